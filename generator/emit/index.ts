@@ -1,0 +1,99 @@
+// Runs every emitter over the model and finishes their files: formatted, headed, sorted, with the README and
+// the manifest that list them. To add an output, write an emitter and add it to `emitters`.
+
+import path from "node:path";
+import type { ServiceModel } from "../../templates/runtime/model.js";
+import { formatFile } from "../format.js";
+import { MANIFEST, withHeader, type GeneratedFile } from "../generated-file.js";
+import type { EmitContext } from "./context.js";
+import { emitClient } from "./client.js";
+import { emitHelp } from "./help.js";
+import { emitModel } from "./model.js";
+import { emitReadme, README } from "./readme.js";
+import { emitRuntime } from "./runtime.js";
+import { emitServer } from "./server.js";
+import { emitTsconfig } from "./tsconfig.js";
+import { emitTypes } from "./types.js";
+import { emitWsdl } from "./wsdl.js";
+
+export type { EmitContext };
+
+/** Returns files with paths relative to the output folder and content without the @generated header. */
+export type Emitter = (
+  model: ServiceModel,
+  ctx: EmitContext,
+) => readonly GeneratedFile[] | Promise<readonly GeneratedFile[]>;
+
+export const emitters: readonly { readonly name: string; readonly emit: Emitter }[] = [
+  { name: "runtime", emit: emitRuntime },
+  { name: "model", emit: emitModel },
+  { name: "types", emit: emitTypes },
+  { name: "tsconfig", emit: emitTsconfig },
+  { name: "wsdl", emit: emitWsdl },
+  { name: "help", emit: emitHelp },
+  { name: "client", emit: emitClient },
+  { name: "server", emit: emitServer },
+];
+
+/** Every output file, finished and sorted by path; the same bytes on every run. */
+export async function emitAll(
+  model: ServiceModel,
+  ctx: EmitContext,
+  list: readonly { readonly name: string; readonly emit: Emitter }[] = emitters,
+): Promise<GeneratedFile[]> {
+  const files: GeneratedFile[] = [];
+  // Formatting (in a worker, see format.ts) starts as soon as each emitter returns, while the next one runs.
+  const finishing: Promise<GeneratedFile>[] = [];
+  const owner = new Map<string, string>();
+  const add = (emitter: string, emitted: readonly GeneratedFile[], finish = true): void => {
+    for (const file of emitted) {
+      checkPath(emitter, file.path);
+      const other = owner.get(file.path);
+      if (other) throw new Error(`emitters "${other}" and "${emitter}" both emit ${file.path}`);
+      owner.set(file.path, emitter);
+      files.push(file);
+      if (finish) finishing.push(formatFile(file).then((formatted) => withHeader(formatted, ctx.specFile)));
+    }
+  };
+  for (const { name, emit } of list) add(name, await emit(model, ctx));
+  const manifest = {
+    path: MANIFEST,
+    content: "{}",
+    description: "Every file in this folder, for `generate` and `check`.",
+  };
+  add("manifest", [manifest], false);
+  add(
+    "readme",
+    emitReadme(model, ctx, sortByPath([...files, { path: README, content: "", description: "This file." }])),
+  );
+  const paths = sortByPath(files).map((file) => file.path);
+  finishing.push(
+    Promise.resolve(withHeader({ ...manifest, content: JSON.stringify({ files: paths }) }, ctx.specFile)),
+  );
+  return sortByPath(await Promise.all(finishing));
+}
+
+/** Paths are relative to the output folder; nothing may point outside it. */
+function checkPath(emitter: string, filePath: string): void {
+  const normal = path.posix.normalize(filePath);
+  if (
+    filePath === "" ||
+    normal !== filePath ||
+    path.posix.isAbsolute(filePath) ||
+    normal.startsWith("../") ||
+    filePath.includes("\\")
+  ) {
+    throw new Error(
+      `emitter "${emitter}": "${filePath}" is not a normalized path relative to the output folder`,
+    );
+  }
+  if (filePath.startsWith("generated/")) {
+    throw new Error(
+      `emitter "${emitter}": "${filePath}" starts with "generated/"; paths are relative to the output folder (--out), drop the prefix`,
+    );
+  }
+}
+
+export function sortByPath<T extends { readonly path: string }>(files: readonly T[]): T[] {
+  return [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}

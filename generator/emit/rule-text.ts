@@ -1,0 +1,32 @@
+// One sentence per rule, as TSDoc on the parameters that carry it.
+
+import type { RuleModel, TextFormat } from "../../templates/runtime/model.js";
+
+const FORMAT_SHAPE: Readonly<Record<TextFormat, string>> = {
+  date: "yyyy-MM-dd",
+  time: "HH:mm",
+  dateTimeMinutes: "yyyy-MM-dd HH:mm",
+  dateTimeSeconds: "yyyy-MM-ddTHH:mm:ss",
+};
+
+export function ruleText(rule: RuleModel): string {
+  switch (rule.kind) {
+    case "enum":
+      return `One of: ${rule.values.join(", ")}.`;
+    case "format":
+      return `Shape ${FORMAT_SHAPE[rule.format]}.`;
+    case "maxLength":
+      return `At most ${rule.max} characters.`;
+    case "intText":
+      return `A whole number from ${rule.min} to ${rule.max}, as text.`;
+    case "xmlName":
+      return `A valid XML element name of at most ${rule.max} characters.`;
+    case "url":
+      return `An absolute URL with scheme ${rule.schemes.join(", ")}.`;
+    case "csvSubscribers":
+      return (
+        `CSV subscriber rows delimited by ${rule.delimiters.join(" or ")}: Email, Name, Format, ` +
+        `then at most ${rule.maxDemographicFields} demographic fields.`
+      );
+  }
+}

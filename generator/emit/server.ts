@@ -1,0 +1,95 @@
+// generated/server.ts: the ExternalAPIService interface a server implements (one method per operation) and
+// createHandler(impl), which serves all four bindings, the WSDL and the help pages.
+
+import type { OperationModel, ServiceModel } from "../../templates/runtime/model.js";
+import type { GeneratedFile } from "../generated-file.js";
+import { importSymbol, importType } from "../import-symbol.js";
+import { dataSetRowTypeName, operationTypeNames } from "../type-names.js";
+import { TypeScriptFile } from "../typescript-file.js";
+import { propertyKey } from "./literal.js";
+import { docs } from "./types.js";
+
+const RUNTIME_ERRORS = "runtime/errors.ts";
+
+export function emitServer(model: ServiceModel): GeneratedFile[] {
+  const file = new TypeScriptFile("server.ts");
+  const source = file.source;
+  const types = (name: string) => file.use(importType(name, "types.ts"));
+  const context = file.use(importType("CallContext", "runtime/server.ts"));
+  const serverOptions = file.use(importType("ServerOptions", "runtime/server.ts"));
+
+  const resultType = (op: OperationModel): string => {
+    if (op.result.kind !== "dataSet") return types(operationTypeNames(op.name).result);
+    const rows = file.use(importType("DataSetRows", "runtime/dataset.ts"));
+    return `${rows}<${types(dataSetRowTypeName(op.result.dataSet.name))}>`;
+  };
+
+  source.addInterface({
+    name: model.name,
+    isExported: true,
+    docs: docs(
+      `What a server of ${model.name} implements. Parameters arrive converted and validated against the spec ` +
+        "(defaults applied, credentials in the context). Throw a ServiceError to choose the fault or 500 text " +
+        "the caller gets; any other error becomes a generic Server fault and a log line.",
+    ),
+    methods: model.operations.map((op) => {
+      const result = resultType(op);
+      return {
+        name: propertyKey(op.name),
+        docs: docs(op.doc),
+        parameters: [
+          { name: "params", type: types(operationTypeNames(op.name).params) },
+          { name: "context", type: context },
+        ],
+        returnType: `Promise<${result}> | ${result}`,
+      };
+    }),
+  });
+
+  const nodeHandler = file.use(importType("NodeHandler", "runtime/server-node.ts"));
+  const fetchHandler = file.use(importType("FetchHandler", "runtime/server-fetch.ts"));
+  source.addTypeAlias({
+    name: "ServiceHandler",
+    isExported: true,
+    docs: docs(
+      "A node:http request listener that is also Express/Connect middleware (it calls next() for paths that are " +
+        "not the endpoint), with a fetch-style handler for the same service as `fetch`.",
+    ),
+    type: `${nodeHandler} & { readonly fetch: ${fetchHandler} }`,
+  });
+
+  const createCore = file.use(importSymbol("createServiceCore", "runtime/server.ts"));
+  const createNode = file.use(importSymbol("createNodeHandler", "runtime/server-node.ts"));
+  const createFetch = file.use(importSymbol("createFetchHandler", "runtime/server-fetch.ts"));
+  const factories = file.use(importSymbol("bindingFactories", "runtime/bindings.ts"));
+  const readXml = file.use(importSymbol("readXml", "runtime/xml/scan.ts"));
+  const service = file.use(importSymbol("service", "model.ts"));
+  const wsdlFor = file.use(importSymbol("wsdlFor", "wsdl.ts"));
+  const helpIndex = file.use(importSymbol("helpIndexHtml", "help.ts"));
+  const helpOperation = file.use(importSymbol("helpOperationHtml", "help.ts"));
+  source.addFunction({
+    name: "createHandler",
+    isExported: true,
+    docs: docs(
+      `Serves ${model.name} at any path ending in /${model.endpoint}: SOAP 1.1 and 1.2 (POST to the endpoint), ` +
+        "HTTP GET and POST (endpoint/Operation), ?WSDL, the help page and ?op= pages.",
+    ),
+    parameters: [
+      { name: "implementation", type: model.name },
+      { name: "options", type: serverOptions, initializer: "{}" },
+    ],
+    returnType: "ServiceHandler",
+    statements: [
+      `const documents = { wsdlFor: ${wsdlFor}, helpIndexHtml: ${helpIndex}, helpOperationHtml: ${helpOperation} };`,
+      `const core = ${createCore}(${service}, implementation, documents, ${factories}, ${readXml}, options);`,
+      `return Object.assign(${createNode}(core), { fetch: ${createFetch}(core) });`,
+    ],
+  });
+
+  const reexports = ["ServiceError", "ErrorCodes", "clientError"];
+  for (const name of reexports) file.use(importSymbol(name, RUNTIME_ERRORS));
+  source.addExportDeclaration({ namedExports: reexports });
+  source.addExportDeclaration({ isTypeOnly: true, namedExports: [context, serverOptions] });
+
+  return [file.toGeneratedFile("createHandler and the ExternalAPIService interface a server implements.")];
+}

@@ -1,0 +1,32 @@
+// How each SOAP type appears in generated TypeScript, in one table: generated/types.ts is emitted from it
+// and generated/README.md prints it, so the two cannot disagree. It matches runtime/values.ts.
+
+import type { SoapType } from "../../templates/runtime/model.js";
+
+export interface ValueMapping {
+  /** Type of a decoded value: record fields, DataSet cells, scalar results. */
+  readonly result: string;
+  /** Type a caller passes as a parameter. */
+  readonly param: string;
+  /** The rule for decoded values, one sentence. */
+  readonly resultNote: string;
+  /** The rule for parameters, one sentence. */
+  readonly paramNote: string;
+}
+
+const same = (result: string, note: string) => ({ result, param: result, resultNote: note, paramNote: note });
+
+export const VALUE_MAPPING: Readonly<Record<SoapType, ValueMapping>> = {
+  string: same("string", 'A null string (element omitted) is an absent property, distinct from "".'),
+  int: same("number", "A 32-bit whole number; values outside that range are refused."),
+  long: same("bigint", "Every 64-bit value round-trips exactly, 9223372036854775807 included."),
+  double: same("number", "INF, -INF and NaN are Infinity, -Infinity and NaN."),
+  decimal: same("string", "The decimal text exactly as on the wire (98.25), never a binary float."),
+  dateTime: {
+    result: "string",
+    param: "string | Date",
+    resultNote: "The xs:dateTime text exactly as on the wire, never shifted to another time zone.",
+    paramNote: "xs:dateTime text, sent as given (never shifted), or a Date, sent as its UTC instant.",
+  },
+  boolean: same("boolean", "true or false."),
+};

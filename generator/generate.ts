@@ -1,0 +1,83 @@
+// The pipeline in one call: load → validate → normalize → emit. No writing; output.ts does that.
+
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ServiceModel } from "../templates/runtime/model.js";
+import type { Diagnostic } from "./diagnostic.js";
+import { startFormatter } from "./format.js";
+import type { GeneratedFile } from "./generated-file.js";
+import { displayPath, loadSpecFile, type LoadedSpec } from "./load.js";
+import { normalize } from "./normalize.js";
+import type { SpecDocument } from "./spec.js";
+import { validateSpec } from "./validate.js";
+
+export const DEFAULT_TEMPLATES_DIR = fileURLToPath(new URL("../templates/", import.meta.url));
+
+export interface SpecOptions {
+  /** Path of the spec YAML. */
+  readonly spec: string;
+  /**
+   * How messages and headers name the spec. Default: relative to the working directory in messages, and
+   * relative to the repository (the nearest folder with a package.json) in headers, so output does not
+   * depend on where the generator runs.
+   */
+  readonly specFile?: string;
+  /** Replaces the spec's XML namespace. */
+  readonly namespace?: string;
+}
+
+export interface GenerateOptions extends SpecOptions {
+  readonly templatesDir?: string;
+}
+
+export type Loaded =
+  | { readonly ok: true; readonly spec: LoadedSpec; readonly model: ServiceModel }
+  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
+
+/** Loads, validates and normalizes; never throws for a user error (an unreadable file included). */
+export function loadModel(options: SpecOptions): Loaded {
+  const file = options.specFile ?? displayPath(options.spec);
+  let spec: LoadedSpec;
+  try {
+    spec = loadSpecFile(options.spec, file);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    return {
+      ok: false,
+      diagnostics: [{ file, line: 1, col: 1, message: `cannot read the spec (${reason})` }],
+    };
+  }
+  const diagnostics = validateSpec(spec);
+  if (diagnostics.length > 0) return { ok: false, diagnostics };
+  const namespace = options.namespace === undefined ? {} : { namespace: options.namespace };
+  return { ok: true, spec, model: normalize(spec.value as SpecDocument, namespace) };
+}
+
+export type Generated =
+  | { readonly ok: true; readonly model: ServiceModel; readonly files: readonly GeneratedFile[] }
+  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
+
+export async function generateFiles(options: GenerateOptions): Promise<Generated> {
+  // Both load while the spec is validated: prettier in its worker, the emitters (ts-morph) here.
+  startFormatter();
+  const emitModule = import("./emit/index.js");
+  emitModule.catch(() => {});
+  const loaded = loadModel(options);
+  if (!loaded.ok) return loaded;
+  const { emitAll } = await emitModule;
+  const files = await emitAll(loaded.model, {
+    specFile: options.specFile ?? repositoryPath(options.spec),
+    templatesDir: options.templatesDir ?? DEFAULT_TEMPLATES_DIR,
+  });
+  return { ok: true, model: loaded.model, files };
+}
+
+/** filePath relative to the nearest ancestor folder holding a package.json (else to the working directory). */
+export function repositoryPath(filePath: string): string {
+  const absolute = path.resolve(filePath);
+  for (let dir = path.dirname(absolute); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, "package.json"))) return displayPath(absolute, dir);
+    if (path.dirname(dir) === dir) return displayPath(absolute);
+  }
+}

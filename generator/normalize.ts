@@ -1,0 +1,146 @@
+// A validated spec document → the ServiceModel the runtime interprets (templates/runtime/model.ts). Pure:
+// no I/O, spec order everywhere, named rules inlined into each parameter, credentials prepended to every
+// operation's parameters.
+
+import type {
+  CheckModel,
+  ColumnModel,
+  DataSetModel,
+  OperationModel,
+  ParamModel,
+  RecordModel,
+  ResultModel,
+  RuleModel,
+  ServiceModel,
+} from "../templates/runtime/model.js";
+import type { SpecCheck, SpecColumn, SpecDocument, SpecParam, SpecResult, SpecRule } from "./spec.js";
+
+export interface NormalizeOptions {
+  /** Replaces service.namespace (easgen --namespace). */
+  readonly namespace?: string;
+}
+
+export function normalize(doc: SpecDocument, options: NormalizeOptions = {}): ServiceModel {
+  const rules = new Map(Object.entries(doc.rules ?? {}).map(([name, rule]) => [name, ruleModel(name, rule)]));
+  const records = Object.entries(doc.records ?? {}).map(([name, record]): RecordModel => ({
+    name,
+    doc: record.doc,
+    fields: record.fields.map((field) => ({ name: field.name, type: field.type })),
+  }));
+  const dataSets = Object.entries(doc.dataSets ?? {}).map(([name, dataSet]): DataSetModel => ({
+    name,
+    doc: dataSet.doc,
+    dataSetName: dataSet.dataSetName,
+    table: dataSet.table,
+    columns: dataSet.columns.map(columnModel),
+  }));
+  const param = (spec: SpecParam, credential: boolean): ParamModel => ({
+    name: spec.name,
+    type: spec.type,
+    // Value types cannot be absent on the SOAP wire (.NET writes them with minOccurs=1).
+    required: spec.type === "string" ? (spec.required ?? false) : true,
+    ...(spec.default === undefined ? {} : { default: spec.default }),
+    rules: (spec.rules ?? []).map((name) => lookup(rules, name, "rule")),
+    doc: spec.doc,
+    credential,
+  });
+  const credentials = (doc.service.credentials ?? []).map((spec) => param(spec, true));
+  const result = (spec: SpecResult): ResultModel => {
+    switch (spec.kind) {
+      case "scalar":
+        return { kind: "scalar", type: spec.type, doc: spec.doc };
+      case "list":
+      case "record":
+        return { kind: spec.kind, record: lookup(records, spec.record, "record"), doc: spec.doc };
+      case "dataSet":
+        return { kind: "dataSet", dataSet: lookup(dataSets, spec.dataSet, "data set"), doc: spec.doc };
+    }
+  };
+  const operations = doc.groups.flatMap((group) =>
+    group.operations.map((op): OperationModel => ({
+      name: op.name,
+      group: group.name,
+      doc: op.doc,
+      params: [...credentials, ...(op.params ?? []).map((spec) => param(spec, false))],
+      checks: (op.checks ?? []).map(checkModel),
+      result: result(op.result),
+    })),
+  );
+  return {
+    name: doc.service.name,
+    namespace: options.namespace ?? doc.service.namespace,
+    endpoint: doc.service.endpoint,
+    doc: doc.service.doc,
+    groups: doc.groups.map((group) => ({
+      name: group.name,
+      title: group.title,
+      operations: group.operations.map((op) => op.name),
+    })),
+    records,
+    dataSets,
+    operations,
+  };
+}
+
+function ruleModel(name: string, rule: SpecRule): RuleModel {
+  switch (rule.kind) {
+    case "enum":
+      return { kind: rule.kind, name, values: [...rule.values] };
+    case "format":
+      return { kind: rule.kind, name, format: rule.format };
+    case "maxLength":
+      return { kind: rule.kind, name, max: rule.max };
+    case "intText":
+      return { kind: rule.kind, name, min: rule.min, max: rule.max };
+    case "xmlName":
+      return { kind: rule.kind, name, max: rule.max };
+    case "url":
+      return { kind: rule.kind, name, schemes: [...rule.schemes] };
+    case "csvSubscribers":
+      return {
+        kind: rule.kind,
+        name,
+        delimiters: [...rule.delimiters],
+        maxDemographicFields: rule.maxDemographicFields,
+      };
+  }
+}
+
+function columnModel(column: SpecColumn): ColumnModel {
+  return {
+    property: column.property,
+    ...(column.name === undefined ? {} : { name: column.name }),
+    ...(column.nameFromParam === undefined ? {} : { nameFromParam: column.nameFromParam }),
+    type: column.type,
+    doc: column.doc,
+  };
+}
+
+function checkModel(check: SpecCheck): CheckModel {
+  switch (check.kind) {
+    case "atLeastOne":
+      return { kind: check.kind, params: [...check.params] };
+    case "ordered":
+      return { kind: check.kind, from: check.from, to: check.to };
+    case "demographicLists":
+      return {
+        kind: check.kind,
+        fields: check.fields,
+        values: check.values,
+        maxField: check.maxField,
+        ...(check.splitLength === undefined ? {} : { splitLength: check.splitLength }),
+      };
+  }
+}
+
+function lookup<T extends { readonly name: string }>(
+  items: ReadonlyMap<string, T> | readonly T[],
+  name: string,
+  what: string,
+): T {
+  const found =
+    items instanceof Map ? items.get(name) : (items as readonly T[]).find((item) => item.name === name);
+  // validate.ts rejects unknown references; reaching this is a generator bug, not a user error.
+  if (!found) throw new Error(`normalize: unknown ${what} "${name}" (was the spec validated?)`);
+  return found;
+}

@@ -1,0 +1,156 @@
+// .NET DataSet results: an inline XML Schema describing the table, then a diffgram holding the rows.
+// The writer emits what an ASMX host emits; the reader trusts the schema for the columns present and the
+// spec for their types, so a null cell (an omitted element) stays null.
+
+import type { ColumnModel, DataSetModel, SoapType } from "./model.js";
+import { XmlOut } from "./protocol/xml-out.js";
+import { formatValue, parseValue } from "./values.js";
+import type { XmlElement } from "./xml/tree.js";
+
+export const XS_NS = "http://www.w3.org/2001/XMLSchema";
+export const MSDATA_NS = "urn:schemas-microsoft-com:xml-msdata";
+export const DIFFGR_NS = "urn:schemas-microsoft-com:xml-diffgram-v1";
+
+export interface DataSetColumn {
+  readonly name: string;
+  /** XML Schema type name without prefix: string, int, long, dateTime, ... */
+  readonly type: string;
+}
+
+/** A decoded DataSet: one table, its columns as the schema declares them, and typed rows. */
+export interface DataSetResult<Row> {
+  readonly dataSetName: string;
+  readonly table: string;
+  readonly columns: readonly DataSetColumn[];
+  readonly rows: readonly Row[];
+}
+
+/** What a server handler may return for a DataSet operation: the rows, or a whole DataSetResult. */
+export type DataSetRows<Row> = readonly Row[] | DataSetResult<Row>;
+
+type Row = Readonly<Record<string, unknown>>;
+
+/** The wire name of a column: fixed, or the value of the request parameter that names it. */
+export function columnName(column: ColumnModel, request: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  if (column.name !== undefined) return column.name;
+  const named = column.nameFromParam === undefined ? undefined : request?.[column.nameFromParam];
+  return typeof named === "string" && named !== "" ? named : undefined;
+}
+
+/** Writes the schema and diffgram elements of a DataSet into `out` (the caller writes the container). */
+export function writeDataSet(
+  out: XmlOut,
+  model: DataSetModel,
+  rows: readonly Row[],
+  request: Readonly<Record<string, unknown>>,
+): void {
+  const columns = model.columns.map((c) => ({ model: c, name: columnName(c, request) ?? c.property }));
+  const msdata = ` xmlns:msdata="${MSDATA_NS}"`;
+  out
+    .open("xs:schema", ` id="${model.dataSetName}" xmlns="" xmlns:xs="${XS_NS}"${msdata}`)
+    .open("xs:element", ` name="${model.dataSetName}" msdata:IsDataSet="true" msdata:UseCurrentLocale="true"`)
+    .open("xs:complexType")
+    .open("xs:choice", ` minOccurs="0" maxOccurs="unbounded"`)
+    .open("xs:element", ` name="${model.table}"`)
+    .open("xs:complexType")
+    .open("xs:sequence");
+  for (const c of columns) out.empty("xs:element", ` name="${c.name}" type="xs:${c.model.type}" minOccurs="0"`);
+  out
+    .close("xs:sequence")
+    .close("xs:complexType")
+    .close("xs:element")
+    .close("xs:choice")
+    .close("xs:complexType")
+    .close("xs:element")
+    .close("xs:schema");
+  const diffgramAttrs = `${msdata} xmlns:diffgr="${DIFFGR_NS}"`;
+  if (rows.length === 0) {
+    out.empty("diffgr:diffgram", diffgramAttrs);
+    return;
+  }
+  out.open("diffgr:diffgram", diffgramAttrs).open(model.dataSetName, ` xmlns=""`);
+  for (let i = 0; i < rows.length; i++) {
+    out.open(model.table, ` diffgr:id="${model.table}${i + 1}" msdata:rowOrder="${i}" diffgr:hasChanges="inserted"`);
+    for (const c of columns) {
+      const value = rows[i][c.model.property];
+      if (value !== null && value !== undefined) out.leaf(c.name, formatValue(c.model.type, value));
+    }
+    out.close(model.table);
+  }
+  out.close(model.dataSetName).close("diffgr:diffgram");
+}
+
+function child(parent: XmlElement, ns: string, local: string): XmlElement | undefined {
+  return parent.children.find((c) => c.ns === ns && c.local === local);
+}
+
+function attr(el: XmlElement, ns: string, local: string): string | undefined {
+  return el.attrs.find((a) => a.ns === ns && a.local === local)?.value;
+}
+
+function stripPrefix(qname: string): string {
+  const colon = qname.indexOf(":");
+  return colon < 0 ? qname : qname.slice(colon + 1);
+}
+
+interface SchemaTable {
+  readonly name: string;
+  readonly columns: DataSetColumn[];
+}
+
+function readSchema(schema: XmlElement): { dataSetName: string; tables: SchemaTable[] } {
+  const root = schema.children.find((c) => c.ns === XS_NS && c.local === "element");
+  if (!root) throw new Error("the DataSet schema has no root element");
+  const tables: SchemaTable[] = [];
+  const choice = child(child(root, XS_NS, "complexType") ?? root, XS_NS, "choice");
+  for (const tableEl of choice?.children ?? []) {
+    if (tableEl.ns !== XS_NS || tableEl.local !== "element") continue;
+    const sequence = child(child(tableEl, XS_NS, "complexType") ?? tableEl, XS_NS, "sequence");
+    const columns = (sequence?.children ?? [])
+      .filter((c) => c.ns === XS_NS && c.local === "element")
+      .map((c) => ({ name: attr(c, "", "name") ?? "", type: stripPrefix(attr(c, "", "type") ?? "xs:string") }));
+    tables.push({ name: attr(tableEl, "", "name") ?? "", columns });
+  }
+  return { dataSetName: attr(root, "", "name") ?? "", tables };
+}
+
+function parseCell(type: SoapType, text: string, column: string): unknown {
+  try {
+    return parseValue(type, text);
+  } catch (error) {
+    throw new Error(`DataSet column ${column}: the value ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Reads the DataSet held by `container` (a SOAP `<OpResult>` or the HTTP `<DataSet>` root).
+ * `request` lets a column named after a request parameter (ddField) be found by its wire name.
+ */
+export function readDataSet<R>(
+  container: XmlElement,
+  model: DataSetModel,
+  request?: Readonly<Record<string, unknown>>,
+): DataSetResult<R> {
+  const schemaEl = child(container, XS_NS, "schema");
+  if (!schemaEl) throw new Error("the DataSet has no xs:schema element");
+  const schema = readSchema(schemaEl);
+  const table = schema.tables.find((t) => t.name === model.table) ?? schema.tables[0];
+  const columns = table?.columns ?? [];
+  const fixed = new Set(model.columns.flatMap((c) => (c.name === undefined ? [] : [c.name])));
+  const wireNames = model.columns.map(
+    (c) => columnName(c, request) ?? columns.find((col) => !fixed.has(col.name))?.name ?? c.property,
+  );
+  const rows: R[] = [];
+  const diffgram = child(container, DIFFGR_NS, "diffgram");
+  const data = diffgram?.children.find((c) => c.ns !== DIFFGR_NS);
+  for (const rowEl of data?.children ?? []) {
+    if (!table || rowEl.local !== table.name) continue;
+    const row: Record<string, unknown> = {};
+    model.columns.forEach((c, i) => {
+      const cell = rowEl.children.find((el) => el.local === wireNames[i]);
+      row[c.property] = cell === undefined ? null : parseCell(c.type, cell.text, wireNames[i]);
+    });
+    rows.push(row as R);
+  }
+  return { dataSetName: schema.dataSetName, table: table?.name ?? model.table, columns, rows };
+}

@@ -1,0 +1,109 @@
+// The normalized service description the runtime interprets. generated/model.ts holds one value of
+// ServiceModel, emitted from spec/*.yaml; every codec, the client and the server read only this.
+
+export type SoapType = "string" | "int" | "long" | "double" | "decimal" | "dateTime" | "boolean";
+
+/** Named formats of string parameters; each has one validator in runtime/values.ts. */
+export type TextFormat = "date" | "time" | "dateTimeMinutes" | "dateTimeSeconds";
+
+export type RuleModel =
+  | { readonly kind: "enum"; readonly name: string; readonly values: readonly string[] }
+  | { readonly kind: "format"; readonly name: string; readonly format: TextFormat }
+  | { readonly kind: "maxLength"; readonly name: string; readonly max: number }
+  | { readonly kind: "intText"; readonly name: string; readonly min: number; readonly max: number }
+  | { readonly kind: "xmlName"; readonly name: string; readonly max: number }
+  | { readonly kind: "url"; readonly name: string; readonly schemes: readonly string[] }
+  | {
+      readonly kind: "csvSubscribers";
+      readonly name: string;
+      readonly delimiters: readonly string[];
+      readonly maxDemographicFields: number;
+    };
+
+export type CheckModel =
+  | { readonly kind: "atLeastOne"; readonly params: readonly string[] }
+  | { readonly kind: "ordered"; readonly from: string; readonly to: string }
+  | {
+      readonly kind: "demographicLists";
+      readonly fields: string;
+      readonly values: string;
+      readonly maxField: number;
+      /** Values longer than this are split into the following fields (InsertTransactionWithSplit). */
+      readonly splitLength?: number;
+    };
+
+export interface ParamModel {
+  readonly name: string;
+  readonly type: SoapType;
+  /** A required string must be present and non-empty; value types are always required on the wire. */
+  readonly required: boolean;
+  /** Literal the server substitutes when an optional string is absent or empty. */
+  readonly default?: string;
+  readonly rules: readonly RuleModel[];
+  readonly doc: string;
+  /** True for the credentials every operation takes first. */
+  readonly credential: boolean;
+}
+
+export interface FieldModel {
+  readonly name: string;
+  readonly type: SoapType;
+}
+
+export interface RecordModel {
+  readonly name: string;
+  readonly doc: string;
+  readonly fields: readonly FieldModel[];
+}
+
+export interface ColumnModel {
+  /** Property name in the typed row. */
+  readonly property: string;
+  /** Fixed wire column name, or absent when the name comes from a request parameter. */
+  readonly name?: string;
+  /** Request parameter whose value names this column (GetReportViewsByDateInterval's ddField). */
+  readonly nameFromParam?: string;
+  readonly type: SoapType;
+  readonly doc: string;
+}
+
+export interface DataSetModel {
+  readonly name: string;
+  readonly doc: string;
+  readonly dataSetName: string;
+  readonly table: string;
+  readonly columns: readonly ColumnModel[];
+}
+
+export type ResultModel =
+  | { readonly kind: "scalar"; readonly type: "int" | "long"; readonly doc: string }
+  | { readonly kind: "list"; readonly record: RecordModel; readonly doc: string }
+  | { readonly kind: "record"; readonly record: RecordModel; readonly doc: string }
+  | { readonly kind: "dataSet"; readonly dataSet: DataSetModel; readonly doc: string };
+
+export interface OperationModel {
+  readonly name: string;
+  readonly group: string;
+  readonly doc: string;
+  /** Credentials first, then the operation's own parameters, in wire order. */
+  readonly params: readonly ParamModel[];
+  readonly checks: readonly CheckModel[];
+  readonly result: ResultModel;
+}
+
+export interface GroupModel {
+  readonly name: string;
+  readonly title: string;
+  readonly operations: readonly string[];
+}
+
+export interface ServiceModel {
+  readonly name: string;
+  readonly namespace: string;
+  readonly endpoint: string;
+  readonly doc: string;
+  readonly groups: readonly GroupModel[];
+  readonly records: readonly RecordModel[];
+  readonly dataSets: readonly DataSetModel[];
+  readonly operations: readonly OperationModel[];
+}

@@ -1,0 +1,91 @@
+// Parameters between their wire text (one slot per parameter, in spec order) and typed values.
+
+import { clientError, ErrorCodes, ServiceError } from "./errors.js";
+import type { OperationModel, ParamModel } from "./model.js";
+import { validateParams } from "./rules.js";
+import { ConversionError, dotNetTypeName, formatValue, parseValue } from "./values.js";
+
+/** Wire text per parameter, index-aligned with OperationModel.params; undefined = absent. */
+export type ParamTexts = (string | undefined)[];
+
+/** Typed values keyed by parameter name (credentials included). */
+export type ParamValues = Record<string, unknown>;
+
+/** How a binding carries absence: SOAP may omit an element; HTTP GET/POST must send every field. */
+export type Presence = "element" | "field";
+
+function shown(text: string): string {
+  const short = text.length > 40 ? `${text.slice(0, 40)}…` : text;
+  return short.replace(/[\u0000-\u001f]/g, " ");
+}
+
+function missing(param: ParamModel): ServiceError {
+  return new ServiceError(ErrorCodes.MissingParameter, `Missing parameter: ${param.name}.`, {
+    side: "client",
+    exceptionType: "System.InvalidOperationException",
+    parameter: param.name,
+  });
+}
+
+function readOne(param: ParamModel, text: string | undefined, presence: Presence): unknown {
+  if (text === undefined) {
+    if (presence === "field" || param.type !== "string") throw missing(param);
+  } else if (param.type !== "string") {
+    try {
+      return parseValue(param.type, text);
+    } catch (error) {
+      if (!(error instanceof ConversionError)) throw error;
+      throw clientError(
+        ErrorCodes.InvalidType,
+        `Cannot convert '${shown(text)}' to ${dotNetTypeName[param.type]} for parameter ${param.name}: the value ${error.message}.`,
+        { parameter: param.name },
+      );
+    }
+  }
+  if (text === undefined || text === "") {
+    if (param.required) {
+      throw clientError(ErrorCodes.RequiredParameter, `Parameter ${param.name} is required and must not be empty.`, {
+        parameter: param.name,
+      });
+    }
+    return param.default ?? text;
+  }
+  return text;
+}
+
+/**
+ * Server side: converts wire texts to typed values, applies defaults, then runs the spec's rules.
+ * Throws a client-side ServiceError naming the first parameter at fault.
+ */
+export function readParams(op: OperationModel, texts: ParamTexts, presence: Presence): ParamValues {
+  const values: ParamValues = {};
+  const params = op.params;
+  for (let i = 0; i < params.length; i++) values[params[i].name] = readOne(params[i], texts[i], presence);
+  const error = validateParams(op, values);
+  if (error) throw error;
+  return values;
+}
+
+/**
+ * Client side: formats typed values as wire texts. An absent optional value stays undefined (the
+ * binding decides whether that means "omit" or "send empty"). Throws TypeError naming the parameter.
+ */
+export function writeParams(op: OperationModel, values: ParamValues): ParamTexts {
+  const texts: ParamTexts = new Array(op.params.length);
+  for (let i = 0; i < op.params.length; i++) {
+    const param = op.params[i];
+    const value = values[param.name];
+    if (value === undefined || value === null) {
+      if (param.type !== "string") throw new TypeError(`${op.name}: parameter ${param.name} is required.`);
+      texts[i] = undefined;
+      continue;
+    }
+    try {
+      texts[i] = formatValue(param.type, value);
+    } catch (error) {
+      if (!(error instanceof ConversionError)) throw error;
+      throw new TypeError(`${op.name}: parameter ${param.name} ${error.message}.`);
+    }
+  }
+  return texts;
+}

@@ -1,0 +1,204 @@
+// What SOAP 1.1 and SOAP 1.2 share: envelopes, routing by body element, faults. Each version module
+// (soap11/, soap12/) supplies a SoapVersion describing where the two differ.
+
+import {
+  clientError,
+  ErrorCodes,
+  ResponseFormatError,
+  ServiceError,
+  SoapFaultError,
+  type BindingName,
+} from "../errors.js";
+import type { OperationModel, ServiceModel } from "../model.js";
+import type { ParamTexts, ParamValues } from "../params.js";
+import { DEFAULT_MAX_DEPTH, XmlRefusal, type XmlElement } from "../xml/tree.js";
+import { escapeText } from "../xml/write.js";
+import type { Binding, BindingOptions, DecodedRequest, WireRequest, WireResponse } from "./binding.js";
+import { readResult, scalarText, writeResultChildren } from "./result.js";
+import { XmlOut } from "./xml-out.js";
+
+export const XSI_NS = "http://www.w3.org/2001/XMLSchema-instance";
+export const XSD_NS = "http://www.w3.org/2001/XMLSchema";
+
+/** The transport's word on which operation is meant: absent, or an action URI. */
+export type TransportAction = { readonly present: false } | { readonly present: true; readonly action: string };
+
+export interface SoapVersion {
+  readonly binding: Extract<BindingName, "soap11" | "soap12">;
+  readonly label: string;
+  readonly envelopeNs: string;
+  /** Content-Type of requests and responses, with charset. */
+  readonly contentType: string;
+  requestHeaders(action: string): Record<string, string>;
+  transportAction(headers: Readonly<Record<string, string>>): TransportAction;
+  /** Whether the transport must name the operation (SOAP 1.1's SOAPAction) or may leave it out. */
+  readonly actionRequired: boolean;
+  /** The `<soap:Fault>` element for an error, `detail` being the detail's inner XML. */
+  faultXml(error: ServiceError, detail: string): string;
+  /** Fault code without prefix, reason text, and the detail element, from a received fault. */
+  readFault(fault: XmlElement): { faultCode: string; reason: string; detail: XmlElement | undefined };
+}
+
+function child(parent: XmlElement, ns: string, local: string): XmlElement | undefined {
+  return parent.children.find((c) => c.local === local && c.ns === ns);
+}
+
+/** Maps a reader refusal to the client error the wire gets. */
+export function refusalError(error: XmlRefusal): ServiceError {
+  const code =
+    error.reason === "doctype" ? ErrorCodes.DoctypeRefused : error.reason === "depth" ? ErrorCodes.TooDeep : ErrorCodes.MalformedXml;
+  return clientError(code, `The request is not acceptable XML: ${error.message}`, {
+    exceptionType: "System.InvalidOperationException",
+  });
+}
+
+export function createSoapBinding(version: SoapVersion, service: ServiceModel, options: BindingOptions): Binding {
+  const ns = service.namespace;
+  const envelopeOpen =
+    `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${version.envelopeNs}" ` +
+    `xmlns:xsi="${XSI_NS}" xmlns:xsd="${XSD_NS}"><soap:Body>`;
+  const envelopeClose = "</soap:Body></soap:Envelope>";
+  const byName = new Map(service.operations.map((op) => [op.name, op]));
+  const byAction = new Map(service.operations.map((op) => [ns + op.name, op]));
+  const readOptions = { maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH };
+  const responseHeaders = { "content-type": version.contentType };
+
+  function readEnvelopeBody(text: string): XmlElement {
+    let root: XmlElement;
+    try {
+      root = options.readXml(text, readOptions);
+    } catch (error) {
+      if (error instanceof XmlRefusal) throw refusalError(error);
+      throw error;
+    }
+    const body = root.local === "Envelope" && root.ns === version.envelopeNs ? child(root, version.envelopeNs, "Body") : undefined;
+    if (!body) throw clientError(ErrorCodes.InvalidEnvelope, `The request is not a ${version.label} envelope with a Body.`);
+    return body;
+  }
+
+  function route(body: XmlElement, headers: Readonly<Record<string, string>>): { op: OperationModel; el: XmlElement } {
+    const transport = version.transportAction(headers);
+    let byTransport: OperationModel | undefined;
+    if (transport.present) {
+      byTransport = byAction.get(transport.action);
+      if (!byTransport) {
+        throw clientError(
+          ErrorCodes.UnknownSoapAction,
+          `Server did not recognize the value of HTTP Header SOAPAction: ${transport.action}.`,
+        );
+      }
+    } else if (version.actionRequired) {
+      throw clientError(ErrorCodes.UnknownSoapAction, "Server did not recognize the value of HTTP Header SOAPAction: .");
+    }
+    const el = body.children[0];
+    if (!el) throw clientError(ErrorCodes.InvalidEnvelope, "The SOAP Body holds no operation element.");
+    const op = el.ns === ns ? byName.get(el.local) : undefined;
+    if (!op) {
+      throw clientError(ErrorCodes.UnknownOperation, `The Body element ${el.local} is not an operation of ${service.name} in ${ns}.`);
+    }
+    if (byTransport && byTransport !== op) {
+      throw clientError(
+        ErrorCodes.SoapActionMismatch,
+        `The SOAP action names ${byTransport.name} but the Body holds ${op.name}.`,
+      );
+    }
+    return { op, el };
+  }
+
+  function paramTexts(op: OperationModel, el: XmlElement): ParamTexts {
+    const texts: ParamTexts = new Array(op.params.length);
+    for (const c of el.children) {
+      if (c.ns !== ns) continue;
+      const i = op.params.findIndex((p) => p.name === c.local);
+      if (i < 0 || texts[i] !== undefined) continue;
+      const nil = c.attrs.some((a) => a.ns === XSI_NS && a.local === "nil" && (a.value === "true" || a.value === "1"));
+      texts[i] = nil ? undefined : c.text;
+    }
+    return texts;
+  }
+
+  function formatError(op: OperationModel, status: number, message: string, cause?: unknown): ResponseFormatError {
+    return new ResponseFormatError(`HTTP ${status}: ${message}`, version.binding, op.name, { cause });
+  }
+
+  return {
+    name: version.binding,
+    presence: "element",
+
+    encodeRequest(op: OperationModel, texts: ParamTexts): WireRequest {
+      let body = `${envelopeOpen}<${op.name} xmlns="${ns}">`;
+      op.params.forEach((p, i) => {
+        const text = texts[i];
+        if (text !== undefined) body += `<${p.name}>${escapeText(text)}</${p.name}>`;
+      });
+      body += `</${op.name}>${envelopeClose}`;
+      return { method: "POST", path: "", query: "", headers: version.requestHeaders(ns + op.name), body };
+    },
+
+    decodeRequest(request: WireRequest): DecodedRequest {
+      const body = readEnvelopeBody(request.body);
+      const { op, el } = route(body, request.headers);
+      return { op, texts: paramTexts(op, el) };
+    },
+
+    encodeResponse(op: OperationModel, result: unknown, request: ParamValues): WireResponse {
+      const tag = `${op.name}Result`;
+      let inner: string;
+      if (op.result.kind === "scalar") {
+        inner = `<${tag}>${escapeText(scalarText(op.result, result))}</${tag}>`;
+      } else {
+        const out = new XmlOut(false);
+        inner = writeResultChildren(out, op.result, result, request) ? `<${tag}>${out.toString()}</${tag}>` : `<${tag} />`;
+      }
+      const body = `${envelopeOpen}<${op.name}Response xmlns="${ns}">${inner}</${op.name}Response>${envelopeClose}`;
+      return { status: 200, headers: responseHeaders, body };
+    },
+
+    encodeError(error: ServiceError): WireResponse {
+      const parameter = error.parameter === undefined ? "" : `<Parameter>${escapeText(error.parameter)}</Parameter>`;
+      const detail = `<Error xmlns="${ns}"><Code>${escapeText(error.code)}</Code>${parameter}</Error>`;
+      return { status: error.status, headers: responseHeaders, body: envelopeOpen + version.faultXml(error, detail) + envelopeClose };
+    },
+
+    decodeResponse(op: OperationModel, response: WireResponse, request: ParamValues): unknown {
+      let root: XmlElement;
+      try {
+        root = options.readXml(response.body, readOptions);
+      } catch (error) {
+        throw formatError(op, response.status, `the answer is not readable XML (${(error as Error).message})`, error);
+      }
+      const body = root.local === "Envelope" && root.ns === version.envelopeNs ? child(root, version.envelopeNs, "Body") : undefined;
+      if (!body) throw formatError(op, response.status, `the answer is not a ${version.label} envelope`);
+      const first = body.children[0];
+      if (first && first.local === "Fault" && first.ns === version.envelopeNs) {
+        const fault = version.readFault(first);
+        const error = fault.detail?.children.find((c) => c.local === "Error");
+        throw new SoapFaultError(
+          {
+            faultCode: fault.faultCode,
+            reason: fault.reason,
+            errorCode: error?.children.find((c) => c.local === "Code")?.text,
+            parameter: error?.children.find((c) => c.local === "Parameter")?.text,
+          },
+          version.binding,
+          op.name,
+        );
+      }
+      if (response.status !== 200) throw formatError(op, response.status, "an error status without a SOAP fault");
+      if (!first || first.local !== `${op.name}Response` || first.ns !== ns) {
+        throw formatError(op, response.status, `the Body does not hold ${op.name}Response in ${ns}`);
+      }
+      try {
+        return readResult(op, child(first, ns, `${op.name}Result`), ns, request);
+      } catch (error) {
+        throw formatError(op, response.status, (error as Error).message, error);
+      }
+    },
+  };
+}
+
+/** Strips the prefix of a QName-valued text such as `soap:Client`. */
+export function localPart(qname: string): string {
+  const t = qname.trim();
+  return t.slice(t.indexOf(":") + 1);
+}

@@ -1,0 +1,179 @@
+// The spec's rules, applied to decoded parameters before a handler runs. Each rule kind has one
+// validator and one error code; a failure is a client error naming the parameter and the rule.
+
+import { clientError, ErrorCodes, type ServiceError } from "./errors.js";
+import type { CheckModel, OperationModel, RuleModel } from "./model.js";
+import { matchesTextFormat, textFormatShape } from "./values.js";
+
+const XML_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const DD_FIELD_RE = /^DD([1-9]\d{0,2})$/i;
+const INT_TEXT_RE = /^[+-]?\d+$/;
+
+function listWords(values: readonly string[]): string {
+  return values.length <= 1 ? values.join("") : `${values.slice(0, -1).join(", ")} or ${values[values.length - 1]}`;
+}
+
+/** Counts characters as code points, so an emoji is one character, not two UTF-16 units. */
+function characterCount(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdbff) count++;
+  }
+  return count;
+}
+
+function checkCsvRows(rule: Extract<RuleModel, { kind: "csvSubscribers" }>, name: string, text: string): ServiceError | undefined {
+  const fail = (row: number, why: string) =>
+    clientError(ErrorCodes.InvalidCsv, `${name} row ${row}: ${why}.`, { parameter: name });
+  const lines = text.split("\n");
+  let row = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].endsWith("\r") ? lines[i].slice(0, -1) : lines[i];
+    if (line.trim() === "") continue;
+    row++;
+    const delimiter = rule.delimiters.find((d) => line.includes(d));
+    if (delimiter === undefined) return fail(row, `needs Email, Name and Format separated by ${listWords(rule.delimiters)}`);
+    const fields = line.split(delimiter);
+    if (fields.length < 3) return fail(row, "needs at least Email, Name and Format");
+    if (fields[0].trim() === "") return fail(row, "has an empty Email");
+    const format = fields[2].trim();
+    if (format !== "HTML" && format !== "Text") return fail(row, "Format must be HTML or Text");
+    if (fields.length - 3 > rule.maxDemographicFields) {
+      return fail(row, `has ${fields.length - 3} demographic fields, at most ${rule.maxDemographicFields} are allowed`);
+    }
+  }
+  if (row === 0) return clientError(ErrorCodes.InvalidCsv, `${name} holds no subscriber rows.`, { parameter: name });
+  return undefined;
+}
+
+/** Checks one non-empty string value against one rule; returns the error or undefined. */
+export function checkRule(rule: RuleModel, name: string, value: string): ServiceError | undefined {
+  const fail = (code: string, sentence: string) => clientError(code, sentence, { parameter: name });
+  switch (rule.kind) {
+    case "enum":
+      return rule.values.includes(value) ? undefined : fail(ErrorCodes.InvalidValue, `${name} must be ${listWords(rule.values)}.`);
+    case "format":
+      return matchesTextFormat(rule.format, value)
+        ? undefined
+        : fail(ErrorCodes.InvalidFormat, `${name} must have the form ${textFormatShape(rule.format)} and name a real date or time.`);
+    case "maxLength": {
+      const count = characterCount(value);
+      return count <= rule.max
+        ? undefined
+        : fail(ErrorCodes.TooLong, `${name} must be at most ${rule.max} characters; it has ${count}.`);
+    }
+    case "intText": {
+      const ok = INT_TEXT_RE.test(value) && Number(value) >= rule.min && Number(value) <= rule.max;
+      return ok ? undefined : fail(ErrorCodes.OutOfRange, `${name} must be a whole number from ${rule.min} to ${rule.max}.`);
+    }
+    case "xmlName":
+      return XML_NAME_RE.test(value) && value.length <= rule.max && !/^xml/i.test(value)
+        ? undefined
+        : fail(ErrorCodes.InvalidName, `${name} must be a field name of letters, digits and underscores, at most ${rule.max} characters.`);
+    case "url":
+      return isAbsoluteUrl(value, rule.schemes)
+        ? undefined
+        : fail(ErrorCodes.InvalidUrl, `${name} must be a complete ${listWords(rule.schemes)} address with forward slashes.`);
+    case "csvSubscribers":
+      return checkCsvRows(rule, name, value);
+  }
+}
+
+function isAbsoluteUrl(value: string, schemes: readonly string[]): boolean {
+  if (value.includes("\\") || /\s/.test(value)) return false;
+  // WHATWG URL repairs "http:host" and "http:///host"; a complete address spells "scheme://host".
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/]/.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return schemes.includes(url.protocol.slice(0, -1)) && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+function splitDemographic(text: string): { delimiter: string; items: string[] } | "mixed" {
+  const semi = text.includes(";");
+  const pipe = text.includes("|");
+  if (semi && pipe) return "mixed";
+  const delimiter = pipe ? "|" : ";";
+  return { delimiter, items: text.split(delimiter) };
+}
+
+function checkDemographicLists(check: Extract<CheckModel, { kind: "demographicLists" }>, values: Record<string, unknown>) {
+  const fieldsText = (values[check.fields] as string | undefined) ?? "";
+  const valuesText = (values[check.values] as string | undefined) ?? "";
+  const fail = (sentence: string) =>
+    clientError(ErrorCodes.InvalidDemographicFields, sentence, { parameter: check.fields });
+  if (fieldsText === "") {
+    return valuesText === "" ? undefined : fail(`${check.values} is given but ${check.fields} is empty.`);
+  }
+  const fields = splitDemographic(fieldsText);
+  if (fields === "mixed") return fail(`${check.fields} must use one delimiter, ; or |, not both.`);
+  const items = valuesText === "" ? [""] : valuesText.split(fields.delimiter);
+  if (items.length !== fields.items.length) {
+    return fail(
+      `${check.fields} names ${fields.items.length} fields but ${check.values} holds ${items.length} values (delimiter ${fields.delimiter}).`,
+    );
+  }
+  const taken = new Set<number>();
+  for (let i = 0; i < fields.items.length; i++) {
+    const m = DD_FIELD_RE.exec(fields.items[i].trim());
+    const n = m ? Number(m[1]) : 0;
+    if (n < 1 || n > check.maxField) {
+      return fail(`${check.fields} item ${i + 1} must be a field name DD1 to DD${check.maxField}.`);
+    }
+    const parts = check.splitLength ? Math.max(1, Math.ceil(characterCount(items[i]) / check.splitLength)) : 1;
+    for (let p = 0; p < parts; p++) {
+      if (n + p > check.maxField) {
+        return fail(`${check.values} item ${i + 1} is too long: split into ${check.splitLength}-character parts it needs fields past DD${check.maxField}.`);
+      }
+      if (taken.has(n + p)) return fail(`${check.fields} uses DD${n + p} twice.`);
+      taken.add(n + p);
+    }
+  }
+  return undefined;
+}
+
+function isGiven(value: unknown): boolean {
+  return value !== undefined && value !== "";
+}
+
+/** Checks one operation-level rule over the decoded parameters. */
+export function checkOperation(check: CheckModel, values: Record<string, unknown>): ServiceError | undefined {
+  switch (check.kind) {
+    case "atLeastOne":
+      return check.params.some((p) => isGiven(values[p]))
+        ? undefined
+        : clientError(ErrorCodes.MissingIdentifier, `Give ${listWords(check.params)}; all are empty.`, {
+            parameter: check.params[0],
+          });
+    case "ordered": {
+      const from = values[check.from];
+      const to = values[check.to];
+      return typeof from === "string" && typeof to === "string" && from !== "" && to !== "" && from > to
+        ? clientError(ErrorCodes.InvalidInterval, `${check.from} must not be after ${check.to}.`, { parameter: check.from })
+        : undefined;
+    }
+    case "demographicLists":
+      return checkDemographicLists(check, values);
+  }
+}
+
+/** Runs every parameter rule and operation check; the first failure is returned. */
+export function validateParams(op: OperationModel, values: Record<string, unknown>): ServiceError | undefined {
+  for (const param of op.params) {
+    const value = values[param.name];
+    if (typeof value !== "string" || value === "") continue;
+    for (const rule of param.rules) {
+      const error = checkRule(rule, param.name, value);
+      if (error) return error;
+    }
+  }
+  for (const check of op.checks) {
+    const error = checkOperation(check, values);
+    if (error) return error;
+  }
+  return undefined;
+}
+

@@ -1,0 +1,220 @@
+// The server core: routes a request to its binding, decodes and validates the parameters, calls the
+// implementation, and encodes the answer or the error. Adapters for node:http and fetch live in
+// server-node.ts and server-fetch.ts; generated/server.ts types the implementation.
+
+import { clientError, ErrorCodes, ServiceError, type BindingName } from "./errors.js";
+import type { OperationModel, ServiceModel } from "./model.js";
+import { readParams, type ParamValues } from "./params.js";
+import type { Binding, BindingFactory, WireRequest, WireResponse, XmlReader } from "./protocol/binding.js";
+import { ResultShapeError } from "./protocol/result.js";
+
+/** What a handler learns about the call besides its parameters. */
+export interface CallContext {
+  readonly operation: string;
+  readonly username: string;
+  readonly password: string;
+  readonly binding: BindingName;
+  readonly requestId: string;
+  readonly remoteAddress: string;
+  /** Aborted when the caller goes away or the handler time limit passes. */
+  readonly signal: AbortSignal;
+}
+
+export type OperationHandler = (params: never, context: CallContext) => Promise<unknown> | unknown;
+
+export interface LogEntry {
+  readonly level: "error" | "warn";
+  readonly message: string;
+  readonly requestId: string;
+  readonly operation?: string;
+  readonly error?: unknown;
+}
+
+export interface ServerOptions {
+  /** Largest request body accepted, in bytes (default 64 MiB: bulk CSV imports are large). */
+  readonly maxBodyBytes?: number;
+  /** Deepest XML nesting accepted (default 32). */
+  readonly maxDepth?: number;
+  /** Time a handler may take before its signal aborts and the caller gets a fault (default 120 s). */
+  readonly handlerTimeoutMs?: number;
+  /** Where unexpected errors are reported; the wire only ever gets a generic message. */
+  readonly log?: (entry: LogEntry) => void;
+}
+
+/** Pre-rendered documents the service serves besides the operations. */
+export interface ServiceDocuments {
+  wsdlFor(soapAddress: string): string;
+  helpIndexHtml(endpointUrl: string): string;
+  helpOperationHtml(operation: string, endpointUrl: string): string | undefined;
+}
+
+/** A request after transport parsing: what the core needs, nothing node- or fetch-specific. */
+export interface IncomingCall {
+  readonly method: string;
+  /** Path below the endpoint: "" or "/{Op}". */
+  readonly path: string;
+  readonly query: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  /** The endpoint's own absolute URL as the caller reached it, for the WSDL's soap:address. */
+  readonly endpointUrl: string;
+  readonly remoteAddress: string;
+  readonly signal: AbortSignal;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_HANDLER_TIMEOUT_MS = 120_000;
+
+const HTML = { "content-type": "text/html; charset=utf-8" };
+const XML = { "content-type": "text/xml; charset=utf-8" };
+
+function textResponse(status: number, exceptionType: string, message: string, code: string): WireResponse {
+  return {
+    status,
+    headers: { "content-type": "text/plain; charset=utf-8", "x-error-code": code },
+    body: `${exceptionType}: ${message}`,
+  };
+}
+
+let requestCounter = 0;
+const requestPrefix = Math.floor(Math.random() * 0xffffffff).toString(36);
+
+export interface ServiceCore {
+  readonly service: ServiceModel;
+  /** Which binding a request is for, from method, path and content type; undefined = not an operation call. */
+  bindingFor(method: string, path: string, contentType: string | undefined): Binding | undefined;
+  handle(call: IncomingCall): Promise<WireResponse>;
+  /** The answer for a body over the limit, in the binding's error form. */
+  tooLarge(method: string, path: string, contentType: string | undefined, limit: number): WireResponse;
+  readonly options: Required<Omit<ServerOptions, "log">> & Pick<ServerOptions, "log">;
+}
+
+export function createServiceCore(
+  service: ServiceModel,
+  implementation: object,
+  documents: ServiceDocuments,
+  factories: Readonly<Record<BindingName, BindingFactory>>,
+  readXml: XmlReader,
+  serverOptions: ServerOptions = {},
+): ServiceCore {
+  const options = {
+    maxBodyBytes: serverOptions.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    maxDepth: serverOptions.maxDepth ?? 32,
+    handlerTimeoutMs: serverOptions.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
+    log: serverOptions.log,
+  };
+  const log =
+    options.log ?? ((entry: LogEntry) => console.error(JSON.stringify({ ...entry, error: String(entry.error ?? "") })));
+  const bindingOptions = { readXml, maxDepth: options.maxDepth };
+  const bindings: Record<BindingName, Binding> = {
+    soap11: factories.soap11(service, bindingOptions),
+    soap12: factories.soap12(service, bindingOptions),
+    httpGet: factories.httpGet(service, bindingOptions),
+    httpPost: factories.httpPost(service, bindingOptions),
+  };
+  const handlers = implementation as Readonly<Record<string, OperationHandler | undefined>>;
+  for (const op of service.operations) {
+    if (typeof handlers[op.name] !== "function") throw new TypeError(`The implementation has no ${op.name} method.`);
+  }
+  const credentialNames = service.operations[0]?.params.filter((p) => p.credential).map((p) => p.name) ?? [];
+
+  function bindingFor(method: string, path: string, contentType: string | undefined): Binding | undefined {
+    if (path === "") {
+      if (method !== "POST") return undefined;
+      const media = (contentType ?? "").split(";")[0].trim().toLowerCase();
+      if (media === "text/xml") return bindings.soap11;
+      if (media === "application/soap+xml") return bindings.soap12;
+      return undefined;
+    }
+    if (method === "GET") return bindings.httpGet;
+    if (method === "POST") return bindings.httpPost;
+    return undefined;
+  }
+
+  function handlerParams(op: OperationModel, values: ParamValues): Record<string, unknown> {
+    const params: Record<string, unknown> = {};
+    for (const p of op.params) if (!p.credential && values[p.name] !== undefined) params[p.name] = values[p.name];
+    return params;
+  }
+
+  async function invoke(binding: Binding, call: IncomingCall, requestId: string): Promise<WireResponse> {
+    let op: OperationModel | undefined;
+    try {
+      const wire: WireRequest = {
+        method: call.method === "GET" ? "GET" : "POST",
+        path: call.path,
+        query: call.query,
+        headers: call.headers,
+        body: call.body,
+      };
+      const decoded = binding.decodeRequest(wire);
+      op = decoded.op;
+      const values = readParams(op, decoded.texts, binding.presence);
+      const timeout = AbortSignal.timeout(options.handlerTimeoutMs);
+      const context: CallContext = {
+        operation: op.name,
+        username: String(values[credentialNames[0]] ?? ""),
+        password: String(values[credentialNames[1]] ?? ""),
+        binding: binding.name,
+        requestId,
+        remoteAddress: call.remoteAddress,
+        signal: AbortSignal.any([call.signal, timeout]),
+      };
+      const handler = handlers[op.name] as (params: unknown, context: CallContext) => unknown;
+      const result = await handler.call(implementation, handlerParams(op, values), context);
+      if (timeout.aborted) throw new ServiceError(ErrorCodes.RequestTimeout, "The operation took too long and was stopped.");
+      return binding.encodeResponse(op, result, values);
+    } catch (error) {
+      if (error instanceof ServiceError) return binding.encodeError(error);
+      const message =
+        error instanceof ResultShapeError ? `result of ${op?.name}: ${error.message}` : "unexpected error in the handler";
+      log({ level: "error", message, requestId, operation: op?.name, error });
+      return binding.encodeError(new ServiceError(ErrorCodes.InternalError, "The server could not complete the request."));
+    }
+  }
+
+  function documentResponse(call: IncomingCall): WireResponse {
+    const query = new URLSearchParams(call.query);
+    const keys = [...query.keys()].map((k) => k.toLowerCase());
+    if (keys.includes("wsdl")) return { status: 200, headers: XML, body: documents.wsdlFor(call.endpointUrl) };
+    const opName = query.get("op");
+    if (opName !== null) {
+      const page = documents.helpOperationHtml(opName, call.endpointUrl);
+      if (page !== undefined) return { status: 200, headers: HTML, body: page };
+      return textResponse(404, "System.InvalidOperationException", `${opName} Web Service method name is not valid.`, ErrorCodes.UnknownOperation);
+    }
+    return { status: 200, headers: HTML, body: documents.helpIndexHtml(call.endpointUrl) };
+  }
+
+  return {
+    service,
+    options,
+    bindingFor,
+    async handle(call: IncomingCall): Promise<WireResponse> {
+      const requestId = `${requestPrefix}-${(++requestCounter).toString(36)}`;
+      const binding = bindingFor(call.method, call.path, call.headers["content-type"]);
+      if (binding) return invoke(binding, call, requestId);
+      if (call.path === "" && (call.method === "GET" || call.method === "HEAD")) return documentResponse(call);
+      if (call.path === "" && call.method === "POST") {
+        const media = (call.headers["content-type"] ?? "").split(";")[0].trim() || "(none)";
+        return textResponse(415, "System.InvalidOperationException", `Request format is unrecognized: ${media}.`, ErrorCodes.UnsupportedMediaType);
+      }
+      return {
+        ...textResponse(405, "System.InvalidOperationException", `The method ${call.method} is not allowed here.`, ErrorCodes.MethodNotAllowed),
+        headers: {
+          "content-type": "text/plain; charset=utf-8",
+          "x-error-code": ErrorCodes.MethodNotAllowed,
+          allow: call.path === "" ? "GET, HEAD, POST" : "GET, POST",
+        },
+      };
+    },
+    tooLarge(method, path, contentType, limit): WireResponse {
+      const error = clientError(ErrorCodes.BodyTooLarge, `The request body is larger than ${limit} bytes.`, {
+        status: 413,
+        exceptionType: "System.Web.HttpException",
+      });
+      const binding = bindingFor(method, path, contentType);
+      return binding ? binding.encodeError(error) : textResponse(413, error.exceptionType, error.message, error.code);
+    },
+  };
+}

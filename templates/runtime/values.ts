@@ -1,0 +1,209 @@
+// Text <-> value conversion for every SOAP type, lossless by rule (see DESIGN.md "Values"):
+// long is bigint, decimal stays exact text, dateTime stays the text that was sent (never shifted).
+
+import type { SoapType, TextFormat } from "./model.js";
+
+/** Thrown when text does not parse as its SOAP type; `reason` completes "the value ...". */
+export class ConversionError extends Error {
+  readonly soapType: SoapType;
+  constructor(soapType: SoapType, reason: string) {
+    super(reason);
+    this.name = "ConversionError";
+    this.soapType = soapType;
+  }
+}
+
+/** The .NET type name ASMX uses in "Cannot convert x to System.Int32." messages. */
+export const dotNetTypeName: Record<SoapType, string> = {
+  string: "System.String",
+  int: "System.Int32",
+  long: "System.Int64",
+  double: "System.Double",
+  decimal: "System.Decimal",
+  dateTime: "System.DateTime",
+  boolean: "System.Boolean",
+};
+
+/** What a decoded value of each SOAP type is in TypeScript. */
+export interface SoapValueTypes {
+  string: string;
+  int: number;
+  long: bigint;
+  double: number;
+  decimal: string;
+  dateTime: string;
+  boolean: boolean;
+}
+
+const INT_RE = /^[+-]?\d+$/;
+const DOUBLE_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+const DECIMAL_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
+const DATETIME_RE = /^(-?\d{4,})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)?$/;
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+const INT64_MIN = -9223372036854775808n;
+const INT64_MAX = 9223372036854775807n;
+
+/** XML Schema collapses surrounding whitespace of non-string values. */
+function trimXml(text: string): string {
+  return text.trim();
+}
+
+export function parseInt32(text: string): number {
+  const t = trimXml(text);
+  if (!INT_RE.test(t)) throw new ConversionError("int", "is not a whole number");
+  const n = Number(t);
+  if (n < INT32_MIN || n > INT32_MAX) throw new ConversionError("int", "is outside the 32-bit integer range");
+  return n === 0 ? 0 : n;
+}
+
+export function parseInt64(text: string): bigint {
+  const t = trimXml(text);
+  if (!INT_RE.test(t)) throw new ConversionError("long", "is not a whole number");
+  const n = BigInt(t);
+  if (n < INT64_MIN || n > INT64_MAX) throw new ConversionError("long", "is outside the 64-bit integer range");
+  return n;
+}
+
+export function parseDouble(text: string): number {
+  const t = trimXml(text);
+  if (t === "INF") return Infinity;
+  if (t === "-INF") return -Infinity;
+  if (t === "NaN") return NaN;
+  if (!DOUBLE_RE.test(t)) throw new ConversionError("double", "is not a number");
+  return Number(t);
+}
+
+export function parseDecimal(text: string): string {
+  const t = trimXml(text);
+  if (!DECIMAL_RE.test(t)) throw new ConversionError("decimal", "is not a decimal number");
+  return t;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+function isCalendarDate(year: number, month: number, day: number): boolean {
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
+}
+
+function isClockTime(hour: number, minute: number, second: number): boolean {
+  return hour <= 23 && minute <= 59 && second <= 59;
+}
+
+/** Validates an xs:dateTime and returns it as sent (trimmed): no zone is added, none is removed. */
+export function parseDateTime(text: string): string {
+  const t = trimXml(text);
+  const m = DATETIME_RE.exec(t);
+  if (!m) throw new ConversionError("dateTime", "is not a date and time of the form yyyy-MM-ddTHH:mm:ss");
+  if (!isCalendarDate(Number(m[1]), Number(m[2]), Number(m[3])) || !isClockTime(+m[4], +m[5], +m[6])) {
+    throw new ConversionError("dateTime", "is not a valid calendar date and time");
+  }
+  const zone = m[8];
+  if (zone && zone !== "Z" && (Number(zone.slice(1, 3)) > 14 || Number(zone.slice(4)) > 59)) {
+    throw new ConversionError("dateTime", "has an invalid time zone offset");
+  }
+  return t;
+}
+
+export function parseBoolean(text: string): boolean {
+  const t = trimXml(text);
+  if (t === "true" || t === "1") return true;
+  if (t === "false" || t === "0") return false;
+  throw new ConversionError("boolean", "is not true or false");
+}
+
+const parsers: { [K in SoapType]: (text: string) => SoapValueTypes[K] } = {
+  string: (text) => text,
+  int: parseInt32,
+  long: parseInt64,
+  double: parseDouble,
+  decimal: parseDecimal,
+  dateTime: parseDateTime,
+  boolean: parseBoolean,
+};
+
+/** Parses wire text as a SOAP type; throws ConversionError. */
+export function parseValue<T extends SoapType>(type: T, text: string): SoapValueTypes[T] {
+  return parsers[type](text);
+}
+
+function formatDateTime(value: unknown): string {
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw new ConversionError("dateTime", "is an invalid Date");
+    // toISOString writes other years as +010000 / -000001, which is not xs:dateTime text.
+    const year = value.getUTCFullYear();
+    if (year < 1 || year > 9999) throw new ConversionError("dateTime", "is a Date outside the years 1 to 9999");
+    // A Date is an instant: send it in UTC so no machine's zone leaks onto the wire.
+    return value.toISOString().replace(/\.000Z$/, "Z");
+  }
+  if (typeof value === "string") return parseDateTime(value);
+  throw new ConversionError("dateTime", "is not a string or a Date");
+}
+
+function formatDouble(value: unknown): string {
+  if (typeof value !== "number") throw new ConversionError("double", "is not a number");
+  if (Number.isNaN(value)) return "NaN";
+  if (value === Infinity) return "INF";
+  if (value === -Infinity) return "-INF";
+  return Object.is(value, -0) ? "-0" : String(value).replace("e+", "E+").replace("e-", "E-");
+}
+
+const formatters: { [K in SoapType]: (value: unknown) => string } = {
+  string: (value) => {
+    if (typeof value !== "string") throw new ConversionError("string", "is not a string");
+    return value;
+  },
+  int: (value) => {
+    if (typeof value !== "number" || !Number.isInteger(value)) throw new ConversionError("int", "is not a whole number");
+    if (value < INT32_MIN || value > INT32_MAX) {
+      throw new ConversionError("int", "is outside the 32-bit integer range");
+    }
+    return String(value === 0 ? 0 : value);
+  },
+  long: (value) => {
+    const n = typeof value === "number" && Number.isSafeInteger(value) ? BigInt(value) : value;
+    if (typeof n !== "bigint") throw new ConversionError("long", "is not a bigint or a safe integer");
+    if (n < INT64_MIN || n > INT64_MAX) throw new ConversionError("long", "is outside the 64-bit integer range");
+    return n.toString();
+  },
+  double: formatDouble,
+  decimal: (value) => {
+    if (typeof value === "bigint") return value.toString();
+    if (typeof value !== "string") throw new ConversionError("decimal", "is not a decimal string");
+    return parseDecimal(value);
+  },
+  dateTime: formatDateTime,
+  boolean: (value) => {
+    if (typeof value !== "boolean") throw new ConversionError("boolean", "is not a boolean");
+    return value ? "true" : "false";
+  },
+};
+
+/** Formats a value of a SOAP type as wire text; throws ConversionError for a value of the wrong kind. */
+export function formatValue(type: SoapType, value: unknown): string {
+  return formatters[type](value);
+}
+
+const TEXT_FORMATS: Record<TextFormat, { re: RegExp; shape: string }> = {
+  date: { re: /^(\d{4})-(\d\d)-(\d\d)$/, shape: "yyyy-MM-dd" },
+  time: { re: /^()()()(\d\d):(\d\d)$/, shape: "HH:mm" },
+  dateTimeMinutes: { re: /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d)$/, shape: "yyyy-MM-dd HH:mm" },
+  dateTimeSeconds: { re: /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)$/, shape: "yyyy-MM-ddTHH:mm:ss" },
+};
+
+/** The human shape of a text format, as the spec writes it. */
+export function textFormatShape(format: TextFormat): string {
+  return TEXT_FORMATS[format].shape;
+}
+
+/** True when text has the format's shape and names a real date/time (no 2024-02-30, no 24:00). */
+export function matchesTextFormat(format: TextFormat, text: string): boolean {
+  const m = TEXT_FORMATS[format].re.exec(text);
+  if (!m) return false;
+  if (m[1] !== "" && !isCalendarDate(Number(m[1]), Number(m[2]), Number(m[3]))) return false;
+  if (m[4] !== undefined && !isClockTime(Number(m[4]), Number(m[5]), Number(m[6] ?? 0))) return false;
+  return true;
+}

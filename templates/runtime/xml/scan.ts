@@ -1,0 +1,493 @@
+// A hand-written, strict, namespace-aware XML reader: the server's hot path.
+//
+// One left-to-right pass with charCodeAt/indexOf; open elements live on explicit stacks, so no input
+// can drive recursion. Follows XML 1.0 (5th edition) well-formedness and Namespaces in XML 1.0;
+// refuses every DTD ("doctype"), nesting beyond maxDepth ("depth") and every well-formedness or
+// namespace error ("malformed"). Line ends are normalized (CRLF and lone CR become LF); attribute
+// values get XML's attribute-value normalization (literal tab, LF, CR become a space; character
+// references are kept as written). readXmlWithFastXmlParser (fxp.ts) implements the same contract.
+
+import { DEFAULT_MAX_DEPTH, XmlRefusal } from "./tree.js";
+import type { ReadOptions, XmlAttribute, XmlElement } from "./tree.js";
+
+const XML_NS = "http://www.w3.org/XML/1998/namespace";
+const XMLNS_NS = "http://www.w3.org/2000/xmlns/";
+
+interface Node {
+  ns: string;
+  local: string;
+  prefix: string;
+  attrs: readonly XmlAttribute[];
+  children: Node[];
+  text: string;
+}
+
+const NO_ATTRS: readonly XmlAttribute[] = Object.freeze([]);
+
+function fail(message: string): never {
+  throw new XmlRefusal("malformed", message);
+}
+
+/** A name for a message: already validated as an XML name, shortened so it cannot carry much input. */
+function shown(name: string): string {
+  return name.length > 40 ? `${name.slice(0, 40)}...` : name;
+}
+
+// ---- names -------------------------------------------------------------------------------------
+
+/** ASCII name table: bit 1 = may start an NCName, bit 2 = may continue one. */
+const NAME = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const start = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+  const rest = start || (c >= 48 && c <= 57) || c === 45 || c === 46;
+  NAME[c] = (start ? 1 : 0) | (rest ? 2 : 0);
+}
+
+function isNameStartCp(cp: number): boolean {
+  return (
+    (cp >= 0xc0 && cp <= 0xd6) || (cp >= 0xd8 && cp <= 0xf6) || (cp >= 0xf8 && cp <= 0x2ff) ||
+    (cp >= 0x370 && cp <= 0x37d) || (cp >= 0x37f && cp <= 0x1fff) || cp === 0x200c || cp === 0x200d ||
+    (cp >= 0x2070 && cp <= 0x218f) || (cp >= 0x2c00 && cp <= 0x2fef) || (cp >= 0x3001 && cp <= 0xd7ff) ||
+    (cp >= 0xf900 && cp <= 0xfdcf) || (cp >= 0xfdf0 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0xeffff)
+  );
+}
+
+/** Code units taken by the name character at i (0 when there is none); `start` asks for a NameStartChar. */
+function nameCharLen(s: string, i: number, start: boolean): number {
+  const c = s.charCodeAt(i);
+  if (c < 128) return NAME[c] & (start ? 1 : 2) ? 1 : 0;
+  if (c !== c) return 0; // NaN: end of input
+  const cp = s.codePointAt(i) as number; // a lone surrogate comes back as itself and matches no range
+  const ok = isNameStartCp(cp) ||
+    (!start && (cp === 0xb7 || (cp >= 0x300 && cp <= 0x36f) || cp === 0x203f || cp === 0x2040));
+  return ok ? (cp > 0xffff ? 2 : 1) : 0;
+}
+
+/** Index of the colon of the last QName scanned, -1 when it had none. */
+let qColon = -1;
+
+/** Scans a QName (NCName, or NCName ':' NCName) starting at i and returns its end. */
+function scanQName(s: string, i: number): number {
+  qColon = -1;
+  let n = nameCharLen(s, i, true);
+  if (n === 0) fail(i >= s.length ? "Unexpected end of input where a name was expected." : "Expected a name.");
+  i += n;
+  for (;;) {
+    const c = s.charCodeAt(i);
+    if (c < 128) {
+      if (NAME[c] & 2) { i++; continue; }
+      if (c !== 58) return i;
+      if (qColon >= 0) fail("A name may contain at most one colon.");
+      qColon = i++;
+      n = nameCharLen(s, i, true);
+      if (n === 0) fail("A colon in a name must be followed by a local name.");
+      i += n;
+      continue;
+    }
+    n = nameCharLen(s, i, false);
+    if (n === 0) return i;
+    i += n;
+  }
+}
+
+// ---- characters, references --------------------------------------------------------------------
+
+function isWs(c: number): boolean {
+  return c === 32 || c === 10 || c === 9 || c === 13;
+}
+
+function skipWs(s: string, i: number): number {
+  while (isWs(s.charCodeAt(i))) i++;
+  return i;
+}
+
+function isXmlCharCp(cp: number): boolean {
+  return cp >= 0x20 ? cp <= 0xd7ff || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff)
+    : cp === 9 || cp === 10 || cp === 13;
+}
+
+/** Checks a code unit >= 0xD800 at i; returns the index of the last unit it takes (a pair takes two). */
+function checkHigh(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  if (c <= 0xdbff) {
+    const d = s.charCodeAt(i + 1);
+    if (d >= 0xdc00 && d <= 0xdfff) return i + 1;
+    fail("The document contains an unpaired surrogate.");
+  }
+  if (c <= 0xdfff) fail("The document contains an unpaired surrogate.");
+  if (c >= 0xfffe) fail("The document contains a character that XML does not allow.");
+  return i;
+}
+
+/** Refuses characters outside XML's Char production in s[from, to). */
+function checkChars(s: string, from: number, to: number): void {
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20) {
+      if (c !== 9 && c !== 10 && c !== 13) fail("The document contains a character that XML does not allow.");
+    } else if (c >= 0xd800) {
+      i = checkHigh(s, i);
+    }
+  }
+}
+
+/** Replacement text of the reference between '&' and ';' (s[a, b)). */
+function refValue(s: string, a: number, b: number): string {
+  if (s.charCodeAt(a) === 35) { // '#'
+    let k = a + 1;
+    const hex = s.charCodeAt(k) === 120; // 'x'
+    if (hex) k++;
+    if (k >= b) fail("Malformed character reference.");
+    let cp = 0;
+    for (; k < b; k++) {
+      const c = s.charCodeAt(k);
+      let d: number;
+      if (c >= 48 && c <= 57) d = c - 48;
+      else if (hex && c >= 97 && c <= 102) d = c - 87;
+      else if (hex && c >= 65 && c <= 70) d = c - 55;
+      else fail("Malformed character reference.");
+      cp = cp * (hex ? 16 : 10) + d;
+      if (cp > 0x10ffff) fail("A character reference is out of range.");
+    }
+    if (!isXmlCharCp(cp)) fail("A character reference names a character that XML does not allow.");
+    return String.fromCodePoint(cp);
+  }
+  switch (s.slice(a, b)) {
+    case "lt": return "<";
+    case "gt": return ">";
+    case "amp": return "&";
+    case "quot": return "\"";
+    case "apos": return "'";
+    default: return fail("Unknown entity reference.");
+  }
+}
+
+/**
+ * Decodes s[from, to): references replaced, CRLF/CR turned into LF (text) or a space (attribute
+ * values, where tab and LF become a space as well). Characters were already checked.
+ */
+function decode(s: string, from: number, to: number, attr: boolean): string {
+  let out = "";
+  let last = from;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 38) {
+      const semi = s.indexOf(";", i + 1);
+      if (semi < 0 || semi >= to) fail("Unterminated entity reference.");
+      out += s.slice(last, i) + refValue(s, i + 1, semi);
+      i = semi;
+      last = i + 1;
+    } else if (c === 13) {
+      out += s.slice(last, i) + (attr ? " " : "\n");
+      if (i + 1 < to && s.charCodeAt(i + 1) === 10) i++;
+      last = i + 1;
+    } else if (attr && (c === 9 || c === 10)) {
+      out += s.slice(last, i) + " ";
+      last = i + 1;
+    }
+  }
+  return out + s.slice(last, to);
+}
+
+/** Checks and decodes an attribute value s[from, to) (the quotes excluded). */
+function attrValue(s: string, from: number, to: number): string {
+  let plain = true;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20) {
+      if (c !== 9 && c !== 10 && c !== 13) fail("The document contains a character that XML does not allow.");
+      plain = false;
+    } else if (c === 38) {
+      plain = false;
+    } else if (c === 60) {
+      fail("'<' is not allowed in an attribute value.");
+    } else if (c >= 0xd800) {
+      i = checkHigh(s, i);
+    }
+  }
+  return plain ? s.slice(from, to) : decode(s, from, to, true);
+}
+
+// ---- markup other than elements ----------------------------------------------------------------
+
+/** Reads the XML declaration; i is just past "<?xml". Returns the index after "?>". */
+function readDeclaration(s: string, i: number): number {
+  const bad = "Malformed XML declaration.";
+  let j = skipWs(s, i);
+  if (j === i || !s.startsWith("version", j)) fail(bad);
+  j = declValueStart(s, j + 7);
+  const q = s.charCodeAt(j++);
+  if (!s.startsWith("1.", j)) fail(bad);
+  j += 2;
+  const d0 = j;
+  while (s.charCodeAt(j) >= 48 && s.charCodeAt(j) <= 57) j++;
+  if (j === d0 || s.charCodeAt(j++) !== q) fail(bad);
+  let k = skipWs(s, j);
+  if (k > j && s.startsWith("encoding", k)) {
+    j = declValueStart(s, k + 8);
+    const eq = s.charCodeAt(j++);
+    const first = s.charCodeAt(j) | 32;
+    if (first < 97 || first > 122) fail(bad);
+    for (;;) {
+      const c = s.charCodeAt(++j);
+      if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 46 || c === 95 || c === 45)) break;
+    }
+    if (s.charCodeAt(j++) !== eq) fail(bad);
+    k = skipWs(s, j);
+  }
+  if (k > j && s.startsWith("standalone", k)) {
+    j = declValueStart(s, k + 10);
+    const sq = s.charCodeAt(j++);
+    if (s.startsWith("yes", j)) j += 3;
+    else if (s.startsWith("no", j)) j += 2;
+    else fail(bad);
+    if (s.charCodeAt(j++) !== sq) fail(bad);
+    k = skipWs(s, j);
+  }
+  if (!s.startsWith("?>", k)) fail(bad);
+  return k + 2;
+}
+
+/** Skips `S? '=' S?` and returns the index of the opening quote. */
+function declValueStart(s: string, j: number): number {
+  j = skipWs(s, j);
+  if (s.charCodeAt(j) !== 61) fail("Malformed XML declaration.");
+  j = skipWs(s, j + 1);
+  const q = s.charCodeAt(j);
+  if (q !== 34 && q !== 39) fail("Malformed XML declaration.");
+  return j;
+}
+
+/** Reads a processing instruction (skipped); i is just past "<?". Returns the index after "?>". */
+function readPI(s: string, i: number): number {
+  const t1 = scanQName(s, i);
+  if (qColon >= 0) fail("A processing-instruction target cannot contain a colon.");
+  if (t1 - i === 3 && (s.charCodeAt(i) | 32) === 120 && (s.charCodeAt(i + 1) | 32) === 109 &&
+    (s.charCodeAt(i + 2) | 32) === 108) {
+    fail("The XML declaration is only allowed at the start of the document.");
+  }
+  if (s.startsWith("?>", t1)) return t1 + 2;
+  if (!isWs(s.charCodeAt(t1))) fail("Malformed processing instruction.");
+  const end = s.indexOf("?>", t1 + 1);
+  if (end < 0) fail("Unterminated processing instruction.");
+  checkChars(s, t1 + 1, end);
+  return end + 2;
+}
+
+/** Reads a comment at i ("<!" seen, not CDATA), refusing DTD markup. Returns the index after "-->". */
+function readComment(s: string, i: number): number {
+  if (s.startsWith("DOCTYPE", i + 2) || s.startsWith("ENTITY", i + 2)) {
+    throw new XmlRefusal("doctype", "Document type declarations are not allowed.");
+  }
+  if (s.charCodeAt(i + 2) !== 45 || s.charCodeAt(i + 3) !== 45) fail("Malformed markup declaration.");
+  const end = s.indexOf("--", i + 4);
+  if (end < 0) fail("Unterminated comment.");
+  if (s.charCodeAt(end + 2) !== 62) fail("'--' is not allowed inside a comment.");
+  checkChars(s, i + 4, end);
+  return end + 3;
+}
+
+// ---- the reader --------------------------------------------------------------------------------
+
+/** Attributes of the start tag being read: raw qualified names, colon offsets, decoded values. */
+const attrQ: string[] = [];
+const attrC: number[] = [];
+const attrV: string[] = [];
+
+function lookup(nsP: readonly string[], nsU: readonly string[], prefix: string): string | undefined {
+  for (let k = nsP.length - 1; k >= 0; k--) if (nsP[k] === prefix) return nsU[k];
+  return undefined;
+}
+
+function declare(nsP: string[], nsU: string[], prefix: string, uri: string): void {
+  if (prefix === "xml") {
+    if (uri !== XML_NS) fail("The prefix 'xml' cannot be rebound.");
+  } else if (prefix === "xmlns") {
+    fail("The prefix 'xmlns' cannot be declared.");
+  } else if (uri === XML_NS || uri === XMLNS_NS) {
+    fail("A reserved namespace cannot be bound.");
+  } else if (uri === "" && prefix !== "") {
+    fail("A namespace prefix cannot be bound to the empty name.");
+  }
+  nsP.push(prefix);
+  nsU.push(uri);
+}
+
+/** Declares the namespaces among the n attributes just read, then resolves the others. */
+function resolveAttrs(n: number, nsP: string[], nsU: string[]): readonly XmlAttribute[] {
+  let plain = 0;
+  for (let k = 0; k < n; k++) {
+    const q = attrQ[k];
+    for (let m = 0; m < k; m++) if (attrQ[m] === q) fail(`Duplicate attribute ${shown(q)}.`);
+    if (q === "xmlns") declare(nsP, nsU, "", attrV[k]);
+    else if (attrC[k] === 5 && q.startsWith("xmlns")) declare(nsP, nsU, q.slice(6), attrV[k]);
+    else plain++;
+  }
+  if (plain === 0) return NO_ATTRS;
+  const out: XmlAttribute[] = [];
+  for (let k = 0; k < n; k++) {
+    const q = attrQ[k];
+    const c = attrC[k];
+    if (c < 0) {
+      if (q !== "xmlns") out.push({ ns: "", local: q, value: attrV[k] });
+      continue;
+    }
+    const prefix = q.slice(0, c);
+    if (prefix === "xmlns") continue;
+    const ns = lookup(nsP, nsU, prefix);
+    if (ns === undefined) fail(`Unbound namespace prefix ${shown(prefix)}.`);
+    const local = q.slice(c + 1);
+    for (const a of out) if (a.ns === ns && a.local === local) fail(`Duplicate attribute ${shown(q)}.`);
+    out.push({ ns, local, value: attrV[k] });
+  }
+  return out;
+}
+
+/** Reads a whole document and returns its root element. Throws XmlRefusal for anything else. */
+export function readXml(text: string, options?: ReadOptions): XmlElement {
+  const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const s = text;
+  const len = s.length;
+  let i = len > 0 && s.charCodeAt(0) === 0xfeff ? 1 : 0;
+  if (s.startsWith("<?xml", i) && (isWs(s.charCodeAt(i + 5)) || s.charCodeAt(i + 5) === 63)) {
+    i = readDeclaration(s, i + 5);
+  }
+  const nsP: string[] = ["xml"]; // in-scope bindings, innermost last; "" is the default namespace
+  const nsU: string[] = [XML_NS];
+  const open: Node[] = [];
+  const openQ: string[] = [];
+  const marks: number[] = []; // nsP.length before each open element's declarations
+  let root: Node | null = null;
+  let cur: Node | null = null;
+
+  for (;;) {
+    let c: number;
+    if (cur === null) {
+      // Prolog or epilog: whitespace, comments and PIs only.
+      i = skipWs(s, i);
+      if (i >= len) break;
+      if (s.charCodeAt(i) !== 60) fail("Text is not allowed outside the root element.");
+      c = s.charCodeAt(i + 1);
+      if (c === 63) { i = readPI(s, i + 2); continue; }
+      if (c === 33) {
+        if (s.startsWith("[CDATA[", i + 2)) fail("CDATA is not allowed outside the root element.");
+        i = readComment(s, i);
+        continue;
+      }
+      if (root !== null) fail("Only one root element is allowed.");
+    } else {
+      // Character data up to the next '<'.
+      const t0 = i;
+      let plain = true;
+      for (; i < len; i++) {
+        c = s.charCodeAt(i);
+        if (c === 60) break;
+        if (c < 0x20) {
+          if (c === 13) plain = false;
+          else if (c !== 9 && c !== 10) fail("The document contains a character that XML does not allow.");
+        } else if (c === 38) {
+          plain = false;
+        } else if (c === 62) {
+          if (i - t0 >= 2 && s.charCodeAt(i - 1) === 93 && s.charCodeAt(i - 2) === 93) fail("']]>' is not allowed in text.");
+        } else if (c >= 0xd800) {
+          i = checkHigh(s, i);
+        }
+      }
+      if (i > t0) cur.text += plain ? s.slice(t0, i) : decode(s, t0, i, false);
+      if (i >= len) fail(`Element ${shown(openQ[openQ.length - 1])} is not closed.`);
+      c = s.charCodeAt(i + 1);
+      if (c === 47) {
+        // End tag: must repeat the open element's qualified name exactly.
+        const q = openQ[openQ.length - 1];
+        if (!s.startsWith(q, i + 2)) fail(`End tag does not match start tag ${shown(q)}.`);
+        i = skipWs(s, i + 2 + q.length);
+        if (s.charCodeAt(i) !== 62) fail(`End tag does not match start tag ${shown(q)}.`);
+        i++;
+        open.pop();
+        openQ.pop();
+        nsP.length = nsU.length = marks.pop() as number;
+        cur = open.length > 0 ? open[open.length - 1] : null;
+        continue;
+      }
+      if (c === 33) {
+        if (s.startsWith("[CDATA[", i + 2)) {
+          const end = s.indexOf("]]>", i + 9);
+          if (end < 0) fail("Unterminated CDATA section.");
+          checkChars(s, i + 9, end);
+          const raw = s.slice(i + 9, end);
+          cur.text += raw.indexOf("\r") < 0 ? raw : raw.replace(/\r\n?/g, "\n");
+          i = end + 3;
+        } else {
+          i = readComment(s, i);
+        }
+        continue;
+      }
+      if (c === 63) { i = readPI(s, i + 2); continue; }
+    }
+
+    // Start tag at i.
+    const n0 = i + 1;
+    const n1 = scanQName(s, n0);
+    const colon = qColon;
+    const qname = s.slice(n0, n1);
+    i = n1;
+    let n = 0;
+    let empty = false;
+    for (;;) {
+      const w0 = i;
+      i = skipWs(s, i);
+      c = s.charCodeAt(i);
+      if (c === 62) { i++; break; }
+      if (c === 47) {
+        if (s.charCodeAt(i + 1) !== 62) fail("Expected '>' after '/' in a tag.");
+        i += 2;
+        empty = true;
+        break;
+      }
+      if (i >= len) fail("Unexpected end of input inside a tag.");
+      if (c === 61) fail("Expected an attribute name before '='.");
+      if (i === w0) fail("Expected whitespace before an attribute.");
+      const a0 = i;
+      i = scanQName(s, i);
+      attrC[n] = qColon < 0 ? -1 : qColon - a0;
+      attrQ[n] = s.slice(a0, i);
+      i = skipWs(s, i);
+      if (s.charCodeAt(i) !== 61) fail("Expected '=' after an attribute name.");
+      i = skipWs(s, i + 1);
+      c = s.charCodeAt(i);
+      if (c !== 34 && c !== 39) fail("Attribute values must be quoted.");
+      const v1 = s.indexOf(c === 34 ? "\"" : "'", i + 1);
+      if (v1 < 0) fail("Unterminated attribute value.");
+      attrV[n++] = attrValue(s, i + 1, v1);
+      i = v1 + 1;
+    }
+    if (open.length >= maxDepth) throw new XmlRefusal("depth", "The document is nested too deeply.");
+
+    const mark = nsP.length;
+    const attrs = n > 0 ? resolveAttrs(n, nsP, nsU) : NO_ATTRS;
+    let prefix = "";
+    let local = qname;
+    let ns: string | undefined;
+    if (colon < 0) {
+      ns = lookup(nsP, nsU, "") ?? "";
+    } else {
+      prefix = qname.slice(0, colon - n0);
+      local = qname.slice(colon - n0 + 1);
+      ns = prefix === "xmlns" ? undefined : lookup(nsP, nsU, prefix);
+      if (ns === undefined) fail(`Unbound namespace prefix ${shown(prefix)}.`);
+    }
+    const node: Node = { ns, local, prefix, attrs, children: [], text: "" };
+    if (cur !== null) cur.children.push(node);
+    else root = node;
+    if (empty) {
+      nsP.length = nsU.length = mark;
+    } else {
+      open.push(node);
+      openQ.push(qname);
+      marks.push(mark);
+      cur = node;
+    }
+  }
+  if (root === null) fail("The document has no root element.");
+  return root;
+}

@@ -1,0 +1,36 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { emitRuntime } from "../../../generator/emit/runtime.js";
+import { removeTempDirs, tempDir } from "../fixtures/index.js";
+
+afterAll(removeTempDirs);
+
+describe("emitRuntime", () => {
+  it("copies templates/runtime verbatim, keeping folders, skipping tests", () => {
+    const templates = tempDir();
+    const write = (relative: string, content: string): void => {
+      mkdirSync(path.dirname(path.join(templates, relative)), { recursive: true });
+      writeFileSync(path.join(templates, relative), content);
+    };
+    write("runtime/model.ts", "// The model. More words.\nexport {};\n");
+    write("runtime/xml/tree.ts", "export const tree = 1;\n");
+    write("runtime/xml/tree.test.ts", "test\n");
+    write("runtime/.DS_Store", "x");
+    write("other.hbs", "not runtime");
+
+    expect(emitRuntime(undefined, { specFile: "spec/x.yaml", templatesDir: templates })).toEqual([
+      {
+        path: "runtime/model.ts",
+        content: "// The model. More words.\nexport {};\n",
+        copiedFrom: "templates/runtime/model.ts",
+        description: "The model.",
+      },
+      {
+        path: "runtime/xml/tree.ts",
+        content: "export const tree = 1;\n",
+        copiedFrom: "templates/runtime/xml/tree.ts",
+      },
+    ]);
+  });
+});

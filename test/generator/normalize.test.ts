@@ -1,0 +1,120 @@
+import { describe, expect, it } from "vitest";
+import type { OperationModel, ParamModel } from "../../templates/runtime/model.js";
+import { modelOf, SMALL_TEXT, smallSpecWith } from "./fixtures/index.js";
+
+const user: ParamModel = {
+  name: "user",
+  type: "string",
+  required: true,
+  rules: [],
+  doc: "User name.",
+  credential: true,
+};
+
+describe("normalize", () => {
+  const model = modelOf(SMALL_TEXT);
+
+  it("keeps the service fields and spec order", () => {
+    expect(model).toMatchObject({
+      name: "Shop",
+      namespace: "urn:shop",
+      endpoint: "Shop.asmx",
+      doc: "A small shop.",
+      groups: [
+        { name: "items", title: "Items", operations: ["AddItem", "ListItems"] },
+        { name: "stock", title: "Stock", operations: ["GetStock"] },
+      ],
+    });
+    expect(model.operations.map((op) => `${op.group}/${op.name}`)).toEqual([
+      "items/AddItem",
+      "items/ListItems",
+      "stock/GetStock",
+    ]);
+  });
+
+  it("prepends credentials, inlines named rules, defaults required", () => {
+    const want: OperationModel = {
+      name: "AddItem",
+      group: "items",
+      doc: "Adds an item.",
+      params: [
+        user,
+        { name: "label", type: "string", required: true, rules: [], doc: "Label.", credential: false },
+        {
+          name: "color",
+          type: "string",
+          required: false,
+          default: "red",
+          rules: [{ kind: "enum", name: "color", values: ["red", "green"] }],
+          doc: "Color.",
+          credential: false,
+        },
+        // Value types are always sent, so they are required without saying so.
+        { name: "quantity", type: "int", required: true, rules: [], doc: "How many.", credential: false },
+        {
+          name: "digit",
+          type: "string",
+          required: false,
+          rules: [{ kind: "intText", name: "count", min: 0, max: 9 }],
+          doc: "A digit.",
+          credential: false,
+        },
+      ],
+      checks: [{ kind: "atLeastOne", params: ["label", "color"] }],
+      result: { kind: "scalar", type: "long", doc: "The item id." },
+    };
+    expect(model.operations[0]).toEqual(want);
+  });
+
+  it("gives operations without params or checks the credentials and no checks", () => {
+    expect(model.operations[1]).toMatchObject({ params: [user], checks: [] });
+  });
+
+  it("resolves records and data sets to the same objects the service lists", () => {
+    const [, list, dataSet] = model.operations;
+    expect(list!.result).toEqual({
+      kind: "list",
+      record: {
+        name: "Item",
+        doc: "One item.",
+        fields: [
+          { name: "Id", type: "long" },
+          { name: "Label", type: "string" },
+        ],
+      },
+      doc: "Every item.",
+    });
+    expect(list!.result.kind === "list" && list!.result.record).toBe(model.records[0]);
+    expect(dataSet!.result.kind === "dataSet" && dataSet!.result.dataSet).toBe(model.dataSets[0]);
+    expect(model.dataSets[0]).toEqual({
+      name: "Stock",
+      doc: "Stock per item.",
+      dataSetName: "NewDataSet",
+      table: "Table",
+      columns: [
+        { property: "ItemId", name: "ItemId", type: "long", doc: "Item id." },
+        { property: "Extra", nameFromParam: "column", type: "string", doc: "Named by the caller." },
+      ],
+    });
+  });
+
+  it("replaces the namespace when asked", () => {
+    expect(modelOf(SMALL_TEXT, "http://example.com/ns/").namespace).toBe("http://example.com/ns/");
+  });
+
+  it("keeps optional check fields only when given", () => {
+    const text = smallSpecWith([
+      "          - { kind: atLeastOne, params: [label, color] }\n",
+      "          - { kind: demographicLists, fields: label, values: digit, maxField: 25, splitLength: 500 }\n" +
+        "          - { kind: ordered, from: label, to: digit }\n",
+    ]);
+    expect(modelOf(text).operations[0]!.checks).toEqual([
+      { kind: "demographicLists", fields: "label", values: "digit", maxField: 25, splitLength: 500 },
+      { kind: "ordered", from: "label", to: "digit" },
+    ]);
+  });
+
+  it("is plain data: JSON round-trips it", () => {
+    expect(JSON.parse(JSON.stringify(model))).toEqual(model);
+  });
+});

@@ -1,0 +1,241 @@
+import { describe, expect, it } from "vitest";
+import { ErrorCodes, ServiceError } from "../../templates/runtime/errors.js";
+import type { CheckModel, RuleModel } from "../../templates/runtime/model.js";
+import { checkOperation, checkRule, validateParams } from "../../templates/runtime/rules.js";
+import { operation, param } from "./fixtures.js";
+
+function expectClientError(error: ServiceError | undefined, code: string, parameter: string, mentions: string[]): void {
+  expect(error).toBeInstanceOf(ServiceError);
+  expect(error!.code).toBe(code);
+  expect(error!.side).toBe("client");
+  expect(error!.exceptionType).toBe("System.ArgumentException");
+  expect(error!.parameter).toBe(parameter);
+  for (const word of mentions) expect(error!.message).toContain(word);
+  // One sentence, no stack or paths.
+  expect(error!.message).not.toMatch(/\n|\bat \/|\.ts\b/);
+}
+
+const enumRule: RuleModel = { kind: "enum", name: "format", values: ["HTML", "Text"] };
+const dateRule: RuleModel = { kind: "format", name: "date", format: "date" };
+const timeRule: RuleModel = { kind: "format", name: "hourMinute", format: "time" };
+const intervalRule: RuleModel = { kind: "format", name: "intervalDateTime", format: "dateTimeSeconds" };
+const senderRule: RuleModel = { kind: "maxLength", name: "senderName", max: 16 };
+const fieldNumberRule: RuleModel = { kind: "intText", name: "demographicFieldNumber", min: 1, max: 100 };
+const fieldNameRule: RuleModel = { kind: "xmlName", name: "fieldName", max: 64 };
+const urlRule: RuleModel = { kind: "url", name: "csvFileUrl", schemes: ["http", "https", "ftp"] };
+const csvRule: RuleModel = {
+  kind: "csvSubscribers",
+  name: "subscriberCsv",
+  delimiters: [",", "|"],
+  maxDemographicFields: 100,
+};
+
+describe("checkRule", () => {
+  it.each<{ rule: RuleModel; given: string }>([
+    { rule: enumRule, given: "HTML" },
+    { rule: enumRule, given: "Text" },
+    { rule: dateRule, given: "2024-02-29" },
+    { rule: timeRule, given: "23:59" },
+    { rule: intervalRule, given: "2024-01-01T00:00:00" },
+    { rule: senderRule, given: "Sixteen chars ok" },
+    { rule: senderRule, given: "😀".repeat(16) },
+    { rule: fieldNumberRule, given: "1" },
+    { rule: fieldNumberRule, given: "100" },
+    { rule: fieldNameRule, given: "DD3" },
+    { rule: fieldNameRule, given: "_custom_1" },
+    { rule: fieldNameRule, given: "a".repeat(64) },
+    { rule: urlRule, given: "https://example.com/dir/file.csv" },
+    { rule: urlRule, given: "ftp://files.example.com/a.csv" },
+    { rule: urlRule, given: "HTTP://Example.com/a.csv" },
+    { rule: csvRule, given: "a@b,N,HTML" },
+  ])("$rule.kind accepts '$given'", ({ rule, given }) => {
+    expect(checkRule(rule, "strParam", given)).toBeUndefined();
+  });
+
+  it.each<{ rule: RuleModel; given: string; code: string; mentions: string[] }>([
+    { rule: enumRule, given: "html", code: ErrorCodes.InvalidValue, mentions: ["must be HTML or Text."] },
+    { rule: dateRule, given: "2023-02-29", code: ErrorCodes.InvalidFormat, mentions: ["yyyy-MM-dd"] },
+    { rule: timeRule, given: "24:00", code: ErrorCodes.InvalidFormat, mentions: ["HH:mm"] },
+    { rule: intervalRule, given: "2024-01-01", code: ErrorCodes.InvalidFormat, mentions: ["yyyy-MM-ddTHH:mm:ss"] },
+    { rule: senderRule, given: "Seventeen chars!!", code: ErrorCodes.TooLong, mentions: ["at most 16", "it has 17"] },
+    { rule: senderRule, given: "😀".repeat(17), code: ErrorCodes.TooLong, mentions: ["it has 17"] },
+    { rule: fieldNumberRule, given: "0", code: ErrorCodes.OutOfRange, mentions: ["from 1 to 100"] },
+    { rule: fieldNumberRule, given: "101", code: ErrorCodes.OutOfRange, mentions: ["from 1 to 100"] },
+    { rule: fieldNumberRule, given: "1.5", code: ErrorCodes.OutOfRange, mentions: ["whole number"] },
+    { rule: fieldNumberRule, given: "DD3", code: ErrorCodes.OutOfRange, mentions: ["whole number"] },
+    { rule: fieldNameRule, given: "3DD", code: ErrorCodes.InvalidName, mentions: ["at most 64"] },
+    { rule: fieldNameRule, given: "a-b", code: ErrorCodes.InvalidName, mentions: ["field name"] },
+    { rule: fieldNameRule, given: "xmlField", code: ErrorCodes.InvalidName, mentions: ["field name"] },
+    { rule: fieldNameRule, given: "a".repeat(65), code: ErrorCodes.InvalidName, mentions: ["at most 64"] },
+    { rule: fieldNameRule, given: "<x/>", code: ErrorCodes.InvalidName, mentions: ["field name"] },
+    { rule: urlRule, given: "mailto:a@b", code: ErrorCodes.InvalidUrl, mentions: ["http, https or ftp"] },
+    { rule: urlRule, given: "file:///etc/passwd", code: ErrorCodes.InvalidUrl, mentions: ["forward slashes"] },
+    { rule: urlRule, given: "example.com/a.csv", code: ErrorCodes.InvalidUrl, mentions: ["complete"] },
+    { rule: urlRule, given: "http:\\\\host\\a.csv", code: ErrorCodes.InvalidUrl, mentions: ["forward slashes"] },
+    { rule: urlRule, given: "http://host/a b.csv", code: ErrorCodes.InvalidUrl, mentions: ["complete"] },
+    { rule: urlRule, given: "http:/host/a.csv", code: ErrorCodes.InvalidUrl, mentions: ["complete"] },
+    { rule: urlRule, given: "http:host/a.csv", code: ErrorCodes.InvalidUrl, mentions: ["complete"] },
+    { rule: urlRule, given: "http:///host/a.csv", code: ErrorCodes.InvalidUrl, mentions: ["complete"] },
+    { rule: urlRule, given: "http://", code: ErrorCodes.InvalidUrl, mentions: ["complete"] },
+  ])("$rule.kind refuses '$given' with $code", ({ rule, given, code, mentions }) => {
+    expectClientError(checkRule(rule, "strParam", given), code, "strParam", ["strParam", ...mentions]);
+  });
+});
+
+describe("csvSubscribers", () => {
+  const dd = (n: number) => Array.from({ length: n }, (_, i) => `v${i + 1}`).join(",");
+
+  it.each([
+    { name: "LF rows", given: "a@b,N,HTML\nc@d,M,Text" },
+    { name: "CRLF rows with a trailing newline", given: "a@b,N,HTML\r\nc@d,M,Text\r\n" },
+    { name: "pipe rows", given: "a@b|N|HTML\nc@d|M|Text" },
+    { name: "comma and pipe on different rows", given: "a@b,N,HTML\nc@d|M|Text" },
+    { name: "blank lines between rows", given: "a@b,N,HTML\n\n  \nc@d,M,Text" },
+    { name: "spaces around Format", given: "a@b,N, HTML " },
+    { name: "empty Name", given: "a@b,,Text" },
+    { name: "100 demographic fields", given: `a@b,N,HTML,${dd(100)}` },
+  ])("accepts $name", ({ given }) => {
+    expect(checkRule(csvRule, "strCsvData", given)).toBeUndefined();
+  });
+
+  it.each([
+    { name: "bad Format", given: "a@b,N,HTML\nc@d,M,Html", mentions: ["row 2", "Format must be HTML or Text"] },
+    { name: "bad Format with CRLF", given: "a@b,N,HTML\r\nc@d,M,PDF\r\n", mentions: ["row 2", "Format"] },
+    { name: "101 demographic fields", given: `a@b,N,HTML,${dd(101)}`, mentions: ["row 1", "101", "at most 100"] },
+    { name: "too few fields", given: "a@b,N", mentions: ["row 1", "at least Email, Name and Format"] },
+    { name: "no delimiter", given: "a@b N HTML", mentions: ["row 1", "separated by , or |"] },
+    { name: "empty Email", given: " ,N,HTML", mentions: ["row 1", "empty Email"] },
+    { name: "row counted past blank lines", given: "a@b,N,HTML\n\nc@d,M", mentions: ["row 2"] },
+    { name: "only blank lines", given: "\r\n \n", mentions: ["holds no subscriber rows"] },
+  ])("refuses $name", ({ given, mentions }) => {
+    expectClientError(checkRule(csvRule, "strCsvData", given), ErrorCodes.InvalidCsv, "strCsvData", [
+      "strCsvData",
+      ...mentions,
+    ]);
+  });
+
+  it("leaves empty data to the required check: rules skip empty values", () => {
+    const op = operation("Csv", [param("strCsvData", "string", { required: true, rules: [csvRule] })]);
+    expect(validateParams(op, { strCsvData: "" })).toBeUndefined();
+  });
+});
+
+describe("demographicLists", () => {
+  const lists: CheckModel = { kind: "demographicLists", fields: "strDatafields", values: "strDatavalues", maxField: 100 };
+  const split: CheckModel = {
+    kind: "demographicLists",
+    fields: "strDataFields",
+    values: "strDataValues",
+    maxField: 25,
+    splitLength: 500,
+  };
+
+  it.each([
+    { name: "; lists", check: lists, fields: "DD1;DD2", values: "a;b" },
+    { name: "| lists", check: lists, fields: "DD1|DD2", values: "a|b" },
+    { name: "both empty", check: lists, fields: "", values: "" },
+    { name: "both absent", check: lists, fields: undefined, values: undefined },
+    { name: "one field, empty value", check: lists, fields: "DD7", values: "" },
+    { name: "DD100 and lower case dd", check: lists, fields: "DD100;dd5", values: "a;b" },
+    { name: "spaces around names", check: lists, fields: " DD1 ; DD2 ", values: "a;b" },
+    { name: "a value with the other delimiter", check: lists, fields: "DD1;DD2", values: "a|x;b" },
+    { name: "1200 characters at DD20 (DD20..DD22)", check: split, fields: "DD20", values: "x".repeat(1200) },
+    { name: "500 characters at DD25", check: split, fields: "DD25", values: "x".repeat(500) },
+    { name: "500 emoji count as 500 characters", check: split, fields: "DD25", values: "😀".repeat(500) },
+    { name: "split parts next to other fields", check: split, fields: "DD1;DD3", values: `${"x".repeat(1000)};y` },
+  ])("accepts $name", ({ check, fields, values }) => {
+    const names = check as Extract<CheckModel, { kind: "demographicLists" }>;
+    expect(checkOperation(check, { [names.fields]: fields, [names.values]: values })).toBeUndefined();
+  });
+
+  it.each([
+    { name: "mixed delimiters", check: lists, fields: "DD1;DD2|DD3", values: "a;b;c", mentions: ["one delimiter"] },
+    { name: "count mismatch", check: lists, fields: "DD1;DD2", values: "a", mentions: ["2 fields", "1 values"] },
+    { name: "count mismatch, other delimiter", check: lists, fields: "DD1;DD2", values: "a|b", mentions: ["strDatavalues"] },
+    { name: "values without fields", check: lists, fields: "", values: "a", mentions: ["strDatavalues", "empty"] },
+    { name: "DD0", check: lists, fields: "DD0", values: "a", mentions: ["DD1 to DD100"] },
+    { name: "DD101", check: lists, fields: "DD1;DD101", values: "a;b", mentions: ["item 2", "DD1 to DD100"] },
+    { name: "not a DD name", check: lists, fields: "Name", values: "a", mentions: ["DD1 to DD100"] },
+    { name: "duplicates", check: lists, fields: "DD4;dd4", values: "a;b", mentions: ["DD4 twice"] },
+    { name: "1200 characters at DD24 (DD24..DD26)", check: split, fields: "DD24", values: "x".repeat(1200), mentions: ["too long", "past DD25"] },
+    { name: "501 characters at DD25", check: split, fields: "DD25", values: "x".repeat(501), mentions: ["past DD25"] },
+    { name: "split parts overlap the next field", check: split, fields: "DD1;DD2", values: `${"x".repeat(501)};y`, mentions: ["DD2 twice"] },
+    { name: "DD26 with maxField 25", check: split, fields: "DD26", values: "a", mentions: ["DD1 to DD25"] },
+  ])("refuses $name", ({ check, fields, values, mentions }) => {
+    const names = check as Extract<CheckModel, { kind: "demographicLists" }>;
+    expectClientError(
+      checkOperation(check, { [names.fields]: fields, [names.values]: values }),
+      ErrorCodes.InvalidDemographicFields,
+      names.fields,
+      mentions,
+    );
+  });
+});
+
+describe("atLeastOne", () => {
+  const check: CheckModel = { kind: "atLeastOne", params: ["strSubscriberId", "strEmail"] };
+
+  it.each([
+    { given: { strSubscriberId: "1" } },
+    { given: { strEmail: "a@b" } },
+    { given: { strSubscriberId: "", strEmail: "a@b" } },
+    { given: { strSubscriberId: "1", strEmail: "a@b" } },
+  ])("accepts $given", ({ given }) => {
+    expect(checkOperation(check, given)).toBeUndefined();
+  });
+
+  it.each([{ given: {} }, { given: { strSubscriberId: "", strEmail: "" } }, { given: { strEmail: undefined } }])(
+    "refuses $given",
+    ({ given }) => {
+      expectClientError(checkOperation(check, given), ErrorCodes.MissingIdentifier, "strSubscriberId", [
+        "strSubscriberId or strEmail",
+      ]);
+    },
+  );
+});
+
+describe("ordered", () => {
+  const check: CheckModel = { kind: "ordered", from: "datIntervalFrom", to: "datIntervalTo" };
+
+  it.each([
+    { from: "2024-01-01T00:00:00", to: "2024-02-01T00:00:00" },
+    { from: "2024-01-01T00:00:00", to: "2024-01-01T00:00:00" },
+    { from: "", to: "2024-01-01T00:00:00" },
+    { from: "2024-01-01T00:00:00", to: undefined },
+  ])("accepts $from .. $to", ({ from, to }) => {
+    expect(checkOperation(check, { datIntervalFrom: from, datIntervalTo: to })).toBeUndefined();
+  });
+
+  it("refuses from after to", () => {
+    expectClientError(
+      checkOperation(check, { datIntervalFrom: "2024-02-01T00:00:00", datIntervalTo: "2024-01-31T23:59:59" }),
+      ErrorCodes.InvalidInterval,
+      "datIntervalFrom",
+      ["datIntervalFrom must not be after datIntervalTo."],
+    );
+  });
+});
+
+describe("validateParams", () => {
+  const op = operation(
+    "Report",
+    [
+      param("strFormat", "string", { rules: [enumRule] }),
+      param("datIntervalFrom", "string", { rules: [intervalRule] }),
+      param("datIntervalTo", "string", { rules: [intervalRule] }),
+      param("intId", "int"),
+    ],
+    undefined,
+    [{ kind: "ordered", from: "datIntervalFrom", to: "datIntervalTo" }],
+  );
+
+  it.each([
+    { name: "all valid", given: { strFormat: "HTML", datIntervalFrom: "2024-01-01T00:00:00", datIntervalTo: "2024-01-02T00:00:00", intId: 1 }, want: undefined },
+    { name: "empty strings skip their rules", given: { strFormat: "", datIntervalFrom: "", datIntervalTo: "", intId: 1 }, want: undefined },
+    { name: "the first parameter at fault wins", given: { strFormat: "pdf", datIntervalFrom: "bad", intId: 1 }, want: "strFormat" },
+    { name: "parameter rules before checks", given: { datIntervalFrom: "2024-02-01T00:00:00", datIntervalTo: "bad" }, want: "datIntervalTo" },
+    { name: "checks after parameters", given: { datIntervalFrom: "2024-02-01T00:00:00", datIntervalTo: "2024-01-01T00:00:00" }, want: "datIntervalFrom" },
+  ])("$name", ({ given, want }) => {
+    expect(validateParams(op, given)?.parameter).toBe(want);
+  });
+});

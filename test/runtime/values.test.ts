@@ -1,0 +1,273 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SoapType, TextFormat } from "../../templates/runtime/model.js";
+import {
+  ConversionError,
+  dotNetTypeName,
+  formatValue,
+  matchesTextFormat,
+  parseValue,
+  textFormatShape,
+} from "../../templates/runtime/values.js";
+
+function refusal(run: () => unknown): ConversionError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConversionError);
+    return error as ConversionError;
+  }
+  throw new Error("expected a ConversionError");
+}
+
+describe("parseValue", () => {
+  it.each<{ type: SoapType; given: string; want: unknown }>([
+    { type: "int", given: "2147483647", want: 2147483647 },
+    { type: "int", given: "-2147483648", want: -2147483648 },
+    { type: "int", given: "0", want: 0 },
+    { type: "int", given: "-0", want: 0 },
+    { type: "int", given: "+42", want: 42 },
+    { type: "int", given: " 7 ", want: 7 },
+    { type: "long", given: "9223372036854775807", want: 9223372036854775807n },
+    { type: "long", given: "-9223372036854775808", want: -9223372036854775808n },
+    { type: "long", given: "1234567890123", want: 1234567890123n },
+    { type: "long", given: "9007199254740993", want: 9007199254740993n },
+    { type: "double", given: "12.5", want: 12.5 },
+    { type: "double", given: "INF", want: Infinity },
+    { type: "double", given: "-INF", want: -Infinity },
+    { type: "double", given: "NaN", want: NaN },
+    { type: "double", given: "-0", want: -0 },
+    { type: "double", given: "1E+21", want: 1e21 },
+    { type: "double", given: "1.5e-7", want: 1.5e-7 },
+    { type: "double", given: ".5", want: 0.5 },
+    { type: "decimal", given: "98.25", want: "98.25" },
+    { type: "decimal", given: "1.5", want: "1.5" },
+    { type: "decimal", given: "-0.10", want: "-0.10" },
+    { type: "decimal", given: "12345678901234567890.123456789", want: "12345678901234567890.123456789" },
+    { type: "boolean", given: "true", want: true },
+    { type: "boolean", given: "false", want: false },
+    { type: "boolean", given: "1", want: true },
+    { type: "boolean", given: "0", want: false },
+    { type: "string", given: " as sent ", want: " as sent " },
+    { type: "string", given: "", want: "" },
+  ])("$type $given", ({ type, given, want }) => {
+    expect(parseValue(type, given)).toStrictEqual(want);
+  });
+
+  it.each<{ type: SoapType; given: string; reason: RegExp }>([
+    { type: "int", given: "2147483648", reason: /32-bit/ },
+    { type: "int", given: "-2147483649", reason: /32-bit/ },
+    { type: "int", given: "1.0", reason: /whole number/ },
+    { type: "int", given: "x", reason: /whole number/ },
+    { type: "int", given: "", reason: /whole number/ },
+    { type: "int", given: "1e3", reason: /whole number/ },
+    { type: "long", given: "9223372036854775808", reason: /64-bit/ },
+    { type: "long", given: "-9223372036854775809", reason: /64-bit/ },
+    { type: "long", given: "12.0", reason: /whole number/ },
+    { type: "double", given: "Infinity", reason: /not a number/ },
+    { type: "double", given: "inf", reason: /not a number/ },
+    { type: "double", given: "1,5", reason: /not a number/ },
+    { type: "double", given: "0x10", reason: /not a number/ },
+    { type: "decimal", given: "1e5", reason: /decimal/ },
+    { type: "decimal", given: "1,5", reason: /decimal/ },
+    { type: "decimal", given: "NaN", reason: /decimal/ },
+    { type: "decimal", given: "", reason: /decimal/ },
+    { type: "boolean", given: "True", reason: /true or false/ },
+    { type: "boolean", given: "yes", reason: /true or false/ },
+  ])("refuses $type '$given'", ({ type, given, reason }) => {
+    const error = refusal(() => parseValue(type, given));
+    expect(error.soapType).toBe(type);
+    expect(error.message).toMatch(reason);
+  });
+});
+
+describe("dateTime is kept as sent", () => {
+  const savedTz = process.env.TZ;
+  beforeAll(() => {
+    process.env.TZ = "Pacific/Chatham";
+  });
+  afterAll(() => {
+    if (savedTz === undefined) delete process.env.TZ;
+    else process.env.TZ = savedTz;
+  });
+
+  it.each([
+    "2024-05-06T07:08:09",
+    "2024-05-06T07:08:09Z",
+    "2024-05-06T07:08:09+02:00",
+    "2024-05-06T07:08:09-05:30",
+    "2024-05-06T07:08:09+00:00",
+    "2024-05-06T07:08:09.5",
+    "2024-05-06T07:08:09.1234567",
+    "2024-05-06T07:08:09.120Z",
+    "2024-05-06T07:08:09.1234567+14:00",
+    "2024-02-29T00:00:00",
+    "2000-02-29T23:59:59",
+    "0001-01-01T00:00:00",
+    "9999-12-31T23:59:59.9999999",
+  ])("%s parses and formats to the identical text", (text) => {
+    expect(parseValue("dateTime", text)).toBe(text);
+    expect(formatValue("dateTime", text)).toBe(text);
+  });
+
+  it("trims surrounding whitespace only", () => {
+    expect(parseValue("dateTime", "\n  2024-05-06T07:08:09 \n")).toBe("2024-05-06T07:08:09");
+  });
+
+  it.each([
+    { given: "2023-02-29T00:00:00", reason: /calendar/ },
+    { given: "1900-02-29T00:00:00", reason: /calendar/ },
+    { given: "2024-04-31T00:00:00", reason: /calendar/ },
+    { given: "2024-13-01T00:00:00", reason: /calendar/ },
+    { given: "2024-00-10T00:00:00", reason: /calendar/ },
+    { given: "2024-05-00T00:00:00", reason: /calendar/ },
+    { given: "2024-05-06T24:00:00", reason: /calendar/ },
+    { given: "2024-05-06T23:60:00", reason: /calendar/ },
+    { given: "2024-05-06T23:59:60", reason: /calendar/ },
+    { given: "2024-05-06T07:08:09+15:00", reason: /time zone/ },
+    { given: "2024-05-06T07:08:09+02:60", reason: /time zone/ },
+    { given: "2024-05-06", reason: /yyyy-MM-ddTHH:mm:ss/ },
+    { given: "2024-05-06 07:08:09", reason: /yyyy-MM-ddTHH:mm:ss/ },
+    { given: "2024-05-06T07:08", reason: /yyyy-MM-ddTHH:mm:ss/ },
+    { given: "2024-05-06T07:08:09+0200", reason: /yyyy-MM-ddTHH:mm:ss/ },
+    { given: "6/5/2024 07:08:09", reason: /yyyy-MM-ddTHH:mm:ss/ },
+  ])("refuses $given", ({ given, reason }) => {
+    expect(refusal(() => parseValue("dateTime", given)).message).toMatch(reason);
+  });
+
+  it.each([
+    { given: new Date(Date.UTC(2024, 4, 6, 7, 8, 9)), want: "2024-05-06T07:08:09Z" },
+    { given: new Date(Date.UTC(2024, 4, 6, 7, 8, 9, 120)), want: "2024-05-06T07:08:09.120Z" },
+    { given: new Date("2024-05-06T09:08:09+02:00"), want: "2024-05-06T07:08:09Z" },
+    { given: new Date(Date.UTC(2024, 11, 31, 23, 59, 59)), want: "2024-12-31T23:59:59Z" },
+    { given: new Date(Date.UTC(9999, 11, 31, 23, 59, 59, 999)), want: "9999-12-31T23:59:59.999Z" },
+    { given: new Date("0001-01-01T00:00:00Z"), want: "0001-01-01T00:00:00Z" },
+  ])("a Date is sent in UTC: $want", ({ given, want }) => {
+    expect(formatValue("dateTime", given)).toBe(want);
+  });
+
+  it("refuses an invalid Date and other kinds", () => {
+    expect(refusal(() => formatValue("dateTime", new Date("nope"))).message).toMatch(/invalid Date/);
+    expect(refusal(() => formatValue("dateTime", new Date(Date.UTC(10000, 0, 1)))).message).toMatch(/years 1 to 9999/);
+    expect(refusal(() => formatValue("dateTime", new Date(Date.UTC(-1, 0, 1)))).message).toMatch(/years 1 to 9999/);
+    expect(refusal(() => formatValue("dateTime", 1714979289000)).message).toMatch(/string or a Date/);
+    expect(refusal(() => formatValue("dateTime", "2023-02-29T00:00:00")).message).toMatch(/calendar/);
+  });
+});
+
+describe("formatValue", () => {
+  it.each<{ type: SoapType; given: unknown; want: string }>([
+    { type: "int", given: 2147483647, want: "2147483647" },
+    { type: "int", given: -2147483648, want: "-2147483648" },
+    { type: "int", given: -0, want: "0" },
+    { type: "long", given: 9223372036854775807n, want: "9223372036854775807" },
+    { type: "long", given: -9223372036854775808n, want: "-9223372036854775808" },
+    { type: "long", given: 42, want: "42" },
+    { type: "double", given: 12.5, want: "12.5" },
+    { type: "double", given: Infinity, want: "INF" },
+    { type: "double", given: -Infinity, want: "-INF" },
+    { type: "double", given: NaN, want: "NaN" },
+    { type: "double", given: -0, want: "-0" },
+    { type: "double", given: 0, want: "0" },
+    { type: "double", given: 1e21, want: "1E+21" },
+    { type: "double", given: 1.5e-7, want: "1.5E-7" },
+    { type: "double", given: 0.1 + 0.2, want: "0.30000000000000004" },
+    { type: "decimal", given: "98.25", want: "98.25" },
+    { type: "decimal", given: "1.5", want: "1.5" },
+    { type: "decimal", given: 12n, want: "12" },
+    { type: "boolean", given: true, want: "true" },
+    { type: "boolean", given: false, want: "false" },
+    { type: "string", given: "a & b", want: "a & b" },
+  ])("$type $given -> $want", ({ type, given, want }) => {
+    expect(formatValue(type, given)).toBe(want);
+  });
+
+  it.each<{ type: SoapType; given: unknown; reason: RegExp }>([
+    { type: "int", given: 2147483648, reason: /32-bit/ },
+    { type: "int", given: -2147483649, reason: /32-bit/ },
+    { type: "int", given: 1.5, reason: /whole number/ },
+    { type: "int", given: "1", reason: /whole number/ },
+    { type: "int", given: NaN, reason: /whole number/ },
+    { type: "long", given: 9223372036854775808n, reason: /64-bit/ },
+    { type: "long", given: -9223372036854775809n, reason: /64-bit/ },
+    { type: "long", given: 2 ** 53, reason: /bigint/ },
+    { type: "long", given: "1", reason: /bigint/ },
+    { type: "double", given: "1.5", reason: /not a number/ },
+    { type: "decimal", given: 98.25, reason: /decimal string/ },
+    { type: "decimal", given: "1e5", reason: /decimal/ },
+    { type: "boolean", given: "true", reason: /boolean/ },
+    { type: "string", given: 5, reason: /string/ },
+  ])("refuses $type $given", ({ type, given, reason }) => {
+    expect(refusal(() => formatValue(type, given)).message).toMatch(reason);
+  });
+
+  it.each<{ type: SoapType; text: string }>([
+    { type: "long", text: "9223372036854775807" },
+    { type: "long", text: "-9223372036854775808" },
+    { type: "decimal", text: "98.25" },
+    { type: "decimal", text: "0.1000000000000000000000000001" },
+    { type: "double", text: "INF" },
+    { type: "double", text: "-INF" },
+    { type: "double", text: "NaN" },
+    { type: "double", text: "-0" },
+    { type: "double", text: "1E+21" },
+    { type: "dateTime", text: "2024-05-06T07:08:09.1234567-03:00" },
+  ])("$type $text round-trips exactly", ({ type, text }) => {
+    expect(formatValue(type, parseValue(type, text))).toBe(text);
+  });
+});
+
+describe("dotNetTypeName", () => {
+  it.each<[SoapType, string]>([
+    ["int", "System.Int32"],
+    ["long", "System.Int64"],
+    ["double", "System.Double"],
+    ["decimal", "System.Decimal"],
+    ["dateTime", "System.DateTime"],
+    ["boolean", "System.Boolean"],
+    ["string", "System.String"],
+  ])("%s is %s", (type, name) => {
+    expect(dotNetTypeName[type]).toBe(name);
+  });
+});
+
+describe("text formats", () => {
+  it.each<{ format: TextFormat; given: string; want: boolean }>([
+    { format: "date", given: "2024-02-29", want: true },
+    { format: "date", given: "2023-02-29", want: false },
+    { format: "date", given: "2024-12-31", want: true },
+    { format: "date", given: "2024-13-01", want: false },
+    { format: "date", given: "2024-5-6", want: false },
+    { format: "date", given: "2024-05-06T00:00:00", want: false },
+    { format: "time", given: "23:59", want: true },
+    { format: "time", given: "00:00", want: true },
+    { format: "time", given: "24:00", want: false },
+    { format: "time", given: "12:60", want: false },
+    { format: "time", given: "9:30", want: false },
+    { format: "time", given: "09:30:00", want: false },
+    { format: "dateTimeMinutes", given: "2024-05-06 07:08", want: true },
+    { format: "dateTimeMinutes", given: "2024-05-06 23:59", want: true },
+    { format: "dateTimeMinutes", given: "2024-05-06 24:00", want: false },
+    { format: "dateTimeMinutes", given: "2023-02-29 10:00", want: false },
+    { format: "dateTimeMinutes", given: "2024-05-06T07:08", want: false },
+    { format: "dateTimeMinutes", given: "2024-05-06 07:08:09", want: false },
+    { format: "dateTimeSeconds", given: "2024-05-06T07:08:09", want: true },
+    { format: "dateTimeSeconds", given: "2024-05-06T23:59:59", want: true },
+    { format: "dateTimeSeconds", given: "2024-05-06T23:59:60", want: false },
+    { format: "dateTimeSeconds", given: "2024-05-06T24:00:00", want: false },
+    { format: "dateTimeSeconds", given: "2023-02-29T07:08:09", want: false },
+    { format: "dateTimeSeconds", given: "2024-05-06 07:08:09", want: false },
+    { format: "dateTimeSeconds", given: "2024-05-06T07:08:09Z", want: false },
+    { format: "dateTimeSeconds", given: "2024-05-06T07:08:09.5", want: false },
+  ])("$format '$given' -> $want", ({ format, given, want }) => {
+    expect(matchesTextFormat(format, given)).toBe(want);
+  });
+
+  it.each<[TextFormat, string]>([
+    ["date", "yyyy-MM-dd"],
+    ["time", "HH:mm"],
+    ["dateTimeMinutes", "yyyy-MM-dd HH:mm"],
+    ["dateTimeSeconds", "yyyy-MM-ddTHH:mm:ss"],
+  ])("%s has the shape %s", (format, shape) => {
+    expect(textFormatShape(format)).toBe(shape);
+  });
+});
