@@ -54,7 +54,7 @@ h2 { font-size: 1.3rem; margin: 2.5rem 0 0.75rem; }
 h3 { font-size: 1.05rem; margin: 1.5rem 0 0.5rem; }
 section:first-child > h2 { margin-top: 0; }
 .card { background: var(--surface); border: 1px solid var(--line); border-radius: var(--radius); padding: 1.25rem 1.5rem; }
-.ops { list-style: none; margin: 0; padding: 0; display: grid; gap: 0.75rem; }
+.ops { list-style: none; margin: 0; padding: 0; display: grid; grid-template-columns: minmax(0, 1fr); gap: 0.75rem; }
 .ops li { background: var(--surface); border: 1px solid var(--line); border-radius: var(--radius); padding: 0.9rem 1.2rem; }
 .ops li:hover { border-color: var(--accent); }
 .ops a { font-weight: 600; font-family: var(--mono); font-size: 0.95rem; }
@@ -84,7 +84,9 @@ pre {
   line-height: 1.45;
   tab-size: 2;
 }
-.try { display: grid; gap: 0.9rem; }
+.try { display: grid; grid-template-columns: minmax(0, 1fr); gap: 0.9rem; }
+/* Long operation names and addresses wrap on narrow screens instead of widening the page. */
+.ops a, .meta code, .actions code { overflow-wrap: anywhere; }
 .try > .note { margin: 0; }
 .field { display: grid; grid-template-columns: minmax(10rem, 14rem) 1fr; gap: 0.75rem; align-items: center; }
 .field label { font-family: var(--mono); font-size: 0.9rem; word-break: break-all; }

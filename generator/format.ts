@@ -1,8 +1,12 @@
 // Prettier for emitted TypeScript. Options are fixed here, never read from a config file, so output does not
-// depend on where the generator runs. Prettier runs in a worker thread: it loads and warms up while the main
-// thread validates the spec, loads ts-morph and emits, which keeps `generate` and `check` well under 3 s.
+// depend on where the generator runs. Prettier runs in a worker thread, where it loads and warms up while the
+// main thread validates the spec, loads ts-morph and emits; outputs are remembered (format-cache.ts). Both
+// keep `generate` and `check` under 3 s.
 
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { FormatCache } from "./format-cache.js";
 import type { GeneratedFile } from "./generated-file.js";
 
 const TYPESCRIPT_OPTIONS = {
@@ -46,12 +50,38 @@ interface Reply {
   readonly error?: string;
 }
 
+const PRETTIER_VERSION = (createRequire(import.meta.url)("prettier/package.json") as { version: string })
+  .version;
+const CACHE_FILE = fileURLToPath(new URL("../node_modules/.cache/easgen/prettier.json", import.meta.url));
+
+let cache: FormatCache | undefined;
+
+function formatCache(): FormatCache {
+  cache ??= new FormatCache(
+    CACHE_FILE,
+    JSON.stringify({ prettier: PRETTIER_VERSION, options: TYPESCRIPT_OPTIONS }),
+  );
+  return cache;
+}
+
+/**
+ * Starts prettier early so it is warm when the first file arrives, unless earlier runs' outputs are cached
+ * (then most files will not need it, and it starts on the first that does). Idempotent.
+ */
+export function prepareFormatter(): void {
+  if (!formatCache().warm) startFormatter();
+}
+
+/** Saves the outputs this run used, for the next run. */
+export function saveFormatCache(): void {
+  cache?.save();
+}
+
 let worker: Worker | undefined;
 let nextId = 0;
 const pending = new Map<number, { resolve: (text: string) => void; reject: (error: Error) => void }>();
 
-/** Starts the formatter early so it is warm when the first file arrives. Idempotent. */
-export function startFormatter(): void {
+function startFormatter(): void {
   if (worker) return;
   const started = new Worker(WORKER_SOURCE, {
     eval: true,
@@ -78,7 +108,15 @@ export function startFormatter(): void {
   worker = started;
 }
 
-export function formatTypeScript(text: string): Promise<string> {
+export async function formatTypeScript(text: string): Promise<string> {
+  const cached = formatCache().get(text);
+  if (cached !== undefined) return cached;
+  const formatted = await formatInWorker(text);
+  formatCache().set(text, formatted);
+  return formatted;
+}
+
+function formatInWorker(text: string): Promise<string> {
   startFormatter();
   const current = worker!;
   const id = nextId++;

@@ -5,7 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ServiceModel } from "../templates/runtime/model.js";
 import type { Diagnostic } from "./diagnostic.js";
-import { startFormatter } from "./format.js";
+import { prepareFormatter, saveFormatCache } from "./format.js";
 import type { GeneratedFile } from "./generated-file.js";
 import { displayPath, loadSpecFile, type LoadedSpec } from "./load.js";
 import { normalize } from "./normalize.js";
@@ -60,7 +60,7 @@ export type Generated =
 
 export async function generateFiles(options: GenerateOptions): Promise<Generated> {
   // Both load while the spec is validated: prettier in its worker, the emitters (ts-morph) here.
-  startFormatter();
+  prepareFormatter();
   const emitModule = import("./emit/index.js");
   emitModule.catch(() => {});
   const loaded = loadModel(options);
@@ -70,6 +70,7 @@ export async function generateFiles(options: GenerateOptions): Promise<Generated
     specFile: options.specFile ?? repositoryPath(options.spec),
     templatesDir: options.templatesDir ?? DEFAULT_TEMPLATES_DIR,
   });
+  saveFormatCache();
   return { ok: true, model: loaded.model, files };
 }
 

@@ -78,14 +78,111 @@ function textResponse(status: number, exceptionType: string, message: string, co
   };
 }
 
+const TIMEOUT_MESSAGE = "The operation took too long and was stopped.";
+
 let requestCounter = 0;
 const requestPrefix = Math.floor(Math.random() * 0xffffffff).toString(36);
+
+function requestIdOf(seq: number): string {
+  return `${requestPrefix}-${seq.toString(36)}`;
+}
+
+/**
+ * The CallContext a handler gets. The signal is the costly part (an AbortController, listeners, a
+ * timer), and most handlers never look at it, so it is made on first access: from then on it follows
+ * the caller's signal and the time limit; if either already fired, it comes back aborted.
+ */
+class RequestContext implements CallContext {
+  readonly operation: string;
+  readonly username: string;
+  readonly password: string;
+  readonly binding: BindingName;
+  readonly remoteAddress: string;
+  private readonly seq: number;
+  private readonly call: IncomingCall;
+  private controller: AbortController | undefined = undefined;
+  /** Set when the time limit passed (before or after the signal was asked for). */
+  timedOut = false;
+
+  constructor(operation: string, username: string, password: string, binding: BindingName, call: IncomingCall, seq: number) {
+    this.operation = operation;
+    this.username = username;
+    this.password = password;
+    this.binding = binding;
+    this.remoteAddress = call.remoteAddress;
+    this.call = call; // its signal too may be made on demand: not read before the handler asks
+    this.seq = seq;
+  }
+
+  get requestId(): string {
+    return requestIdOf(this.seq);
+  }
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      const controller = new AbortController();
+      this.controller = controller;
+      const caller = this.call.signal;
+      if (this.timedOut) controller.abort(timeoutReason());
+      else if (caller.aborted) controller.abort(caller.reason);
+      else caller.addEventListener("abort", () => controller.abort(caller.reason), { once: true });
+    }
+    return this.controller.signal;
+  }
+
+  timeOut(): void {
+    this.timedOut = true;
+    if (this.controller !== undefined && !this.controller.signal.aborted) this.controller.abort(timeoutReason());
+  }
+}
+
+/** The same reason AbortSignal.timeout gives. */
+function timeoutReason(): DOMException {
+  return new DOMException("The operation was aborted due to timeout", "TimeoutError");
+}
+
+/** The media type of a Content-Type value, lower case, without parameters ("" when none). */
+function mediaType(contentType: string | undefined): string {
+  if (contentType === undefined) return "";
+  const semi = contentType.indexOf(";");
+  return (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
+}
+
+/**
+ * The outcome of a handler's promise, or a RequestTimeout error as soon as the time limit passes: the
+ * caller gets its fault on time even from a handler that ignores its signal (whatever it settles with
+ * later is dropped). A handler that answered synchronously needs no timer at all.
+ */
+function withinTime(work: PromiseLike<unknown>, context: RequestContext, ms: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      context.timeOut();
+      reject(new ServiceError(ErrorCodes.RequestTimeout, TIMEOUT_MESSAGE));
+    }, ms);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
 
 export interface ServiceCore {
   readonly service: ServiceModel;
   /** Which binding a request is for, from method, path and content type; undefined = not an operation call. */
   bindingFor(method: string, path: string, contentType: string | undefined): Binding | undefined;
   handle(call: IncomingCall): Promise<WireResponse>;
+  /** As handle, but answers synchronously when it can (a handler that returned a plain value). */
+  dispatch(call: IncomingCall): WireResponse | Promise<WireResponse>;
   /** The answer for a body over the limit, in the binding's error form. */
   tooLarge(method: string, path: string, contentType: string | undefined, limit: number): WireResponse;
   readonly options: Required<Omit<ServerOptions, "log">> & Pick<ServerOptions, "log">;
@@ -123,7 +220,7 @@ export function createServiceCore(
   function bindingFor(method: string, path: string, contentType: string | undefined): Binding | undefined {
     if (path === "") {
       if (method !== "POST") return undefined;
-      const media = (contentType ?? "").split(";")[0].trim().toLowerCase();
+      const media = mediaType(contentType);
       if (media === "text/xml") return bindings.soap11;
       if (media === "application/soap+xml") return bindings.soap12;
       return undefined;
@@ -139,39 +236,52 @@ export function createServiceCore(
     return params;
   }
 
-  async function invoke(binding: Binding, call: IncomingCall, requestId: string): Promise<WireResponse> {
-    let op: OperationModel | undefined;
+  const handlerTimeoutMs = options.handlerTimeoutMs;
+  const internalError = () => new ServiceError(ErrorCodes.InternalError, "The server could not complete the request.");
+
+  /** The wire answer for an error thrown while decoding, in the handler or while encoding. */
+  function failure(binding: Binding, error: unknown, op: OperationModel | undefined, seq: number): WireResponse {
+    if (error instanceof ServiceError) return binding.encodeError(error);
+    const message =
+      error instanceof ResultShapeError ? `result of ${op?.name}: ${error.message}` : "unexpected error in the handler";
+    log({ level: "error", message, requestId: requestIdOf(seq), operation: op?.name, error });
+    return binding.encodeError(internalError());
+  }
+
+  function encode(binding: Binding, op: OperationModel, result: unknown, values: ParamValues, seq: number): WireResponse {
     try {
-      const wire: WireRequest = {
-        method: call.method === "GET" ? "GET" : "POST",
-        path: call.path,
-        query: call.query,
-        headers: call.headers,
-        body: call.body,
-      };
-      const decoded = binding.decodeRequest(wire);
-      op = decoded.op;
-      const values = readParams(op, decoded.texts, binding.presence);
-      const timeout = AbortSignal.timeout(options.handlerTimeoutMs);
-      const context: CallContext = {
-        operation: op.name,
-        username: String(values[credentialNames[0]] ?? ""),
-        password: String(values[credentialNames[1]] ?? ""),
-        binding: binding.name,
-        requestId,
-        remoteAddress: call.remoteAddress,
-        signal: AbortSignal.any([call.signal, timeout]),
-      };
-      const handler = handlers[op.name] as (params: unknown, context: CallContext) => unknown;
-      const result = await handler.call(implementation, handlerParams(op, values), context);
-      if (timeout.aborted) throw new ServiceError(ErrorCodes.RequestTimeout, "The operation took too long and was stopped.");
       return binding.encodeResponse(op, result, values);
     } catch (error) {
-      if (error instanceof ServiceError) return binding.encodeError(error);
-      const message =
-        error instanceof ResultShapeError ? `result of ${op?.name}: ${error.message}` : "unexpected error in the handler";
-      log({ level: "error", message, requestId, operation: op?.name, error });
-      return binding.encodeError(new ServiceError(ErrorCodes.InternalError, "The server could not complete the request."));
+      return failure(binding, error, op, seq);
+    }
+  }
+
+  // Synchronous up to the handler's result; only a handler that returns a promise costs a promise here.
+  function invoke(binding: Binding, call: IncomingCall, seq: number): WireResponse | Promise<WireResponse> {
+    let op: OperationModel | undefined;
+    try {
+      // bindingFor only picks a binding for GET or POST, so the call is a WireRequest as it stands.
+      const decoded = binding.decodeRequest(call as IncomingCall & WireRequest);
+      op = decoded.op;
+      const values = readParams(op, decoded.texts, binding.presence);
+      const context = new RequestContext(
+        op.name,
+        String(values[credentialNames[0]] ?? ""),
+        String(values[credentialNames[1]] ?? ""),
+        binding.name,
+        call,
+        seq,
+      );
+      const handler = handlers[op.name] as (params: unknown, context: CallContext) => unknown;
+      const result = handler.call(implementation, handlerParams(op, values), context);
+      if (!isThenable(result)) return binding.encodeResponse(op, result, values);
+      const known = op;
+      return withinTime(result, context, handlerTimeoutMs).then(
+        (value) => encode(binding, known, value, values, seq),
+        (error: unknown) => failure(binding, error, known, seq),
+      );
+    } catch (error) {
+      return failure(binding, error, op, seq);
     }
   }
 
@@ -188,28 +298,33 @@ export function createServiceCore(
     return { status: 200, headers: HTML, body: documents.helpIndexHtml(call.endpointUrl) };
   }
 
+  function dispatch(call: IncomingCall): WireResponse | Promise<WireResponse> {
+    const seq = ++requestCounter;
+    const binding = bindingFor(call.method, call.path, call.headers["content-type"]);
+    if (binding) return invoke(binding, call, seq);
+    if (call.path === "" && (call.method === "GET" || call.method === "HEAD")) return documentResponse(call);
+    if (call.path === "" && call.method === "POST") {
+      const media = (call.headers["content-type"] ?? "").split(";")[0].trim() || "(none)";
+      return textResponse(415, "System.InvalidOperationException", `Request format is unrecognized: ${media}.`, ErrorCodes.UnsupportedMediaType);
+    }
+    return {
+      ...textResponse(405, "System.InvalidOperationException", `The method ${call.method} is not allowed here.`, ErrorCodes.MethodNotAllowed),
+      headers: {
+        "content-type": "text/plain; charset=utf-8",
+        "x-error-code": ErrorCodes.MethodNotAllowed,
+        allow: call.path === "" ? "GET, HEAD, POST" : "GET, POST",
+      },
+    };
+  }
+
   return {
     service,
     options,
     bindingFor,
     async handle(call: IncomingCall): Promise<WireResponse> {
-      const requestId = `${requestPrefix}-${(++requestCounter).toString(36)}`;
-      const binding = bindingFor(call.method, call.path, call.headers["content-type"]);
-      if (binding) return invoke(binding, call, requestId);
-      if (call.path === "" && (call.method === "GET" || call.method === "HEAD")) return documentResponse(call);
-      if (call.path === "" && call.method === "POST") {
-        const media = (call.headers["content-type"] ?? "").split(";")[0].trim() || "(none)";
-        return textResponse(415, "System.InvalidOperationException", `Request format is unrecognized: ${media}.`, ErrorCodes.UnsupportedMediaType);
-      }
-      return {
-        ...textResponse(405, "System.InvalidOperationException", `The method ${call.method} is not allowed here.`, ErrorCodes.MethodNotAllowed),
-        headers: {
-          "content-type": "text/plain; charset=utf-8",
-          "x-error-code": ErrorCodes.MethodNotAllowed,
-          allow: call.path === "" ? "GET, HEAD, POST" : "GET, POST",
-        },
-      };
+      return dispatch(call);
     },
+    dispatch,
     tooLarge(method, path, contentType, limit): WireResponse {
       const error = clientError(ErrorCodes.BodyTooLarge, `The request body is larger than ${limit} bytes.`, {
         status: 413,

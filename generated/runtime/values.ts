@@ -95,9 +95,47 @@ function isClockTime(hour: number, minute: number, second: number): boolean {
   return hour <= 23 && minute <= 59 && second <= 59;
 }
 
+/** The two-digit number at i, or -1 when the two characters there are not both digits. */
+function twoDigits(t: string, i: number): number {
+  const a = t.charCodeAt(i) - 48;
+  const b = t.charCodeAt(i + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
+/**
+ * True for a valid dateTime in the shapes nearly every value has (`yyyy-MM-ddTHH:mm:ss`, then nothing,
+ * `Z` or `+hh:mm`), checked without a regex or allocation (dateTime fields are in every list record).
+ * False means "not decided here": the full check below gives the verdict and the message.
+ */
+function isPlainDateTime(t: string): boolean {
+  const n = t.length;
+  if (n !== 19 && n !== 20 && n !== 25) return false;
+  if (t.charCodeAt(4) !== 45 || t.charCodeAt(7) !== 45 || t.charCodeAt(10) !== 84 || t.charCodeAt(13) !== 58 || t.charCodeAt(16) !== 58) {
+    return false;
+  }
+  const century = twoDigits(t, 0);
+  const yy = twoDigits(t, 2);
+  const month = twoDigits(t, 5);
+  const day = twoDigits(t, 8);
+  const hour = twoDigits(t, 11);
+  const minute = twoDigits(t, 14);
+  const second = twoDigits(t, 17);
+  if (century < 0 || yy < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return false;
+  if (n === 20 && t.charCodeAt(19) !== 90) return false;
+  if (n === 25) {
+    const sign = t.charCodeAt(19);
+    if ((sign !== 43 && sign !== 45) || t.charCodeAt(22) !== 58) return false;
+    const zh = twoDigits(t, 20);
+    const zm = twoDigits(t, 23);
+    if (zh < 0 || zm < 0 || zh > 14 || zm > 59) return false;
+  }
+  return isCalendarDate(century * 100 + yy, month, day) && isClockTime(hour, minute, second);
+}
+
 /** Validates an xs:dateTime and returns it as sent (trimmed): no zone is added, none is removed. */
 export function parseDateTime(text: string): string {
   const t = trimXml(text);
+  if (isPlainDateTime(t)) return t;
   const m = DATETIME_RE.exec(t);
   if (!m) throw new ConversionError("dateTime", "is not a date and time of the form yyyy-MM-ddTHH:mm:ss");
   if (!isCalendarDate(Number(m[1]), Number(m[2]), Number(m[3])) || !isClockTime(+m[4], +m[5], +m[6])) {
@@ -150,7 +188,17 @@ function formatDouble(value: unknown): string {
   if (Number.isNaN(value)) return "NaN";
   if (value === Infinity) return "INF";
   if (value === -Infinity) return "-INF";
-  return Object.is(value, -0) ? "-0" : String(value).replace("e+", "E+").replace("e-", "E-");
+  if (value === 0) return Object.is(value, -0) ? "-0" : "0";
+  // .NET's XmlConvert writes double.ToString("R"): the shortest round-trip digits, in exponent form
+  // (`1E+15`, `1.5E-07`: two exponent digits at least) when the point would sit more than 15 digits
+  // (or than the digit count) right of the first digit, or more than 4 zeros left of it.
+  const [mantissa, exponentText] = value.toExponential().split("e");
+  const exponent = Number(exponentText);
+  const digitCount = mantissa.replace(/[-.]/g, "").length;
+  if (exponent + 1 > Math.max(digitCount, 15) || exponent < -4) {
+    return `${mantissa}E${exponent < 0 ? "-" : "+"}${String(Math.abs(exponent)).padStart(2, "0")}`;
+  }
+  return String(value);
 }
 
 const formatters: { [K in SoapType]: (value: unknown) => string } = {

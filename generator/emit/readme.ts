@@ -30,6 +30,7 @@ export function emitReadme(
   });
   const content = template({
     service: model.name,
+    endpoint: model.endpoint,
     specFile: ctx.specFile,
     folderHint: kebab(model.name),
     files: files.map((file) => ({ path: file.path, description: file.description ?? "" })),

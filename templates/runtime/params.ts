@@ -1,7 +1,7 @@
 // Parameters between their wire text (one slot per parameter, in spec order) and typed values.
 
 import { clientError, ErrorCodes, ServiceError } from "./errors.js";
-import type { OperationModel, ParamModel } from "./model.js";
+import type { OperationModel, ParamModel, ServiceModel } from "./model.js";
 import { validateParams } from "./rules.js";
 import { ConversionError, dotNetTypeName, formatValue, parseValue } from "./values.js";
 
@@ -88,4 +88,17 @@ export function writeParams(op: OperationModel, values: ParamValues): ParamTexts
     }
   }
   return texts;
+}
+
+/** Parameter name -> position in OperationModel.params, per operation (the first position if a name repeats). */
+export function paramIndexes(service: ServiceModel): Map<OperationModel, Map<string, number>> {
+  const out = new Map<OperationModel, Map<string, number>>();
+  for (const op of service.operations) {
+    const index = new Map<string, number>();
+    op.params.forEach((p, i) => {
+      if (!index.has(p.name)) index.set(p.name, i);
+    });
+    out.set(op, index);
+  }
+  return out;
 }

@@ -119,7 +119,7 @@ describe("writeDataSet", () => {
     {
       name: "null and undefined cells are omitted",
       row: { SubscriberId: null, Email: undefined, ViewTime: "2024-05-06T07:08:09", FieldValue: "" },
-      want: "<ViewTime>2024-05-06T07:08:09</ViewTime><DD3></DD3>",
+      want: "<ViewTime>2024-05-06T07:08:09</ViewTime><DD3 />",
     },
     {
       name: "text is escaped",

@@ -35,9 +35,9 @@ describe("writeRecordFields", () => {
       want: "<Id>1</Id><Created>2024-05-06T07:08:09</Created><MailinglistId>5</MailinglistId>",
     },
     {
-      name: "an empty string is written",
+      name: "an empty string is written as an empty element",
       given: { ...TRIGGER, Name: "", MailinglistName: "a & b" },
-      want: "<Id>1</Id><Name></Name><Created>2024-05-06T07:08:09</Created><MailinglistId>5</MailinglistId><MailinglistName>a &amp; b</MailinglistName>",
+      want: "<Id>1</Id><Name /><Created>2024-05-06T07:08:09</Created><MailinglistId>5</MailinglistId><MailinglistName>a &amp; b</MailinglistName>",
     },
     {
       name: "a Date is written in UTC, extra properties ignored",

@@ -85,9 +85,12 @@ describe("XmlOut", () => {
     { given: "ÅÄÖ 😀", want: "ÅÄÖ 😀" },
     { given: 'say "hi" it\'s', want: 'say "hi" it\'s' },
     { given: "line\r\nnext\ttab", want: "line&#xD;\nnext\ttab" },
-    { given: "", want: "" },
   ])("leaf escapes text: $given", ({ given, want }) => {
     expect(new XmlOut(false).leaf("t", given).toString()).toBe(`<t>${want}</t>`);
+  });
+
+  it("leaf writes an empty string as an empty element, as .NET does", () => {
+    expect(new XmlOut(true).open("r").leaf("t", "", ' a="1"').close("r").toString()).toBe('<r>\n  <t a="1" />\n</r>');
   });
 
   it("leaf refuses text XML cannot carry", () => {

@@ -5,7 +5,7 @@
 
 import { ErrorCodes, HttpBindingError, ResponseFormatError, ServiceError, type BindingName } from "../errors.js";
 import type { OperationModel, ResultModel, ServiceModel } from "../model.js";
-import type { ParamTexts, ParamValues } from "../params.js";
+import { paramIndexes, type ParamTexts, type ParamValues } from "../params.js";
 import { DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
 import type { Binding, BindingOptions, DecodedRequest, WireRequest, WireResponse } from "./binding.js";
 import { readResult, scalarText, writeResultChildren } from "./result.js";
@@ -46,9 +46,52 @@ export function parseErrorText(body: string): { exceptionType: string; reason: s
   return m ? { exceptionType: m[1], reason: m[2].trim() } : { exceptionType: "", reason: text };
 }
 
+/** Form-decodes one name or value; undefined when it is not plain enough to decode without URLSearchParams. */
+function decodeFormPart(part: string): string | undefined {
+  const spaced = part.indexOf("+") < 0 ? part : part.replaceAll("+", " ");
+  if (spaced.indexOf("%") < 0) return spaced;
+  try {
+    // Succeeds only for well-formed escapes of valid UTF-8, where it agrees with URLSearchParams.
+    return decodeURIComponent(spaced);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The first value of each parameter in an application/x-www-form-urlencoded text, read as URLSearchParams
+ * reads it, without building one (and without a look-up per parameter). Returns undefined for the rare
+ * form it leaves to URLSearchParams: non-ASCII characters, a malformed escape, invalid UTF-8.
+ */
+function quickFormTexts(form: string, count: number, index: ReadonlyMap<string, number>): ParamTexts | undefined {
+  for (let i = 0; i < form.length; i++) if (form.charCodeAt(i) > 0x7f) return undefined;
+  const texts: ParamTexts = new Array(count);
+  const n = form.length;
+  let start = 0;
+  while (start < n) {
+    let end = form.indexOf("&", start);
+    if (end < 0) end = n;
+    if (end > start) {
+      const eq = form.indexOf("=", start);
+      const hasValue = eq >= 0 && eq < end;
+      const name = decodeFormPart(form.slice(start, hasValue ? eq : end));
+      if (name === undefined) return undefined;
+      const i = index.get(name);
+      if (i !== undefined && texts[i] === undefined) {
+        const value = hasValue ? decodeFormPart(form.slice(eq + 1, end)) : "";
+        if (value === undefined) return undefined;
+        texts[i] = value;
+      }
+    }
+    start = end + 1;
+  }
+  return texts;
+}
+
 export function createHttpBinding(variant: HttpVariant, service: ServiceModel, options: BindingOptions): Binding {
   const ns = service.namespace;
   const byName = new Map(service.operations.map((op) => [op.name, op]));
+  const indexes = paramIndexes(service);
   const arrayAttrs = ` xmlns:xsd="${XSD_NS}" xmlns:xsi="${XSI_NS}" xmlns="${ns}"`;
   const readOptions = { maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH };
 
@@ -74,7 +117,10 @@ export function createHttpBinding(variant: HttpVariant, service: ServiceModel, o
           exceptionType: "System.InvalidOperationException",
         });
       }
-      const form = new URLSearchParams(variant.fromRequest(request));
+      const text = variant.fromRequest(request);
+      const quick = quickFormTexts(text, op.params.length, indexes.get(op) as Map<string, number>);
+      if (quick !== undefined) return { op, texts: quick };
+      const form = new URLSearchParams(text);
       const texts: ParamTexts = op.params.map((p) => form.get(p.name) ?? undefined);
       return { op, texts };
     },
@@ -104,6 +150,11 @@ export function createHttpBinding(variant: HttpVariant, service: ServiceModel, o
 
     decodeResponse(op: OperationModel, response: WireResponse, request: ParamValues): unknown {
       if (response.status !== 200) {
+        // The binding's errors are text; an HTML page (a proxy's 502, an IIS error page) is not one.
+        const media = (response.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+        if (media !== "" && media !== "text/plain") {
+          throw formatError(op, response.status, `the error answer is ${media}, not the binding's text/plain error`);
+        }
         const { exceptionType, reason } = parseErrorText(response.body);
         const errorCode = response.headers[ERROR_CODE_HEADER];
         throw new HttpBindingError({ status: response.status, exceptionType, reason, errorCode }, variant.binding, op.name);

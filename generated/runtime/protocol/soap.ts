@@ -12,8 +12,8 @@ import {
   type BindingName,
 } from "../errors.js";
 import type { OperationModel, ServiceModel } from "../model.js";
-import type { ParamTexts, ParamValues } from "../params.js";
-import { DEFAULT_MAX_DEPTH, XmlRefusal, type XmlElement } from "../xml/tree.js";
+import { paramIndexes, type ParamTexts, type ParamValues } from "../params.js";
+import { DEFAULT_MAX_DEPTH, XmlRefusal, type XmlAttribute, type XmlElement } from "../xml/tree.js";
 import { escapeText } from "../xml/write.js";
 import type { Binding, BindingOptions, DecodedRequest, WireRequest, WireResponse } from "./binding.js";
 import { readResult, scalarText, writeResultChildren } from "./result.js";
@@ -62,6 +62,7 @@ export function createSoapBinding(version: SoapVersion, service: ServiceModel, o
   const envelopeClose = "</soap:Body></soap:Envelope>";
   const byName = new Map(service.operations.map((op) => [op.name, op]));
   const byAction = new Map(service.operations.map((op) => [ns + op.name, op]));
+  const indexes = paramIndexes(service);
   const readOptions = { maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH };
   const responseHeaders = { "content-type": version.contentType };
 
@@ -109,12 +110,14 @@ export function createSoapBinding(version: SoapVersion, service: ServiceModel, o
 
   function paramTexts(op: OperationModel, el: XmlElement): ParamTexts {
     const texts: ParamTexts = new Array(op.params.length);
-    for (const c of el.children) {
+    const index = indexes.get(op) as Map<string, number>;
+    const children = el.children;
+    for (let k = 0; k < children.length; k++) {
+      const c = children[k];
       if (c.ns !== ns) continue;
-      const i = op.params.findIndex((p) => p.name === c.local);
-      if (i < 0 || texts[i] !== undefined) continue;
-      const nil = c.attrs.some((a) => a.ns === XSI_NS && a.local === "nil" && (a.value === "true" || a.value === "1"));
-      texts[i] = nil ? undefined : c.text;
+      const i = index.get(c.local);
+      if (i === undefined || texts[i] !== undefined) continue;
+      texts[i] = c.attrs.length > 0 && isNil(c.attrs) ? undefined : c.text;
     }
     return texts;
   }
@@ -131,7 +134,9 @@ export function createSoapBinding(version: SoapVersion, service: ServiceModel, o
       let body = `${envelopeOpen}<${op.name} xmlns="${ns}">`;
       op.params.forEach((p, i) => {
         const text = texts[i];
-        if (text !== undefined) body += `<${p.name}>${escapeText(text)}</${p.name}>`;
+        // An empty string is `<p />`, as a .NET client writes it; an absent one is left out.
+        if (text === "") body += `<${p.name} />`;
+        else if (text !== undefined) body += `<${p.name}>${escapeText(text)}</${p.name}>`;
       });
       body += `</${op.name}>${envelopeClose}`;
       return { method: "POST", path: "", query: "", headers: version.requestHeaders(ns + op.name), body };
@@ -197,6 +202,12 @@ export function createSoapBinding(version: SoapVersion, service: ServiceModel, o
       }
     },
   };
+}
+
+/** Whether the attributes say xsi:nil="true" (or "1"). */
+function isNil(attrs: readonly XmlAttribute[]): boolean {
+  for (const a of attrs) if (a.ns === XSI_NS && a.local === "nil" && (a.value === "true" || a.value === "1")) return true;
+  return false;
 }
 
 /** Strips the prefix of a QName-valued text such as `soap:Client`. */

@@ -301,6 +301,14 @@ function lookup(nsP: readonly string[], nsU: readonly string[], prefix: string):
   return undefined;
 }
 
+/** Drops the bindings made since mark (popping: usually none, and cheaper than setting length). */
+function unbind(nsP: string[], nsU: string[], mark: number): void {
+  while (nsP.length > mark) {
+    nsP.pop();
+    nsU.pop();
+  }
+}
+
 function declare(nsP: string[], nsU: string[], prefix: string, uri: string): void {
   if (prefix === "xml") {
     if (uri !== XML_NS) fail("The prefix 'xml' cannot be rebound.");
@@ -407,7 +415,7 @@ export function readXml(text: string, options?: ReadOptions): XmlElement {
         i++;
         open.pop();
         openQ.pop();
-        nsP.length = nsU.length = marks.pop() as number;
+        unbind(nsP, nsU, marks.pop() as number);
         cur = open.length > 0 ? open[open.length - 1] : null;
         continue;
       }
@@ -482,7 +490,7 @@ export function readXml(text: string, options?: ReadOptions): XmlElement {
     if (cur !== null) cur.children.push(node);
     else root = node;
     if (empty) {
-      nsP.length = nsU.length = mark;
+      unbind(nsP, nsU, mark);
     } else {
       open.push(node);
       openQ.push(qname);

@@ -2,11 +2,11 @@
 // that holds the result (SOAP `<OpResult>` vs. an HTTP root element) and in layout (compact vs. indented).
 
 import { readDataSet, writeDataSet, type DataSetResult } from "../dataset.js";
-import type { OperationModel, RecordModel, ResultModel } from "../model.js";
+import type { OperationModel, RecordModel, ResultModel, SoapType } from "../model.js";
 import type { ParamValues } from "../params.js";
 import { formatValue, parseValue } from "../values.js";
 import type { XmlElement } from "../xml/tree.js";
-import { XmlOut } from "./xml-out.js";
+import { tagMarkup, XmlOut, type TagMarkup } from "./xml-out.js";
 
 type Fields = Readonly<Record<string, unknown>>;
 
@@ -23,21 +23,56 @@ function asFields(value: unknown, what: string): Fields {
   return value as Fields;
 }
 
-/** Writes a record's fields as child elements; a null/undefined string field is omitted, as .NET does. */
-export function writeRecordFields(out: XmlOut, record: RecordModel, value: unknown): void {
+interface FieldWriter {
+  readonly name: string;
+  readonly type: SoapType;
+  readonly tag: TagMarkup;
+}
+
+/** A record's element markup, made once per record model (list results write it for every item). */
+interface RecordWriter {
+  readonly tag: TagMarkup;
+  readonly fields: readonly FieldWriter[];
+}
+
+const recordWriters = new WeakMap<RecordModel, RecordWriter>();
+
+function recordWriter(record: RecordModel): RecordWriter {
+  let writer = recordWriters.get(record);
+  if (writer === undefined) {
+    writer = {
+      tag: tagMarkup(record.name),
+      fields: record.fields.map((f) => ({ name: f.name, type: f.type, tag: tagMarkup(f.name) })),
+    };
+    recordWriters.set(record, writer);
+  }
+  return writer;
+}
+
+function writeFields(out: XmlOut, record: RecordModel, fieldWriters: readonly FieldWriter[], value: unknown): void {
   const fields = asFields(value, record.name);
-  for (const field of record.fields) {
+  for (let i = 0; i < fieldWriters.length; i++) {
+    const field = fieldWriters[i];
     const v = fields[field.name];
     if (v === undefined || v === null) {
       if (field.type === "string") continue;
       throw new ResultShapeError(`${record.name}.${field.name} is missing`);
     }
     try {
-      out.leaf(field.name, formatValue(field.type, v));
+      const text = formatValue(field.type, v);
+      // Only string values can hold markup characters: the other types' texts are validated numbers,
+      // dates and booleans (and escaping still refuses what XML cannot carry in a string).
+      if (field.type === "string") out.leafTag(field.tag, text);
+      else out.rawLeafTag(field.tag, text);
     } catch (error) {
       throw new ResultShapeError(`${record.name}.${field.name} ${(error as Error).message}`);
     }
   }
+}
+
+/** Writes a record's fields as child elements; a null/undefined string field is omitted, as .NET does. */
+export function writeRecordFields(out: XmlOut, record: RecordModel, value: unknown): void {
+  writeFields(out, record, recordWriter(record).fields, value);
 }
 
 /** The rows of a DataSet handler result: an array of rows or a DataSetResult. */
@@ -58,10 +93,11 @@ export function writeResultChildren(out: XmlOut, result: ResultModel, value: unk
       throw new ResultShapeError("a scalar result has no children");
     case "list": {
       if (!Array.isArray(value)) throw new ResultShapeError(`the result is not an array of ${result.record.name}`);
-      for (const item of value) {
-        out.open(result.record.name);
-        writeRecordFields(out, result.record, item);
-        out.close(result.record.name);
+      const writer = recordWriter(result.record);
+      for (let i = 0; i < value.length; i++) {
+        out.openTag(writer.tag);
+        writeFields(out, result.record, writer.fields, value[i]);
+        out.closeTag(writer.tag);
       }
       return value.length > 0;
     }

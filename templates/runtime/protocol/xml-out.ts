@@ -4,6 +4,17 @@
 
 import { escapeText } from "../xml/write.js";
 
+/** An element name's markup, made once and reused: `<n>`, `</n>`, `<n />`. */
+export interface TagMarkup {
+  readonly open: string;
+  readonly close: string;
+  readonly empty: string;
+}
+
+export function tagMarkup(name: string): TagMarkup {
+  return { open: `<${name}>`, close: `</${name}>`, empty: `<${name} />` };
+}
+
 export class XmlOut {
   private out = "";
   private depth: number;
@@ -39,10 +50,40 @@ export class XmlOut {
     return this;
   }
 
-  /** `<tag attrs>text</tag>` on one line. */
+  /** `<tag attrs>text</tag>` on one line; `<tag attrs />` for "", as .NET's XmlWriter.WriteElementString does. */
   leaf(tag: string, text: string, attrs = ""): this {
     this.line();
-    this.out += `<${tag}${attrs}>${escapeText(text)}</${tag}>`;
+    this.out += text === "" ? `<${tag}${attrs} />` : `<${tag}${attrs}>${escapeText(text)}</${tag}>`;
+    return this;
+  }
+
+  /** As open(name) for a name without attributes, from markup made once (list results write many). */
+  openTag(tag: TagMarkup): this {
+    this.line();
+    this.out += tag.open;
+    this.depth++;
+    return this;
+  }
+
+  /** As close(name), from markup made once. */
+  closeTag(tag: TagMarkup): this {
+    this.depth--;
+    this.line();
+    this.out += tag.close;
+    return this;
+  }
+
+  /** As leaf(name, text) for a name without attributes, from markup made once. */
+  leafTag(tag: TagMarkup, text: string): this {
+    this.line();
+    this.out += text === "" ? tag.empty : tag.open + escapeText(text) + tag.close;
+    return this;
+  }
+
+  /** As leafTag for text known to need no escaping (formatted numbers, dates, booleans). */
+  rawLeafTag(tag: TagMarkup, text: string): this {
+    this.line();
+    this.out += text === "" ? tag.empty : tag.open + text + tag.close;
     return this;
   }
 

@@ -11,7 +11,8 @@
 //    characters outside XML's Char production refused; characters JavaScript's \s matches but XML's
 //    S does not (fast-xml-parser splits tags at \s) swapped for control characters, free since they
 //    were just refused, and swapped back in text and attribute values (in a name they make
-//    XMLValidator refuse);
+//    XMLValidator refuse); "__proto__" swapped for a stand-in name (XMLValidator misses a repeated
+//    __proto__ attribute) and swapped back everywhere;
 //  - parsing: preserveOrder, no entity processing, no value parsing, no trimming; an empty comment
 //    appended so that text after the root reaches the tree; maxNestedTags stops deep documents early
 //    ("depth"); XMLValidator checks tags and attributes; text before the first or after the last
@@ -68,6 +69,7 @@ const SWAP_OUT = new Map<string, string>();
 type Restore = (s: string) => string;
 const same: Restore = (s) => s;
 const swapBack: Restore = (s) => s.replace(SWAPPED, (c) => SWAP_OUT.get(c) ?? c);
+const PROTO = "__proto__";
 const BAD_REF = /&(?!(?:lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);)/;
 const REF = /&(lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);/g;
 const NAMED: Readonly<Record<string, string>> = { lt: "<", gt: ">", amp: "&", quot: "\"", apos: "'" };
@@ -121,6 +123,32 @@ function decodeRefs(raw: string): string {
     if (!isXmlCharCp(cp)) fail("A character reference names a character that XML does not allow.");
     return String.fromCodePoint(cp);
   });
+}
+
+/**
+ * Swaps what fast-xml-parser mishandles for stand-ins that do not occur in s; returns the text to
+ * parse and the function that undoes the swaps on a string taken from the parser's output.
+ */
+function swapForParser(text: string): [string, Restore] {
+  let s = text;
+  let restore = same;
+  JS_ONLY_SPACE.lastIndex = 0;
+  if (JS_ONLY_SPACE.test(s)) {
+    s = s.replace(JS_ONLY_SPACE, (c) => SWAP_IN.get(c) ?? c);
+    restore = swapBack;
+  }
+  if (s.indexOf(PROTO) >= 0) {
+    // XMLValidator keeps attribute names as keys of a plain object, where "__proto__" is special:
+    // a repeated __proto__ attribute would go unnoticed. The stand-in holds a character s lacks.
+    let cp = 0x4e00;
+    while (cp <= 0x9fff && s.indexOf(String.fromCharCode(cp)) >= 0) cp++;
+    if (cp > 0x9fff) fail("The document cannot be read.");
+    const standIn = `__proto${String.fromCharCode(cp)}_`;
+    s = s.split(PROTO).join(standIn);
+    const inner = restore;
+    restore = (x) => inner(x.indexOf(standIn) < 0 ? x : x.split(standIn).join(PROTO));
+  }
+  return [s, restore];
 }
 
 /** Checks what fast-xml-parser would read loosely; returns the text it should parse. */
@@ -216,7 +244,7 @@ function splitQName(qname: string): [prefix: string, local: string] {
 }
 
 function openElement(node: Rec, key: string, parent: Scope, restore: Restore): Frame {
-  const [prefix, local] = splitQName(key.slice(TAG.length));
+  const [prefix, local] = splitQName(restore(key.slice(TAG.length)));
   const raw: Array<[prefix: string, local: string, value: string]> = [];
   let scope = parent;
   const decl = (p: string, uri: string): void => {
@@ -238,7 +266,7 @@ function openElement(node: Rec, key: string, parent: Scope, restore: Restore): F
       const rawValue = restore(str(attrMap[k]));
       if (rawValue.indexOf("<") >= 0) fail("'<' is not allowed in an attribute value.");
       const value = decodeRefs(rawValue.replace(/[\t\n\r]/g, " "));
-      const [p, l] = splitQName(k.slice(2));
+      const [p, l] = splitQName(restore(k.slice(2)));
       if (p === "" && l === "xmlns") decl("", value);
       else if (p === "xmlns") decl(l, value);
       else raw.push([p, l, value]);
@@ -310,14 +338,9 @@ function convert(top: readonly unknown[], maxDepth: number, restore: Restore): X
 /** Reads a whole document with fast-xml-parser and returns its root element. Throws XmlRefusal. */
 export function readXmlWithFastXmlParser(text: string, options?: ReadOptions): XmlElement {
   const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
-  let s = prepare(text);
-  if (NOT_XML_CHAR.test(s)) fail("The document contains a character that XML does not allow.");
-  let restore = same;
-  JS_ONLY_SPACE.lastIndex = 0;
-  if (JS_ONLY_SPACE.test(s)) {
-    s = s.replace(JS_ONLY_SPACE, (c) => SWAP_IN.get(c) ?? c);
-    restore = swapBack;
-  }
+  const prepared = prepare(text);
+  if (NOT_XML_CHAR.test(prepared)) fail("The document contains a character that XML does not allow.");
+  const [s, restore] = swapForParser(prepared);
   let parsed: unknown;
   try {
     // The trailing empty comment makes the parser hand over text after the root, which it would

@@ -193,7 +193,8 @@ class DocumentGenerator {
 }
 
 const INSERTS = ["<", ">", "&", ";", "\"", "'", "/", "=", "!", "?", "[", "]", "-", ":", "x", " ", "\t", "\n",
-  "\r", "#", "\u0000", "\u00A0", "é", "\uD800", "\uFEFF", "<a>", "</", "/>", "xmlns:p='u'"];
+  "\r", "#", "\u0000", "\u00A0", "é", "\uD800", "\uFEFF", "<a>", "</", "/>", "xmlns:p='u'", " xmlns='u'",
+  " __proto__='x'", "<![CDATA[", "]]>", "<!--", "-->", "<?", "?>", "&#", "&#x", "<!DOCTYPE a>"];
 
 function mutate(r: Random, doc: string): string {
   let s = doc;

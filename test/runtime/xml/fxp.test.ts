@@ -61,6 +61,7 @@ const lenient: Array<[string, string]> = [
   ["an end tag ending in '/>' (taken for an empty element, then popping the wrong element)", "<a>x</b/></a>"],
   ["a NUL inside a PI", "<a><?pi \u0000?></a>"],
   ["a no-break space after a tag name (trimmed away)", "<a\u00A0></a>"],
+  ["a repeated __proto__ attribute", "<a __proto__='1' __proto__='2'/>"],
 ];
 
 describe("fast-xml-parser on its own is lenient about", () => {
@@ -94,6 +95,14 @@ describe.each(readers)("%s reads what fast-xml-parser on its own gets wrong", (_
       });
     },
   );
+
+  it("__proto__ in names, text and values, next to the stand-in's characters", () => {
+    const doc = "<__proto__ __proto__='__proto__' p__proto__='一'>__proto__proto__一丁</__proto__>";
+    expect(read(doc)).toEqual({
+      ...leaf("__proto__", "__proto__proto__一丁"),
+      attrs: [{ ns: "", local: "__proto__", value: "__proto__" }, { ns: "", local: "p__proto__", value: "一" }],
+    });
+  });
 
   it("text and elements named like fast-xml-parser's own keys", () => {
     expect(read("<text><cdata>#text</cdata></text>").children[0]).toEqual(leaf("cdata", "#text"));

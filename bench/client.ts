@@ -1,0 +1,105 @@
+// Client codec micro-benchmark: µs per scalar call spent in the codecs, no network.
+// Per binding: binding.encodeRequest(op, writeParams(op, values)) + binding.decodeResponse(op, canned, values)
+// for InsertSubscriberSid, with the reader the generated client uses by default. Target: <= 10 µs.
+// Run alone: npx tsx bench/client.ts   (part of `npm run bench` otherwise)
+
+import { operations, service } from "../generated/model.js";
+import { bindingFactories } from "../generated/runtime/bindings.js";
+import type { BindingName } from "../generated/runtime/errors.js";
+import { writeParams, type ParamValues } from "../generated/runtime/params.js";
+import type { WireResponse } from "../generated/runtime/protocol/binding.js";
+import { readXml } from "../generated/runtime/xml/scan.js";
+import { NS, SID, SOAP11_NS, SOAP12_NS } from "./wire.js";
+
+export const CLIENT_TARGET_US = 10;
+
+const soapResponse = (envNs: string) =>
+  `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${envNs}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" ` +
+  `xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body><InsertSubscriberSidResponse xmlns="${NS}">` +
+  `<InsertSubscriberSidResult>${SID}</InsertSubscriberSidResult></InsertSubscriberSidResponse></soap:Body></soap:Envelope>`;
+
+const httpResponse = `<?xml version="1.0" encoding="utf-8"?>\n<long xmlns="${NS}">${SID}</long>`;
+
+/** The answers a server sends (wire/README.md §2, §3, §4), canned. */
+const canned: Record<BindingName, WireResponse> = {
+  soap11: { status: 200, headers: { "content-type": "text/xml; charset=utf-8" }, body: soapResponse(SOAP11_NS) },
+  soap12: { status: 200, headers: { "content-type": "application/soap+xml; charset=utf-8" }, body: soapResponse(SOAP12_NS) },
+  httpGet: { status: 200, headers: { "content-type": "text/xml; charset=utf-8" }, body: httpResponse },
+  httpPost: { status: 200, headers: { "content-type": "text/xml; charset=utf-8" }, body: httpResponse },
+};
+
+export interface ClientBenchRow {
+  readonly binding: BindingName;
+  readonly encodeUs: number;
+  readonly decodeUs: number;
+  readonly totalUs: number;
+}
+
+function timePerOp(fn: () => void, minMs: number): number {
+  for (let i = 0; i < 20_000; i++) fn(); // warm-up: let the JIT settle
+  let ops = 0;
+  let batch = 1_000;
+  const start = process.hrtime.bigint();
+  let elapsed = 0n;
+  const limit = BigInt(Math.round(minMs * 1e6));
+  while (elapsed < limit) {
+    for (let i = 0; i < batch; i++) fn();
+    ops += batch;
+    elapsed = process.hrtime.bigint() - start;
+    batch = Math.min(batch * 2, 100_000);
+  }
+  return Number(elapsed) / 1000 / ops;
+}
+
+export function runClientBench(minMs = 1000): ClientBenchRow[] {
+  const op = operations.InsertSubscriberSid;
+  const values: ParamValues = {
+    strUsername: "u",
+    strPassword: "p",
+    strEmail: "a@b",
+    strName: "N",
+    strFormat: "HTML",
+    strCountryCode: "46",
+    strPhoneNumber: "123",
+    strMailingListID: "1",
+  };
+  const rows: ClientBenchRow[] = [];
+  for (const name of ["soap11", "soap12", "httpGet", "httpPost"] as const) {
+    const binding = bindingFactories[name](service, { readXml });
+    const response = canned[name];
+    const check = binding.decodeResponse(op, response, values);
+    if (check !== SID) throw new Error(`${name}: decodeResponse gave ${String(check)}, not ${SID}`);
+    let sink = 0;
+    const encodeUs = timePerOp(() => {
+      sink += binding.encodeRequest(op, writeParams(op, values)).body.length;
+    }, minMs / 3);
+    const decodeUs = timePerOp(() => {
+      if (binding.decodeResponse(op, response, values) !== SID) sink++;
+    }, minMs / 3);
+    const totalUs = timePerOp(() => {
+      sink += binding.encodeRequest(op, writeParams(op, values)).body.length;
+      if (binding.decodeResponse(op, response, values) !== SID) sink++;
+    }, minMs / 3);
+    if (sink < 0) console.log(sink);
+    rows.push({ binding: name, encodeUs, decodeUs, totalUs });
+  }
+  return rows;
+}
+
+export function printClientTable(rows: readonly ClientBenchRow[]): boolean {
+  const header = ["binding", "encode µs", "decode µs", "encode+decode µs/op", "target"];
+  let pass = true;
+  const body = rows.map((r) => {
+    const ok = r.totalUs <= CLIENT_TARGET_US;
+    pass &&= ok;
+    return [r.binding, r.encodeUs.toFixed(2), r.decodeUs.toFixed(2), r.totalUs.toFixed(2), `<=${CLIENT_TARGET_US} µs ${ok ? "PASS" : "MISS"}`];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+  const fmt = (cells: readonly string[]) => cells.map((c, i) => (i > 0 && i < 4 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join("  ").trimEnd();
+  console.log([fmt(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(fmt)].join("\n"));
+  return pass;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  printClientTable(runClientBench());
+}

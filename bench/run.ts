@@ -1,0 +1,508 @@
+// `npm run bench [-- --duration 5 --warmup 2 --connections 32 --tool wrk|autocannon --only a,b --no-client]`
+//
+// Server throughput: each server runs in its own process on 127.0.0.1 and is driven from another
+// process (wrk when installed, otherwise autocannon), one row at a time, warm-up first, then a fixed
+// duration. Peak RSS is the server process's VmHWM (/proc/<pid>/status) read at the end of its row.
+// All ratios come from this one run. Then the client micro-benchmark (bench/client.ts).
+// Every child process is killed on exit, on error and on Ctrl-C.
+
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { printClientTable, runClientBench } from "./client.js";
+import { operations, service } from "../generated/model.js";
+import { bindingFactories } from "../generated/runtime/bindings.js";
+import { readXml } from "../generated/runtime/xml/scan.js";
+import { requests, triggerRecords, type BenchRequest } from "./wire.js";
+
+const { values: flags } = parseArgs({
+  options: {
+    duration: { type: "string", default: "5" },
+    warmup: { type: "string", default: "2" },
+    connections: { type: "string", default: "32" },
+    rounds: { type: "string", default: "1" },
+    threads: { type: "string", default: "1" },
+    tool: { type: "string" },
+    only: { type: "string" },
+    "no-client": { type: "boolean", default: false },
+    "client-only": { type: "boolean", default: false },
+    "server-node-args": { type: "string", default: "" },
+  },
+  allowPositionals: false,
+});
+
+function positive(name: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, got ${text}`);
+  return n;
+}
+
+const DURATION = positive("duration", flags.duration);
+const WARMUP = Number(flags.warmup) >= 0 ? Number(flags.warmup) : 2;
+const CONNECTIONS = Math.round(positive("connections", flags.connections));
+const THREADS = Math.round(positive("threads", flags.threads));
+const ROUNDS = Math.round(positive("rounds", flags.rounds));
+const SERVER_NODE_ARGS = flags["server-node-args"].split(" ").filter(Boolean);
+
+// ---- child processes -------------------------------------------------------------------------------
+
+const children = new Set<ChildProcess>();
+let tmp: string | undefined;
+
+function killAll(): void {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+      try {
+        process.kill(child.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  }
+  children.clear();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+  tmp = undefined;
+}
+
+process.on("exit", killAll);
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.on(signal, () => {
+    killAll();
+    process.exit(130);
+  });
+}
+
+function track<T extends ChildProcess>(child: T): T {
+  children.add(child);
+  child.on("exit", () => children.delete(child));
+  return child;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
+}
+
+type ServerKind = "floor" | "floor-list" | "ours" | "node-soap";
+
+interface RunningServer {
+  readonly child: ChildProcess;
+  readonly port: number;
+}
+
+const serversSource = fileURLToPath(new URL("./servers.ts", import.meta.url));
+/** Inside the project, so the bundle's bare imports (soap) resolve from node_modules. */
+const buildDir = fileURLToPath(new URL("../.tmp/bench/", import.meta.url));
+
+/**
+ * How a server process is started. The servers are bundled to plain JavaScript with tsx's own esbuild
+ * (the same transform tsx applies), so a server process carries no TypeScript loader: tsx alone adds
+ * ~35 MiB of RSS and startup work that no deployed server has. Falls back to `--import tsx`.
+ */
+async function serverCommand(): Promise<{ args: string[]; note: string }> {
+  try {
+    const require = createRequire(import.meta.url);
+    const esbuild = createRequire(require.resolve("tsx/package.json"))("esbuild") as typeof import("esbuild");
+    rmSync(buildDir, { recursive: true, force: true });
+    await esbuild.build({
+      entryPoints: { servers: serversSource },
+      outdir: buildDir,
+      outExtension: { ".js": ".mjs" },
+      bundle: true,
+      splitting: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      packages: "external",
+      logLevel: "error",
+    });
+    return { args: [join(buildDir, "servers.mjs")], note: `servers bundled with esbuild ${esbuild.version}` };
+  } catch (error) {
+    return { args: ["--import", "tsx", serversSource], note: `servers run under tsx (bundling failed: ${(error as Error).message})` };
+  }
+}
+
+let serverArgs: string[] = [];
+
+/** The exact SOAP 1.1 GetTriggerIdForAccount answer (LIST_SIZE records) our server sends. */
+const LIST_ANSWER = bindingFactories
+  .soap11(service, { readXml })
+  .encodeResponse(operations.GetTriggerIdForAccount, triggerRecords(), { strUsername: "u", strPassword: "p" }).body;
+
+/** A file holding LIST_ANSWER, for the floor-list server to answer with. */
+function listAnswerFile(): string {
+  tmp ??= mkdtempSync(join(tmpdir(), "eas-bench-"));
+  const file = join(tmp, "list-answer.xml");
+  writeFileSync(file, LIST_ANSWER);
+  return file;
+}
+
+async function startServer(kind: ServerKind): Promise<RunningServer> {
+  const child = track(
+    spawn(process.execPath, [...SERVER_NODE_ARGS, ...serverArgs, kind], {
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+      env: {
+        ...process.env,
+        EAS_BENCH_WSDL: fileURLToPath(new URL("../generated/ExternalAPIService.wsdl", import.meta.url)),
+        EAS_BENCH_BODY: listAnswerFile(),
+      },
+    }),
+  );
+  const port = await withTimeout(
+    new Promise<number>((resolve, reject) => {
+      child.once("message", (m: { port?: number }) => (m.port ? resolve(m.port) : reject(new Error(`bad message ${JSON.stringify(m)}`))));
+      child.once("exit", (code) => reject(new Error(`the ${kind} server exited with ${code} before listening`)));
+      child.once("error", reject);
+    }),
+    30_000,
+    `starting the ${kind} server`,
+  );
+  return { child, port };
+}
+
+/** Peak resident set of a process so far (VmHWM), in bytes. */
+function peakRss(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const m = /^VmHWM:\s+(\d+)\s+kB/m.exec(status);
+  if (!m) throw new Error(`no VmHWM in /proc/${pid}/status`);
+  return Number(m[1]) * 1024;
+}
+
+/** Asks the server to exit (IPC disconnect, so a --cpu-prof profile gets written), then kills it. */
+async function stopServer(server: RunningServer): Promise<void> {
+  const { child } = server;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  if (child.connected) child.disconnect();
+  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+// ---- load tools --------------------------------------------------------------------------------------
+
+interface LoadResult {
+  readonly requests: number;
+  readonly seconds: number;
+  readonly rps: number;
+  readonly p50ms: number;
+  readonly p99ms: number;
+  /** Socket errors, timeouts and non-2xx answers together. */
+  readonly failures: number;
+}
+
+type LoadTool = "wrk" | "autocannon";
+
+function hasWrk(): boolean {
+  const r = spawnSync("wrk", ["--version"], { stdio: "ignore" });
+  return r.error === undefined;
+}
+
+const TOOL: LoadTool = (() => {
+  if (flags.tool === "wrk" || flags.tool === "autocannon") return flags.tool;
+  if (flags.tool !== undefined) throw new Error(`--tool must be wrk or autocannon, got ${flags.tool}`);
+  return hasWrk() ? "wrk" : "autocannon";
+})();
+
+function collect(child: ChildProcess, what: string, limitMs: number): Promise<string> {
+  let out = "";
+  child.stdout?.setEncoding("utf8").on("data", (d: string) => (out += d));
+  let err = "";
+  child.stderr?.setEncoding("utf8").on("data", (d: string) => (err += d));
+  const done = new Promise<string>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code, signal) =>
+      code === 0 ? resolve(out) : reject(new Error(`${what} exited with ${code ?? signal}: ${err.trim() || out.trim()}`)),
+    );
+  });
+  return withTimeout(done, limitMs, what).catch((error: unknown) => {
+    if (child.exitCode === null) child.kill("SIGKILL");
+    throw error;
+  });
+}
+
+function luaString(s: string): string {
+  if (!/^[\x20-\x7e]*$/.test(s)) throw new Error("wrk scripts here carry printable ASCII only");
+  return JSON.stringify(s); // \" and \\ mean the same in Lua
+}
+
+async function runWrk(url: string, request: BenchRequest, seconds: number): Promise<LoadResult> {
+  tmp ??= mkdtempSync(join(tmpdir(), "eas-bench-"));
+  const script = join(tmp, "request.lua");
+  const lines = [`wrk.method = ${luaString(request.method)}`];
+  if (request.body !== "") lines.push(`wrk.body = ${luaString(request.body)}`);
+  for (const [name, value] of Object.entries(request.headers)) lines.push(`wrk.headers[${luaString(name)}] = ${luaString(value)}`);
+  lines.push(
+    "done = function(summary, latency, requests)",
+    "  local e = summary.errors",
+    '  io.write(string.format("WRKJSON {\\"requests\\":%d,\\"us\\":%d,\\"p50\\":%d,\\"p99\\":%d,\\"failures\\":%d}\\n",',
+    "    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),",
+    "    e.connect + e.read + e.write + e.status + e.timeout))",
+    "end",
+  );
+  writeFileSync(script, lines.join("\n") + "\n");
+  const args = ["-t", String(THREADS), "-c", String(CONNECTIONS), "-d", `${seconds}s`, "--timeout", "10s", "-s", script, url];
+  const out = await collect(track(spawn("wrk", args, { stdio: ["ignore", "pipe", "pipe"] })), "wrk", (seconds + 30) * 1000);
+  const line = out.split("\n").find((l) => l.startsWith("WRKJSON "));
+  if (!line) throw new Error(`wrk printed no summary:\n${out}`);
+  const r = JSON.parse(line.slice(8)) as { requests: number; us: number; p50: number; p99: number; failures: number };
+  return {
+    requests: r.requests,
+    seconds: r.us / 1e6,
+    rps: r.requests / (r.us / 1e6),
+    p50ms: r.p50 / 1000,
+    p99ms: r.p99 / 1000,
+    failures: r.failures,
+  };
+}
+
+async function runAutocannon(url: string, request: BenchRequest, seconds: number): Promise<LoadResult> {
+  tmp ??= mkdtempSync(join(tmpdir(), "eas-bench-"));
+  const bin = createRequire(import.meta.url).resolve("autocannon/autocannon.js");
+  const args = [bin, "-c", String(CONNECTIONS), "-d", String(seconds), "-m", request.method, "-j", "-n"];
+  for (const [name, value] of Object.entries(request.headers)) args.push("-H", `${name}=${value}`);
+  if (request.body !== "") {
+    const bodyFile = join(tmp, "body");
+    writeFileSync(bodyFile, request.body);
+    args.push("-i", bodyFile);
+  }
+  args.push(url);
+  const out = await collect(
+    track(spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] })),
+    "autocannon",
+    (seconds + 30) * 1000,
+  );
+  const r = JSON.parse(out.slice(out.indexOf("{"))) as {
+    duration: number;
+    requests: { total: number };
+    latency: { p50: number; p99: number };
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+  };
+  return {
+    requests: r.requests.total,
+    seconds: r.duration,
+    rps: r.requests.total / r.duration,
+    p50ms: r.latency.p50,
+    p99ms: r.latency.p99,
+    failures: r.errors + r.timeouts + r.non2xx,
+  };
+}
+
+function load(url: string, request: BenchRequest, seconds: number): Promise<LoadResult> {
+  return TOOL === "wrk" ? runWrk(url, request, seconds) : runAutocannon(url, request, seconds);
+}
+
+/** One request before the load: the server must answer 200 with the expected content. */
+async function preflight(base: string, request: BenchRequest, what: string): Promise<void> {
+  const response = await fetch(base + request.path, {
+    method: request.method,
+    headers: request.headers,
+    body: request.method === "POST" ? request.body : undefined,
+    signal: AbortSignal.timeout(10_000),
+  });
+  const body = await response.text();
+  if (response.status !== 200 || !body.includes(request.expect)) {
+    throw new Error(`${what}: expected 200 containing ${request.expect}, got ${response.status}:\n${body.slice(0, 600)}`);
+  }
+}
+
+// ---- rows ---------------------------------------------------------------------------------------------
+
+interface Row {
+  readonly id: string;
+  readonly label: string;
+  readonly server: ServerKind;
+  readonly request: BenchRequest;
+  /** Required fraction of the floor's req/s. */
+  readonly floorTarget?: number;
+  /** Required multiple of node-soap's req/s. */
+  readonly nodeSoapTarget?: number;
+}
+
+const rows: Row[] = [
+  {
+    id: "floor",
+    label: "floor: raw node:http, fixed 400 B",
+    server: "floor",
+    request: { ...requests.soap11Insert, expect: "<InsertSubscriberSidResult>123456789012<" },
+  },
+  { id: "soap11", label: "ours SOAP 1.1 InsertSubscriberSid", server: "ours", request: requests.soap11Insert, floorTarget: 0.6, nodeSoapTarget: 4 },
+  { id: "soap12", label: "ours SOAP 1.2 InsertSubscriberSid", server: "ours", request: requests.soap12Insert, floorTarget: 0.5 },
+  { id: "get", label: "ours HTTP GET InsertSubscriberSid", server: "ours", request: requests.httpGetInsert, floorTarget: 0.5 },
+  { id: "post", label: "ours HTTP POST InsertSubscriberSid", server: "ours", request: requests.httpPostInsert, floorTarget: 0.5 },
+  {
+    id: "floor-list",
+    label: `reference: raw node:http, fixed ${Buffer.byteLength(LIST_ANSWER)} B (the x100 answer)`,
+    server: "floor-list",
+    request: { ...requests.soap11Triggers, expect: LIST_ANSWER },
+  },
+  {
+    id: "list",
+    label: "ours SOAP 1.1 GetTriggerIdForAccount x100",
+    server: "ours",
+    request: { ...requests.soap11Triggers, expect: LIST_ANSWER },
+    floorTarget: 0.5,
+  },
+  {
+    id: "node-soap",
+    label: "node-soap SOAP 1.1 InsertSubscriberSid",
+    server: "node-soap",
+    request: { ...requests.soap11Insert, expect: "1234567890123</" },
+  },
+];
+
+interface Measured {
+  readonly row: Row;
+  readonly result: LoadResult;
+  readonly rssBytes: number;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** One row over several rounds: median req/s and latencies, highest peak RSS, all failures. */
+interface Summary {
+  readonly row: Row;
+  readonly result: LoadResult;
+  readonly rssBytes: number;
+  readonly minRps: number;
+  readonly maxRps: number;
+}
+
+function summarize(row: Row, runs: readonly Measured[]): Summary {
+  const results = runs.map((r) => r.result);
+  return {
+    row,
+    result: {
+      requests: results.reduce((n, r) => n + r.requests, 0),
+      seconds: results.reduce((n, r) => n + r.seconds, 0),
+      rps: median(results.map((r) => r.rps)),
+      p50ms: median(results.map((r) => r.p50ms)),
+      p99ms: median(results.map((r) => r.p99ms)),
+      failures: results.reduce((n, r) => n + r.failures, 0),
+    },
+    rssBytes: Math.max(...runs.map((r) => r.rssBytes)),
+    minRps: Math.min(...results.map((r) => r.rps)),
+    maxRps: Math.max(...results.map((r) => r.rps)),
+  };
+}
+
+async function measure(row: Row): Promise<Measured> {
+  const server = await startServer(row.server);
+  try {
+    const base = `http://127.0.0.1:${server.port}`;
+    const url = base + row.request.path;
+    await preflight(base, row.request, row.label);
+    if (WARMUP > 0) await load(url, row.request, WARMUP);
+    const result = await load(url, row.request, DURATION);
+    const rssBytes = peakRss(server.child.pid as number);
+    return { row, result, rssBytes };
+  } finally {
+    await stopServer(server);
+  }
+}
+
+// ---- output ---------------------------------------------------------------------------------------------
+
+export function table(header: readonly string[], body: readonly (readonly string[])[], rightAligned: readonly boolean[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+  const fmt = (cells: readonly string[]) =>
+    cells.map((c, i) => (rightAligned[i] ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join("  ").trimEnd();
+  return [fmt(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(fmt)].join("\n");
+}
+
+function verdict(ratio: number | undefined, target: number | undefined, unit: string): string {
+  if (target === undefined) return "";
+  if (ratio === undefined) return `>=${target}${unit} n/a`;
+  return `>=${target}${unit} ${ratio >= target ? "PASS" : "MISS"}`;
+}
+
+function printServerTable(measured: readonly Summary[]): boolean {
+  const floor = measured.find((m) => m.row.id === "floor")?.result.rps;
+  const nodeSoap = measured.find((m) => m.row.id === "node-soap")?.result.rps;
+  let allPass = true;
+  const body = measured.map(({ row, result, rssBytes, minRps, maxRps }) => {
+    const vsFloor = floor ? result.rps / floor : undefined;
+    const vsNodeSoap = nodeSoap ? result.rps / nodeSoap : undefined;
+    const floorVerdict = verdict(vsFloor, row.floorTarget, "x floor");
+    const nodeSoapVerdict = verdict(vsNodeSoap, row.nodeSoapTarget, "x node-soap");
+    if (floorVerdict.endsWith("MISS") || nodeSoapVerdict.endsWith("MISS")) allPass = false;
+    return [
+      row.label,
+      Math.round(result.rps).toString(),
+      ...(ROUNDS > 1 ? [`${Math.round(minRps)}-${Math.round(maxRps)}`] : []),
+      result.p50ms.toFixed(2),
+      result.p99ms.toFixed(2),
+      (rssBytes / 1048576).toFixed(1),
+      vsFloor === undefined ? "" : vsFloor.toFixed(2),
+      vsNodeSoap === undefined ? "" : vsNodeSoap.toFixed(2),
+      result.failures === 0 ? "0" : String(result.failures),
+      floorVerdict,
+      nodeSoapVerdict,
+    ];
+  });
+  console.log(
+    table(
+      ["server / request", ROUNDS > 1 ? `req/s (median of ${ROUNDS})` : "req/s", ...(ROUNDS > 1 ? ["range"] : []), "p50 ms", "p99 ms", "peak RSS MiB", "x floor", "x node-soap", "errors", "floor target", "node-soap target"],
+      body,
+      [false, true, ...(ROUNDS > 1 ? [true] : []), true, true, true, true, true, true, false, false],
+    ),
+  );
+  return allPass;
+}
+
+async function main(): Promise<void> {
+  const node = process.version;
+  let serversPass = true;
+  if (!flags["client-only"]) {
+    const only = flags.only?.split(",").map((s) => s.trim());
+    const selected = only ? rows.filter((r) => only.includes(r.id)) : rows;
+    const command = await serverCommand();
+    serverArgs = command.args;
+    const toolNote =
+      TOOL === "wrk" ? `wrk -t${THREADS}` : `autocannon (wrk not found on PATH; apt-get install -y wrk to use it)`;
+    console.log(
+      `Server throughput: load tool ${toolNote}, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per row` +
+        `${ROUNDS > 1 ? ` x ${ROUNDS} rounds` : ""}, ` +
+        `127.0.0.1, node ${node}, ${availableParallelism()} CPUs, ${command.note}`,
+    );
+    // Rounds run every row in turn, so a slow spell on a shared machine spreads over all rows.
+    const runs = new Map<Row, Measured[]>(selected.map((row) => [row, []]));
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const row of selected) {
+        process.stderr.write(`  ${ROUNDS > 1 ? `round ${round}/${ROUNDS}: ` : ""}${row.label} ...\n`);
+        runs.get(row)?.push(await measure(row));
+      }
+    }
+    console.log("");
+    serversPass = printServerTable(selected.map((row) => summarize(row, runs.get(row) ?? [])));
+    console.log("");
+  }
+  let clientPass = true;
+  if (!flags["no-client"]) {
+    console.log("Client codec micro-benchmark (no network): encodeRequest(writeParams(...)) + decodeResponse(canned), InsertSubscriberSid");
+    console.log("");
+    clientPass = printClientTable(runClientBench());
+    console.log("");
+  }
+  console.log(serversPass && clientPass ? "All targets PASS." : "Some targets MISS (see above).");
+}
+
+main()
+  .catch((error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+    process.exitCode = 1;
+  })
+  .finally(killAll);

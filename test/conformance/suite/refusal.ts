@@ -1,0 +1,97 @@
+// Checks a refusal answer against the expected one by what is stable: status, content type, fault side
+// (Client/Sender vs Server/Receiver) and error code for SOAP; exception type and X-Error-Code for the
+// text form. Never message wording. Returns the problems found; none means it conforms.
+
+import { childNamed, readTree, type XNode } from "../canonical.js";
+import { contentTypeOf, type RefError, type ReferenceAnswer } from "../reference/errors.js";
+import { envelopeNs } from "../reference/request.js";
+import type { RefBinding } from "../reference/spec.js";
+
+export interface ReadFault {
+  /** Fault code local part: Client, Server, Sender, Receiver. */
+  readonly code: string;
+  readonly reason: string;
+  readonly errorCode: string | undefined;
+}
+
+function localPart(qname: string): string {
+  return qname.trim().slice(qname.trim().indexOf(":") + 1);
+}
+
+/** The fault of a SOAP answer; throws with a reason when the answer holds no well-formed fault. */
+export function readFault(binding: "soap11" | "soap12", body: string): ReadFault {
+  const env = envelopeNs(binding);
+  const root = readTree(body);
+  if (root.ns !== env || root.local !== "Envelope") throw new Error(`the answer is not a ${binding} envelope`);
+  const fault = childNamed(childNamed(root, env, "Body"), env, "Fault");
+  if (!fault) throw new Error("the envelope's Body holds no Fault");
+  let code: XNode | undefined;
+  let reason: XNode | undefined;
+  let detail: XNode | undefined;
+  if (binding === "soap11") {
+    [code, reason, detail] = [
+      childNamed(fault, "", "faultcode"),
+      childNamed(fault, "", "faultstring"),
+      childNamed(fault, "", "detail"),
+    ];
+  } else {
+    code = childNamed(childNamed(fault, env, "Code"), env, "Value");
+    reason = childNamed(childNamed(fault, env, "Reason"), env, "Text");
+    detail = childNamed(fault, env, "Detail");
+  }
+  if (!code || !reason) throw new Error(`the Fault lacks its ${code ? "reason" : "code"}`);
+  const error = detail?.children.find((c) => c.local === "Error");
+  return {
+    code: localPart(code.text),
+    reason: reason.text,
+    errorCode: error?.children.find((c) => c.local === "Code")?.text,
+  };
+}
+
+/** `System.ArgumentException: message` → the exception type, or undefined when the text is not that shape. */
+export function exceptionTypeOf(body: string): string | undefined {
+  return /^([A-Za-z_][\w.]*): /.exec(body)?.[1];
+}
+
+function normalized(contentType: string | undefined): string {
+  return (contentType ?? "").toLowerCase().replace(/\s+/g, "");
+}
+
+export function faultSideCode(binding: "soap11" | "soap12", side: "client" | "server"): string {
+  if (binding === "soap11") return side === "client" ? "Client" : "Server";
+  return side === "client" ? "Sender" : "Receiver";
+}
+
+export function checkRefusal(
+  binding: RefBinding,
+  answer: ReferenceAnswer,
+  want: RefError,
+  requireCode: boolean,
+): string[] {
+  const problems: string[] = [];
+  if (answer.status !== want.status) problems.push(`status ${answer.status}, want ${want.status}`);
+  const form = want.answer === "fault" && (binding === "soap11" || binding === "soap12") ? "fault" : "text";
+  const contentType = contentTypeOf(binding, form);
+  if (normalized(answer.headers["content-type"]) !== normalized(contentType)) {
+    problems.push(`content type ${answer.headers["content-type"] ?? "(none)"}, want ${contentType}`);
+  }
+  let errorCode: string | undefined;
+  if (form === "fault") {
+    try {
+      const fault = readFault(binding as "soap11" | "soap12", answer.body);
+      const side = faultSideCode(binding as "soap11" | "soap12", want.side);
+      if (fault.code !== side) problems.push(`fault code ${fault.code}, want ${side}`);
+      errorCode = fault.errorCode;
+    } catch (error) {
+      problems.push(`no well-formed fault: ${(error as Error).message}`);
+    }
+  } else {
+    const type = exceptionTypeOf(answer.body);
+    if (type !== want.exception) problems.push(`exception type ${type ?? "(none)"}, want ${want.exception}`);
+    errorCode = answer.headers["x-error-code"];
+  }
+  if (errorCode === undefined ? requireCode : errorCode !== want.code) {
+    problems.push(`error code ${errorCode ?? "(none)"}, want ${want.code}`);
+  }
+  return problems;
+}

@@ -1,0 +1,124 @@
+// The server's fast paths against the general code they stand in for: the HTTP GET/POST form reader
+// against URLSearchParams, and the dateTime check against the full regex check. Each must give the
+// same answer for every input.
+
+import { describe, expect, it } from "vitest";
+import { operations, service } from "../../generated/model.js";
+import { httpGetVariant } from "../../templates/runtime/http-get/index.js";
+import type { OperationModel } from "../../templates/runtime/model.js";
+import { createHttpBinding } from "../../templates/runtime/protocol/http.js";
+import { ConversionError, parseDateTime } from "../../templates/runtime/values.js";
+import { readXml } from "../../templates/runtime/xml/scan.js";
+
+/** A deterministic pseudo-random generator (mulberry32), so failures reproduce. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe("HTTP form reader", () => {
+  const op = operations.InsertSubscriberSid as OperationModel;
+  const binding = createHttpBinding(httpGetVariant, service, { readXml });
+  const names = [...op.params.map((p) => p.name), "other", "strEmai", "STREMAIL"];
+  // Pieces that exercise every branch: escapes (valid, malformed, invalid UTF-8, surrogates), '+',
+  // '=' inside values, empty pairs, non-ASCII, names spelled with escapes.
+  const pieces = ["a", "b", "%41", "%4", "%zz", "%", "+", "%2B", "%3D", "=", "%C3%A5", "%C3", "%FF", "%ED%A0%80", "å", "日", "%F0%9F%8E%89", " ", "%00", "~"];
+
+  function expected(form: string): (string | undefined)[] {
+    const params = new URLSearchParams(form);
+    return op.params.map((p) => params.get(p.name) ?? undefined);
+  }
+
+  function randomForm(next: () => number): string {
+    const pairs: string[] = [];
+    const count = Math.floor(next() * 12);
+    for (let i = 0; i < count; i++) {
+      let name = names[Math.floor(next() * names.length)];
+      if (next() < 0.1) name = name.replace("s", "%73");
+      let value = "";
+      const len = Math.floor(next() * 5);
+      for (let k = 0; k < len; k++) value += pieces[Math.floor(next() * pieces.length)];
+      const shape = next();
+      pairs.push(shape < 0.1 ? name : shape < 0.15 ? "" : `${name}=${value}`);
+    }
+    return pairs.join("&");
+  }
+
+  it("reads what URLSearchParams reads, first value winning, for 20 000 random forms", () => {
+    const next = rng(20240506);
+    for (let i = 0; i < 20_000; i++) {
+      const form = randomForm(next);
+      const texts = binding.decodeRequest({ method: "GET", path: "/InsertSubscriberSid", query: form, headers: {}, body: "" }).texts;
+      expect([...texts], form).toEqual(expected(form));
+    }
+  });
+
+  it.each([
+    "strUsername=u&strPassword=p&strEmail=a%40b&strName=N&strFormat=HTML&strCountryCode=46&strPhoneNumber=123&strMailingListID=1",
+    "strEmail=a+b%2Bc&strEmail=second",
+    "strEmail",
+    "&&strEmail=x&&",
+    "strEmail==x=",
+    "strEmail=%E6%97%A5%E6%9C%AC",
+    "strEmail=%zz",
+    "strEmail=%FF",
+    "strEmail=åäö",
+    "str%45mail=x",
+  ])("reads %s as URLSearchParams does", (form) => {
+    const texts = binding.decodeRequest({ method: "GET", path: "/InsertSubscriberSid", query: form, headers: {}, body: "" }).texts;
+    expect([...texts]).toEqual(expected(form));
+  });
+});
+
+describe("dateTime check", () => {
+  const FULL = /^(-?\d{4,})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)?$/;
+
+  /** The check as it was before the fast path: regex, calendar, clock, zone. */
+  function reference(text: string): string | "refused" {
+    const t = text.trim();
+    const m = FULL.exec(t);
+    if (!m) return "refused";
+    const [y, mo, d, h, mi, s] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i]));
+    const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+    const days = mo === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(mo) ? 30 : 31;
+    if (mo < 1 || mo > 12 || d < 1 || d > days || h > 23 || mi > 59 || s > 59) return "refused";
+    const zone = m[8];
+    if (zone && zone !== "Z" && (Number(zone.slice(1, 3)) > 14 || Number(zone.slice(4)) > 59)) return "refused";
+    return t;
+  }
+
+  function actual(text: string): string | "refused" {
+    try {
+      return parseDateTime(text);
+    } catch (error) {
+      if (error instanceof ConversionError) return "refused";
+      throw error;
+    }
+  }
+
+  it("agrees with the full check on 50 000 mutated values", () => {
+    const seeds = ["2024-05-06T07:08:09", "2024-02-29T23:59:59Z", "2023-02-29T00:00:00+14:00", "0000-01-01T00:00:00-00:00", "2024-12-31T24:00:00+02:30"];
+    const alphabet = "0123456789-:TZ+. x";
+    const next = rng(7);
+    for (let i = 0; i < 50_000; i++) {
+      const chars = [...seeds[Math.floor(next() * seeds.length)]];
+      const edits = Math.floor(next() * 3);
+      for (let e = 0; e < edits; e++) {
+        const at = Math.floor(next() * chars.length);
+        const c = alphabet[Math.floor(next() * alphabet.length)];
+        const kind = next();
+        if (kind < 0.6) chars[at] = c;
+        else if (kind < 0.8) chars.splice(at, 0, c);
+        else chars.splice(at, 1);
+      }
+      const text = chars.join("");
+      expect(actual(text), text).toBe(reference(text));
+    }
+  });
+});
