@@ -1,10 +1,14 @@
-// `npm run bench [-- --duration 5 --warmup 2 --connections 32 --tool wrk|autocannon --only a,b --no-client]`
+// `npm run bench [-- --duration 5 --warmup 2 --connections 32 --rounds 3 --tool wrk|autocannon
+//                   --only floor,soap11,... --no-client --client-only --server-node-args="--cpu-prof"]`
 //
 // Server throughput: each server runs in its own process on 127.0.0.1 and is driven from another
 // process (wrk when installed, otherwise autocannon), one row at a time, warm-up first, then a fixed
 // duration. Peak RSS is the server process's VmHWM (/proc/<pid>/status) read at the end of its row.
-// All ratios come from this one run. Then the client micro-benchmark (bench/client.ts).
-// Every child process is killed on exit, on error and on Ctrl-C.
+// Rounds repeat every row in turn and the table shows medians: on a shared machine one row alone
+// can land in a slow spell. All ratios come from this one run. Then the client micro-benchmark
+// (bench/client.ts). Every child process is killed on exit, on error and on Ctrl-C; every wait is bounded.
+//
+// Rows (ids for --only): floor, soap11, soap12, get, post, floor-list, list, node-soap.
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -24,7 +28,7 @@ const { values: flags } = parseArgs({
     duration: { type: "string", default: "5" },
     warmup: { type: "string", default: "2" },
     connections: { type: "string", default: "32" },
-    rounds: { type: "string", default: "1" },
+    rounds: { type: "string", default: "3" },
     threads: { type: "string", default: "1" },
     tool: { type: "string" },
     only: { type: "string" },
@@ -203,6 +207,16 @@ type LoadTool = "wrk" | "autocannon";
 function hasWrk(): boolean {
   const r = spawnSync("wrk", ["--version"], { stdio: "ignore" });
   return r.error === undefined;
+}
+
+function wrkVersion(): string {
+  const r = spawnSync("wrk", ["--version"], { encoding: "utf8" });
+  return /^wrk (\S+)/m.exec(`${r.stdout}${r.stderr}`)?.[1] ?? "version unknown";
+}
+
+function autocannonVersion(): string {
+  const require = createRequire(import.meta.url);
+  return (require("autocannon/package.json") as { version: string }).version;
 }
 
 const TOOL: LoadTool = (() => {
@@ -472,7 +486,9 @@ async function main(): Promise<void> {
     const command = await serverCommand();
     serverArgs = command.args;
     const toolNote =
-      TOOL === "wrk" ? `wrk -t${THREADS}` : `autocannon (wrk not found on PATH; apt-get install -y wrk to use it)`;
+      TOOL === "wrk"
+        ? `wrk -t${THREADS} (${wrkVersion()})`
+        : `autocannon ${autocannonVersion()} in its own process${flags.tool === "autocannon" ? "" : " (wrk not found on PATH; apt-get install -y wrk to use it)"}, latencies in whole ms`;
     console.log(
       `Server throughput: load tool ${toolNote}, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per row` +
         `${ROUNDS > 1 ? ` x ${ROUNDS} rounds` : ""}, ` +

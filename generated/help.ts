@@ -1905,6 +1905,7 @@ Content-Length: length
     <h3>Rules across parameters</h3>
     <ul>
       <li>datIntervalFrom must not be later than datIntervalTo.</li>
+      <li>ddField must not name a fixed column of the result (SubscriberId, Email, Name, ViewTime), compared ignoring case.</li>
     </ul>
   </section>
   <section id="result">

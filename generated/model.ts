@@ -318,7 +318,10 @@ export const operations = {
         credential: false,
       },
     ],
-    checks: [{ kind: "ordered", from: "datIntervalFrom", to: "datIntervalTo" }],
+    checks: [
+      { kind: "ordered", from: "datIntervalFrom", to: "datIntervalTo" },
+      { kind: "columnName", param: "ddField", reserved: ["SubscriberId", "Email", "Name", "ViewTime"] },
+    ],
     result: {
       kind: "dataSet",
       dataSet: dataSets.ReportViews,

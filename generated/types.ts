@@ -225,7 +225,8 @@ export interface GetReportViewsByDateIntervalParams {
   datIntervalTo: string;
   /**
    * Name of the demographic field whose values the result carries. A valid XML element name of at most
-   * 64 characters.
+   * 64 characters. ddField must not name a fixed column of the result (SubscriberId, Email, Name,
+   * ViewTime), compared ignoring case.
    */
   ddField: string;
 }

@@ -1,6 +1,7 @@
 // A validated spec document → the ServiceModel the runtime interprets (templates/runtime/model.ts). Pure:
 // no I/O, spec order everywhere, named rules inlined into each parameter, credentials prepended to every
-// operation's parameters.
+// operation's parameters, and a columnName check added after the spec's own checks for every parameter
+// that names a column of the operation's DataSet.
 
 import type {
   CheckModel,
@@ -57,14 +58,17 @@ export function normalize(doc: SpecDocument, options: NormalizeOptions = {}): Se
     }
   };
   const operations = doc.groups.flatMap((group) =>
-    group.operations.map((op): OperationModel => ({
-      name: op.name,
-      group: group.name,
-      doc: op.doc,
-      params: [...credentials, ...(op.params ?? []).map((spec) => param(spec, false))],
-      checks: (op.checks ?? []).map(checkModel),
-      result: result(op.result),
-    })),
+    group.operations.map((op): OperationModel => {
+      const opResult = result(op.result);
+      return {
+        name: op.name,
+        group: group.name,
+        doc: op.doc,
+        params: [...credentials, ...(op.params ?? []).map((spec) => param(spec, false))],
+        checks: [...(op.checks ?? []).map(checkModel), ...columnNameChecks(opResult)],
+        result: opResult,
+      };
+    }),
   );
   return {
     name: doc.service.name,
@@ -131,6 +135,22 @@ function checkModel(check: SpecCheck): CheckModel {
         ...(check.splitLength === undefined ? {} : { splitLength: check.splitLength }),
       };
   }
+}
+
+/**
+ * Decision: a parameter whose value names a DataSet column (nameFromParam) must not name one of the
+ * DataSet's fixed columns, or the table would have two columns of one name (.NET compares them ignoring
+ * case). Derived here from the columns rather than written in the spec, so it cannot drift from them.
+ */
+function columnNameChecks(result: ResultModel): CheckModel[] {
+  if (result.kind !== "dataSet") return [];
+  const columns = result.dataSet.columns;
+  const reserved = columns.flatMap((column) => (column.name === undefined ? [] : [column.name]));
+  const params = columns.flatMap((column) =>
+    column.nameFromParam === undefined ? [] : [column.nameFromParam],
+  );
+  if (reserved.length === 0) return [];
+  return [...new Set(params)].map((param) => ({ kind: "columnName", param, reserved }));
 }
 
 function lookup<T extends { readonly name: string }>(

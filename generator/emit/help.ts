@@ -18,7 +18,7 @@ import type {
 import type { GeneratedFile } from "../generated-file.js";
 import type { EmitContext } from "./context.js";
 import { sampleExchanges, type SampleRequest } from "./help-samples.js";
-import { ruleText } from "./rule-text.js";
+import { columnNameText, ruleText } from "./rule-text.js";
 import { REPOSITORY_TEMPLATES_DIR, templateLiteral } from "./wsdl.js";
 
 /**
@@ -176,6 +176,8 @@ export function checkInWords(check: CheckModel): string {
         ? lists
         : `${lists} A value longer than ${check.splitLength} characters continues in the following fields.`;
     }
+    case "columnName":
+      return columnNameText(check);
   }
 }
 

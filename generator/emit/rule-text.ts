@@ -1,6 +1,6 @@
-// One sentence per rule, as TSDoc on the parameters that carry it.
+// One sentence per rule, as TSDoc on the parameters that carry it (and on the help page).
 
-import type { RuleModel, TextFormat } from "../../templates/runtime/model.js";
+import type { CheckModel, RuleModel, TextFormat } from "../../templates/runtime/model.js";
 
 const FORMAT_SHAPE: Readonly<Record<TextFormat, string>> = {
   date: "yyyy-MM-dd",
@@ -29,4 +29,12 @@ export function ruleText(rule: RuleModel): string {
         `then at most ${rule.maxDemographicFields} demographic fields.`
       );
   }
+}
+
+/** The columnName check in words: on the parameter's TSDoc and in the help page's rules across parameters. */
+export function columnNameText(check: Extract<CheckModel, { kind: "columnName" }>): string {
+  return (
+    `${check.param} must not name a fixed column of the result (${check.reserved.join(", ")}), ` +
+    `compared ignoring case.`
+  );
 }

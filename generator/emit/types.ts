@@ -21,7 +21,7 @@ import { importType } from "../import-symbol.js";
 import { dataSetRowTypeName, operationTypeNames } from "../type-names.js";
 import { StructureKind, TypeScriptFile } from "../typescript-file.js";
 import { propertyKey } from "./literal.js";
-import { ruleText } from "./rule-text.js";
+import { columnNameText, ruleText } from "./rule-text.js";
 import { VALUE_MAPPING } from "./value-mapping.js";
 
 const DATASET_MODULE = "runtime/dataset.ts";
@@ -86,7 +86,7 @@ function paramsInterface(op: OperationModel): InterfaceDeclarationStructure {
         type: paramType(param),
         // A value type is always sent, so it must always be given.
         hasQuestionToken: !(param.required || param.type !== "string"),
-        docs: paramDocs(param),
+        docs: paramDocs(param, op),
       })),
   };
 }
@@ -124,9 +124,12 @@ function paramType(param: ParamModel): string {
   return VALUE_MAPPING[param.type].param;
 }
 
-function paramDocs(param: ParamModel): OptionalKind<JSDocStructure>[] {
+function paramDocs(param: ParamModel, op: OperationModel): OptionalKind<JSDocStructure>[] {
   const sentences = [param.doc];
   for (const rule of param.rules) if (rule.kind !== "enum") sentences.push(ruleText(rule));
+  for (const check of op.checks) {
+    if (check.kind === "columnName" && check.param === param.name) sentences.push(columnNameText(check));
+  }
   if (param.type !== "string") sentences.push(VALUE_MAPPING[param.type].paramNote);
   return docs(
     sentences.join(" "),

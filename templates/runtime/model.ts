@@ -30,6 +30,17 @@ export type CheckModel =
       readonly maxField: number;
       /** Values longer than this are split into the following fields (InsertTransactionWithSplit). */
       readonly splitLength?: number;
+    }
+  | {
+      /**
+       * The parameter's value names a DataSet column, so it must not equal a fixed column name of that
+       * DataSet, compared ignoring case as .NET DataTable column names are. Not written in the spec:
+       * normalize derives it from every column with nameFromParam of the operation's result.
+       */
+      readonly kind: "columnName";
+      readonly param: string;
+      /** The fixed column names of the result, in column order. */
+      readonly reserved: readonly string[];
     };
 
 export interface ParamModel {
@@ -61,7 +72,10 @@ export interface ColumnModel {
   readonly property: string;
   /** Fixed wire column name, or absent when the name comes from a request parameter. */
   readonly name?: string;
-  /** Request parameter whose value names this column (GetReportViewsByDateInterval's ddField). */
+  /**
+   * Request parameter whose value names this column (GetReportViewsByDateInterval's ddField). The
+   * operation carries a columnName check so that the value never names a fixed column of the DataSet.
+   */
   readonly nameFromParam?: string;
   readonly type: SoapType;
   readonly doc: string;

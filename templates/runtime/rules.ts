@@ -157,6 +157,18 @@ export function checkOperation(check: CheckModel, values: Record<string, unknown
     }
     case "demographicLists":
       return checkDemographicLists(check, values);
+    case "columnName": {
+      const value = values[check.param];
+      // .NET compares DataTable column names ignoring case; a duplicate name breaks the DataSet schema.
+      const taken = typeof value === "string" && check.reserved.some((name) => name.toLowerCase() === value.toLowerCase());
+      return taken
+        ? clientError(
+            ErrorCodes.InvalidName,
+            `${check.param} must not name a fixed column of the result (${check.reserved.join(", ")}).`,
+            { parameter: check.param },
+          )
+        : undefined;
+    }
   }
 }
 

@@ -87,20 +87,21 @@ function requestIdOf(seq: number): string {
 
 /**
  * The CallContext a handler gets. The signal is the costly part (an AbortController, listeners, a
- * timer), and most handlers never look at it, so it is made on first access: from then on it follows
- * the caller's signal and the time limit; if either already fired, it comes back aborted.
+ * timer), and most handlers never look at it, so it is made on first access (a getter, so it is not an
+ * own property): from then on it follows the caller's signal and the time limit; if either already
+ * fired, it comes back aborted.
  */
 class RequestContext implements CallContext {
   readonly operation: string;
   readonly username: string;
   readonly password: string;
   readonly binding: BindingName;
+  readonly requestId: string;
   readonly remoteAddress: string;
-  private readonly seq: number;
   private readonly call: IncomingCall;
   private controller: AbortController | undefined = undefined;
   /** Set when the time limit passed (before or after the signal was asked for). */
-  timedOut = false;
+  private timedOut = false;
 
   constructor(operation: string, username: string, password: string, binding: BindingName, call: IncomingCall, seq: number) {
     this.operation = operation;
@@ -109,11 +110,7 @@ class RequestContext implements CallContext {
     this.binding = binding;
     this.remoteAddress = call.remoteAddress;
     this.call = call; // its signal too may be made on demand: not read before the handler asks
-    this.seq = seq;
-  }
-
-  get requestId(): string {
-    return requestIdOf(this.seq);
+    this.requestId = requestIdOf(seq);
   }
 
   get signal(): AbortSignal {
@@ -161,6 +158,8 @@ function withinTime(work: PromiseLike<unknown>, context: RequestContext, ms: num
       context.timeOut();
       reject(new ServiceError(ErrorCodes.RequestTimeout, TIMEOUT_MESSAGE));
     }, ms);
+    // Like AbortSignal.timeout's timer, this one does not keep the process alive by itself.
+    (timer as { unref?: () => void }).unref?.();
     work.then(
       (value) => {
         clearTimeout(timer);

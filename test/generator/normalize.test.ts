@@ -98,6 +98,32 @@ describe("normalize", () => {
     });
   });
 
+  it("adds a columnName check for a parameter that names a DataSet column, after the spec's checks", () => {
+    expect(model.operations[2]!.checks).toEqual([{ kind: "columnName", param: "column", reserved: ["ItemId"] }]);
+    const text = smallSpecWith([
+      "          - { name: column, type: string, required: true, doc: Extra column name. }\n",
+      "          - { name: column, type: string, required: true, doc: Extra column name. }\n" +
+        "          - { name: other, type: string, doc: Another. }\n" +
+        "        checks:\n" +
+        "          - { kind: atLeastOne, params: [column, other] }\n",
+    ]);
+    expect(modelOf(text).operations[2]!.checks).toEqual([
+      { kind: "atLeastOne", params: ["column", "other"] },
+      { kind: "columnName", param: "column", reserved: ["ItemId"] },
+    ]);
+  });
+
+  it("adds no columnName check to results without a parameter-named column", () => {
+    for (const op of model.operations.slice(0, 2)) {
+      expect(op.checks.filter((check) => check.kind === "columnName")).toEqual([]);
+    }
+    const fixedOnly = smallSpecWith([
+      "      - { property: Extra, nameFromParam: column, type: string, doc: Named by the caller. }\n",
+      "",
+    ]);
+    expect(modelOf(fixedOnly).operations[2]!.checks).toEqual([]);
+  });
+
   it("replaces the namespace when asked", () => {
     expect(modelOf(SMALL_TEXT, "http://example.com/ns/").namespace).toBe("http://example.com/ns/");
   });

@@ -216,6 +216,43 @@ describe("ordered", () => {
   });
 });
 
+describe("columnName", () => {
+  const check: CheckModel = { kind: "columnName", param: "ddField", reserved: ["SubscriberId", "Email", "Name", "ViewTime"] };
+
+  it.each([
+    { name: "a demographic field", given: "DD3" },
+    { name: "a name that only contains a fixed one", given: "EmailAddress" },
+    { name: "a fixed name with a suffix", given: "Name_1" },
+    { name: "empty (left to the required check)", given: "" },
+    { name: "absent", given: undefined },
+  ])("accepts $name", ({ given }) => {
+    expect(checkOperation(check, { ddField: given })).toBeUndefined();
+  });
+
+  it.each([
+    { given: "SubscriberId" },
+    { given: "Email" },
+    { given: "Name" },
+    { given: "ViewTime" },
+    { given: "email" },
+    { given: "EMAIL" },
+    { given: "viewtime" },
+    { given: "subscriberID" },
+  ])("refuses '$given'", ({ given }) => {
+    expectClientError(checkOperation(check, { ddField: given }), ErrorCodes.InvalidName, "ddField", [
+      "ddField must not name a fixed column of the result (SubscriberId, Email, Name, ViewTime).",
+    ]);
+  });
+
+  it("runs in validateParams after the parameter rules", () => {
+    const fieldName = param("ddField", "string", { required: true, rules: [fieldNameRule] });
+    const op = operation("Views", [fieldName], undefined, [check]);
+    expect(validateParams(op, { ddField: "Email" })?.message).toContain("fixed column");
+    expect(validateParams(op, { ddField: "3DD" })?.message).toContain("letters, digits and underscores");
+    expect(validateParams(op, { ddField: "DD3" })).toBeUndefined();
+  });
+});
+
 describe("validateParams", () => {
   const op = operation(
     "Report",

@@ -165,6 +165,10 @@ describe("helpOperationHtml", () => {
     expect(ruleOf("SendSmsWithSenderName", "senderName")).toContain("16");
     const page = parsePage(help.helpOperationHtml("UpdateSubscriberData", BASE)!);
     expect(all(page, "li").map(text)).toContain("At least one of strSubscriberId and strEmail must be given.");
+    const views = parsePage(help.helpOperationHtml("GetReportViewsByDateInterval", BASE)!);
+    expect(all(views, "li").map(text)).toContain(
+      "ddField must not name a fixed column of the result (SubscriberId, Email, Name, ViewTime), compared ignoring case.",
+    );
   });
 
   it("describes the result, with the record's fields or the DataSet's columns", () => {

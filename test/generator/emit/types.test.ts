@@ -25,6 +25,10 @@ describe("emitTypes", () => {
       want: '@defaultValue "red", substituted by the server when absent or empty.',
     },
     { name: "rule as TSDoc", want: "/** A digit. A whole number from 0 to 9, as text. */" },
+    {
+      name: "derived columnName check as TSDoc",
+      want: "Extra column name. column must not name a fixed column of the result (ItemId), compared ignoring",
+    },
     { name: "scalar result", want: "export type AddItemResult = bigint;" },
     { name: "list result", want: "export type ListItemsResult = Item[];" },
     { name: "data set result", want: "export type GetStockResult = DataSetResult<StockRow>;" },
