@@ -48,6 +48,13 @@ describe("errors the service answers with", () => {
   afterAll(() => server.close());
 
   const client = (binding: BindingName) => createClient({ baseUrl: server.baseUrl, binding, ...CREDENTIALS });
+  /** What every binding's error says about the server refusing BAD_FORMAT. */
+  const refusedFormat = (binding: BindingName) => ({
+    errorCode: "InvalidValue",
+    reason: "strFormat must be HTML or Text.",
+    binding,
+    operation: "InsertSubscriberSid",
+  });
 
   it.each(soapBindings)("a client fault becomes SoapFaultError with its code and parameter (%s)", async (binding) => {
     const error = await rejection(client(binding).InsertSubscriberSid(BAD_FORMAT));
@@ -56,11 +63,8 @@ describe("errors the service answers with", () => {
     expect(error).toMatchObject({
       faultCode: binding === "soap11" ? "Client" : "Sender",
       side: "client",
-      errorCode: "InvalidValue",
       parameter: "strFormat",
-      reason: "strFormat must be HTML or Text.",
-      binding,
-      operation: "InsertSubscriberSid",
+      ...refusedFormat(binding),
     });
   });
 
@@ -79,14 +83,7 @@ describe("errors the service answers with", () => {
   it.each(httpBindings)("an error text becomes HttpBindingError (%s)", async (binding) => {
     const error = await rejection(client(binding).InsertSubscriberSid(BAD_FORMAT));
     expect(error).toBeInstanceOf(HttpBindingError);
-    expect(error).toMatchObject({
-      status: 500,
-      exceptionType: "System.ArgumentException",
-      reason: "strFormat must be HTML or Text.",
-      errorCode: "InvalidValue",
-      binding,
-      operation: "InsertSubscriberSid",
-    });
+    expect(error).toMatchObject({ status: 500, exceptionType: "System.ArgumentException", ...refusedFormat(binding) });
   });
 
   it.each(httpBindings)("a failed operation becomes HttpBindingError with System.Exception (%s)", async (binding) => {
@@ -124,22 +121,21 @@ describe("answers the client cannot read", () => {
     }"><soap:Body>${inner}</soap:Body></soap:Envelope>`;
   const soapContentType = (binding: BindingName) =>
     binding === "soap11" ? "text/xml; charset=utf-8" : "application/soap+xml; charset=utf-8";
-  /** A well-formed answer of InsertSubscriberSid carrying `text`, in the binding's form. */
-  const sidAnswer = (binding: BindingName, text: string, root = "long"): Canned =>
+  /** A well-formed answer of `op` whose result holds `inner`, in the binding's form; `root` is the HTTP document's root. */
+  const answer = (binding: BindingName, op: string, root: string, inner: string): Canned =>
     binding === "soap11" || binding === "soap12"
       ? {
           status: 200,
           contentType: soapContentType(binding),
-          body: soapEnvelope(
-            binding,
-            `<InsertSubscriberSidResponse xmlns="http://tempuri.org/"><InsertSubscriberSidResult>${text}</InsertSubscriberSidResult></InsertSubscriberSidResponse>`,
-          ),
+          body: soapEnvelope(binding, `<${op}Response xmlns="http://tempuri.org/"><${op}Result>${inner}</${op}Result></${op}Response>`),
         }
       : {
           status: 200,
           contentType: "text/xml; charset=utf-8",
-          body: `<?xml version="1.0" encoding="utf-8"?>\n<${root} xmlns="http://tempuri.org/">${text}</${root}>`,
+          body: `<?xml version="1.0" encoding="utf-8"?>\n<${root} xmlns="http://tempuri.org/">${inner}</${root}>`,
         };
+  /** A well-formed answer of InsertSubscriberSid carrying `text`. */
+  const sidAnswer = (binding: BindingName, text: string, root = "long") => answer(binding, "InsertSubscriberSid", root, text);
 
   it.each(bindingNames)("reads the canned well-formed answer (%s)", async (binding) => {
     canned = sidAnswer(binding, "42");
@@ -170,11 +166,7 @@ describe("answers the client cannot read", () => {
   });
 
   it.each(soapBindings)("a Body holding another operation's response is a ResponseFormatError (%s)", async (binding) => {
-    canned = {
-      status: 200,
-      contentType: soapContentType(binding),
-      body: soapEnvelope(binding, '<UpdateMailingListResponse xmlns="http://tempuri.org/"><UpdateMailingListResult>1</UpdateMailingListResult></UpdateMailingListResponse>'),
-    };
+    canned = answer(binding, "UpdateMailingList", "int", "1");
     const error = await rejection(callSid(binding));
     expect(error).toBeInstanceOf(ResponseFormatError);
     expect((error as Error).message).toContain("InsertSubscriberSidResponse");
@@ -203,17 +195,7 @@ describe("answers the client cannot read", () => {
 
   it.each(bindingNames)("a record field that does not convert is a ResponseFormatError (%s)", async (binding) => {
     const fields = "<Id>x99</Id><CreditCost>1.5</CreditCost><TotalCredits>98.25</TotalCredits>";
-    canned =
-      binding === "soap11" || binding === "soap12"
-        ? {
-            status: 200,
-            contentType: soapContentType(binding),
-            body: soapEnvelope(
-              binding,
-              `<SendSmsWithSenderNameResponse xmlns="http://tempuri.org/"><SendSmsWithSenderNameResult>${fields}</SendSmsWithSenderNameResult></SendSmsWithSenderNameResponse>`,
-            ),
-          }
-        : { status: 200, contentType: "text/xml", body: `<SmsSingleMessageResult xmlns="http://tempuri.org/">${fields}</SmsSingleMessageResult>` };
+    canned = answer(binding, "SendSmsWithSenderName", "SmsSingleMessageResult", fields);
     const error = await rejection(client(binding).SendSmsWithSenderName(samples.SendSmsWithSenderName.params));
     expect(error).toBeInstanceOf(ResponseFormatError);
     expect((error as Error).message).toContain("Id");

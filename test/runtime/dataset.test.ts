@@ -2,50 +2,11 @@ import { describe, expect, it } from "vitest";
 import { columnName, readDataSet, writeDataSet } from "../../templates/runtime/dataset.js";
 import { XmlOut } from "../../templates/runtime/protocol/xml-out.js";
 import { readXml } from "../../templates/runtime/xml/scan.js";
+import { DATASET_COLUMNS, DATASET_DOCUMENT, XML_DECLARATION } from "../fixtures/wire-samples.js";
 import { reportViews } from "./fixtures.js";
 
-// The HTTP GET/POST DataSet document of wire/README.md §5, byte for byte.
-const SAMPLE_LINES = [
-  '<?xml version="1.0" encoding="utf-8"?>',
-  '<DataSet xmlns="http://tempuri.org/">',
-  '  <xs:schema id="NewDataSet" xmlns="" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:msdata="urn:schemas-microsoft-com:xml-msdata">',
-  '    <xs:element name="NewDataSet" msdata:IsDataSet="true" msdata:UseCurrentLocale="true">',
-  "      <xs:complexType>",
-  '        <xs:choice minOccurs="0" maxOccurs="unbounded">',
-  '          <xs:element name="Table">',
-  "            <xs:complexType>",
-  "              <xs:sequence>",
-  '                <xs:element name="SubscriberId" type="xs:long" minOccurs="0" />',
-  '                <xs:element name="Email" type="xs:string" minOccurs="0" />',
-  '                <xs:element name="ViewTime" type="xs:dateTime" minOccurs="0" />',
-  '                <xs:element name="DD3" type="xs:string" minOccurs="0" />',
-  "              </xs:sequence>",
-  "            </xs:complexType>",
-  "          </xs:element>",
-  "        </xs:choice>",
-  "      </xs:complexType>",
-  "    </xs:element>",
-  "  </xs:schema>",
-  '  <diffgr:diffgram xmlns:msdata="urn:schemas-microsoft-com:xml-msdata" xmlns:diffgr="urn:schemas-microsoft-com:xml-diffgram-v1">',
-  '    <NewDataSet xmlns="">',
-  '      <Table diffgr:id="Table1" msdata:rowOrder="0" diffgr:hasChanges="inserted">',
-  "        <SubscriberId>7</SubscriberId>",
-  "        <Email>e@x</Email>",
-  "        <ViewTime>2024-05-06T07:08:09+00:00</ViewTime>",
-  "        <DD3>v1</DD3>",
-  "      </Table>",
-  '      <Table diffgr:id="Table2" msdata:rowOrder="1" diffgr:hasChanges="inserted">',
-  "        <SubscriberId>8</SubscriberId>",
-  "        <Email>f@x</Email>",
-  "        <ViewTime>2024-05-06T07:08:09+00:00</ViewTime>",
-  "      </Table>",
-  "    </NewDataSet>",
-  "  </diffgr:diffgram>",
-  "</DataSet>",
-];
-const SAMPLE = SAMPLE_LINES.join("\n");
-/** The `<xs:schema ...>` … `</diffgr:diffgram>` lines, indented as inside `<DataSet>`. */
-const INNER_LINES = SAMPLE_LINES.slice(2, -1);
+/** The `<xs:schema ...>` … `</diffgr:diffgram>` lines of the §5 sample, indented as inside `<DataSet>`. */
+const INNER_LINES = DATASET_DOCUMENT.split("\n").slice(2, -1);
 
 const REQUEST = { strUsername: "u", strPassword: "p", ddField: "DD3" };
 
@@ -60,13 +21,6 @@ interface ViewRow {
   ViewTime: string | null;
   FieldValue: string | null;
 }
-
-const SAMPLE_COLUMNS = [
-  { name: "SubscriberId", type: "long" },
-  { name: "Email", type: "string" },
-  { name: "ViewTime", type: "dateTime" },
-  { name: "DD3", type: "string" },
-];
 
 describe("columnName", () => {
   it.each([
@@ -90,9 +44,9 @@ describe("writeDataSet", () => {
   });
 
   it("inside a <DataSet> document reproduces the README §5 sample byte for byte", () => {
-    const out = new XmlOut(true).raw(SAMPLE_LINES[0]).open("DataSet", ' xmlns="http://tempuri.org/"');
+    const out = new XmlOut(true).raw(XML_DECLARATION).open("DataSet", ' xmlns="http://tempuri.org/"');
     writeDataSet(out, reportViews, ROWS, REQUEST);
-    expect(out.close("DataSet").toString()).toBe(SAMPLE);
+    expect(out.close("DataSet").toString()).toBe(DATASET_DOCUMENT);
   });
 
   it("compact, as SOAP writes it, is the same markup without whitespace", () => {
@@ -152,15 +106,12 @@ describe("readDataSet", () => {
     { name: "with the request", request: REQUEST },
     { name: "without the request (the ddField column is found in the schema)", request: undefined },
   ])("reads the README §5 sample $name", ({ request }) => {
-    const result = readDataSet<ViewRow>(readXml(SAMPLE), reportViews, request);
+    const result = readDataSet<ViewRow>(readXml(DATASET_DOCUMENT), reportViews, request);
     expect(result).toStrictEqual({
       dataSetName: "NewDataSet",
       table: "Table",
-      columns: SAMPLE_COLUMNS,
-      rows: [
-        { SubscriberId: 7n, Email: "e@x", ViewTime: "2024-05-06T07:08:09+00:00", FieldValue: "v1" },
-        { SubscriberId: 8n, Email: "f@x", ViewTime: "2024-05-06T07:08:09+00:00", FieldValue: null },
-      ],
+      columns: DATASET_COLUMNS,
+      rows: ROWS,
     });
     expect(typeof result.rows[0].SubscriberId).toBe("bigint");
   });
@@ -202,7 +153,7 @@ describe("readDataSet", () => {
     writeDataSet(out, reportViews, [], REQUEST);
     const result = readDataSet(readXml(out.close("DataSet").toString()), reportViews, REQUEST);
     expect(result.rows).toStrictEqual([]);
-    expect(result.columns).toStrictEqual(SAMPLE_COLUMNS);
+    expect(result.columns).toStrictEqual(DATASET_COLUMNS);
   });
 
   it("round-trips escaped text, empty strings and extreme longs", () => {
@@ -221,7 +172,7 @@ describe("readDataSet", () => {
     { name: "no schema", doc: '<DataSet xmlns="http://tempuri.org/" />', message: /no xs:schema/ },
     {
       name: "a cell that does not convert",
-      doc: SAMPLE.replace("<SubscriberId>7</SubscriberId>", "<SubscriberId>seven</SubscriberId>"),
+      doc: DATASET_DOCUMENT.replace("<SubscriberId>7</SubscriberId>", "<SubscriberId>seven</SubscriberId>"),
       message: /DataSet column SubscriberId: the value is not a whole number/,
     },
   ])("refuses $name", ({ doc, message }) => {

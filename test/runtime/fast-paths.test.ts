@@ -9,18 +9,7 @@ import type { OperationModel } from "../../templates/runtime/model.js";
 import { createHttpBinding } from "../../templates/runtime/protocol/http.js";
 import { ConversionError, parseDateTime } from "../../templates/runtime/values.js";
 import { readXml } from "../../templates/runtime/xml/scan.js";
-
-/** A deterministic pseudo-random generator (mulberry32), so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "../fixtures/random.js";
 
 describe("HTTP form reader", () => {
   const op = operations.InsertSubscriberSid as OperationModel;
@@ -51,7 +40,7 @@ describe("HTTP form reader", () => {
   }
 
   it("reads what URLSearchParams reads, first value winning, for 20 000 random forms", () => {
-    const next = rng(20240506);
+    const next = mulberry32(20240506);
     for (let i = 0; i < 20_000; i++) {
       const form = randomForm(next);
       const texts = binding.decodeRequest({ method: "GET", path: "/InsertSubscriberSid", query: form, headers: {}, body: "" }).texts;
@@ -105,7 +94,7 @@ describe("dateTime check", () => {
   it("agrees with the full check on 50 000 mutated values", () => {
     const seeds = ["2024-05-06T07:08:09", "2024-02-29T23:59:59Z", "2023-02-29T00:00:00+14:00", "0000-01-01T00:00:00-00:00", "2024-12-31T24:00:00+02:30"];
     const alphabet = "0123456789-:TZ+. x";
-    const next = rng(7);
+    const next = mulberry32(7);
     for (let i = 0; i < 50_000; i++) {
       const chars = [...seeds[Math.floor(next() * seeds.length)]];
       const edits = Math.floor(next() * 3);

@@ -10,6 +10,7 @@ import {
 } from "../../templates/runtime/protocol/result.js";
 import { XmlOut } from "../../templates/runtime/protocol/xml-out.js";
 import { readXml } from "../../templates/runtime/xml/scan.js";
+import { DATASET_COLUMNS, TRIGGER_LIST_DOCUMENT } from "../fixtures/wire-samples.js";
 import { dataSetOp, listOp, longOp, NS, operation, recordOp, reportViews, smsResult, triggerResult } from "./fixtures.js";
 
 const TRIGGER = { Id: 1, Name: "t1", Created: "2024-05-06T07:08:09", MailinglistId: 5, MailinglistName: "L" };
@@ -163,21 +164,7 @@ describe("readResult", () => {
       xml: `<GetTriggerIdForAccountResult xmlns="${NS}">${TRIGGER_XML}${TRIGGER_XML.replace("<Id>1</Id>", "<Id>2</Id>")}</GetTriggerIdForAccountResult>`,
       want: [TRIGGER, { ...TRIGGER, Id: 2 }],
     },
-    {
-      name: "an HTTP list, indented",
-      xml: [
-        `<ArrayOfTriggerResult xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns="${NS}">`,
-        "  <TriggerResult>",
-        "    <Id>1</Id>",
-        "    <Name>t1</Name>",
-        "    <Created>2024-05-06T07:08:09</Created>",
-        "    <MailinglistId>5</MailinglistId>",
-        "    <MailinglistName>L</MailinglistName>",
-        "  </TriggerResult>",
-        "</ArrayOfTriggerResult>",
-      ].join("\n"),
-      want: [TRIGGER],
-    },
+    { name: "an HTTP list, indented", xml: TRIGGER_LIST_DOCUMENT, want: [TRIGGER] },
     {
       name: "an empty list",
       xml: `<ArrayOfTriggerResult xmlns="${NS}" />`,
@@ -224,12 +211,7 @@ describe("readResult", () => {
     expect(result).toStrictEqual({
       dataSetName: reportViews.dataSetName,
       table: "Table",
-      columns: [
-        { name: "SubscriberId", type: "long" },
-        { name: "Email", type: "string" },
-        { name: "ViewTime", type: "dateTime" },
-        { name: "DD3", type: "string" },
-      ],
+      columns: DATASET_COLUMNS,
       rows: [{ SubscriberId: 7n, Email: "e@x", ViewTime: null, FieldValue: null }],
     });
   });

@@ -52,31 +52,34 @@ describe("checkRule", () => {
     expect(checkRule(rule, "strParam", given)).toBeUndefined();
   });
 
+  /** Inputs `rule` refuses for the same reason: with `code`, the message mentioning `mentions`. */
+  const refused = (rule: RuleModel, code: string, mentions: string[], ...givens: string[]) =>
+    givens.map((given) => ({ rule, given, code, mentions }));
+
   it.each<{ rule: RuleModel; given: string; code: string; mentions: string[] }>([
-    { rule: enumRule, given: "html", code: ErrorCodes.InvalidValue, mentions: ["must be HTML or Text."] },
-    { rule: dateRule, given: "2023-02-29", code: ErrorCodes.InvalidFormat, mentions: ["yyyy-MM-dd"] },
-    { rule: timeRule, given: "24:00", code: ErrorCodes.InvalidFormat, mentions: ["HH:mm"] },
-    { rule: intervalRule, given: "2024-01-01", code: ErrorCodes.InvalidFormat, mentions: ["yyyy-MM-ddTHH:mm:ss"] },
-    { rule: senderRule, given: "Seventeen chars!!", code: ErrorCodes.TooLong, mentions: ["at most 16", "it has 17"] },
-    { rule: senderRule, given: "😀".repeat(17), code: ErrorCodes.TooLong, mentions: ["it has 17"] },
-    { rule: fieldNumberRule, given: "0", code: ErrorCodes.OutOfRange, mentions: ["from 1 to 100"] },
-    { rule: fieldNumberRule, given: "101", code: ErrorCodes.OutOfRange, mentions: ["from 1 to 100"] },
-    { rule: fieldNumberRule, given: "1.5", code: ErrorCodes.OutOfRange, mentions: ["whole number"] },
-    { rule: fieldNumberRule, given: "DD3", code: ErrorCodes.OutOfRange, mentions: ["whole number"] },
-    { rule: fieldNameRule, given: "3DD", code: ErrorCodes.InvalidName, mentions: ["at most 64"] },
-    { rule: fieldNameRule, given: "a-b", code: ErrorCodes.InvalidName, mentions: ["field name"] },
-    { rule: fieldNameRule, given: "xmlField", code: ErrorCodes.InvalidName, mentions: ["field name"] },
-    { rule: fieldNameRule, given: "a".repeat(65), code: ErrorCodes.InvalidName, mentions: ["at most 64"] },
-    { rule: fieldNameRule, given: "<x/>", code: ErrorCodes.InvalidName, mentions: ["field name"] },
-    { rule: urlRule, given: "mailto:a@b", code: ErrorCodes.InvalidUrl, mentions: ["http, https or ftp"] },
-    { rule: urlRule, given: "file:///etc/passwd", code: ErrorCodes.InvalidUrl, mentions: ["forward slashes"] },
-    { rule: urlRule, given: "example.com/a.csv", code: ErrorCodes.InvalidUrl, mentions: ["complete"] },
-    { rule: urlRule, given: "http:\\\\host\\a.csv", code: ErrorCodes.InvalidUrl, mentions: ["forward slashes"] },
-    { rule: urlRule, given: "http://host/a b.csv", code: ErrorCodes.InvalidUrl, mentions: ["complete"] },
-    { rule: urlRule, given: "http:/host/a.csv", code: ErrorCodes.InvalidUrl, mentions: ["complete"] },
-    { rule: urlRule, given: "http:host/a.csv", code: ErrorCodes.InvalidUrl, mentions: ["complete"] },
-    { rule: urlRule, given: "http:///host/a.csv", code: ErrorCodes.InvalidUrl, mentions: ["complete"] },
-    { rule: urlRule, given: "http://", code: ErrorCodes.InvalidUrl, mentions: ["complete"] },
+    ...refused(enumRule, ErrorCodes.InvalidValue, ["must be HTML or Text."], "html"),
+    ...refused(dateRule, ErrorCodes.InvalidFormat, ["yyyy-MM-dd"], "2023-02-29"),
+    ...refused(timeRule, ErrorCodes.InvalidFormat, ["HH:mm"], "24:00"),
+    ...refused(intervalRule, ErrorCodes.InvalidFormat, ["yyyy-MM-ddTHH:mm:ss"], "2024-01-01"),
+    ...refused(senderRule, ErrorCodes.TooLong, ["at most 16", "it has 17"], "Seventeen chars!!"),
+    ...refused(senderRule, ErrorCodes.TooLong, ["it has 17"], "😀".repeat(17)),
+    ...refused(fieldNumberRule, ErrorCodes.OutOfRange, ["from 1 to 100"], "0", "101"),
+    ...refused(fieldNumberRule, ErrorCodes.OutOfRange, ["whole number"], "1.5", "DD3"),
+    ...refused(fieldNameRule, ErrorCodes.InvalidName, ["at most 64"], "3DD", "a".repeat(65)),
+    ...refused(fieldNameRule, ErrorCodes.InvalidName, ["field name"], "a-b", "xmlField", "<x/>"),
+    ...refused(urlRule, ErrorCodes.InvalidUrl, ["http, https or ftp"], "mailto:a@b"),
+    ...refused(urlRule, ErrorCodes.InvalidUrl, ["forward slashes"], "file:///etc/passwd", "http:\\\\host\\a.csv"),
+    ...refused(
+      urlRule,
+      ErrorCodes.InvalidUrl,
+      ["complete"],
+      "example.com/a.csv",
+      "http://host/a b.csv",
+      "http:/host/a.csv",
+      "http:host/a.csv",
+      "http:///host/a.csv",
+      "http://",
+    ),
   ])("$rule.kind refuses '$given' with $code", ({ rule, given, code, mentions }) => {
     expectClientError(checkRule(rule, "strParam", given), code, "strParam", ["strParam", ...mentions]);
   });

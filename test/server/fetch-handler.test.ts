@@ -5,19 +5,10 @@ import { describe, expect, it } from "vitest";
 import { createHandler, type CallContext } from "../../generated/server.js";
 import { sampleImplementation, type ReceivedCall } from "../fixtures/fixture-server.js";
 import { faultOf, parseXml, soapRequest, wsdlAddresses } from "../fixtures/raw-http.js";
+import { SOAP11_REQUEST_VALUES as SID_PARAMS } from "../fixtures/wire-samples.js";
 
 const ORIGIN = "https://svc.example.test:8443";
 const ENDPOINT = `${ORIGIN}/ExternalAPIService.asmx`;
-const SID_PARAMS = {
-  strUsername: "u",
-  strPassword: "p",
-  strEmail: "a@b",
-  strName: "N",
-  strFormat: "HTML",
-  strCountryCode: "46",
-  strPhoneNumber: "123",
-  strMailingListID: "1",
-};
 
 function service(options: { maxBodyBytes?: number } = {}) {
   const calls: ReceivedCall[] = [];
@@ -112,6 +103,17 @@ describe("fetch handler body limit", () => {
   const LIMIT = 1000;
   const { calls, handler } = service({ maxBodyBytes: LIMIT });
 
+  /** An HTTP POST call of InsertSubscriberSid carrying `body` (a stream needs `duplex: "half"`). */
+  function postForm(body: string | ReadableStream<Uint8Array>, headers: Record<string, string> = {}) {
+    const request = new Request(`${ENDPOINT}/InsertSubscriberSid`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    return handler.fetch(request);
+  }
+
   it("refuses a body over the limit in the SOAP binding's fault form", async () => {
     const { headers, body } = soapRequest("soap12", "InsertSubscriberSid", { ...SID_PARAMS, strName: "x".repeat(LIMIT) });
     const response = await handler.fetch(new Request(ENDPOINT, { method: "POST", headers, body }));
@@ -129,13 +131,7 @@ describe("fetch handler body limit", () => {
         controller.enqueue(new Uint8Array(10));
       },
     });
-    const request = new Request(`${ENDPOINT}/InsertSubscriberSid`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", "content-length": "5000000000" },
-      body: stream,
-      duplex: "half",
-    } as RequestInit);
-    const response = await handler.fetch(request);
+    const response = await postForm(stream, { "content-length": "5000000000" });
     expect(response.status).toBe(413);
     expect(response.headers.get("x-error-code")).toBe("BodyTooLarge");
     expect(await response.text()).toBe(`System.Web.HttpException: The request body is larger than ${LIMIT} bytes.`);
@@ -156,13 +152,7 @@ describe("fetch handler body limit", () => {
         cancelled = true;
       },
     });
-    const request = new Request(`${ENDPOINT}/InsertSubscriberSid`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: stream,
-      duplex: "half",
-    } as RequestInit);
-    const response = await handler.fetch(request);
+    const response = await postForm(stream);
     expect(response.status).toBe(413);
     expect(response.headers.get("x-error-code")).toBe("BodyTooLarge");
     expect(pulled).toBeLessThan(LIMIT + 1000);
@@ -172,13 +162,7 @@ describe("fetch handler body limit", () => {
 
   it("takes a body at the limit", async () => {
     const form = `${new URLSearchParams(SID_PARAMS)}&pad=`;
-    const response = await handler.fetch(
-      new Request(`${ENDPOINT}/InsertSubscriberSid`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: form + "x".repeat(LIMIT - form.length),
-      }),
-    );
+    const response = await postForm(form + "x".repeat(LIMIT - form.length));
     expect(response.status).toBe(200);
     expect(calls).toHaveLength(1);
   });

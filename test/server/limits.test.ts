@@ -9,17 +9,8 @@ import { ServiceError } from "../../generated/server.js";
 import type { LogEntry } from "../../generated/runtime/server.js";
 import { startFixtureServer, type FixtureServer } from "../fixtures/fixture-server.js";
 import { faultOf, rawRequest, socketExchange, soapRequest, type SoapVersionName } from "../fixtures/raw-http.js";
+import { SOAP11_REQUEST_VALUES as SID_PARAMS } from "../fixtures/wire-samples.js";
 
-const SID_PARAMS = {
-  strUsername: "u",
-  strPassword: "p",
-  strEmail: "a@b",
-  strName: "N",
-  strFormat: "HTML",
-  strCountryCode: "46",
-  strPhoneNumber: "123",
-  strMailingListID: "1",
-};
 const SID_FORM = new URLSearchParams(SID_PARAMS).toString();
 const soapVersions: SoapVersionName[] = ["soap11", "soap12"];
 const faultCodes = { soap11: { client: "Client", server: "Server" }, soap12: { client: "Sender", server: "Receiver" } };

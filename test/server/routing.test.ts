@@ -7,13 +7,7 @@ import { operations } from "../../generated/model.js";
 import { createHandler, type ServiceHandler } from "../../generated/server.js";
 import { sampleImplementation, startFixtureServer, type FixtureServer, type ReceivedCall } from "../fixtures/fixture-server.js";
 import { listenOnLoopback, parseXml, rawRequest, wsdlAddresses, type Listening } from "../fixtures/raw-http.js";
-
-const SOAP11_REQUEST =
-  '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/">' +
-  "<soap:Body><InsertSubscriberSid xmlns=\"http://tempuri.org/\"><strUsername>u</strUsername><strPassword>p</strPassword>" +
-  "<strEmail>a@b</strEmail><strName>N</strName><strFormat>HTML</strFormat><strCountryCode>46</strCountryCode>" +
-  "<strPhoneNumber>123</strPhoneNumber><strMailingListID>1</strMailingListID></InsertSubscriberSid></soap:Body></soap:Envelope>";
-const SOAP11_HEADERS = { "content-type": "text/xml; charset=utf-8", soapaction: '"http://tempuri.org/InsertSubscriberSid"' };
+import { SOAP11_REQUEST_BODY, SOAP11_REQUEST_HEADERS } from "../fixtures/wire-samples.js";
 
 let server: FixtureServer;
 beforeAll(async () => {
@@ -138,8 +132,8 @@ describe("SOAP with Expect: 100-continue", () => {
   it("sends 100 Continue, then reads the body and answers", async () => {
     const response = await rawRequest(server.endpointUrl, {
       method: "POST",
-      headers: { ...SOAP11_HEADERS, expect: "100-continue", "content-length": Buffer.byteLength(SOAP11_REQUEST) },
-      body: SOAP11_REQUEST,
+      headers: { ...SOAP11_REQUEST_HEADERS, expect: "100-continue", "content-length": Buffer.byteLength(SOAP11_REQUEST_BODY) },
+      body: SOAP11_REQUEST_BODY,
       waitForContinue: true,
     });
     expect(response.continued).toBe(true);

@@ -1,7 +1,6 @@
 // Every request and success-response sample of the wire reference (../shared/wire/README.md, captured
-// from a real ASMX host) reproduced byte for byte, and its faults and 500 texts matched in shape.
-// The samples are copied here as constants on purpose: the test must not depend on a file outside the
-// repository, and a change to the reference should be a deliberate change to this file.
+// from a real ASMX host; the samples are in ../fixtures/wire-samples.ts) reproduced byte for byte, and
+// its faults and 500 texts matched in shape.
 
 import { describe, expect, it } from "vitest";
 import { operations, service } from "../../generated/model.js";
@@ -14,6 +13,33 @@ import type { XmlElement } from "../../generated/runtime/xml/tree.js";
 import { readXml } from "../../generated/runtime/xml/scan.js";
 import { createHandler, ServiceError, type ExternalAPIService } from "../../generated/server.js";
 import { sampleImplementation } from "../fixtures/fixture-server.js";
+import {
+  DATASET_COLUMNS,
+  DATASET_DOCUMENT,
+  EMPTY_LIST_DOCUMENT,
+  GET_REQUEST_LINE,
+  GET_REQUEST_VALUES,
+  LONG_DOCUMENT,
+  POST_REQUEST_BODY,
+  POST_REQUEST_HEADERS,
+  POST_REQUEST_LINE,
+  POST_REQUEST_VALUES,
+  SMS_RECORD_DOCUMENT,
+  SOAP11_OPEN,
+  SOAP11_REQUEST_BODY,
+  SOAP11_REQUEST_HEADERS,
+  SOAP11_REQUEST_VALUES,
+  SOAP11_RESPONSE_BODY,
+  SOAP12_OPEN,
+  SOAP12_REQUEST_BODY,
+  SOAP12_REQUEST_CONTENT_TYPE,
+  SOAP12_REQUEST_VALUES,
+  SOAP_CLOSE,
+  SOAP_LIST_FRAGMENT,
+  SOAP_RECORD_FRAGMENT,
+  TRIGGER_LIST_DOCUMENT,
+  XML_DECLARATION,
+} from "../fixtures/wire-samples.js";
 import { ENDPOINT_PATH } from "./http-message.js";
 
 const NS = "http://tempuri.org/";
@@ -22,95 +48,6 @@ const SOAP12_NS = "http://www.w3.org/2003/05/soap-envelope";
 const XML_NS = "http://www.w3.org/XML/1998/namespace";
 
 const binding = (name: BindingName) => bindingFactories[name](service, { readXml });
-
-// ---- the reference's samples, verbatim ---------------------------------------------------------
-
-const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
-const SOAP11_OPEN =
-  '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body>';
-const SOAP12_OPEN =
-  '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://www.w3.org/2003/05/soap-envelope" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body>';
-const SOAP_CLOSE = "</soap:Body></soap:Envelope>";
-
-// §2
-const SOAP11_REQUEST_HEADERS = {
-  "content-type": "text/xml; charset=utf-8",
-  soapaction: '"http://tempuri.org/InsertSubscriberSid"',
-};
-const SOAP11_REQUEST_BODY =
-  '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body><InsertSubscriberSid xmlns="http://tempuri.org/"><strUsername>u</strUsername><strPassword>p</strPassword><strEmail>a@b</strEmail><strName>N</strName><strFormat>HTML</strFormat><strCountryCode>46</strCountryCode><strPhoneNumber>123</strPhoneNumber><strMailingListID>1</strMailingListID></InsertSubscriberSid></soap:Body></soap:Envelope>';
-const SOAP11_RESPONSE_BODY =
-  '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body><InsertSubscriberSidResponse xmlns="http://tempuri.org/"><InsertSubscriberSidResult>1234567890123</InsertSubscriberSidResult></InsertSubscriberSidResponse></soap:Body></soap:Envelope>';
-/** The reference elides a second record (`<TriggerResult>...</TriggerResult>`); we send one. */
-const SOAP_LIST_FRAGMENT =
-  '<GetTriggerIdForAccountResponse xmlns="http://tempuri.org/"><GetTriggerIdForAccountResult><TriggerResult><Id>1</Id><Name>t1</Name><Created>2024-05-06T07:08:09</Created><MailinglistId>5</MailinglistId><MailinglistName>L</MailinglistName></TriggerResult></GetTriggerIdForAccountResult></GetTriggerIdForAccountResponse>';
-
-// §3
-const SOAP12_REQUEST_CONTENT_TYPE = 'application/soap+xml; charset=utf-8; action="http://tempuri.org/SendSmsWithSenderName"';
-const SOAP12_REQUEST_BODY =
-  '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://www.w3.org/2003/05/soap-envelope" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body><SendSmsWithSenderName xmlns="http://tempuri.org/"><strUsername>u</strUsername><strPassword>p</strPassword><senderName>Sender</senderName><strCountryCode>46</strCountryCode><strPhoneNumber>701234567</strPhoneNumber><strMessage>hi</strMessage></SendSmsWithSenderName></soap:Body></soap:Envelope>';
-const SOAP_RECORD_FRAGMENT =
-  '<SendSmsWithSenderNameResponse xmlns="http://tempuri.org/"><SendSmsWithSenderNameResult><Id>99</Id><CreditCost>1.5</CreditCost><TotalCredits>98.25</TotalCredits></SendSmsWithSenderNameResult></SendSmsWithSenderNameResponse>';
-
-// §4
-const GET_REQUEST_LINE =
-  "GET /ExternalAPIService.asmx/GetReportViewsByDateInterval?strUsername=u&strPassword=p&strSendQueueId=1&datIntervalFrom=2024-01-01T00%3A00%3A00&datIntervalTo=2024-02-01T00%3A00%3A00&ddField=DD3";
-const POST_REQUEST_LINE = "POST /ExternalAPIService.asmx/InsertCsvSubscribersWithDemDataUpdateOption";
-const POST_REQUEST_HEADERS = { "content-type": "application/x-www-form-urlencoded" };
-const POST_REQUEST_BODY =
-  "strUsername=u&strPassword=p&strMailingListId=1&strCsvData=a%40b%2CN%2CHTML%0Ac%40d%2CM%2CText&strUpdate=true";
-const LONG_DOCUMENT = '<?xml version="1.0" encoding="utf-8"?>\n<long xmlns="http://tempuri.org/">1234567890123</long>';
-const TRIGGER_LIST_DOCUMENT = `<?xml version="1.0" encoding="utf-8"?>
-<ArrayOfTriggerResult xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns="http://tempuri.org/">
-  <TriggerResult>
-    <Id>1</Id>
-    <Name>t1</Name>
-    <Created>2024-05-06T07:08:09</Created>
-    <MailinglistId>5</MailinglistId>
-    <MailinglistName>L</MailinglistName>
-  </TriggerResult>
-</ArrayOfTriggerResult>`;
-/** The reference abbreviates the two URIs as "..."; they are the ones of the list document above. */
-const EMPTY_LIST_DOCUMENT =
-  '<?xml version="1.0" encoding="utf-8"?>\n<ArrayOfNewsletterFilterResult xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns="http://tempuri.org/" />';
-
-// §5
-const DATASET_DOCUMENT = `<?xml version="1.0" encoding="utf-8"?>
-<DataSet xmlns="http://tempuri.org/">
-  <xs:schema id="NewDataSet" xmlns="" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:msdata="urn:schemas-microsoft-com:xml-msdata">
-    <xs:element name="NewDataSet" msdata:IsDataSet="true" msdata:UseCurrentLocale="true">
-      <xs:complexType>
-        <xs:choice minOccurs="0" maxOccurs="unbounded">
-          <xs:element name="Table">
-            <xs:complexType>
-              <xs:sequence>
-                <xs:element name="SubscriberId" type="xs:long" minOccurs="0" />
-                <xs:element name="Email" type="xs:string" minOccurs="0" />
-                <xs:element name="ViewTime" type="xs:dateTime" minOccurs="0" />
-                <xs:element name="DD3" type="xs:string" minOccurs="0" />
-              </xs:sequence>
-            </xs:complexType>
-          </xs:element>
-        </xs:choice>
-      </xs:complexType>
-    </xs:element>
-  </xs:schema>
-  <diffgr:diffgram xmlns:msdata="urn:schemas-microsoft-com:xml-msdata" xmlns:diffgr="urn:schemas-microsoft-com:xml-diffgram-v1">
-    <NewDataSet xmlns="">
-      <Table diffgr:id="Table1" msdata:rowOrder="0" diffgr:hasChanges="inserted">
-        <SubscriberId>7</SubscriberId>
-        <Email>e@x</Email>
-        <ViewTime>2024-05-06T07:08:09+00:00</ViewTime>
-        <DD3>v1</DD3>
-      </Table>
-      <Table diffgr:id="Table2" msdata:rowOrder="1" diffgr:hasChanges="inserted">
-        <SubscriberId>8</SubscriberId>
-        <Email>f@x</Email>
-        <ViewTime>2024-05-06T07:08:09+00:00</ViewTime>
-      </Table>
-    </NewDataSet>
-  </diffgr:diffgram>
-</DataSet>`;
 
 // ---- helpers -------------------------------------------------------------------------------------
 
@@ -144,10 +81,9 @@ const SMS = { Id: 99n, CreditCost: "1.5", TotalCredits: "98.25" };
 
 describe("§2 SOAP 1.1", () => {
   const op = operations.InsertSubscriberSid;
-  const params = { strEmail: "a@b", strName: "N", strFormat: "HTML", strCountryCode: "46", strPhoneNumber: "123", strMailingListID: "1" };
 
   it("encodes the .NET client's request byte for byte", () => {
-    const request = encode("soap11", op, params);
+    const request = encode("soap11", op, SOAP11_REQUEST_VALUES);
     expect(requestLine(request)).toBe("POST /ExternalAPIService.asmx");
     expect(request.headers).toEqual(SOAP11_REQUEST_HEADERS);
     expect(request.body).toBe(SOAP11_REQUEST_BODY);
@@ -155,7 +91,7 @@ describe("§2 SOAP 1.1", () => {
 
   it("decodes the .NET client's request", () => {
     const request = { method: "POST", path: "", query: "", headers: SOAP11_REQUEST_HEADERS, body: SOAP11_REQUEST_BODY } as const;
-    expect(decode("soap11", request)).toEqual({ op: "InsertSubscriberSid", values: { strUsername: "u", strPassword: "p", ...params } });
+    expect(decode("soap11", request)).toEqual({ op: "InsertSubscriberSid", values: SOAP11_REQUEST_VALUES });
   });
 
   it("encodes the response byte for byte and reads it back", () => {
@@ -186,17 +122,16 @@ describe("§2 SOAP 1.1", () => {
 
 describe("§3 SOAP 1.2", () => {
   const op = operations.SendSmsWithSenderName;
-  const params = { senderName: "Sender", strCountryCode: "46", strPhoneNumber: "701234567", strMessage: "hi" };
 
   it("encodes the .NET client's request byte for byte, the action in the content type", () => {
-    const request = encode("soap12", op, params);
+    const request = encode("soap12", op, SOAP12_REQUEST_VALUES);
     expect(requestLine(request)).toBe("POST /ExternalAPIService.asmx");
     expect(request.headers).toEqual({ "content-type": SOAP12_REQUEST_CONTENT_TYPE });
     expect(request.body).toBe(SOAP12_REQUEST_BODY);
   });
 
   it("decodes the .NET client's request, with and without the action parameter", () => {
-    const want = { op: "SendSmsWithSenderName", values: { strUsername: "u", strPassword: "p", ...params } };
+    const want = { op: "SendSmsWithSenderName", values: SOAP12_REQUEST_VALUES };
     for (const contentType of [SOAP12_REQUEST_CONTENT_TYPE, "application/soap+xml; charset=utf-8"]) {
       const request = { method: "POST", path: "", query: "", headers: { "content-type": contentType }, body: SOAP12_REQUEST_BODY } as const;
       expect(decode("soap12", request)).toEqual(want);
@@ -218,12 +153,7 @@ describe("§3 SOAP 1.2", () => {
 
 describe("§4 HTTP GET and HTTP POST", () => {
   it("sends every GET parameter in the query string, in order", () => {
-    const request = encode("httpGet", operations.GetReportViewsByDateInterval, {
-      strSendQueueId: "1",
-      datIntervalFrom: "2024-01-01T00:00:00",
-      datIntervalTo: "2024-02-01T00:00:00",
-      ddField: "DD3",
-    });
+    const request = encode("httpGet", operations.GetReportViewsByDateInterval, GET_REQUEST_VALUES);
     expect(requestLine(request)).toBe(GET_REQUEST_LINE);
     expect(request.headers).toEqual({});
     expect(request.body).toBe("");
@@ -231,12 +161,11 @@ describe("§4 HTTP GET and HTTP POST", () => {
 
   it("sends the POST form byte for byte and decodes it", () => {
     const op = operations.InsertCsvSubscribersWithDemDataUpdateOption;
-    const params = { strMailingListId: "1", strCsvData: "a@b,N,HTML\nc@d,M,Text", strUpdate: "true" };
-    const request = encode("httpPost", op, params);
+    const request = encode("httpPost", op, POST_REQUEST_VALUES);
     expect(requestLine(request)).toBe(POST_REQUEST_LINE);
     expect(request.headers).toEqual(POST_REQUEST_HEADERS);
     expect(request.body).toBe(POST_REQUEST_BODY);
-    expect(decode("httpPost", request)).toEqual({ op: op.name, values: { strUsername: "u", strPassword: "p", ...params } });
+    expect(decode("httpPost", request)).toEqual({ op: op.name, values: POST_REQUEST_VALUES });
   });
 
   it.each<{ name: string; op: OperationModel; result: unknown; want: string }>([
@@ -252,13 +181,8 @@ describe("§4 HTTP GET and HTTP POST", () => {
   });
 
   it("answers a single record with <SmsSingleMessageResult> as root and its fields as children", () => {
-    // The reference writes the root's attributes as "..."; they are the list documents' ones.
     const response = binding("httpGet").encodeResponse(operations.SendSmsWithSenderName, SMS, {});
-    expect(response.body).toBe(
-      XML_DECLARATION +
-        '\n<SmsSingleMessageResult xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns="http://tempuri.org/">' +
-        "\n  <Id>99</Id>\n  <CreditCost>1.5</CreditCost>\n  <TotalCredits>98.25</TotalCredits>\n</SmsSingleMessageResult>",
-    );
+    expect(response.body).toBe(SMS_RECORD_DOCUMENT);
   });
 });
 
@@ -309,12 +233,7 @@ describe("§5 DataSet", () => {
     expect(binding("httpGet").decodeResponse(real, response, request)).toEqual({
       dataSetName: "NewDataSet",
       table: "Table",
-      columns: [
-        { name: "SubscriberId", type: "long" },
-        { name: "Email", type: "string" },
-        { name: "ViewTime", type: "dateTime" },
-        { name: "DD3", type: "string" },
-      ],
+      columns: DATASET_COLUMNS,
       rows: [
         { SubscriberId: 7n, Email: "e@x", Name: null, ViewTime: "2024-05-06T07:08:09+00:00", FieldValue: "v1" },
         { SubscriberId: 8n, Email: "f@x", Name: null, ViewTime: "2024-05-06T07:08:09+00:00", FieldValue: null },
@@ -343,8 +262,6 @@ function soapBody(name: "soap11" | "soap12", op: OperationModel, params: ParamVa
   const request = encode(name, op, params);
   return { headers: { ...request.headers }, body: request.body };
 }
-
-const VALID_SID = { strEmail: "a@b", strName: "N", strFormat: "HTML", strCountryCode: "46", strPhoneNumber: "123", strMailingListID: "1" };
 
 function only(parent: XmlElement | undefined, ns: string, local: string): XmlElement {
   const found = parent?.children.filter((c) => c.ns === ns && c.local === local) ?? [];
@@ -387,7 +304,7 @@ describe("SOAP faults", () => {
   const filters = operations.GetNewsletterFilters;
   type Case = { name: string; op: OperationModel; params: ParamValues; edit?: (r: { headers: Record<string, string>; body: string }) => void; side: "client" | "server"; errorCode: string; reason?: string };
   const cases: Case[] = [
-    { name: "the operation failed", op: sid, params: VALID_SID, side: "server", errorCode: "InvalidCredentials", reason: "Invalid credentials" },
+    { name: "the operation failed", op: sid, params: SOAP11_REQUEST_VALUES, side: "server", errorCode: "InvalidCredentials", reason: "Invalid credentials" },
     {
       name: "a value that does not parse as its type",
       op: filters,
@@ -399,29 +316,26 @@ describe("SOAP faults", () => {
     { name: "bad XML", op: filters, params: { intNewsletterId: 1 }, edit: (r) => void (r.body = r.body.slice(0, -5)), side: "client", errorCode: "MalformedXml" },
   ];
 
-  it.each(cases)("SOAP 1.1, $name: 500, soap:$side fault", async ({ op, params, edit, side, errorCode, reason }) => {
-    const r = soapBody("soap11", op, params);
-    edit?.(r);
-    const response = await send("POST", "", r.headers, r.body);
-    expect(response.status).toBe(500);
-    expect(response.contentType).toBe("text/xml; charset=utf-8");
-    const got = soap11Fault(response.body);
-    expect(got.code).toBe(side === "client" ? "soap:Client" : "soap:Server");
-    expect(got.errorCode).toBe(errorCode);
-    if (reason) expect(got.reason).toBe(reason);
-  });
+  /** What differs between the versions: the content type, the fault's shape and its code for each side. */
+  const versions = [
+    { version: "soap11", label: "SOAP 1.1", contentType: "text/xml; charset=utf-8", read: soap11Fault, codes: { client: "soap:Client", server: "soap:Server" } },
+    { version: "soap12", label: "SOAP 1.2", contentType: "application/soap+xml; charset=utf-8", read: soap12Fault, codes: { client: "soap:Sender", server: "soap:Receiver" } },
+  ] as const;
 
-  it.each(cases)("SOAP 1.2, $name: 500, soap:Sender/Receiver fault", async ({ op, params, edit, side, errorCode, reason }) => {
-    const r = soapBody("soap12", op, params);
-    edit?.(r);
-    const response = await send("POST", "", r.headers, r.body);
-    expect(response.status).toBe(500);
-    expect(response.contentType).toBe("application/soap+xml; charset=utf-8");
-    const got = soap12Fault(response.body);
-    expect(got.code).toBe(side === "client" ? "soap:Sender" : "soap:Receiver");
-    expect(got.errorCode).toBe(errorCode);
-    if (reason) expect(got.reason).toBe(reason);
-  });
+  it.each(versions.flatMap((v) => cases.map((c) => ({ ...v, ...c, code: v.codes[c.side] }))))(
+    "$label, $name: 500, $code fault",
+    async ({ version, contentType, read, op, params, edit, code, errorCode, reason }) => {
+      const r = soapBody(version, op, params);
+      edit?.(r);
+      const response = await send("POST", "", r.headers, r.body);
+      expect(response.status).toBe(500);
+      expect(response.contentType).toBe(contentType);
+      const got = read(response.body);
+      expect(got.code).toBe(code);
+      expect(got.errorCode).toBe(errorCode);
+      if (reason) expect(got.reason).toBe(reason);
+    },
+  );
 
   it("unknown SOAPAction: soap:Client with the .NET wording", async () => {
     const r = soapBody("soap11", filters, { intNewsletterId: 1 });
@@ -437,7 +351,7 @@ describe("SOAP faults", () => {
 
 describe("HTTP GET/POST errors: 500 text/plain `<ExceptionType>: <message>`", () => {
   const sidQuery = (omit: string) =>
-    new URLSearchParams(Object.entries({ strUsername: "u", strPassword: "p", ...VALID_SID }).filter(([k]) => k !== omit)).toString();
+    new URLSearchParams(Object.entries(SOAP11_REQUEST_VALUES).filter(([k]) => k !== omit)).toString();
   const cases: { name: string; method: "GET" | "POST"; target: string; form?: string; contentType?: string; want: string | RegExp }[] = [
     { name: "missing parameter (GET)", method: "GET", target: `/InsertSubscriberSid?${sidQuery("strEmail")}`, want: "System.InvalidOperationException: Missing parameter: strEmail." },
     { name: "missing parameter (POST)", method: "POST", target: "/InsertSubscriberSid", form: sidQuery("strEmail"), want: "System.InvalidOperationException: Missing parameter: strEmail." },

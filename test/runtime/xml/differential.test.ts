@@ -18,22 +18,12 @@ import { readXml } from "../../../templates/runtime/xml/scan.js";
 import { readXmlWithFastXmlParser } from "../../../templates/runtime/xml/fxp.js";
 import { XmlRefusal } from "../../../templates/runtime/xml/tree.js";
 import type { ReadOptions, XmlAttribute, XmlElement } from "../../../templates/runtime/xml/tree.js";
+import { mulberry32 } from "../../fixtures/random.js";
 
 // Overridable for longer local runs: XML_DIFF_SEED=7 XML_DIFF_DOCUMENTS=100000 npx vitest run ...
 const SEED = Number(process.env.XML_DIFF_SEED ?? 0x5eed);
 const DOCUMENTS = Number(process.env.XML_DIFF_DOCUMENTS ?? 3000);
 const XML_NS = "http://www.w3.org/XML/1998/namespace";
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Random {
   private readonly next: () => number;

@@ -6,6 +6,7 @@ import { readXml } from "../../../templates/runtime/xml/scan.js";
 import { readXmlWithFastXmlParser } from "../../../templates/runtime/xml/fxp.js";
 import { XmlRefusal } from "../../../templates/runtime/xml/tree.js";
 import type { XmlAttribute, XmlElement } from "../../../templates/runtime/xml/tree.js";
+import { DATASET_DOCUMENT, SOAP11_REQUEST_BODY, SOAP11_REQUEST_VALUES } from "../../fixtures/wire-samples.js";
 
 const readers = [
   ["readXml", readXml],
@@ -16,7 +17,6 @@ const SOAP11 = "http://schemas.xmlsoap.org/soap/envelope/";
 const SOAP12 = "http://www.w3.org/2003/05/soap-envelope";
 const TEMPURI = "http://tempuri.org/";
 const XML_NS = "http://www.w3.org/XML/1998/namespace";
-const XSI = "http://www.w3.org/2001/XMLSchema-instance";
 const XS = "http://www.w3.org/2001/XMLSchema";
 const MSDATA = "urn:schemas-microsoft-com:xml-msdata";
 const DIFFGR = "urn:schemas-microsoft-com:xml-diffgram-v1";
@@ -40,20 +40,7 @@ function el(local: string, want: Want = {}): XmlElement {
   };
 }
 
-const ENVELOPE_ATTRS =
-  `xmlns:xsi="${XSI}" xmlns:xsd="${XS}"`;
-
-const INSERT_SUBSCRIBER_SID =
-  `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${SOAP11}" ${ENVELOPE_ATTRS}><soap:Body>` +
-  `<InsertSubscriberSid xmlns="${TEMPURI}"><strUsername>u</strUsername><strPassword>p</strPassword>` +
-  `<strEmail>a@b</strEmail><strName>N</strName><strFormat>HTML</strFormat><strCountryCode>46</strCountryCode>` +
-  `<strPhoneNumber>123</strPhoneNumber><strMailingListID>1</strMailingListID></InsertSubscriberSid>` +
-  `</soap:Body></soap:Envelope>`;
-
-const params = [
-  ["strUsername", "u"], ["strPassword", "p"], ["strEmail", "a@b"], ["strName", "N"], ["strFormat", "HTML"],
-  ["strCountryCode", "46"], ["strPhoneNumber", "123"], ["strMailingListID", "1"],
-].map(([name, text]) => el(name, { ns: TEMPURI, text }));
+const params = Object.entries(SOAP11_REQUEST_VALUES).map(([name, text]) => el(name, { ns: TEMPURI, text }));
 
 function envelope(prefix: string, ns: string, body: XmlElement): XmlElement {
   return el("Envelope", { ns, prefix, children: [el("Body", { ns, prefix, children: [body] })] });
@@ -62,7 +49,7 @@ function envelope(prefix: string, ns: string, body: XmlElement): XmlElement {
 const cases: Array<{ name: string; given: string; want: XmlElement }> = [
   {
     name: "SOAP 1.1 request as .NET sends it",
-    given: INSERT_SUBSCRIBER_SID,
+    given: SOAP11_REQUEST_BODY,
     want: envelope("soap", SOAP11, el("InsertSubscriberSid", { ns: TEMPURI, children: params })),
   },
   ...(["soapenv", "SOAP-ENV", "s"] as const).map((p) => ({
@@ -159,41 +146,13 @@ const cases: Array<{ name: string; given: string; want: XmlElement }> = [
   },
 ];
 
-const DATASET = `<?xml version="1.0" encoding="utf-8"?>
-<DataSet xmlns="${TEMPURI}">
-  <xs:schema id="NewDataSet" xmlns="" xmlns:xs="${XS}" xmlns:msdata="${MSDATA}">
-    <xs:element name="NewDataSet" msdata:IsDataSet="true" msdata:UseCurrentLocale="true">
-      <xs:complexType>
-        <xs:choice minOccurs="0" maxOccurs="unbounded">
-          <xs:element name="Table">
-            <xs:complexType>
-              <xs:sequence>
-                <xs:element name="SubscriberId" type="xs:long" minOccurs="0" />
-                <xs:element name="Email" type="xs:string" minOccurs="0" />
-              </xs:sequence>
-            </xs:complexType>
-          </xs:element>
-        </xs:choice>
-      </xs:complexType>
-    </xs:element>
-  </xs:schema>
-  <diffgr:diffgram xmlns:msdata="${MSDATA}" xmlns:diffgr="${DIFFGR}">
-    <NewDataSet xmlns="">
-      <Table diffgr:id="Table1" msdata:rowOrder="0" diffgr:hasChanges="inserted">
-        <SubscriberId>7</SubscriberId>
-        <Email>e@x</Email>
-      </Table>
-    </NewDataSet>
-  </diffgr:diffgram>
-</DataSet>`;
-
 describe.each(readers)("%s", (_name, read) => {
   it.each(cases)("$name", ({ given, want }) => {
     expect(read(given)).toEqual(want);
   });
 
   it("reads the DataSet schema and diffgram of wire/README.md §5", () => {
-    const root = read(DATASET);
+    const root = read(DATASET_DOCUMENT);
     expect([root.ns, root.local]).toEqual([TEMPURI, "DataSet"]);
     const [schema, diffgram] = root.children;
     expect([schema.ns, schema.local, schema.attrs]).toEqual([XS, "schema", [{ ns: "", local: "id", value: "NewDataSet" }]]);
@@ -207,6 +166,8 @@ describe.each(readers)("%s", (_name, read) => {
     expect(columns.map((c) => c.attrs.map((a) => a.value))).toEqual([
       ["SubscriberId", "xs:long", "0"],
       ["Email", "xs:string", "0"],
+      ["ViewTime", "xs:dateTime", "0"],
+      ["DD3", "xs:string", "0"],
     ]);
     expect([diffgram.ns, diffgram.local]).toEqual([DIFFGR, "diffgram"]);
     const table = diffgram.children[0].children[0];
@@ -216,8 +177,13 @@ describe.each(readers)("%s", (_name, read) => {
       { ns: MSDATA, local: "rowOrder", value: "0" },
       { ns: DIFFGR, local: "hasChanges", value: "inserted" },
     ]);
-    expect(table.children.map((c) => [c.ns, c.local, c.text])).toEqual([["", "SubscriberId", "7"], ["", "Email", "e@x"]]);
-    expect(table.text).toBe("\n        \n        \n      ");
+    expect(table.children.map((c) => [c.ns, c.local, c.text])).toEqual([
+      ["", "SubscriberId", "7"],
+      ["", "Email", "e@x"],
+      ["", "ViewTime", "2024-05-06T07:08:09+00:00"],
+      ["", "DD3", "v1"],
+    ]);
+    expect(table.text).toBe("\n        \n        \n        \n        \n      ");
   });
 
   it.each([

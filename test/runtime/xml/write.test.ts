@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { assertXmlChars, escapeAttr, escapeText } from "../../../templates/runtime/xml/write.js";
 import { readXml } from "../../../templates/runtime/xml/scan.js";
+import { mulberry32 } from "../../fixtures/random.js";
 
 describe("escapeText", () => {
   it.each([
@@ -78,17 +79,7 @@ it("assertXmlChars returns its argument", () => {
 });
 
 describe("round trip through readXml", () => {
-  // A tiny seeded PRNG (mulberry32) over an alphabet of awkward characters.
-  function mulberry32(seed: number): () => number {
-    let a = seed >>> 0;
-    return () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
+  // Seeded random strings over an alphabet of awkward characters.
   const alphabet = ["a", " ", "\t", "\n", "\r", "\r\n", "&", "<", ">", "\"", "'", "]]>", "é", "\u{1F600}", ";", "&amp;"];
   const next = mulberry32(42);
   const strings = Array.from({ length: 500 }, () =>
