@@ -180,7 +180,7 @@ const INDEX = `<!DOCTYPE html>
       </li>
       <li>
         <a href="?op=GetSubscriberMailingLists">GetSubscriberMailingLists</a>
-        <p>The subscriber&#x27;s active mailing lists, looked up by subscriber id or by e-mail. Decision: when both are given, strSubscriberId wins.</p>
+        <p>The subscriber&#x27;s active mailing lists, looked up by subscriber id or by e-mail. When both are given, strSubscriberId wins.</p>
       </li>
     </ul>
   </section>
@@ -209,7 +209,7 @@ const INDEX = `<!DOCTYPE html>
       </li>
       <li>
         <a href="?op=UpdateSubscriberData">UpdateSubscriberData</a>
-        <p>Sets one demographic field of a subscriber identified by id or e-mail. Decision: when both are given, strSubscriberId wins.</p>
+        <p>Sets one demographic field of a subscriber identified by id or e-mail. When both are given, strSubscriberId wins.</p>
       </li>
     </ul>
   </section>
@@ -1911,7 +1911,7 @@ Content-Length: length
   <section id="result">
     <h2>Result</h2>
     <p><code>DataSet</code> — Views of the mailing within the interval.</p>
-    <p class="note">An inline XML schema, then a diffgram with one Table element per row inside NewDataSet. A null cell is left out. Decision: one row per view of the sending inside the interval, oldest first: who viewed (SubscriberId, Email, Name), when (ViewTime), and the value of the demographic field the caller named in ddField, in a column named after that field (null when the subscriber has no value). Columns follow the shape of the wire reference&#x27;s sample so existing callers that read SubscriberId/Email/ViewTime keep working.</p>
+    <p class="note">An inline XML schema, then a diffgram with one Table element per row inside NewDataSet. A null cell is left out. One row per view of the sending inside the interval, oldest first: who viewed (SubscriberId, Email, Name), when (ViewTime), and the value of the demographic field the caller named in ddField, in a column named after that field (null when the subscriber has no value). Columns follow the shape of the wire reference&#x27;s sample so existing callers that read SubscriberId/Email/ViewTime keep working.</p>
     <div class="table-wrap">
       <table>
         <thead>
@@ -2187,7 +2187,7 @@ Content-Length: length
   <div class="wrap">
     <p class="kicker"><a href="?">ExternalAPIService</a> · Reading operations</p>
     <h1>GetSubscriberMailingLists</h1>
-    <p class="lede">The subscriber&#x27;s active mailing lists, looked up by subscriber id or by e-mail. Decision: when both are given, strSubscriberId wins.</p>
+    <p class="lede">The subscriber&#x27;s active mailing lists, looked up by subscriber id or by e-mail. When both are given, strSubscriberId wins.</p>
     <p class="meta">
       <a href="?">All operations</a>
       <a href="?WSDL">Service description (WSDL)</a>
@@ -2244,7 +2244,7 @@ Content-Length: length
   <section id="result">
     <h2>Result</h2>
     <p><code>DataSet</code> — The subscriber&#x27;s active mailing lists.</p>
-    <p class="note">An inline XML schema, then a diffgram with one Table element per row inside NewDataSet. A null cell is left out. Decision: one row per active mailing list of the subscriber, ordered by MailingListId: the list (MailingListId, MailingListName), the subscriber as stored on it (SubscriberId, Email, Format) and when the subscriber joined it (Subscribed).</p>
+    <p class="note">An inline XML schema, then a diffgram with one Table element per row inside NewDataSet. A null cell is left out. One row per active mailing list of the subscriber, ordered by MailingListId: the list (MailingListId, MailingListName), the subscriber as stored on it (SubscriberId, Email, Format) and when the subscriber joined it (Subscribed).</p>
     <div class="table-wrap">
       <table>
         <thead>
@@ -3527,7 +3527,7 @@ Content-Length: length
             <td><code>string</code></td>
             <td><span class="badge optional">optional</span><span class="default">default <code>false</code></span></td>
             <td><ul><li>One of: true, false.</li></ul></td>
-            <td>Decision: true updates subscribers that already exist; false leaves them as they are.</td>
+            <td>true updates subscribers that already exist; false leaves them as they are.</td>
           </tr>
         </tbody>
       </table>
@@ -3981,7 +3981,7 @@ Content-Length: length
   <div class="wrap">
     <p class="kicker"><a href="?">ExternalAPIService</a> · Subscriber operations</p>
     <h1>UpdateSubscriberData</h1>
-    <p class="lede">Sets one demographic field of a subscriber identified by id or e-mail. Decision: when both are given, strSubscriberId wins.</p>
+    <p class="lede">Sets one demographic field of a subscriber identified by id or e-mail. When both are given, strSubscriberId wins.</p>
     <p class="meta">
       <a href="?">All operations</a>
       <a href="?WSDL">Service description (WSDL)</a>

@@ -120,7 +120,7 @@ export const records = {
 export const dataSets = {
   ReportViews: {
     name: "ReportViews",
-    doc: "Decision: one row per view of the sending inside the interval, oldest first: who viewed (SubscriberId, Email, Name), when (ViewTime), and the value of the demographic field the caller named in ddField, in a column named after that field (null when the subscriber has no value). Columns follow the shape of the wire reference's sample so existing callers that read SubscriberId/Email/ViewTime keep working.",
+    doc: "One row per view of the sending inside the interval, oldest first: who viewed (SubscriberId, Email, Name), when (ViewTime), and the value of the demographic field the caller named in ddField, in a column named after that field (null when the subscriber has no value). Columns follow the shape of the wire reference's sample so existing callers that read SubscriberId/Email/ViewTime keep working.",
     dataSetName: "NewDataSet",
     table: "Table",
     columns: [
@@ -138,7 +138,7 @@ export const dataSets = {
   },
   SubscriberMailingLists: {
     name: "SubscriberMailingLists",
-    doc: "Decision: one row per active mailing list of the subscriber, ordered by MailingListId: the list (MailingListId, MailingListName), the subscriber as stored on it (SubscriberId, Email, Format) and when the subscriber joined it (Subscribed).",
+    doc: "One row per active mailing list of the subscriber, ordered by MailingListId: the list (MailingListId, MailingListName), the subscriber as stored on it (SubscriberId, Email, Format) and when the subscriber joined it (Subscribed).",
     dataSetName: "NewDataSet",
     table: "Table",
     columns: [
@@ -331,7 +331,7 @@ export const operations = {
   GetSubscriberMailingLists: {
     name: "GetSubscriberMailingLists",
     group: "reading",
-    doc: "The subscriber's active mailing lists, looked up by subscriber id or by e-mail. Decision: when both are given, strSubscriberId wins.",
+    doc: "The subscriber's active mailing lists, looked up by subscriber id or by e-mail. When both are given, strSubscriberId wins.",
     params: [
       ...credentials,
       {
@@ -583,7 +583,7 @@ export const operations = {
         required: false,
         default: "false",
         rules: [rules.trueFalse],
-        doc: "Decision: true updates subscribers that already exist; false leaves them as they are.",
+        doc: "true updates subscribers that already exist; false leaves them as they are.",
         credential: false,
       },
     ],
@@ -619,7 +619,7 @@ export const operations = {
   UpdateSubscriberData: {
     name: "UpdateSubscriberData",
     group: "subscriber",
-    doc: "Sets one demographic field of a subscriber identified by id or e-mail. Decision: when both are given, strSubscriberId wins.",
+    doc: "Sets one demographic field of a subscriber identified by id or e-mail. When both are given, strSubscriberId wins.",
     params: [
       ...credentials,
       {

@@ -86,9 +86,9 @@ export interface SmsSingleMessageResult {
 }
 
 /**
- * A row of ReportViews. Decision: one row per view of the sending inside the interval, oldest first:
- * who viewed (SubscriberId, Email, Name), when (ViewTime), and the value of the demographic field the
- * caller named in ddField, in a column named after that field (null when the subscriber has no value).
+ * A row of ReportViews. One row per view of the sending inside the interval, oldest first: who viewed
+ * (SubscriberId, Email, Name), when (ViewTime), and the value of the demographic field the caller
+ * named in ddField, in a column named after that field (null when the subscriber has no value).
  * Columns follow the shape of the wire reference's sample so existing callers that read
  * SubscriberId/Email/ViewTime keep working.
  */
@@ -109,8 +109,8 @@ export interface ReportViewsRow {
 }
 
 /**
- * A row of SubscriberMailingLists. Decision: one row per active mailing list of the subscriber,
- * ordered by MailingListId: the list (MailingListId, MailingListName), the subscriber as stored on it
+ * A row of SubscriberMailingLists. One row per active mailing list of the subscriber, ordered by
+ * MailingListId: the list (MailingListId, MailingListName), the subscriber as stored on it
  * (SubscriberId, Email, Format) and when the subscriber joined it (Subscribed).
  */
 export interface SubscriberMailingListsRow {
@@ -236,7 +236,7 @@ export type GetReportViewsByDateIntervalResult = DataSetResult<ReportViewsRow>;
 
 /**
  * Parameters of GetSubscriberMailingLists. The subscriber's active mailing lists, looked up by
- * subscriber id or by e-mail. Decision: when both are given, strSubscriberId wins.
+ * subscriber id or by e-mail. When both are given, strSubscriberId wins.
  *
  * The credentials (strUsername, strPassword) are not part of it.
  */
@@ -359,7 +359,7 @@ export interface InsertCsvSubscribersWithDemDataUpdateOptionParams {
    */
   strCsvData: string;
   /**
-   * Decision: true updates subscribers that already exist; false leaves them as they are.
+   * true updates subscribers that already exist; false leaves them as they are.
    * @defaultValue "false", substituted by the server when absent or empty.
    */
   strUpdate?: "true" | "false";
@@ -387,7 +387,7 @@ export type InsertCSVSubscribersWithDemDataFromFileToQueueResult = number;
 
 /**
  * Parameters of UpdateSubscriberData. Sets one demographic field of a subscriber identified by id or
- * e-mail. Decision: when both are given, strSubscriberId wins.
+ * e-mail. When both are given, strSubscriberId wins.
  *
  * The credentials (strUsername, strPassword) are not part of it.
  */
@@ -603,8 +603,8 @@ export interface OperationTypes {
     result: GetReportViewsByDateIntervalResult;
   };
   /**
-   * The subscriber's active mailing lists, looked up by subscriber id or by e-mail. Decision: when both
-   * are given, strSubscriberId wins.
+   * The subscriber's active mailing lists, looked up by subscriber id or by e-mail. When both are given,
+   * strSubscriberId wins.
    */
   GetSubscriberMailingLists: {
     params: GetSubscriberMailingListsParams;
@@ -639,8 +639,8 @@ export interface OperationTypes {
     result: InsertCSVSubscribersWithDemDataFromFileToQueueResult;
   };
   /**
-   * Sets one demographic field of a subscriber identified by id or e-mail. Decision: when both are
-   * given, strSubscriberId wins.
+   * Sets one demographic field of a subscriber identified by id or e-mail. When both are given,
+   * strSubscriberId wins.
    */
   UpdateSubscriberData: { params: UpdateSubscriberDataParams; result: UpdateSubscriberDataResult };
   /** Updates a mailing list's settings. */

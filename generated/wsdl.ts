@@ -1112,7 +1112,7 @@ const WSDL = `<?xml version="1.0" encoding="utf-8"?>
       <wsdl:output message="tns:GetReportViewsByDateIntervalSoapOut" />
     </wsdl:operation>
     <wsdl:operation name="GetSubscriberMailingLists">
-      <wsdl:documentation xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">The subscriber&apos;s active mailing lists, looked up by subscriber id or by e-mail. Decision: when both are given, strSubscriberId wins.</wsdl:documentation>
+      <wsdl:documentation xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">The subscriber&apos;s active mailing lists, looked up by subscriber id or by e-mail. When both are given, strSubscriberId wins.</wsdl:documentation>
       <wsdl:input message="tns:GetSubscriberMailingListsSoapIn" />
       <wsdl:output message="tns:GetSubscriberMailingListsSoapOut" />
     </wsdl:operation>
@@ -1142,7 +1142,7 @@ const WSDL = `<?xml version="1.0" encoding="utf-8"?>
       <wsdl:output message="tns:InsertCSVSubscribersWithDemDataFromFileToQueueSoapOut" />
     </wsdl:operation>
     <wsdl:operation name="UpdateSubscriberData">
-      <wsdl:documentation xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">Sets one demographic field of a subscriber identified by id or e-mail. Decision: when both are given, strSubscriberId wins.</wsdl:documentation>
+      <wsdl:documentation xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">Sets one demographic field of a subscriber identified by id or e-mail. When both are given, strSubscriberId wins.</wsdl:documentation>
       <wsdl:input message="tns:UpdateSubscriberDataSoapIn" />
       <wsdl:output message="tns:UpdateSubscriberDataSoapOut" />
     </wsdl:operation>
@@ -1214,7 +1214,7 @@ const WSDL = `<?xml version="1.0" encoding="utf-8"?>
       <wsdl:output message="tns:GetReportViewsByDateIntervalHttpGetOut" />
     </wsdl:operation>
     <wsdl:operation name="GetSubscriberMailingLists">
-      <wsdl:documentation xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">The subscriber&apos;s active mailing lists, looked up by subscriber id or by e-mail. Decision: when both are given, strSubscriberId wins.</wsdl:documentation>
+      <wsdl:documentation xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">The subscriber&apos;s active mailing lists, looked up by subscriber id or by e-mail. When both are given, strSubscriberId wins.</wsdl:documentation>
       <wsdl:input message="tns:GetSubscriberMailingListsHttpGetIn" />
       <wsdl:output message="tns:GetSubscriberMailingListsHttpGetOut" />
     </wsdl:operation>
@@ -1244,7 +1244,7 @@ const WSDL = `<?xml version="1.0" encoding="utf-8"?>
       <wsdl:output message="tns:InsertCSVSubscribersWithDemDataFromFileToQueueHttpGetOut" />
     </wsdl:operation>
     <wsdl:operation name="UpdateSubscriberData">
-      <wsdl:documentation xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">Sets one demographic field of a subscriber identified by id or e-mail. Decision: when both are given, strSubscriberId wins.</wsdl:documentation>
+      <wsdl:documentation xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">Sets one demographic field of a subscriber identified by id or e-mail. When both are given, strSubscriberId wins.</wsdl:documentation>
       <wsdl:input message="tns:UpdateSubscriberDataHttpGetIn" />
       <wsdl:output message="tns:UpdateSubscriberDataHttpGetOut" />
     </wsdl:operation>
@@ -1316,7 +1316,7 @@ const WSDL = `<?xml version="1.0" encoding="utf-8"?>
       <wsdl:output message="tns:GetReportViewsByDateIntervalHttpPostOut" />
     </wsdl:operation>
     <wsdl:operation name="GetSubscriberMailingLists">
-      <wsdl:documentation xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">The subscriber&apos;s active mailing lists, looked up by subscriber id or by e-mail. Decision: when both are given, strSubscriberId wins.</wsdl:documentation>
+      <wsdl:documentation xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">The subscriber&apos;s active mailing lists, looked up by subscriber id or by e-mail. When both are given, strSubscriberId wins.</wsdl:documentation>
       <wsdl:input message="tns:GetSubscriberMailingListsHttpPostIn" />
       <wsdl:output message="tns:GetSubscriberMailingListsHttpPostOut" />
     </wsdl:operation>
@@ -1346,7 +1346,7 @@ const WSDL = `<?xml version="1.0" encoding="utf-8"?>
       <wsdl:output message="tns:InsertCSVSubscribersWithDemDataFromFileToQueueHttpPostOut" />
     </wsdl:operation>
     <wsdl:operation name="UpdateSubscriberData">
-      <wsdl:documentation xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">Sets one demographic field of a subscriber identified by id or e-mail. Decision: when both are given, strSubscriberId wins.</wsdl:documentation>
+      <wsdl:documentation xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">Sets one demographic field of a subscriber identified by id or e-mail. When both are given, strSubscriberId wins.</wsdl:documentation>
       <wsdl:input message="tns:UpdateSubscriberDataHttpPostIn" />
       <wsdl:output message="tns:UpdateSubscriberDataHttpPostOut" />
     </wsdl:operation>
