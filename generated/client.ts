@@ -109,8 +109,8 @@ export interface ExternalAPIServiceClient {
     options?: CallOptions,
   ): Promise<GetReportViewsByDateIntervalResult>;
   /**
-   * The subscriber's active mailing lists, looked up by subscriber id or by e-mail. Decision: when both
-   * are given, strSubscriberId wins.
+   * The subscriber's active mailing lists, looked up by subscriber id or by e-mail. When both are given,
+   * strSubscriberId wins.
    *
    * Resolves to the subscriber's active mailing lists.
    */
@@ -166,8 +166,8 @@ export interface ExternalAPIServiceClient {
     options?: CallOptions,
   ): Promise<InsertCSVSubscribersWithDemDataFromFileToQueueResult>;
   /**
-   * Sets one demographic field of a subscriber identified by id or e-mail. Decision: when both are
-   * given, strSubscriberId wins.
+   * Sets one demographic field of a subscriber identified by id or e-mail. When both are given,
+   * strSubscriberId wins.
    *
    * Resolves to number of subscribers updated.
    */

@@ -90,8 +90,8 @@ export interface ExternalAPIService {
     context: CallContext,
   ): Promise<DataSetRows<ReportViewsRow>> | DataSetRows<ReportViewsRow>;
   /**
-   * The subscriber's active mailing lists, looked up by subscriber id or by e-mail. Decision: when both
-   * are given, strSubscriberId wins.
+   * The subscriber's active mailing lists, looked up by subscriber id or by e-mail. When both are given,
+   * strSubscriberId wins.
    */
   GetSubscriberMailingLists(
     params: GetSubscriberMailingListsParams,
@@ -133,8 +133,8 @@ export interface ExternalAPIService {
     | Promise<InsertCSVSubscribersWithDemDataFromFileToQueueResult>
     | InsertCSVSubscribersWithDemDataFromFileToQueueResult;
   /**
-   * Sets one demographic field of a subscriber identified by id or e-mail. Decision: when both are
-   * given, strSubscriberId wins.
+   * Sets one demographic field of a subscriber identified by id or e-mail. When both are given,
+   * strSubscriberId wins.
    */
   UpdateSubscriberData(
     params: UpdateSubscriberDataParams,
