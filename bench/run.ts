@@ -11,13 +11,13 @@
 // Rows (ids for --only): floor, soap11, soap12, get, post, floor-list, list, node-soap.
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { printClientTable, runClientBench } from "./client.js";
+import { clientTable, runClientBench } from "./client.js";
 import { operations, service } from "../generated/model.js";
 import { bindingFactories } from "../generated/runtime/bindings.js";
 import { readXml } from "../generated/runtime/xml/scan.js";
@@ -177,6 +177,21 @@ function peakRss(pid: number): number {
   const m = /^VmHWM:\s+(\d+)\s+kB/m.exec(status);
   if (!m) throw new Error(`no VmHWM in /proc/${pid}/status`);
   return Number(m[1]) * 1024;
+}
+
+const CLOCK_TICKS = (() => {
+  const r = spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" });
+  const n = Number(r.stdout?.trim());
+  return Number.isFinite(n) && n > 0 ? n : 100;
+})();
+
+/** CPU time (user + system) a process has used so far, in seconds (/proc/<pid>/stat). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name (which is in parentheses and may hold spaces): utime is the 14th
+  // field of the line, stime the 15th.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
 /** Asks the server to exit (IPC disconnect, so a --cpu-prof profile gets written), then kills it. */
@@ -378,6 +393,8 @@ interface Measured {
   readonly row: Row;
   readonly result: LoadResult;
   readonly rssBytes: number;
+  /** Server CPU time (user + system) per answered request, in µs: little moved by other load on the machine. */
+  readonly cpuUs: number;
 }
 
 function median(values: readonly number[]): number {
@@ -391,6 +408,7 @@ interface Summary {
   readonly row: Row;
   readonly result: LoadResult;
   readonly rssBytes: number;
+  readonly cpuUs: number;
   readonly minRps: number;
   readonly maxRps: number;
 }
@@ -408,6 +426,7 @@ function summarize(row: Row, runs: readonly Measured[]): Summary {
       failures: results.reduce((n, r) => n + r.failures, 0),
     },
     rssBytes: Math.max(...runs.map((r) => r.rssBytes)),
+    cpuUs: median(runs.map((r) => r.cpuUs)),
     minRps: Math.min(...results.map((r) => r.rps)),
     maxRps: Math.max(...results.map((r) => r.rps)),
   };
@@ -420,9 +439,12 @@ async function measure(row: Row): Promise<Measured> {
     const url = base + row.request.path;
     await preflight(base, row.request, row.label);
     if (WARMUP > 0) await load(url, row.request, WARMUP);
+    const pid = server.child.pid as number;
+    const cpuBefore = cpuSeconds(pid);
     const result = await load(url, row.request, DURATION);
-    const rssBytes = peakRss(server.child.pid as number);
-    return { row, result, rssBytes };
+    const cpuUs = ((cpuSeconds(pid) - cpuBefore) * 1e6) / Math.max(1, result.requests);
+    const rssBytes = peakRss(pid);
+    return { row, result, rssBytes, cpuUs };
   } finally {
     await stopServer(server);
   }
@@ -443,56 +465,75 @@ function verdict(ratio: number | undefined, target: number | undefined, unit: st
   return `>=${target}${unit} ${ratio >= target ? "PASS" : "MISS"}`;
 }
 
-function printServerTable(measured: readonly Summary[]): boolean {
-  const floor = measured.find((m) => m.row.id === "floor")?.result.rps;
-  const nodeSoap = measured.find((m) => m.row.id === "node-soap")?.result.rps;
+function serverTable(measured: readonly Summary[]): { text: string; pass: boolean } {
+  const floor = measured.find((m) => m.row.id === "floor");
+  const nodeSoap = measured.find((m) => m.row.id === "node-soap");
+  const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined && b > 0 ? a / b : undefined);
+  const fixed = (n: number | undefined) => (n === undefined ? "" : n.toFixed(2));
   let allPass = true;
-  const body = measured.map(({ row, result, rssBytes, minRps, maxRps }) => {
-    const vsFloor = floor ? result.rps / floor : undefined;
-    const vsNodeSoap = nodeSoap ? result.rps / nodeSoap : undefined;
+  const header = ["server / request", ROUNDS > 1 ? `req/s (median of ${ROUNDS})` : "req/s"];
+  if (ROUNDS > 1) header.push("req/s range");
+  header.push("p50 ms", "p99 ms", "peak RSS MiB", "CPU µs/req", "x floor", "x node-soap", "CPU x floor", "CPU x node-soap", "errors", "floor target", "node-soap target");
+  const body = measured.map(({ row, result, rssBytes, cpuUs, minRps, maxRps }) => {
+    const vsFloor = ratio(result.rps, floor?.result.rps);
+    const vsNodeSoap = ratio(result.rps, nodeSoap?.result.rps);
     const floorVerdict = verdict(vsFloor, row.floorTarget, "x floor");
     const nodeSoapVerdict = verdict(vsNodeSoap, row.nodeSoapTarget, "x node-soap");
     if (floorVerdict.endsWith("MISS") || nodeSoapVerdict.endsWith("MISS")) allPass = false;
-    return [
-      row.label,
-      Math.round(result.rps).toString(),
-      ...(ROUNDS > 1 ? [`${Math.round(minRps)}-${Math.round(maxRps)}`] : []),
+    const cells = [row.label, Math.round(result.rps).toString()];
+    if (ROUNDS > 1) cells.push(`${Math.round(minRps)}-${Math.round(maxRps)}`);
+    cells.push(
       result.p50ms.toFixed(2),
       result.p99ms.toFixed(2),
       (rssBytes / 1048576).toFixed(1),
-      vsFloor === undefined ? "" : vsFloor.toFixed(2),
-      vsNodeSoap === undefined ? "" : vsNodeSoap.toFixed(2),
-      result.failures === 0 ? "0" : String(result.failures),
+      cpuUs.toFixed(1),
+      fixed(vsFloor),
+      fixed(vsNodeSoap),
+      // Throughput a CPU-second buys, relative: the same comparison with other load on the machine left out.
+      fixed(ratio(floor?.cpuUs, cpuUs)),
+      fixed(ratio(nodeSoap?.cpuUs, cpuUs)),
+      String(result.failures),
       floorVerdict,
       nodeSoapVerdict,
-    ];
+    );
+    return cells;
   });
-  console.log(
-    table(
-      ["server / request", ROUNDS > 1 ? `req/s (median of ${ROUNDS})` : "req/s", ...(ROUNDS > 1 ? ["range"] : []), "p50 ms", "p99 ms", "peak RSS MiB", "x floor", "x node-soap", "errors", "floor target", "node-soap target"],
-      body,
-      [false, true, ...(ROUNDS > 1 ? [true] : []), true, true, true, true, true, true, false, false],
-    ),
-  );
-  return allPass;
+  const right = header.map((_, i) => i > 0 && i < header.length - 2);
+  return { text: table(header, body, right), pass: allPass };
+}
+
+/** What the run prints on stdout, kept to be saved under bench/results/ as well. */
+const report: string[] = [];
+
+function say(text = ""): void {
+  console.log(text);
+  report.push(text);
+}
+
+function saveReport(): void {
+  const dir = fileURLToPath(new URL("./results/", import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, "-")}.txt`);
+  writeFileSync(file, report.join("\n") + "\n");
+  console.error(`(saved to ${file})`);
 }
 
 async function main(): Promise<void> {
-  const node = process.version;
   let serversPass = true;
   if (!flags["client-only"]) {
     const only = flags.only?.split(",").map((s) => s.trim());
     const selected = only ? rows.filter((r) => only.includes(r.id)) : rows;
+    if (selected.length === 0) throw new Error(`--only matches no row; the rows are ${rows.map((r) => r.id).join(", ")}`);
     const command = await serverCommand();
     serverArgs = command.args;
     const toolNote =
       TOOL === "wrk"
         ? `wrk -t${THREADS} (${wrkVersion()})`
         : `autocannon ${autocannonVersion()} in its own process${flags.tool === "autocannon" ? "" : " (wrk not found on PATH; apt-get install -y wrk to use it)"}, latencies in whole ms`;
-    console.log(
-      `Server throughput: load tool ${toolNote}, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per row` +
-        `${ROUNDS > 1 ? ` x ${ROUNDS} rounds` : ""}, ` +
-        `127.0.0.1, node ${node}, ${availableParallelism()} CPUs, ${command.note}`,
+    say(
+      `Server throughput. Load tool: ${toolNote}; ${CONNECTIONS} connections; ${WARMUP} s warm-up + ${DURATION} s per row` +
+        `${ROUNDS > 1 ? `, ${ROUNDS} rounds (medians shown)` : ""}; 127.0.0.1; node ${process.version}; ` +
+        `${availableParallelism()} CPUs; ${command.note}.`,
     );
     // Rounds run every row in turn, so a slow spell on a shared machine spreads over all rows.
     const runs = new Map<Row, Measured[]>(selected.map((row) => [row, []]));
@@ -502,18 +543,27 @@ async function main(): Promise<void> {
         runs.get(row)?.push(await measure(row));
       }
     }
-    console.log("");
-    serversPass = printServerTable(selected.map((row) => summarize(row, runs.get(row) ?? [])));
-    console.log("");
+    say();
+    const servers = serverTable(selected.map((row) => summarize(row, runs.get(row) ?? [])));
+    say(servers.text);
+    say();
+    say("CPU µs/req: the server process's user+system time per answered request; the 'CPU x' ratios compare those,");
+    say("so they stay meaningful when other processes share the machine. The reference row serves the x100 answer's");
+    say("exact bytes from a raw node:http server: what sending that much costs without building it.");
+    say();
+    serversPass = servers.pass;
   }
   let clientPass = true;
   if (!flags["no-client"]) {
-    console.log("Client codec micro-benchmark (no network): encodeRequest(writeParams(...)) + decodeResponse(canned), InsertSubscriberSid");
-    console.log("");
-    clientPass = printClientTable(runClientBench());
-    console.log("");
+    say("Client codec micro-benchmark (no network): binding.encodeRequest(op, writeParams(op, values)) + binding.decodeResponse(op, canned answer), InsertSubscriberSid, best of 5 trials");
+    say();
+    const client = clientTable(runClientBench());
+    say(client.text);
+    say();
+    clientPass = client.pass;
   }
-  console.log(serversPass && clientPass ? "All targets PASS." : "Some targets MISS (see above).");
+  say(serversPass && clientPass ? "All targets PASS." : "Some targets MISS (see above).");
+  saveReport();
 }
 
 main()

@@ -141,6 +141,12 @@ class NodeCall implements IncomingCall {
   }
 }
 
+/** An error the core did not turn into an answer: Express's next(error), or the connection dropped. */
+function failed(res: ServerResponse, error: unknown, next: ((error?: unknown) => void) | undefined): void {
+  if (next) next(error);
+  else res.destroy(error as Error);
+}
+
 export function createNodeHandler(core: ServiceCore): NodeHandler {
   const endpoint = core.service.endpoint;
   const limit = core.options.maxBodyBytes;
@@ -164,7 +170,6 @@ export function createNodeHandler(core: ServiceCore): NodeHandler {
       req.resume();
       return;
     }
-    const fail = (error: unknown) => (next ? next(error) : res.destroy(error as Error));
     // Most bodies arrive in one chunk: keep it as is, collect only when a second one comes.
     let first: Buffer | undefined;
     let more: Buffer[] | undefined;
@@ -193,11 +198,17 @@ export function createNodeHandler(core: ServiceCore): NodeHandler {
       try {
         response = core.dispatch(call);
       } catch (error) {
-        return fail(error);
+        return failed(res, error, next);
       }
       const headOnly = method === "HEAD";
-      if (response instanceof Promise) response.then((r) => send(res, r, headOnly), fail);
-      else send(res, response, headOnly);
+      if (response instanceof Promise) {
+        response.then(
+          (r) => send(res, r, headOnly),
+          (error: unknown) => failed(res, error, next),
+        );
+      } else {
+        send(res, response, headOnly);
+      }
     });
   };
 }

@@ -109,14 +109,20 @@ export function createSoapBinding(version: SoapVersion, service: ServiceModel, o
   }
 
   function paramTexts(op: OperationModel, el: XmlElement): ParamTexts {
-    const texts: ParamTexts = new Array(op.params.length);
+    const params = op.params;
+    const count = params.length;
+    const texts: ParamTexts = [];
+    for (let i = 0; i < count; i++) texts.push(undefined);
     const index = indexes.get(op) as Map<string, number>;
     const children = el.children;
+    // Clients send the parameters in order, so the next one is tried before the look-up by name.
+    let next = 0;
     for (let k = 0; k < children.length; k++) {
       const c = children[k];
       if (c.ns !== ns) continue;
-      const i = index.get(c.local);
+      const i = next < count && params[next].name === c.local ? next : index.get(c.local);
       if (i === undefined || texts[i] !== undefined) continue;
+      next = i + 1;
       texts[i] = c.attrs.length > 0 && isNil(c.attrs) ? undefined : c.text;
     }
     return texts;

@@ -9,11 +9,22 @@ import { escapeText } from "../xml/write.js";
 
 export const SOAP12_ENVELOPE_NS = "http://www.w3.org/2003/05/soap-envelope";
 
+const ACTION_RE = /;\s*action\s*=\s*(?:"([^"]*)"|([^;\s]*))/i;
+
+// A client sends the same Content-Type on every call: the last answer is kept (a string comparison
+// costs less than the regex and its match array).
+let lastContentType = "";
+let lastAction: string | undefined = undefined;
+
 /** The `action` parameter of a SOAP 1.2 Content-Type, if any. */
 export function contentTypeAction(contentType: string | undefined): string | undefined {
   if (!contentType) return undefined;
-  const m = /;\s*action\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(contentType);
-  return m ? (m[1] ?? m[2]) : undefined;
+  if (contentType === lastContentType) return lastAction;
+  const m = ACTION_RE.exec(contentType);
+  const action = m ? (m[1] ?? m[2]) : undefined;
+  lastContentType = contentType;
+  lastAction = action;
+  return action;
 }
 
 function find(parent: XmlElement | undefined, local: string): XmlElement | undefined {
