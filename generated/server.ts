@@ -6,6 +6,7 @@ import { bindingFactories } from "./runtime/bindings.js";
 import type { DataSetRows } from "./runtime/dataset.js";
 import { ErrorCodes, ServiceError, clientError } from "./runtime/errors.js";
 import { type FetchHandler, createFetchHandler } from "./runtime/server-fetch.js";
+import { type TransportLimits, createNodeServer } from "./runtime/server-listen.js";
 import { type NodeHandler, createNodeHandler } from "./runtime/server-node.js";
 import { type CallContext, type ServerOptions, createServiceCore } from "./runtime/server.js";
 import { readXml } from "./runtime/xml/scan.js";
@@ -52,6 +53,7 @@ import type {
   UpdateSubscriberDataResult,
 } from "./types.js";
 import { wsdlFor } from "./wsdl.js";
+import type { Server } from "node:http";
 
 /**
  * What a server of ExternalAPIService implements. Parameters arrive converted and validated against
@@ -197,10 +199,21 @@ export function createHandler(
   implementation: ExternalAPIService,
   options: ServerOptions = {},
 ): ServiceHandler {
-  const documents = { wsdlFor: wsdlFor, helpIndexHtml: helpIndexHtml, helpOperationHtml: helpOperationHtml };
+  const documents = { wsdlFor, helpIndexHtml, helpOperationHtml };
   const core = createServiceCore(service, implementation, documents, bindingFactories, readXml, options);
   return Object.assign(createNodeHandler(core), { fetch: createFetchHandler(core) });
 }
 
+/**
+ * A node:http server running createHandler(implementation), with the transport time limits set
+ * (headersTimeoutMs default 20 s, requestTimeoutMs default 300 s). Call listen() on it.
+ */
+export function createServer(
+  implementation: ExternalAPIService,
+  options: ServerOptions & TransportLimits = {},
+): Server {
+  return createNodeServer(createHandler(implementation, options), options);
+}
+
 export { ServiceError, ErrorCodes, clientError };
-export type { CallContext, ServerOptions };
+export type { CallContext, ServerOptions, TransportLimits };

@@ -80,16 +80,34 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
     ],
     returnType: "ServiceHandler",
     statements: [
-      `const documents = { wsdlFor: ${wsdlFor}, helpIndexHtml: ${helpIndex}, helpOperationHtml: ${helpOperation} };`,
+      `const documents = { ${wsdlFor}, ${helpIndex}, ${helpOperation} };`,
       `const core = ${createCore}(${service}, implementation, documents, ${factories}, ${readXml}, options);`,
       `return Object.assign(${createNode}(core), { fetch: ${createFetch}(core) });`,
     ],
   });
 
+  const limits = file.use(importType("TransportLimits", "runtime/server-listen.ts"));
+  const createNodeServer = file.use(importSymbol("createNodeServer", "runtime/server-listen.ts"));
+  const httpServer = file.use(importType("Server", "node:http"));
+  source.addFunction({
+    name: "createServer",
+    isExported: true,
+    docs: docs(
+      "A node:http server running createHandler(implementation), with the transport time limits set " +
+        "(headersTimeoutMs default 20 s, requestTimeoutMs default 300 s). Call listen() on it.",
+    ),
+    parameters: [
+      { name: "implementation", type: model.name },
+      { name: "options", type: `${serverOptions} & ${limits}`, initializer: "{}" },
+    ],
+    returnType: httpServer,
+    statements: [`return ${createNodeServer}(createHandler(implementation, options), options);`],
+  });
+
   const reexports = ["ServiceError", "ErrorCodes", "clientError"];
   for (const name of reexports) file.use(importSymbol(name, RUNTIME_ERRORS));
   source.addExportDeclaration({ namedExports: reexports });
-  source.addExportDeclaration({ isTypeOnly: true, namedExports: [context, serverOptions] });
+  source.addExportDeclaration({ isTypeOnly: true, namedExports: [context, serverOptions, limits] });
 
   return [file.toGeneratedFile("createHandler and the ExternalAPIService interface a server implements.")];
 }
