@@ -2,6 +2,7 @@
 // a slow client may hold a connection only so long before its headers, and its whole request, are in.
 
 import http from "node:http";
+import { DEFAULT_MAX_BODY_BYTES } from "./server.js";
 import type { NodeHandler } from "./server-node.js";
 
 export interface TransportLimits {
@@ -16,7 +17,10 @@ export interface TransportLimits {
 export const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
 
-export function createNodeServer(handler: NodeHandler, limits: TransportLimits = {}): http.Server {
+export function createNodeServer(
+  handler: NodeHandler,
+  limits: TransportLimits & { readonly maxBodyBytes?: number } = {},
+): http.Server {
   const headersTimeout = limits.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = Math.max(limits.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, headersTimeout);
   const server = http.createServer(
@@ -29,5 +33,12 @@ export function createNodeServer(handler: NodeHandler, limits: TransportLimits =
     (req, res) => handler(req, res),
   );
   if (limits.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  // .NET clients send `Expect: 100-continue`. Node would say "continue" before the handler runs; an
+  // over-limit body is refused from its Content-Length instead, so the client never starts sending it.
+  const maxBodyBytes = limits.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  server.on("checkContinue", (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (!(Number(req.headers["content-length"] ?? 0) > maxBodyBytes)) res.writeContinue();
+    handler(req, res);
+  });
   return server;
 }

@@ -60,3 +60,22 @@ describe("createServer transport limits", () => {
     expect(await res.text()).toContain("<ArrayOfTriggerResult");
   });
 });
+
+describe("createServer and Expect: 100-continue", () => {
+  const head = (length: number) =>
+    "POST /ExternalAPIService.asmx HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml; charset=utf-8\r\n" +
+    `SOAPAction: "http://tempuri.org/InsertSubscriberSid"\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`;
+
+  it("refuses an over-limit body with 413 without first inviting it with 100 Continue", async () => {
+    const port = await listen({ maxBodyBytes: 1_000 });
+    const { text } = await trickle(port, head(5_000));
+    expect(text).not.toContain("100 Continue");
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+  });
+
+  it("invites a body within the limit with 100 Continue", async () => {
+    const port = await listen({ maxBodyBytes: 1_000, headersTimeoutMs: 300, requestTimeoutMs: 600 });
+    const { text } = await trickle(port, head(500));
+    expect(text).toMatch(/^HTTP\/1\.1 100 Continue/);
+  });
+});
