@@ -237,6 +237,11 @@ export function formatValue(type: SoapType, value: unknown): string {
   return formatters[type](value);
 }
 
+/** formatValue for one type, looked up once (writers of many values call it directly). */
+export function formatterOf(type: SoapType): (value: unknown) => string {
+  return formatters[type];
+}
+
 const TEXT_FORMATS: Record<TextFormat, { re: RegExp; shape: string }> = {
   date: { re: /^(\d{4})-(\d\d)-(\d\d)$/, shape: "yyyy-MM-dd" },
   time: { re: /^()()()(\d\d):(\d\d)$/, shape: "HH:mm" },

@@ -16,8 +16,7 @@ import { paramIndexes, type ParamTexts, type ParamValues } from "../params.js";
 import { DEFAULT_MAX_DEPTH, XmlRefusal, type XmlAttribute, type XmlElement } from "../xml/tree.js";
 import { escapeText } from "../xml/write.js";
 import type { Binding, BindingOptions, DecodedRequest, WireRequest, WireResponse } from "./binding.js";
-import { readResult, scalarText, writeResultChildren } from "./result.js";
-import { XmlOut } from "./xml-out.js";
+import { compactResultChildren, readResult, scalarText } from "./result.js";
 
 export const XSI_NS = "http://www.w3.org/2001/XMLSchema-instance";
 export const XSD_NS = "http://www.w3.org/2001/XMLSchema";
@@ -160,8 +159,8 @@ export function createSoapBinding(version: SoapVersion, service: ServiceModel, o
       if (op.result.kind === "scalar") {
         inner = `<${tag}>${escapeText(scalarText(op.result, result))}</${tag}>`;
       } else {
-        const out = new XmlOut(false);
-        inner = writeResultChildren(out, op.result, result, request) ? `<${tag}>${out.toString()}</${tag}>` : `<${tag} />`;
+        const children = compactResultChildren(op.result, result, request);
+        inner = children === undefined ? `<${tag} />` : `<${tag}>${children}</${tag}>`;
       }
       const body = `${envelopeOpen}<${op.name}Response xmlns="${ns}">${inner}</${op.name}Response>${envelopeClose}`;
       return { status: 200, headers: responseHeaders, body };

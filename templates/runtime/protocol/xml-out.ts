@@ -73,14 +73,8 @@ export class XmlOut {
     return this;
   }
 
-  /** As leaf(name, text) for a name without attributes, from markup made once. */
-  leafTag(tag: TagMarkup, text: string): this {
-    this.line();
-    this.out += text === "" ? tag.empty : tag.open + escapeText(text) + tag.close;
-    return this;
-  }
-
-  /** As leafTag for text known to need no escaping (formatted numbers, dates, booleans). */
+  /** As leaf(name, text) for a name without attributes, from markup made once, for text that is
+   * already escaped or needs no escaping (record fields: see result.ts). */
   rawLeafTag(tag: TagMarkup, text: string): this {
     this.line();
     this.out += text === "" ? tag.empty : tag.open + text + tag.close;
