@@ -9,6 +9,8 @@ import type { BindingName } from "../generated/runtime/errors.js";
 import { writeParams, type ParamValues } from "../generated/runtime/params.js";
 import type { WireResponse } from "../generated/runtime/protocol/binding.js";
 import { readXml } from "../generated/runtime/xml/scan.js";
+import { SOAP11_REQUEST_VALUES } from "../test/fixtures/wire-samples.js";
+import { timePerOp } from "./timing.js";
 import { NS, SID, SOAP11_NS, SOAP12_NS } from "./wire.js";
 
 export const CLIENT_TARGET_US = 10;
@@ -35,37 +37,9 @@ export interface ClientBenchRow {
   readonly totalUs: number;
 }
 
-/** µs per call of fn: warm-up, then the best of 5 timed trials (the least disturbed by other load). */
-function timePerOp(fn: () => void, minMs: number): number {
-  for (let i = 0; i < 20_000; i++) fn(); // warm-up: let the JIT settle
-  let best = Infinity;
-  const trialNs = (minMs / 5) * 1e6;
-  for (let trial = 0; trial < 5; trial++) {
-    let ops = 0;
-    const start = process.hrtime.bigint();
-    let elapsed = 0;
-    while (elapsed < trialNs) {
-      for (let i = 0; i < 1000; i++) fn();
-      ops += 1000;
-      elapsed = Number(process.hrtime.bigint() - start);
-    }
-    best = Math.min(best, elapsed / 1000 / ops);
-  }
-  return best;
-}
-
 export function runClientBench(minMs = 1000): ClientBenchRow[] {
   const op = operations.InsertSubscriberSid;
-  const values: ParamValues = {
-    strUsername: "u",
-    strPassword: "p",
-    strEmail: "a@b",
-    strName: "N",
-    strFormat: "HTML",
-    strCountryCode: "46",
-    strPhoneNumber: "123",
-    strMailingListID: "1",
-  };
+  const values: ParamValues = { ...SOAP11_REQUEST_VALUES };
   const rows: ClientBenchRow[] = [];
   for (const name of ["soap11", "soap12", "httpGet", "httpPost"] as const) {
     const binding = bindingFactories[name](service, { readXml });
