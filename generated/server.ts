@@ -56,6 +56,12 @@ import { wsdlFor } from "./wsdl.js";
 import type { Server } from "node:http";
 
 /**
+ * Parameters as a handler receives them: a dateTime arrives as the xs:dateTime text the caller sent
+ * (never a Date, never shifted), so the client-side `string | Date` narrows to `string`.
+ */
+export type Received<Params> = { [Name in keyof Params]: Exclude<Params[Name], Date> };
+
+/**
  * What a server of ExternalAPIService implements. Parameters arrive converted and validated against
  * the spec (defaults applied, credentials in the context). Throw a ServiceError to choose the fault or
  * 500 text the caller gets; any other error becomes a generic Server fault and a log line.
@@ -63,32 +69,32 @@ import type { Server } from "node:http";
 export interface ExternalAPIService {
   /** All clicks of subscribers in a trigger within a time range. */
   GetTriggerClicks(
-    params: GetTriggerClicksParams,
+    params: Received<GetTriggerClicksParams>,
     context: CallContext,
   ): Promise<GetTriggerClicksResult> | GetTriggerClicksResult;
   /** All views of subscribers in a trigger within a time range. */
   GetTriggerViews(
-    params: GetTriggerViewsParams,
+    params: Received<GetTriggerViewsParams>,
     context: CallContext,
   ): Promise<GetTriggerViewsResult> | GetTriggerViewsResult;
   /** All triggers on the account identified by the credentials. */
   GetTriggerIdForAccount(
-    params: GetTriggerIdForAccountParams,
+    params: Received<GetTriggerIdForAccountParams>,
     context: CallContext,
   ): Promise<GetTriggerIdForAccountResult> | GetTriggerIdForAccountResult;
   /** ROI results of a sending, one per URL. */
   GetRoiResults(
-    params: GetRoiResultsParams,
+    params: Received<GetRoiResultsParams>,
     context: CallContext,
   ): Promise<GetRoiResultsResult> | GetRoiResultsResult;
   /** All filters used by a newsletter. */
   GetNewsletterFilters(
-    params: GetNewsletterFiltersParams,
+    params: Received<GetNewsletterFiltersParams>,
     context: CallContext,
   ): Promise<GetNewsletterFiltersResult> | GetNewsletterFiltersResult;
   /** Views of a specific mailing within a date interval, with one demographic field's value. */
   GetReportViewsByDateInterval(
-    params: GetReportViewsByDateIntervalParams,
+    params: Received<GetReportViewsByDateIntervalParams>,
     context: CallContext,
   ): Promise<DataSetRows<ReportViewsRow>> | DataSetRows<ReportViewsRow>;
   /**
@@ -96,7 +102,7 @@ export interface ExternalAPIService {
    * strSubscriberId wins.
    */
   GetSubscriberMailingLists(
-    params: GetSubscriberMailingListsParams,
+    params: Received<GetSubscriberMailingListsParams>,
     context: CallContext,
   ): Promise<DataSetRows<SubscriberMailingListsRow>> | DataSetRows<SubscriberMailingListsRow>;
   /**
@@ -104,22 +110,22 @@ export interface ExternalAPIService {
    * opt-out-all list is not inserted, but the id is still returned.
    */
   InsertSubscriberSid(
-    params: InsertSubscriberSidParams,
+    params: Received<InsertSubscriberSidParams>,
     context: CallContext,
   ): Promise<InsertSubscriberSidResult> | InsertSubscriberSidResult;
   /** Inserts one subscriber with demographic data into a mailing list. */
   InsertSubscriberWithDemData(
-    params: InsertSubscriberWithDemDataParams,
+    params: Received<InsertSubscriberWithDemDataParams>,
     context: CallContext,
   ): Promise<InsertSubscriberWithDemDataResult> | InsertSubscriberWithDemDataResult;
   /** Inserts one subscriber with demographic data, optionally as pending (double opt-in). */
   InsertSubscriberWithDemDataPendingOption(
-    params: InsertSubscriberWithDemDataPendingOptionParams,
+    params: Received<InsertSubscriberWithDemDataPendingOptionParams>,
     context: CallContext,
   ): Promise<InsertSubscriberWithDemDataPendingOptionResult> | InsertSubscriberWithDemDataPendingOptionResult;
   /** Inserts subscribers in bulk from CSV text, optionally updating existing subscribers. */
   InsertCsvSubscribersWithDemDataUpdateOption(
-    params: InsertCsvSubscribersWithDemDataUpdateOptionParams,
+    params: Received<InsertCsvSubscribersWithDemDataUpdateOptionParams>,
     context: CallContext,
   ):
     | Promise<InsertCsvSubscribersWithDemDataUpdateOptionResult>
@@ -129,7 +135,7 @@ export interface ExternalAPIService {
    * dd1..dd100) fetched from a URL. Recommended below 50 000 rows.
    */
   InsertCSVSubscribersWithDemDataFromFileToQueue(
-    params: InsertCSVSubscribersWithDemDataFromFileToQueueParams,
+    params: Received<InsertCSVSubscribersWithDemDataFromFileToQueueParams>,
     context: CallContext,
   ):
     | Promise<InsertCSVSubscribersWithDemDataFromFileToQueueResult>
@@ -139,32 +145,32 @@ export interface ExternalAPIService {
    * strSubscriberId wins.
    */
   UpdateSubscriberData(
-    params: UpdateSubscriberDataParams,
+    params: Received<UpdateSubscriberDataParams>,
     context: CallContext,
   ): Promise<UpdateSubscriberDataResult> | UpdateSubscriberDataResult;
   /** Updates a mailing list's settings. */
   UpdateMailingList(
-    params: UpdateMailingListParams,
+    params: Received<UpdateMailingListParams>,
     context: CallContext,
   ): Promise<UpdateMailingListResult> | UpdateMailingListResult;
   /** Creates a newsletter from a template. */
   InsertTemplateNewsletter(
-    params: InsertTemplateNewsletterParams,
+    params: Received<InsertTemplateNewsletterParams>,
     context: CallContext,
   ): Promise<InsertTemplateNewsletterResult> | InsertTemplateNewsletterResult;
   /** Inserts a module into an active template newsletter. */
   InsertActiveTemplateModule(
-    params: InsertActiveTemplateModuleParams,
+    params: Received<InsertActiveTemplateModuleParams>,
     context: CallContext,
   ): Promise<InsertActiveTemplateModuleResult> | InsertActiveTemplateModuleResult;
   /** Creates a mailing of a newsletter to a mailing list. */
   SendNewsletter(
-    params: SendNewsletterParams,
+    params: Received<SendNewsletterParams>,
     context: CallContext,
   ): Promise<SendNewsletterResult> | SendNewsletterResult;
   /** Sends one transactional e-mail of a project. */
   InsertTransaction(
-    params: InsertTransactionParams,
+    params: Received<InsertTransactionParams>,
     context: CallContext,
   ): Promise<InsertTransactionResult> | InsertTransactionResult;
   /**
@@ -172,7 +178,7 @@ export interface ExternalAPIService {
    * split and the parts go to the following fields.
    */
   InsertTransactionWithSplit(
-    params: InsertTransactionWithSplitParams,
+    params: Received<InsertTransactionWithSplitParams>,
     context: CallContext,
   ): Promise<InsertTransactionWithSplitResult> | InsertTransactionWithSplitResult;
   /**
@@ -180,7 +186,7 @@ export interface ExternalAPIService {
    * refused; it is sent once the account has been refilled.
    */
   SendSmsWithSenderName(
-    params: SendSmsWithSenderNameParams,
+    params: Received<SendSmsWithSenderNameParams>,
     context: CallContext,
   ): Promise<SendSmsWithSenderNameResult> | SendSmsWithSenderNameResult;
 }

@@ -24,6 +24,17 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
     return `${rows}<${types(dataSetRowTypeName(op.result.dataSet.name))}>`;
   };
 
+  source.addTypeAlias({
+    name: "Received",
+    isExported: true,
+    typeParameters: ["Params"],
+    docs: docs(
+      "Parameters as a handler receives them: a dateTime arrives as the xs:dateTime text the caller sent " +
+        "(never a Date, never shifted), so the client-side `string | Date` narrows to `string`.",
+    ),
+    type: "{ [Name in keyof Params]: Exclude<Params[Name], Date> }",
+  });
+
   source.addInterface({
     name: model.name,
     isExported: true,
@@ -38,7 +49,7 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
         name: propertyKey(op.name),
         docs: docs(op.doc),
         parameters: [
-          { name: "params", type: types(operationTypeNames(op.name).params) },
+          { name: "params", type: `Received<${types(operationTypeNames(op.name).params)}>` },
           { name: "context", type: context },
         ],
         returnType: `Promise<${result}> | ${result}`,
