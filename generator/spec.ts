@@ -1,7 +1,7 @@
 // The shape of a spec YAML document once it has passed spec/service.schema.json. Only validate.ts and
 // normalize.ts read it; everything after normalization reads the ServiceModel instead.
 
-import type { SoapType, TextFormat } from "../templates/runtime/model.js";
+import type { CheckModel, SoapType, TextFormat } from "../templates/runtime/model.js";
 
 export interface SpecDocument {
   readonly service: SpecService;
@@ -68,16 +68,8 @@ export interface SpecGroup {
   readonly operations: readonly SpecOperation[];
 }
 
-export type SpecCheck =
-  | { readonly kind: "atLeastOne"; readonly params: readonly string[] }
-  | { readonly kind: "ordered"; readonly from: string; readonly to: string }
-  | {
-      readonly kind: "demographicLists";
-      readonly fields: string;
-      readonly values: string;
-      readonly maxField: number;
-      readonly splitLength?: number;
-    };
+/** The checks a spec writes: every runtime check but the ones normalize derives itself. */
+export type SpecCheck = Exclude<CheckModel, { readonly kind: "columnName" }>;
 
 export type SpecResult = { readonly doc: string } & (
   | { readonly kind: "scalar"; readonly type: "int" | "long" }
