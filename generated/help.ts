@@ -366,7 +366,7 @@ const OPERATION_PAGES: ReadonlyMap<string, string> = new Map([
   </section>
   <section id="try">
     <h2>Try it</h2>
-    <form class="card try" action="<!--@base-url-->/GetTriggerClicks" method="post" enctype="application/x-www-form-urlencoded">
+    <form class="card try" action="<!--@path-->/GetTriggerClicks" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
       <div class="field">
         <label for="p-strUsername">strUsername</label>
@@ -390,7 +390,7 @@ const OPERATION_PAGES: ReadonlyMap<string, string> = new Map([
       </div>
       <div class="actions">
         <button type="submit">Invoke</button>
-        <span class="note">POST <code><!--@base-url-->/GetTriggerClicks</code></span>
+        <span class="note">POST <code><!--@path-->/GetTriggerClicks</code></span>
       </div>
     </form>
     <div class="answer" id="answer" hidden="hidden">
@@ -708,7 +708,7 @@ Content-Length: length
   </section>
   <section id="try">
     <h2>Try it</h2>
-    <form class="card try" action="<!--@base-url-->/GetTriggerViews" method="post" enctype="application/x-www-form-urlencoded">
+    <form class="card try" action="<!--@path-->/GetTriggerViews" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
       <div class="field">
         <label for="p-strUsername">strUsername</label>
@@ -732,7 +732,7 @@ Content-Length: length
       </div>
       <div class="actions">
         <button type="submit">Invoke</button>
-        <span class="note">POST <code><!--@base-url-->/GetTriggerViews</code></span>
+        <span class="note">POST <code><!--@path-->/GetTriggerViews</code></span>
       </div>
     </form>
     <div class="answer" id="answer" hidden="hidden">
@@ -1021,7 +1021,7 @@ Content-Length: length
   </section>
   <section id="try">
     <h2>Try it</h2>
-    <form class="card try" action="<!--@base-url-->/GetTriggerIdForAccount" method="post" enctype="application/x-www-form-urlencoded">
+    <form class="card try" action="<!--@path-->/GetTriggerIdForAccount" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
       <div class="field">
         <label for="p-strUsername">strUsername</label>
@@ -1033,7 +1033,7 @@ Content-Length: length
       </div>
       <div class="actions">
         <button type="submit">Invoke</button>
-        <span class="note">POST <code><!--@base-url-->/GetTriggerIdForAccount</code></span>
+        <span class="note">POST <code><!--@path-->/GetTriggerIdForAccount</code></span>
       </div>
     </form>
     <div class="answer" id="answer" hidden="hidden">
@@ -1322,7 +1322,7 @@ Content-Length: length
   </section>
   <section id="try">
     <h2>Try it</h2>
-    <form class="card try" action="<!--@base-url-->/GetRoiResults" method="post" enctype="application/x-www-form-urlencoded">
+    <form class="card try" action="<!--@path-->/GetRoiResults" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
       <div class="field">
         <label for="p-strUsername">strUsername</label>
@@ -1338,7 +1338,7 @@ Content-Length: length
       </div>
       <div class="actions">
         <button type="submit">Invoke</button>
-        <span class="note">POST <code><!--@base-url-->/GetRoiResults</code></span>
+        <span class="note">POST <code><!--@path-->/GetRoiResults</code></span>
       </div>
     </form>
     <div class="answer" id="answer" hidden="hidden">
@@ -1619,7 +1619,7 @@ Content-Length: length
   </section>
   <section id="try">
     <h2>Try it</h2>
-    <form class="card try" action="<!--@base-url-->/GetNewsletterFilters" method="post" enctype="application/x-www-form-urlencoded">
+    <form class="card try" action="<!--@path-->/GetNewsletterFilters" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
       <div class="field">
         <label for="p-strUsername">strUsername</label>
@@ -1635,7 +1635,7 @@ Content-Length: length
       </div>
       <div class="actions">
         <button type="submit">Invoke</button>
-        <span class="note">POST <code><!--@base-url-->/GetNewsletterFilters</code></span>
+        <span class="note">POST <code><!--@path-->/GetNewsletterFilters</code></span>
       </div>
     </form>
     <div class="answer" id="answer" hidden="hidden">
@@ -1929,7 +1929,7 @@ Content-Length: length
   </section>
   <section id="try">
     <h2>Try it</h2>
-    <form class="card try" action="<!--@base-url-->/GetReportViewsByDateInterval" method="post" enctype="application/x-www-form-urlencoded">
+    <form class="card try" action="<!--@path-->/GetReportViewsByDateInterval" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
       <div class="field">
         <label for="p-strUsername">strUsername</label>
@@ -1957,7 +1957,7 @@ Content-Length: length
       </div>
       <div class="actions">
         <button type="submit">Invoke</button>
-        <span class="note">POST <code><!--@base-url-->/GetReportViewsByDateInterval</code></span>
+        <span class="note">POST <code><!--@path-->/GetReportViewsByDateInterval</code></span>
       </div>
     </form>
     <div class="answer" id="answer" hidden="hidden">
@@ -2263,7 +2263,7 @@ Content-Length: length
   </section>
   <section id="try">
     <h2>Try it</h2>
-    <form class="card try" action="<!--@base-url-->/GetSubscriberMailingLists" method="post" enctype="application/x-www-form-urlencoded">
+    <form class="card try" action="<!--@path-->/GetSubscriberMailingLists" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
       <div class="field">
         <label for="p-strUsername">strUsername</label>
@@ -2283,7 +2283,7 @@ Content-Length: length
       </div>
       <div class="actions">
         <button type="submit">Invoke</button>
-        <span class="note">POST <code><!--@base-url-->/GetSubscriberMailingLists</code></span>
+        <span class="note">POST <code><!--@path-->/GetSubscriberMailingLists</code></span>
       </div>
     </form>
     <div class="answer" id="answer" hidden="hidden">
@@ -2593,7 +2593,7 @@ Content-Length: length
   </section>
   <section id="try">
     <h2>Try it</h2>
-    <form class="card try" action="<!--@base-url-->/InsertSubscriberSid" method="post" enctype="application/x-www-form-urlencoded">
+    <form class="card try" action="<!--@path-->/InsertSubscriberSid" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
       <div class="field">
         <label for="p-strUsername">strUsername</label>
@@ -2629,7 +2629,7 @@ Content-Length: length
       </div>
       <div class="actions">
         <button type="submit">Invoke</button>
-        <span class="note">POST <code><!--@base-url-->/InsertSubscriberSid</code></span>
+        <span class="note">POST <code><!--@path-->/InsertSubscriberSid</code></span>
       </div>
     </form>
     <div class="answer" id="answer" hidden="hidden">
@@ -2909,7 +2909,7 @@ Content-Length: length
   </section>
   <section id="try">
     <h2>Try it</h2>
-    <form class="card try" action="<!--@base-url-->/InsertSubscriberWithDemData" method="post" enctype="application/x-www-form-urlencoded">
+    <form class="card try" action="<!--@path-->/InsertSubscriberWithDemData" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
       <div class="field">
         <label for="p-strUsername">strUsername</label>
@@ -2953,7 +2953,7 @@ Content-Length: length
       </div>
       <div class="actions">
         <button type="submit">Invoke</button>
-        <span class="note">POST <code><!--@base-url-->/InsertSubscriberWithDemData</code></span>
+        <span class="note">POST <code><!--@path-->/InsertSubscriberWithDemData</code></span>
       </div>
     </form>
     <div class="answer" id="answer" hidden="hidden">
@@ -3244,7 +3244,7 @@ Content-Length: length
   </section>
   <section id="try">
     <h2>Try it</h2>
-    <form class="card try" action="<!--@base-url-->/InsertSubscriberWithDemDataPendingOption" method="post" enctype="application/x-www-form-urlencoded">
+    <form class="card try" action="<!--@path-->/InsertSubscriberWithDemDataPendingOption" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
       <div class="field">
         <label for="p-strUsername">strUsername</label>
@@ -3292,7 +3292,7 @@ Content-Length: length
       </div>
       <div class="actions">
         <button type="submit">Invoke</button>
-        <span class="note">POST <code><!--@base-url-->/InsertSubscriberWithDemDataPendingOption</code></span>
+        <span class="note">POST <code><!--@path-->/InsertSubscriberWithDemDataPendingOption</code></span>
       </div>
     </form>
     <div class="answer" id="answer" hidden="hidden">
@@ -3539,7 +3539,7 @@ Content-Length: length
   </section>
   <section id="try">
     <h2>Try it</h2>
-    <form class="card try" action="<!--@base-url-->/InsertCsvSubscribersWithDemDataUpdateOption" method="post" enctype="application/x-www-form-urlencoded">
+    <form class="card try" action="<!--@path-->/InsertCsvSubscribersWithDemDataUpdateOption" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
       <div class="field">
         <label for="p-strUsername">strUsername</label>
@@ -3563,7 +3563,7 @@ Content-Length: length
       </div>
       <div class="actions">
         <button type="submit">Invoke</button>
-        <span class="note">POST <code><!--@base-url-->/InsertCsvSubscribersWithDemDataUpdateOption</code></span>
+        <span class="note">POST <code><!--@path-->/InsertCsvSubscribersWithDemDataUpdateOption</code></span>
       </div>
     </form>
     <div class="answer" id="answer" hidden="hidden">
@@ -3791,7 +3791,7 @@ Content-Length: length
   </section>
   <section id="try">
     <h2>Try it</h2>
-    <form class="card try" action="<!--@base-url-->/InsertCSVSubscribersWithDemDataFromFileToQueue" method="post" enctype="application/x-www-form-urlencoded">
+    <form class="card try" action="<!--@path-->/InsertCSVSubscribersWithDemDataFromFileToQueue" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
       <div class="field">
         <label for="p-strUsername">strUsername</label>
@@ -3811,7 +3811,7 @@ Content-Length: length
       </div>
       <div class="actions">
         <button type="submit">Invoke</button>
-        <span class="note">POST <code><!--@base-url-->/InsertCSVSubscribersWithDemDataFromFileToQueue</code></span>
+        <span class="note">POST <code><!--@path-->/InsertCSVSubscribersWithDemDataFromFileToQueue</code></span>
       </div>
     </form>
     <div class="answer" id="answer" hidden="hidden">
@@ -4055,7 +4055,7 @@ Content-Length: length
   </section>
   <section id="try">
     <h2>Try it</h2>
-    <form class="card try" action="<!--@base-url-->/UpdateSubscriberData" method="post" enctype="application/x-www-form-urlencoded">
+    <form class="card try" action="<!--@path-->/UpdateSubscriberData" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
       <div class="field">
         <label for="p-strUsername">strUsername</label>
@@ -4083,7 +4083,7 @@ Content-Length: length
       </div>
       <div class="actions">
         <button type="submit">Invoke</button>
-        <span class="note">POST <code><!--@base-url-->/UpdateSubscriberData</code></span>
+        <span class="note">POST <code><!--@path-->/UpdateSubscriberData</code></span>
       </div>
     </form>
     <div class="answer" id="answer" hidden="hidden">
@@ -4341,7 +4341,7 @@ Content-Length: length
   </section>
   <section id="try">
     <h2>Try it</h2>
-    <form class="card try" action="<!--@base-url-->/UpdateMailingList" method="post" enctype="application/x-www-form-urlencoded">
+    <form class="card try" action="<!--@path-->/UpdateMailingList" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
       <div class="field">
         <label for="p-strUsername">strUsername</label>
@@ -4377,7 +4377,7 @@ Content-Length: length
       </div>
       <div class="actions">
         <button type="submit">Invoke</button>
-        <span class="note">POST <code><!--@base-url-->/UpdateMailingList</code></span>
+        <span class="note">POST <code><!--@path-->/UpdateMailingList</code></span>
       </div>
     </form>
     <div class="answer" id="answer" hidden="hidden">
@@ -4625,7 +4625,7 @@ Content-Length: length
   </section>
   <section id="try">
     <h2>Try it</h2>
-    <form class="card try" action="<!--@base-url-->/InsertTemplateNewsletter" method="post" enctype="application/x-www-form-urlencoded">
+    <form class="card try" action="<!--@path-->/InsertTemplateNewsletter" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
       <div class="field">
         <label for="p-strUsername">strUsername</label>
@@ -4653,7 +4653,7 @@ Content-Length: length
       </div>
       <div class="actions">
         <button type="submit">Invoke</button>
-        <span class="note">POST <code><!--@base-url-->/InsertTemplateNewsletter</code></span>
+        <span class="note">POST <code><!--@path-->/InsertTemplateNewsletter</code></span>
       </div>
     </form>
     <div class="answer" id="answer" hidden="hidden">
@@ -4911,7 +4911,7 @@ Content-Length: length
   </section>
   <section id="try">
     <h2>Try it</h2>
-    <form class="card try" action="<!--@base-url-->/InsertActiveTemplateModule" method="post" enctype="application/x-www-form-urlencoded">
+    <form class="card try" action="<!--@path-->/InsertActiveTemplateModule" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
       <div class="field">
         <label for="p-strUsername">strUsername</label>
@@ -4947,7 +4947,7 @@ Content-Length: length
       </div>
       <div class="actions">
         <button type="submit">Invoke</button>
-        <span class="note">POST <code><!--@base-url-->/InsertActiveTemplateModule</code></span>
+        <span class="note">POST <code><!--@path-->/InsertActiveTemplateModule</code></span>
       </div>
     </form>
     <div class="answer" id="answer" hidden="hidden">
@@ -5216,7 +5216,7 @@ Content-Length: length
   </section>
   <section id="try">
     <h2>Try it</h2>
-    <form class="card try" action="<!--@base-url-->/SendNewsletter" method="post" enctype="application/x-www-form-urlencoded">
+    <form class="card try" action="<!--@path-->/SendNewsletter" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
       <div class="field">
         <label for="p-strUsername">strUsername</label>
@@ -5256,7 +5256,7 @@ Content-Length: length
       </div>
       <div class="actions">
         <button type="submit">Invoke</button>
-        <span class="note">POST <code><!--@base-url-->/SendNewsletter</code></span>
+        <span class="note">POST <code><!--@path-->/SendNewsletter</code></span>
       </div>
     </form>
     <div class="answer" id="answer" hidden="hidden">
@@ -5538,7 +5538,7 @@ Content-Length: length
   </section>
   <section id="try">
     <h2>Try it</h2>
-    <form class="card try" action="<!--@base-url-->/InsertTransaction" method="post" enctype="application/x-www-form-urlencoded">
+    <form class="card try" action="<!--@path-->/InsertTransaction" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
       <div class="field">
         <label for="p-strUsername">strUsername</label>
@@ -5582,7 +5582,7 @@ Content-Length: length
       </div>
       <div class="actions">
         <button type="submit">Invoke</button>
-        <span class="note">POST <code><!--@base-url-->/InsertTransaction</code></span>
+        <span class="note">POST <code><!--@path-->/InsertTransaction</code></span>
       </div>
     </form>
     <div class="answer" id="answer" hidden="hidden">
@@ -5866,7 +5866,7 @@ Content-Length: length
   </section>
   <section id="try">
     <h2>Try it</h2>
-    <form class="card try" action="<!--@base-url-->/InsertTransactionWithSplit" method="post" enctype="application/x-www-form-urlencoded">
+    <form class="card try" action="<!--@path-->/InsertTransactionWithSplit" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
       <div class="field">
         <label for="p-strUsername">strUsername</label>
@@ -5910,7 +5910,7 @@ Content-Length: length
       </div>
       <div class="actions">
         <button type="submit">Invoke</button>
-        <span class="note">POST <code><!--@base-url-->/InsertTransactionWithSplit</code></span>
+        <span class="note">POST <code><!--@path-->/InsertTransactionWithSplit</code></span>
       </div>
     </form>
     <div class="answer" id="answer" hidden="hidden">
@@ -6175,7 +6175,7 @@ Content-Length: length
   </section>
   <section id="try">
     <h2>Try it</h2>
-    <form class="card try" action="<!--@base-url-->/SendSmsWithSenderName" method="post" enctype="application/x-www-form-urlencoded">
+    <form class="card try" action="<!--@path-->/SendSmsWithSenderName" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
       <div class="field">
         <label for="p-strUsername">strUsername</label>
@@ -6203,7 +6203,7 @@ Content-Length: length
       </div>
       <div class="actions">
         <button type="submit">Invoke</button>
-        <span class="note">POST <code><!--@base-url-->/SendSmsWithSenderName</code></span>
+        <span class="note">POST <code><!--@path-->/SendSmsWithSenderName</code></span>
       </div>
     </form>
     <div class="answer" id="answer" hidden="hidden">

@@ -4,8 +4,7 @@
 // a slow client may hold a connection only so long before its headers, and its whole request, are in.
 
 import http from "node:http";
-import { DEFAULT_MAX_BODY_BYTES } from "./server.js";
-import type { NodeHandler } from "./server-node.js";
+import { CONTINUE_PENDING, type NodeHandler } from "./server-node.js";
 
 export interface TransportLimits {
   /** Time allowed for the request headers to arrive (default 20 s). */
@@ -21,7 +20,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
 
 export function createNodeServer(
   handler: NodeHandler,
-  limits: TransportLimits & { readonly maxBodyBytes?: number } = {},
+  limits: TransportLimits = {},
 ): http.Server {
   const headersTimeout = limits.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = Math.max(limits.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, headersTimeout);
@@ -35,11 +34,10 @@ export function createNodeServer(
     (req, res) => handler(req, res),
   );
   if (limits.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-  // .NET clients send `Expect: 100-continue`. Node would say "continue" before the handler runs; an
-  // over-limit body is refused from its Content-Length instead, so the client never starts sending it.
-  const maxBodyBytes = limits.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  // .NET clients send `Expect: 100-continue`. Node would say "continue" before the handler runs; the
+  // handler says it itself once the body is accepted (size, budget), so a refused client never sends it.
   server.on("checkContinue", (req: http.IncomingMessage, res: http.ServerResponse) => {
-    if (!(Number(req.headers["content-length"] ?? 0) > maxBodyBytes)) res.writeContinue();
+    (req as { [CONTINUE_PENDING]?: boolean })[CONTINUE_PENDING] = true;
     handler(req, res);
   });
   return server;

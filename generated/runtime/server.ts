@@ -4,11 +4,14 @@
 // implementation, and encodes the answer or the error. Adapters for node:http and fetch live in
 // server-node.ts and server-fetch.ts; generated/server.ts types the implementation.
 
+import { checkPublicUrl, type EndpointUrlOptions } from "./endpoint-url.js";
 import { clientError, ErrorCodes, ServiceError, type BindingName } from "./errors.js";
 import type { OperationModel, ServiceModel } from "./model.js";
 import { readParams, type ParamValues } from "./params.js";
 import type { Binding, BindingFactory, WireRequest, WireResponse, XmlReader } from "./protocol/binding.js";
 import { ResultShapeError } from "./protocol/result.js";
+import { describeThrown, oneLine, wireServiceError } from "./safe-error.js";
+import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_CONCURRENT_CALLS, ServerBudget } from "./server-budget.js";
 
 /** What a handler learns about the call besides its parameters. */
 export interface CallContext {
@@ -32,14 +35,28 @@ export interface LogEntry {
   readonly error?: unknown;
 }
 
-export interface ServerOptions {
+export interface ServerOptions extends EndpointUrlOptions {
   /** Largest request body accepted, in bytes (default 64 MiB: bulk CSV imports are large). */
   readonly maxBodyBytes?: number;
+  /**
+   * Request bytes the whole server holds in memory at once, over all requests (default 128 MiB). A
+   * request whose body would pass it is answered 503 at once, before its body is read.
+   */
+  readonly maxBufferedBytes?: number;
+  /** Requests in progress at once (default 256); one more is answered 503 at once. */
+  readonly maxConcurrentCalls?: number;
   /** Deepest XML nesting accepted (default 32). */
   readonly maxDepth?: number;
+  /** Elements accepted in one request document (default 10,000; an honest request has fewer than 50). */
+  readonly maxElements?: number;
+  /** Attributes, namespace declarations included, accepted on one element (default 64). */
+  readonly maxAttributes?: number;
   /** Time a handler may take before its signal aborts and the caller gets a fault (default 120 s). */
   readonly handlerTimeoutMs?: number;
-  /** Where unexpected errors are reported; the wire only ever gets a generic message. */
+  /**
+   * Where unexpected errors are reported; the wire only ever gets a generic message. The default writes
+   * one JSON line to stderr. A logger that throws is ignored: the caller still gets its answer.
+   */
   readonly log?: (entry: LogEntry) => void;
 }
 
@@ -66,6 +83,8 @@ export interface IncomingCall {
 
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_HANDLER_TIMEOUT_MS = 120_000;
+export const DEFAULT_MAX_ELEMENTS = 10_000;
+export const DEFAULT_MAX_ATTRIBUTES = 64;
 
 const HTML = { "content-type": "text/html; charset=utf-8" };
 const XML = { "content-type": "text/xml; charset=utf-8" };
@@ -184,7 +203,52 @@ export interface ServiceCore {
   dispatch(call: IncomingCall): WireResponse | Promise<WireResponse>;
   /** The answer for a body over the limit, in the binding's error form. */
   tooLarge(method: string, path: string, contentType: string | undefined, limit: number): WireResponse;
-  readonly options: Required<Omit<ServerOptions, "log">> & Pick<ServerOptions, "log">;
+  /** The answer when the server-wide budget is spent (503), in the binding's error form. */
+  busy(method: string, path: string, contentType: string | undefined): WireResponse;
+  /** A transport-level refusal (a body that does not decode, ...) in the binding's error form. */
+  refuse(method: string, path: string, contentType: string | undefined, error: ServiceError): WireResponse;
+  /** The answer for an error no other path could answer; never throws. */
+  lastResort(error: unknown, method: string, path: string, contentType: string | undefined): WireResponse;
+  readonly budget: ServerBudget;
+  /** publicUrl checked and completed with the endpoint's name, or undefined. */
+  readonly publicEndpoint: string | undefined;
+  readonly options: ResolvedServerOptions;
+}
+
+export type ResolvedServerOptions = Required<
+  Omit<ServerOptions, "log" | "publicUrl" | "trustProxy" | "allowedHosts">
+> &
+  Pick<ServerOptions, "log" | "publicUrl" | "trustProxy" | "allowedHosts">;
+
+/** The default logger: one JSON line on stderr, whatever the entry's error is. */
+function defaultLog(entry: LogEntry): void {
+  console.error(
+    JSON.stringify({
+      level: entry.level,
+      message: entry.message,
+      requestId: entry.requestId,
+      operation: entry.operation,
+      error: entry.error === undefined ? undefined : describeThrown(entry.error),
+    }),
+  );
+}
+
+/** The same bytes whatever went wrong: used when even encoding an error failed. */
+const LAST_RESORT: WireResponse = {
+  status: 500,
+  headers: { "content-type": "text/plain; charset=utf-8", "x-error-code": ErrorCodes.InternalError },
+  body: "System.Exception: The server could not complete the request.",
+};
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!(typeof value === "number" && value > 0)) throw new TypeError(`${name} must be a positive number; got ${String(value)}.`);
+  return value;
+}
+
+/** `{publicUrl}` when it already names the endpoint, else `{publicUrl}/{endpoint}`. */
+function completeEndpoint(base: string, endpoint: string): string {
+  return base.toLowerCase().endsWith(`/${endpoint.toLowerCase()}`) ? base : `${base}/${endpoint}`;
 }
 
 export function createServiceCore(
@@ -195,15 +259,37 @@ export function createServiceCore(
   readXml: XmlReader,
   serverOptions: ServerOptions = {},
 ): ServiceCore {
-  const options = {
-    maxBodyBytes: serverOptions.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    maxDepth: serverOptions.maxDepth ?? 32,
-    handlerTimeoutMs: serverOptions.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
+  const options: ResolvedServerOptions = {
+    maxBodyBytes: positive("maxBodyBytes", serverOptions.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
+    maxBufferedBytes: positive("maxBufferedBytes", serverOptions.maxBufferedBytes, DEFAULT_MAX_BUFFERED_BYTES),
+    maxConcurrentCalls: positive("maxConcurrentCalls", serverOptions.maxConcurrentCalls, DEFAULT_MAX_CONCURRENT_CALLS),
+    maxDepth: positive("maxDepth", serverOptions.maxDepth, 32),
+    maxElements: positive("maxElements", serverOptions.maxElements, DEFAULT_MAX_ELEMENTS),
+    maxAttributes: positive("maxAttributes", serverOptions.maxAttributes, DEFAULT_MAX_ATTRIBUTES),
+    handlerTimeoutMs: positive("handlerTimeoutMs", serverOptions.handlerTimeoutMs, DEFAULT_HANDLER_TIMEOUT_MS),
     log: serverOptions.log,
+    publicUrl: serverOptions.publicUrl,
+    trustProxy: serverOptions.trustProxy,
+    allowedHosts: serverOptions.allowedHosts,
   };
-  const log =
-    options.log ?? ((entry: LogEntry) => console.error(JSON.stringify({ ...entry, error: String(entry.error ?? "") })));
-  const bindingOptions = { readXml, maxDepth: options.maxDepth };
+  const publicEndpoint =
+    options.publicUrl === undefined ? undefined : completeEndpoint(checkPublicUrl(options.publicUrl), service.endpoint);
+  const budget = new ServerBudget(options.maxBufferedBytes, options.maxConcurrentCalls);
+  const writeLog = options.log ?? defaultLog;
+  /** Reports to the logger; a logger that throws must not cost the caller its answer. */
+  const log = (entry: LogEntry): void => {
+    try {
+      writeLog(entry);
+    } catch {
+      // Nothing better to do: the answer matters more than the log line.
+    }
+  };
+  const bindingOptions = {
+    readXml,
+    maxDepth: options.maxDepth,
+    maxElements: options.maxElements,
+    maxAttributes: options.maxAttributes,
+  };
   const bindings: Record<BindingName, Binding> = {
     soap11: factories.soap11(service, bindingOptions),
     soap12: factories.soap12(service, bindingOptions),
@@ -240,11 +326,26 @@ export function createServiceCore(
 
   /** The wire answer for an error thrown while decoding, in the handler or while encoding. */
   function failure(binding: Binding, error: unknown, op: OperationModel | undefined, seq: number): WireResponse {
-    if (error instanceof ServiceError) return binding.encodeError(error);
-    const message =
-      error instanceof ResultShapeError ? `result of ${op?.name}: ${error.message}` : "unexpected error in the handler";
-    log({ level: "error", message, requestId: requestIdOf(seq), operation: op?.name, error });
-    return binding.encodeError(internalError());
+    try {
+      const wire = wireServiceError(error);
+      if (wire !== undefined) return binding.encodeError(wire);
+      const message =
+        error instanceof ResultShapeError ? `result of ${op?.name}: ${error.message}` : "unexpected error in the handler";
+      log({ level: "error", message, requestId: requestIdOf(seq), operation: op?.name, error });
+    } catch (second) {
+      log({ level: "error", message: "an error could not be answered", requestId: requestIdOf(seq), operation: op?.name, error: second });
+    }
+    return internalErrorResponse(binding);
+  }
+
+  /** InternalError in the binding's form, or the fixed last-resort text when even that fails. */
+  function internalErrorResponse(binding: Binding | undefined): WireResponse {
+    try {
+      if (binding !== undefined) return binding.encodeError(internalError());
+    } catch {
+      // fall through to the fixed answer
+    }
+    return LAST_RESORT;
   }
 
   function encode(binding: Binding, op: OperationModel, result: unknown, values: ParamValues, seq: number): WireResponse {
@@ -284,6 +385,12 @@ export function createServiceCore(
     }
   }
 
+  /** A refusal before the operation is known, in the error form of the binding the request is for. */
+  function refuse(method: string, path: string, contentType: string | undefined, error: ServiceError): WireResponse {
+    const binding = bindingFor(method, path, contentType);
+    return binding ? binding.encodeError(error) : textResponse(error.status, error.exceptionType, error.message, error.code);
+  }
+
   function documentResponse(call: IncomingCall): WireResponse {
     const query = new URLSearchParams(call.query);
     const keys = [...query.keys()].map((k) => k.toLowerCase());
@@ -292,7 +399,7 @@ export function createServiceCore(
     if (opName !== null) {
       const page = documents.helpOperationHtml(opName, call.endpointUrl);
       if (page !== undefined) return { status: 200, headers: HTML, body: page };
-      return textResponse(404, "System.InvalidOperationException", `${opName} Web Service method name is not valid.`, ErrorCodes.UnknownOperation);
+      return textResponse(404, "System.InvalidOperationException", `${oneLine(opName, 40)} Web Service method name is not valid.`, ErrorCodes.UnknownOperation);
     }
     return { status: 200, headers: HTML, body: documents.helpIndexHtml(call.endpointUrl) };
   }
@@ -324,13 +431,33 @@ export function createServiceCore(
       return dispatch(call);
     },
     dispatch,
+    budget,
+    publicEndpoint,
     tooLarge(method, path, contentType, limit): WireResponse {
       const error = clientError(ErrorCodes.BodyTooLarge, `The request body is larger than ${limit} bytes.`, {
         status: 413,
         exceptionType: "System.Web.HttpException",
       });
-      const binding = bindingFor(method, path, contentType);
-      return binding ? binding.encodeError(error) : textResponse(413, error.exceptionType, error.message, error.code);
+      return refuse(method, path, contentType, error);
+    },
+    busy(method, path, contentType): WireResponse {
+      const error = new ServiceError(ErrorCodes.ServerBusy, "The server is busy; try again in a moment.", {
+        status: 503,
+        exceptionType: "System.Web.HttpException",
+      });
+      const response = refuse(method, path, contentType, error);
+      return { ...response, headers: { ...response.headers, "retry-after": "1" } };
+    },
+    refuse,
+    lastResort(error, method, path, contentType): WireResponse {
+      log({ level: "error", message: "unexpected error outside the handler", requestId: requestIdOf(++requestCounter), error });
+      let binding: Binding | undefined;
+      try {
+        binding = bindingFor(method, path, contentType);
+      } catch {
+        binding = undefined;
+      }
+      return internalErrorResponse(binding);
     },
   };
 }

@@ -91,7 +91,9 @@ export function renderOperationPage(model: ServiceModel, op: OperationModel, tem
     params: op.params.map(paramView),
     checks: op.checks.map(checkInWords),
     result: resultView(op.result),
-    formAction: `${SLOTS.baseUrl}/${escapeHtml(op.name)}`,
+    // A path, not an absolute URL: the form posts to the origin the page was loaded from, so a forged
+    // Host header cannot send the credentials typed into it anywhere else.
+    formAction: `${SLOTS.path}/${escapeHtml(op.name)}`,
     samples: sampleExchanges(model, op).map((sample) => ({
       ...sample,
       request: requestHtml(sample.request),

@@ -30,6 +30,8 @@ export const ErrorCodes = {
   UnsupportedMediaType: "UnsupportedMediaType",
   MethodNotAllowed: "MethodNotAllowed",
   RequestTimeout: "RequestTimeout",
+  ServerBusy: "ServerBusy",
+  InvalidEncoding: "InvalidEncoding",
   InternalError: "InternalError",
 } as const;
 
@@ -159,5 +161,34 @@ export class TimeoutError extends ClientCallError {
     super(`${operation}: no answer within ${timeoutMs} ms`, binding, operation);
     this.name = "TimeoutError";
     this.timeoutMs = timeoutMs;
+  }
+}
+
+/** The answer was larger than the client's maxResponseBytes (counted after decompression); reading stopped there. */
+export class ResponseTooLargeError extends ClientCallError {
+  readonly maxResponseBytes: number;
+  constructor(maxResponseBytes: number, binding: BindingName, operation: string) {
+    super(`${operation}: the answer is larger than maxResponseBytes (${maxResponseBytes} bytes)`, binding, operation);
+    this.name = "ResponseTooLargeError";
+    this.maxResponseBytes = maxResponseBytes;
+  }
+}
+
+/**
+ * The service answered with a redirect, which the client does not follow: following it would send the
+ * request, credentials included, to wherever the answer points. Set baseUrl to the new address instead.
+ */
+export class RedirectError extends ClientCallError {
+  /** The 3xx status; undefined in a browser, which hides it (an opaque redirect). */
+  readonly status: number | undefined;
+  /** The origin the redirect points to (scheme, host, port); undefined when the answer does not say or a browser hides it. */
+  readonly targetOrigin: string | undefined;
+  constructor(status: number | undefined, targetOrigin: string | undefined, binding: BindingName, operation: string) {
+    const what = status === undefined ? "a redirect" : `HTTP ${status}`;
+    const where = targetOrigin === undefined ? "" : ` to ${targetOrigin.length > 80 ? `${targetOrigin.slice(0, 80)}...` : targetOrigin}`;
+    super(`${operation}: the answer is ${what}${where}, which the client does not follow`, binding, operation);
+    this.name = "RedirectError";
+    this.status = status;
+    this.targetOrigin = targetOrigin;
   }
 }

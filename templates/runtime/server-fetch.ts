@@ -1,18 +1,35 @@
 // fetch-style adapter: `(request: Request) => Promise<Response>`, for runtimes built on web standards.
+// Same guards as the node:http adapter: body limit, server-wide budget, charset decoding, and an answer
+// for every request whatever the handler does.
 
+import { isAcceptedHost, resolveEndpointUrl } from "./endpoint-url.js";
 import type { WireResponse } from "./protocol/binding.js";
+import { bodyKind, decodeRequestBody } from "./server-body.js";
+import { RequestLease } from "./server-budget.js";
 import type { ServiceCore } from "./server.js";
 import { pathBelowEndpoint } from "./server-node.js";
 
 export type FetchHandler = (request: Request, info?: { remoteAddress?: string }) => Promise<Response>;
 
+const PLAIN_500 = "System.Exception: The server could not complete the request.";
+
 function toResponse(response: WireResponse, headOnly: boolean): Response {
-  return new Response(headOnly ? null : response.body, { status: response.status, headers: response.headers });
+  try {
+    const headers = response.headers["content-type"]?.startsWith("text/plain")
+      ? { ...response.headers, "x-content-type-options": "nosniff" }
+      : response.headers;
+    return new Response(headOnly ? null : response.body, { status: response.status, headers });
+  } catch {
+    return new Response(headOnly ? null : PLAIN_500, {
+      status: 500,
+      headers: { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" },
+    });
+  }
 }
 
-/** Reads a body up to `limit` bytes; undefined when it is larger (reading stops there). */
-async function readLimited(request: Request, limit: number): Promise<string | undefined> {
-  if (!request.body) return "";
+/** Reads a body up to `limit` bytes, reserving each chunk in the lease; "large"/"busy" when refused. */
+async function readLimited(request: Request, limit: number, lease: RequestLease): Promise<Uint8Array | "large" | "busy"> {
+  if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const parts: Uint8Array[] = [];
   let size = 0;
@@ -20,19 +37,21 @@ async function readLimited(request: Request, limit: number): Promise<string | un
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return undefined;
+    const refusal = size > limit ? "large" : lease.hold(size) ? undefined : "busy";
+    if (refusal !== undefined) {
+      await reader.cancel().catch(() => undefined);
+      return refusal;
     }
     parts.push(value);
   }
+  if (parts.length === 1) return parts[0];
   const all = new Uint8Array(size);
   let at = 0;
   for (const part of parts) {
     all.set(part, at);
     at += part.byteLength;
   }
-  return new TextDecoder().decode(all);
+  return all;
 }
 
 export function createFetchHandler(core: ServiceCore): FetchHandler {
@@ -52,20 +71,38 @@ export function createFetchHandler(core: ServiceCore): FetchHandler {
       headers[name.toLowerCase()] = value;
     });
     const method = request.method.toUpperCase();
-    const tooLarge = () => toResponse(core.tooLarge(method, place.rest, headers["content-type"], limit), false);
-    if (Number(headers["content-length"] ?? 0) > limit) return tooLarge();
-    const body = method === "GET" || method === "HEAD" ? "" : await readLimited(request, limit);
-    if (body === undefined) return tooLarge();
-    const response = await core.handle({
-      method,
-      path: place.rest,
-      query: url.search.slice(1),
-      headers,
-      body,
-      endpointUrl: `${url.origin}${place.base}`,
-      remoteAddress: info.remoteAddress ?? "",
-      signal: request.signal,
-    });
-    return toResponse(response, method === "HEAD");
+    const contentType = headers["content-type"];
+    const headOnly = method === "HEAD";
+    if (Number(headers["content-length"] ?? 0) > limit) return toResponse(core.tooLarge(method, place.rest, contentType, limit), false);
+    if (!core.budget.enter()) return toResponse(core.busy(method, place.rest, contentType), false);
+    const lease = new RequestLease(core.budget);
+    try {
+      const bytes = method === "GET" || method === "HEAD" ? undefined : await readLimited(request, limit, lease);
+      if (bytes === "large") return toResponse(core.tooLarge(method, place.rest, contentType, limit), false);
+      if (bytes === "busy") return toResponse(core.busy(method, place.rest, contentType), false);
+      const body = decodeRequestBody(core, method, place.rest, contentType, bytes, bodyKind(place.rest));
+      if (typeof body !== "string") return toResponse(body, false);
+      const response = await core.handle({
+        method,
+        path: place.rest,
+        query: url.search.slice(1),
+        headers,
+        body,
+        endpointUrl: resolveEndpointUrl(
+          { headers, scheme: url.protocol === "https:" ? "https" : "http", basePath: place.base,
+            localHost: isAcceptedHost(url.host, core.options.allowedHosts) ? url.host : "localhost",
+          },
+          core.options,
+          core.publicEndpoint,
+        ),
+        remoteAddress: info.remoteAddress ?? "",
+        signal: request.signal,
+      });
+      return toResponse(response, headOnly);
+    } catch (error) {
+      return toResponse(core.lastResort(error, method, place.rest, contentType), headOnly);
+    } finally {
+      lease.end();
+    }
   };
 }

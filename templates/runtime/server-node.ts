@@ -1,11 +1,24 @@
 // node:http adapter: `(req, res, next?)`, usable as a plain request listener and as Express/Connect
-// middleware (mounted anywhere: the endpoint is found at the end of the path).
+// middleware (mounted anywhere: the endpoint is found at the end of the path). Every request on the
+// endpoint is answered here, whatever happens: next() is only called for paths that are not ours.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { resolveEndpointUrl } from "./endpoint-url.js";
 import type { WireResponse } from "./protocol/binding.js";
+import { bodyKind, decodeRequestBody } from "./server-body.js";
+import { RequestLease } from "./server-budget.js";
 import type { IncomingCall, ServiceCore } from "./server.js";
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
+
+/**
+ * Set on a request by createServer's checkContinue listener: the handler sends `100 Continue` itself,
+ * once it has accepted the body (size, budget), so a refused client never starts sending.
+ */
+export const CONTINUE_PENDING: unique symbol = Symbol("easgen.continuePending");
+
+/** Bytes of an unwanted body read (and dropped) after a refusal before the connection is cut. */
+const DRAIN_LIMIT = 64 * 1024;
 
 /** One string per header name. Node joins repeated headers itself except a few (set-cookie), so the
  * object is used as it is unless one of those turns up. */
@@ -58,15 +71,49 @@ function safeDecode(path: string): string {
   }
 }
 
+/** Error texts echo a little of the request: a browser must never sniff them into HTML. */
+function withSafetyHeaders(headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  return headers["content-type"]?.startsWith("text/plain") ? { ...headers, "x-content-type-options": "nosniff" } : headers;
+}
+
+const PLAIN_500 = "System.Exception: The server could not complete the request.";
+
 function send(res: ServerResponse, response: WireResponse, headOnly: boolean): void {
+  if (res.headersSent || res.destroyed) return;
   const body = response.body;
   // The body goes out as a string in one write together with the head. byteLength flattens a body built
   // from many pieces once; when it is all ASCII (length = characters) it is written as latin1, the
   // same bytes as UTF-8 without transcoding.
-  const length = Buffer.byteLength(body, "utf8");
-  res.writeHead(response.status, { ...response.headers, "content-length": length });
-  if (headOnly) res.end();
-  else res.end(body, length === body.length ? "latin1" : "utf8");
+  try {
+    const length = Buffer.byteLength(body, "utf8");
+    res.writeHead(response.status, { ...withSafetyHeaders(response.headers), "content-length": length });
+    if (headOnly) res.end();
+    else res.end(body, length === body.length ? "latin1" : "utf8");
+  } catch {
+    // A header value Node refuses, or a status it does not take: the fixed answer always goes out.
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.writeHead(500, {
+      "content-type": "text/plain; charset=utf-8",
+      "x-content-type-options": "nosniff",
+      "content-length": PLAIN_500.length,
+    });
+    res.end(headOnly ? undefined : PLAIN_500);
+  }
+}
+
+/** Answers a request whose body is not wanted, then reads at most DRAIN_LIMIT more of it and hangs up. */
+function refuseBody(req: IncomingMessage, res: ServerResponse, response: WireResponse): void {
+  res.setHeader("connection", "close");
+  send(res, response, false);
+  let drained = 0;
+  req.on("data", (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_LIMIT) req.destroy();
+  });
+  req.resume();
 }
 
 const NOT_FOUND: WireResponse = { status: 404, headers: { "content-type": "text/plain; charset=utf-8" }, body: "Not found." };
@@ -86,68 +133,80 @@ class NodeCall implements IncomingCall {
   private readonly req: IncomingMessage;
   private readonly res: ServerResponse;
   private readonly base: string;
-  private readonly endpoint: string;
+  private readonly core: ServiceCore;
   private controller: AbortController | undefined = undefined;
 
   constructor(
     req: IncomingMessage,
     res: ServerResponse,
-    method: string,
+    core: ServiceCore,
     place: { base: string; rest: string },
     query: string,
     headers: Readonly<Record<string, string>>,
     body: string,
-    endpoint: string,
   ) {
     this.req = req;
     this.res = res;
-    this.method = method;
+    this.core = core;
+    this.method = req.method ?? "GET";
     this.path = place.rest;
     this.base = place.base;
     this.query = query;
     this.headers = headers;
     this.body = body;
     this.remoteAddress = req.socket.remoteAddress ?? "";
-    this.endpoint = endpoint;
   }
 
   get endpointUrl(): string {
     const req = this.req;
-    const host = this.headers["host"] ?? "localhost";
-    const scheme = (req.socket as { encrypted?: boolean }).encrypted ? "https" : "http";
+    const socket = req.socket;
     const original = (req as { originalUrl?: string }).originalUrl;
     const fullPath = original !== undefined ? safeDecode(original.split("?")[0]) : this.base;
-    const basePlace = pathBelowEndpoint(fullPath, this.endpoint);
-    return `${scheme}://${host}${basePlace?.base ?? this.base}`;
+    const local = socket.localAddress ?? "127.0.0.1";
+    return resolveEndpointUrl(
+      {
+        headers: this.headers,
+        scheme: (socket as { encrypted?: boolean }).encrypted ? "https" : "http",
+        basePath: pathBelowEndpoint(fullPath, this.core.service.endpoint)?.base ?? this.base,
+        localHost: `${local.includes(":") ? `[${local}]` : local}:${socket.localPort ?? 80}`,
+      },
+      this.core.options,
+      this.core.publicEndpoint,
+    );
   }
 
-  /** Aborted when the connection closes before the answer was sent. */
+  /**
+   * Aborted when the connection closes before the answer was sent. A pipelined request's response has
+   * no socket of its own until the ones before it are answered, so the socket is watched directly.
+   */
   get signal(): AbortSignal {
     if (this.controller === undefined) {
       const controller = new AbortController();
       this.controller = controller;
       const res = this.res;
-      if (res.destroyed) {
-        if (!res.writableFinished) controller.abort();
-      } else {
-        res.on("close", () => {
-          if (!res.writableFinished) controller.abort();
-        });
+      const socket = this.req.socket;
+      if (res.writableFinished) return controller.signal;
+      if (res.destroyed || socket.destroyed) {
+        controller.abort();
+        return controller.signal;
       }
+      const onClose = () => {
+        if (!res.writableFinished) controller.abort();
+      };
+      socket.once("close", onClose);
+      res.once("close", () => {
+        socket.removeListener("close", onClose);
+        onClose();
+      });
     }
     return this.controller.signal;
   }
 }
 
-/** An error the core did not turn into an answer: Express's next(error), or the connection dropped. */
-function failed(res: ServerResponse, error: unknown, next: ((error?: unknown) => void) | undefined): void {
-  if (next) next(error);
-  else res.destroy(error as Error);
-}
-
 export function createNodeHandler(core: ServiceCore): NodeHandler {
   const endpoint = core.service.endpoint;
   const limit = core.options.maxBodyBytes;
+  const budget = core.budget;
 
   return (req, res, next) => {
     const url = req.url ?? "/";
@@ -160,49 +219,81 @@ export function createNodeHandler(core: ServiceCore): NodeHandler {
     }
     const method = req.method ?? "GET";
     const headers = flatHeaders(req);
-    const declared = Number(headers["content-length"] ?? 0);
-    if (declared > limit) {
+    const contentType = headers["content-type"];
+    const continuePending = (req as { [CONTINUE_PENDING]?: boolean })[CONTINUE_PENDING] === true;
+    const declaredText = headers["content-length"];
+    const declared = declaredText === undefined ? undefined : Number(declaredText);
+    if (declared !== undefined && declared > limit) {
       // Refused from the header alone: the body is never read.
-      res.setHeader("connection", "close");
-      send(res, core.tooLarge(method, place.rest, headers["content-type"], limit), false);
-      req.resume();
-      return;
+      return refuseBody(req, res, core.tooLarge(method, place.rest, contentType, limit));
     }
-    // Most bodies arrive in one chunk: keep it as is, collect only when a second one comes.
+    if (!budget.enter()) return refuseBody(req, res, core.busy(method, place.rest, contentType));
+    const lease = new RequestLease(budget);
+    // A pipelined request's response may never close on its own when the connection drops: watch both.
+    const socket = req.socket;
+    const onSocketClose = () => lease.end();
+    socket.once("close", onSocketClose);
+    res.once("close", () => {
+      socket.removeListener("close", onSocketClose);
+      lease.end();
+    });
+    if (declared !== undefined && declared > 0 && !lease.hold(declared)) {
+      return refuseBody(req, res, core.busy(method, place.rest, contentType));
+    }
+    if (continuePending) res.writeContinue();
+
+    // Most bodies arrive in one chunk: keep it as is; a declared length gets one buffer filled in place.
     let first: Buffer | undefined;
+    let whole: Buffer | undefined;
     let more: Buffer[] | undefined;
     let size = 0;
     let refused = false;
+    const refuseStreaming = (response: WireResponse) => {
+      refused = true;
+      first = whole = more = undefined;
+      res.setHeader("connection", "close");
+      send(res, response, false);
+      req.destroy();
+      lease.end();
+    };
     req.on("data", (chunk: Buffer) => {
       if (refused) return;
-      size += chunk.length;
-      if (size > limit) {
-        refused = true;
+      const end = size + chunk.length;
+      if (end > limit) return refuseStreaming(core.tooLarge(method, place.rest, contentType, limit));
+      if (!lease.hold(end)) return refuseStreaming(core.busy(method, place.rest, contentType));
+      if (whole !== undefined) {
+        chunk.copy(whole, size);
+      } else if (first === undefined) {
+        first = chunk;
+      } else if (declared !== undefined && declared >= end) {
+        whole = Buffer.allocUnsafe(declared);
+        first.copy(whole, 0);
+        chunk.copy(whole, size);
         first = undefined;
-        more = undefined;
-        res.setHeader("connection", "close");
-        send(res, core.tooLarge(method, place.rest, headers["content-type"], limit), false);
-        req.destroy();
-        return;
+      } else {
+        (more ??= [first]).push(chunk);
       }
-      if (first === undefined) first = chunk;
-      else (more ??= [first]).push(chunk);
+      size = end;
     });
     req.on("end", () => {
       if (refused) return;
-      const body = more !== undefined ? Buffer.concat(more, size).toString("utf8") : first !== undefined ? first.toString("utf8") : "";
-      const call = new NodeCall(req, res, method, place, q < 0 ? "" : url.slice(q + 1), headers, body, endpoint);
+      const bytes =
+        whole !== undefined ? whole.subarray(0, size) : more !== undefined ? Buffer.concat(more, size) : first;
+      first = whole = more = undefined;
+      const decoded = decodeRequestBody(core, method, place.rest, contentType, bytes, bodyKind(place.rest));
+      if (typeof decoded !== "string") return send(res, decoded, false);
+      const call = new NodeCall(req, res, core, place, q < 0 ? "" : url.slice(q + 1), headers, decoded);
+      const headOnly = method === "HEAD";
       let response: WireResponse | Promise<WireResponse>;
       try {
         response = core.dispatch(call);
       } catch (error) {
-        return failed(res, error, next);
+        return send(res, core.lastResort(error, method, place.rest, contentType), headOnly);
       }
-      const headOnly = method === "HEAD";
       if (response instanceof Promise) {
         response.then(
           (r) => send(res, r, headOnly),
-          (error: unknown) => failed(res, error, next),
+          (error: unknown) => send(res, core.lastResort(error, method, place.rest, contentType), headOnly),
         );
       } else {
         send(res, response, headOnly);

@@ -47,7 +47,7 @@ describe("documents", () => {
     const html = await response.text();
     expect(html).toContain("<h1>InsertSubscriberSid</h1>");
     for (const p of operations.InsertSubscriberSid.params) expect(html).toContain(`name="${p.name}"`);
-    expect(html).toContain(`action="${server.endpointUrl}/InsertSubscriberSid"`);
+    expect(html).toContain(`action="${new URL(server.endpointUrl).pathname}/InsertSubscriberSid"`);
   });
 
   it("answers 404 for ?op= naming no operation", async () => {
@@ -191,7 +191,7 @@ describe("as middleware", () => {
 
   it("points the mounted help page's form at the full path", async () => {
     const html = await (await fetch(`${mounted.origin}/api/v1/ExternalAPIService.asmx?op=InsertSubscriberSid`)).text();
-    expect(html).toContain(`action="${mounted.origin}/api/v1/ExternalAPIService.asmx/InsertSubscriberSid"`);
+    expect(html).toContain(`action="/api/v1/ExternalAPIService.asmx/InsertSubscriberSid"`);
   });
 
   it("serves calls when mounted", async () => {
