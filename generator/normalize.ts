@@ -86,7 +86,8 @@ export function normalize(doc: SpecDocument, options: NormalizeOptions = {}): Se
   };
 }
 
-function ruleModel(name: string, rule: SpecRule): RuleModel {
+/** The runtime form of one named rule. */
+export function ruleModel(name: string, rule: SpecRule): RuleModel {
   switch (rule.kind) {
     case "enum":
       return { kind: rule.kind, name, values: [...rule.values] };

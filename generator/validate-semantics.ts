@@ -2,8 +2,10 @@
 // rules, checks that name parameters of their operation, generated type names that do not collide.
 // Runs only on a document that passed the schema, so it may trust the SpecDocument shape.
 
+import { checkRule } from "../templates/runtime/rules.js";
 import type { Diagnostic } from "./diagnostic.js";
 import type { LoadedSpec, SpecPath } from "./load.js";
+import { ruleModel } from "./normalize.js";
 import type { SpecDocument, SpecOperation, SpecParam, SpecRule } from "./spec.js";
 import { dataSetRowTypeName, operationTypeNames, RESERVED_TYPE_NAMES } from "./type-names.js";
 
@@ -127,8 +129,8 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
         report(rulePath, `"${param.name}" has more than one enum rule`);
       }
       const problem =
-        param.default !== undefined && !valueType ? defaultProblem(param.default, rule) : undefined;
-      if (problem) report([...path, "default"], `default "${param.default}" ${problem} (rule "${ruleName}")`);
+        param.default !== undefined && !valueType ? defaultProblem(param.default, param.name, ruleName, rule) : undefined;
+      if (problem) report([...path, "default"], `default "${param.default}" fails rule "${ruleName}": ${problem}`);
     }
   };
 
@@ -263,18 +265,7 @@ function checkResult(op: SpecOperation, opPath: SpecPath, doc: SpecDocument, rep
   }
 }
 
-/** Why a default literal fails a rule, or undefined when it passes (or the rule is not checked here). */
-function defaultProblem(value: string, rule: SpecRule): string | undefined {
-  switch (rule.kind) {
-    case "enum":
-      return rule.values.includes(value) ? undefined : `is not one of: ${rule.values.join(", ")}`;
-    case "maxLength":
-      return [...value].length <= rule.max ? undefined : `is longer than ${rule.max} characters`;
-    case "intText": {
-      const ok = /^-?[0-9]+$/.test(value) && Number(value) >= rule.min && Number(value) <= rule.max;
-      return ok ? undefined : `is not a whole number from ${rule.min} to ${rule.max}`;
-    }
-    default:
-      return undefined;
-  }
+/** Why a default literal fails its rule, in the runtime's own words (the check the server runs), or undefined. */
+function defaultProblem(value: string, paramName: string, ruleName: string, rule: SpecRule): string | undefined {
+  return checkRule(ruleModel(ruleName, rule), paramName, value)?.message;
 }

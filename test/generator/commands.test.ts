@@ -157,7 +157,7 @@ describe("generate and check", () => {
     for (const command of [generateCommand, checkCommand]) {
       const { io, err } = captureIo();
       expect(await command({ spec, specFile: "spec/broken.yaml", out }, io)).toBe(1);
-      expect(err[0]).toBe('spec/broken.yaml:42:67 default "blue" is not one of: red, green (rule "color")');
+      expect(err[0]).toBe('spec/broken.yaml:42:67 default "blue" fails rule "color": color must be red or green.');
     }
     expect(existsSync(out)).toBe(false);
   });

@@ -146,12 +146,21 @@ const cases: readonly Case[] = [
   {
     name: "default not allowed by the enum rule",
     given: [["default: red,", "default: blue,"]],
-    want: [`${F}:42:67 default "blue" is not one of: red, green (rule "color")`],
+    want: [`${F}:42:67 default "blue" fails rule "color": color must be red or green.`],
   },
   {
     name: "default not allowed by an intText rule",
     given: [["rules: [count],", 'rules: [count], default: "10",']],
-    want: [`${F}:44:67 default "10" is not a whole number from 0 to 9 (rule "count")`],
+    want: [`${F}:44:67 default "10" fails rule "count": digit must be a whole number from 0 to 9.`],
+  },
+  {
+    // Every rule kind is checked by the runtime's own validator, not only enum, maxLength and intText.
+    name: "default not in the form a format rule asks for",
+    given: [
+      ["  count:\n", "  day:\n    kind: format\n    format: date\n    doc: A day.\n  count:\n"],
+      ["rules: [count],", 'rules: [day], default: "2024-02-30",'],
+    ],
+    want: [`${F}:48:65 default "2024-02-30" fails rule "day": digit must have the form yyyy-MM-dd and name a real date or time.`],
   },
   {
     name: "default on a required parameter",

@@ -253,7 +253,8 @@ describe("helpOperationHtml", () => {
     const op = model.operations.find((o) => o.name === "GetTriggerClicks")!;
     const page = parsePage(help.helpOperationHtml(op.name, `${BASE}/`)!);
     const form = one(page, "form");
-    expect(form.attrs).toMatchObject({ action: `${BASE}/GetTriggerClicks`, method: "post" });
+    // A path: the form posts to the origin the page came from, whatever Host the page was asked under.
+    expect(form.attrs).toMatchObject({ action: "/svc/ExternalAPIService.asmx/GetTriggerClicks", method: "post" });
     const inputs = all(form, "input");
     expect(inputs.map((i) => i.attrs.name)).toEqual(op.params.map((p) => p.name));
     expect(inputs.every((i) => i.attrs.type === "text")).toBe(true);
@@ -270,7 +271,7 @@ describe("helpOperationHtml", () => {
     const html = help.helpOperationHtml("GetTriggerClicks", base)!;
     expect(html).not.toContain("<!--@");
     const page = parsePage(html);
-    expect(one(page, "form").attrs.action).toBe(`${base}/GetTriggerClicks`);
+    expect(one(page, "form").attrs.action).toBe("/a.asmx/GetTriggerClicks");
     const index = parsePage(help.helpIndexHtml(base));
     expect(all(index, "code").map(text)).toContain(base);
   });
