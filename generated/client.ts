@@ -6,7 +6,9 @@ import { type CallOptions, type ClientConfig, createClientCore } from "./runtime
 import {
   ClientCallError,
   HttpBindingError,
+  RedirectError,
   ResponseFormatError,
+  ResponseTooLargeError,
   SoapFaultError,
   TimeoutError,
   TransportError,
@@ -235,7 +237,8 @@ export interface ExternalAPIServiceClient {
 
 /**
  * Creates a client. Errors are typed: SoapFaultError, HttpBindingError, ResponseFormatError,
- * TransportError, TimeoutError (runtime/errors.js), all subclasses of ClientCallError.
+ * TransportError, TimeoutError, ResponseTooLargeError, RedirectError (runtime/errors.js), all
+ * subclasses of ClientCallError.
  */
 export function createClient(config: ClientConfig): ExternalAPIServiceClient {
   const core = createClientCore(service, config, bindingFactories, readXml);
@@ -336,5 +339,7 @@ export {
   ResponseFormatError,
   TransportError,
   TimeoutError,
+  ResponseTooLargeError,
+  RedirectError,
 };
 export type { CallOptions, ClientConfig };

@@ -3,10 +3,22 @@
 // The client core: one `call` that any binding can carry, on fetch alone (Node 20+ and browsers).
 // generated/client.ts wraps it in one typed method per operation.
 
-import { TimeoutError, TransportError, type BindingName } from "./errors.js";
+import { readAnswer } from "./client-response.js";
+import { ClientCallError, TimeoutError, TransportError, type BindingName } from "./errors.js";
 import type { OperationModel, ServiceModel } from "./model.js";
 import { writeParams, type ParamValues } from "./params.js";
-import type { Binding, BindingFactory, XmlReader } from "./protocol/binding.js";
+import type { Binding, BindingFactory, WireResponse, XmlReader } from "./protocol/binding.js";
+
+/** .NET's SoapHttpClientProtocol.Timeout default. */
+export const DEFAULT_TIMEOUT_MS = 100_000;
+/** The server's default maxBodyBytes: an answer the same size as the largest request we accept. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/** Elements per answer: a DataSet of 100,000 rows of 9 columns; raise it for larger DataSet answers. */
+export const DEFAULT_CLIENT_MAX_ELEMENTS = 1_000_000;
+/** Attributes per element: honest answers carry a few (namespace declarations, xsi:nil, diffgram ids). */
+export const DEFAULT_CLIENT_MAX_ATTRIBUTES = 64;
+/** The longest delay a timer takes (2^31 - 1 ms, about 24.8 days); longer ones would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 export interface ClientConfig {
   /** The service's base URL (`https://host/path`, the endpoint is appended) or the full `.../X.asmx` address. */
@@ -16,8 +28,18 @@ export interface ClientConfig {
   readonly password: string;
   /** A fetch implementation; defaults to the global fetch. */
   readonly fetch?: typeof fetch;
-  /** Per-call time limit in milliseconds; none by default. */
+  /**
+   * Time limit for a whole call in milliseconds: connecting, sending, the headers and the whole body.
+   * Default 100,000 (.NET's); 0 or Infinity for none.
+   */
   readonly timeoutMs?: number;
+  /**
+   * Largest answer read, in bytes after decompression; reading stops beyond it with ResponseTooLargeError.
+   * Default 64 MiB.
+   */
+  readonly maxResponseBytes?: number;
+  /** Most XML elements an answer may hold (ResponseFormatError beyond it). Default 1,000,000; raise it for very large DataSet answers. */
+  readonly maxElements?: number;
   /** Extra request headers sent with every call (for example a proxy's authorization). */
   readonly headers?: Readonly<Record<string, string>>;
   /**
@@ -43,12 +65,13 @@ export function endpointUrl(baseUrl: string, endpoint: string): string {
   return trimmed.toLowerCase().endsWith(`/${endpoint.toLowerCase()}`) ? trimmed : `${trimmed}/${endpoint}`;
 }
 
-function lowerCaseHeaders(headers: Headers): Record<string, string> {
-  const out: Record<string, string> = {};
-  headers.forEach((value, name) => {
-    out[name.toLowerCase()] = value;
-  });
-  return out;
+/** A limit from the config: a positive number, else a TypeError naming it. */
+function limit(name: string, value: number | undefined, fallback: number, allowNone: boolean): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || Number.isNaN(value) || value < 0 || (value === 0 && !allowNone)) {
+    throw new TypeError(`${name} must be a ${allowNone ? "non-negative" : "positive"} number; got ${String(value)}.`);
+  }
+  return value;
 }
 
 export function createClientCore(
@@ -59,26 +82,46 @@ export function createClientCore(
 ): ClientCore {
   const factory = bindings[config.binding];
   if (!factory) throw new TypeError(`binding must be one of ${Object.keys(bindings).join(", ")}; got ${String(config.binding)}.`);
-  const binding = factory(service, { readXml: config.xmlReader ?? defaultReader });
+  const timeoutMs = limit("timeoutMs", config.timeoutMs, DEFAULT_TIMEOUT_MS, true);
+  const maxResponseBytes = limit("maxResponseBytes", config.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, false);
+  const maxElements = limit("maxElements", config.maxElements, DEFAULT_CLIENT_MAX_ELEMENTS, false);
+  const bindingOptions = { readXml: config.xmlReader ?? defaultReader, maxElements, maxAttributes: DEFAULT_CLIENT_MAX_ATTRIBUTES };
+  const binding = factory(service, bindingOptions);
   const url = endpointUrl(config.baseUrl, service.endpoint);
   const fetchFn = config.fetch ?? globalThis.fetch;
   const [userParam, passwordParam] = service.operations[0]?.params.filter((p) => p.credential).map((p) => p.name) ?? [];
 
-  async function send(op: OperationModel, values: ParamValues, signal: AbortSignal | undefined, timeout?: AbortSignal) {
+  /** One exchange on the wire. `caller` is the caller's signal, `timeout` the time limit's. */
+  async function send(
+    op: OperationModel,
+    values: ParamValues,
+    caller: AbortSignal | undefined,
+    timeout: AbortSignal | undefined,
+  ): Promise<WireResponse> {
     const request = binding.encodeRequest(op, writeParams(op, values));
     const target = url + request.path + (request.query ? `?${request.query}` : "");
+    // Ours: closes the connection when the client stops reading (too large, a redirect).
+    const connection = new AbortController();
+    const signal = AbortSignal.any([connection.signal, ...(caller ? [caller] : []), ...(timeout ? [timeout] : [])]);
     try {
       const response = await fetchFn(target, {
         method: request.method,
         headers: { ...config.headers, ...request.headers },
         body: request.method === "POST" ? request.body : undefined,
         signal,
+        redirect: "manual",
       });
-      const body = await response.text();
-      return { status: response.status, headers: lowerCaseHeaders(response.headers), body };
+      return await readAnswer(response, target, {
+        binding: binding.name,
+        operation: op.name,
+        maxResponseBytes,
+        signal,
+        abort: () => connection.abort(),
+      });
     } catch (error) {
-      if (timeout?.aborted) throw new TimeoutError(config.timeoutMs ?? 0, binding.name, op.name);
-      if (signal?.aborted) throw error;
+      if (error instanceof ClientCallError) throw error;
+      if (timeout?.aborted) throw new TimeoutError(timeoutMs, binding.name, op.name);
+      if (caller?.aborted) throw error;
       throw new TransportError(`the request failed (${(error as Error).message})`, binding.name, op.name, { cause: error });
     }
   }
@@ -90,11 +133,17 @@ export function createClientCore(
       const values: ParamValues = { ...(params as ParamValues) };
       if (userParam) values[userParam] = config.username;
       if (passwordParam) values[passwordParam] = config.password;
-      const timeout = config.timeoutMs === undefined ? undefined : AbortSignal.timeout(config.timeoutMs);
-      const signals = [options.signal, timeout].filter((s): s is AbortSignal => s !== undefined);
-      const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-      const response = await send(op, values, signal, timeout);
-      return binding.decodeResponse(op, response, values);
+      if (timeoutMs === 0 || timeoutMs === Infinity) {
+        return binding.decodeResponse(op, await send(op, values, options.signal, undefined), values);
+      }
+      // A timer of our own, cleared when the call ends, rather than AbortSignal.timeout's that lives on.
+      const timeout = new AbortController();
+      const timer = setTimeout(() => timeout.abort(), Math.min(timeoutMs, MAX_TIMER_MS));
+      try {
+        return binding.decodeResponse(op, await send(op, values, options.signal, timeout.signal), values);
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }

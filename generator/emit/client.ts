@@ -9,12 +9,12 @@ import { TypeScriptFile } from "../typescript-file.js";
 import { propertyKey } from "./literal.js";
 import { docs } from "./types.js";
 
-export function clientInterfaceName(model: ServiceModel): string {
+function clientInterfaceName(model: ServiceModel): string {
   return `${model.name}Client`;
 }
 
 /** `params` is optional when the operation has no parameters besides the credentials. */
-export function paramsSignature(op: OperationModel, typeName: string): string {
+function paramsSignature(op: OperationModel, typeName: string): string {
   return op.params.some((p) => !p.credential) ? `params: ${typeName}` : `params: ${typeName} = {}`;
 }
 
@@ -62,7 +62,7 @@ export function emitClient(model: ServiceModel): GeneratedFile[] {
     isExported: true,
     docs: docs(
       "Creates a client. Errors are typed: SoapFaultError, HttpBindingError, ResponseFormatError, TransportError, " +
-        "TimeoutError (runtime/errors.js), all subclasses of ClientCallError.",
+        "TimeoutError, ResponseTooLargeError, RedirectError (runtime/errors.js), all subclasses of ClientCallError.",
     ),
     parameters: [{ name: "config", type: config }],
     returnType: interfaceName,
@@ -72,11 +72,12 @@ export function emitClient(model: ServiceModel): GeneratedFile[] {
     ],
   });
 
-  for (const name of ["ClientCallError", "SoapFaultError", "HttpBindingError", "ResponseFormatError", "TransportError", "TimeoutError"]) {
+  const errorNames = ["ClientCallError", "SoapFaultError", "HttpBindingError", "ResponseFormatError", "TransportError", "TimeoutError", "ResponseTooLargeError", "RedirectError"];
+  for (const name of errorNames) {
     file.use(importSymbol(name, "runtime/errors.ts"));
   }
   source.addExportDeclaration({
-    namedExports: ["ClientCallError", "SoapFaultError", "HttpBindingError", "ResponseFormatError", "TransportError", "TimeoutError"],
+    namedExports: errorNames,
   });
   source.addExportDeclaration({ isTypeOnly: true, namedExports: [callOptions, config] });
 
