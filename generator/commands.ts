@@ -11,7 +11,7 @@ export interface Io {
   err(line: string): void;
 }
 
-export const consoleIo: Io = {
+const consoleIo: Io = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
 };

@@ -12,7 +12,7 @@ import { normalize } from "./normalize.js";
 import type { SpecDocument } from "./spec.js";
 import { validateSpec } from "./validate.js";
 
-export const DEFAULT_TEMPLATES_DIR = fileURLToPath(new URL("../templates/", import.meta.url));
+const DEFAULT_TEMPLATES_DIR = fileURLToPath(new URL("../templates/", import.meta.url));
 
 export interface SpecOptions {
   /** Path of the spec YAML. */

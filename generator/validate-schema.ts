@@ -6,7 +6,7 @@ import { Ajv, type ErrorObject } from "ajv";
 import type { Diagnostic } from "./diagnostic.js";
 import type { LoadedSpec, SpecPath } from "./load.js";
 
-export const SCHEMA_URL = new URL("../spec/service.schema.json", import.meta.url);
+const SCHEMA_URL = new URL("../spec/service.schema.json", import.meta.url);
 
 const IDENTIFIER_PATTERN = "^[A-Za-z_][A-Za-z0-9_]*$";
 
@@ -90,7 +90,7 @@ function describe(spec: LoadedSpec, error: ErrorObject): Diagnostic | undefined 
 }
 
 /** "/groups/0/operations" → ["groups", 0, "operations"]. */
-export function pointerToPath(pointer: string): SpecPath {
+function pointerToPath(pointer: string): SpecPath {
   if (pointer === "") return [];
   return pointer
     .slice(1)

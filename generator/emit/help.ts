@@ -39,7 +39,7 @@ interface HelpTemplates {
   readonly style: HandlebarsTemplateDelegate;
 }
 
-export function helpTemplates(templatesDir = REPOSITORY_TEMPLATES_DIR): HelpTemplates {
+function helpTemplates(templatesDir = REPOSITORY_TEMPLATES_DIR): HelpTemplates {
   const handlebars = Handlebars.create();
   // Default escaping: every {{value}} is HTML-escaped; {{{ }}} only takes slot markers and escaped samples.
   const compile = (name: string) =>
@@ -64,7 +64,7 @@ export function emitHelp(model: ServiceModel, ctx?: Pick<EmitContext, "templates
 }
 
 /** The operation list, with slot markers where the served page has the stylesheet and the address. */
-export function renderIndexPage(model: ServiceModel, templates = helpTemplates()): string {
+function renderIndexPage(model: ServiceModel, templates = helpTemplates()): string {
   const operations = new Map(model.operations.map((op) => [op.name, op]));
   return templates.index({
     style: SLOTS.style,
@@ -80,7 +80,7 @@ export function renderIndexPage(model: ServiceModel, templates = helpTemplates()
 }
 
 /** One operation's page, with slot markers where the served page has the stylesheet and the address. */
-export function renderOperationPage(model: ServiceModel, op: OperationModel, templates = helpTemplates()): string {
+function renderOperationPage(model: ServiceModel, op: OperationModel, templates = helpTemplates()): string {
   const group = model.groups.find((g) => g.name === op.group);
   return templates.operation({
     style: SLOTS.style,
@@ -164,7 +164,7 @@ const FORMAT_PATTERNS: Readonly<Record<TextFormat, string>> = {
   dateTimeSeconds: "yyyy-MM-ddTHH:mm:ss",
 };
 
-export function checkInWords(check: CheckModel): string {
+function checkInWords(check: CheckModel): string {
   switch (check.kind) {
     case "atLeastOne":
       return `At least one of ${listInWords(check.params, "and")} must be given.`;

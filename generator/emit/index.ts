@@ -94,6 +94,6 @@ function checkPath(emitter: string, filePath: string): void {
   }
 }
 
-export function sortByPath<T extends { readonly path: string }>(files: readonly T[]): T[] {
+function sortByPath<T extends { readonly path: string }>(files: readonly T[]): T[] {
   return [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -16,7 +16,7 @@ import type { GeneratedFile } from "../generated-file.js";
 import type { EmitContext } from "./context.js";
 
 /** The address written into generated/ExternalAPIService.wsdl; the server substitutes its own. */
-export const DOCUMENTED_SOAP_ADDRESS = "http://localhost/ExternalAPIService.asmx";
+const DOCUMENTED_SOAP_ADDRESS = "http://localhost/ExternalAPIService.asmx";
 
 /** Stands for the address in the string constant of generated/wsdl.ts; survives XML escaping unchanged. */
 const ADDRESS_PLACEHOLDER = "@@SOAP_ADDRESS@@";
@@ -96,7 +96,7 @@ export function templateLiteral(text: string): string {
   return "`" + text.replace(/\\/g, "\\\\").replace(/`/g, "\\`").replace(/\$\{/g, "\\${") + "`";
 }
 
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   return text
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")
