@@ -10,6 +10,7 @@ import type { OperationModel, ServiceModel } from "./model.js";
 import { readParams, type ParamValues } from "./params.js";
 import type { Binding, BindingFactory, WireRequest, WireResponse, XmlReader } from "./protocol/binding.js";
 import { ResultShapeError } from "./protocol/result.js";
+import { createRouter, isBinding } from "./protocol/route.js";
 import { describeThrown, oneLine, wireServiceError } from "./safe-error.js";
 import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_CONCURRENT_CALLS, ServerBudget } from "./server-budget.js";
 
@@ -302,17 +303,10 @@ export function createServiceCore(
   }
   const credentialNames = service.operations[0]?.params.filter((p) => p.credential).map((p) => p.name) ?? [];
 
+  // Routing and the 415/405 answers live in protocol/route.ts (wire/README.md §1a).
+  const router = createRouter(bindings);
   function bindingFor(method: string, path: string, contentType: string | undefined): Binding | undefined {
-    if (path === "") {
-      if (method !== "POST") return undefined;
-      const media = mediaType(contentType);
-      if (media === "text/xml") return bindings.soap11;
-      if (media === "application/soap+xml") return bindings.soap12;
-      return undefined;
-    }
-    if (method === "GET") return bindings.httpGet;
-    if (method === "POST") return bindings.httpPost;
-    return undefined;
+    return router.bindingFor(method, path, contentType);
   }
 
   function handlerParams(op: OperationModel, values: ParamValues): Record<string, unknown> {
@@ -406,21 +400,9 @@ export function createServiceCore(
 
   function dispatch(call: IncomingCall): WireResponse | Promise<WireResponse> {
     const seq = ++requestCounter;
-    const binding = bindingFor(call.method, call.path, call.headers["content-type"]);
-    if (binding) return invoke(binding, call, seq);
-    if (call.path === "" && (call.method === "GET" || call.method === "HEAD")) return documentResponse(call);
-    if (call.path === "" && call.method === "POST") {
-      const media = (call.headers["content-type"] ?? "").split(";")[0].trim() || "(none)";
-      return textResponse(415, "System.InvalidOperationException", `Request format is unrecognized: ${media}.`, ErrorCodes.UnsupportedMediaType);
-    }
-    return {
-      ...textResponse(405, "System.InvalidOperationException", `The method ${call.method} is not allowed here.`, ErrorCodes.MethodNotAllowed),
-      headers: {
-        "content-type": "text/plain; charset=utf-8",
-        "x-error-code": ErrorCodes.MethodNotAllowed,
-        allow: call.path === "" ? "GET, HEAD, POST" : "GET, POST",
-      },
-    };
+    const routed = router.route(call.method, call.path, call.headers["content-type"], call.body);
+    if (routed === undefined) return documentResponse(call);
+    return isBinding(routed) ? invoke(routed, call, seq) : routed;
   }
 
   return {

@@ -187,6 +187,10 @@ describe("transport naming of the operation", () => {
   ])("SOAP 1.2 content type %s", (contentType) => {
     expect(decode("soap12", body(ENVELOPE.soap12), { "content-type": contentType }).op).toBe("InsertSubscriberSid");
   });
+
+  it("SOAP 1.1 with no SOAPAction header at all: the Body element names the operation (wire/README.md §1a)", () => {
+    expect(decode("soap11", body(ENVELOPE.soap11), { "content-type": "text/xml; charset=utf-8" }).op).toBe("InsertSubscriberSid");
+  });
 });
 
 describe("decode refuses, with the right error code", () => {
@@ -234,30 +238,69 @@ describe("decode refuses, with the right error code", () => {
     { name: "an unknown Body element", binding: "soap12", body: sidBody(ENVELOPE.soap12, `<Nope xmlns="${NS}" />`), headers: { "content-type": "application/soap+xml" }, code: "UnknownOperation" },
     { name: "an unknown SOAPAction", binding: "soap11", body: sidBody(ENVELOPE.soap11), headers: headersFor("soap11", "", { action: '"http://tempuri.org/Nope"' }), code: "UnknownSoapAction" },
     { name: "a SOAPAction in another namespace", binding: "soap11", body: sidBody(ENVELOPE.soap11), headers: headersFor("soap11", "", { action: '"http://example.org/InsertSubscriberSid"' }), code: "UnknownSoapAction" },
-    { name: "no SOAPAction header", binding: "soap11", body: sidBody(ENVELOPE.soap11), headers: { "content-type": "text/xml; charset=utf-8" }, code: "UnknownSoapAction" },
+    { name: "an empty SOAPAction", binding: "soap11", body: sidBody(ENVELOPE.soap11), headers: headersFor("soap11", "", { action: '""' }), code: "UnknownSoapAction" },
     { name: "an unknown SOAP 1.2 action", binding: "soap12", body: sidBody(ENVELOPE.soap12), headers: headersFor("soap12", "", { action: '"http://tempuri.org/Nope"' }), code: "UnknownSoapAction" },
     { name: "SOAPAction and Body disagree", binding: "soap11", body: sidBody(ENVELOPE.soap11), headers: headersFor("soap11", "GetNewsletterFilters"), code: "SoapActionMismatch" },
     { name: "SOAP 1.2 action and Body disagree", binding: "soap12", body: sidBody(ENVELOPE.soap12), headers: headersFor("soap12", "GetNewsletterFilters"), code: "SoapActionMismatch" },
   ];
 
+  /** XML the reader refuses is refused at the HTTP level, 400 (wire/README.md §1a); the rest are faults. */
+  const HTTP_LEVEL = new Set(["DoctypeRefused", "TooDeep", "MalformedXml"]);
+
   it.each(cases)("$binding: $name -> $code", ({ binding, body, headers, code }) => {
     const error = refusal(() => decode(binding, body, headers ?? headersFor(binding, "InsertSubscriberSid")));
     expect(error.code).toBe(code);
     expect(error.side).toBe("client");
-    expect(error.status).toBe(500);
+    expect(error.status).toBe(HTTP_LEVEL.has(code) ? 400 : 500);
     // One sentence for the wire: no stack, and nothing of the refused input beyond a short name.
     expect(error.message).not.toMatch(/\n|\bat .*:\d+|etc\/passwd|lol;/);
   });
 
   it("the fault a refusal becomes is soap:Client / soap:Sender with the code in the detail", () => {
-    const error = refusal(() => decode("soap11", sidBody(ENVELOPE.soap11).replace("?>", "?><!DOCTYPE x []>"), headersFor("soap11", "InsertSubscriberSid")));
+    const error = refusal(() => decode("soap11", sidBody(ENVELOPE.soap11), headersFor("soap11", "Nope")));
     for (const name of ["soap11", "soap12"] as const) {
       const response = bindings[name].encodeError(error);
       expect(response.status).toBe(500);
       const fault = readXml(response.body).children[0].children[0];
       expect(fault.local).toBe("Fault");
       expect(response.body).toContain(name === "soap11" ? "<faultcode>soap:Client</faultcode>" : "<soap:Value>soap:Sender</soap:Value>");
-      expect(response.body).toContain(`<Error xmlns="${NS}"><Code>DoctypeRefused</Code></Error>`);
+      expect(response.body).toContain(`<Error xmlns="${NS}"><Code>UnknownSoapAction</Code></Error>`);
     }
+  });
+
+  it("a DOCTYPE becomes 400 with one line of text and the code, no fault envelope (wire/README.md §1a)", () => {
+    const error = refusal(() => decode("soap11", sidBody(ENVELOPE.soap11).replace("?>", "?><!DOCTYPE x []>"), headersFor("soap11", "InsertSubscriberSid")));
+    for (const name of ["soap11", "soap12"] as const) {
+      const response = bindings[name].encodeError(error);
+      expect(response.status).toBe(400);
+      expect(response.headers).toEqual({ "content-type": "text/plain; charset=utf-8", "x-error-code": "DoctypeRefused" });
+      expect(response.body).toMatch(/^System\.InvalidOperationException: [^\n<]+$/);
+    }
+  });
+
+  it.each([
+    ["soap11", "an empty body", ""],
+    ["soap11", "only whitespace", " \r\n\t"],
+  ] as const)("%s: %s is refused with 400, \"Root element is missing.\"", (binding, _what, body) => {
+    const error = refusal(() => decode(binding, body, headersFor(binding, "InsertSubscriberSid")));
+    expect([error.status, error.side, error.code, error.message]).toEqual([400, "client", "MalformedXml", "Root element is missing."]);
+  });
+
+  it("soap12: an empty body is a Receiver fault, 500, \"Root element is missing.\" (wire/README.md §1a)", () => {
+    const error = refusal(() => decode("soap12", "", headersFor("soap12", "InsertSubscriberSid")));
+    expect([error.status, error.side, error.code, error.message]).toEqual([500, "server", "MalformedXml", "Root element is missing."]);
+    const response = bindings.soap12.encodeError(error);
+    expect(response.status).toBe(500);
+    expect(response.body).toContain("<soap:Value>soap:Receiver</soap:Value>");
+    expect(response.body).toContain("Root element is missing.");
+  });
+
+  it.each([
+    ["an unknown SOAPAction", "soap11", sidBody(ENVELOPE.soap11), headersFor("soap11", "", { action: `"${"A".repeat(1_000_000)}"` })],
+    ["an unknown Body element name", "soap12", sidBody(ENVELOPE.soap12, `<${"B".repeat(1_000_000)} xmlns="${NS}" />`), { "content-type": "application/soap+xml" }],
+  ] as const)("echoes at most 40 characters of %s", (_what, binding, body, headers) => {
+    const error = refusal(() => decode(binding, body, headers));
+    expect(error.message.length).toBeLessThan(200);
+    expect(error.message).toMatch(/(A|B){40}\.\.\./);
   });
 });

@@ -38,7 +38,7 @@ export const soap12Version: SoapVersion = {
   label: "SOAP 1.2",
   envelopeNs: SOAP12_ENVELOPE_NS,
   contentType: "application/soap+xml; charset=utf-8",
-  actionRequired: false,
+  emptyBody: "receiverFault",
   requestHeaders: (action: string) => ({ "content-type": `application/soap+xml; charset=utf-8; action="${action}"` }),
   transportAction(headers): TransportAction {
     const action = contentTypeAction(headers["content-type"]);

@@ -11,6 +11,7 @@ import {
 } from "../errors.js";
 import type { OperationModel, ServiceModel } from "../model.js";
 import { paramIndexes, type ParamTexts, type ParamValues } from "../params.js";
+import { oneLine } from "../safe-error.js";
 import { DEFAULT_MAX_DEPTH, XmlRefusal, type XmlAttribute, type XmlElement } from "../xml/tree.js";
 import { escapeText } from "../xml/write.js";
 import type { Binding, BindingOptions, DecodedRequest, WireRequest, WireResponse } from "./binding.js";
@@ -18,6 +19,9 @@ import { compactResultChildren, readResult, scalarText } from "./result.js";
 
 export const XSI_NS = "http://www.w3.org/2001/XMLSchema-instance";
 export const XSD_NS = "http://www.w3.org/2001/XMLSchema";
+
+/** Characters of the request echoed in a message at most (then "..."): a 1 MB name is not reflected. */
+export const ECHO_MAX = 40;
 
 /** The transport's word on which operation is meant: absent, or an action URI. */
 export type TransportAction = { readonly present: false } | { readonly present: true; readonly action: string };
@@ -29,9 +33,13 @@ export interface SoapVersion {
   /** Content-Type of requests and responses, with charset. */
   readonly contentType: string;
   requestHeaders(action: string): Record<string, string>;
+  /** The operation the transport names, if it names one; without it the Body element decides. */
   transportAction(headers: Readonly<Record<string, string>>): TransportAction;
-  /** Whether the transport must name the operation (SOAP 1.1's SOAPAction) or may leave it out. */
-  readonly actionRequired: boolean;
+  /**
+   * What a request with an empty HTTP body gets: ASMX refuses it with 400 for SOAP 1.1 and answers a
+   * Receiver fault ("Root element is missing.") for SOAP 1.2 (wire/README.md §1a).
+   */
+  readonly emptyBody: "badRequest" | "receiverFault";
   /** The `<soap:Fault>` element for an error, `detail` being the detail's inner XML. */
   faultXml(error: ServiceError, detail: string): string;
   /** Fault code without prefix, reason text, and the detail element, from a received fault. */
@@ -46,9 +54,48 @@ function child(parent: XmlElement, ns: string, local: string): XmlElement | unde
 export function refusalError(error: XmlRefusal): ServiceError {
   const code =
     error.reason === "doctype" ? ErrorCodes.DoctypeRefused : error.reason === "depth" ? ErrorCodes.TooDeep : ErrorCodes.MalformedXml;
+  // ASMX answers XML it cannot read with 400 and no fault (wire/README.md §1a): see httpLevelRefusal.
   return clientError(code, `The request is not acceptable XML: ${error.message}`, {
     exceptionType: "System.InvalidOperationException",
+    status: 400,
   });
+}
+
+const TEXT_PLAIN = "text/plain; charset=utf-8";
+
+/**
+ * The answer for a refusal ASMX makes at the HTTP level, without a fault envelope (wire/README.md §1a):
+ * 415 with an empty body; 400 with (ours, where ASMX sends nothing) one line `<ExceptionType>: <reason>`.
+ * The error code goes in X-Error-Code either way.
+ */
+export function httpLevelRefusal(error: ServiceError): WireResponse {
+  return {
+    status: error.status,
+    headers: { "content-type": TEXT_PLAIN, "x-error-code": error.code },
+    body: error.status === 415 ? "" : `${error.exceptionType}: ${oneLine(error.message)}`,
+  };
+}
+
+/** Whether a SOAP error is answered at the HTTP level: ASMX never carries a fault with 400 or 415. */
+export function isHttpLevel(error: ServiceError): boolean {
+  return error.status === 400 || error.status === 415;
+}
+
+/** True for a body of nothing but whitespace (or a byte order mark): no root element at all. */
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d && c !== 0xfeff) return false;
+  }
+  return true;
+}
+
+const ROOT_MISSING = "Root element is missing.";
+
+function emptyBodyError(version: SoapVersion): ServiceError {
+  return version.emptyBody === "badRequest"
+    ? clientError(ErrorCodes.MalformedXml, ROOT_MISSING, { status: 400, exceptionType: "System.Xml.XmlException" })
+    : new ServiceError(ErrorCodes.MalformedXml, ROOT_MISSING, { side: "server", exceptionType: "System.Xml.XmlException" });
 }
 
 export function createSoapBinding(version: SoapVersion, service: ServiceModel, options: BindingOptions): Binding {
@@ -64,6 +111,7 @@ export function createSoapBinding(version: SoapVersion, service: ServiceModel, o
   const responseHeaders = { "content-type": version.contentType };
 
   function readEnvelopeBody(text: string): XmlElement {
+    if (isBlank(text)) throw emptyBodyError(version);
     let root: XmlElement;
     try {
       root = options.readXml(text, readOptions);
@@ -84,17 +132,18 @@ export function createSoapBinding(version: SoapVersion, service: ServiceModel, o
       if (!byTransport) {
         throw clientError(
           ErrorCodes.UnknownSoapAction,
-          `Server did not recognize the value of HTTP Header SOAPAction: ${transport.action}.`,
+          `Server did not recognize the value of HTTP Header SOAPAction: ${oneLine(transport.action, ECHO_MAX)}.`,
         );
       }
-    } else if (version.actionRequired) {
-      throw clientError(ErrorCodes.UnknownSoapAction, "Server did not recognize the value of HTTP Header SOAPAction: .");
     }
     const el = body.children[0];
     if (!el) throw clientError(ErrorCodes.InvalidEnvelope, "The SOAP Body holds no operation element.");
     const op = el.ns === ns ? byName.get(el.local) : undefined;
     if (!op) {
-      throw clientError(ErrorCodes.UnknownOperation, `The Body element ${el.local} is not an operation of ${service.name} in ${ns}.`);
+      throw clientError(
+        ErrorCodes.UnknownOperation,
+        `The Body element ${oneLine(el.local, ECHO_MAX)} is not an operation of ${service.name} in ${ns}.`,
+      );
     }
     if (byTransport && byTransport !== op) {
       throw clientError(
@@ -165,6 +214,7 @@ export function createSoapBinding(version: SoapVersion, service: ServiceModel, o
     },
 
     encodeError(error: ServiceError): WireResponse {
+      if (isHttpLevel(error)) return httpLevelRefusal(error);
       const parameter = error.parameter === undefined ? "" : `<Parameter>${escapeText(error.parameter)}</Parameter>`;
       const detail = `<Error xmlns="${ns}"><Code>${escapeText(error.code)}</Code>${parameter}</Error>`;
       return { status: error.status, headers: responseHeaders, body: envelopeOpen + version.faultXml(error, detail) + envelopeClose };

@@ -1,4 +1,5 @@
-// SOAP 1.1: text/xml, operation named by the quoted SOAPAction header, faults with faultcode/faultstring.
+// SOAP 1.1: text/xml, operation named by the quoted SOAPAction header (by the Body element when there is
+// no SOAPAction header at all, as ASMX does), faults with faultcode/faultstring.
 
 import type { ServiceError } from "../errors.js";
 import type { BindingFactory } from "../protocol/binding.js";
@@ -18,7 +19,7 @@ export const soap11Version: SoapVersion = {
   label: "SOAP 1.1",
   envelopeNs: SOAP11_ENVELOPE_NS,
   contentType: "text/xml; charset=utf-8",
-  actionRequired: true,
+  emptyBody: "badRequest",
   requestHeaders: (action: string) => ({ "content-type": "text/xml; charset=utf-8", soapaction: `"${action}"` }),
   transportAction(headers): TransportAction {
     const value = headers["soapaction"];
