@@ -5,6 +5,7 @@
 import { clientError, ErrorCodes, ServiceError } from "./errors.js";
 import type { OperationModel, ParamModel, ServiceModel } from "./model.js";
 import { validateParams } from "./rules.js";
+import { oneLine } from "./safe-error.js";
 import { ConversionError, dotNetTypeName, formatValue, parseValue } from "./values.js";
 
 /** Wire text per parameter, index-aligned with OperationModel.params; undefined = absent. */
@@ -16,9 +17,9 @@ export type ParamValues = Record<string, unknown>;
 /** How a binding carries absence: SOAP may omit an element; HTTP GET/POST must send every field. */
 export type Presence = "element" | "field";
 
+/** A value for a message: one line, at most 40 characters and "..." (a 1 MB value is not reflected). */
 function shown(text: string): string {
-  const short = text.length > 40 ? `${text.slice(0, 40)}…` : text;
-  return short.replace(/[\u0000-\u001f]/g, " ");
+  return oneLine(text, 40);
 }
 
 function missing(param: ParamModel): ServiceError {

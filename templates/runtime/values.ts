@@ -125,9 +125,15 @@ function isPlainDateTime(t: string): boolean {
     if ((sign !== 43 && sign !== 45) || t.charCodeAt(22) !== 58) return false;
     const zh = twoDigits(t, 20);
     const zm = twoDigits(t, 23);
-    if (zh < 0 || zm < 0 || zh > 14 || zm > 59) return false;
+    if (zh < 0 || zm < 0 || !isZoneOffset(zh, zm)) return false;
   }
-  return isCalendarDate(century * 100 + yy, month, day) && isClockTime(hour, minute, second);
+  const year = century * 100 + yy;
+  return year >= 1 && isCalendarDate(year, month, day) && isClockTime(hour, minute, second);
+}
+
+/** .NET's offsets run from -14:00 to +14:00 (DateTimeOffset); minutes 0-59. */
+function isZoneOffset(hours: number, minutes: number): boolean {
+  return minutes <= 59 && hours * 60 + minutes <= 14 * 60;
 }
 
 /** Validates an xs:dateTime and returns it as sent (trimmed): no zone is added, none is removed. */
@@ -136,12 +142,15 @@ export function parseDateTime(text: string): string {
   if (isPlainDateTime(t)) return t;
   const m = DATETIME_RE.exec(t);
   if (!m) throw new ConversionError("dateTime", "is not a date and time of the form yyyy-MM-ddTHH:mm:ss");
+  // .NET's DateTime holds the years 0001 to 9999; xs:dateTime's year 0000, negative years and five-digit
+  // years have no .NET value, so ASMX refuses them.
+  if (m[1].length !== 4 || m[1] === "0000") throw new ConversionError("dateTime", "is outside the years 0001 to 9999");
   if (!isCalendarDate(Number(m[1]), Number(m[2]), Number(m[3])) || !isClockTime(+m[4], +m[5], +m[6])) {
     throw new ConversionError("dateTime", "is not a valid calendar date and time");
   }
   const zone = m[8];
-  if (zone && zone !== "Z" && (Number(zone.slice(1, 3)) > 14 || Number(zone.slice(4)) > 59)) {
-    throw new ConversionError("dateTime", "has an invalid time zone offset");
+  if (zone && zone !== "Z" && !isZoneOffset(Number(zone.slice(1, 3)), Number(zone.slice(4)))) {
+    throw new ConversionError("dateTime", "has a time zone offset outside -14:00 to +14:00");
   }
   return t;
 }
@@ -259,4 +268,132 @@ export function matchesTextFormat(format: TextFormat, text: string): boolean {
   if (m[1] !== "" && !isCalendarDate(Number(m[1]), Number(m[2]), Number(m[3]))) return false;
   if (m[4] !== undefined && !isClockTime(Number(m[4]), Number(m[5]), Number(m[6] ?? 0))) return false;
   return true;
+}
+
+// ---- HTTP GET and HTTP POST: text as .NET converts it ----------------------------------------------
+//
+// ASMX converts GET/POST values with .NET's invariant-culture parsing, which takes more forms than the xs:
+// lexical space, and real clients rely on it (zeep's HTTP ports send `2024-01-02 03:04:05` and `True`).
+// The forms below (wire/README.md §1a) are rewritten to the xs: text the strict parsers read, so a handler
+// sees one form whatever the caller sent. SOAP stays strict: XmlSerializer reads only xs: forms.
+
+/** Longest dateTime text rewritten; anything longer is left to the strict parser (and refused there). */
+const MAX_LENIENT_DATETIME = 64;
+
+function pad2(n: number): string {
+  return n < 10 ? `0${n}` : String(n);
+}
+
+/**
+ * `yyyy-M-d` or `M/d/yyyy` (month first, as the invariant culture reads it), then optionally a `T` or
+ * spaces and `H:mm[:ss[.fff]]`, then optionally `Z` or `±hh:mm`, as xs:dateTime text; undefined when
+ * the text is none of those. One pass over at most 64 characters; no regex.
+ */
+export function lenientDateTime(text: string): string | undefined {
+  const t = text.trim();
+  const n = t.length;
+  if (n === 0 || n > MAX_LENIENT_DATETIME) return undefined;
+  let i = 0;
+  /** Reads min to max digits at i; -1 when there are fewer than min. */
+  const digits = (min: number, max: number): number => {
+    let value = 0;
+    let count = 0;
+    while (count < max && i < n) {
+      const d = t.charCodeAt(i) - 48;
+      if (d < 0 || d > 9) break;
+      value = value * 10 + d;
+      i++;
+      count++;
+    }
+    return count >= min ? value : -1;
+  };
+  const take = (code: number): boolean => {
+    if (t.charCodeAt(i) !== code) return false;
+    i++;
+    return true;
+  };
+  let year: string;
+  let month: number;
+  let day: number;
+  const first = digits(1, 4);
+  if (first < 0) return undefined;
+  if (i === 4 && take(45 /* - */)) {
+    year = t.slice(0, 4);
+    month = digits(1, 2);
+    if (month < 0 || !take(45)) return undefined;
+    day = digits(1, 2);
+  } else if (i <= 2 && take(47 /* / */)) {
+    month = first;
+    day = digits(1, 2);
+    if (day < 0 || !take(47)) return undefined;
+    const start = i;
+    if (digits(4, 4) < 0) return undefined;
+    year = t.slice(start, i);
+  } else {
+    return undefined;
+  }
+  if (day < 0) return undefined;
+  let time = "00:00:00";
+  let zone = "";
+  if (i < n) {
+    if (!take(84 /* T */)) {
+      if (!take(32)) return undefined;
+      while (take(32));
+    }
+    const hour = digits(1, 2);
+    if (hour < 0 || !take(58 /* : */)) return undefined;
+    const minute = digits(2, 2);
+    if (minute < 0) return undefined;
+    let second = 0;
+    let fraction = "";
+    if (take(58)) {
+      second = digits(2, 2);
+      if (second < 0) return undefined;
+      if (t.charCodeAt(i) === 46 /* . */) {
+        const start = i;
+        i++;
+        if (digits(1, n) < 0) return undefined;
+        fraction = t.slice(start, i);
+      }
+    }
+    time = `${pad2(hour)}:${pad2(minute)}:${pad2(second)}${fraction}`;
+    if (take(90 /* Z */)) {
+      zone = "Z";
+    } else if (t.charCodeAt(i) === 43 || t.charCodeAt(i) === 45) {
+      const sign = t[i];
+      i++;
+      const zh = digits(2, 2);
+      if (zh < 0 || !take(58)) return undefined;
+      const zm = digits(2, 2);
+      if (zm < 0) return undefined;
+      zone = `${sign}${pad2(zh)}:${pad2(zm)}`;
+    }
+    if (i !== n) return undefined;
+  }
+  return `${year}-${pad2(month)}-${pad2(day)}T${time}${zone}`;
+}
+
+/**
+ * HTTP GET/POST: the xs: text for a value as .NET's invariant-culture conversion reads it (wire/README.md
+ * §1a): dateTime in the forms lenientDateTime takes, `True`/`FALSE` in any case, `Infinity`/`-Infinity`.
+ * Integers need nothing (the strict parser already takes a sign and surrounding whitespace). Any other
+ * text comes back unchanged, for the strict parser to accept or refuse.
+ */
+export function fromDotNetText(type: SoapType, text: string): string {
+  switch (type) {
+    case "dateTime":
+      return isPlainDateTime(text) ? text : (lenientDateTime(text) ?? text);
+    case "boolean": {
+      if (text.length > 16) return text;
+      const lower = text.trim().toLowerCase();
+      return lower === "true" || lower === "false" ? lower : text;
+    }
+    case "double": {
+      if (text.length > 16) return text;
+      const t = text.trim();
+      return t === "Infinity" || t === "+Infinity" ? "INF" : t === "-Infinity" ? "-INF" : text;
+    }
+    default:
+      return text;
+  }
 }

@@ -132,7 +132,7 @@ describe("readParams", () => {
     {
       param: "intNewsletterId",
       given: "1".repeat(50),
-      message: `Cannot convert '${"1".repeat(40)}…' to System.Int32 for parameter intNewsletterId: the value is outside the 32-bit integer range.`,
+      message: `Cannot convert '${"1".repeat(40)}...' to System.Int32 for parameter intNewsletterId: the value is outside the 32-bit integer range.`,
     },
   ])("$param '$given' is InvalidType", ({ param, given, message }) => {
     const error = readError(texts({ [param]: given }), "field");

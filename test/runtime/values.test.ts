@@ -4,6 +4,8 @@ import {
   ConversionError,
   dotNetTypeName,
   formatValue,
+  fromDotNetText,
+  lenientDateTime,
   matchesTextFormat,
   parseValue,
   textFormatShape,
@@ -130,6 +132,12 @@ describe("dateTime is kept as sent", () => {
     { given: "2024-05-06T07:08", reason: /yyyy-MM-ddTHH:mm:ss/ },
     { given: "2024-05-06T07:08:09+0200", reason: /yyyy-MM-ddTHH:mm:ss/ },
     { given: "6/5/2024 07:08:09", reason: /yyyy-MM-ddTHH:mm:ss/ },
+    // .NET's DateTime holds the years 0001-9999 and offsets up to ±14:00 (issue 7, item 8).
+    { given: "0000-01-01T00:00:00", reason: /years 0001 to 9999/ },
+    { given: "-0001-01-01T00:00:00", reason: /years 0001 to 9999/ },
+    { given: "10000-01-01T00:00:00", reason: /years 0001 to 9999/ },
+    { given: "2024-05-06T07:08:09+14:59", reason: /-14:00 to \+14:00/ },
+    { given: "2024-05-06T07:08:09-14:01", reason: /-14:00 to \+14:00/ },
   ])("refuses $given", ({ given, reason }) => {
     expect(refusal(() => parseValue("dateTime", given)).message).toMatch(reason);
   });
@@ -275,5 +283,69 @@ describe("text formats", () => {
     ["dateTimeSeconds", "yyyy-MM-ddTHH:mm:ss"],
   ])("%s has the shape %s", (format, shape) => {
     expect(textFormatShape(format)).toBe(shape);
+  });
+});
+
+describe("HTTP GET/POST text as .NET converts it (fromDotNetText)", () => {
+  it.each([
+    ["2024-01-02T03:04:05", "2024-01-02T03:04:05"],
+    ["2024-01-02 03:04:05", "2024-01-02T03:04:05"],
+    ["2024-01-02   03:04:05", "2024-01-02T03:04:05"],
+    ["2024-01-02", "2024-01-02T00:00:00"],
+    ["2024-1-2", "2024-01-02T00:00:00"],
+    ["01/02/2024", "2024-01-02T00:00:00"],
+    ["1/2/2024 3:04:05 ", "2024-01-02T03:04:05"],
+    ["2024-01-02T03:04", "2024-01-02T03:04:00"],
+    ["2024-01-02 03:04:05Z", "2024-01-02T03:04:05Z"],
+    ["2024-01-02 03:04:05.1234567-05:30", "2024-01-02T03:04:05.1234567-05:30"],
+    ["2024-01-02T03:04:05+02:00", "2024-01-02T03:04:05+02:00"],
+  ])("dateTime %j is read as %j", (sent, canonical) => {
+    const text = fromDotNetText("dateTime", sent);
+    expect(text).toBe(canonical);
+    expect(parseValue("dateTime", text)).toBe(canonical);
+  });
+
+  it.each([
+    "yesterday",
+    "2024/01/02",
+    "2024-01-02T",
+    "2024-01-02 3",
+    "2024-01-02 03:04:5",
+    "01/02/24",
+    "2024-01-02 03:04:05 +02:00",
+    "2024-01-02T03:04:05+0200",
+    "12024-01-02",
+    "",
+  ])("leaves %j to the strict parser (refused there)", (sent) => {
+    expect(lenientDateTime(sent)).toBeUndefined();
+    expect(fromDotNetText("dateTime", sent)).toBe(sent);
+    expect(() => parseValue("dateTime", fromDotNetText("dateTime", sent))).toThrow(ConversionError);
+  });
+
+  it.each([
+    ["0000-01-01", /years 0001 to 9999/],
+    ["02/30/2024", /calendar/],
+    ["13/01/2024", /calendar/],
+    ["2024-01-02 03:04:05+14:59", /-14:00 to \+14:00/],
+  ])("rewrites %j but the strict parser still refuses it", (sent, reason) => {
+    expect(refusal(() => parseValue("dateTime", fromDotNetText("dateTime", sent))).message).toMatch(reason);
+  });
+
+  it("reads a long dateTime text in linear time: it looks at no more than 64 characters", () => {
+    const long = `2024-01-02 ${"1".repeat(5_000_000)}`;
+    expect(lenientDateTime(long)).toBeUndefined();
+    expect(fromDotNetText("dateTime", long)).toBe(long);
+  });
+
+  it.each([
+    ["boolean", "True", "true"],
+    ["boolean", " FALSE ", "false"],
+    ["boolean", "1", "1"],
+    ["double", "Infinity", "INF"],
+    ["double", "-Infinity", "-INF"],
+    ["int", "+42", "+42"],
+    ["string", "2024-01-02 03:04:05", "2024-01-02 03:04:05"],
+  ] as const)("%s %j is read as %j", (type, sent, want) => {
+    expect(fromDotNetText(type, sent)).toBe(want);
   });
 });

@@ -5,6 +5,7 @@
 import { ErrorCodes, ServiceError } from "../errors.js";
 import type { BindingFactory } from "../protocol/binding.js";
 import { createHttpBinding, FORM_CONTENT_TYPE, type HttpVariant } from "../protocol/http.js";
+import { oneLine } from "../safe-error.js";
 
 export const httpPostVariant: HttpVariant = {
   binding: "httpPost",
@@ -19,7 +20,7 @@ export const httpPostVariant: HttpVariant = {
     const contentType = request.headers["content-type"] ?? "";
     const mediaType = contentType.split(";")[0].trim().toLowerCase();
     if (mediaType !== FORM_CONTENT_TYPE) {
-      throw new ServiceError(ErrorCodes.UnsupportedMediaType, `Request format is invalid: ${mediaType || "(none)"}.`, {
+      throw new ServiceError(ErrorCodes.UnsupportedMediaType, `Request format is invalid: ${mediaType === "" ? "(none)" : oneLine(mediaType, 40)}.`, {
         side: "client",
         exceptionType: "System.InvalidOperationException",
       });

@@ -4,6 +4,8 @@
 import { ErrorCodes, HttpBindingError, ResponseFormatError, ServiceError, type BindingName } from "../errors.js";
 import type { OperationModel, ResultModel, ServiceModel } from "../model.js";
 import { paramIndexes, type ParamTexts, type ParamValues } from "../params.js";
+import { oneLine } from "../safe-error.js";
+import { fromDotNetText } from "../values.js";
 import { DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
 import type { Binding, BindingOptions, DecodedRequest, WireRequest, WireResponse } from "./binding.js";
 import { readResult, scalarText, writeResultChildren } from "./result.js";
@@ -44,26 +46,81 @@ export function parseErrorText(body: string): { exceptionType: string; reason: s
   return m ? { exceptionType: m[1], reason: m[2].trim() } : { exceptionType: "", reason: text };
 }
 
-/** Form-decodes one name or value; undefined when it is not plain enough to decode without URLSearchParams. */
+/** Decodes the bytes of %XX escapes; fatal: bytes that are not UTF-8 are refused, never turned into U+FFFD. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+function hexValue(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  const lower = c | 0x20;
+  return lower >= 97 && lower <= 102 ? lower - 87 : -1;
+}
+
+/** The byte of a well-formed %XX escape at i, or -1. */
+function escapeAt(s: string, i: number): number {
+  if (s.charCodeAt(i) !== 37) return -1;
+  const hi = hexValue(s.charCodeAt(i + 1));
+  const lo = hexValue(s.charCodeAt(i + 2));
+  return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
+}
+
+/**
+ * Percent-decodes as URLSearchParams does (a malformed escape such as `%zz` stays as written), except that
+ * escapes whose bytes are not UTF-8 give undefined instead of U+FFFD. One pass; each run of escapes is
+ * decoded at once, so a character split over several escapes is whole.
+ */
+function percentDecode(s: string): string | undefined {
+  let out = "";
+  let last = 0;
+  let i = s.indexOf("%");
+  while (i >= 0 && i < s.length) {
+    if (escapeAt(s, i) < 0) {
+      i = s.indexOf("%", i + 1);
+      continue;
+    }
+    out += s.slice(last, i);
+    let end = i;
+    while (escapeAt(s, end) >= 0) end += 3;
+    const bytes = new Uint8Array((end - i) / 3);
+    for (let k = 0; i < end; i += 3) bytes[k++] = escapeAt(s, i);
+    try {
+      out += UTF8.decode(bytes);
+    } catch {
+      return undefined;
+    }
+    last = i;
+    i = s.indexOf("%", i);
+  }
+  return out + s.slice(last);
+}
+
+/** Form-decodes one name or value ('+' is a space); undefined when its escapes are not UTF-8. */
 function decodeFormPart(part: string): string | undefined {
   const spaced = part.indexOf("+") < 0 ? part : part.replaceAll("+", " ");
   if (spaced.indexOf("%") < 0) return spaced;
   try {
-    // Succeeds only for well-formed escapes of valid UTF-8, where it agrees with URLSearchParams.
+    // Succeeds only for well-formed escapes of valid UTF-8, where it agrees with percentDecode.
     return decodeURIComponent(spaced);
   } catch {
-    return undefined;
+    return percentDecode(spaced);
   }
+}
+
+function invalidEncoding(name: string): ServiceError {
+  return new ServiceError(ErrorCodes.InvalidEncoding, `The value of ${name} holds %-escapes that are not UTF-8 text.`, {
+    side: "client",
+    status: 400,
+    exceptionType: "System.ArgumentException",
+    parameter: name,
+  });
 }
 
 /**
  * The first value of each parameter in an application/x-www-form-urlencoded text, read as URLSearchParams
- * reads it, without building one (and without a look-up per parameter). Returns undefined for the rare
- * form it leaves to URLSearchParams: non-ASCII characters, a malformed escape, invalid UTF-8.
+ * reads it, without building one (and without a look-up per parameter). A parameter's value whose escapes
+ * are not UTF-8 is refused (InvalidEncoding, naming it); a name that does not decode names no parameter.
  */
-function quickFormTexts(form: string, count: number, index: ReadonlyMap<string, number>): ParamTexts | undefined {
-  for (let i = 0; i < form.length; i++) if (form.charCodeAt(i) > 0x7f) return undefined;
-  const texts: ParamTexts = new Array(count);
+function formTexts(form: string, params: OperationModel["params"], index: ReadonlyMap<string, number>): ParamTexts {
+  const texts: ParamTexts = new Array(params.length);
   const n = form.length;
   let start = 0;
   while (start < n) {
@@ -73,11 +130,10 @@ function quickFormTexts(form: string, count: number, index: ReadonlyMap<string, 
       const eq = form.indexOf("=", start);
       const hasValue = eq >= 0 && eq < end;
       const name = decodeFormPart(form.slice(start, hasValue ? eq : end));
-      if (name === undefined) return undefined;
-      const i = index.get(name);
+      const i = name === undefined ? undefined : index.get(name);
       if (i !== undefined && texts[i] === undefined) {
         const value = hasValue ? decodeFormPart(form.slice(eq + 1, end)) : "";
-        if (value === undefined) return undefined;
+        if (value === undefined) throw invalidEncoding(params[i].name);
         texts[i] = value;
       }
     }
@@ -110,16 +166,17 @@ export function createHttpBinding(variant: HttpVariant, service: ServiceModel, o
       const name = request.path.startsWith("/") ? request.path.slice(1) : request.path;
       const op = byName.get(name);
       if (!op) {
-        throw new ServiceError(ErrorCodes.UnknownOperation, `${name} Web Service method name is not valid.`, {
+        throw new ServiceError(ErrorCodes.UnknownOperation, `${oneLine(name, 40)} Web Service method name is not valid.`, {
           side: "client",
           exceptionType: "System.InvalidOperationException",
         });
       }
-      const text = variant.fromRequest(request);
-      const quick = quickFormTexts(text, op.params.length, indexes.get(op) as Map<string, number>);
-      if (quick !== undefined) return { op, texts: quick };
-      const form = new URLSearchParams(text);
-      const texts: ParamTexts = op.params.map((p) => form.get(p.name) ?? undefined);
+      const params = op.params;
+      const texts = formTexts(variant.fromRequest(request), params, indexes.get(op) as Map<string, number>);
+      for (let i = 0; i < params.length; i++) {
+        const text = texts[i];
+        if (text !== undefined && params[i].type !== "string") texts[i] = fromDotNetText(params[i].type, text);
+      }
       return { op, texts };
     },
 
