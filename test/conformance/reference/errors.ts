@@ -14,8 +14,11 @@ export interface RefError {
   readonly status: number;
   /** The .NET exception type the HTTP bindings' text names. */
   readonly exception: string;
-  /** How the refusal is carried: a SOAP fault, or the text form (HTTP bindings, transport refusals). */
-  readonly answer: "fault" | "text";
+  /**
+   * How the refusal is carried: a SOAP fault, the text form (HTTP bindings), or bare: at the HTTP level
+   * with no fault (wire/README.md §1a: 400, 405, 415; ASMX's body is empty).
+   */
+  readonly answer: "fault" | "text" | "bare";
   readonly parameter?: string;
 }
 
@@ -48,6 +51,7 @@ export function referenceFault(
   namespace: string,
   message = "Refused.",
 ): ReferenceAnswer {
+  if (error.answer === "bare") return { status: error.status, headers: {}, body: "" };
   if (error.answer === "text" || binding === "httpGet" || binding === "httpPost") {
     return {
       status: error.status,

@@ -1,13 +1,15 @@
 // Remote mode: holds any live endpoint (ours, or a legacy ASMX host) to the cases that need no known
-// data. Every operation's success request must get an answer of the right shape on every binding (a
-// well-formed Server/Receiver fault counts as "answered, fault"); every refusal case must get the right
-// fault or 500 text (the error code checked only when the endpoint sends one); the WSDL must be served
-// with the four bindings. Cases on operations that write run only with allowWrites.
+// data. Every operation's success request, and every request a protocol case varies (tampered, or values
+// in .NET's lenient forms), must get an answer of the right shape on every binding (a well-formed
+// Server/Receiver fault counts as "answered, fault"); every refusal case must get the right fault, 500
+// text or HTTP-level refusal (the error code checked only when the endpoint sends one); the WSDL must be
+// served with the four bindings. Cases on operations that write run only with allowWrites. `profile`
+// picks the cases: protocol (what every ASMX host does), service (our validation), or all.
 
 import type { ReferenceAnswer } from "../reference/errors.js";
 import { checkAnswerShape } from "../reference/shape.js";
 import { loadReferenceService, type RefOperation } from "../reference/spec.js";
-import { expectedError, loadCases, sentValues, type ConformanceCase } from "../suite/cases.js";
+import { casesOf, expectedError, loadCases, sentValues, type ConformanceCase, type Profile } from "../suite/cases.js";
 import { sendRequest } from "../suite/http.js";
 import { checkRefusal } from "../suite/refusal.js";
 import { caseRequest } from "../suite/request.js";
@@ -22,6 +24,8 @@ export interface RemoteOptions {
   /** The service namespace the endpoint uses (default: the spec's). */
   readonly namespace?: string;
   readonly timeoutMs?: number;
+  /** Which cases to run (default all); the WSDL and shape rows belong to protocol. */
+  readonly profile?: Profile | "all";
 }
 
 const WRITES_SKIPPED = "writes data: run with --allow-writes";
@@ -52,25 +56,34 @@ export function formatTable(rows: readonly CheckRow[]): string[] {
 
 export async function runRemote(options: RemoteOptions, print: (line: string) => void): Promise<number> {
   const service = loadReferenceService({ namespace: options.namespace });
-  const cases = loadCases(service);
+  const profile = options.profile ?? "all";
+  const allCases = loadCases(service);
+  const cases = casesOf(allCases, profile);
   const endpoint = options.url.replace(/[?#].*$/, "").replace(/\/+$/, "");
   const credentials = { username: options.username, password: options.password };
-  const refusalCodes = new Set(cases.flatMap((c) => (c.error?.side === "client" ? [c.error.code] : [])));
+  const refusalCodes = new Set(allCases.flatMap((c) => (c.error?.side === "client" ? [c.error.code] : [])));
   const send = (request: Parameters<typeof sendRequest>[1]) =>
     exchange(() => sendRequest(endpoint, request, options.timeoutMs));
   const rows: CheckRow[] = [];
 
-  const wsdl = await send({ method: "GET", path: "", query: "WSDL", headers: {}, body: "" });
-  rows.push(...checkWsdl(wsdl, service));
+  if (profile !== "service") {
+    const wsdl = await send({ method: "GET", path: "", query: "WSDL", headers: {}, body: "" });
+    rows.push(...checkWsdl(wsdl, service));
+  }
 
   for (const c of cases) {
     const op = service.operations.get(c.operation);
     if (!op) continue;
-    const isShape = c.name === "success";
-    const isRefusal = c.error?.side === "client";
+    const isSuccess = c.name === "success";
+    // A result case that varies the request (tampered, or lenient values) is held to the shape too; other
+    // result cases only vary the data, which a live endpoint has its own of.
+    const isShape = c.result !== undefined && (isSuccess || c.tamper !== undefined || c.received !== undefined);
+    // Refusals: the caller's fault, or a runtime refusal of a tampered request (an empty SOAP 1.2 body);
+    // a server-side error without tampering is a handler's, which only our suite can script.
+    const isRefusal = c.error !== undefined && (c.error.side === "client" || c.tamper !== undefined);
     if (!isShape && !isRefusal) continue;
     for (const binding of c.bindings) {
-      const name = `${c.operation}/${binding}/${isShape ? "shape" : c.name}`;
+      const name = `${c.operation}/${binding}/${isSuccess ? "shape" : c.name}`;
       if (!c.remote) {
         rows.push({ name, outcome: "skipped", detail: "not for live endpoints (a limit of ours)" });
         continue;

@@ -13,6 +13,40 @@ import { REF_BINDINGS, type RefBinding, type RefService } from "../reference/spe
 export type Role = "client" | "server";
 export const ROLES: readonly Role[] = ["server", "client"];
 
+/**
+ * protocol: what every ASMX host does (routing, wire shapes, .NET's conversion of values, the refusals of
+ * wire/README.md §1a), so a legacy host passes it. service: what our spec's validation and our deliberate
+ * differences from ASMX add (required strings, enum/format/length rules, our limits), which a legacy host
+ * may not do. A case without `profile` is protocol.
+ */
+export type Profile = "protocol" | "service";
+export const PROFILES: readonly Profile[] = ["protocol", "service"];
+
+/**
+ * Error codes only our validation produces (README "Validation rules and error codes"): a case expecting
+ * one is a service case, whatever its file says, so a legacy host is never held to it as protocol.
+ */
+export const SERVICE_ONLY_CODES: ReadonlySet<string> = new Set([
+  "RequiredParameter",
+  "InvalidValue",
+  "InvalidFormat",
+  "TooLong",
+  "OutOfRange",
+  "InvalidName",
+  "InvalidUrl",
+  "InvalidCsv",
+  "InvalidDemographicFields",
+  "MissingIdentifier",
+  "InvalidInterval",
+  "SoapActionMismatch",
+  "TooDeep",
+  "TooManyAttributes",
+  "TooManyElements",
+  "BodyTooLarge",
+  "InvalidEncoding",
+  "InvalidEnvelope",
+]);
+
 /** Ways a request departs from what a .NET client sends (protocol failure cases). */
 export interface Tamper {
   /** Names this operation instead (body element or path), also in the action. */
@@ -29,6 +63,11 @@ export interface Tamper {
   readonly body?: string;
   /** Pads the body with trailing whitespace (or a form field) to this many bytes. */
   readonly padBodyTo?: number;
+  /**
+   * HTTP GET/POST: the form text exactly as given (the query of a GET, the body of a POST), `{params}`
+   * replaced by the reference form; for escapes URLSearchParams would not write.
+   */
+  readonly form?: string;
 }
 
 export interface CaseError {
@@ -36,7 +75,12 @@ export interface CaseError {
   readonly side: Side;
   readonly status: number;
   readonly exception?: string;
-  readonly answer?: "fault" | "text";
+  /**
+   * fault: a SOAP fault; text: the `<ExceptionType>: <message>` 500 text; bare: a refusal at the HTTP level
+   * without a fault envelope (wire/README.md §1a: 400, 405, 415), where ASMX sends an empty body and ours
+   * one line of text (or nothing, for 415).
+   */
+  readonly answer?: "fault" | "text" | "bare";
 }
 
 export interface ConformanceCase {
@@ -49,6 +93,12 @@ export interface ConformanceCase {
   readonly bindings: readonly RefBinding[];
   readonly roles: readonly Role[];
   readonly tamper?: Tamper;
+  readonly profile: Profile;
+  /**
+   * Server role: the wire text each listed parameter reaches the handler as, where it differs from the
+   * input (HTTP GET/POST values .NET converts: `2024-01-02 03:04:05` arrives as `2024-01-02T03:04:05`).
+   */
+  readonly received?: Readonly<Record<string, string>>;
   readonly result?: WireResult;
   readonly error?: CaseError;
   /** False for cases a live endpoint cannot be held to (their limits are its own). */
@@ -64,7 +114,19 @@ export interface ExpandedCase {
 }
 
 export const CASES_DIR = fileURLToPath(new URL("../cases/", import.meta.url));
-const CASE_KEYS = new Set(["name", "input", "omit", "bindings", "roles", "tamper", "result", "error", "remote"]);
+const CASE_KEYS = new Set([
+  "name",
+  "input",
+  "omit",
+  "bindings",
+  "roles",
+  "tamper",
+  "profile",
+  "received",
+  "result",
+  "error",
+  "remote",
+]);
 const TAMPER_KEYS = new Set([
   "operationName",
   "action",
@@ -75,6 +137,7 @@ const TAMPER_KEYS = new Set([
   "method",
   "body",
   "padBodyTo",
+  "form",
 ]);
 const ERROR_KEYS = new Set(["code", "side", "status", "exception", "answer"]);
 
@@ -123,8 +186,8 @@ function readError(raw: unknown, where: string): CaseError {
   const side = raw.side ?? "client";
   if (side !== "client" && side !== "server") throw new Error(`${where}: side is client or server`);
   const answer = raw.answer;
-  if (answer !== undefined && answer !== "fault" && answer !== "text")
-    throw new Error(`${where}: answer is fault or text`);
+  if (answer !== undefined && answer !== "fault" && answer !== "text" && answer !== "bare")
+    throw new Error(`${where}: answer is fault, text or bare`);
   return {
     code: raw.code,
     side,
@@ -164,7 +227,31 @@ function readCase(raw: unknown, operation: string, file: string, service: RefSer
   }
   if ((raw.result === undefined) === (raw.error === undefined))
     throw new Error(`${where}: give exactly one of result and error`);
-  const base = { file, operation, name: raw.name, input, omit, bindings, roles, remote: raw.remote !== false };
+  const profile = (raw.profile ?? "protocol") as Profile;
+  if (!PROFILES.includes(profile)) throw new Error(`${where}: profile is protocol or service`);
+  if (profile === "protocol" && isObject(raw.error) && SERVICE_ONLY_CODES.has(String(raw.error.code))) {
+    throw new Error(`${where}: ${String(raw.error.code)} is our validation, not every ASMX host's: mark it profile: service`);
+  }
+  let received: Record<string, string> | undefined;
+  if (raw.received !== undefined) {
+    received = wireRecord(raw.received, `${where} received`);
+    for (const name of Object.keys(received)) {
+      if (!paramNames.has(name)) throw new Error(`${where}: received ${name} is not a parameter of ${operation}`);
+    }
+    if (roles.includes("client")) throw new Error(`${where}: received is what the server's handler gets; pin roles: [server]`);
+  }
+  const base = {
+    file,
+    operation,
+    name: raw.name,
+    input,
+    omit,
+    bindings,
+    roles,
+    profile,
+    ...(received ? { received } : {}),
+    remote: raw.remote !== false,
+  };
   const withTamper = tamper ? { ...base, tamper } : base;
   return raw.result !== undefined
     ? { ...withTamper, result: readResult(raw.result, op.result.kind, `${where} result`) }
@@ -193,6 +280,11 @@ export function loadCases(service: RefService, dir = CASES_DIR): ConformanceCase
     }
   }
   return cases;
+}
+
+/** The cases of a profile ("all": every case). */
+export function casesOf(cases: readonly ConformanceCase[], profile: Profile | "all"): ConformanceCase[] {
+  return profile === "all" ? [...cases] : cases.filter((c) => c.profile === profile);
 }
 
 export function expandCases(cases: readonly ConformanceCase[]): ExpandedCase[] {

@@ -62,12 +62,36 @@ export function faultSideCode(binding: "soap11" | "soap12", side: "client" | "se
   return side === "client" ? "Sender" : "Receiver";
 }
 
+/**
+ * A refusal at the HTTP level (wire/README.md §1a: 400, 405, 415): the status, and no fault envelope. ASMX
+ * sends an empty body there (its content type is not recorded, so it is not checked); ours, held to it
+ * when `strict`, sends text/plain with X-Error-Code and one line of text (none for 415).
+ */
+function checkBare(answer: ReferenceAnswer, want: RefError, strict: boolean): string[] {
+  const problems: string[] = [];
+  if (answer.status !== want.status) problems.push(`status ${answer.status}, want ${want.status}`);
+  if (answer.body.trimStart().startsWith("<")) problems.push("a refusal at the HTTP level carries XML, want none");
+  const code = answer.headers["x-error-code"];
+  if (code === undefined ? strict : code !== want.code) problems.push(`error code ${code ?? "(none)"}, want ${want.code}`);
+  if (strict) {
+    const contentType = contentTypeOf("httpGet", "text");
+    if (normalized(answer.headers["content-type"]) !== normalized(contentType)) {
+      problems.push(`content type ${answer.headers["content-type"] ?? "(none)"}, want ${contentType}`);
+    }
+    if (want.status === 415 ? answer.body !== "" : !/^[\w.]+: [^\r\n]+$/.test(answer.body)) {
+      problems.push(`body ${JSON.stringify(answer.body.slice(0, 80))}, want ${want.status === 415 ? "none" : "one line"}`);
+    }
+  }
+  return problems;
+}
+
 export function checkRefusal(
   binding: RefBinding,
   answer: ReferenceAnswer,
   want: RefError,
   requireCode: boolean,
 ): string[] {
+  if (want.answer === "bare") return checkBare(answer, want, requireCode);
   const problems: string[] = [];
   if (answer.status !== want.status) problems.push(`status ${answer.status}, want ${want.status}`);
   const form = want.answer === "fault" && (binding === "soap11" || binding === "soap12") ? "fault" : "text";

@@ -64,6 +64,10 @@ export function caseRequest(
   if (tamper.contentType !== undefined) headers["content-type"] = tamper.contentType;
   let changed: ReferenceRequest = { ...request, headers, method: tamper.method ?? request.method };
   if (tamper.body !== undefined) changed = { ...changed, body: fillBody(tamper.body, target, binding, values) };
+  if (tamper.form !== undefined) {
+    const form = (reference: string) => (tamper.form ?? "").replaceAll("{params}", reference);
+    changed = binding === "httpGet" ? { ...changed, query: form(changed.query) } : { ...changed, body: form(changed.body) };
+  }
   if (tamper.padBodyTo !== undefined) changed = { ...changed, body: pad(changed, tamper.padBodyTo) };
   return changed;
 }

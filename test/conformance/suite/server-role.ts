@@ -78,10 +78,11 @@ export async function startServerRole(service: RefService): Promise<ServerRole> 
     } else if (error) {
       expect(checkRefusal(binding, answer, expectedError(error, binding), true), answer.body).toEqual([]);
     }
-    const calledHandler = c.result !== undefined || error?.side === "server";
+    // A server-side error of a tampered request comes from the runtime (an empty SOAP 1.2 body), not the handler.
+    const calledHandler = c.result !== undefined || (error?.side === "server" && !c.tamper);
     expect(received.map((r) => r.operation)).toEqual(calledHandler ? [c.operation] : []);
     if (calledHandler) {
-      expect(received[0].params).toEqual(handlerParams(op, values, c.omit));
+      expect(received[0].params).toEqual(handlerParams(op, { ...values, ...c.received }, c.omit));
       const { username, password, binding: seen } = received[0].context;
       expect({ username, password, binding: seen }).toEqual({
         username: values.strUsername,
