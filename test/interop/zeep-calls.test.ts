@@ -74,6 +74,22 @@ function probeParams(): Record<string, unknown> {
   return { strUsername: CREDENTIALS.username, strPassword: CREDENTIALS.password, ...rest, strIdentifier: PROBE_MARK };
 }
 
+/**
+ * zeep's HTTP ports write a Python datetime as str(datetime), `2024-01-02 03:04:05`: ASMX converts it as .NET
+ * converts text (wire/README.md §1a), and so does our server, handing the handler the xs:dateTime text.
+ */
+const DATETIME_OP = "GetTriggerViews" satisfies Op;
+const DATETIME_MARK = 424242;
+function datetimeParams(): Record<string, unknown> {
+  return {
+    strUsername: CREDENTIALS.username,
+    strPassword: CREDENTIALS.password,
+    triggerId: DATETIME_MARK,
+    fromDate: { $datetime: "2024-01-02T03:04:05" },
+    toDate: { $datetime: "2024-02-01T00:00:00" },
+  };
+}
+
 interface ZeepOutput {
   zeep: string;
   results: Record<string, Record<string, { value?: unknown; error?: string }>>;
@@ -219,11 +235,10 @@ beforeAll(async () => {
     endpoint: server.endpointUrl,
     ports: portKeys.map((k) => PORTS[k].port),
     calls: Object.fromEntries(opNames.map((op) => [op, withCredentials(op)])),
-    probes: (["HttpPost", "HttpGet"] as const).map((k) => ({
-      port: PORTS[k].port,
-      operation: PROBE_OP,
-      params: probeParams(),
-    })),
+    probes: [
+      ...(["HttpPost", "HttpGet"] as const).map((k) => ({ port: PORTS[k].port, operation: PROBE_OP, params: probeParams() })),
+      ...(["HttpPost", "HttpGet"] as const).map((k) => ({ port: PORTS[k].port, operation: DATETIME_OP, params: datetimeParams() })),
+    ],
   });
 }, 60_000);
 afterAll(() => server?.close());
@@ -245,7 +260,8 @@ describe.runIf(zeepInstalled).each(portKeys)("zeep over %s", (portKey) => {
     }
 
     const received = server.calls.filter(
-      (c) => c.operation === op && c.context.binding === binding && c.params.strIdentifier !== PROBE_MARK,
+      (c) =>
+        c.operation === op && c.context.binding === binding && c.params.strIdentifier !== PROBE_MARK && c.params.triggerId !== DATETIME_MARK,
     );
     expect(received).toHaveLength(1);
     expect(received[0].context.username).toBe(CREDENTIALS.username);
@@ -265,6 +281,17 @@ describe.runIf(zeepInstalled)("zeep and HTTP parameters it is not given", () => 
   it(`HttpGet: ${ZEEP_HTTP_OMITTED_PARAM.HttpGet}`, () => {
     expect(output.probes[1].error).toBe("Fault: b'System.InvalidOperationException: Missing parameter: strName.'");
     expect(server.calls.filter((c) => c.context.binding === "httpGet" && c.params.strIdentifier === PROBE_MARK)).toEqual([]);
+  });
+});
+
+describe.runIf(zeepInstalled)("zeep's HTTP ports and a Python datetime", () => {
+  it.each([
+    [2, "httpPost"],
+    [3, "httpGet"],
+  ] as const)("probe %i (%s): sent as `2024-01-02 03:04:05`, received as xs:dateTime text", (index, binding) => {
+    expect(output.probes[index].error).toBeUndefined();
+    const calls = server.calls.filter((c) => c.context.binding === binding && c.params.triggerId === DATETIME_MARK);
+    expect(calls.map((c) => [c.params.fromDate, c.params.toDate])).toEqual([["2024-01-02T03:04:05", "2024-02-01T00:00:00"]]);
   });
 });
 

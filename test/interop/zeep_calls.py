@@ -6,6 +6,7 @@ job.json: {"endpoint": "http://127.0.0.1:PORT/ExternalAPIService.asmx",
            "ports": ["ExternalAPIServiceSoap", ...],                 every operation is called on each
            "calls": {"Operation": {"param": value, ...}, ...},       credentials included
            "probes": [{"port": ..., "operation": ..., "params": {...}}, ...]}   called as given, unfilled
+A parameter value {"$datetime": "2024-01-02T03:04:05"} is passed to zeep as a Python datetime.
 Prints {"zeep": version,
         "results": {port: {operation: {"value": ...} | {"error": "Type: message"}}},
         "probes": [{"value": ...} | {"error": ...}, ...]}
@@ -89,9 +90,15 @@ def plain(value):
     return {"$repr": repr(value)}
 
 
+def from_tags(value):
+    if isinstance(value, dict) and set(value) == {"$datetime"}:
+        return datetime.datetime.fromisoformat(value["$datetime"])
+    return value
+
+
 def call(client, port, operation, params, fill):
     service = client.bind(SERVICE, port)
-    args = dict(params)
+    args = {name: from_tags(value) for name, value in params.items()}
     if fill and port in HTTP_PORTS:
         # ASMX's HTTP bindings need every parameter, an empty value meaning the empty string. zeep leaves a
         # part that was not given out of a GET query and writes the text "None" into a POST form (the test's
