@@ -416,3 +416,23 @@ describe("HTTP GET/POST values as .NET converts text (wire/README.md §1a)", () 
     expect(answer.body).toBe("System.ArgumentException: The value of strPassword holds %-escapes that are not UTF-8 text.");
   });
 });
+
+describe("the fetch adapter answers the §1a refusals as node:http does", () => {
+  const handler = createHandler(sampleImplementation([])).fetch;
+  const endpoint = "http://127.0.0.1/ExternalAPIService.asmx";
+  it.each([
+    ["a POST as text/plain", { method: "POST", headers: { "content-type": "text/plain" }, body: "x" }, 415, ""],
+    ["a SOAP 1.1 envelope as application/soap+xml", { method: "POST", headers: { "content-type": "application/soap+xml" }, body: soapRequest("soap11", "GetNewsletterFilters", { strUsername: "u" }).body }, 415, ""],
+    ["malformed XML", { method: "POST", headers: { "content-type": "text/xml" }, body: "<a>" }, 400, /^System\.InvalidOperationException: [^\n]+$/],
+    ["a DELETE", { method: "DELETE" }, 405, "System.InvalidOperationException: The method DELETE is not allowed here."],
+  ] as const)("%s", async (_, init, status, body) => {
+    const response = await handler(new Request(endpoint, init));
+    expect(response.status).toBe(status);
+    expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(response.headers.get("x-error-code")).toBeTruthy();
+    const text = await response.text();
+    if (typeof body === "string") expect(text).toBe(body);
+    else expect(text).toMatch(body);
+  });
+});
