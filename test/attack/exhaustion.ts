@@ -1,0 +1,100 @@
+// Resource exhaustion: many uploads at once, each just under maxBodyBytes, some sent as fast as the
+// socket takes them and some dripped in 1 MiB pieces; probes are sent one after another while they are in
+// flight and the slowest is kept. Every
+// upload must get an answer (200, 503 or 413), the probe must be answered, and the server's peak memory
+// is read by the caller (VmHWM of the child).
+
+import { RawConnection, type Outcome } from "./connection.js";
+import { judgeAnswer, tally } from "./judge.js";
+import { PROBE_REQUEST, soapWithPayload } from "./requests.js";
+
+export interface ExhaustionOptions {
+  readonly port: number;
+  readonly uploads: number;
+  /** Body size of each upload in bytes (just under the server's maxBodyBytes). */
+  readonly bodyBytes: number;
+  /** Pause between the 1 MiB pieces of a slow sender. */
+  readonly slowPaceMs: number;
+  /** Interval of the probes sent while the uploads are in flight (the first after one interval). */
+  readonly probeEveryMs: number;
+  readonly timeoutMs: number;
+}
+
+export interface ExhaustionResult {
+  readonly statuses: Map<string, number>;
+  /** Uploads without an answer, or with one that is not well-formed / not 200, 413 or 503. */
+  readonly unanswered: number;
+  readonly problems: string[];
+  /** The slowest of the probes (or the first that got no answer), and how many were sent. */
+  readonly probe: Outcome;
+  readonly probes: number;
+  readonly slowestUploadMs: number;
+  readonly ms: number;
+}
+
+const EXPECTED = new Set([200, 413, 503]);
+
+export async function runExhaustion(options: ExhaustionOptions): Promise<ExhaustionResult> {
+  const envelope = soapWithPayload({ strName: "<strName></strName>" });
+  const envelopeBytes = envelope.slice(1).reduce((n, b) => n + b.length, 0);
+  const filler = Buffer.alloc(Math.max(0, options.bodyBytes - envelopeBytes), "x");
+  const [head, ...body] = soapWithPayload({ strName: Buffer.concat([Buffer.from("<strName>"), filler, Buffer.from("</strName>")]) });
+  const started = performance.now();
+  const statuses = new Map<string, number>();
+  const problems: string[] = [];
+  let unanswered = 0;
+  let slowestUploadMs = 0;
+  const upload = async (index: number) => {
+    const slow = index % 2 === 1;
+    const expect = index % 4 === 3;
+    const headBytes = expect ? Buffer.from(head.toString("latin1").replace("\r\n\r\n", "\r\nExpect: 100-continue\r\n\r\n"), "latin1") : head;
+    const pieces = slow ? [headBytes, ...body.flatMap((b) => split(b, 1024 * 1024))] : [headBytes, ...body];
+    const connection = await RawConnection.open(options.port);
+    const t = performance.now();
+    const outcome = await connection.exchange(pieces, { timeoutMs: options.timeoutMs, paceMs: slow ? options.slowPaceMs : 0 });
+    connection.close();
+    slowestUploadMs = Math.max(slowestUploadMs, performance.now() - t);
+    if (outcome.kind !== "answer") {
+      unanswered++;
+      problems.push(`upload ${index} (${slow ? "slow" : "fast"}): ${outcome.detail} after ${outcome.received} bytes`);
+      return;
+    }
+    tally(statuses, String(outcome.status));
+    const why = judgeAnswer(outcome) ?? (EXPECTED.has(outcome.status) ? undefined : `status ${outcome.status}`);
+    if (why) {
+      unanswered++;
+      problems.push(`upload ${index}: ${why}`);
+    }
+  };
+  let done = false;
+  const uploads = Promise.all(Array.from({ length: options.uploads }, (_, i) => upload(i))).then(() => {
+    done = true;
+  });
+  let worst: Outcome | undefined;
+  let probes = 0;
+  while (!done) {
+    await Promise.race([uploads, new Promise((resolve) => setTimeout(resolve, options.probeEveryMs))]);
+    if (done) break;
+    const prober = await RawConnection.open(options.port);
+    const probe = await prober.exchange(PROBE_REQUEST, { timeoutMs: options.timeoutMs });
+    prober.close();
+    probes++;
+    if (!worst || probe.kind !== "answer" || (worst.kind === "answer" && probe.ms > worst.ms)) worst = probe;
+    if (probe.kind !== "answer") break;
+  }
+  await uploads;
+  if (!worst) {
+    // The uploads were over before the first probe: probe once anyway, so the row always has one.
+    const prober = await RawConnection.open(options.port);
+    worst = await prober.exchange(PROBE_REQUEST, { timeoutMs: options.timeoutMs });
+    prober.close();
+    probes++;
+  }
+  return { statuses, unanswered, problems, probe: worst, probes, slowestUploadMs, ms: performance.now() - started };
+}
+
+function split(buffer: Buffer, size: number): Buffer[] {
+  const out: Buffer[] = [];
+  for (let at = 0; at < buffer.length; at += size) out.push(buffer.subarray(at, at + size));
+  return out;
+}

@@ -1,0 +1,76 @@
+// Host header poisoning: the WSDL's soap:address and the help pages' links and form are built from the
+// request; a forged Host (or X-Forwarded-Host without trustProxy) must never put a host there that the
+// server was not told to trust, and a Host the URL parser refuses must still get an answer.
+
+import { exchangeOnce } from "./connection.js";
+import { judgeAnswer } from "./judge.js";
+import { ENDPOINT } from "./requests.js";
+
+/** The server configurations tried, by name. */
+export const HOST_CONFIGS = {
+  publicUrl: { publicUrl: "https://api.example/svc/ExternalAPIService.asmx" },
+  allowedHosts: { allowedHosts: ["good.example"] },
+  default: {},
+} as const;
+export type HostConfigName = keyof typeof HOST_CONFIGS;
+
+export interface HostCase {
+  readonly name: string;
+  /** Header lines (without CRLF) sent instead of `Host: 127.0.0.1`. */
+  readonly headers: readonly string[];
+}
+
+export const HOST_CASES: readonly HostCase[] = [
+  { name: "Host: evil.example", headers: ["Host: evil.example"] },
+  { name: "Host: good.example@evil.example", headers: ["Host: good.example@evil.example"] },
+  { name: "Host: evil.example/x?", headers: ["Host: evil.example/x?"] },
+  { name: "Host with markup", headers: ['Host: evil.example"><script>x</script>'] },
+  { name: "Host the URL parser refuses ([::1)", headers: ["Host: [::1"] },
+  { name: "Host the URL parser refuses (space)", headers: ["Host: evil example"] },
+  { name: "Host: a:99999", headers: ["Host: evil.example:99999"] },
+  { name: "empty Host", headers: ["Host: "] },
+  { name: "X-Forwarded-Host without trustProxy", headers: ["Host: 127.0.0.1", "X-Forwarded-Host: evil.example", "X-Forwarded-Proto: https"] },
+];
+
+export const HOST_PAGES = ["?WSDL", "", "?op=InsertSubscriberSid"] as const;
+
+export interface HostVerdict {
+  readonly config: HostConfigName;
+  readonly page: string;
+  readonly hostCase: string;
+  readonly status: number;
+  /** Undefined when fine. */
+  readonly problem: string | undefined;
+}
+
+/**
+ * `evil` may appear only where the configuration trusts any plain Host (the default, as ASMX does) and
+ * the Host is exactly the plain `evil.example`.
+ */
+function evilAllowed(config: HostConfigName, c: HostCase): boolean {
+  return config === "default" && c.headers.length === 1 && c.headers[0] === "Host: evil.example";
+}
+
+export async function checkHost(port: number, config: HostConfigName, page: string, c: HostCase): Promise<HostVerdict> {
+  const request = Buffer.from(`GET ${ENDPOINT}${page} HTTP/1.1\r\n${c.headers.join("\r\n")}\r\n\r\n`, "latin1");
+  const outcome = await exchangeOnce(port, request, { timeoutMs: 10_000 });
+  const base = { config, page: page || "(help)", hostCase: c.name };
+  if (outcome.kind !== "answer") return { ...base, status: 0, problem: outcome.detail };
+  const verdict = judgeAnswer(outcome);
+  if (verdict) return { ...base, status: outcome.status, problem: verdict };
+  if (outcome.status !== 200 && outcome.status !== 400) return { ...base, status: outcome.status, problem: `status ${outcome.status}` };
+  const body = outcome.body.toString("utf8").toLowerCase();
+  if (body.includes("<script>x")) return { ...base, status: outcome.status, problem: "markup from Host in the page" };
+  if (body.includes("evil") && !evilAllowed(config, c)) return { ...base, status: outcome.status, problem: "names the forged host" };
+  if (config === "publicUrl" && outcome.status === 200 && page === "?WSDL" && !body.includes("https://api.example/svc/externalapiservice.asmx")) {
+    return { ...base, status: outcome.status, problem: "soap:address is not the publicUrl" };
+  }
+  return { ...base, status: outcome.status, problem: undefined };
+}
+
+/** Every page and Host case against a server running `config`. */
+export async function runHostCases(port: number, config: HostConfigName): Promise<HostVerdict[]> {
+  const out: HostVerdict[] = [];
+  for (const page of HOST_PAGES) for (const c of HOST_CASES) out.push(await checkHost(port, config, page, c));
+  return out;
+}

@@ -1,0 +1,236 @@
+// `npm run fuzz`: the full attack suite against the generated server (and client), each target in its own
+// process on 127.0.0.1 so its memory and event loop are measured alone. Fixed seed, bounded counts and
+// times (well under 5 minutes on a 2-core machine). Prints one table; exits 1 if any row fails.
+//
+//   npm run fuzz                              everything
+//   npm run fuzz -- --only fuzz,xml           some sections (fuzz xml exhaustion faults client host abort)
+//   npm run fuzz -- --requests 20000 --seed 7 a shorter or different fuzzing run
+//   npm run fuzz -- --markdown                also print the table as Markdown (for the README)
+
+import { AttackChild } from "./child.js";
+import { runExhaustion } from "./exhaustion.js";
+import { ADAPTERS, FAULT_CASES, LOGGERS, runFaultMatrix } from "./faults.js";
+import { DEFAULT_SEED, runFuzz } from "./fuzz.js";
+import { topCounts } from "./judge.js";
+import { CLIENT_BOUNDS, MALICIOUS_CASES, startMaliciousServers, type ClientCaseResult } from "./malicious.js";
+import { HOST_CONFIGS, runHostCases, type HostConfigName } from "./host-header.js";
+import { runPipelinedAbort } from "./pipelined-abort.js";
+import { formatMarkdown, formatTable, mb, ms, type Row } from "./report.js";
+import { describeOutcome, runXmlAttack, XML_ATTACKS } from "./xml-attacks.js";
+
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+const SECTIONS = ["fuzz", "xml", "exhaustion", "faults", "client", "host", "abort"] as const;
+type Section = (typeof SECTIONS)[number];
+
+function flag(name: string): string | undefined {
+  const at = process.argv.indexOf(`--${name}`);
+  return at < 0 ? undefined : process.argv[at + 1];
+}
+
+async function fuzzSection(rows: Row[], requests: number, seed: number): Promise<void> {
+  const child = await AttackChild.start({ mode: "service" });
+  const result = await runFuzz({ port: child.port, requests, connections: 8, seed, maxMs: 150_000 });
+  const crashed = !child.alive;
+  const memory = child.memory();
+  await child.stop();
+  const unanswered = result.closedWithoutAnswer + result.timedOut;
+  rows.push({
+    attack: `mutation fuzzing, 4 bindings, 80 .NET requests + 4 wire samples (seed ${seed})`,
+    requests: result.sent,
+    outcome: `statuses ${topCounts(result.statuses, 7)}`,
+    measured: `${crashed ? `server exited (${child.exit})` : "0 crashes"}, ${result.closedWithoutAnswer} closed without answer, ${result.timedOut} no answer in 10 s; ${Math.round(result.sent / (result.ms / 1000))} req/s, peak RSS ${mb(memory.hwmMb)}`,
+    target: `0 crashes, 0 unanswered, >= ${requests.toLocaleString("en")} requests`,
+    pass: !crashed && unanswered === 0 && result.sent >= requests,
+    details: [topCounts(result.problems, 10), ...result.examples],
+  });
+  rows.push({
+    attack: "mutation fuzzing: answers well-formed",
+    requests: result.answered,
+    outcome: `${result.answered - result.notWellFormed} well-formed`,
+    measured: `${result.notWellFormed} not well-formed`,
+    target: "0 not well-formed",
+    pass: result.notWellFormed === 0,
+    details: [topCounts(result.problems, 10), ...result.examples],
+  });
+}
+
+async function xmlSection(rows: Row[]): Promise<void> {
+  let child = await AttackChild.start({ mode: "service" });
+  for (const attack of XML_ATTACKS) {
+    await child.stats(true);
+    const measure = await runXmlAttack(child.port, attack, 10_000);
+    const stall = (await child.stats())?.maxStallMs;
+    const a = measure.attack;
+    const processed = a.kind === "answer" ? a.ms : Number.POSITIVE_INFINITY;
+    const probe = measure.probe.kind === "answer" ? measure.probe.ms : Number.POSITIVE_INFINITY;
+    rows.push({
+      attack: `XML: ${attack.name}`,
+      requests: "1 + probe",
+      outcome: `${describeOutcome(a)} (${mb(measure.bytes / 1048576)} body)`,
+      measured: `answered ${a.kind === "answer" ? ms(a.ms) : a.kind} after last byte; probe ${measure.probe.kind === "answer" ? ms(measure.probe.ms) : measure.probe.kind}; loop stall ${stall === undefined ? "?" : ms(stall)}`,
+      target: "answer <= 100 ms, probe <= 1 s",
+      pass: !measure.problem && child.alive && processed <= 100 && probe <= 1000,
+      details: measure.problem ? [measure.problem] : [],
+    });
+    if (!child.alive || a.kind !== "answer") {
+      // A stuck or dead server would spoil the next attack's numbers: start a fresh one.
+      await child.stop();
+      child = await AttackChild.start({ mode: "service" });
+    }
+  }
+  await child.stop();
+}
+
+async function exhaustionSection(rows: Row[]): Promise<void> {
+  const child = await AttackChild.start({ mode: "service" });
+  const baseline = child.memory();
+  const uploads = 20;
+  const result = await runExhaustion({
+    port: child.port,
+    uploads,
+    bodyBytes: MAX_BODY_BYTES - 1024,
+    slowPaceMs: 50,
+    probeEveryMs: 100,
+    timeoutMs: 60_000,
+  });
+  const stall = (await child.stats())?.maxStallMs;
+  const memory = child.memory();
+  const alive = child.alive;
+  await child.stop();
+  const probeMs = result.probe.kind === "answer" ? result.probe.ms : Number.POSITIVE_INFINITY;
+  rows.push({
+    attack: `${uploads} concurrent uploads of 64 MiB - 1 KiB (half fast, half 1 MiB / 50 ms)`,
+    requests: `${uploads} + probe`,
+    outcome: `statuses ${topCounts(result.statuses)}`,
+    measured: `peak RSS ${mb(memory.hwmMb)} (idle ${mb(baseline.hwmMb)}); ${result.unanswered} unanswered; slowest of ${result.probes} probes ${result.probe.kind === "answer" ? `${result.probe.status} in ${ms(probeMs)}` : result.probe.kind}; loop stall ${stall === undefined ? "?" : ms(stall)}; ${ms(result.ms)} in all`,
+    target: "RSS < 600 MB, all answered (200/413/503), probe <= 1 s",
+    pass: alive && memory.hwmMb < 600 && result.unanswered === 0 && probeMs <= 1000,
+    details: result.problems.slice(0, 8),
+  });
+}
+
+async function faultsSection(rows: Row[]): Promise<void> {
+  const child = await AttackChild.start({ mode: "faults" });
+  const result = await runFaultMatrix(child.port);
+  const stats = await child.stats();
+  const alive = child.alive;
+  await child.stop();
+  const failed = [...result.failures.values()].reduce((a, b) => a + b, 0);
+  rows.push({
+    attack: `handler faults: ${FAULT_CASES.length} cases x 4 bindings x ${ADAPTERS.join("/")} x ${LOGGERS.join("/")} logger`,
+    requests: result.calls,
+    outcome: `${result.calls - failed} well-formed error answers`,
+    measured: `${failed} bad; next(error) ${stats?.nextWithError ?? "?"}; fetch rejected ${stats?.fetchRejected ?? "?"}; ${alive ? "process up" : `process exited (${child.exit})`}; slowest ${ms(result.slowestMs)}; default logger wrote ${child.stderr.lines} lines`,
+    target: "every call well-formed, process up",
+    pass: alive && failed === 0 && stats?.nextWithError === 0 && stats?.fetchRejected === 0,
+    details: [topCounts(result.failures, 10), ...result.examples],
+  });
+}
+
+async function clientSection(rows: Row[]): Promise<void> {
+  const servers = await startMaliciousServers();
+  const child = await AttackChild.start({ mode: "client" });
+  const baseline = child.memory();
+  try {
+    for (const c of MALICIOUS_CASES) {
+      const r = await child.ask<ClientCaseResult>({ type: "client-case", origin: servers.origin, name: c.name }, 60_000);
+      const bound = CLIENT_BOUNDS.timeoutMs + 1000;
+      rows.push({
+        attack: `client: ${c.name}`,
+        requests: 1,
+        outcome: r ? `${r.got}${r.message ? `: ${r.message.replace(/^InsertSubscriberSid: /, "").slice(0, 60)}` : ""}` : "no result (client child stuck or gone)",
+        measured: r ? `settled in ${ms(r.ms)}` : "-",
+        target: `${c.expected} within ${bound} ms`,
+        pass: r !== undefined && r.got === c.expected && r.ms <= bound,
+      });
+    }
+    const memory = child.memory();
+    rows.push({
+      attack: "client: memory and the redirect's other origin",
+      requests: MALICIOUS_CASES.length,
+      outcome: `other origin saw ${servers.otherOriginRequests()} requests`,
+      measured: `peak RSS ${mb(memory.hwmMb)}, ${mb(memory.hwmMb - baseline.hwmMb)} over idle (maxResponseBytes ${CLIENT_BOUNDS.maxResponseBytes / 1048576} MiB)`,
+      target: "0 requests elsewhere, RSS growth < 128 MB",
+      pass: servers.otherOriginRequests() === 0 && memory.hwmMb - baseline.hwmMb < 128 && child.alive,
+    });
+  } finally {
+    await child.stop();
+    await servers.close();
+  }
+}
+
+async function hostSection(rows: Row[]): Promise<void> {
+  for (const config of Object.keys(HOST_CONFIGS) as HostConfigName[]) {
+    const child = await AttackChild.start({ mode: "service", options: { ...HOST_CONFIGS[config] } });
+    const verdicts = await runHostCases(child.port, config);
+    await child.stop();
+    const bad = verdicts.filter((v) => v.problem);
+    const statuses = new Map<string, number>();
+    for (const v of verdicts) statuses.set(String(v.status), (statuses.get(String(v.status)) ?? 0) + 1);
+    rows.push({
+      attack: `Host header, ${config === "default" ? "no publicUrl/allowedHosts" : config} (?WSDL, help, ?op=)`,
+      requests: verdicts.length,
+      outcome: `statuses ${topCounts(statuses)}`,
+      measured: `${bad.length} pages name a forged host or got no answer`,
+      target: config === "default" ? "only a plain Host is used (as ASMX), never 0 bytes" : "never a host not configured, never 0 bytes",
+      pass: bad.length === 0,
+      details: bad.slice(0, 8).map((v) => `${v.page} ${v.hostCase}: ${v.problem} (status ${v.status})`),
+    });
+  }
+}
+
+async function abortSection(rows: Row[]): Promise<void> {
+  const child = await AttackChild.start({ mode: "service", options: { maxConcurrentCalls: 10_000 }, signalWatch: true });
+  const source = { counters: () => child.stats() };
+  for (const [connections, perConnection] of [[200, 2], [4, 500]] as const) {
+    const r = await runPipelinedAbort(child.port, source, connections, perConnection);
+    rows.push({
+      attack: `pipelined, caller disconnects: ${connections} connections x ${perConnection} requests`,
+      requests: r.sent,
+      outcome: `${r.started} handlers started`,
+      measured: `${r.aborted} of ${r.started} saw context.signal aborted`,
+      target: "all started see the abort",
+      pass: r.started > 0 && r.aborted === r.started,
+    });
+  }
+  await child.stop();
+}
+
+async function main(): Promise<void> {
+  const only = flag("only")?.split(",") as Section[] | undefined;
+  const requests = Number(flag("requests") ?? 100_000);
+  const seed = Number(flag("seed") ?? DEFAULT_SEED);
+  const started = performance.now();
+  const rows: Row[] = [];
+  const sections: Record<Section, () => Promise<void>> = {
+    fuzz: () => fuzzSection(rows, requests, seed),
+    xml: () => xmlSection(rows),
+    exhaustion: () => exhaustionSection(rows),
+    faults: () => faultsSection(rows),
+    client: () => clientSection(rows),
+    host: () => hostSection(rows),
+    abort: () => abortSection(rows),
+  };
+  for (const name of SECTIONS) {
+    if (only && !only.includes(name)) continue;
+    const t = performance.now();
+    try {
+      await sections[name]();
+    } catch (error) {
+      rows.push({ attack: `${name} section`, requests: "-", outcome: "the section itself failed", measured: String(error).slice(0, 200), target: "runs", pass: false });
+    }
+    console.error(`[fuzz] ${name} done in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  }
+  console.log(`Attack suite, ${new Date().toISOString()}, node ${process.version}, ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  console.log(formatTable(rows));
+  if (process.argv.includes("--markdown")) console.log(`\n${formatMarkdown(rows)}`);
+  const failed = rows.filter((r) => !r.pass).length;
+  console.log(`\n${rows.length - failed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

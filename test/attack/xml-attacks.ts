@@ -1,0 +1,120 @@
+// XML attacks on the server: documents whose cost grows faster than their size in a careless reader.
+// Each is one SOAP 1.1 InsertSubscriberSid request; the time is measured from its last byte written to
+// its answer, and a probe (the wire page's ordinary InsertSubscriberSid) is sent on another connection
+// right after the attack's last byte, to see whether the server still answers others meanwhile.
+
+import { RawConnection, type Outcome } from "./connection.js";
+import { judgeAnswer } from "./judge.js";
+import { PROBE_REQUEST, soapWithPayload } from "./requests.js";
+
+export interface XmlAttack {
+  readonly name: string;
+  /** The request's pieces (head first). Built on demand: some are tens of megabytes. */
+  build(): Buffer[];
+  /** Besides being well-formed, what the answer must not contain (an entity's expansion, say). */
+  readonly mustNotContain?: string;
+}
+
+function repeated(piece: string, times: number): Buffer {
+  return Buffer.alloc(piece.length * times, piece, "latin1");
+}
+
+function attributes(count: number, make: (i: number) => string): string {
+  const parts: string[] = [];
+  for (let i = 0; i < count; i++) parts.push(make(i));
+  return parts.join("");
+}
+
+const LAUGHS =
+  '<!DOCTYPE lolz [<!ENTITY lol "lol">' +
+  Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? "" : i};`.repeat(10)}">`).join("") +
+  "]>";
+
+export const XML_ATTACKS: readonly XmlAttack[] = [
+  {
+    name: "100,000 attributes on one element",
+    build: () => soapWithPayload({ strName: `<strName${attributes(100_000, (i) => ` a${i}=""`)}>N</strName>` }),
+  },
+  {
+    name: "30,000 xmlns declarations",
+    build: () => soapWithPayload({ strName: `<strName${attributes(30_000, (i) => ` xmlns:p${i}="urn:p${i}"`)}>N</strName>` }),
+  },
+  {
+    name: "1,000,000 elements (<a/>) in a parameter",
+    build: () => soapWithPayload({ strName: Buffer.concat([Buffer.from("<strName>"), repeated("<a/>", 1_000_000), Buffer.from("</strName>")]) }),
+  },
+  {
+    name: "nesting 10,000 deep",
+    build: () => soapWithPayload({ strName: `<strName>${"<a>".repeat(10_000)}${"</a>".repeat(10_000)}</strName>` }),
+  },
+  {
+    name: "DOCTYPE: billion laughs",
+    build: () => soapWithPayload({ beforeEnvelope: LAUGHS, strName: "<strName>&lol9;</strName>" }),
+    mustNotContain: "lollollol",
+  },
+  {
+    name: "DOCTYPE: external entity (XXE)",
+    build: () => soapWithPayload({ beforeEnvelope: '<!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>', strName: "<strName>&xxe;</strName>" }),
+    mustNotContain: "root:",
+  },
+  {
+    name: "1 MB element name (operation, no SOAPAction)",
+    build: () => {
+      const name = repeated("a", 1024 * 1024);
+      return soapWithPayload({ operation: Buffer.concat([Buffer.from("<"), name, Buffer.from(' xmlns="http://tempuri.org/"/>')]), soapAction: null });
+    },
+  },
+  {
+    name: "60 MB text parameter",
+    build: () => soapWithPayload({ strName: Buffer.concat([Buffer.from("<strName>"), repeated("x", 60 * 1024 * 1024), Buffer.from("</strName>")]) }),
+  },
+  {
+    name: "1,000,000 tiny text nodes and comments",
+    build: () => soapWithPayload({ strName: Buffer.concat([Buffer.from("<strName>"), repeated("x<!---->", 1_000_000), Buffer.from("</strName>")]) }),
+  },
+];
+
+/** Delay between the attack's last byte and the probe: the server has the whole attack by then. */
+export const PROBE_DELAY_MS = 20;
+
+export interface AttackMeasure {
+  readonly attack: Outcome;
+  readonly probe: Outcome;
+  /** Undefined when the attack's answer is well-formed and carries nothing it must not. */
+  readonly problem: string | undefined;
+  readonly bytes: number;
+}
+
+/** Sends one attack and, right after its last byte, the probe on a second connection. */
+export async function runXmlAttack(port: number, attack: XmlAttack, timeoutMs = 30_000): Promise<AttackMeasure> {
+  const pieces = attack.build();
+  const bytes = pieces.reduce((n, p) => n + p.length, 0);
+  const attacker = await RawConnection.open(port);
+  const prober = await RawConnection.open(port);
+  try {
+    const attackDone = attacker.exchange(pieces, { timeoutMs });
+    // The probe follows the attack's last byte after PROBE_DELAY_MS, by when the server is reading it.
+    await attacker.written();
+    await new Promise((resolve) => setTimeout(resolve, PROBE_DELAY_MS));
+    const probe = await prober.exchange(PROBE_REQUEST, { timeoutMs });
+    const outcome = await attackDone;
+    let problem: string | undefined;
+    if (outcome.kind !== "answer") problem = outcome.detail;
+    else {
+      problem = judgeAnswer(outcome);
+      if (!problem && attack.mustNotContain && outcome.body.toString("utf8").includes(attack.mustNotContain)) problem = `answer contains ${attack.mustNotContain}`;
+    }
+    if (!problem && probe.kind !== "answer") problem = `probe: ${probe.detail}`;
+    return { attack: outcome, probe, problem, bytes };
+  } finally {
+    attacker.close();
+    prober.close();
+  }
+}
+
+/** "400 DoctypeRefused" / "500 fault" / "200": what the attack got, for the table. */
+export function describeOutcome(outcome: Outcome): string {
+  if (outcome.kind !== "answer") return outcome.kind;
+  const code = outcome.headers["x-error-code"] ?? /<Code>([^<]{1,40})<\/Code>/.exec(outcome.body.toString("utf8"))?.[1];
+  return code ? `${outcome.status} ${code}` : String(outcome.status);
+}
