@@ -30,6 +30,8 @@ export interface FuzzResult {
   readonly closedWithoutAnswer: number;
   readonly timedOut: number;
   readonly notWellFormed: number;
+  /** Connections refused (the server went away); the worker stops. */
+  readonly refused: number;
   readonly statuses: Map<string, number>;
   /** Why answers were not well-formed / which mutations got no answer, with counts. */
   readonly problems: Map<string, number>;
@@ -55,6 +57,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     closedWithoutAnswer: 0,
     timedOut: 0,
     notWellFormed: 0,
+    refused: 0,
     statuses: new Map<string, number>(),
     problems: new Map<string, number>(),
     examples: [] as string[],
@@ -70,7 +73,14 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
         const { name, request } = planned(index);
         if (!connection || !connection.usable) {
           connection?.close();
-          connection = await RawConnection.open(options.port);
+          try {
+            connection = await RawConnection.open(options.port);
+          } catch (error) {
+            // The server is gone (the caller sees the crash); count what was not sent as unanswered.
+            result.refused++;
+            tally(result.problems, `cannot connect: ${String(error).slice(0, 60)}`);
+            break;
+          }
           previous = "none";
         }
         const bytes = serialize(request);

@@ -27,7 +27,7 @@ export const HOST_CASES: readonly HostCase[] = [
   { name: "Host with markup", headers: ['Host: evil.example"><script>x</script>'] },
   { name: "Host the URL parser refuses ([::1)", headers: ["Host: [::1"] },
   { name: "Host the URL parser refuses (space)", headers: ["Host: evil example"] },
-  { name: "Host: a:99999", headers: ["Host: evil.example:99999"] },
+  { name: "Host: evil.example:99999 (port out of range)", headers: ["Host: evil.example:99999"] },
   { name: "empty Host", headers: ["Host: "] },
   { name: "X-Forwarded-Host without trustProxy", headers: ["Host: 127.0.0.1", "X-Forwarded-Host: evil.example", "X-Forwarded-Proto: https"] },
 ];
@@ -51,8 +51,8 @@ function evilAllowed(config: HostConfigName, c: HostCase): boolean {
   return config === "default" && c.headers.length === 1 && c.headers[0] === "Host: evil.example";
 }
 
-export async function checkHost(port: number, config: HostConfigName, page: string, c: HostCase): Promise<HostVerdict> {
-  const request = Buffer.from(`GET ${ENDPOINT}${page} HTTP/1.1\r\n${c.headers.join("\r\n")}\r\n\r\n`, "latin1");
+export async function checkHost(port: number, config: HostConfigName, page: string, c: HostCase, prefix = ""): Promise<HostVerdict> {
+  const request = Buffer.from(`GET ${prefix}${ENDPOINT}${page} HTTP/1.1\r\n${c.headers.join("\r\n")}\r\n\r\n`, "latin1");
   const outcome = await exchangeOnce(port, request, { timeoutMs: 10_000 });
   const base = { config, page: page || "(help)", hostCase: c.name };
   if (outcome.kind !== "answer") return { ...base, status: 0, problem: outcome.detail };
@@ -68,9 +68,9 @@ export async function checkHost(port: number, config: HostConfigName, page: stri
   return { ...base, status: outcome.status, problem: undefined };
 }
 
-/** Every page and Host case against a server running `config`. */
-export async function runHostCases(port: number, config: HostConfigName): Promise<HostVerdict[]> {
+/** Every page and Host case against a server running `config`, its endpoint below `prefix`. */
+export async function runHostCases(port: number, config: HostConfigName, prefix = ""): Promise<HostVerdict[]> {
   const out: HostVerdict[] = [];
-  for (const page of HOST_PAGES) for (const c of HOST_CASES) out.push(await checkHost(port, config, page, c));
+  for (const page of HOST_PAGES) for (const c of HOST_CASES) out.push(await checkHost(port, config, page, c, prefix));
   return out;
 }

@@ -34,7 +34,7 @@ async function fuzzSection(rows: Row[], requests: number, seed: number): Promise
   const crashed = !child.alive;
   const memory = child.memory();
   await child.stop();
-  const unanswered = result.closedWithoutAnswer + result.timedOut;
+  const unanswered = result.closedWithoutAnswer + result.timedOut + result.refused;
   rows.push({
     attack: `mutation fuzzing, 4 bindings, 80 .NET requests + 4 wire samples (seed ${seed})`,
     requests: result.sent,
@@ -178,6 +178,25 @@ async function hostSection(rows: Row[]): Promise<void> {
       details: bad.slice(0, 8).map((v) => `${v.page} ${v.hostCase}: ${v.problem} (status ${v.status})`),
     });
   }
+  await hostMiddlewareRow(rows);
+}
+
+/** The Host cases once more through the Connect-style chain: `next` must never get an error (a stack). */
+async function hostMiddlewareRow(rows: Row[]): Promise<void> {
+  const child = await AttackChild.start({ mode: "faults" });
+  const verdicts = await runHostCases(child.port, "default", "/middleware/default");
+  const stats = await child.stats();
+  await child.stop();
+  const bad = verdicts.filter((v) => v.problem);
+  rows.push({
+    attack: "Host header through a Connect-style middleware chain",
+    requests: verdicts.length,
+    outcome: `next(error) called ${stats?.nextWithError ?? "?"} times`,
+    measured: `${bad.length} pages name a forged host or got no answer`,
+    target: "next(error) never, never 0 bytes",
+    pass: bad.length === 0 && stats?.nextWithError === 0,
+    details: bad.slice(0, 8).map((v) => `${v.page} ${v.hostCase}: ${v.problem} (status ${v.status})`),
+  });
 }
 
 async function abortSection(rows: Row[]): Promise<void> {
