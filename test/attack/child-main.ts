@@ -9,7 +9,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { ChildConfig } from "./child.js";
 import { faultListener } from "./faults.js";
 import { MALICIOUS_CASES, runClientCase } from "./malicious.js";
-import { startAttackServer, type SignalCounters } from "./service.js";
+import { handlerSaw, startAttackServer, type SignalCounters } from "./service.js";
 
 async function main(): Promise<void> {
   if (!process.send) throw new Error("child-main.ts is started by test/attack/child.ts (it reports over IPC).");
@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   stalls.enable();
   process.on("message", (message: { id: number; type: string; reset?: boolean }) => {
     if (message.type !== "stats") return;
-    const reply = { maxStallMs: stalls.max / 1e6, ...counters, ...trouble };
+    const reply = { maxStallMs: stalls.max / 1e6, ...counters, ...trouble, ...handlerSaw };
     if (message.reset) stalls.reset();
     process.send?.({ id: message.id, reply });
   });

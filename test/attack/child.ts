@@ -21,6 +21,8 @@ export interface ChildStats {
   /** Fault listener: times `next(error)` was called, times the fetch adapter rejected. */
   readonly nextWithError: number;
   readonly fetchRejected: number;
+  /** Handler calls whose parameters held U+FFFD (service.ts handlerSaw). */
+  readonly replacementCharacter: number;
 }
 
 export interface Memory {

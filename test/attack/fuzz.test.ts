@@ -6,7 +6,7 @@ import { AttackChild } from "./child.js";
 import { exchangeOnce } from "./connection.js";
 import { DEFAULT_SEED, runFuzz } from "./fuzz.js";
 import { ENDPOINT } from "./requests.js";
-import { startAttackServer, type RunningServer } from "./service.js";
+import { handlerSaw, startAttackServer, type RunningServer } from "./service.js";
 
 describe("mutation fuzzing (quick subset, fixed seed)", () => {
   let server: RunningServer;
@@ -23,6 +23,8 @@ describe("mutation fuzzing (quick subset, fixed seed)", () => {
     expect(result.timedOut, report).toBe(0);
     expect(result.notWellFormed, report).toBe(0);
     expect(server.server.listening).toBe(true);
+    // Invalid UTF-8 in a body or form is refused; a handler never gets it as U+FFFD.
+    expect(handlerSaw.replacementCharacter).toBe(0);
     // The mix reaches the service, not only the refusals: some calls succeed and some are faults.
     expect(result.statuses.get("200") ?? 0).toBeGreaterThan(200);
     expect(result.statuses.get("500") ?? 0).toBeGreaterThan(60);

@@ -31,6 +31,7 @@ function flag(name: string): string | undefined {
 async function fuzzSection(rows: Row[], requests: number, seed: number): Promise<void> {
   const child = await AttackChild.start({ mode: "service" });
   const result = await runFuzz({ port: child.port, requests, connections: 8, seed, maxMs: 150_000 });
+  const replaced = (await child.stats())?.replacementCharacter;
   const crashed = !child.alive;
   const memory = child.memory();
   await child.stop();
@@ -52,6 +53,14 @@ async function fuzzSection(rows: Row[], requests: number, seed: number): Promise
     target: "0 not well-formed",
     pass: result.notWellFormed === 0,
     details: [topCounts(result.problems, 10), ...result.examples],
+  });
+  rows.push({
+    attack: "mutation fuzzing: invalid bytes refused, never replaced",
+    requests: result.sent,
+    outcome: `${result.statuses.get("200") ?? 0} calls answered 200`,
+    measured: `${replaced ?? "?"} handler calls got U+FFFD`,
+    target: "0 (invalid UTF-8 is refused)",
+    pass: replaced === 0,
   });
 }
 

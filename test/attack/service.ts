@@ -16,10 +16,31 @@ export interface SignalCounters {
 /** How long a signal-watching handler waits at most before answering anyway. */
 export const SIGNAL_WAIT_MS = 20_000;
 
+/**
+ * Calls whose parameters reached the handler holding U+FFFD: bytes that were not valid in the body's
+ * charset, replaced instead of refused (none of the requests the attacks start from carries U+FFFD).
+ */
+export const handlerSaw = { replacementCharacter: 0 };
+
+function countReplacements(params: unknown): void {
+  if (typeof params !== "object" || params === null) return;
+  for (const value of Object.values(params)) {
+    if (typeof value === "string" && value.includes("\uFFFD")) {
+      handlerSaw.replacementCharacter++;
+      return;
+    }
+  }
+}
+
 export function attackImplementation(counters?: SignalCounters): ExternalAPIService {
-  // sampleImplementation records each call; a sink that keeps nothing holds memory flat.
-  const sink = { push: () => 0 } as unknown as ReceivedCall[];
-  const impl = sampleImplementation(sink);
+  // sampleImplementation records each call; a sink that only counts holds memory flat over a long run.
+  const sink = {
+    push: (call: ReceivedCall) => {
+      countReplacements(call.params);
+      return 0;
+    },
+  };
+  const impl = sampleImplementation(sink as unknown as ReceivedCall[]);
   if (!counters) return impl;
   return {
     ...impl,
