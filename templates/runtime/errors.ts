@@ -25,6 +25,8 @@ export const ErrorCodes = {
   MalformedXml: "MalformedXml",
   DoctypeRefused: "DoctypeRefused",
   TooDeep: "TooDeep",
+  TooManyAttributes: "TooManyAttributes",
+  TooManyElements: "TooManyElements",
   InvalidEnvelope: "InvalidEnvelope",
   BodyTooLarge: "BodyTooLarge",
   UnsupportedMediaType: "UnsupportedMediaType",

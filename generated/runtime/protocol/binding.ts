@@ -38,6 +38,10 @@ export interface BindingOptions {
   /** The XML reader: the fast scanner on the server, fast-xml-parser on the client. */
   readonly readXml: XmlReader;
   readonly maxDepth?: number;
+  /** Attributes per element, namespace declarations included; the reader's default when absent. */
+  readonly maxAttributes?: number;
+  /** Elements per document; the reader's default when absent. */
+  readonly maxElements?: number;
 }
 
 export interface Binding {

@@ -55,7 +55,11 @@ function child(parent: XmlElement, ns: string, local: string): XmlElement | unde
 /** Maps a reader refusal to the client error the wire gets. */
 export function refusalError(error: XmlRefusal): ServiceError {
   const code =
-    error.reason === "doctype" ? ErrorCodes.DoctypeRefused : error.reason === "depth" ? ErrorCodes.TooDeep : ErrorCodes.MalformedXml;
+    error.reason === "doctype" ? ErrorCodes.DoctypeRefused
+    : error.reason === "depth" ? ErrorCodes.TooDeep
+    : error.reason === "attributes" ? ErrorCodes.TooManyAttributes
+    : error.reason === "elements" ? ErrorCodes.TooManyElements
+    : ErrorCodes.MalformedXml;
   // ASMX answers XML it cannot read with 400 and no fault (wire/README.md §1a): see httpLevelRefusal.
   return clientError(code, `The request is not acceptable XML: ${error.message}`, {
     exceptionType: "System.InvalidOperationException",
@@ -109,7 +113,11 @@ export function createSoapBinding(version: SoapVersion, service: ServiceModel, o
   const byName = new Map(service.operations.map((op) => [op.name, op]));
   const byAction = new Map(service.operations.map((op) => [ns + op.name, op]));
   const indexes = paramIndexes(service);
-  const readOptions = { maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH };
+  const readOptions = {
+    maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
+    maxAttributes: options.maxAttributes,
+    maxElements: options.maxElements,
+  };
   const responseHeaders = { "content-type": version.contentType };
 
   function readEnvelopeBody(text: string): XmlElement {

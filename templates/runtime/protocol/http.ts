@@ -147,7 +147,11 @@ export function createHttpBinding(variant: HttpVariant, service: ServiceModel, o
   const byName = new Map(service.operations.map((op) => [op.name, op]));
   const indexes = paramIndexes(service);
   const arrayAttrs = ` xmlns:xsd="${XSD_NS}" xmlns:xsi="${XSI_NS}" xmlns="${ns}"`;
-  const readOptions = { maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH };
+  const readOptions = {
+    maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
+    maxAttributes: options.maxAttributes,
+    maxElements: options.maxElements,
+  };
 
   function formatError(op: OperationModel, status: number, message: string, cause?: unknown): ResponseFormatError {
     return new ResponseFormatError(`HTTP ${status}: ${message}`, variant.binding, op.name, { cause });

@@ -2,6 +2,9 @@
 // the oracle the scanner is tested against.
 //
 // fast-xml-parser is lenient and has a few bugs, so it is wrapped in checks of our own:
+//  - first of all: the element, attribute and depth limits, counted over the raw text by
+//    checkLimits at the points where the scanner refuses them, so that fast-xml-parser only ever
+//    sees a document of bounded shape (its work on 100,000 attributes grows faster than linearly);
 //  - before parsing: BOM and XML declaration (checked against a grammar regex) removed; comments,
 //    CDATA sections, PIs and end tags tokenized left to right ('<' cannot occur in text or attribute
 //    values of a document we accept, so this is exact for them): any other "<!" refused (DOCTYPE and
@@ -25,10 +28,19 @@
 // U+FFFF (XMLValidator's name pattern stops at U+FFFF) or with U+FEFF or U+1680 (name characters
 // that JavaScript counts as whitespace). Malformed XML this reader accepts: a stray '=' where an
 // attribute name should be (`<a b="1"= c="2">`, read as if the '=' were not there): XMLValidator
-// skips it on purpose and fast-xml-parser leaves no trace of it to check.
+// skips it on purpose and fast-xml-parser leaves no trace of it to check. A document that breaks a
+// rule before passing a limit may be refused for the limit here and for the rule by the scanner
+// (checkLimits follows the markup loosely); a well-formed one gets the same reason from both.
 
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { DEFAULT_MAX_DEPTH, XmlRefusal } from "./tree.js";
+import {
+  DEFAULT_MAX_ATTRIBUTES,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_ELEMENTS,
+  tooManyAttributes,
+  tooManyElements,
+  XmlRefusal,
+} from "./tree.js";
 import type { ReadOptions, XmlAttribute, XmlElement } from "./tree.js";
 
 const XML_NS = "http://www.w3.org/XML/1998/namespace";
@@ -149,6 +161,64 @@ function swapForParser(text: string): [string, Restore] {
     restore = (x) => inner(x.indexOf(standIn) < 0 ? x : x.split(standIn).join(PROTO));
   }
   return [s, restore];
+}
+
+function isWs(c: number): boolean {
+  return c === 32 || c === 10 || c === 9 || c === 13;
+}
+
+/**
+ * Counts start tags, their attributes and their nesting left to right over the raw text, refusing
+ * a limit where the scanner does: the element count at the '<' of the start tag that passes it,
+ * the attribute count before the attribute that passes it, the depth once the tag is read. Linear:
+ * each character is looked at once. Stops quietly at markup it cannot follow (the checks after it
+ * refuse that); comments, CDATA sections and PIs are skipped whole.
+ */
+function checkLimits(s: string, maxDepth: number, maxAttributes: number, maxElements: number): void {
+  const len = s.length;
+  let elements = 0;
+  let depth = 0;
+  let i = s.indexOf("<");
+  while (i >= 0) {
+    let c = s.charCodeAt(i + 1);
+    let next: number;
+    if (c === 33) {
+      const close = s.startsWith("<!--", i) ? "-->" : s.startsWith("<![CDATA[", i) ? "]]>" : undefined;
+      const end = close === undefined ? -1 : s.indexOf(close, i + 4);
+      if (end < 0) return;
+      next = end + 3;
+    } else if (c === 63) {
+      const end = s.indexOf("?>", i + 2);
+      if (end < 0) return;
+      next = end + 2;
+    } else if (c === 47) {
+      depth--;
+      next = i + 2;
+    } else {
+      if (++elements > maxElements) throw tooManyElements(maxElements);
+      let j = i + 1;
+      while (j < len && !isWs(c) && c !== 47 && c !== 62) c = s.charCodeAt(++j);
+      for (let n = 0; ; n++) {
+        while (isWs(c)) c = s.charCodeAt(++j);
+        if (c === 47 || c === 62 || j >= len) break;
+        if (n === maxAttributes) throw tooManyAttributes(maxAttributes);
+        while (j < len && c !== 61 && !isWs(c) && c !== 47 && c !== 62) c = s.charCodeAt(++j);
+        while (isWs(c)) c = s.charCodeAt(++j);
+        if (c !== 61) return;
+        c = s.charCodeAt(++j);
+        while (isWs(c)) c = s.charCodeAt(++j);
+        if (c !== 34 && c !== 39) return;
+        j = s.indexOf(c === 34 ? "\"" : "'", j + 1);
+        if (j < 0) return;
+        c = s.charCodeAt(++j);
+      }
+      if (j >= len) return;
+      if (depth >= maxDepth) throw new XmlRefusal("depth", "The document is nested too deeply.");
+      if (c === 62) depth++;
+      next = j + 1;
+    }
+    i = s.indexOf("<", next);
+  }
 }
 
 /** Checks what fast-xml-parser would read loosely; returns the text it should parse. */
@@ -338,6 +408,7 @@ function convert(top: readonly unknown[], maxDepth: number, restore: Restore): X
 /** Reads a whole document with fast-xml-parser and returns its root element. Throws XmlRefusal. */
 export function readXmlWithFastXmlParser(text: string, options?: ReadOptions): XmlElement {
   const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
+  checkLimits(text, maxDepth, options?.maxAttributes ?? DEFAULT_MAX_ATTRIBUTES, options?.maxElements ?? DEFAULT_MAX_ELEMENTS);
   const prepared = prepare(text);
   if (NOT_XML_CHAR.test(prepared)) fail("The document contains a character that XML does not allow.");
   const [s, restore] = swapForParser(prepared);

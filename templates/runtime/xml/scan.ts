@@ -6,8 +6,20 @@
 // namespace error ("malformed"). Line ends are normalized (CRLF and lone CR become LF); attribute
 // values get XML's attribute-value normalization (literal tab, LF, CR become a space; character
 // references are kept as written). readXmlWithFastXmlParser (fxp.ts) implements the same contract.
+//
+// Work is linear in the input: every character is looked at a bounded number of times, namespace
+// lookups are O(1) however many declarations are in scope, duplicate attributes are found with a
+// set past a few, and the element and attribute counts are refused ("elements", "attributes") the
+// moment a limit is passed, before the offending markup is read. Memory: see tree.ts.
 
-import { DEFAULT_MAX_DEPTH, XmlRefusal } from "./tree.js";
+import {
+  DEFAULT_MAX_ATTRIBUTES,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_ELEMENTS,
+  tooManyAttributes,
+  tooManyElements,
+  XmlRefusal,
+} from "./tree.js";
 import type { ReadOptions, XmlAttribute, XmlElement } from "./tree.js";
 
 const XML_NS = "http://www.w3.org/XML/1998/namespace";
@@ -18,11 +30,19 @@ interface Node {
   local: string;
   prefix: string;
   attrs: readonly XmlAttribute[];
-  children: Node[];
+  /** NO_CHILDREN until the element closes with children; then exactly as long as needed. */
+  children: readonly Node[];
   text: string;
 }
 
 const NO_ATTRS: readonly XmlAttribute[] = Object.freeze([]);
+const NO_CHILDREN: readonly Node[] = Object.freeze([]);
+/** Up to this many attributes, duplicates are found by comparing pairs; past it, with a set. */
+const FEW_ATTRS = 8;
+/** Up to this many namespace bindings in scope, a lookup searches them; past it, a map does. */
+const FEW_BINDINGS = 8;
+/** Documents this long (code units) or longer get their names interned (one string per name). */
+const LARGE = 16 * 1024;
 
 function fail(message: string): never {
   throw new XmlRefusal("malformed", message);
@@ -289,25 +309,33 @@ function readComment(s: string, i: number): number {
 
 // ---- the reader --------------------------------------------------------------------------------
 
-/** Attributes of the start tag being read: raw qualified names, colon offsets, decoded values. */
-const attrQ: string[] = [];
-const attrC: number[] = [];
-const attrV: string[] = [];
+/**
+ * The namespace bindings in scope, innermost last. A handful are searched from the end; past
+ * FEW_BINDINGS a map from each prefix to its innermost URI takes over (O(1) per lookup however many
+ * declarations are in scope) and each declaration keeps what it shadowed, to restore it on unbind.
+ */
+/**
+ * The namespace bindings in scope, innermost last (plain data and functions rather than a class:
+ * readXml's inlining budget is better spent on scanning). A handful are searched from the end; past
+ * FEW_BINDINGS a map from each prefix to its innermost URI takes over (O(1) per lookup however many
+ * declarations are in scope) and each declaration keeps what it shadowed, to restore on unbind.
+ */
+interface Scope {
+  readonly prefixes: string[];
+  readonly uris: string[];
+  byPrefix: Map<string, string> | undefined;
+  /** Once byPrefix exists: for each declaration, the URI it shadowed. */
+  shadowed: Array<string | undefined>;
+}
 
-function lookup(nsP: readonly string[], nsU: readonly string[], prefix: string): string | undefined {
-  for (let k = nsP.length - 1; k >= 0; k--) if (nsP[k] === prefix) return nsU[k];
+function lookup(scope: Scope, prefix: string): string | undefined {
+  if (scope.byPrefix !== undefined) return scope.byPrefix.get(prefix);
+  const prefixes = scope.prefixes;
+  for (let k = prefixes.length - 1; k >= 0; k--) if (prefixes[k] === prefix) return scope.uris[k];
   return undefined;
 }
 
-/** Drops the bindings made since mark (popping: usually none, and cheaper than setting length). */
-function unbind(nsP: string[], nsU: string[], mark: number): void {
-  while (nsP.length > mark) {
-    nsP.pop();
-    nsU.pop();
-  }
-}
-
-function declare(nsP: string[], nsU: string[], prefix: string, uri: string): void {
+function declare(scope: Scope, prefix: string, uri: string): void {
   if (prefix === "xml") {
     if (uri !== XML_NS) fail("The prefix 'xml' cannot be rebound.");
   } else if (prefix === "xmlns") {
@@ -317,54 +345,159 @@ function declare(nsP: string[], nsU: string[], prefix: string, uri: string): voi
   } else if (uri === "" && prefix !== "") {
     fail("A namespace prefix cannot be bound to the empty name.");
   }
-  nsP.push(prefix);
-  nsU.push(uri);
+  const { prefixes, uris, byPrefix } = scope;
+  prefixes.push(prefix);
+  uris.push(uri);
+  if (byPrefix !== undefined) {
+    scope.shadowed.push(byPrefix.get(prefix));
+    byPrefix.set(prefix, uri);
+  } else if (prefixes.length > FEW_BINDINGS) {
+    const built = new Map<string, string>();
+    const shadowed: Array<string | undefined> = [];
+    for (let k = 0; k < prefixes.length; k++) {
+      shadowed.push(built.get(prefixes[k]));
+      built.set(prefixes[k], uris[k]);
+    }
+    scope.byPrefix = built;
+    scope.shadowed = shadowed;
+  }
+}
+
+/** Drops the declarations made since mark, a former prefixes.length (usually none). */
+function unbind(scope: Scope, mark: number): void {
+  const { prefixes, uris, byPrefix, shadowed } = scope;
+  while (prefixes.length > mark) {
+    const prefix = prefixes.pop() as string;
+    uris.pop();
+    if (byPrefix === undefined) continue;
+    const uri = shadowed.pop();
+    if (uri === undefined) byPrefix.delete(prefix);
+    else byPrefix.set(prefix, uri);
+  }
+}
+
+/** The attributes of the start tag being read: raw qualified names, colon offsets, decoded values. */
+interface TagAttrs {
+  readonly q: string[];
+  readonly c: number[];
+  readonly v: string[];
+  /** Scratch for the resolved attributes, copied out at exactly their number. */
+  readonly out: XmlAttribute[];
+}
+
+/** Reused by every start tag of every document (readXml is synchronous and not reentrant). */
+const TAG: TagAttrs = { q: [], c: [], v: [], out: [] };
+/**
+ * One string per distinct name in a large document, so that repeated names cost nothing more.
+ * Callers test `names === undefined` themselves: a call never made leaves the inlining budget of
+ * readXml to the calls a small document does make.
+ */
+function intern(names: Map<string, string>, name: string): string {
+  const known = names.get(name);
+  if (known !== undefined) return known;
+  names.set(name, name);
+  return name;
+}
+
+/** An empty leaf (`<a/>`) is one object wherever its name, namespace and prefix repeat. */
+function sharedLeaf(leaves: Map<string, Node>, ns: string, local: string, prefix: string): Node {
+  let leaf = leaves.get(local);
+  if (leaf === undefined || leaf.ns !== ns || leaf.prefix !== prefix) {
+    leaf = { ns, local, prefix, attrs: NO_ATTRS, children: NO_CHILDREN, text: "" };
+    leaves.set(local, leaf);
+  }
+  return leaf;
 }
 
 /** Declares the namespaces among the n attributes just read, then resolves the others. */
-function resolveAttrs(n: number, nsP: string[], nsU: string[]): readonly XmlAttribute[] {
+function resolveAttrs(
+  n: number,
+  tag: TagAttrs,
+  scope: Scope,
+  names: Map<string, string> | undefined,
+): readonly XmlAttribute[] {
+  const { q: attrQ, c: attrC, v: attrV, out } = tag;
+  const seen = n > FEW_ATTRS ? new Set<string>() : undefined;
   let plain = 0;
   for (let k = 0; k < n; k++) {
     const q = attrQ[k];
-    for (let m = 0; m < k; m++) if (attrQ[m] === q) fail(`Duplicate attribute ${shown(q)}.`);
-    if (q === "xmlns") declare(nsP, nsU, "", attrV[k]);
-    else if (attrC[k] === 5 && q.startsWith("xmlns")) declare(nsP, nsU, q.slice(6), attrV[k]);
+    if (seen === undefined) {
+      for (let m = 0; m < k; m++) if (attrQ[m] === q) fail(`Duplicate attribute ${shown(q)}.`);
+    } else {
+      if (seen.has(q)) fail(`Duplicate attribute ${shown(q)}.`);
+      seen.add(q);
+    }
+    if (q === "xmlns") declare(scope, "", attrV[k]);
+    else if (attrC[k] === 5 && q.startsWith("xmlns")) declare(scope, q.slice(6), attrV[k]);
     else plain++;
   }
   if (plain === 0) return NO_ATTRS;
-  const out: XmlAttribute[] = [];
+  // Raw names are distinct, so two attributes can only share an expanded name through prefixes.
+  const expanded = seen === undefined ? undefined : new Set<string>();
+  let m = 0;
   for (let k = 0; k < n; k++) {
     const q = attrQ[k];
     const c = attrC[k];
     if (c < 0) {
-      if (q !== "xmlns") out.push({ ns: "", local: q, value: attrV[k] });
+      if (q !== "xmlns") out[m++] = { ns: "", local: names === undefined ? q : intern(names, q), value: attrV[k] };
       continue;
     }
     const prefix = q.slice(0, c);
     if (prefix === "xmlns") continue;
-    const ns = lookup(nsP, nsU, prefix);
+    const ns = lookup(scope, prefix);
     if (ns === undefined) fail(`Unbound namespace prefix ${shown(prefix)}.`);
-    const local = q.slice(c + 1);
-    for (const a of out) if (a.ns === ns && a.local === local) fail(`Duplicate attribute ${shown(q)}.`);
-    out.push({ ns, local, value: attrV[k] });
+    const local = names === undefined ? q.slice(c + 1) : intern(names, q.slice(c + 1));
+    if (expanded === undefined) {
+      for (let p = 0; p < m; p++) if (out[p].ns === ns && out[p].local === local) fail(`Duplicate attribute ${shown(q)}.`);
+    } else {
+      const key = `${local} ${ns}`; // an NCName holds no space: the first space ends it
+      if (expanded.has(key)) fail(`Duplicate attribute ${shown(q)}.`);
+      expanded.add(key);
+    }
+    out[m++] = { ns, local, value: attrV[k] };
   }
-  return out;
+  return out.slice(0, m);
 }
 
 /** Reads a whole document and returns its root element. Throws XmlRefusal for anything else. */
 export function readXml(text: string, options?: ReadOptions): XmlElement {
+  try {
+    return read(text, options);
+  } finally {
+    // The scratch must not keep a large document alive (its values may be slices of it); keeping
+    // a small one is cheaper than clearing every time.
+    if (text.length >= LARGE && TAG.q.length > 0) {
+      TAG.q.length = 0;
+      TAG.v.length = 0;
+      TAG.out.length = 0;
+    }
+  }
+}
+
+function read(text: string, options: ReadOptions | undefined): XmlElement {
   const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const maxAttributes = options?.maxAttributes ?? DEFAULT_MAX_ATTRIBUTES;
+  const maxElements = options?.maxElements ?? DEFAULT_MAX_ELEMENTS;
   const s = text;
   const len = s.length;
   let i = len > 0 && s.charCodeAt(0) === 0xfeff ? 1 : 0;
   if (s.startsWith("<?xml", i) && (isWs(s.charCodeAt(i + 5)) || s.charCodeAt(i + 5) === 63)) {
     i = readDeclaration(s, i + 5);
   }
-  const nsP: string[] = ["xml"]; // in-scope bindings, innermost last; "" is the default namespace
-  const nsU: string[] = [XML_NS];
+  const scope: Scope = { prefixes: ["xml"], uris: [XML_NS], byPrefix: undefined, shadowed: [] };
+  const tag = TAG;
+  const names = len >= LARGE ? new Map<string, string>() : undefined;
+  /** One shared node per empty leaf name (`<a/>`), checked for the same namespace and prefix. */
+  let leaves: Map<string, Node> | undefined;
   const open: Node[] = [];
   const openQ: string[] = [];
-  const marks: number[] = []; // nsP.length before each open element's declarations
+  // Children of the open elements, innermost last, until each closes: pending[0, top). Entries
+  // past top are stale (overwritten, never read); setting length would cost more than it saves.
+  const pending: Node[] = [];
+  let top = 0;
+  // For each open element: scope.prefixes.length before its declarations, then top when it opened.
+  const frames: number[] = [];
+  let elements = 0;
   let root: Node | null = null;
   let cur: Node | null = null;
 
@@ -411,9 +544,14 @@ export function readXml(text: string, options?: ReadOptions): XmlElement {
         i = skipWs(s, i + 2 + q.length);
         if (s.charCodeAt(i) !== 62) fail(`End tag does not match start tag ${shown(q)}.`);
         i++;
-        open.pop();
+        const closed = open.pop() as Node;
         openQ.pop();
-        unbind(nsP, nsU, marks.pop() as number);
+        const start = frames.pop() as number;
+        unbind(scope, frames.pop() as number);
+        if (top > start) {
+          closed.children = pending.slice(start, top);
+          top = start;
+        }
         cur = open.length > 0 ? open[open.length - 1] : null;
         continue;
       }
@@ -434,6 +572,7 @@ export function readXml(text: string, options?: ReadOptions): XmlElement {
     }
 
     // Start tag at i.
+    if (++elements > maxElements) throw tooManyElements(maxElements);
     const n0 = i + 1;
     const n1 = scanQName(s, n0);
     const colon = qColon;
@@ -455,10 +594,11 @@ export function readXml(text: string, options?: ReadOptions): XmlElement {
       if (i >= len) fail("Unexpected end of input inside a tag.");
       if (c === 61) fail("Expected an attribute name before '='.");
       if (i === w0) fail("Expected whitespace before an attribute.");
+      if (n === maxAttributes) throw tooManyAttributes(maxAttributes);
       const a0 = i;
       i = scanQName(s, i);
-      attrC[n] = qColon < 0 ? -1 : qColon - a0;
-      attrQ[n] = s.slice(a0, i);
+      tag.c[n] = qColon < 0 ? -1 : qColon - a0;
+      tag.q[n] = s.slice(a0, i);
       i = skipWs(s, i);
       if (s.charCodeAt(i) !== 61) fail("Expected '=' after an attribute name.");
       i = skipWs(s, i + 1);
@@ -466,34 +606,45 @@ export function readXml(text: string, options?: ReadOptions): XmlElement {
       if (c !== 34 && c !== 39) fail("Attribute values must be quoted.");
       const v1 = s.indexOf(c === 34 ? "\"" : "'", i + 1);
       if (v1 < 0) fail("Unterminated attribute value.");
-      attrV[n++] = attrValue(s, i + 1, v1);
+      tag.v[n++] = attrValue(s, i + 1, v1);
       i = v1 + 1;
     }
     if (open.length >= maxDepth) throw new XmlRefusal("depth", "The document is nested too deeply.");
 
-    const mark = nsP.length;
-    const attrs = n > 0 ? resolveAttrs(n, nsP, nsU) : NO_ATTRS;
+    const mark = scope.prefixes.length;
+    const attrs = n > 0 ? resolveAttrs(n, tag, scope, names) : NO_ATTRS;
     let prefix = "";
     let local = qname;
     let ns: string | undefined;
     if (colon < 0) {
-      ns = lookup(nsP, nsU, "") ?? "";
+      ns = lookup(scope, "") ?? "";
     } else {
       prefix = qname.slice(0, colon - n0);
       local = qname.slice(colon - n0 + 1);
-      ns = prefix === "xmlns" ? undefined : lookup(nsP, nsU, prefix);
+      ns = prefix === "xmlns" ? undefined : lookup(scope, prefix);
       if (ns === undefined) fail(`Unbound namespace prefix ${shown(prefix)}.`);
     }
-    const node: Node = { ns, local, prefix, attrs, children: [], text: "" };
-    if (cur !== null) cur.children.push(node);
-    else root = node;
-    if (empty) {
-      unbind(nsP, nsU, mark);
+    if (names !== undefined) {
+      local = intern(names, local);
+      prefix = intern(names, prefix);
+    }
+    if (empty) unbind(scope, mark);
+    if (cur === null) {
+      root = { ns, local, prefix, attrs, children: NO_CHILDREN, text: "" };
+      if (!empty) cur = root;
+    } else if (empty && attrs === NO_ATTRS) {
+      leaves ??= new Map<string, Node>();
+      pending[top++] = sharedLeaf(leaves, ns, local, prefix);
+      continue;
     } else {
-      open.push(node);
+      const node: Node = { ns, local, prefix, attrs, children: NO_CHILDREN, text: "" };
+      pending[top++] = node;
+      if (!empty) cur = node;
+    }
+    if (!empty) {
+      open.push(cur as Node);
       openQ.push(qname);
-      marks.push(mark);
-      cur = node;
+      frames.push(mark, top);
     }
   }
   if (root === null) fail("The document has no root element.");

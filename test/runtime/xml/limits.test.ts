@@ -1,0 +1,234 @@
+// The reader limits (attributes per element, elements per document) and the bounds they exist for:
+// reading is linear in the input (no quadratic attribute or namespace handling) and a tree costs
+// a bounded multiple of the input (tree.ts documents it).
+import { getHeapStatistics, setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { describe, expect, it } from "vitest";
+import { readXml } from "../../../templates/runtime/xml/scan.js";
+import { readXmlWithFastXmlParser } from "../../../templates/runtime/xml/fxp.js";
+import {
+  DEFAULT_MAX_ATTRIBUTES,
+  DEFAULT_MAX_ELEMENTS,
+  XmlRefusal,
+  type ReadOptions,
+  type XmlElement,
+  type XmlRefusalReason,
+} from "../../../templates/runtime/xml/tree.js";
+
+type Reader = (text: string, options?: ReadOptions) => XmlElement;
+
+const readers = [
+  ["readXml", readXml],
+  ["readXmlWithFastXmlParser", readXmlWithFastXmlParser],
+] as const;
+
+function refusal(read: Reader, text: string, options?: ReadOptions): XmlRefusal {
+  try {
+    read(text, options);
+  } catch (e) {
+    if (e instanceof XmlRefusal) return e;
+    throw e;
+  }
+  throw new Error("the document was accepted");
+}
+
+/** ` a0="1" a1="1" ...`: n plain attributes. */
+function plain(n: number, from = 0): string {
+  let s = "";
+  for (let k = from; k < from + n; k++) s += ` a${k}="1"`;
+  return s;
+}
+
+/** ` xmlns:p0="urn:0" ...`: n namespace declarations. */
+function declarations(n: number): string {
+  let s = "";
+  for (let k = 0; k < n; k++) s += ` xmlns:p${k}="urn:${k}"`;
+  return s;
+}
+
+/** A SOAP 1.1 request whose operation element carries `attrs`. */
+function soap(attrs: string): string {
+  return `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/">` +
+    `<soap:Body><InsertSubscriberSid xmlns="http://tempuri.org/"${attrs}><strUsername>u</strUsername>` +
+    `</InsertSubscriberSid></soap:Body></soap:Envelope>`;
+}
+
+function median(runs: number, work: () => void): number {
+  const times: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    const started = performance.now();
+    work();
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return times[runs >> 1];
+}
+
+describe.each(readers)("%s", (_name, read) => {
+  describe("maxAttributes (default 64, namespace declarations included)", () => {
+    it.each([
+      ["plain attributes at the default limit", `<a${plain(DEFAULT_MAX_ATTRIBUTES)}/>`, undefined, true],
+      ["plain attributes one past the default limit", `<a${plain(DEFAULT_MAX_ATTRIBUTES + 1)}/>`, undefined, false],
+      ["namespace declarations at the default limit", `<a${declarations(DEFAULT_MAX_ATTRIBUTES)}/>`, undefined, true],
+      ["namespace declarations one past the default limit", `<a${declarations(DEFAULT_MAX_ATTRIBUTES + 1)}/>`, undefined, false],
+      ["declarations and attributes at the limit together", `<a xmlns="urn:d"${declarations(2)}${plain(DEFAULT_MAX_ATTRIBUTES - 3)}/>`, undefined, true],
+      ["declarations and attributes one past the limit together", `<a xmlns="urn:d"${declarations(2)}${plain(DEFAULT_MAX_ATTRIBUTES - 2)}/>`, undefined, false],
+      ["attributes at a custom limit, on an element with content", `<a${plain(3)}><b/></a>`, 3, true],
+      ["attributes one past a custom limit, on an element with content", `<a${plain(4)}><b/></a>`, 3, false],
+      ["one attribute under a limit of zero", `<a b="1"/>`, 0, false],
+      ["a deeper element one past the limit", `<a${plain(3)}><b${plain(4)}/></a>`, 3, false],
+    ] as const)("%s", (_what, doc, maxAttributes, ok) => {
+      const options = maxAttributes === undefined ? undefined : { maxAttributes };
+      if (ok) expect(read(doc, options).local).toBe("a");
+      else expect(refusal(read, doc, options).reason).toBe<XmlRefusalReason>("attributes");
+    });
+
+    it("refuses at the attribute that passes the limit, before reading what follows", () => {
+      // The 65th attribute and everything after it are garbage: the limit is reached first.
+      const e = refusal(read, `<a${plain(DEFAULT_MAX_ATTRIBUTES)} <<<&&& unterminated="`);
+      expect(e.reason).toBe<XmlRefusalReason>("attributes");
+      expect(e.message).toBe("An element has more than 64 attributes.");
+    });
+
+    it("refuses 100,000 attributes on one element (a 1.09 MB SOAP request) at once", () => {
+      const doc = soap(plain(100_000));
+      expect(doc.length).toBeGreaterThan(1_000_000);
+      const started = performance.now();
+      expect(refusal(read, doc).reason).toBe<XmlRefusalReason>("attributes");
+      expect(performance.now() - started).toBeLessThan(2000); // the quadratic reader took 44 s
+    });
+
+    it("refuses 30,000 namespace declarations on one element at once", () => {
+      const started = performance.now();
+      expect(refusal(read, soap(declarations(30_000))).reason).toBe<XmlRefusalReason>("attributes");
+      expect(performance.now() - started).toBeLessThan(2000); // the quadratic reader took 2.7 s
+    });
+  });
+
+  describe("maxElements (default 1,000,000, the root included)", () => {
+    it.each([
+      ["the root alone at a limit of 1", "<a/>", 1, true],
+      ["a child one past a limit of 1", "<a><b/></a>", 1, false],
+      ["a limit of 5 reached", "<a><b/><b></b><c><d/></c></a>", 5, true],
+      ["a limit of 5 passed by a nested element", "<a><b/><b></b><c><d><e/></d></c></a>", 5, false],
+      ["a limit of 5 passed by a sibling", "<a><b/><b></b><c><d/></c><f/></a>", 5, false],
+      ["a limit of zero", "<a/>", 0, false],
+    ] as const)("%s", (_what, doc, maxElements, ok) => {
+      if (ok) expect(read(doc, { maxElements }).local).toBe("a");
+      else expect(refusal(read, doc, { maxElements }).reason).toBe<XmlRefusalReason>("elements");
+    });
+
+    it("refuses at the start tag that passes the limit, before reading what follows", () => {
+      const e = refusal(read, "<a><b/><b/><b/><c <<<&&& unterminated", { maxElements: 4 });
+      expect(e.reason).toBe<XmlRefusalReason>("elements");
+      expect(e.message).toBe("The document has more than 4 elements.");
+    });
+
+    it("counts elements inside comments and CDATA as text, not elements", () => {
+      expect(read("<a><!-- <b/><b/> --><![CDATA[<b/><b/>]]><?pi <b/>?></a>", { maxElements: 1 }).text).toBe("<b/><b/>");
+    });
+  });
+});
+
+describe("readXml at the default element limit", () => {
+  it("reads 1,000,000 elements and refuses 1,000,001", () => {
+    const body = "<a/>".repeat(DEFAULT_MAX_ELEMENTS - 1);
+    expect(readXml(`<r>${body}</r>`).children.length).toBe(DEFAULT_MAX_ELEMENTS - 1);
+    expect(refusal(readXml, `<r>${body}<a/></r>`).reason).toBe<XmlRefusalReason>("elements");
+  });
+});
+
+describe("readXml works linearly", () => {
+  /**
+   * 31 levels of 64 namespace declarations each (1,984 bindings in scope) or 64 plain attributes,
+   * then `leaves` elements at depth 32 whose names and 7 attributes use prefixes declared at the
+   * root: the bindings a lookup that searches them would walk the most.
+   */
+  function deep(leaves: number, bound: boolean): string {
+    let open = "";
+    for (let d = 0; d < 31; d++) {
+      let attrs = "";
+      for (let k = 0; k < DEFAULT_MAX_ATTRIBUTES; k++) {
+        attrs += bound || (d === 0 && k < 8) ? ` xmlns:p${d}_${k}="urn:${d}:${k}"` : ` a${k}="1"`;
+      }
+      open += `<e${attrs}>`;
+    }
+    let leaf = "<p0_0:x";
+    for (let k = 1; k < 8; k++) leaf += ` p0_${k}:a="1"`;
+    return open + `${leaf}/>`.repeat(leaves) + "</e>".repeat(31);
+  }
+
+  it("reads the most attributes at each of 32 depths with 100,000 elements", () => {
+    const doc = deep(100_000 - 31, true);
+    const started = performance.now();
+    const root = readXml(doc);
+    expect(performance.now() - started).toBeLessThan(2000);
+    let leafParent = root;
+    for (let d = 1; d < 31; d++) leafParent = leafParent.children[0];
+    expect(leafParent.children.length).toBe(100_000 - 31);
+    expect(leafParent.children[0]).toMatchObject({ ns: "urn:0:0", local: "x", prefix: "p0_0" });
+    expect(leafParent.children[0].attrs.map((a) => a.ns)).toEqual(["urn:0:1", "urn:0:2", "urn:0:3", "urn:0:4", "urn:0:5", "urn:0:6", "urn:0:7"]);
+  });
+
+  it("looks a prefix up as fast among 1,984 bindings in scope as among 8", () => {
+    const many = deep(20_000, true);
+    const few = deep(20_000, false);
+    median(3, () => readXml(many));
+    median(3, () => readXml(few));
+    const ratio = median(7, () => readXml(many)) / median(7, () => readXml(few));
+    // Searching the bindings made this ~8 times slower; a map makes it ~1.
+    expect(ratio).toBeLessThan(3);
+  });
+
+  it("reads 16 times the attributes on one element in under 80 times the time", () => {
+    // n declarations and n attributes using them (maxAttributes raised): pairwise duplicate checks
+    // or searched bindings grow with the square (256 times for 16 times the attributes); hash
+    // tables that outgrow the caches make a linear reader take ~35 times here, not 16.
+    const doc = (n: number): string => {
+      let s = declarations(n);
+      for (let k = 0; k < n; k++) s += ` p${k}:a="1"`;
+      return `<r${s}/>`;
+    };
+    const small = doc(1_000);
+    const large = doc(16_000);
+    const options = { maxAttributes: 32_000 };
+    median(3, () => readXml(small, options));
+    median(3, () => readXml(large, options));
+    const ratio = median(7, () => readXml(large, options)) / median(7, () => readXml(small, options));
+    expect(ratio).toBeLessThan(80);
+  });
+});
+
+describe("readXml's tree stays within its documented multiple of the input", () => {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+
+  /** Heap bytes the tree of doc holds, per input code unit. */
+  function heapPerInputUnit(doc: string): number {
+    doc.charCodeAt(0); // make the input flat before measuring
+    gc();
+    gc();
+    const before = getHeapStatistics().used_heap_size;
+    const root = readXml(doc, { maxElements: 10_000_000 });
+    gc();
+    gc();
+    const grown = getHeapStatistics().used_heap_size - before;
+    expect(root.local).toBe("r"); // keeps the tree alive until measured
+    return grown / doc.length;
+  }
+
+  // tree.ts: under 24 heap bytes per input code unit. The old tree took ~29 (`<a/>`) and ~35 (`<a x="1"/>`).
+  const MULTIPLE = 24;
+
+  it("8 MB of <a/>", () => {
+    expect(heapPerInputUnit(`<r>${"<a/>".repeat(2_000_000)}</r>`)).toBeLessThan(MULTIPLE);
+  });
+
+  it.each([
+    ["<a x=\"1\"/>", "<a x=\"1\"/>"],
+    ["<a b=\"\"/> (the worst shape)", "<a b=\"\"/>"],
+    ["<a>t</a>", "<a>t</a>"],
+  ])("4 MB of %s", (_what, unit) => {
+    expect(heapPerInputUnit(`<r>${unit.repeat(Math.floor(4_000_000 / unit.length))}</r>`)).toBeLessThan(MULTIPLE);
+  });
+});
