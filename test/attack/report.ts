@@ -41,3 +41,4 @@ export function formatMarkdown(rows: readonly Row[]): string {
 
 export const ms = (n: number): string => `${n < 10 ? n.toFixed(1) : Math.round(n)} ms`;
 export const mb = (n: number): string => `${Math.round(n)} MB`;
+export const size = (bytes: number): string => (bytes < 1048576 ? `${Math.round(bytes / 1024)} KB` : `${(bytes / 1048576).toFixed(bytes < 10 * 1048576 ? 1 : 0)} MB`);

@@ -15,7 +15,7 @@ import { topCounts } from "./judge.js";
 import { CLIENT_BOUNDS, MALICIOUS_CASES, startMaliciousServers, type ClientCaseResult } from "./malicious.js";
 import { HOST_CONFIGS, runHostCases, type HostConfigName } from "./host-header.js";
 import { runPipelinedAbort } from "./pipelined-abort.js";
-import { formatMarkdown, formatTable, mb, ms, type Row } from "./report.js";
+import { formatMarkdown, formatTable, mb, ms, size, type Row } from "./report.js";
 import { describeOutcome, runXmlAttack, XML_ATTACKS } from "./xml-attacks.js";
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -76,8 +76,8 @@ async function xmlSection(rows: Row[]): Promise<void> {
     rows.push({
       attack: `XML: ${attack.name}`,
       requests: "1 + probe",
-      outcome: `${describeOutcome(a)} (${mb(measure.bytes / 1048576)} body)`,
-      measured: `answered ${a.kind === "answer" ? ms(a.ms) : a.kind} after last byte; probe ${measure.probe.kind === "answer" ? ms(measure.probe.ms) : measure.probe.kind}; loop stall ${stall === undefined ? "?" : ms(stall)}`,
+      outcome: `${describeOutcome(a)} (${size(measure.bytes)} body)`,
+      measured: `answered ${a.kind === "answer" ? `${ms(a.ms)}${measure.bytes >= 4 * 1048576 ? ` (${Math.round(measure.bytes / 1048576 / (a.ms / 1000))} MB/s)` : ""}` : a.kind} after last byte; probe ${measure.probe.kind === "answer" ? ms(measure.probe.ms) : measure.probe.kind}; loop stall ${stall === undefined ? "?" : ms(stall)}`,
       target: "answer <= 100 ms, probe <= 1 s",
       pass: !measure.problem && child.alive && processed <= 100 && probe <= 1000,
       details: measure.problem ? [measure.problem] : [],
