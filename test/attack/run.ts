@@ -8,6 +8,7 @@
 //   npm run fuzz -- --markdown                also print the table as Markdown (for the README)
 
 import { AttackChild } from "./child.js";
+import { exchangeOnce } from "./connection.js";
 import { runExhaustion } from "./exhaustion.js";
 import { ADAPTERS, FAULT_CASES, LOGGERS, runFaultMatrix } from "./faults.js";
 import { DEFAULT_SEED, runFuzz } from "./fuzz.js";
@@ -17,6 +18,7 @@ import { HOST_CONFIGS, runHostCases, type HostConfigName } from "./host-header.j
 import { runPipelinedAbort } from "./pipelined-abort.js";
 import { formatMarkdown, formatTable, mb, ms, size, type Row } from "./report.js";
 import { describeOutcome, runXmlAttack, XML_ATTACKS } from "./xml-attacks.js";
+import { PROBE_REQUEST } from "./requests.js";
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
@@ -32,6 +34,8 @@ async function fuzzSection(rows: Row[], requests: number, seed: number): Promise
   const child = await AttackChild.start({ mode: "service" });
   const result = await runFuzz({ port: child.port, requests, connections: 8, seed, maxMs: 150_000 });
   const replaced = (await child.stats())?.replacementCharacter;
+  const after = child.alive ? await exchangeOnce(child.port, PROBE_REQUEST, { timeoutMs: 10_000 }) : undefined;
+  const serves = after?.kind === "answer" && after.status === 200;
   const crashed = !child.alive;
   const memory = child.memory();
   await child.stop();
@@ -40,9 +44,9 @@ async function fuzzSection(rows: Row[], requests: number, seed: number): Promise
     attack: `mutation fuzzing, 4 bindings, 80 .NET requests + 4 wire samples (seed ${seed})`,
     requests: result.sent,
     outcome: `statuses ${topCounts(result.statuses, 7)}`,
-    measured: `${crashed ? `server exited (${child.exit})` : "0 crashes"}, ${result.closedWithoutAnswer} closed without answer, ${result.timedOut} no answer in 10 s; ${Math.round(result.sent / (result.ms / 1000))} req/s, peak RSS ${mb(memory.hwmMb)}`,
+    measured: `${crashed ? `server exited (${child.exit})` : "0 crashes"}, ${result.closedWithoutAnswer} closed without answer, ${result.timedOut} no answer in 10 s; ${serves ? "serves the probe after" : "does NOT serve the probe after"}; ${Math.round(result.sent / (result.ms / 1000))} req/s, peak RSS ${mb(memory.hwmMb)}`,
     target: `0 crashes, 0 unanswered, >= ${requests.toLocaleString("en")} requests`,
-    pass: !crashed && unanswered === 0 && result.sent >= requests,
+    pass: !crashed && serves && unanswered === 0 && result.sent >= requests,
     details: [topCounts(result.problems, 10), ...result.examples],
   });
   rows.push({
@@ -70,6 +74,7 @@ async function xmlSection(rows: Row[]): Promise<void> {
     await child.stats(true);
     const measure = await runXmlAttack(child.port, attack, 10_000);
     const stall = (await child.stats())?.maxStallMs;
+    const peak = child.memory().hwmMb;
     const a = measure.attack;
     const processed = a.kind === "answer" ? a.ms : Number.POSITIVE_INFINITY;
     const probe = measure.probe.kind === "answer" ? measure.probe.ms : Number.POSITIVE_INFINITY;
@@ -77,7 +82,7 @@ async function xmlSection(rows: Row[]): Promise<void> {
       attack: `XML: ${attack.name}`,
       requests: "1 + probe",
       outcome: `${describeOutcome(a)} (${size(measure.bytes)} body)`,
-      measured: `answered ${a.kind === "answer" ? `${ms(a.ms)}${measure.bytes >= 4 * 1048576 ? ` (${Math.round(measure.bytes / 1048576 / (a.ms / 1000))} MB/s)` : ""}` : a.kind} after last byte; probe ${measure.probe.kind === "answer" ? ms(measure.probe.ms) : measure.probe.kind}; loop stall ${stall === undefined ? "?" : ms(stall)}`,
+      measured: `answered ${a.kind === "answer" ? `${ms(a.ms)}${measure.bytes >= 4 * 1048576 ? ` (${Math.round(measure.bytes / 1048576 / (a.ms / 1000))} MB/s)` : ""}` : a.kind} after last byte; probe ${measure.probe.kind === "answer" ? ms(measure.probe.ms) : measure.probe.kind}; loop stall ${stall === undefined ? "?" : ms(stall)}; peak RSS so far ${mb(peak)}`,
       target: "answer <= 100 ms, probe <= 1 s",
       pass: !measure.problem && child.alive && processed <= 100 && probe <= 1000,
       details: measure.problem ? [measure.problem] : [],
