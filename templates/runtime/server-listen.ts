@@ -2,7 +2,48 @@
 // a slow client may hold a connection only so long before its headers, and its whole request, are in.
 
 import http from "node:http";
+import type { Duplex } from "node:stream";
 import { CONTINUE_PENDING, type NodeHandler } from "./server-node.js";
+
+/** Bytes read (and dropped) after answering a request Node's parser refused, before the socket is cut. */
+const REFUSED_DRAIN_BYTES = 1024 * 1024;
+/** Time a refused connection is given to read its answer and stop sending. */
+const REFUSED_LINGER_MS = 2_000;
+
+const REFUSALS: Readonly<Record<string, number>> = {
+  ERR_HTTP_REQUEST_TIMEOUT: 408,
+  HPE_HEADER_OVERFLOW: 431,
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 413,
+};
+
+const answered = new WeakSet<Duplex>();
+
+/**
+ * A request Node's HTTP parser refuses (a malformed Content-Length, a bad header, a time limit) gets its
+ * status and a closed connection, as Node's default does; but Node writes and destroys at once, and with
+ * the caller's body still arriving the reset can overtake the answer. Here the socket is half-closed after
+ * the answer and what still arrives is read and dropped, up to a limit and a short time, then it is cut.
+ */
+function answerRefused(error: Error & { code?: string }, socket: Duplex): void {
+  if (answered.has(socket)) return;
+  answered.add(socket);
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = REFUSALS[error.code ?? ""] ?? 400;
+  const reason = http.STATUS_CODES[status] ?? "Bad Request";
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  let drained = 0;
+  socket.removeAllListeners("data");
+  socket.on("data", (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > REFUSED_DRAIN_BYTES) socket.destroy();
+  });
+  socket.on("error", () => socket.destroy());
+  socket.resume();
+  setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
+}
 
 export interface TransportLimits {
   /** Time allowed for the request headers to arrive (default 20 s). */
@@ -32,6 +73,7 @@ export function createNodeServer(
     (req, res) => handler(req, res),
   );
   if (limits.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.on("clientError", answerRefused);
   // .NET clients send `Expect: 100-continue`. Node would say "continue" before the handler runs; the
   // handler says it itself once the body is accepted (size, budget), so a refused client never sends it.
   server.on("checkContinue", (req: http.IncomingMessage, res: http.ServerResponse) => {
