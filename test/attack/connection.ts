@@ -65,10 +65,10 @@ function parseAnswer(buf: Buffer, eof: boolean, noBody: boolean): Parsed {
         if (!Number.isFinite(size) || size < 0) return { garbled: "bad chunk size" };
         if (buf.length < lineEnd + 2 + size + 2) return { need: true };
         if (size === 0) {
-          const trailerEnd = buf.indexOf(HEAD_END, lineEnd);
-          const used = lineEnd + 4 <= buf.length && buf[lineEnd + 2] === 13 ? lineEnd + 4 : trailerEnd < 0 ? -1 : trailerEnd + 4;
-          if (used < 0) return { need: true };
-          return { answer: { kind: "answer", status: code, headers, body: Buffer.concat(chunks), closes }, used };
+          // The last chunk's line, any trailers, then an empty line: "0\r\n\r\n" at its shortest.
+          const end = buf.indexOf(HEAD_END, lineEnd);
+          if (end < 0) return { need: true };
+          return { answer: { kind: "answer", status: code, headers, body: Buffer.concat(chunks), closes }, used: end + 4 };
         }
         chunks.push(buf.subarray(lineEnd + 2, lineEnd + 2 + size));
         at = lineEnd + 2 + size + 2;
