@@ -18,10 +18,13 @@ function withAction(binding: "soap11" | "soap12", headers: Record<string, string
   }
 }
 
-/** Fills a body template: {env}, {ns}, {op}, {params}, {params:prefix}, {nested:N}. */
+/**
+ * Fills a body template: {env}, {ns}, {op}, {params}, {params:prefix}, {nested:N} (N nested elements),
+ * {many:N} (N sibling elements), {attributes:N} (N attributes, each with a leading space).
+ */
 function fillBody(template: string, op: RefOperation, binding: RefBinding, values: Record<string, string>): string {
   const env = isSoap(binding) ? envelopeNs(binding) : "";
-  return template.replace(/\{(env|ns|op|params|params:\w+|nested:\d+)\}/g, (_m, key: string) => {
+  return template.replace(/\{(env|ns|op|params|params:\w+|nested:\d+|many:\d+|attributes:\d+)\}/g, (_m, key: string) => {
     if (key === "env") return env;
     if (key === "ns") return op.namespace;
     if (key === "op") return op.name;
@@ -30,8 +33,10 @@ function fillBody(template: string, op: RefOperation, binding: RefBinding, value
       const prefix = key.slice(7);
       return soapParams(op, values).replace(/<(\/?)(\w+)/g, `<$1${prefix}:$2`);
     }
-    const depth = Number(key.slice(7));
-    return "<d>".repeat(depth) + "</d>".repeat(depth);
+    const count = Number(key.slice(key.indexOf(":") + 1));
+    if (key.startsWith("many:")) return "<e/>".repeat(count);
+    if (key.startsWith("attributes:")) return Array.from({ length: count }, (_, i) => ` a${i}="1"`).join("");
+    return "<d>".repeat(count) + "</d>".repeat(count);
   });
 }
 
