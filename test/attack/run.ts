@@ -17,7 +17,7 @@ import { CLIENT_BOUNDS, MALICIOUS_CASES, startMaliciousServers, type ClientCaseR
 import { HOST_CONFIGS, runHostCases, type HostConfigName } from "./host-header.js";
 import { runPipelinedAbort } from "./pipelined-abort.js";
 import { formatMarkdown, formatTable, mb, ms, size, type Row } from "./report.js";
-import { describeOutcome, runXmlAttack, XML_ATTACKS } from "./xml-attacks.js";
+import { describeOutcome, LINEAR_SHAPES, measureLinearity, runXmlAttack, XML_ATTACKS } from "./xml-attacks.js";
 import { PROBE_REQUEST } from "./requests.js";
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -92,6 +92,19 @@ async function xmlSection(rows: Row[]): Promise<void> {
       await child.stop();
       child = await AttackChild.start({ mode: "service" });
     }
+  }
+  // Read time linear in the size: 4 MiB and 16 MiB of each shape (best of three each). Linear is 4x the
+  // time, quadratic 16x; the line is drawn halfway (8x), as this shared machine's timings move 2x.
+  for (const shape of LINEAR_SHAPES) {
+    const r = await measureLinearity(child.port, shape.piece, 4 * 1048576, 4, 3);
+    rows.push({
+      attack: `XML linear time: ${shape.name} in a parameter, 4 MiB vs 16 MiB`,
+      requests: 4,
+      outcome: Number.isFinite(r.ratio) ? "read" : "no answer",
+      measured: `${ms(r.smallMs)} vs ${ms(r.largeMs)}: ${r.ratio.toFixed(1)}x the time for 4x the bytes (${Math.round(16 / (r.largeMs / 1000))} MB/s)`,
+      target: "<= 8x (linear 4x, quadratic 16x)",
+      pass: child.alive && r.ratio <= 8,
+    });
   }
   await child.stop();
 }

@@ -118,3 +118,37 @@ export function describeOutcome(outcome: Outcome): string {
   const code = outcome.headers["x-error-code"] ?? /<Code>([^<]{1,40})<\/Code>/.exec(outcome.body.toString("utf8"))?.[1];
   return code ? `${outcome.status} ${code}` : String(outcome.status);
 }
+
+/** Shapes of one parameter's content whose read time must grow linearly with their size. */
+export const LINEAR_SHAPES: readonly { readonly name: string; readonly piece: string }[] = [
+  { name: "plain text", piece: "x" },
+  { name: "text and comments", piece: "x<!---->" },
+  { name: "entity references", piece: "&amp;" },
+  { name: "character references", piece: "&#233;" },
+  { name: "CDATA sections", piece: "<![CDATA[x]]>" },
+];
+
+export interface Linearity {
+  readonly smallMs: number;
+  readonly largeMs: number;
+  /** largeMs / smallMs for a body `factor` times larger. */
+  readonly ratio: number;
+}
+
+/** Times one shape at `smallBytes` and `factor` times that (best of `rounds` each) against the server on `port`. */
+export async function measureLinearity(port: number, piece: string, smallBytes: number, factor: number, rounds = 2): Promise<Linearity> {
+  const time = async (bytes: number) => {
+    const payload = Buffer.concat([Buffer.from("<strName>"), repeated(piece, Math.ceil(bytes / piece.length)), Buffer.from("</strName>")]);
+    let best = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < rounds; i++) {
+      const connection = await RawConnection.open(port);
+      const outcome = await connection.exchange(soapWithPayload({ strName: payload }), { timeoutMs: 30_000 });
+      connection.close();
+      if (outcome.kind === "answer") best = Math.min(best, outcome.ms);
+    }
+    return best;
+  };
+  const smallMs = await time(smallBytes);
+  const largeMs = await time(smallBytes * factor);
+  return { smallMs, largeMs, ratio: largeMs / smallMs };
+}
