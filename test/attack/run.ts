@@ -72,6 +72,7 @@ async function xmlSection(rows: Row[]): Promise<void> {
   let child = await AttackChild.start({ mode: "service" });
   for (const attack of XML_ATTACKS) {
     await child.stats(true);
+    const peakBefore = child.memory().hwmMb;
     const measure = await runXmlAttack(child.port, attack, 10_000);
     const stall = (await child.stats())?.maxStallMs;
     const peak = child.memory().hwmMb;
@@ -82,7 +83,7 @@ async function xmlSection(rows: Row[]): Promise<void> {
       attack: `XML: ${attack.name}`,
       requests: "1 + probe",
       outcome: `${describeOutcome(a)} (${size(measure.bytes)} body)`,
-      measured: `answered ${a.kind === "answer" ? `${ms(a.ms)}${measure.bytes >= 4 * 1048576 ? ` (${Math.round(measure.bytes / 1048576 / (a.ms / 1000))} MB/s)` : ""}` : a.kind} after last byte; probe ${measure.probe.kind === "answer" ? ms(measure.probe.ms) : measure.probe.kind}; loop stall ${stall === undefined ? "?" : ms(stall)}; peak RSS so far ${mb(peak)}`,
+      measured: `answered ${a.kind === "answer" ? `${ms(a.ms)}${measure.bytes >= 4 * 1048576 ? ` (${Math.round(measure.bytes / 1048576 / (a.ms / 1000))} MB/s)` : ""}` : a.kind} after last byte; probe ${measure.probe.kind === "answer" ? ms(measure.probe.ms) : measure.probe.kind}; loop stall ${stall === undefined ? "?" : ms(stall)}; peak RSS ${mb(peak)}${peak - peakBefore >= 1 ? ` (+${mb(peak - peakBefore)}, ${((peak - peakBefore) / (measure.bytes / 1048576)).toFixed(1)}x the body)` : ""}`,
       target: "answer <= 100 ms, probe <= 1 s",
       pass: !measure.problem && child.alive && processed <= 100 && probe <= 1000,
       details: measure.problem ? [measure.problem] : [],
@@ -126,11 +127,12 @@ async function exhaustionSection(rows: Row[]): Promise<void> {
   const alive = child.alive;
   await child.stop();
   const probeMs = result.probe.kind === "answer" ? result.probe.ms : Number.POSITIVE_INFINITY;
+  const acceptedMb = ((result.statuses.get("200") ?? 0) * (MAX_BODY_BYTES - 1024)) / 1048576;
   rows.push({
     attack: `${uploads} concurrent uploads of 64 MiB - 1 KiB (half fast, half 1 MiB / 50 ms)`,
     requests: `${uploads} + probe`,
     outcome: `statuses ${topCounts(result.statuses)}`,
-    measured: `peak RSS ${mb(memory.hwmMb)} (idle ${mb(baseline.hwmMb)}); ${result.unanswered} unanswered; slowest of ${result.probes} probes ${result.probe.kind === "answer" ? `${result.probe.status} in ${ms(probeMs)}` : result.probe.kind}; loop stall ${stall === undefined ? "?" : ms(stall)}; ${ms(result.ms)} in all`,
+    measured: `peak RSS ${mb(memory.hwmMb)} (idle ${mb(baseline.hwmMb)}${acceptedMb > 0 ? `; +${((memory.hwmMb - baseline.hwmMb) / acceptedMb).toFixed(1)}x the accepted bodies` : ""}); ${result.unanswered} unanswered; slowest of ${result.probes} probes ${result.probe.kind === "answer" ? `${result.probe.status} in ${ms(probeMs)}` : result.probe.kind}; loop stall ${stall === undefined ? "?" : ms(stall)}; ${ms(result.ms)} in all`,
     target: "RSS < 600 MB, all answered (200/413/503), probe <= 1 s",
     pass: alive && memory.hwmMb < 600 && result.unanswered === 0 && probeMs <= 1000,
     details: result.problems.slice(0, 8),
