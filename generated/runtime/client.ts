@@ -85,8 +85,11 @@ export function createClientCore(
   const timeoutMs = limit("timeoutMs", config.timeoutMs, DEFAULT_TIMEOUT_MS, true);
   const maxResponseBytes = limit("maxResponseBytes", config.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, false);
   const maxElements = limit("maxElements", config.maxElements, DEFAULT_CLIENT_MAX_ELEMENTS, false);
-  const bindingOptions = { readXml: config.xmlReader ?? defaultReader, maxElements, maxAttributes: DEFAULT_CLIENT_MAX_ATTRIBUTES };
-  const binding = factory(service, bindingOptions);
+  const binding = factory(service, {
+    readXml: config.xmlReader ?? defaultReader,
+    maxElements,
+    maxAttributes: DEFAULT_CLIENT_MAX_ATTRIBUTES,
+  });
   const url = endpointUrl(config.baseUrl, service.endpoint);
   const fetchFn = config.fetch ?? globalThis.fetch;
   const [userParam, passwordParam] = service.operations[0]?.params.filter((p) => p.credential).map((p) => p.name) ?? [];

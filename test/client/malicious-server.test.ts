@@ -19,6 +19,7 @@ import {
 import { operations, service } from "../../generated/model.js";
 import { bindingFactories, bindingNames } from "../../generated/runtime/bindings.js";
 import type { BindingName } from "../../generated/runtime/errors.js";
+import { readXmlWithFastXmlParser } from "../../generated/runtime/xml/fxp.js";
 import { readXml } from "../../generated/runtime/xml/scan.js";
 import { listenOnLoopback, type Listening } from "../fixtures/raw-http.js";
 import { CREDENTIALS, samples } from "../fixtures/samples.js";
@@ -277,6 +278,55 @@ describe("redirects", () => {
   });
 });
 
+describe("answers too big to parse", () => {
+  const soapAnswer = (open: string, inner: string) =>
+    `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${SOAP11_NS}"><soap:Body>` +
+    `${open}<InsertSubscriberSidResult>42</InsertSubscriberSidResult>${inner}</InsertSubscriberSidResponse></soap:Body></soap:Envelope>`;
+  const serve = (body: string): Behaviour => (_req, res) => {
+    res.writeHead(200, { "content-type": "text/xml; charset=utf-8" }).end(body);
+  };
+  const readers = [
+    ["the scanner", undefined],
+    ["fast-xml-parser", readXmlWithFastXmlParser],
+  ] as const;
+
+  it.each(readers)("100,000 attributes on one element are refused quickly (%s)", async (_, xmlReader) => {
+    const attributes = Array.from({ length: 100_000 }, (_, i) => ` a${i}="1"`).join("");
+    behaviour = serve(soapAnswer(`<InsertSubscriberSidResponse xmlns="http://tempuri.org/"${attributes}>`, ""));
+    const started = performance.now();
+    const error = await rejection(callSid("soap11", { xmlReader }));
+    const elapsed = performance.now() - started;
+    expect(error).toBeInstanceOf(ResponseFormatError);
+    expect((error as Error).cause).toMatchObject({ name: "XmlRefusal", reason: "attributes" });
+    // Target 100 ms (issue 7); the old reader took 13 s for 0.6 MB.
+    expect(elapsed).toBeLessThan(2000);
+  });
+
+  it.each(readers)("2,000,000 elements are refused at maxElements, quickly and without the tree (%s)", async (_, xmlReader) => {
+    behaviour = serve(soapAnswer('<InsertSubscriberSidResponse xmlns="http://tempuri.org/">', "<a/>".repeat(2_000_000)));
+    const started = performance.now();
+    const { outcome, growthMiB } = await withPeakRss(() => callSid("soap11", { xmlReader }));
+    const elapsed = performance.now() - started;
+    const error = (outcome as PromiseRejectedResult).reason;
+    expect(error).toBeInstanceOf(ResponseFormatError);
+    expect((error as Error).cause).toMatchObject({ name: "XmlRefusal", reason: "elements" });
+    expect(elapsed).toBeLessThan(5000);
+    expect(growthMiB).toBeLessThan(300);
+  });
+
+  it("maxElements in the config bounds an answer; the default reads a list of 20 records", async () => {
+    const trigger = (i: number) => ({ Id: i, Name: `t${i}`, Created: "2024-05-06T07:08:09", MailinglistId: 5, MailinglistName: "L" });
+    const records = Array.from({ length: 20 }, (_, i) => trigger(i));
+    const answer = bindingFactories.soap11(service, { readXml }).encodeResponse(operations.GetTriggerIdForAccount, records, {});
+    behaviour = serve(answer.body);
+    const list = await client("soap11").GetTriggerIdForAccount({});
+    expect(list).toHaveLength(20);
+    const error = await rejection(client("soap11", { maxElements: 50 }).GetTriggerIdForAccount({}));
+    expect(error).toBeInstanceOf(ResponseFormatError);
+    expect((error as Error).cause).toMatchObject({ reason: "elements" });
+  });
+});
+
 describe("answers in other charsets", () => {
   const RECORD = { Id: 1, Name: "café", Created: "2024-05-06T07:08:09", MailinglistId: 5, MailinglistName: "Löfgren" };
 
@@ -388,6 +438,20 @@ describe("client defaults and limits", () => {
     await vi.advanceTimersByTimeAsync(2 ** 31);
     await call;
     expect(settled).toBeInstanceOf(TimeoutError);
+  });
+
+  it("the time limit covers the body even with a fetch that ignores the signal once the headers are in", async () => {
+    let cancelled = false;
+    const stalled = new ReadableStream<Uint8Array>({
+      start: (controller) => controller.enqueue(new TextEncoder().encode("<?xml")),
+      cancel: () => {
+        cancelled = true;
+      },
+    });
+    const fetch = (async () => new Response(stalled, { headers: { "content-type": "text/xml" } })) as typeof globalThis.fetch;
+    const error = await rejection(callSid("soap11", { fetch, timeoutMs: 100 }));
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(cancelled).toBe(true);
   });
 
   it.each([
