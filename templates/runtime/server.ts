@@ -156,13 +156,6 @@ function timeoutReason(): DOMException {
   return new DOMException("The operation was aborted due to timeout", "TimeoutError");
 }
 
-/** The media type of a Content-Type value, lower case, without parameters ("" when none). */
-function mediaType(contentType: string | undefined): string {
-  if (contentType === undefined) return "";
-  const semi = contentType.indexOf(";");
-  return (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
-}
-
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
