@@ -1,5 +1,8 @@
-// µs per read: the hand-written scanner against the fast-xml-parser reader.
-// Run: npx tsx bench/xml-read.ts
+// µs per read: the hand-written scanner against the fast-xml-parser reader; and, when the garbage
+// collector is exposed, the heap the scanner's tree holds per input code unit for the shapes that
+// cost the most (the figures tree.ts documents).
+// Run: npx tsx bench/xml-read.ts            (timing only)
+//      node --expose-gc --import tsx bench/xml-read.ts
 import { readXml } from "../templates/runtime/xml/scan.js";
 import { readXmlWithFastXmlParser } from "../templates/runtime/xml/fxp.js";
 import type { XmlElement } from "../templates/runtime/xml/tree.js";
@@ -34,4 +37,35 @@ const rows = docs.map(([name, doc, iterations]) => {
     "fast-xml-parser reader µs": fxp.toFixed(2), ratio: `${(fxp / scan).toFixed(1)}x` };
 });
 console.table(rows);
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc !== undefined) {
+  /** 64 attributes with the shortest distinct names. */
+  const widest = (): string => {
+    let tag = "<a";
+    for (let k = 0; k < 64; k++) tag += ` ${String.fromCharCode(k < 26 ? 97 + k : k < 52 ? 39 + k : 65)}${k < 52 ? "" : k}=""`;
+    return `${tag}/>`;
+  };
+  const shapes: Array<[string, string]> = [
+    ["<a/> (shared leaves)", "<a/>"],
+    ["<a b=\"\"/> (worst)", "<a b=\"\"/>"],
+    ["<a x=\"1\"/>", "<a x=\"1\"/>"],
+    ["<a>t</a>", "<a>t</a>"],
+    ["<a b=\"\" c=\"\"/>", "<a b=\"\" c=\"\"/>"],
+    ["64 attributes per element", widest()],
+    ["x<!----> (text pieces)", "x<!---->"],
+  ];
+  const memory = shapes.map(([name, unit]) => {
+    const doc = `<r>${unit.repeat(Math.floor(4_000_000 / unit.length))}</r>`;
+    doc.charCodeAt(0); // flat before measuring
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const root = readXml(doc, { maxElements: 10_000_000 });
+    gc();
+    const grown = process.memoryUsage().heapUsed - before;
+    sink += root.children.length;
+    return { shape: name, "input code units": doc.length, "heap bytes per unit": (grown / doc.length).toFixed(1) };
+  });
+  console.table(memory);
+}
 if (sink === 0) console.log("(unreachable)");

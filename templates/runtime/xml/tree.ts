@@ -3,14 +3,17 @@
 // Trees are read-only: a reader may hand out one object in several places (the scanner shares
 // identical empty leaves, `<a/>`, and the empty attribute and child lists).
 //
-// What a tree costs (readXml, 64-bit Node without pointer compression, heap measured after GC by
-// bench/xml-memory.ts): an element is ~80 bytes (the object and its slot in the parent's list), an
-// attribute ~56, an element's first attribute ~56 more (its list); names are interned in large
-// documents. Worst shape: one short attribute per element (`<a b=""/>`, ~20 heap bytes per input
-// byte); `<a>t</a>` ~10, `<a/>` repeated ~2 (shared leaves), 64 attributes per element ~9. So the
-// tree of any document stays under 24 times its length in UTF-16 code units, and under the default
-// limits never exceeds ~80 MB of elements (maxElements) plus its attributes (maxAttributes each).
-// (Before this bound the scanner took ~29 bytes per byte of `<a/>` and ~35 of `<a x="1"/>`.)
+// What a tree costs (readXml; 64-bit Node, no pointer compression; heap held after GC per input
+// code unit, `node --expose-gc --import tsx bench/xml-read.ts`): an element ~80 bytes (the object
+// and its slot in the parent's list), an attribute ~56 and an element's attribute list ~48 more;
+// empty leaves (`<a/>`), empty lists and, in large documents, names are shared. Per shape:
+// `<a b=""/>` 20.5 and `<a b="名"/>` 20.8 (one short attribute per element: the worst found),
+// `<a x="1"/>` 18.4, `<a>t</a>` 10.0, 64 attributes per element 10.7, distinct names `<a123/>`
+// 10.6, text split by comments 4.0, `<a/>` 2.0. So a tree holds under 24 bytes per input code
+// unit, and under the default limits at most ~80 MB of elements (maxElements) plus their
+// attributes (at most maxAttributes each). While reading, the lists being built and the maps of
+// large documents add up to a few bytes per element more. The tree before these bounds took
+// ~29 bytes per unit of `<a/>` and ~35 of `<a x="1"/>`.
 
 export interface XmlAttribute {
   /** Namespace URI, "" for an unprefixed attribute. */

@@ -4,7 +4,9 @@
 // prefixes, namespace scopes, attributes, references, CDATA, comments, PIs, line ends, nesting), so
 // both readers are checked against ground truth. Mutated documents (byte deletions, insertions,
 // swaps, duplications of valid ones) must give deep-equal trees from both readers or be refused by
-// both. Tolerated exceptions, each checked narrowly (see fxp.test.ts):
+// both. A seventh of the valid documents are read under small element, attribute and depth limits
+// instead: both readers must refuse them for the same limit, or read them as generated. Tolerated
+// exceptions, each checked narrowly (see fxp.test.ts):
 //  - the fast-xml-parser reader refuses names with characters beyond U+FFFF (XMLValidator's name
 //    pattern stops there) or with U+FEFF or U+1680 (name characters JavaScript counts as
 //    whitespace), which XML allows and the scanner reads; a mutation can copy such a character from
@@ -241,6 +243,7 @@ describe("scanner and fast-xml-parser reader agree", () => {
 
   it(`read ${DOCUMENTS} generated documents as generated`, () => {
     for (const [n, { raw, tree }] of docs.entries()) {
+      if (n % 7 === 3) continue; // read under element and attribute limits below
       const options = n % 7 === 0 ? { maxDepth: 1 + r.int(5) } : undefined;
       const scan = attempt(readXml, raw, options);
       const fxp = attempt(readXmlWithFastXmlParser, raw, options);
@@ -253,6 +256,29 @@ describe("scanner and fast-xml-parser reader agree", () => {
         expect(fxp.ok ? fxp.tree : fxp.refusal.message, context).toEqual(tree);
       }
     }
+  });
+
+  it("refuse the same generated documents for the same limit under small limits", () => {
+    const reasons = new Map<string, number>();
+    for (const [n, { raw, tree }] of docs.entries()) {
+      if (n % 7 !== 3) continue;
+      // Each limit tight half of the time, so that each is met alone and together with others.
+      const options = {
+        maxAttributes: r.chance(0.5) ? r.int(4) : 100,
+        maxElements: r.chance(0.5) ? 1 + r.int(12) : 1000,
+        maxDepth: r.chance(0.5) ? 1 + r.int(4) : 32,
+      };
+      const scan = attempt(readXml, raw, options);
+      const fxp = attempt(readXmlWithFastXmlParser, raw, options);
+      const context = `${JSON.stringify(raw)} ${JSON.stringify(options)}`;
+      expect(fxp.ok ? "accepted" : fxp.refusal.reason, context).toBe(scan.ok ? "accepted" : scan.refusal.reason);
+      if (scan.ok) expect(scan.tree, context).toEqual(tree);
+      if (fxp.ok) expect(fxp.tree, context).toEqual(tree);
+      const outcome = scan.ok ? "accepted" : scan.refusal.reason;
+      reasons.set(outcome, (reasons.get(outcome) ?? 0) + 1);
+    }
+    // Every limit must be exercised, and some documents must pass them all.
+    for (const outcome of ["accepted", "attributes", "elements", "depth"]) expect(reasons.get(outcome) ?? 0, outcome).toBeGreaterThan(10);
   });
 
   it(`agree on ${DOCUMENTS} mutated documents`, () => {

@@ -141,10 +141,10 @@ describe("readXml at the default element limit", () => {
 describe("readXml works linearly", () => {
   /**
    * 31 levels of 64 namespace declarations each (1,984 bindings in scope) or 64 plain attributes,
-   * then `leaves` elements at depth 32 whose names and 7 attributes use prefixes declared at the
+   * then `leaves` elements at depth 32 whose names and attributes use prefixes declared at the
    * root: the bindings a lookup that searches them would walk the most.
    */
-  function deep(leaves: number, bound: boolean): string {
+  function deep(leaves: number, bound: boolean, leafAttributes: number): string {
     let open = "";
     for (let d = 0; d < 31; d++) {
       let attrs = "";
@@ -154,25 +154,27 @@ describe("readXml works linearly", () => {
       open += `<e${attrs}>`;
     }
     let leaf = "<p0_0:x";
-    for (let k = 1; k < 8; k++) leaf += ` p0_${k}:a="1"`;
+    for (let k = 1; k <= leafAttributes; k++) leaf += ` p0_${k}:a="1"`;
     return open + `${leaf}/>`.repeat(leaves) + "</e>".repeat(31);
   }
 
   it("reads the most attributes at each of 32 depths with 100,000 elements", () => {
-    const doc = deep(100_000 - 31, true);
+    readXml(deep(1_000, true, 1)); // warm: the bound is for the reader, not for compiling it
+    const doc = deep(100_000 - 31, true, 1);
     const started = performance.now();
     const root = readXml(doc);
-    expect(performance.now() - started).toBeLessThan(2000);
+    const took = performance.now() - started;
+    expect(took).toBeLessThan(2000); // 150-300 ms; searching the bindings took ~2 s
     let leafParent = root;
     for (let d = 1; d < 31; d++) leafParent = leafParent.children[0];
     expect(leafParent.children.length).toBe(100_000 - 31);
     expect(leafParent.children[0]).toMatchObject({ ns: "urn:0:0", local: "x", prefix: "p0_0" });
-    expect(leafParent.children[0].attrs.map((a) => a.ns)).toEqual(["urn:0:1", "urn:0:2", "urn:0:3", "urn:0:4", "urn:0:5", "urn:0:6", "urn:0:7"]);
+    expect(leafParent.children[0].attrs).toEqual([{ ns: "urn:0:1", local: "a", value: "1" }]);
   });
 
   it("looks a prefix up as fast among 1,984 bindings in scope as among 8", () => {
-    const many = deep(20_000, true);
-    const few = deep(20_000, false);
+    const many = deep(20_000, true, 7);
+    const few = deep(20_000, false, 7);
     median(3, () => readXml(many));
     median(3, () => readXml(few));
     const ratio = median(7, () => readXml(many)) / median(7, () => readXml(few));
@@ -180,22 +182,25 @@ describe("readXml works linearly", () => {
     expect(ratio).toBeLessThan(3);
   });
 
-  it("reads 16 times the attributes on one element in under 80 times the time", () => {
-    // n declarations and n attributes using them (maxAttributes raised): pairwise duplicate checks
-    // or searched bindings grow with the square (256 times for 16 times the attributes); hash
-    // tables that outgrow the caches make a linear reader take ~35 times here, not 16.
+  it("reads 16,000 attributes on one element about as fast per attribute as 250", () => {
+    // n declarations and n attributes using them (maxAttributes raised). The same 32,000 attributes
+    // are read as one element and as 64 elements of 500 in 64 documents: a linear reader takes
+    // about as long either way (~1.6 times here, hash tables outgrowing the caches), pairwise
+    // duplicate checks or searched bindings ~80 times longer for the one large element.
     const doc = (n: number): string => {
       let s = declarations(n);
       for (let k = 0; k < n; k++) s += ` p${k}:a="1"`;
       return `<r${s}/>`;
     };
-    const small = doc(1_000);
+    const small = doc(250);
     const large = doc(16_000);
-    const options = { maxAttributes: 32_000 };
-    median(3, () => readXml(small, options));
-    median(3, () => readXml(large, options));
-    const ratio = median(7, () => readXml(large, options)) / median(7, () => readXml(small, options));
-    expect(ratio).toBeLessThan(80);
+    const readSmall = (): void => {
+      for (let k = 0; k < 64; k++) readXml(small, { maxAttributes: 500 });
+    };
+    const readLarge = (): void => void readXml(large, { maxAttributes: 32_000 });
+    median(3, readSmall);
+    median(3, readLarge);
+    expect(median(7, readLarge) / median(7, readSmall)).toBeLessThan(8);
   });
 });
 
