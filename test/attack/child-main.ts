@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   process.on("disconnect", () => process.exit(0));
   const config = JSON.parse(process.argv[2] ?? "{}") as ChildConfig;
   const counters: SignalCounters = { started: 0, aborted: 0 };
-  const trouble = { nextWithError: 0, fetchRejected: 0 };
+  const trouble = { nextWithError: 0, fetchRejected: 0, bridgeRefused: 0 };
   let port: number;
   if (config.mode === "service") {
     const running = await startAttackServer(config.options ?? {}, config.signalWatch ? counters : undefined);

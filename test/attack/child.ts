@@ -21,6 +21,7 @@ export interface ChildStats {
   /** Fault listener: times `next(error)` was called, times the fetch adapter rejected. */
   readonly nextWithError: number;
   readonly fetchRejected: number;
+  readonly bridgeRefused: number;
   /** Handler calls whose parameters held U+FFFD (service.ts handlerSaw). */
   readonly replacementCharacter: number;
 }

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { faultListener, FAULT_CASES, runFaultMatrix, type AdapterTrouble } from "./faults.js";
 
 describe("handler faults", () => {
-  const trouble: AdapterTrouble = { nextWithError: 0, fetchRejected: 0 };
+  const trouble: AdapterTrouble = { nextWithError: 0, fetchRejected: 0, bridgeRefused: 0 };
   const logLines: string[] = [];
   let server: http.Server;
   let port: number;
@@ -31,7 +31,7 @@ describe("handler faults", () => {
     const result = await runFaultMatrix(port);
     expect(result.examples).toEqual([]);
     expect(result.calls).toBe(FAULT_CASES.length * 4 * 3 * 2);
-    expect(trouble).toEqual({ nextWithError: 0, fetchRejected: 0 });
+    expect(trouble).toEqual({ nextWithError: 0, fetchRejected: 0, bridgeRefused: 0 });
     expect(server.listening).toBe(true);
   });
 

@@ -102,6 +102,8 @@ export interface AdapterTrouble {
   nextWithError: number;
   /** Times the fetch adapter's promise rejected instead of resolving with a Response. */
   fetchRejected: number;
+  /** Requests the fetch bridge could not turn into a Request (methods fetch forbids, say). */
+  bridgeRefused: number;
 }
 
 /** Serves the fetch adapter on node:http, the way a fetch runtime would call it. */
@@ -116,11 +118,20 @@ function fetchBridge(fetchHandler: ReturnType<typeof createHandler>["fetch"], tr
         headers.set(name, Array.isArray(value) ? value.join(", ") : value);
       }
       const method = req.method ?? "GET";
-      const request = new Request(`http://${req.headers.host ?? "127.0.0.1"}${req.url ?? "/"}`, {
-        method,
-        headers,
-        ...(method === "GET" || method === "HEAD" ? {} : { body: Buffer.concat(chunks) }),
-      });
+      let request: Request;
+      try {
+        request = new Request(`http://127.0.0.1${req.url ?? "/"}`, {
+          method,
+          headers,
+          ...(method === "GET" || method === "HEAD" ? {} : { body: Buffer.concat(chunks) }),
+        });
+      } catch {
+        // Not the adapter's doing: a request a fetch runtime would never hand it (a method fetch refuses).
+        trouble.bridgeRefused++;
+        res.writeHead(405, { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" });
+        res.end("The fetch bridge cannot build this Request.");
+        return;
+      }
       fetchHandler(request, { remoteAddress: req.socket.remoteAddress }).then(
         async (response) => {
           const body = Buffer.from(await response.arrayBuffer());
@@ -153,8 +164,9 @@ function middlewareChain(mount: string, handler: ReturnType<typeof createHandler
         res.end("next(error) was called");
         return;
       }
-      res.writeHead(404, { "content-type": "text/plain" });
-      res.end("no route");
+      // The chain's own end: a path that is not the service's (as Express's final 404 would).
+      res.writeHead(404, { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" });
+      res.end("No route.");
     };
     try {
       handler(req, res, next);

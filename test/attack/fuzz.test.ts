@@ -7,6 +7,8 @@ import { exchangeOnce } from "./connection.js";
 import { DEFAULT_SEED, runFuzz } from "./fuzz.js";
 import { ENDPOINT } from "./requests.js";
 import { handlerSaw, startAttackServer, type RunningServer } from "./service.js";
+import { listenOnLoopback } from "../fixtures/raw-http.js";
+import { faultListener, type AdapterTrouble } from "./faults.js";
 
 describe("mutation fuzzing (quick subset, fixed seed)", () => {
   let server: RunningServer;
@@ -44,4 +46,20 @@ describe("mutation fuzzing (quick subset, fixed seed)", () => {
     await child.stop();
     expect(outcomes).toEqual(Array(8).fill("400"));
   }, 30_000);
+
+  for (const adapter of ["fetch", "middleware"] as const) {
+    it(`answers 500 mutated requests through the ${adapter === "fetch" ? "fetch adapter" : "Connect-style middleware chain"} well-formed, never rejecting or calling next(error)`, async () => {
+      const trouble: AdapterTrouble = { nextWithError: 0, fetchRejected: 0, bridgeRefused: 0 };
+      const listening = await listenOnLoopback(faultListener(trouble));
+      try {
+        const result = await runFuzz({ port: listening.port, requests: 500, connections: 4, seed: DEFAULT_SEED + 1, pathPrefix: `/${adapter}/default` });
+        const report = [...result.problems.entries()].map(([k, v]) => `${k}: ${v}`).concat(result.examples).join("\n");
+        expect(result.closedWithoutAnswer + result.timedOut, report).toBe(0);
+        expect(result.notWellFormed, report).toBe(0);
+        expect({ nextWithError: trouble.nextWithError, fetchRejected: trouble.fetchRejected }).toEqual({ nextWithError: 0, fetchRejected: 0 });
+      } finally {
+        await listening.close();
+      }
+    });
+  }
 });

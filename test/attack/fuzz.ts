@@ -22,6 +22,8 @@ export interface FuzzOptions {
   readonly timeoutMs?: number;
   /** Stop starting new requests after this long (the count done so far is reported). */
   readonly maxMs?: number;
+  /** Put before every request path (to reach a handler mounted below a prefix). */
+  readonly pathPrefix?: string;
 }
 
 export interface FuzzResult {
@@ -83,7 +85,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
           }
           previous = "none";
         }
-        const bytes = serialize(request);
+        const bytes = serialize(options.pathPrefix ? { ...request, target: options.pathPrefix + request.target } : request);
         result.sent++;
         const outcome = await connection.exchange(bytes, { timeoutMs });
         const failure = (what: string) => {

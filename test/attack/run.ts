@@ -3,7 +3,7 @@
 // times (well under 5 minutes on a 2-core machine). Prints one table; exits 1 if any row fails.
 //
 //   npm run fuzz                              everything
-//   npm run fuzz -- --only fuzz,xml           some sections (fuzz xml exhaustion faults client host abort)
+//   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort)
 //   npm run fuzz -- --requests 20000 --seed 7 a shorter or different fuzzing run
 //   npm run fuzz -- --markdown                also print the table as Markdown (for the README)
 
@@ -22,7 +22,7 @@ import { PROBE_REQUEST } from "./requests.js";
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-const SECTIONS = ["fuzz", "xml", "exhaustion", "faults", "client", "host", "abort"] as const;
+const SECTIONS = ["fuzz", "adapters", "xml", "exhaustion", "faults", "client", "host", "abort"] as const;
 type Section = (typeof SECTIONS)[number];
 
 function flag(name: string): string | undefined {
@@ -66,6 +66,26 @@ async function fuzzSection(rows: Row[], requests: number, seed: number): Promise
     target: "0 (invalid UTF-8 is refused)",
     pass: replaced === 0,
   });
+}
+
+/** The same fuzzing, fewer requests, through the fetch adapter and the Connect-style chain (faults.ts listener). */
+async function adapterFuzzSection(rows: Row[], requests: number, seed: number): Promise<void> {
+  const child = await AttackChild.start({ mode: "faults" });
+  for (const adapter of ["fetch", "middleware"] as const) {
+    const result = await runFuzz({ port: child.port, requests, connections: 8, seed: seed + 1, maxMs: 60_000, pathPrefix: `/${adapter}/default` });
+    const stats = await child.stats();
+    const unanswered = result.closedWithoutAnswer + result.timedOut + result.refused;
+    rows.push({
+      attack: `mutation fuzzing through the ${adapter === "fetch" ? "fetch adapter" : "Connect-style middleware chain"} (seed ${seed + 1})`,
+      requests: result.sent,
+      outcome: `statuses ${topCounts(result.statuses, 7)}`,
+      measured: `${child.alive ? "0 crashes" : `server exited (${child.exit})`}, ${unanswered} unanswered, ${result.notWellFormed} not well-formed; next(error) ${stats?.nextWithError ?? "?"}, fetch rejected ${stats?.fetchRejected ?? "?"}${adapter === "fetch" ? `, ${stats?.bridgeRefused ?? "?"} methods fetch cannot carry (405 by the bridge)` : ""}`,
+      target: "0 crashes, 0 unanswered, 0 not well-formed, no next(error) or rejection",
+      pass: child.alive && unanswered === 0 && result.notWellFormed === 0 && result.sent >= requests && stats?.nextWithError === 0 && stats?.fetchRejected === 0,
+      details: [topCounts(result.problems, 10), ...result.examples],
+    });
+  }
+  await child.stop();
 }
 
 async function xmlSection(rows: Row[]): Promise<void> {
@@ -253,6 +273,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const sections: Record<Section, () => Promise<void>> = {
     fuzz: () => fuzzSection(rows, requests, seed),
+    adapters: () => adapterFuzzSection(rows, Math.min(requests, 20_000), seed),
     xml: () => xmlSection(rows),
     exhaustion: () => exhaustionSection(rows),
     faults: () => faultsSection(rows),
