@@ -5,6 +5,7 @@
 // endpoint is answered here, whatever happens: next() is only called for paths that are not ours.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import { resolveEndpointUrl } from "./endpoint-url.js";
 import type { WireResponse } from "./protocol/binding.js";
 import { bodyKind, decodeRequestBody } from "./server-body.js";
@@ -18,6 +19,28 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (er
  * once it has accepted the body (size, budget), so a refused client never starts sending.
  */
 export const CONTINUE_PENDING: unique symbol = Symbol("easgen.continuePending");
+
+/**
+ * Callbacks for a socket's close, behind one listener per socket: pipelined requests are handled
+ * concurrently, and one listener each would pile up on the socket (and trip Node's leak warning).
+ */
+const closeWatchers = new WeakMap<Socket, Set<() => void>>();
+
+function onSocketClose(socket: Socket, callback: () => void): () => void {
+  let watchers = closeWatchers.get(socket);
+  if (watchers === undefined) {
+    const set = new Set<() => void>();
+    watchers = set;
+    closeWatchers.set(socket, set);
+    socket.once("close", () => {
+      closeWatchers.delete(socket);
+      for (const watcher of set) watcher();
+    });
+  }
+  watchers.add(callback);
+  const set = watchers;
+  return () => set.delete(callback);
+}
 
 /** Bytes of an unwanted body read (and dropped) after a refusal before the connection is cut. */
 const DRAIN_LIMIT = 64 * 1024;
@@ -195,9 +218,9 @@ class NodeCall implements IncomingCall {
       const onClose = () => {
         if (!res.writableFinished) controller.abort();
       };
-      socket.once("close", onClose);
+      const unwatch = onSocketClose(socket, onClose);
       res.once("close", () => {
-        socket.removeListener("close", onClose);
+        unwatch();
         onClose();
       });
     }
@@ -232,11 +255,9 @@ export function createNodeHandler(core: ServiceCore): NodeHandler {
     if (!budget.enter()) return refuseBody(req, res, core.busy(method, place.rest, contentType));
     const lease = new RequestLease(budget);
     // A pipelined request's response may never close on its own when the connection drops: watch both.
-    const socket = req.socket;
-    const onSocketClose = () => lease.end();
-    socket.once("close", onSocketClose);
+    const unwatch = onSocketClose(req.socket, () => lease.end());
     res.once("close", () => {
-      socket.removeListener("close", onSocketClose);
+      unwatch();
       lease.end();
     });
     if (declared !== undefined && declared > 0 && !lease.hold(declared)) {

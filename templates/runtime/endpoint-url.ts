@@ -42,6 +42,8 @@ function hostName(host: string): string {
 /** Whether host may be used: plain, and listed when a list is given (a listed name without port allows any port). */
 export function isAcceptedHost(host: string, allowedHosts: readonly string[] | undefined): boolean {
   if (host.length > 300 || !PLAIN_HOST.test(host)) return false;
+  const port = /:([0-9]+)$/.exec(host)?.[1];
+  if (port !== undefined && Number(port) > 65535) return false;
   if (allowedHosts === undefined) return true;
   const lower = host.toLowerCase();
   const name = hostName(lower);

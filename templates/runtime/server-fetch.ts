@@ -65,7 +65,7 @@ export function createFetchHandler(core: ServiceCore): FetchHandler {
       pathname = url.pathname;
     }
     const place = pathBelowEndpoint(pathname, core.service.endpoint);
-    if (!place) return new Response("Not found.", { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
+    if (!place) return toResponse({ status: 404, headers: { "content-type": "text/plain; charset=utf-8" }, body: "Not found." }, false);
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => {
       headers[name.toLowerCase()] = value;

@@ -58,3 +58,10 @@ describe("checkPublicUrl", () => {
   ] as const;
   for (const [name, value, message] of bad) it(`refuses ${name}`, () => expect(() => checkPublicUrl(value)).toThrow(message));
 });
+
+describe("isAcceptedHost ports", () => {
+  it("refuses a port no URL can hold (found by the attack suite: the help page failed on it)", () => {
+    expect(isAcceptedHost("evil.example:99999", undefined)).toBe(false);
+    expect(isAcceptedHost("good.example:65535", undefined)).toBe(true);
+  });
+});
