@@ -8,6 +8,7 @@ import { referenceRequest } from "../conformance/reference/request.js";
 import { loadReferenceService, REF_BINDINGS, type RefBinding } from "../conformance/reference/spec.js";
 import {
   GET_REQUEST_LINE,
+  POST_REQUEST_VALUES,
   POST_REQUEST_BODY,
   POST_REQUEST_HEADERS,
   POST_REQUEST_LINE,
@@ -175,4 +176,14 @@ export function soapWithPayload(parts: {
     (action === null ? "" : `soapaction: ${action}\r\n`) +
     `Content-Length: ${length}\r\n\r\n`;
   return [Buffer.from(headText, "latin1"), ...body];
+}
+
+/** The wire page's HTTP POST request (§4) with `prefix` put before its form: extra pairs, long names. */
+export function formWithPrefix(prefix: Buffer): Buffer[] {
+  const form = Buffer.from(POST_REQUEST_BODY, "latin1");
+  const length = prefix.length + form.length;
+  const head =
+    `${POST_REQUEST_LINE} HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/x-www-form-urlencoded\r\n` +
+    `Content-Length: ${length}\r\n\r\n`;
+  return [Buffer.from(head, "latin1"), prefix, form];
 }

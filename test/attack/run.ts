@@ -100,7 +100,7 @@ async function xmlSection(rows: Row[]): Promise<void> {
     const processed = a.kind === "answer" ? a.ms : Number.POSITIVE_INFINITY;
     const probe = measure.probe.kind === "answer" ? measure.probe.ms : Number.POSITIVE_INFINITY;
     rows.push({
-      attack: `XML: ${attack.name}`,
+      attack: attack.name.startsWith("HTTP POST") ? attack.name : `XML: ${attack.name}`,
       requests: "1 + probe",
       outcome: `${describeOutcome(a)} (${size(measure.bytes)} body)`,
       measured: `answered ${a.kind === "answer" ? `${ms(a.ms)}${measure.bytes >= 4 * 1048576 ? ` (${Math.round(measure.bytes / 1048576 / (a.ms / 1000))} MB/s)` : ""}` : a.kind} after last byte; probe ${measure.probe.kind === "answer" ? ms(measure.probe.ms) : measure.probe.kind}; loop stall ${stall === undefined ? "?" : ms(stall)}; peak RSS ${mb(peak)}${peak - peakBefore >= 1 ? ` (+${mb(peak - peakBefore)}, ${((peak - peakBefore) / (measure.bytes / 1048576)).toFixed(1)}x the body)` : ""}`,

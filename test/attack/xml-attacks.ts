@@ -1,11 +1,12 @@
-// XML attacks on the server: documents whose cost grows faster than their size in a careless reader.
-// Each is one SOAP 1.1 InsertSubscriberSid request; the time is measured from its last byte written to
+// XML attacks on the server: documents whose cost grows faster than their size in a careless reader
+// (and the HTTP POST form reader's counterparts). Each is one request (SOAP 1.1 InsertSubscriberSid, or the
+// wire page's HTTP POST); the time is measured from its last byte written to
 // its answer, and a probe (the wire page's ordinary InsertSubscriberSid) is sent on another connection
 // right after the attack's last byte, to see whether the server still answers others meanwhile.
 
 import { RawConnection, type Outcome } from "./connection.js";
 import { judgeAnswer } from "./judge.js";
-import { PROBE_REQUEST, soapWithPayload } from "./requests.js";
+import { formWithPrefix, PROBE_REQUEST, soapWithPayload } from "./requests.js";
 
 export interface XmlAttack {
   readonly name: string;
@@ -71,6 +72,19 @@ export const XML_ATTACKS: readonly XmlAttack[] = [
   {
     name: "1,000,000 tiny text nodes and comments",
     build: () => soapWithPayload({ strName: Buffer.concat([Buffer.from("<strName>"), repeated("x<!---->", 1_000_000), Buffer.from("</strName>")]) }),
+  },
+  // The HTTP POST binding's form reader meets the same kind of input.
+  {
+    name: "HTTP POST form: 1,000,000 parameters",
+    build: () => formWithPrefix(repeated("a=1&", 1_000_000)),
+  },
+  {
+    name: "HTTP POST form: a 16 MB name of '+' (spaces)",
+    build: () => formWithPrefix(Buffer.concat([repeated("+", 16 * 1024 * 1024), Buffer.from("=1&")])),
+  },
+  {
+    name: "HTTP POST form: 16 MB of %-escapes in a name",
+    build: () => formWithPrefix(Buffer.concat([repeated("%41", (16 * 1024 * 1024) / 3), Buffer.from("=1&")])),
   },
 ];
 
