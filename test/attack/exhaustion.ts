@@ -18,6 +18,8 @@ export interface ExhaustionOptions {
   /** Interval of the probes sent while the uploads are in flight (the first after one interval). */
   readonly probeEveryMs: number;
   readonly timeoutMs: number;
+  /** What fills the strName parameter: plain text, or entity references (the costliest text to read). */
+  readonly filler: "x" | "&amp;";
 }
 
 export interface ExhaustionResult {
@@ -37,7 +39,8 @@ const EXPECTED = new Set([200, 413, 503]);
 export async function runExhaustion(options: ExhaustionOptions): Promise<ExhaustionResult> {
   const envelope = soapWithPayload({ strName: "<strName></strName>" });
   const envelopeBytes = envelope.slice(1).reduce((n, b) => n + b.length, 0);
-  const filler = Buffer.alloc(Math.max(0, options.bodyBytes - envelopeBytes), "x");
+  const fillerBytes = Math.max(0, options.bodyBytes - envelopeBytes);
+  const filler = Buffer.alloc(fillerBytes - (fillerBytes % options.filler.length), options.filler);
   const [head, ...body] = soapWithPayload({ strName: Buffer.concat([Buffer.from("<strName>"), filler, Buffer.from("</strName>")]) });
   const started = performance.now();
   const statuses = new Map<string, number>();

@@ -70,6 +70,10 @@ export const XML_ATTACKS: readonly XmlAttack[] = [
     build: () => soapWithPayload({ strName: Buffer.concat([Buffer.from("<strName>"), repeated("x", 60 * 1024 * 1024), Buffer.from("</strName>")]) }),
   },
   {
+    name: "60 MB of entity references (&amp;) in a parameter",
+    build: () => soapWithPayload({ strName: Buffer.concat([Buffer.from("<strName>"), repeated("&amp;", (60 * 1024 * 1024) / 5), Buffer.from("</strName>")]) }),
+  },
+  {
     name: "1,000,000 tiny text nodes and comments",
     build: () => soapWithPayload({ strName: Buffer.concat([Buffer.from("<strName>"), repeated("x<!---->", 1_000_000), Buffer.from("</strName>")]) }),
   },
