@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AttackChild } from "./child.js";
 import { exchangeOnce } from "./connection.js";
 import { DEFAULT_SEED, runFuzz } from "./fuzz.js";
-import { ENDPOINT } from "./requests.js";
+import { baseRequests, ENDPOINT, serialize } from "./requests.js";
 import { handlerSaw, startAttackServer, type RunningServer } from "./service.js";
 import { listenOnLoopback } from "../fixtures/raw-http.js";
 import { faultListener, type AdapterTrouble } from "./faults.js";
@@ -16,6 +16,17 @@ describe("mutation fuzzing (quick subset, fixed seed)", () => {
     server = await startAttackServer({ log: () => {} });
   });
   afterAll(() => server.close());
+
+  it("starts from 84 requests (20 operations x 4 bindings, 4 wire samples) that the server answers 200", async () => {
+    const bases = baseRequests();
+    expect(bases).toHaveLength(84);
+    const statuses = [];
+    for (const request of bases) {
+      const outcome = await exchangeOnce(server.port, serialize(request), { timeoutMs: 5000 });
+      statuses.push(`${request.binding} ${request.operation} ${outcome.kind === "answer" ? outcome.status : outcome.kind}`);
+    }
+    expect(statuses.filter((s) => !s.endsWith(" 200"))).toEqual([]);
+  });
 
   it("answers every one of 2,000 mutated requests over the four bindings with a well-formed answer", async () => {
     const result = await runFuzz({ port: server.port, requests: 2000, connections: 6, seed: DEFAULT_SEED });
