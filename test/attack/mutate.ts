@@ -173,6 +173,16 @@ const MUTATORS: Record<string, Mutator> = {
     }
     return "extra headers";
   },
+  duplicateHeaders: (r, random) => {
+    // A second Content-Type or SOAPAction that disagrees with the first, or a Host other than ours.
+    const [name, value] = pick(random, [
+      ["Content-Type", pick(random, CONTENT_TYPES)],
+      ["SOAPAction", pick(random, SOAP_ACTIONS)],
+      ["Host", pick(random, ["evil.example", "127.0.0.1:1", ""])],
+    ] as [string, string][]);
+    r.headers.push([name, value]);
+    return "duplicate headers";
+  },
   chunked: (r) => {
     r.framing = "chunked";
     return "chunked body";
