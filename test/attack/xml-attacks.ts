@@ -77,7 +77,7 @@ export const XML_ATTACKS: readonly XmlAttack[] = [
   },
   {
     name: "60 MB of entity references (&amp;) in a parameter",
-    quickScale: 0.1,
+    quickScale: 0.05,
     build: (scale = 1) => soapWithPayload({ strName: Buffer.concat([Buffer.from("<strName>"), repeated("&amp;", Math.round((scale * 60 * 1024 * 1024) / 5)), Buffer.from("</strName>")]) }),
   },
   {

@@ -1,7 +1,7 @@
 // Quick subset of the XML attacks of `npm run fuzz`: each attack once against the generated server in its
 // own process (a server stuck in a quadratic read cannot stall the test runner, and is replaced). The
 // suite's target is 100 ms from the last byte; this bound is 10x that, and the attacks whose cost is their
-// volume (60 MB of text, say) are sent at a tenth or a quarter of their size (`quickScale`) so that an
+// volume (60 MB of text, say) are sent at a fraction of their size (`quickScale`) so that an
 // honest linear read stays far under it; `npm run fuzz` sends them whole.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
