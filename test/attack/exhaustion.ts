@@ -101,3 +101,44 @@ function split(buffer: Buffer, size: number): Buffer[] {
   for (let at = 0; at < buffer.length; at += size) out.push(buffer.subarray(at, at + size));
   return out;
 }
+
+export interface SlowHeadersResult {
+  readonly connections: number;
+  /** Connections the server answered 408 before closing. */
+  readonly answered408: number;
+  /** Connections still open when the wait ended, or closed without a status line. */
+  readonly other: number;
+  readonly probe: Outcome;
+  readonly ms: number;
+}
+
+const PARTIAL_HEAD = Buffer.from("POST /ExternalAPIService.asmx HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ", "latin1");
+
+/**
+ * Slowloris: `connections` connections each send the start of a request head and then nothing. The server
+ * must keep answering others meanwhile (a probe once they are all open) and, once its headers time limit
+ * passes, answer each 408 and close it.
+ */
+export async function runSlowHeaders(port: number, connections: number, waitMs: number): Promise<SlowHeadersResult> {
+  const started = performance.now();
+  const pending: Promise<Outcome>[] = [];
+  for (let i = 0; i < connections; i++) {
+    pending.push(
+      RawConnection.open(port).then(
+        async (connection) => {
+          const outcome = await connection.exchange(PARTIAL_HEAD, { timeoutMs: waitMs });
+          connection.close();
+          return outcome;
+        },
+        (): Outcome => ({ kind: "closed", received: 0, detail: "could not connect", ms: 0 }),
+      ),
+    );
+  }
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const prober = await RawConnection.open(port);
+  const probe = await prober.exchange(PROBE_REQUEST, { timeoutMs: waitMs });
+  prober.close();
+  const outcomes = await Promise.all(pending);
+  const answered408 = outcomes.filter((o) => o.kind === "answer" && o.status === 408).length;
+  return { connections, answered408, other: connections - answered408, probe, ms: performance.now() - started };
+}

@@ -9,7 +9,7 @@
 
 import { AttackChild } from "./child.js";
 import { exchangeOnce } from "./connection.js";
-import { runExhaustion } from "./exhaustion.js";
+import { runExhaustion, runSlowHeaders } from "./exhaustion.js";
 import { ADAPTERS, FAULT_CASES, LOGGERS, runFaultMatrix } from "./faults.js";
 import { DEFAULT_SEED, runFuzz } from "./fuzz.js";
 import { topCounts } from "./judge.js";
@@ -160,6 +160,27 @@ async function exhaustionSection(rows: Row[]): Promise<void> {
       details: result.problems.slice(0, 8),
     });
   }
+  await slowHeadersRow(rows);
+}
+
+async function slowHeadersRow(rows: Row[]): Promise<void> {
+  const headersTimeoutMs = 2000;
+  const connections = 3000;
+  const child = await AttackChild.start({ mode: "service", options: { headersTimeoutMs } });
+  const baseline = child.memory();
+  const result = await runSlowHeaders(child.port, connections, headersTimeoutMs + 5000);
+  const memory = child.memory();
+  const alive = child.alive;
+  await child.stop();
+  const probeMs = result.probe.kind === "answer" ? result.probe.ms : Number.POSITIVE_INFINITY;
+  rows.push({
+    attack: `slowloris: ${connections} connections send half a head (headersTimeoutMs ${headersTimeoutMs})`,
+    requests: `${connections} + probe`,
+    outcome: `${result.answered408} answered 408, ${result.other} other`,
+    measured: `probe ${result.probe.kind === "answer" ? `${result.probe.status} in ${ms(probeMs)}` : result.probe.kind}; peak RSS ${mb(memory.hwmMb)} (idle ${mb(baseline.hwmMb)}); all closed in ${ms(result.ms)}`,
+    target: `all 408 within ${headersTimeoutMs / 1000} s + 5 s, probe <= 1 s, RSS < 600 MB`,
+    pass: alive && result.answered408 === connections && probeMs <= 1000 && memory.hwmMb < 600,
+  });
 }
 
 async function faultsSection(rows: Row[]): Promise<void> {
