@@ -172,41 +172,67 @@ function refValue(s: string, a: number, b: number): string {
     if (!isXmlCharCp(cp)) fail("A character reference names a character that XML does not allow.");
     return String.fromCodePoint(cp);
   }
-  switch (s.slice(a, b)) {
-    case "lt": return "<";
-    case "gt": return ">";
-    case "amp": return "&";
-    case "quot": return "\"";
-    case "apos": return "'";
-    default: return fail("Unknown entity reference.");
+  // By character codes, not by a slice per reference: a body can hold millions of them.
+  const c0 = s.charCodeAt(a);
+  const c1 = s.charCodeAt(a + 1);
+  switch (b - a) {
+    case 2:
+      if (c1 === 116 /* t */ && (c0 === 108 /* l */ || c0 === 103 /* g */)) return c0 === 108 ? "<" : ">";
+      break;
+    case 3:
+      if (c0 === 97 && c1 === 109 && s.charCodeAt(a + 2) === 112) return "&"; // amp
+      break;
+    case 4:
+      if (c0 === 113 && s.startsWith("uot", a + 1)) return "\""; // quot
+      if (c0 === 97 && s.startsWith("pos", a + 1)) return "'"; // apos
+      break;
   }
+  return fail("Unknown entity reference.");
 }
+
+/** Decoded pieces joined into one flat string at a time (see decode). */
+const DECODE_BATCH = 4096;
 
 /**
  * Decodes s[from, to): references replaced, CRLF/CR turned into LF (text) or a space (attribute
  * values, where tab and LF become a space as well). Characters were already checked.
  */
 function decode(s: string, from: number, to: number, attr: boolean): string {
-  let out = "";
+  // Pieces are joined in batches into flat segments: `+=` over millions of references (60 MB of `&amp;`)
+  // would build a rope of as many nodes, several times the text's size, and flatten it at the end.
+  const pieces: string[] = [];
+  let segments: string[] | undefined;
   let last = from;
   for (let i = from; i < to; i++) {
     const c = s.charCodeAt(i);
+    let piece: string;
+    const start = i;
     if (c === 38) {
       const semi = s.indexOf(";", i + 1);
       if (semi < 0 || semi >= to) fail("Unterminated entity reference.");
-      out += s.slice(last, i) + refValue(s, i + 1, semi);
+      piece = refValue(s, i + 1, semi);
       i = semi;
-      last = i + 1;
     } else if (c === 13) {
-      out += s.slice(last, i) + (attr ? " " : "\n");
+      piece = attr ? " " : "\n";
       if (i + 1 < to && s.charCodeAt(i + 1) === 10) i++;
-      last = i + 1;
     } else if (attr && (c === 9 || c === 10)) {
-      out += s.slice(last, i) + " ";
-      last = i + 1;
+      piece = " ";
+    } else {
+      continue;
+    }
+    if (start > last) pieces.push(s.slice(last, start));
+    pieces.push(piece);
+    last = i + 1;
+    if (pieces.length >= DECODE_BATCH) {
+      (segments ??= []).push(pieces.join(""));
+      pieces.length = 0;
     }
   }
-  return out + s.slice(last, to);
+  if (to > last) pieces.push(s.slice(last, to));
+  const tail = pieces.length === 1 ? pieces[0] : pieces.join("");
+  if (segments === undefined) return tail;
+  segments.push(tail);
+  return segments.join("");
 }
 
 /** Checks and decodes an attribute value s[from, to) (the quotes excluded). */

@@ -196,3 +196,21 @@ describe.each(readers)("%s", (_name, read) => {
     expect(() => read(given)).toThrow(XmlRefusal);
   });
 });
+
+describe("long decoded text (decoded in batches of pieces)", () => {
+  it("decodes text with tens of thousands of references, CRs and plain runs exactly", () => {
+    const unit = "ab&amp;&lt;c\r\nd&#x1F600;&#233;\re&quot;";
+    const want = 'ab&<c\nd\u{1F600}\u00e9\ne"';
+    const count = 20_000; // 8 pieces each: many times the batch size
+    const el = readXml(`<t>${unit.repeat(count)}</t>`);
+    expect(el.text.length).toBe(want.length * count);
+    expect(el.text === want.repeat(count)).toBe(true);
+  });
+
+  it("decodes a long attribute value with tabs, newlines and references exactly", () => {
+    const unit = "x\ty\nz&amp;&#10;";
+    const want = "x y z&\n";
+    const el = readXml(`<t a="${unit.repeat(10_000)}"/>`);
+    expect(el.attrs[0].value === want.repeat(10_000)).toBe(true);
+  });
+});
