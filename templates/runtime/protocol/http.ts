@@ -93,9 +93,22 @@ function percentDecode(s: string): string | undefined {
   return out + s.slice(last);
 }
 
+const UTF8_ENCODER = new TextEncoder();
+/** Past this length '+' is replaced on bytes: V8's replaceAll takes seconds for millions of matches. */
+const LONG_PART = 4096;
+
+/** '+' as a space. The text came from a decoded body or a URL, so it has no lone surrogate and its
+ * UTF-8 bytes decode back to it exactly. */
+function plusAsSpace(part: string): string {
+  if (part.length < LONG_PART) return part.replaceAll("+", " ");
+  const bytes = UTF8_ENCODER.encode(part);
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 43) bytes[i] = 32;
+  return UTF8.decode(bytes);
+}
+
 /** Form-decodes one name or value ('+' is a space); undefined when its escapes are not UTF-8. */
 function decodeFormPart(part: string): string | undefined {
-  const spaced = part.indexOf("+") < 0 ? part : part.replaceAll("+", " ");
+  const spaced = part.indexOf("+") < 0 ? part : plusAsSpace(part);
   if (spaced.indexOf("%") < 0) return spaced;
   try {
     // Succeeds only for well-formed escapes of valid UTF-8, where it agrees with percentDecode.
@@ -121,15 +134,26 @@ function invalidEncoding(name: string): ServiceError {
  */
 function formTexts(form: string, params: OperationModel["params"], index: ReadonlyMap<string, number>): ParamTexts {
   const texts: ParamTexts = new Array(params.length);
+  // A name longer than this, even with every character %-escaped, names no parameter: not decoded.
+  let longestName = 0;
+  for (const p of params) longestName = Math.max(longestName, p.name.length);
+  const maxEncodedName = longestName * 3 * 4;
   const n = form.length;
   let start = 0;
+  // The next '=' at or after start, found once and reused: looking it up again for every pair would
+  // rescan the rest of the form each time in `a&a&a...` (no '=' at all): quadratic.
+  let eq = -1;
   while (start < n) {
     let end = form.indexOf("&", start);
     if (end < 0) end = n;
     if (end > start) {
-      const eq = form.indexOf("=", start);
-      const hasValue = eq >= 0 && eq < end;
-      const name = decodeFormPart(form.slice(start, hasValue ? eq : end));
+      if (eq !== n && eq < start) {
+        eq = form.indexOf("=", start);
+        if (eq < 0) eq = n;
+      }
+      const hasValue = eq < end;
+      const nameEnd = hasValue ? eq : end;
+      const name = nameEnd - start > maxEncodedName ? undefined : decodeFormPart(form.slice(start, nameEnd));
       const i = name === undefined ? undefined : index.get(name);
       if (i !== undefined && texts[i] === undefined) {
         const value = hasValue ? decodeFormPart(form.slice(eq + 1, end)) : "";
