@@ -41,8 +41,8 @@ export interface ClientConfig {
   /** Extra request headers sent with every call (for example a proxy's authorization). */
   readonly headers?: Readonly<Record<string, string>>;
   /**
-   * The XML reader for answers. Defaults to the runtime's fast scanner; `readXmlWithFastXmlParser` from
-   * runtime/xml/fxp.js reads the same documents with fast-xml-parser.
+   * The XML reader for answers. Defaults to the runtime's scanner (runtime/xml/scan.js); any function with
+   * the same contract can stand in.
    */
   readonly xmlReader?: XmlReader;
 }

@@ -19,7 +19,7 @@ import {
 import { operations, service } from "../../generated/model.js";
 import { bindingFactories, bindingNames } from "../../generated/runtime/bindings.js";
 import type { BindingName } from "../../generated/runtime/errors.js";
-import { readXmlWithFastXmlParser } from "../../generated/runtime/xml/fxp.js";
+import { readXmlWithFastXmlParser } from "../oracle/fxp.js";
 import { readXml } from "../../generated/runtime/xml/scan.js";
 import { listenOnLoopback, type Listening } from "../fixtures/raw-http.js";
 import { CREDENTIALS, samples } from "../fixtures/samples.js";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../generated/client.js";
 import { operations } from "../../generated/model.js";
 import { bindingNames } from "../../generated/runtime/bindings.js";
-import { readXmlWithFastXmlParser } from "../../generated/runtime/xml/fxp.js";
+import { readXmlWithFastXmlParser } from "../oracle/fxp.js";
 import { startFixtureServer, type FixtureServer } from "../fixtures/fixture-server.js";
 import { CREDENTIALS, samples } from "../fixtures/samples.js";
 

@@ -13,7 +13,7 @@ import { bindingFactories, bindingNames } from "../../generated/runtime/bindings
 import type { BindingName } from "../../generated/runtime/errors.js";
 import type { OperationModel } from "../../generated/runtime/model.js";
 import { readParams, writeParams, type ParamValues } from "../../generated/runtime/params.js";
-import { readXmlWithFastXmlParser } from "../../generated/runtime/xml/fxp.js";
+import { readXmlWithFastXmlParser } from "../oracle/fxp.js";
 import { readXml } from "../../generated/runtime/xml/scan.js";
 import { CREDENTIALS, samples } from "../fixtures/samples.js";
 import { requestMessage, responseMessage } from "./http-message.js";

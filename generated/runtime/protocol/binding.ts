@@ -35,7 +35,7 @@ export interface DecodedRequest {
 export type XmlReader = (text: string, options?: ReadOptions) => XmlElement;
 
 export interface BindingOptions {
-  /** The XML reader: the fast scanner on the server, fast-xml-parser on the client. */
+  /** The XML reader (the runtime's scanner, unless a client is configured with another). */
   readonly readXml: XmlReader;
   readonly maxDepth?: number;
   /** Attributes per element, namespace declarations included; the reader's default when absent. */

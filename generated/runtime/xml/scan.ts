@@ -7,7 +7,7 @@
 // refuses every DTD ("doctype"), nesting beyond maxDepth ("depth") and every well-formedness or
 // namespace error ("malformed"). Line ends are normalized (CRLF and lone CR become LF); attribute
 // values get XML's attribute-value normalization (literal tab, LF, CR become a space; character
-// references are kept as written). readXmlWithFastXmlParser (fxp.ts) implements the same contract.
+// references are kept as written). The tests hold it to a second reader built on fast-xml-parser (test/oracle/fxp.ts).
 //
 // Work is linear in the input: every character is looked at a bounded number of times, namespace
 // lookups are O(1) however many declarations are in scope, duplicate attributes are found with a

@@ -17,7 +17,7 @@
 // lists them), so no other one-sided acceptance is tolerated.
 import { describe, expect, it } from "vitest";
 import { readXml } from "../../../templates/runtime/xml/scan.js";
-import { readXmlWithFastXmlParser } from "../../../templates/runtime/xml/fxp.js";
+import { readXmlWithFastXmlParser } from "../../oracle/fxp.js";
 import { XmlRefusal } from "../../../templates/runtime/xml/tree.js";
 import type { ReadOptions, XmlAttribute, XmlElement } from "../../../templates/runtime/xml/tree.js";
 import { mulberry32 } from "../../fixtures/random.js";

@@ -3,7 +3,7 @@
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { readXml } from "../../../templates/runtime/xml/scan.js";
-import { readXmlWithFastXmlParser } from "../../../templates/runtime/xml/fxp.js";
+import { readXmlWithFastXmlParser } from "../../oracle/fxp.js";
 import { XmlRefusal } from "../../../templates/runtime/xml/tree.js";
 import type { XmlElement } from "../../../templates/runtime/xml/tree.js";
 

@@ -5,7 +5,7 @@ import { getHeapStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { readXml } from "../../../templates/runtime/xml/scan.js";
-import { readXmlWithFastXmlParser } from "../../../templates/runtime/xml/fxp.js";
+import { readXmlWithFastXmlParser } from "../../oracle/fxp.js";
 import {
   DEFAULT_MAX_ATTRIBUTES,
   DEFAULT_MAX_ELEMENTS,

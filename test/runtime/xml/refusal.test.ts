@@ -1,7 +1,7 @@
 // What both readers refuse, and why: DTDs (entity expansion, XXE), nesting depth, malformed input.
 import { describe, expect, it } from "vitest";
 import { readXml } from "../../../templates/runtime/xml/scan.js";
-import { readXmlWithFastXmlParser } from "../../../templates/runtime/xml/fxp.js";
+import { readXmlWithFastXmlParser } from "../../oracle/fxp.js";
 import { DEFAULT_MAX_DEPTH, XmlRefusal } from "../../../templates/runtime/xml/tree.js";
 import type { ReadOptions, XmlElement, XmlRefusalReason } from "../../../templates/runtime/xml/tree.js";
 

@@ -3,7 +3,7 @@
 // fast-xml-parser's own leniency.
 import { describe, expect, it } from "vitest";
 import { readXml } from "../../../templates/runtime/xml/scan.js";
-import { readXmlWithFastXmlParser } from "../../../templates/runtime/xml/fxp.js";
+import { readXmlWithFastXmlParser } from "../../oracle/fxp.js";
 import { XmlRefusal } from "../../../templates/runtime/xml/tree.js";
 import type { XmlAttribute, XmlElement } from "../../../templates/runtime/xml/tree.js";
 import { DATASET_DOCUMENT, SOAP11_REQUEST_BODY, SOAP11_REQUEST_VALUES } from "../../fixtures/wire-samples.js";

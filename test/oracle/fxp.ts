@@ -1,5 +1,6 @@
-// The same reader contract as readXml (scan.ts), built on fast-xml-parser: the client's reader and
-// the oracle the scanner is tested against.
+// The same reader contract as readXml (templates/runtime/xml/scan.ts), built on fast-xml-parser: the
+// oracle the scanner is tested against (differential tests, golden files, conformance). It lives in test/
+// and is not copied into generated/: nothing there uses it, so a vendored copy needs no dependency.
 //
 // fast-xml-parser is lenient and has a few bugs, so it is wrapped in checks of our own:
 //  - first of all: the element, attribute and depth limits, counted over the raw text by
@@ -40,8 +41,8 @@ import {
   tooManyAttributes,
   tooManyElements,
   XmlRefusal,
-} from "./tree.js";
-import type { ReadOptions, XmlAttribute, XmlElement } from "./tree.js";
+} from "../../templates/runtime/xml/tree.js";
+import type { ReadOptions, XmlAttribute, XmlElement } from "../../templates/runtime/xml/tree.js";
 
 const XML_NS = "http://www.w3.org/XML/1998/namespace";
 const XMLNS_NS = "http://www.w3.org/2000/xmlns/";
