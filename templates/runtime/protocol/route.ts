@@ -126,8 +126,14 @@ export function createRouter(bindings: Readonly<Record<BindingName, Binding>>): 
       const media = mediaType(contentType);
       // The envelope's namespace names the SOAP version, whatever the media type says, except that
       // application/soap+xml never carries a SOAP 1.1 envelope.
-      if (media === "text/xml") return envelopeVersion(body) === "soap12" ? bindings.soap12 : bindings.soap11;
-      if (media === "application/soap+xml") return envelopeVersion(body) === "soap11" ? UNSUPPORTED_MEDIA : bindings.soap12;
+      // The pre-scan can only name the other version when its namespace URI is in the body at all: a
+      // native indexOf spares it on nearly every request.
+      if (media === "text/xml") {
+        return body.includes(SOAP12_ENVELOPE_NS) && envelopeVersion(body) === "soap12" ? bindings.soap12 : bindings.soap11;
+      }
+      if (media === "application/soap+xml") {
+        return body.includes(SOAP11_ENVELOPE_NS) && envelopeVersion(body) === "soap11" ? UNSUPPORTED_MEDIA : bindings.soap12;
+      }
       return UNSUPPORTED_MEDIA;
     },
   };
