@@ -17,6 +17,11 @@ export interface XmlAttack {
   build(scale?: number): Buffer[];
   /** The scale the quick subset in `npm test` uses (default 1). */
   readonly quickScale?: number;
+  /**
+   * An attack by volume alone (one huge value): held to the issue's linear-time target (read at
+   * VOLUME_MB_PER_S or faster) and the probe, not to the 100 ms of the floods of attributes or elements.
+   */
+  readonly volume?: boolean;
   /** Besides being well-formed, what the answer must not contain (an entity's expansion, say). */
   readonly mustNotContain?: string;
 }
@@ -72,11 +77,13 @@ export const XML_ATTACKS: readonly XmlAttack[] = [
   },
   {
     name: "60 MB text parameter",
+    volume: true,
     quickScale: 0.1,
     build: (scale = 1) => soapWithPayload({ strName: Buffer.concat([Buffer.from("<strName>"), repeated("x", Math.round(scale * 60 * 1024 * 1024)), Buffer.from("</strName>")]) }),
   },
   {
     name: "60 MB of entity references (&amp;) in a parameter",
+    volume: true,
     quickScale: 0.05,
     build: (scale = 1) => soapWithPayload({ strName: Buffer.concat([Buffer.from("<strName>"), repeated("&amp;", Math.round((scale * 60 * 1024 * 1024) / 5)), Buffer.from("</strName>")]) }),
   },
@@ -92,11 +99,13 @@ export const XML_ATTACKS: readonly XmlAttack[] = [
   },
   {
     name: "HTTP POST form: a 16 MB name of '+' (spaces)",
+    volume: true,
     quickScale: 0.5,
     build: (scale = 1) => formWithPrefix(Buffer.concat([repeated("+", Math.round(scale * 16 * 1024 * 1024)), Buffer.from("=1&")])),
   },
   {
     name: "HTTP POST form: 16 MB of %-escapes in a name",
+    volume: true,
     quickScale: 0.25,
     build: (scale = 1) => formWithPrefix(Buffer.concat([repeated("%41", Math.round((scale * 16 * 1024 * 1024) / 3)), Buffer.from("=1&")])),
   },
