@@ -214,3 +214,23 @@ describe("long decoded text (decoded in batches of pieces)", () => {
     expect(el.attrs[0].value === want.repeat(10_000)).toBe(true);
   });
 });
+
+describe("reference searches stay linear across text runs", () => {
+  it("reads 50,000 runs holding only a CR between references at the two ends of the document", () => {
+    // Each run looks for its next '&': without the remembered search each would scan to the document's
+    // end (50,000 x 600 KB); with it, every character is searched once.
+    const doc = `<r><a>&amp;</a>${"<b>x\ry</b>".repeat(50_000)}<c>&lt;</c></r>`;
+    const started = performance.now();
+    const root = readXml(doc, { maxElements: 100_000 });
+    expect(performance.now() - started).toBeLessThan(3_000); // ~30 ms measured; quadratic takes minutes
+    expect(root.children).toHaveLength(50_002);
+    expect(root.children[1].text).toBe("x\ny");
+    expect(root.children[0].text).toBe("&");
+    expect(root.children[50_001].text).toBe("<");
+  });
+
+  it("a second document does not inherit the first one's remembered positions", () => {
+    readXml(`<a>${"x".repeat(100)}&amp;</a>`);
+    expect(readXml("<a>y&amp;z\rw</a>").text).toBe("y&z\nw");
+  });
+});
