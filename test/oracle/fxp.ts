@@ -185,10 +185,17 @@ function checkLimits(s: string, maxDepth: number, maxAttributes: number, maxElem
     let next: number;
     if (c === 33) {
       const close = s.startsWith("<!--", i) ? "-->" : s.startsWith("<![CDATA[", i) ? "]]>" : undefined;
+      // Comments and CDATA sections count as nodes, as in the scanner.
+      if (close !== undefined && ++elements > maxElements) throw tooManyElements(maxElements);
       const end = close === undefined ? -1 : s.indexOf(close, i + 4);
       if (end < 0) return;
       next = end + 3;
     } else if (c === 63) {
+      // So do processing instructions; the XML declaration is not one.
+      const declaration =
+        (i === 0 || (i === 1 && s.charCodeAt(0) === 0xfeff)) && s.startsWith("<?xml", i) &&
+        (isWs(s.charCodeAt(i + 5)) || s.charCodeAt(i + 5) === 63);
+      if (!declaration && ++elements > maxElements) throw tooManyElements(maxElements);
       const end = s.indexOf("?>", i + 2);
       if (end < 0) return;
       next = end + 2;

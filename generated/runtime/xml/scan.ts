@@ -719,9 +719,14 @@ function read(text: string, options: ReadOptions | undefined): XmlElement {
       if (i >= len) break;
       if (s.charCodeAt(i) !== 60) fail("Text is not allowed outside the root element.");
       c = s.charCodeAt(i + 1);
-      if (c === 63) { i = readPI(s, i + 2); continue; }
+      if (c === 63) {
+        if (++elements > maxElements) throw tooManyElements(maxElements);
+        i = readPI(s, i + 2);
+        continue;
+      }
       if (c === 33) {
         if (s.startsWith("[CDATA[", i + 2)) fail("CDATA is not allowed outside the root element.");
+        if (s.startsWith("--", i + 2) && ++elements > maxElements) throw tooManyElements(maxElements);
         i = readComment(s, i);
         continue;
       }
@@ -772,7 +777,10 @@ function read(text: string, options: ReadOptions | undefined): XmlElement {
         continue;
       }
       if (c === 33) {
-        if (s.startsWith("[CDATA[", i + 2)) {
+        // Comments and CDATA sections are nodes too: a flood of them is refused like one of elements.
+        const cdata = s.startsWith("[CDATA[", i + 2);
+        if ((cdata || s.startsWith("--", i + 2)) && ++elements > maxElements) throw tooManyElements(maxElements);
+        if (cdata) {
           const end = s.indexOf("]]>", i + 9);
           if (end < 0) fail("Unterminated CDATA section.");
           checkChars(s, i + 9, end);
@@ -784,7 +792,11 @@ function read(text: string, options: ReadOptions | undefined): XmlElement {
         }
         continue;
       }
-      if (c === 63) { i = readPI(s, i + 2); continue; }
+      if (c === 63) {
+        if (++elements > maxElements) throw tooManyElements(maxElements);
+        i = readPI(s, i + 2);
+        continue;
+      }
     }
 
     // Start tag at i.

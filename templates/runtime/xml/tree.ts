@@ -40,7 +40,10 @@ export interface ReadOptions {
   readonly maxDepth?: number;
   /** Most attributes one element may carry, namespace declarations included. */
   readonly maxAttributes?: number;
-  /** Most elements one document may hold, the root included. */
+  /**
+   * Most nodes one document may hold: elements (the root included), comments, CDATA sections and
+   * processing instructions (the XML declaration is not one). Text is not counted.
+   */
   readonly maxElements?: number;
 }
 
@@ -69,5 +72,5 @@ export function tooManyAttributes(limit: number): XmlRefusal {
 
 /** The refusal for the start tag that passes maxElements, refused before it is read. */
 export function tooManyElements(limit: number): XmlRefusal {
-  return new XmlRefusal("elements", `The document has more than ${limit} elements.`);
+  return new XmlRefusal("elements", `The document has more than ${limit} elements, comments and other nodes.`);
 }

@@ -121,11 +121,25 @@ describe.each(readers)("%s", (_name, read) => {
     it("refuses at the start tag that passes the limit, before reading what follows", () => {
       const e = refusal(read, "<a><b/><b/><b/><c <<<&&& unterminated", { maxElements: 4 });
       expect(e.reason).toBe<XmlRefusalReason>("elements");
-      expect(e.message).toBe("The document has more than 4 elements.");
+      expect(e.message).toBe("The document has more than 4 elements, comments and other nodes.");
     });
 
-    it("counts elements inside comments and CDATA as text, not elements", () => {
-      expect(read("<a><!-- <b/><b/> --><![CDATA[<b/><b/>]]><?pi <b/>?></a>", { maxElements: 1 }).text).toBe("<b/><b/>");
+    it("counts a comment, a CDATA section and a PI as one node each, and the markup inside them not at all", () => {
+      const doc = "<a><!-- <b/><b/> --><![CDATA[<b/><b/>]]><?pi <b/>?></a>";
+      expect(read(doc, { maxElements: 4 }).text).toBe("<b/><b/>");
+      expect(refusal(read, doc, { maxElements: 3 }).reason).toBe<XmlRefusalReason>("elements");
+    });
+
+    it("refuses a flood of comments like one of elements (found by the attack suite: a million took 0.3 s)", () => {
+      const doc = `<a>${"x<!---->".repeat(1001)}</a>`;
+      expect(refusal(read, doc, { maxElements: 1001 }).reason).toBe<XmlRefusalReason>("elements");
+      expect(read(doc, { maxElements: 1002 }).text).toBe("x".repeat(1001));
+    });
+
+    it("does not count the XML declaration, and counts PIs in the prolog", () => {
+      expect(read('<?xml version="1.0"?><a/>', { maxElements: 1 }).local).toBe("a");
+      expect(refusal(read, '<?xml version="1.0"?><?pi x?><a/>', { maxElements: 1 }).reason).toBe<XmlRefusalReason>("elements");
+      expect(refusal(read, "<!-- c --><a/>", { maxElements: 1 }).reason).toBe<XmlRefusalReason>("elements");
     });
   });
 });
