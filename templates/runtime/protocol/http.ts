@@ -135,8 +135,13 @@ function invalidEncoding(name: string): ServiceError {
 function formTexts(form: string, params: OperationModel["params"], index: ReadonlyMap<string, number>): ParamTexts {
   const texts: ParamTexts = new Array(params.length);
   // A name longer than this, even with every character %-escaped, names no parameter: not decoded.
+  // One shorter than every parameter name cannot decode to one either (decoding never lengthens).
   let longestName = 0;
-  for (const p of params) longestName = Math.max(longestName, p.name.length);
+  let shortestName = Infinity;
+  for (const p of params) {
+    longestName = Math.max(longestName, p.name.length);
+    shortestName = Math.min(shortestName, p.name.length);
+  }
   const maxEncodedName = longestName * 3 * 4;
   const n = form.length;
   let start = 0;
@@ -153,7 +158,9 @@ function formTexts(form: string, params: OperationModel["params"], index: Readon
       }
       const hasValue = eq < end;
       const nameEnd = hasValue ? eq : end;
-      const name = nameEnd - start > maxEncodedName ? undefined : decodeFormPart(form.slice(start, nameEnd));
+      const rawLength = nameEnd - start;
+      const name =
+        rawLength > maxEncodedName || rawLength < shortestName ? undefined : decodeFormPart(form.slice(start, nameEnd));
       const i = name === undefined ? undefined : index.get(name);
       if (i !== undefined && texts[i] === undefined) {
         const value = hasValue ? decodeFormPart(form.slice(eq + 1, end)) : "";
