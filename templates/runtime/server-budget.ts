@@ -2,7 +2,12 @@
 // maxBodyBytes, but twenty of them at once must not take the process down, so every buffered byte is
 // reserved here first; when the budget is spent the request is refused at once (503) instead of buffered.
 
-export const DEFAULT_MAX_BUFFERED_BYTES = 128 * 1024 * 1024;
+/**
+ * Room for one body at the default maxBodyBytes (64 MiB) and many ordinary ones, not two at the limit:
+ * reading a 64 MiB body of dense references takes the event loop ~0.8 s, two in a row would keep
+ * every other caller waiting over a second.
+ */
+export const DEFAULT_MAX_BUFFERED_BYTES = 96 * 1024 * 1024;
 export const DEFAULT_MAX_CONCURRENT_CALLS = 256;
 
 export class ServerBudget {

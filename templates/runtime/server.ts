@@ -38,7 +38,7 @@ export interface ServerOptions extends EndpointUrlOptions {
   /** Largest request body accepted, in bytes (default 64 MiB: bulk CSV imports are large). */
   readonly maxBodyBytes?: number;
   /**
-   * Request bytes the whole server holds in memory at once, over all requests (default 128 MiB). A
+   * Request bytes the whole server holds in memory at once, over all requests (default 96 MiB). A
    * request whose body would pass it is answered 503 at once, before its body is read.
    */
   readonly maxBufferedBytes?: number;
