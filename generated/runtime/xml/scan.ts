@@ -360,7 +360,8 @@ function decodeText(s: string, from: number, to: number): string {
         out.string(refValue(s, at + 1, semi));
         last = semi + 1;
       }
-      amp = nextAmp(s, last);
+      // In dense text the next reference starts right here: no search needed.
+      amp = s.charCodeAt(last) === 38 ? last : nextAmp(s, last);
     } else {
       out.unit(10);
       last = at + 1 < to && s.charCodeAt(at + 1) === 10 ? at + 2 : at + 1;
