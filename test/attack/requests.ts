@@ -39,6 +39,17 @@ export interface RawRequest {
   breaksFraming?: boolean;
 }
 
+/** InsertSubscriberSid exactly as the wire page's §2 sample (SOAP 1.1). */
+const WIRE_SOAP11_SAMPLE: RawRequest = {
+  binding: "soap11",
+  operation: "InsertSubscriberSid",
+  method: "POST",
+  target: ENDPOINT,
+  headers: Object.entries(SOAP11_REQUEST_HEADERS),
+  body: Buffer.from(SOAP11_REQUEST_BODY),
+  framing: "length",
+};
+
 export function cloneRequest(r: RawRequest): RawRequest {
   return { ...r, headers: r.headers.map(([n, v]) => [n, v]), body: r.body };
 }
@@ -96,15 +107,7 @@ export function baseRequests(): RawRequest[] {
     }
   }
   out.push(
-    {
-      binding: "soap11",
-      operation: "InsertSubscriberSid",
-      method: "POST",
-      target: ENDPOINT,
-      headers: Object.entries(SOAP11_REQUEST_HEADERS),
-      body: Buffer.from(SOAP11_REQUEST_BODY),
-      framing: "length",
-    },
+    cloneRequest(WIRE_SOAP11_SAMPLE),
     {
       binding: "soap12",
       operation: "SendSmsWithSenderName",
@@ -137,15 +140,7 @@ export function baseRequests(): RawRequest[] {
 }
 
 /** The probe: InsertSubscriberSid exactly as the wire page's §2 sample, on SOAP 1.1. */
-export const PROBE_REQUEST: Buffer = serialize({
-  binding: "soap11",
-  operation: "InsertSubscriberSid",
-  method: "POST",
-  target: ENDPOINT,
-  headers: Object.entries(SOAP11_REQUEST_HEADERS),
-  body: Buffer.from(SOAP11_REQUEST_BODY),
-  framing: "length",
-});
+export const PROBE_REQUEST: Buffer = serialize(WIRE_SOAP11_SAMPLE);
 
 /**
  * A SOAP 1.1 InsertSubscriberSid request (as the wire page's §2 sample) with a payload: `strName` replaces

@@ -4,33 +4,16 @@
 import { getHeapStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
+import { readers, refusal } from "./readers.js";
 import { readXml } from "../../../templates/runtime/xml/scan.js";
-import { readXmlWithFastXmlParser } from "../../oracle/fxp.js";
 import {
   DEFAULT_MAX_ATTRIBUTES,
   DEFAULT_MAX_ELEMENTS,
-  XmlRefusal,
-  type ReadOptions,
-  type XmlElement,
   type XmlRefusalReason,
 } from "../../../templates/runtime/xml/tree.js";
 
-type Reader = (text: string, options?: ReadOptions) => XmlElement;
 
-const readers = [
-  ["readXml", readXml],
-  ["readXmlWithFastXmlParser", readXmlWithFastXmlParser],
-] as const;
 
-function refusal(read: Reader, text: string, options?: ReadOptions): XmlRefusal {
-  try {
-    read(text, options);
-  } catch (e) {
-    if (e instanceof XmlRefusal) return e;
-    throw e;
-  }
-  throw new Error("the document was accepted");
-}
 
 /** ` a0="1" a1="1" ...`: n plain attributes. */
 function plain(n: number, from = 0): string {

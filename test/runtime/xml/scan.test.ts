@@ -2,16 +2,12 @@
 // reference, against the fast-xml-parser reader; fxp.test.ts adds the cases that target
 // fast-xml-parser's own leniency.
 import { describe, expect, it } from "vitest";
+import { readers } from "./readers.js";
 import { readXml } from "../../../templates/runtime/xml/scan.js";
-import { readXmlWithFastXmlParser } from "../../oracle/fxp.js";
 import { XmlRefusal } from "../../../templates/runtime/xml/tree.js";
 import type { XmlAttribute, XmlElement } from "../../../templates/runtime/xml/tree.js";
 import { DATASET_DOCUMENT, SOAP11_REQUEST_BODY, SOAP11_REQUEST_VALUES } from "../../fixtures/wire-samples.js";
 
-const readers = [
-  ["readXml", readXml],
-  ["readXmlWithFastXmlParser", readXmlWithFastXmlParser],
-] as const;
 
 const SOAP11 = "http://schemas.xmlsoap.org/soap/envelope/";
 const SOAP12 = "http://www.w3.org/2003/05/soap-envelope";
