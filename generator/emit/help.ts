@@ -18,6 +18,7 @@ import type {
 import type { GeneratedFile } from "../generated-file.js";
 import type { EmitContext } from "./context.js";
 import { sampleExchanges, type SampleRequest } from "./help-samples.js";
+import { listInWords } from "../../templates/runtime/rules.js";
 import { columnNameText, ruleText } from "./rule-text.js";
 import { REPOSITORY_TEMPLATES_DIR, templateLiteral } from "./wsdl.js";
 
@@ -183,10 +184,6 @@ function checkInWords(check: CheckModel): string {
   }
 }
 
-function listInWords(items: readonly string[], conjunction: "and" | "or"): string {
-  if (items.length <= 1) return items.join("");
-  return `${items.slice(0, -1).join(", ")} ${conjunction} ${items[items.length - 1]}`;
-}
 
 interface MemberView {
   name: string;

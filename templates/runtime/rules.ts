@@ -9,8 +9,9 @@ const XML_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const DD_FIELD_RE = /^DD([1-9]\d{0,2})$/i;
 const INT_TEXT_RE = /^[+-]?\d+$/;
 
-function listWords(values: readonly string[]): string {
-  return values.length <= 1 ? values.join("") : `${values.slice(0, -1).join(", ")} or ${values[values.length - 1]}`;
+/** `a, b or c` (or `and`): how messages and the help pages list names. */
+export function listInWords(items: readonly string[], conjunction: "and" | "or" = "or"): string {
+  return items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} ${conjunction} ${items[items.length - 1]}`;
 }
 
 /** Counts characters as code points, so an emoji is one character, not two UTF-16 units. */
@@ -33,7 +34,7 @@ function checkCsvRows(rule: Extract<RuleModel, { kind: "csvSubscribers" }>, name
     if (line.trim() === "") continue;
     row++;
     const delimiter = rule.delimiters.find((d) => line.includes(d));
-    if (delimiter === undefined) return fail(row, `needs Email, Name and Format separated by ${listWords(rule.delimiters)}`);
+    if (delimiter === undefined) return fail(row, `needs Email, Name and Format separated by ${listInWords(rule.delimiters)}`);
     const fields = line.split(delimiter);
     if (fields.length < 3) return fail(row, "needs at least Email, Name and Format");
     if (fields[0].trim() === "") return fail(row, "has an empty Email");
@@ -52,7 +53,7 @@ export function checkRule(rule: RuleModel, name: string, value: string): Service
   const fail = (code: string, sentence: string) => clientError(code, sentence, { parameter: name });
   switch (rule.kind) {
     case "enum":
-      return rule.values.includes(value) ? undefined : fail(ErrorCodes.InvalidValue, `${name} must be ${listWords(rule.values)}.`);
+      return rule.values.includes(value) ? undefined : fail(ErrorCodes.InvalidValue, `${name} must be ${listInWords(rule.values)}.`);
     case "format":
       return matchesTextFormat(rule.format, value)
         ? undefined
@@ -74,7 +75,7 @@ export function checkRule(rule: RuleModel, name: string, value: string): Service
     case "url":
       return isAbsoluteUrl(value, rule.schemes)
         ? undefined
-        : fail(ErrorCodes.InvalidUrl, `${name} must be a complete ${listWords(rule.schemes)} address with forward slashes.`);
+        : fail(ErrorCodes.InvalidUrl, `${name} must be a complete ${listInWords(rule.schemes)} address with forward slashes.`);
     case "csvSubscribers":
       return checkCsvRows(rule, name, value);
   }
@@ -145,7 +146,7 @@ export function checkOperation(check: CheckModel, values: Record<string, unknown
     case "atLeastOne":
       return check.params.some((p) => isGiven(values[p]))
         ? undefined
-        : clientError(ErrorCodes.MissingIdentifier, `Give ${listWords(check.params)}; all are empty.`, {
+        : clientError(ErrorCodes.MissingIdentifier, `Give ${listInWords(check.params)}; all are empty.`, {
             parameter: check.params[0],
           });
     case "ordered": {
