@@ -13,12 +13,12 @@ import type {
   ResultModel,
   ServiceModel,
   SoapType,
-  TextFormat,
 } from "../../templates/runtime/model.js";
 import type { GeneratedFile } from "../generated-file.js";
 import type { EmitContext } from "./context.js";
 import { sampleExchanges, type SampleRequest } from "./help-samples.js";
 import { listInWords } from "../../templates/runtime/rules.js";
+import { textFormatShape } from "../../templates/runtime/values.js";
 import { columnNameText, ruleText } from "./rule-text.js";
 import { REPOSITORY_TEMPLATES_DIR, templateLiteral } from "./wsdl.js";
 
@@ -134,7 +134,7 @@ function paramView(param: ParamModel) {
 function valueHint(param: ParamModel): string {
   for (const rule of param.rules) {
     if (rule.kind === "enum") return rule.values.join(" | ");
-    if (rule.kind === "format") return FORMAT_PATTERNS[rule.format];
+    if (rule.kind === "format") return textFormatShape(rule.format);
   }
   return param.type === "dateTime" ? "yyyy-MM-ddTHH:mm:ss" : param.type;
 }
@@ -157,13 +157,6 @@ function typeInWords(type: SoapType): string[] {
       return ["true or false."];
   }
 }
-
-const FORMAT_PATTERNS: Readonly<Record<TextFormat, string>> = {
-  date: "yyyy-MM-dd",
-  time: "HH:mm",
-  dateTimeMinutes: "yyyy-MM-dd HH:mm",
-  dateTimeSeconds: "yyyy-MM-ddTHH:mm:ss",
-};
 
 function checkInWords(check: CheckModel): string {
   switch (check.kind) {

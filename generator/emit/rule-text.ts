@@ -1,20 +1,14 @@
 // One sentence per rule, as TSDoc on the parameters that carry it (and on the help page).
 
-import type { CheckModel, RuleModel, TextFormat } from "../../templates/runtime/model.js";
-
-const FORMAT_SHAPE: Readonly<Record<TextFormat, string>> = {
-  date: "yyyy-MM-dd",
-  time: "HH:mm",
-  dateTimeMinutes: "yyyy-MM-dd HH:mm",
-  dateTimeSeconds: "yyyy-MM-ddTHH:mm:ss",
-};
+import type { CheckModel, RuleModel } from "../../templates/runtime/model.js";
+import { textFormatShape } from "../../templates/runtime/values.js";
 
 export function ruleText(rule: RuleModel): string {
   switch (rule.kind) {
     case "enum":
       return `One of: ${rule.values.join(", ")}.`;
     case "format":
-      return `Shape ${FORMAT_SHAPE[rule.format]}.`;
+      return `Shape ${textFormatShape(rule.format)}.`;
     case "maxLength":
       return `At most ${rule.max} characters.`;
     case "intText":
