@@ -33,6 +33,7 @@ export const ErrorCodes = {
   BodyTooLarge: "BodyTooLarge",
   UnsupportedMediaType: "UnsupportedMediaType",
   MethodNotAllowed: "MethodNotAllowed",
+  NotFound: "NotFound",
   RequestTimeout: "RequestTimeout",
   ServerBusy: "ServerBusy",
   InvalidEncoding: "InvalidEncoding",

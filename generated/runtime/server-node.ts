@@ -7,7 +7,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { resolveEndpointUrl } from "./endpoint-url.js";
+import { ErrorCodes } from "./errors.js";
 import type { WireResponse } from "./protocol/binding.js";
+import { LAST_RESORT, textErrorResponse } from "./protocol/text-error.js";
 import { bodyKind, decodeRequestBody } from "./server-body.js";
 import { RequestLease } from "./server-budget.js";
 import type { IncomingCall, ServiceCore } from "./server.js";
@@ -96,13 +98,6 @@ function safeDecode(path: string): string {
   }
 }
 
-/** Error texts echo a little of the request: a browser must never sniff them into HTML. */
-function withSafetyHeaders(headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
-  return headers["content-type"]?.startsWith("text/plain") ? { ...headers, "x-content-type-options": "nosniff" } : headers;
-}
-
-const PLAIN_500 = "System.Exception: The server could not complete the request.";
-
 function send(res: ServerResponse, response: WireResponse, headOnly: boolean): void {
   if (res.headersSent || res.destroyed) return;
   const body = response.body;
@@ -111,7 +106,7 @@ function send(res: ServerResponse, response: WireResponse, headOnly: boolean): v
   // same bytes as UTF-8 without transcoding.
   try {
     const length = Buffer.byteLength(body, "utf8");
-    res.writeHead(response.status, { ...withSafetyHeaders(response.headers), "content-length": length });
+    res.writeHead(response.status, { ...response.headers, "content-length": length });
     if (headOnly) res.end();
     else res.end(body, length === body.length ? "latin1" : "utf8");
   } catch {
@@ -120,12 +115,8 @@ function send(res: ServerResponse, response: WireResponse, headOnly: boolean): v
       res.destroy();
       return;
     }
-    res.writeHead(500, {
-      "content-type": "text/plain; charset=utf-8",
-      "x-content-type-options": "nosniff",
-      "content-length": PLAIN_500.length,
-    });
-    res.end(headOnly ? undefined : PLAIN_500);
+    res.writeHead(LAST_RESORT.status, { ...LAST_RESORT.headers, "content-length": LAST_RESORT.body.length });
+    res.end(headOnly ? undefined : LAST_RESORT.body);
   }
 }
 
@@ -141,7 +132,13 @@ function refuseBody(req: IncomingMessage, res: ServerResponse, response: WireRes
   req.resume();
 }
 
-const NOT_FOUND: WireResponse = { status: 404, headers: { "content-type": "text/plain; charset=utf-8" }, body: "Not found." };
+/** For a path that is not the endpoint's (when there is no next() to pass it to). */
+export const NOT_FOUND: WireResponse = textErrorResponse({
+  status: 404,
+  exceptionType: "System.Web.HttpException",
+  message: "Not found.",
+  code: ErrorCodes.NotFound,
+});
 
 /**
  * The IncomingCall of one node:http request. The endpoint URL and the caller's abort signal are made

@@ -4,26 +4,19 @@
 
 import { isAcceptedHost, resolveEndpointUrl } from "./endpoint-url.js";
 import type { WireResponse } from "./protocol/binding.js";
+import { LAST_RESORT } from "./protocol/text-error.js";
 import { bodyKind, decodeRequestBody } from "./server-body.js";
 import { RequestLease } from "./server-budget.js";
 import type { ServiceCore } from "./server.js";
-import { pathBelowEndpoint } from "./server-node.js";
+import { NOT_FOUND, pathBelowEndpoint } from "./server-node.js";
 
 export type FetchHandler = (request: Request, info?: { remoteAddress?: string }) => Promise<Response>;
 
-const PLAIN_500 = "System.Exception: The server could not complete the request.";
-
 function toResponse(response: WireResponse, headOnly: boolean): Response {
   try {
-    const headers = response.headers["content-type"]?.startsWith("text/plain")
-      ? { ...response.headers, "x-content-type-options": "nosniff" }
-      : response.headers;
-    return new Response(headOnly ? null : response.body, { status: response.status, headers });
+    return new Response(headOnly ? null : response.body, { status: response.status, headers: response.headers });
   } catch {
-    return new Response(headOnly ? null : PLAIN_500, {
-      status: 500,
-      headers: { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" },
-    });
+    return new Response(headOnly ? null : LAST_RESORT.body, { status: LAST_RESORT.status, headers: LAST_RESORT.headers });
   }
 }
 
@@ -65,7 +58,7 @@ export function createFetchHandler(core: ServiceCore): FetchHandler {
       pathname = url.pathname;
     }
     const place = pathBelowEndpoint(pathname, core.service.endpoint);
-    if (!place) return toResponse({ status: 404, headers: { "content-type": "text/plain; charset=utf-8" }, body: "Not found." }, false);
+    if (!place) return toResponse(NOT_FOUND, false);
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => {
       headers[name.toLowerCase()] = value;

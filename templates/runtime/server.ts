@@ -9,6 +9,8 @@ import { readParams, type ParamValues } from "./params.js";
 import type { Binding, BindingFactory, WireRequest, WireResponse, XmlReader } from "./protocol/binding.js";
 import { ResultShapeError } from "./protocol/result.js";
 import { createRouter, isBinding } from "./protocol/route.js";
+import { ECHO_MAX } from "./protocol/soap.js";
+import { LAST_RESORT, LAST_RESORT_MESSAGE, textErrorResponse } from "./protocol/text-error.js";
 import { describeThrown, oneLine, wireServiceError } from "./safe-error.js";
 import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_CONCURRENT_CALLS, ServerBudget } from "./server-budget.js";
 
@@ -87,14 +89,6 @@ export const DEFAULT_MAX_ATTRIBUTES = 64;
 
 const HTML = { "content-type": "text/html; charset=utf-8" };
 const XML = { "content-type": "text/xml; charset=utf-8" };
-
-function textResponse(status: number, exceptionType: string, message: string, code: string): WireResponse {
-  return {
-    status,
-    headers: { "content-type": "text/plain; charset=utf-8", "x-error-code": code },
-    body: `${exceptionType}: ${message}`,
-  };
-}
 
 const TIMEOUT_MESSAGE = "The operation took too long and was stopped.";
 
@@ -225,13 +219,6 @@ function defaultLog(entry: LogEntry): void {
   );
 }
 
-/** The same bytes whatever went wrong: used when even encoding an error failed. */
-const LAST_RESORT: WireResponse = {
-  status: 500,
-  headers: { "content-type": "text/plain; charset=utf-8", "x-error-code": ErrorCodes.InternalError },
-  body: "System.Exception: The server could not complete the request.",
-};
-
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!(typeof value === "number" && value > 0)) throw new TypeError(`${name} must be a positive number; got ${String(value)}.`);
@@ -307,7 +294,7 @@ export function createServiceCore(
   }
 
   const handlerTimeoutMs = options.handlerTimeoutMs;
-  const internalError = () => new ServiceError(ErrorCodes.InternalError, "The server could not complete the request.");
+  const internalError = () => new ServiceError(ErrorCodes.InternalError, LAST_RESORT_MESSAGE);
 
   /** The wire answer for an error thrown while decoding, in the handler or while encoding. */
   function failure(binding: Binding, error: unknown, op: OperationModel | undefined, seq: number): WireResponse {
@@ -373,7 +360,7 @@ export function createServiceCore(
   /** A refusal before the operation is known, in the error form of the binding the request is for. */
   function refuse(method: string, path: string, contentType: string | undefined, error: ServiceError): WireResponse {
     const binding = bindingFor(method, path, contentType);
-    return binding ? binding.encodeError(error) : textResponse(error.status, error.exceptionType, error.message, error.code);
+    return binding ? binding.encodeError(error) : textErrorResponse(error);
   }
 
   function documentResponse(call: IncomingCall): WireResponse {
@@ -384,7 +371,12 @@ export function createServiceCore(
     if (opName !== null) {
       const page = documents.helpOperationHtml(opName, call.endpointUrl);
       if (page !== undefined) return { status: 200, headers: HTML, body: page };
-      return textResponse(404, "System.InvalidOperationException", `${oneLine(opName, 40)} Web Service method name is not valid.`, ErrorCodes.UnknownOperation);
+      return textErrorResponse({
+        status: 404,
+        exceptionType: "System.InvalidOperationException",
+        message: `${oneLine(opName, ECHO_MAX)} Web Service method name is not valid.`,
+        code: ErrorCodes.UnknownOperation,
+      });
     }
     return { status: 200, headers: HTML, body: documents.helpIndexHtml(call.endpointUrl) };
   }
@@ -424,13 +416,7 @@ export function createServiceCore(
     refuse,
     lastResort(error, method, path, contentType): WireResponse {
       log({ level: "error", message: "unexpected error outside the handler", requestId: requestIdOf(++requestCounter), error });
-      let binding: Binding | undefined;
-      try {
-        binding = bindingFor(method, path, contentType);
-      } catch {
-        binding = undefined;
-      }
-      return internalErrorResponse(binding);
+      return internalErrorResponse(bindingFor(method, path, contentType));
     },
   };
 }

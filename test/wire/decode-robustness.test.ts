@@ -273,7 +273,7 @@ describe("decode refuses, with the right error code", () => {
     for (const name of ["soap11", "soap12"] as const) {
       const response = bindings[name].encodeError(error);
       expect(response.status).toBe(400);
-      expect(response.headers).toEqual({ "content-type": "text/plain; charset=utf-8", "x-error-code": "DoctypeRefused" });
+      expect(response.headers).toEqual({ "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff", "x-error-code": "DoctypeRefused" });
       expect(response.body).toMatch(/^System\.InvalidOperationException: [^\n<]+$/);
     }
   });

@@ -11,11 +11,12 @@ import { fromDotNetText } from "../values.js";
 import { DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
 import type { Binding, BindingOptions, DecodedRequest, WireRequest, WireResponse } from "./binding.js";
 import { readResult, scalarText, writeResultChildren } from "./result.js";
+import { ERROR_CODE_HEADER, textErrorResponse } from "./text-error.js";
 import { XSD_NS, XSI_NS } from "./soap.js";
 import { XmlOut } from "./xml-out.js";
 
 export const FORM_CONTENT_TYPE = "application/x-www-form-urlencoded";
-export const ERROR_CODE_HEADER = "x-error-code";
+export { ERROR_CODE_HEADER };
 const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
 
 /** Where an HTTP variant carries the parameters: the query string (GET) or a form body (POST). */
@@ -233,11 +234,7 @@ export function createHttpBinding(variant: HttpVariant, service: ServiceModel, o
     },
 
     encodeError(error: ServiceError): WireResponse {
-      return {
-        status: error.status,
-        headers: { "content-type": "text/plain; charset=utf-8", [ERROR_CODE_HEADER]: error.code },
-        body: `${error.exceptionType}: ${error.message}`,
-      };
+      return textErrorResponse(error);
     },
 
     decodeResponse(op: OperationModel, response: WireResponse, request: ParamValues): unknown {

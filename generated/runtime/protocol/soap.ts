@@ -18,6 +18,7 @@ import { DEFAULT_MAX_DEPTH, XmlRefusal, type XmlAttribute, type XmlElement } fro
 import { escapeText } from "../xml/write.js";
 import type { Binding, BindingOptions, DecodedRequest, WireRequest, WireResponse } from "./binding.js";
 import { compactResultChildren, readResult, scalarText } from "./result.js";
+import { textErrorResponse } from "./text-error.js";
 
 export const XSI_NS = "http://www.w3.org/2001/XMLSchema-instance";
 export const XSD_NS = "http://www.w3.org/2001/XMLSchema";
@@ -60,29 +61,17 @@ export function refusalError(error: XmlRefusal): ServiceError {
     : error.reason === "attributes" ? ErrorCodes.TooManyAttributes
     : error.reason === "elements" ? ErrorCodes.TooManyElements
     : ErrorCodes.MalformedXml;
-  // ASMX answers XML it cannot read with 400 and no fault (wire/README.md §1a): see httpLevelRefusal.
+  // ASMX answers XML it cannot read with 400 and no fault (wire/README.md §1a): see isHttpLevel.
   return clientError(code, `The request is not acceptable XML: ${error.message}`, {
     exceptionType: "System.InvalidOperationException",
     status: 400,
   });
 }
 
-const TEXT_PLAIN = "text/plain; charset=utf-8";
-
 /**
- * The answer for a refusal ASMX makes at the HTTP level, without a fault envelope (wire/README.md §1a):
- * 415 with an empty body; 400 with (ours, where ASMX sends nothing) one line `<ExceptionType>: <reason>`.
- * The error code goes in X-Error-Code either way.
+ * Refusals ASMX makes at the HTTP level, without a fault envelope (wire/README.md §1a): 400 (ours: one
+ * line of text where ASMX sends nothing) and 415 (empty body). See text-error.ts.
  */
-export function httpLevelRefusal(error: ServiceError): WireResponse {
-  return {
-    status: error.status,
-    headers: { "content-type": TEXT_PLAIN, "x-error-code": error.code },
-    body: error.status === 415 ? "" : `${error.exceptionType}: ${oneLine(error.message)}`,
-  };
-}
-
-/** Whether a SOAP error is answered at the HTTP level: ASMX never carries a fault with 400 or 415. */
 export function isHttpLevel(error: ServiceError): boolean {
   return error.status === 400 || error.status === 415;
 }
@@ -224,7 +213,7 @@ export function createSoapBinding(version: SoapVersion, service: ServiceModel, o
     },
 
     encodeError(error: ServiceError): WireResponse {
-      if (isHttpLevel(error)) return httpLevelRefusal(error);
+      if (isHttpLevel(error)) return textErrorResponse(error);
       const parameter = error.parameter === undefined ? "" : `<Parameter>${escapeText(error.parameter)}</Parameter>`;
       const detail = `<Error xmlns="${ns}"><Code>${escapeText(error.code)}</Code>${parameter}</Error>`;
       return { status: error.status, headers: responseHeaders, body: envelopeOpen + version.faultXml(error, detail) + envelopeClose };

@@ -7,7 +7,8 @@ import { oneLine } from "../safe-error.js";
 import { SOAP11_ENVELOPE_NS } from "../soap11/index.js";
 import { SOAP12_ENVELOPE_NS } from "../soap12/index.js";
 import type { Binding, WireResponse } from "./binding.js";
-import { ECHO_MAX, httpLevelRefusal } from "./soap.js";
+import { ECHO_MAX } from "./soap.js";
+import { textErrorResponse } from "./text-error.js";
 
 /** The media type of a Content-Type value, lower case, without parameters ("" when none). */
 export function mediaType(contentType: string | undefined): string {
@@ -86,7 +87,7 @@ export interface Router {
 }
 
 /** Not a SOAP media type, or a SOAP 1.1 envelope sent as SOAP 1.2: 415 with an empty body, as ASMX. */
-const UNSUPPORTED_MEDIA: WireResponse = httpLevelRefusal(
+const UNSUPPORTED_MEDIA: WireResponse = textErrorResponse(
   new ServiceError(ErrorCodes.UnsupportedMediaType, "", { side: "client", status: 415 }),
 );
 
@@ -95,11 +96,11 @@ const UNSUPPORTED_MEDIA: WireResponse = httpLevelRefusal(
  * HTTP bindings' errors have.
  */
 function methodNotAllowed(method: string, allow: string): WireResponse {
-  return {
-    status: 405,
-    headers: { "content-type": "text/plain; charset=utf-8", "x-error-code": ErrorCodes.MethodNotAllowed, allow },
-    body: `System.InvalidOperationException: The method ${oneLine(method, ECHO_MAX)} is not allowed here.`,
-  };
+  const message = `The method ${oneLine(method, ECHO_MAX)} is not allowed here.`;
+  return textErrorResponse(
+    { status: 405, exceptionType: "System.InvalidOperationException", message, code: ErrorCodes.MethodNotAllowed },
+    { allow },
+  );
 }
 
 export function isBinding(routed: Binding | WireResponse): routed is Binding {
