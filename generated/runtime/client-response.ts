@@ -4,6 +4,7 @@
 // size bounded while reading (after decompression, so a gzip bomb stops at the limit), the bytes decoded in
 // the answer's charset. Web-standard APIs only.
 
+import { joinChunks } from "./bytes.js";
 import { RedirectError, ResponseFormatError, ResponseTooLargeError, type BindingName } from "./errors.js";
 import type { WireResponse } from "./protocol/binding.js";
 import { CharsetError, decodeBody } from "./protocol/charset.js";
@@ -81,14 +82,7 @@ async function readBytes(response: Response, context: AnswerContext): Promise<Ui
     context.signal?.removeEventListener("abort", stop);
   }
   if (context.signal?.aborted) throw context.signal.reason;
-  if (chunks.length === 1) return chunks[0];
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return joinChunks(chunks, total);
 }
 
 /** Media types whose body is text, not XML: the HTTP bindings' error answers. */

@@ -4,6 +4,7 @@
 // Same guards as the node:http adapter: body limit, server-wide budget, charset decoding, and an answer
 // for every request whatever the handler does.
 
+import { joinChunks } from "./bytes.js";
 import { isAcceptedHost, resolveEndpointUrl } from "./endpoint-url.js";
 import type { WireResponse } from "./protocol/binding.js";
 import { LAST_RESORT } from "./protocol/text-error.js";
@@ -39,14 +40,7 @@ async function readLimited(request: Request, limit: number, lease: RequestLease)
     }
     parts.push(value);
   }
-  if (parts.length === 1) return parts[0];
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const part of parts) {
-    all.set(part, at);
-    at += part.byteLength;
-  }
-  return all;
+  return joinChunks(parts, size);
 }
 
 export function createFetchHandler(core: ServiceCore): FetchHandler {
