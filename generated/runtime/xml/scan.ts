@@ -240,6 +240,9 @@ function scanLongText(s: string, i: number, t0: number, plain: boolean): number 
  * store per reference, not a string each (60 MB of `&amp;`: 12.5 million).
  */
 const UNIT_CHUNK = 8192;
+/** Pieces joined into one flat segment at a time: millions of them in one join (or a rope of `+=`)
+ * would cost several times the text's size. */
+const DECODE_BATCH = 4096;
 const units = new Uint16Array(UNIT_CHUNK);
 /** Stretches longer than this are sliced rather than copied unit by unit. */
 const COPY_MAX = 8;
@@ -373,50 +376,32 @@ function decodeText(s: string, from: number, to: number): string {
   return out.finish();
 }
 
-/** Decoded pieces joined into one flat string at a time (see decode). */
-const DECODE_BATCH = 4096;
-
 /**
  * Decodes s[from, to): references replaced, CRLF/CR turned into LF (text) or a space (attribute
  * values, where tab and LF become a space as well). Characters were already checked.
  */
 function decode(s: string, from: number, to: number, attr: boolean): string {
   if (!attr) return decodeText(s, from, to);
-  // Pieces are joined in batches into flat segments: `+=` over millions of references (60 MB of `&amp;`)
-  // would build a rope of as many nodes, several times the text's size, and flatten it at the end.
-  const pieces: string[] = [];
-  let segments: string[] | undefined;
+  const out = new TextBuilder();
   let last = from;
   for (let i = from; i < to; i++) {
     const c = s.charCodeAt(i);
-    let piece: string;
-    const start = i;
+    if (c !== 38 && c !== 13 && c !== 9 && c !== 10) continue;
+    if (i > last) out.text(s, last, i);
     if (c === 38) {
       const semi = s.indexOf(";", i + 1);
       if (semi < 0 || semi >= to) fail("Unterminated entity reference.");
-      piece = refValue(s, i + 1, semi);
+      out.string(refValue(s, i + 1, semi));
       i = semi;
-    } else if (c === 13) {
-      piece = attr ? " " : "\n";
-      if (i + 1 < to && s.charCodeAt(i + 1) === 10) i++;
-    } else if (attr && (c === 9 || c === 10)) {
-      piece = " ";
     } else {
-      continue;
+      out.unit(32);
+      if (c === 13 && i + 1 < to && s.charCodeAt(i + 1) === 10) i++;
     }
-    if (start > last) pieces.push(s.slice(last, start));
-    pieces.push(piece);
     last = i + 1;
-    if (pieces.length >= DECODE_BATCH) {
-      (segments ??= []).push(pieces.join(""));
-      pieces.length = 0;
-    }
   }
-  if (to > last) pieces.push(s.slice(last, to));
-  const tail = pieces.length === 1 ? pieces[0] : pieces.join("");
-  if (segments === undefined) return tail;
-  segments.push(tail);
-  return segments.join("");
+  if (last === from) return s.slice(from, to);
+  if (to > last) out.text(s, last, to);
+  return out.finish();
 }
 
 /** Checks and decodes an attribute value s[from, to) (the quotes excluded). */
