@@ -1,6 +1,7 @@
 // The client core: one `call` that any binding can carry, on fetch alone (Node 20+ and browsers).
 // generated/client.ts wraps it in one typed method per operation.
 
+import { DEFAULT_MAX_ATTRIBUTES, DEFAULT_MAX_ELEMENTS } from "./xml/tree.js";
 import { readAnswer } from "./client-response.js";
 import { ClientCallError, TimeoutError, TransportError, type BindingName } from "./errors.js";
 import type { OperationModel, ServiceModel } from "./model.js";
@@ -11,10 +12,6 @@ import type { Binding, BindingFactory, WireResponse, XmlReader } from "./protoco
 export const DEFAULT_TIMEOUT_MS = 100_000;
 /** The server's default maxBodyBytes: an answer the same size as the largest request we accept. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-/** Elements per answer: a DataSet of 100,000 rows of 9 columns; raise it for larger DataSet answers. */
-export const DEFAULT_CLIENT_MAX_ELEMENTS = 1_000_000;
-/** Attributes per element: honest answers carry a few (namespace declarations, xsi:nil, diffgram ids). */
-export const DEFAULT_CLIENT_MAX_ATTRIBUTES = 64;
 /** The longest delay a timer takes (2^31 - 1 ms, about 24.8 days); longer ones would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -82,11 +79,11 @@ export function createClientCore(
   if (!factory) throw new TypeError(`binding must be one of ${Object.keys(bindings).join(", ")}; got ${String(config.binding)}.`);
   const timeoutMs = limit("timeoutMs", config.timeoutMs, DEFAULT_TIMEOUT_MS, true);
   const maxResponseBytes = limit("maxResponseBytes", config.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, false);
-  const maxElements = limit("maxElements", config.maxElements, DEFAULT_CLIENT_MAX_ELEMENTS, false);
+  const maxElements = limit("maxElements", config.maxElements, DEFAULT_MAX_ELEMENTS, false);
   const binding = factory(service, {
     readXml: config.xmlReader ?? defaultReader,
     maxElements,
-    maxAttributes: DEFAULT_CLIENT_MAX_ATTRIBUTES,
+    maxAttributes: DEFAULT_MAX_ATTRIBUTES,
   });
   const url = endpointUrl(config.baseUrl, service.endpoint);
   const fetchFn = config.fetch ?? globalThis.fetch;

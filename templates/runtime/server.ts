@@ -13,6 +13,7 @@ import { ECHO_MAX } from "./protocol/soap.js";
 import { LAST_RESORT, LAST_RESORT_MESSAGE, textErrorResponse } from "./protocol/text-error.js";
 import { describeThrown, oneLine, wireServiceError } from "./safe-error.js";
 import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_CONCURRENT_CALLS, ServerBudget } from "./server-budget.js";
+import { DEFAULT_MAX_ATTRIBUTES } from "./xml/tree.js";
 
 /** What a handler learns about the call besides its parameters. */
 export interface CallContext {
@@ -85,7 +86,6 @@ export interface IncomingCall {
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_HANDLER_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_ELEMENTS = 10_000;
-export const DEFAULT_MAX_ATTRIBUTES = 64;
 
 const HTML = { "content-type": "text/html; charset=utf-8" };
 const XML = { "content-type": "text/xml; charset=utf-8" };
