@@ -5,7 +5,7 @@
 
 import { operations, service } from "../generated/model.js";
 import { bindingFactories } from "../generated/runtime/bindings.js";
-import type { BindingName } from "../generated/runtime/errors.js";
+import type { BindingName } from "../generated/runtime/protocol/binding.js";
 import { writeParams, type ParamValues } from "../generated/runtime/params.js";
 import type { WireResponse } from "../generated/runtime/protocol/binding.js";
 import { readXml } from "../generated/runtime/xml/scan.js";

@@ -3,9 +3,9 @@
 // cost the most (the figures tree.ts documents).
 // Run: npx tsx bench/xml-read.ts            (timing only)
 //      node --expose-gc --import tsx bench/xml-read.ts
-import { readXml } from "../templates/runtime/xml/scan.js";
+import { readXml } from "../runtime/xml/scan.js";
 import { readXmlWithFastXmlParser } from "../test/oracle/fxp.js";
-import type { XmlElement } from "../templates/runtime/xml/tree.js";
+import type { XmlElement } from "../runtime/xml/tree.js";
 import { DATASET_DOCUMENT, SOAP11_REQUEST_BODY } from "../test/fixtures/wire-samples.js";
 
 type Reader = (text: string) => XmlElement;

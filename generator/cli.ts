@@ -3,6 +3,7 @@
 import { pathToFileURL } from "node:url";
 import yargs from "yargs";
 import { checkCommand, generateCommand, validateCommand } from "./commands.js";
+import { TOOL_VERSION } from "./generated-file.js";
 
 const NAMESPACE_PATTERN = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
 
@@ -56,7 +57,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     .strict()
     .help()
     .alias("help", "h")
-    .version(false)
+    .version(TOOL_VERSION)
     .parseAsync();
   return exitCode;
 }

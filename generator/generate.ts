@@ -3,7 +3,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ServiceModel } from "../templates/runtime/model.js";
+import type { ServiceModel } from "../runtime/model.js";
 import type { Diagnostic } from "./diagnostic.js";
 import { prepareFormatter, saveFormatCache } from "./format.js";
 import type { GeneratedFile } from "./generated-file.js";
@@ -13,6 +13,7 @@ import type { SpecDocument } from "./spec.js";
 import { validateSpec } from "./validate.js";
 
 const DEFAULT_TEMPLATES_DIR = fileURLToPath(new URL("../templates/", import.meta.url));
+const DEFAULT_RUNTIME_DIR = fileURLToPath(new URL("../runtime/", import.meta.url));
 
 export interface SpecOptions {
   /** Path of the spec YAML. */
@@ -29,6 +30,7 @@ export interface SpecOptions {
 
 export interface GenerateOptions extends SpecOptions {
   readonly templatesDir?: string;
+  readonly runtimeDir?: string;
 }
 
 export type Loaded =
@@ -69,6 +71,7 @@ export async function generateFiles(options: GenerateOptions): Promise<Generated
   const files = await emitAll(loaded.model, {
     specFile: options.specFile ?? repositoryPath(options.spec),
     templatesDir: options.templatesDir ?? DEFAULT_TEMPLATES_DIR,
+    runtimeDir: options.runtimeDir ?? DEFAULT_RUNTIME_DIR,
   });
   saveFormatCache();
   return { ok: true, model: loaded.model, files };

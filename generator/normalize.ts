@@ -1,4 +1,4 @@
-// A validated spec document → the ServiceModel the runtime interprets (templates/runtime/model.ts). Pure:
+// A validated spec document → the ServiceModel the runtime interprets (runtime/model.ts). Pure:
 // no I/O, spec order everywhere, named rules inlined into each parameter, credentials prepended to every
 // operation's parameters, and a columnName check added after the spec's own checks for every parameter
 // that names a column of the operation's DataSet.
@@ -13,7 +13,7 @@ import type {
   ResultModel,
   RuleModel,
   ServiceModel,
-} from "../templates/runtime/model.js";
+} from "../runtime/model.js";
 import type { SpecCheck, SpecColumn, SpecDocument, SpecParam, SpecResult, SpecRule } from "./spec.js";
 
 export interface NormalizeOptions {

@@ -2,7 +2,7 @@
 // rules, checks that name parameters of their operation, generated type names that do not collide.
 // Runs only on a document that passed the schema, so it may trust the SpecDocument shape.
 
-import { checkRule } from "../templates/runtime/rules.js";
+import { checkRule } from "../runtime/rules.js";
 import type { Diagnostic } from "./diagnostic.js";
 import type { LoadedSpec, SpecPath } from "./load.js";
 import { ruleModel } from "./normalize.js";

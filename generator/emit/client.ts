@@ -1,7 +1,7 @@
 // generated/client.ts: `createClient(config)` and the ExternalAPIServiceClient interface, one typed method
 // per operation, each a thin call into the runtime client core with the operation's model.
 
-import type { OperationModel, ServiceModel } from "../../templates/runtime/model.js";
+import type { OperationModel, ServiceModel } from "../../runtime/model.js";
 import type { GeneratedFile } from "../generated-file.js";
 import { importSymbol, importType } from "../import-symbol.js";
 import { operationTypeNames } from "../type-names.js";

@@ -3,6 +3,8 @@
 export interface EmitContext {
   /** The spec as named in headers: relative to the repository root, such as spec/ExternalAPIService.yaml. */
   readonly specFile: string;
-  /** Absolute path of templates/ (handlebars templates and the hand-written runtime). */
+  /** Absolute path of templates/ (the handlebars templates). */
   readonly templatesDir: string;
+  /** Absolute path of runtime/ (the hand-written runtime, copied into the output whole). */
+  readonly runtimeDir: string;
 }

@@ -8,7 +8,7 @@ import type {
   OperationModel,
   ResultModel,
   ServiceModel,
-} from "../../templates/runtime/model.js";
+} from "../../runtime/model.js";
 
 export interface SampleExchange {
   readonly id: string;

@@ -13,12 +13,12 @@ import type {
   ResultModel,
   ServiceModel,
   SoapType,
-} from "../../templates/runtime/model.js";
+} from "../../runtime/model.js";
 import type { GeneratedFile } from "../generated-file.js";
 import type { EmitContext } from "./context.js";
 import { sampleExchanges, type SampleRequest } from "./help-samples.js";
-import { listInWords } from "../../templates/runtime/rules.js";
-import { textFormatShape } from "../../templates/runtime/values.js";
+import { listInWords } from "../../runtime/rules.js";
+import { textFormatShape } from "../../runtime/values.js";
 import { columnNameText, ruleText } from "./rule-text.js";
 import { REPOSITORY_TEMPLATES_DIR, templateLiteral } from "./wsdl.js";
 

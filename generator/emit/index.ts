@@ -2,7 +2,7 @@
 // the manifest that list them. To add an output, write an emitter and add it to `emitters`.
 
 import path from "node:path";
-import type { ServiceModel } from "../../templates/runtime/model.js";
+import type { ServiceModel } from "../../runtime/model.js";
 import { formatFile } from "../format.js";
 import { MANIFEST, withHeader, type GeneratedFile } from "../generated-file.js";
 import type { EmitContext } from "./context.js";

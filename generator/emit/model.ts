@@ -9,7 +9,7 @@ import type {
   ResultModel,
   RuleModel,
   ServiceModel,
-} from "../../templates/runtime/model.js";
+} from "../../runtime/model.js";
 import type { GeneratedFile } from "../generated-file.js";
 import { importType } from "../import-symbol.js";
 import { StructureKind, TypeScriptFile, VariableDeclarationKind } from "../typescript-file.js";

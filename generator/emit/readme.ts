@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import Handlebars from "handlebars";
-import type { ServiceModel, SoapType } from "../../templates/runtime/model.js";
+import type { ServiceModel, SoapType } from "../../runtime/model.js";
 import type { GeneratedFile } from "../generated-file.js";
 import type { EmitContext } from "./context.js";
 import { VALUE_MAPPING } from "./value-mapping.js";

@@ -1,7 +1,7 @@
 // One sentence per rule, as TSDoc on the parameters that carry it (and on the help page).
 
-import type { CheckModel, RuleModel } from "../../templates/runtime/model.js";
-import { textFormatShape } from "../../templates/runtime/values.js";
+import type { CheckModel, RuleModel } from "../../runtime/model.js";
+import { textFormatShape } from "../../runtime/values.js";
 
 export function ruleText(rule: RuleModel): string {
   switch (rule.kind) {

@@ -1,5 +1,5 @@
-// generated/runtime/**: the hand-written runtime from templates/runtime/, copied verbatim (the pipeline adds
-// only the header). Unit tests stay behind.
+// generated/runtime/**: the hand-written runtime (the repository's runtime/ folder), copied verbatim under
+// the same relative paths (the pipeline adds only the header). Unit tests stay behind.
 
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -10,15 +10,15 @@ const SOURCE = "runtime";
 const MAX_DESCRIPTION = 160;
 
 export function emitRuntime(_model: unknown, ctx: EmitContext): GeneratedFile[] {
-  return listFiles(path.join(ctx.templatesDir, SOURCE))
+  return listFiles(ctx.runtimeDir)
     .filter((relative) => !relative.endsWith(".test.ts"))
     .map((relative) => {
-      const content = readFileSync(path.join(ctx.templatesDir, SOURCE, relative), "utf8");
+      const content = readFileSync(path.join(ctx.runtimeDir, relative), "utf8");
       const description = leadingSentence(content);
       return {
         path: `${SOURCE}/${relative}`,
         content,
-        copiedFrom: `templates/${SOURCE}/${relative}`,
+        copiedFrom: `${SOURCE}/${relative}`,
         ...(description === undefined ? {} : { description }),
       };
     });

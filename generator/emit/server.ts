@@ -1,7 +1,7 @@
 // generated/server.ts: the ExternalAPIService interface a server implements (one method per operation) and
 // createHandler(impl), which serves all four bindings, the WSDL and the help pages.
 
-import type { OperationModel, ServiceModel } from "../../templates/runtime/model.js";
+import type { OperationModel, ServiceModel } from "../../runtime/model.js";
 import type { GeneratedFile } from "../generated-file.js";
 import { importSymbol, importType } from "../import-symbol.js";
 import { dataSetRowTypeName, operationTypeNames } from "../type-names.js";

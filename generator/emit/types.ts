@@ -15,7 +15,7 @@ import type {
   RecordModel,
   ResultModel,
   ServiceModel,
-} from "../../templates/runtime/model.js";
+} from "../../runtime/model.js";
 import type { GeneratedFile } from "../generated-file.js";
 import { importType } from "../import-symbol.js";
 import { dataSetRowTypeName, operationTypeNames } from "../type-names.js";

@@ -1,7 +1,7 @@
 // How each SOAP type appears in generated TypeScript, in one table: generated/types.ts is emitted from it
 // and generated/README.md prints it, so the two cannot disagree. It matches runtime/values.ts.
 
-import type { SoapType } from "../../templates/runtime/model.js";
+import type { SoapType } from "../../runtime/model.js";
 
 export interface ValueMapping {
   /** Type of a decoded value: record fields, DataSet cells, scalar results. */

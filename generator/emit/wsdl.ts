@@ -11,7 +11,7 @@ import type {
   ResultModel,
   ServiceModel,
   SoapType,
-} from "../../templates/runtime/model.js";
+} from "../../runtime/model.js";
 import type { GeneratedFile } from "../generated-file.js";
 import type { EmitContext } from "./context.js";
 

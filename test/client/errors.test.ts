@@ -14,7 +14,7 @@ import {
   type ClientConfig,
 } from "../../generated/client.js";
 import { bindingNames } from "../../generated/runtime/bindings.js";
-import type { BindingName } from "../../generated/runtime/errors.js";
+import type { BindingName } from "../../generated/runtime/protocol/binding.js";
 import { startFixtureServer, type FixtureServer } from "../fixtures/fixture-server.js";
 import { listenOnLoopback, type Listening } from "../fixtures/raw-http.js";
 import { CREDENTIALS, samples } from "../fixtures/samples.js";

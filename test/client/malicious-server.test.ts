@@ -18,7 +18,7 @@ import {
 } from "../../generated/client.js";
 import { operations, service } from "../../generated/model.js";
 import { bindingFactories, bindingNames } from "../../generated/runtime/bindings.js";
-import type { BindingName } from "../../generated/runtime/errors.js";
+import type { BindingName } from "../../generated/runtime/protocol/binding.js";
 import { readXmlWithFastXmlParser } from "../oracle/fxp.js";
 import { readXml } from "../../generated/runtime/xml/scan.js";
 import { listenOnLoopback, type Listening } from "../fixtures/raw-http.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { OperationModel, ParamModel } from "../../templates/runtime/model.js";
+import type { OperationModel, ParamModel } from "../../runtime/model.js";
 import { modelOf, SMALL_TEXT, smallSpecWith } from "./fixtures/index.js";
 
 const user: ParamModel = {

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasZeep, PYTHON } from "../fixtures/system-component.js";
 import { operations } from "../../generated/model.js";
-import type { BindingName } from "../../generated/runtime/errors.js";
+import type { BindingName } from "../../generated/runtime/protocol/binding.js";
 import type { SoapType } from "../../generated/runtime/model.js";
 import { startFixtureServer, type FixtureServer } from "../fixtures/fixture-server.js";
 import { CREDENTIALS, samples } from "../fixtures/samples.js";

@@ -1,4 +1,4 @@
-// The same reader contract as readXml (templates/runtime/xml/scan.ts), built on fast-xml-parser: the
+// The same reader contract as readXml (runtime/xml/scan.ts), built on fast-xml-parser: the
 // oracle the scanner is tested against (differential tests, golden files, conformance). It lives in test/
 // and is not copied into generated/: nothing there uses it, so a vendored copy needs no dependency.
 //
@@ -41,8 +41,8 @@ import {
   tooManyAttributes,
   tooManyElements,
   XmlRefusal,
-} from "../../templates/runtime/xml/tree.js";
-import type { ReadOptions, XmlAttribute, XmlElement } from "../../templates/runtime/xml/tree.js";
+} from "../../runtime/xml/tree.js";
+import type { ReadOptions, XmlAttribute, XmlElement } from "../../runtime/xml/tree.js";
 
 const XML_NS = "http://www.w3.org/XML/1998/namespace";
 const XMLNS_NS = "http://www.w3.org/2000/xmlns/";

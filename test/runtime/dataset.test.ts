@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { columnName, readDataSet, writeDataSet } from "../../templates/runtime/dataset.js";
-import { XmlOut } from "../../templates/runtime/protocol/xml-out.js";
-import { readXml } from "../../templates/runtime/xml/scan.js";
+import { columnName, readDataSet, writeDataSet } from "../../runtime/dataset.js";
+import { XmlOut } from "../../runtime/xml/out.js";
+import { readXml } from "../../runtime/xml/scan.js";
 import { DATASET_COLUMNS, DATASET_DOCUMENT, XML_DECLARATION } from "../fixtures/wire-samples.js";
 import { reportViews } from "./fixtures.js";
 

@@ -5,11 +5,11 @@
 
 import { describe, expect, it } from "vitest";
 import { operations, service } from "../../generated/model.js";
-import { httpGetVariant } from "../../templates/runtime/http-get/index.js";
-import type { OperationModel } from "../../templates/runtime/model.js";
-import { createHttpBinding } from "../../templates/runtime/protocol/http.js";
-import { ConversionError, parseDateTime } from "../../templates/runtime/values.js";
-import { readXml } from "../../templates/runtime/xml/scan.js";
+import { httpGetVariant } from "../../runtime/http-get/index.js";
+import type { OperationModel } from "../../runtime/model.js";
+import { createHttpBinding } from "../../runtime/protocol/http.js";
+import { ConversionError, parseDateTime } from "../../runtime/values.js";
+import { readXml } from "../../runtime/xml/scan.js";
 import { mulberry32 } from "../fixtures/random.js";
 
 describe("HTTP form reader", () => {

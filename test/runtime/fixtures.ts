@@ -9,7 +9,7 @@ import type {
   ResultModel,
   RuleModel,
   SoapType,
-} from "../../templates/runtime/model.js";
+} from "../../runtime/model.js";
 
 export const NS = "http://tempuri.org/";
 

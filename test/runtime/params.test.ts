@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ErrorCodes, ServiceError } from "../../templates/runtime/errors.js";
-import { readParams, writeParams, type ParamTexts, type ParamValues, type Presence } from "../../templates/runtime/params.js";
+import { ErrorCodes, ServiceError } from "../../runtime/errors.js";
+import { readParams, writeParams, type ParamTexts, type ParamValues, type Presence } from "../../runtime/params.js";
 import { mixedOp } from "./fixtures.js";
 
 // mixedOp: strUsername, strPassword (required), intNewsletterId, lngSubscriberId, dblRate, decAmount, datWhen,

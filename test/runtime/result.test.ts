@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ResultModel } from "../../templates/runtime/model.js";
+import type { ResultModel } from "../../runtime/model.js";
 import {
   dataSetRows,
   readResult,
@@ -7,9 +7,9 @@ import {
   scalarText,
   writeRecordFields,
   writeResultChildren,
-} from "../../templates/runtime/protocol/result.js";
-import { XmlOut } from "../../templates/runtime/protocol/xml-out.js";
-import { readXml } from "../../templates/runtime/xml/scan.js";
+} from "../../runtime/protocol/result.js";
+import { XmlOut } from "../../runtime/xml/out.js";
+import { readXml } from "../../runtime/xml/scan.js";
 import { DATASET_COLUMNS, TRIGGER_LIST_DOCUMENT } from "../fixtures/wire-samples.js";
 import { dataSetOp, listOp, longOp, NS, operation, recordOp, reportViews, smsResult, triggerResult } from "./fixtures.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ErrorCodes, ServiceError } from "../../templates/runtime/errors.js";
-import type { CheckModel, RuleModel } from "../../templates/runtime/model.js";
-import { checkOperation, checkRule, validateParams } from "../../templates/runtime/rules.js";
+import { ErrorCodes, ServiceError } from "../../runtime/errors.js";
+import type { CheckModel, RuleModel } from "../../runtime/model.js";
+import { checkOperation, checkRule, validateParams } from "../../runtime/rules.js";
 import { operation, param } from "./fixtures.js";
 
 function expectClientError(error: ServiceError | undefined, code: string, parameter: string, mentions: string[]): void {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SoapType, TextFormat } from "../../templates/runtime/model.js";
+import type { SoapType, TextFormat } from "../../runtime/model.js";
 import {
   ConversionError,
   dotNetTypeName,
@@ -9,7 +9,7 @@ import {
   matchesTextFormat,
   parseValue,
   textFormatShape,
-} from "../../templates/runtime/values.js";
+} from "../../runtime/values.js";
 
 function refusal(run: () => unknown): ConversionError {
   try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { XmlOut } from "../../templates/runtime/protocol/xml-out.js";
+import { XmlOut } from "../../runtime/xml/out.js";
 
 const DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
 

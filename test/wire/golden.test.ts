@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { operations, service } from "../../generated/model.js";
 import { bindingFactories, bindingNames } from "../../generated/runtime/bindings.js";
-import type { BindingName } from "../../generated/runtime/errors.js";
+import type { BindingName } from "../../generated/runtime/protocol/binding.js";
 import type { OperationModel } from "../../generated/runtime/model.js";
 import { readParams, writeParams, type ParamValues } from "../../generated/runtime/params.js";
 import { readXmlWithFastXmlParser } from "../oracle/fxp.js";

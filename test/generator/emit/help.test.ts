@@ -6,7 +6,7 @@ import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emitHelp } from "../../../generator/emit/help.js";
 import { ruleText } from "../../../generator/emit/rule-text.js";
-import type { ServiceModel } from "../../../templates/runtime/model.js";
+import type { ServiceModel } from "../../../runtime/model.js";
 import { HOSTILE, hostileModel, serviceModel } from "./models.js";
 
 interface HelpModule {

@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { emitAll } from "../../../generator/emit/index.js";
 import { emitModel } from "../../../generator/emit/model.js";
-import type { OperationModel, ServiceModel } from "../../../templates/runtime/model.js";
+import type { OperationModel, ServiceModel } from "../../../runtime/model.js";
 import { modelOf, REPO, removeTempDirs, SMALL_TEXT, tempDir } from "../fixtures/index.js";
 
 afterAll(removeTempDirs);
@@ -19,7 +19,7 @@ describe("emitModel", () => {
   const model = modelOf(SMALL_TEXT);
 
   async function load(): Promise<{ text: string; module: ModelModule }> {
-    const ctx = { specFile: "spec/small.yaml", templatesDir: path.join(REPO, "templates") };
+    const ctx = { specFile: "spec/small.yaml", templatesDir: path.join(REPO, "templates"), runtimeDir: path.join(REPO, "runtime") };
     const [file] = (await emitAll(model, ctx, [{ name: "model", emit: emitModel }])).filter(
       (f) => f.path === "model.ts",
     );

@@ -7,7 +7,7 @@ import { removeTempDirs, tempDir } from "../fixtures/index.js";
 afterAll(removeTempDirs);
 
 describe("emitRuntime", () => {
-  it("copies templates/runtime verbatim, keeping folders, skipping tests", () => {
+  it("copies runtime verbatim, keeping folders, skipping tests", () => {
     const templates = tempDir();
     const write = (relative: string, content: string): void => {
       mkdirSync(path.dirname(path.join(templates, relative)), { recursive: true });
@@ -19,17 +19,18 @@ describe("emitRuntime", () => {
     write("runtime/.DS_Store", "x");
     write("other.hbs", "not runtime");
 
-    expect(emitRuntime(undefined, { specFile: "spec/x.yaml", templatesDir: templates })).toEqual([
+    const ctx = { specFile: "spec/x.yaml", templatesDir: templates, runtimeDir: path.join(templates, "runtime") };
+    expect(emitRuntime(undefined, ctx)).toEqual([
       {
         path: "runtime/model.ts",
         content: "// The model. More words.\nexport {};\n",
-        copiedFrom: "templates/runtime/model.ts",
+        copiedFrom: "runtime/model.ts",
         description: "The model.",
       },
       {
         path: "runtime/xml/tree.ts",
         content: "export const tree = 1;\n",
-        copiedFrom: "templates/runtime/xml/tree.ts",
+        copiedFrom: "runtime/xml/tree.ts",
       },
     ]);
   });

@@ -5,7 +5,7 @@ import { pathToFileURL } from "node:url";
 import { XMLParser } from "fast-xml-parser";
 import { afterAll, describe, expect, it } from "vitest";
 import { emitWsdl, renderWsdl } from "../../../generator/emit/wsdl.js";
-import type { OperationModel, ServiceModel } from "../../../templates/runtime/model.js";
+import type { OperationModel, ServiceModel } from "../../../runtime/model.js";
 import { hostileModel, serviceModel } from "./models.js";
 
 type Node = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -16,10 +16,10 @@
 // Every other spec rule fast-xml-parser is lax about is closed by the wrapper in fxp.ts (fxp.test.ts
 // lists them), so no other one-sided acceptance is tolerated.
 import { describe, expect, it } from "vitest";
-import { readXml } from "../../../templates/runtime/xml/scan.js";
+import { readXml } from "../../../runtime/xml/scan.js";
 import { readXmlWithFastXmlParser } from "../../oracle/fxp.js";
-import { XmlRefusal } from "../../../templates/runtime/xml/tree.js";
-import type { ReadOptions, XmlAttribute, XmlElement } from "../../../templates/runtime/xml/tree.js";
+import { XmlRefusal } from "../../../runtime/xml/tree.js";
+import type { ReadOptions, XmlAttribute, XmlElement } from "../../../runtime/xml/tree.js";
 import { mulberry32 } from "../../fixtures/random.js";
 
 // Overridable for longer local runs: XML_DIFF_SEED=7 XML_DIFF_DOCUMENTS=100000 npx vitest run ...

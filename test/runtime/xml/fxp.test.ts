@@ -2,10 +2,10 @@
 // readXmlWithFastXmlParser (and the scanner, which it is the oracle for) behave there.
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
-import { readXml } from "../../../templates/runtime/xml/scan.js";
+import { readXml } from "../../../runtime/xml/scan.js";
 import { readXmlWithFastXmlParser } from "../../oracle/fxp.js";
-import { XmlRefusal } from "../../../templates/runtime/xml/tree.js";
-import type { XmlElement } from "../../../templates/runtime/xml/tree.js";
+import { XmlRefusal } from "../../../runtime/xml/tree.js";
+import type { XmlElement } from "../../../runtime/xml/tree.js";
 
 const readers = [
   ["readXml", readXml],

@@ -5,12 +5,12 @@ import { getHeapStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { readers, refusal } from "./readers.js";
-import { readXml } from "../../../templates/runtime/xml/scan.js";
+import { readXml } from "../../../runtime/xml/scan.js";
 import {
   DEFAULT_MAX_ATTRIBUTES,
   DEFAULT_MAX_ELEMENTS,
   type XmlRefusalReason,
-} from "../../../templates/runtime/xml/tree.js";
+} from "../../../runtime/xml/tree.js";
 
 
 

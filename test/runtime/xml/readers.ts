@@ -1,8 +1,8 @@
 // The two XML readers every reader test runs against (the runtime's scanner and the fast-xml-parser
 // oracle), and how a test gets the refusal a reader throws.
 
-import { readXml } from "../../../templates/runtime/xml/scan.js";
-import { XmlRefusal, type ReadOptions, type XmlElement } from "../../../templates/runtime/xml/tree.js";
+import { readXml } from "../../../runtime/xml/scan.js";
+import { XmlRefusal, type ReadOptions, type XmlElement } from "../../../runtime/xml/tree.js";
 import { readXmlWithFastXmlParser } from "../../oracle/fxp.js";
 
 export type Reader = (text: string, options?: ReadOptions) => XmlElement;

@@ -1,9 +1,9 @@
 // What both readers refuse, and why: DTDs (entity expansion, XXE), nesting depth, malformed input.
 import { describe, expect, it } from "vitest";
 import { readers, refusal } from "./readers.js";
-import { readXml } from "../../../templates/runtime/xml/scan.js";
-import { DEFAULT_MAX_DEPTH } from "../../../templates/runtime/xml/tree.js";
-import type { XmlRefusalReason } from "../../../templates/runtime/xml/tree.js";
+import { readXml } from "../../../runtime/xml/scan.js";
+import { DEFAULT_MAX_DEPTH } from "../../../runtime/xml/tree.js";
+import type { XmlRefusalReason } from "../../../runtime/xml/tree.js";
 
 
 

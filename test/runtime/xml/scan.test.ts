@@ -3,9 +3,9 @@
 // fast-xml-parser's own leniency.
 import { describe, expect, it } from "vitest";
 import { readers } from "./readers.js";
-import { readXml } from "../../../templates/runtime/xml/scan.js";
-import { XmlRefusal } from "../../../templates/runtime/xml/tree.js";
-import type { XmlAttribute, XmlElement } from "../../../templates/runtime/xml/tree.js";
+import { readXml } from "../../../runtime/xml/scan.js";
+import { XmlRefusal } from "../../../runtime/xml/tree.js";
+import type { XmlAttribute, XmlElement } from "../../../runtime/xml/tree.js";
 import { DATASET_DOCUMENT, SOAP11_REQUEST_BODY, SOAP11_REQUEST_VALUES } from "../../fixtures/wire-samples.js";
 
 

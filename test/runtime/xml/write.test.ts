@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { assertXmlChars, escapeAttr, escapeText } from "../../../templates/runtime/xml/write.js";
-import { readXml } from "../../../templates/runtime/xml/scan.js";
+import { assertXmlChars, escapeAttr, escapeText } from "../../../runtime/xml/write.js";
+import { readXml } from "../../../runtime/xml/scan.js";
 import { mulberry32 } from "../../fixtures/random.js";
 
 describe("escapeText", () => {

@@ -3,7 +3,7 @@
 // spec for their types, so a null cell (an omitted element) stays null.
 
 import type { ColumnModel, DataSetModel, SoapType } from "./model.js";
-import { XmlOut } from "./protocol/xml-out.js";
+import { XmlOut } from "./xml/out.js";
 import { formatValue, parseValue } from "./values.js";
 import type { XmlElement } from "./xml/tree.js";
 

@@ -1,9 +1,8 @@
 // The four binding modules by name, for the client and the server to pick from.
 
-import type { BindingName } from "./errors.js";
 import { createHttpGetBinding } from "./http-get/index.js";
 import { createHttpPostBinding } from "./http-post/index.js";
-import type { BindingFactory } from "./protocol/binding.js";
+import type { BindingFactory, BindingName } from "./protocol/binding.js";
 import { createSoap11Binding } from "./soap11/index.js";
 import { createSoap12Binding } from "./soap12/index.js";
 

@@ -3,10 +3,10 @@
 
 import { DEFAULT_MAX_ATTRIBUTES, DEFAULT_MAX_ELEMENTS } from "./xml/tree.js";
 import { readAnswer } from "./client-response.js";
-import { ClientCallError, TimeoutError, TransportError, type BindingName } from "./errors.js";
+import { ClientCallError, TimeoutError, TransportError } from "./errors.js";
 import type { OperationModel, ServiceModel } from "./model.js";
 import { writeParams, type ParamValues } from "./params.js";
-import type { Binding, BindingFactory, WireResponse, XmlReader } from "./protocol/binding.js";
+import type { Binding, BindingFactory, BindingName, WireResponse, XmlReader } from "./protocol/binding.js";
 
 /** .NET's SoapHttpClientProtocol.Timeout default. */
 export const DEFAULT_TIMEOUT_MS = 100_000;

@@ -2,11 +2,11 @@
 // host decides (wire/README.md §1 and §1a): SOAP by media type and then by the envelope's own namespace,
 // HTTP GET/POST by method below the endpoint, 415 and 405 for the rest.
 
-import { ErrorCodes, ServiceError, type BindingName } from "../errors.js";
+import { ErrorCodes, ServiceError } from "../errors.js";
 import { oneLine } from "../safe-error.js";
 import { SOAP11_ENVELOPE_NS } from "../soap11/index.js";
 import { SOAP12_ENVELOPE_NS } from "../soap12/index.js";
-import type { Binding, WireResponse } from "./binding.js";
+import type { Binding, BindingName, WireResponse } from "./binding.js";
 import { ECHO_MAX } from "./soap.js";
 import { textErrorResponse } from "./text-error.js";
 

@@ -1,6 +1,8 @@
 // One error type for everything the service side answers with a fault or a 500 text, and the typed
 // errors the client raises. Messages are one sentence, safe for the wire: no stack, no paths.
 
+import type { BindingName } from "./protocol/binding.js";
+
 /** Who is at fault: SOAP 1.1 Client/Server, SOAP 1.2 Sender/Receiver. */
 export type FaultSide = "client" | "server";
 
@@ -82,8 +84,6 @@ export function clientError(
 ): ServiceError {
   return new ServiceError(code, message, { ...options, side: "client" });
 }
-
-export type BindingName = "soap11" | "soap12" | "httpGet" | "httpPost";
 
 /** Base of every error the generated client throws. */
 export class ClientCallError extends Error {

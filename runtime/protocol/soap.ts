@@ -7,14 +7,13 @@ import {
   ResponseFormatError,
   ServiceError,
   SoapFaultError,
-  type BindingName,
 } from "../errors.js";
 import type { OperationModel, ServiceModel } from "../model.js";
 import { paramIndexes, type ParamTexts, type ParamValues } from "../params.js";
 import { oneLine } from "../safe-error.js";
 import { DEFAULT_MAX_DEPTH, XmlRefusal, type XmlAttribute, type XmlElement } from "../xml/tree.js";
 import { escapeText } from "../xml/write.js";
-import type { Binding, BindingOptions, DecodedRequest, WireRequest, WireResponse } from "./binding.js";
+import type { Binding, BindingName, BindingOptions, DecodedRequest, WireRequest, WireResponse } from "./binding.js";
 import { compactResultChildren, readResult, scalarText } from "./result.js";
 import { textErrorResponse } from "./text-error.js";
 

@@ -7,7 +7,7 @@ import type { ParamValues } from "../params.js";
 import { ConversionError, formatterOf, formatValue, parseValue } from "../values.js";
 import { escapeText } from "../xml/write.js";
 import type { XmlElement } from "../xml/tree.js";
-import { tagMarkup, XmlOut, type TagMarkup } from "./xml-out.js";
+import { tagMarkup, XmlOut, type TagMarkup } from "../xml/out.js";
 
 type Fields = Readonly<Record<string, unknown>>;
 

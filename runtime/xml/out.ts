@@ -2,7 +2,7 @@
 // indented (HTTP GET/POST result documents). Names and attribute strings are trusted (from the model);
 // text goes through escapeText.
 
-import { escapeText } from "../xml/write.js";
+import { escapeText } from "./write.js";
 
 /** An element name's markup, made once and reused: `<n>`, `</n>`, `<n />`. */
 export interface TagMarkup {

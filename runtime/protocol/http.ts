@@ -1,17 +1,17 @@
 // What HTTP GET and HTTP POST share: every parameter as text, `/{Op}` routing, result documents with the
 // result type as root element (indented), and `500 text/plain` errors naming the .NET exception type.
 
-import { ErrorCodes, HttpBindingError, ResponseFormatError, ServiceError, type BindingName } from "../errors.js";
+import { ErrorCodes, HttpBindingError, ResponseFormatError, ServiceError } from "../errors.js";
 import type { OperationModel, ResultModel, ServiceModel } from "../model.js";
 import { paramIndexes, type ParamTexts, type ParamValues } from "../params.js";
 import { oneLine } from "../safe-error.js";
 import { fromDotNetText } from "../values.js";
 import { DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
-import type { Binding, BindingOptions, DecodedRequest, WireRequest, WireResponse } from "./binding.js";
+import type { Binding, BindingName, BindingOptions, DecodedRequest, WireRequest, WireResponse } from "./binding.js";
 import { readResult, scalarText, writeResultChildren } from "./result.js";
 import { ERROR_CODE_HEADER, textErrorResponse } from "./text-error.js";
 import { XSD_NS, XSI_NS } from "./soap.js";
-import { XmlOut } from "./xml-out.js";
+import { XmlOut } from "../xml/out.js";
 
 export const FORM_CONTENT_TYPE = "application/x-www-form-urlencoded";
 export { ERROR_CODE_HEADER };

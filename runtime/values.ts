@@ -1,4 +1,4 @@
-// Text <-> value conversion for every SOAP type, lossless by rule (see DESIGN.md "Values"):
+// Text <-> value conversion for every SOAP type, lossless by rule (the value mapping table in README.md):
 // long is bigint, decimal stays exact text, dateTime stays the text that was sent (never shifted).
 
 import type { SoapType, TextFormat } from "./model.js";

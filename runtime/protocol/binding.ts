@@ -1,10 +1,13 @@
 // The one interface every binding module (soap11/, soap12/, http-get/, http-post/) implements.
 // Client side: encodeRequest + decodeResponse. Server side: decodeRequest + encodeResponse + encodeError.
 
-import type { BindingName, ServiceError } from "../errors.js";
+import type { ServiceError } from "../errors.js";
 import type { OperationModel, ServiceModel } from "../model.js";
 import type { ParamTexts, ParamValues, Presence } from "../params.js";
 import type { ReadOptions, XmlElement } from "../xml/tree.js";
+
+/** The four bindings an ASMX endpoint answers on. */
+export type BindingName = "soap11" | "soap12" | "httpGet" | "httpPost";
 
 /** An HTTP request as a binding sees it, independent of node:http or fetch. */
 export interface WireRequest {

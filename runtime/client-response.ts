@@ -3,7 +3,8 @@
 // the answer's charset. Web-standard APIs only.
 
 import { joinChunks } from "./bytes.js";
-import { RedirectError, ResponseFormatError, ResponseTooLargeError, type BindingName } from "./errors.js";
+import { RedirectError, ResponseFormatError, ResponseTooLargeError } from "./errors.js";
+import type { BindingName } from "./protocol/binding.js";
 import type { WireResponse } from "./protocol/binding.js";
 import { CharsetError, decodeBody } from "./protocol/charset.js";
 

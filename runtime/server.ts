@@ -3,7 +3,8 @@
 // server-node.ts and server-fetch.ts; generated/server.ts types the implementation.
 
 import { checkPublicUrl, type EndpointUrlOptions } from "./endpoint-url.js";
-import { clientError, ErrorCodes, ServiceError, type BindingName } from "./errors.js";
+import { clientError, ErrorCodes, ServiceError } from "./errors.js";
+import type { BindingName } from "./protocol/binding.js";
 import type { OperationModel, ServiceModel } from "./model.js";
 import { readParams, type ParamValues } from "./params.js";
 import type { Binding, BindingFactory, WireRequest, WireResponse, XmlReader } from "./protocol/binding.js";
