@@ -4,7 +4,7 @@
 // Run alone: npx tsx bench/client.ts   (part of `npm run bench` otherwise)
 
 import { operations, service } from "../generated/model.js";
-import { bindingFactories } from "../generated/runtime/bindings.js";
+import { bindingFactories } from "../test/fixtures/bindings.js";
 import type { BindingName } from "../generated/runtime/protocol/binding.js";
 import { writeParams, type ParamValues } from "../generated/runtime/params.js";
 import type { WireResponse } from "../generated/runtime/protocol/binding.js";

@@ -3,7 +3,7 @@
 // same with the body flattened to bytes (Buffer.byteLength + Buffer.from), as the server sends it.
 
 import { operations, service } from "../generated/model.js";
-import { bindingFactories } from "../generated/runtime/bindings.js";
+import { bindingFactories } from "../test/fixtures/bindings.js";
 import { readXml } from "../generated/runtime/xml/scan.js";
 import { timePerOp } from "./timing.js";
 import { triggerRecords } from "./wire.js";

@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { clientTable, runClientBench } from "./client.js";
 import { operations, service } from "../generated/model.js";
-import { bindingFactories } from "../generated/runtime/bindings.js";
+import { bindingFactories } from "../test/fixtures/bindings.js";
 import { readXml } from "../generated/runtime/xml/scan.js";
 import { requests, triggerRecords, type BenchRequest } from "./wire.js";
 

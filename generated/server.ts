@@ -2,7 +2,7 @@
 
 import { helpIndexHtml, helpOperationHtml } from "./help.js";
 import { service } from "./model.js";
-import { bindingFactories } from "./runtime/bindings.js";
+import { serverBindings } from "./runtime/bindings.js";
 import type { DataSetRows } from "./runtime/dataset.js";
 import { ErrorCodes, ServiceError, clientError } from "./runtime/errors.js";
 import { type FetchHandler, createFetchHandler } from "./runtime/server-fetch.js";
@@ -206,7 +206,7 @@ export function createHandler(
   options: ServerOptions = {},
 ): ServiceHandler {
   const documents = { wsdlFor, helpIndexHtml, helpOperationHtml };
-  const core = createServiceCore(service, implementation, documents, bindingFactories, readXml, options);
+  const core = createServiceCore(service, implementation, documents, serverBindings, readXml, options);
   return Object.assign(createNodeHandler(core), { fetch: createFetchHandler(core) });
 }
 

@@ -1,16 +1,16 @@
-// The four binding modules by name, for the client and the server to pick from.
+// The server halves of the four bindings by name: a server answers on all four.
 
-import { createHttpGetBinding } from "./http-get/index.js";
-import { createHttpPostBinding } from "./http-post/index.js";
-import type { BindingFactory, BindingName } from "./protocol/binding.js";
-import { createSoap11Binding } from "./soap11/index.js";
-import { createSoap12Binding } from "./soap12/index.js";
+import { httpGetServer } from "./http-get/server.js";
+import { httpPostServer } from "./http-post/server.js";
+import type { BindingName, ServerBindingFactory } from "./protocol/binding.js";
+import { soap11Server } from "./soap11/server.js";
+import { soap12Server } from "./soap12/server.js";
 
-export const bindingFactories: Readonly<Record<BindingName, BindingFactory>> = {
-  soap11: createSoap11Binding,
-  soap12: createSoap12Binding,
-  httpGet: createHttpGetBinding,
-  httpPost: createHttpPostBinding,
+export const serverBindings: Readonly<Record<BindingName, ServerBindingFactory>> = {
+  soap11: soap11Server,
+  soap12: soap12Server,
+  httpGet: httpGetServer,
+  httpPost: httpPostServer,
 };
 
 export const bindingNames: readonly BindingName[] = ["soap11", "soap12", "httpGet", "httpPost"];

@@ -1,12 +1,12 @@
-// The client core: one `call` that any binding can carry, on fetch alone (Node 20+ and browsers).
-// generated/client.ts wraps it in one typed method per operation.
+// The client core: one `call` that any binding can carry, on fetch alone (Node 20+ and browsers), and
+// bindOperations, which makes one typed method per operation descriptor (generated/client.ts).
 
 import { DEFAULT_MAX_ATTRIBUTES, DEFAULT_MAX_ELEMENTS } from "./xml/tree.js";
 import { readAnswer } from "./client-response.js";
 import { ClientCallError, TimeoutError, TransportError } from "./errors.js";
 import type { OperationModel, ServiceModel } from "./model.js";
 import { writeParams, type ParamValues } from "./params.js";
-import type { Binding, BindingFactory, BindingName, WireResponse, XmlReader } from "./protocol/binding.js";
+import type { BindingName, ClientBinding, ClientBindingFactory, WireResponse, XmlReader } from "./protocol/binding.js";
 
 /** .NET's SoapHttpClientProtocol.Timeout default. */
 export const DEFAULT_TIMEOUT_MS = 100_000;
@@ -15,10 +15,10 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 /** The longest delay a timer takes (2^31 - 1 ms, about 24.8 days); longer ones would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-export interface ClientConfig {
+/** Everything a client is configured with but the binding (createClientWith takes that as a value). */
+export interface ClientOptions {
   /** The service's base URL (`https://host/path`, the endpoint is appended) or the full `.../X.asmx` address. */
   readonly baseUrl: string;
-  readonly binding: BindingName;
   readonly username: string;
   readonly password: string;
   /** A fetch implementation; defaults to the global fetch. */
@@ -44,14 +44,47 @@ export interface ClientConfig {
   readonly xmlReader?: XmlReader;
 }
 
+export interface ClientConfig extends ClientOptions {
+  /** The binding by name; createClient then carries all four (createClientWith(soap11, ...) carries one). */
+  readonly binding: BindingName;
+}
+
 export interface CallOptions {
   readonly signal?: AbortSignal;
 }
 
 export interface ClientCore {
   readonly endpointUrl: string;
-  readonly binding: Binding;
-  call(op: OperationModel, params: object, options?: CallOptions): Promise<unknown>;
+  readonly binding: ClientBinding;
+  /** One call of `op`; the result's type is the descriptor's. */
+  call<Params, Result>(op: OperationModel<Params, Result>, params: NoInfer<Params>, options?: CallOptions): Promise<Result>;
+}
+
+/**
+ * The client method of an operation descriptor. `params` may be left out when no key of it is required
+ * (an operation that takes only the credentials, which the client adds).
+ */
+export type OperationMethod<Op> =
+  Op extends OperationModel<infer Params, infer Result>
+    ? {} extends Params
+      ? (params?: Params, options?: CallOptions) => Promise<Result>
+      : (params: Params, options?: CallOptions) => Promise<Result>
+    : never;
+
+/** One method per descriptor, under the descriptor's key (its JSDoc carries over to the method). */
+export type ClientOf<Ops> = { -readonly [Name in keyof Ops]: OperationMethod<Ops[Name]> };
+
+/** The methods of ClientOf<Ops>, each a call of its descriptor through `core`. */
+export function bindOperations<Ops extends { readonly [Name in keyof Ops]: OperationModel }>(
+  operations: Ops,
+  core: ClientCore,
+): ClientOf<Ops> {
+  const methods: Record<string, (params?: object, options?: CallOptions) => Promise<unknown>> = {};
+  for (const [name, op] of Object.entries<OperationModel>(operations)) {
+    methods[name] = (params = {}, options) => core.call(op, params, options);
+  }
+  // The loop gave every key of Ops its method; TypeScript cannot follow a loop over keys.
+  return methods as ClientOf<Ops>;
 }
 
 /** The endpoint address for a base URL: `{base}/{endpoint}`, or the URL itself when it already names it. */
@@ -71,12 +104,10 @@ function limit(name: string, value: number | undefined, fallback: number, allowN
 
 export function createClientCore(
   service: ServiceModel,
-  config: ClientConfig,
-  bindings: Readonly<Record<BindingName, BindingFactory>>,
+  config: ClientOptions,
+  factory: ClientBindingFactory,
   defaultReader: XmlReader,
 ): ClientCore {
-  const factory = bindings[config.binding];
-  if (!factory) throw new TypeError(`binding must be one of ${Object.keys(bindings).join(", ")}; got ${String(config.binding)}.`);
   const timeoutMs = limit("timeoutMs", config.timeoutMs, DEFAULT_TIMEOUT_MS, true);
   const maxResponseBytes = limit("maxResponseBytes", config.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, false);
   const maxElements = limit("maxElements", config.maxElements, DEFAULT_MAX_ELEMENTS, false);
@@ -127,18 +158,21 @@ export function createClientCore(
   return {
     endpointUrl: url,
     binding,
-    async call(op: OperationModel, params: object, options: CallOptions = {}): Promise<unknown> {
-      const values: ParamValues = { ...(params as ParamValues) };
+    async call<Params, Result>(op: OperationModel<Params, Result>, params: Params, options: CallOptions = {}): Promise<Result> {
+      // Params is an object type in every descriptor (the generated Params types); spread copies it.
+      const values: ParamValues = { ...(params as object) };
       if (userParam) values[userParam] = config.username;
       if (passwordParam) values[passwordParam] = config.password;
+      // The binding reads the answer by the descriptor's result model, which Result is the type of.
+      const decode = (response: WireResponse) => binding.decodeResponse(op, response, values) as Result;
       if (timeoutMs === 0 || timeoutMs === Infinity) {
-        return binding.decodeResponse(op, await send(op, values, options.signal, undefined), values);
+        return decode(await send(op, values, options.signal, undefined));
       }
       // A timer of our own, cleared when the call ends, rather than AbortSignal.timeout's that lives on.
       const timeout = new AbortController();
       const timer = setTimeout(() => timeout.abort(), Math.min(timeoutMs, MAX_TIMER_MS));
       try {
-        return binding.decodeResponse(op, await send(op, values, options.signal, timeout.signal), values);
+        return decode(await send(op, values, options.signal, timeout.signal));
       } finally {
         clearTimeout(timer);
       }

@@ -95,7 +95,14 @@ export type ResultModel =
   | { readonly kind: "record"; readonly record: RecordModel; readonly doc: string }
   | { readonly kind: "dataSet"; readonly dataSet: DataSetModel; readonly doc: string };
 
-export interface OperationModel {
+/**
+ * One operation. `Params` and `Result` are the TypeScript types of its parameters (credentials excluded)
+ * and of its result; they exist only for the type checker (the `~types` property is never set), so the
+ * client and the server take their method types from the descriptors (ClientOf, HandlersOf).
+ */
+export interface OperationModel<Params = unknown, Result = unknown> {
+  /** Never present at run time: carries Params and Result for the type checker. */
+  readonly "~types"?: { readonly params: Params; readonly result: Result };
   readonly name: string;
   readonly group: string;
   readonly doc: string;
@@ -104,6 +111,12 @@ export interface OperationModel {
   readonly checks: readonly CheckModel[];
   readonly result: ResultModel;
 }
+
+/** The parameter type of an operation descriptor. */
+export type ParamsOf<Op> = Op extends OperationModel<infer Params, unknown> ? Params : never;
+
+/** The result type of an operation descriptor. */
+export type ResultOf<Op> = Op extends OperationModel<unknown, infer Result> ? Result : never;
 
 export interface GroupModel {
   readonly name: string;

@@ -7,9 +7,10 @@
 import { checkPublicUrl, type EndpointUrlOptions } from "./endpoint-url.js";
 import { clientError, ErrorCodes, ServiceError } from "./errors.js";
 import type { BindingName } from "./protocol/binding.js";
+import type { DataSetResult, DataSetRows } from "./dataset.js";
 import type { OperationModel, ServiceModel } from "./model.js";
 import { readParams, type ParamValues } from "./params.js";
-import type { Binding, BindingFactory, WireRequest, WireResponse, XmlReader } from "./protocol/binding.js";
+import type { ServerBinding, ServerBindingFactory, WireRequest, WireResponse, XmlReader } from "./protocol/binding.js";
 import { ResultShapeError } from "./protocol/result.js";
 import { createRouter, isBinding } from "./protocol/route.js";
 import { ECHO_MAX } from "./protocol/soap.js";
@@ -32,11 +33,29 @@ export interface CallContext {
 
 export type OperationHandler = (params: never, context: CallContext) => Promise<unknown> | unknown;
 
+/**
+ * Parameters as a handler receives them: a dateTime arrives as the xs:dateTime text the caller sent
+ * (never a Date, never shifted), so the client-side `string | Date` narrows to `string`.
+ */
+export type Received<Params> = { [Name in keyof Params]: Exclude<Params[Name], Date> };
+
+/** What a handler returns for a result: a DataSet result may be given as its rows alone. */
+export type Returned<Result> = Result extends DataSetResult<infer Row> ? DataSetRows<Row> : Result;
+
+/** The handler of an operation descriptor. */
+export type HandlerOf<Op> =
+  Op extends OperationModel<infer Params, infer Result>
+    ? (params: Received<Params>, context: CallContext) => Promise<Returned<Result>> | Returned<Result>
+    : never;
+
+/** One handler per descriptor, under the descriptor's key (its JSDoc carries over). */
+export type HandlersOf<Ops> = { -readonly [Name in keyof Ops]: HandlerOf<Ops[Name]> };
+
 export interface LogEntry {
   readonly level: "error" | "warn";
   readonly message: string;
   readonly requestId: string;
-  readonly operation?: string;
+  readonly operation?: string | undefined;
   readonly error?: unknown;
 }
 
@@ -62,7 +81,7 @@ export interface ServerOptions extends EndpointUrlOptions {
    * Where unexpected errors are reported; the wire only ever gets a generic message. The default writes
    * one JSON line to stderr. A logger that throws is ignored: the caller still gets its answer.
    */
-  readonly log?: (entry: LogEntry) => void;
+  readonly log?: ((entry: LogEntry) => void) | undefined;
 }
 
 /** Pre-rendered documents the service serves besides the operations. */
@@ -86,7 +105,7 @@ export interface IncomingCall {
   readonly signal: AbortSignal;
 }
 
-export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_BODY_BYTES: number = 64 * 1024 * 1024;
 export const DEFAULT_HANDLER_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_ELEMENTS = 10_000;
 
@@ -186,7 +205,7 @@ function withinTime(work: PromiseLike<unknown>, context: RequestContext, ms: num
 export interface ServiceCore {
   readonly service: ServiceModel;
   /** Which binding a request is for, from method, path and content type; undefined = not an operation call. */
-  bindingFor(method: string, path: string, contentType: string | undefined): Binding | undefined;
+  bindingFor(method: string, path: string, contentType: string | undefined): ServerBinding | undefined;
   handle(call: IncomingCall): Promise<WireResponse>;
   /** As handle, but answers synchronously when it can (a handler that returned a plain value). */
   dispatch(call: IncomingCall): WireResponse | Promise<WireResponse>;
@@ -237,7 +256,7 @@ export function createServiceCore(
   service: ServiceModel,
   implementation: object,
   documents: ServiceDocuments,
-  factories: Readonly<Record<BindingName, BindingFactory>>,
+  factories: Readonly<Record<BindingName, ServerBindingFactory>>,
   readXml: XmlReader,
   serverOptions: ServerOptions = {},
 ): ServiceCore {
@@ -272,7 +291,7 @@ export function createServiceCore(
     maxElements: options.maxElements,
     maxAttributes: options.maxAttributes,
   };
-  const bindings: Record<BindingName, Binding> = {
+  const bindings: Record<BindingName, ServerBinding> = {
     soap11: factories.soap11(service, bindingOptions),
     soap12: factories.soap12(service, bindingOptions),
     httpGet: factories.httpGet(service, bindingOptions),
@@ -286,7 +305,7 @@ export function createServiceCore(
 
   // Routing and the 415/405 answers live in protocol/route.ts (wire/README.md §1a).
   const router = createRouter(bindings);
-  function bindingFor(method: string, path: string, contentType: string | undefined): Binding | undefined {
+  function bindingFor(method: string, path: string, contentType: string | undefined): ServerBinding | undefined {
     return router.bindingFor(method, path, contentType);
   }
 
@@ -300,7 +319,7 @@ export function createServiceCore(
   const internalError = () => new ServiceError(ErrorCodes.InternalError, LAST_RESORT_MESSAGE);
 
   /** The wire answer for an error thrown while decoding, in the handler or while encoding. */
-  function failure(binding: Binding, error: unknown, op: OperationModel | undefined, seq: number): WireResponse {
+  function failure(binding: ServerBinding, error: unknown, op: OperationModel | undefined, seq: number): WireResponse {
     try {
       const wire = wireServiceError(error);
       if (wire !== undefined) return binding.encodeError(wire);
@@ -314,7 +333,7 @@ export function createServiceCore(
   }
 
   /** InternalError in the binding's form, or the fixed last-resort text when even that fails. */
-  function internalErrorResponse(binding: Binding | undefined): WireResponse {
+  function internalErrorResponse(binding: ServerBinding | undefined): WireResponse {
     try {
       if (binding !== undefined) return binding.encodeError(internalError());
     } catch {
@@ -323,7 +342,7 @@ export function createServiceCore(
     return LAST_RESORT;
   }
 
-  function encode(binding: Binding, op: OperationModel, result: unknown, values: ParamValues, seq: number): WireResponse {
+  function encode(binding: ServerBinding, op: OperationModel, result: unknown, values: ParamValues, seq: number): WireResponse {
     try {
       return binding.encodeResponse(op, result, values);
     } catch (error) {
@@ -332,7 +351,7 @@ export function createServiceCore(
   }
 
   // Synchronous up to the handler's result; only a handler that returns a promise costs a promise here.
-  function invoke(binding: Binding, call: IncomingCall, seq: number): WireResponse | Promise<WireResponse> {
+  function invoke(binding: ServerBinding, call: IncomingCall, seq: number): WireResponse | Promise<WireResponse> {
     let op: OperationModel | undefined;
     try {
       // bindingFor only picks a binding for GET or POST, so the call is a WireRequest as it stands.
@@ -341,8 +360,8 @@ export function createServiceCore(
       const values = readParams(op, decoded.texts, binding.presence);
       const context = new RequestContext(
         op.name,
-        String(values[credentialNames[0]] ?? ""),
-        String(values[credentialNames[1]] ?? ""),
+        String(values[credentialNames[0] ?? ""] ?? ""),
+        String(values[credentialNames[1] ?? ""] ?? ""),
         binding.name,
         call,
         seq,

@@ -46,7 +46,7 @@ export function emitClient(model: ServiceModel): GeneratedFile[] {
   });
 
   const createCore = file.use(importSymbol("createClientCore", "runtime/client.ts"));
-  const factories = file.use(importSymbol("bindingFactories", "runtime/bindings.ts"));
+  const clientBinding = file.use(importSymbol("clientBinding", "runtime/client-bindings.ts"));
   const readXml = file.use(importSymbol("readXml", "runtime/xml/scan.ts"));
   const service = file.use(importSymbol("service", "model.ts"));
   const operations = file.use(importSymbol("operations", "model.ts"));
@@ -67,7 +67,7 @@ export function emitClient(model: ServiceModel): GeneratedFile[] {
     parameters: [{ name: "config", type: config }],
     returnType: interfaceName,
     statements: [
-      `const core = ${createCore}(${service}, config, ${factories}, ${readXml});`,
+      `const core = ${createCore}(${service}, config, ${clientBinding}(config.binding), ${readXml});`,
       `return {\nendpointUrl: core.endpointUrl,\n${methods.join("\n")}\n};`,
     ],
   });

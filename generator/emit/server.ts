@@ -72,7 +72,7 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
   const createCore = file.use(importSymbol("createServiceCore", "runtime/server.ts"));
   const createNode = file.use(importSymbol("createNodeHandler", "runtime/server-node.ts"));
   const createFetch = file.use(importSymbol("createFetchHandler", "runtime/server-fetch.ts"));
-  const factories = file.use(importSymbol("bindingFactories", "runtime/bindings.ts"));
+  const factories = file.use(importSymbol("serverBindings", "runtime/bindings.ts"));
   const readXml = file.use(importSymbol("readXml", "runtime/xml/scan.ts"));
   const service = file.use(importSymbol("service", "model.ts"));
   const wsdlFor = file.use(importSymbol("wsdlFor", "wsdl.ts"));

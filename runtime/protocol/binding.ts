@@ -1,5 +1,6 @@
-// The one interface every binding module (soap11/, soap12/, http-get/, http-post/) implements.
-// Client side: encodeRequest + decodeResponse. Server side: decodeRequest + encodeResponse + encodeError.
+// The two interfaces every binding (soap11/, soap12/, http-get/, http-post/) implements, each in its own
+// module: the client half (encodeRequest + decodeResponse) and the server half (decodeRequest +
+// encodeResponse + encodeError).
 
 import type { ServiceError } from "../errors.js";
 import type { OperationModel, ServiceModel } from "../model.js";
@@ -45,17 +46,27 @@ export interface BindingOptions {
   readonly maxElements?: number;
 }
 
-export interface Binding {
+/**
+ * The client half of a binding: writes a call's request and reads its answer. A separate module from the
+ * server half (soap11/client.ts vs soap11/server.ts, ...), so a client bundles no server code.
+ */
+export interface ClientBinding {
   readonly name: BindingName;
-  /** Whether an absent parameter may be omitted (SOAP) or every field must be sent (HTTP GET/POST). */
-  readonly presence: Presence;
   encodeRequest(op: OperationModel, texts: ParamTexts): WireRequest;
   /** Returns the typed result, or throws a ClientCallError subclass. */
   decodeResponse(op: OperationModel, response: WireResponse, request: ParamValues): unknown;
+}
+
+/** The server half of a binding: reads a request and writes the answer or the error. */
+export interface ServerBinding {
+  readonly name: BindingName;
+  /** Whether an absent parameter may be omitted (SOAP) or every field must be sent (HTTP GET/POST). */
+  readonly presence: Presence;
   /** Throws a client-side ServiceError for a request it cannot route or read. */
   decodeRequest(request: WireRequest): DecodedRequest;
   encodeResponse(op: OperationModel, result: unknown, request: ParamValues): WireResponse;
   encodeError(error: ServiceError): WireResponse;
 }
 
-export type BindingFactory = (service: ServiceModel, options: BindingOptions) => Binding;
+export type ClientBindingFactory = (service: ServiceModel, options: BindingOptions) => ClientBinding;
+export type ServerBindingFactory = (service: ServiceModel, options: BindingOptions) => ServerBinding;

@@ -17,7 +17,7 @@ import {
   type ClientConfig,
 } from "../../generated/client.js";
 import { operations, service } from "../../generated/model.js";
-import { bindingFactories, bindingNames } from "../../generated/runtime/bindings.js";
+import { bindingFactories, bindingNames } from "../fixtures/bindings.js";
 import type { BindingName } from "../../generated/runtime/protocol/binding.js";
 import { readXmlWithFastXmlParser } from "../oracle/fxp.js";
 import { readXml } from "../../generated/runtime/xml/scan.js";

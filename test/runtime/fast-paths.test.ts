@@ -5,16 +5,16 @@
 
 import { describe, expect, it } from "vitest";
 import { operations, service } from "../../generated/model.js";
-import { httpGetVariant } from "../../runtime/http-get/index.js";
+import { httpGetServerVariant } from "../../runtime/http-get/server.js";
 import type { OperationModel } from "../../runtime/model.js";
-import { createHttpBinding } from "../../runtime/protocol/http.js";
+import { createHttpServerBinding } from "../../runtime/protocol/http-server.js";
 import { ConversionError, parseDateTime } from "../../runtime/values.js";
 import { readXml } from "../../runtime/xml/scan.js";
 import { mulberry32 } from "../fixtures/random.js";
 
 describe("HTTP form reader", () => {
   const op = operations.InsertSubscriberSid as OperationModel;
-  const binding = createHttpBinding(httpGetVariant, service, { readXml });
+  const binding = createHttpServerBinding(httpGetServerVariant, service);
   const names = [...op.params.map((p) => p.name), "other", "strEmai", "STREMAIL"];
   // Pieces that exercise every branch: escapes (valid, malformed, invalid UTF-8, surrogates), '+',
   // '=' inside values, empty pairs, non-ASCII, names spelled with escapes.

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import { operations, service } from "../../generated/model.js";
-import { bindingFactories } from "../../generated/runtime/bindings.js";
+import { bindingFactories } from "../fixtures/bindings.js";
 import { ServiceError } from "../../generated/runtime/errors.js";
 import type { ParamModel } from "../../generated/runtime/model.js";
 import { readParams, type ParamValues } from "../../generated/runtime/params.js";

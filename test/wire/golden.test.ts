@@ -9,7 +9,7 @@ import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { operations, service } from "../../generated/model.js";
-import { bindingFactories, bindingNames } from "../../generated/runtime/bindings.js";
+import { bindingFactories, bindingNames } from "../fixtures/bindings.js";
 import type { BindingName } from "../../generated/runtime/protocol/binding.js";
 import type { OperationModel } from "../../generated/runtime/model.js";
 import { readParams, writeParams, type ParamValues } from "../../generated/runtime/params.js";

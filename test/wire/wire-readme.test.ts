@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import { operations, service } from "../../generated/model.js";
-import { bindingFactories } from "../../generated/runtime/bindings.js";
+import { bindingFactories } from "../fixtures/bindings.js";
 import type { BindingName } from "../../generated/runtime/protocol/binding.js";
 import type { DataSetModel, OperationModel } from "../../generated/runtime/model.js";
 import { readParams, writeParams, type ParamValues } from "../../generated/runtime/params.js";

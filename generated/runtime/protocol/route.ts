@@ -8,7 +8,7 @@ import { ErrorCodes, ServiceError } from "../errors.js";
 import { oneLine } from "../safe-error.js";
 import { SOAP11_ENVELOPE_NS } from "../soap11/index.js";
 import { SOAP12_ENVELOPE_NS } from "../soap12/index.js";
-import type { Binding, BindingName, WireResponse } from "./binding.js";
+import type { ServerBinding, BindingName, WireResponse } from "./binding.js";
 import { ECHO_MAX } from "./soap.js";
 import { textErrorResponse } from "./text-error.js";
 
@@ -80,12 +80,12 @@ export interface Router {
    * The binding a request is for judging by method, path and content type alone (before the body is
    * read: refusals of a body too large, a busy server); undefined when none takes it.
    */
-  bindingFor(method: string, path: string, contentType: string | undefined): Binding | undefined;
+  bindingFor(method: string, path: string, contentType: string | undefined): ServerBinding | undefined;
   /**
    * The binding a request is for, now that its body is known; or the refusal when no binding takes it;
    * or undefined for a GET or HEAD of the endpoint itself (the WSDL and help pages).
    */
-  route(method: string, path: string, contentType: string | undefined, body: string): Binding | WireResponse | undefined;
+  route(method: string, path: string, contentType: string | undefined, body: string): ServerBinding | WireResponse | undefined;
 }
 
 /** Not a SOAP media type, or a SOAP 1.1 envelope sent as SOAP 1.2: 415 with an empty body, as ASMX. */
@@ -105,11 +105,11 @@ function methodNotAllowed(method: string, allow: string): WireResponse {
   );
 }
 
-export function isBinding(routed: Binding | WireResponse): routed is Binding {
-  return typeof (routed as Binding).decodeRequest === "function";
+export function isBinding(routed: ServerBinding | WireResponse): routed is ServerBinding {
+  return typeof (routed as ServerBinding).decodeRequest === "function";
 }
 
-export function createRouter(bindings: Readonly<Record<BindingName, Binding>>): Router {
+export function createRouter(bindings: Readonly<Record<BindingName, ServerBinding>>): Router {
   return {
     bindingFor(method, path, contentType) {
       if (path !== "") return method === "GET" ? bindings.httpGet : method === "POST" ? bindings.httpPost : undefined;

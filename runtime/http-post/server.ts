@@ -1,19 +1,14 @@
-// HTTP POST: `POST {endpoint}/{Op}` with an application/x-www-form-urlencoded body.
+// HTTP POST, the server half: the parameters from an application/x-www-form-urlencoded body; any other
+// media type is refused (415).
 
 import { ErrorCodes, ServiceError } from "../errors.js";
-import type { BindingFactory } from "../protocol/binding.js";
-import { createHttpBinding, FORM_CONTENT_TYPE, type HttpVariant } from "../protocol/http.js";
+import type { ServerBindingFactory } from "../protocol/binding.js";
+import { createHttpServerBinding, type HttpServerVariant } from "../protocol/http-server.js";
+import { FORM_CONTENT_TYPE } from "../protocol/http.js";
 import { oneLine } from "../safe-error.js";
 
-export const httpPostVariant: HttpVariant = {
+export const httpPostServerVariant: HttpServerVariant = {
   binding: "httpPost",
-  toRequest: (path, form) => ({
-    method: "POST",
-    path,
-    query: "",
-    headers: { "content-type": FORM_CONTENT_TYPE },
-    body: form,
-  }),
   fromRequest(request) {
     const contentType = request.headers["content-type"] ?? "";
     const mediaType = contentType.split(";")[0].trim().toLowerCase();
@@ -27,4 +22,4 @@ export const httpPostVariant: HttpVariant = {
   },
 };
 
-export const createHttpPostBinding: BindingFactory = (service, options) => createHttpBinding(httpPostVariant, service, options);
+export const httpPostServer: ServerBindingFactory = (service) => createHttpServerBinding(httpPostServerVariant, service);

@@ -1,0 +1,11 @@
+// HTTP GET, the server half: the parameters from the query string.
+
+import type { ServerBindingFactory } from "../protocol/binding.js";
+import { createHttpServerBinding, type HttpServerVariant } from "../protocol/http-server.js";
+
+export const httpGetServerVariant: HttpServerVariant = {
+  binding: "httpGet",
+  fromRequest: (request) => request.query,
+};
+
+export const httpGetServer: ServerBindingFactory = (service) => createHttpServerBinding(httpGetServerVariant, service);

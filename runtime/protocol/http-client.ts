@@ -1,0 +1,75 @@
+// The client half of HTTP GET and POST: every parameter as form text, `/{Op}` in the path, the result
+// document read back, and the binding's `500 text/plain` error text read into an HttpBindingError.
+
+import { HttpBindingError, ResponseFormatError } from "../errors.js";
+import type { OperationModel, ServiceModel } from "../model.js";
+import type { ParamTexts, ParamValues } from "../params.js";
+import { DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
+import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "./binding.js";
+import { httpRootName, type HttpBindingName } from "./http.js";
+import { readResult } from "./result.js";
+import { ERROR_CODE_HEADER } from "./text-error.js";
+
+/** Where a variant puts the parameters: the query string (GET) or a form body (POST). */
+export interface HttpClientVariant {
+  readonly binding: HttpBindingName;
+  /** Puts the encoded form into a request. */
+  toRequest(path: string, form: string): WireRequest;
+}
+
+/** Splits `System.ArgumentException: message` (and drops a .NET stack trace if one follows). */
+export function parseErrorText(body: string): { exceptionType: string; reason: string } {
+  const text = body.split(/\r?\n\s+at /)[0].trim();
+  const m = /^([A-Za-z_][\w.]*):\s?([\s\S]*)$/.exec(text);
+  return m ? { exceptionType: m[1], reason: m[2].trim() } : { exceptionType: "", reason: text };
+}
+
+export function createHttpClientBinding(variant: HttpClientVariant, service: ServiceModel, options: BindingOptions): ClientBinding {
+  const ns = service.namespace;
+  const readOptions = {
+    maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
+    maxAttributes: options.maxAttributes,
+    maxElements: options.maxElements,
+  };
+
+  function formatError(op: OperationModel, status: number, message: string, cause?: unknown): ResponseFormatError {
+    return new ResponseFormatError(`HTTP ${status}: ${message}`, variant.binding, op.name, { cause });
+  }
+
+  return {
+    name: variant.binding,
+
+    encodeRequest(op: OperationModel, texts: ParamTexts): WireRequest {
+      const form = new URLSearchParams(op.params.map((p, i) => [p.name, texts[i] ?? ""])).toString();
+      return variant.toRequest(`/${op.name}`, form);
+    },
+
+    decodeResponse(op: OperationModel, response: WireResponse, request: ParamValues): unknown {
+      if (response.status !== 200) {
+        // The binding's errors are text; an HTML page (a proxy's 502, an IIS error page) is not one.
+        const media = (response.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+        if (media !== "" && media !== "text/plain") {
+          throw formatError(op, response.status, `the error answer is ${media}, not the binding's text/plain error`);
+        }
+        const { exceptionType, reason } = parseErrorText(response.body);
+        const errorCode = response.headers[ERROR_CODE_HEADER];
+        throw new HttpBindingError({ status: response.status, exceptionType, reason, errorCode }, variant.binding, op.name);
+      }
+      let root: XmlElement;
+      try {
+        root = options.readXml(response.body, readOptions);
+      } catch (error) {
+        throw formatError(op, response.status, `the answer is not readable XML (${(error as Error).message})`, error);
+      }
+      const expected = httpRootName(op.result);
+      if (root.local !== expected || root.ns !== ns) {
+        throw formatError(op, response.status, `the answer's root is ${root.local}, not ${expected} in ${ns}`);
+      }
+      try {
+        return readResult(op, root, ns, request);
+      } catch (error) {
+        throw formatError(op, response.status, (error as Error).message, error);
+      }
+    },
+  };
+}

@@ -1,0 +1,200 @@
+// The server half of HTTP GET and POST: `/{Op}` routing, the form read as URLSearchParams reads it
+// (refusing %-escapes that are not UTF-8), result documents with the result type as root element
+// (indented), and `500 text/plain` errors naming the .NET exception type.
+
+import { ErrorCodes, ServiceError } from "../errors.js";
+import type { OperationModel, ServiceModel } from "../model.js";
+import { paramIndexes, type ParamTexts, type ParamValues } from "../params.js";
+import { oneLine } from "../safe-error.js";
+import { fromDotNetText } from "../values.js";
+import { XmlOut } from "../xml/out.js";
+import type { DecodedRequest, ServerBinding, WireRequest, WireResponse } from "./binding.js";
+import { httpRootName, type HttpBindingName } from "./http.js";
+import { scalarText, writeResultChildren } from "./result.js";
+import { XSD_NS, XSI_NS } from "./soap.js";
+import { textErrorResponse } from "./text-error.js";
+
+const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
+
+/** Where a variant finds the parameters: the query string (GET) or a form body (POST). */
+export interface HttpServerVariant {
+  readonly binding: HttpBindingName;
+  /** Takes the encoded form out of a request; throws a client ServiceError when it cannot. */
+  fromRequest(request: WireRequest): string;
+}
+
+/** Decodes the bytes of %XX escapes; fatal: bytes that are not UTF-8 are refused, never turned into U+FFFD. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+function hexValue(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  const lower = c | 0x20;
+  return lower >= 97 && lower <= 102 ? lower - 87 : -1;
+}
+
+/** The byte of a well-formed %XX escape at i, or -1. */
+function escapeAt(s: string, i: number): number {
+  if (s.charCodeAt(i) !== 37) return -1;
+  const hi = hexValue(s.charCodeAt(i + 1));
+  const lo = hexValue(s.charCodeAt(i + 2));
+  return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
+}
+
+/**
+ * Percent-decodes as URLSearchParams does (a malformed escape such as `%zz` stays as written), except that
+ * escapes whose bytes are not UTF-8 give undefined instead of U+FFFD. One pass; each run of escapes is
+ * decoded at once, so a character split over several escapes is whole.
+ */
+function percentDecode(s: string): string | undefined {
+  let out = "";
+  let last = 0;
+  let i = s.indexOf("%");
+  while (i >= 0 && i < s.length) {
+    if (escapeAt(s, i) < 0) {
+      i = s.indexOf("%", i + 1);
+      continue;
+    }
+    out += s.slice(last, i);
+    let end = i;
+    while (escapeAt(s, end) >= 0) end += 3;
+    const bytes = new Uint8Array((end - i) / 3);
+    for (let k = 0; i < end; i += 3) bytes[k++] = escapeAt(s, i);
+    try {
+      out += UTF8.decode(bytes);
+    } catch {
+      return undefined;
+    }
+    last = i;
+    i = s.indexOf("%", i);
+  }
+  return out + s.slice(last);
+}
+
+const UTF8_ENCODER = new TextEncoder();
+/** Past this length '+' is replaced on bytes: V8's replaceAll takes seconds for millions of matches. */
+const LONG_PART = 4096;
+
+/** '+' as a space. The text came from a decoded body or a URL, so it has no lone surrogate and its
+ * UTF-8 bytes decode back to it exactly. */
+function plusAsSpace(part: string): string {
+  if (part.length < LONG_PART) return part.replaceAll("+", " ");
+  const bytes = UTF8_ENCODER.encode(part);
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 43) bytes[i] = 32;
+  return UTF8.decode(bytes);
+}
+
+/** Form-decodes one name or value ('+' is a space); undefined when its escapes are not UTF-8. */
+function decodeFormPart(part: string): string | undefined {
+  const spaced = part.indexOf("+") < 0 ? part : plusAsSpace(part);
+  if (spaced.indexOf("%") < 0) return spaced;
+  try {
+    // Succeeds only for well-formed escapes of valid UTF-8, where it agrees with percentDecode.
+    return decodeURIComponent(spaced);
+  } catch {
+    return percentDecode(spaced);
+  }
+}
+
+function invalidEncoding(name: string): ServiceError {
+  return new ServiceError(ErrorCodes.InvalidEncoding, `The value of ${name} holds %-escapes that are not UTF-8 text.`, {
+    side: "client",
+    status: 400,
+    exceptionType: "System.ArgumentException",
+    parameter: name,
+  });
+}
+
+/**
+ * The first value of each parameter in an application/x-www-form-urlencoded text, read as URLSearchParams
+ * reads it, without building one (and without a look-up per parameter). A parameter's value whose escapes
+ * are not UTF-8 is refused (InvalidEncoding, naming it); a name that does not decode names no parameter.
+ */
+function formTexts(form: string, params: OperationModel["params"], index: ReadonlyMap<string, number>): ParamTexts {
+  const texts: ParamTexts = new Array(params.length);
+  // A name longer than this, even with every character %-escaped, names no parameter: not decoded.
+  // One shorter than every parameter name cannot decode to one either (decoding never lengthens).
+  let longestName = 0;
+  let shortestName = Infinity;
+  for (const p of params) {
+    longestName = Math.max(longestName, p.name.length);
+    shortestName = Math.min(shortestName, p.name.length);
+  }
+  const maxEncodedName = longestName * 3 * 4;
+  const n = form.length;
+  let start = 0;
+  // The next '=' at or after start, found once and reused: looking it up again for every pair would
+  // rescan the rest of the form each time in `a&a&a...` (no '=' at all): quadratic.
+  let eq = -1;
+  while (start < n) {
+    let end = form.indexOf("&", start);
+    if (end < 0) end = n;
+    if (end > start) {
+      if (eq !== n && eq < start) {
+        eq = form.indexOf("=", start);
+        if (eq < 0) eq = n;
+      }
+      const hasValue = eq < end;
+      const nameEnd = hasValue ? eq : end;
+      const rawLength = nameEnd - start;
+      const name =
+        rawLength > maxEncodedName || rawLength < shortestName ? undefined : decodeFormPart(form.slice(start, nameEnd));
+      const i = name === undefined ? undefined : index.get(name);
+      if (i !== undefined && texts[i] === undefined) {
+        const value = hasValue ? decodeFormPart(form.slice(eq + 1, end)) : "";
+        if (value === undefined) throw invalidEncoding(params[i].name);
+        texts[i] = value;
+      }
+    }
+    start = end + 1;
+  }
+  return texts;
+}
+
+export function createHttpServerBinding(variant: HttpServerVariant, service: ServiceModel): ServerBinding {
+  const ns = service.namespace;
+  const byName = new Map(service.operations.map((op) => [op.name, op]));
+  const indexes = paramIndexes(service);
+  const arrayAttrs = ` xmlns:xsd="${XSD_NS}" xmlns:xsi="${XSI_NS}" xmlns="${ns}"`;
+
+  return {
+    name: variant.binding,
+    presence: "field",
+
+    decodeRequest(request: WireRequest): DecodedRequest {
+      const name = request.path.startsWith("/") ? request.path.slice(1) : request.path;
+      const op = byName.get(name);
+      if (!op) {
+        throw new ServiceError(ErrorCodes.UnknownOperation, `${oneLine(name, 40)} Web Service method name is not valid.`, {
+          side: "client",
+          exceptionType: "System.InvalidOperationException",
+        });
+      }
+      const params = op.params;
+      const texts = formTexts(variant.fromRequest(request), params, indexes.get(op) as Map<string, number>);
+      for (let i = 0; i < params.length; i++) {
+        const text = texts[i];
+        if (text !== undefined && params[i].type !== "string") texts[i] = fromDotNetText(params[i].type, text);
+      }
+      return { op, texts };
+    },
+
+    encodeResponse(op: OperationModel, result: unknown, request: ParamValues): WireResponse {
+      const out = new XmlOut(true).raw(XML_DECLARATION);
+      const root = httpRootName(op.result);
+      if (op.result.kind === "scalar") {
+        out.leaf(root, scalarText(op.result, result), ` xmlns="${ns}"`);
+      } else if (op.result.kind === "list" && Array.isArray(result) && result.length === 0) {
+        out.empty(root, arrayAttrs);
+      } else {
+        out.open(root, op.result.kind === "dataSet" ? ` xmlns="${ns}"` : arrayAttrs);
+        writeResultChildren(out, op.result, result, request);
+        out.close(root);
+      }
+      return { status: 200, headers: { "content-type": "text/xml; charset=utf-8" }, body: out.toString() };
+    },
+
+    encodeError(error: ServiceError): WireResponse {
+      return textErrorResponse(error);
+    },
+  };
+}

@@ -1,0 +1,88 @@
+// The client half of SOAP 1.1 and 1.2: writes the request envelope, reads the answer's result or fault.
+// No server code: a client bundle that uses one SOAP version carries this module and its version's.
+
+import { ResponseFormatError, SoapFaultError } from "../errors.js";
+import type { OperationModel, ServiceModel } from "../model.js";
+import type { ParamTexts, ParamValues } from "../params.js";
+import { DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
+import { escapeText } from "../xml/write.js";
+import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "./binding.js";
+import { readResult } from "./result.js";
+import { child, ENVELOPE_CLOSE, envelopeBody, envelopeOpen, type SoapVersion } from "./soap.js";
+
+export interface SoapClientVersion extends SoapVersion {
+  requestHeaders(action: string): Record<string, string>;
+  /** Fault code without prefix, reason text, and the detail element, from a received fault. */
+  readFault(fault: XmlElement): { faultCode: string; reason: string; detail: XmlElement | undefined };
+}
+
+/** Strips the prefix of a QName-valued text such as `soap:Client`. */
+export function localPart(qname: string): string {
+  const t = qname.trim();
+  return t.slice(t.indexOf(":") + 1);
+}
+
+export function createSoapClientBinding(version: SoapClientVersion, service: ServiceModel, options: BindingOptions): ClientBinding {
+  const ns = service.namespace;
+  const open = envelopeOpen(version);
+  const readOptions = {
+    maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
+    maxAttributes: options.maxAttributes,
+    maxElements: options.maxElements,
+  };
+
+  function formatError(op: OperationModel, status: number, message: string, cause?: unknown): ResponseFormatError {
+    return new ResponseFormatError(`HTTP ${status}: ${message}`, version.binding, op.name, { cause });
+  }
+
+  return {
+    name: version.binding,
+
+    encodeRequest(op: OperationModel, texts: ParamTexts): WireRequest {
+      let body = `${open}<${op.name} xmlns="${ns}">`;
+      op.params.forEach((p, i) => {
+        const text = texts[i];
+        // An empty string is `<p />`, as a .NET client writes it; an absent one is left out.
+        if (text === "") body += `<${p.name} />`;
+        else if (text !== undefined) body += `<${p.name}>${escapeText(text)}</${p.name}>`;
+      });
+      body += `</${op.name}>${ENVELOPE_CLOSE}`;
+      return { method: "POST", path: "", query: "", headers: version.requestHeaders(ns + op.name), body };
+    },
+
+    decodeResponse(op: OperationModel, response: WireResponse, request: ParamValues): unknown {
+      let root: XmlElement;
+      try {
+        root = options.readXml(response.body, readOptions);
+      } catch (error) {
+        throw formatError(op, response.status, `the answer is not readable XML (${(error as Error).message})`, error);
+      }
+      const body = envelopeBody(root, version);
+      if (!body) throw formatError(op, response.status, `the answer is not a ${version.label} envelope`);
+      const first = body.children[0];
+      if (first && first.local === "Fault" && first.ns === version.envelopeNs) {
+        const fault = version.readFault(first);
+        const error = fault.detail?.children.find((c) => c.local === "Error");
+        throw new SoapFaultError(
+          {
+            faultCode: fault.faultCode,
+            reason: fault.reason,
+            errorCode: error?.children.find((c) => c.local === "Code")?.text,
+            parameter: error?.children.find((c) => c.local === "Parameter")?.text,
+          },
+          version.binding,
+          op.name,
+        );
+      }
+      if (response.status !== 200) throw formatError(op, response.status, "an error status without a SOAP fault");
+      if (!first || first.local !== `${op.name}Response` || first.ns !== ns) {
+        throw formatError(op, response.status, `the Body does not hold ${op.name}Response in ${ns}`);
+      }
+      try {
+        return readResult(op, child(first, ns, `${op.name}Result`), ns, request);
+      } catch (error) {
+        throw formatError(op, response.status, (error as Error).message, error);
+      }
+    },
+  };
+}

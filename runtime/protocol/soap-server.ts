@@ -1,0 +1,185 @@
+// The server half of SOAP 1.1 and 1.2: routes a request envelope to its operation (by SOAP action and
+// Body element), reads the parameters, writes the answer envelope or the fault.
+
+import { clientError, ErrorCodes, ServiceError } from "../errors.js";
+import type { OperationModel, ServiceModel } from "../model.js";
+import { paramIndexes, type ParamTexts, type ParamValues } from "../params.js";
+import { oneLine } from "../safe-error.js";
+import { DEFAULT_MAX_DEPTH, XmlRefusal, type XmlAttribute, type XmlElement } from "../xml/tree.js";
+import { escapeText } from "../xml/write.js";
+import type { BindingOptions, DecodedRequest, ServerBinding, WireRequest, WireResponse } from "./binding.js";
+import { compactResultChildren, scalarText } from "./result.js";
+import { ECHO_MAX, ENVELOPE_CLOSE, envelopeBody, envelopeOpen, XSI_NS, type SoapVersion } from "./soap.js";
+import { textErrorResponse } from "./text-error.js";
+
+/** The transport's word on which operation is meant: absent, or an action URI. */
+export type TransportAction = { readonly present: false } | { readonly present: true; readonly action: string };
+
+export interface SoapServerVersion extends SoapVersion {
+  /** Content-Type of responses, with charset. */
+  readonly contentType: string;
+  /** The operation the transport names, if it names one; without it the Body element decides. */
+  transportAction(headers: Readonly<Record<string, string>>): TransportAction;
+  /**
+   * What a request with an empty HTTP body gets: ASMX refuses it with 400 for SOAP 1.1 and answers a
+   * Receiver fault ("Root element is missing.") for SOAP 1.2 (wire/README.md §1a).
+   */
+  readonly emptyBody: "badRequest" | "receiverFault";
+  /** The `<soap:Fault>` element for an error, `detail` being the detail's inner XML. */
+  faultXml(error: ServiceError, detail: string): string;
+}
+
+/** Maps a reader refusal to the client error the wire gets. */
+export function refusalError(error: XmlRefusal): ServiceError {
+  const code =
+    error.reason === "doctype" ? ErrorCodes.DoctypeRefused
+    : error.reason === "depth" ? ErrorCodes.TooDeep
+    : error.reason === "attributes" ? ErrorCodes.TooManyAttributes
+    : error.reason === "elements" ? ErrorCodes.TooManyElements
+    : ErrorCodes.MalformedXml;
+  // ASMX answers XML it cannot read with 400 and no fault (wire/README.md §1a): see isHttpLevel.
+  return clientError(code, `The request is not acceptable XML: ${error.message}`, {
+    exceptionType: "System.InvalidOperationException",
+    status: 400,
+  });
+}
+
+/**
+ * Refusals ASMX makes at the HTTP level, without a fault envelope (wire/README.md §1a): 400 (ours: one
+ * line of text where ASMX sends nothing) and 415 (empty body). See text-error.ts.
+ */
+export function isHttpLevel(error: ServiceError): boolean {
+  return error.status === 400 || error.status === 415;
+}
+
+/** True for a body of nothing but whitespace (or a byte order mark): no root element at all. */
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d && c !== 0xfeff) return false;
+  }
+  return true;
+}
+
+const ROOT_MISSING = "Root element is missing.";
+
+function emptyBodyError(version: SoapServerVersion): ServiceError {
+  return version.emptyBody === "badRequest"
+    ? clientError(ErrorCodes.MalformedXml, ROOT_MISSING, { status: 400, exceptionType: "System.Xml.XmlException" })
+    : new ServiceError(ErrorCodes.MalformedXml, ROOT_MISSING, { side: "server", exceptionType: "System.Xml.XmlException" });
+}
+
+export function createSoapServerBinding(version: SoapServerVersion, service: ServiceModel, options: BindingOptions): ServerBinding {
+  const ns = service.namespace;
+  const open = envelopeOpen(version);
+  const byName = new Map(service.operations.map((op) => [op.name, op]));
+  const byAction = new Map(service.operations.map((op) => [ns + op.name, op]));
+  const indexes = paramIndexes(service);
+  const readOptions = {
+    maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
+    maxAttributes: options.maxAttributes,
+    maxElements: options.maxElements,
+  };
+  const responseHeaders = { "content-type": version.contentType };
+
+  function readEnvelopeBody(text: string): XmlElement {
+    if (isBlank(text)) throw emptyBodyError(version);
+    let root: XmlElement;
+    try {
+      root = options.readXml(text, readOptions);
+    } catch (error) {
+      if (error instanceof XmlRefusal) throw refusalError(error);
+      throw error;
+    }
+    const body = envelopeBody(root, version);
+    if (!body) throw clientError(ErrorCodes.InvalidEnvelope, `The request is not a ${version.label} envelope with a Body.`);
+    return body;
+  }
+
+  function route(body: XmlElement, headers: Readonly<Record<string, string>>): { op: OperationModel; el: XmlElement } {
+    const transport = version.transportAction(headers);
+    let byTransport: OperationModel | undefined;
+    if (transport.present) {
+      byTransport = byAction.get(transport.action);
+      if (!byTransport) {
+        throw clientError(
+          ErrorCodes.UnknownSoapAction,
+          `Server did not recognize the value of HTTP Header SOAPAction: ${oneLine(transport.action, ECHO_MAX)}.`,
+        );
+      }
+    }
+    const el = body.children[0];
+    if (!el) throw clientError(ErrorCodes.InvalidEnvelope, "The SOAP Body holds no operation element.");
+    const op = el.ns === ns ? byName.get(el.local) : undefined;
+    if (!op) {
+      throw clientError(
+        ErrorCodes.UnknownOperation,
+        `The Body element ${oneLine(el.local, ECHO_MAX)} is not an operation of ${service.name} in ${ns}.`,
+      );
+    }
+    if (byTransport && byTransport !== op) {
+      throw clientError(
+        ErrorCodes.SoapActionMismatch,
+        `The SOAP action names ${byTransport.name} but the Body holds ${op.name}.`,
+      );
+    }
+    return { op, el };
+  }
+
+  function paramTexts(op: OperationModel, el: XmlElement): ParamTexts {
+    const params = op.params;
+    const count = params.length;
+    const texts: ParamTexts = [];
+    for (let i = 0; i < count; i++) texts.push(undefined);
+    const index = indexes.get(op) as Map<string, number>;
+    const children = el.children;
+    // Clients send the parameters in order, so the next one is tried before the look-up by name.
+    let next = 0;
+    for (let k = 0; k < children.length; k++) {
+      const c = children[k];
+      if (c.ns !== ns) continue;
+      const i = next < count && params[next].name === c.local ? next : index.get(c.local);
+      if (i === undefined || texts[i] !== undefined) continue;
+      next = i + 1;
+      texts[i] = c.attrs.length > 0 && isNil(c.attrs) ? undefined : c.text;
+    }
+    return texts;
+  }
+
+  return {
+    name: version.binding,
+    presence: "element",
+
+    decodeRequest(request: WireRequest): DecodedRequest {
+      const body = readEnvelopeBody(request.body);
+      const { op, el } = route(body, request.headers);
+      return { op, texts: paramTexts(op, el) };
+    },
+
+    encodeResponse(op: OperationModel, result: unknown, request: ParamValues): WireResponse {
+      const tag = `${op.name}Result`;
+      let inner: string;
+      if (op.result.kind === "scalar") {
+        inner = `<${tag}>${escapeText(scalarText(op.result, result))}</${tag}>`;
+      } else {
+        const children = compactResultChildren(op.result, result, request);
+        inner = children === undefined ? `<${tag} />` : `<${tag}>${children}</${tag}>`;
+      }
+      const body = `${open}<${op.name}Response xmlns="${ns}">${inner}</${op.name}Response>${ENVELOPE_CLOSE}`;
+      return { status: 200, headers: responseHeaders, body };
+    },
+
+    encodeError(error: ServiceError): WireResponse {
+      if (isHttpLevel(error)) return textErrorResponse(error);
+      const parameter = error.parameter === undefined ? "" : `<Parameter>${escapeText(error.parameter)}</Parameter>`;
+      const detail = `<Error xmlns="${ns}"><Code>${escapeText(error.code)}</Code>${parameter}</Error>`;
+      return { status: error.status, headers: responseHeaders, body: open + version.faultXml(error, detail) + ENVELOPE_CLOSE };
+    },
+  };
+}
+
+/** Whether the attributes say xsi:nil="true" (or "1"). */
+function isNil(attrs: readonly XmlAttribute[]): boolean {
+  for (const a of attrs) if (a.ns === XSI_NS && a.local === "nil" && (a.value === "true" || a.value === "1")) return true;
+  return false;
+}
