@@ -3,6 +3,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type { ServiceDocs } from "../runtime/docs.js";
 import type { ServiceModel } from "../runtime/model.js";
 import type { Diagnostic } from "./diagnostic.js";
 import { prepareFormatter, saveFormatCache } from "./format.js";
@@ -34,7 +35,7 @@ export interface GenerateOptions extends SpecOptions {
 }
 
 export type Loaded =
-  | { readonly ok: true; readonly spec: LoadedSpec; readonly model: ServiceModel }
+  | { readonly ok: true; readonly spec: LoadedSpec; readonly model: ServiceModel; readonly docs: ServiceDocs }
   | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
 
 /** Loads, validates and normalizes; never throws for a user error (an unreadable file included). */
@@ -53,7 +54,7 @@ export function loadModel(options: SpecOptions): Loaded {
   const diagnostics = validateSpec(spec);
   if (diagnostics.length > 0) return { ok: false, diagnostics };
   const namespace = options.namespace === undefined ? {} : { namespace: options.namespace };
-  return { ok: true, spec, model: normalize(spec.value as SpecDocument, namespace) };
+  return { ok: true, spec, ...normalize(spec.value as SpecDocument, namespace) };
 }
 
 export type Generated =
@@ -69,6 +70,7 @@ export async function generateFiles(options: GenerateOptions): Promise<Generated
   if (!loaded.ok) return loaded;
   const { emitAll } = await emitModule;
   const files = await emitAll(loaded.model, {
+    docs: loaded.docs,
     specFile: options.specFile ?? repositoryPath(options.spec),
     templatesDir: options.templatesDir ?? DEFAULT_TEMPLATES_DIR,
     runtimeDir: options.runtimeDir ?? DEFAULT_RUNTIME_DIR,

@@ -1,8 +1,10 @@
-// A validated spec document → the ServiceModel the runtime interprets (runtime/model.ts). Pure:
+// A validated spec document → the ServiceModel the runtime interprets (runtime/model.ts) and the ServiceDocs
+// holding every doc text of the spec (runtime/docs.ts), which the model does not carry. Pure:
 // no I/O, spec order everywhere, named rules inlined into each parameter, credentials prepended to every
 // operation's parameters, and a columnName check added after the spec's own checks for every parameter
 // that names a column of the operation's DataSet.
 
+import type { ServiceDocs } from "../runtime/docs.js";
 import type {
   CheckModel,
   ColumnModel,
@@ -21,16 +23,23 @@ export interface NormalizeOptions {
   readonly namespace?: string;
 }
 
-export function normalize(doc: SpecDocument, options: NormalizeOptions = {}): ServiceModel {
+export interface Normalized {
+  readonly model: ServiceModel;
+  readonly docs: ServiceDocs;
+}
+
+export function normalize(doc: SpecDocument, options: NormalizeOptions = {}): Normalized {
+  return { model: normalizeModel(doc, options), docs: normalizeDocs(doc) };
+}
+
+function normalizeModel(doc: SpecDocument, options: NormalizeOptions): ServiceModel {
   const rules = new Map(Object.entries(doc.rules ?? {}).map(([name, rule]) => [name, ruleModel(name, rule)]));
   const records = Object.entries(doc.records ?? {}).map(([name, record]): RecordModel => ({
     name,
-    doc: record.doc,
     fields: record.fields.map((field) => ({ name: field.name, type: field.type })),
   }));
   const dataSets = Object.entries(doc.dataSets ?? {}).map(([name, dataSet]): DataSetModel => ({
     name,
-    doc: dataSet.doc,
     dataSetName: dataSet.dataSetName,
     table: dataSet.table,
     columns: dataSet.columns.map(columnModel),
@@ -42,19 +51,18 @@ export function normalize(doc: SpecDocument, options: NormalizeOptions = {}): Se
     required: spec.type === "string" ? (spec.required ?? false) : true,
     ...(spec.default === undefined ? {} : { default: spec.default }),
     rules: (spec.rules ?? []).map((name) => lookup(rules, name, "rule")),
-    doc: spec.doc,
     credential,
   });
   const credentials = (doc.service.credentials ?? []).map((spec) => param(spec, true));
   const result = (spec: SpecResult): ResultModel => {
     switch (spec.kind) {
       case "scalar":
-        return { kind: "scalar", type: spec.type, doc: spec.doc };
+        return { kind: "scalar", type: spec.type };
       case "list":
       case "record":
-        return { kind: spec.kind, record: lookup(records, spec.record, "record"), doc: spec.doc };
+        return { kind: spec.kind, record: lookup(records, spec.record, "record") };
       case "dataSet":
-        return { kind: "dataSet", dataSet: lookup(dataSets, spec.dataSet, "data set"), doc: spec.doc };
+        return { kind: "dataSet", dataSet: lookup(dataSets, spec.dataSet, "data set") };
     }
   };
   const operations = doc.groups.flatMap((group) =>
@@ -63,7 +71,6 @@ export function normalize(doc: SpecDocument, options: NormalizeOptions = {}): Se
       return {
         name: op.name,
         group: group.name,
-        doc: op.doc,
         params: [...credentials, ...(op.params ?? []).map((spec) => param(spec, false))],
         checks: [...(op.checks ?? []).map(checkModel), ...columnNameChecks(opResult)],
         result: opResult,
@@ -74,7 +81,6 @@ export function normalize(doc: SpecDocument, options: NormalizeOptions = {}): Se
     name: doc.service.name,
     namespace: options.namespace ?? doc.service.namespace,
     endpoint: doc.service.endpoint,
-    doc: doc.service.doc,
     groups: doc.groups.map((group) => ({
       name: group.name,
       title: group.title,
@@ -117,7 +123,39 @@ function columnModel(column: SpecColumn): ColumnModel {
     ...(column.name === undefined ? {} : { name: column.name }),
     ...(column.nameFromParam === undefined ? {} : { nameFromParam: column.nameFromParam }),
     type: column.type,
-    doc: column.doc,
+  };
+}
+
+/** Every doc text of the spec by the name of what it documents; credentials are among each operation's params. */
+function normalizeDocs(doc: SpecDocument): ServiceDocs {
+  const credentials = (doc.service.credentials ?? []).map((param): [string, string] => [param.name, param.doc]);
+  return {
+    doc: doc.service.doc,
+    operations: Object.fromEntries(
+      doc.groups.flatMap((group) =>
+        group.operations.map((op) => [
+          op.name,
+          {
+            doc: op.doc,
+            result: op.result.doc,
+            params: Object.fromEntries([
+              ...credentials,
+              ...(op.params ?? []).map((param): [string, string] => [param.name, param.doc]),
+            ]),
+          },
+        ]),
+      ),
+    ),
+    records: Object.fromEntries(Object.entries(doc.records ?? {}).map(([name, record]) => [name, record.doc])),
+    dataSets: Object.fromEntries(
+      Object.entries(doc.dataSets ?? {}).map(([name, dataSet]) => [
+        name,
+        {
+          doc: dataSet.doc,
+          columns: Object.fromEntries(dataSet.columns.map((column) => [column.property, column.doc])),
+        },
+      ]),
+    ),
   };
 }
 

@@ -1,5 +1,6 @@
 // The normalized service description the runtime interprets. generated/model.ts holds one value of
-// ServiceModel, emitted from spec/*.yaml; every codec, the client and the server read only this.
+// ServiceModel, emitted from spec/*.yaml; every codec, the client and the server read only this. The
+// documentation text is not here: it is a ServiceDocs value (runtime/docs.ts, generated/docs.ts).
 
 export type SoapType = "string" | "int" | "long" | "double" | "decimal" | "dateTime" | "boolean";
 
@@ -51,7 +52,6 @@ export interface ParamModel {
   /** Literal the server substitutes when an optional string is absent or empty. */
   readonly default?: string;
   readonly rules: readonly RuleModel[];
-  readonly doc: string;
   /** True for the credentials every operation takes first. */
   readonly credential: boolean;
 }
@@ -63,7 +63,6 @@ export interface FieldModel {
 
 export interface RecordModel {
   readonly name: string;
-  readonly doc: string;
   readonly fields: readonly FieldModel[];
 }
 
@@ -78,22 +77,20 @@ export interface ColumnModel {
    */
   readonly nameFromParam?: string;
   readonly type: SoapType;
-  readonly doc: string;
 }
 
 export interface DataSetModel {
   readonly name: string;
-  readonly doc: string;
   readonly dataSetName: string;
   readonly table: string;
   readonly columns: readonly ColumnModel[];
 }
 
 export type ResultModel =
-  | { readonly kind: "scalar"; readonly type: "int" | "long"; readonly doc: string }
-  | { readonly kind: "list"; readonly record: RecordModel; readonly doc: string }
-  | { readonly kind: "record"; readonly record: RecordModel; readonly doc: string }
-  | { readonly kind: "dataSet"; readonly dataSet: DataSetModel; readonly doc: string };
+  | { readonly kind: "scalar"; readonly type: "int" | "long" }
+  | { readonly kind: "list"; readonly record: RecordModel }
+  | { readonly kind: "record"; readonly record: RecordModel }
+  | { readonly kind: "dataSet"; readonly dataSet: DataSetModel };
 
 /**
  * One operation. `Params` and `Result` are the TypeScript types of its parameters (credentials excluded)
@@ -105,7 +102,6 @@ export interface OperationModel<Params = unknown, Result = unknown> {
   readonly "~types"?: { readonly params: Params; readonly result: Result };
   readonly name: string;
   readonly group: string;
-  readonly doc: string;
   /** Credentials first, then the operation's own parameters, in wire order. */
   readonly params: readonly ParamModel[];
   readonly checks: readonly CheckModel[];
@@ -120,6 +116,7 @@ export type ResultOf<Op> = Op extends OperationModel<unknown, infer Result> ? Re
 
 export interface GroupModel {
   readonly name: string;
+  /** The group's heading on the help page; a label, kept here with the structure it names. */
   readonly title: string;
   readonly operations: readonly string[];
 }
@@ -128,7 +125,6 @@ export interface ServiceModel {
   readonly name: string;
   readonly namespace: string;
   readonly endpoint: string;
-  readonly doc: string;
   readonly groups: readonly GroupModel[];
   readonly records: readonly RecordModel[];
   readonly dataSets: readonly DataSetModel[];

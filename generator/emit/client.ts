@@ -3,6 +3,7 @@
 
 import type { OperationModel, ServiceModel } from "../../runtime/model.js";
 import type { GeneratedFile } from "../generated-file.js";
+import type { EmitContext } from "./context.js";
 import { importSymbol, importType } from "../import-symbol.js";
 import { operationTypeNames } from "../type-names.js";
 import { TypeScriptFile } from "../typescript-file.js";
@@ -18,7 +19,7 @@ function paramsSignature(op: OperationModel, typeName: string): string {
   return op.params.some((p) => !p.credential) ? `params: ${typeName}` : `params: ${typeName} = {}`;
 }
 
-export function emitClient(model: ServiceModel): GeneratedFile[] {
+export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext, "docs">): GeneratedFile[] {
   const file = new TypeScriptFile("client.ts");
   const source = file.source;
   const types = (name: string) => file.use(importType(name, "types.ts"));
@@ -29,13 +30,14 @@ export function emitClient(model: ServiceModel): GeneratedFile[] {
   source.addInterface({
     name: interfaceName,
     isExported: true,
-    docs: docs(`A client of ${model.name} over one binding. ${model.doc}`),
+    docs: docs(`A client of ${model.name} over one binding. ${text.doc}`),
     properties: [{ name: "endpointUrl", type: "string", isReadonly: true, docs: docs("The address calls go to.") }],
     methods: model.operations.map((op) => {
       const names = operationTypeNames(op.name);
+      const opDocs = text.operations[op.name]!;
       return {
         name: propertyKey(op.name),
-        docs: docs(`${op.doc}\n\nResolves to ${op.result.doc.charAt(0).toLowerCase()}${op.result.doc.slice(1)}`),
+        docs: docs(`${opDocs.doc}\n\nResolves to ${opDocs.result.charAt(0).toLowerCase()}${opDocs.result.slice(1)}`),
         parameters: [
           { name: "params", type: types(names.params), hasQuestionToken: !op.params.some((p) => !p.credential) },
           { name: "options", type: callOptions, hasQuestionToken: true },

@@ -1,6 +1,10 @@
 // What every emitter gets besides the model.
 
+import type { ServiceDocs } from "../../runtime/docs.js";
+
 export interface EmitContext {
+  /** The spec's doc texts (the model carries none): JSDoc of the types, the WSDL, the help pages, docs.ts. */
+  readonly docs: ServiceDocs;
   /** The spec as named in headers: relative to the repository root, such as spec/ExternalAPIService.yaml. */
   readonly specFile: string;
   /** Absolute path of templates/ (the handlebars templates). */

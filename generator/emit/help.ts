@@ -14,6 +14,7 @@ import type {
   ServiceModel,
   SoapType,
 } from "../../runtime/model.js";
+import type { ServiceDocs } from "../../runtime/docs.js";
 import type { GeneratedFile } from "../generated-file.js";
 import type { EmitContext } from "./context.js";
 import { sampleExchanges, type SampleRequest } from "./help-samples.js";
@@ -52,46 +53,54 @@ function helpTemplates(templatesDir = REPOSITORY_TEMPLATES_DIR): HelpTemplates {
   };
 }
 
-export function emitHelp(model: ServiceModel, ctx?: Pick<EmitContext, "templatesDir">): GeneratedFile[] {
-  const templates = helpTemplates(ctx?.templatesDir);
-  const pages = model.operations.map((op) => [op.name, renderOperationPage(model, op, templates)] as const);
+export function emitHelp(
+  model: ServiceModel,
+  ctx: Pick<EmitContext, "docs"> & Partial<Pick<EmitContext, "templatesDir">>,
+): GeneratedFile[] {
+  const templates = helpTemplates(ctx.templatesDir);
+  const pages = model.operations.map((op) => [op.name, renderOperationPage(model, ctx.docs, op, templates)] as const);
   return [
     {
       path: "help.ts",
-      content: helpModule(templates.style({}), renderIndexPage(model, templates), pages),
+      content: helpModule(templates.style({}), renderIndexPage(model, ctx.docs, templates), pages),
       description: "helpIndexHtml and helpOperationHtml: the HTML help pages of the endpoint.",
     },
   ];
 }
 
 /** The operation list, with slot markers where the served page has the stylesheet and the address. */
-function renderIndexPage(model: ServiceModel, templates = helpTemplates()): string {
-  const operations = new Map(model.operations.map((op) => [op.name, op]));
+function renderIndexPage(model: ServiceModel, docs: ServiceDocs, templates = helpTemplates()): string {
   return templates.index({
     style: SLOTS.style,
     endpoint: SLOTS.baseUrl,
     serviceName: model.name,
-    serviceDoc: model.doc,
+    serviceDoc: docs.doc,
     namespace: model.namespace,
     groups: model.groups.map((group) => ({
       title: group.title,
-      operations: group.operations.map((name) => ({ name, doc: operations.get(name)?.doc ?? "" })),
+      operations: group.operations.map((name) => ({ name, doc: docs.operations[name]?.doc ?? "" })),
     })),
   });
 }
 
 /** One operation's page, with slot markers where the served page has the stylesheet and the address. */
-function renderOperationPage(model: ServiceModel, op: OperationModel, templates = helpTemplates()): string {
+function renderOperationPage(
+  model: ServiceModel,
+  docs: ServiceDocs,
+  op: OperationModel,
+  templates = helpTemplates(),
+): string {
   const group = model.groups.find((g) => g.name === op.group);
+  const opDocs = docs.operations[op.name]!;
   return templates.operation({
     style: SLOTS.style,
     serviceName: model.name,
     groupTitle: group?.title ?? op.group,
     name: op.name,
-    doc: op.doc,
-    params: op.params.map(paramView),
+    doc: opDocs.doc,
+    params: op.params.map((param) => paramView(param, opDocs.params[param.name]!)),
     checks: op.checks.map(checkInWords),
-    result: resultView(op.result),
+    result: resultView(op.result, opDocs.result, docs),
     // A path, not an absolute URL: the form posts to the origin the page was loaded from, so a forged
     // Host header cannot send the credentials typed into it anywhere else.
     formAction: `${SLOTS.path}/${escapeHtml(op.name)}`,
@@ -117,7 +126,7 @@ function escapeHtml(text: string): string {
     .replace(/'/g, "&#39;");
 }
 
-function paramView(param: ParamModel) {
+function paramView(param: ParamModel, doc: string) {
   const required = param.required || param.type !== "string";
   return {
     name: param.name,
@@ -125,7 +134,7 @@ function paramView(param: ParamModel) {
     use: required ? "required" : "optional",
     default: param.default ?? "",
     rules: [...typeInWords(param.type), ...param.rules.map(ruleText)],
-    doc: param.doc,
+    doc,
     placeholder: param.default === undefined ? valueHint(param) : `${valueHint(param)} (default ${param.default})`,
   };
 }
@@ -184,7 +193,11 @@ interface MemberView {
   doc: string;
 }
 
-function resultView(result: ResultModel): {
+function resultView(
+  result: ResultModel,
+  resultDoc: string,
+  docs: ServiceDocs,
+): {
   type: string;
   doc: string;
   memberKind: string;
@@ -193,34 +206,36 @@ function resultView(result: ResultModel): {
 } {
   switch (result.kind) {
     case "scalar":
-      return { type: result.type, doc: result.doc, memberKind: "", membersNote: "", members: [] };
+      return { type: result.type, doc: resultDoc, memberKind: "", membersNote: "", members: [] };
     case "list":
     case "record": {
       const record = result.record;
+      const recordDoc = docs.records[record.name]!;
       return {
         type: result.kind === "list" ? `ArrayOf${record.name}` : record.name,
-        doc: result.doc,
+        doc: resultDoc,
         memberKind: "Field",
         membersNote:
           result.kind === "list"
-            ? `Zero or more ${record.name} elements: ${record.doc} A string field without a value is left out.`
-            : `${record.doc} A string field without a value is left out.`,
+            ? `Zero or more ${record.name} elements: ${recordDoc} A string field without a value is left out.`
+            : `${recordDoc} A string field without a value is left out.`,
         members: record.fields.map((f) => ({ name: f.name, type: f.type, doc: "" })),
       };
     }
     case "dataSet": {
       const dataSet = result.dataSet;
+      const dataSetDocs = docs.dataSets[dataSet.name]!;
       return {
         type: "DataSet",
-        doc: result.doc,
+        doc: resultDoc,
         memberKind: "Column",
         membersNote:
           `An inline XML schema, then a diffgram with one ${dataSet.table} element per row inside ` +
-          `${dataSet.dataSetName}. A null cell is left out. ${dataSet.doc}`,
+          `${dataSet.dataSetName}. A null cell is left out. ${dataSetDocs.doc}`,
         members: dataSet.columns.map((c) => ({
           name: c.name ?? `(value of ${c.nameFromParam ?? c.property})`,
           type: c.type,
-          doc: c.doc,
+          doc: dataSetDocs.columns[c.property]!,
         })),
       };
     }

@@ -7,6 +7,7 @@ import { formatFile } from "../format.js";
 import { MANIFEST, withHeader, type GeneratedFile } from "../generated-file.js";
 import type { EmitContext } from "./context.js";
 import { emitClient } from "./client.js";
+import { emitDocs } from "./docs.js";
 import { emitHelp } from "./help.js";
 import { emitModel } from "./model.js";
 import { emitReadme, README } from "./readme.js";
@@ -27,6 +28,7 @@ export type Emitter = (
 export const emitters: readonly { readonly name: string; readonly emit: Emitter }[] = [
   { name: "runtime", emit: emitRuntime },
   { name: "model", emit: emitModel },
+  { name: "docs", emit: emitDocs },
   { name: "types", emit: emitTypes },
   { name: "tsconfig", emit: emitTsconfig },
   { name: "wsdl", emit: emitWsdl },

@@ -3,6 +3,7 @@
 
 import type { OperationModel, ServiceModel } from "../../runtime/model.js";
 import type { GeneratedFile } from "../generated-file.js";
+import type { EmitContext } from "./context.js";
 import { importSymbol, importType } from "../import-symbol.js";
 import { dataSetRowTypeName, operationTypeNames } from "../type-names.js";
 import { TypeScriptFile } from "../typescript-file.js";
@@ -11,7 +12,7 @@ import { docs } from "./types.js";
 
 const RUNTIME_ERRORS = "runtime/errors.ts";
 
-export function emitServer(model: ServiceModel): GeneratedFile[] {
+export function emitServer(model: ServiceModel, { docs: text }: Pick<EmitContext, "docs">): GeneratedFile[] {
   const file = new TypeScriptFile("server.ts");
   const source = file.source;
   const types = (name: string) => file.use(importType(name, "types.ts"));
@@ -47,7 +48,7 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
       const result = resultType(op);
       return {
         name: propertyKey(op.name),
-        docs: docs(op.doc),
+        docs: docs(text.operations[op.name]!.doc),
         parameters: [
           { name: "params", type: `Received<${types(operationTypeNames(op.name).params)}>` },
           { name: "context", type: context },

@@ -16,6 +16,8 @@ import type {
   ResultModel,
   ServiceModel,
 } from "../../runtime/model.js";
+import type { ServiceDocs } from "../../runtime/docs.js";
+import type { EmitContext } from "./context.js";
 import type { GeneratedFile } from "../generated-file.js";
 import { importType } from "../import-symbol.js";
 import { dataSetRowTypeName, operationTypeNames } from "../type-names.js";
@@ -27,24 +29,24 @@ import { VALUE_MAPPING } from "./value-mapping.js";
 const DATASET_MODULE = "runtime/dataset.ts";
 const DOC_WIDTH = 100;
 
-export function emitTypes(model: ServiceModel): GeneratedFile[] {
+export function emitTypes(model: ServiceModel, { docs: text }: Pick<EmitContext, "docs">): GeneratedFile[] {
   const file = new TypeScriptFile("types.ts");
   const dataSetResult = (): string => file.use(importType("DataSetResult", DATASET_MODULE));
   file.add([
-    ...model.records.map(recordInterface),
-    ...model.dataSets.map(rowInterface),
-    ...model.operations.flatMap((op) => [paramsInterface(op), resultAlias(op, dataSetResult)]),
-    operationTypesInterface(model),
+    ...model.records.map((record) => recordInterface(record, text)),
+    ...model.dataSets.map((dataSet) => rowInterface(dataSet, text)),
+    ...model.operations.flatMap((op) => [paramsInterface(op, text), resultAlias(op, text, dataSetResult)]),
+    operationTypesInterface(model, text),
   ]);
   return [file.toGeneratedFile("Types of every record, DataSet row, operation parameters and result.")];
 }
 
-function recordInterface(record: RecordModel): InterfaceDeclarationStructure {
+function recordInterface(record: RecordModel, text: ServiceDocs): InterfaceDeclarationStructure {
   return {
     kind: StructureKind.Interface,
     name: record.name,
     isExported: true,
-    docs: docs(record.doc),
+    docs: docs(text.records[record.name]!),
     properties: record.fields.map((field) => ({
       name: propertyKey(field.name),
       type: VALUE_MAPPING[field.type].result,
@@ -55,28 +57,30 @@ function recordInterface(record: RecordModel): InterfaceDeclarationStructure {
   };
 }
 
-function rowInterface(dataSet: DataSetModel): InterfaceDeclarationStructure {
+function rowInterface(dataSet: DataSetModel, text: ServiceDocs): InterfaceDeclarationStructure {
+  const dataSetDocs = text.dataSets[dataSet.name]!;
   return {
     kind: StructureKind.Interface,
     name: dataSetRowTypeName(dataSet.name),
     isExported: true,
-    docs: docs(`A row of ${dataSet.name}. ${dataSet.doc}`),
+    docs: docs(`A row of ${dataSet.name}. ${dataSetDocs.doc}`),
     properties: dataSet.columns.map((column) => ({
       name: propertyKey(column.property),
       type: `${VALUE_MAPPING[column.type].result} | null`,
-      docs: docs(columnDoc(column)),
+      docs: docs(columnDoc(column, dataSetDocs.columns[column.property]!)),
     })),
   };
 }
 
-function paramsInterface(op: OperationModel): InterfaceDeclarationStructure {
+function paramsInterface(op: OperationModel, text: ServiceDocs): InterfaceDeclarationStructure {
+  const opDocs = text.operations[op.name]!;
   const credentials = op.params.filter((p) => p.credential).map((p) => p.name);
   return {
     kind: StructureKind.Interface,
     name: operationTypeNames(op.name).params,
     isExported: true,
     docs: docs(
-      `Parameters of ${op.name}. ${op.doc}` +
+      `Parameters of ${op.name}. ${opDocs.doc}` +
         (credentials.length > 0 ? `\n\nThe credentials (${credentials.join(", ")}) are not part of it.` : ""),
     ),
     properties: op.params
@@ -86,22 +90,26 @@ function paramsInterface(op: OperationModel): InterfaceDeclarationStructure {
         type: paramType(param),
         // A value type is always sent, so it must always be given.
         hasQuestionToken: !(param.required || param.type !== "string"),
-        docs: paramDocs(param, op),
+        docs: paramDocs(param, op, opDocs.params[param.name]!),
       })),
   };
 }
 
-function resultAlias(op: OperationModel, dataSetResult: () => string): TypeAliasDeclarationStructure {
+function resultAlias(
+  op: OperationModel,
+  text: ServiceDocs,
+  dataSetResult: () => string,
+): TypeAliasDeclarationStructure {
   return {
     kind: StructureKind.TypeAlias,
     name: operationTypeNames(op.name).result,
     isExported: true,
-    docs: docs(`Result of ${op.name}: ${lowerFirst(op.result.doc)}`),
+    docs: docs(`Result of ${op.name}: ${lowerFirst(text.operations[op.name]!.result)}`),
     type: resultType(op.result, dataSetResult),
   };
 }
 
-function operationTypesInterface(model: ServiceModel): InterfaceDeclarationStructure {
+function operationTypesInterface(model: ServiceModel, text: ServiceDocs): InterfaceDeclarationStructure {
   return {
     kind: StructureKind.Interface,
     name: "OperationTypes",
@@ -112,7 +120,7 @@ function operationTypesInterface(model: ServiceModel): InterfaceDeclarationStruc
       return {
         name: propertyKey(op.name),
         type: `{ params: ${names.params}; result: ${names.result} }`,
-        docs: docs(op.doc),
+        docs: docs(text.operations[op.name]!.doc),
       };
     }),
   };
@@ -124,8 +132,8 @@ function paramType(param: ParamModel): string {
   return VALUE_MAPPING[param.type].param;
 }
 
-function paramDocs(param: ParamModel, op: OperationModel): OptionalKind<JSDocStructure>[] {
-  const sentences = [param.doc];
+function paramDocs(param: ParamModel, op: OperationModel, paramDoc: string): OptionalKind<JSDocStructure>[] {
+  const sentences = [paramDoc];
   for (const rule of param.rules) if (rule.kind !== "enum") sentences.push(ruleText(rule));
   for (const check of op.checks) {
     if (check.kind === "columnName" && check.param === param.name) sentences.push(columnNameText(check));
@@ -157,13 +165,13 @@ function resultType(result: ResultModel, dataSetResult: () => string): string {
   }
 }
 
-function columnDoc(column: DataSetModel["columns"][number]): string {
+function columnDoc(column: DataSetModel["columns"][number], columnText: string): string {
   const wireName = column.nameFromParam
     ? `The column is named after the value of parameter ${column.nameFromParam}.`
     : column.name === column.property
       ? ""
       : `Column ${column.name} on the wire.`;
-  return [column.doc, wireName, `xs:${column.type}; null when the row has no value.`]
+  return [columnText, wireName, `xs:${column.type}; null when the row has no value.`]
     .filter(Boolean)
     .join(" ");
 }

@@ -12,6 +12,7 @@ import type {
   ServiceModel,
   SoapType,
 } from "../../runtime/model.js";
+import type { ServiceDocs } from "../../runtime/docs.js";
 import type { GeneratedFile } from "../generated-file.js";
 import type { EmitContext } from "./context.js";
 
@@ -42,13 +43,21 @@ function wsdlTemplate(templatesDir: string): HandlebarsTemplateDelegate {
   return template;
 }
 
-export function renderWsdl(model: ServiceModel, soapAddress: string, templatesDir = REPOSITORY_TEMPLATES_DIR): string {
-  return wsdlTemplate(templatesDir)(wsdlView(model, escapeXml(soapAddress)));
+export function renderWsdl(
+  model: ServiceModel,
+  docs: ServiceDocs,
+  soapAddress: string,
+  templatesDir = REPOSITORY_TEMPLATES_DIR,
+): string {
+  return wsdlTemplate(templatesDir)(wsdlView(model, docs, escapeXml(soapAddress)));
 }
 
-export function emitWsdl(model: ServiceModel, ctx?: Pick<EmitContext, "templatesDir">): GeneratedFile[] {
-  const templatesDir = ctx?.templatesDir ?? REPOSITORY_TEMPLATES_DIR;
-  const withPlaceholder = wsdlTemplate(templatesDir)(wsdlView(model, ADDRESS_PLACEHOLDER));
+export function emitWsdl(
+  model: ServiceModel,
+  ctx: Pick<EmitContext, "docs"> & Partial<Pick<EmitContext, "templatesDir">>,
+): GeneratedFile[] {
+  const templatesDir = ctx.templatesDir ?? REPOSITORY_TEMPLATES_DIR;
+  const withPlaceholder = wsdlTemplate(templatesDir)(wsdlView(model, ctx.docs, ADDRESS_PLACEHOLDER));
   const occurrences = withPlaceholder.split(ADDRESS_PLACEHOLDER).length - 1;
   if (occurrences !== PORT_COUNT) {
     throw new Error(
@@ -59,7 +68,7 @@ export function emitWsdl(model: ServiceModel, ctx?: Pick<EmitContext, "templates
   return [
     {
       path: `${model.name}.wsdl`,
-      content: renderWsdl(model, DOCUMENTED_SOAP_ADDRESS, templatesDir),
+      content: renderWsdl(model, ctx.docs, DOCUMENTED_SOAP_ADDRESS, templatesDir),
       description: `WSDL 1.1 of the service, located at ${DOCUMENTED_SOAP_ADDRESS}.`,
     },
     {
@@ -140,7 +149,7 @@ interface RootElementView {
   dataSet: boolean;
 }
 
-function wsdlView(model: ServiceModel, address: string) {
+function wsdlView(model: ServiceModel, docs: ServiceDocs, address: string) {
   const ns = escapeXml(model.namespace);
   const declaredTypes = new Set<string>();
   const rootElements = new Map<string, RootElementView>();
@@ -150,7 +159,7 @@ function wsdlView(model: ServiceModel, address: string) {
     if (!rootElements.has(root.name)) rootElements.set(root.name, root);
     return {
       name: escapeXml(op.name),
-      doc: escapeXml(op.doc),
+      doc: escapeXml(docs.operations[op.name]!.doc),
       soapAction: escapeXml(model.namespace + op.name),
       params: op.params.map((p) => ({
         name: escapeXml(p.name),
@@ -167,7 +176,7 @@ function wsdlView(model: ServiceModel, address: string) {
   return {
     namespace: ns,
     serviceName: escapeXml(model.name),
-    serviceDoc: escapeXml(model.doc),
+    serviceDoc: escapeXml(docs.doc),
     address,
     importXmlSchema: model.operations.some((op) => op.result.kind === "dataSet"),
     operations,

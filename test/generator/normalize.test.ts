@@ -1,13 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { OperationModel, ParamModel } from "../../runtime/model.js";
-import { modelOf, SMALL_TEXT, smallSpecWith } from "./fixtures/index.js";
+import { docsOf, modelOf, SMALL_TEXT, smallSpecWith } from "./fixtures/index.js";
 
 const user: ParamModel = {
   name: "user",
   type: "string",
   required: true,
   rules: [],
-  doc: "User name.",
   credential: true,
 };
 
@@ -19,7 +18,6 @@ describe("normalize", () => {
       name: "Shop",
       namespace: "urn:shop",
       endpoint: "Shop.asmx",
-      doc: "A small shop.",
       groups: [
         { name: "items", title: "Items", operations: ["AddItem", "ListItems"] },
         { name: "stock", title: "Stock", operations: ["GetStock"] },
@@ -36,32 +34,29 @@ describe("normalize", () => {
     const want: OperationModel = {
       name: "AddItem",
       group: "items",
-      doc: "Adds an item.",
       params: [
         user,
-        { name: "label", type: "string", required: true, rules: [], doc: "Label.", credential: false },
+        { name: "label", type: "string", required: true, rules: [], credential: false },
         {
           name: "color",
           type: "string",
           required: false,
           default: "red",
           rules: [{ kind: "enum", name: "color", values: ["red", "green"] }],
-          doc: "Color.",
           credential: false,
         },
         // Value types are always sent, so they are required without saying so.
-        { name: "quantity", type: "int", required: true, rules: [], doc: "How many.", credential: false },
+        { name: "quantity", type: "int", required: true, rules: [], credential: false },
         {
           name: "digit",
           type: "string",
           required: false,
           rules: [{ kind: "intText", name: "count", min: 0, max: 9 }],
-          doc: "A digit.",
           credential: false,
         },
       ],
       checks: [{ kind: "atLeastOne", params: ["label", "color"] }],
-      result: { kind: "scalar", type: "long", doc: "The item id." },
+      result: { kind: "scalar", type: "long" },
     };
     expect(model.operations[0]).toEqual(want);
   });
@@ -76,24 +71,21 @@ describe("normalize", () => {
       kind: "list",
       record: {
         name: "Item",
-        doc: "One item.",
         fields: [
           { name: "Id", type: "long" },
           { name: "Label", type: "string" },
         ],
       },
-      doc: "Every item.",
     });
     expect(list!.result.kind === "list" && list!.result.record).toBe(model.records[0]);
     expect(dataSet!.result.kind === "dataSet" && dataSet!.result.dataSet).toBe(model.dataSets[0]);
     expect(model.dataSets[0]).toEqual({
       name: "Stock",
-      doc: "Stock per item.",
       dataSetName: "NewDataSet",
       table: "Table",
       columns: [
-        { property: "ItemId", name: "ItemId", type: "long", doc: "Item id." },
-        { property: "Extra", nameFromParam: "column", type: "string", doc: "Named by the caller." },
+        { property: "ItemId", name: "ItemId", type: "long" },
+        { property: "Extra", nameFromParam: "column", type: "string" },
       ],
     });
   });
@@ -142,5 +134,27 @@ describe("normalize", () => {
 
   it("is plain data: JSON round-trips it", () => {
     expect(JSON.parse(JSON.stringify(model))).toEqual(model);
+  });
+
+  it("carries no doc text: every doc of the spec is in the docs value instead", () => {
+    expect(JSON.stringify(model)).not.toMatch(/"doc"/);
+    expect(docsOf(SMALL_TEXT)).toEqual({
+      doc: "A small shop.",
+      operations: {
+        AddItem: {
+          doc: "Adds an item.",
+          result: "The item id.",
+          params: { user: "User name.", label: "Label.", color: "Color.", quantity: "How many.", digit: "A digit." },
+        },
+        ListItems: { doc: "Lists items.", result: "Every item.", params: { user: "User name." } },
+        GetStock: {
+          doc: "Reads stock.",
+          result: "The stock.",
+          params: { user: "User name.", column: "Extra column name." },
+        },
+      },
+      records: { Item: "One item." },
+      dataSets: { Stock: { doc: "Stock per item.", columns: { ItemId: "Item id.", Extra: "Named by the caller." } } },
+    });
   });
 });

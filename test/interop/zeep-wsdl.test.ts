@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasZeep, PYTHON } from "../fixtures/system-component.js";
 import { emitWsdl } from "../../generator/emit/wsdl.js";
 import { withHeader } from "../../generator/generated-file.js";
-import { serviceModel } from "../generator/emit/models.js";
+import { serviceDocs, serviceModel } from "../generator/emit/models.js";
 
 const SCRIPT = fileURLToPath(new URL("./zeep_wsdl.py", import.meta.url));
 const PROBE = "InsertSubscriberSid";
@@ -30,7 +30,7 @@ describe.runIf(zeepInstalled)("zeep reads the WSDL", () => {
 
   beforeAll(() => {
     // The file as committed, @generated comment included, so the header is proven harmless too.
-    const wsdl = emitWsdl(model).find((f) => f.path.endsWith(".wsdl"))!;
+    const wsdl = emitWsdl(model, { docs: serviceDocs() }).find((f) => f.path.endsWith(".wsdl"))!;
     const wsdlPath = join(dir, "ExternalAPIService.wsdl");
     writeFileSync(wsdlPath, withHeader(wsdl, "spec/ExternalAPIService.yaml").content);
     let out: string;

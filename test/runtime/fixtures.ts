@@ -24,7 +24,6 @@ export function param(
     required: extra.required ?? false,
     ...(extra.default === undefined ? {} : { default: extra.default }),
     rules: extra.rules ?? [],
-    doc: `${name} doc`,
     credential: extra.credential ?? false,
   };
 }
@@ -32,10 +31,10 @@ export function param(
 export function operation(
   name: string,
   params: ParamModel[],
-  result: ResultModel = { kind: "scalar", type: "int", doc: "" },
+  result: ResultModel = { kind: "scalar", type: "int" },
   checks: CheckModel[] = [],
 ): OperationModel {
-  return { name, group: "test", doc: `${name} doc`, params, checks, result };
+  return { name, group: "test", params, checks, result };
 }
 
 export const credentials: ParamModel[] = [
@@ -58,7 +57,6 @@ export const mixedOp = operation("Mixed", [
 
 export const triggerResult: RecordModel = {
   name: "TriggerResult",
-  doc: "",
   fields: [
     { name: "Id", type: "int" },
     { name: "Name", type: "string" },
@@ -70,7 +68,6 @@ export const triggerResult: RecordModel = {
 
 export const smsResult: RecordModel = {
   name: "SmsSingleMessageResult",
-  doc: "",
   fields: [
     { name: "Id", type: "long" },
     { name: "CreditCost", type: "decimal" },
@@ -81,33 +78,30 @@ export const smsResult: RecordModel = {
 /** The wire README §5 sample's table; the fourth column is named by the request's ddField. */
 export const reportViews: DataSetModel = {
   name: "ReportViews",
-  doc: "",
   dataSetName: "NewDataSet",
   table: "Table",
   columns: [
-    { property: "SubscriberId", name: "SubscriberId", type: "long", doc: "" },
-    { property: "Email", name: "Email", type: "string", doc: "" },
-    { property: "ViewTime", name: "ViewTime", type: "dateTime", doc: "" },
-    { property: "FieldValue", nameFromParam: "ddField", type: "string", doc: "" },
+    { property: "SubscriberId", name: "SubscriberId", type: "long" },
+    { property: "Email", name: "Email", type: "string" },
+    { property: "ViewTime", name: "ViewTime", type: "dateTime" },
+    { property: "FieldValue", nameFromParam: "ddField", type: "string" },
   ],
 };
 
 export const listOp = operation("GetTriggerIdForAccount", [...credentials], {
   kind: "list",
   record: triggerResult,
-  doc: "",
 });
 
 export const recordOp = operation("SendSmsWithSenderName", [...credentials], {
   kind: "record",
   record: smsResult,
-  doc: "",
 });
 
-export const longOp = operation("InsertSubscriberSid", [...credentials], { kind: "scalar", type: "long", doc: "" });
+export const longOp = operation("InsertSubscriberSid", [...credentials], { kind: "scalar", type: "long" });
 
 export const dataSetOp = operation(
   "GetReportViewsByDateInterval",
   [...credentials, param("ddField", "string", { required: true })],
-  { kind: "dataSet", dataSet: reportViews, doc: "" },
+  { kind: "dataSet", dataSet: reportViews },
 );

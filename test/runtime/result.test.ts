@@ -134,8 +134,8 @@ describe("writeResultChildren", () => {
 });
 
 describe("scalarText", () => {
-  const intResult = { kind: "scalar", type: "int", doc: "" } as const;
-  const longResult = { kind: "scalar", type: "long", doc: "" } as const;
+  const intResult = { kind: "scalar", type: "int" } as const;
+  const longResult = { kind: "scalar", type: "long" } as const;
 
   it.each([
     { result: longResult, value: 1234567890123n, want: "1234567890123" },

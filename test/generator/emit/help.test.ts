@@ -6,8 +6,9 @@ import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emitHelp } from "../../../generator/emit/help.js";
 import { ruleText } from "../../../generator/emit/rule-text.js";
+import type { ServiceDocs } from "../../../runtime/docs.js";
 import type { ServiceModel } from "../../../runtime/model.js";
-import { HOSTILE, hostileModel, serviceModel } from "./models.js";
+import { HOSTILE, hostileDocs, hostileModel, serviceDocs, serviceModel } from "./models.js";
 
 interface HelpModule {
   helpIndexHtml(baseUrl: string): string;
@@ -81,8 +82,8 @@ function paramRows(page: Element): string[][] {
 
 const BASE = "https://api.example.com:8443/svc/ExternalAPIService.asmx";
 
-async function importHelp(model: ServiceModel, dir: string, name: string): Promise<HelpModule> {
-  const files = emitHelp(model);
+async function importHelp(model: ServiceModel, docs: ServiceDocs, dir: string, name: string): Promise<HelpModule> {
+  const files = emitHelp(model, { docs });
   expect(files.map((f) => f.path)).toEqual(["help.ts"]);
   const modulePath = join(dir, `${name}.ts`);
   writeFileSync(modulePath, files[0]!.content);
@@ -90,13 +91,14 @@ async function importHelp(model: ServiceModel, dir: string, name: string): Promi
 }
 
 const model = serviceModel();
+const serviceText = serviceDocs();
 const dir = mkdtempSync(join(tmpdir(), "help-emit-"));
 let help: HelpModule;
 let hostileHelp: HelpModule;
 
 beforeAll(async () => {
-  help = await importHelp(model, dir, "help");
-  hostileHelp = await importHelp(hostileModel(), dir, "hostile-help");
+  help = await importHelp(model, serviceText, dir, "help");
+  hostileHelp = await importHelp(hostileModel(), hostileDocs(), dir, "hostile-help");
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -109,7 +111,7 @@ describe("helpIndexHtml", () => {
       const items = all(sections[i]!, "li");
       expect(items.map((li) => one(li, "a").attrs.href)).toEqual(group.operations.map((name) => `?op=${name}`));
       expect(items.map((li) => text(one(li, "a")))).toEqual(group.operations);
-      const docs = group.operations.map((name) => model.operations.find((op) => op.name === name)!.doc);
+      const docs = group.operations.map((name) => serviceText.operations[name]!.doc);
       expect(items.map((li) => text(one(li, "p")))).toEqual(docs);
     }
     expect(all(page, "a").filter((a) => a.attrs.href?.startsWith("?op="))).toHaveLength(20);
@@ -140,7 +142,7 @@ describe("helpOperationHtml", () => {
     const rows = paramRows(page);
     expect(rows.map((cells) => cells[0])).toEqual(op.params.map((p) => p.name));
     expect(rows.map((cells) => cells[1])).toEqual(op.params.map((p) => p.type));
-    expect(rows.map((cells) => cells[4])).toEqual(op.params.map((p) => p.doc));
+    expect(rows.map((cells) => cells[4])).toEqual(op.params.map((p) => serviceText.operations[op.name]!.params[p.name]));
     const format = rows.find((cells) => cells[0] === "strFormat")!;
     expect(format[2]).toBe("optionaldefault HTML");
     expect(format[3]).toBe(ruleText(op.params.find((p) => p.name === "strFormat")!.rules[0]!));

@@ -2,11 +2,13 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { emitAll, emitters, type Emitter } from "../../../generator/emit/index.js";
 import type { GeneratedFile } from "../../../generator/generated-file.js";
-import { modelOf, REPO, SMALL_TEXT } from "../fixtures/index.js";
+import { docsOf, modelOf, REPO, SMALL_TEXT } from "../fixtures/index.js";
 import { TOOL_VERSION } from "../../../generator/generated-file.js";
 
 const model = modelOf(SMALL_TEXT);
-const ctx = { specFile: "spec/small.yaml", templatesDir: path.join(REPO, "templates"), runtimeDir: path.join(REPO, "runtime") };
+const ctx = {
+  docs: docsOf(SMALL_TEXT),
+  specFile: "spec/small.yaml", templatesDir: path.join(REPO, "templates"), runtimeDir: path.join(REPO, "runtime") };
 const only = (...files: GeneratedFile[]): { name: string; emit: Emitter }[] => [
   { name: "test", emit: () => files },
 ];

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { emitAll } from "../../../generator/emit/index.js";
 import { emitModel } from "../../../generator/emit/model.js";
 import type { OperationModel, ServiceModel } from "../../../runtime/model.js";
-import { modelOf, REPO, removeTempDirs, SMALL_TEXT, tempDir } from "../fixtures/index.js";
+import { docsOf, modelOf, REPO, removeTempDirs, SMALL_TEXT, tempDir } from "../fixtures/index.js";
 
 afterAll(removeTempDirs);
 
@@ -19,7 +19,9 @@ describe("emitModel", () => {
   const model = modelOf(SMALL_TEXT);
 
   async function load(): Promise<{ text: string; module: ModelModule }> {
-    const ctx = { specFile: "spec/small.yaml", templatesDir: path.join(REPO, "templates"), runtimeDir: path.join(REPO, "runtime") };
+    const ctx = {
+      docs: docsOf(SMALL_TEXT),
+      specFile: "spec/small.yaml", templatesDir: path.join(REPO, "templates"), runtimeDir: path.join(REPO, "runtime") };
     const [file] = (await emitAll(model, ctx, [{ name: "model", emit: emitModel }])).filter(
       (f) => f.path === "model.ts",
     );

@@ -3,13 +3,23 @@
 
 import { fileURLToPath } from "node:url";
 import { loadSpecFile } from "../../../generator/load.js";
-import { normalize } from "../../../generator/normalize.js";
+import { normalize, type Normalized } from "../../../generator/normalize.js";
 import type { SpecDocument } from "../../../generator/spec.js";
+import type { ServiceDocs } from "../../../runtime/docs.js";
 import type { ServiceModel } from "../../../runtime/model.js";
 
 const SPEC = fileURLToPath(new URL("../../../spec/ExternalAPIService.yaml", import.meta.url));
 
 export function serviceModel(): ServiceModel {
+  return normalized().model;
+}
+
+/** The doc texts of the committed spec. */
+export function serviceDocs(): ServiceDocs {
+  return normalized().docs;
+}
+
+function normalized(): Normalized {
   // Validation has its own tests; the emitters only need the normalized model of the committed spec.
   const spec = loadSpecFile(SPEC);
   if (spec.syntaxErrors.length > 0) throw new Error(spec.syntaxErrors.map((d) => d.message).join("\n"));
@@ -18,15 +28,25 @@ export function serviceModel(): ServiceModel {
 
 export const HOSTILE = `<script>alert("x")</script> & 'quotes' <!--@base-url--> ]]> \${injected} \` \\`;
 
-/** One operation of each result kind, every text field hostile. */
+/** Every doc text of hostileModel(), each hostile. */
+export function hostileDocs(): ServiceDocs {
+  const op = { doc: HOSTILE, result: HOSTILE, params: { strText: HOSTILE } };
+  return {
+    doc: HOSTILE,
+    operations: { Scalar: op, List: op, Record: op, Table: op },
+    records: { Thing: HOSTILE },
+    dataSets: { Rows: { doc: HOSTILE, columns: { Id: HOSTILE } } },
+  };
+}
+
+/** One operation of each result kind, every text field hostile (the doc texts are hostileDocs()). */
 export function hostileModel(): ServiceModel {
-  const record = { name: "Thing", doc: HOSTILE, fields: [{ name: "Id", type: "int" as const }] };
+  const record = { name: "Thing", fields: [{ name: "Id", type: "int" as const }] };
   const dataSet = {
     name: "Rows",
-    doc: HOSTILE,
     dataSetName: "NewDataSet",
     table: "Table",
-    columns: [{ property: "Id", name: "Id", type: "long" as const, doc: HOSTILE }],
+    columns: [{ property: "Id", name: "Id", type: "long" as const }],
   };
   const param = {
     name: "strText",
@@ -34,14 +54,12 @@ export function hostileModel(): ServiceModel {
     required: false,
     default: HOSTILE,
     rules: [{ kind: "enum" as const, name: "evil", values: [HOSTILE, "plain"] }],
-    doc: HOSTILE,
     credential: false,
   };
   return {
     name: "EvilService",
     namespace: "http://example.com/a&b/",
     endpoint: "EvilService.asmx",
-    doc: HOSTILE,
     groups: [{ name: "g", title: HOSTILE, operations: ["Scalar", "List", "Record", "Table"] }],
     records: [record],
     dataSets: [dataSet],
@@ -49,34 +67,30 @@ export function hostileModel(): ServiceModel {
       {
         name: "Scalar",
         group: "g",
-        doc: HOSTILE,
         params: [param],
         checks: [],
-        result: { kind: "scalar", type: "int", doc: HOSTILE },
+        result: { kind: "scalar", type: "int" },
       },
       {
         name: "List",
         group: "g",
-        doc: HOSTILE,
         params: [param],
         checks: [],
-        result: { kind: "list", record, doc: HOSTILE },
+        result: { kind: "list", record },
       },
       {
         name: "Record",
         group: "g",
-        doc: HOSTILE,
         params: [param],
         checks: [],
-        result: { kind: "record", record, doc: HOSTILE },
+        result: { kind: "record", record },
       },
       {
         name: "Table",
         group: "g",
-        doc: HOSTILE,
         params: [param],
         checks: [{ kind: "atLeastOne", params: [HOSTILE, "strText"] }],
-        result: { kind: "dataSet", dataSet, doc: HOSTILE },
+        result: { kind: "dataSet", dataSet },
       },
     ],
   };

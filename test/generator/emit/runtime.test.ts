@@ -19,7 +19,9 @@ describe("emitRuntime", () => {
     write("runtime/.DS_Store", "x");
     write("other.hbs", "not runtime");
 
-    const ctx = { specFile: "spec/x.yaml", templatesDir: templates, runtimeDir: path.join(templates, "runtime") };
+    const ctx = {
+      docs: { doc: "", operations: {}, records: {}, dataSets: {} },
+      specFile: "spec/x.yaml", templatesDir: templates, runtimeDir: path.join(templates, "runtime") };
     expect(emitRuntime(undefined, ctx)).toEqual([
       {
         path: "runtime/model.ts",

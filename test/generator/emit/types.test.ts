@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { emitTypes } from "../../../generator/emit/types.js";
-import { modelOf, SMALL_TEXT } from "../fixtures/index.js";
+import { docsOf, modelOf, SMALL_TEXT } from "../fixtures/index.js";
 
 describe("emitTypes", () => {
-  const [file] = emitTypes(modelOf(SMALL_TEXT));
+  const docs = docsOf(SMALL_TEXT);
+  const [file] = emitTypes(modelOf(SMALL_TEXT), { docs });
   const text = file!.content;
 
   const cases: { name: string; want: string }[] = [
@@ -44,16 +45,16 @@ describe("emitTypes", () => {
   });
 
   it("maps dateTime parameters to string | Date and record dateTimes to string", () => {
-    const model = modelOf(
+    const text = (
       SMALL_TEXT.replace(
         "{ name: quantity, type: int,",
         "{ name: when, type: dateTime, doc: When. }\n          - { name: quantity, type: int,",
       ).replace(
         "{ name: Label, type: string }",
         "{ name: Label, type: string }\n      - { name: At, type: dateTime }",
-      ),
+      )
     );
-    const [typed] = emitTypes(model);
+    const [typed] = emitTypes(modelOf(text), { docs: docsOf(text) });
     expect(typed!.content).toContain("when: string | Date;");
     expect(typed!.content).toContain("At: string;");
   });

@@ -6,7 +6,7 @@ import { XMLParser } from "fast-xml-parser";
 import { afterAll, describe, expect, it } from "vitest";
 import { emitWsdl, renderWsdl } from "../../../generator/emit/wsdl.js";
 import type { OperationModel, ServiceModel } from "../../../runtime/model.js";
-import { hostileModel, serviceModel } from "./models.js";
+import { hostileDocs, hostileModel, serviceDocs, serviceModel } from "./models.js";
 
 type Node = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -33,9 +33,10 @@ function definitions(wsdl: string): Node {
 }
 
 const model = serviceModel();
+const docs = serviceDocs();
 const ns = model.namespace;
 const address = "http://localhost/ExternalAPIService.asmx";
-const wsdl = renderWsdl(model, address);
+const wsdl = renderWsdl(model, docs, address);
 const defs = definitions(wsdl);
 const schema: Node = defs["wsdl:types"]["s:schema"];
 const opNames = model.operations.map((op) => op.name);
@@ -71,7 +72,7 @@ describe("renderWsdl document", () => {
   it("indents with two spaces and is the same on every run", () => {
     const indents = wsdl.split("\n").map((line) => /^ */.exec(line)![0].length);
     expect(indents.every((n) => n % 2 === 0)).toBe(true);
-    expect(renderWsdl(model, address)).toBe(wsdl);
+    expect(renderWsdl(model, docs, address)).toBe(wsdl);
   });
 
   it("describes 20 operations in each portType and binding, in spec order", () => {
@@ -99,7 +100,7 @@ describe("renderWsdl document", () => {
       const suffix = (portType["@name"] as string).replace("ExternalAPIService", "");
       for (const [i, op] of model.operations.entries()) {
         const operation = portType["wsdl:operation"][i];
-        expect(operation["wsdl:documentation"]["#text"]).toBe(op.doc);
+        expect(operation["wsdl:documentation"]["#text"]).toBe(docs.operations[op.name]!.doc);
         expect(operation["wsdl:input"]["@message"]).toBe(`tns:${op.name}${suffix}In`);
         expect(operation["wsdl:output"]["@message"]).toBe(`tns:${op.name}${suffix}Out`);
       }
@@ -267,7 +268,7 @@ describe("renderWsdl schema", () => {
       ...model,
       operations: model.operations.filter((op) => op.name === "InsertSubscriberSid"),
     };
-    const tinySchema = definitions(renderWsdl(tiny, address))["wsdl:types"]["s:schema"];
+    const tinySchema = definitions(renderWsdl(tiny, docs, address))["wsdl:types"]["s:schema"];
     expect(tinySchema["s:element"].map((e: Node) => e["@name"])).toEqual([
       "InsertSubscriberSid",
       "InsertSubscriberSidResponse",
@@ -323,7 +324,7 @@ describe("renderWsdl messages and service", () => {
   it("publishes the four ports at the given address", () => {
     const service = defs["wsdl:service"];
     expect(service["@name"]).toBe("ExternalAPIService");
-    expect(service["wsdl:documentation"]["#text"]).toBe(model.doc);
+    expect(service["wsdl:documentation"]["#text"]).toBe(docs.doc);
     const ports = (service["wsdl:port"] as Node[]).map((p) => {
       const [kind] = Object.keys(p).filter((k) => k.endsWith(":address"));
       return [p["@name"], p["@binding"], kind, p[kind!]["@location"]];
@@ -338,7 +339,7 @@ describe("renderWsdl messages and service", () => {
 
   it("XML-escapes the address", () => {
     const hostile = `http://h/x.asmx?a=1&b="2"<'3'>`;
-    const escaped = renderWsdl(model, hostile);
+    const escaped = renderWsdl(model, docs, hostile);
     expect(escaped).toContain('location="http://h/x.asmx?a=1&amp;b=&quot;2&quot;&lt;&apos;3&apos;&gt;"');
     const ports: Node[] = definitions(escaped)["wsdl:service"]["wsdl:port"];
     expect(
@@ -350,24 +351,24 @@ describe("renderWsdl messages and service", () => {
 
   it("XML-escapes model text", () => {
     const hostile = hostileModel();
-    const text = renderWsdl(hostile, address);
+    const text = renderWsdl(hostile, hostileDocs(), address);
     const parsed = definitions(text);
     expect(parsed["wsdl:portType"][0]["wsdl:operation"][0]["wsdl:documentation"]["#text"]).toBe(
-      hostile.operations[0]!.doc,
+      hostileDocs().doc,
     );
-    expect(parsed["wsdl:service"]["wsdl:documentation"]["#text"]).toBe(hostile.doc);
+    expect(parsed["wsdl:service"]["wsdl:documentation"]["#text"]).toBe(hostileDocs().doc);
     expect(text).not.toContain("<script>");
   });
 });
 
 describe("emitWsdl", () => {
-  const files = emitWsdl(model);
+  const files = emitWsdl(model, { docs });
   const dir = mkdtempSync(join(tmpdir(), "wsdl-emit-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("emits the .wsdl at the documented address and the wsdl.ts module", () => {
     expect(files.map((f) => f.path)).toEqual(["ExternalAPIService.wsdl", "wsdl.ts"]);
-    expect(files[0]!.content).toBe(renderWsdl(model, "http://localhost/ExternalAPIService.asmx"));
+    expect(files[0]!.content).toBe(renderWsdl(model, docs, "http://localhost/ExternalAPIService.asmx"));
   });
 
   it("wsdlFor(address) renders the same document as renderWsdl, escaping the address", async () => {
@@ -375,7 +376,7 @@ describe("emitWsdl", () => {
     writeFileSync(modulePath, files[1]!.content);
     const { wsdlFor } = (await import(pathToFileURL(modulePath).href)) as { wsdlFor: (a: string) => string };
     for (const at of [address, "https://api.example.com:8443/svc/ExternalAPIService.asmx", `http://h/?a=1&b="2"<`]) {
-      expect(wsdlFor(at)).toBe(renderWsdl(model, at));
+      expect(wsdlFor(at)).toBe(renderWsdl(model, docs, at));
     }
   });
 });
