@@ -86,7 +86,7 @@ async function readBytes(response: Response, context: AnswerContext): Promise<Ui
 
 /** Media types whose body is text, not XML: the HTTP bindings' error answers. */
 function isPlainText(contentType: string | null): boolean {
-  return contentType !== null && contentType.split(";")[0].trim().toLowerCase() === "text/plain";
+  return contentType !== null && contentType.split(";")[0]!.trim().toLowerCase() === "text/plain";
 }
 
 /**

@@ -72,7 +72,7 @@ export function writeDataSet(
   for (let i = 0; i < rows.length; i++) {
     out.open(model.table, ` diffgr:id="${model.table}${i + 1}" msdata:rowOrder="${i}" diffgr:hasChanges="inserted"`);
     for (const c of columns) {
-      const value = rows[i][c.model.property];
+      const value = rows[i]![c.model.property];
       if (value !== null && value !== undefined) out.leaf(c.name, formatValue(c.model.type, value));
     }
     out.close(model.table);
@@ -148,7 +148,7 @@ export function readDataSet<R>(
     const row: Record<string, unknown> = {};
     model.columns.forEach((c, i) => {
       const cell = rowEl.children.find((el) => el.local === wireNames[i]);
-      row[c.property] = cell === undefined ? null : parseCell(c.type, cell.text, wireNames[i]);
+      row[c.property] = cell === undefined ? null : parseCell(c.type, cell.text, wireNames[i]!);
     });
     rows.push(row as R);
   }

@@ -5,11 +5,11 @@
 
 export interface EndpointUrlOptions {
   /** The endpoint's absolute URL as clients reach it (`https://api.example/x/Service.asmx`). */
-  readonly publicUrl?: string;
+  readonly publicUrl?: string | undefined;
   /** Honour X-Forwarded-Proto and X-Forwarded-Host (set only behind a proxy that overwrites them). */
-  readonly trustProxy?: boolean;
+  readonly trustProxy?: boolean | undefined;
   /** Host names (with or without port, any case) the Host header may name; others are ignored. */
-  readonly allowedHosts?: readonly string[];
+  readonly allowedHosts?: readonly string[] | undefined;
 }
 
 /** What a transport adapter knows about the request. */

@@ -40,17 +40,18 @@ export const ErrorCodes = {
   InternalError: "InternalError",
 } as const;
 
-export type RuntimeErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
+/** A known code (completed by editors) or any other string a service sends. */
+export type ErrorCode = keyof typeof ErrorCodes | (string & {});
 
 export interface ServiceErrorOptions {
   /** Defaults to "server": an operation that failed. */
-  readonly side?: FaultSide;
+  readonly side?: FaultSide | undefined;
   /** The .NET exception type named by the HTTP bindings' 500 text; defaults by side. */
-  readonly exceptionType?: string;
+  readonly exceptionType?: string | undefined;
   /** The parameter the error is about, when there is one. */
-  readonly parameter?: string;
+  readonly parameter?: string | undefined;
   /** HTTP status; ASMX answers every fault with 500, protocol refusals may differ (413, 405). */
-  readonly status?: number;
+  readonly status?: number | undefined;
 }
 
 /**
@@ -58,13 +59,13 @@ export interface ServiceErrorOptions {
  * Throw it from a handler to choose the error code and message the caller sees.
  */
 export class ServiceError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly side: FaultSide;
   readonly exceptionType: string;
   readonly parameter: string | undefined;
   readonly status: number;
 
-  constructor(code: string, message: string, options: ServiceErrorOptions = {}) {
+  constructor(code: ErrorCode, message: string, options: ServiceErrorOptions = {}) {
     super(message);
     this.name = "ServiceError";
     this.code = code;
@@ -78,7 +79,7 @@ export class ServiceError extends Error {
 
 /** A request-side error: the caller sent something the service will not take. */
 export function clientError(
-  code: string,
+  code: ErrorCode,
   message: string,
   options: Omit<ServiceErrorOptions, "side"> = {},
 ): ServiceError {
@@ -97,47 +98,99 @@ export class ClientCallError extends Error {
   }
 }
 
-/** The service answered with a SOAP fault. */
-export class SoapFaultError extends ClientCallError {
-  /** "Client"/"Server" (SOAP 1.1) or "Sender"/"Receiver" (SOAP 1.2), without prefix. */
-  readonly faultCode: string;
-  readonly side: FaultSide;
+/** What a ServiceFaultError carries besides its binding and operation; subclasses add their raw fields. */
+export interface ServiceFaultFields {
   readonly reason: string;
-  /** Error code from the fault's detail, when the service sent one. */
-  readonly errorCode: string | undefined;
+  readonly side: FaultSide;
+  readonly errorCode?: ErrorCode | undefined;
+  readonly parameter?: string | undefined;
+  readonly status?: number | undefined;
+}
+
+/**
+ * The service refused the call: a SOAP fault or an HTTP GET/POST error text. Catch this one type to read
+ * the same four facts on every binding (the model is connect-es's ConnectError); the subclasses keep what
+ * only their wire has (SoapFaultError.faultCode, HttpBindingError.exceptionType).
+ */
+export class ServiceFaultError extends ClientCallError {
+  /** The service's error code (the fault's detail, the X-Error-Code header); undefined when it sent none. */
+  readonly errorCode: ErrorCode | undefined;
+  /** Whose fault: "client" when the request was refused, "server" when the operation failed. */
+  readonly side: FaultSide;
+  /** The parameter the error is about (detail's Parameter, the X-Error-Parameter header), when the service names one. */
   readonly parameter: string | undefined;
-  constructor(
-    fields: { faultCode: string; reason: string; errorCode?: string; parameter?: string },
-    binding: BindingName,
-    operation: string,
-  ) {
-    super(`${operation}: ${fields.faultCode} fault: ${fields.reason}`, binding, operation);
-    this.name = "SoapFaultError";
-    this.faultCode = fields.faultCode;
-    this.side = fields.faultCode === "Client" || fields.faultCode === "Sender" ? "client" : "server";
-    this.reason = fields.reason;
+  /** The answer's HTTP status (500 for faults and ASMX error texts; 4xx for refusals at the HTTP level). */
+  readonly status: number | undefined;
+  /** The service's one-sentence reason. */
+  readonly reason: string;
+  constructor(message: string, fields: ServiceFaultFields, binding: BindingName, operation: string) {
+    super(message, binding, operation);
+    this.name = "ServiceFaultError";
     this.errorCode = fields.errorCode;
+    this.side = fields.side;
     this.parameter = fields.parameter;
+    this.status = fields.status;
+    this.reason = fields.reason;
   }
 }
 
-/** An HTTP GET/POST binding answered with an error (500 text/plain, `<ExceptionType>: <message>`). */
-export class HttpBindingError extends ClientCallError {
-  readonly status: number;
-  readonly exceptionType: string;
-  readonly reason: string;
-  readonly errorCode: string | undefined;
+/** The service answered with a SOAP fault. */
+export class SoapFaultError extends ServiceFaultError {
+  /** "Client"/"Server" (SOAP 1.1) or "Sender"/"Receiver" (SOAP 1.2), without prefix. */
+  readonly faultCode: string;
   constructor(
-    fields: { status: number; exceptionType: string; reason: string; errorCode?: string },
+    fields: {
+      readonly faultCode: string;
+      readonly reason: string;
+      readonly errorCode?: ErrorCode | undefined;
+      readonly parameter?: string | undefined;
+      readonly status?: number | undefined;
+    },
     binding: BindingName,
     operation: string,
   ) {
-    super(`${operation}: HTTP ${fields.status} ${fields.exceptionType}: ${fields.reason}`, binding, operation);
+    const side: FaultSide = fields.faultCode === "Client" || fields.faultCode === "Sender" ? "client" : "server";
+    super(`${operation}: ${fields.faultCode} fault: ${fields.reason}`, { ...fields, side }, binding, operation);
+    this.name = "SoapFaultError";
+    this.faultCode = fields.faultCode;
+  }
+}
+
+/**
+ * Whose fault an HTTP binding's error text is. The text names no side, so it comes from what ASMX sends:
+ * a 4xx status, an Argument*Exception (a value that does not convert or breaks a rule) or an
+ * InvalidOperationException (a missing parameter, an unknown method, a wrong request format) is the
+ * request's fault; anything else (System.Exception, an operation that failed) the server's.
+ */
+export function httpErrorSide(status: number, exceptionType: string): FaultSide {
+  if (status >= 400 && status < 500) return "client";
+  return /(?:^|\.)(?:Argument\w*Exception|InvalidOperationException)$/.test(exceptionType) ? "client" : "server";
+}
+
+/** An HTTP GET/POST binding answered with an error (500 text/plain, `<ExceptionType>: <message>`). */
+export class HttpBindingError extends ServiceFaultError {
+  /** The .NET exception type the text starts with (`System.ArgumentException`); "" when the text names none. */
+  readonly exceptionType: string;
+  declare readonly status: number;
+  constructor(
+    fields: {
+      readonly status: number;
+      readonly exceptionType: string;
+      readonly reason: string;
+      readonly errorCode?: ErrorCode | undefined;
+      readonly parameter?: string | undefined;
+    },
+    binding: BindingName,
+    operation: string,
+  ) {
+    super(
+      `${operation}: HTTP ${fields.status} ${fields.exceptionType}: ${fields.reason}`,
+      { ...fields, side: httpErrorSide(fields.status, fields.exceptionType) },
+      binding,
+      operation,
+    );
     this.name = "HttpBindingError";
-    this.status = fields.status;
     this.exceptionType = fields.exceptionType;
-    this.reason = fields.reason;
-    this.errorCode = fields.errorCode;
   }
 }
 

@@ -61,7 +61,10 @@ function readOne(param: ParamModel, text: string | undefined, presence: Presence
 export function readParams(op: OperationModel, texts: ParamTexts, presence: Presence): ParamValues {
   const values: ParamValues = {};
   const params = op.params;
-  for (let i = 0; i < params.length; i++) values[params[i].name] = readOne(params[i], texts[i], presence);
+  for (let i = 0; i < params.length; i++) {
+    const param = params[i]!;
+    values[param.name] = readOne(param, texts[i], presence);
+  }
   const error = validateParams(op, values);
   if (error) throw error;
   return values;
@@ -74,7 +77,7 @@ export function readParams(op: OperationModel, texts: ParamTexts, presence: Pres
 export function writeParams(op: OperationModel, values: ParamValues): ParamTexts {
   const texts: ParamTexts = new Array(op.params.length);
   for (let i = 0; i < op.params.length; i++) {
-    const param = op.params[i];
+    const param = op.params[i]!;
     const value = values[param.name];
     if (value === undefined || value === null) {
       if (param.type !== "string") throw new TypeError(`${op.name}: parameter ${param.name} is required.`);

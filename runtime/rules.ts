@@ -30,15 +30,16 @@ function checkCsvRows(rule: Extract<RuleModel, { kind: "csvSubscribers" }>, name
   const lines = text.split("\n");
   let row = 0;
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].endsWith("\r") ? lines[i].slice(0, -1) : lines[i];
+    const raw = lines[i]!;
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     if (line.trim() === "") continue;
     row++;
     const delimiter = rule.delimiters.find((d) => line.includes(d));
     if (delimiter === undefined) return fail(row, `needs Email, Name and Format separated by ${listInWords(rule.delimiters)}`);
     const fields = line.split(delimiter);
     if (fields.length < 3) return fail(row, "needs at least Email, Name and Format");
-    if (fields[0].trim() === "") return fail(row, "has an empty Email");
-    const format = fields[2].trim();
+    if (fields[0]!.trim() === "") return fail(row, "has an empty Email");
+    const format = fields[2]!.trim();
     if (format !== "HTML" && format !== "Text") return fail(row, "Format must be HTML or Text");
     if (fields.length - 3 > rule.maxDemographicFields) {
       return fail(row, `has ${fields.length - 3} demographic fields, at most ${rule.maxDemographicFields} are allowed`);
@@ -119,12 +120,12 @@ function checkDemographicLists(check: Extract<CheckModel, { kind: "demographicLi
   }
   const taken = new Set<number>();
   for (let i = 0; i < fields.items.length; i++) {
-    const m = DD_FIELD_RE.exec(fields.items[i].trim());
+    const m = DD_FIELD_RE.exec(fields.items[i]!.trim());
     const n = m ? Number(m[1]) : 0;
     if (n < 1 || n > check.maxField) {
       return fail(`${check.fields} item ${i + 1} must be a field name DD1 to DD${check.maxField}.`);
     }
-    const parts = check.splitLength ? Math.max(1, Math.ceil(characterCount(items[i]) / check.splitLength)) : 1;
+    const parts = check.splitLength ? Math.max(1, Math.ceil(characterCount(items[i]!) / check.splitLength)) : 1;
     for (let p = 0; p < parts; p++) {
       if (n + p > check.maxField) {
         return fail(`${check.values} item ${i + 1} is too long: split into ${check.splitLength}-character parts it needs fields past DD${check.maxField}.`);

@@ -41,7 +41,7 @@ const NOT_TYPE_NAME = /[^A-Za-z0-9_.]/g;
  * One printable line: control characters, unpaired surrogates and U+FFFE/U+FFFF (which XML and a
  * header cannot carry) become a space or U+FFFD; cut to MAX_MESSAGE characters.
  */
-export function oneLine(value: string, max = MAX_MESSAGE): string {
+export function oneLine(value: string, max: number = MAX_MESSAGE): string {
   const cut = value.length > max ? `${value.slice(0, max)}...` : value;
   return cut
     .replace(/[\u0000-\u001f\u007f]+/g, " ")

@@ -7,7 +7,7 @@
  * reading a 64 MiB body of dense references takes the event loop ~0.8 s, two in a row would keep
  * every other caller waiting over a second.
  */
-export const DEFAULT_MAX_BUFFERED_BYTES = 96 * 1024 * 1024;
+export const DEFAULT_MAX_BUFFERED_BYTES: number = 96 * 1024 * 1024;
 export const DEFAULT_MAX_CONCURRENT_CALLS = 256;
 
 export class ServerBudget {

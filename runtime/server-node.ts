@@ -181,7 +181,7 @@ class NodeCall implements IncomingCall {
     const req = this.req;
     const socket = req.socket;
     const original = (req as { originalUrl?: string }).originalUrl;
-    const fullPath = original !== undefined ? safeDecode(original.split("?")[0]) : this.base;
+    const fullPath = original !== undefined ? safeDecode(original.split("?")[0]!) : this.base;
     const local = socket.localAddress ?? "127.0.0.1";
     return resolveEndpointUrl(
       {

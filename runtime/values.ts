@@ -144,8 +144,8 @@ export function parseDateTime(text: string): string {
   if (!m) throw new ConversionError("dateTime", "is not a date and time of the form yyyy-MM-ddTHH:mm:ss");
   // .NET's DateTime holds the years 0001 to 9999; xs:dateTime's year 0000, negative years and five-digit
   // years have no .NET value, so ASMX refuses them.
-  if (m[1].length !== 4 || m[1] === "0000") throw new ConversionError("dateTime", "is outside the years 0001 to 9999");
-  if (!isCalendarDate(Number(m[1]), Number(m[2]), Number(m[3])) || !isClockTime(+m[4], +m[5], +m[6])) {
+  if (m[1]!.length !== 4 || m[1] === "0000") throw new ConversionError("dateTime", "is outside the years 0001 to 9999");
+  if (!isCalendarDate(Number(m[1]), Number(m[2]), Number(m[3])) || !isClockTime(+m[4]!, +m[5]!, +m[6]!)) {
     throw new ConversionError("dateTime", "is not a valid calendar date and time");
   }
   const zone = m[8];
@@ -199,7 +199,7 @@ function formatDouble(value: unknown): string {
   // .NET's XmlConvert writes double.ToString("R"): the shortest round-trip digits, in exponent form
   // (`1E+15`, `1.5E-07`: two exponent digits at least) when the point would sit more than 15 digits
   // (or than the digit count) right of the first digit, or more than 4 zeros left of it.
-  const [mantissa, exponentText] = value.toExponential().split("e");
+  const [mantissa, exponentText] = value.toExponential().split("e") as [string, string];
   const exponent = Number(exponentText);
   const digitCount = mantissa.replace(/[-.]/g, "").length;
   if (exponent + 1 > Math.max(digitCount, 15) || exponent < -4) {

@@ -160,13 +160,13 @@ export class SoapFaultError extends ServiceFaultError {
 
 /**
  * Whose fault an HTTP binding's error text is. The text names no side, so it comes from what ASMX sends:
- * a 4xx status, an ArgumentException (a value that does not convert or break a rule) or an
+ * a 4xx status, an Argument*Exception (a value that does not convert or breaks a rule) or an
  * InvalidOperationException (a missing parameter, an unknown method, a wrong request format) is the
  * request's fault; anything else (System.Exception, an operation that failed) the server's.
  */
 export function httpErrorSide(status: number, exceptionType: string): FaultSide {
   if (status >= 400 && status < 500) return "client";
-  return /(?:^|\.)(?:\w*ArgumentException|InvalidOperationException)$/.test(exceptionType) ? "client" : "server";
+  return /(?:^|\.)(?:Argument\w*Exception|InvalidOperationException)$/.test(exceptionType) ? "client" : "server";
 }
 
 /** An HTTP GET/POST binding answered with an error (500 text/plain, `<ExceptionType>: <message>`). */

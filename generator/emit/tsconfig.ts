@@ -9,6 +9,8 @@ const TSCONFIG = {
     module: "NodeNext",
     moduleResolution: "NodeNext",
     lib: ["ES2022", "DOM"],
+    // TypeScript 7 no longer loads every @types package by default; the server half uses node:http.
+    types: ["node"],
     strict: true,
     noEmit: true,
     skipLibCheck: true,

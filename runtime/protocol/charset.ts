@@ -120,7 +120,7 @@ function declaredEncoding(bytes: Uint8Array): string | undefined {
   if (bytes.length < 6 || bytes[0] !== 0x3c || bytes[1] !== 0x3f) return undefined;
   const limit = Math.min(bytes.length, 256);
   let end = 2;
-  while (end < limit && bytes[end] !== 0x3e && bytes[end] < 0x80) end++;
+  while (end < limit && bytes[end] !== 0x3e && bytes[end]! < 0x80) end++;
   return DECLARATION.exec(utf8.decode(bytes.subarray(0, end)))?.[2];
 }
 
@@ -141,10 +141,10 @@ function decodeWith(decoder: TextDecoder, bytes: Uint8Array, charset: Charset): 
 function decodeUtf16be(bytes: Uint8Array): string {
   const swapped = new Uint8Array(bytes.length);
   for (let i = 0; i + 1 < bytes.length; i += 2) {
-    swapped[i] = bytes[i + 1];
-    swapped[i + 1] = bytes[i];
+    swapped[i] = bytes[i + 1]!;
+    swapped[i + 1] = bytes[i]!;
   }
-  if (bytes.length % 2 === 1) swapped[bytes.length - 1] = bytes[bytes.length - 1];
+  if (bytes.length % 2 === 1) swapped[bytes.length - 1] = bytes[bytes.length - 1]!;
   return decodeWith(utf16le, swapped, "utf-16be");
 }
 
@@ -161,7 +161,7 @@ const CP1252_HIGH = [
 function decodeSingleByte(bytes: Uint8Array, charset: "iso-8859-1" | "windows-1252" | "us-ascii"): string {
   const wide = new Uint8Array(bytes.length * 2);
   for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i];
+    const b = bytes[i]!;
     if (b < 0x80) {
       wide[2 * i] = b;
     } else if (charset === "us-ascii") {
@@ -169,7 +169,7 @@ function decodeSingleByte(bytes: Uint8Array, charset: "iso-8859-1" | "windows-12
     } else if (charset === "iso-8859-1" || b >= 0xa0) {
       wide[2 * i] = b;
     } else {
-      const unit = CP1252_HIGH[b - 0x80];
+      const unit = CP1252_HIGH[b - 0x80]!; // 0x80 <= b < 0xa0
       wide[2 * i] = unit & 0xff;
       wide[2 * i + 1] = unit >> 8;
     }

@@ -75,7 +75,7 @@ function isNameStartCp(cp: number): boolean {
 /** Code units taken by the name character at i (0 when there is none); `start` asks for a NameStartChar. */
 function nameCharLen(s: string, i: number, start: boolean): number {
   const c = s.charCodeAt(i);
-  if (c < 128) return NAME[c] & (start ? 1 : 2) ? 1 : 0;
+  if (c < 128) return NAME[c]! & (start ? 1 : 2) ? 1 : 0;
   if (c !== c) return 0; // NaN: end of input
   const cp = s.codePointAt(i) as number; // a lone surrogate comes back as itself and matches no range
   const ok = isNameStartCp(cp) ||
@@ -95,7 +95,7 @@ function scanQName(s: string, i: number): number {
   for (;;) {
     const c = s.charCodeAt(i);
     if (c < 128) {
-      if (NAME[c] & 2) { i++; continue; }
+      if (NAME[c]! & 2) { i++; continue; }
       if (c !== 58) return i;
       if (qColon >= 0) fail("A name may contain at most one colon.");
       qColon = i++;
@@ -287,7 +287,7 @@ class TextBuilder {
     // A few units (a reference between two long stretches, the usual case) as one-character strings,
     // which V8 keeps cached; apply pays off only for longer runs.
     if (count <= 4) {
-      for (let k = 0; k < count; k++) this.part(String.fromCharCode(units[k]));
+      for (let k = 0; k < count; k++) this.part(String.fromCharCode(units[k]!));
     } else {
       this.part(String.fromCharCode.apply(null, units.subarray(0, count) as unknown as number[]));
     }
@@ -296,7 +296,7 @@ class TextBuilder {
 
   finish(): string {
     this.flush();
-    const tail = this.parts.length === 1 ? this.parts[0] : this.parts.join("");
+    const tail = this.parts.length === 1 ? this.parts[0]! : this.parts.join("");
     if (this.segments === undefined) return tail;
     this.segments.push(tail);
     return this.segments.join("");
@@ -548,8 +548,8 @@ function declare(scope: Scope, prefix: string, uri: string): void {
     const built = new Map<string, string>();
     const shadowed: Array<string | undefined> = [];
     for (let k = 0; k < prefixes.length; k++) {
-      shadowed.push(built.get(prefixes[k]));
-      built.set(prefixes[k], uris[k]);
+      shadowed.push(built.get(prefixes[k]!));
+      built.set(prefixes[k]!, uris[k]!);
     }
     scope.byPrefix = built;
     scope.shadowed = shadowed;
@@ -613,15 +613,15 @@ function resolveAttrs(
   const seen = n > FEW_ATTRS ? new Set<string>() : undefined;
   let plain = 0;
   for (let k = 0; k < n; k++) {
-    const q = attrQ[k];
+    const q = attrQ[k]!;
     if (seen === undefined) {
       for (let m = 0; m < k; m++) if (attrQ[m] === q) fail(`Duplicate attribute ${shown(q)}.`);
     } else {
       if (seen.has(q)) fail(`Duplicate attribute ${shown(q)}.`);
       seen.add(q);
     }
-    if (q === "xmlns") declare(scope, "", attrV[k]);
-    else if (attrC[k] === 5 && q.startsWith("xmlns")) declare(scope, q.slice(6), attrV[k]);
+    if (q === "xmlns") declare(scope, "", attrV[k]!);
+    else if (attrC[k] === 5 && q.startsWith("xmlns")) declare(scope, q.slice(6), attrV[k]!);
     else plain++;
   }
   if (plain === 0) return NO_ATTRS;
@@ -629,10 +629,10 @@ function resolveAttrs(
   const expanded = seen === undefined ? undefined : new Set<string>();
   let m = 0;
   for (let k = 0; k < n; k++) {
-    const q = attrQ[k];
-    const c = attrC[k];
+    const q = attrQ[k]!;
+    const c = attrC[k]!;
     if (c < 0) {
-      if (q !== "xmlns") out[m++] = { ns: "", local: names === undefined ? q : intern(names, q), value: attrV[k] };
+      if (q !== "xmlns") out[m++] = { ns: "", local: names === undefined ? q : intern(names, q), value: attrV[k]! };
       continue;
     }
     const prefix = q.slice(0, c);
@@ -641,13 +641,13 @@ function resolveAttrs(
     if (ns === undefined) fail(`Unbound namespace prefix ${shown(prefix)}.`);
     const local = names === undefined ? q.slice(c + 1) : intern(names, q.slice(c + 1));
     if (expanded === undefined) {
-      for (let p = 0; p < m; p++) if (out[p].ns === ns && out[p].local === local) fail(`Duplicate attribute ${shown(q)}.`);
+      for (let p = 0; p < m; p++) if (out[p]!.ns === ns && out[p]!.local === local) fail(`Duplicate attribute ${shown(q)}.`);
     } else {
       const key = `${local} ${ns}`; // an NCName holds no space: the first space ends it
       if (expanded.has(key)) fail(`Duplicate attribute ${shown(q)}.`);
       expanded.add(key);
     }
-    out[m++] = { ns, local, value: attrV[k] };
+    out[m++] = { ns, local, value: attrV[k]! };
   }
   return out.slice(0, m);
 }
@@ -740,11 +740,11 @@ function read(text: string, options: ReadOptions | undefined): XmlElement {
         plain = longTextPlain;
       }
       if (i > t0) cur.text += plain ? s.slice(t0, i) : decode(s, t0, i, false);
-      if (i >= len) fail(`Element ${shown(openQ[openQ.length - 1])} is not closed.`);
+      if (i >= len) fail(`Element ${shown(openQ[openQ.length - 1]!)} is not closed.`);
       c = s.charCodeAt(i + 1);
       if (c === 47) {
         // End tag: must repeat the open element's qualified name exactly.
-        const q = openQ[openQ.length - 1];
+        const q = openQ[openQ.length - 1]!;
         if (!s.startsWith(q, i + 2)) fail(`End tag does not match start tag ${shown(q)}.`);
         i = skipWs(s, i + 2 + q.length);
         if (s.charCodeAt(i) !== 62) fail(`End tag does not match start tag ${shown(q)}.`);
@@ -757,7 +757,7 @@ function read(text: string, options: ReadOptions | undefined): XmlElement {
           closed.children = pending.slice(start, top);
           top = start;
         }
-        cur = open.length > 0 ? open[open.length - 1] : null;
+        cur = open.length > 0 ? open[open.length - 1]! : null;
         continue;
       }
       if (c === 33) {

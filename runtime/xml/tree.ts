@@ -37,14 +37,14 @@ export interface XmlElement {
 
 export interface ReadOptions {
   /** Deepest element nesting accepted; the root element is depth 1. */
-  readonly maxDepth?: number;
+  readonly maxDepth?: number | undefined;
   /** Most attributes one element may carry, namespace declarations included. */
-  readonly maxAttributes?: number;
+  readonly maxAttributes?: number | undefined;
   /**
    * Most nodes one document may hold: elements (the root included), comments, CDATA sections and
    * processing instructions (the XML declaration is not one). Text is not counted.
    */
-  readonly maxElements?: number;
+  readonly maxElements?: number | undefined;
 }
 
 export const DEFAULT_MAX_DEPTH = 32;
