@@ -14,6 +14,8 @@ import {
   type ClientConfig,
 } from "../../generated/client.js";
 import { bindingNames } from "../../generated/runtime/bindings.js";
+import { httpErrorSide, ServiceFaultError } from "../../generated/runtime/errors.js";
+import { textErrorResponse } from "../../generated/runtime/protocol/text-error.js";
 import type { BindingName } from "../../generated/runtime/protocol/binding.js";
 import { startFixtureServer, type FixtureServer } from "../fixtures/fixture-server.js";
 import { listenOnLoopback, type Listening } from "../fixtures/raw-http.js";
@@ -89,6 +91,77 @@ describe("errors the service answers with", () => {
   it.each(httpBindings)("a failed operation becomes HttpBindingError with System.Exception (%s)", async (binding) => {
     const error = await rejection(client(binding).SendSmsWithSenderName(samples.SendSmsWithSenderName.params));
     expect(error).toMatchObject({ status: 500, exceptionType: "System.Exception", errorCode: "InternalError" });
+  });
+});
+
+describe("one error base for every binding's refusal", () => {
+  let server: FixtureServer;
+  beforeAll(async () => {
+    server = await startFixtureServer({
+      log: () => {},
+      override: {
+        SendSmsWithSenderName: () => {
+          throw new Error("database at /var/lib/x is down");
+        },
+      },
+    });
+  });
+  afterAll(() => server.close());
+
+  /** The base's four facts and reason, as each binding's error carries them. */
+  async function baseFields(binding: BindingName, call: (client: ReturnType<typeof createClient>) => Promise<unknown>) {
+    const error = await rejection(call(createClient({ baseUrl: server.baseUrl, binding, ...CREDENTIALS })));
+    expect(error, binding).toBeInstanceOf(ServiceFaultError);
+    const { errorCode, side, parameter, status, reason } = error as ServiceFaultError;
+    return { errorCode, side, parameter, status, reason };
+  }
+
+  it("a refused parameter reads the same on all four bindings: InvalidValue, client side, strFormat, 500", async () => {
+    const seen = await Promise.all(bindingNames.map((binding) => baseFields(binding, (c) => c.InsertSubscriberSid(BAD_FORMAT))));
+    const want = { errorCode: "InvalidValue", side: "client", parameter: "strFormat", status: 500, reason: "strFormat must be HTML or Text." };
+    expect(seen).toEqual(bindingNames.map(() => want));
+  });
+
+  it("a failed operation reads the same on all four bindings: InternalError, server side, no parameter, 500", async () => {
+    const seen = await Promise.all(
+      bindingNames.map((binding) => baseFields(binding, (c) => c.SendSmsWithSenderName(samples.SendSmsWithSenderName.params))),
+    );
+    const want = { errorCode: "InternalError", side: "server", parameter: undefined, status: 500, reason: "The server could not complete the request." };
+    expect(seen).toEqual(bindingNames.map(() => want));
+  });
+
+  it("transport failures are ClientCallErrors but not ServiceFaultErrors", async () => {
+    const closed = await listenOnLoopback(() => {});
+    await closed.close();
+    const error = await rejection(createClient({ baseUrl: closed.origin, binding: "soap11", ...CREDENTIALS }).InsertSubscriberSid(BAD_FORMAT));
+    expect(error).toBeInstanceOf(ClientCallError);
+    expect(error).not.toBeInstanceOf(ServiceFaultError);
+  });
+});
+
+describe("the side of an HTTP binding's error text", () => {
+  it.each([
+    [500, "System.ArgumentException", "client"],
+    [500, "System.ArgumentNullException", "client"],
+    [500, "System.InvalidOperationException", "client"],
+    [400, "System.Xml.XmlException", "client"],
+    [413, "System.Web.HttpException", "client"],
+    [500, "System.Exception", "server"],
+    [503, "System.Web.HttpException", "server"],
+    [500, "", "server"],
+    [500, "System.ArgumentExceptionHelper", "server"],
+  ] as const)("HTTP %i %j is the %s's fault", (status, exceptionType, side) => {
+    expect(httpErrorSide(status, exceptionType)).toBe(side);
+  });
+});
+
+describe("X-Error-Parameter on the HTTP error text", () => {
+  const fields = { status: 500, exceptionType: "System.ArgumentException", message: "m", code: "InvalidValue" };
+  it("carries a parameter name that is a token", () => {
+    expect(textErrorResponse({ ...fields, parameter: "strFormat" }).headers["x-error-parameter"]).toBe("strFormat");
+  });
+  it.each([undefined, "", "a\r\nSet-Cookie: x=1", "p".repeat(65), "naïve"])("is left off for %j", (parameter) => {
+    expect(textErrorResponse({ ...fields, parameter }).headers).not.toHaveProperty("x-error-parameter");
   });
 });
 

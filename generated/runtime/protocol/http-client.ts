@@ -10,7 +10,7 @@ import { DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
 import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "./binding.js";
 import { httpRootName, type HttpBindingName } from "./http.js";
 import { readResult } from "./result.js";
-import { ERROR_CODE_HEADER } from "./text-error.js";
+import { ERROR_CODE_HEADER, ERROR_PARAMETER_HEADER } from "./text-error.js";
 
 /** Where a variant puts the parameters: the query string (GET) or a form body (POST). */
 export interface HttpClientVariant {
@@ -21,9 +21,9 @@ export interface HttpClientVariant {
 
 /** Splits `System.ArgumentException: message` (and drops a .NET stack trace if one follows). */
 export function parseErrorText(body: string): { exceptionType: string; reason: string } {
-  const text = body.split(/\r?\n\s+at /)[0].trim();
+  const text = body.split(/\r?\n\s+at /)[0]!.trim();
   const m = /^([A-Za-z_][\w.]*):\s?([\s\S]*)$/.exec(text);
-  return m ? { exceptionType: m[1], reason: m[2].trim() } : { exceptionType: "", reason: text };
+  return m ? { exceptionType: m[1]!, reason: m[2]!.trim() } : { exceptionType: "", reason: text };
 }
 
 export function createHttpClientBinding(variant: HttpClientVariant, service: ServiceModel, options: BindingOptions): ClientBinding {
@@ -49,13 +49,14 @@ export function createHttpClientBinding(variant: HttpClientVariant, service: Ser
     decodeResponse(op: OperationModel, response: WireResponse, request: ParamValues): unknown {
       if (response.status !== 200) {
         // The binding's errors are text; an HTML page (a proxy's 502, an IIS error page) is not one.
-        const media = (response.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+        const media = (response.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
         if (media !== "" && media !== "text/plain") {
           throw formatError(op, response.status, `the error answer is ${media}, not the binding's text/plain error`);
         }
         const { exceptionType, reason } = parseErrorText(response.body);
         const errorCode = response.headers[ERROR_CODE_HEADER];
-        throw new HttpBindingError({ status: response.status, exceptionType, reason, errorCode }, variant.binding, op.name);
+        const parameter = response.headers[ERROR_PARAMETER_HEADER];
+        throw new HttpBindingError({ status: response.status, exceptionType, reason, errorCode, parameter }, variant.binding, op.name);
       }
       let root: XmlElement;
       try {

@@ -71,6 +71,7 @@ export function createSoapClientBinding(version: SoapClientVersion, service: Ser
             reason: fault.reason,
             errorCode: error?.children.find((c) => c.local === "Code")?.text,
             parameter: error?.children.find((c) => c.local === "Parameter")?.text,
+            status: response.status,
           },
           version.binding,
           op.name,

@@ -7,7 +7,7 @@
 // the line may echo a little of the request. The two X-Error headers are ours (ASMX sends neither); they
 // give the HTTP bindings' errors what a fault's <detail> carries.
 
-import { ErrorCodes } from "../errors.js";
+import type { ErrorCodes } from "../errors.js";
 import { oneLine } from "../safe-error.js";
 import type { WireResponse } from "./binding.js";
 
@@ -42,10 +42,15 @@ export function textErrorResponse(error: TextErrorFields, extraHeaders?: Readonl
 /** What the caller is told of an error that is not its own, in every form. */
 export const LAST_RESORT_MESSAGE = "The server could not complete the request.";
 
-/** The fixed answer when even building an error answer failed; built before any failure can happen. */
-export const LAST_RESORT: WireResponse = textErrorResponse({
+/**
+ * The fixed answer when even building an error answer failed; built before any failure can happen.
+ * Marked pure (its arguments free of property reads) so that a client bundle, which takes only the
+ * header names from this module, leaves it out.
+ */
+export const LAST_RESORT: WireResponse = /* @__PURE__ */ textErrorResponse({
   status: 500,
   exceptionType: "System.Exception",
   message: LAST_RESORT_MESSAGE,
-  code: ErrorCodes.InternalError,
+  // A literal, not ErrorCodes.InternalError: a property read in the arguments would keep the call.
+  code: "InternalError" satisfies (typeof ErrorCodes)["InternalError"],
 });
