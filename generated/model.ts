@@ -8,9 +8,51 @@ import type {
   RuleModel,
   ServiceModel,
 } from "./runtime/model.js";
+import type {
+  GetNewsletterFiltersParams,
+  GetNewsletterFiltersResult,
+  GetReportViewsByDateIntervalParams,
+  GetReportViewsByDateIntervalResult,
+  GetRoiResultsParams,
+  GetRoiResultsResult,
+  GetSubscriberMailingListsParams,
+  GetSubscriberMailingListsResult,
+  GetTriggerClicksParams,
+  GetTriggerClicksResult,
+  GetTriggerIdForAccountParams,
+  GetTriggerIdForAccountResult,
+  GetTriggerViewsParams,
+  GetTriggerViewsResult,
+  InsertActiveTemplateModuleParams,
+  InsertActiveTemplateModuleResult,
+  InsertCSVSubscribersWithDemDataFromFileToQueueParams,
+  InsertCSVSubscribersWithDemDataFromFileToQueueResult,
+  InsertCsvSubscribersWithDemDataUpdateOptionParams,
+  InsertCsvSubscribersWithDemDataUpdateOptionResult,
+  InsertSubscriberSidParams,
+  InsertSubscriberSidResult,
+  InsertSubscriberWithDemDataParams,
+  InsertSubscriberWithDemDataPendingOptionParams,
+  InsertSubscriberWithDemDataPendingOptionResult,
+  InsertSubscriberWithDemDataResult,
+  InsertTemplateNewsletterParams,
+  InsertTemplateNewsletterResult,
+  InsertTransactionParams,
+  InsertTransactionResult,
+  InsertTransactionWithSplitParams,
+  InsertTransactionWithSplitResult,
+  SendNewsletterParams,
+  SendNewsletterResult,
+  SendSmsWithSenderNameParams,
+  SendSmsWithSenderNameResult,
+  UpdateMailingListParams,
+  UpdateMailingListResult,
+  UpdateSubscriberDataParams,
+  UpdateSubscriberDataResult,
+} from "./types.js";
 
 /** The named rules of the spec, each as the parameters that reference it carry it. */
-export const rules = {
+const rules = {
   intervalDateTime: { kind: "format", name: "intervalDateTime", format: "dateTimeSeconds" },
   fieldName: { kind: "xmlName", name: "fieldName", max: 64 },
   subscriberFormat: { kind: "enum", name: "subscriberFormat", values: ["HTML", "Text"] },
@@ -32,13 +74,13 @@ export const rules = {
 } as const satisfies Readonly<Record<string, RuleModel>>;
 
 /** The parameters every operation takes first. */
-export const credentials = [
+const credentials = [
   { name: "strUsername", type: "string", required: true, rules: [], credential: true },
   { name: "strPassword", type: "string", required: true, rules: [], credential: true },
 ] as const satisfies readonly ParamModel[];
 
 /** Result records by name. */
-export const records = {
+const records = {
   TriggerSubscriberClicksResult: {
     name: "TriggerSubscriberClicksResult",
     fields: [
@@ -97,7 +139,7 @@ export const records = {
 } as const satisfies Readonly<Record<string, RecordModel>>;
 
 /** DataSet results by name. */
-export const dataSets = {
+const dataSets = {
   ReportViews: {
     name: "ReportViews",
     dataSetName: "NewDataSet",
@@ -125,8 +167,168 @@ export const dataSets = {
   },
 } as const satisfies Readonly<Record<string, DataSetModel>>;
 
+/**
+ * Every operation's descriptor by name, typed with its parameters and result. The client's methods
+ * (ClientOf) and the server's handlers (HandlersOf) are mapped from it and carry its docs.
+ */
+export interface Operations {
+  /**
+   * All clicks of subscribers in a trigger within a time range.
+   *
+   * Resolves to all clicks in the trigger.
+   */
+  readonly GetTriggerClicks: OperationModel<GetTriggerClicksParams, GetTriggerClicksResult>;
+  /**
+   * All views of subscribers in a trigger within a time range.
+   *
+   * Resolves to all views in the trigger.
+   */
+  readonly GetTriggerViews: OperationModel<GetTriggerViewsParams, GetTriggerViewsResult>;
+  /**
+   * All triggers on the account identified by the credentials.
+   *
+   * Resolves to all triggers on the account.
+   */
+  readonly GetTriggerIdForAccount: OperationModel<GetTriggerIdForAccountParams, GetTriggerIdForAccountResult>;
+  /**
+   * ROI results of a sending, one per URL.
+   *
+   * Resolves to rOI per URL of the sending.
+   */
+  readonly GetRoiResults: OperationModel<GetRoiResultsParams, GetRoiResultsResult>;
+  /**
+   * All filters used by a newsletter.
+   *
+   * Resolves to all filters used by the newsletter.
+   */
+  readonly GetNewsletterFilters: OperationModel<GetNewsletterFiltersParams, GetNewsletterFiltersResult>;
+  /**
+   * Views of a specific mailing within a date interval, with one demographic field's value.
+   *
+   * Resolves to views of the mailing within the interval.
+   */
+  readonly GetReportViewsByDateInterval: OperationModel<
+    GetReportViewsByDateIntervalParams,
+    GetReportViewsByDateIntervalResult
+  >;
+  /**
+   * The subscriber's active mailing lists, looked up by subscriber id or by e-mail. When both are given,
+   * strSubscriberId wins.
+   *
+   * Resolves to the subscriber's active mailing lists.
+   */
+  readonly GetSubscriberMailingLists: OperationModel<
+    GetSubscriberMailingListsParams,
+    GetSubscriberMailingListsResult
+  >;
+  /**
+   * Inserts one subscriber into a mailing list and returns the subscriber id. A subscriber on the
+   * opt-out-all list is not inserted, but the id is still returned.
+   *
+   * Resolves to the subscriber id.
+   */
+  readonly InsertSubscriberSid: OperationModel<InsertSubscriberSidParams, InsertSubscriberSidResult>;
+  /**
+   * Inserts one subscriber with demographic data into a mailing list.
+   *
+   * Resolves to the subscriber id.
+   */
+  readonly InsertSubscriberWithDemData: OperationModel<
+    InsertSubscriberWithDemDataParams,
+    InsertSubscriberWithDemDataResult
+  >;
+  /**
+   * Inserts one subscriber with demographic data, optionally as pending (double opt-in).
+   *
+   * Resolves to the subscriber id.
+   */
+  readonly InsertSubscriberWithDemDataPendingOption: OperationModel<
+    InsertSubscriberWithDemDataPendingOptionParams,
+    InsertSubscriberWithDemDataPendingOptionResult
+  >;
+  /**
+   * Inserts subscribers in bulk from CSV text, optionally updating existing subscribers.
+   *
+   * Resolves to number of rows inserted or updated.
+   */
+  readonly InsertCsvSubscribersWithDemDataUpdateOption: OperationModel<
+    InsertCsvSubscribersWithDemDataUpdateOptionParams,
+    InsertCsvSubscribersWithDemDataUpdateOptionResult
+  >;
+  /**
+   * Queues an import of a semicolon-delimited file (no header row; Email;Name;Format then optional
+   * dd1..dd100) fetched from a URL. Recommended below 50 000 rows.
+   *
+   * Resolves to id of the queued import.
+   */
+  readonly InsertCSVSubscribersWithDemDataFromFileToQueue: OperationModel<
+    InsertCSVSubscribersWithDemDataFromFileToQueueParams,
+    InsertCSVSubscribersWithDemDataFromFileToQueueResult
+  >;
+  /**
+   * Sets one demographic field of a subscriber identified by id or e-mail. When both are given,
+   * strSubscriberId wins.
+   *
+   * Resolves to number of subscribers updated.
+   */
+  readonly UpdateSubscriberData: OperationModel<UpdateSubscriberDataParams, UpdateSubscriberDataResult>;
+  /**
+   * Updates a mailing list's settings.
+   *
+   * Resolves to number of lists updated.
+   */
+  readonly UpdateMailingList: OperationModel<UpdateMailingListParams, UpdateMailingListResult>;
+  /**
+   * Creates a newsletter from a template.
+   *
+   * Resolves to the ActiveTemplateID of the new newsletter.
+   */
+  readonly InsertTemplateNewsletter: OperationModel<
+    InsertTemplateNewsletterParams,
+    InsertTemplateNewsletterResult
+  >;
+  /**
+   * Inserts a module into an active template newsletter.
+   *
+   * Resolves to id of the inserted module.
+   */
+  readonly InsertActiveTemplateModule: OperationModel<
+    InsertActiveTemplateModuleParams,
+    InsertActiveTemplateModuleResult
+  >;
+  /**
+   * Creates a mailing of a newsletter to a mailing list.
+   *
+   * Resolves to id of the sending (send queue id).
+   */
+  readonly SendNewsletter: OperationModel<SendNewsletterParams, SendNewsletterResult>;
+  /**
+   * Sends one transactional e-mail of a project.
+   *
+   * Resolves to id of the queued transaction.
+   */
+  readonly InsertTransaction: OperationModel<InsertTransactionParams, InsertTransactionResult>;
+  /**
+   * Sends one transactional e-mail with up to 25 data fields; a value longer than 500 characters is
+   * split and the parts go to the following fields.
+   *
+   * Resolves to id of the queued transaction.
+   */
+  readonly InsertTransactionWithSplit: OperationModel<
+    InsertTransactionWithSplitParams,
+    InsertTransactionWithSplitResult
+  >;
+  /**
+   * Sends one transactional SMS with an explicit sender name. Without enough credits the SMS is not
+   * refused; it is sent once the account has been refilled.
+   *
+   * Resolves to message id, its credit cost and the credits left.
+   */
+  readonly SendSmsWithSenderName: OperationModel<SendSmsWithSenderNameParams, SendSmsWithSenderNameResult>;
+}
+
 /** Every operation by name: `operations.InsertSubscriberSid` is that operation's OperationModel. */
-export const operations = {
+export const operations: Operations = {
   GetTriggerClicks: {
     name: "GetTriggerClicks",
     group: "reading",
@@ -505,10 +707,10 @@ export const operations = {
     checks: [],
     result: { kind: "record", record: records.SmsSingleMessageResult },
   },
-} as const satisfies Readonly<Record<string, OperationModel>>;
+};
 
 /** The whole service; the codecs, the client and the server read only this. */
-export const service = {
+export const service: ServiceModel = {
   name: "ExternalAPIService",
   namespace: "http://tempuri.org/",
   endpoint: "ExternalAPIService.asmx",
@@ -585,4 +787,4 @@ export const service = {
     operations.InsertTransactionWithSplit,
     operations.SendSmsWithSenderName,
   ],
-} as const satisfies ServiceModel;
+};

@@ -1,87 +1,108 @@
-// generated/client.ts: `createClient(config)` and the ExternalAPIServiceClient interface, one typed method
-// per operation, each a thin call into the runtime client core with the operation's model.
+// generated/client.ts: the ExternalAPIServiceClient interface (mapped from the typed descriptors in
+// model.ts, so each method's types and JSDoc come from there), createClientWith(binding, options) with the
+// four client bindings as values (a bundler keeps the one used), and createClient(config) naming the
+// binding as a string (all four bundled).
 
-import type { OperationModel, ServiceModel } from "../../runtime/model.js";
+import type { ServiceModel } from "../../runtime/model.js";
 import type { GeneratedFile } from "../generated-file.js";
-import type { EmitContext } from "./context.js";
 import { importSymbol, importType } from "../import-symbol.js";
-import { operationTypeNames } from "../type-names.js";
-import { TypeScriptFile } from "../typescript-file.js";
-import { propertyKey } from "./literal.js";
+import { TypeScriptFile, VariableDeclarationKind } from "../typescript-file.js";
+import type { EmitContext } from "./context.js";
 import { docs } from "./types.js";
 
-function clientInterfaceName(model: ServiceModel): string {
-  return `${model.name}Client`;
-}
+/** The client binding values createClientWith takes: exported name, runtime module, runtime export. */
+const CLIENT_BINDINGS = [
+  { name: "soap11", label: "SOAP 1.1", module: "runtime/soap11/client.ts", symbol: "soap11Client" },
+  { name: "soap12", label: "SOAP 1.2", module: "runtime/soap12/client.ts", symbol: "soap12Client" },
+  { name: "httpGet", label: "HTTP GET", module: "runtime/http-get/client.ts", symbol: "httpGetClient" },
+  { name: "httpPost", label: "HTTP POST", module: "runtime/http-post/client.ts", symbol: "httpPostClient" },
+] as const;
 
-/** `params` is optional when the operation has no parameters besides the credentials. */
-function paramsSignature(op: OperationModel, typeName: string): string {
-  return op.params.some((p) => !p.credential) ? `params: ${typeName}` : `params: ${typeName} = {}`;
-}
+/** The error classes the client re-exports from runtime/errors.ts; ClientCallError, the base of all, first. */
+const CLIENT_ERRORS = [
+  "ClientCallError",
+  "ServiceFaultError",
+  "SoapFaultError",
+  "HttpBindingError",
+  "ResponseFormatError",
+  "TransportError",
+  "TimeoutError",
+  "ResponseTooLargeError",
+  "RedirectError",
+];
 
 export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext, "docs">): GeneratedFile[] {
   const file = new TypeScriptFile("client.ts");
   const source = file.source;
-  const types = (name: string) => file.use(importType(name, "types.ts"));
-  const callOptions = file.use(importType("CallOptions", "runtime/client.ts"));
+  const interfaceName = `${model.name}Client`;
+  const operationsType = file.use(importType("Operations", "model.ts"));
+  const clientOf = file.use(importType("ClientOf", "runtime/client.ts"));
+  const options = file.use(importType("ClientOptions", "runtime/client.ts"));
   const config = file.use(importType("ClientConfig", "runtime/client.ts"));
-  const interfaceName = clientInterfaceName(model);
+  const callOptions = file.use(importType("CallOptions", "runtime/client.ts"));
+  const factory = file.use(importType("ClientBindingFactory", "runtime/protocol/binding.ts"));
 
   source.addInterface({
     name: interfaceName,
     isExported: true,
     docs: docs(`A client of ${model.name} over one binding. ${text.doc}`),
+    extends: [`${clientOf}<${operationsType}>`],
     properties: [{ name: "endpointUrl", type: "string", isReadonly: true, docs: docs("The address calls go to.") }],
-    methods: model.operations.map((op) => {
-      const names = operationTypeNames(op.name);
-      const opDocs = text.operations[op.name]!;
-      return {
-        name: propertyKey(op.name),
-        docs: docs(`${opDocs.doc}\n\nResolves to ${opDocs.result.charAt(0).toLowerCase()}${opDocs.result.slice(1)}`),
-        parameters: [
-          { name: "params", type: types(names.params), hasQuestionToken: !op.params.some((p) => !p.credential) },
-          { name: "options", type: callOptions, hasQuestionToken: true },
-        ],
-        returnType: `Promise<${types(names.result)}>`,
-      };
-    }),
   });
 
+  for (const binding of CLIENT_BINDINGS) {
+    source.addVariableStatement({
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      docs: docs(`The ${binding.label} binding, for createClientWith.`),
+      declarations: [{ name: binding.name, type: factory, initializer: file.use(importSymbol(binding.symbol, binding.module)) }],
+    });
+  }
+
+  const errors =
+    `Errors are typed: ${CLIENT_ERRORS.slice(1).join(", ")} (runtime/errors.js), all subclasses of ClientCallError; ` +
+    "ServiceFaultError is the service's refusal on any binding.";
   const createCore = file.use(importSymbol("createClientCore", "runtime/client.ts"));
-  const clientBinding = file.use(importSymbol("clientBinding", "runtime/client-bindings.ts"));
+  const bindOperations = file.use(importSymbol("bindOperations", "runtime/client.ts"));
   const readXml = file.use(importSymbol("readXml", "runtime/xml/scan.ts"));
   const service = file.use(importSymbol("service", "model.ts"));
   const operations = file.use(importSymbol("operations", "model.ts"));
-  const methods = model.operations.map((op) => {
-    const names = operationTypeNames(op.name);
-    return (
-      `${propertyKey(op.name)}: (${paramsSignature(op, types(names.params))}, options?: ${callOptions}) => ` +
-      `core.call(${operations}.${op.name}, params, options) as Promise<${types(names.result)}>,`
-    );
+  source.addFunction({
+    name: "createClientWith",
+    isExported: true,
+    docs: docs(
+      `Creates a client over the binding given as a value (${CLIENT_BINDINGS.map((b) => b.name).join(", ")}): ` +
+        `a bundler keeps that binding's code alone. ${errors}`,
+    ),
+    parameters: [
+      { name: "binding", type: factory },
+      { name: "options", type: options },
+    ],
+    returnType: interfaceName,
+    statements: [
+      `const core = ${createCore}(${service}, options, binding, ${readXml});`,
+      `return { endpointUrl: core.endpointUrl, ...${bindOperations}(${operations}, core) };`,
+    ],
   });
+
+  const clientBinding = file.use(importSymbol("clientBinding", "runtime/client-bindings.ts"));
   source.addFunction({
     name: "createClient",
     isExported: true,
     docs: docs(
-      "Creates a client. Errors are typed: SoapFaultError, HttpBindingError, ResponseFormatError, TransportError, " +
-        "TimeoutError, ResponseTooLargeError, RedirectError (runtime/errors.js), all subclasses of ClientCallError.",
+      "Creates a client over the binding named in `config.binding`. A bundle carries all four bindings' " +
+        `client code; createClientWith(soap11, options) carries one. ${errors}`,
     ),
     parameters: [{ name: "config", type: config }],
     returnType: interfaceName,
-    statements: [
-      `const core = ${createCore}(${service}, config, ${clientBinding}(config.binding), ${readXml});`,
-      `return {\nendpointUrl: core.endpointUrl,\n${methods.join("\n")}\n};`,
-    ],
+    statements: [`return createClientWith(${clientBinding}(config.binding), config);`],
   });
 
-  const errorNames = ["ClientCallError", "SoapFaultError", "HttpBindingError", "ResponseFormatError", "TransportError", "TimeoutError", "ResponseTooLargeError", "RedirectError"];
-  for (const name of errorNames) {
-    file.use(importSymbol(name, "runtime/errors.ts"));
-  }
-  source.addExportDeclaration({
-    namedExports: errorNames,
-  });
-  source.addExportDeclaration({ isTypeOnly: true, namedExports: [callOptions, config] });
+  // ErrorCodes too: callers compare errorCode with ErrorCodes.InvalidValue and the like.
+  const errorValues = [...CLIENT_ERRORS, "ErrorCodes"].map((name) => file.use(importSymbol(name, "runtime/errors.ts")));
+  const errorTypes = ["ErrorCode", "FaultSide"].map((name) => file.use(importType(name, "runtime/errors.ts")));
+  source.addExportDeclaration({ namedExports: errorValues });
+  source.addExportDeclaration({ isTypeOnly: true, namedExports: [callOptions, config, options, ...errorTypes] });
 
-  return [file.toGeneratedFile("createClient: the typed client for all four bindings, on fetch alone.")];
+  return [file.toGeneratedFile("createClient and createClientWith: the typed client, on fetch alone.")];
 }

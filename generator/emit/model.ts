@@ -1,6 +1,9 @@
 // generated/model.ts: the ServiceModel as a typed constant, with the pieces it shares (rules, credentials,
-// records, data sets, operations) declared once and referenced, so `operations.X` is the same object as the
-// entry in `service.operations`.
+// records, data sets) declared once and referenced, so `operations.X` is the same object as the entry in
+// `service.operations`. The Operations interface types each descriptor with its Params and Result
+// (OperationModel<Params, Result>) and carries the operation's doc as JSDoc: the client's and the server's
+// method types are mapped from it (ClientOf, HandlersOf), so the docs reach them as types, never as data.
+// Exported constants carry explicit types (isolatedDeclarations); the shared pieces are module-local.
 
 import type { StatementStructures } from "ts-morph";
 import type {
@@ -12,26 +15,47 @@ import type {
 } from "../../runtime/model.js";
 import type { GeneratedFile } from "../generated-file.js";
 import { importType } from "../import-symbol.js";
+import { operationTypeNames } from "../type-names.js";
 import { StructureKind, TypeScriptFile, VariableDeclarationKind } from "../typescript-file.js";
+import type { EmitContext } from "./context.js";
 import { code, literal, propertyKey, spread, type Code } from "./literal.js";
+import { docs } from "./types.js";
 
 const RUNTIME_MODEL = "runtime/model.ts";
 
-export function emitModel(model: ServiceModel): GeneratedFile[] {
+/** An operation's JSDoc: what it does, then what it returns. */
+export function operationDoc(doc: string, result: string): string {
+  return `${doc}\n\nResolves to ${result.charAt(0).toLowerCase()}${result.slice(1)}`;
+}
+
+export function emitModel(model: ServiceModel, { docs: text }: Pick<EmitContext, "docs">): GeneratedFile[] {
   const file = new TypeScriptFile("model.ts");
   const type = (name: string): string => file.use(importType(name, RUNTIME_MODEL));
+  const types = (name: string): string => file.use(importType(name, "types.ts"));
   const credentials = model.operations[0]?.params.filter((p) => p.credential) ?? [];
 
   const statements: StatementStructures[] = [];
-  const declare = (name: string, doc: string, initializer: string, satisfies: string): void => {
+  const gap = (): { leadingTrivia?: string } => (statements.length > 0 ? { leadingTrivia: "\n" } : {});
+  /** A module-local constant, its type inferred (`as const`) and checked (`satisfies`). */
+  const local = (name: string, doc: string, initializer: string, satisfies: string): void => {
     statements.push({
       kind: StructureKind.VariableStatement,
       // A blank line between declarations; prettier keeps it.
-      ...(statements.length > 0 ? { leadingTrivia: "\n" } : {}),
-      isExported: true,
+      ...gap(),
       declarationKind: VariableDeclarationKind.Const,
       docs: [doc],
       declarations: [{ name, initializer: `${initializer} as const satisfies ${satisfies}` }],
+    });
+  };
+  /** An exported constant with its type written out. */
+  const exported = (name: string, doc: string, initializer: string, typeName: string): void => {
+    statements.push({
+      kind: StructureKind.VariableStatement,
+      ...gap(),
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      docs: [doc],
+      declarations: [{ name, type: typeName, initializer }],
     });
   };
   const byName = (items: readonly { readonly name: string }[], value: (item: never) => unknown): string =>
@@ -61,37 +85,58 @@ export function emitModel(model: ServiceModel): GeneratedFile[] {
     result: resultValue(op.result),
   });
 
-  declare(
+  local(
     "rules",
     "The named rules of the spec, each as the parameters that reference it carry it.",
     byName(usedRules(model), (rule: RuleModel) => rule),
     `Readonly<Record<string, ${type("RuleModel")}>>`,
   );
-  declare(
+  local(
     "credentials",
     "The parameters every operation takes first.",
     literal(credentials.map(paramValue)),
     `readonly ${type("ParamModel")}[]`,
   );
-  declare(
+  local(
     "records",
     "Result records by name.",
     byName(model.records, (r) => r),
     `Readonly<Record<string, ${type("RecordModel")}>>`,
   );
-  declare(
+  local(
     "dataSets",
     "DataSet results by name.",
     byName(model.dataSets, (d) => d),
     `Readonly<Record<string, ${type("DataSetModel")}>>`,
   );
-  declare(
+  const operationModel = type("OperationModel");
+  statements.push({
+    kind: StructureKind.Interface,
+    ...gap(),
+    isExported: true,
+    name: "Operations",
+    docs: docs(
+      "Every operation's descriptor by name, typed with its parameters and result. The client's methods " +
+        "(ClientOf) and the server's handlers (HandlersOf) are mapped from it and carry its docs.",
+    ),
+    properties: model.operations.map((op) => {
+      const names = operationTypeNames(op.name);
+      const opDocs = text.operations[op.name];
+      return {
+        name: propertyKey(op.name),
+        isReadonly: true,
+        ...(opDocs ? { docs: docs(operationDoc(opDocs.doc, opDocs.result)) } : {}),
+        type: `${operationModel}<${types(names.params)}, ${types(names.result)}>`,
+      };
+    }),
+  });
+  exported(
     "operations",
     "Every operation by name: `operations.InsertSubscriberSid` is that operation's OperationModel.",
     byName(model.operations, operationValue),
-    `Readonly<Record<string, ${type("OperationModel")}>>`,
+    "Operations",
   );
-  declare(
+  exported(
     "service",
     "The whole service; the codecs, the client and the server read only this.",
     literal({

@@ -1,61 +1,34 @@
-// generated/server.ts: the ExternalAPIService interface a server implements (one method per operation) and
-// createHandler(impl), which serves all four bindings, the WSDL and the help pages.
+// generated/server.ts: the ExternalAPIService interface a server implements (one handler per operation,
+// mapped from the typed descriptors in model.ts) and createHandler(impl), which serves all four bindings,
+// the WSDL and the help pages.
 
-import type { OperationModel, ServiceModel } from "../../runtime/model.js";
+import type { ServiceModel } from "../../runtime/model.js";
 import type { GeneratedFile } from "../generated-file.js";
-import type { EmitContext } from "./context.js";
 import { importSymbol, importType } from "../import-symbol.js";
-import { dataSetRowTypeName, operationTypeNames } from "../type-names.js";
 import { TypeScriptFile } from "../typescript-file.js";
-import { propertyKey } from "./literal.js";
 import { docs } from "./types.js";
 
 const RUNTIME_ERRORS = "runtime/errors.ts";
 
-export function emitServer(model: ServiceModel, { docs: text }: Pick<EmitContext, "docs">): GeneratedFile[] {
+export function emitServer(model: ServiceModel): GeneratedFile[] {
   const file = new TypeScriptFile("server.ts");
   const source = file.source;
-  const types = (name: string) => file.use(importType(name, "types.ts"));
   const context = file.use(importType("CallContext", "runtime/server.ts"));
   const serverOptions = file.use(importType("ServerOptions", "runtime/server.ts"));
 
-  const resultType = (op: OperationModel): string => {
-    if (op.result.kind !== "dataSet") return types(operationTypeNames(op.name).result);
-    const rows = file.use(importType("DataSetRows", "runtime/dataset.ts"));
-    return `${rows}<${types(dataSetRowTypeName(op.result.dataSet.name))}>`;
-  };
-
-  source.addTypeAlias({
-    name: "Received",
-    isExported: true,
-    typeParameters: ["Params"],
-    docs: docs(
-      "Parameters as a handler receives them: a dateTime arrives as the xs:dateTime text the caller sent " +
-        "(never a Date, never shifted), so the client-side `string | Date` narrows to `string`.",
-    ),
-    type: "{ [Name in keyof Params]: Exclude<Params[Name], Date> }",
-  });
-
+  const handlersOf = file.use(importType("HandlersOf", "runtime/server.ts"));
+  const received = file.use(importType("Received", "runtime/server.ts"));
+  const operations = file.use(importType("Operations", "model.ts"));
   source.addInterface({
     name: model.name,
     isExported: true,
     docs: docs(
       `What a server of ${model.name} implements. Parameters arrive converted and validated against the spec ` +
         "(defaults applied, credentials in the context). Throw a ServiceError to choose the fault or 500 text " +
-        "the caller gets; any other error becomes a generic Server fault and a log line.",
+        "the caller gets; any other error becomes a generic Server fault and a log line. One handler per " +
+        "operation, typed from its descriptor in model.ts (a DataSet result may be returned as its rows alone).",
     ),
-    methods: model.operations.map((op) => {
-      const result = resultType(op);
-      return {
-        name: propertyKey(op.name),
-        docs: docs(text.operations[op.name]!.doc),
-        parameters: [
-          { name: "params", type: `Received<${types(operationTypeNames(op.name).params)}>` },
-          { name: "context", type: context },
-        ],
-        returnType: `Promise<${result}> | ${result}`,
-      };
-    }),
+    extends: [`${handlersOf}<${operations}>`],
   });
 
   const nodeHandler = file.use(importType("NodeHandler", "runtime/server-node.ts"));
@@ -119,7 +92,7 @@ export function emitServer(model: ServiceModel, { docs: text }: Pick<EmitContext
   const reexports = ["ServiceError", "ErrorCodes", "clientError"];
   for (const name of reexports) file.use(importSymbol(name, RUNTIME_ERRORS));
   source.addExportDeclaration({ namedExports: reexports });
-  source.addExportDeclaration({ isTypeOnly: true, namedExports: [context, serverOptions, limits] });
+  source.addExportDeclaration({ isTypeOnly: true, namedExports: [context, serverOptions, limits, received] });
 
   return [file.toGeneratedFile("createHandler and the ExternalAPIService interface a server implements.")];
 }

@@ -194,6 +194,7 @@ describe("§5 DataSet", () => {
   // columns (DD3 named by ddField, as in the spec); the reader is then checked against the real spec
   // model, which must read the sample by its inline schema and leave the undeclared Name column null.
   const real = operations.GetReportViewsByDateInterval;
+  if (real.result.kind !== "dataSet") throw new Error("GetReportViewsByDateInterval returns a DataSet");
   const sampleModel: DataSetModel = {
     ...real.result.dataSet,
     columns: real.result.dataSet.columns.filter((c) => c.property !== "Name"),

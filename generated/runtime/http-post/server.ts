@@ -24,4 +24,5 @@ export const httpPostServerVariant: HttpServerVariant = {
   },
 };
 
-export const httpPostServer: ServerBindingFactory = (service) => createHttpServerBinding(httpPostServerVariant, service);
+export const httpPostServer: ServerBindingFactory = (service, options) =>
+  createHttpServerBinding(httpPostServerVariant, service, options);

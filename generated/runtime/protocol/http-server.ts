@@ -10,7 +10,7 @@ import { paramIndexes, type ParamTexts, type ParamValues } from "../params.js";
 import { oneLine } from "../safe-error.js";
 import { fromDotNetText } from "../values.js";
 import { XmlOut } from "../xml/out.js";
-import type { DecodedRequest, ServerBinding, WireRequest, WireResponse } from "./binding.js";
+import type { BindingOptions, DecodedRequest, ServerBinding, WireRequest, WireResponse } from "./binding.js";
 import { httpRootName, type HttpBindingName } from "./http.js";
 import { scalarText, writeResultChildren } from "./result.js";
 import { XSD_NS, XSI_NS } from "./soap.js";
@@ -152,7 +152,11 @@ function formTexts(form: string, params: OperationModel["params"], index: Readon
   return texts;
 }
 
-export function createHttpServerBinding(variant: HttpServerVariant, service: ServiceModel): ServerBinding {
+export function createHttpServerBinding(
+  variant: HttpServerVariant,
+  service: ServiceModel,
+  options: Pick<BindingOptions, "recordWriters"> = {},
+): ServerBinding {
   const ns = service.namespace;
   const byName = new Map(service.operations.map((op) => [op.name, op]));
   const indexes = paramIndexes(service);
@@ -189,7 +193,7 @@ export function createHttpServerBinding(variant: HttpServerVariant, service: Ser
         out.empty(root, arrayAttrs);
       } else {
         out.open(root, op.result.kind === "dataSet" ? ` xmlns="${ns}"` : arrayAttrs);
-        writeResultChildren(out, op.result, result, request);
+        writeResultChildren(out, op.result, result, request, options.recordWriters);
         out.close(root);
       }
       return { status: 200, headers: { "content-type": "text/xml; charset=utf-8" }, body: out.toString() };

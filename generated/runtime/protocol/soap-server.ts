@@ -164,7 +164,7 @@ export function createSoapServerBinding(version: SoapServerVersion, service: Ser
       if (op.result.kind === "scalar") {
         inner = `<${tag}>${escapeText(scalarText(op.result, result))}</${tag}>`;
       } else {
-        const children = compactResultChildren(op.result, result, request);
+        const children = compactResultChildren(op.result, result, request, options.recordWriters);
         inner = children === undefined ? `<${tag} />` : `<${tag}>${children}</${tag}>`;
       }
       const body = `${open}<${op.name}Response xmlns="${ns}">${inner}</${op.name}Response>${ENVELOPE_CLOSE}`;

@@ -12,7 +12,6 @@ afterAll(removeTempDirs);
 interface ModelModule {
   service: ServiceModel;
   operations: Record<string, OperationModel>;
-  credentials: unknown[];
 }
 
 describe("emitModel", () => {
@@ -40,15 +39,15 @@ describe("emitModel", () => {
     expect(module.operations.AddItem).toBe(module.service.operations[0]);
     const list = module.operations.ListItems!.result;
     expect(list.kind === "list" && list.record).toBe(module.service.records[0]);
-    expect(module.operations.GetStock!.params[0]).toBe(module.credentials[0]);
+    expect(module.operations.GetStock!.params[0]).toBe(module.operations.AddItem!.params[0]);
   });
 
-  it("imports the model types through the import layer and checks them with satisfies", async () => {
-    const { text } = await load();
-    expect(text).toContain(
-      'import type {\n  DataSetModel,\n  OperationModel,\n  ParamModel,\n  RecordModel,\n  RuleModel,\n  ServiceModel,\n} from "./runtime/model.js";',
-    );
-    expect(text).toContain("} as const satisfies ServiceModel;");
+  it("exports only the typed operations and the service; the shared pieces stay module-local", async () => {
+    const { text, module } = await load();
+    expect(Object.keys(module).sort()).toEqual(["operations", "service"]);
+    expect(text).toContain("export const operations: Operations = {");
+    expect(text).toContain("export const service: ServiceModel = {");
+    expect(text).toMatch(/readonly AddItem: OperationModel<AddItemParams, AddItemResult>;/);
     expect(text).toMatch(/params: \[\s*\.\.\.credentials,\s*\{\s*name: "label"/);
     expect(text).toContain("rules: [rules.color]");
   });

@@ -1,0 +1,166 @@
+// What a browser downloads for the generated client: a tiny entry that makes one call is bundled with
+// esbuild (minified, ESM, browser platform) in memory, and the bundle is measured and searched. The
+// one-binding form (createClientWith(soap11, ...)) must carry that binding's client half alone: no
+// server code, no other binding, no WSDL or help text, no documentation sentence of the spec.
+
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { build } from "esbuild";
+import { afterAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+
+/**
+ * The budget a one-binding client must stay within, gzipped: the measured size (about 14 KB) plus a
+ * little room, so that a regression (server code, another binding, doc text) fails here. The issue's
+ * target is 8 KB; the XML scanner alone is about 5 KB gzipped and the model about 2 KB, so that
+ * target needs a smaller reader for the client and a client-only model (see README, Client).
+ */
+const BUDGET_GZIP_BYTES = 15 * 1024;
+const TARGET_GZIP_BYTES = 8 * 1024;
+
+interface Bundle {
+  readonly text: string;
+  readonly minified: number;
+  readonly gzipped: number;
+  /** Bytes of the minified output per input module, largest first. */
+  readonly modules: readonly (readonly [string, number])[];
+}
+
+const CALL =
+  "client.InsertSubscriberSid({ strMailingListID: 1, strEmail: 'a@example.com' }).then((id) => console.log(id));";
+const CONFIG = "{ baseUrl: 'https://example.com/api', username: 'user', password: 'secret' }";
+
+async function bundle(entry: string): Promise<Bundle> {
+  const result = await build({
+    stdin: { contents: entry, resolveDir: ROOT, sourcefile: "entry.ts", loader: "ts" },
+    bundle: true,
+    minify: true,
+    format: "esm",
+    platform: "browser",
+    write: false,
+    metafile: true,
+    logLevel: "silent",
+  });
+  const output = result.outputFiles[0]!.contents;
+  const inputs = Object.values(result.metafile.outputs)[0]!.inputs;
+  return {
+    text: new TextDecoder().decode(output),
+    minified: output.length,
+    gzipped: gzipSync(output, { level: 9 }).length,
+    modules: Object.entries(inputs)
+      .map(([file, info]) => [file, info.bytesInOutput] as const)
+      .sort((a, b) => b[1] - a[1]),
+  };
+}
+
+const oneBinding = (binding: string): string =>
+  `import { createClientWith, ${binding} } from "./generated/client.js";\n` +
+  `const client = createClientWith(${binding}, ${CONFIG});\n${CALL}\n`;
+
+const byName =
+  `import { createClient } from "./generated/client.js";\n` +
+  `const client = createClient({ ...${CONFIG}, binding: "soap11" });\n${CALL}\n`;
+
+/** Every documentation text of the spec at least 30 characters long, whitespace collapsed. */
+function specDocs(): string[] {
+  const docs: string[] = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (typeof node === "object" && node !== null) {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === "doc" && typeof value === "string") docs.push(value.replace(/\s+/g, " ").trim());
+        else walk(value);
+      }
+    }
+  };
+  walk(parse(readFileSync(path.join(ROOT, "spec/ExternalAPIService.yaml"), "utf8")));
+  return docs.filter((doc) => doc.length >= 30);
+}
+
+/** Strings only server, WSDL or help code holds; none may reach a client bundle. */
+const SERVER_ONLY = [
+  "wsdl:definitions",
+  "Service Description",
+  "Server did not recognize the value of HTTP Header SOAPAction",
+  "Web Service method name is not valid",
+  "Root element is missing.",
+  "<faultcode>",
+  "<soap:Reason>",
+  "The implementation has no",
+  "Request format is invalid",
+  "The server could not complete the request.",
+];
+
+const ENVELOPE = { soap11: "http://schemas.xmlsoap.org/soap/envelope/", soap12: "http://www.w3.org/2003/05/soap-envelope" };
+
+/** Strings of the other bindings' client halves, by binding. */
+const OTHER_BINDINGS: Record<string, readonly string[]> = {
+  soap11: [ENVELOPE.soap12, "application/x-www-form-urlencoded", "ArrayOf"],
+  soap12: [ENVELOPE.soap11, "application/x-www-form-urlencoded", "ArrayOf"],
+  httpGet: [ENVELOPE.soap11, ENVELOPE.soap12, "application/x-www-form-urlencoded"],
+  httpPost: [ENVELOPE.soap11, ENVELOPE.soap12],
+};
+
+const measured: string[] = [];
+
+afterAll(() => {
+  console.log(`client bundle sizes (esbuild --minify, gzip -9):\n${measured.join("\n")}`);
+});
+
+function record(label: string, b: Bundle): void {
+  const top = b.modules
+    .slice(0, 4)
+    .map(([file, bytes]) => `${file.replace(/^generated\//, "")} ${bytes}`)
+    .join(", ");
+  measured.push(`  ${label.padEnd(34)} ${String(b.minified).padStart(6)} B minified, ${String(b.gzipped).padStart(5)} B gzipped (largest: ${top})`);
+}
+
+describe("client bundle", () => {
+  const docs = specDocs();
+
+  it("the spec has documentation to look for (the doc check can fail)", () => {
+    expect(docs.length).toBeGreaterThan(50);
+  });
+
+  describe.each(["soap11", "soap12", "httpGet", "httpPost"])("createClientWith(%s, ...)", (binding) => {
+    let b: Bundle;
+
+    it("bundles", async () => {
+      b = await bundle(oneBinding(binding));
+      record(`createClientWith(${binding})`, b);
+      expect(b.text.includes("InsertSubscriberSid")).toBe(true);
+    });
+
+    it("holds no server, WSDL or help code", () => {
+      expect(SERVER_ONLY.filter((text) => b.text.includes(text))).toEqual([]);
+      expect(b.modules.map(([file]) => file).filter((file) => /server|bindings\.ts|wsdl|help|docs\.ts/.test(file))).toEqual([]);
+    });
+
+    it("holds no documentation sentence of the spec", () => {
+      expect(docs.filter((doc) => b.text.includes(doc))).toEqual([]);
+    });
+
+    it("holds no other binding", () => {
+      expect(OTHER_BINDINGS[binding]!.filter((text) => b.text.includes(text))).toEqual([]);
+      const others = ["soap11", "soap12", "http-get", "http-post"].filter((dir) => dir !== binding.replace(/^http(Get|Post)$/, (_, m: string) => `http-${m.toLowerCase()}`));
+      expect(b.modules.map(([file]) => file).filter((file) => others.some((dir) => file.includes(`/${dir}/`)))).toEqual([]);
+    });
+
+    it(`is at most ${BUDGET_GZIP_BYTES} bytes gzipped`, () => {
+      expect(b.gzipped).toBeLessThanOrEqual(BUDGET_GZIP_BYTES);
+    });
+
+    it.todo(`is at most ${TARGET_GZIP_BYTES} bytes gzipped (the issue's target; needs a smaller client XML reader)`);
+  });
+
+  it("createClient({ binding }) carries the four client halves and still no server code", async () => {
+    const b = await bundle(byName);
+    record("createClient({ binding: name })", b);
+    expect(b.text.includes(ENVELOPE.soap11) && b.text.includes(ENVELOPE.soap12)).toBe(true);
+    expect(SERVER_ONLY.filter((text) => b.text.includes(text))).toEqual([]);
+    expect(docs.filter((doc) => b.text.includes(doc))).toEqual([]);
+  });
+});
