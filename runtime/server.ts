@@ -9,7 +9,7 @@ import type { DataSetResult, DataSetRows } from "./dataset.js";
 import type { OperationModel, ServiceModel } from "./model.js";
 import { readParams, type ParamValues } from "./params.js";
 import type { ServerBinding, ServerBindingFactory, WireRequest, WireResponse, XmlReader } from "./protocol/binding.js";
-import { ResultShapeError } from "./protocol/result.js";
+import { ResultShapeError, type RecordWriters } from "./protocol/result.js";
 import { createRouter, isBinding } from "./protocol/route.js";
 import { ECHO_MAX } from "./protocol/soap.js";
 import { LAST_RESORT, LAST_RESORT_MESSAGE, textErrorResponse } from "./protocol/text-error.js";
@@ -257,6 +257,7 @@ export function createServiceCore(
   factories: Readonly<Record<BindingName, ServerBindingFactory>>,
   readXml: XmlReader,
   serverOptions: ServerOptions = {},
+  recordWriters?: RecordWriters,
 ): ServiceCore {
   const options: ResolvedServerOptions = {
     maxBodyBytes: positive("maxBodyBytes", serverOptions.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
@@ -285,6 +286,7 @@ export function createServiceCore(
   };
   const bindingOptions = {
     readXml,
+    recordWriters,
     maxDepth: options.maxDepth,
     maxElements: options.maxElements,
     maxAttributes: options.maxAttributes,

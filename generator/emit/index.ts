@@ -15,6 +15,7 @@ import { emitRuntime } from "./runtime.js";
 import { emitServer } from "./server.js";
 import { emitTsconfig } from "./tsconfig.js";
 import { emitTypes } from "./types.js";
+import { emitWriters } from "./writers.js";
 import { emitWsdl } from "./wsdl.js";
 
 export type { EmitContext };
@@ -35,6 +36,7 @@ export const emitters: readonly { readonly name: string; readonly emit: Emitter 
   { name: "help", emit: emitHelp },
   { name: "client", emit: emitClient },
   { name: "server", emit: emitServer },
+  { name: "writers", emit: emitWriters },
 ];
 
 /** Every output file, finished and sorted by path; the same bytes on every run. */

@@ -52,6 +52,7 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
   const wsdlFor = file.use(importSymbol("wsdlFor", "wsdl.ts"));
   const helpIndex = file.use(importSymbol("helpIndexHtml", "help.ts"));
   const helpOperation = file.use(importSymbol("helpOperationHtml", "help.ts"));
+  const recordWriters = file.use(importSymbol("recordWriters", "writers.ts"));
   source.addFunction({
     name: "createHandler",
     isExported: true,
@@ -66,7 +67,7 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
     returnType: "ServiceHandler",
     statements: [
       `const documents = { ${wsdlFor}, ${helpIndex}, ${helpOperation} };`,
-      `const core = ${createCore}(${service}, implementation, documents, ${factories}, ${readXml}, options);`,
+      `const core = ${createCore}(${service}, implementation, documents, ${factories}, ${readXml}, options, ${recordWriters});`,
       `return Object.assign(${createNode}(core), { fetch: ${createFetch}(core) });`,
     ],
   });

@@ -8,4 +8,5 @@ export const httpGetServerVariant: HttpServerVariant = {
   fromRequest: (request) => request.query,
 };
 
-export const httpGetServer: ServerBindingFactory = (service) => createHttpServerBinding(httpGetServerVariant, service);
+export const httpGetServer: ServerBindingFactory = (service, options) =>
+  createHttpServerBinding(httpGetServerVariant, service, options);

@@ -11,7 +11,7 @@ export const httpPostServerVariant: HttpServerVariant = {
   binding: "httpPost",
   fromRequest(request) {
     const contentType = request.headers["content-type"] ?? "";
-    const mediaType = contentType.split(";")[0].trim().toLowerCase();
+    const mediaType = contentType.split(";")[0]!.trim().toLowerCase();
     if (mediaType !== FORM_CONTENT_TYPE) {
       throw new ServiceError(ErrorCodes.UnsupportedMediaType, `Request format is invalid: ${mediaType === "" ? "(none)" : oneLine(mediaType, 40)}.`, {
         side: "client",
@@ -22,4 +22,5 @@ export const httpPostServerVariant: HttpServerVariant = {
   },
 };
 
-export const httpPostServer: ServerBindingFactory = (service) => createHttpServerBinding(httpPostServerVariant, service);
+export const httpPostServer: ServerBindingFactory = (service, options) =>
+  createHttpServerBinding(httpPostServerVariant, service, options);

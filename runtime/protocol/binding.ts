@@ -2,6 +2,7 @@
 // module: the client half (encodeRequest + decodeResponse) and the server half (decodeRequest +
 // encodeResponse + encodeError).
 
+import type { RecordWriters } from "./result.js";
 import type { ServiceError } from "../errors.js";
 import type { OperationModel, ServiceModel } from "../model.js";
 import type { ParamTexts, ParamValues, Presence } from "../params.js";
@@ -44,6 +45,8 @@ export interface BindingOptions {
   readonly maxAttributes?: number;
   /** Elements per document; the reader's default when absent. */
   readonly maxElements?: number;
+  /** Server halves: the generated record writers (generated/writers.ts); made from the model when absent. */
+  readonly recordWriters?: RecordWriters;
 }
 
 /**

@@ -8,7 +8,7 @@ import { paramIndexes, type ParamTexts, type ParamValues } from "../params.js";
 import { oneLine } from "../safe-error.js";
 import { fromDotNetText } from "../values.js";
 import { XmlOut } from "../xml/out.js";
-import type { DecodedRequest, ServerBinding, WireRequest, WireResponse } from "./binding.js";
+import type { BindingOptions, DecodedRequest, ServerBinding, WireRequest, WireResponse } from "./binding.js";
 import { httpRootName, type HttpBindingName } from "./http.js";
 import { scalarText, writeResultChildren } from "./result.js";
 import { XSD_NS, XSI_NS } from "./soap.js";
@@ -141,7 +141,7 @@ function formTexts(form: string, params: OperationModel["params"], index: Readon
       const i = name === undefined ? undefined : index.get(name);
       if (i !== undefined && texts[i] === undefined) {
         const value = hasValue ? decodeFormPart(form.slice(eq + 1, end)) : "";
-        if (value === undefined) throw invalidEncoding(params[i].name);
+        if (value === undefined) throw invalidEncoding(params[i]!.name); // i comes from the index of params
         texts[i] = value;
       }
     }
@@ -150,7 +150,11 @@ function formTexts(form: string, params: OperationModel["params"], index: Readon
   return texts;
 }
 
-export function createHttpServerBinding(variant: HttpServerVariant, service: ServiceModel): ServerBinding {
+export function createHttpServerBinding(
+  variant: HttpServerVariant,
+  service: ServiceModel,
+  options: Pick<BindingOptions, "recordWriters"> = {},
+): ServerBinding {
   const ns = service.namespace;
   const byName = new Map(service.operations.map((op) => [op.name, op]));
   const indexes = paramIndexes(service);
@@ -173,7 +177,8 @@ export function createHttpServerBinding(variant: HttpServerVariant, service: Ser
       const texts = formTexts(variant.fromRequest(request), params, indexes.get(op) as Map<string, number>);
       for (let i = 0; i < params.length; i++) {
         const text = texts[i];
-        if (text !== undefined && params[i].type !== "string") texts[i] = fromDotNetText(params[i].type, text);
+        const type = params[i]!.type;
+        if (text !== undefined && type !== "string") texts[i] = fromDotNetText(type, text);
       }
       return { op, texts };
     },
@@ -187,7 +192,7 @@ export function createHttpServerBinding(variant: HttpServerVariant, service: Ser
         out.empty(root, arrayAttrs);
       } else {
         out.open(root, op.result.kind === "dataSet" ? ` xmlns="${ns}"` : arrayAttrs);
-        writeResultChildren(out, op.result, result, request);
+        writeResultChildren(out, op.result, result, request, options.recordWriters);
         out.close(root);
       }
       return { status: 200, headers: { "content-type": "text/xml; charset=utf-8" }, body: out.toString() };

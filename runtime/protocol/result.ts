@@ -5,9 +5,9 @@ import { readDataSet, writeDataSet, type DataSetResult } from "../dataset.js";
 import type { OperationModel, RecordModel, ResultModel, SoapType } from "../model.js";
 import type { ParamValues } from "../params.js";
 import { ConversionError, formatterOf, formatValue, parseValue } from "../values.js";
-import { escapeText } from "../xml/write.js";
 import type { XmlElement } from "../xml/tree.js";
-import { tagMarkup, XmlOut, type TagMarkup } from "../xml/out.js";
+import { escapeText } from "../xml/write.js";
+import { XmlOut } from "../xml/out.js";
 
 type Fields = Readonly<Record<string, unknown>>;
 
@@ -24,134 +24,178 @@ function asFields(value: unknown, what: string): Fields {
   return value as Fields;
 }
 
-/** A field value to its element text, escaped; throws (ConversionError, RangeError) for a wrong value. */
-type TextOf = (value: unknown) => string;
+// ---- Record writers ----------------------------------------------------------------------------
+//
+// One mechanism for every layout. A RecordLayout holds a record's markup, made once per record model,
+// layout and depth: compact for SOAP bodies; indented for the HTTP bindings, where a list's records sit one
+// level deeper than a record result's fields. A RecordWrite turns one record into its XML between that
+// markup, as one string. The generator emits one RecordWrite per record (generated/writers.ts: direct
+// property reads, one typed call per field); recordWrite() below makes the same from the model alone, for a
+// service built at run time. Both use the field functions below, so the text and the refusals are the same.
+//
+// Strings, not bytes: on V8 a record concatenated from a few pieces and encoded once at the end (one native
+// copy) measured ~3x faster than storing the same bytes into a Uint8Array from JavaScript (bench/README.md).
 
-function stringText(value: unknown): string {
-  if (typeof value !== "string") throw new ConversionError("string", "is not a string");
-  return escapeText(value);
+/** A record's markup in one layout. */
+export interface RecordLayout {
+  readonly record: string;
+  /** The record's own tags with the line break and indentation before them; "" for a record result, whose
+   * fields go directly inside the element that holds the result. */
+  readonly open: string;
+  readonly close: string;
+  /** Per field: its name, and `<F>`, `</F>`, `<F />` (the line break and indentation before the tags). */
+  readonly names: readonly string[];
+  readonly fieldOpen: readonly string[];
+  readonly fieldClose: readonly string[];
+  readonly fieldEmpty: readonly string[];
+}
+
+/** One record (a handler's value, checked here) as XML in a layout; throws ResultShapeError. */
+export type RecordWrite = (value: unknown, layout: RecordLayout) => string;
+
+/** Generated record writers by record name (generated/writers.ts); a missing one is made from the model. */
+export type RecordWriters = { readonly [record: string]: RecordWrite | undefined };
+
+function separator(pretty: boolean, depth: number): string {
+  return pretty ? "\n" + "  ".repeat(depth) : "";
+}
+
+function makeLayout(record: RecordModel, pretty: boolean, depth: number, tags: boolean): RecordLayout {
+  const outer = separator(pretty, depth);
+  const inner = separator(pretty, tags ? depth + 1 : depth);
+  return {
+    record: record.name,
+    open: tags ? `${outer}<${record.name}>` : "",
+    close: tags ? `${outer}</${record.name}>` : "",
+    names: record.fields.map((f) => f.name),
+    fieldOpen: record.fields.map((f) => `${inner}<${f.name}>`),
+    fieldClose: record.fields.map((f) => `</${f.name}>`),
+    fieldEmpty: record.fields.map((f) => `${inner}<${f.name} />`),
+  };
+}
+
+const layouts = new WeakMap<RecordModel, Map<number, RecordLayout>>();
+
+/** The layout of a record at `depth` (its fields at depth + 1 with its tags, at depth without), made once. */
+export function recordLayout(record: RecordModel, pretty: boolean, depth: number, tags: boolean): RecordLayout {
+  let byKey = layouts.get(record);
+  if (byKey === undefined) layouts.set(record, (byKey = new Map()));
+  const key = (pretty ? depth * 4 + 2 : 0) + (tags ? 1 : 0);
+  let layout = byKey.get(key);
+  if (layout === undefined) byKey.set(key, (layout = makeLayout(record, pretty, depth, tags)));
+  return layout;
+}
+
+/** The handler's value as a record's fields; throws ResultShapeError when it is not an object. */
+export function recordFields(value: unknown, layout: RecordLayout): Fields {
+  return asFields(value, layout.record);
+}
+
+function missing(layout: RecordLayout, i: number): ResultShapeError {
+  return new ResultShapeError(`${layout.record}.${layout.names[i]} is missing`);
+}
+
+function refused(layout: RecordLayout, i: number, error: unknown): ResultShapeError {
+  return new ResultShapeError(`${layout.record}.${layout.names[i]} ${(error as Error).message}`);
+}
+
+/** A string field's element: null/undefined is omitted, as .NET does; "" is `<F />`. */
+export function stringElement(layout: RecordLayout, i: number, value: unknown): string {
+  if (typeof value === "string") {
+    if (value === "") return layout.fieldEmpty[i]!;
+    let text: string;
+    try {
+      text = escapeText(value);
+    } catch (error) {
+      throw refused(layout, i, error);
+    }
+    return layout.fieldOpen[i] + text + layout.fieldClose[i];
+  }
+  if (value === undefined || value === null) return "";
+  throw refused(layout, i, new ConversionError("string", "is not a string"));
 }
 
 const formatInt = formatterOf("int");
 
-/** Ints are most of a record's fields: a whole number in the 32-bit range (`v | 0` keeps exactly those)
- * is written directly; anything else goes through the formatter, which gives the verdict and message. */
-function intText(value: unknown): string {
-  return typeof value === "number" && (value | 0) === value ? String(value) : formatInt(value);
-}
-
-/** The text function of a field type, chosen once per field. Only strings can hold markup characters:
- * the other types' texts are validated numbers, dates and booleans, so they are not escaped. */
-function textOf(type: SoapType): TextOf {
-  if (type === "string") return stringText;
-  if (type === "int") return intText;
-  return formatterOf(type);
-}
-
-interface FieldWriter {
-  readonly name: string;
-  /** A null/undefined string field is omitted, as .NET does; any other field must be there. */
-  readonly optional: boolean;
-  readonly text: TextOf;
-  readonly tag: TagMarkup;
-}
-
-/** A record's element markup and field formatters, made once per record model (list results write
- * them for every item). */
-interface RecordWriter {
-  readonly name: string;
-  readonly tag: TagMarkup;
-  readonly fields: readonly FieldWriter[];
-  /**
-   * The compact markup between field texts when every field has a non-empty text, adjacent tags merged:
-   * `<R><F0>`, `</F0><F1>`, ..., `</Fn></R>`. Half as many pieces to concatenate as tag by tag, which
-   * is most of the time a list answer takes.
-   */
-  readonly between: readonly string[];
-}
-
-const recordWriters = new WeakMap<RecordModel, RecordWriter>();
-
-function recordWriter(record: RecordModel): RecordWriter {
-  let writer = recordWriters.get(record);
-  if (writer === undefined) {
-    const tag = tagMarkup(record.name);
-    const fields = record.fields.map((f) => ({
-      name: f.name,
-      optional: f.type === "string",
-      text: textOf(f.type),
-      tag: tagMarkup(f.name),
-    }));
-    const between = [tag.open];
-    fields.forEach((f, i) => {
-      between[i] += f.tag.open;
-      between.push(f.tag.close);
-    });
-    between[fields.length] += tag.close;
-    writer = { name: record.name, tag, fields, between };
-    recordWriters.set(record, writer);
-  }
-  return writer;
-}
-
-/** One field's element text, or undefined when the field is omitted. */
-function fieldText(record: RecordWriter, field: FieldWriter, fields: Fields): string | undefined {
-  const v = fields[field.name];
-  if (v === undefined || v === null) {
-    if (field.optional) return undefined;
-    throw new ResultShapeError(`${record.name}.${field.name} is missing`);
-  }
-  try {
-    return field.text(v);
-  } catch (error) {
-    throw new ResultShapeError(`${record.name}.${field.name} ${(error as Error).message}`);
-  }
-}
-
-function writeFields(out: XmlOut, record: RecordWriter, value: unknown): void {
-  const fields = asFields(value, record.name);
-  const writers = record.fields;
-  for (let i = 0; i < writers.length; i++) {
-    const field = writers[i];
-    const text = fieldText(record, field, fields);
-    if (text !== undefined) out.rawLeafTag(field.tag, text);
-  }
-}
-
-/** Writes a record's fields as child elements; a null/undefined string field is omitted, as .NET does. */
-export function writeRecordFields(out: XmlOut, record: RecordModel, value: unknown): void {
-  writeFields(out, recordWriter(record), value);
+/** An int field's element. A whole number in the 32-bit range (`v | 0` keeps exactly those) is written
+ * directly; anything else goes through the formatter, which gives the verdict and message. */
+export function intElement(layout: RecordLayout, i: number, value: unknown): string {
+  if (typeof value === "number" && (value | 0) === value) return layout.fieldOpen[i] + String(value) + layout.fieldClose[i];
+  return valueElement(layout, i, value, formatInt);
 }
 
 /**
- * A record element in the compact layout (no whitespace), the SOAP bodies' shape. Written without
- * XmlOut: a list answer writes hundreds of records, and its time goes into joining strings. The usual
- * record, every field with a non-empty text, is one concatenation over `between`; a record with an
- * omitted or empty field is written again tag by tag (taken only by such records).
+ * The element of a field of another type, through its formatter (which validates). Only strings can hold
+ * markup characters: the other types' texts are validated numbers, dates and booleans, not escaped again.
  */
-function compactRecord(record: RecordWriter, value: unknown): string {
-  const fields = asFields(value, record.name);
-  const writers = record.fields;
-  const between = record.between;
-  let xml = between[0];
-  for (let i = 0; i < writers.length; i++) {
-    const text = fieldText(record, writers[i], fields);
-    if (text === undefined || text === "") return compactRecordByTag(record, fields);
-    xml += text + between[i + 1];
+export function valueElement(layout: RecordLayout, i: number, value: unknown, format: (value: unknown) => string): string {
+  if (value === undefined || value === null) throw missing(layout, i);
+  let text: string;
+  try {
+    text = format(value);
+  } catch (error) {
+    throw refused(layout, i, error);
   }
-  return xml;
+  return text === "" ? layout.fieldEmpty[i]! : layout.fieldOpen[i] + text + layout.fieldClose[i];
 }
 
-/** compactRecord for a record with an omitted (null string) or empty field: `<F />` or nothing. */
-function compactRecordByTag(record: RecordWriter, fields: Fields): string {
-  const writers = record.fields;
-  let xml = record.tag.open;
-  for (let i = 0; i < writers.length; i++) {
-    const text = fieldText(record, writers[i], fields);
-    const tag = writers[i].tag;
-    if (text !== undefined) xml += text === "" ? tag.empty : tag.open + text + tag.close;
+type FieldElement = (layout: RecordLayout, i: number, value: unknown) => string;
+
+/** The element function of a field type, for recordWrite. */
+function fieldElement(type: SoapType): FieldElement {
+  if (type === "string") return stringElement;
+  if (type === "int") return intElement;
+  const format = formatterOf(type);
+  return (layout, i, value) => valueElement(layout, i, value, format);
+}
+
+const modelWriters = new WeakMap<RecordModel, RecordWrite>();
+
+/** A RecordWrite made from the model: what generated/writers.ts holds, for a record without one there. */
+export function recordWrite(record: RecordModel): RecordWrite {
+  let write = modelWriters.get(record);
+  if (write === undefined) {
+    const names = record.fields.map((f) => f.name);
+    const elements = record.fields.map((f) => fieldElement(f.type));
+    write = (value, layout) => {
+      const fields = recordFields(value, layout);
+      let xml = layout.open;
+      for (let i = 0; i < elements.length; i++) xml += elements[i]!(layout, i, fields[names[i]!]);
+      return xml + layout.close;
+    };
+    modelWriters.set(record, write);
   }
-  return xml + record.tag.close;
+  return write;
+}
+
+function writerOf(record: RecordModel, writers: RecordWriters | undefined): RecordWrite {
+  return writers?.[record.name] ?? recordWrite(record);
+}
+
+/** The layout for records written next into `out`, at its depth. */
+function layoutIn(out: XmlOut, record: RecordModel, tags: boolean): RecordLayout {
+  return recordLayout(record, out.pretty, out.depth, tags);
+}
+
+/** Appends records' markup to `out`; at the very start of a document without the line break before it,
+ * as XmlOut writes a first element. */
+function append(out: XmlOut, xml: string): void {
+  out.raw(out.pretty && out.atStart ? xml.slice(xml.indexOf("<")) : xml);
+}
+
+/** Writes a record's fields as child elements; a null/undefined string field is omitted, as .NET does. */
+export function writeRecordFields(out: XmlOut, record: RecordModel, value: unknown, writers?: RecordWriters): void {
+  append(out, writerOf(record, writers)(value, layoutIn(out, record, false)));
+}
+
+/** A list's records in a layout, as one string (join makes it flat: `+=` over hundreds of records would
+ * leave a deep rope for the socket write to flatten). */
+function listXml(record: RecordModel, value: unknown, layout: RecordLayout, writers: RecordWriters | undefined): string {
+  if (!Array.isArray(value)) throw new ResultShapeError(`the result is not an array of ${record.name}`);
+  const write = writerOf(record, writers);
+  const parts = new Array<string>(value.length);
+  for (let i = 0; i < value.length; i++) parts[i] = write(value[i], layout);
+  return parts.join("");
 }
 
 /** The rows of a DataSet handler result: an array of rows or a DataSetResult. */
@@ -163,25 +207,26 @@ export function dataSetRows(value: unknown): readonly Fields[] {
 }
 
 /**
- * Writes the children of the element that holds a list, record or DataSet result.
+ * Writes the children of the element that holds a list, record or DataSet result, in the writer's layout.
  * Returns false when there is nothing to write (an empty list), so the caller can write `<x />`.
  */
-export function writeResultChildren(out: XmlOut, result: ResultModel, value: unknown, request: ParamValues): boolean {
+export function writeResultChildren(
+  out: XmlOut,
+  result: ResultModel,
+  value: unknown,
+  request: ParamValues,
+  writers?: RecordWriters,
+): boolean {
   switch (result.kind) {
     case "scalar":
       throw new ResultShapeError("a scalar result has no children");
     case "list": {
-      if (!Array.isArray(value)) throw new ResultShapeError(`the result is not an array of ${result.record.name}`);
-      const writer = recordWriter(result.record);
-      for (let i = 0; i < value.length; i++) {
-        out.openTag(writer.tag);
-        writeFields(out, writer, value[i]);
-        out.closeTag(writer.tag);
-      }
-      return value.length > 0;
+      const xml = listXml(result.record, value, layoutIn(out, result.record, true), writers);
+      append(out, xml);
+      return xml !== "";
     }
     case "record":
-      writeRecordFields(out, result.record, value);
+      writeRecordFields(out, result.record, value, writers);
       return true;
     case "dataSet":
       writeDataSet(out, result.dataSet, dataSetRows(value), request);
@@ -193,26 +238,22 @@ export function writeResultChildren(out: XmlOut, result: ResultModel, value: unk
  * writeResultChildren in the compact layout, as one string: what a SOAP body holds. Returns undefined
  * when there is nothing to write (an empty list), so the caller can write `<x />`.
  */
-export function compactResultChildren(result: ResultModel, value: unknown, request: ParamValues): string | undefined {
+export function compactResultChildren(
+  result: ResultModel,
+  value: unknown,
+  request: ParamValues,
+  writers?: RecordWriters,
+): string | undefined {
   switch (result.kind) {
     case "list": {
-      if (!Array.isArray(value)) throw new ResultShapeError(`the result is not an array of ${result.record.name}`);
-      if (value.length === 0) return undefined;
-      const writer = recordWriter(result.record);
-      // One string per record, joined once: join builds the answer flat, where `+=` over hundreds of
-      // records would leave a deep rope for the socket write to flatten.
-      const parts = new Array<string>(value.length);
-      for (let i = 0; i < value.length; i++) parts[i] = compactRecord(writer, value[i]);
-      return parts.join("");
+      const xml = listXml(result.record, value, recordLayout(result.record, false, 0, true), writers);
+      return xml === "" ? undefined : xml;
     }
-    case "record": {
-      // The fields go directly inside the result element: the record's own tags are cut off.
-      const writer = recordWriter(result.record);
-      return compactRecord(writer, value).slice(writer.tag.open.length, -writer.tag.close.length);
-    }
+    case "record":
+      return writerOf(result.record, writers)(value, recordLayout(result.record, false, 0, false));
     default: {
       const out = new XmlOut(false);
-      return writeResultChildren(out, result, value, request) ? out.toString() : undefined;
+      return writeResultChildren(out, result, value, request, writers) ? out.toString() : undefined;
     }
   }
 }

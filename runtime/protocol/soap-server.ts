@@ -136,9 +136,9 @@ export function createSoapServerBinding(version: SoapServerVersion, service: Ser
     // Clients send the parameters in order, so the next one is tried before the look-up by name.
     let next = 0;
     for (let k = 0; k < children.length; k++) {
-      const c = children[k];
+      const c = children[k]!;
       if (c.ns !== ns) continue;
-      const i = next < count && params[next].name === c.local ? next : index.get(c.local);
+      const i = next < count && params[next]!.name === c.local ? next : index.get(c.local);
       if (i === undefined || texts[i] !== undefined) continue;
       next = i + 1;
       texts[i] = c.attrs.length > 0 && isNil(c.attrs) ? undefined : c.text;
@@ -162,7 +162,7 @@ export function createSoapServerBinding(version: SoapServerVersion, service: Ser
       if (op.result.kind === "scalar") {
         inner = `<${tag}>${escapeText(scalarText(op.result, result))}</${tag}>`;
       } else {
-        const children = compactResultChildren(op.result, result, request);
+        const children = compactResultChildren(op.result, result, request, options.recordWriters);
         inner = children === undefined ? `<${tag} />` : `<${tag}>${children}</${tag}>`;
       }
       const body = `${open}<${op.name}Response xmlns="${ns}">${inner}</${op.name}Response>${ENVELOPE_CLOSE}`;

@@ -4,21 +4,11 @@
 
 import { escapeText } from "./write.js";
 
-/** An element name's markup, made once and reused: `<n>`, `</n>`, `<n />`. */
-export interface TagMarkup {
-  readonly open: string;
-  readonly close: string;
-  readonly empty: string;
-}
-
-export function tagMarkup(name: string): TagMarkup {
-  return { open: `<${name}>`, close: `</${name}>`, empty: `<${name} />` };
-}
-
 export class XmlOut {
   private out = "";
-  private depth: number;
-  private readonly pretty: boolean;
+  /** Nesting of the next element (indented layout): record writers choose their layout by it. */
+  depth: number;
+  readonly pretty: boolean;
 
   constructor(pretty: boolean, depth = 0) {
     this.pretty = pretty;
@@ -27,6 +17,11 @@ export class XmlOut {
 
   private line(): void {
     if (this.pretty && this.out !== "") this.out += "\n" + "  ".repeat(this.depth);
+  }
+
+  /** Whether nothing has been written yet (the first element gets no line break before it). */
+  get atStart(): boolean {
+    return this.out === "";
   }
 
   /** Raw markup, written as is. */
@@ -54,30 +49,6 @@ export class XmlOut {
   leaf(tag: string, text: string, attrs = ""): this {
     this.line();
     this.out += text === "" ? `<${tag}${attrs} />` : `<${tag}${attrs}>${escapeText(text)}</${tag}>`;
-    return this;
-  }
-
-  /** As open(name) for a name without attributes, from markup made once (list results write many). */
-  openTag(tag: TagMarkup): this {
-    this.line();
-    this.out += tag.open;
-    this.depth++;
-    return this;
-  }
-
-  /** As close(name), from markup made once. */
-  closeTag(tag: TagMarkup): this {
-    this.depth--;
-    this.line();
-    this.out += tag.close;
-    return this;
-  }
-
-  /** As leaf(name, text) for a name without attributes, from markup made once, for text that is
-   * already escaped or needs no escaping (record fields: see result.ts). */
-  rawLeafTag(tag: TagMarkup, text: string): this {
-    this.line();
-    this.out += text === "" ? tag.empty : tag.open + text + tag.close;
     return this;
   }
 

@@ -1,0 +1,71 @@
+// generated/writers.ts (server only): one record writer per record type, the markup in a layout the runtime
+// makes once (runtime/protocol/result.ts RecordLayout), the fields read by name and written by a typed
+// call each. A list answer of hundreds of records is where the server spends its time; these replace the
+// runtime's loop over the field models (recordWrite), which writes the same bytes for a service without them.
+
+import type { RecordModel, ServiceModel, SoapType } from "../../runtime/model.js";
+import type { GeneratedFile } from "../generated-file.js";
+import { importSymbol, importType } from "../import-symbol.js";
+import { TypeScriptFile } from "../typescript-file.js";
+import { literal } from "./literal.js";
+
+const RESULT = "runtime/protocol/result.ts";
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/** `r.Name`, or `r["odd-name"]` for a name that is not an identifier. */
+function read(object: string, name: string): string {
+  return IDENTIFIER.test(name) ? `${object}.${name}` : `${object}[${literal(name)}]`;
+}
+
+/** The module-local name of a type's formatter constant. */
+function formatterName(type: SoapType): string {
+  return `format${type.charAt(0).toUpperCase()}${type.slice(1)}`;
+}
+
+export function emitWriters(model: ServiceModel): GeneratedFile[] {
+  const file = new TypeScriptFile("writers.ts");
+  const source = file.source;
+  const layout = file.use(importType("RecordLayout", RESULT));
+  const writersType = file.use(importType("RecordWriters", RESULT));
+  const fields = file.use(importSymbol("recordFields", RESULT));
+  const formatters = new Set<SoapType>();
+
+  const element = (record: RecordModel, i: number): string => {
+    const field = record.fields[i]!;
+    const value = read("r", field.name);
+    if (field.type === "string") return `${file.use(importSymbol("stringElement", RESULT))}(m, ${i}, ${value})`;
+    if (field.type === "int") return `${file.use(importSymbol("intElement", RESULT))}(m, ${i}, ${value})`;
+    formatters.add(field.type);
+    return `${file.use(importSymbol("valueElement", RESULT))}(m, ${i}, ${value}, ${formatterName(field.type)})`;
+  };
+
+  const functions = model.records.map((record, index) => {
+    const name = IDENTIFIER.test(record.name) ? `write${record.name}` : `writeRecord${index}`;
+    const parts = ["m.open", ...record.fields.map((_, i) => element(record, i)), "m.close"];
+    const text =
+      `/** ${record.name} as XML in a layout: ${record.fields.map((f) => f.name).join(", ")}. */\n` +
+      `function ${name}(value: unknown, m: ${layout}): string {\n` +
+      `  const r = ${fields}(value, m);\n` +
+      `  return ${parts.join(" + ")};\n` +
+      `}\n`;
+    return { record, name, text };
+  });
+
+  if (formatters.size > 0) {
+    const formatterOf = file.use(importSymbol("formatterOf", "runtime/values.ts"));
+    source.addStatements(
+      [...formatters]
+        .sort()
+        .map((type) => `const ${formatterName(type)} = ${formatterOf}(${literal(type)});`)
+        .join("\n") + "\n",
+    );
+  }
+  source.addStatements(functions.map((f) => f.text).join("\n") + "\n");
+  source.addStatements(
+    `/** The record writers by record name, for the server's bindings (createHandler passes them on). */\n` +
+      `export const recordWriters: ${writersType} = {\n` +
+      functions.map((f) => `  ${literal(f.record.name)}: ${f.name},`).join("\n") +
+      `\n};\n`,
+  );
+  return [file.toGeneratedFile("Per-record XML writers for the server's answers (server only).")];
+}
