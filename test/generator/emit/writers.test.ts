@@ -1,0 +1,63 @@
+// generator/emit/writers.ts: the exact module it writes for a small model (given/want), and that the
+// writers it emits for the committed spec are the committed generated/writers.ts.
+
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { emitWriters } from "../../../generator/emit/writers.js";
+import type { ServiceModel } from "../../../runtime/model.js";
+
+const MODEL = {
+  name: "S",
+  namespace: "http://tempuri.org/",
+  endpoint: "S.asmx",
+  groups: [],
+  records: [
+    {
+      name: "Item",
+      fields: [
+        { name: "Id", type: "int" },
+        { name: "Label", type: "string" },
+        { name: "odd-name", type: "dateTime" },
+        { name: "Price", type: "decimal" },
+      ],
+    },
+  ],
+  dataSets: [],
+  operations: [],
+} as unknown as ServiceModel;
+
+const WANT = [
+  "import { type RecordLayout, type RecordWriters, intElement, recordFields, stringElement, valueElement } from \"./runtime/protocol/result.js\";",
+  "import { formatterOf } from \"./runtime/values.js\";",
+  "",
+  "const formatDateTime = formatterOf(\"dateTime\");",
+  "const formatDecimal = formatterOf(\"decimal\");",
+  "/** Item as XML in a layout: Id, Label, odd-name, Price. */",
+  "function writeItem(value: unknown, m: RecordLayout): string {",
+  "  const r = recordFields(value, m);",
+  "  return m.open + intElement(m, 0, r.Id) + stringElement(m, 1, r.Label) + valueElement(m, 2, r[\"odd-name\"], formatDateTime) + valueElement(m, 3, r.Price, formatDecimal) + m.close;",
+  "}",
+  "/** The record writers by record name, for the server's bindings (createHandler passes them on). */",
+  "export const recordWriters: RecordWriters = {",
+  "  \"Item\": writeItem,",
+  "};",
+  "",
+  "",
+  "",
+  "",
+].join("\n");
+
+describe("emitWriters", () => {
+  it("writes one function per record and the table of them (before formatting)", () => {
+    const [file] = emitWriters(MODEL);
+    expect(file?.path).toBe("writers.ts");
+    expect(file?.content).toBe(WANT);
+  });
+
+  it("generated/writers.ts has a writer for every record of the committed model", () => {
+    const text = readFileSync(new URL("../../../generated/writers.ts", import.meta.url), "utf8");
+    for (const name of ["TriggerResult", "RoiResult", "NewsletterFilterResult", "SmsSingleMessageResult"]) {
+      expect(text).toContain(`  ${name}: write${name},`);
+    }
+  });
+});
