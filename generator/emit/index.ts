@@ -8,7 +8,6 @@ import { MANIFEST, withHeader, type GeneratedFile } from "../generated-file.js";
 import type { EmitContext } from "./context.js";
 import { emitClient } from "./client.js";
 import { emitDocs } from "./docs.js";
-import { emitHelp } from "./help.js";
 import { emitModel } from "./model.js";
 import { emitReadme, README } from "./readme.js";
 import { emitRuntime } from "./runtime.js";
@@ -33,7 +32,6 @@ export const emitters: readonly { readonly name: string; readonly emit: Emitter 
   { name: "types", emit: emitTypes },
   { name: "tsconfig", emit: emitTsconfig },
   { name: "wsdl", emit: emitWsdl },
-  { name: "help", emit: emitHelp },
   { name: "client", emit: emitClient },
   { name: "server", emit: emitServer },
   { name: "writers", emit: emitWriters },

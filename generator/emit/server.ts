@@ -49,9 +49,8 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
   const factories = file.use(importSymbol("serverBindings", "runtime/bindings.ts"));
   const readXml = file.use(importSymbol("readXml", "runtime/xml/scan.ts"));
   const service = file.use(importSymbol("service", "model.ts"));
-  const wsdlFor = file.use(importSymbol("wsdlFor", "wsdl.ts"));
-  const helpIndex = file.use(importSymbol("helpIndexHtml", "help.ts"));
-  const helpOperation = file.use(importSymbol("helpOperationHtml", "help.ts"));
+  const serviceDocs = file.use(importSymbol("docs", "docs.ts"));
+  const createDocuments = file.use(importSymbol("createDocuments", "runtime/documents.ts"));
   const recordWriters = file.use(importSymbol("recordWriters", "writers.ts"));
   source.addFunction({
     name: "createHandler",
@@ -66,7 +65,7 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
     ],
     returnType: "ServiceHandler",
     statements: [
-      `const documents = { ${wsdlFor}, ${helpIndex}, ${helpOperation} };`,
+      `const documents = ${createDocuments}(${service}, ${serviceDocs});`,
       `const core = ${createCore}(${service}, implementation, documents, ${factories}, ${readXml}, options, ${recordWriters});`,
       `return Object.assign(${createNode}(core), { fetch: ${createFetch}(core) });`,
     ],

@@ -59,7 +59,7 @@ describe("emitAll", () => {
 
   it("registers the emitters others plug in", () => {
     expect(emitters.map((e) => e.name)).toEqual(
-      expect.arrayContaining(["runtime", "model", "types", "tsconfig", "wsdl", "help"]),
+      expect.arrayContaining(["runtime", "model", "docs", "types", "tsconfig", "wsdl"]),
     );
   });
 });

@@ -8,7 +8,7 @@ import type {
   OperationModel,
   ResultModel,
   ServiceModel,
-} from "../../runtime/model.js";
+} from "../model.js";
 
 export interface SampleExchange {
   readonly id: string;
