@@ -3,10 +3,11 @@
 import {
   type RecordLayout,
   type RecordWriters,
-  intElement,
+  intText,
+  recordByTag,
   recordFields,
-  stringElement,
-  valueElement,
+  stringText,
+  valueText,
 } from "./runtime/protocol/result.js";
 import { formatterOf } from "./runtime/values.js";
 
@@ -17,75 +18,82 @@ const formatLong = formatterOf("long");
 /** TriggerSubscriberClicksResult as XML in a layout: Link, Email, Name, ClickTime, NewsletterName, SubscriberId. */
 function writeTriggerSubscriberClicksResult(value: unknown, m: RecordLayout): string {
   const r = recordFields(value, m);
-  return (
-    m.open +
-    stringElement(m, 0, r.Link) +
-    stringElement(m, 1, r.Email) +
-    stringElement(m, 2, r.Name) +
-    valueElement(m, 3, r.ClickTime, formatDateTime) +
-    stringElement(m, 4, r.NewsletterName) +
-    stringElement(m, 5, r.SubscriberId) +
-    m.close
-  );
+  const t0 = stringText(m, 0, r["Link"]);
+  const t1 = stringText(m, 1, r["Email"]);
+  const t2 = stringText(m, 2, r["Name"]);
+  const t3 = valueText(m, 3, r["ClickTime"], formatDateTime);
+  const t4 = stringText(m, 4, r["NewsletterName"]);
+  const t5 = stringText(m, 5, r["SubscriberId"]);
+  const b = m.between;
+  // The usual record, every text non-empty, is one concatenation over the merged markup.
+  return t0 && t1 && t2 && t3 && t4 && t5
+    ? b[0]! + t0 + b[1]! + t1 + b[2]! + t2 + b[3]! + t3 + b[4]! + t4 + b[5]! + t5 + b[6]!
+    : recordByTag(m, [t0, t1, t2, t3, t4, t5]);
 }
 
 /** TriggerSubscriberViewsResult as XML in a layout: Email, Name, ViewTime, NewsletterName, SubscriberId. */
 function writeTriggerSubscriberViewsResult(value: unknown, m: RecordLayout): string {
   const r = recordFields(value, m);
-  return (
-    m.open +
-    stringElement(m, 0, r.Email) +
-    stringElement(m, 1, r.Name) +
-    valueElement(m, 2, r.ViewTime, formatDateTime) +
-    stringElement(m, 3, r.NewsletterName) +
-    stringElement(m, 4, r.SubscriberId) +
-    m.close
-  );
+  const t0 = stringText(m, 0, r["Email"]);
+  const t1 = stringText(m, 1, r["Name"]);
+  const t2 = valueText(m, 2, r["ViewTime"], formatDateTime);
+  const t3 = stringText(m, 3, r["NewsletterName"]);
+  const t4 = stringText(m, 4, r["SubscriberId"]);
+  const b = m.between;
+  // The usual record, every text non-empty, is one concatenation over the merged markup.
+  return t0 && t1 && t2 && t3 && t4
+    ? b[0]! + t0 + b[1]! + t1 + b[2]! + t2 + b[3]! + t3 + b[4]! + t4 + b[5]!
+    : recordByTag(m, [t0, t1, t2, t3, t4]);
 }
 
 /** TriggerResult as XML in a layout: Id, Name, Created, MailinglistId, MailinglistName. */
 function writeTriggerResult(value: unknown, m: RecordLayout): string {
   const r = recordFields(value, m);
-  return (
-    m.open +
-    intElement(m, 0, r.Id) +
-    stringElement(m, 1, r.Name) +
-    valueElement(m, 2, r.Created, formatDateTime) +
-    intElement(m, 3, r.MailinglistId) +
-    stringElement(m, 4, r.MailinglistName) +
-    m.close
-  );
+  const t0 = intText(m, 0, r["Id"]);
+  const t1 = stringText(m, 1, r["Name"]);
+  const t2 = valueText(m, 2, r["Created"], formatDateTime);
+  const t3 = intText(m, 3, r["MailinglistId"]);
+  const t4 = stringText(m, 4, r["MailinglistName"]);
+  const b = m.between;
+  // The usual record, every text non-empty, is one concatenation over the merged markup.
+  return t0 && t1 && t2 && t3 && t4
+    ? b[0]! + t0 + b[1]! + t1 + b[2]! + t2 + b[3]! + t3 + b[4]! + t4 + b[5]!
+    : recordByTag(m, [t0, t1, t2, t3, t4]);
 }
 
 /** RoiResult as XML in a layout: Url, Clicks, Closures, Value. */
 function writeRoiResult(value: unknown, m: RecordLayout): string {
   const r = recordFields(value, m);
-  return (
-    m.open +
-    stringElement(m, 0, r.Url) +
-    intElement(m, 1, r.Clicks) +
-    intElement(m, 2, r.Closures) +
-    valueElement(m, 3, r.Value, formatDouble) +
-    m.close
-  );
+  const t0 = stringText(m, 0, r["Url"]);
+  const t1 = intText(m, 1, r["Clicks"]);
+  const t2 = intText(m, 2, r["Closures"]);
+  const t3 = valueText(m, 3, r["Value"], formatDouble);
+  const b = m.between;
+  // The usual record, every text non-empty, is one concatenation over the merged markup.
+  return t0 && t1 && t2 && t3
+    ? b[0]! + t0 + b[1]! + t1 + b[2]! + t2 + b[3]! + t3 + b[4]!
+    : recordByTag(m, [t0, t1, t2, t3]);
 }
 
 /** NewsletterFilterResult as XML in a layout: Id, Name. */
 function writeNewsletterFilterResult(value: unknown, m: RecordLayout): string {
   const r = recordFields(value, m);
-  return m.open + intElement(m, 0, r.Id) + stringElement(m, 1, r.Name) + m.close;
+  const t0 = intText(m, 0, r["Id"]);
+  const t1 = stringText(m, 1, r["Name"]);
+  const b = m.between;
+  // The usual record, every text non-empty, is one concatenation over the merged markup.
+  return t0 && t1 ? b[0]! + t0 + b[1]! + t1 + b[2]! : recordByTag(m, [t0, t1]);
 }
 
 /** SmsSingleMessageResult as XML in a layout: Id, CreditCost, TotalCredits. */
 function writeSmsSingleMessageResult(value: unknown, m: RecordLayout): string {
   const r = recordFields(value, m);
-  return (
-    m.open +
-    valueElement(m, 0, r.Id, formatLong) +
-    valueElement(m, 1, r.CreditCost, formatDecimal) +
-    valueElement(m, 2, r.TotalCredits, formatDecimal) +
-    m.close
-  );
+  const t0 = valueText(m, 0, r["Id"], formatLong);
+  const t1 = valueText(m, 1, r["CreditCost"], formatDecimal);
+  const t2 = valueText(m, 2, r["TotalCredits"], formatDecimal);
+  const b = m.between;
+  // The usual record, every text non-empty, is one concatenation over the merged markup.
+  return t0 && t1 && t2 ? b[0]! + t0 + b[1]! + t1 + b[2]! + t2 + b[3]! : recordByTag(m, [t0, t1, t2]);
 }
 /** The record writers by record name, for the server's bindings (createHandler passes them on). */
 export const recordWriters: RecordWriters = {

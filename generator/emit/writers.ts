@@ -12,9 +12,12 @@ import { literal } from "./literal.js";
 const RESULT = "runtime/protocol/result.ts";
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
-/** `r.Name`, or `r["odd-name"]` for a name that is not an identifier. */
+/**
+ * `r["Name"]`: the fields are an index signature (Record<string, unknown>), and a vendor may compile with
+ * noPropertyAccessFromIndexSignature, which refuses `r.Name` there. V8 compiles both alike.
+ */
 function read(object: string, name: string): string {
-  return IDENTIFIER.test(name) ? `${object}.${name}` : `${object}[${literal(name)}]`;
+  return `${object}[${literal(name)}]`;
 }
 
 /** The module-local name of a type's formatter constant. */
@@ -30,25 +33,35 @@ export function emitWriters(model: ServiceModel): GeneratedFile[] {
   const fields = file.use(importSymbol("recordFields", RESULT));
   const formatters = new Set<SoapType>();
 
-  const element = (record: RecordModel, i: number): string => {
+  /** The text of field i: an escaped string, "" (`<F />`) or undefined (omitted); see result.ts. */
+  const text = (record: RecordModel, i: number): string => {
     const field = record.fields[i]!;
     const value = read("r", field.name);
-    if (field.type === "string") return `${file.use(importSymbol("stringElement", RESULT))}(m, ${i}, ${value})`;
-    if (field.type === "int") return `${file.use(importSymbol("intElement", RESULT))}(m, ${i}, ${value})`;
+    if (field.type === "string") return `${file.use(importSymbol("stringText", RESULT))}(m, ${i}, ${value})`;
+    if (field.type === "int") return `${file.use(importSymbol("intText", RESULT))}(m, ${i}, ${value})`;
     formatters.add(field.type);
-    return `${file.use(importSymbol("valueElement", RESULT))}(m, ${i}, ${value}, ${formatterName(field.type)})`;
+    return `${file.use(importSymbol("valueText", RESULT))}(m, ${i}, ${value}, ${formatterName(field.type)})`;
   };
 
   const functions = model.records.map((record, index) => {
     const name = IDENTIFIER.test(record.name) ? `write${record.name}` : `writeRecord${index}`;
-    const parts = ["m.open", ...record.fields.map((_, i) => element(record, i)), "m.close"];
-    const text =
+    const texts = record.fields.map((_, i) => `t${i}`);
+    const usual = ["b[0]!", ...texts.flatMap((t, i) => [t, `b[${i + 1}]!`])].join(" + ");
+    const byTag = `${file.use(importSymbol("recordByTag", RESULT))}(m, [${texts.join(", ")}])`;
+    const body =
+      texts.length === 0
+        ? `  ${fields}(value, m);\n  return m.between[0]!;\n`
+        : texts.map((t, i) => `  const ${t} = ${text(record, i)};\n`).join("") +
+          `  const b = m.between;\n` +
+          `  // The usual record, every text non-empty, is one concatenation over the merged markup.\n` +
+          `  return ${texts.join(" && ")} ? ${usual} : ${byTag};\n`;
+    const fn =
       `/** ${record.name} as XML in a layout: ${record.fields.map((f) => f.name).join(", ")}. */\n` +
       `function ${name}(value: unknown, m: ${layout}): string {\n` +
-      `  const r = ${fields}(value, m);\n` +
-      `  return ${parts.join(" + ")};\n` +
+      (texts.length === 0 ? "" : `  const r = ${fields}(value, m);\n`) +
+      body +
       `}\n`;
-    return { record, name, text };
+    return { record, name, text: fn };
   });
 
   if (formatters.size > 0) {

@@ -48,6 +48,12 @@ export interface RecordLayout {
   readonly fieldOpen: readonly string[];
   readonly fieldClose: readonly string[];
   readonly fieldEmpty: readonly string[];
+  /**
+   * The markup between the field texts when every field has a non-empty text, adjacent tags merged:
+   * `{open}<F0>`, `</F0><F1>`, ..., `</Fn>{close}`. A record is then one concatenation of 2n + 1 pieces
+   * instead of 3n + 2: a third less to join and flatten, which is most of what a list answer costs.
+   */
+  readonly between: readonly string[];
 }
 
 /** One record (a handler's value, checked here) as XML in a layout; throws ResultShapeError. */
@@ -60,17 +66,31 @@ function separator(pretty: boolean, depth: number): string {
   return pretty ? "\n" + "  ".repeat(depth) : "";
 }
 
+/**
+ * A string of its own, flat: joined pieces make a sequential string where `+` and template literals make
+ * a rope. Layout markup goes into every record written, and a rope there costs every flatten again.
+ */
+function flat(...pieces: string[]): string {
+  return pieces.join("");
+}
+
 function makeLayout(record: RecordModel, pretty: boolean, depth: number, tags: boolean): RecordLayout {
   const outer = separator(pretty, depth);
   const inner = separator(pretty, tags ? depth + 1 : depth);
+  const open = tags ? flat(outer, "<", record.name, ">") : "";
+  const close = tags ? flat(outer, "</", record.name, ">") : "";
+  const fieldOpen = record.fields.map((f) => flat(inner, "<", f.name, ">"));
+  const fieldClose = record.fields.map((f) => flat("</", f.name, ">"));
+  const between = [open, ...fieldClose].map((before, i) => flat(before, fieldOpen[i] ?? close));
   return {
     record: record.name,
-    open: tags ? `${outer}<${record.name}>` : "",
-    close: tags ? `${outer}</${record.name}>` : "",
+    open,
+    close,
     names: record.fields.map((f) => f.name),
-    fieldOpen: record.fields.map((f) => `${inner}<${f.name}>`),
-    fieldClose: record.fields.map((f) => `</${f.name}>`),
-    fieldEmpty: record.fields.map((f) => `${inner}<${f.name} />`),
+    fieldOpen,
+    fieldClose,
+    fieldEmpty: record.fields.map((f) => flat(inner, "<", f.name, " />")),
+    between,
   };
 }
 
@@ -99,54 +119,61 @@ function refused(layout: RecordLayout, i: number, error: unknown): ResultShapeEr
   return new ResultShapeError(`${layout.record}.${layout.names[i]} ${(error as Error).message}`);
 }
 
-/** A string field's element: null/undefined is omitted, as .NET does; "" is `<F />`. */
-export function stringElement(layout: RecordLayout, i: number, value: unknown): string {
+// Field texts: the element text of field i, escaped, "" for an empty element (`<F />`), undefined for an
+// omitted one (a null/undefined string, as .NET omits it). They throw ResultShapeError naming the field.
+
+export function stringText(layout: RecordLayout, i: number, value: unknown): string | undefined {
   if (typeof value === "string") {
-    if (value === "") return layout.fieldEmpty[i]!;
-    let text: string;
     try {
-      text = escapeText(value);
+      return escapeText(value);
     } catch (error) {
       throw refused(layout, i, error);
     }
-    return layout.fieldOpen[i] + text + layout.fieldClose[i];
   }
-  if (value === undefined || value === null) return "";
+  if (value === undefined || value === null) return undefined;
   throw refused(layout, i, new ConversionError("string", "is not a string"));
 }
 
 const formatInt = formatterOf("int");
 
-/** An int field's element. A whole number in the 32-bit range (`v | 0` keeps exactly those) is written
- * directly; anything else goes through the formatter, which gives the verdict and message. */
-export function intElement(layout: RecordLayout, i: number, value: unknown): string {
-  if (typeof value === "number" && (value | 0) === value) return layout.fieldOpen[i] + String(value) + layout.fieldClose[i];
-  return valueElement(layout, i, value, formatInt);
+/** A whole number in the 32-bit range (`v | 0` keeps exactly those) is written directly; anything else
+ * goes through the formatter, which gives the verdict and message. */
+export function intText(layout: RecordLayout, i: number, value: unknown): string {
+  return typeof value === "number" && (value | 0) === value ? String(value) : valueText(layout, i, value, formatInt);
 }
 
-/**
- * The element of a field of another type, through its formatter (which validates). Only strings can hold
- * markup characters: the other types' texts are validated numbers, dates and booleans, not escaped again.
- */
-export function valueElement(layout: RecordLayout, i: number, value: unknown, format: (value: unknown) => string): string {
+/** A field of another type, through its formatter (which validates). Only strings can hold markup
+ * characters: the other types' texts are validated numbers, dates and booleans, not escaped again. */
+export function valueText(layout: RecordLayout, i: number, value: unknown, format: (value: unknown) => string): string {
   if (value === undefined || value === null) throw missing(layout, i);
-  let text: string;
   try {
-    text = format(value);
+    return format(value);
   } catch (error) {
     throw refused(layout, i, error);
   }
-  return text === "" ? layout.fieldEmpty[i]! : layout.fieldOpen[i] + text + layout.fieldClose[i];
 }
 
-type FieldElement = (layout: RecordLayout, i: number, value: unknown) => string;
+/**
+ * A record from its field texts, for a record with an omitted or empty field (the writers join the usual
+ * record, every text non-empty, over `between` themselves): nothing for an omitted field, `<F />` for "".
+ */
+export function recordByTag(layout: RecordLayout, texts: readonly (string | undefined)[]): string {
+  let xml = layout.open;
+  for (let i = 0; i < texts.length; i++) {
+    const text = texts[i];
+    if (text !== undefined) xml += text === "" ? layout.fieldEmpty[i] : layout.fieldOpen[i] + text + layout.fieldClose[i];
+  }
+  return xml + layout.close;
+}
 
-/** The element function of a field type, for recordWrite. */
-function fieldElement(type: SoapType): FieldElement {
-  if (type === "string") return stringElement;
-  if (type === "int") return intElement;
+type FieldText = (layout: RecordLayout, i: number, value: unknown) => string | undefined;
+
+/** The text function of a field type, for recordWrite. */
+function fieldText(type: SoapType): FieldText {
+  if (type === "string") return stringText;
+  if (type === "int") return intText;
   const format = formatterOf(type);
-  return (layout, i, value) => valueElement(layout, i, value, format);
+  return (layout, i, value) => valueText(layout, i, value, format);
 }
 
 const modelWriters = new WeakMap<RecordModel, RecordWrite>();
@@ -156,12 +183,20 @@ export function recordWrite(record: RecordModel): RecordWrite {
   let write = modelWriters.get(record);
   if (write === undefined) {
     const names = record.fields.map((f) => f.name);
-    const elements = record.fields.map((f) => fieldElement(f.type));
+    const texts = record.fields.map((f) => fieldText(f.type));
     write = (value, layout) => {
       const fields = recordFields(value, layout);
-      let xml = layout.open;
-      for (let i = 0; i < elements.length; i++) xml += elements[i]!(layout, i, fields[names[i]!]);
-      return xml + layout.close;
+      const between = layout.between;
+      const got: (string | undefined)[] = [];
+      let xml = between[0]!;
+      let usual = true;
+      for (let i = 0; i < texts.length; i++) {
+        const text = texts[i]!(layout, i, fields[names[i]!]);
+        got.push(text);
+        if (text === undefined || text === "") usual = false;
+        else if (usual) xml += text + between[i + 1];
+      }
+      return usual ? xml : recordByTag(layout, got);
     };
     modelWriters.set(record, write);
   }
@@ -201,7 +236,7 @@ function listXml(record: RecordModel, value: unknown, layout: RecordLayout, writ
 /** The rows of a DataSet handler result: an array of rows or a DataSetResult. */
 export function dataSetRows(value: unknown): readonly Fields[] {
   if (Array.isArray(value)) return value as Fields[];
-  const rows = asFields(value, "DataSet result").rows;
+  const rows = asFields(value, "DataSet result")["rows"];
   if (!Array.isArray(rows)) throw new ResultShapeError("DataSet result has no rows array");
   return rows as Fields[];
 }

@@ -27,7 +27,7 @@ const MODEL = {
 } as unknown as ServiceModel;
 
 const WANT = [
-  "import { type RecordLayout, type RecordWriters, intElement, recordFields, stringElement, valueElement } from \"./runtime/protocol/result.js\";",
+  "import { type RecordLayout, type RecordWriters, intText, recordByTag, recordFields, stringText, valueText } from \"./runtime/protocol/result.js\";",
   "import { formatterOf } from \"./runtime/values.js\";",
   "",
   "const formatDateTime = formatterOf(\"dateTime\");",
@@ -35,7 +35,13 @@ const WANT = [
   "/** Item as XML in a layout: Id, Label, odd-name, Price. */",
   "function writeItem(value: unknown, m: RecordLayout): string {",
   "  const r = recordFields(value, m);",
-  "  return m.open + intElement(m, 0, r.Id) + stringElement(m, 1, r.Label) + valueElement(m, 2, r[\"odd-name\"], formatDateTime) + valueElement(m, 3, r.Price, formatDecimal) + m.close;",
+  "  const t0 = intText(m, 0, r[\"Id\"]);",
+  "  const t1 = stringText(m, 1, r[\"Label\"]);",
+  "  const t2 = valueText(m, 2, r[\"odd-name\"], formatDateTime);",
+  "  const t3 = valueText(m, 3, r[\"Price\"], formatDecimal);",
+  "  const b = m.between;",
+  "  // The usual record, every text non-empty, is one concatenation over the merged markup.",
+  "  return t0 && t1 && t2 && t3 ? b[0]! + t0 + b[1]! + t1 + b[2]! + t2 + b[3]! + t3 + b[4]! : recordByTag(m, [t0, t1, t2, t3]);",
   "}",
   "/** The record writers by record name, for the server's bindings (createHandler passes them on). */",
   "export const recordWriters: RecordWriters = {",
