@@ -7,6 +7,7 @@ import {
   type ClientConfig,
   type ClientOf,
   type ClientOptions,
+  type ClientWithOptions,
   bindOperations,
   createClientCore,
 } from "./runtime/client.js";
@@ -29,6 +30,7 @@ import { httpPostClient } from "./runtime/http-post/client.js";
 import type { ClientBindingFactory } from "./runtime/protocol/binding.js";
 import { soap11Client } from "./runtime/soap11/client.js";
 import { soap12Client } from "./runtime/soap12/client.js";
+import { readXmlDom } from "./runtime/xml/dom.js";
 import { readXml } from "./runtime/xml/scan.js";
 
 /**
@@ -51,31 +53,38 @@ export const httpGet: ClientBindingFactory = httpGetClient;
 export const httpPost: ClientBindingFactory = httpPostClient;
 
 /**
- * Creates a client over the binding given as a value (soap11, soap12, httpGet, httpPost): a bundler
- * keeps that binding's code alone. Errors are typed: ServiceFaultError, SoapFaultError,
+ * Creates a client over the binding given as a value (soap11, soap12, httpGet, httpPost) and the XML
+ * reader named in `options.xmlReader` (readXmlDom in a browser, readXml elsewhere): a bundler keeps
+ * that binding's and that reader's code alone. Errors are typed: ServiceFaultError, SoapFaultError,
  * HttpBindingError, ResponseFormatError, TransportError, TimeoutError, ResponseTooLargeError,
  * RedirectError (runtime/errors.js), all subclasses of ClientCallError; ServiceFaultError is the
  * service's refusal on any binding.
  */
 export function createClientWith(
   binding: ClientBindingFactory,
-  options: ClientOptions,
+  options: ClientWithOptions,
 ): ExternalAPIServiceClient {
-  const core = createClientCore(service, options, binding, readXml);
+  const core = createClientCore(service, options, binding);
   return { endpointUrl: core.endpointUrl, ...bindOperations(operations, core) };
 }
 
 /**
- * Creates a client over the binding named in `config.binding`. A bundle carries all four bindings'
- * client code; createClientWith(soap11, options) carries one. Errors are typed: ServiceFaultError,
- * SoapFaultError, HttpBindingError, ResponseFormatError, TransportError, TimeoutError,
- * ResponseTooLargeError, RedirectError (runtime/errors.js), all subclasses of ClientCallError;
- * ServiceFaultError is the service's refusal on any binding.
+ * Creates a client over the binding named in `config.binding`, reading answers with readXml unless
+ * `config.xmlReader` names another. A bundle carries all four bindings' client code and the scanner;
+ * createClientWith(soap11, { ...options, xmlReader: readXmlDom }) carries one binding and the
+ * browser's parser. Errors are typed: ServiceFaultError, SoapFaultError, HttpBindingError,
+ * ResponseFormatError, TransportError, TimeoutError, ResponseTooLargeError, RedirectError
+ * (runtime/errors.js), all subclasses of ClientCallError; ServiceFaultError is the service's refusal
+ * on any binding.
  */
 export function createClient(config: ClientConfig): ExternalAPIServiceClient {
-  return createClientWith(clientBinding(config.binding), config);
+  return createClientWith(clientBinding(config.binding), {
+    ...config,
+    xmlReader: config.xmlReader ?? readXml,
+  });
 }
 
+export { readXml, readXmlDom };
 export {
   ClientCallError,
   ServiceFaultError,
@@ -88,4 +97,4 @@ export {
   RedirectError,
   ErrorCodes,
 };
-export type { CallOptions, ClientConfig, ClientOptions, ErrorCode, FaultSide };
+export type { CallOptions, ClientConfig, ClientOptions, ClientWithOptions, ErrorCode, FaultSide };

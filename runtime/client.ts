@@ -11,7 +11,7 @@ import type { BindingName, ClientBinding, ClientBindingFactory, WireResponse, Xm
 /** .NET's SoapHttpClientProtocol.Timeout default. */
 export const DEFAULT_TIMEOUT_MS = 100_000;
 /** The server's default maxBodyBytes: an answer the same size as the largest request we accept. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_RESPONSE_BYTES: number = 64 * 1024 * 1024;
 /** The longest delay a timer takes (2^31 - 1 ms, about 24.8 days); longer ones would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -38,10 +38,19 @@ export interface ClientOptions {
   /** Extra request headers sent with every call (for example a proxy's authorization). */
   readonly headers?: Readonly<Record<string, string>>;
   /**
-   * The XML reader for answers. Defaults to the runtime's scanner (runtime/xml/scan.js); any function with
-   * the same contract can stand in.
+   * The XML reader for answers: readXml (runtime/xml/scan.js, the strict scanner; createClient's default)
+   * or readXmlDom (runtime/xml/dom.js, the browser's DOMParser; a few hundred bytes in a bundle); any
+   * function with the same contract can stand in.
    */
-  readonly xmlReader?: XmlReader;
+  readonly xmlReader?: XmlReader | undefined;
+}
+
+/**
+ * createClientWith's options: the reader is named, not defaulted, so that a bundle carries only the
+ * reader it uses (readXmlDom in a browser, readXml elsewhere).
+ */
+export interface ClientWithOptions extends ClientOptions {
+  readonly xmlReader: XmlReader;
 }
 
 export interface ClientConfig extends ClientOptions {
@@ -102,17 +111,12 @@ function limit(name: string, value: number | undefined, fallback: number, allowN
   return value;
 }
 
-export function createClientCore(
-  service: ServiceModel,
-  config: ClientOptions,
-  factory: ClientBindingFactory,
-  defaultReader: XmlReader,
-): ClientCore {
+export function createClientCore(service: ServiceModel, config: ClientWithOptions, factory: ClientBindingFactory): ClientCore {
   const timeoutMs = limit("timeoutMs", config.timeoutMs, DEFAULT_TIMEOUT_MS, true);
   const maxResponseBytes = limit("maxResponseBytes", config.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, false);
   const maxElements = limit("maxElements", config.maxElements, DEFAULT_MAX_ELEMENTS, false);
   const binding = factory(service, {
-    readXml: config.xmlReader ?? defaultReader,
+    readXml: config.xmlReader,
     maxElements,
     maxAttributes: DEFAULT_MAX_ATTRIBUTES,
   });
@@ -136,7 +140,7 @@ export function createClientCore(
       const response = await fetchFn(target, {
         method: request.method,
         headers: { ...config.headers, ...request.headers },
-        body: request.method === "POST" ? request.body : undefined,
+        body: request.method === "POST" ? request.body : null,
         signal,
         redirect: "manual",
       });

@@ -1,7 +1,7 @@
 // generated/client.ts: the ExternalAPIServiceClient interface (mapped from the typed descriptors in
 // model.ts, so each method's types and JSDoc come from there), createClientWith(binding, options) with the
-// four client bindings as values (a bundler keeps the one used), and createClient(config) naming the
-// binding as a string (all four bundled).
+// four client bindings and the two XML readers as values (a bundler keeps the ones used), and
+// createClient(config) naming the binding as a string (all four bundled, the scanner by default).
 
 import type { ServiceModel } from "../../runtime/model.js";
 import type { GeneratedFile } from "../generated-file.js";
@@ -38,6 +38,7 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
   const operationsType = file.use(importType("Operations", "model.ts"));
   const clientOf = file.use(importType("ClientOf", "runtime/client.ts"));
   const options = file.use(importType("ClientOptions", "runtime/client.ts"));
+  const withOptions = file.use(importType("ClientWithOptions", "runtime/client.ts"));
   const config = file.use(importType("ClientConfig", "runtime/client.ts"));
   const callOptions = file.use(importType("CallOptions", "runtime/client.ts"));
   const factory = file.use(importType("ClientBindingFactory", "runtime/protocol/binding.ts"));
@@ -71,16 +72,17 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
     name: "createClientWith",
     isExported: true,
     docs: docs(
-      `Creates a client over the binding given as a value (${CLIENT_BINDINGS.map((b) => b.name).join(", ")}): ` +
-        `a bundler keeps that binding's code alone. ${errors}`,
+      `Creates a client over the binding given as a value (${CLIENT_BINDINGS.map((b) => b.name).join(", ")}) ` +
+        "and the XML reader named in `options.xmlReader` (readXmlDom in a browser, readXml elsewhere): a " +
+        `bundler keeps that binding's and that reader's code alone. ${errors}`,
     ),
     parameters: [
       { name: "binding", type: factory },
-      { name: "options", type: options },
+      { name: "options", type: withOptions },
     ],
     returnType: interfaceName,
     statements: [
-      `const core = ${createCore}(${service}, options, binding, ${readXml});`,
+      `const core = ${createCore}(${service}, options, binding);`,
       `return { endpointUrl: core.endpointUrl, ...${bindOperations}(${operations}, core) };`,
     ],
   });
@@ -90,19 +92,26 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
     name: "createClient",
     isExported: true,
     docs: docs(
-      "Creates a client over the binding named in `config.binding`. A bundle carries all four bindings' " +
-        `client code; createClientWith(soap11, options) carries one. ${errors}`,
+      "Creates a client over the binding named in `config.binding`, reading answers with readXml unless " +
+        "`config.xmlReader` names another. A bundle carries all four bindings' client code and the scanner; " +
+        `createClientWith(soap11, { ...options, xmlReader: readXmlDom }) carries one binding and the browser's parser. ${errors}`,
     ),
     parameters: [{ name: "config", type: config }],
     returnType: interfaceName,
-    statements: [`return createClientWith(${clientBinding}(config.binding), config);`],
+    statements: [
+      `return createClientWith(${clientBinding}(config.binding), { ...config, xmlReader: config.xmlReader ?? ${readXml} });`,
+    ],
   });
+
+  // The two readers, for createClientWith: the strict scanner and the browser's DOMParser.
+  const readXmlDom = file.use(importSymbol("readXmlDom", "runtime/xml/dom.ts"));
+  source.addExportDeclaration({ namedExports: [readXml, readXmlDom] });
 
   // ErrorCodes too: callers compare errorCode with ErrorCodes.InvalidValue and the like.
   const errorValues = [...CLIENT_ERRORS, "ErrorCodes"].map((name) => file.use(importSymbol(name, "runtime/errors.ts")));
   const errorTypes = ["ErrorCode", "FaultSide"].map((name) => file.use(importType(name, "runtime/errors.ts")));
   source.addExportDeclaration({ namedExports: errorValues });
-  source.addExportDeclaration({ isTypeOnly: true, namedExports: [callOptions, config, options, ...errorTypes] });
+  source.addExportDeclaration({ isTypeOnly: true, namedExports: [callOptions, config, options, withOptions, ...errorTypes] });
 
   return [file.toGeneratedFile("createClient and createClientWith: the typed client, on fetch alone.")];
 }

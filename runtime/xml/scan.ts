@@ -35,14 +35,16 @@ interface Node {
   text: string;
 }
 
-const NO_ATTRS: readonly XmlAttribute[] = Object.freeze([]);
-const NO_CHILDREN: readonly Node[] = Object.freeze([]);
+// Pure annotations here and below: a bundle that imports this module but never calls readXml (a browser
+// client on readXmlDom) leaves the tables out.
+const NO_ATTRS: readonly XmlAttribute[] = /* @__PURE__ */ Object.freeze([]);
+const NO_CHILDREN: readonly Node[] = /* @__PURE__ */ Object.freeze([]);
 /** Up to this many attributes, duplicates are found by comparing pairs; past it, with a set. */
 const FEW_ATTRS = 8;
 /** Up to this many namespace bindings in scope, a lookup searches them; past it, a map does. */
 const FEW_BINDINGS = 8;
 /** Documents this long (code units) or longer get their names interned (one string per name). */
-const LARGE = 16 * 1024;
+const LARGE = 16_384; // 16 Ki (a literal: a bundler keeps an unused product)
 
 function fail(message: string): never {
   throw new XmlRefusal("malformed", message);
@@ -56,12 +58,15 @@ function shown(name: string): string {
 // ---- names -------------------------------------------------------------------------------------
 
 /** ASCII name table: bit 1 = may start an NCName, bit 2 = may continue one. */
-const NAME = new Uint8Array(128);
-for (let c = 0; c < 128; c++) {
-  const start = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
-  const rest = start || (c >= 48 && c <= 57) || c === 45 || c === 46;
-  NAME[c] = (start ? 1 : 0) | (rest ? 2 : 0);
-}
+const NAME = /* @__PURE__ */ (() => {
+  const table = new Uint8Array(128);
+  for (let c = 0; c < 128; c++) {
+    const start = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+    const rest = start || (c >= 48 && c <= 57) || c === 45 || c === 46;
+    table[c] = (start ? 1 : 0) | (rest ? 2 : 0);
+  }
+  return table;
+})();
 
 function isNameStartCp(cp: number): boolean {
   return (
@@ -241,7 +246,7 @@ const UNIT_CHUNK = 8192;
 /** Pieces joined into one flat segment at a time: millions of them in one join (or a rope of `+=`)
  * would cost several times the text's size. */
 const DECODE_BATCH = 4096;
-const units = new Uint16Array(UNIT_CHUNK);
+const units = /* @__PURE__ */ new Uint16Array(UNIT_CHUNK);
 /** Stretches longer than this are sliced rather than copied unit by unit. */
 const COPY_MAX = 8;
 

@@ -56,9 +56,10 @@ async function bundle(entry: string): Promise<Bundle> {
   };
 }
 
-const oneBinding = (binding: string): string =>
-  `import { createClientWith, ${binding} } from "./generated/client.js";\n` +
-  `const client = createClientWith(${binding}, ${CONFIG});\n${CALL}\n`;
+/** A one-binding client with the reader named: readXmlDom (the browser's parser) or readXml (the scanner). */
+const oneBinding = (binding: string, reader: "readXmlDom" | "readXml"): string =>
+  `import { createClientWith, ${binding}, ${reader} } from "./generated/client.js";\n` +
+  `const client = createClientWith(${binding}, { ...${CONFIG}, xmlReader: ${reader} });\n${CALL}\n`;
 
 const byName =
   `import { createClient } from "./generated/client.js";\n` +
@@ -115,7 +116,7 @@ function record(label: string, b: Bundle): void {
     .slice(0, 4)
     .map(([file, bytes]) => `${file.replace(/^generated\//, "")} ${bytes}`)
     .join(", ");
-  measured.push(`  ${label.padEnd(34)} ${String(b.minified).padStart(6)} B minified, ${String(b.gzipped).padStart(5)} B gzipped (largest: ${top})`);
+  measured.push(`  ${label.padEnd(40)} ${String(b.minified).padStart(6)} B minified, ${String(b.gzipped).padStart(5)} B gzipped (largest: ${top})`);
 }
 
 describe("client bundle", () => {
@@ -129,9 +130,17 @@ describe("client bundle", () => {
     let b: Bundle;
 
     it("bundles", async () => {
-      b = await bundle(oneBinding(binding));
-      record(`createClientWith(${binding})`, b);
+      b = await bundle(oneBinding(binding, "readXmlDom"));
+      record(`createClientWith(${binding}, readXmlDom)`, b);
       expect(b.text.includes("InsertSubscriberSid")).toBe(true);
+    });
+
+    it("with readXmlDom, carries no scanner; with readXml, carries no DOM reader", async () => {
+      expect(b.modules.map(([file]) => file).filter((file) => file.endsWith("xml/scan.ts"))).toEqual([]);
+      const scanner = await bundle(oneBinding(binding, "readXml"));
+      record(`createClientWith(${binding}, readXml)`, scanner);
+      expect(scanner.modules.map(([file]) => file).filter((file) => file.endsWith("xml/dom.ts"))).toEqual([]);
+      expect(scanner.modules.some(([file]) => file.endsWith("xml/scan.ts"))).toBe(true);
     });
 
     it("holds no server, WSDL or help code", () => {
