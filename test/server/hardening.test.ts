@@ -181,17 +181,22 @@ describe("server-wide budget", () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const entered: string[] = [];
+    const waiting: Array<{ count: number; resolve: () => void }> = [];
+    /** Resolves once `count` handlers have started: an event, not a poll. */
+    const whenEntered = (count: number) =>
+      new Promise<void>((resolve) => (entered.length >= count ? resolve() : waiting.push({ count, resolve })));
     const l = await serve(
       {
         InsertCsvSubscribersWithDemDataUpdateOption: async (params) => {
           entered.push(params.strMailingListId);
+          for (const w of waiting) if (entered.length >= w.count) w.resolve();
           await gate;
           return 1;
         },
       },
       options,
     );
-    return { l, entered, release: () => release() };
+    return { l, entered, whenEntered, release: () => release() };
   }
 
   function csvPost(origin: string, list: string, size: number) {
@@ -206,7 +211,8 @@ describe("server-wide budget", () => {
   it("answers 503 at once when buffered bodies would pass maxBufferedBytes, and gives the bytes back", async () => {
     const s = await blockingServer({ maxBufferedBytes: 300_000 });
     const first = csvPost(s.l.origin, "1", 200_000);
-    await vi.waitFor(() => expect(s.entered).toEqual(["1"]), { timeout: 10_000, interval: 20 });
+    await s.whenEntered(1);
+    expect(s.entered).toEqual(["1"]);
     const second = await csvPost(s.l.origin, "2", 200_000);
     expect(second.status).toBe(503);
     expect(second.headers["retry-after"]).toBe("1");
@@ -220,7 +226,8 @@ describe("server-wide budget", () => {
   it("answers 503 when maxConcurrentCalls requests are in progress", async () => {
     const s = await blockingServer({ maxConcurrentCalls: 2 });
     const held = [csvPost(s.l.origin, "1", 100), csvPost(s.l.origin, "2", 100)];
-    await vi.waitFor(() => expect(s.entered).toHaveLength(2), { timeout: 10_000, interval: 20 });
+    await s.whenEntered(2);
+    expect(s.entered).toHaveLength(2);
     const third = await csvPost(s.l.origin, "3", 100);
     expect(third.status).toBe(503);
     s.release();
@@ -303,12 +310,19 @@ describe("pipelined requests whose caller goes away", () => {
     it(`aborts the signal of every one of ${count} pipelined calls`, async () => {
       const aborted: string[] = [];
       const started: string[] = [];
+      // Events, not polls: the first handler starting, and every started handler's signal aborting.
+      let firstStarted!: () => void;
+      const oneStarted = new Promise<void>((resolve) => (firstStarted = resolve));
+      let allAborted!: () => void;
+      const startedAborted = new Promise<void>((resolve) => (allAborted = resolve));
       const l = await serve({
         GetRoiResults: (params, context: CallContext) =>
           new Promise((resolve) => {
             started.push(params.strSendQueueId);
+            firstStarted();
             context.signal.addEventListener("abort", () => {
               aborted.push(params.strSendQueueId);
+              if (aborted.length === started.length) allAborted();
               resolve([]);
             });
           }),
@@ -321,9 +335,9 @@ describe("pipelined requests whose caller goes away", () => {
       }
       socket.write(requests);
       // Node runs pipelined requests one at a time: the first handler starts, the rest wait in line.
-      await vi.waitFor(() => expect(started.length).toBeGreaterThan(0), { timeout: 10_000, interval: 10 });
+      await oneStarted;
       socket.destroy();
-      await vi.waitFor(() => expect(aborted.length).toBe(started.length), { timeout: 10_000, interval: 10 });
+      await startedAborted;
       // Requests that never reached a handler cannot be aborted; every one that did was.
       expect(new Set(aborted)).toEqual(new Set(started));
     });

@@ -3,7 +3,7 @@
 // and the handler time limit.
 
 import { createHash } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CallContext, ExternalAPIService, ServerOptions } from "../../generated/server.js";
 import { ServiceError } from "../../generated/server.js";
 import type { LogEntry } from "../../generated/runtime/server.js";
@@ -78,13 +78,12 @@ describe("body size limit", () => {
 
   it.each(targets)("refuses a declared Content-Length over the limit before reading the body ($binding)", async (target) => {
     const before = s.script.runs;
-    const started = Date.now();
-    // 10 GB declared, 5 bytes sent: an answer can only come from the header.
+    // 10 GB declared, 5 bytes sent: an answer can only come from the header (a server waiting for the
+    // body never answers, and the test times out), however fast the machine is.
     const answer = await socketExchange(
       s.port,
       `POST /ExternalAPIService.asmx${target.path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${target.headers}Content-Length: 10000000000\r\n\r\n<soap`,
     );
-    expect(Date.now() - started).toBeLessThan(2000);
     expectRefusal(target.binding, answer);
     expect(answer.headers["connection"]).toBe("close");
     expect(s.script.runs).toBe(before);
@@ -320,10 +319,12 @@ describe("call context", () => {
     let context: CallContext | undefined;
     let entered!: () => void;
     const inHandler = new Promise<void>((resolve) => (entered = resolve));
+    let abortSeen!: Promise<unknown>;
     s.script.behave = async (_, c) => {
       context = c;
+      abortSeen = new Promise((resolve) => c.signal.addEventListener("abort", resolve));
       entered();
-      await new Promise((resolve) => c.signal.addEventListener("abort", resolve));
+      await abortSeen;
       return 1n;
     };
     const caller = new AbortController();
@@ -333,7 +334,9 @@ describe("call context", () => {
     expect(context?.signal.aborted).toBe(false);
     caller.abort();
     await expect(call).rejects.toThrow();
-    await vi.waitFor(() => expect(context?.signal.aborted).toBe(true), { timeout: 2000 });
+    // The abort event itself, not a poll; a signal never aborted fails at the test's time limit.
+    await abortSeen;
+    expect(context?.signal.aborted).toBe(true);
   });
 });
 
@@ -351,9 +354,9 @@ describe("handler time limit", () => {
       context = c;
       return new Promise<never>(() => {});
     };
-    const started = Date.now();
+    // No bound on the elapsed time: a handler that never finishes gets an answer only from the 150 ms
+    // limit (postSoap gives up after 10 s, far short of the 120 s default), and the fault names it.
     const response = await postSoap(s.server, version);
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(response.status).toBe(500);
     const fault = faultOf(response.body);
     expect(fault.code).toBe(faultCodes[version].server);
