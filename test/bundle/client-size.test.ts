@@ -13,11 +13,15 @@ import { parse } from "yaml";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
 /**
- * The budget a one-binding client must stay within, gzipped: the measured size (about 14 KB) plus a
- * little room, so that a regression (server code, another binding, doc text) fails here. The issue's
- * target is 8 KB; the XML scanner alone is about 5 KB gzipped and the model about 2 KB, so that
- * target needs a smaller reader for the client and a client-only model (see README, Client).
+ * The budgets, gzipped: the measured size plus a little room, so that a regression (server code, another
+ * binding, doc text, the scanner in a DOM-reader bundle) fails here. A one-binding client on readXmlDom
+ * measures 9.4-10.0 KB; on the scanner (readXml, about 4 KB more) 13.4-13.9 KB; createClient 14.8 KB.
+ * The issue's target is 8 KB. What remains above it (marginal gzipped bytes in the soap11 bundle): the
+ * model about 2.1 KB, of which rules, checks, defaults and groups (server-only) about 0.65 KB; values.ts
+ * (parsing and formatting of the seven types) 1.4 KB; charset.ts (answers in other charsets) 1.3 KB;
+ * client.ts 0.7 KB; dom.ts 0.6 KB; dataset.ts 0.6 KB; client-response.ts 0.5 KB (see README, Vendoring).
  */
+const DOM_BUDGET_GZIP_BYTES = 10_500;
 const BUDGET_GZIP_BYTES = 15 * 1024;
 const TARGET_GZIP_BYTES = 8 * 1024;
 
@@ -128,6 +132,7 @@ describe("client bundle", () => {
 
   describe.each(["soap11", "soap12", "httpGet", "httpPost"])("createClientWith(%s, ...)", (binding) => {
     let b: Bundle;
+    let scanner: Bundle;
 
     it("bundles", async () => {
       b = await bundle(oneBinding(binding, "readXmlDom"));
@@ -137,7 +142,7 @@ describe("client bundle", () => {
 
     it("with readXmlDom, carries no scanner; with readXml, carries no DOM reader", async () => {
       expect(b.modules.map(([file]) => file).filter((file) => file.endsWith("xml/scan.ts"))).toEqual([]);
-      const scanner = await bundle(oneBinding(binding, "readXml"));
+      scanner = await bundle(oneBinding(binding, "readXml"));
       record(`createClientWith(${binding}, readXml)`, scanner);
       expect(scanner.modules.map(([file]) => file).filter((file) => file.endsWith("xml/dom.ts"))).toEqual([]);
       expect(scanner.modules.some(([file]) => file.endsWith("xml/scan.ts"))).toBe(true);
@@ -158,11 +163,12 @@ describe("client bundle", () => {
       expect(b.modules.map(([file]) => file).filter((file) => others.some((dir) => file.includes(`/${dir}/`)))).toEqual([]);
     });
 
-    it(`is at most ${BUDGET_GZIP_BYTES} bytes gzipped`, () => {
-      expect(b.gzipped).toBeLessThanOrEqual(BUDGET_GZIP_BYTES);
+    it(`is at most ${DOM_BUDGET_GZIP_BYTES} bytes gzipped with readXmlDom, ${BUDGET_GZIP_BYTES} with readXml`, () => {
+      expect(b.gzipped).toBeLessThanOrEqual(DOM_BUDGET_GZIP_BYTES);
+      expect(scanner.gzipped).toBeLessThanOrEqual(BUDGET_GZIP_BYTES);
     });
 
-    it.todo(`is at most ${TARGET_GZIP_BYTES} bytes gzipped (the issue's target; needs a smaller client XML reader)`);
+    it.todo(`is at most ${TARGET_GZIP_BYTES} bytes gzipped with readXmlDom (the issue's target; needs a client-only model and smaller value/charset code)`);
   });
 
   it("createClient({ binding }) carries the four client halves and still no server code", async () => {
