@@ -9,6 +9,7 @@ import type { EmitContext } from "./context.js";
 import { emitClient } from "./client.js";
 import { emitDocs } from "./docs.js";
 import { emitModel } from "./model.js";
+import { emitPackageJson } from "./package-json.js";
 import { emitReadme, README } from "./readme.js";
 import { emitRuntime } from "./runtime.js";
 import { emitServer } from "./server.js";
@@ -31,6 +32,7 @@ export const emitters: readonly { readonly name: string; readonly emit: Emitter 
   { name: "docs", emit: emitDocs },
   { name: "types", emit: emitTypes },
   { name: "tsconfig", emit: emitTsconfig },
+  { name: "package.json", emit: emitPackageJson },
   { name: "wsdl", emit: emitWsdl },
   { name: "client", emit: emitClient },
   { name: "server", emit: emitServer },

@@ -40,13 +40,13 @@ export type XmlReader = (text: string, options?: ReadOptions) => XmlElement;
 export interface BindingOptions {
   /** The XML reader (the runtime's scanner, unless a client is configured with another). */
   readonly readXml: XmlReader;
-  readonly maxDepth?: number;
+  readonly maxDepth?: number | undefined;
   /** Attributes per element, namespace declarations included; the reader's default when absent. */
-  readonly maxAttributes?: number;
+  readonly maxAttributes?: number | undefined;
   /** Elements per document; the reader's default when absent. */
-  readonly maxElements?: number;
+  readonly maxElements?: number | undefined;
   /** Server halves: the generated record writers (generated/writers.ts); made from the model when absent. */
-  readonly recordWriters?: RecordWriters;
+  readonly recordWriters?: RecordWriters | undefined;
 }
 
 /**

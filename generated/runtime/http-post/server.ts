@@ -13,7 +13,7 @@ export const httpPostServerVariant: HttpServerVariant = {
   binding: "httpPost",
   fromRequest(request) {
     const contentType = request.headers["content-type"] ?? "";
-    const mediaType = contentType.split(";")[0].trim().toLowerCase();
+    const mediaType = contentType.split(";")[0]!.trim().toLowerCase();
     if (mediaType !== FORM_CONTENT_TYPE) {
       throw new ServiceError(ErrorCodes.UnsupportedMediaType, `Request format is invalid: ${mediaType === "" ? "(none)" : oneLine(mediaType, 40)}.`, {
         side: "client",

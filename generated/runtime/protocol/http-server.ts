@@ -143,7 +143,7 @@ function formTexts(form: string, params: OperationModel["params"], index: Readon
       const i = name === undefined ? undefined : index.get(name);
       if (i !== undefined && texts[i] === undefined) {
         const value = hasValue ? decodeFormPart(form.slice(eq + 1, end)) : "";
-        if (value === undefined) throw invalidEncoding(params[i].name);
+        if (value === undefined) throw invalidEncoding(params[i]!.name); // i comes from the index of params
         texts[i] = value;
       }
     }
@@ -179,7 +179,8 @@ export function createHttpServerBinding(
       const texts = formTexts(variant.fromRequest(request), params, indexes.get(op) as Map<string, number>);
       for (let i = 0; i < params.length; i++) {
         const text = texts[i];
-        if (text !== undefined && params[i].type !== "string") texts[i] = fromDotNetText(params[i].type, text);
+        const type = params[i]!.type;
+        if (text !== undefined && type !== "string") texts[i] = fromDotNetText(type, text);
       }
       return { op, texts };
     },

@@ -138,9 +138,9 @@ export function createSoapServerBinding(version: SoapServerVersion, service: Ser
     // Clients send the parameters in order, so the next one is tried before the look-up by name.
     let next = 0;
     for (let k = 0; k < children.length; k++) {
-      const c = children[k];
+      const c = children[k]!;
       if (c.ns !== ns) continue;
-      const i = next < count && params[next].name === c.local ? next : index.get(c.local);
+      const i = next < count && params[next]!.name === c.local ? next : index.get(c.local);
       if (i === undefined || texts[i] !== undefined) continue;
       next = i + 1;
       texts[i] = c.attrs.length > 0 && isNil(c.attrs) ? undefined : c.text;
