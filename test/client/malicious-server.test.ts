@@ -23,6 +23,7 @@ import { readXmlWithFastXmlParser } from "../oracle/fxp.js";
 import { readXml } from "../../generated/runtime/xml/scan.js";
 import { listenOnLoopback, type Listening } from "../fixtures/raw-http.js";
 import { CREDENTIALS, samples } from "../fixtures/samples.js";
+import { timeRatioAsync } from "../fixtures/growth.js";
 
 const MiB = 1024 * 1024;
 const SOAP11_NS = "http://schemas.xmlsoap.org/soap/envelope/";
@@ -159,11 +160,11 @@ describe("answers that never end", () => {
         res.write(body.subarray(i, ++i));
       }, 100);
     };
-    const started = Date.now();
+    // No upper bound on the elapsed time: the whole drip takes 1,000 s, so a time limit that did not
+    // cover the body (or restarted at every byte) never settles and fails at the test's time limit.
     const error = await rejection(callSid(binding, { timeoutMs: 400 }));
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ timeoutMs: 400, binding });
-    expect(Date.now() - started).toBeLessThan(4000);
     await within(closed, 5000, "closing the connection");
   });
 });
@@ -290,27 +291,40 @@ describe("answers too big to parse", () => {
     ["fast-xml-parser", readXmlWithFastXmlParser],
   ] as const;
 
+  /** An answer as long as `body` that reads without refusal: whitespace between the response's elements. */
+  const plainAnswerAsLongAs = (body: string) => {
+    const short = soapAnswer('<InsertSubscriberSidResponse xmlns="http://tempuri.org/">', "");
+    return soapAnswer('<InsertSubscriberSidResponse xmlns="http://tempuri.org/">', " ".repeat(body.length - short.length));
+  };
+
   it.each(readers)("100,000 attributes on one element are refused quickly (%s)", async (_, xmlReader) => {
     const attributes = Array.from({ length: 100_000 }, (_, i) => ` a${i}="1"`).join("");
-    behaviour = serve(soapAnswer(`<InsertSubscriberSidResponse xmlns="http://tempuri.org/"${attributes}>`, ""));
-    const started = performance.now();
+    const hostileBody = soapAnswer(`<InsertSubscriberSidResponse xmlns="http://tempuri.org/"${attributes}>`, "");
+    const plainBody = plainAnswerAsLongAs(hostileBody);
+    behaviour = serve(hostileBody);
     const error = await rejection(callSid("soap11", { xmlReader }));
-    const elapsed = performance.now() - started;
     expect(error).toBeInstanceOf(ResponseFormatError);
     expect((error as Error).cause).toMatchObject({ name: "XmlRefusal", reason: "attributes" });
-    // Target 100 ms (issue 7); the old reader took 13 s for 0.6 MB.
-    expect(elapsed).toBeLessThan(2000);
+    // Quickly, against a plain answer of the same 1.1 MB in the same run rather than in milliseconds:
+    // ~1 time measured; the old reader took 13 s for 0.6 MB, hundreds of times a plain read. The scanner
+    // only: fast-xml-parser reads the plain answer's whitespace slowly, so the ratio says nothing there.
+    if (xmlReader !== undefined) return;
+    const ratio = await timeRatioAsync(
+      () => ((behaviour = serve(plainBody)), callSid("soap11", { xmlReader })),
+      () => ((behaviour = serve(hostileBody)), callSid("soap11", { xmlReader }).catch(() => undefined)),
+    );
+    expect(ratio).toBeLessThan(10);
   });
 
-  it.each(readers)("2,000,000 elements are refused at maxElements, quickly and without the tree (%s)", async (_, xmlReader) => {
-    behaviour = serve(soapAnswer('<InsertSubscriberSidResponse xmlns="http://tempuri.org/">', "<a/>".repeat(2_000_000)));
-    const started = performance.now();
+  it.each(readers)("2,000,000 elements are refused at maxElements, without the tree (%s)", async (_, xmlReader) => {
+    const hostileBody = soapAnswer('<InsertSubscriberSidResponse xmlns="http://tempuri.org/">', "<a/>".repeat(2_000_000));
+    behaviour = serve(hostileBody);
+    // No time bound: that the readers refuse at the limit without reading further is shown exactly in
+    // test/runtime/xml/limits.test.ts; here, that the client keeps no tree of the rest.
     const { outcome, growthMiB } = await withPeakRss(() => callSid("soap11", { xmlReader }));
-    const elapsed = performance.now() - started;
     const error = (outcome as PromiseRejectedResult).reason;
     expect(error).toBeInstanceOf(ResponseFormatError);
     expect((error as Error).cause).toMatchObject({ name: "XmlRefusal", reason: "elements" });
-    expect(elapsed).toBeLessThan(5000);
     expect(growthMiB).toBeLessThan(300);
   });
 
