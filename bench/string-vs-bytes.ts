@@ -4,25 +4,9 @@
 // byte by byte; concatenated as a string and encoded once (what the server does). No validation or escaping
 // in any of them: only the cost of putting the bytes together. CPU time, best of 7 trials.
 
+import { cpuPerOp } from "./timing.js";
 import { triggerRecords } from "./wire.js";
 
-function cpuPerOp(fn: () => void, ms = 1000, batch = 100): number {
-  for (let i = 0; i < 20 * batch; i++) fn();
-  let best = Infinity;
-  for (let trial = 0; trial < 7; trial++) {
-    const start = process.cpuUsage();
-    let ops = 0;
-    let spent = 0;
-    while (spent < (ms * 1000) / 7) {
-      for (let i = 0; i < batch; i++) fn();
-      ops += batch;
-      const used = process.cpuUsage(start);
-      spent = used.user + used.system;
-    }
-    best = Math.min(best, spent / ops);
-  }
-  return best;
-}
 
 const records = triggerRecords();
 const between = ["<TriggerResult><Id>", "</Id><Name>", "</Name><Created>", "</Created><MailinglistId>",
