@@ -35,17 +35,22 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   }
 }
 
+/** The fixture server, with SendSmsWithSenderName throwing an error whose text must never reach the wire. */
+function startFailingSmsServer(): Promise<FixtureServer> {
+  return startFixtureServer({
+    log: () => {},
+    override: {
+      SendSmsWithSenderName: () => {
+        throw new Error("database at /var/lib/x is down");
+      },
+    },
+  });
+}
+
 describe("errors the service answers with", () => {
   let server: FixtureServer;
   beforeAll(async () => {
-    server = await startFixtureServer({
-      log: () => {},
-      override: {
-        SendSmsWithSenderName: () => {
-          throw new Error("database at /var/lib/x is down");
-        },
-      },
-    });
+    server = await startFailingSmsServer();
   });
   afterAll(() => server.close());
 
@@ -97,14 +102,7 @@ describe("errors the service answers with", () => {
 describe("one error base for every binding's refusal", () => {
   let server: FixtureServer;
   beforeAll(async () => {
-    server = await startFixtureServer({
-      log: () => {},
-      override: {
-        SendSmsWithSenderName: () => {
-          throw new Error("database at /var/lib/x is down");
-        },
-      },
-    });
+    server = await startFailingSmsServer();
   });
   afterAll(() => server.close());
 
