@@ -7,6 +7,7 @@ import {
   type ClientConfig,
   type ClientOf,
   type ClientOptions,
+  type ClientPlatform,
   type ClientWithOptions,
   bindOperations,
   createClientCore,
@@ -27,6 +28,8 @@ import {
 } from "./runtime/errors.js";
 import { httpGetClient } from "./runtime/http-get/client.js";
 import { httpPostClient } from "./runtime/http-post/client.js";
+import { browser } from "./runtime/platform/browser.js";
+import { standard } from "./runtime/platform/standard.js";
 import type { ClientBindingFactory } from "./runtime/protocol/binding.js";
 import { soap11Client } from "./runtime/soap11/client.js";
 import { soap12Client } from "./runtime/soap12/client.js";
@@ -53,12 +56,13 @@ export const httpGet: ClientBindingFactory = httpGetClient;
 export const httpPost: ClientBindingFactory = httpPostClient;
 
 /**
- * Creates a client over the binding given as a value (soap11, soap12, httpGet, httpPost) and the XML
- * reader named in `options.xmlReader` (readXmlDom in a browser, readXml elsewhere): a bundler keeps
- * that binding's and that reader's code alone. Errors are typed: ServiceFaultError, SoapFaultError,
- * HttpBindingError, ResponseFormatError, TransportError, TimeoutError, ResponseTooLargeError,
- * RedirectError (runtime/errors.js), all subclasses of ClientCallError; ServiceFaultError is the
- * service's refusal on any binding.
+ * Creates a client over the binding given as a value (soap11, soap12, httpGet, httpPost) and the
+ * platform named in `options.platform` (browser: the browser's DOMParser and TextDecoder; standard:
+ * the strict scanner and .NET's charsets, anywhere): a bundler keeps that binding's and that
+ * platform's code alone. Errors are typed: ServiceFaultError, SoapFaultError, HttpBindingError,
+ * ResponseFormatError, TransportError, TimeoutError, ResponseTooLargeError, RedirectError
+ * (runtime/errors.js), all subclasses of ClientCallError; ServiceFaultError is the service's refusal
+ * on any binding.
  */
 export function createClientWith(
   binding: ClientBindingFactory,
@@ -69,22 +73,21 @@ export function createClientWith(
 }
 
 /**
- * Creates a client over the binding named in `config.binding`, reading answers with readXml unless
- * `config.xmlReader` names another. A bundle carries all four bindings' client code and the scanner;
- * createClientWith(soap11, { ...options, xmlReader: readXmlDom }) carries one binding and the
- * browser's parser. Errors are typed: ServiceFaultError, SoapFaultError, HttpBindingError,
- * ResponseFormatError, TransportError, TimeoutError, ResponseTooLargeError, RedirectError
- * (runtime/errors.js), all subclasses of ClientCallError; ServiceFaultError is the service's refusal
- * on any binding.
+ * Creates a client over the binding named in `config.binding`, reading answers on the standard
+ * platform (with `config.xmlReader` instead of readXml when given). A bundle carries all four
+ * bindings' client code and the scanner; createClientWith(soap11, { ...options, platform: browser })
+ * carries one binding and the browser's parser. Errors are typed: ServiceFaultError, SoapFaultError,
+ * HttpBindingError, ResponseFormatError, TransportError, TimeoutError, ResponseTooLargeError,
+ * RedirectError (runtime/errors.js), all subclasses of ClientCallError; ServiceFaultError is the
+ * service's refusal on any binding.
  */
 export function createClient(config: ClientConfig): ExternalAPIServiceClient {
-  return createClientWith(clientBinding(config.binding), {
-    ...config,
-    xmlReader: config.xmlReader ?? readXml,
-  });
+  const platform: ClientPlatform =
+    config.xmlReader === undefined ? standard : { ...standard, readXml: config.xmlReader };
+  return createClientWith(clientBinding(config.binding), { ...config, platform });
 }
 
-export { readXml, readXmlDom };
+export { browser, standard, readXml, readXmlDom };
 export {
   ClientCallError,
   ServiceFaultError,
@@ -97,4 +100,12 @@ export {
   RedirectError,
   ErrorCodes,
 };
-export type { CallOptions, ClientConfig, ClientOptions, ClientWithOptions, ErrorCode, FaultSide };
+export type {
+  CallOptions,
+  ClientConfig,
+  ClientOptions,
+  ClientWithOptions,
+  ClientPlatform,
+  ErrorCode,
+  FaultSide,
+};

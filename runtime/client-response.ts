@@ -6,13 +6,14 @@ import { joinChunks } from "./bytes.js";
 import { RedirectError, ResponseFormatError, ResponseTooLargeError } from "./errors.js";
 import type { BindingName } from "./protocol/binding.js";
 import type { WireResponse } from "./protocol/binding.js";
-import { CharsetError, decodeBody } from "./protocol/charset.js";
 
 /** Who the answer is for, so that errors name the call. */
 export interface AnswerContext {
   readonly binding: BindingName;
   readonly operation: string;
   readonly maxResponseBytes: number;
+  /** The platform's decoder (ClientPlatform.decodeText). */
+  readonly decodeText: (bytes: Uint8Array, contentType: string | undefined, kind: "xml" | "text") => string;
   /** Aborts the call: the caller's signal and the time limit. */
   readonly signal: AbortSignal | undefined;
   /** Closes the connection once the client has stopped reading. */
@@ -104,10 +105,10 @@ export async function readAnswer(response: Response, requestUrl: string, context
   const contentType = response.headers.get("content-type");
   let body: string;
   try {
-    body = decodeBody(bytes, contentType ?? undefined, isPlainText(contentType) ? "text" : "xml");
+    body = context.decodeText(bytes, contentType ?? undefined, isPlainText(contentType) ? "text" : "xml");
   } catch (error) {
-    if (!(error instanceof CharsetError)) throw error;
-    const message = `HTTP ${response.status}: the answer cannot be read as text (${error.message})`;
+    // A decoder is a pure function of the bytes: whatever it throws, the answer cannot be read as text.
+    const message = `HTTP ${response.status}: the answer cannot be read as text (${(error as Error).message})`;
     throw new ResponseFormatError(message, context.binding, context.operation, { cause: error });
   }
   return { status: response.status, headers: lowerCaseHeaders(response.headers), body };

@@ -37,25 +37,32 @@ export interface ClientOptions {
   readonly maxElements?: number;
   /** Extra request headers sent with every call (for example a proxy's authorization). */
   readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** How answers are read: the bytes decoded to text, then the text parsed to a tree. */
+export interface ClientPlatform {
+  /** The XML reader: readXml (xml/scan.js, the strict scanner) or readXmlDom (xml/dom.js, the browser's DOMParser). */
+  readonly readXml: XmlReader;
   /**
-   * The XML reader for answers: readXml (runtime/xml/scan.js, the strict scanner; createClient's default)
-   * or readXmlDom (runtime/xml/dom.js, the browser's DOMParser; a few hundred bytes in a bundle); any
-   * function with the same contract can stand in.
+   * The text of an answer's bytes in their charset (`kind` "xml" also reads the XML declaration); throws for
+   * bytes not valid in it or a charset it does not read (the call then fails with ResponseFormatError).
    */
-  readonly xmlReader?: XmlReader | undefined;
+  readonly decodeText: (bytes: Uint8Array, contentType: string | undefined, kind: "xml" | "text") => string;
 }
 
 /**
- * createClientWith's options: the reader is named, not defaulted, so that a bundle carries only the
- * reader it uses (readXmlDom in a browser, readXml elsewhere).
+ * createClientWith's options: the platform is named, not defaulted, so that a bundle carries only the
+ * reader and decoder it uses (`browser` in a browser bundle, `standard` elsewhere).
  */
 export interface ClientWithOptions extends ClientOptions {
-  readonly xmlReader: XmlReader;
+  readonly platform: ClientPlatform;
 }
 
 export interface ClientConfig extends ClientOptions {
   /** The binding by name; createClient then carries all four (createClientWith(soap11, ...) carries one). */
   readonly binding: BindingName;
+  /** The XML reader for answers instead of readXml (the strict scanner); answers are decoded as `standard` does. */
+  readonly xmlReader?: XmlReader | undefined;
 }
 
 export interface CallOptions {
@@ -116,7 +123,7 @@ export function createClientCore(service: ServiceModel, config: ClientWithOption
   const maxResponseBytes = limit("maxResponseBytes", config.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, false);
   const maxElements = limit("maxElements", config.maxElements, DEFAULT_MAX_ELEMENTS, false);
   const binding = factory(service, {
-    readXml: config.xmlReader,
+    readXml: config.platform.readXml,
     maxElements,
     maxAttributes: DEFAULT_MAX_ATTRIBUTES,
   });
@@ -148,6 +155,7 @@ export function createClientCore(service: ServiceModel, config: ClientWithOption
         binding: binding.name,
         operation: op.name,
         maxResponseBytes,
+        decodeText: config.platform.decodeText,
         signal,
         abort: () => connection.abort(),
       });

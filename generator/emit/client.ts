@@ -66,6 +66,8 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
   const createCore = file.use(importSymbol("createClientCore", "runtime/client.ts"));
   const bindOperations = file.use(importSymbol("bindOperations", "runtime/client.ts"));
   const readXml = file.use(importSymbol("readXml", "runtime/xml/scan.ts"));
+  const standard = file.use(importSymbol("standard", "runtime/platform/standard.ts"));
+  const platformType = file.use(importType("ClientPlatform", "runtime/client.ts"));
   const service = file.use(importSymbol("service", "model.ts"));
   const operations = file.use(importSymbol("operations", "model.ts"));
   source.addFunction({
@@ -73,8 +75,9 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
     isExported: true,
     docs: docs(
       `Creates a client over the binding given as a value (${CLIENT_BINDINGS.map((b) => b.name).join(", ")}) ` +
-        "and the XML reader named in `options.xmlReader` (readXmlDom in a browser, readXml elsewhere): a " +
-        `bundler keeps that binding's and that reader's code alone. ${errors}`,
+        "and the platform named in `options.platform` (browser: the browser's DOMParser and TextDecoder; " +
+        "standard: the strict scanner and .NET's charsets, anywhere): a bundler keeps that binding's and that " +
+        `platform's code alone. ${errors}`,
     ),
     parameters: [
       { name: "binding", type: factory },
@@ -92,26 +95,29 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
     name: "createClient",
     isExported: true,
     docs: docs(
-      "Creates a client over the binding named in `config.binding`, reading answers with readXml unless " +
-        "`config.xmlReader` names another. A bundle carries all four bindings' client code and the scanner; " +
-        `createClientWith(soap11, { ...options, xmlReader: readXmlDom }) carries one binding and the browser's parser. ${errors}`,
+      "Creates a client over the binding named in `config.binding`, reading answers on the standard platform " +
+        "(with `config.xmlReader` instead of readXml when given). A bundle carries all four bindings' client " +
+        "code and the scanner; createClientWith(soap11, { ...options, platform: browser }) carries one binding " +
+        `and the browser's parser. ${errors}`,
     ),
     parameters: [{ name: "config", type: config }],
     returnType: interfaceName,
     statements: [
-      `return createClientWith(${clientBinding}(config.binding), { ...config, xmlReader: config.xmlReader ?? ${readXml} });`,
+      `const platform: ${platformType} = config.xmlReader === undefined ? ${standard} : { ...${standard}, readXml: config.xmlReader };`,
+      `return createClientWith(${clientBinding}(config.binding), { ...config, platform });`,
     ],
   });
 
-  // The two readers, for createClientWith: the strict scanner and the browser's DOMParser.
+  // The two platforms for createClientWith, and the two readers (createClient's xmlReader, or a platform of one's own).
+  const browser = file.use(importSymbol("browser", "runtime/platform/browser.ts"));
   const readXmlDom = file.use(importSymbol("readXmlDom", "runtime/xml/dom.ts"));
-  source.addExportDeclaration({ namedExports: [readXml, readXmlDom] });
+  source.addExportDeclaration({ namedExports: [browser, standard, readXml, readXmlDom] });
 
   // ErrorCodes too: callers compare errorCode with ErrorCodes.InvalidValue and the like.
   const errorValues = [...CLIENT_ERRORS, "ErrorCodes"].map((name) => file.use(importSymbol(name, "runtime/errors.ts")));
   const errorTypes = ["ErrorCode", "FaultSide"].map((name) => file.use(importType(name, "runtime/errors.ts")));
   source.addExportDeclaration({ namedExports: errorValues });
-  source.addExportDeclaration({ isTypeOnly: true, namedExports: [callOptions, config, options, withOptions, ...errorTypes] });
+  source.addExportDeclaration({ isTypeOnly: true, namedExports: [callOptions, config, options, withOptions, platformType, ...errorTypes] });
 
   return [file.toGeneratedFile("createClient and createClientWith: the typed client, on fetch alone.")];
 }

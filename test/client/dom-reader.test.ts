@@ -11,6 +11,7 @@ import { build } from "esbuild";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../generated/client.js";
+import { CharsetError, decodeBody } from "../../runtime/protocol/charset.js";
 import { readXml } from "../../runtime/xml/scan.js";
 import type { ReadOptions } from "../../runtime/xml/tree.js";
 import { startFixtureServer, type FixtureServer } from "../fixtures/fixture-server.js";
@@ -103,7 +104,7 @@ let page: Page;
 async function browserBundle(): Promise<string> {
   const result = await build({
     stdin: {
-      contents: 'export { createClientWith, soap11, soap12, httpGet, httpPost, readXmlDom } from "./generated/client.js";',
+      contents: 'export { createClientWith, soap11, soap12, httpGet, httpPost, readXmlDom, browser } from "./generated/client.js";',
       resolveDir: ROOT,
       sourcefile: "entry.ts",
       loader: "ts",
@@ -207,13 +208,13 @@ describe.runIf(hasChromium())("readXmlDom in Chromium", () => {
         async ([name, op, args, revive]) => {
           const lib = (window as unknown as { easgen: Record<string, unknown> }).easgen as {
             createClientWith: (b: unknown, o: object) => Record<string, (p: unknown) => Promise<unknown>>;
-            readXmlDom: unknown;
+            browser: unknown;
           } & Record<string, unknown>;
           const client = lib.createClientWith(lib[name], {
             baseUrl: location.origin,
             username: "u",
             password: "p",
-            xmlReader: lib.readXmlDom,
+            platform: lib.browser,
           });
           // eslint-disable-next-line no-eval
           return JSON.stringify(await client[op]!(JSON.parse(args)), (0, eval)(revive) as (k: string, v: unknown) => unknown);
@@ -237,9 +238,9 @@ describe.runIf(hasChromium())("readXmlDom in Chromium", () => {
         async ([name, args]) => {
           const lib = (window as unknown as { easgen: Record<string, unknown> }).easgen as {
             createClientWith: (b: unknown, o: object) => { InsertSubscriberSid: (p: unknown) => Promise<unknown> };
-            readXmlDom: unknown;
+            browser: unknown;
           } & Record<string, unknown>;
-          const client = lib.createClientWith(lib[name], { baseUrl: location.origin, username: "u", password: "p", xmlReader: lib.readXmlDom });
+          const client = lib.createClientWith(lib[name], { baseUrl: location.origin, username: "u", password: "p", platform: lib.browser });
           return client.InsertSubscriberSid(JSON.parse(args)).then(
             () => "resolved",
             (error: { name: string; errorCode?: string; side?: string; parameter?: string; status?: number }) =>
@@ -250,6 +251,87 @@ describe.runIf(hasChromium())("readXmlDom in Chromium", () => {
       );
       expect(want).toMatchObject({ errorCode: expect.any(String), parameter: "strFormat" });
       expect(got).toEqual(want);
+    });
+  });
+  describe("the browser platform's decoder (TextDecoder) against decodeBody", () => {
+    const xml = (text: string) => `<?xml version="1.0"?><a>${text}</a>`;
+    const utf16 = (text: string, bigEndian: boolean): number[] => {
+      const out = bigEndian ? [0xfe, 0xff] : [0xff, 0xfe];
+      for (const unit of Array.from(text, (c) => c.charCodeAt(0))) out.push(...(bigEndian ? [unit >> 8, unit & 0xff] : [unit & 0xff, unit >> 8]));
+      return out;
+    };
+    const latin1 = (text: string): number[] => Array.from(text, (c) => c.charCodeAt(0));
+    // [label, bytes, Content-Type, kind]
+    const SAME: readonly (readonly [string, number[], string | undefined, "xml" | "text"])[] = [
+      ["UTF-8 by the Content-Type", [...Buffer.from(xml("Grüße €"))], "text/xml; charset=utf-8", "xml"],
+      ["UTF-8 by default", [...Buffer.from(xml("Grüße €"))], "text/xml", "xml"],
+      ["UTF-8 with a byte order mark", [0xef, 0xbb, 0xbf, ...Buffer.from(xml("Grüße"))], undefined, "xml"],
+      ["UTF-16LE with a byte order mark", utf16(xml("Grüße €"), false), "text/xml", "xml"],
+      ["UTF-16BE with a byte order mark, over a charset=utf-8", utf16(xml("Grüße €"), true), "text/xml; charset=utf-8", "xml"],
+      ["UTF-16LE by its first character", utf16(xml("Grüße"), false).slice(2), undefined, "xml"],
+      ["a quoted action naming another charset", [...Buffer.from(xml("é"))], 'application/soap+xml; action="x;charset=utf-16"; charset=utf-8', "xml"],
+      ["Latin-1 by the Content-Type (bytes 0xA0-0xFF)", latin1(xml("Grüße àéü")), "text/xml; charset=iso-8859-1", "xml"],
+      ["Latin-1 by the XML declaration", latin1('<?xml version="1.0" encoding="ISO-8859-1"?><a>é</a>'), undefined, "xml"],
+      ["a UTF-16 declaration over UTF-8 bytes (.NET's StringWriter)", [...Buffer.from('<?xml version="1.0" encoding="utf-16"?><a>é</a>')], undefined, "xml"],
+      ["text/plain in Latin-1", latin1("Grüße"), "text/plain; charset=ISO-8859-1", "text"],
+    ];
+
+    async function decodeInBrowser(cases: readonly (readonly [number[], string | undefined, "xml" | "text"])[]): Promise<string[]> {
+      return page.evaluate((items) => {
+        const { browser } = (window as unknown as {
+          easgen: { browser: { decodeText: (b: Uint8Array, c: string | undefined, k: "xml" | "text") => string } };
+        }).easgen;
+        return items.map(([bytes, contentType, kind]) => {
+          try {
+            return `text:${browser.decodeText(new Uint8Array(bytes), contentType ?? undefined, kind)}`;
+          } catch (error) {
+            return `refused:${(error as Error).name}`;
+          }
+        });
+      }, cases.map(([bytes, contentType, kind]) => [bytes, contentType ?? null, kind] as [number[], string | undefined, "xml" | "text"]));
+    }
+
+    it("reads UTF-8, UTF-16 with a byte order mark and declared Latin-1 (0xA0-0xFF) as decodeBody does", async () => {
+      const got = await decodeInBrowser(SAME.map(([, bytes, contentType, kind]) => [bytes, contentType, kind]));
+      const want = SAME.map(([, bytes, contentType, kind]) => `text:${decodeBody(new Uint8Array(bytes), contentType, kind)}`);
+      expect(Object.fromEntries(SAME.map(([label], i) => [label, got[i]]))).toEqual(Object.fromEntries(SAME.map(([label], i) => [label, want[i]])));
+    });
+
+    it("reads a declared ISO-8859-1 body's 0x80-0x9F as windows-1252 (WHATWG), where decodeBody reads the C1 controls", async () => {
+      const bytes = latin1(xml("\x80\x93"));
+      const [got] = await decodeInBrowser([[bytes, "text/xml; charset=iso-8859-1", "xml"]]);
+      expect(got).toBe(`text:${xml("\u20ac\u201c")}`);
+      expect(decodeBody(new Uint8Array(bytes), "text/xml; charset=iso-8859-1", "xml")).toBe(xml("\x80\x93"));
+    });
+
+    it("refuses bytes not valid in the charset and a charset it does not know, as decodeBody does", async () => {
+      const bad: readonly (readonly [number[], string | undefined, "xml" | "text"])[] = [
+        [[...Buffer.from("<a>"), 0xc3, 0x28, ...Buffer.from("</a>")], "text/xml; charset=utf-8", "xml"],
+        [[0xff, 0xfe, 0x3c, 0x00, 0x00, 0xd8, 0x3e, 0x00], undefined, "xml"],
+        [[...Buffer.from("<a/>")], "text/xml; charset=x-no-such-charset", "xml"],
+      ];
+      expect(await decodeInBrowser(bad)).toEqual(bad.map(() => expect.stringMatching(/^refused:/)));
+      for (const [bytes, contentType, kind] of bad) {
+        expect(() => decodeBody(new Uint8Array(bytes), contentType, kind)).toThrow(CharsetError);
+      }
+    });
+
+    it("makes an answer with invalid bytes a ResponseFormatError of the call", async () => {
+      const body = Buffer.concat([Buffer.from('<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><x>'), Buffer.from([0xc3, 0x28]), Buffer.from("</x></soap:Body></soap:Envelope>")]);
+      await page.route("**/invalid-bytes/**", (route) => route.fulfill({ status: 200, contentType: "text/xml; charset=utf-8", body }));
+      const got = await page.evaluate(async (args) => {
+        const lib = (window as unknown as { easgen: Record<string, unknown> }).easgen as {
+          createClientWith: (b: unknown, o: object) => { InsertSubscriberSid: (p: unknown) => Promise<unknown> };
+          soap11: unknown;
+          browser: unknown;
+        };
+        const client = lib.createClientWith(lib.soap11, { baseUrl: `${location.origin}/invalid-bytes`, username: "u", password: "p", platform: lib.browser });
+        return client.InsertSubscriberSid(JSON.parse(args)).then(
+          () => "resolved",
+          (error: Error) => `${error.name}: ${error.message}`,
+        );
+      }, JSON.stringify(samples.InsertSubscriberSid.params));
+      expect(got).toMatch(/^ResponseFormatError: InsertSubscriberSid: HTTP 200: the answer cannot be read as text/);
     });
   });
 });

@@ -22,20 +22,27 @@ export class CharsetError extends Error {
 
 type Charset = "utf-8" | "utf-16" | "utf-16le" | "utf-16be" | "iso-8859-1" | "windows-1252" | "us-ascii";
 
-/** Labels (lower case) of the charsets we read, with the aliases .NET and the WHATWG list use for them. */
-const LABELS: ReadonlyMap<string, Charset> = new Map<string, Charset>([
-  ...(["utf-8", "utf8", "unicode-1-1-utf-8"].map((l) => [l, "utf-8"]) as [string, Charset][]),
-  ...(["utf-16", "utf16", "unicode", "ucs-2", "iso-10646-ucs-2", "csunicode"].map((l) => [l, "utf-16"]) as [string, Charset][]),
-  ...(["utf-16le", "unicodelittleunmarked"].map((l) => [l, "utf-16le"]) as [string, Charset][]),
-  ...(["utf-16be", "unicodefffe", "unicodebigunmarked"].map((l) => [l, "utf-16be"]) as [string, Charset][]),
-  ...(
-    ["iso-8859-1", "iso8859-1", "iso_8859-1", "iso_8859-1:1987", "latin1", "l1", "iso-ir-100", "cp819", "ibm819", "csisolatin1"].map(
-      (l) => [l, "iso-8859-1"],
-    ) as [string, Charset][]
-  ),
-  ...(["windows-1252", "cp1252", "x-cp1252"].map((l) => [l, "windows-1252"]) as [string, Charset][]),
-  ...(["us-ascii", "ascii", "ansi_x3.4-1968", "iso646-us", "csascii", "us"].map((l) => [l, "us-ascii"]) as [string, Charset][]),
-]);
+/**
+ * Labels (lower case) of the charsets we read, with the aliases .NET and the WHATWG list use for them. Made
+ * by a call marked pure (like the decoders below), so a bundle that does not decode with this module drops it.
+ */
+const LABELS: ReadonlyMap<string, Charset> = /* @__PURE__ */ labels();
+
+function labels(): ReadonlyMap<string, Charset> {
+  return new Map<string, Charset>([
+    ...(["utf-8", "utf8", "unicode-1-1-utf-8"].map((l) => [l, "utf-8"]) as [string, Charset][]),
+    ...(["utf-16", "utf16", "unicode", "ucs-2", "iso-10646-ucs-2", "csunicode"].map((l) => [l, "utf-16"]) as [string, Charset][]),
+    ...(["utf-16le", "unicodelittleunmarked"].map((l) => [l, "utf-16le"]) as [string, Charset][]),
+    ...(["utf-16be", "unicodefffe", "unicodebigunmarked"].map((l) => [l, "utf-16be"]) as [string, Charset][]),
+    ...(
+      ["iso-8859-1", "iso8859-1", "iso_8859-1", "iso_8859-1:1987", "latin1", "l1", "iso-ir-100", "cp819", "ibm819", "csisolatin1"].map(
+        (l) => [l, "iso-8859-1"],
+      ) as [string, Charset][]
+    ),
+    ...(["windows-1252", "cp1252", "x-cp1252"].map((l) => [l, "windows-1252"]) as [string, Charset][]),
+    ...(["us-ascii", "ascii", "ansi_x3.4-1968", "iso646-us", "csascii", "us"].map((l) => [l, "us-ascii"]) as [string, Charset][]),
+  ]);
+}
 
 /** A label for a message: cut so it cannot carry much input. */
 function shown(label: string): string {
@@ -112,8 +119,8 @@ function utf16ByFirstCharacter(bytes: Uint8Array): Charset | undefined {
   return undefined;
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-const utf16le = new TextDecoder("utf-16le", { fatal: true });
+const utf8 = /* @__PURE__ */ new TextDecoder("utf-8", { fatal: true });
+const utf16le = /* @__PURE__ */ new TextDecoder("utf-16le", { fatal: true });
 
 const DECLARATION = /^<\?xml\s[^>]*?\bencoding\s*=\s*(["'])([A-Za-z][A-Za-z0-9._:-]*)\1/;
 
