@@ -3,7 +3,8 @@
 // for InsertSubscriberSid, with the reader the generated client uses by default. Target: <= 10 µs.
 // Run alone: npx tsx bench/client.ts   (part of `npm run bench` otherwise)
 
-import { operations, service } from "../generated/model.js";
+// The server's model: the codecs here write and read both sides.
+import { serverModel as service, serverOperations as operations } from "../generated/server-model.js";
 import { bindingFactories } from "../test/fixtures/bindings.js";
 import type { BindingName } from "../generated/runtime/protocol/binding.js";
 import { writeParams, type ParamValues } from "../generated/runtime/params.js";

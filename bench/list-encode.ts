@@ -4,7 +4,8 @@
 // (generated/writers.ts, what createHandler uses) and with the writers the runtime makes from the model.
 // Both run in the same process, alternately, so a busy machine slows both alike.
 
-import { operations, service } from "../generated/model.js";
+// The server's model: the codecs here write and read both sides.
+import { serverModel as service, serverOperations as operations } from "../generated/server-model.js";
 import { serverBindings } from "../generated/runtime/bindings.js";
 import { readXml } from "../generated/runtime/xml/scan.js";
 import { recordWriters } from "../generated/writers.js";

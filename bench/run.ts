@@ -18,7 +18,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { clientTable, runClientBench } from "./client.js";
-import { operations, service } from "../generated/model.js";
+// The server's model: the codecs here write and read both sides.
+import { serverModel as service, serverOperations as operations } from "../generated/server-model.js";
 import { bindingFactories } from "../test/fixtures/bindings.js";
 import { readXml } from "../generated/runtime/xml/scan.js";
 import { requests, triggerRecords, type BenchRequest } from "./wire.js";

@@ -1,6 +1,9 @@
-// The normalized service description the runtime interprets. generated/model.ts holds one value of
-// ServiceModel, emitted from spec/*.yaml; every codec, the client and the server read only this. The
-// documentation text is not here: it is a ServiceDocs value (runtime/docs.ts, generated/docs.ts).
+// The normalized service description the runtime interprets, emitted from spec/*.yaml in two layers: the
+// client's (ClientServiceModel in generated/model.ts: names, types, results, credential flags) and the
+// server's (ServiceModel in generated/server-model.ts, which extends it with what only the server checks
+// or shows: parameter rules and defaults, operation checks, groups), so a client bundle carries no
+// validation data. The documentation text is in neither: it is a ServiceDocs value (runtime/docs.ts,
+// generated/docs.ts).
 
 export type SoapType = "string" | "int" | "long" | "double" | "decimal" | "dateTime" | "boolean";
 
@@ -44,16 +47,21 @@ export type CheckModel =
       readonly reserved: readonly string[];
     };
 
-export interface ParamModel {
+/** A parameter as the client writes it. */
+export interface ClientParamModel {
   readonly name: string;
   readonly type: SoapType;
   /** A required string must be present and non-empty; value types are always required on the wire. */
   readonly required: boolean;
+  /** True for the credentials every operation takes first. */
+  readonly credential: boolean;
+}
+
+/** A parameter as the server reads it: with its default and rules. */
+export interface ParamModel extends ClientParamModel {
   /** Literal the server substitutes when an optional string is absent or empty. */
   readonly default?: string;
   readonly rules: readonly RuleModel[];
-  /** True for the credentials every operation takes first. */
-  readonly credential: boolean;
 }
 
 export interface FieldModel {
@@ -93,26 +101,32 @@ export type ResultModel =
   | { readonly kind: "dataSet"; readonly dataSet: DataSetModel };
 
 /**
- * One operation. `Params` and `Result` are the TypeScript types of its parameters (credentials excluded)
- * and of its result; they exist only for the type checker (the `~types` property is never set), so the
- * client and the server take their method types from the descriptors (ClientOf, HandlersOf).
+ * One operation as the client calls it. `Params` and `Result` are the TypeScript types of its parameters
+ * (credentials excluded) and of its result; they exist only for the type checker (the `~types` property is
+ * never set), so the client and the server take their method types from the descriptors (ClientOf,
+ * HandlersOf).
  */
-export interface OperationModel<Params = unknown, Result = unknown> {
+export interface ClientOperationModel<Params = unknown, Result = unknown> {
   /** Never present at run time: carries Params and Result for the type checker. */
   readonly "~types"?: { readonly params: Params; readonly result: Result };
   readonly name: string;
-  readonly group: string;
   /** Credentials first, then the operation's own parameters, in wire order. */
-  readonly params: readonly ParamModel[];
-  readonly checks: readonly CheckModel[];
+  readonly params: readonly ClientParamModel[];
   readonly result: ResultModel;
 }
 
+/** One operation as the server reads it: its parameters with rules and defaults, its checks, its group. */
+export interface OperationModel<Params = unknown, Result = unknown> extends ClientOperationModel<Params, Result> {
+  readonly group: string;
+  readonly params: readonly ParamModel[];
+  readonly checks: readonly CheckModel[];
+}
+
 /** The parameter type of an operation descriptor. */
-export type ParamsOf<Op> = Op extends OperationModel<infer Params, unknown> ? Params : never;
+export type ParamsOf<Op> = Op extends ClientOperationModel<infer Params, unknown> ? Params : never;
 
 /** The result type of an operation descriptor. */
-export type ResultOf<Op> = Op extends OperationModel<unknown, infer Result> ? Result : never;
+export type ResultOf<Op> = Op extends ClientOperationModel<unknown, infer Result> ? Result : never;
 
 export interface GroupModel {
   readonly name: string;
@@ -121,12 +135,18 @@ export interface GroupModel {
   readonly operations: readonly string[];
 }
 
-export interface ServiceModel {
+/** The service as the client needs it. */
+export interface ClientServiceModel {
   readonly name: string;
   readonly namespace: string;
   readonly endpoint: string;
-  readonly groups: readonly GroupModel[];
   readonly records: readonly RecordModel[];
   readonly dataSets: readonly DataSetModel[];
+  readonly operations: readonly ClientOperationModel[];
+}
+
+/** The service as the server, the WSDL and the help pages read it. */
+export interface ServiceModel extends ClientServiceModel {
+  readonly groups: readonly GroupModel[];
   readonly operations: readonly OperationModel[];
 }

@@ -1,7 +1,7 @@
 // Parameters between their wire text (one slot per parameter, in spec order) and typed values.
 
 import { clientError, ErrorCodes, ServiceError } from "./errors.js";
-import type { OperationModel, ParamModel, ServiceModel } from "./model.js";
+import type { ClientOperationModel, OperationModel, ParamModel, ServiceModel } from "./model.js";
 import { validateParams } from "./rules.js";
 import { oneLine } from "./safe-error.js";
 import { ConversionError, dotNetTypeName, formatValue, parseValue } from "./values.js";
@@ -74,7 +74,7 @@ export function readParams(op: OperationModel, texts: ParamTexts, presence: Pres
  * Client side: formats typed values as wire texts. An absent optional value stays undefined (the
  * binding decides whether that means "omit" or "send empty"). Throws TypeError naming the parameter.
  */
-export function writeParams(op: OperationModel, values: ParamValues): ParamTexts {
+export function writeParams(op: ClientOperationModel, values: ParamValues): ParamTexts {
   const texts: ParamTexts = new Array(op.params.length);
   for (let i = 0; i < op.params.length; i++) {
     const param = op.params[i]!;

@@ -6,7 +6,7 @@
 import { DEFAULT_MAX_ATTRIBUTES, DEFAULT_MAX_ELEMENTS } from "./xml/tree.js";
 import { readAnswer } from "./client-response.js";
 import { ClientCallError, TimeoutError, TransportError } from "./errors.js";
-import type { OperationModel, ServiceModel } from "./model.js";
+import type { ClientOperationModel, ClientServiceModel } from "./model.js";
 import { writeParams, type ParamValues } from "./params.js";
 import type { BindingName, ClientBinding, ClientBindingFactory, WireResponse, XmlReader } from "./protocol/binding.js";
 
@@ -75,7 +75,7 @@ export interface ClientCore {
   readonly endpointUrl: string;
   readonly binding: ClientBinding;
   /** One call of `op`; the result's type is the descriptor's. */
-  call<Params, Result>(op: OperationModel<Params, Result>, params: NoInfer<Params>, options?: CallOptions): Promise<Result>;
+  call<Params, Result>(op: ClientOperationModel<Params, Result>, params: NoInfer<Params>, options?: CallOptions): Promise<Result>;
 }
 
 /**
@@ -83,7 +83,7 @@ export interface ClientCore {
  * (an operation that takes only the credentials, which the client adds).
  */
 export type OperationMethod<Op> =
-  Op extends OperationModel<infer Params, infer Result>
+  Op extends ClientOperationModel<infer Params, infer Result>
     ? {} extends Params
       ? (params?: Params, options?: CallOptions) => Promise<Result>
       : (params: Params, options?: CallOptions) => Promise<Result>
@@ -93,12 +93,12 @@ export type OperationMethod<Op> =
 export type ClientOf<Ops> = { -readonly [Name in keyof Ops]: OperationMethod<Ops[Name]> };
 
 /** The methods of ClientOf<Ops>, each a call of its descriptor through `core`. */
-export function bindOperations<Ops extends { readonly [Name in keyof Ops]: OperationModel }>(
+export function bindOperations<Ops extends { readonly [Name in keyof Ops]: ClientOperationModel }>(
   operations: Ops,
   core: ClientCore,
 ): ClientOf<Ops> {
   const methods: Record<string, (params?: object, options?: CallOptions) => Promise<unknown>> = {};
-  for (const [name, op] of Object.entries<OperationModel>(operations)) {
+  for (const [name, op] of Object.entries<ClientOperationModel>(operations)) {
     methods[name] = (params = {}, options) => core.call(op, params, options);
   }
   // The loop gave every key of Ops its method; TypeScript cannot follow a loop over keys.
@@ -120,7 +120,7 @@ function limit(name: string, value: number | undefined, fallback: number, allowN
   return value;
 }
 
-export function createClientCore(service: ServiceModel, config: ClientWithOptions, factory: ClientBindingFactory): ClientCore {
+export function createClientCore(service: ClientServiceModel, config: ClientWithOptions, factory: ClientBindingFactory): ClientCore {
   const timeoutMs = limit("timeoutMs", config.timeoutMs, DEFAULT_TIMEOUT_MS, true);
   const maxResponseBytes = limit("maxResponseBytes", config.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, false);
   const maxElements = limit("maxElements", config.maxElements, DEFAULT_MAX_ELEMENTS, false);
@@ -135,7 +135,7 @@ export function createClientCore(service: ServiceModel, config: ClientWithOption
 
   /** One exchange on the wire. `caller` is the caller's signal, `timeout` the time limit's. */
   async function send(
-    op: OperationModel,
+    op: ClientOperationModel,
     values: ParamValues,
     caller: AbortSignal | undefined,
     timeout: AbortSignal | undefined,
@@ -172,7 +172,7 @@ export function createClientCore(service: ServiceModel, config: ClientWithOption
   return {
     endpointUrl: url,
     binding,
-    async call<Params, Result>(op: OperationModel<Params, Result>, params: Params, options: CallOptions = {}): Promise<Result> {
+    async call<Params, Result>(op: ClientOperationModel<Params, Result>, params: Params, options: CallOptions = {}): Promise<Result> {
       // Params is an object type in every descriptor (the generated Params types); spread copies it.
       const values: ParamValues = { ...(params as object) };
       if (userParam) values[userParam] = config.username;

@@ -8,7 +8,7 @@ import { checkPublicUrl, type EndpointUrlOptions } from "./endpoint-url.js";
 import { clientError, ErrorCodes, ServiceError } from "./errors.js";
 import type { BindingName } from "./protocol/binding.js";
 import type { DataSetResult, DataSetRows } from "./dataset.js";
-import type { OperationModel, ServiceModel } from "./model.js";
+import type { ClientOperationModel, OperationModel, ServiceModel } from "./model.js";
 import { readParams, type ParamValues } from "./params.js";
 import type { ServerBinding, ServerBindingFactory, WireRequest, WireResponse, XmlReader } from "./protocol/binding.js";
 import { ResultShapeError, type RecordWriters } from "./protocol/result.js";
@@ -44,7 +44,7 @@ export type Returned<Result> = Result extends DataSetResult<infer Row> ? DataSet
 
 /** The handler of an operation descriptor. */
 export type HandlerOf<Op> =
-  Op extends OperationModel<infer Params, infer Result>
+  Op extends ClientOperationModel<infer Params, infer Result>
     ? (params: Received<Params>, context: CallContext) => Promise<Returned<Result>> | Returned<Result>
     : never;
 

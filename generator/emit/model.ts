@@ -1,12 +1,16 @@
-// generated/model.ts: the ServiceModel as a typed constant, with the pieces it shares (rules, credentials,
-// records, data sets) declared once and referenced, so `operations.X` is the same object as the entry in
-// `service.operations`. The Operations interface types each descriptor with its Params and Result
-// (OperationModel<Params, Result>) and carries the operation's doc as JSDoc: the client's and the server's
-// method types are mapped from it (ClientOf, HandlersOf), so the docs reach them as types, never as data.
+// generated/model.ts: the client's layer of the model (ClientServiceModel) as a typed constant, with the
+// pieces it shares (credentials, records, data sets) declared once and referenced, so `operations.X` is the
+// same object as the entry in `service.operations`. The Operations interface types each descriptor with its
+// Params and Result (ClientOperationModel<Params, Result>) and carries the operation's doc as JSDoc: the
+// client's and the server's method types are mapped from it (ClientOf, HandlersOf), so the docs reach them
+// as types, never as data.
+// generated/server-model.ts: the server's layer (ServiceModel: rules and defaults, checks, groups), built on
+// the client's records and results, so a client bundle carries no validation data.
 // Exported constants carry explicit types (isolatedDeclarations); the shared pieces are module-local.
 
 import type { StatementStructures } from "ts-morph";
 import type {
+  ClientParamModel,
   OperationModel,
   ParamModel,
   ResultModel,
@@ -14,7 +18,7 @@ import type {
   ServiceModel,
 } from "../../runtime/model.js";
 import type { GeneratedFile } from "../generated-file.js";
-import { importType } from "../import-symbol.js";
+import { importSymbol, importType } from "../import-symbol.js";
 import { operationTypeNames } from "../type-names.js";
 import { StructureKind, TypeScriptFile, VariableDeclarationKind } from "../typescript-file.js";
 import type { EmitContext } from "./context.js";
@@ -28,12 +32,12 @@ export function operationDoc(doc: string, result: string): string {
   return `${doc}\n\nResolves to ${result.charAt(0).toLowerCase()}${result.slice(1)}`;
 }
 
-export function emitModel(model: ServiceModel, { docs: text }: Pick<EmitContext, "docs">): GeneratedFile[] {
-  const file = new TypeScriptFile("model.ts");
-  const type = (name: string): string => file.use(importType(name, RUNTIME_MODEL));
-  const types = (name: string): string => file.use(importType(name, "types.ts"));
-  const credentials = model.operations[0]?.params.filter((p) => p.credential) ?? [];
+export function emitModel(model: ServiceModel, context: Pick<EmitContext, "docs">): GeneratedFile[] {
+  return [emitClientModel(model, context), emitServerModel(model)];
+}
 
+/** Declarations in order, with a blank line between them, and the two kinds of constant. */
+function statementList() {
   const statements: StatementStructures[] = [];
   const gap = (): { leadingTrivia?: string } => (statements.length > 0 ? { leadingTrivia: "\n" } : {});
   /** A module-local constant, its type inferred (`as const`) and checked (`satisfies`). */
@@ -58,16 +62,31 @@ export function emitModel(model: ServiceModel, { docs: text }: Pick<EmitContext,
       declarations: [{ name, type: typeName, initializer }],
     });
   };
-  const byName = (items: readonly { readonly name: string }[], value: (item: never) => unknown): string =>
-    `{ ${items.map((item) => `${propertyKey(item.name)}: ${literal(value(item as never))}`).join(", ")} }`;
-  const ruleRef = (rule: RuleModel): Code => code(`rules.${rule.name}`);
-  const paramValue = (param: ParamModel): unknown => ({ ...param, rules: param.rules.map(ruleRef) });
-  const paramsValue = (params: readonly ParamModel[]): unknown[] => {
-    const leading = params.slice(0, credentials.length);
-    return credentials.length > 0 && JSON.stringify(leading) === JSON.stringify(credentials)
-      ? [spread("credentials"), ...params.slice(credentials.length).map(paramValue)]
-      : params.map(paramValue);
-  };
+  return { statements, gap, local, exported };
+}
+
+const byName = (items: readonly { readonly name: string }[], value: (item: never) => unknown): string =>
+  `{ ${items.map((item) => `${propertyKey(item.name)}: ${literal(value(item as never))}`).join(", ")} }`;
+
+/** `[...credentials, ...the rest]` when the operation starts with the shared credentials. */
+function withCredentials<P>(params: readonly P[], credentials: readonly unknown[], value: (param: P) => unknown): unknown[] {
+  const leading = params.slice(0, credentials.length).map(value);
+  return credentials.length > 0 && JSON.stringify(leading) === JSON.stringify(credentials)
+    ? [spread("credentials"), ...params.slice(credentials.length).map(value)]
+    : params.map(value);
+}
+
+/** A parameter as the client writes it. */
+function clientParam({ name, type, required, credential }: ParamModel): ClientParamModel {
+  return { name, type, required, credential };
+}
+
+function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, "docs">): GeneratedFile {
+  const file = new TypeScriptFile("model.ts");
+  const type = (name: string): string => file.use(importType(name, RUNTIME_MODEL));
+  const types = (name: string): string => file.use(importType(name, "types.ts"));
+  const credentials = (model.operations[0]?.params.filter((p) => p.credential) ?? []).map(clientParam);
+  const { statements, gap, local, exported } = statementList();
   const resultValue = (result: ResultModel): unknown => {
     switch (result.kind) {
       case "scalar":
@@ -80,22 +99,16 @@ export function emitModel(model: ServiceModel, { docs: text }: Pick<EmitContext,
     }
   };
   const operationValue = (op: OperationModel): unknown => ({
-    ...op,
-    params: paramsValue(op.params),
+    name: op.name,
+    params: withCredentials(op.params, credentials, clientParam),
     result: resultValue(op.result),
   });
 
   local(
-    "rules",
-    "The named rules of the spec, each as the parameters that reference it carry it.",
-    byName(usedRules(model), (rule: RuleModel) => rule),
-    `Readonly<Record<string, ${type("RuleModel")}>>`,
-  );
-  local(
     "credentials",
     "The parameters every operation takes first.",
-    literal(credentials.map(paramValue)),
-    `readonly ${type("ParamModel")}[]`,
+    literal(credentials),
+    `readonly ${type("ClientParamModel")}[]`,
   );
   local(
     "records",
@@ -109,7 +122,7 @@ export function emitModel(model: ServiceModel, { docs: text }: Pick<EmitContext,
     byName(model.dataSets, (d) => d),
     `Readonly<Record<string, ${type("DataSetModel")}>>`,
   );
-  const operationModel = type("OperationModel");
+  const operationModel = type("ClientOperationModel");
   statements.push({
     kind: StructureKind.Interface,
     ...gap(),
@@ -132,23 +145,80 @@ export function emitModel(model: ServiceModel, { docs: text }: Pick<EmitContext,
   });
   exported(
     "operations",
-    "Every operation by name: `operations.InsertSubscriberSid` is that operation's OperationModel.",
+    "Every operation by name: `operations.InsertSubscriberSid` is that operation's descriptor.",
     byName(model.operations, operationValue),
     "Operations",
   );
   exported(
     "service",
-    "The whole service; the codecs, the client and the server read only this.",
+    "The service as the client reads it (the server's model, server-model.ts, adds the validation).",
     literal({
-      ...model,
+      name: model.name,
+      namespace: model.namespace,
+      endpoint: model.endpoint,
       records: model.records.map((r) => code(`records.${r.name}`)),
       dataSets: model.dataSets.map((d) => code(`dataSets.${d.name}`)),
       operations: model.operations.map((op) => code(`operations.${op.name}`)),
     }),
+    type("ClientServiceModel"),
+  );
+  file.add(statements);
+  return file.toGeneratedFile("The client's service model (a ClientServiceModel value): names, types, results.");
+}
+
+function emitServerModel(model: ServiceModel): GeneratedFile {
+  const file = new TypeScriptFile("server-model.ts");
+  const type = (name: string): string => file.use(importType(name, RUNTIME_MODEL));
+  const credentials = model.operations[0]?.params.filter((p) => p.credential) ?? [];
+  const { statements, local, exported } = statementList();
+  const client = file.use(importSymbol("service", "model.ts"));
+  const clientOperations = file.use(importSymbol("operations", "model.ts"));
+  const ruleRef = (rule: RuleModel): Code => code(`rules.${rule.name}`);
+  const paramValue = (param: ParamModel): unknown => ({ ...param, rules: param.rules.map(ruleRef) });
+  const operationValue = (op: OperationModel): unknown => ({
+    name: op.name,
+    group: op.group,
+    params: withCredentials(op.params, credentials.map(paramValue), paramValue),
+    checks: op.checks,
+    // The client's result model: the same records and data sets.
+    result: code(`${clientOperations}.${op.name}.result`),
+  });
+
+  local(
+    "rules",
+    "The named rules of the spec, each as the parameters that reference it carry it.",
+    byName(usedRules(model), (rule: RuleModel) => rule),
+    `Readonly<Record<string, ${type("RuleModel")}>>`,
+  );
+  local(
+    "credentials",
+    "The parameters every operation takes first.",
+    literal(credentials.map(paramValue)),
+    `readonly ${type("ParamModel")}[]`,
+  );
+  const operationsType = file.use(importType("Operations", "model.ts"));
+  exported(
+    "serverOperations",
+    "Every operation as the server reads it: parameter rules and defaults, checks, group.",
+    byName(model.operations, operationValue),
+    `{ readonly [Name in keyof ${operationsType}]: ${type("OperationModel")} }`,
+  );
+  exported(
+    "serverModel",
+    "The service as the server, the WSDL and the help pages read it.",
+    literal({
+      name: code(`${client}.name`),
+      namespace: code(`${client}.namespace`),
+      endpoint: code(`${client}.endpoint`),
+      groups: model.groups,
+      records: code(`${client}.records`),
+      dataSets: code(`${client}.dataSets`),
+      operations: model.operations.map((op) => code(`serverOperations.${op.name}`)),
+    }),
     type("ServiceModel"),
   );
   file.add(statements);
-  return [file.toGeneratedFile("The service model (a ServiceModel value) that the runtime interprets.")];
+  return file.toGeneratedFile("The server's service model (a ServiceModel value): the client's, with rules, checks, defaults and groups.");
 }
 
 /** Every rule some parameter carries, in order of first use. */

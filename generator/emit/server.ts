@@ -48,7 +48,7 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
   const createFetch = file.use(importSymbol("createFetchHandler", "runtime/server-fetch.ts"));
   const factories = file.use(importSymbol("serverBindings", "runtime/bindings.ts"));
   const readXml = file.use(importSymbol("readXml", "runtime/xml/scan.ts"));
-  const service = file.use(importSymbol("service", "model.ts"));
+  const service = file.use(importSymbol("serverModel", "server-model.ts"));
   const serviceDocs = file.use(importSymbol("docs", "docs.ts"));
   const createDocuments = file.use(importSymbol("createDocuments", "runtime/documents.ts"));
   const recordWriters = file.use(importSymbol("recordWriters", "writers.ts"));

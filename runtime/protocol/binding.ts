@@ -4,7 +4,7 @@
 
 import type { RecordWriters } from "./result.js";
 import type { ServiceError } from "../errors.js";
-import type { OperationModel, ServiceModel } from "../model.js";
+import type { ClientOperationModel, ClientServiceModel, OperationModel, ServiceModel } from "../model.js";
 import type { ParamTexts, ParamValues, Presence } from "../params.js";
 import type { ReadOptions, XmlElement } from "../xml/tree.js";
 
@@ -55,9 +55,9 @@ export interface BindingOptions {
  */
 export interface ClientBinding {
   readonly name: BindingName;
-  encodeRequest(op: OperationModel, texts: ParamTexts): WireRequest;
+  encodeRequest(op: ClientOperationModel, texts: ParamTexts): WireRequest;
   /** Returns the typed result, or throws a ClientCallError subclass. */
-  decodeResponse(op: OperationModel, response: WireResponse, request: ParamValues): unknown;
+  decodeResponse(op: ClientOperationModel, response: WireResponse, request: ParamValues): unknown;
 }
 
 /** The server half of a binding: reads a request and writes the answer or the error. */
@@ -71,5 +71,5 @@ export interface ServerBinding {
   encodeError(error: ServiceError): WireResponse;
 }
 
-export type ClientBindingFactory = (service: ServiceModel, options: BindingOptions) => ClientBinding;
+export type ClientBindingFactory = (service: ClientServiceModel, options: BindingOptions) => ClientBinding;
 export type ServerBindingFactory = (service: ServiceModel, options: BindingOptions) => ServerBinding;

@@ -2,7 +2,7 @@
 // No server code: a client bundle that uses one SOAP version carries this module and its version's.
 
 import { ResponseFormatError, SoapFaultError } from "../errors.js";
-import type { OperationModel, ServiceModel } from "../model.js";
+import type { ClientOperationModel, ClientServiceModel } from "../model.js";
 import type { ParamTexts, ParamValues } from "../params.js";
 import { DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
 import { escapeText } from "../xml/write.js";
@@ -22,7 +22,7 @@ export function localPart(qname: string): string {
   return t.slice(t.indexOf(":") + 1);
 }
 
-export function createSoapClientBinding(version: SoapClientVersion, service: ServiceModel, options: BindingOptions): ClientBinding {
+export function createSoapClientBinding(version: SoapClientVersion, service: ClientServiceModel, options: BindingOptions): ClientBinding {
   const ns = service.namespace;
   const open = envelopeOpen(version);
   const readOptions = {
@@ -31,14 +31,14 @@ export function createSoapClientBinding(version: SoapClientVersion, service: Ser
     maxElements: options.maxElements,
   };
 
-  function formatError(op: OperationModel, status: number, message: string, cause?: unknown): ResponseFormatError {
+  function formatError(op: ClientOperationModel, status: number, message: string, cause?: unknown): ResponseFormatError {
     return new ResponseFormatError(`HTTP ${status}: ${message}`, version.binding, op.name, { cause });
   }
 
   return {
     name: version.binding,
 
-    encodeRequest(op: OperationModel, texts: ParamTexts): WireRequest {
+    encodeRequest(op: ClientOperationModel, texts: ParamTexts): WireRequest {
       let body = `${open}<${op.name} xmlns="${ns}">`;
       op.params.forEach((p, i) => {
         const text = texts[i];
@@ -50,7 +50,7 @@ export function createSoapClientBinding(version: SoapClientVersion, service: Ser
       return { method: "POST", path: "", query: "", headers: version.requestHeaders(ns + op.name), body };
     },
 
-    decodeResponse(op: OperationModel, response: WireResponse, request: ParamValues): unknown {
+    decodeResponse(op: ClientOperationModel, response: WireResponse, request: ParamValues): unknown {
       let root: XmlElement;
       try {
         root = options.readXml(response.body, readOptions);

@@ -16,7 +16,8 @@ import {
   TimeoutError,
   type ClientConfig,
 } from "../../generated/client.js";
-import { operations, service } from "../../generated/model.js";
+// The server's model: the codecs here write and read both sides.
+import { serverModel as service, serverOperations as operations } from "../../generated/server-model.js";
 import { bindingFactories, bindingNames } from "../fixtures/bindings.js";
 import type { BindingName } from "../../generated/runtime/protocol/binding.js";
 import { readXmlWithFastXmlParser } from "../oracle/fxp.js";

@@ -5,7 +5,8 @@
 
 import soap from "soap";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { operations } from "../../generated/model.js";
+// The defaults the server applies are in the server's model.
+import { serverOperations as operations } from "../../generated/server-model.js";
 import type { SoapType } from "../../generated/runtime/model.js";
 import { startFixtureServer, type FixtureServer } from "../fixtures/fixture-server.js";
 import { CREDENTIALS, LONG_MAX, samples } from "../fixtures/samples.js";

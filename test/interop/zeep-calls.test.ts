@@ -7,7 +7,8 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasZeep, PYTHON } from "../fixtures/system-component.js";
-import { operations } from "../../generated/model.js";
+// The defaults the server applies are in the server's model.
+import { serverOperations as operations } from "../../generated/server-model.js";
 import type { BindingName } from "../../generated/runtime/protocol/binding.js";
 import type { SoapType } from "../../generated/runtime/model.js";
 import { startFixtureServer, type FixtureServer } from "../fixtures/fixture-server.js";

@@ -4,7 +4,8 @@
 // UTF-8 (URLSearchParams makes them U+FFFD), years outside 0001-9999 and offsets beyond ±14:00.
 
 import { describe, expect, it } from "vitest";
-import { operations, service } from "../../generated/model.js";
+// The server's model: the codecs here write and read both sides.
+import { serverModel as service, serverOperations as operations } from "../../generated/server-model.js";
 import { httpGetServerVariant } from "../../runtime/http-get/server.js";
 import type { OperationModel } from "../../runtime/model.js";
 import { createHttpServerBinding } from "../../runtime/protocol/http-server.js";

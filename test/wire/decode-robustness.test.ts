@@ -3,7 +3,8 @@
 // error code and fault side, what it must not read.
 
 import { describe, expect, it } from "vitest";
-import { operations, service } from "../../generated/model.js";
+// The server's model: the codecs here write and read both sides.
+import { serverModel as service, serverOperations as operations } from "../../generated/server-model.js";
 import { bindingFactories } from "../fixtures/bindings.js";
 import { ServiceError } from "../../generated/runtime/errors.js";
 import type { ParamModel } from "../../generated/runtime/model.js";

@@ -8,7 +8,8 @@ import { readdirSync } from "node:fs";
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { operations, service } from "../../generated/model.js";
+// The server's model: the codecs here write and read both sides.
+import { serverModel as service, serverOperations as operations } from "../../generated/server-model.js";
 import { bindingFactories, bindingNames } from "../fixtures/bindings.js";
 import type { BindingName } from "../../generated/runtime/protocol/binding.js";
 import type { OperationModel } from "../../generated/runtime/model.js";

@@ -3,7 +3,8 @@
 // its faults and 500 texts matched in shape.
 
 import { describe, expect, it } from "vitest";
-import { operations, service } from "../../generated/model.js";
+// The server's model: the codecs here write and read both sides.
+import { serverModel as service, serverOperations as operations } from "../../generated/server-model.js";
 import { bindingFactories } from "../fixtures/bindings.js";
 import type { BindingName } from "../../generated/runtime/protocol/binding.js";
 import type { DataSetModel, OperationModel } from "../../generated/runtime/model.js";

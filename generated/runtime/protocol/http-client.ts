@@ -4,7 +4,7 @@
 // document read back, and the binding's `500 text/plain` error text read into an HttpBindingError.
 
 import { HttpBindingError, ResponseFormatError } from "../errors.js";
-import type { OperationModel, ServiceModel } from "../model.js";
+import type { ClientOperationModel, ClientServiceModel } from "../model.js";
 import type { ParamTexts, ParamValues } from "../params.js";
 import { DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
 import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "./binding.js";
@@ -26,7 +26,7 @@ export function parseErrorText(body: string): { exceptionType: string; reason: s
   return m ? { exceptionType: m[1]!, reason: m[2]!.trim() } : { exceptionType: "", reason: text };
 }
 
-export function createHttpClientBinding(variant: HttpClientVariant, service: ServiceModel, options: BindingOptions): ClientBinding {
+export function createHttpClientBinding(variant: HttpClientVariant, service: ClientServiceModel, options: BindingOptions): ClientBinding {
   const ns = service.namespace;
   const readOptions = {
     maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
@@ -34,19 +34,19 @@ export function createHttpClientBinding(variant: HttpClientVariant, service: Ser
     maxElements: options.maxElements,
   };
 
-  function formatError(op: OperationModel, status: number, message: string, cause?: unknown): ResponseFormatError {
+  function formatError(op: ClientOperationModel, status: number, message: string, cause?: unknown): ResponseFormatError {
     return new ResponseFormatError(`HTTP ${status}: ${message}`, variant.binding, op.name, { cause });
   }
 
   return {
     name: variant.binding,
 
-    encodeRequest(op: OperationModel, texts: ParamTexts): WireRequest {
+    encodeRequest(op: ClientOperationModel, texts: ParamTexts): WireRequest {
       const form = new URLSearchParams(op.params.map((p, i) => [p.name, texts[i] ?? ""])).toString();
       return variant.toRequest(`/${op.name}`, form);
     },
 
-    decodeResponse(op: OperationModel, response: WireResponse, request: ParamValues): unknown {
+    decodeResponse(op: ClientOperationModel, response: WireResponse, request: ParamValues): unknown {
       if (response.status !== 200) {
         // The binding's errors are text; an HTML page (a proxy's 502, an IIS error page) is not one.
         const media = (response.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();

@@ -4,7 +4,7 @@
 // that holds the result (SOAP `<OpResult>` vs. an HTTP root element) and in layout (compact vs. indented).
 
 import { readDataSet, writeDataSet, type DataSetResult } from "../dataset.js";
-import type { OperationModel, RecordModel, ResultModel, SoapType } from "../model.js";
+import type { ClientOperationModel, RecordModel, ResultModel, SoapType } from "../model.js";
 import type { ParamValues } from "../params.js";
 import { ConversionError, formatterOf, formatValue, parseValue } from "../values.js";
 import type { XmlElement } from "../xml/tree.js";
@@ -325,7 +325,7 @@ function readRecord(el: XmlElement, record: RecordModel, ns: string): Record<str
  * Reads a result from the element that holds it (`<OpResult>` or the HTTP root). `holder` is undefined
  * when the element is absent, which .NET writes for a null list. Throws Error with a reason.
  */
-export function readResult(op: OperationModel, holder: XmlElement | undefined, ns: string, request: ParamValues): unknown {
+export function readResult(op: ClientOperationModel, holder: XmlElement | undefined, ns: string, request: ParamValues): unknown {
   const result = op.result;
   if (holder === undefined) {
     if (result.kind === "list") return [];

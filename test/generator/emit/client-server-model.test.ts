@@ -1,4 +1,4 @@
-// The model, client and server emitters against golden files: the small spec (test/generator/fixtures/
+// The model (model.ts and server-model.ts), client and server emitters against golden files: the small spec (test/generator/fixtures/
 // small.yaml) in, the exact formatted text out. UPDATE_GOLDEN=1 rewrites the golden files; review the diff.
 // They are named *.ts.golden so that the type check (which cannot resolve their imports) leaves them out.
 
@@ -15,6 +15,7 @@ const GOLDEN = path.join(import.meta.dirname, "golden");
 
 describe.each([
   { name: "model", emit: emitModel, file: "model.ts" },
+  { name: "model", emit: emitModel, file: "server-model.ts" },
   { name: "client", emit: emitClient, file: "client.ts" },
   { name: "server", emit: emitServer, file: "server.ts" },
 ])("emit $name", ({ name, emit, file }) => {

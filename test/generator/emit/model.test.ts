@@ -4,34 +4,69 @@ import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { emitAll } from "../../../generator/emit/index.js";
 import { emitModel } from "../../../generator/emit/model.js";
-import type { OperationModel, ServiceModel } from "../../../runtime/model.js";
+import type { ClientOperationModel, ClientServiceModel, OperationModel, ServiceModel } from "../../../runtime/model.js";
 import { docsOf, modelOf, REPO, removeTempDirs, SMALL_TEXT, tempDir } from "../fixtures/index.js";
 
 afterAll(removeTempDirs);
 
 interface ModelModule {
-  service: ServiceModel;
-  operations: Record<string, OperationModel>;
+  service: ClientServiceModel;
+  operations: Record<string, ClientOperationModel>;
+}
+
+interface ServerModelModule {
+  serverModel: ServiceModel;
+  serverOperations: Record<string, OperationModel>;
+}
+
+/** The model without what only the server reads: rules, defaults, checks, groups. */
+function clientPart(model: ServiceModel): unknown {
+  const { groups: _groups, operations, ...rest } = model;
+  return {
+    ...rest,
+    operations: operations.map(({ group: _group, checks: _checks, params, ...op }) => ({
+      ...op,
+      params: params.map(({ rules: _rules, default: _default, ...param }) => param),
+    })),
+  };
 }
 
 describe("emitModel", () => {
   const model = modelOf(SMALL_TEXT);
 
-  async function load(): Promise<{ text: string; module: ModelModule }> {
+  async function load(): Promise<{ text: string; module: ModelModule; serverText: string; server: ServerModelModule }> {
     const ctx = {
       docs: docsOf(SMALL_TEXT),
       specFile: "spec/small.yaml", templatesDir: path.join(REPO, "templates"), runtimeDir: path.join(REPO, "runtime") };
-    const [file] = (await emitAll(model, ctx, [{ name: "model", emit: emitModel }])).filter(
-      (f) => f.path === "model.ts",
-    );
-    const target = path.join(tempDir(), "model.ts");
-    writeFileSync(target, file!.content);
-    return { text: file!.content, module: (await import(pathToFileURL(target).href)) as ModelModule };
+    const files = await emitAll(model, ctx, [{ name: "model", emit: emitModel }]);
+    const dir = tempDir();
+    const text = (name: string): string => {
+      const content = files.find((f) => f.path === name)!.content;
+      writeFileSync(path.join(dir, name), content);
+      return content;
+    };
+    const [clientText, serverText] = [text("model.ts"), text("server-model.ts")];
+    const server = (await import(pathToFileURL(path.join(dir, "server-model.ts")).href)) as ServerModelModule;
+    const module = (await import(pathToFileURL(path.join(dir, "model.ts")).href)) as ModelModule;
+    return { text: clientText, module, serverText, server };
   }
 
-  it("evaluates to exactly the normalized model", async () => {
+  it("the server's model evaluates to exactly the normalized model", async () => {
+    const { server } = await load();
+    expect(JSON.parse(JSON.stringify(server.serverModel))).toEqual(JSON.parse(JSON.stringify(model)));
+  });
+
+  it("the client's model evaluates to the normalized model without rules, defaults, checks and groups", async () => {
     const { module } = await load();
-    expect(JSON.parse(JSON.stringify(module.service))).toEqual(JSON.parse(JSON.stringify(model)));
+    expect(JSON.parse(JSON.stringify(module.service))).toEqual(JSON.parse(JSON.stringify(clientPart(model))));
+    expect(JSON.stringify(module.service)).not.toMatch(/"(rules|default|checks|groups|group)":/);
+  });
+
+  it("the server's operations share the client's results, records and data sets", async () => {
+    const { module, server } = await load();
+    expect(server.serverOperations.AddItem).toBe(server.serverModel.operations[0]);
+    expect(server.serverOperations.ListItems!.result).toBe(module.operations.ListItems!.result);
+    expect(server.serverModel.records).toBe(module.service.records);
   });
 
   it("shares operations, records and credentials by reference", async () => {
@@ -43,12 +78,16 @@ describe("emitModel", () => {
   });
 
   it("exports only the typed operations and the service; the shared pieces stay module-local", async () => {
-    const { text, module } = await load();
+    const { text, module, serverText, server } = await load();
     expect(Object.keys(module).sort()).toEqual(["operations", "service"]);
     expect(text).toContain("export const operations: Operations = {");
-    expect(text).toContain("export const service: ServiceModel = {");
-    expect(text).toMatch(/readonly AddItem: OperationModel<AddItemParams, AddItemResult>;/);
+    expect(text).toContain("export const service: ClientServiceModel = {");
+    expect(text).toMatch(/readonly AddItem: ClientOperationModel<AddItemParams, AddItemResult>;/);
     expect(text).toMatch(/params: \[\s*\.\.\.credentials,\s*\{\s*name: "label"/);
-    expect(text).toContain("rules: [rules.color]");
+    expect(text).not.toContain("rules");
+    expect(Object.keys(server).sort()).toEqual(["serverModel", "serverOperations"]);
+    expect(serverText).toContain("export const serverModel: ServiceModel = {");
+    expect(serverText).toMatch(/params: \[\s*\.\.\.credentials,\s*\{\s*name: "label"/);
+    expect(serverText).toContain("rules: [rules.color]");
   });
 });
