@@ -3,8 +3,8 @@
 // The normalized service description the runtime interprets, emitted from spec/*.yaml in two layers: the
 // client's (ClientServiceModel in generated/model.ts: names, types, results, credential flags) and the
 // server's (ServiceModel in generated/server-model.ts, which extends it with what only the server checks
-// or shows: parameter rules and defaults, operation checks, groups), so a client bundle carries no
-// validation data. The documentation text is in neither: it is a ServiceDocs value (runtime/docs.ts,
+// or shows: required parameters, rules and defaults, operation checks, groups, the service's name and its
+// record and data set lists), so a client bundle carries no validation data. The documentation text is in neither: it is a ServiceDocs value (runtime/docs.ts,
 // generated/docs.ts).
 
 export type SoapType = "string" | "int" | "long" | "double" | "decimal" | "dateTime" | "boolean";
@@ -53,14 +53,15 @@ export type CheckModel =
 export interface ClientParamModel {
   readonly name: string;
   readonly type: SoapType;
-  /** A required string must be present and non-empty; value types are always required on the wire. */
-  readonly required: boolean;
-  /** True for the credentials every operation takes first. */
-  readonly credential: boolean;
+  /** True for the credentials every operation takes first (the client's model leaves it out on the others). */
+  readonly credential?: boolean;
 }
 
-/** A parameter as the server reads it: with its default and rules. */
+/** A parameter as the server reads it: whether it is required, its default and rules. */
 export interface ParamModel extends ClientParamModel {
+  /** A required string must be present and non-empty; value types are always required on the wire. */
+  readonly required: boolean;
+  readonly credential: boolean;
   /** Literal the server substitutes when an optional string is absent or empty. */
   readonly default?: string;
   readonly rules: readonly RuleModel[];
@@ -137,18 +138,18 @@ export interface GroupModel {
   readonly operations: readonly string[];
 }
 
-/** The service as the client needs it. */
+/** The service as the client needs it (the records and data sets are reached through the results). */
 export interface ClientServiceModel {
-  readonly name: string;
   readonly namespace: string;
   readonly endpoint: string;
-  readonly records: readonly RecordModel[];
-  readonly dataSets: readonly DataSetModel[];
   readonly operations: readonly ClientOperationModel[];
 }
 
 /** The service as the server, the WSDL and the help pages read it. */
 export interface ServiceModel extends ClientServiceModel {
+  readonly name: string;
   readonly groups: readonly GroupModel[];
+  readonly records: readonly RecordModel[];
+  readonly dataSets: readonly DataSetModel[];
   readonly operations: readonly OperationModel[];
 }

@@ -1,11 +1,12 @@
-// generated/model.ts: the client's layer of the model (ClientServiceModel) as a typed constant, with the
-// pieces it shares (credentials, records, data sets) declared once and referenced, so `operations.X` is the
-// same object as the entry in `service.operations`. The Operations interface types each descriptor with its
+// generated/model.ts: the client's layer of the model (ClientServiceModel: each parameter's name and type,
+// the credential flag only where true, the results) as a typed constant, with the pieces it shares
+// (credentials, records, data sets) declared once and referenced, so `operations.X` is the same object as
+// the entry in `service.operations`. The record and data set lists are pure exports for the server's model. The Operations interface types each descriptor with its
 // Params and Result (ClientOperationModel<Params, Result>) and carries the operation's doc as JSDoc: the
 // client's and the server's method types are mapped from it (ClientOf, HandlersOf), so the docs reach them
 // as types, never as data.
-// generated/server-model.ts: the server's layer (ServiceModel: rules and defaults, checks, groups), built on
-// the client's records and results, so a client bundle carries no validation data.
+// generated/server-model.ts: the server's layer (ServiceModel: required, rules and defaults, checks, groups,
+// the service's name), built on the client's records and results, so a client bundle carries no validation data.
 // Exported constants carry explicit types (isolatedDeclarations); the shared pieces are module-local.
 
 import type { StatementStructures } from "ts-morph";
@@ -76,9 +77,9 @@ function withCredentials<P>(params: readonly P[], credentials: readonly unknown[
     : params.map(value);
 }
 
-/** A parameter as the client writes it. */
-function clientParam({ name, type, required, credential }: ParamModel): ClientParamModel {
-  return { name, type, required, credential };
+/** A parameter as the client writes it: the credential flag only where it is true. */
+function clientParam({ name, type, credential }: ParamModel): ClientParamModel {
+  return credential ? { name, type, credential } : { name, type };
 }
 
 function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, "docs">): GeneratedFile {
@@ -150,14 +151,23 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
     "Operations",
   );
   exported(
+    "recordModels",
+    "Every result record in spec order, for the server's model (pure: a client bundle leaves it out).",
+    "/* @__PURE__ */ Object.values(records)",
+    `readonly ${type("RecordModel")}[]`,
+  );
+  exported(
+    "dataSetModels",
+    "Every DataSet result in spec order, for the server's model (pure: a client bundle leaves it out).",
+    "/* @__PURE__ */ Object.values(dataSets)",
+    `readonly ${type("DataSetModel")}[]`,
+  );
+  exported(
     "service",
     "The service as the client reads it (the server's model, server-model.ts, adds the validation).",
     literal({
-      name: model.name,
       namespace: model.namespace,
       endpoint: model.endpoint,
-      records: model.records.map((r) => code(`records.${r.name}`)),
-      dataSets: model.dataSets.map((d) => code(`dataSets.${d.name}`)),
       operations: model.operations.map((op) => code(`operations.${op.name}`)),
     }),
     type("ClientServiceModel"),
@@ -207,12 +217,12 @@ function emitServerModel(model: ServiceModel): GeneratedFile {
     "serverModel",
     "The service as the server, the WSDL and the help pages read it.",
     literal({
-      name: code(`${client}.name`),
+      name: model.name,
       namespace: code(`${client}.namespace`),
       endpoint: code(`${client}.endpoint`),
       groups: model.groups,
-      records: code(`${client}.records`),
-      dataSets: code(`${client}.dataSets`),
+      records: code(file.use(importSymbol("recordModels", "model.ts"))),
+      dataSets: code(file.use(importSymbol("dataSetModels", "model.ts"))),
       operations: model.operations.map((op) => code(`serverOperations.${op.name}`)),
     }),
     type("ServiceModel"),

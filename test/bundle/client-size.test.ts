@@ -13,14 +13,14 @@ import { parse } from "yaml";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
 /**
- * The budgets, gzipped: the measured size plus a little room, so that a regression (server code, another
- * binding, doc text, validation data, the scanner or the charset tables in a browser bundle) fails here. A
- * one-binding client on the browser platform (readXmlDom, TextDecoder) measures 7.8-8.4 KB; on standard (the
- * scanner and charset.ts, about 5 KB more) 12.7-13.3 KB. The issue's target is 8 KB (see README, Vendoring).
+ * The budgets, gzipped, so that a regression (server code, another binding, doc text, validation data, the
+ * scanner or the charset tables in a browser bundle) fails here. A one-binding client on the browser
+ * platform (readXmlDom, TextDecoder) must meet the issue's target, 8 KB: it measures 7,591-8,178 bytes
+ * (SOAP 1.2 the largest). On standard (the scanner and charset.ts, about 5 KB more) 12.5-13.1 KB
+ * (see README, Vendoring).
  */
-const DOM_BUDGET_GZIP_BYTES = 8_600;
-const BUDGET_GZIP_BYTES = 15 * 1024;
 const TARGET_GZIP_BYTES = 8 * 1024;
+const BUDGET_GZIP_BYTES = 13_600;
 
 interface Bundle {
   readonly text: string;
@@ -161,12 +161,11 @@ describe("client bundle", () => {
       expect(b.modules.map(([file]) => file).filter((file) => others.some((dir) => file.includes(`/${dir}/`)))).toEqual([]);
     });
 
-    it(`is at most ${DOM_BUDGET_GZIP_BYTES} bytes gzipped on browser, ${BUDGET_GZIP_BYTES} on standard`, () => {
-      expect(b.gzipped).toBeLessThanOrEqual(DOM_BUDGET_GZIP_BYTES);
+    it(`is at most ${TARGET_GZIP_BYTES} bytes gzipped on browser (the issue's target), ${BUDGET_GZIP_BYTES} on standard`, () => {
+      expect(b.gzipped).toBeLessThanOrEqual(TARGET_GZIP_BYTES);
       expect(scanner.gzipped).toBeLessThanOrEqual(BUDGET_GZIP_BYTES);
     });
 
-    it.todo(`is at most ${TARGET_GZIP_BYTES} bytes gzipped on browser (the issue's target; needs a client-only model and smaller value/charset code)`);
   });
 
   it("createClient({ binding }) carries the four client halves and still no server code", async () => {

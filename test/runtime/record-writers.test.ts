@@ -2,7 +2,7 @@
 // (recordWrite): the same text in every layout and the same refusal, for every record of the service.
 
 import { describe, expect, it } from "vitest";
-import { service } from "../../generated/model.js";
+import { serverModel as service } from "../../generated/server-model.js";
 import { recordWriters } from "../../generated/writers.js";
 import type { RecordModel, SoapType } from "../../runtime/model.js";
 import { recordLayout, recordWrite, type RecordWrite } from "../../runtime/protocol/result.js";

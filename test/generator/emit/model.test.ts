@@ -12,6 +12,8 @@ afterAll(removeTempDirs);
 interface ModelModule {
   service: ClientServiceModel;
   operations: Record<string, ClientOperationModel>;
+  recordModels: ServiceModel["records"];
+  dataSetModels: ServiceModel["dataSets"];
 }
 
 interface ServerModelModule {
@@ -19,14 +21,15 @@ interface ServerModelModule {
   serverOperations: Record<string, OperationModel>;
 }
 
-/** The model without what only the server reads: rules, defaults, checks, groups. */
+/** The model without what only the server reads: required, rules, defaults, checks, groups, the lists. */
 function clientPart(model: ServiceModel): unknown {
-  const { groups: _groups, operations, ...rest } = model;
   return {
-    ...rest,
-    operations: operations.map(({ group: _group, checks: _checks, params, ...op }) => ({
-      ...op,
-      params: params.map(({ rules: _rules, default: _default, ...param }) => param),
+    namespace: model.namespace,
+    endpoint: model.endpoint,
+    operations: model.operations.map(({ name, params, result }) => ({
+      name,
+      params: params.map(({ name, type, credential }) => (credential ? { name, type, credential } : { name, type })),
+      result,
     })),
   };
 }
@@ -59,27 +62,28 @@ describe("emitModel", () => {
   it("the client's model evaluates to the normalized model without rules, defaults, checks and groups", async () => {
     const { module } = await load();
     expect(JSON.parse(JSON.stringify(module.service))).toEqual(JSON.parse(JSON.stringify(clientPart(model))));
-    expect(JSON.stringify(module.service)).not.toMatch(/"(rules|default|checks|groups|group)":/);
+    expect(JSON.stringify(module.service)).not.toMatch(/"(required|rules|default|checks|groups|group)":/);
   });
 
   it("the server's operations share the client's results, records and data sets", async () => {
     const { module, server } = await load();
     expect(server.serverOperations.AddItem).toBe(server.serverModel.operations[0]);
     expect(server.serverOperations.ListItems!.result).toBe(module.operations.ListItems!.result);
-    expect(server.serverModel.records).toBe(module.service.records);
+    expect(server.serverModel.records).toBe(module.recordModels);
+    expect(server.serverModel.dataSets).toBe(module.dataSetModels);
   });
 
   it("shares operations, records and credentials by reference", async () => {
     const { module } = await load();
     expect(module.operations.AddItem).toBe(module.service.operations[0]);
     const list = module.operations.ListItems!.result;
-    expect(list.kind === "list" && list.record).toBe(module.service.records[0]);
+    expect(list.kind === "list" && list.record).toBe(module.recordModels[0]);
     expect(module.operations.GetStock!.params[0]).toBe(module.operations.AddItem!.params[0]);
   });
 
-  it("exports only the typed operations and the service; the shared pieces stay module-local", async () => {
+  it("exports the typed operations, the service and the record and data set lists; the shared pieces stay module-local", async () => {
     const { text, module, serverText, server } = await load();
-    expect(Object.keys(module).sort()).toEqual(["operations", "service"]);
+    expect(Object.keys(module).sort()).toEqual(["dataSetModels", "operations", "recordModels", "service"]);
     expect(text).toContain("export const operations: Operations = {");
     expect(text).toContain("export const service: ClientServiceModel = {");
     expect(text).toMatch(/readonly AddItem: ClientOperationModel<AddItemParams, AddItemResult>;/);
