@@ -8,8 +8,10 @@
 // the first character, the XML declaration, else UTF-8) and bytes not valid in it are refused
 // (fatal: true). The one difference is the WHATWG label table: "iso-8859-1", "latin1" and "us-ascii" name
 // windows-1252 there, so a Latin-1 answer's bytes 0x80-0x9F read as windows-1252's characters (0x80 is
-// "€", not U+0080) and a US-ASCII answer's bytes above 0x7F are read rather than refused. .NET sends
-// neither control characters nor non-ASCII in an ASCII answer, so the texts agree in practice.
+// "€", not U+0080) and a US-ASCII answer's bytes above 0x7F are read rather than refused; and a
+// Content-Type naming "utf-16" over bytes without a byte order mark is read little-endian (decodeBody
+// guesses the order from the bytes). .NET sends none of these (its answers are UTF-8 unless configured
+// otherwise, and UTF-16 with a byte order mark), so the texts agree in practice.
 
 import type { ClientPlatform } from "../client.js";
 import { readXmlDom } from "../xml/dom.js";
