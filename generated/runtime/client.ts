@@ -131,7 +131,6 @@ export function createClientCore(service: ClientServiceModel, config: ClientWith
   });
   const url = endpointUrl(config.baseUrl, service.endpoint);
   const fetchFn = config.fetch ?? globalThis.fetch;
-  const [userParam, passwordParam] = service.operations[0]?.params.filter((p) => p.credential).map((p) => p.name) ?? [];
 
   /** One exchange on the wire. `caller` is the caller's signal, `timeout` the time limit's. */
   async function send(
@@ -175,8 +174,10 @@ export function createClientCore(service: ClientServiceModel, config: ClientWith
     async call<Params, Result>(op: ClientOperationModel<Params, Result>, params: Params, options: CallOptions = {}): Promise<Result> {
       // Params is an object type in every descriptor (the generated Params types); spread copies it.
       const values: ParamValues = { ...(params as object) };
-      if (userParam) values[userParam] = config.username;
-      if (passwordParam) values[passwordParam] = config.password;
+      // The operation's own credential parameters: the user name first, then the password.
+      const [user, password] = op.params.filter((p) => p.credential);
+      if (user) values[user.name] = config.username;
+      if (password) values[password.name] = config.password;
       // The binding reads the answer by the descriptor's result model, which Result is the type of.
       const decode = (response: WireResponse) => binding.decodeResponse(op, response, values) as Result;
       if (timeoutMs === 0 || timeoutMs === Infinity) {

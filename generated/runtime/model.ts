@@ -138,11 +138,10 @@ export interface GroupModel {
   readonly operations: readonly string[];
 }
 
-/** The service as the client needs it (the records and data sets are reached through the results). */
+/** The service as the client needs it; its operations are the descriptors in generated/model.ts `operations`. */
 export interface ClientServiceModel {
   readonly namespace: string;
   readonly endpoint: string;
-  readonly operations: readonly ClientOperationModel[];
 }
 
 /** The service as the server, the WSDL and the help pages read it. */

@@ -95,12 +95,11 @@ function isClockTime(hour: number, minute: number, second: number): boolean {
   return hour <= 23 && minute <= 59 && second <= 59;
 }
 
-/** The shape isPlainDateTime checks: 0 a digit, + the zone's sign (or Z when nothing follows), others as is. */
-const PLAIN_DATETIME = "0000-00-00T00:00:00+00:00";
-
-/** The two-digit number at i (both characters known to be digits). */
+/** The two-digit number at i, or -1 when the two characters there are not both digits. */
 function twoDigits(t: string, i: number): number {
-  return (t.charCodeAt(i) - 48) * 10 + t.charCodeAt(i + 1) - 48;
+  const a = t.charCodeAt(i) - 48;
+  const b = t.charCodeAt(i + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
 }
 
 /**
@@ -111,18 +110,27 @@ function twoDigits(t: string, i: number): number {
 function isPlainDateTime(t: string): boolean {
   const n = t.length;
   if (n !== 19 && n !== 20 && n !== 25) return false;
-  for (let i = 0; i < n; i++) {
-    const c = t.charCodeAt(i);
-    const want = PLAIN_DATETIME.charCodeAt(i);
-    if (want === 48 ? c < 48 || c > 57 : i === 19 ? (n === 20 ? c !== 90 : c !== 43 && c !== 45) : c !== want) return false;
+  if (t.charCodeAt(4) !== 45 || t.charCodeAt(7) !== 45 || t.charCodeAt(10) !== 84 || t.charCodeAt(13) !== 58 || t.charCodeAt(16) !== 58) {
+    return false;
   }
-  const year = twoDigits(t, 0) * 100 + twoDigits(t, 2);
-  return (
-    year >= 1 &&
-    isCalendarDate(year, twoDigits(t, 5), twoDigits(t, 8)) &&
-    isClockTime(twoDigits(t, 11), twoDigits(t, 14), twoDigits(t, 17)) &&
-    (n < 25 || isZoneOffset(twoDigits(t, 20), twoDigits(t, 23)))
-  );
+  const century = twoDigits(t, 0);
+  const yy = twoDigits(t, 2);
+  const month = twoDigits(t, 5);
+  const day = twoDigits(t, 8);
+  const hour = twoDigits(t, 11);
+  const minute = twoDigits(t, 14);
+  const second = twoDigits(t, 17);
+  if (century < 0 || yy < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return false;
+  if (n === 20 && t.charCodeAt(19) !== 90) return false;
+  if (n === 25) {
+    const sign = t.charCodeAt(19);
+    if ((sign !== 43 && sign !== 45) || t.charCodeAt(22) !== 58) return false;
+    const zh = twoDigits(t, 20);
+    const zm = twoDigits(t, 23);
+    if (zh < 0 || zm < 0 || !isZoneOffset(zh, zm)) return false;
+  }
+  const year = century * 100 + yy;
+  return year >= 1 && isCalendarDate(year, month, day) && isClockTime(hour, minute, second);
 }
 
 /** .NET's offsets run from -14:00 to +14:00 (DateTimeOffset); minutes 0-59. */

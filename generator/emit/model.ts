@@ -1,7 +1,7 @@
 // generated/model.ts: the client's layer of the model (ClientServiceModel: each parameter's name and type,
-// the credential flag only where true, the results) as a typed constant, with the pieces it shares
-// (credentials, records, data sets) declared once and referenced, so `operations.X` is the same object as
-// the entry in `service.operations`. The record and data set lists are pure exports for the server's model. The Operations interface types each descriptor with its
+// the credential flag only where true, the results) as typed constants (`operations` by name, `service`
+// with the namespace and endpoint), with the pieces they share (credentials, records, data sets) declared
+// once and referenced. The record and data set lists are pure exports for the server's model. The Operations interface types each descriptor with its
 // Params and Result (ClientOperationModel<Params, Result>) and carries the operation's doc as JSDoc: the
 // client's and the server's method types are mapped from it (ClientOf, HandlersOf), so the docs reach them
 // as types, never as data.
@@ -165,11 +165,7 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
   exported(
     "service",
     "The service as the client reads it (the server's model, server-model.ts, adds the validation).",
-    literal({
-      namespace: model.namespace,
-      endpoint: model.endpoint,
-      operations: model.operations.map((op) => code(`operations.${op.name}`)),
-    }),
+    literal({ namespace: model.namespace, endpoint: model.endpoint }),
     type("ClientServiceModel"),
   );
   file.add(statements);
