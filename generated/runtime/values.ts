@@ -140,6 +140,9 @@ function isZoneOffset(hours: number, minutes: number): boolean {
 
 /** Validates an xs:dateTime and returns it as sent (trimmed): no zone is added, none is removed. */
 export function parseDateTime(text: string): string {
+  // A plain dateTime starts with a digit and ends with a digit or Z, so trimming would not change it:
+  // checked first, the usual value skips the trim call.
+  if (isPlainDateTime(text)) return text;
   const t = trimXml(text);
   if (isPlainDateTime(t)) return t;
   const m = DATETIME_RE.exec(t);
@@ -180,6 +183,7 @@ export function parseValue<T extends SoapType>(type: T, text: string): SoapValue
 }
 
 function formatDateTime(value: unknown): string {
+  if (typeof value === "string") return parseDateTime(value);
   if (value instanceof Date) {
     if (Number.isNaN(value.getTime())) throw new ConversionError("dateTime", "is an invalid Date");
     // toISOString writes other years as +010000 / -000001, which is not xs:dateTime text.
@@ -188,7 +192,6 @@ function formatDateTime(value: unknown): string {
     // A Date is an instant: send it in UTC so no machine's zone leaks onto the wire.
     return value.toISOString().replace(/\.000Z$/, "Z");
   }
-  if (typeof value === "string") return parseDateTime(value);
   throw new ConversionError("dateTime", "is not a string or a Date");
 }
 

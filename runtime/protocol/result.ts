@@ -223,14 +223,15 @@ export function writeRecordFields(out: XmlOut, record: RecordModel, value: unkno
   append(out, writerOf(record, writers)(value, layoutIn(out, record, false)));
 }
 
-/** A list's records in a layout, as one string (join makes it flat: `+=` over hundreds of records would
- * leave a deep rope for the socket write to flatten). */
+/** A list's records in a layout, as one string: `+=` leaves one rope that the send flattens once
+ * (Buffer.byteLength); joining an array flattened each record's rope on its own first, measured ~3 µs more
+ * per 100-record SOAP answer (whole node handler, same process). */
 function listXml(record: RecordModel, value: unknown, layout: RecordLayout, writers: RecordWriters | undefined): string {
   if (!Array.isArray(value)) throw new ResultShapeError(`the result is not an array of ${record.name}`);
   const write = writerOf(record, writers);
-  const parts = new Array<string>(value.length);
-  for (let i = 0; i < value.length; i++) parts[i] = write(value[i], layout);
-  return parts.join("");
+  let xml = "";
+  for (let i = 0; i < value.length; i++) xml += write(value[i], layout);
+  return xml;
 }
 
 /** The rows of a DataSet handler result: an array of rows or a DataSetResult. */
