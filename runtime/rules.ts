@@ -1,6 +1,7 @@
 // The spec's rules, applied to decoded parameters before a handler runs. Each rule kind has one
 // validator and one error code; a failure is a client error naming the parameter and the rule.
 
+import { detectDelimiter, isCsvProblem, readCsvRows } from "./csv.js";
 import { clientError, ErrorCodes, type ServiceError } from "./errors.js";
 import type { CheckModel, OperationModel, RuleModel } from "./model.js";
 import { matchesTextFormat, textFormatShape } from "./values.js";
@@ -25,27 +26,37 @@ function characterCount(text: string): number {
 }
 
 function checkCsvRows(rule: Extract<RuleModel, { kind: "csvSubscribers" }>, name: string, text: string): ServiceError | undefined {
-  const fail = (row: number, why: string) =>
-    clientError(ErrorCodes.InvalidCsv, `${name} row ${row}: ${why}.`, { parameter: name });
-  const lines = text.split("\n");
-  let row = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!;
-    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    if (line.trim() === "") continue;
-    row++;
-    const delimiter = rule.delimiters.find((d) => line.includes(d));
-    if (delimiter === undefined) return fail(row, `needs Email, Name and Format separated by ${listInWords(rule.delimiters)}`);
-    const fields = line.split(delimiter);
-    if (fields.length < 3) return fail(row, "needs at least Email, Name and Format");
-    if (fields[0]!.trim() === "") return fail(row, "has an empty Email");
-    const format = fields[2]!.trim();
-    if (format !== "HTML" && format !== "Text") return fail(row, "Format must be HTML or Text");
-    if (fields.length - 3 > rule.maxDemographicFields) {
-      return fail(row, `has ${fields.length - 3} demographic fields, at most ${rule.maxDemographicFields} are allowed`);
-    }
+  const fail = (line: number, why: string) =>
+    clientError(ErrorCodes.InvalidCsv, `${name} line ${line}: ${why}.`, { parameter: name });
+  const delimiter = detectDelimiter(text, rule.delimiters);
+  if (delimiter === undefined) {
+    return text.trim() === ""
+      ? clientError(ErrorCodes.InvalidCsv, `${name} holds no subscriber rows.`, { parameter: name })
+      : fail(1 + countLines(text.slice(0, text.search(/\S/))), `needs Email, Name and Format separated by ${listInWords(rule.delimiters)}`);
   }
-  if (row === 0) return clientError(ErrorCodes.InvalidCsv, `${name} holds no subscriber rows.`, { parameter: name });
+  for (const row of readCsvRows(text, delimiter, delimiter === ",")) {
+    if (isCsvProblem(row)) return fail(row.line, row.problem);
+    const problem = subscriberRowProblem(row.fields, delimiter, rule.maxDemographicFields);
+    if (problem !== undefined) return fail(row.line, problem);
+  }
+  return undefined;
+}
+
+function countLines(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) count++;
+  return count;
+}
+
+/** Why a row of Email, Name, Format, dd1.. is not one, or undefined when it is. */
+export function subscriberRowProblem(fields: readonly string[], delimiter: string, maxDemographicFields: number): string | undefined {
+  if (fields.length < 3) return `needs at least Email, Name and Format separated by ${delimiter}`;
+  if (fields[0]!.trim() === "") return "has an empty Email";
+  const format = fields[2]!.trim();
+  if (format !== "HTML" && format !== "Text") return "Format must be HTML or Text";
+  if (fields.length - 3 > maxDemographicFields) {
+    return `has ${fields.length - 3} demographic fields, at most ${maxDemographicFields} are allowed`;
+  }
   return undefined;
 }
 

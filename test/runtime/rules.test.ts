@@ -92,7 +92,10 @@ describe("csvSubscribers", () => {
     { name: "LF rows", given: "a@b,N,HTML\nc@d,M,Text" },
     { name: "CRLF rows with a trailing newline", given: "a@b,N,HTML\r\nc@d,M,Text\r\n" },
     { name: "pipe rows", given: "a@b|N|HTML\nc@d|M|Text" },
-    { name: "comma and pipe on different rows", given: "a@b,N,HTML\nc@d|M|Text" },
+    { name: "pipe rows", given: "a@b|N|HTML\nc@d|M, Jr|Text" },
+    { name: "a quoted Name holding the delimiter", given: 'a@b,"Smith, J",HTML' },
+    { name: "a quoted Name holding a line break and a quote", given: 'a@b,"Line\nTwo ""Q""",HTML\nc@d,M,Text' },
+    { name: "quoted fields everywhere, CRLF", given: '"a@b","N","HTML","SE"\r\n"c@d","M","Text"\r\n' },
     { name: "blank lines between rows", given: "a@b,N,HTML\n\n  \nc@d,M,Text" },
     { name: "spaces around Format", given: "a@b,N, HTML " },
     { name: "empty Name", given: "a@b,,Text" },
@@ -102,13 +105,18 @@ describe("csvSubscribers", () => {
   });
 
   it.each([
-    { name: "bad Format", given: "a@b,N,HTML\nc@d,M,Html", mentions: ["row 2", "Format must be HTML or Text"] },
-    { name: "bad Format with CRLF", given: "a@b,N,HTML\r\nc@d,M,PDF\r\n", mentions: ["row 2", "Format"] },
-    { name: "101 demographic fields", given: `a@b,N,HTML,${dd(101)}`, mentions: ["row 1", "101", "at most 100"] },
-    { name: "too few fields", given: "a@b,N", mentions: ["row 1", "at least Email, Name and Format"] },
-    { name: "no delimiter", given: "a@b N HTML", mentions: ["row 1", "separated by , or |"] },
-    { name: "empty Email", given: " ,N,HTML", mentions: ["row 1", "empty Email"] },
-    { name: "row counted past blank lines", given: "a@b,N,HTML\n\nc@d,M", mentions: ["row 2"] },
+    { name: "bad Format", given: "a@b,N,HTML\nc@d,M,Html", mentions: ["line 2", "Format must be HTML or Text"] },
+    { name: "bad Format with CRLF", given: "a@b,N,HTML\r\nc@d,M,PDF\r\n", mentions: ["line 2", "Format"] },
+    { name: "101 demographic fields", given: `a@b,N,HTML,${dd(101)}`, mentions: ["line 1", "101", "at most 100"] },
+    { name: "too few fields", given: "a@b,N", mentions: ["line 1", "at least Email, Name and Format"] },
+    { name: "no delimiter", given: "a@b N HTML", mentions: ["line 1", "separated by , or |"] },
+    { name: "no delimiter after blank lines", given: "\n\na@b N HTML", mentions: ["line 3", "separated by , or |"] },
+    { name: "empty Email", given: " ,N,HTML", mentions: ["line 1", "empty Email"] },
+    { name: "lines counted with blank lines", given: "a@b,N,HTML\n\nc@d,M", mentions: ["line 3"] },
+    { name: "one delimiter per text: a pipe row after comma rows", given: "a@b,N,HTML\nc@d|M|Text", mentions: ["line 2", "separated by ,"] },
+    { name: "lines counted past a quoted line break", given: 'a@b,"N\nN",HTML\nc@d,M,PDF', mentions: ["line 3", "Format"] },
+    { name: "a quoted field never closed", given: 'a@b,N,HTML\nc@d,"M,Text', mentions: ["line 2", "never closed"] },
+    { name: "text after a closing quote", given: 'a@b,"N"x,HTML', mentions: ["line 1", "followed by text"] },
     { name: "only blank lines", given: "\r\n \n", mentions: ["holds no subscriber rows"] },
   ])("refuses $name", ({ given, mentions }) => {
     expectClientError(checkRule(csvRule, "strCsvData", given), ErrorCodes.InvalidCsv, "strCsvData", [
