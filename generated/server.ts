@@ -10,6 +10,7 @@ import { type TransportLimits, createNodeServer } from "./runtime/server-listen.
 import { type NodeHandler, createNodeHandler } from "./runtime/server-node.js";
 import {
   type CallContext,
+  type CallEvent,
   type HandlersOf,
   type Received,
   type ServerOptions,
@@ -68,4 +69,4 @@ export function createServer(
 }
 
 export { ServiceError, ErrorCodes, clientError };
-export type { CallContext, ServerOptions, TransportLimits, Received };
+export type { CallContext, CallEvent, ServerOptions, TransportLimits, Received };

@@ -82,6 +82,22 @@ export interface ServerOptions extends EndpointUrlOptions {
    * one JSON line to stderr. A logger that throws is ignored: the caller still gets its answer.
    */
   readonly log?: ((entry: LogEntry) => void) | undefined;
+  /**
+   * Told once per operation call when its answer is ready (request logs, metrics): the operation, the
+   * binding, "OK" or the error code answered, and the time from decoding to the answer. A hook that
+   * throws is ignored.
+   */
+  readonly onCall?: ((event: CallEvent) => void) | undefined;
+}
+
+/** One operation call, as ServerOptions.onCall hears of it. */
+export interface CallEvent {
+  readonly requestId: string;
+  readonly operation: string | undefined;
+  readonly binding: BindingName;
+  /** "OK", or the code of the error the caller got. */
+  readonly outcome: string;
+  readonly durationMs: number;
 }
 
 /** Pre-rendered documents the service serves besides the operations. */
@@ -224,9 +240,9 @@ export interface ServiceCore {
 }
 
 export type ResolvedServerOptions = Required<
-  Omit<ServerOptions, "log" | "publicUrl" | "trustProxy" | "allowedHosts">
+  Omit<ServerOptions, "log" | "onCall" | "publicUrl" | "trustProxy" | "allowedHosts">
 > &
-  Pick<ServerOptions, "log" | "publicUrl" | "trustProxy" | "allowedHosts">;
+  Pick<ServerOptions, "log" | "onCall" | "publicUrl" | "trustProxy" | "allowedHosts">;
 
 /** The default logger: one JSON line on stderr, whatever the entry's error is. */
 function defaultLog(entry: LogEntry): void {
@@ -270,6 +286,7 @@ export function createServiceCore(
     maxAttributes: positive("maxAttributes", serverOptions.maxAttributes, DEFAULT_MAX_ATTRIBUTES),
     handlerTimeoutMs: positive("handlerTimeoutMs", serverOptions.handlerTimeoutMs, DEFAULT_HANDLER_TIMEOUT_MS),
     log: serverOptions.log,
+    onCall: serverOptions.onCall,
     publicUrl: serverOptions.publicUrl,
     trustProxy: serverOptions.trustProxy,
     allowedHosts: serverOptions.allowedHosts,
@@ -318,6 +335,7 @@ export function createServiceCore(
   }
 
   const handlerTimeoutMs = options.handlerTimeoutMs;
+  const onCall = options.onCall;
   const internalError = () => new ServiceError(ErrorCodes.InternalError, LAST_RESORT_MESSAGE);
 
   /** The wire answer for an error thrown while decoding, in the handler or while encoding. */
@@ -344,21 +362,52 @@ export function createServiceCore(
     return LAST_RESORT;
   }
 
-  function encode(binding: ServerBinding, op: OperationModel, result: unknown, values: ParamValues, seq: number): WireResponse {
+  function encode(binding: ServerBinding, op: OperationModel, result: unknown, values: ParamValues, seq: number, observer?: Observer): WireResponse {
     try {
       return binding.encodeResponse(op, result, values);
     } catch (error) {
+      observer?.failed(error);
       return failure(binding, error, op, seq);
     }
   }
 
   // Synchronous up to the handler's result; only a handler that returns a promise costs a promise here.
   function invoke(binding: ServerBinding, call: IncomingCall, seq: number): WireResponse | Promise<WireResponse> {
+    if (onCall === undefined) return answer(binding, call, seq);
+    const started = performance.now();
+    let operation: string | undefined;
+    let outcome = "OK";
+    const report = (response: WireResponse): WireResponse => {
+      try {
+        onCall({ requestId: requestIdOf(seq), operation, binding: binding.name, outcome, durationMs: performance.now() - started });
+      } catch {
+        // A hook's failure must not cost the caller its answer.
+      }
+      return response;
+    };
+    const response = answer(binding, call, seq, {
+      operation: (name) => (operation = name),
+      failed: (error) => (outcome = wireServiceError(error)?.code ?? ErrorCodes.InternalError),
+    });
+    return isThenable(response) ? response.then(report) : report(response);
+  }
+
+  interface Observer {
+    operation(name: string): void;
+    failed(error: unknown): void;
+  }
+
+  function answer(binding: ServerBinding, call: IncomingCall, seq: number, observer?: Observer): WireResponse | Promise<WireResponse> {
     let op: OperationModel | undefined;
+    const fail = (error: unknown, known: OperationModel | undefined): WireResponse => {
+      observer?.failed(error);
+      return failure(binding, error, known, seq);
+    };
     try {
       // bindingFor only picks a binding for GET or POST, so the call is a WireRequest as it stands.
       const decoded = binding.decodeRequest(call as IncomingCall & WireRequest);
       op = decoded.op;
+      observer?.operation(op.name);
       const values = readParams(op, decoded.texts, binding.presence);
       const context = new RequestContext(
         op.name,
@@ -373,11 +422,11 @@ export function createServiceCore(
       if (!isThenable(result)) return binding.encodeResponse(op, result, values);
       const known = op;
       return withinTime(result, context, handlerTimeoutMs).then(
-        (value) => encode(binding, known, value, values, seq),
-        (error: unknown) => failure(binding, error, known, seq),
+        (value) => encode(binding, known, value, values, seq, observer),
+        (error: unknown) => fail(error, known),
       );
     } catch (error) {
-      return failure(binding, error, op, seq);
+      return fail(error, op);
     }
   }
 

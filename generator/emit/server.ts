@@ -92,7 +92,8 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
   const reexports = ["ServiceError", "ErrorCodes", "clientError"];
   for (const name of reexports) file.use(importSymbol(name, RUNTIME_ERRORS));
   source.addExportDeclaration({ namedExports: reexports });
-  source.addExportDeclaration({ isTypeOnly: true, namedExports: [context, serverOptions, limits, received] });
+  const callEvent = file.use(importType("CallEvent", "runtime/server.ts"));
+  source.addExportDeclaration({ isTypeOnly: true, namedExports: [context, callEvent, serverOptions, limits, received] });
 
   return [file.toGeneratedFile("createHandler and the ExternalAPIService interface a server implements.")];
 }

@@ -1,0 +1,140 @@
+// Accounts' credentials (SERVICE.md "Accounts and credentials"): salted scrypt hashes; one
+// InvalidCredentials answer, with the same work, for an unknown user, a wrong password and empty
+// credentials; a verified pair cached for at most 60 s under a keyed hash of the pair (never the
+// password itself); a user name locked for 60 s after 10 failures in 10 minutes.
+
+import { createHmac, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import type { Kysely } from "kysely";
+import type { Account, Database } from "../db/schema.js";
+import { invalidCredentials, tooManyAttempts } from "./errors.js";
+
+const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32, maxmem: 64 * 1024 * 1024 } as const;
+
+function scryptAsync(password: string, salt: Buffer, N: number, r: number, p: number, keylen: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scrypt(password, salt, keylen, { N, r, p, maxmem: SCRYPT.maxmem }, (error, key) => (error ? reject(error) : resolve(key)));
+  });
+}
+
+/** `scrypt$N$r$p$salt$hash` with a fresh 16-byte salt. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scryptAsync(password, salt, SCRYPT.N, SCRYPT.r, SCRYPT.p, SCRYPT.keylen);
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString("base64")}$${key.toString("base64")}`;
+}
+
+/** Compares in constant time; a malformed stored hash never matches. */
+export async function verifyPassword(stored: string, password: string): Promise<boolean> {
+  const parts = stored.split("$");
+  if (parts.length !== 6 || parts[0] !== "scrypt") return false;
+  const [N, r, p] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+  const salt = Buffer.from(parts[4]!, "base64");
+  const expected = Buffer.from(parts[5]!, "base64");
+  if (!Number.isInteger(N) || !Number.isInteger(r) || !Number.isInteger(p) || expected.length === 0) return false;
+  const key = await scryptAsync(password, salt, N, r, p, expected.length);
+  return timingSafeEqual(key, expected);
+}
+
+export interface AuthOptions {
+  readonly cacheTtlMs?: number;
+  readonly maxFailures?: number;
+  readonly failureWindowMs?: number;
+  readonly lockMs?: number;
+  readonly now?: () => number;
+}
+
+interface CachedPair {
+  readonly accountId: number;
+  readonly passwordVersion: number;
+  readonly expires: number;
+}
+
+interface Failures {
+  /** Times of the recent failures, oldest first, at most maxFailures. */
+  times: number[];
+  lockedUntil: number;
+}
+
+/** Entries kept in each in-memory table before the oldest are dropped. */
+const MAX_ENTRIES = 50_000;
+
+function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > MAX_ENTRIES) map.delete(map.keys().next().value as K);
+}
+
+export class Authenticator {
+  private readonly cacheKey = randomBytes(32);
+  private readonly cache = new Map<string, CachedPair>();
+  private readonly failures = new Map<string, Failures>();
+  private readonly ttl: number;
+  private readonly maxFailures: number;
+  private readonly window: number;
+  private readonly lockMs: number;
+  private readonly now: () => number;
+  private dummyHash: Promise<string> | undefined;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    options: AuthOptions = {},
+  ) {
+    this.ttl = Math.min(options.cacheTtlMs ?? 60_000, 60_000);
+    this.maxFailures = options.maxFailures ?? 10;
+    this.window = options.failureWindowMs ?? 10 * 60_000;
+    this.lockMs = options.lockMs ?? 60_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The account of a right pair; throws InvalidCredentials or TooManyAttempts otherwise. */
+  async verify(username: string, password: string): Promise<Account> {
+    const now = this.now();
+    const userKey = username.toLowerCase();
+    const failures = this.failures.get(userKey);
+    if (failures !== undefined && failures.lockedUntil > now) {
+      throw tooManyAttempts(Math.ceil((failures.lockedUntil - now) / 1000));
+    }
+    const pairKey = createHmac("sha256", this.cacheKey).update(username).update("\0").update(password).digest("base64");
+    const cached = this.cache.get(pairKey);
+    if (cached !== undefined && cached.expires > now) {
+      const account = await this.db.selectFrom("accounts").selectAll().where("id", "=", cached.accountId).executeTakeFirst();
+      // A password changed anywhere (admin CLI, another instance) bumps the version: the pair is stale.
+      if (account !== undefined && account.password_version === cached.passwordVersion && account.username === username) {
+        return account;
+      }
+      this.cache.delete(pairKey);
+    }
+    const account =
+      username === "" ? undefined : await this.db.selectFrom("accounts").selectAll().where("username", "=", username).executeTakeFirst();
+    // Unknown users and empty credentials cost one scrypt too, so timing tells nothing.
+    const ok = await verifyPassword(account?.password_hash ?? (await this.dummy()), password);
+    if (account === undefined || !ok || password === "") {
+      this.fail(userKey, now);
+      throw invalidCredentials();
+    }
+    this.failures.delete(userKey);
+    remember(this.cache, pairKey, { accountId: account.id, passwordVersion: account.password_version, expires: now + this.ttl });
+    return account;
+  }
+
+  /** Forgets every cached pair (a password change made through this instance). */
+  forget(): void {
+    this.cache.clear();
+  }
+
+  private fail(userKey: string, now: number): void {
+    const entry = this.failures.get(userKey) ?? { times: [], lockedUntil: 0 };
+    entry.times = entry.times.filter((t) => now - t < this.window);
+    entry.times.push(now);
+    if (entry.times.length >= this.maxFailures) {
+      entry.lockedUntil = now + this.lockMs;
+      entry.times = [];
+    }
+    remember(this.failures, userKey, entry);
+  }
+
+  private dummy(): Promise<string> {
+    this.dummyHash ??= hashPassword(randomBytes(16).toString("base64"));
+    return this.dummyHash;
+  }
+}

@@ -1,0 +1,55 @@
+// The service's own fault codes (SERVICE.md "Errors"), beside the generated validation codes. Every
+// message is one sentence safe for the wire: it names the parameter or rule, never an internal detail.
+
+import { ServiceError, clientError } from "../../generated/server.js";
+
+export const ServiceCodes = {
+  InvalidCredentials: "InvalidCredentials",
+  TooManyAttempts: "TooManyAttempts",
+  NotFound: "NotFound",
+  FieldNotActivated: "FieldNotActivated",
+  TooManyFields: "TooManyFields",
+  InvalidCsv: "InvalidCsv",
+  ImportUrlRefused: "ImportUrlRefused",
+  NotImplemented: "NotImplemented",
+} as const;
+
+export function invalidCredentials(): ServiceError {
+  return clientError(ServiceCodes.InvalidCredentials, "The user name or password is wrong.", { parameter: "strUsername" });
+}
+
+export function tooManyAttempts(seconds: number): ServiceError {
+  return clientError(
+    ServiceCodes.TooManyAttempts,
+    `Too many failed sign-ins for this user name; try again in ${seconds} seconds.`,
+    { parameter: "strUsername" },
+  );
+}
+
+/** Missing and "belongs to another account" are the same answer: nothing is revealed. */
+export function notFound(what: string, parameter: string): ServiceError {
+  return clientError(ServiceCodes.NotFound, `No ${what} with that ${parameter} exists.`, { parameter });
+}
+
+export function fieldNotActivated(field: number, activated: number, parameter: string): ServiceError {
+  return clientError(
+    ServiceCodes.FieldNotActivated,
+    `DD${field} is not activated on this account (DD1 to DD${activated} are).`,
+    { parameter },
+  );
+}
+
+export function invalidCsv(line: number, why: string): ServiceError {
+  return clientError(ServiceCodes.InvalidCsv, `strCsvData line ${line}: ${why}.`, { parameter: "strCsvData" });
+}
+
+export function importUrlRefused(reason: string): ServiceError {
+  return clientError(ServiceCodes.ImportUrlRefused, `strCSVUrl is refused: ${reason}.`, { parameter: "strCSVUrl" });
+}
+
+export function notImplemented(operation: string): ServiceError {
+  return new ServiceError(
+    ServiceCodes.NotImplemented,
+    `${operation} is not implemented by this service yet.`,
+  );
+}

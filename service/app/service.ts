@@ -1,0 +1,272 @@
+// The reference implementation of the generated ExternalAPIService interface: every call authenticates
+// first, works inside one transaction scoped to the caller's account, and answers with the generated
+// codecs. The twelve newsletter, tracking, transactional and SMS operations answer NotImplemented
+// until issue 10.
+
+import { createHash, randomBytes } from "node:crypto";
+import type { CallContext, ExternalAPIService } from "../../generated/server.js";
+import type { SubscriberMailingListsRow } from "../../generated/types.js";
+import type { Store } from "../db/database.js";
+import type { Account } from "../db/schema.js";
+import type { Authenticator } from "./auth.js";
+import { importCsvText } from "./csv-import.js";
+import { notFound, notImplemented } from "./errors.js";
+import { queueMail } from "./mail.js";
+import {
+  type SubscriberRow,
+  checkActivated,
+  checkEmail,
+  demographicValues,
+  emailKey,
+  idFromText,
+  listOf,
+  upsertSubscribers,
+} from "./subscribers.js";
+
+export interface ServiceConfig {
+  /** Absolute base URL of the service as subscribers reach it (confirmation links). */
+  readonly publicUrl: string;
+  /** Default From address of service mail when the account and list set none. */
+  readonly mailFrom: string;
+}
+
+export interface ImportQueue {
+  /** Checks the URL (scheme, host, addresses) and records a queued import; returns its id. */
+  enqueue(account: Account, listId: number, url: string): Promise<number>;
+}
+
+export interface ServiceDeps {
+  readonly store: Store;
+  readonly auth: Authenticator;
+  readonly config: ServiceConfig;
+  readonly imports: ImportQueue;
+  readonly now?: () => number;
+  /** Told which account a request authenticated as (request logs). */
+  readonly onAccount?: (requestId: string, account: Account) => void;
+  /** Told after a transaction that queued mail committed (wakes the outbox worker). */
+  readonly onMailQueued?: () => void;
+}
+
+export const CONFIRM_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+export function tokenHash(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+export function createService(deps: ServiceDeps): ExternalAPIService {
+  const { store, config } = deps;
+  const { db, engine } = store;
+  const now = deps.now ?? Date.now;
+  const domain = new URL(config.publicUrl).hostname || "localhost";
+
+  async function account(context: CallContext): Promise<Account> {
+    const found = await deps.auth.verify(context.username, context.password);
+    deps.onAccount?.(context.requestId, found);
+    return found;
+  }
+
+  async function insertOne(
+    context: CallContext,
+    params: {
+      strMailingListID: string;
+      strEmail: string;
+      strName?: string;
+      strFormat?: string;
+      strCountryCode?: string;
+      strPhoneNumber?: string;
+      strDatafields?: string;
+      strDatavalues?: string;
+    },
+    pending: boolean,
+  ): Promise<bigint> {
+    const owner = await account(context);
+    const email = checkEmail(params.strEmail, "strEmail");
+    const fields = demographicValues(params.strDatafields, params.strDatavalues);
+    checkActivated(owner, fields.keys(), "strDatafields");
+    const row: SubscriberRow = {
+      email,
+      name: params.strName,
+      format: params.strFormat,
+      countryCode: params.strCountryCode,
+      phone: params.strPhoneNumber,
+      fields,
+    };
+    let queued = false;
+    const id = await db.transaction().execute(async (trx) => {
+      const list = await listOf(trx, owner, params.strMailingListID, "strMailingListID");
+      const at = now();
+      const [outcome] = await upsertSubscribers(
+        trx,
+        engine,
+        owner,
+        list.id,
+        [row],
+        { update: true, state: pending ? "pending" : "active", recordOptedOut: true },
+        at,
+      );
+      if (outcome === undefined) throw new Error("upsert returned no row for a single insert");
+      if (pending && outcome.state === "pending") {
+        const token = randomBytes(32).toString("base64url");
+        await trx
+          .insertInto("confirmations")
+          .values({ token_hash: tokenHash(token), account_id: owner.id, list_id: list.id, subscriber_id: outcome.id, expires_at: at + CONFIRM_TTL_MS, used_at: null })
+          .execute();
+        const link = `${config.publicUrl.replace(/\/$/, "")}/confirm/${token}`;
+        await queueMail(
+          trx,
+          {
+            accountId: owner.id,
+            kind: "confirmation",
+            from: { name: list.from_name || owner.from_name, address: list.from_email || owner.from_email || config.mailFrom },
+            to: { name: params.strName ?? "", address: email },
+            subject: `Please confirm your subscription to ${list.name}`,
+            text:
+              `Hello,\n\nplease confirm that you want to receive "${list.name}" at ${email} by opening this link:\n\n` +
+              `${link}\n\nThe link works once and expires in 7 days. If you did not ask for this, ignore this message.\n`,
+          },
+          at,
+          domain,
+        );
+        queued = true;
+      }
+      return BigInt(outcome.id);
+    });
+    if (queued) deps.onMailQueued?.();
+    return id;
+  }
+
+  const notYet = (name: string) => async (_params: unknown, context: CallContext) => {
+    await account(context);
+    throw notImplemented(name);
+  };
+
+  return {
+    InsertSubscriberSid: (params, context) => insertOne(context, params, false),
+    InsertSubscriberWithDemData: (params, context) => insertOne(context, params, false),
+    InsertSubscriberWithDemDataPendingOption: (params, context) => insertOne(context, params, params.strPending === "true"),
+
+    async InsertCsvSubscribersWithDemDataUpdateOption(params, context) {
+      const owner = await account(context);
+      return importCsvText(store, owner, params.strMailingListId, params.strCsvData, params.strUpdate === "true", now());
+    },
+
+    async InsertCSVSubscribersWithDemDataFromFileToQueue(params, context) {
+      const owner = await account(context);
+      const list = await listOf(db, owner, params.strMailingListID, "strMailingListID");
+      return deps.imports.enqueue(owner, list.id, params.strCSVUrl);
+    },
+
+    async UpdateSubscriberData(params, context) {
+      const owner = await account(context);
+      const field = Number(params.strDataField);
+      checkActivated(owner, [field], "strDataField");
+      return db.transaction().execute(async (trx) => {
+        const byId = params.strSubscriberId !== undefined && params.strSubscriberId !== "";
+        const id = idFromText(params.strSubscriberId);
+        const query = trx.selectFrom("subscribers").select(["id", "fields"]).where("account_id", "=", owner.id);
+        const subscriber = byId
+          ? id === undefined
+            ? undefined
+            : await query.where("id", "=", id).executeTakeFirst()
+          : await query.where("email_key", "=", emailKey((params.strEmail ?? "").trim())).executeTakeFirst();
+        if (subscriber === undefined) throw notFound("subscriber", byId ? "strSubscriberId" : "strEmail");
+        const fields = JSON.parse(subscriber.fields) as Record<string, string>;
+        const value = params.strDataValue ?? "";
+        if (value === "") delete fields[String(field)];
+        else fields[String(field)] = value;
+        await trx.updateTable("subscribers").set({ fields: JSON.stringify(fields) }).where("id", "=", subscriber.id).execute();
+        return 1;
+      });
+    },
+
+    async UpdateMailingList(params, context) {
+      const owner = await account(context);
+      if (params.strFromEmail !== undefined && params.strFromEmail !== "") checkEmail(params.strFromEmail, "strFromEmail");
+      return db.transaction().execute(async (trx) => {
+        const list = await listOf(trx, owner, params.strMailingListID, "strMailingListID");
+        const keep = (given: string | undefined, current: string) => (given === undefined || given === "" ? current : given);
+        await trx
+          .updateTable("mailing_lists")
+          .set({
+            name: keep(params.strListName, list.name),
+            from_name: keep(params.strFromName, list.from_name),
+            from_email: keep(params.strFromEmail?.trim(), list.from_email),
+            description: keep(params.strDescription, list.description),
+            charset: keep(params.strCharacterset, list.charset),
+          })
+          .where("id", "=", list.id)
+          .execute();
+        return 1;
+      });
+    },
+
+    async GetSubscriberMailingLists(params, context) {
+      const owner = await account(context);
+      const byId = params.strSubscriberId !== undefined && params.strSubscriberId !== "";
+      const id = idFromText(params.strSubscriberId);
+      const query = db.selectFrom("subscribers").select(["id", "email", "format"]).where("account_id", "=", owner.id);
+      const subscriber = byId
+        ? id === undefined
+          ? undefined
+          : await query.where("id", "=", id).executeTakeFirst()
+        : await query.where("email_key", "=", emailKey((params.strEmail ?? "").trim())).executeTakeFirst();
+      if (subscriber === undefined) throw notFound("subscriber", byId ? "strSubscriberId" : "strEmail");
+      const lists = await db
+        .selectFrom("memberships")
+        .innerJoin("mailing_lists", "mailing_lists.id", "memberships.list_id")
+        .select(["mailing_lists.id", "mailing_lists.name", "memberships.changed_at"])
+        .where("memberships.subscriber_id", "=", subscriber.id)
+        .where("memberships.account_id", "=", owner.id)
+        .where("memberships.state", "=", "active")
+        .orderBy("mailing_lists.id")
+        .execute();
+      return lists.map(
+        (l): SubscriberMailingListsRow => ({
+          MailingListId: l.id,
+          MailingListName: l.name,
+          SubscriberId: BigInt(subscriber.id),
+          Email: subscriber.email,
+          Format: subscriber.format,
+          Subscribed: new Date(l.changed_at).toISOString(),
+        }),
+      );
+    },
+
+    GetTriggerClicks: notYet("GetTriggerClicks"),
+    GetTriggerViews: notYet("GetTriggerViews"),
+    GetTriggerIdForAccount: notYet("GetTriggerIdForAccount"),
+    GetRoiResults: notYet("GetRoiResults"),
+    GetNewsletterFilters: notYet("GetNewsletterFilters"),
+    GetReportViewsByDateInterval: notYet("GetReportViewsByDateInterval"),
+    InsertTemplateNewsletter: notYet("InsertTemplateNewsletter"),
+    InsertActiveTemplateModule: notYet("InsertActiveTemplateModule"),
+    SendNewsletter: notYet("SendNewsletter"),
+    InsertTransaction: notYet("InsertTransaction"),
+    InsertTransactionWithSplit: notYet("InsertTransactionWithSplit"),
+    SendSmsWithSenderName: notYet("SendSmsWithSenderName"),
+  };
+}
+
+/** GET /confirm/{token}: a pending membership becomes active, once; "expired" and "used" look the same. */
+export async function confirmSubscription(store: Store, token: string, at: number): Promise<boolean> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return false;
+  return store.db.transaction().execute(async (trx) => {
+    const used = await trx
+      .updateTable("confirmations")
+      .set({ used_at: at })
+      .where("token_hash", "=", tokenHash(token))
+      .where("used_at", "is", null)
+      .where("expires_at", ">", at)
+      .returning(["list_id", "subscriber_id"])
+      .executeTakeFirst();
+    if (used === undefined) return false;
+    await trx
+      .updateTable("memberships")
+      .set({ state: "active", changed_at: at })
+      .where("list_id", "=", used.list_id)
+      .where("subscriber_id", "=", used.subscriber_id)
+      .where("state", "=", "pending")
+      .execute();
+    return true;
+  });
+}

@@ -1,0 +1,283 @@
+// Subscribers, memberships and the opt-out-all set (SERVICE.md "Subscribers and mailing lists").
+// Single inserts, the CSV bulk insert and the queued file import all write through upsertSubscribers,
+// one set-based path: a chunk of rows costs a handful of statements, whatever its size.
+
+import { type Kysely, type Transaction, sql } from "kysely";
+import { ErrorCodes, clientError } from "../../generated/server.js";
+import type { Engine } from "../db/database.js";
+import type { Account, Database, MailingList, MembershipState } from "../db/schema.js";
+import { fieldNotActivated, notFound } from "./errors.js";
+
+export type Db = Kysely<Database> | Transaction<Database>;
+
+/** One subscriber row as the caller gave it; empty strings mean "not given". */
+export interface SubscriberRow {
+  readonly email: string;
+  readonly name?: string | undefined;
+  readonly format?: string | undefined;
+  readonly countryCode?: string | undefined;
+  readonly phone?: string | undefined;
+  /** DD number → value; an empty value is "not given". */
+  readonly fields?: ReadonlyMap<number, string> | undefined;
+}
+
+export interface UpsertOptions {
+  /** Existing subscribers get the non-empty values given (true) or keep theirs (false). */
+  readonly update: boolean;
+  /** The membership state asked for: active, or pending (double opt-in; an active one stays active). */
+  readonly state: "active" | "pending";
+  /** Keep a bare subscriber record for opted-out addresses, so single inserts can return an id. */
+  readonly recordOptedOut: boolean;
+}
+
+export interface UpsertOutcome {
+  readonly id: number;
+  readonly emailKey: string;
+  readonly outcome: "inserted" | "updated" | "unchanged" | "optedOut";
+  /** The membership's state after the write (undefined for opted-out addresses: nothing changed). */
+  readonly state: MembershipState | undefined;
+}
+
+const EMAIL_RE = /^[^\s@"<>(),;:\\[\]]+@[^\s@"<>(),;:\\[\]]+\.[^\s@"<>(),;:\\[\]]+$/;
+
+/** Why a text is not an e-mail address, or undefined. Deliberately plain: one @, a dotted domain. */
+export function emailProblem(email: string): string | undefined {
+  if (email.length > 254) return "is longer than 254 characters";
+  return EMAIL_RE.test(email) ? undefined : "is not an e-mail address like name@example.com";
+}
+
+export function checkEmail(email: string, parameter: string): string {
+  const trimmed = email.trim();
+  const problem = emailProblem(trimmed);
+  if (problem !== undefined) throw clientError(ErrorCodes.InvalidFormat, `${parameter} ${problem}.`, { parameter });
+  return trimmed;
+}
+
+export function emailKey(email: string): string {
+  return email.toLowerCase();
+}
+
+/** An id given as text: a whole positive number, or undefined (which then is NotFound). */
+export function idFromText(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const trimmed = text.trim();
+  if (!/^\d{1,15}$/.test(trimmed)) return undefined;
+  const id = Number(trimmed);
+  return id > 0 ? id : undefined;
+}
+
+/** strDatafields/strDatavalues (shape already checked by the generated rules) as DD number → value. */
+export function demographicValues(fieldsText: string | undefined, valuesText: string | undefined): Map<number, string> {
+  const fields = new Map<number, string>();
+  if (fieldsText === undefined || fieldsText === "") return fields;
+  const delimiter = fieldsText.includes("|") ? "|" : ";";
+  const names = fieldsText.split(delimiter);
+  const values = (valuesText ?? "").split(delimiter);
+  names.forEach((name, i) => fields.set(Number(name.trim().slice(2)), values[i] ?? ""));
+  return fields;
+}
+
+/** Refuses a DD field beyond the account's activated count, before anything is written. */
+export function checkActivated(account: Account, fields: Iterable<number>, parameter: string): void {
+  for (const n of fields) if (n > account.dd_fields) throw fieldNotActivated(n, account.dd_fields, parameter);
+}
+
+export async function listOf(db: Db, account: Account, listIdText: string | undefined, parameter: string): Promise<MailingList> {
+  const id = idFromText(listIdText);
+  const list =
+    id === undefined
+      ? undefined
+      : await db.selectFrom("mailing_lists").selectAll().where("id", "=", id).where("account_id", "=", account.id).executeTakeFirst();
+  if (list === undefined) throw notFound("mailing list", parameter);
+  return list;
+}
+
+function mergedFields(stored: string, given: ReadonlyMap<number, string> | undefined): string {
+  if (given === undefined || given.size === 0) return stored;
+  const fields = JSON.parse(stored) as Record<string, string>;
+  for (const [n, value] of given) if (value !== "") fields[String(n)] = value;
+  return JSON.stringify(fields);
+}
+
+function givenOr(value: string | undefined, current: string): string {
+  return value === undefined || value === "" ? current : value;
+}
+
+/** Rows per statement: 9 bound values a row stays far below both engines' parameter limits. */
+export const CHUNK_ROWS = 500;
+
+/**
+ * Writes rows into a list, in the caller's transaction. Rows with the same address (case-insensitive):
+ * the last one counts. Opted-out addresses change nothing.
+ */
+export async function upsertSubscribers(
+  trx: Db,
+  engine: Engine,
+  account: Account,
+  listId: number,
+  rows: readonly SubscriberRow[],
+  options: UpsertOptions,
+  now: number,
+): Promise<UpsertOutcome[]> {
+  const outcomes: UpsertOutcome[] = [];
+  const latest = new Map<string, SubscriberRow>();
+  for (const row of rows) {
+    const key = emailKey(row.email);
+    latest.delete(key);
+    latest.set(key, row);
+  }
+  const entries = [...latest];
+  for (let at = 0; at < entries.length; at += CHUNK_ROWS) {
+    outcomes.push(...(await upsertChunk(trx, engine, account, listId, entries.slice(at, at + CHUNK_ROWS), options, now)));
+  }
+  return outcomes;
+}
+
+async function upsertChunk(
+  trx: Db,
+  engine: Engine,
+  account: Account,
+  listId: number,
+  chunk: readonly (readonly [string, SubscriberRow])[],
+  options: UpsertOptions,
+  now: number,
+): Promise<UpsertOutcome[]> {
+  const keys = chunk.map(([key]) => key);
+  const existingQuery = trx
+    .selectFrom("subscribers")
+    .select(["id", "email_key", "name", "format", "country_code", "phone", "fields"])
+    .where("account_id", "=", account.id)
+    .where("email_key", "in", keys);
+  // On PostgreSQL the rows are locked until commit, so a concurrent writer cannot slip between the
+  // read and the merged write; SQLite has one writer at a time anyway.
+  const existingRows = await (engine === "postgres" ? existingQuery.forUpdate() : existingQuery).execute();
+  const existing = new Map(existingRows.map((r) => [r.email_key, r]));
+  const optedOut = new Set(
+    (await trx.selectFrom("optouts").select("email_key").where("account_id", "=", account.id).where("email_key", "in", keys).execute()).map(
+      (r) => r.email_key,
+    ),
+  );
+
+  type Values = {
+    account_id: number;
+    email: string;
+    email_key: string;
+    name: string;
+    format: string;
+    country_code: string;
+    phone: string;
+    fields: string;
+    created_at: number;
+  };
+  const writes: Values[] = [];
+  const outcomeOf = new Map<string, UpsertOutcome["outcome"]>();
+  const bare: Values[] = [];
+  for (const [key, row] of chunk) {
+    const current = existing.get(key);
+    if (optedOut.has(key)) {
+      outcomeOf.set(key, "optedOut");
+      if (current === undefined && options.recordOptedOut) {
+        bare.push({ account_id: account.id, email: row.email, email_key: key, name: "", format: "HTML", country_code: "", phone: "", fields: "{}", created_at: now });
+      }
+      continue;
+    }
+    if (current === undefined) {
+      const fields: Record<string, string> = {};
+      for (const [n, value] of row.fields ?? []) if (value !== "") fields[String(n)] = value;
+      writes.push({
+        account_id: account.id,
+        email: row.email,
+        email_key: key,
+        name: row.name ?? "",
+        format: givenOr(row.format, "HTML"),
+        country_code: row.countryCode ?? "",
+        phone: row.phone ?? "",
+        fields: JSON.stringify(fields),
+        created_at: now,
+      });
+      outcomeOf.set(key, "inserted");
+    } else if (options.update) {
+      const next = {
+        name: givenOr(row.name, current.name),
+        format: givenOr(row.format, current.format),
+        country_code: givenOr(row.countryCode, current.country_code),
+        phone: givenOr(row.phone, current.phone),
+        fields: mergedFields(current.fields, row.fields),
+      };
+      const changed =
+        next.name !== current.name ||
+        next.format !== current.format ||
+        next.country_code !== current.country_code ||
+        next.phone !== current.phone ||
+        next.fields !== current.fields;
+      if (changed) writes.push({ account_id: account.id, email: row.email, email_key: key, ...next, created_at: now });
+      outcomeOf.set(key, changed ? "updated" : "unchanged");
+    } else {
+      outcomeOf.set(key, "unchanged");
+    }
+  }
+
+  const ids = new Map(existingRows.map((r) => [r.email_key, r.id]));
+  for (const batch of [writes, bare]) {
+    if (batch.length === 0) continue;
+    const written = await trx
+      .insertInto("subscribers")
+      .values(batch)
+      .onConflict((oc) =>
+        batch === bare
+          ? oc.columns(["account_id", "email_key"]).doNothing()
+          : oc.columns(["account_id", "email_key"]).doUpdateSet((eb) => ({
+              name: eb.ref("excluded.name"),
+              format: eb.ref("excluded.format"),
+              country_code: eb.ref("excluded.country_code"),
+              phone: eb.ref("excluded.phone"),
+              fields: eb.ref("excluded.fields"),
+            })),
+      )
+      .returning(["id", "email_key"])
+      .execute();
+    for (const r of written) ids.set(r.email_key, r.id);
+  }
+  const missing = keys.filter((k) => !ids.has(k) && (outcomeOf.get(k) !== "optedOut" || options.recordOptedOut));
+  if (missing.length > 0) {
+    // A concurrent insert of the same address won the race (opted-out bare records): read its id.
+    const found = await trx.selectFrom("subscribers").select(["id", "email_key"]).where("account_id", "=", account.id).where("email_key", "in", missing).execute();
+    for (const r of found) ids.set(r.email_key, r.id);
+  }
+
+  const joining = keys.filter((k) => outcomeOf.get(k) !== "optedOut");
+  const states = new Map<string, MembershipState>();
+  if (joining.length > 0) {
+    const memberships = joining.map((k) => ({
+      list_id: listId,
+      subscriber_id: ids.get(k)!,
+      account_id: account.id,
+      state: options.state as MembershipState,
+      created_at: now,
+      changed_at: now,
+    }));
+    await trx
+      .insertInto("memberships")
+      .values(memberships)
+      .onConflict((oc) =>
+        oc
+          .columns(["list_id", "subscriber_id"])
+          .doUpdateSet({ state: options.state, changed_at: now })
+          // Active stays active; asking again for the same state keeps its time.
+          .where(sql.ref("memberships.state"), "<>", "active")
+          .where(sql.ref("memberships.state"), "<>", options.state),
+      )
+      .execute();
+    const after = await trx
+      .selectFrom("memberships")
+      .select(["subscriber_id", "state"])
+      .where("list_id", "=", listId)
+      .where("subscriber_id", "in", memberships.map((m) => m.subscriber_id))
+      .execute();
+    const stateById = new Map(after.map((m) => [m.subscriber_id, m.state]));
+    for (const k of joining) states.set(k, stateById.get(ids.get(k)!)!);
+  }
+  return keys
+    .filter((k) => ids.has(k))
+    .map((k) => ({ id: ids.get(k)!, emailKey: k, outcome: outcomeOf.get(k)!, state: states.get(k) }));
+}

@@ -1,0 +1,108 @@
+// Configuration: every option is an environment variable with a default, read once at start. The same
+// table feeds `npm start -- --help` and the README.
+
+export type Role = "api" | "worker" | "all";
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly publicUrl: string;
+  readonly importAllowHosts: string[];
+  readonly importMaxBytes: number;
+  readonly importTimeoutMs: number;
+  readonly outboxDir: string;
+  readonly mailFrom: string;
+  readonly logLevel: string;
+  readonly sqliteSync: "FULL" | "NORMAL";
+  readonly databasePool: number;
+  readonly jobLeaseMs: number;
+  readonly shutdownTimeoutMs: number;
+  readonly role: Role;
+}
+
+interface Option {
+  readonly name: string;
+  readonly default: string;
+  readonly doc: string;
+}
+
+export const OPTIONS: readonly Option[] = [
+  { name: "PORT", default: "8080", doc: "TCP port of the HTTP server." },
+  { name: "HOST", default: "127.0.0.1", doc: "Address to listen on (0.0.0.0 for every interface)." },
+  { name: "DATABASE_URL", default: "sqlite:data/service.db", doc: "sqlite:<file> (created and migrated on start) or postgres://user:pass@host/db." },
+  { name: "PUBLIC_URL", default: "http://127.0.0.1:<PORT>", doc: "Base URL subscribers reach the service at (confirmation links)." },
+  { name: "IMPORT_ALLOW_HOSTS", default: "", doc: "Comma-separated hosts (host or host:port) file imports may fetch from even on private addresses." },
+  { name: "IMPORT_MAX_BYTES", default: "268435456", doc: "Largest import file, in bytes (256 MiB)." },
+  { name: "IMPORT_TIMEOUT_MS", default: "1800000", doc: "Time allowed for one import download, in ms (30 min)." },
+  { name: "OUTBOX_DIR", default: "data/outbox", doc: "Folder the outbox writes each e-mail to as an .eml file." },
+  { name: "MAIL_FROM", default: "no-reply@<PUBLIC_URL host>", doc: "From address of service mail when the account and list set none." },
+  { name: "LOG_LEVEL", default: "info", doc: "pino level: fatal, error, warn, info, debug, silent." },
+  { name: "SQLITE_SYNC", default: "FULL", doc: "SQLite synchronous: FULL syncs every commit to disk; NORMAL survives a crash of the process, not of the machine." },
+  { name: "DATABASE_POOL", default: "10", doc: "PostgreSQL connections per process." },
+  { name: "JOB_LEASE_MS", default: "30000", doc: "How long a worker holds a job without renewing; a crashed worker's job is taken over after it." },
+  { name: "SHUTDOWN_TIMEOUT_MS", default: "10000", doc: "On SIGTERM/Ctrl-C, time allowed for in-flight requests and jobs before exit." },
+];
+
+export class ConfigError extends Error {}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const text = env[name];
+  if (text === undefined || text === "") return fallback;
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}; it is "${text}".`);
+  }
+  return Number(text);
+}
+
+export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
+  const port = int(env, "PORT", 8080, 0, 65535);
+  const host = env.HOST || "127.0.0.1";
+  const publicUrl = (env.PUBLIC_URL || `http://${host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host}:${port}`).replace(/\/+$/, "");
+  let publicHost: string;
+  try {
+    const parsed = new URL(publicUrl);
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error();
+    publicHost = parsed.hostname;
+  } catch {
+    throw new ConfigError(`PUBLIC_URL must be an absolute http or https URL; it is "${publicUrl}".`);
+  }
+  const sync = (env.SQLITE_SYNC || "FULL").toUpperCase();
+  if (sync !== "FULL" && sync !== "NORMAL") throw new ConfigError(`SQLITE_SYNC must be FULL or NORMAL; it is "${env.SQLITE_SYNC}".`);
+  return {
+    port,
+    host,
+    databaseUrl: env.DATABASE_URL || "sqlite:data/service.db",
+    publicUrl,
+    importAllowHosts: (env.IMPORT_ALLOW_HOSTS ?? "").split(",").map((h) => h.trim()).filter((h) => h !== ""),
+    importMaxBytes: int(env, "IMPORT_MAX_BYTES", 256 * 1024 * 1024, 1, Number.MAX_SAFE_INTEGER),
+    importTimeoutMs: int(env, "IMPORT_TIMEOUT_MS", 30 * 60_000, 1, 24 * 3600_000),
+    outboxDir: env.OUTBOX_DIR || "data/outbox",
+    mailFrom: env.MAIL_FROM || `no-reply@${publicHost.replace(/^\[|\]$/g, "")}`,
+    logLevel: env.LOG_LEVEL || "info",
+    sqliteSync: sync,
+    databasePool: int(env, "DATABASE_POOL", 10, 1, 1000),
+    jobLeaseMs: int(env, "JOB_LEASE_MS", 30_000, 100, 3600_000),
+    shutdownTimeoutMs: int(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 3600_000),
+    role,
+  };
+}
+
+export function helpText(): string {
+  const width = Math.max(...OPTIONS.map((o) => o.name.length));
+  const lines = OPTIONS.map((o) => `  ${o.name.padEnd(width)}  ${o.doc} Default: ${o.default === "" ? "(none)" : o.default}`);
+  return [
+    "Usage: npm start -- [--role api|worker|all] [--help]",
+    "",
+    "Serves ExternalAPIService (SOAP 1.1, SOAP 1.2, HTTP GET, HTTP POST) at /ExternalAPIService.asmx,",
+    "with /confirm/{token}, /healthz and /metrics, and runs the background workers.",
+    "",
+    "  --role all     API and workers in one process (default)",
+    "  --role api     only the HTTP API",
+    "  --role worker  only the workers (imports, outbox)",
+    "",
+    "Environment variables:",
+    ...lines,
+    "",
+  ].join("\n");
+}

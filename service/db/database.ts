@@ -1,0 +1,85 @@
+// One query layer over both engines: Kysely with its SQLite dialect (better-sqlite3, embedded, the
+// default) and its PostgreSQL dialect (pg, for several instances on one database). Queries are built
+// with Kysely's builder or its `sql` tag, which always binds values as parameters: no SQL text is ever
+// made from request values.
+
+import fs from "node:fs";
+import path from "node:path";
+import SQLite from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import pg from "pg";
+import { migrate } from "./migrations.js";
+import type { Database } from "./schema.js";
+
+export type Engine = "sqlite" | "postgres";
+
+export interface DatabaseOptions {
+  /** SQLite's `synchronous` setting: FULL (default) syncs the log at every commit. */
+  readonly sqliteSync?: "FULL" | "NORMAL";
+  /** Connections in the PostgreSQL pool (default 10). */
+  readonly poolSize?: number;
+}
+
+export interface Store {
+  readonly db: Kysely<Database>;
+  readonly engine: Engine;
+  /** The URL without its password, for logs and `--help`. */
+  readonly displayUrl: string;
+  close(): Promise<void>;
+}
+
+// int8 (bigint) columns hold ids, counts and epoch milliseconds, all far below 2^53: read them as numbers.
+pg.types.setTypeParser(20, (text) => Number.parseInt(text, 10));
+
+/** What DATABASE_URL names: `sqlite:path/to/file.db`, `sqlite::memory:`, or `postgres://…`. */
+export function parseDatabaseUrl(url: string): { engine: Engine; target: string } {
+  if (url.startsWith("sqlite:")) {
+    const target = url.slice("sqlite:".length).replace(/^\/\/(?=\/)/, "");
+    if (target === "") throw new Error("DATABASE_URL sqlite: needs a file path, as in sqlite:data/service.db");
+    return { engine: "sqlite", target };
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) return { engine: "postgres", target: url };
+  throw new Error("DATABASE_URL must start with sqlite: or postgres:// (as in sqlite:data/service.db)");
+}
+
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
+/** Opens the database named by the URL, creating the SQLite file and folder when missing, and migrates. */
+export async function openStore(url: string, options: DatabaseOptions = {}): Promise<Store> {
+  const { engine, target } = parseDatabaseUrl(url);
+  let db: Kysely<Database>;
+  if (engine === "sqlite") {
+    if (target !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(target)), { recursive: true });
+    const sqlite = new SQLite(target);
+    sqlite.pragma("journal_mode = WAL");
+    sqlite.pragma(`synchronous = ${options.sqliteSync === "NORMAL" ? "NORMAL" : "FULL"}`);
+    sqlite.pragma("busy_timeout = 10000");
+    sqlite.pragma("foreign_keys = ON");
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  } else {
+    const pool = new pg.Pool({ connectionString: target, max: options.poolSize ?? 10 });
+    // An idle client's error (the server restarted) must not take the process down; the next query fails.
+    pool.on("error", () => {});
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  }
+  try {
+    await migrate(db, engine);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return {
+    db,
+    engine,
+    displayUrl: engine === "sqlite" ? `sqlite:${target}` : withoutPassword(target),
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,148 @@
+// The tables of the service, as Kysely sees them. Times are epoch milliseconds (a bigint column, read
+// back as a number on both engines); ids are integers from the engine's own sequence, never reused.
+
+import type { Generated, Insertable, Selectable } from "kysely";
+
+export interface AccountsTable {
+  id: Generated<number>;
+  username: string;
+  /** `scrypt$N$r$p$salt$hash`, salt and hash in base64. */
+  password_hash: string;
+  /** Bumped on every password change, so cached verifications of the old password stop counting. */
+  password_version: Generated<number>;
+  /** Demographic fields activated: 25 (default) or 100. */
+  dd_fields: Generated<number>;
+  /** IANA time zone for send dates and times. */
+  time_zone: Generated<string>;
+  from_name: Generated<string>;
+  from_email: Generated<string>;
+  /** Exact decimal text, never negative (issue 10 spends it). */
+  sms_credits: Generated<string>;
+  sms_price: Generated<string>;
+  created_at: number;
+}
+
+export interface MailingListsTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  from_name: Generated<string>;
+  from_email: Generated<string>;
+  description: Generated<string>;
+  charset: Generated<string>;
+  created_at: number;
+}
+
+export interface SubscribersTable {
+  id: Generated<number>;
+  account_id: number;
+  /** As given by the caller. */
+  email: string;
+  /** Lower-cased e-mail: unique per account. */
+  email_key: string;
+  name: Generated<string>;
+  format: Generated<string>;
+  country_code: Generated<string>;
+  phone: Generated<string>;
+  /** Demographic fields as JSON: `{"3": "SE"}` for DD3 = SE. */
+  fields: Generated<string>;
+  created_at: number;
+}
+
+export type MembershipState = "active" | "pending" | "unsubscribed";
+
+export interface MembershipsTable {
+  list_id: number;
+  subscriber_id: number;
+  account_id: number;
+  state: MembershipState;
+  /** When the subscriber first joined the list (any state). */
+  created_at: number;
+  /** When the state last changed. */
+  changed_at: number;
+}
+
+export interface OptoutsTable {
+  account_id: number;
+  email_key: string;
+  created_at: number;
+}
+
+export interface ConfirmationsTable {
+  /** SHA-256 of the token, hex: the token itself is only in the e-mail. */
+  token_hash: string;
+  account_id: number;
+  list_id: number;
+  subscriber_id: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export type MailState = "queued" | "sent" | "dead";
+
+export interface MailOutboxTable {
+  id: Generated<number>;
+  account_id: number;
+  /** What made it: confirmation, newsletter, transaction, ... */
+  kind: string;
+  to_address: string;
+  subject: string;
+  /** The whole RFC 5322 message, CRLF line ends. */
+  message: string;
+  state: Generated<MailState>;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
+export type ImportState = "queued" | "fetching" | "importing" | "done" | "failed";
+
+export interface ImportsTable {
+  id: Generated<number>;
+  account_id: number;
+  list_id: number;
+  url: string;
+  state: Generated<ImportState>;
+  /** Lines of the file consumed by committed batches: a restart goes on from here. */
+  lines_done: Generated<number>;
+  rows_imported: Generated<number>;
+  rows_skipped: Generated<number>;
+  rows_bad: Generated<number>;
+  /** JSON array of the first errors: `[{ "line": 12, "error": "..." }]`. */
+  first_errors: Generated<string>;
+  error: string | null;
+  attempts: Generated<number>;
+  lease_owner: string | null;
+  lease_until: number | null;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
+export interface SecretsTable {
+  name: string;
+  value: string;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  mailing_lists: MailingListsTable;
+  subscribers: SubscribersTable;
+  memberships: MembershipsTable;
+  optouts: OptoutsTable;
+  confirmations: ConfirmationsTable;
+  mail_outbox: MailOutboxTable;
+  imports: ImportsTable;
+  secrets: SecretsTable;
+}
+
+export type Account = Selectable<AccountsTable>;
+export type MailingList = Selectable<MailingListsTable>;
+export type Subscriber = Selectable<SubscribersTable>;
+export type NewSubscriber = Insertable<SubscribersTable>;
+export type Import = Selectable<ImportsTable>;
+export type Mail = Selectable<MailOutboxTable>;
