@@ -1,0 +1,11 @@
+// Every noun of the admin CLI, in the order --help lists them. A new noun (issue 10: template, module,
+// filter, trigger, project, credits, sending) is one module exporting a Noun, added here.
+
+import { accountNoun } from "./account.js";
+import type { Noun } from "./context.js";
+import { importNoun } from "./imports.js";
+import { listNoun } from "./list.js";
+import { optoutNoun } from "./optout.js";
+import { outboxNoun } from "./outbox.js";
+
+export const nouns: readonly Noun[] = [accountNoun, listNoun, optoutNoun, importNoun, outboxNoun];

@@ -1,0 +1,98 @@
+// The opt-out-all set (SERVICE.md "Subscribers and mailing lists"): per account, lower-cased e-mail
+// addresses that no list may mail. Written by the admin CLI (`optout add|remove`) and by the
+// unsubscribe-from-all link; read by every insert path (upsertSubscribers skips these addresses).
+//
+// Opting out keeps (or makes) a bare subscriber record, so single inserts of the address still return an
+// id, and turns each of that subscriber's memberships in the account to `unsubscribed`.
+
+import type { Db } from "./subscribers.js";
+import { emailKey } from "./subscribers.js";
+
+export interface OptoutOutcome {
+  /** The lower-cased address now on the set. */
+  readonly emailKey: string;
+  /** False when the address was on the set already. */
+  readonly added: boolean;
+  /** The account's subscriber record of the address (kept, or made bare). */
+  readonly subscriberId: number;
+  /** Memberships turned to `unsubscribed` by this call. */
+  readonly unsubscribed: number;
+}
+
+export interface Optout {
+  readonly emailKey: string;
+  readonly createdAt: number;
+}
+
+/** The set's key of an address: trimmed and lower-cased (the same key as subscribers.email_key). */
+export function optoutKey(email: string): string {
+  return emailKey(email.trim());
+}
+
+/**
+ * Puts the address on the account's opt-out-all set. Several statements: call it inside a transaction
+ * (`db.transaction().execute((trx) => addOptout(trx, ...))`) so it happens whole or not at all.
+ */
+export async function addOptout(trx: Db, accountId: number, email: string, now: number): Promise<OptoutOutcome> {
+  const trimmed = email.trim();
+  const key = optoutKey(trimmed);
+  const inserted = await trx
+    .insertInto("optouts")
+    .values({ account_id: accountId, email_key: key, created_at: now })
+    .onConflict((oc) => oc.columns(["account_id", "email_key"]).doNothing())
+    .returning("email_key")
+    .executeTakeFirst();
+  await trx
+    .insertInto("subscribers")
+    .values({ account_id: accountId, email: trimmed, email_key: key, created_at: now })
+    .onConflict((oc) => oc.columns(["account_id", "email_key"]).doNothing())
+    .execute();
+  const subscriber = await trx
+    .selectFrom("subscribers")
+    .select("id")
+    .where("account_id", "=", accountId)
+    .where("email_key", "=", key)
+    .executeTakeFirstOrThrow();
+  const changed = await trx
+    .updateTable("memberships")
+    .set({ state: "unsubscribed", changed_at: now })
+    .where("account_id", "=", accountId)
+    .where("subscriber_id", "=", subscriber.id)
+    .where("state", "<>", "unsubscribed")
+    .executeTakeFirst();
+  return { emailKey: key, added: inserted !== undefined, subscriberId: subscriber.id, unsubscribed: Number(changed.numUpdatedRows) };
+}
+
+/**
+ * Takes the address off the set; true when it was on it. Memberships stay `unsubscribed`: joining a
+ * list again is the subscriber's own act (an insert or a confirmation).
+ */
+export async function removeOptout(db: Db, accountId: number, email: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom("optouts")
+    .where("account_id", "=", accountId)
+    .where("email_key", "=", optoutKey(email))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+export async function isOptedOut(db: Db, accountId: number, email: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("optouts")
+    .select("email_key")
+    .where("account_id", "=", accountId)
+    .where("email_key", "=", optoutKey(email))
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The account's set, by address. */
+export async function listOptouts(db: Db, accountId: number): Promise<Optout[]> {
+  const rows = await db
+    .selectFrom("optouts")
+    .select(["email_key", "created_at"])
+    .where("account_id", "=", accountId)
+    .orderBy("email_key")
+    .execute();
+  return rows.map((r) => ({ emailKey: r.email_key, createdAt: r.created_at }));
+}
