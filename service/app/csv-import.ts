@@ -1,19 +1,32 @@
 // InsertCsvSubscribersWithDemDataUpdateOption: every row is checked first (the first bad line is named),
 // then all rows are written in one transaction: all or nothing.
 
-import { detectDelimiter, isCsvProblem, readCsvRows } from "../../generated/runtime/csv.js";
+import {
+  detectDelimiter,
+  isCsvProblem,
+  readCsvRows,
+} from "../../generated/runtime/csv.js";
 import { subscriberRowProblem } from "../../generated/runtime/rules.js";
 import { clientError } from "../../generated/server.js";
 import type { Store } from "../db/database.js";
 import type { Account } from "../db/schema.js";
 import { ServiceCodes, fieldNotActivated, invalidCsv } from "./errors.js";
-import { type SubscriberRow, emailProblem, listOf, upsertSubscribers } from "./subscribers.js";
+import {
+  type SubscriberRow,
+  emailProblem,
+  listOf,
+  upsertSubscribers,
+} from "./subscribers.js";
 
 /** The most demographic fields a row may carry on any account (the generated rule's limit). */
 export const MAX_DD_FIELDS = 100;
 
 /** One delimited row (Email, Name, Format, dd1..) as a subscriber row, or why it is not one. */
-export function rowToSubscriber(fields: readonly string[], delimiter: string, activated: number): SubscriberRow | { problem: string; notActivated?: number } {
+export function rowToSubscriber(
+  fields: readonly string[],
+  delimiter: string,
+  activated: number,
+): SubscriberRow | { problem: string; notActivated?: number } {
   const problem = subscriberRowProblem(fields, delimiter, MAX_DD_FIELDS);
   if (problem !== undefined) return { problem };
   const email = fields[0]!.trim();
@@ -23,10 +36,19 @@ export function rowToSubscriber(fields: readonly string[], delimiter: string, ac
   for (let i = 3; i < fields.length; i++) {
     const value = fields[i]!;
     if (value === "") continue;
-    if (i - 2 > activated) return { problem: `DD${i - 2} is not activated on this account`, notActivated: i - 2 };
+    if (i - 2 > activated)
+      return {
+        problem: `DD${i - 2} is not activated on this account`,
+        notActivated: i - 2,
+      };
     dd.set(i - 2, value);
   }
-  return { email, name: fields[1]!.trim(), format: fields[2]!.trim(), fields: dd };
+  return {
+    email,
+    name: fields[1]!.trim(),
+    format: fields[2]!.trim(),
+    fields: dd,
+  };
 }
 
 export async function importCsvText(
@@ -39,23 +61,42 @@ export async function importCsvText(
 ): Promise<number> {
   const list = await listOf(store.db, account, listIdText, "strMailingListId");
   const delimiter = detectDelimiter(csv, [",", "|"]);
-  if (delimiter === undefined) throw invalidCsv(1, "needs Email, Name and Format separated by , or |");
+  if (delimiter === undefined)
+    throw invalidCsv(1, "needs Email, Name and Format separated by , or |");
   const rows: SubscriberRow[] = [];
   for (const item of readCsvRows(csv, delimiter, delimiter === ",")) {
     if (isCsvProblem(item)) throw invalidCsv(item.line, item.problem);
     const row = rowToSubscriber(item.fields, delimiter, account.dd_fields);
     if ("problem" in row) {
       if (row.notActivated !== undefined) {
-        const base = fieldNotActivated(row.notActivated, account.dd_fields, "strCsvData");
-        throw clientError(ServiceCodes.FieldNotActivated, `strCsvData line ${item.line}: ${base.message}`, { parameter: "strCsvData" });
+        const base = fieldNotActivated(
+          row.notActivated,
+          account.dd_fields,
+          "strCsvData",
+        );
+        throw clientError(
+          ServiceCodes.FieldNotActivated,
+          `strCsvData line ${item.line}: ${base.message}`,
+          { parameter: "strCsvData" },
+        );
       }
       throw invalidCsv(item.line, row.problem);
     }
     rows.push(row);
   }
   if (rows.length === 0) throw invalidCsv(1, "holds no subscriber rows");
-  const outcomes = await store.db
-    .transaction()
-    .execute((trx) => upsertSubscribers(trx, store.engine, account, list.id, rows, { update, state: "active", recordOptedOut: false }, now));
-  return outcomes.filter((o) => o.outcome === "inserted" || o.outcome === "updated").length;
+  const outcomes = await store.write((trx) =>
+    upsertSubscribers(
+      trx,
+      store.engine,
+      account,
+      list.id,
+      rows,
+      { update, state: "active", recordOptedOut: false },
+      now,
+    ),
+  );
+  return outcomes.filter(
+    (o) => o.outcome === "inserted" || o.outcome === "updated",
+  ).length;
 }

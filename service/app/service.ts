@@ -92,7 +92,7 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
       fields,
     };
     let queued = false;
-    const id = await db.transaction().execute(async (trx) => {
+    const id = await store.write(async (trx) => {
       const list = await listOf(trx, owner, params.strMailingListID, "strMailingListID");
       const at = now();
       const [outcome] = await upsertSubscribers(
@@ -160,7 +160,7 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
       const owner = await account(context);
       const field = Number(params.strDataField);
       checkActivated(owner, [field], "strDataField");
-      return db.transaction().execute(async (trx) => {
+      return store.write(async (trx) => {
         const byId = params.strSubscriberId !== undefined && params.strSubscriberId !== "";
         const id = idFromText(params.strSubscriberId);
         const query = trx.selectFrom("subscribers").select(["id", "fields"]).where("account_id", "=", owner.id);
@@ -182,7 +182,7 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
     async UpdateMailingList(params, context) {
       const owner = await account(context);
       if (params.strFromEmail !== undefined && params.strFromEmail !== "") checkEmail(params.strFromEmail, "strFromEmail");
-      return db.transaction().execute(async (trx) => {
+      return store.write(async (trx) => {
         const list = await listOf(trx, owner, params.strMailingListID, "strMailingListID");
         const keep = (given: string | undefined, current: string) => (given === undefined || given === "" ? current : given);
         await trx
@@ -250,7 +250,7 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
 /** GET /confirm/{token}: a pending membership becomes active, once; "expired" and "used" look the same. */
 export async function confirmSubscription(store: Store, token: string, at: number): Promise<boolean> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return false;
-  return store.db.transaction().execute(async (trx) => {
+  return store.write(async (trx) => {
     const used = await trx
       .updateTable("confirmations")
       .set({ used_at: at })

@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { Kysely, PostgresDialect, SqliteDialect, type Transaction, sql } from "kysely";
 import pg from "pg";
 import { migrate } from "./migrations.js";
 import type { Database } from "./schema.js";
@@ -23,6 +23,13 @@ export interface DatabaseOptions {
 export interface Store {
   readonly db: Kysely<Database>;
   readonly engine: Engine;
+  /**
+   * Runs `work` in a write transaction and resolves after its commit. On SQLite, writes that arrive
+   * together share one transaction and one commit (group commit: one log sync for the batch, each write
+   * inside its own savepoint, so one that throws is rolled back alone); on PostgreSQL each write has its
+   * own transaction on a pooled connection.
+   */
+  write<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
   /** The URL without its password, for logs and `--help`. */
   readonly displayUrl: string;
   close(): Promise<void>;
@@ -76,10 +83,72 @@ export async function openStore(url: string, options: DatabaseOptions = {}): Pro
     await db.destroy();
     throw error;
   }
+  const write = engine === "sqlite" ? groupCommit(db) : <T>(work: (trx: Transaction<Database>) => Promise<T>) => db.transaction().execute(work);
   return {
     db,
     engine,
+    write,
     displayUrl: engine === "sqlite" ? `sqlite:${target}` : withoutPassword(target),
     close: () => db.destroy(),
   };
+}
+
+interface PendingWrite {
+  readonly work: (trx: Transaction<Database>) => Promise<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** Writes taken into one SQLite transaction at most. */
+const GROUP_LIMIT = 256;
+
+/**
+ * SQLite group commit. Writes queue up; one flush at a time takes up to GROUP_LIMIT of them into one
+ * transaction, each in a savepoint, and commits once; every write's promise settles after that commit
+ * (or with the commit's error). A write's own error rolls back its savepoint only.
+ */
+function groupCommit(db: Kysely<Database>) {
+  const queue: PendingWrite[] = [];
+  let flushing = false;
+
+  async function flush(): Promise<void> {
+    flushing = true;
+    try {
+      while (queue.length > 0) {
+        const batch = queue.splice(0, GROUP_LIMIT);
+        const settled: (() => void)[] = [];
+        try {
+          await db.transaction().execute(async (trx) => {
+            for (const pending of batch) {
+              await sql`savepoint w`.execute(trx);
+              try {
+                const value = await pending.work(trx);
+                await sql`release w`.execute(trx);
+                settled.push(() => pending.resolve(value));
+              } catch (error) {
+                await sql`rollback to w`.execute(trx);
+                await sql`release w`.execute(trx);
+                settled.push(() => pending.reject(error));
+              }
+            }
+          });
+          for (const settle of settled) settle();
+        } catch (error) {
+          for (const pending of batch) pending.reject(error);
+        }
+      }
+    } finally {
+      flushing = false;
+    }
+  }
+
+  return <T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      // Writes arriving in the same turn of the event loop join this flush.
+      if (!flushing) {
+        flushing = true;
+        setImmediate(() => void flush());
+      }
+    });
 }
