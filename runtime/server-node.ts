@@ -161,6 +161,7 @@ class NodeCall implements IncomingCall {
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
   readonly remoteAddress: string;
+  readonly transport: IncomingMessage;
   private readonly req: IncomingMessage;
   private readonly res: ServerResponse;
   private readonly base: string;
@@ -186,6 +187,7 @@ class NodeCall implements IncomingCall {
     this.headers = headers;
     this.body = body;
     this.remoteAddress = req.socket.remoteAddress ?? "";
+    this.transport = req;
   }
 
   get endpointUrl(): string {

@@ -86,6 +86,7 @@ export function createFetchHandler(core: ServiceCore): FetchHandler {
         ),
         remoteAddress: info.remoteAddress ?? "",
         signal: request.signal,
+        transport: request,
       });
       return toResponse(response, headOnly);
     } catch (error) {

@@ -98,6 +98,11 @@ export interface CallEvent {
   /** "OK", or the code of the error the caller got. */
   readonly outcome: string;
   readonly durationMs: number;
+  /**
+   * The transport's request object (node: the IncomingMessage; fetch: the Request), so a hook can tie
+   * the event to what it knows of the request (its own log line, say).
+   */
+  readonly transport: unknown;
 }
 
 /** Pre-rendered documents the service serves besides the operations. */
@@ -119,6 +124,8 @@ export interface IncomingCall {
   readonly endpointUrl: string;
   readonly remoteAddress: string;
   readonly signal: AbortSignal;
+  /** The transport's own request object (node: the IncomingMessage; fetch: the Request), for onCall. */
+  readonly transport?: unknown;
 }
 
 export const DEFAULT_MAX_BODY_BYTES: number = 64 * 1024 * 1024;
@@ -379,7 +386,14 @@ export function createServiceCore(
     let outcome = "OK";
     const report = (response: WireResponse): WireResponse => {
       try {
-        onCall({ requestId: requestIdOf(seq), operation, binding: binding.name, outcome, durationMs: performance.now() - started });
+        onCall({
+          requestId: requestIdOf(seq),
+          operation,
+          binding: binding.name,
+          outcome,
+          durationMs: performance.now() - started,
+          transport: call.transport,
+        });
       } catch {
         // A hook's failure must not cost the caller its answer.
       }

@@ -32,6 +32,8 @@ describe("ServerOptions.onCall", () => {
     for (const event of events) {
       expect(event.durationMs).toBeGreaterThanOrEqual(0);
       expect(event.requestId).toMatch(/\S/);
+      // The node adapter hands over the IncomingMessage, so a hook can find its own request record.
+      expect((event.transport as { method?: string }).method).toBe(event.binding === "httpGet" ? "GET" : "POST");
     }
     expect(new Set(events.map((e) => e.requestId)).size).toBe(4);
   });
