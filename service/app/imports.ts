@@ -1,0 +1,713 @@
+// The queued file import (InsertCSVSubscribersWithDemDataFromFileToQueue): the queue records an import,
+// a worker claims it, downloads the file through the SSRF guard and writes its rows in batches.
+//
+// Durability: every batch is ONE transaction that moves the import's counters and `lines_done` forward
+// and writes the batch's subscribers. A crash (kill -9) at any point leaves the import at its last
+// committed batch; the next worker to claim it (once the lease ran out) downloads the file again, skips
+// the first `lines_done` lines and goes on, so the result is the same as an uninterrupted run: no row is
+// lost, none is written twice (the rows are upserts anyway, and the counters move with the rows).
+//
+// Ownership: a worker owns an import while it holds the lease (`lease_owner`, `lease_until`). It renews
+// the lease with every batch and on a heartbeat; each batch's transaction first updates the import row
+// `WHERE lease_owner = me`, so a worker that lost its lease (it stalled, another worker took over) writes
+// nothing more. On PostgreSQL, claims use `FOR UPDATE SKIP LOCKED`, so several instances share one queue.
+
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import { promises as dnsPromises } from "node:dns";
+import { isIP } from "node:net";
+import type { Transaction } from "kysely";
+import type { Store } from "../db/database.js";
+import type { Account, Database, Import, ImportState } from "../db/schema.js";
+import { rowToSubscriber } from "./csv-import.js";
+import { importUrlRefused } from "./errors.js";
+import {
+  FetchFailedError,
+  ImportUrlRefusedError,
+  type ResolvedAddress,
+  blockedAddressReason,
+  checkImportUrl,
+  isAllowedHost,
+  openGuardedStream,
+} from "./fetch-guard.js";
+import type { ImportQueue } from "./service.js";
+import { type SubscriberRow, emailKey, upsertSubscribers } from "./subscribers.js";
+
+/** Resolves a host name to its addresses (as fetch-guard's `lookup` option). */
+export type Lookup = (hostname: string) => Promise<ResolvedAddress[]>;
+
+/** Errors kept in `first_errors`. */
+export const FIRST_ERRORS_KEPT = 10;
+/** Attempts (claims) after which a download that keeps failing without progress marks the import failed. */
+export const MAX_ATTEMPTS = 3;
+/** A line longer than this (in characters) is a bad row; the rest of it is skipped, never buffered. */
+export const MAX_LINE_CHARS = 1 << 20;
+/** The longest URL accepted. */
+export const MAX_URL_CHARS = 2048;
+
+const ACTIVE_STATES: readonly ImportState[] = ["queued", "fetching", "importing"];
+
+/** One entry of `first_errors`: the file's line (1-based) and why it is not a subscriber row. */
+export interface ImportError {
+  readonly line: number;
+  readonly error: string;
+}
+
+async function defaultLookup(host: string): Promise<ResolvedAddress[]> {
+  const answers = await dnsPromises.lookup(host, { all: true });
+  return answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+}
+
+function bareHost(host: string): string {
+  let bare = host.toLowerCase();
+  if (bare.startsWith("[") && bare.endsWith("]")) bare = bare.slice(1, -1);
+  while (bare.endsWith(".")) bare = bare.slice(0, -1);
+  return bare;
+}
+
+/**
+ * The URL check made when an import is queued: fetch-guard's shape rules ({@link checkImportUrl}), then,
+ * for a host name that is not allow-listed, a DNS lookup now, refusing a name that does not resolve or
+ * resolves to any private, loopback, link-local, metadata or otherwise reserved address (the rules of
+ * fetch-guard's {@link blockedAddressReason}). The worker checks again at download time, also after
+ * redirects, and connects only to the addresses it checked: this early check just tells the caller at once.
+ * Returns the refusal, or undefined.
+ */
+export async function checkResolvedHost(
+  url: string,
+  options: { allowHosts: readonly string[]; lookup?: Lookup | undefined },
+): Promise<ImportUrlRefusedError | undefined> {
+  if (url.length > MAX_URL_CHARS) return new ImportUrlRefusedError(`the URL is longer than ${MAX_URL_CHARS} characters`, "invalid-url");
+  const refused = checkImportUrl(url, options.allowHosts);
+  if (refused !== undefined) return refused;
+  const parsed = new URL(url);
+  const host = bareHost(parsed.hostname);
+  if (isIP(host) !== 0 || isAllowedHost(parsed, options.allowHosts)) return undefined;
+  let answers: ResolvedAddress[];
+  try {
+    answers = await (options.lookup ?? defaultLookup)(host);
+  } catch {
+    return new ImportUrlRefusedError(`the host ${host} could not be resolved`, "no-host");
+  }
+  if (answers.length === 0) return new ImportUrlRefusedError(`the host ${host} has no address`, "no-host");
+  for (const answer of answers) {
+    const why = blockedAddressReason(answer.address);
+    if (why !== undefined) return new ImportUrlRefusedError(`the address ${answer.address} of host ${host} is ${why}`, "blocked-address");
+  }
+  return undefined;
+}
+
+/** The queue as the service and main see it. */
+export interface ImportQueueHandle extends ImportQueue {
+  /** Tells the listeners registered with {@link onEnqueue} that work is waiting (enqueue calls it). */
+  wake(): void;
+  /** Registers a listener called after every enqueue (an in-process worker's `wake`); returns the removal. */
+  onEnqueue(listener: () => void): () => void;
+}
+
+/**
+ * The import queue: `enqueue` checks the URL (shape and, for host names, what they resolve to now), throws
+ * `ImportUrlRefused` when refused (nothing written), else records a queued import and returns its id.
+ * The caller has already checked that the list belongs to the account.
+ */
+export function createImportQueue(
+  store: Store,
+  options: { allowHosts: readonly string[]; now?: () => number; lookup?: Lookup },
+): ImportQueueHandle {
+  const now = options.now ?? Date.now;
+  const listeners = new Set<() => void>();
+  const wake = (): void => {
+    for (const listener of listeners) listener();
+  };
+  return {
+    async enqueue(account: Account, listId: number, url: string): Promise<number> {
+      const refused = await checkResolvedHost(url, { allowHosts: options.allowHosts, lookup: options.lookup });
+      if (refused !== undefined) throw importUrlRefused(refused.message);
+      const at = now();
+      const row = await store.db
+        .insertInto("imports")
+        .values({ account_id: account.id, list_id: listId, url, state: "queued", created_at: at, updated_at: at })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      wake();
+      return Number(row.id);
+    },
+    wake,
+    onEnqueue(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+/** An import as the admin CLI shows it: the row with `first_errors` parsed. */
+export type ImportStatus = Omit<Import, "first_errors"> & { first_errors: ImportError[] };
+
+/** The import with that id, or undefined. */
+export async function importStatus(store: Store, id: number): Promise<ImportStatus | undefined> {
+  const row = await store.db.selectFrom("imports").selectAll().where("id", "=", id).executeTakeFirst();
+  if (row === undefined) return undefined;
+  return { ...row, first_errors: parseErrors(row.first_errors) };
+}
+
+function parseErrors(text: string): ImportError[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? (value as ImportError[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Options of {@link ImportWorker}. */
+export interface ImportWorkerOptions {
+  /** `IMPORT_ALLOW_HOSTS`. */
+  readonly allowHosts: readonly string[];
+  /** Download size limit in bytes (default 256 MiB). */
+  readonly maxBytes?: number;
+  /** Limit for one whole download in milliseconds (default 30 minutes). */
+  readonly timeoutMs?: number;
+  /** How long a claim holds without renewal (default 30 s); renewed by every batch and a heartbeat. */
+  readonly leaseMs?: number;
+  /** Lines per batch transaction (default 1000). */
+  readonly batchRows?: number;
+  /** How often an idle worker looks for work (default 1 s); `wake` looks at once. */
+  readonly pollMs?: number;
+  /** First retry delay after a failed download (default 5 s), doubled per attempt. */
+  readonly retryBackoffMs?: number;
+  /** Names this worker in `lease_owner` (default host:pid:random); must be unique among live workers. */
+  readonly workerId?: string;
+  /** Structured log lines (pino's `info`, or a test's collector). */
+  readonly log?: (entry: Record<string, unknown>) => void;
+  readonly now?: () => number;
+  /** Injectable resolver for the download (tests). */
+  readonly lookup?: Lookup;
+}
+
+/** The lease of the import being worked on was taken over or released: stop, write nothing more. */
+class LeaseLostError extends Error {
+  constructor(id: number) {
+    super(`import ${id}: the lease was lost`);
+    this.name = "LeaseLostError";
+  }
+}
+
+/** The account or list of the import no longer exists. */
+class GoneError extends Error {}
+
+/** Splits streamed bytes into lines (LF; a CR before it is dropped), decoding UTF-8 as it goes. */
+class LineSplitter {
+  private readonly decoder = new TextDecoder("utf-8");
+  private carry = "";
+  /** The current line grew beyond MAX_LINE_CHARS: its text is dropped until the next LF. */
+  private overlong = false;
+
+  /** The complete lines in this chunk (`undefined` stands for a line too long to keep). */
+  push(chunk: Buffer): (string | undefined)[] {
+    return this.split(this.decoder.decode(chunk, { stream: true }), false);
+  }
+
+  /** The last line, when the file does not end with a line break. */
+  end(): (string | undefined)[] {
+    return this.split(this.decoder.decode(), true);
+  }
+
+  private split(text: string, last: boolean): (string | undefined)[] {
+    const lines: (string | undefined)[] = [];
+    let from = 0;
+    for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", from)) {
+      lines.push(this.finish(text.slice(from, at)));
+      from = at + 1;
+    }
+    const rest = text.slice(from);
+    if (!this.overlong) {
+      this.carry += rest;
+      if (this.carry.length > MAX_LINE_CHARS) {
+        this.overlong = true;
+        this.carry = "";
+      }
+    }
+    if (last && (this.carry !== "" || this.overlong)) lines.push(this.finish(""));
+    return lines;
+  }
+
+  private finish(tail: string): string | undefined {
+    let line: string | undefined = this.overlong ? undefined : this.carry + tail;
+    this.carry = "";
+    this.overlong = false;
+    if (line !== undefined && line.length > MAX_LINE_CHARS) line = undefined;
+    if (line !== undefined && line.endsWith("\r")) line = line.slice(0, -1);
+    return line;
+  }
+}
+
+/** The in-memory view of the import being worked on; the database holds the committed copy. */
+interface Job {
+  readonly id: number;
+  readonly url: string;
+  readonly account: Account;
+  readonly listId: number;
+  readonly attempts: number;
+  linesDone: number;
+  rowsImported: number;
+  rowsSkipped: number;
+  rowsBad: number;
+  firstErrors: ImportError[];
+  /** A batch was committed during this attempt. */
+  progressed: boolean;
+}
+
+/** One batch being collected: the good rows with their lines, and the bad lines. */
+interface Batch {
+  lines: number;
+  rows: SubscriberRow[];
+  bad: ImportError[];
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A download failure that a retry cannot fix: too large, too many redirects, a 4xx status but 408/429. */
+function isPermanent(error: FetchFailedError): boolean {
+  if (error.kind === "too-large" || error.kind === "redirects") return true;
+  const status = error.status;
+  return error.kind === "status" && status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429;
+}
+
+/** A transaction conflict worth retrying in place (PostgreSQL deadlock or serialization failure, SQLite busy). */
+function isConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "40P01" || code === "40001" || code === "SQLITE_BUSY";
+}
+
+/**
+ * The import worker: claims one import at a time (queued, or abandoned by a worker whose lease ran out),
+ * streams the file and writes it in batches (see the module comment). `start` begins polling, `wake`
+ * looks for work at once, `stop` stops claiming, cancels the download in progress (the batch being
+ * committed finishes; the lines read after it are left for the next claim) and resolves when idle.
+ */
+export class ImportWorker {
+  readonly workerId: string;
+  private readonly allowHosts: readonly string[];
+  private readonly maxBytes: number;
+  private readonly timeoutMs: number;
+  private readonly leaseMs: number;
+  private readonly batchRows: number;
+  private readonly pollMs: number;
+  private readonly retryBackoffMs: number;
+  private readonly log: (entry: Record<string, unknown>) => void;
+  private readonly now: () => number;
+  private readonly lookup: Lookup | undefined;
+
+  private loop: Promise<void> | undefined;
+  private stopping = false;
+  private wakeSleeper: (() => void) | undefined;
+  private woken = false;
+  private current: AbortController | undefined;
+
+  constructor(
+    private readonly store: Store,
+    options: ImportWorkerOptions,
+  ) {
+    this.allowHosts = options.allowHosts;
+    this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
+    this.timeoutMs = options.timeoutMs ?? 30 * 60 * 1000;
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.batchRows = Math.max(1, options.batchRows ?? 1000);
+    this.pollMs = options.pollMs ?? 1000;
+    this.retryBackoffMs = options.retryBackoffMs ?? 5000;
+    this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(6).toString("hex")}`;
+    this.log = options.log ?? (() => {});
+    this.now = options.now ?? Date.now;
+    this.lookup = options.lookup;
+  }
+
+  /** Starts the polling loop (once). */
+  start(): void {
+    if (this.loop !== undefined) return;
+    this.stopping = false;
+    this.loop = this.run();
+  }
+
+  /** Looks for work now instead of at the next poll. */
+  wake(): void {
+    this.woken = true;
+    this.wakeSleeper?.();
+  }
+
+  /** Stops claiming, cancels the current download after its batch in flight, and resolves when idle. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.current?.abort(new Error("the worker is stopping"));
+    this.wakeSleeper?.();
+    const loop = this.loop;
+    this.loop = undefined;
+    await loop;
+  }
+
+  /** Claims and works one import, if one is waiting; true when one was worked on (for tests and drains). */
+  async runOnce(): Promise<boolean> {
+    const job = await this.claim();
+    if (job === undefined) return false;
+    if (job !== "gone") await this.work(job);
+    return true;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      let worked = false;
+      try {
+        worked = await this.runOnce();
+      } catch (error) {
+        this.log({ event: "import.worker_error", worker: this.workerId, error: errorText(error) });
+      }
+      if (!worked && !this.stopping) await this.sleep(this.pollMs);
+    }
+  }
+
+  /** Waits `ms`, or less when woken (a wake while busy makes the next sleep return at once). */
+  private sleep(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const finish = (): void => {
+        clearTimeout(timer);
+        this.wakeSleeper = undefined;
+        this.woken = false;
+        resolve();
+      };
+      const timer = setTimeout(finish, ms);
+      this.wakeSleeper = finish;
+    });
+  }
+
+  /**
+   * Takes one import whose lease is free or ran out (attempts + 1): its job, "gone" when its account or
+   * list no longer exists (then marked failed), or undefined when none is waiting.
+   */
+  private async claim(): Promise<Job | "gone" | undefined> {
+    const { db, engine } = this.store;
+    const at = this.now();
+    const next = db
+      .selectFrom("imports")
+      .select("id")
+      .where("state", "in", ACTIVE_STATES)
+      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", at)]))
+      .orderBy("id")
+      .limit(1)
+      .$if(engine === "postgres", (q) => q.forUpdate().skipLocked());
+    // One statement; the outer conditions repeat the inner ones, so the row is only taken when it is
+    // still free at the moment of the write (SQLite: one writer at a time; PostgreSQL: re-checked on the
+    // locked row).
+    const row = await db
+      .updateTable("imports")
+      .set((eb) => ({
+        lease_owner: this.workerId,
+        lease_until: at + this.leaseMs,
+        state: "fetching" as const,
+        attempts: eb("attempts", "+", 1),
+        updated_at: at,
+      }))
+      .where("id", "=", next)
+      .where("state", "in", ACTIVE_STATES)
+      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", at)]))
+      .returningAll()
+      .executeTakeFirst();
+    if (row === undefined) return undefined;
+    this.log({ event: "import.claimed", import: row.id, worker: this.workerId, attempts: row.attempts, linesDone: row.lines_done });
+    const account = await db.selectFrom("accounts").selectAll().where("id", "=", row.account_id).executeTakeFirst();
+    const list = await db
+      .selectFrom("mailing_lists")
+      .select("id")
+      .where("id", "=", row.list_id)
+      .where("account_id", "=", row.account_id)
+      .executeTakeFirst();
+    if (account === undefined || list === undefined) {
+      await this.finish(row.id, "failed", account === undefined ? "the account no longer exists" : "the mailing list no longer exists");
+      return "gone";
+    }
+    return {
+      id: row.id,
+      url: row.url,
+      account,
+      listId: row.list_id,
+      attempts: row.attempts,
+      linesDone: row.lines_done,
+      rowsImported: row.rows_imported,
+      rowsSkipped: row.rows_skipped,
+      rowsBad: row.rows_bad,
+      firstErrors: parseErrors(row.first_errors),
+      progressed: false,
+    };
+  }
+
+  /** Downloads and writes one claimed import; every outcome is written to its row (or the lease was lost). */
+  private async work(job: Job): Promise<void> {
+    const controller = new AbortController();
+    this.current = controller;
+    if (this.stopping) controller.abort(new Error("the worker is stopping"));
+    let leaseLost = false;
+    let beat: Promise<void> = Promise.resolve();
+    // The heartbeat keeps the lease while the download is slow or the first lines are being skipped.
+    const heartbeat = setInterval(() => {
+      beat = this.renewLease(job.id).then(
+        (held) => {
+          if (!held && !leaseLost) {
+            leaseLost = true;
+            controller.abort(new LeaseLostError(job.id));
+          }
+        },
+        (error: unknown) => this.log({ event: "import.heartbeat_error", import: job.id, error: errorText(error) }),
+      );
+    }, Math.max(10, Math.floor(this.leaseMs / 3)));
+    try {
+      await this.download(job, controller.signal);
+      await this.finish(job.id, "done", null);
+      this.log({ event: "import.done", import: job.id, worker: this.workerId, lines: job.linesDone, imported: job.rowsImported });
+    } catch (error) {
+      if (error instanceof LeaseLostError || leaseLost) {
+        this.log({ event: "import.lease_lost", import: job.id, worker: this.workerId });
+      } else if (this.stopping && controller.signal.aborted) {
+        await this.release(job.id, null);
+        this.log({ event: "import.released", import: job.id, worker: this.workerId, linesDone: job.linesDone });
+      } else if (error instanceof ImportUrlRefusedError) {
+        await this.finish(job.id, "failed", `the URL is refused: ${error.message}`);
+        this.log({ event: "import.failed", import: job.id, error: error.message });
+      } else if (error instanceof GoneError) {
+        await this.finish(job.id, "failed", error.message);
+        this.log({ event: "import.failed", import: job.id, error: error.message });
+      } else {
+        const permanent = error instanceof FetchFailedError && isPermanent(error);
+        const text = error instanceof FetchFailedError ? `the download failed: ${error.message}` : `the import failed: ${errorText(error)}`;
+        if (permanent || (!job.progressed && job.attempts >= MAX_ATTEMPTS)) {
+          await this.finish(job.id, "failed", text);
+          this.log({ event: "import.failed", import: job.id, attempts: job.attempts, error: text });
+        } else {
+          const delay = this.retryBackoffMs * 2 ** Math.min(Math.max(job.attempts - 1, 0), 6);
+          await this.release(job.id, text, this.now() + delay);
+          this.log({ event: "import.retry", import: job.id, attempts: job.attempts, inMs: delay, error: text });
+        }
+      }
+    } finally {
+      clearInterval(heartbeat);
+      this.current = undefined;
+      await beat;
+    }
+  }
+
+  private async download(job: Job, signal: AbortSignal): Promise<void> {
+    const { body } = await openGuardedStream(job.url, {
+      allowHosts: this.allowHosts,
+      maxBytes: this.maxBytes,
+      timeoutMs: this.timeoutMs,
+      signal,
+      ...(this.lookup ? { lookup: this.lookup } : {}),
+    });
+    const splitter = new LineSplitter();
+    let line = 0;
+    let started = false;
+    let batch: Batch = { lines: 0, rows: [], bad: [] };
+    const take = async (lines: (string | undefined)[]): Promise<void> => {
+      for (const text of lines) {
+        line += 1;
+        if (line <= job.linesDone) continue; // committed by an earlier attempt
+        batch.lines += 1;
+        parseLine(text, line, batch, job.account.dd_fields);
+        if (batch.lines >= this.batchRows) {
+          await this.commit(job, batch);
+          batch = { lines: 0, rows: [], bad: [] };
+          if (signal.aborted) throw signal.reason; // stopping, or the lease was lost: not one batch more
+        }
+      }
+    };
+    for await (const chunk of body) {
+      if (signal.aborted) throw signal.reason;
+      if (!started) {
+        started = true;
+        await this.setState(job.id, "importing");
+      }
+      await take(splitter.push(chunk));
+    }
+    await take(splitter.end());
+    if (batch.lines > 0) await this.commit(job, batch);
+    if (!started) await this.setState(job.id, "importing");
+  }
+
+  /**
+   * One batch, one transaction: the import row first (counters, lines_done, lease; only while this worker
+   * holds the lease and nobody moved lines_done), then the rows. Conflicts are retried in place.
+   */
+  private async commit(job: Job, batch: Batch): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.commitOnce(job, batch);
+        return;
+      } catch (error) {
+        if (attempt >= 3 || !isConflict(error)) throw error;
+      }
+    }
+  }
+
+  private async commitOnce(job: Job, batch: Batch): Promise<void> {
+    const { engine } = this.store;
+    const at = this.now();
+    const good = batch.rows;
+    const merged = mergeSameAddress(good);
+    // store.write: one transaction (on SQLite possibly shared with other writes of the same moment, in
+    // its own savepoint, so a throw here rolls back this batch alone).
+    const next = await this.store.write(async (trx: Transaction<Database>) => {
+      let skipped = 0;
+      let imported = 0;
+      const firstErrors = job.firstErrors.length < FIRST_ERRORS_KEPT ? [...job.firstErrors, ...batch.bad].slice(0, FIRST_ERRORS_KEPT) : job.firstErrors;
+      // Lock the import row before anything else: a claim by another worker waits for (PostgreSQL) or
+      // follows (SQLite) this transaction, and this worker writes nothing once its lease is gone.
+      const held = await trx
+        .updateTable("imports")
+        .set({ lease_until: at + this.leaseMs, updated_at: at })
+        .where("id", "=", job.id)
+        .where("lease_owner", "=", this.workerId)
+        .where("lines_done", "=", job.linesDone)
+        .where("state", "in", ACTIVE_STATES)
+        .executeTakeFirst();
+      if (Number(held.numUpdatedRows) !== 1) throw new LeaseLostError(job.id);
+      if (good.length > 0) {
+        const list = await trx.selectFrom("mailing_lists").select("id").where("id", "=", job.listId).executeTakeFirst();
+        if (list === undefined) throw new GoneError("the mailing list no longer exists");
+        const outcomes = await upsertSubscribers(trx, engine, job.account, job.listId, merged, { update: true, state: "active", recordOptedOut: false }, at);
+        const joined = new Set(outcomes.filter((o) => o.outcome !== "optedOut").map((o) => o.emailKey));
+        // Counted per row (not per distinct address), so the counts do not depend on where batches end.
+        for (const row of good) {
+          if (joined.has(emailKey(row.email))) imported += 1;
+          else skipped += 1;
+        }
+      }
+      const counts = {
+        lines_done: job.linesDone + batch.lines,
+        rows_imported: job.rowsImported + imported,
+        rows_skipped: job.rowsSkipped + skipped,
+        rows_bad: job.rowsBad + batch.bad.length,
+        first_errors: firstErrors,
+      };
+      await trx
+        .updateTable("imports")
+        .set({ ...counts, first_errors: JSON.stringify(firstErrors) })
+        .where("id", "=", job.id)
+        .execute();
+      return counts;
+    });
+    job.linesDone = next.lines_done;
+    job.rowsImported = next.rows_imported;
+    job.rowsSkipped = next.rows_skipped;
+    job.rowsBad = next.rows_bad;
+    job.firstErrors = next.first_errors;
+    job.progressed = true;
+  }
+
+  private async setState(id: number, state: ImportState): Promise<void> {
+    const at = this.now();
+    const result = await this.store.db
+      .updateTable("imports")
+      .set({ state, lease_until: at + this.leaseMs, updated_at: at })
+      .where("id", "=", id)
+      .where("lease_owner", "=", this.workerId)
+      .where("state", "in", ACTIVE_STATES)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) throw new LeaseLostError(id);
+  }
+
+  private async renewLease(id: number): Promise<boolean> {
+    const at = this.now();
+    const result = await this.store.db
+      .updateTable("imports")
+      .set({ lease_until: at + this.leaseMs })
+      .where("id", "=", id)
+      .where("lease_owner", "=", this.workerId)
+      .where("state", "in", ACTIVE_STATES)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Gives the import back: claimable again at `until` (a retry's backoff) or at once. */
+  private async release(id: number, error: string | null, until: number | null = null): Promise<void> {
+    await this.store.db
+      .updateTable("imports")
+      .set({ lease_owner: null, lease_until: until, error, updated_at: this.now() })
+      .where("id", "=", id)
+      .where("lease_owner", "=", this.workerId)
+      .where("state", "in", ACTIVE_STATES)
+      .execute();
+  }
+
+  /** Ends the import as done or failed (only while it is still active and not owned by another worker). */
+  private async finish(id: number, state: "done" | "failed", error: string | null): Promise<void> {
+    const at = this.now();
+    const result = await this.store.db
+      .updateTable("imports")
+      .set({ state, error, lease_owner: null, lease_until: null, finished_at: at, updated_at: at })
+      .where("id", "=", id)
+      .where("lease_owner", "=", this.workerId)
+      .where("state", "in", ACTIVE_STATES)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) throw new LeaseLostError(id);
+  }
+}
+
+/**
+ * The batch's rows with one row per address (case-insensitive), in first-seen order: the first row's
+ * e-mail as written, and each value the last non-empty one given. Writing that is what writing the rows
+ * one after the other does (an insert, then updates of the non-empty values), so where a batch ends never
+ * changes the result; upsertSubscribers itself keeps only the last row of an address.
+ */
+function mergeSameAddress(rows: readonly SubscriberRow[]): SubscriberRow[] {
+  const byKey = new Map<string, SubscriberRow>();
+  let duplicates = false;
+  for (const row of rows) {
+    const key = emailKey(row.email);
+    const seen = byKey.get(key);
+    if (seen === undefined) {
+      byKey.set(key, row);
+      continue;
+    }
+    duplicates = true;
+    const fields = new Map(seen.fields ?? []);
+    for (const [n, value] of row.fields ?? []) if (value !== "") fields.set(n, value);
+    const pick = (later: string | undefined, earlier: string | undefined): string | undefined =>
+      later !== undefined && later !== "" ? later : earlier;
+    byKey.set(key, {
+      email: seen.email,
+      name: pick(row.name, seen.name),
+      format: pick(row.format, seen.format),
+      countryCode: pick(row.countryCode, seen.countryCode),
+      phone: pick(row.phone, seen.phone),
+      fields,
+    });
+  }
+  return duplicates ? [...byKey.values()] : [...rows];
+}
+
+/**
+ * One line of a semicolon file into the batch. Decision: semicolon files have no quoting (the seed
+ * describes plain `Email;Name;Format;dd1;…` rows, and a `;` cannot occur in an e-mail address), so a line
+ * is split at every `;`; a quote is an ordinary character. A blank line counts as a line, not as a row.
+ */
+function parseLine(text: string | undefined, line: number, batch: Batch, activated: number): void {
+  if (text === undefined) {
+    batch.bad.push({ line, error: `the line is longer than ${MAX_LINE_CHARS} characters` });
+    return;
+  }
+  const clean = line === 1 && text.startsWith("\uFEFF") ? text.slice(1) : text;
+  if (clean.trim() === "") return;
+  const row = rowToSubscriber(clean.split(";"), ";", activated);
+  if ("problem" in row) batch.bad.push({ line, error: row.problem });
+  else batch.rows.push(row);
+}
+
+/** Creates and starts a worker. */
+export function startImportWorker(store: Store, options: ImportWorkerOptions): ImportWorker {
+  const worker = new ImportWorker(store, options);
+  worker.start();
+  return worker;
+}
