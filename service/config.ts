@@ -8,6 +8,8 @@ export interface Config {
   readonly host: string;
   readonly databaseUrl: string;
   readonly publicUrl: string;
+  /** PUBLIC_URL was set: the WSDL's address uses it instead of the Host the caller reached. */
+  readonly publicUrlSet: boolean;
   readonly importAllowHosts: string[];
   readonly importMaxBytes: number;
   readonly importTimeoutMs: number;
@@ -74,6 +76,7 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
     host,
     databaseUrl: env.DATABASE_URL || "sqlite:data/service.db",
     publicUrl,
+    publicUrlSet: Boolean(env.PUBLIC_URL),
     importAllowHosts: (env.IMPORT_ALLOW_HOSTS ?? "").split(",").map((h) => h.trim()).filter((h) => h !== ""),
     importMaxBytes: int(env, "IMPORT_MAX_BYTES", 256 * 1024 * 1024, 1, Number.MAX_SAFE_INTEGER),
     importTimeoutMs: int(env, "IMPORT_TIMEOUT_MS", 30 * 60_000, 1, 24 * 3600_000),

@@ -1,0 +1,240 @@
+// The whole service in one object: the store, the generated SOAP/HTTP endpoint with the reference
+// implementation behind it, the extra routes (/confirm/{token}, /healthz, /metrics), request logs,
+// metrics and the background workers, with an orderly shutdown.
+
+import type http from "node:http";
+import type { AddressInfo } from "node:net";
+import pino, { type Logger } from "pino";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { createNodeServer } from "../generated/runtime/server-listen.js";
+import { type CallEvent, createHandler } from "../generated/server.js";
+import { Authenticator } from "./app/auth.js";
+import { createImportQueue, ImportWorker } from "./app/imports.js";
+import { OutboxWorker } from "./app/outbox.js";
+import { confirmSubscription, createService } from "./app/service.js";
+import type { Config } from "./config.js";
+import { openStore, type Store } from "./db/database.js";
+
+export interface App {
+  readonly store: Store;
+  readonly server: http.Server | undefined;
+  readonly logger: Logger;
+  /** Runs every worker pass that is due now (tests). */
+  readonly outbox: OutboxWorker | undefined;
+  readonly importWorker: ImportWorker | undefined;
+  /** Listens on config.port/host (api and all roles) and starts the workers (worker and all roles). */
+  start(): Promise<{ url: string | undefined }>;
+  /** Stops taking requests, lets in-flight ones and the current job batches finish, closes the store. */
+  close(): Promise<void>;
+}
+
+interface RequestRecord {
+  operation?: string;
+  binding?: string;
+  outcome?: string;
+  requestId?: string;
+  account?: number;
+}
+
+export interface AppOptions {
+  /** Where log lines go (default stdout). */
+  readonly logDestination?: NodeJS.WritableStream;
+  readonly now?: () => number;
+}
+
+const CONFIRMED_PAGE = page("Subscription confirmed", "Thank you: your subscription is confirmed.");
+const INVALID_LINK_PAGE = page("Link not valid", "This confirmation link is not valid: it was used already, has expired, or is not complete.");
+
+function page(title: string, text: string): string {
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${title}</title></head><body><h1>${title}</h1><p>${text}</p></body></html>`;
+}
+
+/** The request path as logged: no query (HTTP GET carries passwords there), no confirmation token. */
+function loggedPath(url: string | undefined): string {
+  const path = (url ?? "").split("?", 1)[0]!;
+  return path.startsWith("/confirm/") ? "/confirm/{token}" : path.slice(0, 200);
+}
+
+export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
+  const logger = pino({ level: config.logLevel, base: undefined }, options.logDestination ?? process.stdout);
+  const store = await openStore(config.databaseUrl, { sqliteSync: config.sqliteSync, poolSize: config.databasePool });
+  const now = options.now ?? Date.now;
+  const serveApi = config.role !== "worker";
+  const runWorkers = config.role !== "api";
+
+  const registry = new Registry();
+  const calls = new Counter({
+    name: "eas_requests_total",
+    help: "Operation calls by operation, binding and outcome (OK or the error code).",
+    labelNames: ["operation", "binding", "outcome"] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: "eas_request_duration_seconds",
+    help: "Time from decoding a call to its answer, by operation and binding.",
+    labelNames: ["operation", "binding"] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [registry],
+  });
+  new Gauge({
+    name: "eas_queue_depth",
+    help: "Jobs waiting or in progress, by queue and state.",
+    labelNames: ["queue", "state"] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const imports = await store.db.selectFrom("imports").select(["state", (eb) => eb.fn.countAll<number>().as("n")]).where("state", "in", ["queued", "fetching", "importing"]).groupBy("state").execute();
+      for (const row of imports) this.set({ queue: "imports", state: row.state }, Number(row.n));
+      const mail = await store.db.selectFrom("mail_outbox").select(["state", (eb) => eb.fn.countAll<number>().as("n")]).where("state", "in", ["queued", "dead"]).groupBy("state").execute();
+      for (const row of mail) this.set({ queue: "mail", state: row.state }, Number(row.n));
+    },
+  });
+
+  // What a request's log line says, found from the call's transport object; the account a call signed
+  // in as, by request id, until its onCall event takes it (every handled call has one).
+  const records = new WeakMap<object, RequestRecord>();
+  const accounts = new Map<string, number>();
+  const outbox = runWorkers ? new OutboxWorker(store, { dir: config.outboxDir, leaseMs: config.jobLeaseMs, now, log: (e) => logger.warn(e) }) : undefined;
+  const importWorker = runWorkers
+    ? new ImportWorker(store, {
+        allowHosts: config.importAllowHosts,
+        maxBytes: config.importMaxBytes,
+        timeoutMs: config.importTimeoutMs,
+        leaseMs: config.jobLeaseMs,
+        log: (e: Record<string, unknown>) => logger.info(e),
+      })
+    : undefined;
+  const importQueue = createImportQueue(store, { allowHosts: config.importAllowHosts, now });
+  const auth = new Authenticator(store.db, { now });
+  const service = createService({
+    store,
+    auth,
+    config: { publicUrl: config.publicUrl, mailFrom: config.mailFrom },
+    imports: {
+      async enqueue(account, listId, url) {
+        const id = await importQueue.enqueue(account, listId, url);
+        importWorker?.wake();
+        return id;
+      },
+    },
+    now,
+    onAccount: (requestId, account) => accounts.set(requestId, account.id),
+    onMailQueued: () => outbox?.wake(),
+  });
+
+  const onCall = (event: CallEvent): void => {
+    const operation = event.operation ?? "unknown";
+    calls.inc({ operation, binding: event.binding, outcome: event.outcome });
+    latency.observe({ operation, binding: event.binding }, event.durationMs / 1000);
+    const account = accounts.get(event.requestId);
+    accounts.delete(event.requestId);
+    const record = typeof event.transport === "object" && event.transport !== null ? records.get(event.transport) : undefined;
+    if (record !== undefined) {
+      record.operation = operation;
+      record.binding = event.binding;
+      record.outcome = event.outcome;
+      record.requestId = event.requestId;
+      record.account = account;
+    }
+  };
+  const endpoint = createHandler(service, {
+    onCall,
+    ...(config.publicUrlSet ? { publicUrl: `${config.publicUrl}/ExternalAPIService.asmx` } : {}),
+    log: (entry) => logger.error({ reqId: entry.requestId, operation: entry.operation, err: entry.error instanceof Error ? entry.error.message : String(entry.error) }, entry.message),
+  });
+
+  async function other(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const path = (req.url ?? "/").split("?", 1)[0]!;
+    const send = (status: number, type: string, body: string) => {
+      res.writeHead(status, { "content-type": type, "cache-control": "no-store" });
+      res.end(req.method === "HEAD" ? undefined : body);
+    };
+    if (req.method !== "GET" && req.method !== "HEAD") return send(405, "text/plain; charset=utf-8", "Method not allowed.\n");
+    if (path === "/healthz") {
+      try {
+        await store.db.selectFrom("accounts").select("id").limit(1).execute();
+        return send(200, "application/json", `{"status":"ok","database":"${store.engine}"}\n`);
+      } catch {
+        return send(503, "application/json", `{"status":"unavailable","database":"${store.engine}"}\n`);
+      }
+    }
+    if (path === "/metrics") {
+      try {
+        return send(200, registry.contentType, await registry.metrics());
+      } catch {
+        return send(503, "text/plain; charset=utf-8", "Metrics are unavailable: the database did not answer.\n");
+      }
+    }
+    const confirm = /^\/confirm\/([^/]*)$/.exec(path);
+    if (confirm !== null) {
+      const ok = await confirmSubscription(store, decodeURIComponent(confirm[1]!), now());
+      if (ok) outbox?.wake();
+      return send(ok ? 200 : 404, "text/html; charset=utf-8", ok ? CONFIRMED_PAGE : INVALID_LINK_PAGE);
+    }
+    return send(404, "text/plain; charset=utf-8", "Not found. The service is at /ExternalAPIService.asmx.\n");
+  }
+
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
+  const server = serveApi
+    ? createNodeServer((req, res) => {
+        const started = performance.now();
+        const record: RequestRecord = {};
+        records.set(req, record);
+        inFlight++;
+        res.once("close", () => {
+          if (--inFlight === 0) idle?.();
+          logger.info({
+            reqId: record.requestId,
+            method: req.method,
+            path: loggedPath(req.url),
+            status: res.statusCode,
+            operation: record.operation,
+            binding: record.binding,
+            account: record.account,
+            outcome: record.outcome,
+            durationMs: Math.round((performance.now() - started) * 100) / 100,
+          });
+        });
+        endpoint(req, res, () => {
+          other(req, res).catch((error: unknown) => {
+            logger.error({ err: error instanceof Error ? error.message : String(error) }, "route failed");
+            if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });
+            res.end("Internal error.\n");
+          });
+        });
+      })
+    : undefined;
+
+  return {
+    store,
+    server,
+    logger,
+    outbox,
+    importWorker,
+    async start() {
+      outbox?.start();
+      importWorker?.start();
+      if (server === undefined) return { url: undefined };
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(config.port, config.host, () => resolve());
+      });
+      const address = server.address() as AddressInfo;
+      const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+      return { url: `http://${host}:${address.port}` };
+    },
+    async close() {
+      const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref());
+      if (server !== undefined) {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const drained = inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => (idle = resolve));
+        await Promise.race([Promise.all([drained, closed]), deadline]);
+        server.closeAllConnections();
+      }
+      await Promise.race([Promise.all([outbox?.stop(), importWorker?.stop()]), deadline]);
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,282 @@
+// The eight operations of issue 9 through the whole service (generated client → wire → service → store),
+// on SQLite and PostgreSQL: credentials, account isolation, opt-out-all, double opt-in with the
+// confirmation link, the CSV bulk insert's all-or-nothing rule, field updates, lists and the logs.
+
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ServiceFaultError } from "../../generated/client.js";
+import { BINDINGS, startService, type TestService } from "./support/service.js";
+import { describeEngines } from "./support/engines.js";
+
+async function fault(promise: Promise<unknown>): Promise<ServiceFaultError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ServiceFaultError) return error;
+    throw error;
+  }
+  throw new Error("the call succeeded; a fault was expected");
+}
+
+describeEngines("issue 9 operations", (engine) => {
+  let svc: TestService;
+  let alice: number;
+  let bob: number;
+  let aliceList: number;
+  let aliceList2: number;
+  let bobList: number;
+
+  beforeAll(async () => {
+    svc = await startService(engine, "operations");
+    alice = await svc.createAccount("alice", "alice-secret-1");
+    bob = await svc.createAccount("bob", "bob-secret-12");
+    aliceList = await svc.createList(alice, "Alice news");
+    aliceList2 = await svc.createList(alice, "Alice offers");
+    bobList = await svc.createList(bob, "Bob news");
+  }, 60_000);
+  afterAll(async () => svc?.close());
+
+  const count = async (table: "subscribers" | "memberships" | "mail_outbox" | "confirmations") =>
+    Number((await svc.app.store.db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+
+  it.each(BINDINGS)("InsertSubscriberSid over %s creates the subscriber and an active membership, and is idempotent", async (binding) => {
+    const client = svc.client("alice", "alice-secret-1", binding);
+    const email = `Sid.${binding}@Example.com`;
+    const id = await client.InsertSubscriberSid({ strEmail: email, strName: "Sid", strMailingListID: String(aliceList) });
+    expect(typeof id).toBe("bigint");
+    const again = await client.InsertSubscriberSid({ strEmail: email.toLowerCase(), strMailingListID: String(aliceList) });
+    expect(again).toBe(id);
+    const row = await svc.app.store.db.selectFrom("subscribers").selectAll().where("id", "=", Number(id)).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ account_id: alice, email, name: "Sid", format: "HTML" });
+    const membership = await svc.app.store.db.selectFrom("memberships").selectAll().where("subscriber_id", "=", Number(id)).execute();
+    expect(membership.map((m) => [m.list_id, m.state])).toEqual([[aliceList, "active"]]);
+  });
+
+  it.each(BINDINGS)("wrong credentials over %s get InvalidCredentials, the same for an unknown user", async (binding) => {
+    const wrong = await fault(svc.client("alice", "not-her-password", binding).InsertSubscriberSid({ strEmail: "x@example.com", strMailingListID: String(aliceList) }));
+    const unknown = await fault(svc.client("nobody", "whatever-pass", binding).InsertSubscriberSid({ strEmail: "x@example.com", strMailingListID: String(aliceList) }));
+    expect(wrong.errorCode).toBe("InvalidCredentials");
+    expect(unknown.errorCode).toBe("InvalidCredentials");
+    expect(unknown.message).toBe(wrong.message);
+    expect(await svc.app.store.db.selectFrom("subscribers").select("id").where("email_key", "=", "x@example.com").execute()).toEqual([]);
+  });
+
+  it("another account's list, subscriber and ids answer NotFound, never data", async () => {
+    const aliceClient = svc.client("alice", "alice-secret-1");
+    const bobClient = svc.client("bob", "bob-secret-12");
+    const subscriber = await aliceClient.InsertSubscriberSid({ strEmail: "private@example.com", strMailingListID: String(aliceList) });
+    const before = await count("subscribers");
+    const refusals = await Promise.all([
+      fault(bobClient.InsertSubscriberSid({ strEmail: "b@example.com", strMailingListID: String(aliceList) })),
+      fault(bobClient.InsertSubscriberWithDemData({ strEmail: "b@example.com", strMailingListID: String(aliceList) })),
+      fault(bobClient.InsertSubscriberWithDemDataPendingOption({ strEmail: "b@example.com", strMailingListID: String(aliceList), strPending: "true" })),
+      fault(bobClient.InsertCsvSubscribersWithDemDataUpdateOption({ strMailingListId: String(aliceList), strCsvData: "b@example.com,B,HTML" })),
+      fault(bobClient.InsertCSVSubscribersWithDemDataFromFileToQueue({ strMailingListID: String(aliceList), strCSVUrl: "http://127.0.0.1:9/x.csv" })),
+      fault(bobClient.UpdateSubscriberData({ strSubscriberId: String(subscriber), strDataField: "1", strDataValue: "x" })),
+      fault(bobClient.UpdateSubscriberData({ strEmail: "private@example.com", strDataField: "1", strDataValue: "x" })),
+      fault(bobClient.UpdateMailingList({ strMailingListID: String(aliceList), strListName: "stolen" })),
+      fault(bobClient.GetSubscriberMailingLists({ strSubscriberId: String(subscriber) })),
+      fault(bobClient.GetSubscriberMailingLists({ strEmail: "private@example.com" })),
+    ]);
+    for (const refusal of refusals) expect(refusal.errorCode).toBe("NotFound");
+    // The same answer as for an id that exists nowhere.
+    const missing = await fault(bobClient.UpdateMailingList({ strMailingListID: "999999", strListName: "x" }));
+    expect(missing.message).toBe(refusals[7]!.message);
+    expect(await count("subscribers")).toBe(before);
+    const list = await svc.app.store.db.selectFrom("mailing_lists").select("name").where("id", "=", aliceList).executeTakeFirstOrThrow();
+    expect(list.name).toBe("Alice news");
+  });
+
+  it("an opted-out address inserts nothing and changes no membership, but the id comes back", async () => {
+    const client = svc.client("alice", "alice-secret-1");
+    const id = await client.InsertSubscriberSid({ strEmail: "gone@example.com", strMailingListID: String(aliceList) });
+    await svc.app.store.db.insertInto("optouts").values({ account_id: alice, email_key: "gone@example.com", created_at: Date.now() }).execute();
+    const again = await client.InsertSubscriberWithDemData({ strEmail: "GONE@example.com", strName: "Changed", strMailingListID: String(aliceList2) });
+    expect(again).toBe(id);
+    const row = await svc.app.store.db.selectFrom("subscribers").select("name").where("id", "=", Number(id)).executeTakeFirstOrThrow();
+    expect(row.name).toBe("");
+    const memberships = await svc.app.store.db.selectFrom("memberships").select("list_id").where("subscriber_id", "=", Number(id)).execute();
+    expect(memberships.map((m) => m.list_id)).toEqual([aliceList]);
+    // A new opted-out address gets a bare record and an id, and no membership.
+    await svc.app.store.db.insertInto("optouts").values({ account_id: alice, email_key: "never@example.com", created_at: Date.now() }).execute();
+    const fresh = await client.InsertSubscriberSid({ strEmail: "never@example.com", strMailingListID: String(aliceList) });
+    expect(await svc.app.store.db.selectFrom("memberships").select("list_id").where("subscriber_id", "=", Number(fresh)).execute()).toEqual([]);
+  });
+
+  it("a DD field beyond the account's activated count is FieldNotActivated and writes nothing", async () => {
+    const client = svc.client("alice", "alice-secret-1");
+    const before = await count("subscribers");
+    const refused = await fault(
+      client.InsertSubscriberWithDemData({ strEmail: "dd@example.com", strMailingListID: String(aliceList), strDatafields: "DD3;DD26", strDatavalues: "SE;x" }),
+    );
+    expect(refused.errorCode).toBe("FieldNotActivated");
+    expect(refused.message).toContain("DD26");
+    expect(await count("subscribers")).toBe(before);
+    const id = await client.InsertSubscriberWithDemData({ strEmail: "dd@example.com", strMailingListID: String(aliceList), strDatafields: "DD3|DD25", strDatavalues: "SE|last" });
+    const row = await svc.app.store.db.selectFrom("subscribers").select("fields").where("id", "=", Number(id)).executeTakeFirstOrThrow();
+    expect(JSON.parse(row.fields)).toEqual({ "3": "SE", "25": "last" });
+  });
+
+  it("a malformed e-mail is refused with InvalidFormat naming strEmail", async () => {
+    const refused = await fault(svc.client("alice", "alice-secret-1").InsertSubscriberSid({ strEmail: "not an address", strMailingListID: String(aliceList) }));
+    expect(refused.errorCode).toBe("InvalidFormat");
+    expect(refused.parameter).toBe("strEmail");
+  });
+
+  it("double opt-in: pending until the link in the outbox is opened, once", async () => {
+    const client = svc.client("alice", "alice-secret-1");
+    const id = await client.InsertSubscriberWithDemDataPendingOption({ strEmail: "pending@example.com", strName: "Pat", strMailingListID: String(aliceList), strPending: "true" });
+    const state = async () =>
+      (await svc.app.store.db.selectFrom("memberships").select("state").where("subscriber_id", "=", Number(id)).where("list_id", "=", aliceList).executeTakeFirstOrThrow()).state;
+    expect(await state()).toBe("pending");
+    expect(await client.GetSubscriberMailingLists({ strSubscriberId: String(id) })).toMatchObject({ rows: [] });
+    await svc.app.outbox!.flush();
+    const mail = await svc.app.store.db.selectFrom("mail_outbox").selectAll().where("to_address", "=", "pending@example.com").executeTakeFirstOrThrow();
+    expect(mail.state).toBe("sent");
+    const eml = fs.readFileSync(path.join(svc.outboxDir, `${mail.id}.eml`), "utf8");
+    expect(eml).toMatch(/^From: .*\r\nTo: "Pat" <pending@example.com>\r\nSubject: Please confirm your subscription to Alice news\r\n/);
+    const body = Buffer.from(eml.split("\r\n\r\n")[1]!.replace(/\r\n/g, ""), "base64").toString("utf8");
+    const link = /http:\/\/127\.0\.0\.1:1\/confirm\/([A-Za-z0-9_-]{43})/.exec(body);
+    expect(link).not.toBeNull();
+    const open = (token: string) => fetch(`${svc.url}/confirm/${token}`);
+    const forged = await open(`${link![1]!.slice(0, -1)}A`);
+    expect(forged.status).toBe(404);
+    expect(await state()).toBe("pending");
+    const first = await open(link![1]!);
+    expect(first.status).toBe(200);
+    expect(await first.text()).toContain("confirmed");
+    expect(await state()).toBe("active");
+    expect((await open(link![1]!)).status).toBe(404);
+    const lists = await client.GetSubscriberMailingLists({ strEmail: "PENDING@example.com" });
+    expect(lists).toMatchObject({ rows: [{ MailingListId: aliceList, MailingListName: "Alice news", SubscriberId: id, Email: "pending@example.com" }] });
+  });
+
+  it("strPending=false inserts active and queues no mail; an active member asked again for pending stays active", async () => {
+    const client = svc.client("alice", "alice-secret-1");
+    const mails = await count("mail_outbox");
+    const id = await client.InsertSubscriberWithDemDataPendingOption({ strEmail: "direct@example.com", strMailingListID: String(aliceList), strPending: "false" });
+    await client.InsertSubscriberWithDemDataPendingOption({ strEmail: "direct@example.com", strMailingListID: String(aliceList), strPending: "true" });
+    expect(await count("mail_outbox")).toBe(mails);
+    const row = await svc.app.store.db.selectFrom("memberships").select("state").where("subscriber_id", "=", Number(id)).executeTakeFirstOrThrow();
+    expect(row.state).toBe("active");
+  });
+
+  describe("InsertCsvSubscribersWithDemDataUpdateOption", () => {
+    it("is all or nothing: a bad line names the line and writes no row", async () => {
+      const client = svc.client("alice", "alice-secret-1");
+      const before = await count("subscribers");
+      const refused = await fault(
+        client.InsertCsvSubscribersWithDemDataUpdateOption({ strMailingListId: String(aliceList), strCsvData: "c1@example.com,One,HTML\nc2@example.com,Two,Text\nc3-at-example.com,Three,HTML\n" }),
+      );
+      expect(refused.errorCode).toBe("InvalidCsv");
+      expect(refused.message).toContain("line 3");
+      expect(await count("subscribers")).toBe(before);
+      const notActivated = await fault(
+        client.InsertCsvSubscribersWithDemDataUpdateOption({ strMailingListId: String(aliceList), strCsvData: `c1@example.com,One,HTML\nc2@example.com,Two,Text${",v".repeat(26)}` }),
+      );
+      expect(notActivated.errorCode).toBe("FieldNotActivated");
+      expect(notActivated.message).toContain("line 2");
+      expect(await count("subscribers")).toBe(before);
+    });
+
+    it("inserts quoted RFC 4180 rows, keeps fields without strUpdate, updates them with it, skips opted-out", async () => {
+      const client = svc.client("alice", "alice-secret-1");
+      await svc.app.store.db.insertInto("optouts").values({ account_id: alice, email_key: "csv-out@example.com", created_at: Date.now() }).execute();
+      const csv = 'csv1@example.com,"Smith, Jo",HTML,SE\r\ncsv2@example.com,"Line\nBreak ""Q""",Text\ncsv-out@example.com,Out,HTML\n';
+      expect(await client.InsertCsvSubscribersWithDemDataUpdateOption({ strMailingListId: String(aliceList2), strCsvData: csv })).toBe(2);
+      const row = await svc.app.store.db.selectFrom("subscribers").selectAll().where("email_key", "=", "csv2@example.com").executeTakeFirstOrThrow();
+      expect(row.name).toBe('Line\nBreak "Q"');
+      const kept = await client.InsertCsvSubscribersWithDemDataUpdateOption({ strMailingListId: String(aliceList), strCsvData: "csv1@example.com,New Name,Text,NO", strUpdate: "false" });
+      expect(kept).toBe(0);
+      let one = await svc.app.store.db.selectFrom("subscribers").selectAll().where("email_key", "=", "csv1@example.com").executeTakeFirstOrThrow();
+      expect([one.name, one.format, JSON.parse(one.fields)]).toEqual(["Smith, Jo", "HTML", { "1": "SE" }]);
+      const lists = await client.GetSubscriberMailingLists({ strEmail: "csv1@example.com" });
+      expect(lists.rows.map((r) => r.MailingListId).sort()).toEqual([aliceList, aliceList2].sort());
+      expect(await client.InsertCsvSubscribersWithDemDataUpdateOption({ strMailingListId: String(aliceList), strCsvData: "csv1@example.com|New Name|Text||DK", strUpdate: "true" })).toBe(1);
+      one = await svc.app.store.db.selectFrom("subscribers").selectAll().where("email_key", "=", "csv1@example.com").executeTakeFirstOrThrow();
+      expect([one.name, one.format, JSON.parse(one.fields)]).toEqual(["New Name", "Text", { "1": "SE", "2": "DK" }]);
+      expect(await svc.app.store.db.selectFrom("subscribers").select("id").where("email_key", "=", "csv-out@example.com").execute()).toEqual([]);
+    });
+  });
+
+  it("UpdateSubscriberData sets one field by id or by e-mail (the id wins) and returns 1", async () => {
+    const client = svc.client("alice", "alice-secret-1");
+    const a = await client.InsertSubscriberSid({ strEmail: "upd-a@example.com", strMailingListID: String(aliceList) });
+    await client.InsertSubscriberSid({ strEmail: "upd-b@example.com", strMailingListID: String(aliceList) });
+    expect(await client.UpdateSubscriberData({ strSubscriberId: String(a), strEmail: "upd-b@example.com", strDataField: "7", strDataValue: "seven" })).toBe(1);
+    expect(await client.UpdateSubscriberData({ strEmail: "UPD-B@example.com", strDataField: "7", strDataValue: "bee" })).toBe(1);
+    const fields = async (email: string) =>
+      JSON.parse((await svc.app.store.db.selectFrom("subscribers").select("fields").where("email_key", "=", email).executeTakeFirstOrThrow()).fields);
+    expect(await fields("upd-a@example.com")).toEqual({ "7": "seven" });
+    expect(await fields("upd-b@example.com")).toEqual({ "7": "bee" });
+    expect((await fault(client.UpdateSubscriberData({ strSubscriberId: "999999999", strDataField: "7", strDataValue: "x" }))).errorCode).toBe("NotFound");
+    expect((await fault(client.UpdateSubscriberData({ strSubscriberId: String(a), strDataField: "30", strDataValue: "x" }))).errorCode).toBe("FieldNotActivated");
+  });
+
+  it("UpdateMailingList changes what is given and keeps what is empty", async () => {
+    const client = svc.client("bob", "bob-secret-12");
+    expect(await client.UpdateMailingList({ strMailingListID: String(bobList), strListName: "Bob weekly", strFromEmail: "bob@example.com" })).toBe(1);
+    expect(await client.UpdateMailingList({ strMailingListID: String(bobList), strListName: "", strDescription: "All the news" })).toBe(1);
+    const list = await svc.app.store.db.selectFrom("mailing_lists").selectAll().where("id", "=", bobList).executeTakeFirstOrThrow();
+    expect(list).toMatchObject({ name: "Bob weekly", from_email: "bob@example.com", description: "All the news", charset: "utf-8" });
+    expect((await fault(client.UpdateMailingList({ strMailingListID: String(bobList), strFromEmail: "nope" }))).errorCode).toBe("InvalidFormat");
+  });
+
+  it("the operations of issue 10 answer NotImplemented after checking credentials", async () => {
+    const ok = await fault(svc.client("bob", "bob-secret-12").GetTriggerIdForAccount());
+    expect(ok.errorCode).toBe("NotImplemented");
+    const wrong = await fault(svc.client("bob", "wrong-password").GetTriggerIdForAccount());
+    expect(wrong.errorCode).toBe("InvalidCredentials");
+  });
+
+  it("logs one JSON line per request with operation, binding, account and outcome, never a password", async () => {
+    for (const binding of BINDINGS) {
+      await svc.client("bob", "bob-secret-12", binding).InsertSubscriberSid({ strEmail: "log@example.com", strMailingListID: String(bobList) });
+      await fault(svc.client("bob", "bob-wrong-pass", binding).InsertSubscriberSid({ strEmail: "log@example.com", strMailingListID: String(bobList) }));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const binding of BINDINGS) {
+      const lines = svc.logs.filter((l) => l.operation === "InsertSubscriberSid" && l.binding === binding).slice(-2);
+      const path = binding === "soap11" || binding === "soap12" ? "/ExternalAPIService.asmx" : "/ExternalAPIService.asmx/InsertSubscriberSid";
+      expect(lines[0]).toMatchObject({ account: bob, outcome: "OK", status: 200, path });
+      expect(lines[1]).toMatchObject({ outcome: "InvalidCredentials", status: 500, path });
+      expect(lines[1]!.account).toBeUndefined();
+      expect(typeof lines[0]!.reqId).toBe("string");
+      expect(typeof lines[0]!.durationMs).toBe("number");
+    }
+    const all = JSON.stringify(svc.logs);
+    for (const secret of ["bob-secret-12", "alice-secret-1", "not-her-password", "bob-wrong-pass"]) expect(all).not.toContain(secret);
+  });
+
+  it("serves the WSDL with PUBLIC_URL as its address, and the help page", async () => {
+    const wsdl = await (await fetch(`${svc.url}/ExternalAPIService.asmx?WSDL`)).text();
+    expect(wsdl).toContain('<soap:address location="http://127.0.0.1:1/ExternalAPIService.asmx" />');
+    const help = await fetch(`${svc.url}/ExternalAPIService.asmx`);
+    expect(help.status).toBe(200);
+    expect(await help.text()).toContain("InsertSubscriberSid");
+  });
+
+  it("serves /healthz and Prometheus /metrics", async () => {
+    const health = await fetch(`${svc.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: "ok", database: engine });
+    const metrics = await (await fetch(`${svc.url}/metrics`)).text();
+    expect(metrics).toMatch(/eas_requests_total\{operation="InsertSubscriberSid",binding="soap11",outcome="OK"\} \d+/);
+    expect(metrics).toMatch(/eas_requests_total\{operation="InsertSubscriberSid",binding="soap11",outcome="InvalidCredentials"\} \d+/);
+    expect(metrics).toContain("eas_request_duration_seconds_bucket");
+    expect(metrics).toContain("# TYPE eas_queue_depth gauge");
+  });
+
+  it("locks a user name for 60 s after 10 failures, even for the right password", async () => {
+    const id = await svc.createAccount("carol", "carol-secret-1");
+    const list = await svc.createList(id, "Carol");
+    for (let i = 0; i < 10; i++) {
+      expect((await fault(svc.client("carol", `wrong-${i}`).InsertSubscriberSid({ strEmail: "c@example.com", strMailingListID: String(list) }))).errorCode).toBe("InvalidCredentials");
+    }
+    const locked = await fault(svc.client("carol", "carol-secret-1").InsertSubscriberSid({ strEmail: "c@example.com", strMailingListID: String(list) }));
+    expect(locked.errorCode).toBe("TooManyAttempts");
+    // Another user name is not affected.
+    expect(typeof (await svc.client("bob", "bob-secret-12").InsertSubscriberSid({ strEmail: "c@example.com", strMailingListID: String(bobList) }))).toBe("bigint");
+  });
+});

@@ -1,0 +1,83 @@
+// A running service for tests: a fresh database on the engine, the app on a free 127.0.0.1 port, and
+// helpers that set up accounts and lists the way the admin CLI does (directly in the store).
+
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { createClient } from "../../../generated/client.js";
+import type { BindingName } from "../../../generated/runtime/protocol/binding.js";
+import { type App, createApp } from "../../../service/app.js";
+import { hashPassword } from "../../../service/app/auth.js";
+import { readConfig } from "../../../service/config.js";
+import { type EngineName, freshDatabaseUrl } from "./engines.js";
+
+export interface TestService {
+  readonly app: App;
+  readonly url: string;
+  readonly databaseUrl: string;
+  readonly outboxDir: string;
+  /** Every log line the service wrote, parsed. */
+  readonly logs: Record<string, unknown>[];
+  createAccount(username: string, password: string, settings?: { dd_fields?: number }): Promise<number>;
+  createList(accountId: number, name: string): Promise<number>;
+  client(username: string, password: string, binding?: BindingName): ReturnType<typeof createClient>;
+  close(): Promise<void>;
+}
+
+export const BINDINGS: readonly BindingName[] = ["soap11", "soap12", "httpGet", "httpPost"];
+
+/** Password hashes cost a scrypt each: one per distinct password per process. */
+const hashes = new Map<string, Promise<string>>();
+
+export async function startService(engine: EngineName, label: string, env: Record<string, string> = {}): Promise<TestService> {
+  const outboxDir = mkdtempSync(join(tmpdir(), "eas-outbox-"));
+  const logs: Record<string, unknown>[] = [];
+  const logDestination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString("utf8").split("\n")) if (line !== "") logs.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  const databaseUrl = await freshDatabaseUrl(engine, label);
+  const config = readConfig({
+    PORT: "0",
+    DATABASE_URL: databaseUrl,
+    OUTBOX_DIR: outboxDir,
+    PUBLIC_URL: "http://127.0.0.1:1",
+    SQLITE_SYNC: "NORMAL",
+    SHUTDOWN_TIMEOUT_MS: "5000",
+    ...env,
+  });
+  const app = await createApp(config, { logDestination });
+  const { url } = await app.start();
+  const base = url!;
+  return {
+    app,
+    url: base,
+    databaseUrl,
+    outboxDir,
+    logs,
+    async createAccount(username, password, settings = {}) {
+      if (!hashes.has(password)) hashes.set(password, hashPassword(password));
+      const row = await app.store.db
+        .insertInto("accounts")
+        .values({ username, password_hash: await hashes.get(password)!, created_at: Date.now(), ...settings })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      return row.id;
+    },
+    async createList(accountId, name) {
+      const row = await app.store.db
+        .insertInto("mailing_lists")
+        .values({ account_id: accountId, name, created_at: Date.now() })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      return row.id;
+    },
+    client(username, password, binding = "soap11") {
+      return createClient({ baseUrl: base, username, password, binding });
+    },
+    close: () => app.close(),
+  };
+}
