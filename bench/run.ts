@@ -1,14 +1,19 @@
 // `npm run bench [-- --duration 5 --warmup 2 --connections 32 --rounds 3 --tool wrk|autocannon
-//                   --only floor,soap11,... --no-client --client-only --server-node-args="--cpu-prof"]`
+//                   --only floor,soap11,...,service --no-client --client-only --no-service --import-rows N
+//                   --server-node-args="--cpu-prof"]`
 //
 // Server throughput: each server runs in its own process on 127.0.0.1 and is driven from another
 // process (wrk when installed, otherwise autocannon), one row at a time, warm-up first, then a fixed
 // duration. Peak RSS is the server process's VmHWM (/proc/<pid>/status) read at the end of its row.
 // Rounds repeat every row in turn and the table shows medians: on a shared machine one row alone
 // can land in a slow spell. All ratios come from this one run. Then the client micro-benchmark
-// (bench/client.ts). Every child process is killed on exit, on error and on Ctrl-C; every wait is bounded.
+// (bench/client.ts), then the service itself (bench/service.ts: InsertSubscriberSid on SQLite and
+// PostgreSQL against its own floor, the 50,000-row CSV, the queued 1,000,000-row import; `npm run
+// bench:service` runs it alone). Every child process is killed on exit, on error and on Ctrl-C; every wait
+// is bounded.
 //
-// Rows (ids for --only): floor, soap11, soap12, get, post, floor-list, list, node-soap.
+// Rows (ids for --only): floor, soap11, soap12, get, post, floor-list, list, node-soap, and service (the
+// whole service section).
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -35,6 +40,8 @@ const { values: flags } = parseArgs({
     only: { type: "string" },
     "no-client": { type: "boolean", default: false },
     "client-only": { type: "boolean", default: false },
+    "no-service": { type: "boolean", default: false },
+    "import-rows": { type: "string", default: "1000000" },
     "server-node-args": { type: "string", default: "" },
   },
   allowPositionals: false,
@@ -536,10 +543,11 @@ function saveReport(): void {
 
 async function main(): Promise<void> {
   let serversPass = true;
-  if (!flags["client-only"]) {
-    const only = flags.only?.split(",").map((s) => s.trim());
-    const selected = only ? rows.filter((r) => only.includes(r.id)) : rows;
-    if (selected.length === 0) throw new Error(`--only matches no row; the rows are ${rows.map((r) => r.id).join(", ")}`);
+  const only = flags.only?.split(",").map((s) => s.trim());
+  const withService = !flags["client-only"] && !flags["no-service"] && (only === undefined || only.includes("service"));
+  const selected = only ? rows.filter((r) => only.includes(r.id)) : rows;
+  if (selected.length === 0 && !withService && !flags["client-only"]) throw new Error(`--only matches no row; the rows are ${rows.map((r) => r.id).join(", ")}, service`);
+  if (!flags["client-only"] && selected.length > 0) {
     const command = await serverCommand();
     serverArgs = command.args;
     const toolNote =
@@ -578,7 +586,28 @@ async function main(): Promise<void> {
     say();
     clientPass = client.pass;
   }
-  say(serversPass && clientPass ? "All targets PASS." : "Some targets MISS (see above).");
+  let servicePass = true;
+  if (withService) {
+    const { runServiceBench, DEFAULT_PARTS } = await import("./service.js");
+    const service = await runServiceBench({
+      duration: DURATION,
+      warmup: WARMUP,
+      connections: CONNECTIONS,
+      rounds: ROUNDS,
+      threads: THREADS,
+      tool: TOOL,
+      parts: DEFAULT_PARTS,
+      csvRows: 50_000,
+      csvCalls: 3,
+      importRows: Math.round(positive("import-rows", flags["import-rows"])),
+      importTimeout: 900,
+      serviceNodeArgs: SERVER_NODE_ARGS,
+    });
+    say(service.text);
+    say();
+    servicePass = service.pass;
+  }
+  say(serversPass && clientPass && servicePass ? "All targets PASS." : "Some targets MISS (see above).");
   saveReport();
 }
 

@@ -1,0 +1,941 @@
+// `npm run bench:service [-- --duration 5 --warmup 2 --connections 32 --rounds 3 --tool wrk|autocannon
+//                           --only sqlite,sqlite-normal,postgres,csv,import --import-rows 1000000
+//                           --csv-rows 50000 --csv-calls 3 --import-timeout 900
+//                           --service-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"]`
+// (also the last section of `npm run bench`, id `service` for its --only).
+//
+// The service itself (issue 9's Performance targets), each part in its own child processes on 127.0.0.1:
+//
+//  sqlite    InsertSubscriberSid (SOAP 1.1) through the whole service on SQLite with SQLITE_SYNC=FULL (each
+//            answer follows a durable commit), a NEW address every call, against the raw node:http floor
+//            of bench/servers.ts driven by the same load script in the same run. Target >= 0.3x the floor.
+//  sqlite-normal  (only when named in --only) the same with SQLITE_SYNC=NORMAL: no fsync per commit, to
+//            tell the commit's disk wait from the rest.
+//  postgres  the same on PostgreSQL, when a PostgreSQL install is found: a throwaway cluster
+//            (test/service/support/postgres.ts) that runs with fsync, synchronous_commit and
+//            full_page_writes off, so not a durability-equal comparison. Reported, no target.
+//  csv       InsertCsvSubscribersWithDemDataUpdateOption with --csv-rows rows (Email,Name,Format,dd1,dd2),
+//            one HTTP call each: median wall time of 3 calls, each into a fresh list with new addresses
+//            (target <= 1.5 s for 50,000 rows), then 3 calls with strUpdate=true over those addresses with
+//            changed values.
+//  import    the queued file import of --import-rows generated lines (`email;name;HTML;dd1`) served by a
+//            file server child that makes them on the fly; enqueued through
+//            InsertCSVSubscribersWithDemDataFromFileToQueue, the imports row polled until done (bounded
+//            by --import-timeout s): rows/s and the service process's peak RSS (target < 300 MB).
+//
+// Load rows follow bench/run.ts: one checked request, a warm-up, a fixed duration, --rounds rounds with
+// every row in turn (medians shown); wrk when installed (a Lua script makes each body), else autocannon's
+// programmatic API in its own process (setupRequest makes each body). Each service run starts a fresh
+// database in a temporary directory; peak RSS is VmHWM of the service process. Every child process is
+// killed on exit, on error and on Ctrl-C, the cluster stopped and the temporary directories deleted;
+// every wait is bounded.
+
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { findPostgresBin, startThrowawayCluster, type ThrowawayCluster } from "../test/service/support/postgres.js";
+import type { AutocannonArgs, AutocannonSummary, ServiceReady, ServiceRequest } from "./service-children.js";
+import { FLOOR_RESPONSE, NS, SOAP11_NS } from "./wire.js";
+
+export type Part = "sqlite" | "sqlite-normal" | "postgres" | "csv" | "import";
+export const PARTS: readonly Part[] = ["sqlite", "sqlite-normal", "postgres", "csv", "import"];
+/** What runs without --only: sqlite-normal (SQLITE_SYNC=NORMAL, a diagnosis row) only when asked for. */
+export const DEFAULT_PARTS: readonly Part[] = ["sqlite", "postgres", "csv", "import"];
+
+export interface ServiceBenchOptions {
+  readonly duration: number;
+  readonly warmup: number;
+  readonly connections: number;
+  readonly rounds: number;
+  readonly threads: number;
+  /** Load tool; default wrk when on the PATH, else autocannon. */
+  readonly tool?: "wrk" | "autocannon" | undefined;
+  readonly parts: readonly Part[];
+  readonly csvRows: number;
+  readonly csvCalls: number;
+  readonly importRows: number;
+  /** Longest wait for the queued import, in seconds. */
+  readonly importTimeout: number;
+  /** Extra node flags for the service processes (a profiler). */
+  readonly serviceNodeArgs: readonly string[];
+  /** Progress lines (stderr by default). */
+  readonly progress?: (line: string) => void;
+}
+
+export interface ServiceBenchResult {
+  /** The table and its notes, as printed. */
+  readonly text: string;
+  readonly pass: boolean;
+  /** Everything measured, for bench/results/service-*.json. */
+  readonly json: Record<string, unknown>;
+  readonly jsonFile: string;
+}
+
+export const SERVICE_TARGETS = { floorRatio: 0.3, csvSeconds: 1.5, importRssBytes: 300e6 } as const;
+
+// ---- child processes -------------------------------------------------------------------------------
+
+const children = new Set<ChildProcess>();
+const tmpDirs = new Set<string>();
+let cluster: ThrowawayCluster | undefined;
+
+function cleanup(): void {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+      try {
+        process.kill(child.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  }
+  children.clear();
+  if (cluster !== undefined) {
+    try {
+      cluster.stopSync();
+    } catch {
+      // best effort on the way out
+    }
+    cluster = undefined;
+  }
+  for (const dir of tmpDirs) rmSync(dir, { recursive: true, force: true });
+  tmpDirs.clear();
+}
+
+process.on("exit", cleanup);
+
+function track<T extends ChildProcess>(child: T): T {
+  children.add(child);
+  child.on("exit", () => children.delete(child));
+  return child;
+}
+
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tmpDirs.add(dir);
+  return dir;
+}
+
+function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  tmpDirs.delete(dir);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Peak resident set of a process so far (VmHWM), in bytes. */
+function peakRss(pid: number): number {
+  const m = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  if (!m) throw new Error(`no VmHWM in /proc/${pid}/status`);
+  return Number(m[1]) * 1024;
+}
+
+const CLOCK_TICKS = (() => {
+  const n = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout?.trim());
+  return Number.isFinite(n) && n > 0 ? n : 100;
+})();
+
+/** CPU time (user + system) a process has used so far, in seconds. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+const childrenSource = fileURLToPath(new URL("./service-children.ts", import.meta.url));
+const serversSource = fileURLToPath(new URL("./servers.ts", import.meta.url));
+const buildDir = fileURLToPath(new URL("../.tmp/bench-service/", import.meta.url));
+
+/** The floor server exactly as bench/run.ts starts it: bench/servers.ts bundled with tsx's esbuild. */
+async function floorCommand(): Promise<string[]> {
+  try {
+    const require = createRequire(import.meta.url);
+    const esbuild = createRequire(require.resolve("tsx/package.json"))("esbuild") as typeof import("esbuild");
+    rmSync(buildDir, { recursive: true, force: true });
+    await esbuild.build({
+      entryPoints: { servers: serversSource },
+      outdir: buildDir,
+      outExtension: { ".js": ".mjs" },
+      bundle: true,
+      splitting: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      packages: "external",
+      logLevel: "error",
+    });
+    return [join(buildDir, "servers.mjs"), "floor"];
+  } catch {
+    return ["--import", "tsx", serversSource, "floor"];
+  }
+}
+
+interface Child {
+  readonly child: ChildProcess;
+  readonly pid: number;
+}
+
+/** Starts a child with an IPC channel and waits (bounded) for its first message. */
+async function startChild<M>(args: readonly string[], env: NodeJS.ProcessEnv, what: string, accept: (m: unknown) => M | undefined): Promise<Child & { first: M }> {
+  const child = track(spawn(process.execPath, [...args], { stdio: ["ignore", "inherit", "inherit", "ipc"], env }));
+  const first = await withTimeout(
+    new Promise<M>((resolve, reject) => {
+      const onMessage = (m: unknown) => {
+        const ok = accept(m);
+        if (ok === undefined) return reject(new Error(`${what}: unexpected first message ${JSON.stringify(m)}`));
+        child.off("message", onMessage);
+        resolve(ok);
+      };
+      child.on("message", onMessage);
+      child.once("exit", (code, signal) => reject(new Error(`${what} exited with ${code ?? signal} before it was ready`)));
+      child.once("error", reject);
+    }),
+    90_000,
+    `starting ${what}`,
+  ).catch((error: unknown) => {
+    if (child.exitCode === null) child.kill("SIGKILL");
+    throw error;
+  });
+  return { child, pid: child.pid as number, first };
+}
+
+/** Asks a child to exit (IPC disconnect, so a --cpu-prof profile gets written), kills it after 10 s. */
+async function stopChild({ child }: Child): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  if (child.connected) child.disconnect();
+  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+interface ServiceChild extends Child {
+  readonly ready: ServiceReady;
+  readonly dir: string;
+  ask<T>(command: ServiceRequest): Promise<T>;
+}
+
+let commandIds = 0;
+
+async function startService(name: string, databaseUrl: string | undefined, options: ServiceBenchOptions, env: Record<string, string> = {}): Promise<ServiceChild> {
+  const dir = tempDir(`eas-bench-${name}-`);
+  const started = await startChild<ServiceReady>(
+    [...options.serviceNodeArgs, "--import", "tsx", childrenSource, "service"],
+    {
+      ...process.env,
+      DATABASE_URL: databaseUrl ?? `sqlite:${join(dir, "service.db")}`,
+      SQLITE_SYNC: "FULL",
+      LOG_LEVEL: "warn",
+      OUTBOX_DIR: join(dir, "outbox"),
+      PUBLIC_URL: "http://127.0.0.1:1",
+      ...env,
+    },
+    `the ${name} service`,
+    (m) => ((m as ServiceReady).ready === true ? (m as ServiceReady) : undefined),
+  );
+  const { child } = started;
+  return {
+    ...started,
+    ready: started.first,
+    dir,
+    ask<T>(command: ServiceRequest): Promise<T> {
+      const id = ++commandIds;
+      return withTimeout(
+        new Promise<T>((resolve, reject) => {
+          const onMessage = (m: { id?: number; error?: string }) => {
+            if (m.id !== id) return;
+            child.off("message", onMessage);
+            if (m.error !== undefined) reject(new Error(m.error));
+            else resolve(m as T);
+          };
+          child.on("message", onMessage);
+          child.send({ ...command, id });
+        }),
+        30_000,
+        `the service's answer to ${command.cmd}`,
+      );
+    },
+  };
+}
+
+async function stopService(service: ServiceChild): Promise<void> {
+  await stopChild(service);
+  removeDir(service.dir);
+}
+
+// ---- requests ------------------------------------------------------------------------------------------
+
+const ENDPOINT = "/ExternalAPIService.asmx";
+
+function soap11(inner: string): string {
+  return (
+    `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${SOAP11_NS}" ` +
+    `xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body>` +
+    `${inner}</soap:Body></soap:Envelope>`
+  );
+}
+
+function xmlText(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+}
+
+function soapHeaders(operation: string): Record<string, string> {
+  return { "content-type": "text/xml; charset=utf-8", soapaction: `"${NS}${operation}"` };
+}
+
+/** An InsertSubscriberSid body split around the address's unique part: prefix + unique + suffix. */
+interface InsertTemplate {
+  readonly prefix: string;
+  readonly suffix: string;
+}
+
+function insertTemplate(username: string, password: string, listId: number): InsertTemplate {
+  const [prefix, suffix] = soap11(
+    `<InsertSubscriberSid xmlns="${NS}"><strUsername>${xmlText(username)}</strUsername><strPassword>${xmlText(password)}</strPassword>` +
+      `<strEmail>b\u0000@bench.example.com</strEmail><strName>N</strName><strFormat>HTML</strFormat><strCountryCode>46</strCountryCode>` +
+      `<strPhoneNumber>123</strPhoneNumber><strMailingListID>${listId}</strMailingListID></InsertSubscriberSid>`,
+  ).split("\u0000");
+  return { prefix: prefix!, suffix: suffix! };
+}
+
+async function post(url: string, operation: string, body: string, timeoutMs: number): Promise<{ status: number; text: string; ms: number }> {
+  const started = performance.now();
+  const response = await fetch(url, { method: "POST", headers: soapHeaders(operation), body, signal: AbortSignal.timeout(timeoutMs) });
+  const text = await response.text();
+  return { status: response.status, text, ms: performance.now() - started };
+}
+
+/** The integer result of a SOAP answer, or a thrown error with the answer's start. */
+function intResult(answer: { status: number; text: string }, operation: string): number {
+  const m = new RegExp(`<${operation}Result>(-?\\d+)</${operation}Result>`).exec(answer.text);
+  if (answer.status !== 200 || m === null) throw new Error(`${operation}: expected 200 with a result, got ${answer.status}:\n${answer.text.slice(0, 600)}`);
+  return Number(m[1]);
+}
+
+// ---- load ------------------------------------------------------------------------------------------------
+
+interface LoadResult {
+  readonly requests: number;
+  readonly seconds: number;
+  readonly rps: number;
+  readonly p50ms: number;
+  readonly p99ms: number;
+  /** Socket errors, timeouts and non-2xx answers together. */
+  readonly failures: number;
+}
+
+function hasWrk(): boolean {
+  return spawnSync("wrk", ["--version"], { stdio: "ignore" }).error === undefined;
+}
+
+function collect(child: ChildProcess, what: string, limitMs: number): Promise<string> {
+  let out = "";
+  child.stdout?.setEncoding("utf8").on("data", (d: string) => (out += d));
+  let err = "";
+  child.stderr?.setEncoding("utf8").on("data", (d: string) => (err += d));
+  const done = new Promise<string>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code, signal) => (code === 0 ? resolve(out) : reject(new Error(`${what} exited with ${code ?? signal}: ${err.trim() || out.trim()}`))));
+  });
+  return withTimeout(done, limitMs, what).catch((error: unknown) => {
+    if (child.exitCode === null) child.kill("SIGKILL");
+    throw error;
+  });
+}
+
+function luaString(s: string): string {
+  if (!/^[\x20-\x7e]*$/.test(s)) throw new Error("wrk scripts here carry printable ASCII only");
+  return JSON.stringify(s); // \" and \\ mean the same in Lua
+}
+
+interface LoadSpec {
+  readonly url: string;
+  readonly template: InsertTemplate;
+  /** Makes this run's addresses differ from every other run's on the same database. */
+  readonly tag: string;
+  readonly seconds: number;
+}
+
+/** wrk with a script that makes every body: prefix + tag + "t" + thread + "n" + counter + suffix. */
+async function runWrk(spec: LoadSpec, options: ServiceBenchOptions, dir: string): Promise<LoadResult> {
+  const script = join(dir, `load-${spec.tag}.lua`);
+  const lines = ['wrk.method = "POST"'];
+  for (const [name, value] of Object.entries(soapHeaders("InsertSubscriberSid"))) lines.push(`wrk.headers[${luaString(name)}] = ${luaString(value)}`);
+  lines.push(
+    `local prefix = ${luaString(spec.template.prefix + spec.tag + "t")}`,
+    `local suffix = ${luaString(spec.template.suffix)}`,
+    "local n = 0",
+    "local threads = 0",
+    "function setup(thread)",
+    "  thread:set(\"tid\", threads)",
+    "  threads = threads + 1",
+    "end",
+    "function request()",
+    "  n = n + 1",
+    '  return wrk.format(nil, nil, nil, prefix .. (tid or 0) .. "n" .. n .. suffix)',
+    "end",
+    "done = function(summary, latency, requests)",
+    "  local e = summary.errors",
+    '  io.write(string.format("WRKJSON {\\"requests\\":%d,\\"us\\":%d,\\"p50\\":%d,\\"p99\\":%d,\\"failures\\":%d}\\n",',
+    "    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),",
+    "    e.connect + e.read + e.write + e.status + e.timeout))",
+    "end",
+  );
+  writeFileSync(script, lines.join("\n") + "\n");
+  const args = ["-t", String(options.threads), "-c", String(options.connections), "-d", `${spec.seconds}s`, "--timeout", "10s", "-s", script, spec.url];
+  const out = await collect(track(spawn("wrk", args, { stdio: ["ignore", "pipe", "pipe"] })), "wrk", (spec.seconds + 30) * 1000);
+  const line = out.split("\n").find((l) => l.startsWith("WRKJSON "));
+  if (!line) throw new Error(`wrk printed no summary:\n${out}`);
+  const r = JSON.parse(line.slice(8)) as { requests: number; us: number; p50: number; p99: number; failures: number };
+  const seconds = r.us / 1e6;
+  return { requests: r.requests, seconds, rps: r.requests / seconds, p50ms: r.p50 / 1000, p99ms: r.p99 / 1000, failures: r.failures };
+}
+
+async function runAutocannon(spec: LoadSpec, options: ServiceBenchOptions): Promise<LoadResult> {
+  const args: AutocannonArgs = {
+    url: spec.url,
+    connections: options.connections,
+    seconds: spec.seconds,
+    headers: soapHeaders("InsertSubscriberSid"),
+    prefix: spec.template.prefix,
+    tag: spec.tag,
+    suffix: spec.template.suffix,
+  };
+  const out = await collect(
+    track(spawn(process.execPath, ["--import", "tsx", childrenSource, "autocannon", JSON.stringify(args)], { stdio: ["ignore", "pipe", "pipe"] })),
+    "autocannon",
+    (spec.seconds + 60) * 1000,
+  );
+  const line = out.split("\n").find((l) => l.startsWith("ACJSON "));
+  if (!line) throw new Error(`autocannon printed no summary:\n${out}`);
+  const r = JSON.parse(line.slice(7)) as AutocannonSummary;
+  return { ...r, rps: r.requests / r.seconds };
+}
+
+function toolOf(options: ServiceBenchOptions): "wrk" | "autocannon" {
+  return options.tool ?? (hasWrk() ? "wrk" : "autocannon");
+}
+
+function load(spec: LoadSpec, options: ServiceBenchOptions, dir: string): Promise<LoadResult> {
+  return toolOf(options) === "wrk" ? runWrk(spec, options, dir) : runAutocannon(spec, options);
+}
+
+// ---- load rows -------------------------------------------------------------------------------------------
+
+type LoadRowId = "floor" | "sqlite" | "sqlite-normal" | "postgres";
+
+interface Measured {
+  readonly result: LoadResult;
+  readonly rssBytes: number;
+  readonly cpuUs: number;
+  /** Subscribers in the database after the run, and how many answers said one was written. */
+  readonly written?: { subscribers: number; answered: number };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+async function measureFloor(options: ServiceBenchOptions, command: string[], round: number, dir: string): Promise<Measured> {
+  const floor = await startChild<number>(command, process.env, "the floor server", (m) => (m as { port?: number }).port);
+  try {
+    const url = `http://127.0.0.1:${floor.first}${ENDPOINT}`;
+    const template = insertTemplate("bench", "x".repeat(16), 1);
+    const answer = await post(url, "InsertSubscriberSid", `${template.prefix}preflight${template.suffix}`, 10_000);
+    if (answer.status !== 200 || answer.text !== FLOOR_RESPONSE) throw new Error(`floor: unexpected answer ${answer.status}`);
+    if (options.warmup > 0) await load({ url, template, tag: `w${round}`, seconds: options.warmup }, options, dir);
+    const cpuBefore = cpuSeconds(floor.pid);
+    const result = await load({ url, template, tag: `m${round}`, seconds: options.duration }, options, dir);
+    const cpuUs = ((cpuSeconds(floor.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests);
+    return { result, rssBytes: peakRss(floor.pid), cpuUs };
+  } finally {
+    await stopChild(floor);
+  }
+}
+
+async function measureService(options: ServiceBenchOptions, row: "sqlite" | "sqlite-normal" | "postgres", round: number, dir: string): Promise<Measured> {
+  const databaseUrl = row === "postgres" ? await cluster!.createDatabase(`bench_r${round}_${process.pid}`) : undefined;
+  const service = await startService(row, databaseUrl, options, row === "sqlite-normal" ? { SQLITE_SYNC: "NORMAL" } : {});
+  try {
+    const { port, username, password, listId } = service.ready;
+    const url = `http://127.0.0.1:${port}${ENDPOINT}`;
+    const template = insertTemplate(username, password, listId);
+    // One checked call first (it also puts the credentials in the service's verified-credentials cache).
+    intResult(await post(url, "InsertSubscriberSid", `${template.prefix}preflight${template.suffix}`, 30_000), "InsertSubscriberSid");
+    let answered = 1;
+    if (options.warmup > 0) {
+      const warm = await load({ url, template, tag: `w${round}`, seconds: options.warmup }, options, dir);
+      answered += warm.requests - warm.failures;
+    }
+    const cpuBefore = cpuSeconds(service.pid);
+    const result = await load({ url, template, tag: `m${round}`, seconds: options.duration }, options, dir);
+    const cpuUs = ((cpuSeconds(service.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests);
+    const rssBytes = peakRss(service.pid);
+    answered += result.requests - result.failures;
+    const counts = await service.ask<{ subscribers: number }>({ cmd: "count" });
+    return { result, rssBytes, cpuUs, written: { subscribers: counts.subscribers, answered } };
+  } finally {
+    await stopService(service);
+  }
+}
+
+interface LoadSummary {
+  readonly id: LoadRowId;
+  readonly rps: number;
+  readonly minRps: number;
+  readonly maxRps: number;
+  readonly p50ms: number;
+  readonly p99ms: number;
+  readonly rssBytes: number;
+  readonly cpuUs: number;
+  readonly failures: number;
+  readonly requests: number;
+  readonly written?: { subscribers: number; answered: number } | undefined;
+}
+
+function summarize(id: LoadRowId, runs: readonly Measured[]): LoadSummary {
+  const rps = runs.map((r) => r.result.rps);
+  const written = runs.every((r) => r.written !== undefined)
+    ? { subscribers: runs.reduce((n, r) => n + r.written!.subscribers, 0), answered: runs.reduce((n, r) => n + r.written!.answered, 0) }
+    : undefined;
+  return {
+    id,
+    rps: median(rps),
+    minRps: Math.min(...rps),
+    maxRps: Math.max(...rps),
+    p50ms: median(runs.map((r) => r.result.p50ms)),
+    p99ms: median(runs.map((r) => r.result.p99ms)),
+    rssBytes: Math.max(...runs.map((r) => r.rssBytes)),
+    cpuUs: median(runs.map((r) => r.cpuUs)),
+    failures: runs.reduce((n, r) => n + r.result.failures, 0),
+    requests: runs.reduce((n, r) => n + r.result.requests, 0),
+    written,
+  };
+}
+
+// ---- CSV and import --------------------------------------------------------------------------------------
+
+interface CsvSummary {
+  readonly rows: number;
+  readonly insertMs: number[];
+  readonly updateMs: number[];
+  readonly rssBytes: number;
+}
+
+/** `c<tag>n<i>@bench.example.com,Name <i>,HTML,<dd1>,<dd2>`; the update pass changes name, format and both fields. */
+function csvText(rows: number, tag: string, update: boolean): string {
+  let text = "";
+  for (let i = 1; i <= rows; i++) {
+    text += update
+      ? `c${tag}n${i}@bench.example.com,Name ${i} v2,Text,NO,${(i + 1) % 100}\n`
+      : `c${tag}n${i}@bench.example.com,Name ${i},HTML,SE,${i % 100}\n`;
+  }
+  return text;
+}
+
+function csvBody(username: string, password: string, listId: number, csv: string, update: boolean): string {
+  return soap11(
+    `<InsertCsvSubscribersWithDemDataUpdateOption xmlns="${NS}"><strUsername>${xmlText(username)}</strUsername>` +
+      `<strPassword>${xmlText(password)}</strPassword><strMailingListId>${listId}</strMailingListId>` +
+      `<strCsvData>${xmlText(csv)}</strCsvData><strUpdate>${update}</strUpdate></InsertCsvSubscribersWithDemDataUpdateOption>`,
+  );
+}
+
+async function measureCsv(options: ServiceBenchOptions, progress: (line: string) => void): Promise<CsvSummary> {
+  const service = await startService("csv", undefined, options);
+  try {
+    const { port, username, password } = service.ready;
+    const url = `http://127.0.0.1:${port}${ENDPOINT}`;
+    const op = "InsertCsvSubscribersWithDemDataUpdateOption";
+    const lists: number[] = [];
+    const insertMs: number[] = [];
+    for (let call = 1; call <= options.csvCalls; call++) {
+      const { listId } = await service.ask<{ listId: number }>({ cmd: "list" });
+      lists.push(listId);
+      const body = csvBody(username, password, listId, csvText(options.csvRows, String(call), false), false);
+      const answer = await post(url, op, body, 120_000);
+      const count = intResult(answer, op);
+      if (count !== options.csvRows) throw new Error(`${op} answered ${count} for ${options.csvRows} new rows`);
+      insertMs.push(answer.ms);
+      progress(`    insert ${call}/${options.csvCalls}: ${answer.ms.toFixed(0)} ms (${(Buffer.byteLength(body) / 1048576).toFixed(1)} MiB body)`);
+    }
+    const updateMs: number[] = [];
+    for (let call = 1; call <= options.csvCalls; call++) {
+      const body = csvBody(username, password, lists[call - 1]!, csvText(options.csvRows, String(call), true), true);
+      const answer = await post(url, op, body, 120_000);
+      const count = intResult(answer, op);
+      if (count !== options.csvRows) throw new Error(`${op} with strUpdate=true answered ${count} for ${options.csvRows} changed rows`);
+      updateMs.push(answer.ms);
+      progress(`    update ${call}/${options.csvCalls}: ${answer.ms.toFixed(0)} ms`);
+    }
+    return { rows: options.csvRows, insertMs, updateMs, rssBytes: peakRss(service.pid) };
+  } finally {
+    await stopService(service);
+  }
+}
+
+interface ImportRow {
+  state: string;
+  rows_imported: number;
+  rows_bad: number;
+  rows_skipped: number;
+  lines_done: number;
+  error: string | null;
+  created_at: number;
+  finished_at: number | null;
+}
+
+interface ImportSummary {
+  readonly rows: number;
+  readonly state: string;
+  readonly rowsImported: number;
+  readonly rowsBad: number;
+  /** From the enqueue call's start to the poll that saw the import finished. */
+  readonly wallMs: number;
+  /** created_at to finished_at of the imports row. */
+  readonly importMs: number | undefined;
+  readonly rssBytes: number;
+  readonly cpuSeconds: number;
+  readonly error?: string | null;
+}
+
+async function measureImport(options: ServiceBenchOptions, progress: (line: string) => void): Promise<ImportSummary> {
+  const files = await startChild<number>(["--import", "tsx", childrenSource, "files"], process.env, "the file server", (m) => (m as { port?: number }).port);
+  try {
+    const service = await startService("import", undefined, options, { IMPORT_ALLOW_HOSTS: "127.0.0.1" });
+    try {
+      const { port, username, password, listId } = service.ready;
+      const url = `http://127.0.0.1:${port}${ENDPOINT}`;
+      const fileUrl = `http://127.0.0.1:${files.first}/rows?n=${options.importRows}&tag=i`;
+      const op = "InsertCSVSubscribersWithDemDataFromFileToQueue";
+      const cpuBefore = cpuSeconds(service.pid);
+      const started = performance.now();
+      const body = soap11(
+        `<${op} xmlns="${NS}"><strUsername>${xmlText(username)}</strUsername><strPassword>${xmlText(password)}</strPassword>` +
+          `<strCSVUrl>${xmlText(fileUrl)}</strCSVUrl><strMailingListID>${listId}</strMailingListID></${op}>`,
+      );
+      const importId = intResult(await post(url, op, body, 30_000), op);
+      const deadline = started + options.importTimeout * 1000;
+      let row: ImportRow | null = null;
+      let lastReport = started;
+      for (;;) {
+        row = (await service.ask<{ row: ImportRow | null }>({ cmd: "import", importId })).row;
+        if (row !== null && (row.state === "done" || row.state === "failed")) break;
+        const now = performance.now();
+        if (now > deadline) break;
+        if (now - lastReport >= 10_000) {
+          lastReport = now;
+          progress(`    import ${row?.state ?? "?"}: ${row?.rows_imported ?? 0} rows after ${((now - started) / 1000).toFixed(0)} s, RSS peak ${(peakRss(service.pid) / 1048576).toFixed(0)} MiB`);
+        }
+        await sleep(250);
+      }
+      const wallMs = performance.now() - started;
+      return {
+        rows: options.importRows,
+        state: row === null ? "missing" : row.state === "done" || row.state === "failed" ? row.state : `${row.state} (timed out after ${options.importTimeout} s)`,
+        rowsImported: row?.rows_imported ?? 0,
+        rowsBad: row?.rows_bad ?? 0,
+        wallMs,
+        importMs: row?.finished_at != null ? row.finished_at - row.created_at : undefined,
+        rssBytes: peakRss(service.pid),
+        cpuSeconds: cpuSeconds(service.pid) - cpuBefore,
+        error: row?.error ?? null,
+      };
+    } finally {
+      await stopService(service);
+    }
+  } finally {
+    await stopChild(files);
+  }
+}
+
+// ---- table -----------------------------------------------------------------------------------------------
+
+function table(header: readonly string[], body: readonly (readonly string[])[], rightAligned: readonly boolean[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
+  const fmt = (cells: readonly string[]) => cells.map((c, i) => (rightAligned[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd();
+  return [fmt(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(fmt)].join("\n");
+}
+
+const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
+const int = (n: number) => Math.round(n).toLocaleString("en-US");
+
+function filesystemOf(dir: string): string {
+  const r = spawnSync("stat", ["-f", "-c", "%T", dir], { encoding: "utf8" });
+  return r.status === 0 ? r.stdout.trim() : "unknown";
+}
+
+// ---- the whole section -----------------------------------------------------------------------------------
+
+export async function runServiceBench(options: ServiceBenchOptions): Promise<ServiceBenchResult> {
+  const progress = options.progress ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const tool = toolOf(options);
+  const dir = tempDir("eas-bench-service-");
+  const notes: string[] = [];
+  const json: Record<string, unknown> = {
+    when: new Date().toISOString(),
+    node: process.version,
+    cpus: availableParallelism(),
+    tool,
+    options: { ...options, progress: undefined },
+  };
+  let pass = true;
+  const rows: string[][] = [];
+
+  // Load rows: the floor, then SQLite and PostgreSQL, in every round.
+  const wantLoad = options.parts.includes("sqlite") || options.parts.includes("sqlite-normal") || options.parts.includes("postgres");
+  const loadRows: LoadRowId[] = [];
+  if (wantLoad) {
+    loadRows.push("floor");
+    if (options.parts.includes("sqlite")) loadRows.push("sqlite");
+    if (options.parts.includes("sqlite-normal")) loadRows.push("sqlite-normal");
+    if (options.parts.includes("postgres")) {
+      const bin = findPostgresBin();
+      if (bin === undefined) notes.push("PostgreSQL: no install found (initdb/pg_ctl), row skipped.");
+      else {
+        progress("  starting a throwaway PostgreSQL cluster ...");
+        cluster = await startThrowawayCluster(bin);
+        loadRows.push("postgres");
+        notes.push(
+          `PostgreSQL: throwaway cluster from ${bin} (started in ${cluster.startupMs} ms) with fsync=off, synchronous_commit=off and ` +
+            "full_page_writes=off: no commit waits for the disk, so it is not a durability-equal comparison with SQLite FULL.",
+        );
+      }
+    }
+  }
+  const summaries = new Map<LoadRowId, LoadSummary>();
+  if (loadRows.length > 0) {
+    const floorCmd = await floorCommand();
+    const runs = new Map<LoadRowId, Measured[]>(loadRows.map((id) => [id, []]));
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const id of loadRows) {
+        progress(`  service bench round ${round}/${options.rounds}: ${id} ...`);
+        const measured = id === "floor" ? await measureFloor(options, floorCmd, round, dir) : await measureService(options, id, round, dir);
+        runs.get(id)!.push(measured);
+      }
+    }
+    for (const id of loadRows) summaries.set(id, summarize(id, runs.get(id)!));
+    if (cluster !== undefined) {
+      await cluster.stop();
+      cluster = undefined;
+    }
+  }
+  const floor = summaries.get("floor");
+  const labels: Record<LoadRowId, string> = {
+    floor: "floor: raw node:http, fixed 400 B (same requests)",
+    sqlite: "service SQLite (SYNC=FULL) InsertSubscriberSid, new address each",
+    "sqlite-normal": "service SQLite (SYNC=NORMAL: no fsync per commit), same",
+    postgres: "service PostgreSQL (fsync off) InsertSubscriberSid, new address each",
+  };
+  for (const [id, s] of summaries) {
+    const ratio = floor === undefined ? undefined : s.rps / floor.rps;
+    let target = "";
+    if (id === "sqlite" && ratio !== undefined) {
+      const ok = ratio >= SERVICE_TARGETS.floorRatio;
+      pass &&= ok;
+      target = `>=${SERVICE_TARGETS.floorRatio}x floor ${ok ? "PASS" : "MISS"}`;
+    }
+    if (s.failures > 0) pass = false;
+    if (s.written !== undefined && s.written.subscribers < s.written.answered) {
+      pass = false;
+      target += ` (only ${s.written.subscribers} subscribers for ${s.written.answered} answers)`;
+    }
+    rows.push([
+      labels[id],
+      int(s.rps),
+      options.rounds > 1 ? `${int(s.minRps)}-${int(s.maxRps)}` : "",
+      s.p50ms.toFixed(2),
+      s.p99ms.toFixed(2),
+      "",
+      mib(s.rssBytes),
+      s.cpuUs.toFixed(0),
+      ratio === undefined ? "" : ratio.toFixed(2),
+      floor === undefined ? "" : (floor.cpuUs / s.cpuUs).toFixed(2),
+      String(s.failures),
+      target,
+    ]);
+  }
+  json.load = Object.fromEntries(summaries);
+
+  if (options.parts.includes("csv")) {
+    progress(`  service bench: CSV ${int(options.csvRows)} rows x ${options.csvCalls} calls, then strUpdate=true ...`);
+    const csv = await measureCsv(options, progress);
+    json.csv = csv;
+    const insert = median(csv.insertMs) / 1000;
+    const update = median(csv.updateMs) / 1000;
+    const range = (ms: number[]) => `${(Math.min(...ms) / 1000).toFixed(2)}-${(Math.max(...ms) / 1000).toFixed(2)} s`;
+    let target = "";
+    if (options.csvRows === 50_000) {
+      const ok = insert <= SERVICE_TARGETS.csvSeconds;
+      pass &&= ok;
+      target = `<=${SERVICE_TARGETS.csvSeconds} s ${ok ? "PASS" : "MISS"}`;
+    } else target = `(target is for 50,000 rows)`;
+    const cells = (label: string, s: number, ms: number[], t: string) => [
+      label,
+      `${int(csv.rows / s)} rows/s`,
+      range(ms),
+      "",
+      "",
+      s.toFixed(2),
+      mib(csv.rssBytes),
+      "",
+      "",
+      "",
+      "0",
+      t,
+    ];
+    rows.push(cells(`CSV ${int(csv.rows)} new rows, one call (median of ${csv.insertMs.length})`, insert, csv.insertMs, target));
+    rows.push(cells(`CSV ${int(csv.rows)} rows strUpdate=true, existing (median of ${csv.updateMs.length})`, update, csv.updateMs, ""));
+  }
+
+  if (options.parts.includes("import")) {
+    progress(`  service bench: queued import of ${int(options.importRows)} rows ...`);
+    const imp = await measureImport(options, progress);
+    json.import = imp;
+    const seconds = (imp.importMs ?? imp.wallMs) / 1000;
+    const complete = imp.state === "done" && imp.rowsImported === imp.rows;
+    const rssOk = imp.rssBytes < SERVICE_TARGETS.importRssBytes;
+    pass &&= complete && rssOk;
+    rows.push([
+      `queued import, ${int(imp.rows)} rows from a file URL (${imp.state}${complete ? "" : `, ${int(imp.rowsImported)} imported, ${imp.rowsBad} bad`})`,
+      `${int(imp.rowsImported / seconds)} rows/s`,
+      "",
+      "",
+      "",
+      seconds.toFixed(1),
+      mib(imp.rssBytes),
+      "",
+      "",
+      "",
+      complete ? "0" : "1",
+      `RSS <300 MB ${rssOk ? "PASS" : "MISS"}${complete ? "" : "; import not complete: MISS"}`,
+    ]);
+    notes.push(
+      `Import: ${int(imp.rowsImported)} rows in ${seconds.toFixed(1)} s (queued -> done by the imports row; ${(imp.wallMs / 1000).toFixed(1)} s from the enqueue call ` +
+        `to the poll that saw it), the service process used ${imp.cpuSeconds.toFixed(1)} s CPU meanwhile.` +
+        (imp.error ? ` Error: ${imp.error}` : ""),
+    );
+  }
+
+  const header = [
+    "service / measurement",
+    options.rounds > 1 ? `req/s (median of ${options.rounds})` : "req/s",
+    "range",
+    "p50 ms",
+    "p99 ms",
+    "time s",
+    "peak RSS MiB",
+    "CPU µs/req",
+    "x floor",
+    "CPU x floor",
+    "errors",
+    "target",
+  ];
+  const right = header.map((_, i) => i > 0 && i < header.length - 1);
+  const fs = filesystemOf(tmpdir());
+  const written = [...summaries.values()].filter((s) => s.written !== undefined);
+  const head =
+    `Service (issue 9). Load tool: ${tool === "wrk" ? `wrk -t${options.threads}, a Lua script making each body` : "autocannon (programmatic, setupRequest making each body)"}; ` +
+    `${options.connections} connections; ${options.warmup} s warm-up + ${options.duration} s per load row` +
+    `${options.rounds > 1 ? `, ${options.rounds} rounds (medians)` : ""}; 127.0.0.1; node ${process.version}; ${availableParallelism()} CPUs. ` +
+    `The service runs as \`node --import tsx\` (as npm start), LOG_LEVEL=warn (no request log lines), a fresh database per run; ` +
+    `SQLite files in ${tmpdir()} (${fs}), SQLITE_SYNC=FULL.`;
+  const text = [
+    head,
+    "",
+    table(header, rows, right),
+    "",
+    ...(written.length > 0
+      ? [`Writes checked: ${written.map((s) => `${s.id} ${int(s.written!.subscribers)} subscribers in the databases for ${int(s.written!.answered)} 2xx answers`).join("; ")}.`]
+      : []),
+    ...notes,
+  ].join("\n");
+  const resultsDir = fileURLToPath(new URL("./results/", import.meta.url));
+  mkdirSync(resultsDir, { recursive: true });
+  const jsonFile = join(resultsDir, `service-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
+  json.pass = pass;
+  json.text = text;
+  writeFileSync(jsonFile, JSON.stringify(json, null, 2) + "\n");
+  removeDir(dir);
+  return { text, pass, json, jsonFile };
+}
+
+// ---- alone: npm run bench:service ------------------------------------------------------------------------
+
+function positive(name: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, got ${text}`);
+  return n;
+}
+
+async function main(): Promise<void> {
+  const { values: flags } = parseArgs({
+    options: {
+      duration: { type: "string", default: "5" },
+      warmup: { type: "string", default: "2" },
+      connections: { type: "string", default: "32" },
+      rounds: { type: "string", default: "3" },
+      threads: { type: "string", default: "1" },
+      tool: { type: "string" },
+      only: { type: "string" },
+      "csv-rows": { type: "string", default: "50000" },
+      "csv-calls": { type: "string", default: "3" },
+      "import-rows": { type: "string", default: "1000000" },
+      "import-timeout": { type: "string", default: "900" },
+      "service-node-args": { type: "string", default: "" },
+    },
+    allowPositionals: false,
+  });
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.on(signal, () => {
+      cleanup();
+      process.exit(130);
+    });
+  }
+  if (flags.tool !== undefined && flags.tool !== "wrk" && flags.tool !== "autocannon") throw new Error(`--tool must be wrk or autocannon, got ${flags.tool}`);
+  const parts = flags.only === undefined ? DEFAULT_PARTS : (flags.only.split(",").map((s) => s.trim()) as Part[]);
+  for (const part of parts) if (!PARTS.includes(part)) throw new Error(`--only: unknown part ${part}; the parts are ${PARTS.join(", ")}`);
+  const result = await runServiceBench({
+    duration: positive("duration", flags.duration),
+    warmup: Number(flags.warmup) >= 0 ? Number(flags.warmup) : 2,
+    connections: Math.round(positive("connections", flags.connections)),
+    rounds: Math.round(positive("rounds", flags.rounds)),
+    threads: Math.round(positive("threads", flags.threads)),
+    tool: flags.tool as "wrk" | "autocannon" | undefined,
+    parts,
+    csvRows: Math.round(positive("csv-rows", flags["csv-rows"])),
+    csvCalls: Math.round(positive("csv-calls", flags["csv-calls"])),
+    importRows: Math.round(positive("import-rows", flags["import-rows"])),
+    importTimeout: positive("import-timeout", flags["import-timeout"]),
+    serviceNodeArgs: flags["service-node-args"].split(" ").filter(Boolean),
+  });
+  console.log(result.text);
+  console.log();
+  console.log(result.pass ? "All service targets PASS." : "Some service targets MISS (see above).");
+  const txt = result.jsonFile.replace(/\.json$/, ".txt");
+  writeFileSync(txt, `${result.text}\n\n${result.pass ? "All service targets PASS." : "Some service targets MISS (see above)."}\n`);
+  console.error(`(saved to ${txt} and ${result.jsonFile})`);
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main()
+    .catch((error: unknown) => {
+      console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+      process.exitCode = 1;
+    })
+    .finally(cleanup);
+}
