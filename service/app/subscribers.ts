@@ -268,14 +268,20 @@ async function upsertChunk(
           .where(sql.ref("memberships.state"), "<>", options.state),
       )
       .execute();
-    const after = await trx
-      .selectFrom("memberships")
-      .select(["subscriber_id", "state"])
-      .where("list_id", "=", listId)
-      .where("subscriber_id", "in", memberships.map((m) => m.subscriber_id))
-      .execute();
-    const stateById = new Map(after.map((m) => [m.subscriber_id, m.state]));
-    for (const k of joining) states.set(k, stateById.get(ids.get(k)!)!);
+    if (options.state === "active") {
+      // Every membership written or kept is active now.
+      for (const k of joining) states.set(k, "active");
+    } else {
+      // Pending asked: a membership that was active stayed active; read which.
+      const after = await trx
+        .selectFrom("memberships")
+        .select(["subscriber_id", "state"])
+        .where("list_id", "=", listId)
+        .where("subscriber_id", "in", memberships.map((m) => m.subscriber_id))
+        .execute();
+      const stateById = new Map(after.map((m) => [m.subscriber_id, m.state]));
+      for (const k of joining) states.set(k, stateById.get(ids.get(k)!)!);
+    }
   }
   return keys
     .filter((k) => ids.has(k))

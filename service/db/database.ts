@@ -59,6 +59,32 @@ function withoutPassword(url: string): string {
   }
 }
 
+/** Prepared statements kept per connection (least recently used dropped first). */
+const STATEMENT_CACHE = 256;
+
+/**
+ * better-sqlite3 behind Kysely with prepared statements reused: Kysely's SQLite driver prepares every
+ * query it runs, and preparing costs more than running a small statement. The one connection is used
+ * by one query at a time (Kysely's driver holds a mutex), so a cached statement is never in use twice.
+ */
+function cachedStatements(sqlite: SQLite.Database) {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string): SQLite.Statement {
+      let statement = cache.get(text);
+      if (statement !== undefined) {
+        cache.delete(text);
+      } else {
+        statement = sqlite.prepare(text);
+        if (cache.size >= STATEMENT_CACHE) cache.delete(cache.keys().next().value as string);
+      }
+      cache.set(text, statement);
+      return statement;
+    },
+  };
+}
+
 /** Opens the database named by the URL, creating the SQLite file and folder when missing, and migrates. */
 export async function openStore(url: string, options: DatabaseOptions = {}): Promise<Store> {
   const { engine, target } = parseDatabaseUrl(url);
@@ -70,7 +96,7 @@ export async function openStore(url: string, options: DatabaseOptions = {}): Pro
     sqlite.pragma(`synchronous = ${options.sqliteSync === "NORMAL" ? "NORMAL" : "FULL"}`);
     sqlite.pragma("busy_timeout = 10000");
     sqlite.pragma("foreign_keys = ON");
-    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(sqlite) }) });
   } else {
     const pool = new pg.Pool({ connectionString: target, max: options.poolSize ?? 10 });
     // An idle client's error (the server restarted) must not take the process down; the next query fails.
