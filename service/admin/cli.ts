@@ -8,7 +8,7 @@
 
 import { pathToFileURL } from "node:url";
 import yargs, { type Argv } from "yargs";
-import { type Store, openStore, parseDatabaseUrl } from "../db/database.js";
+import { type Store, displayDatabaseUrl, openStore, parseDatabaseUrl } from "../db/database.js";
 import { AdminError, type AdminContext, type AdminIo, type Noun, type Output, UsageError, type Verb } from "./context.js";
 import { jsonText } from "./format.js";
 import { nouns as allNouns } from "./nouns.js";
@@ -27,16 +27,6 @@ interface Selected {
   readonly database: string | undefined;
 }
 
-/** A URL safe to print: a PostgreSQL password replaced by ***. */
-function displayUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== "") parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return url.replace(/\/\/([^:/@]*):[^@/]*@/, "//$1:***@");
-  }
-}
 
 function optionText(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
@@ -150,7 +140,7 @@ function makeContext(io: AdminIo, selected: Selected): AdminContext & { close():
         try {
           return await openStore(url);
         } catch (error) {
-          throw new AdminError(`${where} ${displayUrl(url)} could not be opened: ${error instanceof Error ? error.message : String(error)}`);
+          throw new AdminError(`${where} ${displayDatabaseUrl(url)} could not be opened: ${error instanceof Error ? error.message : String(error)}`);
         }
       })();
       return opening;

@@ -10,16 +10,15 @@ import type { Store } from "../db/database.js";
 import type { Account } from "../db/schema.js";
 import type { Authenticator } from "./auth.js";
 import { importCsvText } from "./csv-import.js";
-import { notFound, notImplemented } from "./errors.js";
+import { notImplemented } from "./errors.js";
 import { queueMail } from "./mail.js";
 import {
   type SubscriberRow,
   checkActivated,
   checkEmail,
   demographicValues,
-  emailKey,
-  idFromText,
   listOf,
+  subscriberOf,
   upsertSubscribers,
 } from "./subscribers.js";
 
@@ -161,15 +160,7 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
       const field = Number(params.strDataField);
       checkActivated(owner, [field], "strDataField");
       return store.write(async (trx) => {
-        const byId = params.strSubscriberId !== undefined && params.strSubscriberId !== "";
-        const id = idFromText(params.strSubscriberId);
-        const query = trx.selectFrom("subscribers").select(["id", "fields"]).where("account_id", "=", owner.id);
-        const subscriber = byId
-          ? id === undefined
-            ? undefined
-            : await query.where("id", "=", id).executeTakeFirst()
-          : await query.where("email_key", "=", emailKey((params.strEmail ?? "").trim())).executeTakeFirst();
-        if (subscriber === undefined) throw notFound("subscriber", byId ? "strSubscriberId" : "strEmail");
+        const subscriber = await subscriberOf(trx, owner, params.strSubscriberId, params.strEmail);
         const fields = JSON.parse(subscriber.fields) as Record<string, string>;
         const value = params.strDataValue ?? "";
         if (value === "") delete fields[String(field)];
@@ -202,15 +193,7 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
 
     async GetSubscriberMailingLists(params, context) {
       const owner = await account(context);
-      const byId = params.strSubscriberId !== undefined && params.strSubscriberId !== "";
-      const id = idFromText(params.strSubscriberId);
-      const query = db.selectFrom("subscribers").select(["id", "email", "format"]).where("account_id", "=", owner.id);
-      const subscriber = byId
-        ? id === undefined
-          ? undefined
-          : await query.where("id", "=", id).executeTakeFirst()
-        : await query.where("email_key", "=", emailKey((params.strEmail ?? "").trim())).executeTakeFirst();
-      if (subscriber === undefined) throw notFound("subscriber", byId ? "strSubscriberId" : "strEmail");
+      const subscriber = await subscriberOf(db, owner, params.strSubscriberId, params.strEmail);
       const lists = await db
         .selectFrom("memberships")
         .innerJoin("mailing_lists", "mailing_lists.id", "memberships.list_id")

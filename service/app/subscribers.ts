@@ -5,7 +5,7 @@
 import { type Kysely, type Transaction, sql } from "kysely";
 import { ErrorCodes, clientError } from "../../generated/server.js";
 import type { Engine } from "../db/database.js";
-import type { Account, Database, MailingList, MembershipState } from "../db/schema.js";
+import type { Account, Database, MailingList, MembershipState, Subscriber } from "../db/schema.js";
 import { fieldNotActivated, notFound } from "./errors.js";
 
 export type Db = Kysely<Database> | Transaction<Database>;
@@ -90,6 +90,28 @@ export async function listOf(db: Db, account: Account, listIdText: string | unde
       : await db.selectFrom("mailing_lists").selectAll().where("id", "=", id).where("account_id", "=", account.id).executeTakeFirst();
   if (list === undefined) throw notFound("mailing list", parameter);
   return list;
+}
+
+/**
+ * The account's subscriber named by id (when one is given: a non-number matches nothing) or else by
+ * e-mail, case-insensitively; NotFound naming the parameter that was used.
+ */
+export async function subscriberOf(
+  db: Db,
+  account: Account,
+  idText: string | undefined,
+  email: string | undefined,
+): Promise<Pick<Subscriber, "id" | "email" | "format" | "fields">> {
+  const byId = idText !== undefined && idText !== "";
+  const id = idFromText(idText);
+  const query = db.selectFrom("subscribers").select(["id", "email", "format", "fields"]).where("account_id", "=", account.id);
+  const found = byId
+    ? id === undefined
+      ? undefined
+      : await query.where("id", "=", id).executeTakeFirst()
+    : await query.where("email_key", "=", emailKey((email ?? "").trim())).executeTakeFirst();
+  if (found === undefined) throw notFound("subscriber", byId ? "strSubscriberId" : "strEmail");
+  return found;
 }
 
 function mergedFields(stored: string, given: ReadonlyMap<number, string> | undefined): string {

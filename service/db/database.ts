@@ -49,13 +49,14 @@ export function parseDatabaseUrl(url: string): { engine: Engine; target: string 
   throw new Error("DATABASE_URL must start with sqlite: or postgres:// (as in sqlite:data/service.db)");
 }
 
-function withoutPassword(url: string): string {
+/** A database URL safe to print: a PostgreSQL password replaced by ***. */
+export function displayDatabaseUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== "") parsed.password = "***";
     return parsed.toString();
   } catch {
-    return url;
+    return url.replace(/\/\/([^:/@]*):[^@/]*@/, "//$1:***@");
   }
 }
 
@@ -114,7 +115,7 @@ export async function openStore(url: string, options: DatabaseOptions = {}): Pro
     db,
     engine,
     write,
-    displayUrl: engine === "sqlite" ? `sqlite:${target}` : withoutPassword(target),
+    displayUrl: engine === "sqlite" ? `sqlite:${target}` : displayDatabaseUrl(target),
     close: () => db.destroy(),
   };
 }
