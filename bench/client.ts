@@ -11,6 +11,7 @@ import { writeParams, type ParamValues } from "../generated/runtime/params.js";
 import type { WireResponse } from "../generated/runtime/protocol/binding.js";
 import { readXml } from "../generated/runtime/xml/scan.js";
 import { SOAP11_REQUEST_VALUES } from "../test/fixtures/wire-samples.js";
+import { table } from "./summary.js";
 import { timePerOp } from "./timing.js";
 import { NS, SID, SOAP11_NS, SOAP12_NS } from "./wire.js";
 
@@ -73,9 +74,7 @@ export function clientTable(rows: readonly ClientBenchRow[]): { text: string; pa
     pass &&= ok;
     return [r.binding, r.encodeUs.toFixed(2), r.decodeUs.toFixed(2), r.totalUs.toFixed(2), `<=${CLIENT_TARGET_US} µs ${ok ? "PASS" : "MISS"}`];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
-  const fmt = (cells: readonly string[]) => cells.map((c, i) => (i > 0 && i < 4 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join("  ").trimEnd();
-  return { text: [fmt(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(fmt)].join("\n"), pass };
+  return { text: table(header, body, header.map((_, i) => i > 0 && i < 4)), pass };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

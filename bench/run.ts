@@ -16,13 +16,16 @@
 // whole service section).
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { availableParallelism, tmpdir } from "node:os";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { clientTable, runClientBench } from "./client.js";
+import { LOAD_FLAGS, loadSettings, positive } from "./flags.js";
+import { cleanup, cleanupOnSignals, collect, cpuSeconds, hasWrk, luaString, peakRss, resultsFile, runWrk, serversCommand, stopChild, tempDir, track, withTimeout } from "./process.js";
+import { fromAutocannon, median, table, type AutocannonResult, type LoadResult } from "./summary.js";
 // The server's model: the codecs here write and read both sides.
 import { serverModel as service, serverOperations as operations } from "../generated/server-model.js";
 import { bindingFactories } from "../test/fixtures/bindings.js";
@@ -31,13 +34,7 @@ import { requests, triggerRecords, type BenchRequest } from "./wire.js";
 
 const { values: flags } = parseArgs({
   options: {
-    duration: { type: "string", default: "5" },
-    warmup: { type: "string", default: "2" },
-    connections: { type: "string", default: "32" },
-    rounds: { type: "string", default: "3" },
-    threads: { type: "string", default: "1" },
-    tool: { type: "string" },
-    only: { type: "string" },
+    ...LOAD_FLAGS,
     "no-client": { type: "boolean", default: false },
     "client-only": { type: "boolean", default: false },
     "no-service": { type: "boolean", default: false },
@@ -47,98 +44,22 @@ const { values: flags } = parseArgs({
   allowPositionals: false,
 });
 
-function positive(name: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, got ${text}`);
-  return n;
-}
-
-const DURATION = positive("duration", flags.duration);
-const WARMUP = Number(flags.warmup) >= 0 ? Number(flags.warmup) : 2;
-const CONNECTIONS = Math.round(positive("connections", flags.connections));
-const THREADS = Math.round(positive("threads", flags.threads));
-const ROUNDS = Math.round(positive("rounds", flags.rounds));
+const { duration: DURATION, warmup: WARMUP, connections: CONNECTIONS, threads: THREADS, rounds: ROUNDS, tool: TOOL_FLAG } = loadSettings(flags);
 const SERVER_NODE_ARGS = flags["server-node-args"].split(" ").filter(Boolean);
 
 // ---- child processes -------------------------------------------------------------------------------
 
-const children = new Set<ChildProcess>();
+cleanupOnSignals();
+
+/** This run's scratch directory (wrk script, request body, the list answer), made when first needed. */
 let tmp: string | undefined;
-
-function killAll(): void {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
-      try {
-        process.kill(child.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
-  }
-  children.clear();
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
-  tmp = undefined;
-}
-
-process.on("exit", killAll);
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-  process.on(signal, () => {
-    killAll();
-    process.exit(130);
-  });
-}
-
-function track<T extends ChildProcess>(child: T): T {
-  children.add(child);
-  child.on("exit", () => children.delete(child));
-  return child;
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
-}
+const scratch = (): string => (tmp ??= tempDir("eas-bench-"));
 
 type ServerKind = "floor" | "floor-list" | "ours" | "node-soap";
 
 interface RunningServer {
   readonly child: ChildProcess;
   readonly port: number;
-}
-
-const serversSource = fileURLToPath(new URL("./servers.ts", import.meta.url));
-/** Inside the project, so the bundle's bare imports (soap) resolve from node_modules. */
-const buildDir = fileURLToPath(new URL("../.tmp/bench/", import.meta.url));
-
-/**
- * How a server process is started. The servers are bundled to plain JavaScript with tsx's own esbuild
- * (the same transform tsx applies), so a server process carries no TypeScript loader: tsx alone adds
- * ~35 MiB of RSS and startup work that no deployed server has. Falls back to `--import tsx`.
- */
-async function serverCommand(): Promise<{ args: string[]; note: string }> {
-  try {
-    const require = createRequire(import.meta.url);
-    const esbuild = createRequire(require.resolve("tsx/package.json"))("esbuild") as typeof import("esbuild");
-    rmSync(buildDir, { recursive: true, force: true });
-    await esbuild.build({
-      entryPoints: { servers: serversSource },
-      outdir: buildDir,
-      outExtension: { ".js": ".mjs" },
-      bundle: true,
-      splitting: true,
-      format: "esm",
-      platform: "node",
-      target: "node20",
-      packages: "external",
-      logLevel: "error",
-    });
-    return { args: [join(buildDir, "servers.mjs")], note: `servers bundled with esbuild ${esbuild.version}` };
-  } catch (error) {
-    return { args: ["--import", "tsx", serversSource], note: `servers run under tsx (bundling failed: ${(error as Error).message})` };
-  }
 }
 
 let serverArgs: string[] = [];
@@ -150,8 +71,7 @@ const LIST_ANSWER = bindingFactories
 
 /** A file holding LIST_ANSWER, for the floor-list server to answer with. */
 function listAnswerFile(): string {
-  tmp ??= mkdtempSync(join(tmpdir(), "eas-bench-"));
-  const file = join(tmp, "list-answer.xml");
+  const file = join(scratch(), "list-answer.xml");
   writeFileSync(file, LIST_ANSWER);
   return file;
 }
@@ -179,58 +99,9 @@ async function startServer(kind: ServerKind): Promise<RunningServer> {
   return { child, port };
 }
 
-/** Peak resident set of a process so far (VmHWM), in bytes. */
-function peakRss(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const m = /^VmHWM:\s+(\d+)\s+kB/m.exec(status);
-  if (!m) throw new Error(`no VmHWM in /proc/${pid}/status`);
-  return Number(m[1]) * 1024;
-}
-
-const CLOCK_TICKS = (() => {
-  const r = spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" });
-  const n = Number(r.stdout?.trim());
-  return Number.isFinite(n) && n > 0 ? n : 100;
-})();
-
-/** CPU time (user + system) a process has used so far, in seconds (/proc/<pid>/stat). */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // Fields after the command name (which is in parentheses and may hold spaces): utime is the 14th
-  // field of the line, stime the 15th.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
-
-/** Asks the server to exit (IPC disconnect, so a --cpu-prof profile gets written), then kills it. */
-async function stopServer(server: RunningServer): Promise<void> {
-  const { child } = server;
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  if (child.connected) child.disconnect();
-  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 // ---- load tools --------------------------------------------------------------------------------------
 
-interface LoadResult {
-  readonly requests: number;
-  readonly seconds: number;
-  readonly rps: number;
-  readonly p50ms: number;
-  readonly p99ms: number;
-  /** Socket errors, timeouts and non-2xx answers together. */
-  readonly failures: number;
-}
-
 type LoadTool = "wrk" | "autocannon";
-
-function hasWrk(): boolean {
-  const r = spawnSync("wrk", ["--version"], { stdio: "ignore" });
-  return r.error === undefined;
-}
 
 function wrkVersion(): string {
   const r = spawnSync("wrk", ["--version"], { encoding: "utf8" });
@@ -242,71 +113,21 @@ function autocannonVersion(): string {
   return (require("autocannon/package.json") as { version: string }).version;
 }
 
-const TOOL: LoadTool = (() => {
-  if (flags.tool === "wrk" || flags.tool === "autocannon") return flags.tool;
-  if (flags.tool !== undefined) throw new Error(`--tool must be wrk or autocannon, got ${flags.tool}`);
-  return hasWrk() ? "wrk" : "autocannon";
-})();
+const TOOL: LoadTool = TOOL_FLAG ?? (hasWrk() ? "wrk" : "autocannon");
 
-function collect(child: ChildProcess, what: string, limitMs: number): Promise<string> {
-  let out = "";
-  child.stdout?.setEncoding("utf8").on("data", (d: string) => (out += d));
-  let err = "";
-  child.stderr?.setEncoding("utf8").on("data", (d: string) => (err += d));
-  const done = new Promise<string>((resolve, reject) => {
-    child.once("error", reject);
-    child.once("exit", (code, signal) =>
-      code === 0 ? resolve(out) : reject(new Error(`${what} exited with ${code ?? signal}: ${err.trim() || out.trim()}`)),
-    );
-  });
-  return withTimeout(done, limitMs, what).catch((error: unknown) => {
-    if (child.exitCode === null) child.kill("SIGKILL");
-    throw error;
-  });
-}
-
-function luaString(s: string): string {
-  if (!/^[\x20-\x7e]*$/.test(s)) throw new Error("wrk scripts here carry printable ASCII only");
-  return JSON.stringify(s); // \" and \\ mean the same in Lua
-}
-
-async function runWrk(url: string, request: BenchRequest, seconds: number): Promise<LoadResult> {
-  tmp ??= mkdtempSync(join(tmpdir(), "eas-bench-"));
-  const script = join(tmp, "request.lua");
+function runWrkRequest(url: string, request: BenchRequest, seconds: number): Promise<LoadResult> {
   const lines = [`wrk.method = ${luaString(request.method)}`];
   if (request.body !== "") lines.push(`wrk.body = ${luaString(request.body)}`);
   for (const [name, value] of Object.entries(request.headers)) lines.push(`wrk.headers[${luaString(name)}] = ${luaString(value)}`);
-  lines.push(
-    "done = function(summary, latency, requests)",
-    "  local e = summary.errors",
-    '  io.write(string.format("WRKJSON {\\"requests\\":%d,\\"us\\":%d,\\"p50\\":%d,\\"p99\\":%d,\\"failures\\":%d}\\n",',
-    "    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),",
-    "    e.connect + e.read + e.write + e.status + e.timeout))",
-    "end",
-  );
-  writeFileSync(script, lines.join("\n") + "\n");
-  const args = ["-t", String(THREADS), "-c", String(CONNECTIONS), "-d", `${seconds}s`, "--timeout", "10s", "-s", script, url];
-  const out = await collect(track(spawn("wrk", args, { stdio: ["ignore", "pipe", "pipe"] })), "wrk", (seconds + 30) * 1000);
-  const line = out.split("\n").find((l) => l.startsWith("WRKJSON "));
-  if (!line) throw new Error(`wrk printed no summary:\n${out}`);
-  const r = JSON.parse(line.slice(8)) as { requests: number; us: number; p50: number; p99: number; failures: number };
-  return {
-    requests: r.requests,
-    seconds: r.us / 1e6,
-    rps: r.requests / (r.us / 1e6),
-    p50ms: r.p50 / 1000,
-    p99ms: r.p99 / 1000,
-    failures: r.failures,
-  };
+  return runWrk(join(scratch(), "request.lua"), lines, { url, seconds, threads: THREADS, connections: CONNECTIONS });
 }
 
 async function runAutocannon(url: string, request: BenchRequest, seconds: number): Promise<LoadResult> {
-  tmp ??= mkdtempSync(join(tmpdir(), "eas-bench-"));
   const bin = createRequire(import.meta.url).resolve("autocannon/autocannon.js");
   const args = [bin, "-c", String(CONNECTIONS), "-d", String(seconds), "-m", request.method, "-j", "-n"];
   for (const [name, value] of Object.entries(request.headers)) args.push("-H", `${name}=${value}`);
   if (request.body !== "") {
-    const bodyFile = join(tmp, "body");
+    const bodyFile = join(scratch(), "body");
     writeFileSync(bodyFile, request.body);
     args.push("-i", bodyFile);
   }
@@ -316,26 +137,11 @@ async function runAutocannon(url: string, request: BenchRequest, seconds: number
     "autocannon",
     (seconds + 30) * 1000,
   );
-  const r = JSON.parse(out.slice(out.indexOf("{"))) as {
-    duration: number;
-    requests: { total: number };
-    latency: { p50: number; p99: number };
-    errors: number;
-    timeouts: number;
-    non2xx: number;
-  };
-  return {
-    requests: r.requests.total,
-    seconds: r.duration,
-    rps: r.requests.total / r.duration,
-    p50ms: r.latency.p50,
-    p99ms: r.latency.p99,
-    failures: r.errors + r.timeouts + r.non2xx,
-  };
+  return fromAutocannon(JSON.parse(out.slice(out.indexOf("{"))) as AutocannonResult);
 }
 
 function load(url: string, request: BenchRequest, seconds: number): Promise<LoadResult> {
-  return TOOL === "wrk" ? runWrk(url, request, seconds) : runAutocannon(url, request, seconds);
+  return TOOL === "wrk" ? runWrkRequest(url, request, seconds) : runAutocannon(url, request, seconds);
 }
 
 /** One request before the load: the server must answer 200 with the expected content. */
@@ -407,12 +213,6 @@ interface Measured {
   readonly cpuUs: number;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
 /** One row over several rounds: median req/s and latencies, highest peak RSS, all failures. */
 interface Summary {
   readonly row: Row;
@@ -456,18 +256,12 @@ async function measure(row: Row): Promise<Measured> {
     const rssBytes = peakRss(pid);
     return { row, result, rssBytes, cpuUs };
   } finally {
-    await stopServer(server);
+    // IPC disconnect first, so a --cpu-prof profile gets written; killed after 5 s.
+    await stopChild(server, 5_000);
   }
 }
 
 // ---- output ---------------------------------------------------------------------------------------------
-
-export function table(header: readonly string[], body: readonly (readonly string[])[], rightAligned: readonly boolean[]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
-  const fmt = (cells: readonly string[]) =>
-    cells.map((c, i) => (rightAligned[i] ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join("  ").trimEnd();
-  return [fmt(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(fmt)].join("\n");
-}
 
 function verdict(ratio: number | undefined, target: number | undefined, unit: string): string {
   if (target === undefined) return "";
@@ -534,9 +328,7 @@ function say(text = ""): void {
 }
 
 function saveReport(): void {
-  const dir = fileURLToPath(new URL("./results/", import.meta.url));
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, "-")}.txt`);
+  const file = resultsFile("bench", "txt");
   writeFileSync(file, report.join("\n") + "\n");
   console.error(`(saved to ${file})`);
 }
@@ -548,7 +340,7 @@ async function main(): Promise<void> {
   const selected = only ? rows.filter((r) => only.includes(r.id)) : rows;
   if (selected.length === 0 && !withService && !flags["client-only"]) throw new Error(`--only matches no row; the rows are ${rows.map((r) => r.id).join(", ")}, service`);
   if (!flags["client-only"] && selected.length > 0) {
-    const command = await serverCommand();
+    const command = await serversCommand("bench");
     serverArgs = command.args;
     const toolNote =
       TOOL === "wrk"
@@ -616,4 +408,4 @@ main()
     console.error(error instanceof Error ? (error.stack ?? error.message) : error);
     process.exitCode = 1;
   })
-  .finally(killAll);
+  .finally(cleanup);

@@ -13,7 +13,7 @@
 //             `email;name;HTML;dd1` lines, made on the fly (never stored), with backpressure. Reports { port }.
 // autocannon  the fallback load tool when wrk is missing: autocannon's programmatic API with a new
 //             request body per request (`setupRequest`), so every InsertSubscriberSid carries a new address.
-//             Arguments as JSON in argv[3]; prints one JSON summary line.
+//             Arguments as JSON in argv[3]; prints one JSON summary line (a LoadResult).
 
 import { randomBytes } from "node:crypto";
 import http from "node:http";
@@ -23,6 +23,7 @@ import { sql } from "kysely";
 import { createApp } from "../service/app.js";
 import { hashPassword } from "../service/app/auth.js";
 import { readConfig } from "../service/config.js";
+import { fromAutocannon, type AutocannonResult, type LoadResult } from "./summary.js";
 
 /** A request from bench/service.ts to the service child. */
 export type ServiceRequest = { cmd: "list" } | { cmd: "count" } | { cmd: "import"; importId: number };
@@ -49,15 +50,6 @@ export interface AutocannonArgs {
   readonly prefix: string;
   readonly tag: string;
   readonly suffix: string;
-}
-
-/** The summary line the autocannon kind prints. */
-export interface AutocannonSummary {
-  readonly requests: number;
-  readonly seconds: number;
-  readonly p50ms: number;
-  readonly p99ms: number;
-  readonly failures: number;
 }
 
 function send(message: unknown): void {
@@ -144,16 +136,8 @@ function fileServer(): http.Server {
 }
 
 async function autocannonChild(args: AutocannonArgs): Promise<void> {
-  type Result = {
-    duration: number;
-    requests: { total: number };
-    latency: { p50: number; p99: number };
-    errors: number;
-    timeouts: number;
-    non2xx: number;
-  };
   type Request = { method: string; headers: Record<string, string>; body?: string };
-  const autocannon = createRequire(import.meta.url)("autocannon") as (options: Record<string, unknown>) => Promise<Result>;
+  const autocannon = createRequire(import.meta.url)("autocannon") as (options: Record<string, unknown>) => Promise<AutocannonResult>;
   let counter = 0;
   const result = await autocannon({
     url: args.url,
@@ -170,13 +154,7 @@ async function autocannonChild(args: AutocannonArgs): Promise<void> {
       },
     ],
   });
-  const summary: AutocannonSummary = {
-    requests: result.requests.total,
-    seconds: result.duration,
-    p50ms: result.latency.p50,
-    p99ms: result.latency.p99,
-    failures: result.errors + result.timeouts + result.non2xx,
-  };
+  const summary: LoadResult = fromAutocannon(result);
   process.stdout.write(`ACJSON ${JSON.stringify(summary)}\n`);
 }
 

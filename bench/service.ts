@@ -31,14 +31,16 @@
 // every wait is bounded.
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { findPostgresBin, startThrowawayCluster, type ThrowawayCluster } from "../test/service/support/postgres.js";
-import type { AutocannonArgs, AutocannonSummary, ServiceReady, ServiceRequest } from "./service-children.js";
+import { LOAD_FLAGS, loadSettings, positive } from "./flags.js";
+import { cleanup, cleanupOnSignals, collect, cpuSeconds, hasWrk, luaString, onCleanup, peakRss, removeDir, resultsFile, runWrk, serversCommand, stopChild, tempDir, track, withTimeout } from "./process.js";
+import type { AutocannonArgs, ServiceReady, ServiceRequest } from "./service-children.js";
+import { median, table, type LoadResult } from "./summary.js";
 import { FLOOR_RESPONSE, NS, SOAP11_NS } from "./wire.js";
 
 export type Part = "sqlite" | "sqlite-normal" | "postgres" | "csv" | "import";
@@ -79,21 +81,9 @@ export const SERVICE_TARGETS = { floorRatio: 0.3, csvSeconds: 1.5, importRssByte
 
 // ---- child processes -------------------------------------------------------------------------------
 
-const children = new Set<ChildProcess>();
-const tmpDirs = new Set<string>();
 let cluster: ThrowawayCluster | undefined;
 
-function cleanup(): void {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
-      try {
-        process.kill(child.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
-  }
-  children.clear();
+onCleanup(() => {
   if (cluster !== undefined) {
     try {
       cluster.stopSync();
@@ -102,85 +92,19 @@ function cleanup(): void {
     }
     cluster = undefined;
   }
-  for (const dir of tmpDirs) rmSync(dir, { recursive: true, force: true });
-  tmpDirs.clear();
-}
-
-process.on("exit", cleanup);
-
-function track<T extends ChildProcess>(child: T): T {
-  children.add(child);
-  child.on("exit", () => children.delete(child));
-  return child;
-}
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  tmpDirs.add(dir);
-  return dir;
-}
-
-function removeDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
-  tmpDirs.delete(dir);
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
-}
+});
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Peak resident set of a process so far (VmHWM), in bytes. */
-function peakRss(pid: number): number {
-  const m = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  if (!m) throw new Error(`no VmHWM in /proc/${pid}/status`);
-  return Number(m[1]) * 1024;
-}
-
-const CLOCK_TICKS = (() => {
-  const n = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout?.trim());
-  return Number.isFinite(n) && n > 0 ? n : 100;
-})();
-
-/** CPU time (user + system) a process has used so far, in seconds. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
-
 const childrenSource = fileURLToPath(new URL("./service-children.ts", import.meta.url));
-const serversSource = fileURLToPath(new URL("./servers.ts", import.meta.url));
-const buildDir = fileURLToPath(new URL("../.tmp/bench-service/", import.meta.url));
 
 /** The floor server exactly as bench/run.ts starts it: bench/servers.ts bundled with tsx's esbuild. */
 async function floorCommand(): Promise<string[]> {
-  try {
-    const require = createRequire(import.meta.url);
-    const esbuild = createRequire(require.resolve("tsx/package.json"))("esbuild") as typeof import("esbuild");
-    rmSync(buildDir, { recursive: true, force: true });
-    await esbuild.build({
-      entryPoints: { servers: serversSource },
-      outdir: buildDir,
-      outExtension: { ".js": ".mjs" },
-      bundle: true,
-      splitting: true,
-      format: "esm",
-      platform: "node",
-      target: "node20",
-      packages: "external",
-      logLevel: "error",
-    });
-    return [join(buildDir, "servers.mjs"), "floor"];
-  } catch {
-    return ["--import", "tsx", serversSource, "floor"];
-  }
+  return [...(await serversCommand("bench-service")).args, "floor"];
 }
+
+/** How long a child asked to exit (IPC disconnect) gets before it is killed. */
+const STOP_WAIT_MS = 10_000;
 
 interface Child {
   readonly child: ChildProcess;
@@ -209,16 +133,6 @@ async function startChild<M>(args: readonly string[], env: NodeJS.ProcessEnv, wh
     throw error;
   });
   return { child, pid: child.pid as number, first };
-}
-
-/** Asks a child to exit (IPC disconnect, so a --cpu-prof profile gets written), kills it after 10 s. */
-async function stopChild({ child }: Child): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  if (child.connected) child.disconnect();
-  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 interface ServiceChild extends Child {
@@ -271,7 +185,7 @@ async function startService(name: string, databaseUrl: string | undefined, optio
 }
 
 async function stopService(service: ServiceChild): Promise<void> {
-  await stopChild(service);
+  await stopChild(service, STOP_WAIT_MS);
   removeDir(service.dir);
 }
 
@@ -326,40 +240,6 @@ function intResult(answer: { status: number; text: string }, operation: string):
 
 // ---- load ------------------------------------------------------------------------------------------------
 
-interface LoadResult {
-  readonly requests: number;
-  readonly seconds: number;
-  readonly rps: number;
-  readonly p50ms: number;
-  readonly p99ms: number;
-  /** Socket errors, timeouts and non-2xx answers together. */
-  readonly failures: number;
-}
-
-function hasWrk(): boolean {
-  return spawnSync("wrk", ["--version"], { stdio: "ignore" }).error === undefined;
-}
-
-function collect(child: ChildProcess, what: string, limitMs: number): Promise<string> {
-  let out = "";
-  child.stdout?.setEncoding("utf8").on("data", (d: string) => (out += d));
-  let err = "";
-  child.stderr?.setEncoding("utf8").on("data", (d: string) => (err += d));
-  const done = new Promise<string>((resolve, reject) => {
-    child.once("error", reject);
-    child.once("exit", (code, signal) => (code === 0 ? resolve(out) : reject(new Error(`${what} exited with ${code ?? signal}: ${err.trim() || out.trim()}`))));
-  });
-  return withTimeout(done, limitMs, what).catch((error: unknown) => {
-    if (child.exitCode === null) child.kill("SIGKILL");
-    throw error;
-  });
-}
-
-function luaString(s: string): string {
-  if (!/^[\x20-\x7e]*$/.test(s)) throw new Error("wrk scripts here carry printable ASCII only");
-  return JSON.stringify(s); // \" and \\ mean the same in Lua
-}
-
 interface LoadSpec {
   readonly url: string;
   readonly template: InsertTemplate;
@@ -369,8 +249,7 @@ interface LoadSpec {
 }
 
 /** wrk with a script that makes every body: prefix + tag + "t" + thread + "n" + counter + suffix. */
-async function runWrk(spec: LoadSpec, options: ServiceBenchOptions, dir: string): Promise<LoadResult> {
-  const script = join(dir, `load-${spec.tag}.lua`);
+function runWrkSpec(spec: LoadSpec, options: ServiceBenchOptions, dir: string): Promise<LoadResult> {
   const lines = ['wrk.method = "POST"'];
   for (const [name, value] of Object.entries(soapHeaders("InsertSubscriberSid"))) lines.push(`wrk.headers[${luaString(name)}] = ${luaString(value)}`);
   lines.push(
@@ -386,21 +265,8 @@ async function runWrk(spec: LoadSpec, options: ServiceBenchOptions, dir: string)
     "  n = n + 1",
     '  return wrk.format(nil, nil, nil, prefix .. (tid or 0) .. "n" .. n .. suffix)',
     "end",
-    "done = function(summary, latency, requests)",
-    "  local e = summary.errors",
-    '  io.write(string.format("WRKJSON {\\"requests\\":%d,\\"us\\":%d,\\"p50\\":%d,\\"p99\\":%d,\\"failures\\":%d}\\n",',
-    "    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),",
-    "    e.connect + e.read + e.write + e.status + e.timeout))",
-    "end",
   );
-  writeFileSync(script, lines.join("\n") + "\n");
-  const args = ["-t", String(options.threads), "-c", String(options.connections), "-d", `${spec.seconds}s`, "--timeout", "10s", "-s", script, spec.url];
-  const out = await collect(track(spawn("wrk", args, { stdio: ["ignore", "pipe", "pipe"] })), "wrk", (spec.seconds + 30) * 1000);
-  const line = out.split("\n").find((l) => l.startsWith("WRKJSON "));
-  if (!line) throw new Error(`wrk printed no summary:\n${out}`);
-  const r = JSON.parse(line.slice(8)) as { requests: number; us: number; p50: number; p99: number; failures: number };
-  const seconds = r.us / 1e6;
-  return { requests: r.requests, seconds, rps: r.requests / seconds, p50ms: r.p50 / 1000, p99ms: r.p99 / 1000, failures: r.failures };
+  return runWrk(join(dir, `load-${spec.tag}.lua`), lines, { url: spec.url, seconds: spec.seconds, threads: options.threads, connections: options.connections });
 }
 
 async function runAutocannon(spec: LoadSpec, options: ServiceBenchOptions): Promise<LoadResult> {
@@ -420,8 +286,7 @@ async function runAutocannon(spec: LoadSpec, options: ServiceBenchOptions): Prom
   );
   const line = out.split("\n").find((l) => l.startsWith("ACJSON "));
   if (!line) throw new Error(`autocannon printed no summary:\n${out}`);
-  const r = JSON.parse(line.slice(7)) as AutocannonSummary;
-  return { ...r, rps: r.requests / r.seconds };
+  return JSON.parse(line.slice(7)) as LoadResult;
 }
 
 function toolOf(options: ServiceBenchOptions): "wrk" | "autocannon" {
@@ -429,7 +294,7 @@ function toolOf(options: ServiceBenchOptions): "wrk" | "autocannon" {
 }
 
 function load(spec: LoadSpec, options: ServiceBenchOptions, dir: string): Promise<LoadResult> {
-  return toolOf(options) === "wrk" ? runWrk(spec, options, dir) : runAutocannon(spec, options);
+  return toolOf(options) === "wrk" ? runWrkSpec(spec, options, dir) : runAutocannon(spec, options);
 }
 
 // ---- load rows -------------------------------------------------------------------------------------------
@@ -442,12 +307,6 @@ interface Measured {
   readonly cpuUs: number;
   /** Subscribers in the database after the run, and how many answers said one was written. */
   readonly written?: { subscribers: number; answered: number };
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 async function measureFloor(options: ServiceBenchOptions, command: string[], round: number, dir: string): Promise<Measured> {
@@ -463,7 +322,7 @@ async function measureFloor(options: ServiceBenchOptions, command: string[], rou
     const cpuUs = ((cpuSeconds(floor.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests);
     return { result, rssBytes: peakRss(floor.pid), cpuUs };
   } finally {
-    await stopChild(floor);
+    await stopChild(floor, STOP_WAIT_MS);
   }
 }
 
@@ -659,17 +518,11 @@ async function measureImport(options: ServiceBenchOptions, progress: (line: stri
       await stopService(service);
     }
   } finally {
-    await stopChild(files);
+    await stopChild(files, STOP_WAIT_MS);
   }
 }
 
 // ---- table -----------------------------------------------------------------------------------------------
-
-function table(header: readonly string[], body: readonly (readonly string[])[], rightAligned: readonly boolean[]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
-  const fmt = (cells: readonly string[]) => cells.map((c, i) => (rightAligned[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd();
-  return [fmt(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(fmt)].join("\n");
-}
 
 const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
 const int = (n: number) => Math.round(n).toLocaleString("en-US");
@@ -864,9 +717,7 @@ export async function runServiceBench(options: ServiceBenchOptions): Promise<Ser
       : []),
     ...notes,
   ].join("\n");
-  const resultsDir = fileURLToPath(new URL("./results/", import.meta.url));
-  mkdirSync(resultsDir, { recursive: true });
-  const jsonFile = join(resultsDir, `service-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
+  const jsonFile = resultsFile("service", "json");
   json.pass = pass;
   json.text = text;
   writeFileSync(jsonFile, JSON.stringify(json, null, 2) + "\n");
@@ -876,22 +727,10 @@ export async function runServiceBench(options: ServiceBenchOptions): Promise<Ser
 
 // ---- alone: npm run bench:service ------------------------------------------------------------------------
 
-function positive(name: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, got ${text}`);
-  return n;
-}
-
 async function main(): Promise<void> {
   const { values: flags } = parseArgs({
     options: {
-      duration: { type: "string", default: "5" },
-      warmup: { type: "string", default: "2" },
-      connections: { type: "string", default: "32" },
-      rounds: { type: "string", default: "3" },
-      threads: { type: "string", default: "1" },
-      tool: { type: "string" },
-      only: { type: "string" },
+      ...LOAD_FLAGS,
       "csv-rows": { type: "string", default: "50000" },
       "csv-calls": { type: "string", default: "3" },
       "import-rows": { type: "string", default: "1000000" },
@@ -900,22 +739,12 @@ async function main(): Promise<void> {
     },
     allowPositionals: false,
   });
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    process.on(signal, () => {
-      cleanup();
-      process.exit(130);
-    });
-  }
-  if (flags.tool !== undefined && flags.tool !== "wrk" && flags.tool !== "autocannon") throw new Error(`--tool must be wrk or autocannon, got ${flags.tool}`);
+  cleanupOnSignals();
+  const settings = loadSettings(flags);
   const parts = flags.only === undefined ? DEFAULT_PARTS : (flags.only.split(",").map((s) => s.trim()) as Part[]);
   for (const part of parts) if (!PARTS.includes(part)) throw new Error(`--only: unknown part ${part}; the parts are ${PARTS.join(", ")}`);
   const result = await runServiceBench({
-    duration: positive("duration", flags.duration),
-    warmup: Number(flags.warmup) >= 0 ? Number(flags.warmup) : 2,
-    connections: Math.round(positive("connections", flags.connections)),
-    rounds: Math.round(positive("rounds", flags.rounds)),
-    threads: Math.round(positive("threads", flags.threads)),
-    tool: flags.tool as "wrk" | "autocannon" | undefined,
+    ...settings,
     parts,
     csvRows: Math.round(positive("csv-rows", flags["csv-rows"])),
     csvCalls: Math.round(positive("csv-calls", flags["csv-calls"])),
