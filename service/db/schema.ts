@@ -123,6 +123,40 @@ export interface ImportsTable {
   finished_at: number | null;
 }
 
+/** waiting: not paid yet (too few credits), sent oldest first after a refill; queued: paid, to deliver. */
+export type SmsState = "waiting" | "queued" | "sent" | "dead";
+
+export interface SmsMessagesTable {
+  id: Generated<number>;
+  account_id: number;
+  sender_name: string;
+  country_code: string;
+  phone_number: string;
+  message: string;
+  encoding: "GSM-7" | "UCS-2";
+  segments: number;
+  cost: string;
+  state: SmsState;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  paid_at: number | null;
+  sent_at: number | null;
+}
+
+export interface CreditLedgerTable {
+  id: Generated<number>;
+  account_id: number;
+  amount: string;
+  balance: string;
+  reason: string;
+  sms_id: number | null;
+  created_at: number;
+}
+
 export interface SecretsTable {
   name: string;
   value: string;
@@ -138,6 +172,8 @@ export interface Database {
   mail_outbox: MailOutboxTable;
   imports: ImportsTable;
   secrets: SecretsTable;
+  sms_messages: SmsMessagesTable;
+  credit_ledger: CreditLedgerTable;
 }
 
 export type Account = Selectable<AccountsTable>;
@@ -146,3 +182,4 @@ export type Subscriber = Selectable<SubscribersTable>;
 export type NewSubscriber = Insertable<SubscribersTable>;
 export type Import = Selectable<ImportsTable>;
 export type Mail = Selectable<MailOutboxTable>;
+export type SmsMessage = Selectable<SmsMessagesTable>;
