@@ -19,6 +19,7 @@ export const ErrorCodes = {
   InvalidUrl: "InvalidUrl",
   InvalidCsv: "InvalidCsv",
   InvalidDemographicFields: "InvalidDemographicFields",
+  TooManyFields: "TooManyFields",
   MissingIdentifier: "MissingIdentifier",
   InvalidInterval: "InvalidInterval",
   UnknownOperation: "UnknownOperation",

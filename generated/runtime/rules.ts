@@ -141,7 +141,11 @@ function checkDemographicLists(check: Extract<CheckModel, { kind: "demographicLi
     const parts = check.splitLength ? Math.max(1, Math.ceil(characterCount(items[i]!) / check.splitLength)) : 1;
     for (let p = 0; p < parts; p++) {
       if (n + p > check.maxField) {
-        return fail(`${check.values} item ${i + 1} is too long: split into ${check.splitLength}-character parts it needs fields past DD${check.maxField}.`);
+        return clientError(
+          ErrorCodes.TooManyFields,
+          `${check.values} item ${i + 1} is too long: split into ${check.splitLength}-character parts it needs fields past DD${check.maxField}.`,
+          { parameter: check.values },
+        );
       }
       if (taken.has(n + p)) return fail(`${check.fields} uses DD${n + p} twice.`);
       taken.add(n + p);

@@ -168,8 +168,6 @@ describe("demographicLists", () => {
     { name: "DD101", check: lists, fields: "DD1;DD101", values: "a;b", mentions: ["item 2", "DD1 to DD100"] },
     { name: "not a DD name", check: lists, fields: "Name", values: "a", mentions: ["DD1 to DD100"] },
     { name: "duplicates", check: lists, fields: "DD4;dd4", values: "a;b", mentions: ["DD4 twice"] },
-    { name: "1200 characters at DD24 (DD24..DD26)", check: split, fields: "DD24", values: "x".repeat(1200), mentions: ["too long", "past DD25"] },
-    { name: "501 characters at DD25", check: split, fields: "DD25", values: "x".repeat(501), mentions: ["past DD25"] },
     { name: "split parts overlap the next field", check: split, fields: "DD1;DD2", values: `${"x".repeat(501)};y`, mentions: ["DD2 twice"] },
     { name: "DD26 with maxField 25", check: split, fields: "DD26", values: "a", mentions: ["DD1 to DD25"] },
   ])("refuses $name", ({ check, fields, values, mentions }) => {
@@ -178,6 +176,19 @@ describe("demographicLists", () => {
       checkOperation(check, { [names.fields]: fields, [names.values]: values }),
       ErrorCodes.InvalidDemographicFields,
       names.fields,
+      mentions,
+    );
+  });
+
+  it.each([
+    { name: "1200 characters at DD24 (DD24..DD26)", fields: "DD24", values: "x".repeat(1200), mentions: ["too long", "past DD25"] },
+    { name: "501 characters at DD25", fields: "DD25", values: "x".repeat(501), mentions: ["past DD25"] },
+  ])("refuses a split that runs past the last field as TooManyFields: $name", ({ fields, values, mentions }) => {
+    const names = split as Extract<CheckModel, { kind: "demographicLists" }>;
+    expectClientError(
+      checkOperation(split, { [names.fields]: fields, [names.values]: values }),
+      ErrorCodes.TooManyFields,
+      names.values,
       mentions,
     );
   });

@@ -50,6 +50,14 @@ describe("service configuration", () => {
     }
   });
 
+  it("the README has each section once (a bad edit once pasted the whole file into itself)", () => {
+    const readme = fs.readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const headings = readme.split("\n").filter((line) => /^#{1,3} /.test(line) && !line.startsWith("# in ") && !line.startsWith("# a "));
+    const seen = new Set<string>();
+    const repeated = headings.filter((h) => (seen.has(h) ? true : (seen.add(h), false)));
+    expect(repeated).toEqual([]);
+  });
+
   it("npm start -- --help prints the variables and exits 0 without opening a database", () => {
     const run = spawnSync(process.execPath, ["--import", "tsx", "service/main.ts", "--help"], {
       cwd: new URL("../../", import.meta.url).pathname,
