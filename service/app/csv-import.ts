@@ -18,6 +18,13 @@ import {
   upsertSubscribers,
 } from "./subscribers.js";
 
+/**
+ * Rows one call may carry: the rows of a call are held in memory and written in one transaction, so a
+ * 64 MiB body of short rows (about a million) would cost hundreds of megabytes. Larger files go through
+ * the import queue, which streams.
+ */
+export const MAX_CSV_ROWS = 100_000;
+
 /** The most demographic fields a row may carry on any account (the generated rule's limit). */
 export const MAX_DD_FIELDS = 100;
 
@@ -81,6 +88,9 @@ export async function importCsvText(
         );
       }
       throw invalidCsv(item.line, row.problem);
+    }
+    if (rows.length === MAX_CSV_ROWS) {
+      throw invalidCsv(item.line, `is row ${MAX_CSV_ROWS + 1}; one call takes at most ${MAX_CSV_ROWS} rows (queue larger files with InsertCSVSubscribersWithDemDataFromFileToQueue)`);
     }
     rows.push(row);
   }

@@ -180,6 +180,18 @@ describeEngines("issue 9 operations", (engine) => {
       expect(await count("subscribers")).toBe(before);
     });
 
+    it("refuses more than 100,000 rows in one call, naming the first row past the limit, and writes nothing", async () => {
+      const client = svc.client("alice", "alice-secret-1");
+      const before = await count("subscribers");
+      let csv = "";
+      for (let i = 0; i <= 100_000; i++) csv += `big${i}@example.com,B,HTML\n`;
+      const refused = await fault(client.InsertCsvSubscribersWithDemDataUpdateOption({ strMailingListId: String(aliceList), strCsvData: csv }));
+      expect(refused.errorCode).toBe("InvalidCsv");
+      expect(refused.message).toContain("line 100001");
+      expect(refused.message).toContain("at most 100000 rows");
+      expect(await count("subscribers")).toBe(before);
+    });
+
     it("inserts quoted RFC 4180 rows, keeps fields without strUpdate, updates them with it, skips opted-out", async () => {
       const client = svc.client("alice", "alice-secret-1");
       await svc.app.store.db.insertInto("optouts").values({ account_id: alice, email_key: "csv-out@example.com", created_at: Date.now() }).execute();
