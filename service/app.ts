@@ -10,6 +10,7 @@ import { createNodeServer } from "../generated/runtime/server-listen.js";
 import { type CallEvent, createHandler } from "../generated/server.js";
 import { Authenticator } from "./app/auth.js";
 import { createImportQueue, ImportWorker } from "./app/imports.js";
+import { smtpTransport } from "./app/mail-transport.js";
 import { OutboxWorker } from "./app/outbox.js";
 import { confirmSubscription, createService } from "./app/service.js";
 import type { Config } from "./config.js";
@@ -94,7 +95,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // in as, by request id, until its onCall event takes it (every handled call has one).
   const records = new WeakMap<object, RequestRecord>();
   const accounts = new Map<string, number>();
-  const outbox = runWorkers ? new OutboxWorker(store, { dir: config.outboxDir, leaseMs: config.jobLeaseMs, now, log: (e) => logger.warn(e) }) : undefined;
+  const outbox = runWorkers
+    ? new OutboxWorker(store, {
+        dir: config.outboxDir,
+        ...(config.smtpUrl === undefined ? {} : { transport: smtpTransport(config.smtpUrl, { fallbackFrom: config.mailFrom }) }),
+        maxAttempts: config.mailMaxAttempts,
+        leaseMs: config.jobLeaseMs,
+        now,
+        log: (e) => logger.warn(e),
+      })
+    : undefined;
   const importWorker = runWorkers
     ? new ImportWorker(store, {
         allowHosts: config.importAllowHosts,
@@ -213,6 +223,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     outbox,
     importWorker,
     async start() {
+      if (outbox !== undefined) logger.info({ outbox: outbox.destination }, "mail delivery");
       outbox?.start();
       importWorker?.start();
       if (server === undefined) return { url: undefined };

@@ -14,6 +14,9 @@ export interface Config {
   readonly importMaxBytes: number;
   readonly importTimeoutMs: number;
   readonly outboxDir: string;
+  /** SMTP server mail is delivered to; undefined: the outbox folder. */
+  readonly smtpUrl: string | undefined;
+  readonly mailMaxAttempts: number;
   readonly mailFrom: string;
   readonly logLevel: string;
   readonly sqliteSync: "FULL" | "NORMAL";
@@ -38,6 +41,8 @@ export const OPTIONS: readonly Option[] = [
   { name: "IMPORT_MAX_BYTES", default: "268435456", doc: "Largest import file, in bytes (256 MiB)." },
   { name: "IMPORT_TIMEOUT_MS", default: "1800000", doc: "Time allowed for one import download, in ms (30 min)." },
   { name: "OUTBOX_DIR", default: "data/outbox", doc: "Folder the outbox writes each e-mail to as an .eml file." },
+  { name: "SMTP_URL", default: "", doc: "smtp://user:pass@host:587 or smtps://...:465: deliver mail to this SMTP server instead of OUTBOX_DIR." },
+  { name: "MAIL_MAX_ATTEMPTS", default: "5", doc: "Delivery attempts of one e-mail (with growing waits) before it is dead; an SMTP 5xx refusal is dead at once." },
   { name: "MAIL_FROM", default: "no-reply@<PUBLIC_URL host>", doc: "From address of service mail when the account and list set none." },
   { name: "LOG_LEVEL", default: "info", doc: "pino level: fatal, error, warn, info, debug, silent." },
   { name: "SQLITE_SYNC", default: "FULL", doc: "SQLite synchronous: FULL syncs every commit to disk; NORMAL survives a crash of the process, not of the machine." },
@@ -71,6 +76,17 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
   }
   const sync = (env.SQLITE_SYNC || "FULL").toUpperCase();
   if (sync !== "FULL" && sync !== "NORMAL") throw new ConfigError(`SQLITE_SYNC must be FULL or NORMAL; it is "${env.SQLITE_SYNC}".`);
+  const smtpUrl = env.SMTP_URL || undefined;
+  if (smtpUrl !== undefined) {
+    let valid = false;
+    try {
+      const parsed = new URL(smtpUrl);
+      valid = (parsed.protocol === "smtp:" || parsed.protocol === "smtps:") && parsed.hostname !== "";
+    } catch {
+      // refused below, without echoing the value (it may hold a password)
+    }
+    if (!valid) throw new ConfigError("SMTP_URL must be an smtp:// or smtps:// URL with a host, like smtp://user:pass@mail.example:587.");
+  }
   return {
     port,
     host,
@@ -81,6 +97,8 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
     importMaxBytes: int(env, "IMPORT_MAX_BYTES", 256 * 1024 * 1024, 1, Number.MAX_SAFE_INTEGER),
     importTimeoutMs: int(env, "IMPORT_TIMEOUT_MS", 30 * 60_000, 1, 24 * 3600_000),
     outboxDir: env.OUTBOX_DIR || "data/outbox",
+    smtpUrl,
+    mailMaxAttempts: int(env, "MAIL_MAX_ATTEMPTS", 5, 1, 100),
     mailFrom: env.MAIL_FROM || `no-reply@${publicHost.replace(/^\[|\]$/g, "")}`,
     logLevel: env.LOG_LEVEL || "info",
     sqliteSync: sync,

@@ -1,15 +1,18 @@
-// Delivery of queued mail. Issue 9 delivers to a folder: each message becomes `<id>.eml` (written to a
-// temporary name and renamed, so a reader never sees half a file; a crash before the row is marked
-// sent rewrites the same file, never a second one). Failures retry with backoff, then go dead.
+// Delivery of queued mail through a MailTransport: by default a folder where each message becomes
+// `<id>.eml` (a crash before the row is marked sent rewrites the same file, never a second one), or an
+// SMTP server. Failures retry with backoff, then go dead after maxAttempts; a permanent refusal (SMTP
+// 5xx to the message) goes dead at once. last_error keeps the transport's (secret-free) reason.
 
-import fs from "node:fs/promises";
-import path from "node:path";
 import { randomUUID } from "node:crypto";
 import type { Store } from "../db/database.js";
 import type { Mail } from "../db/schema.js";
+import { folderTransport, type MailTransport, PermanentMailError } from "./mail-transport.js";
 
 export interface OutboxOptions {
+  /** The folder of the default transport (used when `transport` is not given). */
   readonly dir: string;
+  /** Where messages go (default: `.eml` files in `dir`). The worker closes it on stop. */
+  readonly transport?: MailTransport;
   readonly leaseMs?: number;
   readonly pollMs?: number;
   readonly maxAttempts?: number;
@@ -23,11 +26,19 @@ export class OutboxWorker {
   private running: Promise<void> | undefined;
   private stopped = true;
   private again = false;
+  private readonly transport: MailTransport;
 
   constructor(
     private readonly store: Store,
     private readonly options: OutboxOptions,
-  ) {}
+  ) {
+    this.transport = options.transport ?? folderTransport(options.dir, this.owner);
+  }
+
+  /** Where this worker delivers (for the start-up log): the folder, or the SMTP URL without password. */
+  get destination(): string {
+    return this.transport.description;
+  }
 
   start(): void {
     this.stopped = false;
@@ -62,21 +73,26 @@ export class OutboxWorker {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
+    await this.transport.close();
   }
 
-  /** Waits for a pass in progress, then delivers whatever is still due (tests, the admin CLI). */
-  async flush(): Promise<number> {
+  /**
+   * Waits for a pass in progress, then delivers whatever is still due (tests, the admin CLI); `at`
+   * (epoch ms, default now) is the time the pass acts at, so a test can reach a retry's time.
+   */
+  async flush(at?: number): Promise<number> {
     await this.running;
-    return this.drain();
+    return this.drain(at);
   }
 
-  /** Delivers every due message, one claimed batch at a time; returns when none is due. */
-  async drain(): Promise<number> {
+  /** Delivers every message due at `at` (default now), one claimed batch at a time; returns when none is due. */
+  async drain(at?: number): Promise<number> {
+    const now = () => at ?? this.now();
     let delivered = 0;
     for (let round = 0; round < 10_000 && !this.stopped; round++) {
-      const batch = await this.claim(50);
+      const batch = await this.claim(50, now());
       if (batch.length === 0) break;
-      for (const mail of batch) delivered += (await this.deliver(mail)) ? 1 : 0;
+      for (const mail of batch) delivered += (await this.deliver(mail, now)) ? 1 : 0;
     }
     return delivered;
   }
@@ -85,9 +101,8 @@ export class OutboxWorker {
     return (this.options.now ?? Date.now)();
   }
 
-  private async claim(limit: number): Promise<Mail[]> {
+  private async claim(limit: number, now: number): Promise<Mail[]> {
     const { db, engine } = this.store;
-    const now = this.now();
     const leaseUntil = now + (this.options.leaseMs ?? 30_000);
     return db.transaction().execute(async (trx) => {
       const due = await trx
@@ -111,37 +126,34 @@ export class OutboxWorker {
     });
   }
 
-  private async deliver(mail: Mail): Promise<boolean> {
+  private async deliver(mail: Mail, now: () => number): Promise<boolean> {
     const { db } = this.store;
     try {
-      await fs.mkdir(this.options.dir, { recursive: true });
-      const final = path.join(this.options.dir, `${mail.id}.eml`);
-      const temporary = `${final}.${this.owner}.tmp`;
-      await fs.writeFile(temporary, mail.message, { flush: true });
-      await fs.rename(temporary, final);
+      await this.transport.send(mail);
       await db
         .updateTable("mail_outbox")
-        .set({ state: "sent", sent_at: this.now(), attempts: mail.attempts + 1, lease_owner: null, lease_until: null, last_error: null })
+        .set({ state: "sent", sent_at: now(), attempts: mail.attempts + 1, lease_owner: null, lease_until: null, last_error: null })
         .where("id", "=", mail.id)
         .where("lease_owner", "=", this.owner)
         .execute();
       return true;
     } catch (error) {
       const attempts = mail.attempts + 1;
-      const dead = attempts >= (this.options.maxAttempts ?? 5);
+      const dead = error instanceof PermanentMailError || attempts >= (this.options.maxAttempts ?? 5);
+      const reason = (error instanceof Error ? error.message : String(error)).slice(0, 500);
       await db
         .updateTable("mail_outbox")
         .set({
           state: dead ? "dead" : "queued",
           attempts,
-          next_attempt_at: this.now() + Math.min(3600_000, 1000 * 2 ** attempts),
+          next_attempt_at: now() + Math.min(3600_000, 1000 * 2 ** attempts),
           lease_owner: null,
           lease_until: null,
-          last_error: error instanceof Error ? error.message.slice(0, 500) : String(error).slice(0, 500),
+          last_error: reason,
         })
         .where("id", "=", mail.id)
         .execute();
-      this.options.log?.({ msg: "mail delivery failed", mailId: mail.id, attempts, dead });
+      this.options.log?.({ msg: "mail delivery failed", mailId: mail.id, attempts, dead, err: reason });
       return false;
     }
   }

@@ -1,0 +1,150 @@
+// Where the outbox delivers a message: a folder of `.eml` files (the default) or an SMTP server
+// (SMTP_URL, nodemailer). Both take the stored RFC 5322 text as it is. A failure the outbox must not
+// retry (the SMTP server refused this message with a 5xx answer) is a PermanentMailError; any other
+// error is retried. Error texts never carry the SMTP password.
+
+import fs from "node:fs/promises";
+import path from "node:path";
+import { createTransport } from "nodemailer";
+
+/** The part of an outbox row a transport needs. */
+export interface OutgoingMail {
+  readonly id: number;
+  readonly to_address: string;
+  readonly message: string;
+}
+
+export interface MailTransport {
+  /** What the log and the admin see: "folder <dir>" or the SMTP URL without its password. */
+  readonly description: string;
+  /** Delivers one message; resolves once it is on disk or accepted by the server. */
+  send(mail: OutgoingMail): Promise<void>;
+  /** Closes pooled connections (after the last send). */
+  close(): Promise<void>;
+}
+
+/** The server refused this message for good (an SMTP 5xx answer to its envelope or data): dead at once. */
+export class PermanentMailError extends Error {}
+
+/**
+ * Writes each message as `<dir>/<id>.eml`, under a temporary name first and then renamed, so a reader
+ * never sees half a file and a repeated delivery rewrites the same file.
+ */
+export function folderTransport(dir: string, tempSuffix: string): MailTransport {
+  return {
+    description: `folder ${dir}`,
+    async send(mail) {
+      await fs.mkdir(dir, { recursive: true });
+      const final = path.join(dir, `${mail.id}.eml`);
+      const temporary = `${final}.${tempSuffix}.tmp`;
+      await fs.writeFile(temporary, mail.message, { flush: true });
+      await fs.rename(temporary, final);
+    },
+    async close() {},
+  };
+}
+
+/** SMTP_URL as shown in logs and errors: the password replaced by `***`. Unparsable text shows as `(invalid URL)`. */
+export function displaySmtpUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
+/** The text with every form of the URL's password (as written and decoded) replaced by `***`. */
+export function withoutSecret(text: string, url: string): string {
+  let password = "";
+  try {
+    password = new URL(url).password;
+  } catch {
+    return text;
+  }
+  if (password === "") return text;
+  let decoded = password;
+  try {
+    decoded = decodeURIComponent(password);
+  } catch {
+    // an invalid escape: only the written form can appear
+  }
+  let result = text;
+  for (const secret of [password, decoded]) if (secret !== "") result = result.split(secret).join("***");
+  return result;
+}
+
+/** The address of the message's From header (the envelope sender), or undefined when it has none. */
+export function fromAddress(message: string): string | undefined {
+  const head = message.split(/\r?\n\r?\n/, 1)[0] ?? "";
+  const unfolded = head.replace(/\r?\n[ \t]+/g, " ");
+  const from = /^From:[ \t]*(.*)$/im.exec(unfolded)?.[1];
+  if (from === undefined) return undefined;
+  const angle = /<([^<>]*)>\s*$/.exec(from);
+  const address = (angle?.[1] ?? from).trim();
+  return address === "" ? undefined : address;
+}
+
+export interface SmtpOptions {
+  /** Envelope sender when a message has no From header. */
+  readonly fallbackFrom: string;
+  /** Connection, greeting and socket-inactivity timeout, and the limit on one whole send (default 30 s). */
+  readonly timeoutMs?: number;
+}
+
+/** Why a send failed, as an Error whose message names no secret; permanent for a 5xx refusal of the message. */
+function deliveryError(error: unknown, url: string): Error {
+  const e = error as { message?: unknown; code?: unknown; responseCode?: unknown };
+  const message = withoutSecret(typeof e?.message === "string" ? e.message : String(error), url);
+  const code = typeof e?.code === "string" ? e.code : undefined;
+  const responseCode = typeof e?.responseCode === "number" ? e.responseCode : undefined;
+  // 5xx to MAIL FROM/RCPT TO/DATA refuses this message; a 5xx to AUTH or the greeting is the server's
+  // setup, which an operator can fix, so the message waits and retries.
+  const refused = responseCode !== undefined && responseCode >= 500 && responseCode < 600 && (code === "EENVELOPE" || code === "EMESSAGE");
+  const text = code !== undefined && !message.includes(code) ? `${code}: ${message}` : message;
+  return refused ? new PermanentMailError(text) : new Error(text);
+}
+
+/**
+ * Sends through the SMTP server of `url` (smtp:// or smtps://, user and password in the URL) over a
+ * pool of connections, each message's raw text as stored, with the envelope sender from its From header
+ * and the envelope recipient its outbox address.
+ */
+export function smtpTransport(url: string, options: SmtpOptions): MailTransport {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const transporter = createTransport({
+    url,
+    pool: true,
+    maxConnections: 2,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+    logger: false,
+  });
+  return {
+    description: displaySmtpUrl(url),
+    async send(mail) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`SMTP send timed out after ${timeoutMs} ms`)), timeoutMs);
+      });
+      try {
+        await Promise.race([
+          transporter.sendMail({
+            raw: mail.message,
+            envelope: { from: fromAddress(mail.message) ?? options.fallbackFrom, to: [mail.to_address] },
+          }),
+          timeout,
+        ]);
+      } catch (error) {
+        throw deliveryError(error, url);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async close() {
+      transporter.close();
+    },
+  };
+}

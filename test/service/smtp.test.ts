@@ -1,0 +1,217 @@
+// SMTP delivery (SMTP_URL) through the whole service into a real SMTP server on loopback (smtp-server),
+// on SQLite and PostgreSQL: a double opt-in confirmation arrives byte for byte as queued, with its
+// envelope from the message, and parses with mailparser to the confirmation link; a 451 answer is
+// retried and then sent, a 550 answer is dead at once, an unreachable server is retried up to
+// MAIL_MAX_ATTEMPTS and then dead; the SMTP password shows in no last_error and no log line, even when
+// the server echoes it back. Retries are reached by flushing at the row's next_attempt_at, never by waiting.
+
+import net from "node:net";
+import { simpleParser } from "mailparser";
+import { SMTPServer, type SMTPServerSession } from "smtp-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConfigError, readConfig } from "../../service/config.js";
+import { describeEngines } from "./support/engines.js";
+import { startService, type TestService } from "./support/service.js";
+
+const USER = "mailer";
+const PASSWORD = "Sm7p-pa55/word!"; // URL-encoded in SMTP_URL: the decoded form is what could leak
+
+interface Arrival {
+  readonly raw: string;
+  readonly from: string | false;
+  readonly to: string[];
+}
+
+interface TestSmtp {
+  readonly port: number;
+  readonly arrivals: Arrival[];
+  /** Answers for the next messages' DATA, in order: a reply code to refuse with, or "ok". */
+  readonly plan: (number | "ok")[];
+  close(): Promise<void>;
+}
+
+/** A real SMTP server on 127.0.0.1: AUTH required (PLAIN/LOGIN without TLS), every message's bytes kept. */
+async function startSmtp(options: { echoPasswordOnAuth?: boolean } = {}): Promise<TestSmtp> {
+  const arrivals: Arrival[] = [];
+  const plan: (number | "ok")[] = [];
+  const server = new SMTPServer({
+    secure: false,
+    disabledCommands: ["STARTTLS"],
+    allowInsecureAuth: true,
+    authOptional: false,
+    logger: false,
+    onAuth(auth, _session, callback) {
+      if (options.echoPasswordOnAuth) return callback(new Error(`no entry for ${auth.username} with password ${auth.password}`));
+      if (auth.username === USER && auth.password === PASSWORD) return callback(null, { user: USER });
+      return callback(new Error("Invalid username or password"));
+    },
+    onData(stream, session: SMTPServerSession, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("end", () => {
+        const answer = plan.shift() ?? "ok";
+        if (answer !== "ok") return callback(Object.assign(new Error(`refused by plan (${answer})`), { responseCode: answer }));
+        arrivals.push({
+          raw: Buffer.concat(chunks).toString("utf8"),
+          from: session.envelope.mailFrom === false ? false : session.envelope.mailFrom.address,
+          to: session.envelope.rcptTo.map((r) => r.address),
+        });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const port = (server.server.address() as net.AddressInfo).port;
+  return { port, arrivals, plan, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+function smtpUrl(port: number): string {
+  return `smtp://${USER}:${encodeURIComponent(PASSWORD)}@127.0.0.1:${port}`;
+}
+
+describeEngines("SMTP delivery", (engine) => {
+  let smtp: TestSmtp;
+  let svc: TestService;
+  let listId: number;
+  let serial = 0;
+
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    svc = await startService(engine, "smtp", { SMTP_URL: smtpUrl(smtp.port) });
+    const account = await svc.createAccount("alice", "alice-secret-1");
+    listId = await svc.createList(account, "Alice news");
+  }, 60_000);
+  afterAll(async () => {
+    await svc?.close();
+    await smtp?.close();
+  });
+
+  /** A pending insert, which queues a confirmation mail; returns that mail's row. */
+  async function queueConfirmation(name: string) {
+    const email = `${name}.${++serial}@example.com`;
+    await svc.client("alice", "alice-secret-1").InsertSubscriberWithDemDataPendingOption({ strEmail: email, strName: name, strMailingListID: String(listId), strPending: "true" });
+    return svc.app.store.db.selectFrom("mail_outbox").selectAll().where("to_address", "=", email).executeTakeFirstOrThrow();
+  }
+  const row = (id: number) => svc.app.store.db.selectFrom("mail_outbox").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+
+  it("delivers the confirmation as queued, with the envelope from the message, and mailparser reads the link", async () => {
+    const before = smtp.arrivals.length;
+    const queued = await queueConfirmation("Pat");
+    await svc.app.outbox!.flush();
+    expect(await row(queued.id)).toMatchObject({ state: "sent", attempts: 1, last_error: null });
+    expect(smtp.arrivals.length).toBe(before + 1);
+    const arrival = smtp.arrivals[before]!;
+    expect(arrival.raw).toBe(queued.message);
+    expect(arrival.from).toBe("no-reply@127.0.0.1");
+    expect(arrival.to).toEqual([queued.to_address]);
+    const parsed = await simpleParser(arrival.raw);
+    expect(parsed.from?.value).toEqual([{ name: "", address: "no-reply@127.0.0.1" }]);
+    expect(parsed.to).toMatchObject({ value: [{ name: "Pat", address: queued.to_address }] });
+    expect(parsed.subject).toBe("Please confirm your subscription to Alice news");
+    const link = /http:\/\/127\.0\.0\.1:1\/confirm\/([A-Za-z0-9_-]{43})/.exec(parsed.text ?? "");
+    expect(link).not.toBeNull();
+    // the link in the arrived mail is the one the service honours
+    expect((await fetch(`${svc.url}/confirm/${link![1]}`)).status).toBe(200);
+    // the start-up line names the SMTP server without the password
+    expect(svc.logs).toContainEqual(expect.objectContaining({ msg: "mail delivery", outbox: `smtp://${USER}:***@127.0.0.1:${smtp.port}` }));
+  });
+
+  it("a 451 answer is retried: queued with the reason, then sent at the next attempt's time", async () => {
+    const before = smtp.arrivals.length;
+    smtp.plan.push(451);
+    const queued = await queueConfirmation("Tem");
+    await svc.app.outbox!.flush();
+    const failed = await row(queued.id);
+    expect(failed).toMatchObject({ state: "queued", attempts: 1 });
+    expect(failed.last_error).toContain("451");
+    expect(failed.next_attempt_at).toBeGreaterThan(queued.next_attempt_at);
+    expect(smtp.arrivals.length).toBe(before);
+    await svc.app.outbox!.flush(failed.next_attempt_at);
+    expect(await row(queued.id)).toMatchObject({ state: "sent", attempts: 2, last_error: null });
+    expect(smtp.arrivals.length).toBe(before + 1);
+    expect(smtp.arrivals[before]!.raw).toBe(queued.message);
+  });
+
+  it("a 550 answer is dead at once with the reason, and never tried again", async () => {
+    const before = smtp.arrivals.length;
+    smtp.plan.push(550);
+    const queued = await queueConfirmation("Perm");
+    await svc.app.outbox!.flush();
+    const dead = await row(queued.id);
+    expect(dead).toMatchObject({ state: "dead", attempts: 1 });
+    expect(dead.last_error).toContain("550");
+    expect(dead.last_error).toContain("refused by plan");
+    await svc.app.outbox!.flush(dead.next_attempt_at + 7 * 24 * 3600_000);
+    expect(await row(queued.id)).toMatchObject({ state: "dead", attempts: 1 });
+    expect(smtp.arrivals.length).toBe(before);
+    expect(smtp.plan).toEqual([]);
+  });
+});
+
+describeEngines("SMTP delivery to a failing server", (engine) => {
+  let smtp: TestSmtp;
+  let svc: TestService;
+
+  beforeAll(async () => {
+    smtp = await startSmtp({ echoPasswordOnAuth: true });
+    svc = await startService(engine, "smtp-down", { SMTP_URL: smtpUrl(smtp.port), MAIL_MAX_ATTEMPTS: "3" });
+  }, 60_000);
+  afterAll(async () => {
+    await svc?.close();
+    await smtp?.close();
+  });
+
+  it("retries a refused login and an unreachable server, dead after MAIL_MAX_ATTEMPTS; the password is never written", async () => {
+    const account = await svc.createAccount("bob", "bob-secret-12");
+    const listId = await svc.createList(account, "Bob news");
+    await svc.client("bob", "bob-secret-12").InsertSubscriberWithDemDataPendingOption({ strEmail: "down@example.com", strMailingListID: String(listId), strPending: "true" });
+    const row = () => svc.app.store.db.selectFrom("mail_outbox").selectAll().where("to_address", "=", "down@example.com").executeTakeFirstOrThrow();
+
+    // attempt 1: the server refuses the login and echoes the password in its 535 answer
+    await svc.app.outbox!.flush();
+    const first = await row();
+    expect(first).toMatchObject({ state: "queued", attempts: 1 });
+    expect(first.last_error).toContain("535");
+    expect(first.last_error).toContain("with password ***");
+
+    // attempts 2 and 3: nothing listens any more
+    await smtp.close();
+    await svc.app.outbox!.flush(first.next_attempt_at);
+    const second = await row();
+    expect(second).toMatchObject({ state: "queued", attempts: 2 });
+    expect(second.last_error).toMatch(/ECONNREFUSED|ECONNECTION/);
+    await svc.app.outbox!.flush(second.next_attempt_at);
+    const third = await row();
+    expect(third).toMatchObject({ state: "dead", attempts: 3 });
+    await svc.app.outbox!.flush(third.next_attempt_at + 7 * 24 * 3600_000);
+    expect(await row()).toMatchObject({ state: "dead", attempts: 3 });
+
+    // the failures were logged, and neither the password nor its URL form appears anywhere
+    const failures = svc.logs.filter((l) => l.msg === "mail delivery failed");
+    expect(failures.map((l) => [l.attempts, l.dead])).toEqual([[1, false], [2, false], [3, true]]);
+    expect(String(failures[0]!.err)).toContain("535");
+    const written = JSON.stringify([first, second, third, svc.logs]);
+    expect(written).not.toContain(PASSWORD);
+    expect(written).not.toContain(encodeURIComponent(PASSWORD));
+  });
+});
+
+describe("SMTP configuration", () => {
+  it("defaults to the folder and 5 attempts; reads SMTP_URL and MAIL_MAX_ATTEMPTS", () => {
+    expect(readConfig({})).toMatchObject({ smtpUrl: undefined, mailMaxAttempts: 5 });
+    expect(readConfig({ SMTP_URL: "smtps://u:p@mail.example:465", MAIL_MAX_ATTEMPTS: "8" })).toMatchObject({ smtpUrl: "smtps://u:p@mail.example:465", mailMaxAttempts: 8 });
+  });
+
+  it.each(["http://u:hunter22@mail.example", "smtp://u:hunter22@", "hunter22"])("refuses SMTP_URL %s without repeating it", (url) => {
+    expect(() => readConfig({ SMTP_URL: url })).toThrow(ConfigError);
+    expect(() => readConfig({ SMTP_URL: url })).toThrow("SMTP_URL");
+    expect(() => readConfig({ SMTP_URL: url })).not.toThrow("hunter22");
+  });
+
+  it("refuses MAIL_MAX_ATTEMPTS 0", () => {
+    expect(() => readConfig({ MAIL_MAX_ATTEMPTS: "0" })).toThrow("MAIL_MAX_ATTEMPTS");
+  });
+});
