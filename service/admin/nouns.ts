@@ -3,9 +3,10 @@
 
 import { accountNoun } from "./account.js";
 import type { Noun } from "./context.js";
+import { creditsNoun } from "./credits.js";
 import { importNoun } from "./imports.js";
 import { listNoun } from "./list.js";
 import { optoutNoun } from "./optout.js";
 import { outboxNoun } from "./outbox.js";
 
-export const nouns: readonly Noun[] = [accountNoun, listNoun, optoutNoun, importNoun, outboxNoun];
+export const nouns: readonly Noun[] = [accountNoun, listNoun, optoutNoun, importNoun, outboxNoun, creditsNoun];

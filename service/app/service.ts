@@ -12,6 +12,7 @@ import type { Authenticator } from "./auth.js";
 import { importCsvText } from "./csv-import.js";
 import { notImplemented } from "./errors.js";
 import { queueMail } from "./mail.js";
+import { sendSms } from "./sms.js";
 import {
   type SubscriberRow,
   checkActivated,
@@ -226,7 +227,7 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
     SendNewsletter: notYet("SendNewsletter"),
     InsertTransaction: notYet("InsertTransaction"),
     InsertTransactionWithSplit: notYet("InsertTransactionWithSplit"),
-    SendSmsWithSenderName: notYet("SendSmsWithSenderName"),
+    SendSmsWithSenderName: async (params, context) => sendSms(store, await account(context), params, now()),
   };
 }
 

@@ -1,0 +1,208 @@
+// Delivery of paid (queued) SMS, as the mail outbox delivers mail. By default each SMS becomes
+// `<dir>/<id>.json` (sender, recipient, text, encoding, segments), written to a temporary name and
+// renamed, so a reader never sees half a file and a crash before the row is marked sent rewrites the same
+// file, never a second one. With `url` (SMS_URL) each SMS is POSTed as that JSON to an HTTP gateway with
+// an `Idempotency-Key: sms-<id>` header (a retry after a crash repeats the key, for the gateway to drop);
+// a 2xx answer is delivered, a 4xx other than 408/429 is dead at once, anything else is retried with
+// backoff and dead after maxAttempts. Waiting (unpaid) SMS are never touched here.
+
+import fs from "node:fs/promises";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import type { Store } from "../db/database.js";
+import type { SmsMessage } from "../db/schema.js";
+import { smsAddress } from "./sms.js";
+
+export interface SmsOutboxOptions {
+  /** Folder of the `.json` files (SMS_OUTBOX_DIR); used when `url` is not set. */
+  readonly dir: string;
+  /** HTTP gateway (SMS_URL): POST of the JSON instead of a file. */
+  readonly url?: string | undefined;
+  readonly leaseMs?: number;
+  readonly pollMs?: number;
+  readonly maxAttempts?: number;
+  /** Time allowed for one gateway request (default 10 s). */
+  readonly requestTimeoutMs?: number;
+  readonly now?: () => number;
+  readonly log?: (entry: Record<string, unknown>) => void;
+}
+
+/** What is written to the folder or posted to the gateway. */
+export interface SmsDocument {
+  readonly id: number;
+  readonly from: string;
+  readonly to: string;
+  readonly text: string;
+  readonly encoding: string;
+  readonly segments: number;
+  readonly createdAt: string;
+}
+
+export function smsDocument(sms: SmsMessage): SmsDocument {
+  return {
+    id: sms.id,
+    from: sms.sender_name,
+    to: smsAddress(sms),
+    text: sms.message,
+    encoding: sms.encoding,
+    segments: sms.segments,
+    createdAt: new Date(sms.created_at).toISOString(),
+  };
+}
+
+/** A failure that retrying cannot fix (the gateway refused the message). */
+class PermanentFailure extends Error {}
+
+export class SmsWorker {
+  private readonly owner = `sms-${randomUUID()}`;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+  private again = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: SmsOutboxOptions,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.wake();
+  }
+
+  /** Runs a pass now (an SMS was paid); a pass already running makes one more after it. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running !== undefined) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.running = this.drain()
+      .then(() => undefined)
+      .catch((error: unknown) => this.options.log?.({ msg: "sms pass failed", err: String(error) }))
+      .finally(() => {
+        this.running = undefined;
+        if (this.stopped) return;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        } else {
+          this.timer = setTimeout(() => this.wake(), this.options.pollMs ?? 1000);
+          this.timer.unref();
+        }
+      });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Waits for a pass in progress, then delivers whatever is still due (tests, the admin CLI). */
+  async flush(): Promise<number> {
+    await this.running;
+    return this.drain(true);
+  }
+
+  /** Delivers every due SMS, one claimed batch at a time; returns the number delivered. */
+  async drain(evenStopped = false): Promise<number> {
+    let delivered = 0;
+    // A gateway request may take its whole timeout: claim one at a time so a batch never outlives the lease.
+    const batchSize = this.options.url === undefined ? 50 : 1;
+    for (let round = 0; round < 100_000 && (evenStopped || !this.stopped); round++) {
+      const batch = await this.claim(batchSize);
+      if (batch.length === 0) break;
+      for (const sms of batch) delivered += (await this.deliver(sms)) ? 1 : 0;
+    }
+    return delivered;
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  private async claim(limit: number): Promise<SmsMessage[]> {
+    const { db, engine } = this.store;
+    const now = this.now();
+    const leaseUntil = now + (this.options.leaseMs ?? 30_000);
+    return db.transaction().execute(async (trx) => {
+      const due = await trx
+        .selectFrom("sms_messages")
+        .select("id")
+        .where("state", "=", "queued")
+        .where("next_attempt_at", "<=", now)
+        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
+        .orderBy("id")
+        .limit(limit)
+        .$if(engine === "postgres", (q) => q.forUpdate().skipLocked())
+        .execute();
+      if (due.length === 0) return [];
+      const claimed = await trx
+        .updateTable("sms_messages")
+        .set({ lease_owner: this.owner, lease_until: leaseUntil })
+        .where("id", "in", due.map((d) => d.id))
+        .where("state", "=", "queued")
+        .returningAll()
+        .execute();
+      return claimed.sort((a, b) => a.id - b.id);
+    });
+  }
+
+  private async send(sms: SmsMessage): Promise<void> {
+    const body = `${JSON.stringify(smsDocument(sms), null, 2)}\n`;
+    if (this.options.url === undefined) {
+      await fs.mkdir(this.options.dir, { recursive: true });
+      const final = path.join(this.options.dir, `${sms.id}.json`);
+      const temporary = `${final}.${this.owner}.tmp`;
+      await fs.writeFile(temporary, body, { flush: true });
+      await fs.rename(temporary, final);
+      return;
+    }
+    const response = await fetch(this.options.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "idempotency-key": `sms-${sms.id}` },
+      body,
+      redirect: "error",
+      signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 10_000),
+    });
+    await response.arrayBuffer().catch(() => undefined);
+    if (response.ok) return;
+    const why = `the SMS gateway answered HTTP ${response.status}`;
+    if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) throw new PermanentFailure(why);
+    throw new Error(why);
+  }
+
+  private async deliver(sms: SmsMessage): Promise<boolean> {
+    const { db } = this.store;
+    try {
+      await this.send(sms);
+      await db
+        .updateTable("sms_messages")
+        .set({ state: "sent", sent_at: this.now(), attempts: sms.attempts + 1, lease_owner: null, lease_until: null, last_error: null })
+        .where("id", "=", sms.id)
+        .where("lease_owner", "=", this.owner)
+        .execute();
+      return true;
+    } catch (error) {
+      const attempts = sms.attempts + 1;
+      const dead = error instanceof PermanentFailure || attempts >= (this.options.maxAttempts ?? 5);
+      await db
+        .updateTable("sms_messages")
+        .set({
+          state: dead ? "dead" : "queued",
+          attempts,
+          next_attempt_at: this.now() + Math.min(3600_000, 1000 * 2 ** attempts),
+          lease_owner: null,
+          lease_until: null,
+          last_error: (error instanceof Error ? error.message : String(error)).slice(0, 500),
+        })
+        .where("id", "=", sms.id)
+        .where("lease_owner", "=", this.owner)
+        .execute();
+      this.options.log?.({ msg: "sms delivery failed", smsId: sms.id, attempts, dead });
+      return false;
+    }
+  }
+}

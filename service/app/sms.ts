@@ -1,0 +1,245 @@
+// SendSmsWithSenderName and refills: pricing by segments, and credits that queue instead of refusing.
+//
+// Pricing. A text made only of the GSM 03.38 default alphabet is GSM-7: one septet a character, two for
+// the extension table (form feed ^ { } \ [ ] ~ | €); up to 160 septets is one segment, a longer text is
+// sent in parts of 153 septets (the rest carries the concatenation header), and an extension character's
+// two septets never straddle two parts. Anything else is UCS-2, counted in UTF-16 code units: up to 70 is
+// one segment, else parts of 67, and a surrogate pair (an emoji) never straddles two parts. The cost is
+// segments × the account's price per segment, fixed when the call is made. An empty message never gets
+// here (the operation's required-parameter rule refuses it); a text longer than MAX_SEGMENTS is refused.
+//
+// Credits. A send locks the account row (FOR UPDATE on PostgreSQL; SQLite writes are serial), and pays
+// at once only when the credits cover the cost AND no older SMS of the account is still waiting, so
+// waiting messages go out strictly oldest first. Otherwise the SMS is stored as `waiting`, unpaid: never
+// refused. A refill adds the credits and then pays waiting messages oldest first while they fit,
+// stopping at the first that does not, in the same transaction. Every change of the balance writes a
+// ledger row with the balance after it, so the ledger's amounts sum to the balance; it is never negative.
+
+import { clientError, ErrorCodes } from "../../generated/server.js";
+import type { SendSmsWithSenderNameParams, SmsSingleMessageResult } from "../../generated/types.js";
+import type { Store } from "../db/database.js";
+import type { Account, SmsMessage } from "../db/schema.js";
+import { formatDecimal, parseDecimal } from "./decimal.js";
+import type { Transaction } from "kysely";
+import type { Database } from "../db/schema.js";
+
+/** The most segments one SMS may have (1,530 GSM-7 characters or 670 UCS-2 code units). */
+export const MAX_SEGMENTS = 10;
+
+export type SmsEncoding = "GSM-7" | "UCS-2";
+
+export interface SmsPricing {
+  readonly encoding: SmsEncoding;
+  /** Septets (GSM-7) or UTF-16 code units (UCS-2). */
+  readonly units: number;
+  readonly segments: number;
+}
+
+/** The GSM 03.38 default alphabet (every position but the escape, 0x1B). */
+const GSM_BASIC =
+  "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?" +
+  "¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà";
+/** The extension table: escape + one septet each. */
+const GSM_EXTENSION = "\f^{}\\[~]|€";
+
+const SEPTETS = new Map<string, number>([...[...GSM_BASIC].map((c) => [c, 1] as const), ...[...GSM_EXTENSION].map((c) => [c, 2] as const)]);
+
+/** Parts needed for units of the given sizes, packed greedily, none split across two parts. */
+function pack(sizes: readonly number[], single: number, part: number): number {
+  const total = sizes.reduce((a, b) => a + b, 0);
+  if (total <= single) return 1;
+  let parts = 1;
+  let used = 0;
+  for (const size of sizes) {
+    if (used + size > part) {
+      parts++;
+      used = size;
+    } else {
+      used += size;
+    }
+  }
+  return parts;
+}
+
+/** The encoding, length and segments of a text, as described at the top of this file. */
+export function priceSms(text: string): SmsPricing {
+  const characters = [...text];
+  const septets = characters.map((c) => SEPTETS.get(c));
+  if (septets.every((s) => s !== undefined)) {
+    const sizes = septets as number[];
+    return { encoding: "GSM-7", units: sizes.reduce((a, b) => a + b, 0), segments: pack(sizes, 160, 153) };
+  }
+  const sizes = characters.map((c) => c.length);
+  return { encoding: "UCS-2", units: text.length, segments: pack(sizes, 70, 67) };
+}
+
+/** A recipient as checked: country calling code and national number, digits only. */
+export interface SmsRecipient {
+  readonly countryCode: string;
+  readonly phoneNumber: string;
+}
+
+function invalidFormat(parameter: string, why: string) {
+  return clientError(ErrorCodes.InvalidFormat, `${parameter} ${why}.`, { parameter });
+}
+
+/**
+ * strCountryCode: 1 to 3 digits, optionally written `+46` or `0046`. strPhoneNumber: digits, spaces and
+ * dashes allowed and removed, at least 4 digits, and at most 15 digits with the country code (E.164).
+ */
+export function checkRecipient(countryCode: string, phoneNumber: string): SmsRecipient {
+  const cc = countryCode.trim().replace(/^(\+|00)/, "");
+  if (!/^[1-9]\d{0,2}$/.test(cc)) throw invalidFormat("strCountryCode", "must be a country calling code of 1 to 3 digits (as 46 or +46)");
+  const number = phoneNumber.trim().replace(/[\s-]+/g, "");
+  if (!/^\d+$/.test(number)) {
+    throw invalidFormat("strPhoneNumber", "must be the national number in digits (spaces and dashes allowed), without the country code");
+  }
+  if (number.length < 4 || cc.length + number.length > 15) {
+    throw invalidFormat("strPhoneNumber", "must have at least 4 digits and at most 15 with the country code");
+  }
+  return { countryCode: cc, phoneNumber: number };
+}
+
+/** The sender name: not blank, no control characters (its length is the generated rule's). */
+function checkSender(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed === "" || /[\u0000-\u001f\u007f-\u009f]/.test(trimmed)) {
+    throw clientError(ErrorCodes.InvalidValue, "senderName must be a visible name of at most 16 characters.", { parameter: "senderName" });
+  }
+  return trimmed;
+}
+
+/** The account row, locked for the rest of the transaction on PostgreSQL (SQLite writes are serial). */
+async function lockedCredits(trx: Transaction<Database>, engine: Store["engine"], accountId: number) {
+  const row = await trx
+    .selectFrom("accounts")
+    .select(["sms_credits", "sms_price"])
+    .where("id", "=", accountId)
+    .$if(engine === "postgres", (q) => q.forUpdate())
+    .executeTakeFirstOrThrow();
+  return { credits: parseDecimal(row.sms_credits, "accounts.sms_credits"), price: parseDecimal(row.sms_price, "accounts.sms_price") };
+}
+
+/** Pays one SMS: new balance on the account, a ledger row, the message queued for delivery. */
+async function pay(trx: Transaction<Database>, accountId: number, smsId: number, cost: bigint, balance: bigint, now: number): Promise<void> {
+  await trx.updateTable("accounts").set({ sms_credits: formatDecimal(balance) }).where("id", "=", accountId).execute();
+  await trx
+    .insertInto("credit_ledger")
+    .values({ account_id: accountId, amount: formatDecimal(-cost), balance: formatDecimal(balance), reason: "sms", sms_id: smsId, created_at: now })
+    .execute();
+}
+
+/**
+ * SendSmsWithSenderName for an authenticated account: checks the parameters, prices the text and, in one
+ * write transaction, pays and queues it (enough credits, nothing older waiting) or stores it waiting.
+ * Returns the message id, its cost and the credits left after this call; `onQueued` is told after the
+ * commit when the message was paid (wakes the delivery worker).
+ */
+export async function sendSms(
+  store: Store,
+  account: Pick<Account, "id">,
+  params: SendSmsWithSenderNameParams,
+  now: number,
+  onQueued?: () => void,
+): Promise<SmsSingleMessageResult> {
+  const sender = checkSender(params.senderName);
+  const recipient = checkRecipient(params.strCountryCode, params.strPhoneNumber);
+  const pricing = priceSms(params.strMessage);
+  if (pricing.segments > MAX_SEGMENTS) {
+    throw clientError(
+      ErrorCodes.TooLong,
+      `strMessage needs ${pricing.segments} segments (${pricing.encoding}); at most ${MAX_SEGMENTS} are sent as one SMS.`,
+      { parameter: "strMessage" },
+    );
+  }
+  const outcome = await store.write(async (trx) => {
+    const { credits, price } = await lockedCredits(trx, store.engine, account.id);
+    const cost = price * BigInt(pricing.segments);
+    const older = await trx.selectFrom("sms_messages").select("id").where("account_id", "=", account.id).where("state", "=", "waiting").limit(1).executeTakeFirst();
+    const paid = older === undefined && credits >= cost;
+    const inserted = await trx
+      .insertInto("sms_messages")
+      .values({
+        account_id: account.id,
+        sender_name: sender,
+        country_code: recipient.countryCode,
+        phone_number: recipient.phoneNumber,
+        message: params.strMessage,
+        encoding: pricing.encoding,
+        segments: pricing.segments,
+        cost: formatDecimal(cost),
+        state: paid ? "queued" : "waiting",
+        next_attempt_at: now,
+        lease_owner: null,
+        lease_until: null,
+        last_error: null,
+        created_at: now,
+        paid_at: paid ? now : null,
+        sent_at: null,
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    const left = paid ? credits - cost : credits;
+    if (paid) await pay(trx, account.id, inserted.id, cost, left, now);
+    return { paid, result: { Id: BigInt(inserted.id), CreditCost: formatDecimal(cost), TotalCredits: formatDecimal(left) } };
+  });
+  if (outcome.paid) onQueued?.();
+  return outcome.result;
+}
+
+export interface RefillResult {
+  /** Credits after the refill and the payments it made. */
+  readonly balance: string;
+  /** Waiting SMS paid and queued by this refill, oldest first. */
+  readonly paid: readonly number[];
+  /** SMS of the account still waiting for credits. */
+  readonly stillWaiting: number;
+}
+
+/** Refused refill amount: not a positive decimal with at most six places. */
+export class RefillError extends Error {}
+
+/**
+ * Adds `amount` (a positive exact decimal) to the account's credits with a ledger row, then pays its
+ * waiting SMS oldest first while they fit, stopping at the first that does not: one transaction.
+ */
+export async function refill(store: Store, accountId: number, amount: string, now: number, reason = "refill"): Promise<RefillResult> {
+  let value: bigint;
+  try {
+    value = parseDecimal(amount.trim(), "the amount");
+  } catch (error) {
+    throw new RefillError(error instanceof Error ? error.message : String(error));
+  }
+  if (value <= 0n) throw new RefillError(`the amount must be more than 0, not "${amount}"`);
+  return store.write(async (trx) => {
+    const { credits } = await lockedCredits(trx, store.engine, accountId);
+    let balance = credits + value;
+    await trx.updateTable("accounts").set({ sms_credits: formatDecimal(balance) }).where("id", "=", accountId).execute();
+    await trx
+      .insertInto("credit_ledger")
+      .values({ account_id: accountId, amount: formatDecimal(value), balance: formatDecimal(balance), reason, sms_id: null, created_at: now })
+      .execute();
+    const waiting = await trx
+      .selectFrom("sms_messages")
+      .select(["id", "cost"])
+      .where("account_id", "=", accountId)
+      .where("state", "=", "waiting")
+      .orderBy("id")
+      .execute();
+    const paid: number[] = [];
+    for (const sms of waiting) {
+      const cost = parseDecimal(sms.cost, "sms_messages.cost");
+      if (cost > balance) break;
+      balance -= cost;
+      await trx.updateTable("sms_messages").set({ state: "queued", paid_at: now, next_attempt_at: now }).where("id", "=", sms.id).where("state", "=", "waiting").execute();
+      await pay(trx, accountId, sms.id, cost, balance, now);
+      paid.push(sms.id);
+    }
+    return { balance: formatDecimal(balance), paid, stillWaiting: waiting.length - paid.length };
+  });
+}
+
+/** An SMS's recipient in international form: `+` country code national number. */
+export function smsAddress(sms: Pick<SmsMessage, "country_code" | "phone_number">): string {
+  return `+${sms.country_code}${sms.phone_number}`;
+}
