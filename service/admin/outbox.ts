@@ -1,7 +1,8 @@
 // `outbox show`: the mail queue (confirmations now; newsletters and transactions with issue 10).
+// `outbox retry --id N`: a dead message queued again with a fresh count of attempts (a queued one: due now).
 
 import type { MailState } from "../db/schema.js";
-import { AdminError, type Noun, findAccount, verb, wholeNumber } from "./context.js";
+import { AdminError, type Noun, findAccount, idOption, verb, wholeNumber } from "./context.js";
 import { table, timeJson, timeText } from "./format.js";
 
 const STATES: readonly MailState[] = ["queued", "sent", "dead"];
@@ -82,8 +83,36 @@ const show = verb({
   },
 });
 
+const retry = verb({
+  name: "retry",
+  describe: "Queue a dead message again (attempts start over), or make a queued one due now",
+  options: {
+    id: { describe: "The message's id (outbox show)", required: true },
+  },
+  epilog: "A running worker picks it up at its next poll (within a second). A sent message is refused.",
+  async run(ctx, o) {
+    const id = idOption(o.id);
+    const { db } = await ctx.store();
+    const row = await db.selectFrom("mail_outbox").select(["id", "state", "attempts", "last_error"]).where("id", "=", id).executeTakeFirst();
+    if (row === undefined) throw new AdminError(`--id: there is no message ${id} in the outbox`);
+    if (row.state === "sent") throw new AdminError(`--id: message ${id} was sent already; it is not sent twice`);
+    const updated = await db
+      .updateTable("mail_outbox")
+      .set({ state: "queued", next_attempt_at: ctx.now(), ...(row.state === "dead" ? { attempts: 0 } : {}) })
+      .where("id", "=", id)
+      .where("state", "=", row.state)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) !== 1) throw new AdminError(`--id: message ${id} changed while being retried; look again with outbox show`);
+    const was = row.state === "dead" ? `was dead after ${row.attempts} attempt${row.attempts === 1 ? "" : "s"}${row.last_error === null ? "" : `: ${row.last_error}`}` : "was waiting for its next attempt";
+    return {
+      json: { id, state: "queued", previousState: row.state, previousAttempts: row.attempts, lastError: row.last_error },
+      text: `Message ${id} is queued and due now (${was}).\n`,
+    };
+  },
+});
+
 export const outboxNoun: Noun = {
   name: "outbox",
-  describe: "The mail outbox: show",
-  verbs: [show],
+  describe: "The mail outbox: show, retry",
+  verbs: [show, retry],
 };

@@ -2,13 +2,16 @@
 // on SQLite and PostgreSQL: a double opt-in confirmation arrives byte for byte as queued, with its
 // envelope from the message, and parses with mailparser to the confirmation link; a 451 answer is
 // retried and then sent, a 550 answer is dead at once, an unreachable server is retried up to
-// MAIL_MAX_ATTEMPTS and then dead; the SMTP password shows in no last_error and no log line, even when
-// the server echoes it back. Retries are reached by flushing at the row's next_attempt_at, never by waiting.
+// MAIL_MAX_ATTEMPTS and then dead, and `outbox retry` brings a dead one back; the SMTP password shows in
+// no last_error and no log line, even when the server echoes it back. Retries are reached by flushing at
+// the row's next_attempt_at, never by waiting.
 
 import net from "node:net";
+import { Readable, Writable } from "node:stream";
 import { simpleParser } from "mailparser";
 import { SMTPServer, type SMTPServerSession } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runAdmin } from "../../service/admin/cli.js";
 import { ConfigError, readConfig } from "../../service/config.js";
 import { describeEngines } from "./support/engines.js";
 import { startService, type TestService } from "./support/service.js";
@@ -95,6 +98,13 @@ describeEngines("SMTP delivery", (engine) => {
     await svc.client("alice", "alice-secret-1").InsertSubscriberWithDemDataPendingOption({ strEmail: email, strName: name, strMailingListID: String(listId), strPending: "true" });
     return svc.app.store.db.selectFrom("mail_outbox").selectAll().where("to_address", "=", email).executeTakeFirstOrThrow();
   }
+  async function admin(argv: string[]) {
+    let stdout = "";
+    let stderr = "";
+    const sink = (write: (text: string) => void) => new Writable({ write(chunk: Buffer, _e, done) { write(chunk.toString("utf8")); done(); } });
+    const code = await runAdmin(argv, { stdin: Readable.from([]), stdout: sink((t) => (stdout += t)), stderr: sink((t) => (stderr += t)), env: { DATABASE_URL: svc.databaseUrl } });
+    return { code, stdout, stderr };
+  }
   const row = (id: number) => svc.app.store.db.selectFrom("mail_outbox").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 
   it("delivers the confirmation as queued, with the envelope from the message, and mailparser reads the link", async () => {
@@ -148,6 +158,23 @@ describeEngines("SMTP delivery", (engine) => {
     expect(await row(queued.id)).toMatchObject({ state: "dead", attempts: 1 });
     expect(smtp.arrivals.length).toBe(before);
     expect(smtp.plan).toEqual([]);
+  });
+
+  it("outbox retry --id queues a dead message again with its attempts reset; the next pass sends it; a sent one is refused", async () => {
+    const before = smtp.arrivals.length;
+    smtp.plan.push(554);
+    const queued = await queueConfirmation("Again");
+    await svc.app.outbox!.flush();
+    expect(await row(queued.id)).toMatchObject({ state: "dead", attempts: 1 });
+    const retried = await admin(["outbox", "retry", "--id", String(queued.id)]);
+    expect(retried).toMatchObject({ code: 0, stderr: "" });
+    expect(retried.stdout).toContain(`Message ${queued.id} is queued and due now (was dead after 1 attempt: `);
+    expect(await row(queued.id)).toMatchObject({ state: "queued", attempts: 0 });
+    await svc.app.outbox!.flush();
+    expect(await row(queued.id)).toMatchObject({ state: "sent", attempts: 1 });
+    expect(smtp.arrivals.slice(before).map((a) => a.raw)).toEqual([queued.message]);
+    expect(await admin(["outbox", "retry", "--id", String(queued.id)])).toEqual({ code: 1, stdout: "", stderr: `error: --id: message ${queued.id} was sent already; it is not sent twice\n` });
+    expect(await admin(["outbox", "retry", "--id", "999999"])).toMatchObject({ code: 1, stderr: "error: --id: there is no message 999999 in the outbox\n" });
   });
 });
 
