@@ -11,7 +11,7 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import type { Store } from "../db/database.js";
 import type { SmsMessage } from "../db/schema.js";
-import { smsAddress } from "./sms.js";
+import { refundSms, smsAddress } from "./sms.js";
 
 export interface SmsOutboxOptions {
   /** Folder of the `.json` files (SMS_OUTBOX_DIR); used when `url` is not set. */
@@ -188,19 +188,25 @@ export class SmsWorker {
     } catch (error) {
       const attempts = sms.attempts + 1;
       const dead = error instanceof PermanentFailure || attempts >= (this.options.maxAttempts ?? 5);
-      await db
-        .updateTable("sms_messages")
-        .set({
-          state: dead ? "dead" : "queued",
-          attempts,
-          next_attempt_at: this.now() + Math.min(3600_000, 1000 * 2 ** attempts),
-          lease_owner: null,
-          lease_until: null,
-          last_error: (error instanceof Error ? error.message : String(error)).slice(0, 500),
-        })
-        .where("id", "=", sms.id)
-        .where("lease_owner", "=", this.owner)
-        .execute();
+      const now = this.now();
+      await this.store.write(async (trx) => {
+        const updated = await trx
+          .updateTable("sms_messages")
+          .set({
+            state: dead ? "dead" : "queued",
+            attempts,
+            next_attempt_at: now + Math.min(3600_000, 1000 * 2 ** attempts),
+            lease_owner: null,
+            lease_until: null,
+            last_error: (error instanceof Error ? error.message : String(error)).slice(0, 500),
+          })
+          .where("id", "=", sms.id)
+          .where("lease_owner", "=", this.owner)
+          .where("state", "=", "queued")
+          .executeTakeFirst();
+        // A message that will never be delivered gives its credits back (once: only this update made it dead).
+        if (dead && updated.numUpdatedRows === 1n) await refundSms(trx, this.store.engine, sms, now);
+      });
       this.options.log?.({ msg: "sms delivery failed", smsId: sms.id, attempts, dead });
       return false;
     }

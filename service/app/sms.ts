@@ -14,6 +14,7 @@
 // refused. A refill adds the credits and then pays waiting messages oldest first while they fit,
 // stopping at the first that does not, in the same transaction. Every change of the balance writes a
 // ledger row with the balance after it, so the ledger's amounts sum to the balance; it is never negative.
+// An SMS that goes dead in delivery (sms-outbox.ts) gets its cost back (ledger reason "refund").
 
 import { clientError, ErrorCodes } from "../../generated/server.js";
 import type { SendSmsWithSenderNameParams, SmsSingleMessageResult } from "../../generated/types.js";
@@ -213,30 +214,52 @@ export async function refill(store: Store, accountId: number, amount: string, no
   if (value <= 0n) throw new RefillError(`the amount must be more than 0, not "${amount}"`);
   return store.write(async (trx) => {
     const { credits } = await lockedCredits(trx, store.engine, accountId);
-    let balance = credits + value;
+    const balance = credits + value;
     await trx.updateTable("accounts").set({ sms_credits: formatDecimal(balance) }).where("id", "=", accountId).execute();
     await trx
       .insertInto("credit_ledger")
       .values({ account_id: accountId, amount: formatDecimal(value), balance: formatDecimal(balance), reason, sms_id: null, created_at: now })
       .execute();
-    const waiting = await trx
-      .selectFrom("sms_messages")
-      .select(["id", "cost"])
-      .where("account_id", "=", accountId)
-      .where("state", "=", "waiting")
-      .orderBy("id")
-      .execute();
-    const paid: number[] = [];
-    for (const sms of waiting) {
-      const cost = parseDecimal(sms.cost, "sms_messages.cost");
-      if (cost > balance) break;
-      balance -= cost;
-      await trx.updateTable("sms_messages").set({ state: "queued", paid_at: now, next_attempt_at: now }).where("id", "=", sms.id).where("state", "=", "waiting").execute();
-      await pay(trx, accountId, sms.id, cost, balance, now);
-      paid.push(sms.id);
-    }
-    return { balance: formatDecimal(balance), paid, stillWaiting: waiting.length - paid.length };
+    return payWaiting(trx, accountId, balance, now);
   });
+}
+
+/** Pays the account's waiting SMS oldest first while they fit in `balance` (the account row is locked). */
+async function payWaiting(trx: Transaction<Database>, accountId: number, balance: bigint, now: number): Promise<RefillResult> {
+  const waiting = await trx
+    .selectFrom("sms_messages")
+    .select(["id", "cost"])
+    .where("account_id", "=", accountId)
+    .where("state", "=", "waiting")
+    .orderBy("id")
+    .execute();
+  const paid: number[] = [];
+  for (const sms of waiting) {
+    const cost = parseDecimal(sms.cost, "sms_messages.cost");
+    if (cost > balance) break;
+    balance -= cost;
+    await trx.updateTable("sms_messages").set({ state: "queued", paid_at: now, next_attempt_at: now }).where("id", "=", sms.id).where("state", "=", "waiting").execute();
+    await pay(trx, accountId, sms.id, cost, balance, now);
+    paid.push(sms.id);
+  }
+  return { balance: formatDecimal(balance), paid, stillWaiting: waiting.length - paid.length };
+}
+
+/**
+ * Gives a dead SMS's cost back to its account with a ledger row, then pays waiting SMS it now covers (as a
+ * refill does), inside the transaction that made it dead.
+ */
+export async function refundSms(trx: Transaction<Database>, engine: Store["engine"], sms: Pick<SmsMessage, "id" | "account_id" | "cost">, now: number): Promise<void> {
+  const cost = parseDecimal(sms.cost, "sms_messages.cost");
+  if (cost === 0n) return;
+  const { credits } = await lockedCredits(trx, engine, sms.account_id);
+  const balance = credits + cost;
+  await trx.updateTable("accounts").set({ sms_credits: formatDecimal(balance) }).where("id", "=", sms.account_id).execute();
+  await trx
+    .insertInto("credit_ledger")
+    .values({ account_id: sms.account_id, amount: formatDecimal(cost), balance: formatDecimal(balance), reason: "refund", sms_id: sms.id, created_at: now })
+    .execute();
+  await payWaiting(trx, sms.account_id, balance, now);
 }
 
 /** An SMS's recipient in international form: `+` country code national number. */

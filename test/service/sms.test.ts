@@ -288,6 +288,7 @@ describeEngines("SMS delivery", (engine) => {
 
   const send = (text: string) =>
     svc.client("dave", "dave-secret-12").SendSmsWithSenderName({ senderName: "Dave", strCountryCode: "44", strPhoneNumber: "7700 900123", strMessage: text });
+  const credits = async () => (await svc.app.store.db.selectFrom("accounts").select("sms_credits").where("id", "=", dave).executeTakeFirstOrThrow()).sms_credits;
   const state = async (id: bigint) => svc.app.store.db.selectFrom("sms_messages").selectAll().where("id", "=", Number(id)).executeTakeFirstOrThrow();
 
   it("a retry after a crash rewrites the same file, never a second one", async () => {
@@ -329,6 +330,10 @@ describeEngines("SMS delivery", (engine) => {
     answers = [400];
     await worker.flush();
     expect(await state(refused.Id)).toMatchObject({ state: "dead", attempts: 1, last_error: "the SMS gateway answered HTTP 400" });
+    // A dead SMS gives its credits back, with a ledger row.
+    expect(await credits()).toBe(addDecimal(refused.TotalCredits, refused.CreditCost));
+    const refund = await svc.app.store.db.selectFrom("credit_ledger").selectAll().where("sms_id", "=", Number(refused.Id)).orderBy("id").execute();
+    expect(refund.map((l) => [l.reason, l.amount])).toEqual([["sms", "-1"], ["refund", "1"]]);
 
     const failing = await send("always failing");
     answers = [500, 500, 500, 500, 500];
@@ -337,6 +342,30 @@ describeEngines("SMS delivery", (engine) => {
       clock += 3600_001;
     }
     expect(await state(failing.Id)).toMatchObject({ state: "dead", attempts: 5 });
+    expect(await credits()).toBe(addDecimal(failing.TotalCredits, failing.CreditCost));
     expect(posts.filter((p) => p.body.id === Number(failing.Id))).toHaveLength(5);
+  });
+
+  it("a refund of a dead SMS pays the waiting one behind it, which is then delivered", async () => {
+    const eve = await svc.createAccount("eve", "eve-secret-123");
+    await refill(svc.app.store, eve, "1", Date.now());
+    const client = svc.client("eve", "eve-secret-123");
+    const params = { senderName: "Eve", strCountryCode: "49", strPhoneNumber: "15123456789", strMessage: "one" };
+    const a = await client.SendSmsWithSenderName(params);
+    const b = await client.SendSmsWithSenderName({ ...params, strMessage: "two" });
+    expect([a.TotalCredits, b.TotalCredits]).toEqual(["0", "0"]);
+    expect((await state(b.Id)).state).toBe("waiting");
+    const worker = new SmsWorker(svc.app.store, { dir: "unused", url: gatewayUrl });
+    answers = [404, 200];
+    expect(await worker.flush()).toBe(1);
+    expect((await state(a.Id)).state).toBe("dead");
+    expect((await state(b.Id)).state).toBe("sent");
+    const rows = await svc.app.store.db.selectFrom("credit_ledger").select(["reason", "amount", "balance", "sms_id"]).where("account_id", "=", eve).orderBy("id").execute();
+    expect(rows).toEqual([
+      { reason: "refill", amount: "1", balance: "1", sms_id: null },
+      { reason: "sms", amount: "-1", balance: "0", sms_id: Number(a.Id) },
+      { reason: "refund", amount: "1", balance: "1", sms_id: Number(a.Id) },
+      { reason: "sms", amount: "-1", balance: "0", sms_id: Number(b.Id) },
+    ]);
   });
 });
