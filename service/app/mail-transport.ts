@@ -17,6 +17,8 @@ export interface OutgoingMail {
 export interface MailTransport {
   /** What the log and the admin see: "folder <dir>" or the SMTP URL without its password. */
   readonly description: string;
+  /** The longest one send may take; the outbox sends a claimed message only while its lease outlasts this. */
+  readonly sendTimeoutMs: number;
   /** Delivers one message; resolves once it is on disk or accepted by the server. */
   send(mail: OutgoingMail): Promise<void>;
   /** Closes pooled connections (after the last send). */
@@ -33,6 +35,7 @@ export class PermanentMailError extends Error {}
 export function folderTransport(dir: string, tempSuffix: string): MailTransport {
   return {
     description: `folder ${dir}`,
+    sendTimeoutMs: 0,
     async send(mail) {
       await fs.mkdir(dir, { recursive: true });
       const final = path.join(dir, `${mail.id}.eml`);
@@ -124,6 +127,7 @@ export function smtpTransport(url: string, options: SmtpOptions): MailTransport 
   });
   return {
     description: displaySmtpUrl(url),
+    sendTimeoutMs: timeoutMs,
     async send(mail) {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {

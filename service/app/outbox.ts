@@ -92,7 +92,23 @@ export class OutboxWorker {
     for (let round = 0; round < 10_000 && !this.stopped; round++) {
       const batch = await this.claim(50, now());
       if (batch.length === 0) break;
-      for (const mail of batch) delivered += (await this.deliver(mail, now)) ? 1 : 0;
+      const late: number[] = [];
+      for (const [index, mail] of batch.entries()) {
+        // A send that could outlast the lease might run while another worker takes the message over:
+        // give the lease back instead, so the next claim takes it with a fresh one (the first of a
+        // batch always goes, so a lease shorter than a send still makes progress).
+        if (index > 0 && now() + this.transport.sendTimeoutMs > (mail.lease_until ?? 0)) late.push(mail.id);
+        else delivered += (await this.deliver(mail, now)) ? 1 : 0;
+      }
+      if (late.length > 0) {
+        await this.store.db
+          .updateTable("mail_outbox")
+          .set({ lease_owner: null, lease_until: null })
+          .where("id", "in", late)
+          .where("lease_owner", "=", this.owner)
+          .where("state", "=", "queued")
+          .execute();
+      }
     }
     return delivered;
   }

@@ -12,8 +12,12 @@ import { simpleParser } from "mailparser";
 import { SMTPServer, type SMTPServerSession } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdmin } from "../../service/admin/cli.js";
+import { queueMail } from "../../service/app/mail.js";
+import type { MailTransport } from "../../service/app/mail-transport.js";
+import { OutboxWorker } from "../../service/app/outbox.js";
+import { openStore } from "../../service/db/database.js";
 import { ConfigError, readConfig } from "../../service/config.js";
-import { describeEngines } from "./support/engines.js";
+import { describeEngines, freshDatabaseUrl } from "./support/engines.js";
 import { startService, type TestService } from "./support/service.js";
 
 const USER = "mailer";
@@ -240,5 +244,43 @@ describe("SMTP configuration", () => {
 
   it("refuses MAIL_MAX_ATTEMPTS 0", () => {
     expect(() => readConfig({ MAIL_MAX_ATTEMPTS: "0" })).toThrow("MAIL_MAX_ATTEMPTS");
+  });
+});
+
+describe("outbox leases with a slow transport", () => {
+  it("sends a claimed message only while its lease outlasts the send timeout; the rest are given back and sent on a fresh lease", async () => {
+    const store = await openStore(await freshDatabaseUrl("sqlite", "smtp-lease"));
+    try {
+      const t0 = Date.now();
+      let clock = t0;
+      const account = await store.db.insertInto("accounts").values({ username: "lease", password_hash: "x", created_at: t0 }).returning("id").executeTakeFirstOrThrow();
+      for (const n of [1, 2, 3]) {
+        await queueMail(store.db, { accountId: account.id, kind: "test", from: { name: "", address: "a@example.com" }, to: { name: "", address: `r${n}@example.com` }, subject: `m${n}`, text: "hi" }, t0, "example.com");
+      }
+      // every send takes 8 s of the (fake) clock; the lease is 20 s and a send may take up to 10 s
+      const sends: { to: string; at: number; leaseUntil: number }[] = [];
+      const transport: MailTransport = {
+        description: "slow",
+        sendTimeoutMs: 10_000,
+        async send(mail) {
+          const row = await store.db.selectFrom("mail_outbox").select("lease_until").where("id", "=", mail.id).executeTakeFirstOrThrow();
+          sends.push({ to: mail.to_address, at: clock, leaseUntil: row.lease_until! });
+          clock += 8_000;
+        },
+        async close() {},
+      };
+      const worker = new OutboxWorker(store, { dir: "/nonexistent", transport, leaseMs: 20_000, now: () => clock });
+      worker.start();
+      await worker.flush();
+      await worker.stop();
+      expect(sends.map((s) => s.to)).toEqual(["r1@example.com", "r2@example.com", "r3@example.com"]);
+      // the third came at t0 + 16 s, with 4 s of its first lease left: it went back and was claimed again
+      for (const send of sends) expect(send.leaseUntil - send.at).toBeGreaterThanOrEqual(10_000);
+      expect(sends[2]!.leaseUntil).toBe(t0 + 16_000 + 20_000);
+      const rows = await store.db.selectFrom("mail_outbox").select(["state", "attempts", "lease_owner"]).execute();
+      expect(rows).toEqual([1, 2, 3].map(() => ({ state: "sent", attempts: 1, lease_owner: null })));
+    } finally {
+      await store.close();
+    }
   });
 });
