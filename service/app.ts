@@ -177,7 +177,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }
     const confirm = /^\/confirm\/([^/]*)$/.exec(path);
     if (confirm !== null) {
-      const ok = await confirmSubscription(store, decodeURIComponent(confirm[1]!), now());
+      // A token is base64url: anything else (a malformed %-escape included) is simply not one.
+      const ok = await confirmSubscription(store, confirm[1]!, now());
       if (ok) outbox?.wake();
       return send(ok ? 200 : 404, "text/html; charset=utf-8", ok ? CONFIRMED_PAGE : INVALID_LINK_PAGE);
     }

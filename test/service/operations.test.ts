@@ -142,6 +142,7 @@ describeEngines("issue 9 operations", (engine) => {
     const open = (token: string) => fetch(`${svc.url}/confirm/${token}`);
     const forged = await open(`${link![1]!.slice(0, -1)}A`);
     expect(forged.status).toBe(404);
+    for (const junk of ["%E0%A4%A", "..%2F..%2Fetc", "x".repeat(5000), ""]) expect((await open(junk)).status).toBe(404);
     expect(await state()).toBe("pending");
     const first = await open(link![1]!);
     expect(first.status).toBe(200);
