@@ -157,6 +157,29 @@ export interface CreditLedgerTable {
   created_at: number;
 }
 
+export interface ProjectsTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  subject: string;
+  text_body: string;
+  html_body: Generated<string>;
+  from_name: Generated<string>;
+  from_email: Generated<string>;
+  created_at: number;
+}
+
+export interface TransactionsTable {
+  id: Generated<number>;
+  account_id: number;
+  project_id: number;
+  identifier: string | null;
+  email: string;
+  send_at: number;
+  mail_id: number | null;
+  created_at: number;
+}
+
 export interface SecretsTable {
   name: string;
   value: string;
@@ -174,6 +197,8 @@ export interface Database {
   secrets: SecretsTable;
   sms_messages: SmsMessagesTable;
   credit_ledger: CreditLedgerTable;
+  projects: ProjectsTable;
+  transactions: TransactionsTable;
 }
 
 export type Account = Selectable<AccountsTable>;
@@ -183,3 +208,4 @@ export type NewSubscriber = Insertable<SubscribersTable>;
 export type Import = Selectable<ImportsTable>;
 export type Mail = Selectable<MailOutboxTable>;
 export type SmsMessage = Selectable<SmsMessagesTable>;
+export type Project = Selectable<ProjectsTable>;
