@@ -12,6 +12,7 @@ import { Authenticator } from "./app/auth.js";
 import { createImportQueue, ImportWorker } from "./app/imports.js";
 import { smtpTransport } from "./app/mail-transport.js";
 import { OutboxWorker } from "./app/outbox.js";
+import { SmsWorker } from "./app/sms-outbox.js";
 import { confirmSubscription, createService } from "./app/service.js";
 import type { Config } from "./config.js";
 import { openStore, type Store } from "./db/database.js";
@@ -23,6 +24,7 @@ export interface App {
   /** Runs every worker pass that is due now (tests). */
   readonly outbox: OutboxWorker | undefined;
   readonly importWorker: ImportWorker | undefined;
+  readonly sms: SmsWorker | undefined;
   /** Listens on config.port/host (api and all roles) and starts the workers (worker and all roles). */
   start(): Promise<{ url: string | undefined }>;
   /** Stops taking requests, lets in-flight ones and the current job batches finish, closes the store. */
@@ -88,6 +90,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       for (const row of imports) this.set({ queue: "imports", state: row.state }, Number(row.n));
       const mail = await store.db.selectFrom("mail_outbox").select(["state", (eb) => eb.fn.countAll<number>().as("n")]).where("state", "in", ["queued", "dead"]).groupBy("state").execute();
       for (const row of mail) this.set({ queue: "mail", state: row.state }, Number(row.n));
+      const sms = await store.db.selectFrom("sms_messages").select(["state", (eb) => eb.fn.countAll<number>().as("n")]).where("state", "in", ["waiting", "queued", "dead"]).groupBy("state").execute();
+      for (const row of sms) this.set({ queue: "sms", state: row.state }, Number(row.n));
     },
   });
 
@@ -104,6 +108,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         now,
         log: (e) => logger.warn(e),
       })
+    : undefined;
+  const sms = runWorkers
+    ? new SmsWorker(store, { dir: config.smsOutboxDir, url: config.smsUrl, leaseMs: config.jobLeaseMs, now, log: (e) => logger.warn(e) })
     : undefined;
   const importWorker = runWorkers
     ? new ImportWorker(store, {
@@ -130,6 +137,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     now,
     onAccount: (requestId, account) => accounts.set(requestId, account.id),
     onMailQueued: () => outbox?.wake(),
+    onSmsQueued: () => sms?.wake(),
   });
 
   const onCall = (event: CallEvent): void => {
@@ -222,10 +230,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     server,
     logger,
     outbox,
+    sms,
     importWorker,
     async start() {
       if (outbox !== undefined) logger.info({ outbox: outbox.destination }, "mail delivery");
       outbox?.start();
+      sms?.start();
       importWorker?.start();
       if (server === undefined) return { url: undefined };
       await new Promise<void>((resolve, reject) => {
@@ -245,7 +255,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         await Promise.race([Promise.all([drained, closed]), deadline]);
         server.closeAllConnections();
       }
-      await Promise.race([Promise.all([outbox?.stop(), importWorker?.stop()]), deadline]);
+      await Promise.race([Promise.all([outbox?.stop(), sms?.stop(), importWorker?.stop()]), deadline]);
       await store.close();
     },
   };

@@ -17,6 +17,10 @@ export interface Config {
   /** SMTP server mail is delivered to; undefined: the outbox folder. */
   readonly smtpUrl: string | undefined;
   readonly mailMaxAttempts: number;
+  /** Folder paid SMS are written to as `<id>.json` when smsUrl is unset. */
+  readonly smsOutboxDir: string;
+  /** HTTP gateway paid SMS are POSTed to; undefined: the SMS folder. */
+  readonly smsUrl: string | undefined;
   readonly mailFrom: string;
   readonly logLevel: string;
   readonly sqliteSync: "FULL" | "NORMAL";
@@ -42,6 +46,8 @@ export const OPTIONS: readonly Option[] = [
   { name: "IMPORT_TIMEOUT_MS", default: "1800000", doc: "Time allowed for one import download, in ms (30 min)." },
   { name: "OUTBOX_DIR", default: "data/outbox", doc: "Folder the outbox writes each e-mail to as an .eml file." },
   { name: "SMTP_URL", default: "", doc: "smtp://user:pass@host:587 or smtps://...:465: deliver mail to this SMTP server instead of OUTBOX_DIR." },
+  { name: "SMS_OUTBOX_DIR", default: "data/sms", doc: "Folder paid SMS are written to, one <id>.json each (sender, recipient, text)." },
+  { name: "SMS_URL", default: "", doc: "http(s) URL of an SMS gateway: each paid SMS is POSTed there as that JSON instead of written to SMS_OUTBOX_DIR." },
   { name: "MAIL_MAX_ATTEMPTS", default: "5", doc: "Delivery attempts of one e-mail (with growing waits) before it is dead; an SMTP 5xx refusal is dead at once." },
   { name: "MAIL_FROM", default: "no-reply@<PUBLIC_URL host>", doc: "From address of service mail when the account and list set none." },
   { name: "LOG_LEVEL", default: "info", doc: "pino level: fatal, error, warn, info, debug, silent." },
@@ -60,6 +66,21 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}; it is "${text}".`);
   }
   return Number(text);
+}
+
+/** An optional absolute http(s) URL variable (undefined when unset or empty). */
+function httpUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const text = env[name];
+  if (text === undefined || text === "") return undefined;
+  let ok = false;
+  try {
+    const parsed = new URL(text);
+    ok = (parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.hostname !== "";
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new ConfigError(`${name} must be an absolute http or https URL, like https://sms.example/send.`);
+  return text;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
@@ -99,6 +120,8 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
     outboxDir: env.OUTBOX_DIR || "data/outbox",
     smtpUrl,
     mailMaxAttempts: int(env, "MAIL_MAX_ATTEMPTS", 5, 1, 100),
+    smsOutboxDir: env.SMS_OUTBOX_DIR || "data/sms",
+    smsUrl: httpUrl(env, "SMS_URL"),
     mailFrom: env.MAIL_FROM || `no-reply@${publicHost.replace(/^\[|\]$/g, "")}`,
     logLevel: env.LOG_LEVEL || "info",
     sqliteSync: sync,
@@ -120,7 +143,7 @@ export function helpText(): string {
     "",
     "  --role all     API and workers in one process (default)",
     "  --role api     only the HTTP API",
-    "  --role worker  only the workers (imports, outbox)",
+    "  --role worker  only the workers (imports, mail and SMS delivery)",
     "",
     "Environment variables:",
     ...lines,

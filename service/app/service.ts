@@ -45,6 +45,8 @@ export interface ServiceDeps {
   readonly onAccount?: (requestId: string, account: Account) => void;
   /** Told after a transaction that queued mail committed (wakes the outbox worker). */
   readonly onMailQueued?: () => void;
+  /** Told after a transaction that paid an SMS committed (wakes the SMS worker). */
+  readonly onSmsQueued?: () => void;
 }
 
 export const CONFIRM_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -227,7 +229,7 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
     SendNewsletter: notYet("SendNewsletter"),
     InsertTransaction: notYet("InsertTransaction"),
     InsertTransactionWithSplit: notYet("InsertTransactionWithSplit"),
-    SendSmsWithSenderName: async (params, context) => sendSms(store, await account(context), params, now()),
+    SendSmsWithSenderName: async (params, context) => sendSms(store, await account(context), params, now(), deps.onSmsQueued),
   };
 }
 

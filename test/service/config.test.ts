@@ -28,6 +28,8 @@ describe("service configuration", () => {
     [{ PUBLIC_URL: "ftp://x" }, "PUBLIC_URL"],
     [{ SQLITE_SYNC: "OFF" }, "SQLITE_SYNC"],
     [{ JOB_LEASE_MS: "-1" }, "JOB_LEASE_MS"],
+    [{ SMS_URL: "ftp://gateway.example/" }, "SMS_URL"],
+    [{ SMS_URL: "not a url" }, "SMS_URL"],
   ])("refuses %o naming the variable", (env, name) => {
     expect(() => readConfig(env)).toThrow(ConfigError);
     expect(() => readConfig(env)).toThrow(name);

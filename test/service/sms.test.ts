@@ -206,10 +206,9 @@ describeEngines("SendSmsWithSenderName", (engine) => {
     expect(show).toMatchObject({ credits: "0", price: "0.1", waiting: 0 });
     expect(show.ledger).toHaveLength(3);
 
-    // Delivery: every paid SMS becomes one JSON file in the outbox folder.
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "eas-sms-"));
-    const worker = new SmsWorker(svc.app.store, { dir });
-    await worker.flush();
+    // Delivery: the service's worker writes every paid SMS as one JSON file to SMS_OUTBOX_DIR.
+    const dir = svc.smsDir;
+    for (let i = 0; i < 500 && !(await messages(carol)).every((m) => m.state === "sent"); i++) await new Promise((r) => setTimeout(r, 20));
     const files = fs.readdirSync(dir);
     for (const row of rows) {
       const doc = JSON.parse(fs.readFileSync(path.join(dir, `${row.id}.json`), "utf8")) as Record<string, unknown>;
@@ -218,6 +217,27 @@ describeEngines("SendSmsWithSenderName", (engine) => {
     expect(files.filter((f) => f.endsWith(".tmp"))).toEqual([]);
     expect((await messages(carol)).every((m) => m.state === "sent" && m.sent_at !== null)).toBe(true);
   }, 60_000);
+
+  it("the service's own worker writes a paid SMS to SMS_OUTBOX_DIR at once, and one paid by credits add soon after", async () => {
+    const frank = await svc.createAccount("frank", "frank-secret-1");
+    await refill(svc.app.store, frank, "1", Date.now());
+    const client = svc.client("frank", "frank-secret-1");
+    const params = { senderName: "Frank", strCountryCode: "33", strPhoneNumber: "612345678", strMessage: "Bonjour" };
+    const paid = await client.SendSmsWithSenderName(params);
+    const waiting = await client.SendSmsWithSenderName({ ...params, strMessage: "Encore" });
+    expect([paid.TotalCredits, waiting.TotalCredits]).toEqual(["0", "0"]);
+    const file = (id: bigint) => path.join(svc.smsDir, `${id}.json`);
+    const until = async (check: () => boolean) => {
+      for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(check()).toBe(true);
+    };
+    await until(() => fs.existsSync(file(paid.Id)));
+    expect(JSON.parse(fs.readFileSync(file(paid.Id), "utf8"))).toMatchObject({ from: "Frank", to: "+33612345678", text: "Bonjour" });
+    expect(fs.existsSync(file(waiting.Id))).toBe(false);
+    expect((await admin(svc.databaseUrl, ["credits", "add", "--account", "frank", "--amount", "1"])).code).toBe(0);
+    await until(() => fs.existsSync(file(waiting.Id)));
+    expect(JSON.parse(fs.readFileSync(file(waiting.Id), "utf8"))).toMatchObject({ text: "Encore" });
+  });
 
   it("refuses bad parameters before anything is stored, naming the parameter", async () => {
     const client = svc.client("bob", "bob-secret-12");
@@ -268,6 +288,8 @@ describeEngines("SMS delivery", (engine) => {
 
   beforeAll(async () => {
     svc = await startService(engine, "sms_delivery");
+    // These tests drive their own workers: the service's is stopped so it takes nothing.
+    await svc.app.sms?.stop();
     dave = await svc.createAccount("dave", "dave-secret-12");
     await refill(svc.app.store, dave, "100", Date.now());
     gateway = http.createServer((req, res) => {

@@ -17,6 +17,8 @@ export interface TestService {
   readonly url: string;
   readonly databaseUrl: string;
   readonly outboxDir: string;
+  /** SMS_OUTBOX_DIR: where the service writes paid SMS. */
+  readonly smsDir: string;
   /** Every log line the service wrote, parsed. */
   readonly logs: Record<string, unknown>[];
   createAccount(username: string, password: string, settings?: { dd_fields?: number }): Promise<number>;
@@ -32,6 +34,7 @@ const hashes = new Map<string, Promise<string>>();
 
 export async function startService(engine: EngineName, label: string, env: Record<string, string> = {}): Promise<TestService> {
   const outboxDir = mkdtempSync(join(tmpdir(), "eas-outbox-"));
+  const smsDir = mkdtempSync(join(tmpdir(), "eas-sms-"));
   const logs: Record<string, unknown>[] = [];
   const logDestination = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -44,6 +47,7 @@ export async function startService(engine: EngineName, label: string, env: Recor
     PORT: "0",
     DATABASE_URL: databaseUrl,
     OUTBOX_DIR: outboxDir,
+    SMS_OUTBOX_DIR: smsDir,
     PUBLIC_URL: "http://127.0.0.1:1",
     SQLITE_SYNC: "NORMAL",
     SHUTDOWN_TIMEOUT_MS: "5000",
@@ -57,6 +61,7 @@ export async function startService(engine: EngineName, label: string, env: Recor
     url: base,
     databaseUrl,
     outboxDir,
+    smsDir,
     logs,
     async createAccount(username, password, settings = {}) {
       if (!hashes.has(password)) hashes.set(password, hashPassword(password));
