@@ -21,7 +21,7 @@ export interface SmsOutboxOptions {
   readonly leaseMs?: number;
   readonly pollMs?: number;
   readonly maxAttempts?: number;
-  /** Time allowed for one gateway request (default 10 s). */
+  /** Time allowed for one gateway request (default a third of the lease, 1 to 10 s, so it ends inside the lease). */
   readonly requestTimeoutMs?: number;
   readonly now?: () => number;
   readonly log?: (entry: Record<string, unknown>) => void;
@@ -167,7 +167,7 @@ export class SmsWorker {
       headers: { "content-type": "application/json", "idempotency-key": `sms-${sms.id}` },
       body,
       redirect: "error",
-      signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 10_000),
+      signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? Math.max(1000, Math.min(10_000, Math.floor((this.options.leaseMs ?? 30_000) / 3)))),
     });
     await response.arrayBuffer().catch(() => undefined);
     if (response.ok) return;
