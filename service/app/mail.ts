@@ -11,6 +11,8 @@ export interface MailInput {
   readonly to: { readonly name: string; readonly address: string };
   readonly subject: string;
   readonly text: string;
+  /** An HTML alternative of `text`: the message becomes multipart/alternative (text first, then HTML). */
+  readonly html?: string | undefined;
   readonly headers?: Readonly<Record<string, string>>;
 }
 
@@ -27,9 +29,16 @@ function mailbox(name: string, address: string): string {
   return `${display.startsWith("=?") ? display : `"${display.replace(/["\\]/g, "\\$&")}"`} <${safeAddress}>`;
 }
 
-/** The whole message: headers, a blank line, the body as quoted-printable-free base64 UTF-8 text. */
+/** UTF-8 text as base64 in lines of 76 characters, line ends made CRLF first. */
+function base64Body(text: string): string {
+  return Buffer.from(text.replace(/\r?\n/g, "\r\n"), "utf8").toString("base64").replace(/.{76}/g, "$&\r\n");
+}
+
+/**
+ * The whole message: headers, a blank line, then the body as base64 UTF-8 text/plain, or, when `html` is
+ * given, a multipart/alternative of the text part and the HTML part (each base64 UTF-8).
+ */
 export function renderMessage(input: MailInput, now: number, domain: string): string {
-  const body = Buffer.from(input.text.replace(/\r?\n/g, "\r\n"), "utf8").toString("base64").replace(/.{76}/g, "$&\r\n");
   const headers: [string, string][] = [
     ["From", mailbox(input.from.name, input.from.address)],
     ["To", mailbox(input.to.name, input.to.address)],
@@ -37,28 +46,44 @@ export function renderMessage(input: MailInput, now: number, domain: string): st
     ["Date", new Date(now).toUTCString().replace("GMT", "+0000")],
     ["Message-ID", `<${randomBytes(12).toString("hex")}@${domain}>`],
     ["MIME-Version", "1.0"],
-    ["Content-Type", "text/plain; charset=utf-8"],
-    ["Content-Transfer-Encoding", "base64"],
   ];
+  let body: string;
+  if (input.html === undefined) {
+    headers.push(["Content-Type", "text/plain; charset=utf-8"], ["Content-Transfer-Encoding", "base64"]);
+    body = base64Body(input.text);
+  } else {
+    // Base64 lines never contain "=_", so the boundary cannot occur inside a part.
+    const boundary = `=_alt_${randomBytes(12).toString("hex")}`;
+    headers.push(["Content-Type", `multipart/alternative; boundary="${boundary}"`]);
+    const part = (type: string, text: string) =>
+      `--${boundary}\r\nContent-Type: ${type}; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n${base64Body(text)}\r\n`;
+    body = `${part("text/plain", input.text)}${part("text/html", input.html)}--${boundary}--`;
+  }
   for (const [name, value] of Object.entries(input.headers ?? {})) headers.push([name, value.replace(/[\r\n]+/g, " ")]);
   return `${headers.map(([n, v]) => `${n}: ${v}`).join("\r\n")}\r\n\r\n${body}\r\n`;
 }
 
-export async function queueMail(trx: Db, input: MailInput, now: number, domain: string): Promise<void> {
-  await trx
+/**
+ * Queues the message in the caller's transaction and returns its mail_outbox id. `sendAt` (epoch ms,
+ * default `now`) is when the outbox worker may deliver it first, and the message's Date.
+ */
+export async function queueMail(trx: Db, input: MailInput, now: number, domain: string, sendAt: number = now): Promise<number> {
+  const row = await trx
     .insertInto("mail_outbox")
     .values({
       account_id: input.accountId,
       kind: input.kind,
       to_address: input.to.address,
       subject: input.subject,
-      message: renderMessage(input, now, domain),
-      next_attempt_at: now,
+      message: renderMessage(input, sendAt, domain),
+      next_attempt_at: sendAt,
       lease_owner: null,
       lease_until: null,
       last_error: null,
       created_at: now,
       sent_at: null,
     })
-    .execute();
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return row.id;
 }

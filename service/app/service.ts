@@ -13,6 +13,7 @@ import { importCsvText } from "./csv-import.js";
 import { notImplemented } from "./errors.js";
 import { queueMail } from "./mail.js";
 import { sendSms } from "./sms.js";
+import { insertTransaction } from "./transactions.js";
 import {
   type SubscriberRow,
   checkActivated,
@@ -227,8 +228,10 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
     InsertTemplateNewsletter: notYet("InsertTemplateNewsletter"),
     InsertActiveTemplateModule: notYet("InsertActiveTemplateModule"),
     SendNewsletter: notYet("SendNewsletter"),
-    InsertTransaction: notYet("InsertTransaction"),
-    InsertTransactionWithSplit: notYet("InsertTransactionWithSplit"),
+    InsertTransaction: async (params, context) =>
+      insertTransaction(store, await account(context), params, { split: false, now: now(), domain, mailFrom: config.mailFrom, onQueued: deps.onMailQueued }),
+    InsertTransactionWithSplit: async (params, context) =>
+      insertTransaction(store, await account(context), params, { split: true, now: now(), domain, mailFrom: config.mailFrom, onQueued: deps.onMailQueued }),
     SendSmsWithSenderName: async (params, context) => sendSms(store, await account(context), params, now(), deps.onSmsQueued),
   };
 }
