@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { Store } from "../db/database.js";
 import type { Mail } from "../db/schema.js";
 import { folderTransport, type MailTransport, PermanentMailError } from "./mail-transport.js";
+import { PollingWorker } from "./polling-worker.js";
 
 export interface OutboxOptions {
   /** The folder of the default transport (used when `transport` is not given). */
@@ -20,18 +21,15 @@ export interface OutboxOptions {
   readonly log?: (entry: Record<string, unknown>) => void;
 }
 
-export class OutboxWorker {
+export class OutboxWorker extends PollingWorker {
   private readonly owner = `outbox-${randomUUID()}`;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
-  private again = false;
   private readonly transport: MailTransport;
 
   constructor(
     private readonly store: Store,
     private readonly options: OutboxOptions,
   ) {
+    super("outbox", options);
     this.transport = options.transport ?? folderTransport(options.dir, this.owner);
   }
 
@@ -40,39 +38,8 @@ export class OutboxWorker {
     return this.transport.description;
   }
 
-  start(): void {
-    this.stopped = false;
-    this.wake();
-  }
-
-  /** Runs a pass now (new mail was queued); a pass already running makes one more after it. */
-  wake(): void {
-    if (this.stopped) return;
-    if (this.running !== undefined) {
-      this.again = true;
-      return;
-    }
-    clearTimeout(this.timer);
-    this.running = this.drain()
-      .then(() => undefined)
-      .catch((error: unknown) => this.options.log?.({ msg: "outbox pass failed", err: String(error) }))
-      .finally(() => {
-        this.running = undefined;
-        if (this.stopped) return;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        } else {
-          this.timer = setTimeout(() => this.wake(), this.options.pollMs ?? 1000);
-          this.timer.unref();
-        }
-      });
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  override async stop(): Promise<void> {
+    await super.stop();
     await this.transport.close();
   }
 
@@ -81,10 +48,12 @@ export class OutboxWorker {
    * (epoch ms, default now) is the time the pass acts at, so a test can reach a retry's time.
    */
   async flush(at?: number): Promise<number> {
-    // A pass may chain another (mail queued while it ran): wait until none runs, so none holds a lease
-    // on a message this drain should deliver. Bounded: each pass ends and chains at most once per wake.
-    for (let i = 0; i < 100 && this.running !== undefined; i++) await this.running;
+    await this.idle();
     return this.drain(at);
+  }
+
+  protected pass(): Promise<number> {
+    return this.drain();
   }
 
   /** Delivers every message due at `at` (default now), one claimed batch at a time; returns when none is due. */

@@ -11,6 +11,7 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import type { Store } from "../db/database.js";
 import type { SmsMessage } from "../db/schema.js";
+import { PollingWorker } from "./polling-worker.js";
 import { refundSms, smsAddress } from "./sms.js";
 
 export interface SmsOutboxOptions {
@@ -53,59 +54,24 @@ export function smsDocument(sms: SmsMessage): SmsDocument {
 /** A failure that retrying cannot fix (the gateway refused the message). */
 class PermanentFailure extends Error {}
 
-export class SmsWorker {
+export class SmsWorker extends PollingWorker {
   private readonly owner = `sms-${randomUUID()}`;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
-  private again = false;
 
   constructor(
     private readonly store: Store,
     private readonly options: SmsOutboxOptions,
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    this.wake();
-  }
-
-  /** Runs a pass now (an SMS was paid); a pass already running makes one more after it. */
-  wake(): void {
-    if (this.stopped) return;
-    if (this.running !== undefined) {
-      this.again = true;
-      return;
-    }
-    clearTimeout(this.timer);
-    this.running = this.drain()
-      .then(() => undefined)
-      .catch((error: unknown) => this.options.log?.({ msg: "sms pass failed", err: String(error) }))
-      .finally(() => {
-        this.running = undefined;
-        if (this.stopped) return;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        } else {
-          this.timer = setTimeout(() => this.wake(), this.options.pollMs ?? 1000);
-          this.timer.unref();
-        }
-      });
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  ) {
+    super("sms", options);
   }
 
   /** Waits for a pass in progress, then delivers whatever is still due (tests, the admin CLI). */
   async flush(): Promise<number> {
-    // A pass may chain another (an SMS paid while it ran): wait until none runs, so none holds a lease on
-    // an SMS this drain should deliver. Bounded: each pass ends and chains at most once per wake.
-    for (let i = 0; i < 100 && this.running !== undefined; i++) await this.running;
+    await this.idle();
     return this.drain(true);
+  }
+
+  protected pass(): Promise<number> {
+    return this.drain();
   }
 
   /** Delivers every due SMS, one claimed batch at a time; returns the number delivered. */

@@ -1,0 +1,67 @@
+// The scheduling both delivery workers share (the mail outbox and the SMS outbox): a pass runs at start,
+// when woken (something was queued) and every pollMs; a wake during a pass chains one more pass after
+// it; stop() lets the pass in progress finish; flush() waits until no pass runs, then runs one itself.
+
+export interface PollingOptions {
+  readonly pollMs?: number;
+  readonly log?: (entry: Record<string, unknown>) => void;
+}
+
+export abstract class PollingWorker {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  protected stopped = true;
+
+  protected constructor(
+    private readonly label: string,
+    private readonly polling: PollingOptions,
+  ) {}
+
+  /** One pass over the due work; resolves when nothing due is left (or the worker stops). */
+  protected abstract pass(): Promise<unknown>;
+
+  start(): void {
+    this.stopped = false;
+    this.wake();
+  }
+
+  /** Runs a pass now; a pass already running makes one more after it. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running !== undefined) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.running = this.pass()
+      .then(() => undefined)
+      .catch((error: unknown) => this.polling.log?.({ msg: `${this.label} pass failed`, err: String(error) }))
+      .finally(() => {
+        this.running = undefined;
+        if (this.stopped) return;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        } else {
+          this.timer = setTimeout(() => this.wake(), this.polling.pollMs ?? 1000);
+          this.timer.unref();
+        }
+      });
+  }
+
+  /** Takes no more passes and waits for the one in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /**
+   * Waits until no pass runs, including one chained by work queued during the last, so no pass of this
+   * worker holds a lease a caller's own drain should take. Bounded: a pass chains at most one more.
+   */
+  protected async idle(): Promise<void> {
+    for (let i = 0; i < 100 && this.running !== undefined; i++) await this.running;
+  }
+}
