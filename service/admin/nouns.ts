@@ -8,5 +8,6 @@ import { importNoun } from "./imports.js";
 import { listNoun } from "./list.js";
 import { optoutNoun } from "./optout.js";
 import { outboxNoun } from "./outbox.js";
+import { projectNoun } from "./project.js";
 
-export const nouns: readonly Noun[] = [accountNoun, listNoun, optoutNoun, importNoun, outboxNoun, creditsNoun];
+export const nouns: readonly Noun[] = [accountNoun, listNoun, optoutNoun, importNoun, outboxNoun, creditsNoun, projectNoun];
