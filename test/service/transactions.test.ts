@@ -204,12 +204,16 @@ describeEngines("transactional e-mail", (engine) => {
     expect((await delivered(whole)).mail.text).toBe(`[${value}][][][]`);
   });
 
-  it("WithSplit refuses a value that would run past DD25 with TooManyFields, writing nothing", async () => {
+  it("WithSplit refuses a value that would run past DD25 (TooManyFields) or onto a field also given, writing nothing", async () => {
     const before = await count("transactions");
     const refused = await fault(
       alices().InsertTransactionWithSplit({ strId: String(splitProject), strEmail: "s@example.com", strDataFields: "DD24", strDataValues: "z".repeat(1001) }),
     );
     expect(refused.errorCode).toBe("TooManyFields");
+    const overlap = await fault(
+      alices().InsertTransactionWithSplit({ strId: String(splitProject), strEmail: "s@example.com", strDataFields: "DD1;DD2", strDataValues: `${"z".repeat(501)};given` }),
+    );
+    expect(overlap.errorCode).toBe("InvalidDemographicFields");
     const fits = await alices().InsertTransactionWithSplit({ strId: String(splitProject), strEmail: "s@example.com", strDataFields: "DD24", strDataValues: "z".repeat(1000) });
     expect(typeof fits).toBe("number");
     expect(await count("transactions")).toBe(before + 1);
