@@ -48,8 +48,7 @@ export class OutboxWorker extends PollingWorker {
    * (epoch ms, default now) is the time the pass acts at, so a test can reach a retry's time.
    */
   async flush(at?: number): Promise<number> {
-    await this.idle();
-    return this.drain(at);
+    return this.exclusive(() => this.drain(at));
   }
 
   protected pass(): Promise<number> {

@@ -1,6 +1,6 @@
 // The scheduling both delivery workers share (the mail outbox and the SMS outbox): a pass runs at start,
 // when woken (something was queued) and every pollMs; a wake during a pass chains one more pass after
-// it; stop() lets the pass in progress finish; flush() waits until no pass runs, then runs one itself.
+// it; stop() lets the pass in progress finish; exclusive() runs a caller's drain with no pass running.
 
 export interface PollingOptions {
   readonly pollMs?: number;
@@ -11,6 +11,7 @@ export abstract class PollingWorker {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
+  private holding = 0;
   protected stopped = true;
 
   protected constructor(
@@ -29,7 +30,7 @@ export abstract class PollingWorker {
   /** Runs a pass now; a pass already running makes one more after it. */
   wake(): void {
     if (this.stopped) return;
-    if (this.running !== undefined) {
+    if (this.running !== undefined || this.holding > 0) {
       this.again = true;
       return;
     }
@@ -58,10 +59,20 @@ export abstract class PollingWorker {
   }
 
   /**
-   * Waits until no pass runs, including one chained by work queued during the last, so no pass of this
-   * worker holds a lease a caller's own drain should take. Bounded: a pass chains at most one more.
+   * Runs `work` (a caller's own drain) with no pass of this worker running: waits for the pass in
+   * progress (and one it chained), and holds back passes that wake or the timer would start meanwhile,
+   * running one afterwards. So no pass holds a lease the caller's drain should take.
    */
-  protected async idle(): Promise<void> {
-    for (let i = 0; i < 100 && this.running !== undefined; i++) await this.running;
+  protected async exclusive<T>(work: () => Promise<T>): Promise<T> {
+    this.holding++;
+    try {
+      for (let i = 0; i < 100 && this.running !== undefined; i++) await this.running;
+      return await work();
+    } finally {
+      if (--this.holding === 0 && this.again) {
+        this.again = false;
+        this.wake();
+      }
+    }
   }
 }

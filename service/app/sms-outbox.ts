@@ -66,8 +66,7 @@ export class SmsWorker extends PollingWorker {
 
   /** Waits for a pass in progress, then delivers whatever is still due (tests, the admin CLI). */
   async flush(): Promise<number> {
-    await this.idle();
-    return this.drain(true);
+    return this.exclusive(() => this.drain(true));
   }
 
   protected pass(): Promise<number> {

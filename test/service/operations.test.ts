@@ -5,19 +5,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ServiceFaultError } from "../../generated/client.js";
-import { BINDINGS, startService, type TestService } from "./support/service.js";
+import { BINDINGS, startService, type TestService, fault } from "./support/service.js";
 import { describeEngines } from "./support/engines.js";
 
-async function fault(promise: Promise<unknown>): Promise<ServiceFaultError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ServiceFaultError) return error;
-    throw error;
-  }
-  throw new Error("the call succeeded; a fault was expected");
-}
 
 describeEngines("issue 9 operations", (engine) => {
   let svc: TestService;

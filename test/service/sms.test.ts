@@ -10,23 +10,13 @@ import os from "node:os";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ServiceFaultError } from "../../generated/client.js";
 import { runAdmin } from "../../service/admin/cli.ts";
 import { addDecimal, formatDecimal, parseDecimal } from "../../service/app/decimal.ts";
 import { MAX_SEGMENTS, checkRecipient, priceSms, refill } from "../../service/app/sms.ts";
 import { SmsWorker } from "../../service/app/sms-outbox.ts";
 import { describeEngines } from "./support/engines.ts";
-import { BINDINGS, startService, type TestService } from "./support/service.ts";
+import { BINDINGS, fault, startService, type TestService } from "./support/service.ts";
 
-async function fault(promise: Promise<unknown>): Promise<ServiceFaultError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ServiceFaultError) return error;
-    throw error;
-  }
-  throw new Error("the call succeeded; a fault was expected");
-}
 
 function sink(): Writable & { text: string } {
   const stream = new Writable({

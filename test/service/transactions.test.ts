@@ -9,22 +9,12 @@ import path from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ServiceFaultError } from "../../generated/client.js";
 import { runAdmin } from "../../service/admin/cli.js";
 import { IDEMPOTENCY_WINDOW_MS, escapeHtml, insertTransaction, mergeTemplate, splitFields } from "../../service/app/transactions.js";
 import { parseLocalMinute } from "../../service/app/zoned-time.js";
 import { describeEngines } from "./support/engines.js";
-import { startService, type TestService } from "./support/service.js";
+import { startService, type TestService, fault } from "./support/service.js";
 
-async function fault(promise: Promise<unknown>): Promise<ServiceFaultError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ServiceFaultError) return error;
-    throw error;
-  }
-  throw new Error("the call succeeded; a fault was expected");
-}
 
 async function admin(databaseUrl: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
   const stdout = new PassThrough();

@@ -5,7 +5,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
-import { createClient } from "../../../generated/client.js";
+import { ServiceFaultError, createClient } from "../../../generated/client.js";
 import type { BindingName } from "../../../generated/runtime/protocol/binding.js";
 import { type App, createApp } from "../../../service/app.js";
 import { hashPassword } from "../../../service/app/auth.js";
@@ -85,4 +85,15 @@ export async function startService(engine: EngineName, label: string, env: Recor
     },
     close: () => app.close(),
   };
+}
+
+/** The fault a call answers with; fails when the call succeeds or throws anything else. */
+export async function fault(promise: Promise<unknown>): Promise<ServiceFaultError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ServiceFaultError) return error;
+    throw error;
+  }
+  throw new Error("the call succeeded; a fault was expected");
 }
