@@ -180,6 +180,60 @@ export interface TransactionsTable {
   created_at: number;
 }
 
+export interface TemplatesTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  subject: Generated<string>;
+  html: string;
+  text: Generated<string>;
+  created_at: number;
+}
+
+export interface ModulesTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  code: string;
+  created_at: number;
+}
+
+export type FilterOperator = "=" | "!=" | "contains" | "startsWith" | "empty" | "notEmpty";
+
+export interface FiltersTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  field: string;
+  operator: FilterOperator;
+  value: Generated<string>;
+  created_at: number;
+}
+
+export type Tracking = "all" | "no" | "roi";
+
+export interface NewslettersTable {
+  id: Generated<number>;
+  account_id: number;
+  template_id: number;
+  name: string;
+  subject: string;
+  tracking: Tracking;
+  created_at: number;
+}
+
+export interface NewsletterModulesTable {
+  id: Generated<number>;
+  account_id: number;
+  newsletter_id: number;
+  module_id: number;
+  code: string;
+  module_index: Generated<number>;
+  holder_id: Generated<number>;
+  filter_id: number | null;
+  created_at: number;
+}
+
 export interface SecretsTable {
   name: string;
   value: string;
@@ -199,6 +253,11 @@ export interface Database {
   credit_ledger: CreditLedgerTable;
   projects: ProjectsTable;
   transactions: TransactionsTable;
+  templates: TemplatesTable;
+  modules: ModulesTable;
+  filters: FiltersTable;
+  newsletters: NewslettersTable;
+  newsletter_modules: NewsletterModulesTable;
 }
 
 export type Account = Selectable<AccountsTable>;
