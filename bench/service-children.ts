@@ -3,11 +3,12 @@
 // disconnect), so none outlives the benchmark.
 //
 // service     the whole service (createApp with the configuration from the environment, as `npm start`
-//             reads it) on a database that the launcher fills with one account and one list first, the
-//             way the tests and the admin CLI do (directly in the store). Reports
-//             { ready, port, username, password, accountId, listId } and then answers requests:
+//             reads it) on a database that the launcher fills with one account (SMS credits for every
+//             SendSmsWithSenderName a run can make: SMS_BENCH_CREDITS), one list and one transactional
+//             project first, the way the tests and the admin CLI do (directly in the store). Reports
+//             { ready, port, username, password, accountId, listId, projectId } and then answers requests:
 //             { id, cmd: "list" } -> { id, listId }           a new list of the account
-//             { id, cmd: "count" } -> { id, subscribers, memberships }
+//             { id, cmd: "count" } -> { id, subscribers, memberships, sms, smsWaiting, transactions }
 //             { id, cmd: "import", importId } -> { id, row }  the imports row (state, counters, times)
 // files       a file server on 127.0.0.1 that streams GET /rows?n=N&tag=T as N generated
 //             `email;name;HTML;dd1` lines, made on the fly (never stored), with backpressure. Reports { port }.
@@ -30,6 +31,12 @@ export type ServiceRequest = { cmd: "list" } | { cmd: "count" } | { cmd: "import
 /** A request as sent, with the id its answer carries. */
 export type ServiceCommand = ServiceRequest & { id: number };
 
+/**
+ * The account's SMS credits at the start: an exact decimal far beyond what any run can spend at the
+ * default price of 1 a segment (a one-segment text costs 1), so every SendSmsWithSenderName is paid at once.
+ */
+export const SMS_BENCH_CREDITS = "1000000000000";
+
 /** What the service child reports once it listens. */
 export interface ServiceReady {
   readonly ready: true;
@@ -38,6 +45,8 @@ export interface ServiceReady {
   readonly password: string;
   readonly accountId: number;
   readonly listId: number;
+  /** The transactional project (strId of InsertTransaction). */
+  readonly projectId: number;
 }
 
 /** Arguments of the autocannon kind. */
@@ -65,7 +74,7 @@ async function serviceChild(): Promise<void> {
   const now = Date.now();
   const account = await app.store.db
     .insertInto("accounts")
-    .values({ username, password_hash: await hashPassword(password), created_at: now })
+    .values({ username, password_hash: await hashPassword(password), sms_credits: SMS_BENCH_CREDITS, created_at: now })
     .returning("id")
     .executeTakeFirstOrThrow();
   let lists = 0;
@@ -78,6 +87,18 @@ async function serviceChild(): Promise<void> {
     return row.id;
   };
   const listId = await newList();
+  const project = await app.store.db
+    .insertInto("projects")
+    .values({
+      account_id: account.id,
+      name: "bench project",
+      subject: "Order {{DD1}}",
+      text_body: "Hello {{Name}}, your order {{DD1}} is on its way.",
+      html_body: "<p>Hello {{Name}},</p><p>your order <b>{{DD1}}</b> is on its way.</p>",
+      created_at: now,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
   const { url } = await app.start();
   const port = Number(new URL(url!).port);
   process.on("message", (message: ServiceCommand) => {
@@ -86,7 +107,12 @@ async function serviceChild(): Promise<void> {
       if (message.cmd === "count") {
         const s = await app.store.db.selectFrom("subscribers").select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow();
         const m = await app.store.db.selectFrom("memberships").select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow();
-        return { subscribers: Number(s.n), memberships: Number(m.n) };
+        const sms = await app.store.db
+          .selectFrom("sms_messages")
+          .select([sql<number>`count(*)`.as("n"), sql<number>`count(case when state = 'waiting' then 1 end)`.as("waiting")])
+          .executeTakeFirstOrThrow();
+        const t = await app.store.db.selectFrom("transactions").select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow();
+        return { subscribers: Number(s.n), memberships: Number(m.n), sms: Number(sms.n), smsWaiting: Number(sms.waiting), transactions: Number(t.n) };
       }
       if (message.cmd === "import") {
         const row = await app.store.db.selectFrom("imports").selectAll().where("id", "=", message.importId).executeTakeFirst();
@@ -99,7 +125,7 @@ async function serviceChild(): Promise<void> {
       (error: unknown) => send({ id: message.id, error: error instanceof Error ? error.message : String(error) }),
     );
   });
-  const ready: ServiceReady = { ready: true, port, username, password, accountId: account.id, listId };
+  const ready: ServiceReady = { ready: true, port, username, password, accountId: account.id, listId, projectId: project.id };
   send(ready);
 }
 

@@ -1,5 +1,5 @@
 // `npm run bench:service [-- --duration 5 --warmup 2 --connections 32 --rounds 3 --tool wrk|autocannon
-//                           --only sqlite,sqlite-normal,postgres,csv,import --import-rows 1000000
+//                           --only sqlite,sqlite-normal,postgres,sms,transaction,csv,import --import-rows 1000000
 //                           --csv-rows 50000 --csv-calls 3 --import-timeout 900
 //                           --service-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"]`
 // (also the last section of `npm run bench`, id `service` for its --only).
@@ -14,6 +14,13 @@
 //  postgres  the same on PostgreSQL, when a PostgreSQL install is found: a throwaway cluster
 //            (test/service/support/postgres.ts) that runs with fsync, synchronous_commit and
 //            full_page_writes off, so not a durability-equal comparison. Reported, no target.
+//  sms       SendSmsWithSenderName (SOAP 1.1) through the whole service on SQLite with SQLITE_SYNC=FULL, the
+//            account holding credits for every call of the run (SMS_BENCH_CREDITS), so each call is paid at
+//            once (credits locked and debited, a ledger row, the SMS queued; the same recipient, a new text
+//            each call) and the SMS worker writes it to the SMS folder. Reported against the floor, no target.
+//  transaction  InsertTransaction (SOAP 1.1) the same way, into a project the launcher made, with no
+//            strIdentifier (so every call queues a mail; the outbox worker writes it as .eml), a new
+//            recipient address each call. Reported against the floor, no target.
 //  csv       InsertCsvSubscribersWithDemDataUpdateOption with --csv-rows rows (Email,Name,Format,dd1,dd2),
 //            one HTTP call each: median wall time of 3 calls, each into a fresh list with new addresses
 //            (target <= 1.5 s for 50,000 rows), then 3 calls with strUpdate=true over those addresses with
@@ -26,7 +33,9 @@
 // Load rows follow bench/run.ts: one checked request, a warm-up, a fixed duration, --rounds rounds with
 // every row in turn (medians shown); wrk when installed (a Lua script makes each body), else autocannon's
 // programmatic API in its own process (setupRequest makes each body). Each service run starts a fresh
-// database in a temporary directory; peak RSS is VmHWM of the service process. Every child process is
+// database in a temporary directory; peak RSS is VmHWM of the service process. After each service load row
+// the database is counted: one subscriber / SMS / transaction for every 2xx answer (at least; a request
+// cut off at the end of the run may have been stored without its answer being counted), and no SMS waiting. Every child process is
 // killed on exit, on error and on Ctrl-C, the cluster stopped and the temporary directories deleted;
 // every wait is bounded.
 
@@ -43,10 +52,10 @@ import type { AutocannonArgs, ServiceReady, ServiceRequest } from "./service-chi
 import { median, table, type LoadResult } from "./summary.js";
 import { FLOOR_RESPONSE, NS, SOAP11_NS } from "./wire.js";
 
-export type Part = "sqlite" | "sqlite-normal" | "postgres" | "csv" | "import";
-export const PARTS: readonly Part[] = ["sqlite", "sqlite-normal", "postgres", "csv", "import"];
+export type Part = "sqlite" | "sqlite-normal" | "postgres" | "sms" | "transaction" | "csv" | "import";
+export const PARTS: readonly Part[] = ["sqlite", "sqlite-normal", "postgres", "sms", "transaction", "csv", "import"];
 /** What runs without --only: sqlite-normal (SQLITE_SYNC=NORMAL, a diagnosis row) only when asked for. */
-export const DEFAULT_PARTS: readonly Part[] = ["sqlite", "postgres", "csv", "import"];
+export const DEFAULT_PARTS: readonly Part[] = ["sqlite", "postgres", "sms", "transaction", "csv", "import"];
 
 export interface ServiceBenchOptions {
   readonly duration: number;
@@ -153,6 +162,7 @@ async function startService(name: string, databaseUrl: string | undefined, optio
       SQLITE_SYNC: "FULL",
       LOG_LEVEL: "warn",
       OUTBOX_DIR: join(dir, "outbox"),
+      SMS_OUTBOX_DIR: join(dir, "sms"),
       PUBLIC_URL: "http://127.0.0.1:1",
       ...env,
     },
@@ -209,10 +219,30 @@ function soapHeaders(operation: string): Record<string, string> {
   return { "content-type": "text/xml; charset=utf-8", soapaction: `"${NS}${operation}"` };
 }
 
-/** An InsertSubscriberSid body split around the address's unique part: prefix + unique + suffix. */
+/** A request body split around its unique part: prefix + unique + suffix. */
 interface InsertTemplate {
   readonly prefix: string;
   readonly suffix: string;
+}
+
+/** A SendSmsWithSenderName body, the unique part in the (one-segment GSM-7) text; the same recipient each call. */
+function smsTemplate(username: string, password: string): InsertTemplate {
+  const [prefix, suffix] = soap11(
+    `<SendSmsWithSenderName xmlns="${NS}"><strUsername>${xmlText(username)}</strUsername><strPassword>${xmlText(password)}</strPassword>` +
+      `<senderName>Bench</senderName><strCountryCode>46</strCountryCode><strPhoneNumber>701234567</strPhoneNumber>` +
+      `<strMessage>Your bench code is \u0000. Thank you!</strMessage></SendSmsWithSenderName>`,
+  ).split("\u0000");
+  return { prefix: prefix!, suffix: suffix! };
+}
+
+/** An InsertTransaction body without strIdentifier (every call queues a mail), the unique part in the address. */
+function transactionTemplate(username: string, password: string, projectId: number): InsertTemplate {
+  const [prefix, suffix] = soap11(
+    `<InsertTransaction xmlns="${NS}"><strUsername>${xmlText(username)}</strUsername><strPassword>${xmlText(password)}</strPassword>` +
+      `<strId>${projectId}</strId><strEmail>t\u0000@bench.example.com</strEmail><strName>Bench Name</strName><strFormat>HTML</strFormat>` +
+      `<strDataFields>DD1</strDataFields><strDataValues>A-1234</strDataValues></InsertTransaction>`,
+  ).split("\u0000");
+  return { prefix: prefix!, suffix: suffix! };
 }
 
 function insertTemplate(username: string, password: string, listId: number): InsertTemplate {
@@ -242,6 +272,8 @@ function intResult(answer: { status: number; text: string }, operation: string):
 
 interface LoadSpec {
   readonly url: string;
+  /** The SOAP operation (its SOAPAction header). */
+  readonly operation: string;
   readonly template: InsertTemplate;
   /** Makes this run's addresses differ from every other run's on the same database. */
   readonly tag: string;
@@ -251,7 +283,7 @@ interface LoadSpec {
 /** wrk with a script that makes every body: prefix + tag + "t" + thread + "n" + counter + suffix. */
 function runWrkSpec(spec: LoadSpec, options: ServiceBenchOptions, dir: string): Promise<LoadResult> {
   const lines = ['wrk.method = "POST"'];
-  for (const [name, value] of Object.entries(soapHeaders("InsertSubscriberSid"))) lines.push(`wrk.headers[${luaString(name)}] = ${luaString(value)}`);
+  for (const [name, value] of Object.entries(soapHeaders(spec.operation))) lines.push(`wrk.headers[${luaString(name)}] = ${luaString(value)}`);
   lines.push(
     `local prefix = ${luaString(spec.template.prefix + spec.tag + "t")}`,
     `local suffix = ${luaString(spec.template.suffix)}`,
@@ -274,7 +306,7 @@ async function runAutocannon(spec: LoadSpec, options: ServiceBenchOptions): Prom
     url: spec.url,
     connections: options.connections,
     seconds: spec.seconds,
-    headers: soapHeaders("InsertSubscriberSid"),
+    headers: soapHeaders(spec.operation),
     prefix: spec.template.prefix,
     tag: spec.tag,
     suffix: spec.template.suffix,
@@ -299,14 +331,72 @@ function load(spec: LoadSpec, options: ServiceBenchOptions, dir: string): Promis
 
 // ---- load rows -------------------------------------------------------------------------------------------
 
-type LoadRowId = "floor" | "sqlite" | "sqlite-normal" | "postgres";
+type ServiceRowId = "sqlite" | "sqlite-normal" | "postgres" | "sms" | "transaction";
+type LoadRowId = "floor" | ServiceRowId;
+
+/** What a load row's calls write, counted in the database after the run. */
+interface Written {
+  /** Rows in the database after the run (subscribers, SMS or transactions). */
+  readonly stored: number;
+  /** 2xx answers (the checked call, the warm-up and the measured phase). */
+  readonly answered: number;
+  readonly noun: "subscribers" | "SMS" | "transactions";
+  /** SMS left waiting for credits (should be none: the account holds enough for the run). */
+  readonly waiting?: number;
+}
 
 interface Measured {
   readonly result: LoadResult;
   readonly rssBytes: number;
   readonly cpuUs: number;
-  /** Subscribers in the database after the run, and how many answers said one was written. */
-  readonly written?: { subscribers: number; answered: number };
+  readonly written?: Written;
+}
+
+interface Counts {
+  subscribers: number;
+  sms: number;
+  smsWaiting: number;
+  transactions: number;
+}
+
+/** A service row's operation, body and how its checked first call is judged. */
+interface RowRequest {
+  readonly operation: string;
+  readonly template: InsertTemplate;
+  /** Throws unless the answer is the operation's success. */
+  check(answer: { status: number; text: string }): void;
+  written(counts: Counts, answered: number): Written;
+}
+
+function rowRequest(row: ServiceRowId, ready: ServiceReady): RowRequest {
+  const { username, password } = ready;
+  if (row === "sms") {
+    return {
+      operation: "SendSmsWithSenderName",
+      template: smsTemplate(username, password),
+      check(answer) {
+        // Paid at once: a one-segment text costs the default price, 1.
+        if (answer.status !== 200 || !/<SendSmsWithSenderNameResult><Id>\d+<\/Id><CreditCost>1<\/CreditCost><TotalCredits>\d+<\/TotalCredits>/.test(answer.text)) {
+          throw new Error(`SendSmsWithSenderName: expected 200 with a paid result, got ${answer.status}:\n${answer.text.slice(0, 600)}`);
+        }
+      },
+      written: (counts, answered) => ({ stored: counts.sms, answered, noun: "SMS", waiting: counts.smsWaiting }),
+    };
+  }
+  if (row === "transaction") {
+    return {
+      operation: "InsertTransaction",
+      template: transactionTemplate(username, password, ready.projectId),
+      check: (answer) => void intResult(answer, "InsertTransaction"),
+      written: (counts, answered) => ({ stored: counts.transactions, answered, noun: "transactions" }),
+    };
+  }
+  return {
+    operation: "InsertSubscriberSid",
+    template: insertTemplate(username, password, ready.listId),
+    check: (answer) => void intResult(answer, "InsertSubscriberSid"),
+    written: (counts, answered) => ({ stored: counts.subscribers, answered, noun: "subscribers" }),
+  };
 }
 
 async function measureFloor(options: ServiceBenchOptions, command: string[], round: number, dir: string): Promise<Measured> {
@@ -314,11 +404,12 @@ async function measureFloor(options: ServiceBenchOptions, command: string[], rou
   try {
     const url = `http://127.0.0.1:${floor.first}${ENDPOINT}`;
     const template = insertTemplate("bench", "x".repeat(16), 1);
-    const answer = await post(url, "InsertSubscriberSid", `${template.prefix}preflight${template.suffix}`, 10_000);
+    const operation = "InsertSubscriberSid";
+    const answer = await post(url, operation, `${template.prefix}preflight${template.suffix}`, 10_000);
     if (answer.status !== 200 || answer.text !== FLOOR_RESPONSE) throw new Error(`floor: unexpected answer ${answer.status}`);
-    if (options.warmup > 0) await load({ url, template, tag: `w${round}`, seconds: options.warmup }, options, dir);
+    if (options.warmup > 0) await load({ url, operation, template, tag: `w${round}`, seconds: options.warmup }, options, dir);
     const cpuBefore = cpuSeconds(floor.pid);
-    const result = await load({ url, template, tag: `m${round}`, seconds: options.duration }, options, dir);
+    const result = await load({ url, operation, template, tag: `m${round}`, seconds: options.duration }, options, dir);
     const cpuUs = ((cpuSeconds(floor.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests);
     return { result, rssBytes: peakRss(floor.pid), cpuUs };
   } finally {
@@ -326,27 +417,27 @@ async function measureFloor(options: ServiceBenchOptions, command: string[], rou
   }
 }
 
-async function measureService(options: ServiceBenchOptions, row: "sqlite" | "sqlite-normal" | "postgres", round: number, dir: string): Promise<Measured> {
+async function measureService(options: ServiceBenchOptions, row: ServiceRowId, round: number, dir: string): Promise<Measured> {
   const databaseUrl = row === "postgres" ? await cluster!.createDatabase(`bench_r${round}_${process.pid}`) : undefined;
   const service = await startService(row, databaseUrl, options, row === "sqlite-normal" ? { SQLITE_SYNC: "NORMAL" } : {});
   try {
-    const { port, username, password, listId } = service.ready;
-    const url = `http://127.0.0.1:${port}${ENDPOINT}`;
-    const template = insertTemplate(username, password, listId);
+    const url = `http://127.0.0.1:${service.ready.port}${ENDPOINT}`;
+    const request = rowRequest(row, service.ready);
+    const { operation, template } = request;
     // One checked call first (it also puts the credentials in the service's verified-credentials cache).
-    intResult(await post(url, "InsertSubscriberSid", `${template.prefix}preflight${template.suffix}`, 30_000), "InsertSubscriberSid");
+    request.check(await post(url, operation, `${template.prefix}preflight${template.suffix}`, 30_000));
     let answered = 1;
     if (options.warmup > 0) {
-      const warm = await load({ url, template, tag: `w${round}`, seconds: options.warmup }, options, dir);
+      const warm = await load({ url, operation, template, tag: `w${round}`, seconds: options.warmup }, options, dir);
       answered += warm.requests - warm.failures;
     }
     const cpuBefore = cpuSeconds(service.pid);
-    const result = await load({ url, template, tag: `m${round}`, seconds: options.duration }, options, dir);
+    const result = await load({ url, operation, template, tag: `m${round}`, seconds: options.duration }, options, dir);
     const cpuUs = ((cpuSeconds(service.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests);
     const rssBytes = peakRss(service.pid);
     answered += result.requests - result.failures;
-    const counts = await service.ask<{ subscribers: number }>({ cmd: "count" });
-    return { result, rssBytes, cpuUs, written: { subscribers: counts.subscribers, answered } };
+    const counts = await service.ask<Counts>({ cmd: "count" });
+    return { result, rssBytes, cpuUs, written: request.written(counts, answered) };
   } finally {
     await stopService(service);
   }
@@ -363,13 +454,18 @@ interface LoadSummary {
   readonly cpuUs: number;
   readonly failures: number;
   readonly requests: number;
-  readonly written?: { subscribers: number; answered: number } | undefined;
+  readonly written?: Written | undefined;
 }
 
 function summarize(id: LoadRowId, runs: readonly Measured[]): LoadSummary {
   const rps = runs.map((r) => r.result.rps);
-  const written = runs.every((r) => r.written !== undefined)
-    ? { subscribers: runs.reduce((n, r) => n + r.written!.subscribers, 0), answered: runs.reduce((n, r) => n + r.written!.answered, 0) }
+  const written: Written | undefined = runs.every((r) => r.written !== undefined)
+    ? {
+        stored: runs.reduce((n, r) => n + r.written!.stored, 0),
+        answered: runs.reduce((n, r) => n + r.written!.answered, 0),
+        noun: runs[0]!.written!.noun,
+        ...(runs[0]!.written!.waiting === undefined ? {} : { waiting: runs.reduce((n, r) => n + (r.written!.waiting ?? 0), 0) }),
+      }
     : undefined;
   return {
     id,
@@ -549,8 +645,9 @@ export async function runServiceBench(options: ServiceBenchOptions): Promise<Ser
   let pass = true;
   const rows: string[][] = [];
 
-  // Load rows: the floor, then SQLite and PostgreSQL, in every round.
-  const wantLoad = options.parts.includes("sqlite") || options.parts.includes("sqlite-normal") || options.parts.includes("postgres");
+  // Load rows: the floor, then SQLite and PostgreSQL, then SMS and transactions on SQLite, in every round.
+  const serviceRows: readonly ServiceRowId[] = ["sqlite", "sqlite-normal", "postgres", "sms", "transaction"];
+  const wantLoad = serviceRows.some((id) => options.parts.includes(id));
   const loadRows: LoadRowId[] = [];
   if (wantLoad) {
     loadRows.push("floor");
@@ -568,6 +665,15 @@ export async function runServiceBench(options: ServiceBenchOptions): Promise<Ser
             "full_page_writes=off: no commit waits for the disk, so it is not a durability-equal comparison with SQLite FULL.",
         );
       }
+    }
+    if (options.parts.includes("sms")) loadRows.push("sms");
+    if (options.parts.includes("transaction")) loadRows.push("transaction");
+    if (options.parts.includes("sms") || options.parts.includes("transaction")) {
+      notes.push(
+        "SMS and transaction rows: the service process also runs its delivery workers, so their CPU µs/req include writing each paid SMS " +
+          "(SMS folder, one .json each) and each queued mail (outbox folder, one .eml each) when the worker gets to it during the run; " +
+          "their x floor compares with the floor row of the same run, which is sent InsertSubscriberSid bodies of about the same size.",
+      );
     }
   }
   const summaries = new Map<LoadRowId, LoadSummary>();
@@ -593,6 +699,8 @@ export async function runServiceBench(options: ServiceBenchOptions): Promise<Ser
     sqlite: "service SQLite (SYNC=FULL) InsertSubscriberSid, new address each",
     "sqlite-normal": "service SQLite (SYNC=NORMAL: no fsync per commit), same",
     postgres: "service PostgreSQL (fsync off) InsertSubscriberSid, new address each",
+    sms: "service SQLite (SYNC=FULL) SendSmsWithSenderName, paid at once",
+    transaction: "service SQLite (SYNC=FULL) InsertTransaction, no identifier (a mail each)",
   };
   for (const [id, s] of summaries) {
     const ratio = floor === undefined ? undefined : s.rps / floor.rps;
@@ -603,9 +711,13 @@ export async function runServiceBench(options: ServiceBenchOptions): Promise<Ser
       target = `>=${SERVICE_TARGETS.floorRatio}x floor ${ok ? "PASS" : "MISS"}`;
     }
     if (s.failures > 0) pass = false;
-    if (s.written !== undefined && s.written.subscribers < s.written.answered) {
+    if (s.written !== undefined && s.written.stored < s.written.answered) {
       pass = false;
-      target += ` (only ${s.written.subscribers} subscribers for ${s.written.answered} answers)`;
+      target += ` (only ${s.written.stored} ${s.written.noun} for ${s.written.answered} answers)`;
+    }
+    if (s.written?.waiting !== undefined && s.written.waiting > 0) {
+      pass = false;
+      target += ` (${s.written.waiting} SMS waiting for credits)`;
     }
     rows.push([
       labels[id],
@@ -713,7 +825,15 @@ export async function runServiceBench(options: ServiceBenchOptions): Promise<Ser
     table(header, rows, right),
     "",
     ...(written.length > 0
-      ? [`Writes checked: ${written.map((s) => `${s.id} ${int(s.written!.subscribers)} subscribers in the databases for ${int(s.written!.answered)} 2xx answers`).join("; ")}.`]
+      ? [
+          `Writes checked: ${written
+            .map(
+              (s) =>
+                `${s.id} ${int(s.written!.stored)} ${s.written!.noun} in the databases for ${int(s.written!.answered)} 2xx answers` +
+                (s.written!.waiting === undefined ? "" : ` (${int(s.written!.waiting)} waiting for credits)`),
+            )
+            .join("; ")}.`,
+        ]
       : []),
     ...notes,
   ].join("\n");
