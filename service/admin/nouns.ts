@@ -4,10 +4,13 @@
 import { accountNoun } from "./account.js";
 import type { Noun } from "./context.js";
 import { creditsNoun } from "./credits.js";
+import { filterNoun } from "./filter.js";
 import { importNoun } from "./imports.js";
 import { listNoun } from "./list.js";
+import { moduleNoun } from "./module.js";
 import { optoutNoun } from "./optout.js";
 import { outboxNoun } from "./outbox.js";
 import { projectNoun } from "./project.js";
+import { templateNoun } from "./template.js";
 
-export const nouns: readonly Noun[] = [accountNoun, listNoun, optoutNoun, importNoun, outboxNoun, creditsNoun, projectNoun];
+export const nouns: readonly Noun[] = [accountNoun, listNoun, optoutNoun, importNoun, outboxNoun, creditsNoun, projectNoun, templateNoun, moduleNoun, filterNoun];

@@ -13,7 +13,7 @@ import { record, table, timeJson, timeText } from "./format.js";
 const MAX_BODY = 1_000_000;
 
 /** A body given inline or as a file (not both); undefined when neither is given. */
-async function body(inline: string | undefined, file: string | undefined, option: string): Promise<string | undefined> {
+export async function body(inline: string | undefined, file: string | undefined, option: string): Promise<string | undefined> {
   if (inline !== undefined && file !== undefined) throw new AdminError(`give --${option} or --${option}-file, not both`);
   let text = inline;
   if (file !== undefined) {

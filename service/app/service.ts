@@ -12,6 +12,7 @@ import type { Authenticator } from "./auth.js";
 import { importCsvText } from "./csv-import.js";
 import { notImplemented } from "./errors.js";
 import { queueMail } from "./mail.js";
+import { getNewsletterFilters, insertActiveTemplateModule, insertTemplateNewsletter } from "./newsletters.js";
 import { sendSms } from "./sms.js";
 import { insertTransaction } from "./transactions.js";
 import {
@@ -223,10 +224,10 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
     GetTriggerViews: notYet("GetTriggerViews"),
     GetTriggerIdForAccount: notYet("GetTriggerIdForAccount"),
     GetRoiResults: notYet("GetRoiResults"),
-    GetNewsletterFilters: notYet("GetNewsletterFilters"),
+    GetNewsletterFilters: async (params, context) => getNewsletterFilters(db, await account(context), params.intNewsletterId),
     GetReportViewsByDateInterval: notYet("GetReportViewsByDateInterval"),
-    InsertTemplateNewsletter: notYet("InsertTemplateNewsletter"),
-    InsertActiveTemplateModule: notYet("InsertActiveTemplateModule"),
+    InsertTemplateNewsletter: async (params, context) => insertTemplateNewsletter(store, await account(context), params, now()),
+    InsertActiveTemplateModule: async (params, context) => insertActiveTemplateModule(store, await account(context), params, now()),
     SendNewsletter: notYet("SendNewsletter"),
     InsertTransaction: async (params, context) =>
       insertTransaction(store, await account(context), params, { split: false, now: now(), domain, mailFrom: config.mailFrom, onQueued: deps.onMailQueued }),

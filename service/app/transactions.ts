@@ -53,6 +53,8 @@ export interface MergeValues {
   readonly email: string;
   /** DD number → value. */
   readonly fields: ReadonlyMap<number, string>;
+  /** Further tags (lower-case name → value), such as a newsletter's `unsubscribe` link. */
+  readonly tags?: ReadonlyMap<string, string> | undefined;
 }
 
 const HTML_ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -68,6 +70,8 @@ export function mergeTemplate(template: string, values: MergeValues, encode: (va
     const key = name.toLowerCase();
     if (key === "name") return encode(values.name);
     if (key === "email") return encode(values.email);
+    const extra = values.tags?.get(key);
+    if (extra !== undefined) return encode(extra);
     const dd = /^dd(\d{1,3})$/.exec(key);
     return dd === null ? "" : encode(values.fields.get(Number(dd[1])) ?? "");
   });

@@ -1,0 +1,345 @@
+// Template newsletters (SERVICE.md "Newsletters and sendings"): InsertTemplateNewsletter,
+// InsertActiveTemplateModule, GetNewsletterFilters, and the pure pieces the sending worker renders with
+// (evaluateFilter, renderNewsletter).
+//
+// - Templates, modules and filters are the admin CLI's (`template`, `module`, `filter`). Every name or id
+//   a caller gives must be the calling account's; anything else is NotFound naming the parameter.
+// - InsertTemplateNewsletter: strTemplateName is matched exactly (templates are unique by name per
+//   account). The subject is strSubject, or the template's subject when strSubject is omitted or blank
+//   (both blank is InvalidValue naming strSubject); strTracking defaults to all.
+// - InsertActiveTemplateModule: strModuleCode omitted or empty copies the module's code (a copy: editing
+//   the module later does not change newsletters made before); strModuleIndex and strHolderID default
+//   to 0 (the generated rules refuse anything but a whole number from 0). The holder must be one of the
+//   template's `{{holder:N}}` (HTML or text), else InvalidValue naming strHolderID, so a module never
+//   silently goes nowhere. strFilterID, when given, must be the account's filter.
+// - GetNewsletterFilters lists the distinct filters the newsletter's modules use, ordered by id.
+// - Filters compare without SQL: the field's value (a missing DD field is "") against the filter's
+//   value, case-insensitively for = != contains startsWith; empty/notEmpty look at the value with
+//   surrounding white space removed.
+// - Rendering fills each `{{holder:N}}` with its modules in (module_index, id) order, leaving out those
+//   whose filter the recipient does not match (an unused holder becomes empty), then merges the tags
+//   once (transactions.ts mergeTemplate): values HTML-escaped in the HTML, raw in the text, one line in
+//   the subject. Text holders get each module's HTML as plain text (htmlToText), one per line. A holder
+//   tag inside a module's code is not filled again (it stays as written).
+
+import { ErrorCodes, clientError } from "../../generated/server.js";
+import type {
+  InsertActiveTemplateModuleParams,
+  InsertTemplateNewsletterParams,
+  NewsletterFilterResult,
+} from "../../generated/types.js";
+import type { Store } from "../db/database.js";
+import type { Account, FilterOperator, FiltersTable, NewsletterModulesTable, NewslettersTable, Subscriber, TemplatesTable, Tracking } from "../db/schema.js";
+import type { Selectable } from "kysely";
+import { notFound } from "./errors.js";
+import { type Db, idFromText } from "./subscribers.js";
+import { type MergeValues, escapeHtml, mergeTemplate } from "./transactions.js";
+
+export type Template = Selectable<TemplatesTable>;
+export type Newsletter = Selectable<NewslettersTable>;
+export type Filter = Selectable<FiltersTable>;
+export type NewsletterModule = Selectable<NewsletterModulesTable>;
+
+/** What a filter needs to be evaluated. */
+export type FilterRule = Pick<Filter, "field" | "operator" | "value">;
+
+/** A module placed in a newsletter, with its filter (if any) resolved. */
+export interface PlacedModule {
+  readonly id: number;
+  readonly code: string;
+  readonly module_index: number;
+  readonly holder_id: number;
+  readonly filter: FilterRule | null;
+}
+
+/** The recipient fields filters and merge tags read. */
+export type Recipient = Pick<Subscriber, "email" | "name" | "format" | "country_code" | "phone" | "fields">;
+
+export const FILTER_OPERATORS: readonly FilterOperator[] = ["=", "!=", "contains", "startsWith", "empty", "notEmpty"];
+
+const FIXED_FIELDS = ["Email", "Name", "Format", "CountryCode", "Phone"] as const;
+
+/** A filter field name in its canonical spelling (Email, Name, Format, CountryCode, Phone, DD1..DD100), any case given; undefined when it is none. */
+export function canonicalField(text: string): string | undefined {
+  const trimmed = text.trim();
+  const fixed = FIXED_FIELDS.find((f) => f.toLowerCase() === trimmed.toLowerCase());
+  if (fixed !== undefined) return fixed;
+  const dd = /^dd([1-9]\d?|100)$/i.exec(trimmed);
+  return dd === null ? undefined : `DD${dd[1]}`;
+}
+
+/** The operator as stored (`startsWith`, `notEmpty`: any case given), or undefined. */
+export function canonicalOperator(text: string): FilterOperator | undefined {
+  const trimmed = text.trim().toLowerCase();
+  return FILTER_OPERATORS.find((op) => op.toLowerCase() === trimmed);
+}
+
+/** The DD fields of a subscriber's JSON `fields`, as DD number → value. */
+export function subscriberFields(json: string): Map<number, string> {
+  const out = new Map<number, string>();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return out;
+  }
+  if (typeof parsed !== "object" || parsed === null) return out;
+  for (const [k, v] of Object.entries(parsed)) if (/^\d+$/.test(k) && typeof v === "string") out.set(Number(k), v);
+  return out;
+}
+
+/** The recipient's value of a filter field ("" when missing or the field is unknown). */
+function fieldValue(field: string, recipient: Recipient, fields: ReadonlyMap<number, string>): string {
+  switch (canonicalField(field)) {
+    case "Email":
+      return recipient.email;
+    case "Name":
+      return recipient.name;
+    case "Format":
+      return recipient.format;
+    case "CountryCode":
+      return recipient.country_code;
+    case "Phone":
+      return recipient.phone;
+    case undefined:
+      return "";
+    default:
+      return fields.get(Number(field.trim().slice(2))) ?? "";
+  }
+}
+
+/**
+ * Whether the recipient matches the filter. Pure: no SQL is built from the filter's text. = != contains
+ * startsWith compare case-insensitively (lower-cased both sides); empty/notEmpty ignore surrounding white
+ * space; a missing DD field is ""; an unknown field or operator never matches.
+ */
+export function evaluateFilter(filter: FilterRule, recipient: Recipient, fields = subscriberFields(recipient.fields)): boolean {
+  if (canonicalField(filter.field) === undefined) return false;
+  const actual = fieldValue(filter.field, recipient, fields);
+  const a = actual.toLowerCase();
+  const b = filter.value.toLowerCase();
+  switch (filter.operator) {
+    case "=":
+      return a === b;
+    case "!=":
+      return a !== b;
+    case "contains":
+      return a.includes(b);
+    case "startsWith":
+      return a.startsWith(b);
+    case "empty":
+      return actual.trim() === "";
+    case "notEmpty":
+      return actual.trim() !== "";
+    default:
+      return false;
+  }
+}
+
+const HOLDER_RE = /\{\{\s*holder\s*:\s*(\d{1,9})\s*\}\}/gi;
+
+/** The holder numbers a template offers, in its HTML or text, ascending. */
+export function templateHolders(template: Pick<Template, "html" | "text">): number[] {
+  const found = new Set<number>();
+  for (const part of [template.html, template.text]) for (const m of part.matchAll(HOLDER_RE)) found.add(Number(m[1]));
+  return [...found].sort((a, b) => a - b);
+}
+
+const ENTITIES: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", apos: "'", nbsp: " " };
+
+/** A module's HTML as plain text for the text part: tags removed, breaks and paragraphs as new lines, basic entities decoded. */
+export function htmlToText(html: string): string {
+  return html
+    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, "")
+    .replace(/<br\s*\/?>/gi, "\n")
+    .replace(/<\/(p|div|h[1-6]|li|tr)\s*>/gi, "\n")
+    .replace(/<[^>]*>/g, "")
+    .replace(/&(amp|lt|gt|quot|#39|apos|nbsp);/g, (_e, name: string) => ENTITIES[name]!)
+    .replace(/\n{3,}/g, "\n\n");
+}
+
+export interface RenderedNewsletter {
+  readonly subject: string;
+  readonly html: string;
+  readonly text: string;
+}
+
+/**
+ * One recipient's newsletter: holders filled with the modules that apply to the recipient (in
+ * module_index, then id order), then the merge tags replaced once (values HTML-escaped in the HTML, raw
+ * in the text, line breaks removed in the subject). `tags` adds tags such as `unsubscribe` (lower-case
+ * name → value). Pure.
+ */
+export function renderNewsletter(
+  template: Pick<Template, "html" | "text">,
+  newsletter: Pick<Newsletter, "subject">,
+  modules: readonly PlacedModule[],
+  recipient: Recipient,
+  tags?: ReadonlyMap<string, string>,
+): RenderedNewsletter {
+  const fields = subscriberFields(recipient.fields);
+  const byHolder = new Map<number, PlacedModule[]>();
+  const ordered = [...modules].sort((x, y) => x.module_index - y.module_index || x.id - y.id);
+  for (const m of ordered) {
+    if (m.filter !== null && !evaluateFilter(m.filter, recipient, fields)) continue;
+    const list = byHolder.get(m.holder_id) ?? [];
+    list.push(m);
+    byHolder.set(m.holder_id, list);
+  }
+  // One pass: a holder tag inside a module's code is not filled again.
+  const fill = (part: string, asText: boolean) =>
+    part.replace(HOLDER_RE, (_tag, n: string) =>
+      (byHolder.get(Number(n)) ?? []).map((m) => (asText ? htmlToText(m.code).trim() : m.code)).join(asText ? "\n" : ""),
+    );
+  const values: MergeValues = { name: recipient.name, email: recipient.email, fields, tags };
+  return {
+    subject: mergeTemplate(newsletter.subject, values, (v) => v.replace(/[\r\n]+/g, " ")),
+    html: mergeTemplate(fill(template.html, false), values, escapeHtml),
+    text: mergeTemplate(fill(template.text, true), values, (v) => v),
+  };
+}
+
+/** A newsletter with its template and placed modules (filters resolved): what a sending renders. */
+export interface NewsletterContent {
+  readonly newsletter: Newsletter;
+  readonly template: Template;
+  readonly modules: PlacedModule[];
+}
+
+/** Loads a newsletter of the account with everything renderNewsletter needs; undefined when it is not the account's. */
+export async function loadNewsletterContent(db: Db, accountId: number, newsletterId: number): Promise<NewsletterContent | undefined> {
+  const newsletter = await db.selectFrom("newsletters").selectAll().where("id", "=", newsletterId).where("account_id", "=", accountId).executeTakeFirst();
+  if (newsletter === undefined) return undefined;
+  const template = await db.selectFrom("templates").selectAll().where("id", "=", newsletter.template_id).executeTakeFirstOrThrow();
+  const rows = await db
+    .selectFrom("newsletter_modules as nm")
+    .leftJoin("filters as f", "f.id", "nm.filter_id")
+    .select(["nm.id", "nm.code", "nm.module_index", "nm.holder_id", "f.field", "f.operator", "f.value"])
+    .where("nm.newsletter_id", "=", newsletter.id)
+    .orderBy("nm.module_index")
+    .orderBy("nm.id")
+    .execute();
+  const modules = rows.map(
+    (r): PlacedModule => ({
+      id: r.id,
+      code: r.code,
+      module_index: r.module_index,
+      holder_id: r.holder_id,
+      filter: r.field === null || r.operator === null ? null : { field: r.field, operator: r.operator, value: r.value ?? "" },
+    }),
+  );
+  return { newsletter, template, modules };
+}
+
+async function newsletterOf(db: Db, account: Pick<Account, "id">, idText: string | undefined, parameter: string): Promise<Newsletter> {
+  const id = idFromText(idText);
+  const found =
+    id === undefined ? undefined : await db.selectFrom("newsletters").selectAll().where("id", "=", id).where("account_id", "=", account.id).executeTakeFirst();
+  if (found === undefined) throw notFound("newsletter", parameter);
+  return found;
+}
+
+function invalidValue(parameter: string, message: string) {
+  return clientError(ErrorCodes.InvalidValue, message, { parameter });
+}
+
+/** InsertTemplateNewsletter: creates the newsletter and returns its id (the ActiveTemplateID). */
+export async function insertTemplateNewsletter(store: Store, account: Pick<Account, "id">, params: InsertTemplateNewsletterParams, now: number): Promise<number> {
+  const name = params.strNewsletterName.trim();
+  if (name === "") throw invalidValue("strNewsletterName", "strNewsletterName must not be empty.");
+  const tracking: Tracking = params.strTracking === undefined || (params.strTracking as string) === "" ? "all" : params.strTracking;
+  return store.write(async (trx) => {
+    const template = await trx
+      .selectFrom("templates")
+      .select(["id", "subject"])
+      .where("account_id", "=", account.id)
+      .where("name", "=", params.strTemplateName)
+      .executeTakeFirst();
+    if (template === undefined) throw notFound("template", "strTemplateName");
+    const given = (params.strSubject ?? "").replace(/[\r\n]+/g, " ").trim();
+    const subject = given === "" ? template.subject : given;
+    if (subject.trim() === "") throw invalidValue("strSubject", "strSubject is required: the template has no subject of its own.");
+    const row = await trx
+      .insertInto("newsletters")
+      .values({ account_id: account.id, template_id: template.id, name, subject, tracking, created_at: now })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    return row.id;
+  });
+}
+
+/** A whole number from 0 given as text (the generated rules checked the shape); `fallback` when omitted or empty. */
+function indexParam(text: string | undefined, parameter: string): number {
+  if (text === undefined || text.trim() === "") return 0;
+  const trimmed = text.trim();
+  const n = /^\d{1,10}$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+  if (!(n >= 0 && n <= 2147483647)) throw invalidValue(parameter, `${parameter} must be a whole number from 0 to 2147483647.`);
+  return n;
+}
+
+/** InsertActiveTemplateModule: places a module in a holder of the newsletter; returns the placement's id. */
+export async function insertActiveTemplateModule(
+  store: Store,
+  account: Pick<Account, "id">,
+  params: InsertActiveTemplateModuleParams,
+  now: number,
+): Promise<number> {
+  const moduleIndex = indexParam(params.strModuleIndex, "strModuleIndex");
+  const holderId = indexParam(params.strHolderID, "strHolderID");
+  return store.write(async (trx) => {
+    const newsletter = await newsletterOf(trx, account, params.strNewsletterID, "strNewsletterID");
+    const moduleId = idFromText(params.strModuleID);
+    const module =
+      moduleId === undefined
+        ? undefined
+        : await trx.selectFrom("modules").select(["id", "code"]).where("id", "=", moduleId).where("account_id", "=", account.id).executeTakeFirst();
+    if (module === undefined) throw notFound("module", "strModuleID");
+    let filterId: number | null = null;
+    if (params.strFilterID !== undefined && params.strFilterID.trim() !== "") {
+      const id = idFromText(params.strFilterID);
+      const filter =
+        id === undefined ? undefined : await trx.selectFrom("filters").select("id").where("id", "=", id).where("account_id", "=", account.id).executeTakeFirst();
+      if (filter === undefined) throw notFound("filter", "strFilterID");
+      filterId = filter.id;
+    }
+    const template = await trx.selectFrom("templates").select(["html", "text"]).where("id", "=", newsletter.template_id).executeTakeFirstOrThrow();
+    const holders = templateHolders(template);
+    if (!holders.includes(holderId)) {
+      const offered = holders.length === 0 ? "it has none" : `it has ${holders.join(", ")}`;
+      throw invalidValue("strHolderID", `strHolderID ${holderId} is not a holder of the newsletter's template ({{holder:N}}; ${offered}).`);
+    }
+    const code = params.strModuleCode === undefined || params.strModuleCode === "" ? module.code : params.strModuleCode;
+    const row = await trx
+      .insertInto("newsletter_modules")
+      .values({
+        account_id: account.id,
+        newsletter_id: newsletter.id,
+        module_id: module.id,
+        code,
+        module_index: moduleIndex,
+        holder_id: holderId,
+        filter_id: filterId,
+        created_at: now,
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    return row.id;
+  });
+}
+
+/** GetNewsletterFilters: the distinct filters the newsletter's modules use, by id. */
+export async function getNewsletterFilters(db: Db, account: Pick<Account, "id">, newsletterId: number): Promise<NewsletterFilterResult[]> {
+  await newsletterOf(db, account, String(newsletterId), "intNewsletterId");
+  // Sendings (SendNewsletter's strFilterId) add their filters here once they exist: a union with the
+  // sendings of this newsletter.
+  const rows = await db
+    .selectFrom("filters")
+    .select(["id", "name"])
+    .where("account_id", "=", account.id)
+    .where("id", "in", (eb) =>
+      eb.selectFrom("newsletter_modules").select("filter_id").where("newsletter_id", "=", newsletterId).where("filter_id", "is not", null).$narrowType<{ filter_id: number }>(),
+    )
+    .orderBy("id")
+    .execute();
+  return rows.map((r): NewsletterFilterResult => ({ Id: r.id, Name: r.name }));
+}
