@@ -147,10 +147,14 @@ export function templateHolders(template: Pick<Template, "html" | "text">): numb
 
 const ENTITIES: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", apos: "'", nbsp: " " };
 
-/** A module's HTML as plain text for the text part: tags removed, breaks and paragraphs as new lines, basic entities decoded. */
+/**
+ * A module's HTML as plain text for the text part: links as `text (href)`, tags removed, breaks and
+ * paragraphs as new lines, basic entities decoded.
+ */
 export function htmlToText(html: string): string {
   return html
     .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, "")
+    .replace(/<a\b[^>]*?\bhref\s*=\s*"([^"]*)"[^>]*>([\s\S]*?)<\/a\s*>/gi, (_a, href: string, inner: string) => `${inner} (${href})`)
     .replace(/<br\s*\/?>/gi, "\n")
     .replace(/<\/(p|div|h[1-6]|li|tr)\s*>/gi, "\n")
     .replace(/<[^>]*>/g, "")
@@ -268,7 +272,7 @@ export async function insertTemplateNewsletter(store: Store, account: Pick<Accou
   });
 }
 
-/** A whole number from 0 given as text (the generated rules checked the shape); `fallback` when omitted or empty. */
+/** A whole number from 0 given as text (the generated rules checked the shape already); 0 when omitted or empty. */
 function indexParam(text: string | undefined, parameter: string): number {
   if (text === undefined || text.trim() === "") return 0;
   const trimmed = text.trim();

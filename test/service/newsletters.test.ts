@@ -141,6 +141,7 @@ describe("renderNewsletter", () => {
     expect(templateHolders(template)).toEqual([0, 1, 5]);
     expect(templateHolders({ html: "<p>none {{holder}} {{holder:x}}</p>", text: "" })).toEqual([]);
     expect(htmlToText("<p>A &amp; B</p><br/>C<script>x</script>&lt;tag&gt;")).toBe("A & B\n\nC<tag>");
+    expect(htmlToText('<p>Read <a class="x" href="https://x.test/?a=1&amp;b={{DD1}}">the <b>news</b></a></p>')).toBe("Read the news (https://x.test/?a=1&b={{DD1}})\n");
   });
 });
 
