@@ -234,6 +234,53 @@ export interface NewsletterModulesTable {
   created_at: number;
 }
 
+export type SendingState = "scheduled" | "expanding" | "sending" | "done";
+
+export interface SendingsTable {
+  id: Generated<number>;
+  account_id: number;
+  newsletter_id: number;
+  list_id: number;
+  filter_id: number | null;
+  from_email: string;
+  from_name: Generated<string>;
+  send_at: number;
+  state: Generated<SendingState>;
+  recipients: Generated<number>;
+  sent: Generated<number>;
+  lease_owner: string | null;
+  lease_until: number | null;
+  created_at: number;
+  finished_at: number | null;
+}
+
+export interface SendingRecipientsTable {
+  sending_id: number;
+  subscriber_id: number;
+  account_id: number;
+  state: Generated<"queued" | "sent" | "skipped">;
+  mail_id: number | null;
+  created_at: number;
+}
+
+export interface TrackedLinksTable {
+  id: Generated<number>;
+  account_id: number;
+  sending_id: number;
+  url: string;
+}
+
+export interface TrackingEventsTable {
+  id: Generated<number>;
+  account_id: number;
+  sending_id: number;
+  subscriber_id: number;
+  kind: "view" | "click" | "conversion";
+  link_id: number | null;
+  value: string | null;
+  created_at: number;
+}
+
 export interface SecretsTable {
   name: string;
   value: string;
@@ -258,6 +305,10 @@ export interface Database {
   filters: FiltersTable;
   newsletters: NewslettersTable;
   newsletter_modules: NewsletterModulesTable;
+  sendings: SendingsTable;
+  sending_recipients: SendingRecipientsTable;
+  tracked_links: TrackedLinksTable;
+  tracking_events: TrackingEventsTable;
 }
 
 export type Account = Selectable<AccountsTable>;
