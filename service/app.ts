@@ -13,6 +13,7 @@ import { createImportQueue, ImportWorker } from "./app/imports.js";
 import { smtpTransport } from "./app/mail-transport.js";
 import { OutboxWorker } from "./app/outbox.js";
 import { SmsWorker } from "./app/sms-outbox.js";
+import { handleTrackingRequest } from "./app/tracking.js";
 import { confirmSubscription, createService } from "./app/service.js";
 import type { Config } from "./config.js";
 import { openStore, type Store } from "./db/database.js";
@@ -190,6 +191,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       if (ok) outbox?.wake();
       return send(ok ? 200 : 404, "text/html; charset=utf-8", ok ? CONFIRMED_PAGE : INVALID_LINK_PAGE);
     }
+    if (await handleTrackingRequest(store, req, res, now())) return;
     return send(404, "text/plain; charset=utf-8", "Not found. The service is at /ExternalAPIService.asmx.\n");
   }
 
