@@ -166,6 +166,9 @@ describeEngines("tracking", (engine) => {
   it("records a click and redirects to exactly the tracked URL", async () => {
     const s = await sending("all");
     const [token] = clickTokens(await prepare(s, bob, "all"));
+    const head = await fetch(`${svc.url}/t/c/${token}`, { method: "HEAD", redirect: "manual" });
+    expect(head.status).toBe(302); // link checkers' HEAD is answered but not counted
+    expect(await events(s)).toEqual([]);
     const res = await get(`/t/c/${token}`);
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toBe("https://shop.example/item?id=7&ref=news");
