@@ -12,8 +12,9 @@ import { Authenticator } from "./app/auth.js";
 import { createImportQueue, ImportWorker } from "./app/imports.js";
 import { smtpTransport } from "./app/mail-transport.js";
 import { OutboxWorker } from "./app/outbox.js";
+import { SendingWorker, unsubscribeRoute } from "./app/sendings.js";
 import { SmsWorker } from "./app/sms-outbox.js";
-import { handleTrackingRequest } from "./app/tracking.js";
+import { handleTrackingRequest, loadLinkKey, prepareTracking } from "./app/tracking.js";
 import { confirmSubscription, createService } from "./app/service.js";
 import type { Config } from "./config.js";
 import { openStore, type Store } from "./db/database.js";
@@ -26,6 +27,7 @@ export interface App {
   readonly outbox: OutboxWorker | undefined;
   readonly importWorker: ImportWorker | undefined;
   readonly sms: SmsWorker | undefined;
+  readonly sendings: SendingWorker | undefined;
   /** Listens on config.port/host (api and all roles) and starts the workers (worker and all roles). */
   start(): Promise<{ url: string | undefined }>;
   /** Stops taking requests, lets in-flight ones and the current job batches finish, closes the store. */
@@ -56,6 +58,7 @@ function page(title: string, text: string): string {
 /** The request path as logged: no query (HTTP GET carries passwords there), no confirmation token. */
 function loggedPath(url: string | undefined): string {
   const path = (url ?? "").split("?", 1)[0]!;
+  if (path.startsWith("/u/")) return "/u/{token}";
   return path.startsWith("/confirm/") ? "/confirm/{token}" : path.slice(0, 200);
 }
 
@@ -122,6 +125,20 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         log: (e: Record<string, unknown>) => logger.info(e),
       })
     : undefined;
+  const sendings = runWorkers
+    ? new SendingWorker(store, {
+        publicUrl: config.publicUrl,
+        domain: new URL(config.publicUrl).hostname || "localhost",
+        leaseMs: config.jobLeaseMs,
+        now,
+        log: (e) => logger.info(e),
+        onMailQueued: () => outbox?.wake(),
+        tracker: async () => {
+          const key = await loadLinkKey(store);
+          return (trx, message, html) => prepareTracking(trx, message, html, config.publicUrl, key);
+        },
+      })
+    : undefined;
   const importQueue = createImportQueue(store, { allowHosts: config.importAllowHosts, now });
   const auth = new Authenticator(store.db, { now });
   const service = createService({
@@ -139,6 +156,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     onAccount: (requestId, account) => accounts.set(requestId, account.id),
     onMailQueued: () => outbox?.wake(),
     onSmsQueued: () => sms?.wake(),
+    onSendingQueued: () => sendings?.wake(),
   });
 
   const onCall = (event: CallEvent): void => {
@@ -168,6 +186,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       res.writeHead(status, { "content-type": type, "cache-control": "no-store" });
       res.end(req.method === "HEAD" ? undefined : body);
     };
+    const unsubscribe = /^\/u\/([^/]*)$/.exec(path);
+    if (unsubscribe !== null) return unsubscribeRoute(store, req, res, unsubscribe[1]!, now());
     if (req.method !== "GET" && req.method !== "HEAD") return send(405, "text/plain; charset=utf-8", "Method not allowed.\n");
     if (path === "/healthz") {
       try {
@@ -234,11 +254,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     outbox,
     sms,
     importWorker,
+    sendings,
     async start() {
       if (outbox !== undefined) logger.info({ outbox: outbox.destination }, "mail delivery");
       outbox?.start();
       sms?.start();
       importWorker?.start();
+      sendings?.start();
       if (server === undefined) return { url: undefined };
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
@@ -257,7 +279,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         await Promise.race([Promise.all([drained, closed]), deadline]);
         server.closeAllConnections();
       }
-      await Promise.race([Promise.all([outbox?.stop(), sms?.stop(), importWorker?.stop()]), deadline]);
+      await Promise.race([Promise.all([outbox?.stop(), sms?.stop(), importWorker?.stop(), sendings?.stop()]), deadline]);
       await store.close();
     },
   };

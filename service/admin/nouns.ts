@@ -11,6 +11,7 @@ import { moduleNoun } from "./module.js";
 import { optoutNoun } from "./optout.js";
 import { outboxNoun } from "./outbox.js";
 import { projectNoun } from "./project.js";
+import { sendingNoun } from "./sending.js";
 import { templateNoun } from "./template.js";
 
-export const nouns: readonly Noun[] = [accountNoun, listNoun, optoutNoun, importNoun, outboxNoun, creditsNoun, projectNoun, templateNoun, moduleNoun, filterNoun];
+export const nouns: readonly Noun[] = [accountNoun, listNoun, optoutNoun, importNoun, outboxNoun, creditsNoun, projectNoun, templateNoun, moduleNoun, filterNoun, sendingNoun];

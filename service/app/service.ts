@@ -13,6 +13,7 @@ import { importCsvText } from "./csv-import.js";
 import { notImplemented } from "./errors.js";
 import { queueMail } from "./mail.js";
 import { getNewsletterFilters, insertActiveTemplateModule, insertTemplateNewsletter } from "./newsletters.js";
+import { sendNewsletter } from "./sendings.js";
 import { sendSms } from "./sms.js";
 import { insertTransaction } from "./transactions.js";
 import {
@@ -49,6 +50,8 @@ export interface ServiceDeps {
   readonly onMailQueued?: () => void;
   /** Told after a transaction that paid an SMS committed (wakes the SMS worker). */
   readonly onSmsQueued?: () => void;
+  /** Told after SendNewsletter committed a sending (wakes the sending worker). */
+  readonly onSendingQueued?: () => void;
 }
 
 export const CONFIRM_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -228,7 +231,11 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
     GetReportViewsByDateInterval: notYet("GetReportViewsByDateInterval"),
     InsertTemplateNewsletter: async (params, context) => insertTemplateNewsletter(store, await account(context), params, now()),
     InsertActiveTemplateModule: async (params, context) => insertActiveTemplateModule(store, await account(context), params, now()),
-    SendNewsletter: notYet("SendNewsletter"),
+    SendNewsletter: async (params, context) => {
+      const id = await sendNewsletter(store, await account(context), params, now());
+      deps.onSendingQueued?.();
+      return id;
+    },
     InsertTransaction: async (params, context) =>
       insertTransaction(store, await account(context), params, { split: false, now: now(), domain, mailFrom: config.mailFrom, onQueued: deps.onMailQueued }),
     InsertTransactionWithSplit: async (params, context) =>

@@ -1,0 +1,494 @@
+// Sendings (SERVICE.md "Newsletters and sendings"): SendNewsletter schedules one, the SendingWorker
+// delivers it exactly once per recipient, and the signed one-click unsubscribe link of its messages.
+//
+// - SendNewsletter: strFromEmail is checked like any address; the newsletter, list and (optional) filter
+//   must be the account's, else NotFound naming the parameter. The send time is wall-clock time in the
+//   account's zone (zoned-time.ts): date and time as given; a date alone is that day at 00:00; a time
+//   alone is that time today (in the account's zone); neither is now. A time not after now is now (so a
+//   time alone that has passed today sends at once, not tomorrow). The result is the sending's id.
+// - The worker claims a due sending under a lease (PostgreSQL: FOR UPDATE SKIP LOCKED, so several
+//   instances share the queue). Expansion is one transaction: the list's active members whose address
+//   is not opted out and who match the sending's filter (evaluated in code) become sending_recipients
+//   rows (insert-or-ignore on (sending, subscriber)), and the sending becomes `sending` with its count.
+//   Then batches: one transaction each first renews the lease `WHERE lease_owner = me` (0 rows: the
+//   lease was lost, nothing is written), takes queued recipients, re-checks each (still an active member,
+//   not opted out: else `skipped`), renders and queues its mail, and marks it sent with the mail's id.
+//   The mail row and the recipient's `sent` commit together, so a crash anywhere leaves every recipient
+//   with exactly one mail row (or none yet, to be made by the next claim). Pending and unsubscribed
+//   members and opted-out addresses never get one.
+// - Each message has `List-Unsubscribe: <{publicUrl}/u/{token}>` and `List-Unsubscribe-Post:
+//   List-Unsubscribe=One-Click` (RFC 8058); `{{unsubscribe}}` in the template is the same link. The token
+//   binds sending, subscriber and list with an HMAC-SHA256 under the `link_key` secret ("unsub\0" is
+//   prefixed to the MAC input, so it can never pass for a tracking token). GET shows a page with a
+//   button; POST (the one-click body, or the button) makes the membership `unsubscribed`. A token that
+//   does not verify is 404.
+
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import type http from "node:http";
+import { hostname } from "node:os";
+import type { Transaction } from "kysely";
+import { ErrorCodes, clientError } from "../../generated/server.js";
+import type { SendNewsletterParams } from "../../generated/types.js";
+import type { Store } from "../db/database.js";
+import type { Account, Database } from "../db/schema.js";
+import { notFound } from "./errors.js";
+import { queueMail } from "./mail.js";
+import { type FilterRule, type NewsletterContent, evaluateFilter, loadNewsletterContent, renderNewsletter } from "./newsletters.js";
+import { PollingWorker } from "./polling-worker.js";
+import { type Db, checkEmail, idFromText, listOf } from "./subscribers.js";
+import { zoneOffset, zonedInstant } from "./zoned-time.js";
+
+/** The account's local date today ("yyyy-MM-dd" parts) at `now`. */
+function localToday(timeZone: string, now: number): [number, number, number] {
+  const local = new Date(now + zoneOffset(timeZone, now));
+  return [local.getUTCFullYear(), local.getUTCMonth() + 1, local.getUTCDate()];
+}
+
+/** When the sending is due (see the top of this file); InvalidValue for a date that does not exist. */
+export function sendingTime(date: string | undefined, time: string | undefined, timeZone: string, now: number): number {
+  const d = date?.trim() ?? "";
+  const t = time?.trim() ?? "";
+  if (d === "" && t === "") return now;
+  let ymd: [number, number, number];
+  if (d === "") ymd = localToday(timeZone, now);
+  else {
+    const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(d);
+    const parts = m === null ? undefined : ([Number(m[1]), Number(m[2]), Number(m[3])] as [number, number, number]);
+    const check = parts === undefined ? undefined : new Date(Date.UTC(2000, parts[1] - 1, parts[2]));
+    if (parts === undefined || check === undefined || check.getUTCMonth() !== parts[1] - 1 || check.getUTCDate() !== parts[2] || (parts[1] === 2 && parts[2] === 29 && !isLeap(parts[0])))
+      throw clientError(ErrorCodes.InvalidValue, "strSendDate must be a date that exists, as yyyy-MM-dd.", { parameter: "strSendDate" });
+    ymd = parts;
+  }
+  let hour = 0;
+  let minute = 0;
+  if (t !== "") {
+    const m = /^(\d{2}):(\d{2})$/.exec(t);
+    if (m === null || Number(m[1]) > 23 || Number(m[2]) > 59) throw clientError(ErrorCodes.InvalidValue, "strSendTime must be a time of day, as HH:mm.", { parameter: "strSendTime" });
+    hour = Number(m[1]);
+    minute = Number(m[2]);
+  }
+  const at = zonedInstant(timeZone, ymd[0], ymd[1], ymd[2], hour, minute);
+  return at > now ? at : now;
+}
+
+function isLeap(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+/** SendNewsletter: records the sending (see the top of this file) and returns its id, the send queue id. */
+export async function sendNewsletter(store: Store, account: Account, params: SendNewsletterParams, now: number): Promise<number> {
+  const fromEmail = checkEmail(params.strFromEmail, "strFromEmail");
+  const fromName = (params.strFromName ?? "").replace(/[\r\n]+/g, " ").trim();
+  const sendAt = sendingTime(params.strSendDate, params.strSendTime, account.time_zone, now);
+  return store.write(async (trx) => {
+    const newsletterId = idFromText(params.strNewsletterId);
+    const newsletter =
+      newsletterId === undefined
+        ? undefined
+        : await trx.selectFrom("newsletters").select("id").where("id", "=", newsletterId).where("account_id", "=", account.id).executeTakeFirst();
+    if (newsletter === undefined) throw notFound("newsletter", "strNewsletterId");
+    const list = await listOf(trx, account, params.strMailingListId, "strMailingListId");
+    let filterId: number | null = null;
+    if (params.strFilterId !== undefined && params.strFilterId.trim() !== "") {
+      const id = idFromText(params.strFilterId);
+      const filter =
+        id === undefined ? undefined : await trx.selectFrom("filters").select("id").where("id", "=", id).where("account_id", "=", account.id).executeTakeFirst();
+      if (filter === undefined) throw notFound("filter", "strFilterId");
+      filterId = filter.id;
+    }
+    const row = await trx
+      .insertInto("sendings")
+      .values({
+        account_id: account.id,
+        newsletter_id: newsletter.id,
+        list_id: list.id,
+        filter_id: filterId,
+        from_email: fromEmail,
+        from_name: fromName,
+        send_at: sendAt,
+        lease_owner: null,
+        lease_until: null,
+        created_at: now,
+        finished_at: null,
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    return row.id;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Unsubscribe tokens
+
+/** The `link_key` secret as bytes (made by the migrations). */
+export async function unsubscribeKey(db: Db): Promise<Buffer> {
+  const row = await db.selectFrom("secrets").select("value").where("name", "=", "link_key").executeTakeFirstOrThrow();
+  return Buffer.from(row.value, "base64url");
+}
+
+function unsubscribeMac(key: Buffer, payload: string): Buffer {
+  return createHmac("sha256", key).update(`unsub\0${payload}`).digest();
+}
+
+/** The token of one recipient's unsubscribe link: `sending.subscriber.list.mac` (mac base64url). */
+export function unsubscribeToken(key: Buffer, sendingId: number, subscriberId: number, listId: number): string {
+  const payload = `${sendingId}.${subscriberId}.${listId}`;
+  return `${payload}.${unsubscribeMac(key, payload).toString("base64url")}`;
+}
+
+/** The ids a token names when its MAC verifies; undefined otherwise. */
+export function verifyUnsubscribeToken(key: Buffer, token: string): { sendingId: number; subscriberId: number; listId: number } | undefined {
+  const m = /^(\d{1,15})\.(\d{1,15})\.(\d{1,15})\.([A-Za-z0-9_-]{43})$/.exec(token);
+  if (m === null) return undefined;
+  const given = Buffer.from(m[4]!, "base64url");
+  const expected = unsubscribeMac(key, `${m[1]}.${m[2]}.${m[3]}`);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+  return { sendingId: Number(m[1]), subscriberId: Number(m[2]), listId: Number(m[3]) };
+}
+
+function page(title: string, body: string): string {
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${title}</title></head><body><h1>${title}</h1>${body}</body></html>`;
+}
+
+const UNSUBSCRIBE_FORM = page(
+  "Unsubscribe",
+  '<p>Press the button to stop receiving this mailing list.</p><form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>',
+);
+const UNSUBSCRIBED_PAGE = page("Unsubscribed", "<p>You are unsubscribed from this mailing list and will not receive it any more.</p>");
+const INVALID_PAGE = page("Link not valid", "<p>This unsubscribe link is not valid or not complete.</p>");
+
+/** Reads and discards a request body of at most 64 KiB (the one-click body is a few bytes). */
+async function discardBody(req: http.IncomingMessage): Promise<void> {
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > 65_536) break;
+  }
+}
+
+/**
+ * `GET|HEAD|POST /u/{token}`: GET shows the button, POST unsubscribes (RFC 8058 one-click); 404 for a
+ * token that does not verify, 405 for another method.
+ */
+export async function unsubscribeRoute(store: Store, req: http.IncomingMessage, res: http.ServerResponse, token: string, now: number): Promise<void> {
+  const send = (status: number, body: string, extra: Record<string, string> = {}) => {
+    res.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", ...extra });
+    res.end(req.method === "HEAD" ? undefined : body);
+  };
+  const method = req.method ?? "GET";
+  if (method !== "GET" && method !== "HEAD" && method !== "POST") return send(405, page("Method not allowed", ""), { allow: "GET, HEAD, POST" });
+  const ids = verifyUnsubscribeToken(await unsubscribeKey(store.db), token);
+  if (method === "POST") await discardBody(req);
+  if (ids === undefined) return send(404, INVALID_PAGE);
+  if (method !== "POST") return send(200, UNSUBSCRIBE_FORM);
+  await store.write(async (trx) => {
+    await trx
+      .updateTable("memberships")
+      .set({ state: "unsubscribed", changed_at: now })
+      .where("list_id", "=", ids.listId)
+      .where("subscriber_id", "=", ids.subscriberId)
+      .where("state", "!=", "unsubscribed")
+      .execute();
+  });
+  return send(200, UNSUBSCRIBED_PAGE);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The worker
+
+/** Makes a recipient's HTML tracked (tracking.ts `prepareTracking`); called for tracking all|roi. */
+export type HtmlTracker = (
+  trx: Transaction<Database>,
+  context: { accountId: number; sendingId: number; subscriberId: number; tracking: "all" | "roi" },
+  html: string,
+) => Promise<string>;
+
+export interface SendingWorkerOptions {
+  /** Base URL of the service as subscribers reach it (unsubscribe links). */
+  readonly publicUrl: string;
+  /** Message-ID domain. */
+  readonly domain: string;
+  readonly leaseMs?: number;
+  readonly pollMs?: number;
+  /** Recipients per transaction (default 200). */
+  readonly batchSize?: number;
+  /** Names this worker in `lease_owner` (default host:pid:random). */
+  readonly workerId?: string;
+  readonly now?: () => number;
+  readonly log?: (entry: Record<string, unknown>) => void;
+  /** Told after a batch that queued mail committed (wakes the outbox worker). */
+  readonly onMailQueued?: () => void;
+  /**
+   * Gives the function that rewrites each recipient's HTML for newsletters tracked `all` or `roi` (app.ts:
+   * tracking.ts prepareTracking). Called outside any transaction (it may read the store: on SQLite a read
+   * inside the batch's write transaction would wait for that transaction forever).
+   */
+  readonly tracker?: () => Promise<HtmlTracker>;
+}
+
+class LeaseLost extends Error {}
+
+const ACTIVE: readonly ("scheduled" | "expanding" | "sending")[] = ["scheduled", "expanding", "sending"];
+
+interface Claimed {
+  readonly id: number;
+  readonly account_id: number;
+  readonly newsletter_id: number;
+  readonly list_id: number;
+  readonly filter_id: number | null;
+  readonly from_email: string;
+  readonly from_name: string;
+  readonly state: string;
+}
+
+export class SendingWorker extends PollingWorker {
+  readonly workerId: string;
+  private readonly leaseMs: number;
+  private readonly batchSize: number;
+  private key: Buffer | undefined;
+  private halting = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: SendingWorkerOptions,
+  ) {
+    super("sendings", options);
+    this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(6).toString("hex")}`;
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.batchSize = Math.max(1, options.batchSize ?? 200);
+  }
+
+  override start(): void {
+    this.halting = false;
+    super.start();
+  }
+
+  /** Stops after the batch in progress (its sending's lease runs out; the next claim goes on). */
+  override async stop(): Promise<void> {
+    this.halting = true;
+    await super.stop();
+  }
+
+  /** Waits for a pass in progress, then works every sending due at `at` (default now) to its end. */
+  async flush(at?: number): Promise<number> {
+    return this.exclusive(() => this.drain(at));
+  }
+
+  protected pass(): Promise<number> {
+    return this.drain();
+  }
+
+  private now(at?: number): number {
+    return at ?? (this.options.now ?? Date.now)();
+  }
+
+  /** Claims and works due sendings until none is due; returns the recipients whose mail it queued. */
+  async drain(at?: number): Promise<number> {
+    let queued = 0;
+    for (let round = 0; round < 1000; round++) {
+      if (this.halting) break;
+      const sending = await this.claim(this.now(at));
+      if (sending === undefined) break;
+      queued += await this.work(sending, at);
+    }
+    return queued;
+  }
+
+  private async claim(at: number): Promise<Claimed | undefined> {
+    const { db, engine } = this.store;
+    const next = db
+      .selectFrom("sendings")
+      .select("id")
+      .where("state", "in", ACTIVE)
+      .where("send_at", "<=", at)
+      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", at)]))
+      .orderBy("send_at")
+      .orderBy("id")
+      .limit(1)
+      .$if(engine === "postgres", (q) => q.forUpdate().skipLocked());
+    const row = await db
+      .updateTable("sendings")
+      .set({ lease_owner: this.workerId, lease_until: at + this.leaseMs })
+      .where("id", "=", next)
+      .where("state", "in", ACTIVE)
+      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", at)]))
+      .returning(["id", "account_id", "newsletter_id", "list_id", "filter_id", "from_email", "from_name", "state"])
+      .executeTakeFirst();
+    if (row !== undefined) this.options.log?.({ event: "sending.claimed", sending: row.id, worker: this.workerId, state: row.state });
+    return row;
+  }
+
+  /** Renews the lease in `trx` (locking the sending row); LeaseLost when another worker holds it now. */
+  private async renew(trx: Transaction<Database>, id: number, at: number): Promise<void> {
+    const renewed = await trx
+      .updateTable("sendings")
+      .set({ lease_until: at + this.leaseMs })
+      .where("id", "=", id)
+      .where("lease_owner", "=", this.workerId)
+      .executeTakeFirst();
+    if (Number(renewed.numUpdatedRows) !== 1) throw new LeaseLost(`sending ${id}: the lease was lost`);
+  }
+
+  private async work(sending: Claimed, at: number | undefined): Promise<number> {
+    let lost = false;
+    const heartbeat = setInterval(() => {
+      this.store.db
+        .updateTable("sendings")
+        .set({ lease_until: this.now(at) + this.leaseMs })
+        .where("id", "=", sending.id)
+        .where("lease_owner", "=", this.workerId)
+        .executeTakeFirst()
+        .then(
+          (r) => {
+            if (Number(r.numUpdatedRows) !== 1) lost = true;
+          },
+          (error: unknown) => this.options.log?.({ event: "sending.heartbeat_error", sending: sending.id, error: String(error) }),
+        );
+    }, Math.max(10, Math.floor(this.leaseMs / 3)));
+    let queued = 0;
+    try {
+      const content = await loadNewsletterContent(this.store.db, sending.account_id, sending.newsletter_id);
+      if (content === undefined) {
+        await this.finish(sending.id, this.now(at));
+        return 0;
+      }
+      if (sending.state !== "sending") await this.expand(sending, this.now(at));
+      this.key ??= await unsubscribeKey(this.store.db);
+      const track = content.newsletter.tracking === "no" ? undefined : await this.options.tracker?.();
+      for (let round = 0; round < 1_000_000 && !lost; round++) {
+        if (this.halting) return queued; // stopping: the lease runs out and the next claim goes on
+        const n = await this.batch(sending, content, this.now(at), track);
+        if (n === undefined) break;
+        queued += n;
+        if (n > 0) this.options.onMailQueued?.();
+      }
+      if (!lost) await this.finish(sending.id, this.now(at));
+      return queued;
+    } catch (error) {
+      if (error instanceof LeaseLost) {
+        this.options.log?.({ event: "sending.lease_lost", sending: sending.id, worker: this.workerId });
+        return queued;
+      }
+      throw error;
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  /** One transaction: every recipient row, then state `sending` with the count. */
+  private async expand(sending: Claimed, at: number): Promise<void> {
+    const { db } = this.store;
+    const filter: FilterRule | undefined =
+      sending.filter_id === null ? undefined : await db.selectFrom("filters").select(["field", "operator", "value"]).where("id", "=", sending.filter_id).executeTakeFirst();
+    await this.store.write(async (trx) => {
+      await this.renew(trx, sending.id, at);
+      const candidates = await trx
+        .selectFrom("memberships as m")
+        .innerJoin("subscribers as s", "s.id", "m.subscriber_id")
+        .leftJoin("optouts as o", (j) => j.onRef("o.account_id", "=", "s.account_id").onRef("o.email_key", "=", "s.email_key"))
+        .select(["s.id", "s.email", "s.name", "s.format", "s.country_code", "s.phone", "s.fields"])
+        .where("m.list_id", "=", sending.list_id)
+        .where("m.account_id", "=", sending.account_id)
+        .where("m.state", "=", "active")
+        .where("o.email_key", "is", null)
+        .orderBy("s.id")
+        .execute();
+      const chosen = filter === undefined ? candidates : candidates.filter((c) => evaluateFilter(filter, c));
+      for (let i = 0; i < chosen.length; i += 500) {
+        await trx
+          .insertInto("sending_recipients")
+          .values(chosen.slice(i, i + 500).map((c) => ({ sending_id: sending.id, subscriber_id: c.id, account_id: sending.account_id, mail_id: null, created_at: at })))
+          .onConflict((oc) => oc.columns(["sending_id", "subscriber_id"]).doNothing())
+          .execute();
+      }
+      const total = await trx
+        .selectFrom("sending_recipients")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("sending_id", "=", sending.id)
+        .executeTakeFirstOrThrow();
+      await trx.updateTable("sendings").set({ state: "sending", recipients: Number(total.n) }).where("id", "=", sending.id).execute();
+    });
+    this.options.log?.({ event: "sending.expanded", sending: sending.id });
+  }
+
+  /** One batch in one transaction; undefined when no recipient is left queued. */
+  private async batch(sending: Claimed, content: NewsletterContent, at: number, track: HtmlTracker | undefined): Promise<number | undefined> {
+    const key = this.key!;
+    const base = this.options.publicUrl.replace(/\/$/, "");
+    return this.store.write(async (trx) => {
+      await this.renew(trx, sending.id, at);
+      const rows = await trx
+        .selectFrom("sending_recipients as r")
+        .innerJoin("subscribers as s", "s.id", "r.subscriber_id")
+        .leftJoin("memberships as m", (j) => j.onRef("m.subscriber_id", "=", "r.subscriber_id").on("m.list_id", "=", sending.list_id))
+        .leftJoin("optouts as o", (j) => j.onRef("o.account_id", "=", "s.account_id").onRef("o.email_key", "=", "s.email_key"))
+        .select(["s.id", "s.email", "s.name", "s.format", "s.country_code", "s.phone", "s.fields", "m.state as membership", "o.email_key as optedOut"])
+        .where("r.sending_id", "=", sending.id)
+        .where("r.state", "=", "queued")
+        .orderBy("r.subscriber_id")
+        .limit(this.batchSize)
+        .execute();
+      if (rows.length === 0) return undefined;
+      const skipped: number[] = [];
+      let sent = 0;
+      for (const r of rows) {
+        if (r.membership !== "active" || r.optedOut !== null) {
+          skipped.push(r.id);
+          continue;
+        }
+        const link = `${base}/u/${unsubscribeToken(key, sending.id, r.id, sending.list_id)}`;
+        const rendered = renderNewsletter(content.template, content.newsletter, content.modules, r, new Map([["unsubscribe", link]]));
+        const tracking = content.newsletter.tracking;
+        let html: string | undefined = r.format.trim().toLowerCase() === "text" || content.template.html.trim() === "" ? undefined : rendered.html;
+        if (html !== undefined && tracking !== "no" && track !== undefined) {
+          html = await track(trx, { accountId: sending.account_id, sendingId: sending.id, subscriberId: r.id, tracking }, html);
+        }
+        const mailId = await queueMail(
+          trx,
+          {
+            accountId: sending.account_id,
+            kind: "newsletter",
+            from: { name: sending.from_name, address: sending.from_email },
+            to: { name: r.name, address: r.email },
+            subject: rendered.subject,
+            text: rendered.text,
+            html,
+            headers: { "List-Unsubscribe": `<${link}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+          },
+          at,
+          this.options.domain,
+        );
+        const marked = await trx
+          .updateTable("sending_recipients")
+          .set({ state: "sent", mail_id: mailId })
+          .where("sending_id", "=", sending.id)
+          .where("subscriber_id", "=", r.id)
+          .where("state", "=", "queued")
+          .executeTakeFirst();
+        if (Number(marked.numUpdatedRows) !== 1) throw new LeaseLost(`sending ${sending.id}: recipient ${r.id} was taken meanwhile`);
+        sent++;
+      }
+      if (skipped.length > 0) {
+        await trx
+          .updateTable("sending_recipients")
+          .set({ state: "skipped" })
+          .where("sending_id", "=", sending.id)
+          .where("subscriber_id", "in", skipped)
+          .where("state", "=", "queued")
+          .execute();
+      }
+      if (sent > 0) await trx.updateTable("sendings").set((eb) => ({ sent: eb("sent", "+", sent) })).where("id", "=", sending.id).execute();
+      return sent;
+    });
+  }
+
+  private async finish(id: number, at: number): Promise<void> {
+    await this.store.db
+      .updateTable("sendings")
+      .set({ state: "done", finished_at: at, lease_owner: null, lease_until: null })
+      .where("id", "=", id)
+      .where("lease_owner", "=", this.workerId)
+      .execute();
+    this.options.log?.({ event: "sending.done", sending: id, worker: this.workerId });
+  }
+}
