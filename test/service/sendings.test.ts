@@ -8,7 +8,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
+import { PassThrough, Readable } from "node:stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { runAdmin } from "../../service/admin/cli.js";
 import { type Store, openStore } from "../../service/db/database.js";
 import type { MembershipState } from "../../service/db/schema.js";
 import { SendingWorker, sendNewsletter, sendingTime, unsubscribeToken, verifyUnsubscribeToken } from "../../service/app/sendings.js";
@@ -289,6 +291,44 @@ describeEngines("sendings", (engine) => {
       { to_address: "se1@example.com", next_attempt_at: due },
       { to_address: "se2@example.com", next_attempt_at: due },
     ]);
+  });
+
+  it("a recipient who unsubscribed or opted out after the recipients were listed is skipped; sending show reports it", async () => {
+    const listId = await svc.createList(alice, "late changes");
+    const ids = await addMembers(svc.app.store, alice, listId, [
+      { email: "stays@example.com", state: "active" },
+      { email: "leaves@example.com", state: "active" },
+      { email: "optsout@example.com", state: "active" },
+    ]);
+    const { db } = svc.app.store;
+    const now = Date.now();
+    // A sending whose recipients were listed (state sending) before two of them changed their minds.
+    const sending = await db
+      .insertInto("sendings")
+      .values({ account_id: alice, newsletter_id: content.newsletterId, list_id: listId, filter_id: null, from_email: "news@example.com", send_at: now, state: "sending", recipients: 3, lease_owner: null, lease_until: null, created_at: now, finished_at: null })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    await db
+      .insertInto("sending_recipients")
+      .values([...ids.values()].map((subscriber_id) => ({ sending_id: sending.id, subscriber_id, account_id: alice, mail_id: null, created_at: now })))
+      .execute();
+    await db.updateTable("memberships").set({ state: "unsubscribed" }).where("subscriber_id", "=", ids.get("leaves@example.com")!).execute();
+    await db.insertInto("optouts").values({ account_id: alice, email_key: "optsout@example.com", created_at: now }).execute();
+    await svc.app.sendings!.flush();
+    expect(await countRows(svc.app.store, sending.id)).toEqual({ sent: 1, skipped: 2 });
+    expect(await db.selectFrom("sendings").select(["state", "sent"]).where("id", "=", sending.id).executeTakeFirstOrThrow()).toEqual({ state: "done", sent: 1 });
+
+    const stdout = new PassThrough();
+    let out = "";
+    stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
+    const code = await runAdmin(["sending", "show", "--account", "alice", "--id", String(sending.id), "--json"], {
+      stdin: Readable.from([""]),
+      stdout,
+      stderr: new PassThrough(),
+      env: { DATABASE_URL: svc.databaseUrl },
+    });
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toEqual([expect.objectContaining({ id: sending.id, state: "done", recipients: 3, sent: 1, skipped: 2 })]);
   });
 
   it("a newsletter tracked 'all' gets tracked links and the open pixel; the unsubscribe link stays as it is", async () => {
