@@ -58,8 +58,9 @@ function page(title: string, text: string): string {
 /** The request path as logged: no query (HTTP GET carries passwords there), no confirmation token. */
 function loggedPath(url: string | undefined): string {
   const path = (url ?? "").split("?", 1)[0]!;
-  if (path.startsWith("/u/")) return "/u/{token}";
-  return path.startsWith("/confirm/") ? "/confirm/{token}" : path.slice(0, 200);
+  // Tokens are capabilities (confirm, unsubscribe, count a view or a click): the log never holds one.
+  const tokenRoute = /^\/(confirm|u|t\/[ocv])\//.exec(path);
+  return tokenRoute !== null ? `${tokenRoute[0]}{token}` : path.slice(0, 200);
 }
 
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {

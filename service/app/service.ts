@@ -1,7 +1,6 @@
 // The reference implementation of the generated ExternalAPIService interface: every call authenticates
 // first, works inside one transaction scoped to the caller's account, and answers with the generated
-// codecs. The twelve newsletter, tracking, transactional and SMS operations answer NotImplemented
-// until issue 10.
+// codecs. The trigger operations and the two reports still answer NotImplemented (issue 10).
 
 import { createHash, randomBytes } from "node:crypto";
 import type { CallContext, ExternalAPIService } from "../../generated/server.js";

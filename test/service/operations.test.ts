@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BINDINGS, startService, type TestService, fault } from "./support/service.js";
+import { BINDINGS, eventually, startService, type TestService, fault } from "./support/service.js";
 import { describeEngines } from "./support/engines.js";
 
 
@@ -139,6 +139,10 @@ describeEngines("issue 9 operations", (engine) => {
     expect(await first.text()).toContain("confirmed");
     expect(await state()).toBe("active");
     expect((await open(link![1]!)).status).toBe(404);
+    // The token is a capability: request logs name the route, never the token.
+    await eventually(() => svc.logs.filter((l) => l.path === "/confirm/{token}").length >= 7);
+    expect(svc.logs.filter((l) => l.path === "/confirm/{token}").length).toBeGreaterThanOrEqual(7);
+    expect(JSON.stringify(svc.logs)).not.toContain(link![1]!);
     const lists = await client.GetSubscriberMailingLists({ strEmail: "PENDING@example.com" });
     expect(lists).toMatchObject({ rows: [{ MailingListId: aliceList, MailingListName: "Alice news", SubscriberId: id, Email: "pending@example.com" }] });
   });

@@ -11,7 +11,7 @@ import { findAnchorHrefs, loadLinkKey, prepareTracking, signToken, verifyToken }
 import type { Tracking } from "../../service/db/schema.js";
 import { timeRatio, timeRatioAsync } from "../fixtures/growth.js";
 import { describeEngines } from "./support/engines.js";
-import { type TestService, startService } from "./support/service.js";
+import { type TestService, eventually, startService } from "./support/service.js";
 
 const PUBLIC = "http://127.0.0.1:1";
 
@@ -174,6 +174,11 @@ describeEngines("tracking", (engine) => {
     expect(res.headers.get("location")).toBe("https://shop.example/item?id=7&ref=news");
     const recorded = await events(s);
     expect(recorded.map((e) => [e.kind, e.subscriber_id, e.link_id, e.account_id])).toEqual([["click", bob, verifyToken(key, token!)!.linkId, account]]);
+    // A token counts views and clicks: request logs name the route, never the token.
+    const redirects = () => svc.logs.filter((l) => l.path === "/t/c/{token}" && l.status === 302).length;
+    await eventually(() => redirects() >= 2);
+    expect(redirects()).toBeGreaterThanOrEqual(2);
+    expect(JSON.stringify(svc.logs)).not.toContain(token!);
   });
 
   it("refuses forged, replayed, cross-sending and unknown-link tokens: 404, no redirect, nothing recorded", async () => {

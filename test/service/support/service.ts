@@ -97,3 +97,8 @@ export async function fault(promise: Promise<unknown>): Promise<ServiceFaultErro
   }
   throw new Error("the call succeeded; a fault was expected");
 }
+
+/** Waits until `ready()` holds (log lines are written when a response closes), at most `ms`. */
+export async function eventually(ready: () => boolean, ms = 5000): Promise<void> {
+  for (let waited = 0; !ready() && waited < ms; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+}
