@@ -252,6 +252,8 @@ export interface SendingsTable {
   lease_until: number | null;
   created_at: number;
   finished_at: number | null;
+  /** Set on the sending a trigger uses for its mailings. */
+  trigger_id: Generated<number | null>;
 }
 
 export interface SendingRecipientsTable {
@@ -279,6 +281,23 @@ export interface TrackingEventsTable {
   link_id: number | null;
   value: string | null;
   created_at: number;
+}
+
+export interface TriggersTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  list_id: number;
+  newsletter_id: number;
+  from_email: string;
+  from_name: Generated<string>;
+  created_at: number;
+}
+
+export interface TriggerFiredTable {
+  trigger_id: number;
+  subscriber_id: number;
+  fired_at: number;
 }
 
 export interface SecretsTable {
@@ -309,6 +328,8 @@ export interface Database {
   sending_recipients: SendingRecipientsTable;
   tracked_links: TrackedLinksTable;
   tracking_events: TrackingEventsTable;
+  triggers: TriggersTable;
+  trigger_fired: TriggerFiredTable;
 }
 
 export type Account = Selectable<AccountsTable>;
