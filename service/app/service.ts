@@ -1,6 +1,6 @@
 // The reference implementation of the generated ExternalAPIService interface: every call authenticates
 // first, works inside one transaction scoped to the caller's account, and answers with the generated
-// codecs. The trigger operations and the two reports still answer NotImplemented (issue 10).
+// codecs. The trigger operations still answer NotImplemented (issue 10).
 
 import { createHash, randomBytes } from "node:crypto";
 import type { CallContext, ExternalAPIService } from "../../generated/server.js";
@@ -12,6 +12,7 @@ import { importCsvText } from "./csv-import.js";
 import { notImplemented } from "./errors.js";
 import { queueMail } from "./mail.js";
 import { getNewsletterFilters, insertActiveTemplateModule, insertTemplateNewsletter } from "./newsletters.js";
+import { reportViews, roiResults } from "./reports.js";
 import { sendNewsletter } from "./sendings.js";
 import { sendSms } from "./sms.js";
 import { insertTransaction } from "./transactions.js";
@@ -225,9 +226,9 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
     GetTriggerClicks: notYet("GetTriggerClicks"),
     GetTriggerViews: notYet("GetTriggerViews"),
     GetTriggerIdForAccount: notYet("GetTriggerIdForAccount"),
-    GetRoiResults: notYet("GetRoiResults"),
+    GetRoiResults: async (params, context) => roiResults(db, await account(context), params),
     GetNewsletterFilters: async (params, context) => getNewsletterFilters(db, await account(context), params.intNewsletterId),
-    GetReportViewsByDateInterval: notYet("GetReportViewsByDateInterval"),
+    GetReportViewsByDateInterval: async (params, context) => reportViews(db, await account(context), params),
     InsertTemplateNewsletter: async (params, context) => insertTemplateNewsletter(store, await account(context), params, now()),
     InsertActiveTemplateModule: async (params, context) => insertActiveTemplateModule(store, await account(context), params, now()),
     SendNewsletter: async (params, context) => {
