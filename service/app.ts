@@ -15,6 +15,7 @@ import { OutboxWorker } from "./app/outbox.js";
 import { SendingWorker, unsubscribeRoute } from "./app/sendings.js";
 import { SmsWorker } from "./app/sms-outbox.js";
 import { handleTrackingRequest, loadLinkKey, prepareTracking } from "./app/tracking.js";
+import { TriggerWorker } from "./app/triggers.js";
 import { confirmSubscription, createService } from "./app/service.js";
 import type { Config } from "./config.js";
 import { openStore, type Store } from "./db/database.js";
@@ -28,6 +29,8 @@ export interface App {
   readonly importWorker: ImportWorker | undefined;
   readonly sms: SmsWorker | undefined;
   readonly sendings: SendingWorker | undefined;
+  /** Fires triggers: queues their newsletter for subscribers newly active on the list. */
+  readonly triggerWorker: TriggerWorker | undefined;
   /** Listens on config.port/host (api and all roles) and starts the workers (worker and all roles). */
   start(): Promise<{ url: string | undefined }>;
   /** Stops taking requests, lets in-flight ones and the current job batches finish, closes the store. */
@@ -140,6 +143,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         },
       })
     : undefined;
+  const triggerWorker = runWorkers ? new TriggerWorker(store, { now, log: (e) => logger.info(e), onRecipientsQueued: () => sendings?.wake() }) : undefined;
   const importQueue = createImportQueue(store, { allowHosts: config.importAllowHosts, now });
   const auth = new Authenticator(store.db, { now });
   const service = createService({
@@ -209,7 +213,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     if (confirm !== null) {
       // A token is base64url: anything else (a malformed %-escape included) is simply not one.
       const ok = await confirmSubscription(store, confirm[1]!, now());
-      if (ok) outbox?.wake();
+      if (ok) {
+        outbox?.wake();
+        triggerWorker?.wake();
+      }
       return send(ok ? 200 : 404, "text/html; charset=utf-8", ok ? CONFIRMED_PAGE : INVALID_LINK_PAGE);
     }
     if (await handleTrackingRequest(store, req, res, now())) return;
@@ -256,12 +263,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     sms,
     importWorker,
     sendings,
+    triggerWorker,
     async start() {
       if (outbox !== undefined) logger.info({ outbox: outbox.destination }, "mail delivery");
       outbox?.start();
       sms?.start();
       importWorker?.start();
       sendings?.start();
+      triggerWorker?.start();
       if (server === undefined) return { url: undefined };
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
@@ -280,7 +289,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         await Promise.race([Promise.all([drained, closed]), deadline]);
         server.closeAllConnections();
       }
-      await Promise.race([Promise.all([outbox?.stop(), sms?.stop(), importWorker?.stop(), sendings?.stop()]), deadline]);
+      await Promise.race([Promise.all([outbox?.stop(), sms?.stop(), importWorker?.stop(), sendings?.stop(), triggerWorker?.stop()]), deadline]);
       await store.close();
     },
   };

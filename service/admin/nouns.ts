@@ -13,5 +13,6 @@ import { outboxNoun } from "./outbox.js";
 import { projectNoun } from "./project.js";
 import { sendingNoun } from "./sending.js";
 import { templateNoun } from "./template.js";
+import { triggerNoun } from "./trigger.js";
 
-export const nouns: readonly Noun[] = [accountNoun, listNoun, optoutNoun, importNoun, outboxNoun, creditsNoun, projectNoun, templateNoun, moduleNoun, filterNoun, sendingNoun];
+export const nouns: readonly Noun[] = [accountNoun, listNoun, optoutNoun, importNoun, outboxNoun, creditsNoun, projectNoun, templateNoun, moduleNoun, filterNoun, sendingNoun, triggerNoun];

@@ -16,6 +16,7 @@ import { reportViews, roiResults } from "./reports.js";
 import { sendNewsletter } from "./sendings.js";
 import { sendSms } from "./sms.js";
 import { insertTransaction } from "./transactions.js";
+import { getTriggerClicks, getTriggerIdForAccount, getTriggerViews } from "./triggers.js";
 import {
   type SubscriberRow,
   checkActivated,
@@ -223,9 +224,9 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
       );
     },
 
-    GetTriggerClicks: notYet("GetTriggerClicks"),
-    GetTriggerViews: notYet("GetTriggerViews"),
-    GetTriggerIdForAccount: notYet("GetTriggerIdForAccount"),
+    GetTriggerClicks: async (params, context) => getTriggerClicks(db, await account(context), params),
+    GetTriggerViews: async (params, context) => getTriggerViews(db, await account(context), params),
+    GetTriggerIdForAccount: async (_params, context) => getTriggerIdForAccount(db, await account(context)),
     GetRoiResults: async (params, context) => roiResults(db, await account(context), params),
     GetNewsletterFilters: async (params, context) => getNewsletterFilters(db, await account(context), params.intNewsletterId),
     GetReportViewsByDateInterval: async (params, context) => reportViews(db, await account(context), params),

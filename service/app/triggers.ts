@@ -1,0 +1,276 @@
+// Triggers (SERVICE.md "Newsletters and sendings"): an admin-defined trigger mails a newsletter to each
+// subscriber who becomes active on its list after the trigger was made, exactly once per subscriber.
+//
+// - Firing is decoupled from the write paths (inserts, imports, /confirm): the TriggerWorker's pass looks,
+//   per trigger, for memberships of the list with state `active` and changed_at ≥ the trigger's
+//   created_at whose subscriber has no trigger_fired row yet and whose address is not opted out. Per
+//   batch, ONE write transaction (on PostgreSQL after locking the trigger row FOR UPDATE, so two workers
+//   never make two sendings nor race on a batch) inserts the trigger_fired rows (ON CONFLICT DO NOTHING:
+//   only rows actually inserted count), makes or reuses the trigger's sending (one `sendings` row per
+//   trigger, trigger_id set, created in state `sending` so the SendingWorker never "expands" it to the
+//   whole list), adds those subscribers as queued sending_recipients, bumps its recipients count and sets
+//   it back to `sending`. The SendingWorker then delivers each queued recipient exactly once. So a
+//   subscriber who is unsubscribed and re-activated is not mailed twice (trigger_fired is keyed
+//   (trigger, subscriber)); members active before the trigger existed get nothing.
+// - The SendingWorker sets a sending `done` after a batch finds no queued recipient; if a trigger pass adds
+//   recipients in between, the sending ends `done` with queued rows. Each trigger pass first puts such a
+//   trigger sending back to `sending`, so they go out at the latest one poll later.
+// - GetTriggerClicks/GetTriggerViews: the trigger must be the account's, else NotFound naming triggerId.
+//   fromDate and toDate are xs:dateTime: with a zone (`Z`, `+01:00`) that instant; without one, wall-clock
+//   time in the account's time zone (as GetReportViewsByDateInterval and SendNewsletter read times). Both
+//   bounds are inclusive; a toDate without fractional seconds includes its whole second (10:00:00 covers
+//   10:00:00.999). Events of the trigger's sending in that interval, oldest first; the answer's times are
+//   UTC (`…Z`).
+
+import { ErrorCodes, clientError } from "../../generated/server.js";
+import type {
+  GetTriggerClicksParams,
+  GetTriggerViewsParams,
+  TriggerResult,
+  TriggerSubscriberClicksResult,
+  TriggerSubscriberViewsResult,
+} from "../../generated/types.js";
+import type { Store } from "../db/database.js";
+import type { Account } from "../db/schema.js";
+import { notFound } from "./errors.js";
+import { PollingWorker } from "./polling-worker.js";
+import type { Db } from "./subscribers.js";
+import { zonedInstant } from "./zoned-time.js";
+
+// ---------------------------------------------------------------------------------------------------
+// Operations
+
+/** GetTriggerIdForAccount: the account's triggers by id, with their list's id and name. */
+export async function getTriggerIdForAccount(db: Db, account: Account): Promise<TriggerResult[]> {
+  const rows = await db
+    .selectFrom("triggers as t")
+    .innerJoin("mailing_lists as l", "l.id", "t.list_id")
+    .select(["t.id", "t.name", "t.created_at", "t.list_id", "l.name as list_name"])
+    .where("t.account_id", "=", account.id)
+    .orderBy("t.id")
+    .execute();
+  return rows.map((r) => ({ Id: r.id, Name: r.name, Created: new Date(r.created_at).toISOString(), MailinglistId: r.list_id, MailinglistName: r.list_name }));
+}
+
+const DATE_TIME = /^(-?\d{4,})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/;
+
+/**
+ * An xs:dateTime as epoch ms; without a zone it is wall-clock time in `timeZone` (default UTC).
+ * InvalidValue naming the parameter otherwise.
+ */
+export function parseDateTime(value: string | Date, parameter: string, timeZone = "UTC"): number {
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw clientError(ErrorCodes.InvalidValue, `${parameter} must be a date and time.`, { parameter });
+    return value.getTime();
+  }
+  const m = DATE_TIME.exec(value.trim());
+  const bad = () => clientError(ErrorCodes.InvalidValue, `${parameter} must be an xs:dateTime such as 2026-01-31T12:00:00Z (no zone: UTC).`, { parameter });
+  if (m === null) throw bad();
+  const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i]));
+  const ms = m[7] === undefined ? 0 : Math.floor(Number(`0${m[7]}`) * 1000);
+  if (month! < 1 || month! > 12 || day! < 1 || day! > 31 || hour! > 24 || minute! > 59 || second! > 59) throw bad();
+  if (hour === 24 && (minute !== 0 || second !== 0 || ms !== 0)) throw bad();
+  const utc = Date.UTC(year!, month! - 1, day!, hour!, minute!, second!, ms);
+  const check = new Date(Date.UTC(year!, month! - 1, day!));
+  if (check.getUTCDate() !== day) throw bad();
+  const zone = m[8];
+  if (zone === undefined) return zonedInstant(timeZone, year!, month!, day!, hour!, minute!) + second! * 1000 + ms;
+  if (zone === "Z") return utc;
+  const sign = zone.startsWith("-") ? -1 : 1;
+  const offset = (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6))) * 60_000;
+  return utc - sign * offset;
+}
+
+interface TriggerEvent {
+  readonly url: string | null;
+  readonly email: string;
+  readonly name: string;
+  readonly at: number;
+  readonly newsletter: string;
+  readonly subscriberId: number;
+}
+
+async function triggerEvents(db: Db, account: Account, kind: "click" | "view", params: GetTriggerClicksParams | GetTriggerViewsParams): Promise<TriggerEvent[]> {
+  const trigger = await db.selectFrom("triggers").select("id").where("id", "=", params.triggerId).where("account_id", "=", account.id).executeTakeFirst();
+  if (trigger === undefined) throw notFound("trigger", "triggerId");
+  const from = parseDateTime(params.fromDate, "fromDate", account.time_zone);
+  const whole = typeof params.toDate === "string" && !params.toDate.includes(".");
+  const to = parseDateTime(params.toDate, "toDate", account.time_zone) + (whole ? 999 : 0);
+  const rows = await db
+    .selectFrom("tracking_events as e")
+    .innerJoin("sendings as s", "s.id", "e.sending_id")
+    .innerJoin("subscribers as sub", "sub.id", "e.subscriber_id")
+    .innerJoin("newsletters as n", "n.id", "s.newsletter_id")
+    .leftJoin("tracked_links as l", "l.id", "e.link_id")
+    .select(["l.url", "sub.email", "sub.name", "e.created_at", "n.name as newsletter", "e.subscriber_id"])
+    .where("s.trigger_id", "=", trigger.id)
+    .where("s.account_id", "=", account.id)
+    .where("e.account_id", "=", account.id)
+    .where("e.kind", "=", kind)
+    .where("e.created_at", ">=", from)
+    .where("e.created_at", "<=", to)
+    .orderBy("e.created_at")
+    .orderBy("e.id")
+    .execute();
+  return rows.map((r) => ({ url: r.url, email: r.email, name: r.name, at: Number(r.created_at), newsletter: r.newsletter, subscriberId: r.subscriber_id }));
+}
+
+/** GetTriggerClicks: the clicks in the trigger's mailings in [fromDate, toDate], oldest first. */
+export async function getTriggerClicks(db: Db, account: Account, params: GetTriggerClicksParams): Promise<TriggerSubscriberClicksResult[]> {
+  const events = await triggerEvents(db, account, "click", params);
+  return events.map((e) => ({
+    ...(e.url === null ? {} : { Link: e.url }),
+    Email: e.email,
+    Name: e.name,
+    ClickTime: new Date(e.at).toISOString(),
+    NewsletterName: e.newsletter,
+    SubscriberId: String(e.subscriberId),
+  }));
+}
+
+/** GetTriggerViews: the views (open pixel) of the trigger's mailings in [fromDate, toDate], oldest first. */
+export async function getTriggerViews(db: Db, account: Account, params: GetTriggerViewsParams): Promise<TriggerSubscriberViewsResult[]> {
+  const events = await triggerEvents(db, account, "view", params);
+  return events.map((e) => ({ Email: e.email, Name: e.name, ViewTime: new Date(e.at).toISOString(), NewsletterName: e.newsletter, SubscriberId: String(e.subscriberId) }));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The worker
+
+export interface TriggerWorkerOptions {
+  readonly pollMs?: number;
+  /** Subscribers fired per transaction (default 500). */
+  readonly batchSize?: number;
+  readonly now?: () => number;
+  readonly log?: (entry: Record<string, unknown>) => void;
+  /** Told after a batch queued recipients on a trigger's sending (wakes the SendingWorker). */
+  readonly onRecipientsQueued?: () => void;
+}
+
+interface TriggerRow {
+  readonly id: number;
+  readonly account_id: number;
+  readonly list_id: number;
+  readonly newsletter_id: number;
+  readonly from_email: string;
+  readonly from_name: string;
+  readonly created_at: number;
+}
+
+export class TriggerWorker extends PollingWorker {
+  private readonly batchSize: number;
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: TriggerWorkerOptions = {},
+  ) {
+    super("triggers", options);
+    this.batchSize = Math.max(1, options.batchSize ?? 500);
+  }
+
+  /** Waits for a pass in progress, then fires every trigger due now; returns the subscribers fired. */
+  async flush(): Promise<number> {
+    return this.exclusive(() => this.drain());
+  }
+
+  protected pass(): Promise<number> {
+    return this.drain();
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  /** One pass over every trigger; returns the subscribers newly queued. */
+  async drain(): Promise<number> {
+    const { db } = this.store;
+    // Trigger sendings a SendingWorker finished while a trigger pass added recipients: back to `sending`.
+    const revived = await db
+      .updateTable("sendings")
+      .set({ state: "sending", finished_at: null })
+      .where("trigger_id", "is not", null)
+      .where("state", "=", "done")
+      .where((eb) => eb.exists(eb.selectFrom("sending_recipients as r").select("r.subscriber_id").whereRef("r.sending_id", "=", "sendings.id").where("r.state", "=", "queued")))
+      .executeTakeFirst();
+    let fired = 0;
+    const triggers = await db.selectFrom("triggers").select(["id", "account_id", "list_id", "newsletter_id", "from_email", "from_name", "created_at"]).orderBy("id").execute();
+    for (const trigger of triggers) {
+      for (let round = 0; round < 10_000; round++) {
+        const n = await this.fire(trigger);
+        if (n === undefined) break;
+        fired += n;
+      }
+    }
+    if (fired > 0 || Number(revived.numUpdatedRows) > 0) this.options.onRecipientsQueued?.();
+    return fired;
+  }
+
+  /** One batch of one trigger in one transaction; undefined when none of its members is left to fire. */
+  private async fire(trigger: TriggerRow): Promise<number | undefined> {
+    const at = this.now();
+    const result = await this.store.write(async (trx) => {
+      if (this.store.engine === "postgres") {
+        const locked = await trx.selectFrom("triggers").select("id").where("id", "=", trigger.id).forUpdate().executeTakeFirst();
+        if (locked === undefined) return undefined; // deleted meanwhile
+      }
+      const candidates = await trx
+        .selectFrom("memberships as m")
+        .innerJoin("subscribers as s", "s.id", "m.subscriber_id")
+        .leftJoin("optouts as o", (j) => j.onRef("o.account_id", "=", "s.account_id").onRef("o.email_key", "=", "s.email_key"))
+        .leftJoin("trigger_fired as f", (j) => j.onRef("f.subscriber_id", "=", "m.subscriber_id").on("f.trigger_id", "=", trigger.id))
+        .select("m.subscriber_id")
+        .where("m.list_id", "=", trigger.list_id)
+        .where("m.account_id", "=", trigger.account_id)
+        .where("m.state", "=", "active")
+        .where("m.changed_at", ">=", trigger.created_at)
+        .where("o.email_key", "is", null)
+        .where("f.subscriber_id", "is", null)
+        .orderBy("m.subscriber_id")
+        .limit(this.batchSize)
+        .execute();
+      if (candidates.length === 0) return undefined;
+      const inserted = await trx
+        .insertInto("trigger_fired")
+        .values(candidates.map((c) => ({ trigger_id: trigger.id, subscriber_id: c.subscriber_id, fired_at: at })))
+        .onConflict((oc) => oc.columns(["trigger_id", "subscriber_id"]).doNothing())
+        .returning("subscriber_id")
+        .execute();
+      if (inserted.length === 0) return 0;
+      let sending = await trx.selectFrom("sendings").select("id").where("trigger_id", "=", trigger.id).orderBy("id").limit(1).executeTakeFirst();
+      sending ??= await trx
+        .insertInto("sendings")
+        .values({
+          account_id: trigger.account_id,
+          newsletter_id: trigger.newsletter_id,
+          list_id: trigger.list_id,
+          filter_id: null,
+          from_email: trigger.from_email,
+          from_name: trigger.from_name,
+          send_at: at,
+          state: "sending",
+          lease_owner: null,
+          lease_until: null,
+          created_at: at,
+          finished_at: null,
+          trigger_id: trigger.id,
+        })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      const sendingId = sending.id;
+      const added = await trx
+        .insertInto("sending_recipients")
+        .values(inserted.map((r) => ({ sending_id: sendingId, subscriber_id: r.subscriber_id, account_id: trigger.account_id, mail_id: null, created_at: at })))
+        .onConflict((oc) => oc.columns(["sending_id", "subscriber_id"]).doNothing())
+        .returning("subscriber_id")
+        .execute();
+      await trx
+        .updateTable("sendings")
+        .set((eb) => ({ recipients: eb("recipients", "+", added.length), state: "sending", finished_at: null }))
+        .where("id", "=", sendingId)
+        .execute();
+      return added.length;
+    });
+    if (result !== undefined && result > 0) this.options.log?.({ event: "trigger.fired", trigger: trigger.id, subscribers: result });
+    return result;
+  }
+}
