@@ -2,12 +2,13 @@
 // made (inserted active, or confirming through /confirm/{token}) gets the newsletter exactly once; members
 // active before get nothing; unsubscribing and re-subscribing does not send twice; GetTriggerIdForAccount,
 // GetTriggerClicks and GetTriggerViews (the account's triggers only, the interval, xs:dateTime without a
-// zone read in the account's time zone); the admin noun; wrong credentials.
+// zone read in the account's time zone); two trigger workers at once (one sending, one mail each); the
+// admin noun; wrong credentials.
 
 import { Readable, Writable } from "node:stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runAdmin } from "../../service/admin/cli.js";
-import { parseDateTime } from "../../service/app/triggers.js";
+import { TriggerWorker, parseDateTime } from "../../service/app/triggers.js";
 import { describeEngines } from "./support/engines.js";
 import { type TestService, fault, startService } from "./support/service.js";
 
@@ -158,6 +159,21 @@ describeEngines("triggers", (engine) => {
     expect(await newsletterMails("again@example.com")).toBe(1);
     const fired = await svc.app.store.db.selectFrom("trigger_fired").select("subscriber_id").where("trigger_id", "=", triggerId).where("subscriber_id", "=", id).execute();
     expect(fired).toHaveLength(1);
+  });
+
+  it("two trigger workers firing at once queue each new subscriber once, on the trigger's one sending", async () => {
+    const emails = Array.from({ length: 30 }, (_, i) => `burst${i}@example.com`);
+    for (const email of emails) await insertActive(email);
+    const workers = [0, 1, 2].map((i) => new TriggerWorker(svc.app.store, { batchSize: 7 + i }));
+    const fired = await Promise.all([...workers.map((w) => w.drain()), svc.app.triggerWorker!.flush()]);
+    expect(fired.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(emails.length);
+    await drain();
+    for (const email of emails) expect(await newsletterMails(email)).toBe(1);
+    const sendings = await svc.app.store.db.selectFrom("sendings").select(["id", "recipients", "sent"]).where("trigger_id", "=", triggerId).execute();
+    expect(sendings).toHaveLength(1);
+    const recipients = await svc.app.store.db.selectFrom("sending_recipients").select("subscriber_id").where("sending_id", "=", sendings[0]!.id).execute();
+    expect(sendings[0]!.recipients).toBe(recipients.length);
+    expect(sendings[0]!.sent).toBe(recipients.length);
   });
 
   it("GetTriggerIdForAccount lists the account's triggers with the list", async () => {
