@@ -11,7 +11,6 @@ export const ServiceCodes = {
   TooManyFields: "TooManyFields",
   InvalidCsv: "InvalidCsv",
   ImportUrlRefused: "ImportUrlRefused",
-  NotImplemented: "NotImplemented",
 } as const;
 
 export function invalidCredentials(): ServiceError {
@@ -45,11 +44,4 @@ export function invalidCsv(line: number, why: string): ServiceError {
 
 export function importUrlRefused(reason: string): ServiceError {
   return clientError(ServiceCodes.ImportUrlRefused, `strCSVUrl is refused: ${reason}.`, { parameter: "strCSVUrl" });
-}
-
-export function notImplemented(operation: string): ServiceError {
-  return new ServiceError(
-    ServiceCodes.NotImplemented,
-    `${operation} is not implemented by this service yet.`,
-  );
 }

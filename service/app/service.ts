@@ -9,7 +9,6 @@ import type { Store } from "../db/database.js";
 import type { Account } from "../db/schema.js";
 import type { Authenticator } from "./auth.js";
 import { importCsvText } from "./csv-import.js";
-import { notImplemented } from "./errors.js";
 import { queueMail } from "./mail.js";
 import { getNewsletterFilters, insertActiveTemplateModule, insertTemplateNewsletter } from "./newsletters.js";
 import { reportViews, roiResults } from "./reports.js";
@@ -143,10 +142,6 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
     return id;
   }
 
-  const notYet = (name: string) => async (_params: unknown, context: CallContext) => {
-    await account(context);
-    throw notImplemented(name);
-  };
 
   return {
     InsertSubscriberSid: (params, context) => insertOne(context, params, false),
