@@ -7,9 +7,7 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { PassThrough, Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runAdmin } from "../../service/admin/cli.js";
 import {
   type FilterRule,
   type PlacedModule,
@@ -21,18 +19,8 @@ import {
   templateHolders,
 } from "../../service/app/newsletters.js";
 import { describeEngines } from "./support/engines.js";
-import { type TestService, fault, startService } from "./support/service.js";
+import { type TestService, fault, startService, admin } from "./support/service.js";
 
-async function admin(databaseUrl: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
-  stderr.on("data", (c: Buffer) => (err += c.toString("utf8")));
-  const code = await runAdmin(args, { stdin: Readable.from([""]), stdout, stderr, env: { DATABASE_URL: databaseUrl } });
-  return { code, out, err };
-}
 
 const recipient = (over: Partial<Recipient> = {}): Recipient => ({
   email: "Ann@Example.com",
@@ -161,9 +149,9 @@ describeEngines("template newsletters", (engine) => {
 
   const ok = async (args: string[]) => {
     const r = await admin(svc.databaseUrl, [...args, "--json"]);
-    expect(r.err).toBe("");
+    expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    return JSON.parse(r.out) as { id: number } & Record<string, unknown>;
+    return JSON.parse(r.stdout) as { id: number } & Record<string, unknown>;
   };
   const count = async (table: "templates" | "modules" | "filters" | "newsletters" | "newsletter_modules") =>
     Number((await svc.app.store.db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
@@ -197,15 +185,15 @@ describeEngines("template newsletters", (engine) => {
   it("the admin CLI stores templates, modules and filters in canonical form and shows them", async () => {
     const shown = await ok(["template", "show", "--account", "alice", "--id", String(mainTemplate)]);
     expect(shown).toMatchObject({ name: "Main", subject: "Monthly news", holders: [0, 2], text: "Hello {{Name}}\n{{holder:0}}" });
-    const filters = (await admin(svc.databaseUrl, ["filter", "show", "--account", "alice", "--json"])).out;
+    const filters = (await admin(svc.databaseUrl, ["filter", "show", "--account", "alice", "--json"])).stdout;
     expect(JSON.parse(filters)).toMatchObject([
       { id: sweden, field: "DD3", operator: "=", value: "SE" },
       { id: gold, field: "DD7", operator: "notEmpty", value: "" },
     ]);
     const modules = await admin(svc.databaseUrl, ["module", "show", "--account", "alice"]);
-    expect(modules.out).toMatch(/^ID\s+NAME\s+CODE/);
-    expect(modules.out).toContain("<p>B</p>");
-    expect((await admin(svc.databaseUrl, ["template", "show", "--account", "alice"])).out).toContain("Bare");
+    expect(modules.stdout).toMatch(/^ID\s+NAME\s+CODE/);
+    expect(modules.stdout).toContain("<p>B</p>");
+    expect((await admin(svc.databaseUrl, ["template", "show", "--account", "alice"])).stdout).toContain("Bare");
   });
 
   it("admin refusals name the option and write nothing", async () => {
@@ -226,8 +214,8 @@ describeEngines("template newsletters", (engine) => {
     for (const [args, message] of refusals) {
       const r = await admin(svc.databaseUrl, args);
       expect(r.code, args.join(" ")).toBe(1);
-      expect(r.out).toBe("");
-      expect(r.err).toMatch(message);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toMatch(message);
     }
     expect(await Promise.all([count("templates"), count("modules"), count("filters")])).toEqual(before);
   });

@@ -8,14 +8,13 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { Readable, Writable } from "node:stream";
+import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runAdmin } from "../../service/admin/cli.ts";
 import { addDecimal, formatDecimal, parseDecimal } from "../../service/app/decimal.ts";
 import { MAX_SEGMENTS, checkRecipient, priceSms, refill } from "../../service/app/sms.ts";
 import { SmsWorker } from "../../service/app/sms-outbox.ts";
 import { describeEngines } from "./support/engines.ts";
-import { BINDINGS, fault, startService, type TestService } from "./support/service.ts";
+import { BINDINGS, fault, startService, type TestService, admin } from "./support/service.ts";
 
 
 function sink(): Writable & { text: string } {
@@ -29,12 +28,6 @@ function sink(): Writable & { text: string } {
   return stream;
 }
 
-async function admin(url: string, argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = sink();
-  const stderr = sink();
-  const code = await runAdmin(argv, { stdin: Readable.from([]), stdout, stderr, env: { DATABASE_URL: url } });
-  return { code, stdout: stdout.text, stderr: stderr.text };
-}
 
 describe("SMS pricing", () => {
   it.each([

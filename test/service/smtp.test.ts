@@ -7,18 +7,16 @@
 // the row's next_attempt_at, never by waiting.
 
 import net from "node:net";
-import { Readable, Writable } from "node:stream";
 import { simpleParser } from "mailparser";
 import { SMTPServer, type SMTPServerSession } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runAdmin } from "../../service/admin/cli.js";
 import { queueMail } from "../../service/app/mail.js";
 import type { MailTransport } from "../../service/app/mail-transport.js";
 import { OutboxWorker } from "../../service/app/outbox.js";
 import { openStore } from "../../service/db/database.js";
 import { ConfigError, readConfig } from "../../service/config.js";
 import { describeEngines, freshDatabaseUrl } from "./support/engines.js";
-import { startService, type TestService } from "./support/service.js";
+import { startService, type TestService, admin } from "./support/service.js";
 
 const USER = "mailer";
 const PASSWORD = "Sm7p-pa55/word!"; // URL-encoded in SMTP_URL: the decoded form is what could leak
@@ -102,13 +100,6 @@ describeEngines("SMTP delivery", (engine) => {
     await svc.client("alice", "alice-secret-1").InsertSubscriberWithDemDataPendingOption({ strEmail: email, strName: name, strMailingListID: String(listId), strPending: "true" });
     return svc.app.store.db.selectFrom("mail_outbox").selectAll().where("to_address", "=", email).executeTakeFirstOrThrow();
   }
-  async function admin(argv: string[]) {
-    let stdout = "";
-    let stderr = "";
-    const sink = (write: (text: string) => void) => new Writable({ write(chunk: Buffer, _e, done) { write(chunk.toString("utf8")); done(); } });
-    const code = await runAdmin(argv, { stdin: Readable.from([]), stdout: sink((t) => (stdout += t)), stderr: sink((t) => (stderr += t)), env: { DATABASE_URL: svc.databaseUrl } });
-    return { code, stdout, stderr };
-  }
   const row = (id: number) => svc.app.store.db.selectFrom("mail_outbox").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 
   it("delivers the confirmation as queued, with the envelope from the message, and mailparser reads the link", async () => {
@@ -170,15 +161,15 @@ describeEngines("SMTP delivery", (engine) => {
     const queued = await queueConfirmation("Again");
     await svc.app.outbox!.flush();
     expect(await row(queued.id)).toMatchObject({ state: "dead", attempts: 1 });
-    const retried = await admin(["outbox", "retry", "--id", String(queued.id)]);
+    const retried = await admin(svc.databaseUrl, ["outbox", "retry", "--id", String(queued.id)]);
     expect(retried).toMatchObject({ code: 0, stderr: "" });
     expect(retried.stdout).toContain(`Message ${queued.id} is queued and due now (was dead after 1 attempt: `);
     expect(await row(queued.id)).toMatchObject({ state: "queued", attempts: 0 });
     await svc.app.outbox!.flush();
     expect(await row(queued.id)).toMatchObject({ state: "sent", attempts: 1 });
     expect(smtp.arrivals.slice(before).map((a) => a.raw)).toEqual([queued.message]);
-    expect(await admin(["outbox", "retry", "--id", String(queued.id)])).toEqual({ code: 1, stdout: "", stderr: `error: --id: message ${queued.id} was sent already; it is not sent twice\n` });
-    expect(await admin(["outbox", "retry", "--id", "999999"])).toMatchObject({ code: 1, stderr: "error: --id: there is no message 999999 in the outbox\n" });
+    expect(await admin(svc.databaseUrl, ["outbox", "retry", "--id", String(queued.id)])).toEqual({ code: 1, stdout: "", stderr: `error: --id: message ${queued.id} was sent already; it is not sent twice\n` });
+    expect(await admin(svc.databaseUrl, ["outbox", "retry", "--id", "999999"])).toMatchObject({ code: 1, stderr: "error: --id: there is no message 999999 in the outbox\n" });
   });
 });
 

@@ -6,26 +6,14 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { PassThrough, Readable } from "node:stream";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runAdmin } from "../../service/admin/cli.js";
 import { IDEMPOTENCY_WINDOW_MS, escapeHtml, insertTransaction, mergeTemplate, splitFields } from "../../service/app/transactions.js";
 import { parseLocalMinute } from "../../service/app/zoned-time.js";
 import { describeEngines } from "./support/engines.js";
-import { startService, type TestService, fault } from "./support/service.js";
+import { startService, type TestService, fault, admin } from "./support/service.js";
 
 
-async function admin(databaseUrl: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
-  stderr.on("data", (c: Buffer) => (err += c.toString("utf8")));
-  const code = await runAdmin(args, { stdin: Readable.from([""]), stdout, stderr, env: { DATABASE_URL: databaseUrl } });
-  return { code, out, err };
-}
 
 describe("transactional helpers", () => {
   it("merges tags case-insensitively in one pass, unknown tags empty, with the encoder applied to values only", () => {
@@ -83,15 +71,15 @@ describeEngines("transactional e-mail", (engine) => {
       "--text-file", path.join(tmp, "body.txt"), "--html-file", path.join(tmp, "body.html"),
       "--from-name", "Shop", "--from-email", "shop@example.com", "--json",
     ]);
-    expect(created.err).toBe("");
+    expect(created.stderr).toBe("");
     expect(created.code).toBe(0);
-    project = (JSON.parse(created.out) as { id: number }).id;
+    project = (JSON.parse(created.stdout) as { id: number }).id;
     const split = await admin(svc.databaseUrl, [
       "project", "create", "--account", "alice", "--name", "Split", "--subject", "Split",
       "--text", "[{{DD1}}][{{DD2}}][{{DD3}}][{{DD4}}]", "--html", "<p>{{DD1}}|{{DD2}}|{{DD3}}</p>", "--json",
     ]);
     expect(split.code).toBe(0);
-    splitProject = (JSON.parse(split.out) as { id: number }).id;
+    splitProject = (JSON.parse(split.stdout) as { id: number }).id;
     textOnly = (
       await svc.app.store.db
         .insertInto("projects")
@@ -303,18 +291,18 @@ describeEngines("transactional e-mail", (engine) => {
   it("project show lists the account's projects with their transaction counts, and one with its templates", async () => {
     const list = await admin(svc.databaseUrl, ["project", "show", "--account", "alice", "--json"]);
     expect(list.code).toBe(0);
-    const projects = JSON.parse(list.out) as { id: number; name: string; transactions: number }[];
+    const projects = JSON.parse(list.stdout) as { id: number; name: string; transactions: number }[];
     expect(projects.map((p) => p.name)).toEqual(["Orders", "Split", "Plain"]);
     expect(projects[0]!.transactions).toBeGreaterThan(0);
     const one = await admin(svc.databaseUrl, ["project", "show", "--account", "alice", "--id", String(project)]);
-    expect(one.out).toContain("Hello {{Name}} <{{Email}}>");
-    expect(one.out).toMatch(/from email:\s+shop@example.com/);
+    expect(one.stdout).toContain("Hello {{Name}} <{{Email}}>");
+    expect(one.stdout).toMatch(/from email:\s+shop@example.com/);
     const table = await admin(svc.databaseUrl, ["project", "show", "--account", "alice"]);
-    expect(table.out).toMatch(/^ID\s+NAME\s+SUBJECT/);
+    expect(table.stdout).toMatch(/^ID\s+NAME\s+SUBJECT/);
     const missing = await admin(svc.databaseUrl, ["project", "show", "--account", "alice", "--id", String(bobProject)]);
     expect(missing.code).toBe(1);
     const noText = await admin(svc.databaseUrl, ["project", "create", "--account", "alice", "--name", "X", "--subject", "S"]);
     expect(noText.code).toBe(1);
-    expect(noText.err).toContain("--text-file");
+    expect(noText.stderr).toContain("--text-file");
   });
 });

@@ -5,12 +5,10 @@
 // zone read in the account's time zone); two trigger workers at once (one sending, one mail each); the
 // admin noun; wrong credentials.
 
-import { Readable, Writable } from "node:stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { runAdmin } from "../../service/admin/cli.js";
 import { TriggerWorker, parseDateTime } from "../../service/app/triggers.js";
 import { describeEngines } from "./support/engines.js";
-import { type TestService, fault, startService } from "./support/service.js";
+import { type TestService, fault, startService, admin } from "./support/service.js";
 
 it("parseDateTime: zone offsets, Z and no zone (UTC); nonsense is InvalidValue naming the parameter", () => {
   expect(parseDateTime("2026-01-31T12:00:00Z", "fromDate")).toBe(Date.UTC(2026, 0, 31, 12));
@@ -34,19 +32,6 @@ describeEngines("triggers", (engine) => {
   let serial = 0;
   const client = () => svc.client("alice", "alice-secret-1");
 
-  async function admin(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    let stdout = "";
-    let stderr = "";
-    const sink = (write: (text: string) => void) =>
-      new Writable({
-        write(chunk: Buffer, _e, done) {
-          write(chunk.toString("utf8"));
-          done();
-        },
-      });
-    const code = await runAdmin(argv, { stdin: Readable.from([]), stdout: sink((t) => (stdout += t)), stderr: sink((t) => (stderr += t)), env: { DATABASE_URL: svc.databaseUrl } });
-    return { code, stdout, stderr };
-  }
 
   async function makeNewsletter(accountId: number, name: string): Promise<number> {
     const { db } = svc.app.store;
@@ -88,11 +73,11 @@ describeEngines("triggers", (engine) => {
     // a member active before the trigger exists
     await insertActive("early@example.com");
     await new Promise((r) => setTimeout(r, 5));
-    const made = await admin(["trigger", "create", "--account", "alice", "--name", "Welcome", "--list", String(listId), "--newsletter", String(newsletterId), "--from-email", "news@example.com", "--from-name", "News", "--json"]);
+    const made = await admin(svc.databaseUrl, ["trigger", "create", "--account", "alice", "--name", "Welcome", "--list", String(listId), "--newsletter", String(newsletterId), "--from-email", "news@example.com", "--from-name", "News", "--json"]);
     expect(made.stderr).toBe("");
     expect(made.code).toBe(0);
     triggerId = (JSON.parse(made.stdout) as { id: number }).id;
-    const other = await admin(["trigger", "create", "--account", "bob", "--name", "Bob's", "--list", String(bobList), "--newsletter", String(bobNewsletter), "--from-email", "bob@example.com", "--json"]);
+    const other = await admin(svc.databaseUrl, ["trigger", "create", "--account", "bob", "--name", "Bob's", "--list", String(bobList), "--newsletter", String(bobNewsletter), "--from-email", "bob@example.com", "--json"]);
     expect(other.code).toBe(0);
     bobTrigger = (JSON.parse(other.stdout) as { id: number }).id;
   }, 60_000);
@@ -101,10 +86,10 @@ describeEngines("triggers", (engine) => {
   });
 
   it("the admin noun refuses another account's list and newsletter, and shows the triggers", async () => {
-    const refused = await admin(["trigger", "create", "--account", "bob", "--name", "x", "--list", String(listId), "--newsletter", String(newsletterId), "--from-email", "b@example.com"]);
+    const refused = await admin(svc.databaseUrl, ["trigger", "create", "--account", "bob", "--name", "x", "--list", String(listId), "--newsletter", String(newsletterId), "--from-email", "b@example.com"]);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain("--list");
-    const shown = await admin(["trigger", "show", "--account", "alice", "--json"]);
+    const shown = await admin(svc.databaseUrl, ["trigger", "show", "--account", "alice", "--json"]);
     expect(shown.code).toBe(0);
     expect(JSON.parse(shown.stdout)).toEqual([expect.objectContaining({ id: triggerId, name: "Welcome", list: listId, newsletter: newsletterId, fromEmail: "news@example.com" })]);
   });

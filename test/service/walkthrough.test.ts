@@ -6,22 +6,10 @@ import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { PassThrough, Readable } from "node:stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { runAdmin } from "../../service/admin/cli.js";
 import { describeEngines } from "./support/engines.js";
-import { startService, type TestService } from "./support/service.js";
+import { startService, type TestService, admin } from "./support/service.js";
 
-async function admin(databaseUrl: string, args: string[], stdin = ""): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
-  stderr.on("data", (c: Buffer) => (err += c.toString("utf8")));
-  const code = await runAdmin(args, { stdin: Readable.from([stdin]), stdout, stderr, env: { DATABASE_URL: databaseUrl } });
-  return { code, out, err };
-}
 
 /** A curl-like call: HTTP POST form to endpoint/Operation, the raw answer text. */
 async function post(base: string, operation: string, form: Record<string, string>): Promise<{ status: number; text: string }> {
@@ -61,10 +49,10 @@ describeEngines("README walk-through", (engine) => {
   it("runs every step of the README", { timeout: 120_000 }, async () => {
     const created = await admin(svc.databaseUrl, ["account", "create", "--username", "demo", "--json"], "a-long-password\n");
     expect(created.code).toBe(0);
-    expect(created.out + created.err).not.toContain("a-long-password");
+    expect(created.stdout + created.stderr).not.toContain("a-long-password");
     const list = await admin(svc.databaseUrl, ["list", "create", "--account", "demo", "--name", "Newsletter", "--json"]);
     expect(list.code).toBe(0);
-    const listId = String((JSON.parse(list.out) as { id: number }).id);
+    const listId = String((JSON.parse(list.stdout) as { id: number }).id);
     const creds = { strUsername: "demo", strPassword: "a-long-password" };
 
     const get = await fetch(
@@ -88,7 +76,7 @@ describeEngines("README walk-through", (engine) => {
     const watched = await admin(svc.databaseUrl, ["import", "watch", "--id", importId, "--timeout", "60"]);
     expect(watched.code).toBe(0);
     const shown = await admin(svc.databaseUrl, ["import", "show", "--account", "demo", "--id", importId, "--json"]);
-    expect(JSON.parse(shown.out)).toMatchObject({ state: "done", imported: 2, bad: 1 });
+    expect(JSON.parse(shown.stdout)).toMatchObject({ state: "done", imported: 2, bad: 1 });
 
     const pending = await post(svc.url, "InsertSubscriberWithDemDataPendingOption", {
       ...creds,
@@ -105,7 +93,7 @@ describeEngines("README walk-through", (engine) => {
     expect(pending.status).toBe(200);
     await svc.app.outbox!.flush();
     const outbox = await admin(svc.databaseUrl, ["outbox", "show", "--json"]);
-    const mail = (JSON.parse(outbox.out) as { id: number; to: string; state: string }[]).find((m) => JSON.stringify(m).includes("dee@example.com"));
+    const mail = (JSON.parse(outbox.stdout) as { id: number; to: string; state: string }[]).find((m) => JSON.stringify(m).includes("dee@example.com"));
     expect(mail).toBeDefined();
     const eml = fs.readFileSync(path.join(svc.outboxDir, `${mail!.id}.eml`), "utf8");
     const body = Buffer.from(eml.split("\r\n\r\n")[1]!.replace(/\r\n/g, ""), "base64").toString("utf8");
@@ -119,6 +107,6 @@ describeEngines("README walk-through", (engine) => {
     expect(lists).toContain("<MailingListName>Newsletter</MailingListName>");
 
     const shownList = await admin(svc.databaseUrl, ["list", "show", "--account", "demo", "--id", listId, "--json"]);
-    expect(JSON.parse(shownList.out)).toMatchObject({ members: { active: 6, pending: 0 } });
+    expect(JSON.parse(shownList.stdout)).toMatchObject({ members: { active: 6, pending: 0 } });
   });
 });

@@ -4,7 +4,8 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
+import { Readable, Writable } from "node:stream";
+import { runAdmin } from "../../../service/admin/cli.js";
 import { ServiceFaultError, createClient } from "../../../generated/client.js";
 import type { BindingName } from "../../../generated/runtime/protocol/binding.js";
 import { type App, createApp } from "../../../service/app.js";
@@ -101,4 +102,24 @@ export async function fault(promise: Promise<unknown>): Promise<ServiceFaultErro
 /** Waits until `ready()` holds (log lines are written when a response closes), at most `ms`. */
 export async function eventually(ready: () => boolean, ms = 5000): Promise<void> {
   for (let waited = 0; !ready() && waited < ms; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+/** `npm run admin -- ...argv` in-process on a database, with `stdin` as its standard input. */
+export async function admin(databaseUrl: string, argv: readonly string[], stdin = ""): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const sink = (write: (text: string) => void) =>
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        write(chunk.toString("utf8"));
+        done();
+      },
+    });
+  const code = await runAdmin(argv, {
+    stdin: Readable.from(stdin === "" ? [] : [stdin]),
+    stdout: sink((t) => (stdout += t)),
+    stderr: sink((t) => (stderr += t)),
+    env: { DATABASE_URL: databaseUrl },
+  });
+  return { code, stdout, stderr };
 }
