@@ -10,6 +10,11 @@
 //             { id, cmd: "list" } -> { id, listId }           a new list of the account
 //             { id, cmd: "count" } -> { id, subscribers, memberships, sms, smsWaiting, transactions }
 //             { id, cmd: "import", importId } -> { id, row }  the imports row (state, counters, times)
+//             { id, cmd: "sending-setup", recipients } -> { id, newsletterId, listId }  a template with two
+//                 links and a holder, a module in it, a newsletter with tracking `all`, and a new list with
+//                 that many active subscribers (written in bulk, directly in the store)
+//             { id, cmd: "sending-state", sendingId, files? } -> { id, ...SendingState }  progress counts;
+//                 with files the .eml files of the outbox folder too (count, newest mtime)
 // files       a file server on 127.0.0.1 that streams GET /rows?n=N&tag=T as N generated
 //             `email;name;HTML;dd1` lines, made on the fly (never stored), with backpressure. Reports { port }.
 // autocannon  the fallback load tool when wrk is missing: autocannon's programmatic API with a new
@@ -17,8 +22,10 @@
 //             Arguments as JSON in argv[3]; prints one JSON summary line (a LoadResult).
 
 import { randomBytes } from "node:crypto";
+import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
 import { createRequire } from "node:module";
 import { sql } from "kysely";
 import { createApp } from "../service/app.js";
@@ -27,7 +34,12 @@ import { readConfig } from "../service/config.js";
 import { fromAutocannon, type AutocannonResult, type LoadResult } from "./summary.js";
 
 /** A request from bench/service.ts to the service child. */
-export type ServiceRequest = { cmd: "list" } | { cmd: "count" } | { cmd: "import"; importId: number };
+export type ServiceRequest =
+  | { cmd: "list" }
+  | { cmd: "count" }
+  | { cmd: "import"; importId: number }
+  | { cmd: "sending-setup"; recipients: number }
+  | { cmd: "sending-state"; sendingId: number; files?: boolean };
 /** A request as sent, with the id its answer carries. */
 export type ServiceCommand = ServiceRequest & { id: number };
 
@@ -47,6 +59,27 @@ export interface ServiceReady {
   readonly listId: number;
   /** The transactional project (strId of InsertTransaction). */
   readonly projectId: number;
+}
+
+/** A sending's progress, as the sending-state command answers it. */
+export interface SendingState {
+  /** The sendings row's state and recipients count. */
+  readonly state: string;
+  readonly recipients: number;
+  /** sending_recipients rows of the sending by state. */
+  readonly queued: number;
+  readonly sent: number;
+  readonly skipped: number;
+  /** mail_outbox rows of those recipients (mail_id) by state, and their distinct addresses. */
+  readonly mails: number;
+  readonly mailsSent: number;
+  readonly mailsDead: number;
+  readonly addresses: number;
+  /** Newsletter mails in mail_outbox altogether (nothing else in this database makes one). */
+  readonly newsletterMails: number;
+  /** With files: .eml files in the outbox folder and the newest one's mtime (ms since the epoch). */
+  readonly emlFiles?: number;
+  readonly lastEmlMs?: number;
 }
 
 /** Arguments of the autocannon kind. */
@@ -118,6 +151,8 @@ async function serviceChild(): Promise<void> {
         const row = await app.store.db.selectFrom("imports").selectAll().where("id", "=", message.importId).executeTakeFirst();
         return { row: row ?? null };
       }
+      if (message.cmd === "sending-setup") return sendingSetup(app.store, account.id, await newList(), message.recipients);
+      if (message.cmd === "sending-state") return { ...(await sendingState(app.store, message.sendingId, message.files === true ? config.outboxDir : undefined)) };
       throw new Error(`unknown command ${JSON.stringify(message)}`);
     };
     answer().then(
@@ -127,6 +162,104 @@ async function serviceChild(): Promise<void> {
   });
   const ready: ServiceReady = { ready: true, port, username, password, accountId: account.id, listId, projectId: project.id };
   send(ready);
+}
+
+type BenchStore = Awaited<ReturnType<typeof createApp>>["store"];
+
+/** The sending part's content: a template with two links and a holder, a module, a newsletter tracking `all`, N members. */
+async function sendingSetup(store: BenchStore, accountId: number, listId: number, recipients: number): Promise<{ newsletterId: number; listId: number }> {
+  const now = Date.now();
+  const { db } = store;
+  const template = await db
+    .insertInto("templates")
+    .values({
+      account_id: accountId,
+      name: "bench template",
+      subject: "News for {{Name}}",
+      html:
+        '<html><body><h1>Hello {{Name}}</h1><p>This week: <a href="https://example.com/articles/1?src=news">the first article</a> ' +
+        'and <a href="https://example.com/articles/2">the second one</a>.</p>{{holder:1}}' +
+        '<p>Your code: {{DD1}}</p><p><a href="{{unsubscribe}}">Unsubscribe</a></p></body></html>',
+      text: "Hello {{Name}}\nThe first article: https://example.com/articles/1?src=news\n{{holder:1}}\nYour code: {{DD1}}\nUnsubscribe: {{unsubscribe}}\n",
+      created_at: now,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  const newsletter = await db
+    .insertInto("newsletters")
+    .values({ account_id: accountId, template_id: template.id, name: "bench newsletter", subject: "News for {{Name}}", tracking: "all", created_at: now })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  const code = '<div class="module"><p>Offer for {{Name}}: <a href="https://example.com/offer?code={{DD1}}">see the offer</a></p></div>';
+  const module = await db.insertInto("modules").values({ account_id: accountId, name: "bench module", code, created_at: now }).returning("id").executeTakeFirstOrThrow();
+  await db
+    .insertInto("newsletter_modules")
+    .values({ account_id: accountId, newsletter_id: newsletter.id, module_id: module.id, code, holder_id: 1, filter_id: null, created_at: now })
+    .execute();
+  for (let i = 0; i < recipients; i += 500) {
+    const end = Math.min(recipients, i + 500);
+    await store.write(async (trx) => {
+      const values = [];
+      for (let n = i + 1; n <= end; n++) {
+        const email = `s${listId}n${n}@bench.example.com`;
+        values.push({ account_id: accountId, email, email_key: email, name: `Name ${n}`, fields: JSON.stringify({ "1": `C-${n}` }), created_at: now });
+      }
+      const rows = await trx.insertInto("subscribers").values(values).returning("id").execute();
+      await trx
+        .insertInto("memberships")
+        .values(rows.map((r) => ({ list_id: listId, subscriber_id: r.id, account_id: accountId, state: "active" as const, created_at: now, changed_at: now })))
+        .execute();
+    });
+  }
+  return { newsletterId: newsletter.id, listId };
+}
+
+async function sendingState(store: BenchStore, sendingId: number, outboxDir: string | undefined): Promise<SendingState> {
+  const { db } = store;
+  const sending = await db.selectFrom("sendings").select(["state", "recipients"]).where("id", "=", sendingId).executeTakeFirst();
+  const byState = await db
+    .selectFrom("sending_recipients")
+    .select(["state", sql<number>`count(*)`.as("n")])
+    .where("sending_id", "=", sendingId)
+    .groupBy("state")
+    .execute();
+  const counts = Object.fromEntries(byState.map((r) => [r.state, Number(r.n)]));
+  const mails = await db
+    .selectFrom("sending_recipients as r")
+    .innerJoin("mail_outbox as m", "m.id", "r.mail_id")
+    .select([
+      sql<number>`count(*)`.as("n"),
+      sql<number>`count(case when m.state = 'sent' then 1 end)`.as("sent"),
+      sql<number>`count(case when m.state = 'dead' then 1 end)`.as("dead"),
+      sql<number>`count(distinct m.to_address)`.as("addresses"),
+    ])
+    .where("r.sending_id", "=", sendingId)
+    .executeTakeFirstOrThrow();
+  const all = await db.selectFrom("mail_outbox").select(sql<number>`count(*)`.as("n")).where("kind", "=", "newsletter").executeTakeFirstOrThrow();
+  let files: { emlFiles: number; lastEmlMs: number } | undefined;
+  if (outboxDir !== undefined) {
+    let emlFiles = 0;
+    let lastEmlMs = 0;
+    for (const name of fs.existsSync(outboxDir) ? fs.readdirSync(outboxDir) : []) {
+      if (!name.endsWith(".eml")) continue;
+      emlFiles++;
+      lastEmlMs = Math.max(lastEmlMs, fs.statSync(path.join(outboxDir, name)).mtimeMs);
+    }
+    files = { emlFiles, lastEmlMs };
+  }
+  return {
+    state: sending?.state ?? "missing",
+    recipients: Number(sending?.recipients ?? 0),
+    queued: counts.queued ?? 0,
+    sent: counts.sent ?? 0,
+    skipped: counts.skipped ?? 0,
+    mails: Number(mails.n),
+    mailsSent: Number(mails.sent),
+    mailsDead: Number(mails.dead),
+    addresses: Number(mails.addresses),
+    newsletterMails: Number(all.n),
+    ...files,
+  };
 }
 
 /** The generated file: line i (1-based) of tag T is `fT<i>@bench.example.com;Name <i>;HTML;<i mod 100>`. */

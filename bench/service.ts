@@ -1,6 +1,6 @@
 // `npm run bench:service [-- --duration 5 --warmup 2 --connections 32 --rounds 3 --tool wrk|autocannon
-//                           --only sqlite,sqlite-normal,postgres,sms,transaction,csv,import --import-rows 1000000
-//                           --csv-rows 50000 --csv-calls 3 --import-timeout 900
+//                           --only sqlite,sqlite-normal,postgres,sms,transaction,csv,import,sending --import-rows 1000000
+//                           --csv-rows 50000 --csv-calls 3 --import-timeout 900 --sending-recipients 10000
 //                           --service-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"]`
 // (also the last section of `npm run bench`, id `service` for its --only).
 //
@@ -29,6 +29,12 @@
 //            file server child that makes them on the fly; enqueued through
 //            InsertCSVSubscribersWithDemDataFromFileToQueue, the imports row polled until done (bounded
 //            by --import-timeout s): rows/s and the service process's peak RSS (target < 300 MB).
+//  sending   issue 10's sending throughput: a template with two links and a holder, a module in it, a newsletter
+//            with tracking `all` and a list of --sending-recipients active subscribers (written in bulk in the
+//            store), then one SendNewsletter (SOAP 1.1); the database is polled (bounded, 10 minutes) until
+//            every recipient is `sent` and every mail of the sending `sent` (written as .eml to the outbox
+//            folder). Messages/s = recipients / (call -> newest .eml's mtime), the service's peak RSS, and
+//            checked: .eml files = recipients = distinct addresses, one mail each. Reported, no target.
 //
 // Load rows follow bench/run.ts: one checked request, a warm-up, a fixed duration, --rounds rounds with
 // every row in turn (medians shown); wrk when installed (a Lua script makes each body), else autocannon's
@@ -48,14 +54,14 @@ import { parseArgs } from "node:util";
 import { findPostgresBin, startThrowawayCluster, type ThrowawayCluster } from "../test/service/support/postgres.js";
 import { LOAD_FLAGS, loadSettings, positive } from "./flags.js";
 import { cleanup, cleanupOnSignals, collect, cpuSeconds, hasWrk, luaString, onCleanup, peakRss, removeDir, resultsFile, runWrk, serversCommand, stopChild, tempDir, track, withTimeout } from "./process.js";
-import type { AutocannonArgs, ServiceReady, ServiceRequest } from "./service-children.js";
+import type { AutocannonArgs, SendingState, ServiceReady, ServiceRequest } from "./service-children.js";
 import { median, table, type LoadResult } from "./summary.js";
 import { FLOOR_RESPONSE, NS, SOAP11_NS } from "./wire.js";
 
-export type Part = "sqlite" | "sqlite-normal" | "postgres" | "sms" | "transaction" | "csv" | "import";
-export const PARTS: readonly Part[] = ["sqlite", "sqlite-normal", "postgres", "sms", "transaction", "csv", "import"];
+export type Part = "sqlite" | "sqlite-normal" | "postgres" | "sms" | "transaction" | "csv" | "import" | "sending";
+export const PARTS: readonly Part[] = ["sqlite", "sqlite-normal", "postgres", "sms", "transaction", "csv", "import", "sending"];
 /** What runs without --only: sqlite-normal (SQLITE_SYNC=NORMAL, a diagnosis row) only when asked for. */
-export const DEFAULT_PARTS: readonly Part[] = ["sqlite", "postgres", "sms", "transaction", "csv", "import"];
+export const DEFAULT_PARTS: readonly Part[] = ["sqlite", "postgres", "sms", "transaction", "csv", "import", "sending"];
 
 export interface ServiceBenchOptions {
   readonly duration: number;
@@ -71,6 +77,8 @@ export interface ServiceBenchOptions {
   readonly importRows: number;
   /** Longest wait for the queued import, in seconds. */
   readonly importTimeout: number;
+  /** Active subscribers of the sending part's list (default 10,000). */
+  readonly sendingRecipients?: number | undefined;
   /** Extra node flags for the service processes (a profiler). */
   readonly serviceNodeArgs: readonly string[];
   /** Progress lines (stderr by default). */
@@ -618,6 +626,77 @@ async function measureImport(options: ServiceBenchOptions, progress: (line: stri
   }
 }
 
+// ---- sending ---------------------------------------------------------------------------------------------
+
+/** The longest wait for a sending to be delivered. */
+const SENDING_TIMEOUT_MS = 600_000;
+
+interface SendingSummary {
+  readonly recipients: number;
+  /** From the SendNewsletter call's start to the newest .eml file's mtime. */
+  readonly ms: number;
+  /** From the call's start to the poll that saw everything sent. */
+  readonly wallMs: number;
+  readonly setupMs: number;
+  readonly rssBytes: number;
+  readonly cpuSeconds: number;
+  readonly complete: boolean;
+  readonly final: SendingState;
+  /** What went wrong with the check, empty when every recipient has exactly one .eml. */
+  readonly problems: string[];
+}
+
+async function measureSending(options: ServiceBenchOptions, progress: (line: string) => void): Promise<SendingSummary> {
+  const recipients = options.sendingRecipients ?? 10_000;
+  const service = await startService("sending", undefined, options);
+  try {
+    const { port, username, password } = service.ready;
+    const url = `http://127.0.0.1:${port}${ENDPOINT}`;
+    const setupStarted = performance.now();
+    const { newsletterId, listId } = await service.ask<{ newsletterId: number; listId: number }>({ cmd: "sending-setup", recipients });
+    const setupMs = performance.now() - setupStarted;
+    progress(`    ${int(recipients)} subscribers written in ${(setupMs / 1000).toFixed(1)} s; SendNewsletter ...`);
+    const op = "SendNewsletter";
+    const body = soap11(
+      `<${op} xmlns="${NS}"><strUsername>${xmlText(username)}</strUsername><strPassword>${xmlText(password)}</strPassword>` +
+        `<strFromEmail>news@bench.example.com</strFromEmail><strFromName>Bench News</strFromName>` +
+        `<strNewsletterId>${newsletterId}</strNewsletterId><strMailingListId>${listId}</strMailingListId></${op}>`,
+    );
+    const cpuBefore = cpuSeconds(service.pid);
+    const startedEpoch = Date.now();
+    const started = performance.now();
+    const sendingId = intResult(await post(url, op, body, 30_000), op);
+    const deadline = started + SENDING_TIMEOUT_MS;
+    let state: SendingState;
+    let complete = false;
+    let lastReport = started;
+    for (;;) {
+      state = await service.ask<SendingState>({ cmd: "sending-state", sendingId });
+      complete = state.state === "done" && state.sent === recipients && state.queued === 0 && state.mailsSent === state.mails && state.mails === recipients;
+      const now = performance.now();
+      if (complete || state.mailsDead > 0 || now > deadline) break;
+      if (now - lastReport >= 10_000) {
+        lastReport = now;
+        progress(`    sending ${state.state}: ${int(state.sent)} rendered, ${int(state.mailsSent)} written after ${((now - started) / 1000).toFixed(0)} s, RSS peak ${mib(peakRss(service.pid))} MiB`);
+      }
+      await sleep(100);
+    }
+    const wallMs = performance.now() - started;
+    const rssBytes = peakRss(service.pid);
+    const cpu = cpuSeconds(service.pid) - cpuBefore;
+    const final = await service.ask<SendingState>({ cmd: "sending-state", sendingId, files: true });
+    const problems: string[] = [];
+    if (!complete) problems.push(`not complete (${final.state}, ${final.sent} sent, ${final.queued} queued, ${final.mailsSent}/${final.mails} mails written, ${final.mailsDead} dead${wallMs > SENDING_TIMEOUT_MS ? ", timed out" : ""})`);
+    if (final.emlFiles !== recipients) problems.push(`${final.emlFiles} .eml files for ${recipients} recipients`);
+    if (final.addresses !== final.mails || final.newsletterMails !== final.mails) problems.push(`${final.newsletterMails} newsletter mails, ${final.mails} of the sending, to ${final.addresses} addresses`);
+    if (final.recipients !== recipients || final.skipped > 0) problems.push(`${final.recipients} recipients expanded, ${final.skipped} skipped, of ${recipients}`);
+    const lastEml = final.lastEmlMs ?? 0;
+    return { recipients, ms: lastEml > startedEpoch ? lastEml - startedEpoch : wallMs, wallMs, setupMs, rssBytes, cpuSeconds: cpu, complete, final, problems };
+  } finally {
+    await stopService(service);
+  }
+}
+
 // ---- table -----------------------------------------------------------------------------------------------
 
 const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
@@ -796,6 +875,35 @@ export async function runServiceBench(options: ServiceBenchOptions): Promise<Ser
     );
   }
 
+  if (options.parts.includes("sending")) {
+    progress(`  service bench: newsletter sending to ${int(options.sendingRecipients ?? 10_000)} recipients ...`);
+    const sending = await measureSending(options, progress);
+    json.sending = sending;
+    const ok = sending.problems.length === 0;
+    pass &&= ok;
+    const seconds = sending.ms / 1000;
+    rows.push([
+      `SendNewsletter, ${int(sending.recipients)} recipients, tracking all, to .eml`,
+      `${int(sending.final.mailsSent / seconds)} msg/s`,
+      "",
+      "",
+      "",
+      seconds.toFixed(1),
+      mib(sending.rssBytes),
+      "",
+      "",
+      "",
+      ok ? "0" : "1",
+      ok ? "" : `MISS: ${sending.problems.join("; ")}`,
+    ]);
+    notes.push(
+      `Sending: ${int(sending.final.mailsSent)} messages rendered (2 tracked links + a module's link, open pixel, List-Unsubscribe) and written as .eml ` +
+        `in ${seconds.toFixed(1)} s from the SendNewsletter call to the newest .eml; ${int(sending.final.emlFiles ?? 0)} .eml files, one per recipient` +
+        `${ok ? "" : " (NOT: see the row)"}; the service process used ${sending.cpuSeconds.toFixed(1)} s CPU meanwhile ` +
+        `(the ${int(sending.recipients)} subscribers were written beforehand in ${(sending.setupMs / 1000).toFixed(1)} s).`,
+    );
+  }
+
   const header = [
     "service / measurement",
     options.rounds > 1 ? `req/s (median of ${options.rounds})` : "req/s",
@@ -855,6 +963,7 @@ async function main(): Promise<void> {
       "csv-calls": { type: "string", default: "3" },
       "import-rows": { type: "string", default: "1000000" },
       "import-timeout": { type: "string", default: "900" },
+      "sending-recipients": { type: "string", default: "10000" },
       "service-node-args": { type: "string", default: "" },
     },
     allowPositionals: false,
@@ -870,6 +979,7 @@ async function main(): Promise<void> {
     csvCalls: Math.round(positive("csv-calls", flags["csv-calls"])),
     importRows: Math.round(positive("import-rows", flags["import-rows"])),
     importTimeout: positive("import-timeout", flags["import-timeout"]),
+    sendingRecipients: Math.round(positive("sending-recipients", flags["sending-recipients"])),
     serviceNodeArgs: flags["service-node-args"].split(" ").filter(Boolean),
   });
   console.log(result.text);
