@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { Store } from "../db/database.js";
 import type { Mail } from "../db/schema.js";
 import { folderTransport, type MailTransport, PermanentMailError } from "./mail-transport.js";
-import { PollingWorker } from "./polling-worker.js";
+import { claimDue, PollingWorker } from "./polling-worker.js";
 
 export interface OutboxOptions {
   /** The folder of the default transport (used when `transport` is not given). */
@@ -87,30 +87,10 @@ export class OutboxWorker extends PollingWorker {
     return (this.options.now ?? Date.now)();
   }
 
-  private async claim(limit: number, now: number): Promise<Mail[]> {
-    const { db, engine } = this.store;
-    const leaseUntil = now + (this.options.leaseMs ?? 30_000);
-    return db.transaction().execute(async (trx) => {
-      const due = await trx
-        .selectFrom("mail_outbox")
-        .select("id")
-        .where("state", "=", "queued")
-        .where("next_attempt_at", "<=", now)
-        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
-        .orderBy("id")
-        .limit(limit)
-        .$if(engine === "postgres", (q) => q.forUpdate().skipLocked())
-        .execute();
-      if (due.length === 0) return [];
-      return trx
-        .updateTable("mail_outbox")
-        .set({ lease_owner: this.owner, lease_until: leaseUntil })
-        .where("id", "in", due.map((d) => d.id))
-        .where("state", "=", "queued")
-        .returningAll()
-        .execute();
-    });
+  private claim(limit: number, now: number): Promise<Mail[]> {
+    return claimDue(this.store, "mail_outbox", this.owner, limit, now, this.options.leaseMs ?? 30_000);
   }
+
 
   private async deliver(mail: Mail, now: () => number): Promise<boolean> {
     const { db } = this.store;

@@ -2,6 +2,10 @@
 // when woken (something was queued) and every pollMs; a wake during a pass chains one more pass after
 // it; stop() lets the pass in progress finish; exclusive() runs a caller's drain with no pass running.
 
+import type { Selectable } from "kysely";
+import type { Store } from "../db/database.js";
+import type { Database } from "../db/schema.js";
+
 export interface PollingOptions {
   readonly pollMs?: number;
   readonly log?: (entry: Record<string, unknown>) => void;
@@ -75,4 +79,48 @@ export abstract class PollingWorker {
       }
     }
   }
+}
+
+/** The delivery queues: same lease columns (state, next_attempt_at, lease_owner, lease_until). */
+export type DeliveryTable = "mail_outbox" | "sms_messages";
+
+/**
+ * Claims up to `limit` queued rows of a delivery queue that are due at `now` and not leased (or whose
+ * lease ran out) for `owner` until now + leaseMs, oldest first; PostgreSQL skips rows another worker is
+ * claiming at the same moment.
+ */
+export async function claimDue<T extends DeliveryTable>(
+  store: Store,
+  table: T,
+  owner: string,
+  limit: number,
+  now: number,
+  leaseMs: number,
+): Promise<Selectable<Database[T]>[]> {
+  const { db, engine } = store;
+  // Both tables have the same lease columns, so the queries are written once over either table.
+  const queue: DeliveryTable = table;
+  return db.transaction().execute(async (trx) => {
+    const due = await trx
+      .selectFrom(queue)
+      .select("id")
+      .where("state", "=", "queued")
+      .where("next_attempt_at", "<=", now)
+      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
+      .orderBy("id")
+      .limit(limit)
+      .$if(engine === "postgres", (q) => q.forUpdate().skipLocked())
+      .execute();
+    if (due.length === 0) return [];
+    const claimed = await trx
+      .updateTable(queue)
+      .set({ lease_owner: owner, lease_until: now + leaseMs })
+      .where("id", "in", due.map((d) => d.id))
+      .where("state", "=", "queued")
+      .returningAll()
+      .execute();
+    claimed.sort((a, b) => a.id - b.id);
+    // The rows come from `table` itself: they have its row type.
+    return claimed as Selectable<Database[T]>[];
+  });
 }

@@ -11,7 +11,7 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import type { Store } from "../db/database.js";
 import type { SmsMessage } from "../db/schema.js";
-import { PollingWorker } from "./polling-worker.js";
+import { claimDue, PollingWorker } from "./polling-worker.js";
 import { refundSms, smsAddress } from "./sms.js";
 
 export interface SmsOutboxOptions {
@@ -90,32 +90,10 @@ export class SmsWorker extends PollingWorker {
     return (this.options.now ?? Date.now)();
   }
 
-  private async claim(limit: number): Promise<SmsMessage[]> {
-    const { db, engine } = this.store;
-    const now = this.now();
-    const leaseUntil = now + (this.options.leaseMs ?? 30_000);
-    return db.transaction().execute(async (trx) => {
-      const due = await trx
-        .selectFrom("sms_messages")
-        .select("id")
-        .where("state", "=", "queued")
-        .where("next_attempt_at", "<=", now)
-        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
-        .orderBy("id")
-        .limit(limit)
-        .$if(engine === "postgres", (q) => q.forUpdate().skipLocked())
-        .execute();
-      if (due.length === 0) return [];
-      const claimed = await trx
-        .updateTable("sms_messages")
-        .set({ lease_owner: this.owner, lease_until: leaseUntil })
-        .where("id", "in", due.map((d) => d.id))
-        .where("state", "=", "queued")
-        .returningAll()
-        .execute();
-      return claimed.sort((a, b) => a.id - b.id);
-    });
+  private claim(limit: number): Promise<SmsMessage[]> {
+    return claimDue(this.store, "sms_messages", this.owner, limit, this.now(), this.options.leaseMs ?? 30_000);
   }
+
 
   private async send(sms: SmsMessage): Promise<void> {
     const body = `${JSON.stringify(smsDocument(sms), null, 2)}\n`;

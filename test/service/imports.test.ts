@@ -25,7 +25,7 @@ import {
 import { describeEngines, freshDatabaseUrl } from "./support/engines.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const CHILD = "test/service/fixtures/import-worker.ts";
+const CHILD = "test/service/fixtures/worker.ts";
 const ALLOW = ["127.0.0.1"];
 
 // ---------------------------------------------------------------------------------------------------------
@@ -488,7 +488,7 @@ describeEngines("queued file imports", (engine) => {
       const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(account, listId, `${files.base}/big.csv`);
 
       const options = { allowHosts: ALLOW, batchRows: 500, leaseMs: 1500, pollMs: 20, workerId: "child" };
-      const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", CHILD, url, JSON.stringify(options)], {
+      const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", CHILD, "import", url, JSON.stringify(options)], {
         cwd: ROOT,
         stdio: ["ignore", "pipe", "pipe"],
       });

@@ -19,7 +19,7 @@ import { describeEngines, freshDatabaseUrl } from "./support/engines.js";
 import { type TestService, fault, startService } from "./support/service.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-const CHILD = "test/service/fixtures/sending-worker.ts";
+const CHILD = "test/service/fixtures/worker.ts";
 const ZONE = "Europe/Stockholm";
 
 async function seedNewsletter(store: Store, accountId: number, name: string): Promise<{ newsletterId: number; filterId: number }> {
@@ -375,7 +375,7 @@ describeEngines("sendings", (engine) => {
         const id = await sendNewsletter(store, acc, { strFromEmail: "news@example.com", strNewsletterId: String(newsletterId), strMailingListId: String(list.id) }, Date.now());
 
         const options = { publicUrl: "http://127.0.0.1:1", domain: "127.0.0.1", batchSize: 50, leaseMs: 1500, pollMs: 20, workerId: "child" };
-        const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", CHILD, url, JSON.stringify(options)], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+        const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", CHILD, "sending", url, JSON.stringify(options)], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
         let stderr = "";
         child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
         const exited = once(child, "exit");

@@ -9,20 +9,10 @@ import path from "node:path";
 import { simpleParser } from "mailparser";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeEngines } from "./support/engines.js";
-import { type TestService, admin, startService } from "./support/service.js";
+import { type TestService, admin, startService, post } from "./support/service.js";
 
 /** PUBLIC_URL of the test harness: links in mail point there; the test swaps in the service's real address. */
 const PUBLIC = "http://127.0.0.1:1";
-
-/** A curl-like call: HTTP POST form to endpoint/Operation, the raw answer text. */
-async function post(base: string, operation: string, form: Record<string, string>): Promise<{ status: number; text: string }> {
-  const response = await fetch(`${base}/ExternalAPIService.asmx/${operation}`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(form).toString(),
-  });
-  return { status: response.status, text: await response.text() };
-}
 
 const valueOf = (xml: string) => /<(?:long|int)[^>]*>(-?\d+)</.exec(xml)?.[1];
 

@@ -8,18 +8,8 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeEngines } from "./support/engines.js";
-import { startService, type TestService, admin } from "./support/service.js";
+import { startService, type TestService, admin, post } from "./support/service.js";
 
-
-/** A curl-like call: HTTP POST form to endpoint/Operation, the raw answer text. */
-async function post(base: string, operation: string, form: Record<string, string>): Promise<{ status: number; text: string }> {
-  const response = await fetch(`${base}/ExternalAPIService.asmx/${operation}`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(form).toString(),
-  });
-  return { status: response.status, text: await response.text() };
-}
 
 const valueOf = (xml: string) => /<(?:long|int)[^>]*>(-?\d+)</.exec(xml)?.[1];
 

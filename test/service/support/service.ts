@@ -123,3 +123,13 @@ export async function admin(databaseUrl: string, argv: readonly string[], stdin 
   });
   return { code, stdout, stderr };
 }
+
+/** A curl-like call: an HTTP POST form to endpoint/Operation; the raw answer text. */
+export async function post(base: string, operation: string, form: Record<string, string>): Promise<{ status: number; text: string }> {
+  const response = await fetch(`${base}/ExternalAPIService.asmx/${operation}`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(form).toString(),
+  });
+  return { status: response.status, text: await response.text() };
+}
