@@ -5,7 +5,51 @@
 // record and data set lists), so a client bundle carries no validation data. The documentation text is in neither: it is a ServiceDocs value (runtime/docs.ts,
 // generated/docs.ts).
 
-export type SoapType = "string" | "int" | "long" | "double" | "decimal" | "dateTime" | "boolean";
+/** The scalar types of XML Schema (and .NET's guid and char from http://microsoft.com/wsdl/types/). */
+import type { BindingName } from "./protocol/binding.js";
+
+export type SoapType =
+  | "string"
+  | "boolean"
+  | "float"
+  | "double"
+  | "decimal"
+  | "dateTime"
+  | "byte"
+  | "unsignedByte"
+  | "short"
+  | "unsignedShort"
+  | "int"
+  | "unsignedInt"
+  | "long"
+  | "unsignedLong"
+  | "base64Binary"
+  | "guid"
+  | "char";
+
+/** An enum of the spec (`enums:`): an xs:simpleType restricting string to its values, a union of them in TypeScript. */
+export interface EnumModel {
+  readonly name: string;
+  readonly values: readonly string[];
+}
+
+/** The type of a parameter, a record field or an array item. */
+export type TypeModel =
+  | { readonly kind: "scalar"; readonly type: SoapType }
+  | { readonly kind: "enum"; readonly enum: EnumModel }
+  | { readonly kind: "record"; readonly record: RecordModel }
+  | ArrayTypeModel;
+
+/** An array (`T[]`): never of arrays. */
+export interface ArrayTypeModel {
+  readonly kind: "array";
+  /** Never an array. */
+  readonly item: TypeModel;
+  /** The element name of each item as .NET writes it: the item type's name ("int", "string", "Item"). */
+  readonly itemElement: string;
+  /** The WSDL complexType of the array: "ArrayOfInt", "ArrayOfItem". */
+  readonly typeName: string;
+}
 
 /** Named formats of string parameters; each has one validator in runtime/values.ts. */
 export type TextFormat = "date" | "time" | "dateTimeMinutes" | "dateTimeSeconds";
@@ -17,6 +61,12 @@ export type RuleModel =
   | { readonly kind: "intText"; readonly name: string; readonly min: number; readonly max: number }
   | { readonly kind: "xmlName"; readonly name: string; readonly max: number }
   | { readonly kind: "url"; readonly name: string; readonly schemes: readonly string[] }
+  /** The whole value matches a regular expression (JavaScript syntax, unicode mode, as written: anchor it with ^ and $). */
+  | { readonly kind: "pattern"; readonly name: string; readonly pattern: string }
+  /** The value's length in characters (code points) is at least min and at most max (either may be absent). */
+  | { readonly kind: "length"; readonly name: string; readonly min?: number; readonly max?: number }
+  /** A numeric value is at least min and at most max (either may be absent), compared exactly. */
+  | { readonly kind: "range"; readonly name: string; readonly min?: number; readonly max?: number }
   | {
       readonly kind: "csvSubscribers";
       readonly name: string;
@@ -50,9 +100,13 @@ export type CheckModel =
 /** A parameter as the client writes it. */
 export interface ClientParamModel {
   readonly name: string;
-  readonly type: SoapType;
+  readonly type: TypeModel;
+  /** A value type that may be null (`int?`: nillable="true" on the wire). */
+  readonly nullable?: true;
   /** True for the credentials every operation takes first (the client's model leaves it out on the others). */
   readonly credential?: boolean;
+  /** A credential's key in the client's config and the server's context, when it is not the name. */
+  readonly property?: string;
 }
 
 /** A parameter as the server reads it: whether it is required, its default and rules. */
@@ -67,7 +121,9 @@ export interface ParamModel extends ClientParamModel {
 
 export interface FieldModel {
   readonly name: string;
-  readonly type: SoapType;
+  readonly type: TypeModel;
+  /** A value type that may be null (`int?`: nillable="true" on the wire). */
+  readonly nullable?: true;
 }
 
 export interface RecordModel {
@@ -96,10 +152,23 @@ export interface DataSetModel {
 }
 
 export type ResultModel =
-  | { readonly kind: "scalar"; readonly type: "int" | "long" }
+  | { readonly kind: "scalar"; readonly type: SoapType }
+  | { readonly kind: "enum"; readonly enum: EnumModel }
+  /** An array of records (ArrayOf<Record>). */
   | { readonly kind: "list"; readonly record: RecordModel }
   | { readonly kind: "record"; readonly record: RecordModel }
-  | { readonly kind: "dataSet"; readonly dataSet: DataSetModel };
+  | { readonly kind: "dataSet"; readonly dataSet: DataSetModel }
+  /** An array of scalars or enums (arrays of records are `list`). */
+  | {
+      readonly kind: "array";
+      readonly item: TypeModel;
+      readonly itemElement: string;
+      readonly typeName: string;
+    }
+  /** No result: the response element is empty (<OpResponse/>). */
+  | { readonly kind: "void" }
+  /** No output message at all: SOAP answers 202 with an empty body. */
+  | { readonly kind: "oneWay" };
 
 /**
  * One operation as the client calls it. `Params` and `Result` are the TypeScript types of its parameters
@@ -140,6 +209,8 @@ export interface GroupModel {
 export interface ClientServiceModel {
   readonly namespace: string;
   readonly endpoint: string;
+  /** The bindings the service offers (spec `service.bindings`), when not all four. */
+  readonly bindings?: readonly ("soap11" | "soap12" | "httpGet" | "httpPost")[] | undefined;
 }
 
 /** The service as the server, the WSDL and the help pages read it. */
@@ -147,6 +218,9 @@ export interface ServiceModel extends ClientServiceModel {
   readonly name: string;
   readonly groups: readonly GroupModel[];
   readonly records: readonly RecordModel[];
+  readonly enums: readonly EnumModel[];
   readonly dataSets: readonly DataSetModel[];
   readonly operations: readonly OperationModel[];
+  /** The bindings the service offers (spec `service.bindings`); all four when absent. */
+  readonly bindings?: readonly BindingName[];
 }
