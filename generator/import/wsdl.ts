@@ -1,0 +1,865 @@
+// Reads the WSDL an ASMX host publishes (wsdl.exe / XmlSerializer shape, document/literal, wrapped) into
+// a spec object in the format of spec/service.schema.json (issue 11's contract), plus warnings for what
+// was dropped. Anything the spec cannot describe is an ImportError naming the WSDL element and line.
+//
+// Every walk here is a loop over the tree's lists (no recursion on input); record nesting is followed
+// with a work list and the record cycle check is an iterative depth-first search.
+
+import { attr, deepText, lookupPrefix, readTree, XmlReadError, type Node } from "./xml-tree.js";
+
+export const WSDL_NS = "http://schemas.xmlsoap.org/wsdl/";
+export const XS_NS = "http://www.w3.org/2001/XMLSchema";
+export const SOAP_NS = "http://schemas.xmlsoap.org/wsdl/soap/";
+export const SOAP12_NS = "http://schemas.xmlsoap.org/wsdl/soap12/";
+export const HTTP_NS = "http://schemas.xmlsoap.org/wsdl/http/";
+export const MIME_NS = "http://schemas.xmlsoap.org/wsdl/mime/";
+export const MSTYPES_NS = "http://microsoft.com/wsdl/types/";
+
+/** Placeholder for docs the WSDL does not carry (the spec requires one everywhere). */
+export const PLACEHOLDER_DOC = "Imported; describe it.";
+
+export type BindingKind = "soap11" | "soap12" | "httpGet" | "httpPost";
+const BINDING_ORDER: readonly BindingKind[] = ["soap11", "soap12", "httpGet", "httpPost"];
+
+export interface SpecParam {
+  name: string;
+  type: string;
+  nullable?: true;
+  doc: string;
+}
+export interface SpecResult {
+  type?: string;
+  kind?: "dataSet";
+  dataSet?: string;
+  doc: string;
+}
+export interface SpecOperation {
+  name: string;
+  doc: string;
+  params?: SpecParam[];
+  result?: SpecResult;
+  oneWay?: true;
+}
+export interface SpecField {
+  name: string;
+  type: string;
+  nullable?: true;
+}
+export interface ImportedSpec {
+  service: {
+    name: string;
+    namespace: string;
+    endpoint: string;
+    doc: string;
+    credentials?: SpecParam[];
+    bindings: BindingKind[];
+  };
+  enums?: Record<string, { doc: string; values: string[] }>;
+  records?: Record<string, { doc: string; fields: SpecField[] }>;
+  dataSets?: Record<string, { doc: string; dataSetName: string; table: string; columns: never[] }>;
+  groups: { name: string; title: string; operations: SpecOperation[] }[];
+}
+
+export interface ImportOptions {
+  /** Shown in messages and in the service's placeholder doc: a file name or URL. */
+  readonly source: string;
+  /** Parameters every operation takes first, moved into service.credentials, in this order. */
+  readonly credentials?: readonly string[] | undefined;
+  readonly maxDepth?: number | undefined;
+  readonly maxElements?: number | undefined;
+}
+
+export interface ImportResult {
+  readonly spec: ImportedSpec;
+  readonly warnings: readonly string[];
+  /** Operations whose DataSet result got a stub without columns, to be described by hand. */
+  readonly dataSetStubs: readonly string[];
+}
+
+export class ImportError extends Error {
+  override name = "ImportError";
+}
+
+/** Deepest nesting an ASMX WSDL needs is about 10; the default leaves room without inviting abuse. */
+export const DEFAULT_IMPORT_MAX_DEPTH = 32;
+export const DEFAULT_IMPORT_MAX_ELEMENTS = 200_000;
+
+const XS_SCALARS: ReadonlySet<string> = new Set([
+  "string", "boolean", "float", "double", "decimal", "dateTime", "byte", "unsignedByte", "short",
+  "unsignedShort", "int", "unsignedInt", "long", "unsignedLong", "base64Binary",
+]);
+/** Types whose absence is null on the wire (minOccurs="0"); the others are value types. */
+const REFERENCE_SCALARS: ReadonlySet<string> = new Set(["string", "base64Binary"]);
+
+interface QName {
+  readonly ns: string;
+  readonly local: string;
+}
+
+/** A resolved type: the spec's type text, and whether .NET sees it as a value type. */
+interface TypeRef {
+  readonly type: string;
+  readonly valueType: boolean;
+  readonly array: boolean;
+}
+
+export function importWsdl(text: string, options: ImportOptions): ImportResult {
+  return new Importer(text, options).run();
+}
+
+class Importer {
+  private readonly warnings: string[] = [];
+  private readonly source: string;
+  private root!: Node;
+  private tns = "";
+  private readonly elements = new Map<string, Node>();
+  private readonly complexTypes = new Map<string, Node>();
+  private readonly simpleTypes = new Map<string, Node>();
+  /** Records and enums the operations use, filled as types are resolved. */
+  private readonly usedRecords = new Set<string>();
+  private readonly usedEnums = new Set<string>();
+  private readonly recordQueue: string[] = [];
+  private readonly records = new Map<string, { doc: string; fields: SpecField[] }>();
+  private readonly enums = new Map<string, { doc: string; values: string[] }>();
+  private readonly arrays = new Map<string, TypeRef>();
+
+  constructor(
+    private readonly text: string,
+    private readonly options: ImportOptions,
+  ) {
+    this.source = options.source;
+  }
+
+  run(): ImportResult {
+    try {
+      this.root = readTree(this.text, {
+        maxDepth: this.options.maxDepth ?? DEFAULT_IMPORT_MAX_DEPTH,
+        maxElements: this.options.maxElements ?? DEFAULT_IMPORT_MAX_ELEMENTS,
+      });
+    } catch (e) {
+      if (e instanceof XmlReadError) throw new ImportError(`${this.source}: ${e.message}`);
+      throw e;
+    }
+    const root = this.root;
+    if (root.ns !== WSDL_NS || root.local !== "definitions") {
+      throw this.error(root, `the root element is not wsdl:definitions (namespace ${WSDL_NS}); not a WSDL 1.1 document`);
+    }
+    const tns = attr(root, "targetNamespace");
+    if (tns === undefined || tns === "") throw this.error(root, "wsdl:definitions has no targetNamespace");
+    this.tns = tns;
+
+    const messages = new Map<string, Node>();
+    const portTypes = new Map<string, Node>();
+    const bindings = new Map<string, Node>();
+    const services: Node[] = [];
+    for (const child of root.children) {
+      if (child.ns !== WSDL_NS) {
+        this.warn(child, "an extension element at the top level is ignored");
+        continue;
+      }
+      switch (child.local) {
+        case "types":
+          this.readTypes(child);
+          break;
+        case "message":
+          this.named(child, messages);
+          break;
+        case "portType":
+          this.named(child, portTypes);
+          break;
+        case "binding":
+          this.named(child, bindings);
+          break;
+        case "service":
+          services.push(child);
+          break;
+        case "documentation":
+          break;
+        case "import":
+          throw this.error(child, "wsdl:import is not supported: import a WSDL that holds all its parts in one document");
+        default:
+          this.warn(child, "unknown WSDL element ignored");
+      }
+    }
+
+    // The service, its ports and the bindings they use.
+    if (services.length === 0) throw this.error(root, "the WSDL has no wsdl:service");
+    const service = services[0]!;
+    if (services.length > 1) this.warn(services[1]!, "only the first wsdl:service is imported; the others are ignored");
+    const serviceName = this.requiredAttr(service, "name");
+    const kinds = new Map<BindingKind, { binding: Node; port: Node }>();
+    let endpoint: string | undefined;
+    for (const port of service.children) {
+      if (port.ns !== WSDL_NS || port.local !== "port") continue;
+      const ref = this.qnameAttr(port, "binding");
+      const binding = ref.ns === tns ? bindings.get(ref.local) : undefined;
+      if (binding === undefined) throw this.error(port, `the port's binding ${ref.local} is not defined in this WSDL`);
+      const kind = this.bindingKind(binding);
+      if (kinds.has(kind)) {
+        this.warn(port, `a second ${kind} port is ignored`);
+        continue;
+      }
+      kinds.set(kind, { binding, port });
+      for (const a of port.children) {
+        if (a.local === "address" && (a.ns === SOAP_NS || a.ns === SOAP12_NS || a.ns === HTTP_NS)) {
+          const location = attr(a, "location");
+          if (location !== undefined && endpoint === undefined) endpoint = this.endpointOf(a, location);
+        }
+      }
+    }
+    const bindingKinds = BINDING_ORDER.filter((k) => kinds.has(k));
+    const soap = kinds.get("soap11") ?? kinds.get("soap12");
+    if (soap === undefined) {
+      throw this.error(
+        service,
+        "the service has no SOAP 1.1 or SOAP 1.2 port: the HTTP GET/POST messages carry no parameter types, so there is nothing to import the operations from",
+      );
+    }
+    if (endpoint === undefined) {
+      endpoint = `${serviceName}.asmx`;
+      this.warn(service, `no port has an address; the endpoint is taken to be ${endpoint}`);
+    }
+
+    const portTypeRef = this.qnameAttr(soap.binding, "type");
+    const portType = portTypeRef.ns === tns ? portTypes.get(portTypeRef.local) : undefined;
+    if (portType === undefined) throw this.error(soap.binding, `the binding's portType ${portTypeRef.local} is not defined in this WSDL`);
+    const soap11 = kinds.get("soap11");
+    const soap12 = kinds.get("soap12");
+    if (soap11 !== undefined && soap12 !== undefined) {
+      const other = this.qnameAttr(soap12.binding, "type");
+      if (other.local !== portTypeRef.local) {
+        this.warn(soap12.binding, `the SOAP 1.2 binding uses portType ${other.local}, not ${portTypeRef.local}; the operations are taken from ${portTypeRef.local}`);
+      }
+    }
+    for (const kind of ["soap11", "soap12"] as const) {
+      const b = kinds.get(kind);
+      if (b !== undefined) this.checkSoapBinding(b.binding, kind);
+    }
+
+    // Operations, in portType order.
+    const operations: SpecOperation[] = [];
+    const seen = new Set<string>();
+    for (const op of portType.children) {
+      if (op.ns !== WSDL_NS || op.local !== "operation") {
+        if (!(op.ns === WSDL_NS && op.local === "documentation")) this.warn(op, "ignored inside wsdl:portType");
+        continue;
+      }
+      const name = this.requiredAttr(op, "name");
+      if (seen.has(name)) {
+        throw this.error(op, `operation ${name} appears twice (overloads with MessageName are not supported)`);
+      }
+      seen.add(name);
+      operations.push(this.operation(op, name, messages));
+    }
+    if (operations.length === 0) throw this.error(portType, "the portType has no operations");
+    for (const kind of ["httpGet", "httpPost"] as const) {
+      const b = kinds.get(kind);
+      if (b !== undefined) this.checkHttpBinding(b.binding, kind, operations);
+    }
+
+    this.resolveRecords();
+    this.checkRecordCycles();
+
+    const spec: ImportedSpec = {
+      service: {
+        name: serviceName,
+        namespace: tns,
+        endpoint,
+        doc: docOf(service) ?? `Imported from ${this.source}; describe it.`,
+        bindings: bindingKinds,
+      },
+      groups: [],
+    };
+    const credentials = this.moveCredentials(operations);
+    if (credentials.length > 0) spec.service.credentials = credentials;
+    // Records and enums in schema order, as the WSDL lists them.
+    if (this.usedEnums.size > 0) {
+      spec.enums = {};
+      for (const name of this.simpleTypes.keys()) if (this.usedEnums.has(name)) spec.enums[name] = this.enums.get(name)!;
+    }
+    if (this.usedRecords.size > 0) {
+      spec.records = {};
+      for (const name of this.complexTypes.keys()) if (this.usedRecords.has(name)) spec.records[name] = this.records.get(name)!;
+    }
+    const dataSetStubs: string[] = [];
+    for (const op of operations) {
+      if (op.result?.kind === "dataSet") {
+        spec.dataSets ??= {};
+        spec.dataSets[op.result.dataSet!] = {
+          doc: PLACEHOLDER_DOC,
+          dataSetName: "NewDataSet",
+          table: "Table",
+          columns: [],
+        };
+        dataSetStubs.push(op.name);
+      }
+    }
+    for (const [name, node] of this.complexTypes) {
+      if (!this.usedRecords.has(name) && !this.arrays.has(name)) this.warn(node, `complexType ${name} is not used by any operation; left out`);
+    }
+    for (const [name, node] of this.simpleTypes) {
+      if (!this.usedEnums.has(name)) this.warn(node, `simpleType ${name} is not used by any operation; left out`);
+    }
+    spec.groups.push({ name: "operations", title: "Operations", operations });
+    return { spec, warnings: this.warnings, dataSetStubs };
+  }
+
+  // ---- messages and operations -----------------------------------------------------------------
+
+  private operation(op: Node, name: string, messages: Map<string, Node>): SpecOperation {
+    let input: Node | undefined;
+    let output: Node | undefined;
+    for (const c of op.children) {
+      if (c.ns !== WSDL_NS) continue;
+      if (c.local === "input") input = c;
+      else if (c.local === "output") output = c;
+      else if (c.local === "fault") this.warn(c, `the fault of operation ${name} is dropped (ASMX reports faults as SOAP faults)`);
+    }
+    if (input === undefined) throw this.error(op, `operation ${name} has no wsdl:input (notification operations are not supported)`);
+    const result: SpecOperation = { name, doc: docOf(op) ?? PLACEHOLDER_DOC };
+
+    const request = this.wrapperElement(input, messages, name);
+    if (request.name !== name) {
+      throw this.error(request.node, `the request element of operation ${name} is named ${request.name}: a request element named other than its operation is not supported`);
+    }
+    const params: SpecParam[] = [];
+    for (const el of this.sequenceOf(request.node, `request element ${name}`)) {
+      const paramName = this.requiredAttr(el, "name");
+      const t = this.elementType(el, `parameter ${paramName} of ${name}`, false);
+      if (t === "dataSet") throw this.error(el, `parameter ${paramName} of ${name} is a DataSet: DataSet parameters are not supported`);
+      const p: SpecParam = { name: paramName, type: t.type, doc: PLACEHOLDER_DOC };
+      if (t.nullable) p.nullable = true;
+      params.push(p);
+    }
+    if (params.length > 0) result.params = params;
+
+    if (output === undefined) {
+      result.oneWay = true;
+      return result;
+    }
+    const response = this.wrapperElement(output, messages, name);
+    if (response.name !== `${name}Response`) {
+      throw this.error(response.node, `the response element of operation ${name} is named ${response.name}, not ${name}Response; not supported`);
+    }
+    const items = this.sequenceOf(response.node, `response element ${response.name}`);
+    if (items.length === 0) return result; // void
+    const first = items[0]!;
+    const resultName = attr(first, "name");
+    if (items.length > 1 || resultName !== `${name}Result`) {
+      throw this.error(
+        items.length > 1 ? items[1]! : first,
+        `the response of ${name} must hold exactly one element ${name}Result (out and ref parameters are not supported)`,
+      );
+    }
+    const t = this.elementType(first, `result of ${name}`, true);
+    if (t === "dataSet") {
+      result.result = { kind: "dataSet", dataSet: name, doc: PLACEHOLDER_DOC };
+    } else {
+      if (t.nullable) this.warn(first, `the result of ${name} is nillable; imported as not nullable (the spec has no nullable results)`);
+      result.result = { type: t.type, doc: PLACEHOLDER_DOC };
+    }
+    return result;
+  }
+
+  /** The element of the message's single part, and its name. */
+  private wrapperElement(io: Node, messages: Map<string, Node>, op: string): { node: Node; name: string } {
+    const ref = this.qnameAttr(io, "message");
+    const message = ref.ns === this.tns ? messages.get(ref.local) : undefined;
+    if (message === undefined) throw this.error(io, `message ${ref.local} of operation ${op} is not defined in this WSDL`);
+    const parts = message.children.filter((c) => c.ns === WSDL_NS && c.local === "part");
+    if (parts.length !== 1) {
+      throw this.error(message, `message ${ref.local} has ${parts.length} parts; a document/literal wrapped message has exactly one`);
+    }
+    const part = parts[0]!;
+    if (attr(part, "element") === undefined) {
+      throw this.error(part, `part ${attr(part, "name") ?? ""} of message ${ref.local} has a type, not an element: rpc-style messages are not supported`);
+    }
+    const el = this.qnameAttr(part, "element");
+    const node = el.ns === this.tns ? this.elements.get(el.local) : undefined;
+    if (node === undefined) throw this.error(part, `element ${el.local} of message ${ref.local} is not declared in the service's schema`);
+    return { node, name: el.local };
+  }
+
+  /** The child elements of a wrapper element's anonymous complexType (none for `<s:complexType />`). */
+  private sequenceOf(wrapper: Node, what: string): Node[] {
+    const ct = this.onlyChildren(wrapper, what).find((c) => c.local === "complexType");
+    if (ct === undefined) {
+      throw this.error(wrapper, `${what} has no anonymous complexType: a document/literal wrapped element needs one`);
+    }
+    return this.particles(ct, what);
+  }
+
+  /** Schema children other than annotations; refuses anything not in XS. */
+  private onlyChildren(node: Node, what: string): Node[] {
+    const out: Node[] = [];
+    for (const c of node.children) {
+      if (c.ns !== XS_NS) throw this.error(c, `unexpected element inside ${what}`);
+      if (c.local !== "annotation") out.push(c);
+    }
+    return out;
+  }
+
+  /** The xs:element children of a complexType holding nothing but one xs:sequence (or nothing). */
+  private particles(ct: Node, what: string): Node[] {
+    for (const flag of ["mixed", "abstract"]) {
+      if (attr(ct, flag) === "true") throw this.error(ct, `${what}: a complexType with ${flag}="true" is not supported`);
+    }
+    const kids = this.onlyChildren(ct, what);
+    if (kids.length === 0) return [];
+    const first = kids[0]!;
+    if (kids.length > 1 || first.local !== "sequence") {
+      const odd = kids.find((k) => k.local !== "sequence") ?? kids[1]!;
+      throw this.error(odd, `${what}: ${this.unsupported(odd.local)}`);
+    }
+    const elements: Node[] = [];
+    for (const p of this.onlyChildren(first, what)) {
+      if (p.local !== "element") throw this.error(p, `${what}: ${this.unsupported(p.local)}`);
+      elements.push(p);
+    }
+    return elements;
+  }
+
+  private unsupported(local: string): string {
+    switch (local) {
+      case "choice":
+        return "xs:choice is not supported (the spec has sequences only)";
+      case "all":
+        return "xs:all is not supported (the spec has sequences only)";
+      case "attribute":
+      case "attributeGroup":
+      case "anyAttribute":
+        return `XML attributes (xs:${local}) are not supported: the spec describes elements only`;
+      case "complexContent":
+      case "simpleContent":
+        return `derived types (xs:${local}) are not supported`;
+      case "any":
+        return "xs:any (an XmlElement or XmlNode value) is not supported";
+      case "group":
+        return "xs:group is not supported";
+      case "sequence":
+        return "nested or repeated xs:sequence is not supported";
+      default:
+        return `xs:${local} is not supported here`;
+    }
+  }
+
+  // ---- types -------------------------------------------------------------------------------------
+
+  /**
+   * The type of a parameter, result or field element: a spec type text with nullability, or
+   * "dataSet" for the DataSet shape (allowDataSet only).
+   */
+  private elementType(el: Node, what: string, allowDataSet: boolean): { type: string; nullable: boolean } | "dataSet" {
+    const maxOccurs = attr(el, "maxOccurs") ?? "1";
+    if (maxOccurs !== "1") {
+      throw this.error(el, `${what} repeats (maxOccurs="${maxOccurs}") outside an ArrayOf type: unwrapped arrays ([XmlElement] on an array) are not supported`);
+    }
+    if (attr(el, "ref") !== undefined) throw this.error(el, `${what} is a reference (ref=) to another element: not supported`);
+    const form = attr(el, "form");
+    if (form !== undefined && form !== "qualified") throw this.error(el, `${what} is form="${form}": only qualified elements are supported`);
+    for (const a of ["default", "fixed", "substitutionGroup"]) {
+      if (attr(el, a) !== undefined) this.warn(el, `${what}: the ${a} attribute is dropped`);
+    }
+    const typeAttr = attr(el, "type");
+    if (typeAttr === undefined) {
+      const ct = this.onlyChildren(el, what).find((c) => c.local === "complexType");
+      if (ct !== undefined && this.isDataSet(ct)) {
+        if (!allowDataSet) throw this.error(el, `${what} is a DataSet: only results may be DataSets`);
+        return "dataSet";
+      }
+      throw this.error(el, `${what} has an anonymous type: only named types and DataSet results are supported`);
+    }
+    const t = this.typeRef(el, this.qnameAttr(el, "type"), what);
+    const nillable = attr(el, "nillable") === "true";
+    const minOccurs = attr(el, "minOccurs") ?? "1";
+    if (t.valueType) {
+      if (minOccurs === "0") this.warn(el, `${what} is an optional value type (minOccurs="0", a default value or a Specified member in .NET); imported as always sent`);
+      return { type: t.type, nullable: nillable };
+    }
+    if (nillable) this.warn(el, `${what} is nillable="true"; imported as an ordinary ${t.type} (absent when null)`);
+    return { type: t.type, nullable: false };
+  }
+
+  /** `<s:complexType><s:sequence><s:element ref="s:schema"/><s:any/></s:sequence></s:complexType>` */
+  private isDataSet(ct: Node): boolean {
+    const kids = ct.children.filter((c) => !(c.ns === XS_NS && c.local === "annotation"));
+    if (kids.length !== 1 || kids[0]!.ns !== XS_NS || kids[0]!.local !== "sequence") return false;
+    const seq = kids[0]!.children;
+    if (seq.length !== 2) return false;
+    const [schema, any] = [seq[0]!, seq[1]!];
+    if (schema.ns !== XS_NS || schema.local !== "element" || any.ns !== XS_NS || any.local !== "any") return false;
+    const ref = attr(schema, "ref");
+    if (ref === undefined) return false;
+    const q = this.qname(schema, ref);
+    return q.ns === XS_NS && q.local === "schema";
+  }
+
+  private typeRef(at: Node, q: QName, what: string): TypeRef {
+    if (q.ns === XS_NS) {
+      if (XS_SCALARS.has(q.local)) return { type: q.local, valueType: !REFERENCE_SCALARS.has(q.local), array: false };
+      throw this.error(at, `${what} has type xs:${q.local}, which the spec has no type for`);
+    }
+    if (q.ns === MSTYPES_NS) {
+      if (q.local === "guid" || q.local === "char") return { type: q.local, valueType: true, array: false };
+      throw this.error(at, `${what} has type ${q.local} of ${MSTYPES_NS}, which the spec has no type for`);
+    }
+    if (q.ns !== this.tns) throw this.error(at, `${what} has type ${q.local} in namespace ${q.ns}, which this WSDL does not define`);
+    const simple = this.simpleTypes.get(q.local);
+    if (simple !== undefined) {
+      this.enumType(q.local, simple);
+      return { type: q.local, valueType: true, array: false };
+    }
+    const complex = this.complexTypes.get(q.local);
+    if (complex === undefined) throw this.error(at, `${what} has type ${q.local}, which the schema does not define`);
+    const array = this.arrayType(q.local, complex);
+    if (array !== undefined) return array;
+    if (!this.usedRecords.has(q.local)) {
+      this.usedRecords.add(q.local);
+      this.recordQueue.push(q.local);
+    }
+    return { type: q.local, valueType: false, array: false };
+  }
+
+  /** An ArrayOfX complexType: one element, minOccurs 0, maxOccurs unbounded. Undefined otherwise. */
+  private arrayType(name: string, ct: Node): TypeRef | undefined {
+    const known = this.arrays.get(name);
+    if (known !== undefined) return known;
+    const what = `complexType ${name}`;
+    const elements = this.particles(ct, what);
+    if (elements.length !== 1 || (attr(elements[0]!, "maxOccurs") ?? "1") === "1") return undefined;
+    const item = elements[0]!;
+    const maxOccurs = attr(item, "maxOccurs")!;
+    if (maxOccurs !== "unbounded") this.warn(item, `${what}: maxOccurs="${maxOccurs}" imported as unbounded`);
+    if ((attr(item, "minOccurs") ?? "1") !== "0") this.warn(item, `${what}: the array's items are minOccurs="${attr(item, "minOccurs") ?? "1"}"; imported as an ordinary array (minOccurs="0")`);
+    if (attr(item, "ref") !== undefined || attr(item, "type") === undefined) {
+      throw this.error(item, `${what}: array items must have a named type`);
+    }
+    const itemName = attr(item, "name") ?? "";
+    const q = this.qnameAttr(item, "type");
+    const t = this.typeRef(item, q, `the items of ${name}`);
+    if (t.array) throw this.error(item, `${what} is an array of arrays (${t.type}[]): arrays of arrays are not supported`);
+    if (itemName !== q.local) {
+      throw this.error(item, `${what}: the items are named ${itemName}, not ${q.local} after their type ([XmlArrayItem] names are not supported)`);
+    }
+    const nillable = attr(item, "nillable") === "true";
+    if (t.valueType && nillable) throw this.error(item, `${what}: nullable items (${q.local}?[]) are not supported`);
+    const expected = `ArrayOf${q.local.charAt(0).toUpperCase()}${q.local.slice(1)}`;
+    if (name !== expected) this.warn(ct, `${what} is an array of ${t.type}; the generator names its type ${expected}`);
+    const ref: TypeRef = { type: `${t.type}[]`, valueType: false, array: true };
+    this.arrays.set(name, ref);
+    return ref;
+  }
+
+  private enumType(name: string, st: Node): void {
+    if (this.usedEnums.has(name)) return;
+    const what = `simpleType ${name}`;
+    const kids = this.onlyChildren(st, what);
+    const restriction = kids[0];
+    if (kids.length !== 1 || restriction === undefined || restriction.local !== "restriction") {
+      const odd = kids.find((k) => k.local !== "restriction") ?? st;
+      throw this.error(odd, odd.local === "list" ? `${what} is a list of values ([Flags] enum): not supported` : `${what} is not an enumeration: not supported`);
+    }
+    const base = this.qnameAttr(restriction, "base");
+    if (base.ns !== XS_NS || base.local !== "string") throw this.error(restriction, `${what} restricts ${base.local}, not xs:string: only string enumerations are supported`);
+    const values: string[] = [];
+    for (const f of this.onlyChildren(restriction, what)) {
+      if (f.local !== "enumeration") throw this.error(f, `${what}: the facet xs:${f.local} is not supported (only xs:enumeration)`);
+      const v = this.requiredAttr(f, "value");
+      if (values.includes(v)) throw this.error(f, `${what}: the value ${v} appears twice`);
+      values.push(v);
+    }
+    if (values.length === 0) throw this.error(restriction, `${what} has no values`);
+    this.usedEnums.add(name);
+    this.enums.set(name, { doc: docOf(st) ?? PLACEHOLDER_DOC, values });
+  }
+
+  /** Fields of every record used, following nested records with a work list. */
+  private resolveRecords(): void {
+    for (let k = 0; k < this.recordQueue.length; k++) {
+      const name = this.recordQueue[k]!;
+      const ct = this.complexTypes.get(name)!;
+      const what = `complexType ${name}`;
+      const fields: SpecField[] = [];
+      for (const el of this.particles(ct, what)) {
+        const fieldName = this.requiredAttr(el, "name");
+        const t = this.elementType(el, `field ${fieldName} of ${name}`, false);
+        if (t === "dataSet") throw this.error(el, `field ${fieldName} of ${name} is a DataSet: not supported`);
+        const f: SpecField = { name: fieldName, type: t.type };
+        if (t.nullable) f.nullable = true;
+        fields.push(f);
+      }
+      this.records.set(name, { doc: docOf(ct) ?? PLACEHOLDER_DOC, fields });
+    }
+  }
+
+  /** A record may not contain itself, directly or not (the generator refuses it; say so here first). */
+  private checkRecordCycles(): void {
+    const state = new Map<string, 1 | 2>(); // 1 on the path, 2 done
+    const deps = (name: string): string[] =>
+      this.records.get(name)!.fields.map((f) => f.type.replace(/\[\]$/, "")).filter((t) => this.records.has(t));
+    for (const start of this.records.keys()) {
+      if (state.has(start)) continue;
+      const path: { name: string; next: string[] }[] = [{ name: start, next: deps(start) }];
+      state.set(start, 1);
+      while (path.length > 0) {
+        const top = path[path.length - 1]!;
+        const dep = top.next.pop();
+        if (dep === undefined) {
+          state.set(top.name, 2);
+          path.pop();
+          continue;
+        }
+        const s = state.get(dep);
+        if (s === 1) {
+          const cycle = [...path.slice(path.findIndex((p) => p.name === dep)).map((p) => p.name), dep].join(" → ");
+          throw this.error(this.complexTypes.get(dep)!, `complexType ${dep} contains itself (${cycle}): recursive records are not supported`);
+        }
+        if (s === undefined) {
+          state.set(dep, 1);
+          path.push({ name: dep, next: deps(dep) });
+        }
+      }
+    }
+  }
+
+  // ---- schema ------------------------------------------------------------------------------------
+
+  private readTypes(types: Node): void {
+    let main = false;
+    for (const schema of types.children) {
+      if (schema.ns === WSDL_NS && schema.local === "documentation") continue;
+      if (schema.ns !== XS_NS || schema.local !== "schema") {
+        throw this.error(schema, "wsdl:types may hold only xs:schema elements");
+      }
+      const target = attr(schema, "targetNamespace") ?? "";
+      if (target === MSTYPES_NS) continue; // guid and char: known by name
+      // ASMX's soapenc arrays (StringArray, ...) for array parameters of the HTTP messages, which are
+      // regenerated from the operations.
+      if (target === `${this.tns}AbstractTypes` || target === `${this.tns}/AbstractTypes`) continue;
+      if (target !== this.tns) {
+        throw this.error(schema, `a schema for namespace ${target || "(none)"} is not supported: the types must be in the service namespace ${this.tns}`);
+      }
+      if (main) throw this.error(schema, "a second schema for the service namespace is not supported");
+      main = true;
+      if (attr(schema, "elementFormDefault") !== "qualified") {
+        throw this.error(schema, 'the schema is not elementFormDefault="qualified": unqualified elements are not supported');
+      }
+      for (const c of schema.children) {
+        if (c.ns !== XS_NS) throw this.error(c, "unexpected element inside xs:schema");
+        switch (c.local) {
+          case "element":
+            this.named(c, this.elements);
+            break;
+          case "complexType":
+            this.named(c, this.complexTypes);
+            break;
+          case "simpleType":
+            this.named(c, this.simpleTypes);
+            break;
+          case "import": {
+            const ns = attr(c, "namespace");
+            if (attr(c, "schemaLocation") !== undefined) throw this.error(c, "xs:import with a schemaLocation is not supported: the WSDL must hold its whole schema");
+            if (ns !== XS_NS && ns !== MSTYPES_NS) this.warn(c, `xs:import of ${ns ?? "(no namespace)"} ignored`);
+            break;
+          }
+          case "annotation":
+            break;
+          case "include":
+          case "redefine":
+            throw this.error(c, `xs:${c.local} is not supported: the WSDL must hold its whole schema`);
+          default:
+            this.warn(c, `top-level xs:${c.local} ignored`);
+        }
+      }
+    }
+    if (!main) throw this.error(types, `wsdl:types has no schema for the service namespace ${this.tns}`);
+  }
+
+  // ---- bindings ----------------------------------------------------------------------------------
+
+  private bindingKind(binding: Node): BindingKind {
+    for (const c of binding.children) {
+      if (c.local !== "binding") continue;
+      if (c.ns === SOAP_NS || c.ns === SOAP12_NS) {
+        const style = attr(c, "style") ?? "document";
+        if (style !== "document") throw this.error(c, `the binding is style="${style}": only document/literal is supported`);
+        const transport = attr(c, "transport");
+        if (transport !== undefined && transport !== "http://schemas.xmlsoap.org/soap/http") {
+          throw this.error(c, `the SOAP transport ${transport} is not supported (HTTP only)`);
+        }
+        return c.ns === SOAP_NS ? "soap11" : "soap12";
+      }
+      if (c.ns === HTTP_NS) {
+        const verb = attr(c, "verb");
+        if (verb === "GET") return "httpGet";
+        if (verb === "POST") return "httpPost";
+        throw this.error(c, `the HTTP binding's verb ${verb ?? "(none)"} is not supported (GET or POST)`);
+      }
+    }
+    throw this.error(binding, "the binding is neither SOAP 1.1, SOAP 1.2 nor HTTP GET/POST");
+  }
+
+  private checkSoapBinding(binding: Node, kind: "soap11" | "soap12"): void {
+    const ns = kind === "soap11" ? SOAP_NS : SOAP12_NS;
+    for (const op of binding.children) {
+      if (op.ns !== WSDL_NS || op.local !== "operation") continue;
+      const name = this.requiredAttr(op, "name");
+      for (const c of op.children) {
+        if (c.ns === ns && c.local === "operation") {
+          const style = attr(c, "style") ?? "document";
+          if (style !== "document") throw this.error(c, `operation ${name} is style="${style}": only document/literal is supported`);
+          const action = attr(c, "soapAction");
+          const expected = this.tns.endsWith("/") ? `${this.tns}${name}` : `${this.tns}/${name}`;
+          if (action !== undefined && action !== expected) {
+            throw this.error(c, `operation ${name} has soapAction "${action}"; the generator derives "${expected}" from the namespace and a custom SOAPAction is not supported`);
+          }
+        }
+        if (c.ns !== WSDL_NS || (c.local !== "input" && c.local !== "output" && c.local !== "fault")) continue;
+        for (const e of c.children) {
+          if (e.ns !== ns) continue;
+          if (e.local === "header" || e.local === "headerfault") {
+            throw this.error(e, `operation ${name} uses a SOAP header (soap:${e.local}): SOAP headers are not supported`);
+          }
+          if (e.local === "body") {
+            const use = attr(e, "use") ?? "literal";
+            if (use !== "literal") throw this.error(e, `operation ${name} is use="${use}": rpc/encoded messages are not supported, only literal`);
+            if (attr(e, "parts") !== undefined) this.warn(e, `operation ${name}: soap:body parts= ignored`);
+          }
+        }
+      }
+    }
+  }
+
+  /** The HTTP bindings are regenerated from the operations; warn where the imported one differs. */
+  private checkHttpBinding(binding: Node, kind: "httpGet" | "httpPost", operations: readonly SpecOperation[]): void {
+    const listed = new Set<string>();
+    for (const op of binding.children) {
+      if (op.ns === WSDL_NS && op.local === "operation") listed.add(attr(op, "name") ?? "");
+    }
+    for (const op of operations) {
+      const httpable = op.oneWay !== true && (op.params ?? []).every((p) => this.httpCarries(p.type));
+      if (httpable && !listed.has(op.name)) this.warn(binding, `the ${kind} binding lacks operation ${op.name}; the generated ${kind} binding will offer it`);
+      if (!httpable && listed.has(op.name)) this.warn(binding, `the ${kind} binding lists operation ${op.name}, which the generator offers over SOAP only`);
+    }
+  }
+
+  private httpCarries(type: string): boolean {
+    const item = type.endsWith("[]") ? type.slice(0, -2) : type;
+    return !this.records.has(item) && !this.usedRecords.has(item);
+  }
+
+  // ---- credentials -------------------------------------------------------------------------------
+
+  private moveCredentials(operations: SpecOperation[]): SpecParam[] {
+    const names = this.options.credentials ?? [];
+    if (names.length === 0) return [];
+    const moved: SpecParam[] = [];
+    for (let k = 0; k < names.length; k++) {
+      const name = names[k]!;
+      let first: SpecParam | undefined;
+      for (const op of operations) {
+        const p = op.params?.[k];
+        if (p === undefined || p.name !== name) {
+          throw new ImportError(
+            `${this.source}: --credentials ${names.join(",")}: operation ${op.name} does not take ${name} as parameter ${k + 1} (it ${p === undefined ? `has ${op.params?.length ?? 0} parameters` : `has ${p.name} there`}); credentials must be the first parameters of every operation`,
+          );
+        }
+        if (first === undefined) first = p;
+        else if (p.type !== first.type || p.nullable !== first.nullable) {
+          throw new ImportError(`${this.source}: --credentials: ${name} is ${describe(first)} in ${operations[0]!.name} but ${describe(p)} in ${op.name}`);
+        }
+      }
+      moved.push({ ...first! });
+    }
+    for (const op of operations) {
+      op.params = op.params!.slice(names.length);
+      if (op.params.length === 0) delete op.params;
+    }
+    return moved;
+  }
+
+  // ---- helpers -----------------------------------------------------------------------------------
+
+  /** The file name at the end of an address's path (ExternalAPIService.asmx). */
+  private endpointOf(at: Node, location: string): string | undefined {
+    let path: string;
+    try {
+      path = new URL(location).pathname;
+    } catch {
+      this.warn(at, `the address "${clip(location)}" is not a URL; ignored`);
+      return undefined;
+    }
+    const file = decodeURIComponentSafe(path.slice(path.lastIndexOf("/") + 1));
+    if (!/^[A-Za-z0-9_.-]+$/.test(file)) {
+      this.warn(at, `the address "${clip(location)}" does not end in a file name such as Service.asmx; ignored`);
+      return undefined;
+    }
+    return file;
+  }
+
+  private named(node: Node, into: Map<string, Node>): void {
+    const name = this.requiredAttr(node, "name");
+    if (into.has(name)) throw this.error(node, `a second ${node.local} named ${name}`);
+    into.set(name, node);
+  }
+
+  private requiredAttr(node: Node, name: string): string {
+    const v = attr(node, name);
+    if (v === undefined || v === "") throw this.error(node, `the ${name} attribute is missing`);
+    return v;
+  }
+
+  private qnameAttr(node: Node, name: string): QName {
+    return this.qname(node, this.requiredAttr(node, name));
+  }
+
+  private qname(node: Node, value: string): QName {
+    const colon = value.indexOf(":");
+    const prefix = colon < 0 ? "" : value.slice(0, colon);
+    const local = value.slice(colon + 1);
+    const ns = lookupPrefix(node, prefix);
+    if (ns === undefined) throw this.error(node, `the prefix ${prefix} of "${value}" is not declared`);
+    return { ns, local };
+  }
+
+  private where(node: Node): string {
+    const name = attr(node, "name");
+    const tag = node.prefix === "" ? node.local : `${node.prefix}:${node.local}`;
+    return `${this.source}:${node.line}: <${tag}${name === undefined ? "" : ` name="${clip(name)}"`}>`;
+  }
+
+  private error(node: Node, message: string): ImportError {
+    return new ImportError(`${this.where(node)}: ${message}`);
+  }
+
+  private warn(node: Node, message: string): void {
+    this.warnings.push(`${this.where(node)}: ${message}`);
+  }
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function describe(p: SpecParam): string {
+  return `${p.type}${p.nullable ? " (nullable)" : ""}`;
+}
+
+function clip(s: string): string {
+  return s.length > 60 ? `${s.slice(0, 60)}...` : s;
+}
+
+/** The text of a wsdl:documentation child, if any and not empty. */
+function docOf(node: Node): string | undefined {
+  for (const c of node.children) {
+    if ((c.ns === WSDL_NS && c.local === "documentation") || (c.ns === XS_NS && c.local === "annotation")) {
+      const text = deepText(c);
+      if (text !== "") return text;
+    }
+  }
+  return undefined;
+}
