@@ -1,24 +1,27 @@
-// Parameters between their wire text (one slot per parameter, in spec order) and typed values.
+// Parameters between their wire form (one WireValue per parameter, in spec order: a text, a nil, the items
+// of an array, the fields of a record) and typed values. The values of every type are read and formatted
+// by protocol/typed-xml.ts; this module adds what only a parameter has: absence (required, defaults, the
+// binding's presence rule) and the errors that name it.
 
 import { clientError, ErrorCodes, ServiceError } from "./errors.js";
 import type { ClientOperationModel, OperationModel, ParamModel, ServiceModel } from "./model.js";
+import { formatWire, isReference, readWire, setKey, TypedValueError, type WireValue } from "./protocol/typed-xml.js";
 import { validateParams } from "./rules.js";
-import { oneLine } from "./safe-error.js";
-import { ConversionError, dotNetTypeName, formatValue, parseValue } from "./values.js";
 
-/** Wire text per parameter, index-aligned with OperationModel.params; undefined = absent. */
-export type ParamTexts = (string | undefined)[];
+export type { WireFields, WireValue } from "./protocol/typed-xml.js";
+
+/**
+ * The wire value per parameter, index-aligned with OperationModel.params: the text of a scalar or enum, null
+ * for xsi:nil, undefined when absent, an array's items (SOAP items, or an HTTP field's repeated values),
+ * a record's fields.
+ */
+export type ParamTexts = WireValue[];
 
 /** Typed values keyed by parameter name (credentials included). */
 export type ParamValues = Record<string, unknown>;
 
 /** How a binding carries absence: SOAP may omit an element; HTTP GET/POST must send every field. */
 export type Presence = "element" | "field";
-
-/** A value for a message: one line, at most 40 characters and "..." (a 1 MB value is not reflected). */
-function shown(text: string): string {
-  return oneLine(text, 40);
-}
 
 function missing(param: ParamModel): ServiceError {
   return new ServiceError(ErrorCodes.MissingParameter, `Missing parameter: ${param.name}.`, {
@@ -28,34 +31,65 @@ function missing(param: ParamModel): ServiceError {
   });
 }
 
-function readOne(param: ParamModel, text: string | undefined, presence: Presence): unknown {
-  if (text === undefined) {
-    if (presence === "field" || param.type !== "string") throw missing(param);
-  } else if (param.type !== "string") {
-    try {
-      return parseValue(param.type, text);
-    } catch (error) {
-      if (!(error instanceof ConversionError)) throw error;
-      throw clientError(
-        ErrorCodes.InvalidType,
-        `Cannot convert '${shown(text)}' to ${dotNetTypeName[param.type]} for parameter ${param.name}: the value ${error.message}.`,
-        { parameter: param.name },
-      );
-    }
+function requiredError(param: ParamModel): ServiceError {
+  return clientError(ErrorCodes.RequiredParameter, `Parameter ${param.name} is required and must not be empty.`, {
+    parameter: param.name,
+  });
+}
+
+/** A value that does not read as its type, as the client error naming the parameter. */
+function typedError(param: ParamModel, error: unknown): unknown {
+  if (!(error instanceof TypedValueError)) return error;
+  if (error.kind === "missing") {
+    return new ServiceError(ErrorCodes.MissingParameter, error.message, {
+      side: "client",
+      exceptionType: "System.InvalidOperationException",
+      parameter: param.name,
+    });
   }
-  if (text === undefined || text === "") {
-    if (param.required) {
-      throw clientError(ErrorCodes.RequiredParameter, `Parameter ${param.name} is required and must not be empty.`, {
-        parameter: param.name,
-      });
+  return clientError(ErrorCodes.InvalidType, error.message, { parameter: param.name });
+}
+
+function readOne(param: ParamModel, wire: WireValue, presence: Presence): unknown {
+  const type = param.type;
+  if (type.kind === "scalar" && type.type === "string") {
+    // A string: nil reads as absent; absent or empty takes the default or fails a required parameter.
+    const text = typeof wire === "string" ? wire : undefined;
+    if (text === undefined && presence === "field") throw missing(param);
+    if (text === undefined || text === "") {
+      if (param.required) throw requiredError(param);
+      return param.default ?? text;
     }
-    return param.default ?? text;
+    return text;
   }
-  return text;
+  if (wire === undefined || wire === null) {
+    if (isReference(type)) {
+      // base64Binary, arrays and records: absent means null (left out of the handler's parameters). The
+      // HTTP bindings send every field, but an empty array is no field at all (ASMX reads arrays of
+      // primitives from repeated fields): an absent array is an empty one there.
+      if (presence === "field") {
+        if (type.kind === "array") return [];
+        throw missing(param);
+      }
+      if (param.required) throw requiredError(param);
+      return undefined;
+    }
+    // A value type: nil (or, in SOAP, absence) is null when it is nullable, else it is missing (ASMX would
+    // pass 0: ours, wire/README.md §1a).
+    if (param.nullable && (wire === null || presence === "element")) return null;
+    throw missing(param);
+  }
+  // HTTP GET/POST cannot say nil: an empty value of a nullable value type is null.
+  if (param.nullable && presence === "field" && wire === "") return null;
+  try {
+    return readWire(type, wire, `parameter ${param.name}`);
+  } catch (error) {
+    throw typedError(param, error);
+  }
 }
 
 /**
- * Server side: converts wire texts to typed values, applies defaults, then runs the spec's rules.
+ * Server side: converts wire values to typed values, applies defaults, then runs the spec's rules.
  * Throws a client-side ServiceError naming the first parameter at fault.
  */
 export function readParams(op: OperationModel, texts: ParamTexts, presence: Presence): ParamValues {
@@ -63,7 +97,7 @@ export function readParams(op: OperationModel, texts: ParamTexts, presence: Pres
   const params = op.params;
   for (let i = 0; i < params.length; i++) {
     const param = params[i]!;
-    values[param.name] = readOne(param, texts[i], presence);
+    setKey(values, param.name, readOne(param, texts[i], presence));
   }
   const error = validateParams(op, values);
   if (error) throw error;
@@ -71,25 +105,23 @@ export function readParams(op: OperationModel, texts: ParamTexts, presence: Pres
 }
 
 /**
- * Client side: formats typed values as wire texts. An absent optional value stays undefined (the
- * binding decides whether that means "omit" or "send empty"). Throws TypeError naming the parameter.
+ * Client side: formats typed values as wire values. An absent string, byte array, array or record stays
+ * undefined (the binding decides whether that means "omit" or "send empty"); an absent nullable value is
+ * null (nil). Throws TypeError naming the parameter (and the item or field inside it).
  */
 export function writeParams(op: ClientOperationModel, values: ParamValues): ParamTexts {
   const texts: ParamTexts = new Array(op.params.length);
+  const fail = (message: string) => new TypeError(`${op.name}: parameter ${message}.`);
   for (let i = 0; i < op.params.length; i++) {
     const param = op.params[i]!;
-    const value = values[param.name];
+    const value = Object.hasOwn(values, param.name) ? values[param.name] : undefined;
     if (value === undefined || value === null) {
-      if (param.type !== "string") throw new TypeError(`${op.name}: parameter ${param.name} is required.`);
-      texts[i] = undefined;
+      if (param.nullable) texts[i] = null;
+      else if (isReference(param.type)) texts[i] = undefined;
+      else throw new TypeError(`${op.name}: parameter ${param.name} is required.`);
       continue;
     }
-    try {
-      texts[i] = formatValue(param.type, value);
-    } catch (error) {
-      if (!(error instanceof ConversionError)) throw error;
-      throw new TypeError(`${op.name}: parameter ${param.name} ${error.message}.`);
-    }
+    texts[i] = formatWire(param.type, value, param.name, fail);
   }
   return texts;
 }

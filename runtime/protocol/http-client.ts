@@ -3,10 +3,10 @@
 
 import { HttpBindingError, ResponseFormatError } from "../errors.js";
 import type { ClientOperationModel, ClientServiceModel } from "../model.js";
-import type { ParamTexts, ParamValues } from "../params.js";
+import type { ParamTexts, ParamValues, WireValue } from "../params.js";
 import { DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
 import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "./binding.js";
-import { httpRootName, type HttpBindingName } from "./http.js";
+import { httpRootName, offeredOnHttp, type HttpBindingName } from "./http.js";
 import { readResult } from "./result.js";
 import { ERROR_CODE_HEADER, ERROR_PARAMETER_HEADER } from "./text-error.js";
 
@@ -40,8 +40,18 @@ export function createHttpClientBinding(variant: HttpClientVariant, service: Cli
     name: variant.binding,
 
     encodeRequest(op: ClientOperationModel, texts: ParamTexts): WireRequest {
-      const form = new URLSearchParams(op.params.map((p, i) => [p.name, texts[i] ?? ""])).toString();
-      return variant.toRequest(`/${op.name}`, form);
+      if (!offeredOnHttp(op)) {
+        throw new TypeError(`${op.name} takes a record parameter, which ${variant.binding} cannot carry: call it over SOAP.`);
+      }
+      // Every parameter is sent (an absent one empty, a null nullable value empty too); an array is its
+      // field repeated, once per item (none for an empty array), as ASMX reads arrays of primitives.
+      const pairs: [string, string][] = [];
+      op.params.forEach((p, i) => {
+        const text = texts[i];
+        if (Array.isArray(text)) for (const item of text as readonly WireValue[]) pairs.push([p.name, typeof item === "string" ? item : ""]);
+        else if (p.type.kind !== "array") pairs.push([p.name, typeof text === "string" ? text : ""]);
+      });
+      return variant.toRequest(`/${op.name}`, new URLSearchParams(pairs).toString());
     },
 
     decodeResponse(op: ClientOperationModel, response: WireResponse, request: ParamValues): unknown {
@@ -56,6 +66,8 @@ export function createHttpClientBinding(variant: HttpClientVariant, service: Cli
         const parameter = response.headers[ERROR_PARAMETER_HEADER];
         throw new HttpBindingError({ status: response.status, exceptionType, reason, errorCode, parameter }, variant.binding, op.name);
       }
+      // Void and one-way: 200 with an empty body; nothing to read.
+      if (op.result.kind === "void" || op.result.kind === "oneWay") return undefined;
       let root: XmlElement;
       try {
         root = options.readXml(response.body, readOptions);

@@ -9,18 +9,25 @@ import type {
   ResultModel,
   RuleModel,
   SoapType,
+  TypeModel,
 } from "../../runtime/model.js";
 
 export const NS = "http://tempuri.org/";
 
+/** A scalar type by its name, or the type itself. */
+export function typeOf(type: SoapType | TypeModel): TypeModel {
+  return typeof type === "string" ? { kind: "scalar", type } : type;
+}
+
 export function param(
   name: string,
-  type: SoapType,
-  extra: { required?: boolean; default?: string; rules?: RuleModel[]; credential?: boolean } = {},
+  type: SoapType | TypeModel,
+  extra: { required?: boolean; default?: string; rules?: RuleModel[]; credential?: boolean; nullable?: boolean } = {},
 ): ParamModel {
   return {
     name,
-    type,
+    type: typeOf(type),
+    ...(extra.nullable ? { nullable: true as const } : {}),
     required: extra.required ?? false,
     ...(extra.default === undefined ? {} : { default: extra.default }),
     rules: extra.rules ?? [],
@@ -58,20 +65,20 @@ export const mixedOp = operation("Mixed", [
 export const triggerResult: RecordModel = {
   name: "TriggerResult",
   fields: [
-    { name: "Id", type: "int" },
-    { name: "Name", type: "string" },
-    { name: "Created", type: "dateTime" },
-    { name: "MailinglistId", type: "int" },
-    { name: "MailinglistName", type: "string" },
+    { name: "Id", type: typeOf("int") },
+    { name: "Name", type: typeOf("string") },
+    { name: "Created", type: typeOf("dateTime") },
+    { name: "MailinglistId", type: typeOf("int") },
+    { name: "MailinglistName", type: typeOf("string") },
   ],
 };
 
 export const smsResult: RecordModel = {
   name: "SmsSingleMessageResult",
   fields: [
-    { name: "Id", type: "long" },
-    { name: "CreditCost", type: "decimal" },
-    { name: "TotalCredits", type: "decimal" },
+    { name: "Id", type: typeOf("long") },
+    { name: "CreditCost", type: typeOf("decimal") },
+    { name: "TotalCredits", type: typeOf("decimal") },
   ],
 };
 

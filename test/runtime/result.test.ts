@@ -220,32 +220,35 @@ describe("readResult", () => {
     expect(readResult(listOp, undefined, NS, {})).toStrictEqual([]);
   });
 
+  it("an absent record is null (a null record in .NET)", () => {
+    expect(readResult(recordOp, undefined, NS, {})).toBeNull();
+  });
+
   it.each([
-    { name: "an absent record", op: recordOp, xml: undefined, message: "the answer holds no SendSmsWithSenderNameResult" },
     { name: "an absent scalar", op: longOp, xml: undefined, message: "the answer holds no InsertSubscriberSidResult" },
     {
       name: "a record missing a value field",
       op: recordOp,
       xml: `<r xmlns="${NS}"><Id>1</Id><CreditCost>1.5</CreditCost></r>`,
-      message: "SmsSingleMessageResult.TotalCredits is missing",
+      message: "SendSmsWithSenderNameResult.TotalCredits is missing.",
     },
     {
       name: "a field in the wrong namespace",
       op: recordOp,
       xml: `<r xmlns="${NS}"><Id xmlns="">1</Id><CreditCost>1.5</CreditCost><TotalCredits>2</TotalCredits></r>`,
-      message: "SmsSingleMessageResult.Id is missing",
+      message: "SendSmsWithSenderNameResult.Id is missing.",
     },
     {
       name: "a field that does not convert",
       op: listOp,
       xml: `<r xmlns="${NS}">${TRIGGER_XML.replace("<Id>1</Id>", "<Id>x</Id>")}</r>`,
-      message: "TriggerResult.Id: the value is not a whole number",
+      message: "Cannot convert 'x' to System.Int32 for GetTriggerIdForAccountResult[0].Id: the value is not a whole number.",
     },
     {
       name: "a decimal in exponent form",
       op: recordOp,
       xml: `<r xmlns="${NS}"><Id>1</Id><CreditCost>1e5</CreditCost><TotalCredits>2</TotalCredits></r>`,
-      message: "SmsSingleMessageResult.CreditCost: the value is not a decimal number",
+      message: "Cannot convert '1e5' to System.Decimal for SendSmsWithSenderNameResult.CreditCost: the value is not a decimal number.",
     },
     { name: "a scalar that does not convert", op: longOp, xml: `<long xmlns="${NS}">9223372036854775808</long>`, message: "64-bit" },
   ])("refuses $name", ({ op, xml, message }) => {

@@ -1,0 +1,314 @@
+// Values of the spec's types (TypeModel: scalars, enums, arrays, records) between handler/caller values,
+// their wire form (WireValue: texts, nils and absences, shaped like the type) and XML, as .NET's XmlSerializer
+// writes and reads them (document/literal): a scalar or enum is element text; an array is a wrapper element
+// with one child per item, named itemElement; a record is one child per field, in field order. A null
+// nullable value, a null string/base64Binary/record item of an array is `xsi:nil="true"`; a null string,
+// base64Binary, array or record field is left out.
+//
+// Both halves use it: the server reads parameters (wireOf / the form, then readWire) and writes results
+// (formatWire, then wireXml); the client writes parameters (formatWire, then wireXml or form fields) and
+// reads results (wireOf, then readWire). Every walk follows the type, so its depth is the model's nesting
+// (records cannot contain themselves), never the input's; its length is bounded by the input's elements.
+
+import type { RecordModel, TypeModel } from "../model.js";
+import { oneLine } from "../safe-error.js";
+import { ConversionError, dotNetTypeName, formatValue, parseValue } from "../values.js";
+import type { XmlElement } from "../xml/tree.js";
+import { escapeText } from "../xml/write.js";
+import { XSI_NS } from "./soap.js";
+
+/** A record's fields on the wire, index-aligned with RecordModel.fields. */
+export interface WireFields {
+  readonly fields: readonly WireValue[];
+}
+
+/**
+ * A value on the wire: the text of a scalar or enum, null for xsi:nil, undefined for an absent element or
+ * field, the items of an array, or the fields of a record.
+ */
+export type WireValue = string | null | undefined | readonly WireValue[] | WireFields;
+
+/** Why a wire value does not read as its type: "missing" (a required value absent or nil) or "invalid". */
+export class TypedValueError extends Error {
+  readonly kind: "missing" | "invalid";
+  constructor(kind: "missing" | "invalid", message: string) {
+    super(message);
+    this.name = "TypedValueError";
+    this.kind = kind;
+  }
+}
+
+/** Whether a null of the type is a value .NET writes by leaving the element out (a reference type). */
+export function isReference(type: TypeModel): boolean {
+  return type.kind === "record" || type.kind === "array" || (type.kind === "scalar" && (type.type === "string" || type.type === "base64Binary"));
+}
+
+/** Whether an array of the type holds null items (`nillable="true"` items: strings, byte arrays, records). */
+function nullableItems(item: TypeModel): boolean {
+  return isReference(item);
+}
+
+/** The name of a type in messages. */
+export function typeName(type: TypeModel): string {
+  switch (type.kind) {
+    case "scalar":
+      return type.type;
+    case "enum":
+      return type.enum.name;
+    case "record":
+      return type.record.name;
+    case "array":
+      return type.typeName;
+  }
+}
+
+/** Whether the element says xsi:nil="true" (or "1"). */
+export function isNilElement(el: XmlElement): boolean {
+  const attrs = el.attrs;
+  for (let i = 0; i < attrs.length; i++) {
+    const a = attrs[i]!;
+    if (a.local === "nil" && a.ns === XSI_NS && (a.value === "true" || a.value === "1")) return true;
+  }
+  return false;
+}
+
+function isFields(wire: WireValue): wire is WireFields {
+  return typeof wire === "object" && wire !== null && !Array.isArray(wire);
+}
+
+/** Sets a key on a plain object, `__proto__` included (as an own property, never the prototype). */
+export function setKey(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+// ---- XML -> wire ------------------------------------------------------------------------------------
+
+const fieldIndexes = new WeakMap<RecordModel, Map<string, number>>();
+
+/** Field name -> position, made once per record (the first field of a name wins). */
+function fieldIndex(record: RecordModel): Map<string, number> {
+  let index = fieldIndexes.get(record);
+  if (index === undefined) {
+    index = new Map();
+    for (let i = 0; i < record.fields.length; i++) if (!index.has(record.fields[i]!.name)) index.set(record.fields[i]!.name, i);
+    fieldIndexes.set(record, index);
+  }
+  return index;
+}
+
+/**
+ * The wire form of an element holding a value of `type`: its text, null when nil, its items or fields.
+ * Children in another namespace or of another name are skipped, as XmlSerializer skips unknown elements;
+ * a field that repeats counts once (the first).
+ */
+export function wireOf(type: TypeModel, el: XmlElement, ns: string): WireValue {
+  if (el.attrs.length > 0 && isNilElement(el)) return null;
+  switch (type.kind) {
+    case "scalar":
+    case "enum":
+      return el.text;
+    case "array": {
+      const items: WireValue[] = [];
+      const children = el.children;
+      for (let i = 0; i < children.length; i++) {
+        const c = children[i]!;
+        if (c.local === type.itemElement && c.ns === ns) items.push(wireOf(type.item, c, ns));
+      }
+      return items;
+    }
+    case "record":
+      return recordWire(type.record, el, ns);
+  }
+}
+
+/** The fields of a record element (its children by name), index-aligned with the record's fields. */
+export function recordWire(record: RecordModel, el: XmlElement, ns: string): WireFields {
+  const fields = record.fields;
+  const out: WireValue[] = new Array(fields.length);
+  const seen: boolean[] = new Array(fields.length).fill(false);
+  const index = fieldIndex(record);
+  const children = el.children;
+  for (let k = 0; k < children.length; k++) {
+    const c = children[k]!;
+    if (c.ns !== ns) continue;
+    const i = index.get(c.local);
+    if (i === undefined || seen[i]) continue;
+    seen[i] = true;
+    out[i] = wireOf(fields[i]!.type, c, ns);
+  }
+  return { fields: out };
+}
+
+// ---- wire -> values ---------------------------------------------------------------------------------
+
+/** A value for a message: one line, at most 40 characters and "...". */
+function shown(text: string): string {
+  return oneLine(text, 40);
+}
+
+function convert(type: TypeModel & { kind: "scalar" }, text: string, label: string): unknown {
+  if (type.type === "string") return text;
+  try {
+    return parseValue(type.type, text);
+  } catch (error) {
+    if (!(error instanceof ConversionError)) throw error;
+    const dotNet = (dotNetTypeName as Partial<Record<string, string>>)[type.type] ?? type.type;
+    throw new TypedValueError("invalid", `Cannot convert '${shown(text)}' to ${dotNet} for ${label}: the value ${error.message}.`);
+  }
+}
+
+/** `label` names the value in messages ("parameter ids[2]", "Address.Zip"). */
+function enumValue(type: TypeModel & { kind: "enum" }, text: string, label: string): string {
+  if (type.enum.values.includes(text)) return text;
+  throw new TypedValueError("invalid", `Instance validation error: '${shown(text)}' is not a valid value for ${type.enum.name} (${label}).`);
+}
+
+/**
+ * The value of a present wire value (not null or undefined: the caller decides what absence means for the
+ * value itself) of `type`. Items and fields inside follow .NET's rules. Throws TypedValueError; `label`
+ * names the value in its messages.
+ */
+export function readWire(type: TypeModel, wire: WireValue, label: string): unknown {
+  switch (type.kind) {
+    case "scalar":
+      if (typeof wire !== "string") throw new TypedValueError("invalid", `${label} is not a ${type.type} value.`);
+      return convert(type, wire, label);
+    case "enum":
+      if (typeof wire !== "string") throw new TypedValueError("invalid", `${label} is not a ${type.enum.name} value.`);
+      return enumValue(type, wire, label);
+    case "array": {
+      if (!Array.isArray(wire)) throw new TypedValueError("invalid", `${label} is not an array of ${typeName(type.item)}.`);
+      const items = wire as readonly WireValue[];
+      const out: unknown[] = new Array(items.length);
+      for (let i = 0; i < items.length; i++) {
+        const item = items[i];
+        if (item === null || item === undefined) {
+          if (!nullableItems(type.item)) {
+            throw new TypedValueError("invalid", `${label}[${i}] is nil, but ${typeName(type.item)} items cannot be null.`);
+          }
+          out[i] = null;
+        } else {
+          out[i] = readWire(type.item, item, `${label}[${i}]`);
+        }
+      }
+      return out;
+    }
+    case "record": {
+      if (!isFields(wire)) throw new TypedValueError("invalid", `${label} is not a ${type.record.name}.`);
+      return readFields(type.record, wire, label);
+    }
+  }
+}
+
+function readFields(record: RecordModel, wire: WireFields, label: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const fields = record.fields;
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i]!;
+    const value = wire.fields[i];
+    if (value === undefined || value === null) {
+      if (isReference(field.type)) continue;
+      if (field.nullable) {
+        setKey(out, field.name, null);
+        continue;
+      }
+      throw new TypedValueError("missing", `${label}.${field.name} is missing.`);
+    }
+    setKey(out, field.name, readWire(field.type, value, `${label}.${field.name}`));
+  }
+  return out;
+}
+
+// ---- values -> wire ---------------------------------------------------------------------------------
+
+/** Makes the error a formatter throws (a TypeError on the client, a ResultShapeError on the server). */
+export type FormatFailure = (message: string) => Error;
+
+/**
+ * The wire form of a present value (not null or undefined) of `type`, checked: a value of the wrong kind
+ * throws `fail` with a message naming `label`. Null items and fields inside follow .NET's rules.
+ */
+export function formatWire(type: TypeModel, value: unknown, label: string, fail: FormatFailure): WireValue {
+  switch (type.kind) {
+    case "scalar":
+      try {
+        return formatValue(type.type, value);
+      } catch (error) {
+        if (!(error instanceof ConversionError)) throw error;
+        throw fail(`${label} ${error.message}`);
+      }
+    case "enum":
+      if (typeof value === "string" && type.enum.values.includes(value)) return value;
+      throw fail(`${label} is not a valid value for ${type.enum.name} (${type.enum.values.join(", ")})`);
+    case "array": {
+      if (!Array.isArray(value)) throw fail(`${label} is not an array`);
+      const out: WireValue[] = new Array(value.length);
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        if (item === null || item === undefined) {
+          if (!nullableItems(type.item)) throw fail(`${label}[${i}] is null, but ${typeName(type.item)} items cannot be null`);
+          out[i] = null;
+        } else {
+          out[i] = formatWire(type.item, item, `${label}[${i}]`, fail);
+        }
+      }
+      return out;
+    }
+    case "record": {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) throw fail(`${label} is not a ${type.record.name} object`);
+      const source = value as Readonly<Record<string, unknown>>;
+      const fields = type.record.fields;
+      const out: WireValue[] = new Array(fields.length);
+      for (let i = 0; i < fields.length; i++) {
+        const field = fields[i]!;
+        const v = Object.hasOwn(source, field.name) ? source[field.name] : undefined;
+        if (v === null || v === undefined) {
+          if (isReference(field.type)) out[i] = undefined;
+          else if (field.nullable) out[i] = null;
+          else throw fail(`${label}.${field.name} is missing`);
+        } else {
+          out[i] = formatWire(field.type, v, `${label}.${field.name}`, fail);
+        }
+      }
+      return { fields: out };
+    }
+  }
+}
+
+// ---- wire -> XML ------------------------------------------------------------------------------------
+
+const NIL = ' xsi:nil="true" />';
+
+/** The line break and indentation before an element at `depth` (indented layout), "" compact. */
+export function lineBefore(pretty: boolean, depth: number): string {
+  return pretty ? "\n" + "  ".repeat(depth) : "";
+}
+
+/**
+ * The element `name` holding a wire value of `type`, in the compact (SOAP) or indented (HTTP) layout, the
+ * element at `depth`; "" for an absent value (left out). `attrs` go on this element only (raw markup
+ * starting with a space). xsi must be declared by an ancestor or in `attrs`. Throws RangeError for a string
+ * XML cannot carry.
+ */
+export function wireXml(name: string, type: TypeModel, wire: WireValue, pretty: boolean, depth: number, attrs = ""): string {
+  if (wire === undefined) return "";
+  const before = depth === 0 ? "" : lineBefore(pretty, depth);
+  if (wire === null) return `${before}<${name}${attrs}${NIL}`;
+  if (typeof wire === "string") {
+    return wire === "" ? `${before}<${name}${attrs} />` : `${before}<${name}${attrs}>${escapeText(wire)}</${name}>`;
+  }
+  let inner = "";
+  if (type.kind === "array") {
+    const items = wire as readonly WireValue[];
+    for (let i = 0; i < items.length; i++) inner += wireXml(type.itemElement, type.item, items[i], pretty, depth + 1);
+  } else if (type.kind === "record") {
+    const fields = type.record.fields;
+    const values = (wire as WireFields).fields;
+    for (let i = 0; i < fields.length; i++) inner += wireXml(fields[i]!.name, fields[i]!.type, values[i], pretty, depth + 1);
+  } else {
+    throw new RangeError(`${name} holds a ${typeName(type)}, not items or fields.`);
+  }
+  if (inner === "") return `${before}<${name}${attrs} />`;
+  return `${before}<${name}${attrs}>${inner}${lineBefore(pretty, depth)}</${name}>`;
+}
