@@ -5,8 +5,9 @@
 import { checkRule } from "../runtime/rules.js";
 import type { Diagnostic } from "./diagnostic.js";
 import type { LoadedSpec, SpecPath } from "./load.js";
-import { ruleModel } from "./normalize.js";
-import type { SpecDocument, SpecOperation, SpecParam, SpecRule } from "./spec.js";
+import { isScalarName, ruleModel, SCALAR_TYPES } from "./normalize.js";
+import { patternProblem } from "./pattern-safety.js";
+import { parseTypeRef, type SpecDocument, type SpecOperation, type SpecParam, type SpecRule } from "./spec.js";
 import { dataSetRowTypeName, operationTypeNames, RESERVED_TYPE_NAMES } from "./type-names.js";
 
 export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnostic[] {
@@ -37,6 +38,34 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
 
   const rules = doc.rules ?? {};
   const records = doc.records ?? {};
+  const enums = doc.enums ?? {};
+  /** What a type reference names, or undefined (reported) when it names nothing. */
+  const typeKind = (ref: string, path: SpecPath, owner: string): TypeKind | undefined => {
+    const { base, array } = parseTypeRef(ref);
+    let kind: TypeKind["kind"] | undefined;
+    if (isScalarName(base)) kind = "scalar";
+    else if (Object.hasOwn(enums, base)) kind = "enum";
+    else if (Object.hasOwn(records, base)) kind = "record";
+    if (kind === undefined) {
+      const known = [...SCALAR_TYPES, ...Object.keys(enums), ...Object.keys(records)];
+      report(path, `${owner}: unknown type "${base}"; a type is one of: ${known.join(", ")} (with [] for an array)`);
+      return undefined;
+    }
+    return { kind, base, array };
+  };
+  /** Reports `nullable` on a type that is not a value type. */
+  const checkNullable = (ref: string, nullable: boolean | undefined, path: SpecPath, owner: string): void => {
+    if (!nullable) return;
+    const kind = typeKind(ref, path, owner);
+    if (kind === undefined) return;
+    if (!isValueKind(kind)) {
+      report(
+        path,
+        `${owner} is ${ref}, a reference type (null is already its absent value): only value types ` +
+          `(numbers, boolean, dateTime, guid, char and enums) can be nullable`,
+      );
+    }
+  };
   const dataSets = doc.dataSets ?? {};
   const credentials = doc.service.credentials ?? [];
   const operations = doc.groups.flatMap((group, g) =>
@@ -57,17 +86,38 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
   );
 
   for (const [name, rule] of Object.entries(rules)) {
-    if (rule.kind === "intText" && rule.min > rule.max) {
+    if ((rule.kind === "intText" || rule.kind === "length" || rule.kind === "range") && rule.min !== undefined && rule.max !== undefined && rule.min > rule.max) {
       report(["rules", name, "min"], `rule "${name}": min ${rule.min} is greater than max ${rule.max}`);
+    }
+    if (rule.kind === "pattern") {
+      const problem = patternProblem(rule.pattern);
+      if (problem) report(["rules", name, "pattern"], `rule "${name}": ${problem}`);
     }
   }
 
+  for (const [name, e] of Object.entries(enums)) {
+    if (isScalarName(name)) report(["enums", name], `enum "${name}" has the name of a scalar type`, "key");
+    if (Object.hasOwn(records, name)) {
+      report(["enums", name], `enum "${name}" has the name of a record (at ${where(["records", name], "key")})`, "key");
+    }
+    if (e.values.length === 0) report(["enums", name, "values"], `enum "${name}" has no values`);
+  }
+
   for (const [name, record] of Object.entries(records)) {
+    if (isScalarName(name)) report(["records", name], `record "${name}" has the name of a scalar type`, "key");
     uniqueNames(
       `field of record ${name}`,
       record.fields.map((field, i) => ({ name: field.name, path: ["records", name, "fields", i, "name"] })),
     );
+    record.fields.forEach((field, i) => {
+      const path: SpecPath = ["records", name, "fields", i];
+      const owner = `field "${field.name}" of record ${name}`;
+      if (typeKind(field.type, [...path, "type"], owner) && field.nullable) {
+        checkNullable(field.type, field.nullable, [...path, "nullable"], owner);
+      }
+    });
   }
+  reportRecordCycles(records, report);
 
   for (const [name, dataSet] of Object.entries(dataSets)) {
     const columns = dataSet.columns.map((column, i) => ({
@@ -91,12 +141,18 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
   }
 
   const checkParam = (param: SpecParam, path: SpecPath): void => {
-    const valueType = param.type !== "string";
-    if (valueType && param.required === false) {
+    const kind = typeKind(param.type, [...path, "type"], `parameter "${param.name}"`);
+    if (kind === undefined) return;
+    const valueType = !(kind.kind === "scalar" && !kind.array && kind.base === "string");
+    checkNullable(param.type, param.nullable, [...path, "nullable"], `parameter "${param.name}"`);
+    if (isValueKind(kind) && !param.nullable && param.required === false) {
       report(
         [...path, "required"],
-        `"${param.name}" is ${param.type}: value types are always sent, so it cannot be optional`,
+        `"${param.name}" is ${param.type}: value types are always sent, so it cannot be optional (make it nullable instead)`,
       );
+    }
+    if (param.nullable && param.required === true) {
+      report([...path, "required"], `"${param.name}" is nullable, so it cannot be required`);
     }
     if (param.default !== undefined) {
       if (valueType) {
@@ -122,8 +178,14 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
         );
         continue;
       }
-      if (valueType) {
-        report(rulePath, `"${param.name}" is ${param.type}: rules apply to string parameters only`);
+      const numeric = kind.kind === "scalar" && !kind.array && NUMERIC_TYPES.has(kind.base);
+      if (rule.kind === "range" ? !numeric : valueType) {
+        report(
+          rulePath,
+          rule.kind === "range"
+            ? `rule "${ruleName}" (range) applies to numeric parameters only; "${param.name}" is ${param.type}`
+            : `rule "${ruleName}" (${rule.kind}) applies to string parameters only; "${param.name}" is ${param.type}`,
+        );
       }
       if (rule.kind === "enum" && ++enums === 2) {
         report(rulePath, `"${param.name}" has more than one enum rule`);
@@ -155,11 +217,17 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
       params.map((p, i) => ({ name: p.name, path: [...path, "params", i, "name"] })),
     );
     checkChecks(op, path, new Set([...credentialNames, ...params.map((p) => p.name)]), report);
+    if (op.oneWay && op.result !== undefined) {
+      report([...path, "result"], `${op.name} is oneWay, so it has no result: remove "result" or "oneWay"`);
+    } else if (op.result !== undefined && op.result.kind === undefined) {
+      typeKind(op.result.type, [...path, "result", "type"], `result of ${op.name}`);
+    }
     checkResult(op, path, doc, report);
   }
 
   const typeNames: NamedAt[] = [];
   for (const name of Object.keys(records)) typeNames.push({ name, path: ["records", name], target: "key" });
+  for (const name of Object.keys(enums)) typeNames.push({ name, path: ["enums", name], target: "key" });
   for (const name of Object.keys(dataSets)) {
     typeNames.push({ name: dataSetRowTypeName(name), path: ["dataSets", name], target: "key" });
   }
@@ -224,8 +292,70 @@ function checkChecks(
   }
 }
 
+interface TypeKind {
+  readonly kind: "scalar" | "enum" | "record";
+  readonly base: string;
+  readonly array: boolean;
+}
+
+const NUMERIC_TYPES: ReadonlySet<string> = new Set([
+  "float",
+  "double",
+  "decimal",
+  "byte",
+  "unsignedByte",
+  "short",
+  "unsignedShort",
+  "int",
+  "unsignedInt",
+  "long",
+  "unsignedLong",
+]);
+
+/** .NET value types: scalars but string and byte[], and enums; never arrays or records. */
+function isValueKind(kind: TypeKind): boolean {
+  if (kind.array || kind.kind === "record") return false;
+  return kind.kind === "enum" || (kind.base !== "string" && kind.base !== "base64Binary");
+}
+
+/**
+ * A record may hold other records but never itself, directly or through others (its XML would be
+ * infinite and its TypeScript value could not be built). Reports each cycle once, at the field that
+ * starts it in the record listed first, naming the whole cycle.
+ */
+function reportRecordCycles(records: NonNullable<SpecDocument["records"]>, report: Report): void {
+  const state = new Map<string, "active" | "done">();
+  const stack: { record: string; field: number }[] = [];
+  const visit = (name: string): void => {
+    state.set(name, "active");
+    const fields = records[name]!.fields;
+    for (let i = 0; i < fields.length; i++) {
+      const { base } = parseTypeRef(fields[i]!.type);
+      if (!Object.hasOwn(records, base)) continue;
+      stack.push({ record: name, field: i });
+      const seen = state.get(base);
+      if (seen === "active") {
+        const start = stack.findIndex((s) => s.record === base);
+        const cycle = stack.slice(start);
+        const names = [...cycle.map((s) => s.record), base];
+        const first = cycle[0]!;
+        report(
+          ["records", first.record, "fields", first.field, "type"],
+          `record "${base}" contains itself: ${names.join(" → ")}; records may nest but not in a cycle`,
+        );
+      } else if (seen === undefined) {
+        visit(base);
+      }
+      stack.pop();
+    }
+    state.set(name, "done");
+  };
+  for (const name of Object.keys(records)) if (!state.has(name)) visit(name);
+}
+
 function checkResult(op: SpecOperation, opPath: SpecPath, doc: SpecDocument, report: Report): void {
   const result = op.result;
+  if (result === undefined || result.kind === undefined) return;
   const path = [...opPath, "result"];
   if (result.kind === "list" || result.kind === "record") {
     const known = Object.keys(doc.records ?? {});
@@ -255,7 +385,7 @@ function checkResult(op: SpecOperation, opPath: SpecPath, doc: SpecDocument, rep
           [...path, "dataSet"],
           `data set "${result.dataSet}" names column "${column.property}" after parameter "${column.nameFromParam}", which ${op.name} does not have`,
         );
-      } else if (param.type !== "string") {
+      } else if (param.type !== "string" || param.nullable) {
         report(
           [...path, "dataSet"],
           `data set "${result.dataSet}" names column "${column.property}" after "${param.name}", which is ${param.type}, not string`,

@@ -29,4 +29,17 @@ export const VALUE_MAPPING: Readonly<Record<SoapType, ValueMapping>> = {
     paramNote: "xs:dateTime text, sent as given (never shifted), or a Date, sent as its UTC instant.",
   },
   boolean: same("boolean", "true or false."),
+  float: same(
+    "number",
+    "A single-precision value (Math.fround), written as .NET writes it (R format); INF, -INF and NaN are Infinity, -Infinity and NaN.",
+  ),
+  byte: same("number", "A signed 8-bit whole number (xs:byte, .NET sbyte): -128 to 127."),
+  unsignedByte: same("number", "An unsigned 8-bit whole number (.NET byte): 0 to 255."),
+  short: same("number", "A 16-bit whole number: -32768 to 32767."),
+  unsignedShort: same("number", "An unsigned 16-bit whole number: 0 to 65535."),
+  unsignedInt: same("number", "An unsigned 32-bit whole number: 0 to 4294967295."),
+  unsignedLong: same("bigint", "Every unsigned 64-bit value round-trips exactly, 18446744073709551615 included."),
+  base64Binary: same("Uint8Array", "The bytes (.NET byte[]), base64 on the wire; a null array (element omitted) is an absent property."),
+  guid: same("string", "The guid as text, lower case in the 8-4-4-4-12 form as .NET writes it; other .NET forms are read."),
+  char: same("string", "One UTF-16 unit (.NET char); the wire carries its code as a number (65 for A)."),
 };

@@ -4,6 +4,7 @@
 // runtime's loop over the field models (recordWrite), which writes the same bytes for a service without them.
 
 import type { RecordModel, ServiceModel, SoapType } from "../../runtime/model.js";
+import { scalarTypeOf } from "../../runtime/values.js";
 import type { GeneratedFile } from "../generated-file.js";
 import { importSymbol, importType } from "../import-symbol.js";
 import { TypeScriptFile } from "../typescript-file.js";
@@ -37,13 +38,19 @@ export function emitWriters(model: ServiceModel): GeneratedFile[] {
   const text = (record: RecordModel, i: number): string => {
     const field = record.fields[i]!;
     const value = read("r", field.name);
-    if (field.type === "string") return `${file.use(importSymbol("stringText", RESULT))}(m, ${i}, ${value})`;
-    if (field.type === "int") return `${file.use(importSymbol("intText", RESULT))}(m, ${i}, ${value})`;
-    formatters.add(field.type);
-    return `${file.use(importSymbol("valueText", RESULT))}(m, ${i}, ${value}, ${formatterName(field.type)})`;
+    const type = scalarTypeOf(field.type);
+    if (type === "string") return `${file.use(importSymbol("stringText", RESULT))}(m, ${i}, ${value})`;
+    if (type === "int") return `${file.use(importSymbol("intText", RESULT))}(m, ${i}, ${value})`;
+    formatters.add(type);
+    return `${file.use(importSymbol("valueText", RESULT))}(m, ${i}, ${value}, ${formatterName(type)})`;
   };
 
-  const functions = model.records.map((record, index) => {
+  // Records of plain scalar fields only (string and value types, none nullable, no base64Binary); the
+  // others (nested records, arrays, enums, nullable fields) are written by the runtime's recordWrite.
+  const plain = model.records.filter((record) =>
+    record.fields.every((f) => f.type.kind === "scalar" && !f.nullable && f.type.type !== "base64Binary"),
+  );
+  const functions = plain.map((record, index) => {
     const name = IDENTIFIER.test(record.name) ? `write${record.name}` : `writeRecord${index}`;
     const texts = record.fields.map((_, i) => `t${i}`);
     const usual = ["b[0]!", ...texts.flatMap((t, i) => [t, `b[${i + 1}]!`])].join(" + ");
