@@ -122,6 +122,8 @@ class Importer {
   private readonly records = new Map<string, { doc: string; fields: SpecField[] }>();
   private readonly enums = new Map<string, { doc: string; values: string[] }>();
   private readonly arrays = new Map<string, TypeRef>();
+  /** complexTypes found to be records, so each is looked at once however often it is used. */
+  private readonly notArrays = new Set<string>();
 
   constructor(
     private readonly text: string,
@@ -186,7 +188,7 @@ class Importer {
     if (services.length === 0) throw this.error(root, "the WSDL has no wsdl:service");
     const service = services[0]!;
     if (services.length > 1) this.warn(services[1]!, "only the first wsdl:service is imported; the others are ignored");
-    const serviceName = this.requiredAttr(service, "name");
+    const serviceName = this.identifier(service, "name", "the service name");
     const kinds = new Map<BindingKind, { binding: Node; port: Node }>();
     let endpoint: string | undefined;
     for (const port of service.children) {
@@ -244,7 +246,7 @@ class Importer {
         if (!(op.ns === WSDL_NS && op.local === "documentation")) this.warn(op, "ignored inside wsdl:portType");
         continue;
       }
-      const name = this.requiredAttr(op, "name");
+      const name = this.identifier(op, "name", "an operation name");
       if (seen.has(name)) {
         throw this.error(op, `operation ${name} appears twice (overloads with MessageName are not supported)`);
       }
@@ -324,7 +326,7 @@ class Importer {
     }
     const params: SpecParam[] = [];
     for (const el of this.sequenceOf(request.node, `request element ${name}`)) {
-      const paramName = this.requiredAttr(el, "name");
+      const paramName = this.identifier(el, "name", `a parameter name of ${name}`);
       const t = this.elementType(el, `parameter ${paramName} of ${name}`, false);
       if (t === "dataSet") throw this.error(el, `parameter ${paramName} of ${name} is a DataSet: DataSet parameters are not supported`);
       const p: SpecParam = { name: paramName, type: t.type, doc: PLACEHOLDER_DOC };
@@ -524,9 +526,14 @@ class Importer {
   private arrayType(name: string, ct: Node): TypeRef | undefined {
     const known = this.arrays.get(name);
     if (known !== undefined) return known;
+    if (this.notArrays.has(name)) return undefined;
     const what = `complexType ${name}`;
     const elements = this.particles(ct, what);
-    if (elements.length !== 1 || (attr(elements[0]!, "maxOccurs") ?? "1") === "1") return undefined;
+    if (elements.length !== 1 || (attr(elements[0]!, "maxOccurs") ?? "1") === "1") {
+      this.notArrays.add(name);
+      this.identifier(ct, "name", "a record name");
+      return undefined;
+    }
     const item = elements[0]!;
     const maxOccurs = attr(item, "maxOccurs")!;
     if (maxOccurs !== "unbounded") this.warn(item, `${what}: maxOccurs="${maxOccurs}" imported as unbounded`);
@@ -553,6 +560,7 @@ class Importer {
   private enumType(name: string, st: Node): void {
     if (this.usedEnums.has(name)) return;
     const what = `simpleType ${name}`;
+    this.identifier(st, "name", "an enum name");
     const kids = this.onlyChildren(st, what);
     const restriction = kids[0];
     if (kids.length !== 1 || restriction === undefined || restriction.local !== "restriction") {
@@ -581,7 +589,7 @@ class Importer {
       const what = `complexType ${name}`;
       const fields: SpecField[] = [];
       for (const el of this.particles(ct, what)) {
-        const fieldName = this.requiredAttr(el, "name");
+        const fieldName = this.identifier(el, "name", `a field name of ${name}`);
         const t = this.elementType(el, `field ${fieldName} of ${name}`, false);
         if (t === "dataSet") throw this.error(el, `field ${fieldName} of ${name} is a DataSet: not supported`);
         const f: SpecField = { name: fieldName, type: t.type };
@@ -801,6 +809,15 @@ class Importer {
     const name = this.requiredAttr(node, "name");
     if (into.has(name)) throw this.error(node, `a second ${node.local} named ${name}`);
     into.set(name, node);
+  }
+
+  /** A name the spec can hold as it is: its identifiers are ASCII letters, digits and underscores. */
+  private identifier(node: Node, attrName: string, what: string): string {
+    const v = this.requiredAttr(node, attrName);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) {
+      throw this.error(node, `${what}, "${clip(v)}", is not a name the spec can hold (a letter or underscore, then letters, digits or underscores)`);
+    }
+    return v;
   }
 
   private requiredAttr(node: Node, name: string): string {

@@ -274,6 +274,27 @@ describe("easgen import: refusals name the element and line", () => {
     expect(refusal(text)).toMatch(/<s:schema>: the schema is not elementFormDefault="qualified"/);
   });
 
+  it("names the spec cannot hold", () => {
+    let text = replaceOnce(calc, 'name="a" type="s:int"', 'name="first-a" type="s:int"');
+    expect(refusal(text)).toBe(
+      `x.wsdl:${lineOf(text, 'name="first-a"')}: <s:element name="first-a">: a parameter name of Add, "first-a", is not a name the spec can hold (a letter or underscore, then letters, digits or underscores)`,
+    );
+    text = lookup.replaceAll('"tns:City"', '"tns:Ville.City"').replace('<s:complexType name="City">', '<s:complexType name="Ville.City">');
+    expect(refusal(text)).toMatch(/<s:complexType name="Ville.City">: a record name, "Ville.City", is not a name the spec can hold/);
+  });
+
+  it("stays linear on a large record used many times", () => {
+    const fields = Array.from({ length: 20_000 }, (_, k) => `<s:element minOccurs="1" maxOccurs="1" name="F${k}" type="s:int" />`).join("");
+    const params = Array.from({ length: 20_000 }, (_, k) => `<s:element minOccurs="0" maxOccurs="1" name="p${k}" type="tns:Big" />`).join("");
+    let text = replaceOnce(calc, '<s:element minOccurs="1" maxOccurs="1" name="a" type="s:int" />\r\n            <s:element minOccurs="1" maxOccurs="1" name="b" type="s:int" />', params);
+    text = replaceOnce(text, "</s:schema>", `<s:complexType name="Big"><s:sequence>${fields}</s:sequence></s:complexType></s:schema>`);
+    const started = performance.now();
+    const { spec } = importWsdl(text, { source: "x.wsdl" });
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(spec.records!.Big!.fields).toHaveLength(20_000);
+    expect(spec.groups[0]!.operations[0]!.params).toHaveLength(20_000);
+  });
+
   it("bounds depth and node count of the input", () => {
     const deep = `<wsdl:definitions xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">${"<a>".repeat(100)}${"</a>".repeat(100)}</wsdl:definitions>`;
     expect(refusal(deep)).toMatch(/not a well-formed XML document the reader accepts: .*/);
