@@ -1,6 +1,7 @@
 // easgen import: ASMX WSDLs → spec YAML. Fixtures in ./fixtures are in the shape ASMX hosts publish
 // (CRLF line ends, the s/tns/s1 prefixes, the four bindings or fewer); each has its expected spec.
 
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -384,6 +385,27 @@ describe("easgen import: from a URL (127.0.0.1 only)", () => {
 });
 
 describe("easgen import: the command", () => {
+  it("runs from the CLI: easgen import --wsdl --out [--credentials]", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "easgen-import-"));
+    try {
+      const out = path.join(dir, "Calc.yaml");
+      const run = (...args: string[]) =>
+        spawnSync(process.execPath, ["--import", "tsx", "generator/cli.ts", "import", ...args], { cwd: REPO, encoding: "utf8" });
+      let r = run("--wsdl", "test/import/fixtures/calculator.wsdl", "--out", out);
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(0);
+      expect(readFileSync(out, "utf8")).toBe(fixture("calculator.expected.yaml"));
+      r = run("--wsdl", "test/import/fixtures/calculator.wsdl", "--out", out, "--force", "--credentials", "a,b");
+      expect(r.status).toBe(1);
+      expect(r.stderr).toBe("easgen import: calculator.wsdl: --credentials: a is int in Add but double in Multiply\n");
+      r = run("--out", out);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain("Missing required argument: wsdl");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("writes the spec, refuses to overwrite without --force, reports errors with exit 1", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "easgen-import-"));
     try {
