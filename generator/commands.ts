@@ -1,9 +1,10 @@
 // What `easgen validate|generate|check` do, apart from argument parsing (cli.ts), so tests can run them
 // in-process. Each returns the exit code.
 
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { formatDiagnostic, type Diagnostic } from "./diagnostic.js";
-import { generateFiles, loadModel, type SpecOptions } from "./generate.js";
+import { generateFiles, loadModel, type GenerateOptions, type SpecOptions } from "./generate.js";
 import { compareOutput, writeOutput, type Difference } from "./output.js";
 
 export interface Io {
@@ -16,10 +17,14 @@ const consoleIo: Io = {
   err: (line) => process.stderr.write(`${line}\n`),
 };
 
-export interface OutputOptions extends SpecOptions {
+export interface OutputOptions extends GenerateOptions {
   /** Output folder. */
   readonly out: string;
-  readonly templatesDir?: string;
+  /**
+   * The command that regenerates the folder, named by `check` when it is stale. Default:
+   * `npx easgen generate --spec <spec> --out <out>` (plus --namespace and --wsdl-address when given).
+   */
+  readonly regenerate?: string;
 }
 
 export function validateCommand(options: SpecOptions, io: Io = consoleIo): number {
@@ -56,25 +61,66 @@ export async function checkCommand(options: OutputOptions, io: Io = consoleIo): 
     io.out(`easgen: ${dir}/ is current (${generated.files.length} files, ${elapsed(started)} ms)`);
     return 0;
   }
+  const byPath = new Map(generated.files.map((file) => [file.path, file.content]));
+  const lineEndingsOnly = (difference: Difference): boolean =>
+    difference.kind === "stale" &&
+    onlyLineEndingsDiffer(path.join(options.out, difference.path), byPath.get(difference.path));
   io.err(
     `easgen: ${dir}/ is not what the spec generates (${count(differences.length, "file differs", "files differ")}); ` +
-      "run `npm run generate`:",
+      `run: ${options.regenerate ?? regenerateCommand(options)}`,
   );
   let diffsShown = 0;
   for (const difference of differences) {
-    io.err(`  ${describeDifference(difference, dir)}`);
-    if (difference.kind === "stale" && diffsShown++ < MAX_DIFFS_SHOWN) {
+    const crlf = lineEndingsOnly(difference);
+    io.err(`  ${describeDifference(difference, dir, crlf)}`);
+    if (difference.kind === "stale" && !crlf && diffsShown++ < MAX_DIFFS_SHOWN) {
       for (const line of difference.diff.split("\n")) io.err(`      ${line}`);
     }
+  }
+  if (differences.every(lineEndingsOnly)) {
+    io.err(
+      "easgen: only line endings differ (CRLF vs LF): easgen writes LF; a checkout converting to CRLF " +
+        "(git core.autocrlf) does this, mark the folder `* -text` or `eol=lf` in .gitattributes",
+    );
   }
   return 1;
 }
 
-function describeDifference(difference: Difference, dir: string): string {
+/** The command that regenerates what `check` compared, with the paths it used, relative to the working directory. */
+export function regenerateCommand(options: OutputOptions, program = "npx easgen"): string {
+  const args = [
+    `${program} generate`,
+    "--spec",
+    quote(displayPath(options.spec)),
+    "--out",
+    quote(displayDir(options.out)),
+  ];
+  if (options.namespace !== undefined) args.push("--namespace", quote(options.namespace));
+  if (options.wsdlAddress !== undefined) args.push("--wsdl-address", quote(options.wsdlAddress));
+  return args.join(" ");
+}
+
+function quote(arg: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`;
+}
+
+/** True when the file on disk equals the generated text once its CRLF line ends are read as LF. */
+function onlyLineEndingsDiffer(file: string, generated: string | undefined): boolean {
+  if (generated === undefined) return false;
+  let onDisk: string;
+  try {
+    onDisk = readFileSync(file, "utf8");
+  } catch {
+    return false;
+  }
+  return onDisk.includes("\r\n") && onDisk.replace(/\r\n/g, "\n") === generated;
+}
+
+function describeDifference(difference: Difference, dir: string, lineEndingsOnly = false): string {
   const file = `${dir}/${difference.path}`;
   switch (difference.kind) {
     case "stale":
-      return `stale    ${file}`;
+      return lineEndingsOnly ? `stale    ${file} (line endings (CRLF vs LF) only)` : `stale    ${file}`;
     case "missing":
       return `missing  ${file}`;
     case "extra":
@@ -91,7 +137,11 @@ function reportDiagnostics(diagnostics: readonly Diagnostic[], io: Io): number {
 }
 
 function displayDir(dir: string): string {
-  return path.relative(process.cwd(), path.resolve(dir)).split(path.sep).join("/") || ".";
+  return displayPath(dir) || ".";
+}
+
+function displayPath(file: string): string {
+  return path.relative(process.cwd(), path.resolve(file)).split(path.sep).join("/");
 }
 
 function elapsed(started: number): number {

@@ -4,9 +4,9 @@
 // keep `generate` and `check` under 3 s.
 
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { FormatCache } from "./format-cache.js";
+import { PACKAGE_FILES } from "./paths.js";
 import type { GeneratedFile } from "./generated-file.js";
 
 const TYPESCRIPT_OPTIONS = {
@@ -52,7 +52,7 @@ interface Reply {
 
 const PRETTIER_VERSION = (createRequire(import.meta.url)("prettier/package.json") as { version: string })
   .version;
-const CACHE_FILE = fileURLToPath(new URL("../node_modules/.cache/easgen/prettier.json", import.meta.url));
+const CACHE_FILE = PACKAGE_FILES.formatCache;
 
 let cache: FormatCache | undefined;
 

@@ -2,7 +2,6 @@
 
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { ServiceDocs } from "../runtime/docs.js";
 import type { ServiceModel } from "../runtime/model.js";
 import type { Diagnostic } from "./diagnostic.js";
@@ -10,11 +9,12 @@ import { prepareFormatter, saveFormatCache } from "./format.js";
 import type { GeneratedFile } from "./generated-file.js";
 import { displayPath, loadSpecFile, type LoadedSpec } from "./load.js";
 import { normalize } from "./normalize.js";
+import { PACKAGE_FILES } from "./paths.js";
 import type { SpecDocument } from "./spec.js";
 import { validateSpec } from "./validate.js";
 
-const DEFAULT_TEMPLATES_DIR = fileURLToPath(new URL("../templates/", import.meta.url));
-const DEFAULT_RUNTIME_DIR = fileURLToPath(new URL("../runtime/", import.meta.url));
+const DEFAULT_TEMPLATES_DIR = PACKAGE_FILES.templatesDir;
+const DEFAULT_RUNTIME_DIR = PACKAGE_FILES.runtimeDir;
 
 export interface SpecOptions {
   /** Path of the spec YAML. */
@@ -30,6 +30,8 @@ export interface SpecOptions {
 }
 
 export interface GenerateOptions extends SpecOptions {
+  /** Base URL ending in "/" written into the static {Service}.wsdl (default http://localhost/). */
+  readonly wsdlAddress?: string;
   readonly templatesDir?: string;
   readonly runtimeDir?: string;
 }
@@ -74,16 +76,20 @@ export async function generateFiles(options: GenerateOptions): Promise<Generated
     specFile: options.specFile ?? repositoryPath(options.spec),
     templatesDir: options.templatesDir ?? DEFAULT_TEMPLATES_DIR,
     runtimeDir: options.runtimeDir ?? DEFAULT_RUNTIME_DIR,
+    ...(options.wsdlAddress === undefined ? {} : { wsdlAddress: options.wsdlAddress }),
   });
   saveFormatCache();
   return { ok: true, model: loaded.model, files };
 }
 
-/** filePath relative to the nearest ancestor folder holding a package.json (else to the working directory). */
+/**
+ * filePath relative to the nearest ancestor folder holding a package.json, else its file name alone: never
+ * relative to the working directory, so headers are the same bytes wherever the generator runs.
+ */
 export function repositoryPath(filePath: string): string {
   const absolute = path.resolve(filePath);
   for (let dir = path.dirname(absolute); ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, "package.json"))) return displayPath(absolute, dir);
-    if (path.dirname(dir) === dir) return displayPath(absolute);
+    if (path.dirname(dir) === dir) return path.basename(absolute);
   }
 }

@@ -3,6 +3,7 @@
 
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { PACKAGE_FILES } from "./paths.js";
 
 export interface GeneratedFile {
   /**
@@ -25,7 +26,7 @@ export const TOOL = "easgen";
 
 /** The tool's version (package.json), printed by `easgen --version` and written into every header. */
 export const TOOL_VERSION: string = (
-  JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
+  JSON.parse(readFileSync(PACKAGE_FILES.packageJson, "utf8")) as { version: string }
 ).version;
 
 /** The output file listing every output file; `generate` deletes what an earlier manifest listed and is gone. */

@@ -5,8 +5,9 @@ import { readFileSync } from "node:fs";
 import { Ajv, type ErrorObject } from "ajv";
 import type { Diagnostic } from "./diagnostic.js";
 import type { LoadedSpec, SpecPath } from "./load.js";
+import { PACKAGE_FILES } from "./paths.js";
 
-const SCHEMA_URL = new URL("../spec/service.schema.json", import.meta.url);
+const SCHEMA_URL = PACKAGE_FILES.schema;
 
 const IDENTIFIER_PATTERN = "^[A-Za-z_][A-Za-z0-9_]*$";
 

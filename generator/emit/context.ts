@@ -9,6 +9,8 @@ export interface EmitContext {
   readonly specFile: string;
   /** Absolute path of templates/ (the handlebars templates). */
   readonly templatesDir: string;
+  /** Base URL ending in "/" of the addresses in the static {Service}.wsdl; default http://localhost/. */
+  readonly wsdlAddress?: string;
   /** Absolute path of runtime/ (the hand-written runtime, copied into the output whole). */
   readonly runtimeDir: string;
 }

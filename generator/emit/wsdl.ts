@@ -6,15 +6,26 @@ import { renderWsdl } from "../../runtime/wsdl.js";
 import type { GeneratedFile } from "../generated-file.js";
 import type { EmitContext } from "./context.js";
 
-/** The address written into the .wsdl file; the server writes the address of each request. */
-const LOCALHOST = "http://localhost/";
+/**
+ * The base address written into the .wsdl file unless the config's `wsdlAddress` (--wsdl-address) names the
+ * service's real one; the server writes the address of each request (or its publicUrl) instead.
+ */
+export const DEFAULT_WSDL_ADDRESS = "http://localhost/";
 
-export function emitWsdl(model: ServiceModel, { docs }: Pick<EmitContext, "docs">): GeneratedFile[] {
+export function emitWsdl(
+  model: ServiceModel,
+  { docs, wsdlAddress = DEFAULT_WSDL_ADDRESS }: Pick<EmitContext, "docs" | "wsdlAddress">,
+): GeneratedFile[] {
+  const address = wsdlAddress + model.endpoint;
+  const where =
+    wsdlAddress === DEFAULT_WSDL_ADDRESS
+      ? `with the placeholder address ${address} (set wsdlAddress in easgen.config.json for the real one; ?WSDL on a running server names its own)`
+      : `located at ${address}`;
   return [
     {
       path: `${model.name}.wsdl`,
-      content: renderWsdl(model, docs, LOCALHOST + model.endpoint),
-      description: `WSDL 1.1 of the service, located at ${LOCALHOST}${model.endpoint}.`,
+      content: renderWsdl(model, docs, address),
+      description: `WSDL 1.1 of the service, ${where}.`,
     },
   ];
 }

@@ -1,7 +1,12 @@
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkCommand, generateCommand, validateCommand } from "../../generator/commands.js";
+import {
+  checkCommand,
+  generateCommand,
+  regenerateCommand,
+  validateCommand,
+} from "../../generator/commands.js";
 import { captureIo, readTree, removeTempDirs, SPEC, smallSpecWith, tempDir } from "./fixtures/index.js";
 
 afterAll(removeTempDirs);
@@ -88,7 +93,11 @@ describe("generate and check", () => {
     const { io, err } = captureIo();
     expect(await checkCommand({ spec: SPEC, specFile: SPEC_FILE, out }, io)).toBe(1);
 
-    expect(err[0]).toMatch(/is not what the spec generates \(4 files differ\); run `npm run generate`:$/);
+    expect(err[0]).toBe(
+      `easgen: ${shown(out, "").slice(0, -1)}/ is not what the spec generates (4 files differ); ` +
+        `run: npx easgen generate --spec ${path.relative(process.cwd(), SPEC).split(path.sep).join("/")} ` +
+        `--out ${shown(out, "").slice(0, -1)}`,
+    );
     const named = err.filter((line) => /^ {2}\S/.test(line));
     expect(named).toEqual([
       `  stale    ${shown(out, "model.ts")}`,
@@ -101,6 +110,54 @@ describe("generate and check", () => {
     expect(diff[0]).toMatch(/^ {6}@@ line \d+ @@$/);
     expect(diff.some((line) => line.startsWith("      -") && line.includes("number"))).toBe(true);
     expect(diff.some((line) => line.startsWith("      +") && line.includes("bigint"))).toBe(true);
+  });
+
+  it("check names the command it was given (the CLI's), with --namespace and --wsdl-address when used", async () => {
+    const { io, err } = captureIo();
+    const out = path.join(tempDir(), "empty");
+    const options = {
+      spec: SPEC,
+      specFile: SPEC_FILE,
+      out,
+      namespace: "urn:x:y",
+      wsdlAddress: "https://h.example/a b/",
+    };
+    expect(await checkCommand(options, io)).toBe(1);
+    expect(err[0]).toMatch(
+      /; run: npx easgen generate --spec \S+ --out \S+ --namespace urn:x:y --wsdl-address 'https:\/\/h.example\/a b\/'$/,
+    );
+    expect(regenerateCommand(options, "node --import tsx generator/cli.ts")).toMatch(
+      /^node --import tsx generator\/cli.ts generate --spec /,
+    );
+    const custom = captureIo();
+    expect(await checkCommand({ ...options, regenerate: "npm run generate" }, custom.io)).toBe(1);
+    expect(custom.err[0]).toMatch(/; run: npm run generate$/);
+  });
+
+  it("check says when only line endings differ (CRLF vs LF), without a diff", async () => {
+    const out = path.join(tempDir(), "generated");
+    cpSync(first, out, { recursive: true });
+    for (const file of ["model.ts", "README.md"]) {
+      const target = path.join(out, file);
+      writeFileSync(target, readFileSync(target, "utf8").replace(/\n/g, "\r\n"));
+    }
+    const { io, err } = captureIo();
+    expect(await checkCommand({ spec: SPEC, specFile: SPEC_FILE, out }, io)).toBe(1);
+    expect(err.slice(1)).toEqual([
+      `  stale    ${shown(out, "README.md")} (line endings (CRLF vs LF) only)`,
+      `  stale    ${shown(out, "model.ts")} (line endings (CRLF vs LF) only)`,
+      "easgen: only line endings differ (CRLF vs LF): easgen writes LF; a checkout converting to CRLF " +
+        "(git core.autocrlf) does this, mark the folder `* -text` or `eol=lf` in .gitattributes",
+    ]);
+
+    // A real change besides: that file gets its diff, the other keeps the line-endings note, no summary.
+    const types = path.join(out, "types.ts");
+    writeFileSync(types, readFileSync(types, "utf8").replace("bigint", "number"));
+    const mixed = captureIo();
+    expect(await checkCommand({ spec: SPEC, specFile: SPEC_FILE, out }, mixed.io)).toBe(1);
+    expect(mixed.err).toContain(`  stale    ${shown(out, "types.ts")}`);
+    expect(mixed.err).toContain(`  stale    ${shown(out, "model.ts")} (line endings (CRLF vs LF) only)`);
+    expect(mixed.err.some((line) => line.startsWith("easgen: only line endings"))).toBe(false);
   });
 
   it("renaming one parameter in a copy of the spec makes check name model.ts and types.ts", async () => {
@@ -157,7 +214,9 @@ describe("generate and check", () => {
     for (const command of [generateCommand, checkCommand]) {
       const { io, err } = captureIo();
       expect(await command({ spec, specFile: "spec/broken.yaml", out }, io)).toBe(1);
-      expect(err[0]).toBe('spec/broken.yaml:42:67 default "blue" fails rule "color": color must be red or green.');
+      expect(err[0]).toBe(
+        'spec/broken.yaml:42:67 default "blue" fails rule "color": color must be red or green.',
+      );
     }
     expect(existsSync(out)).toBe(false);
   });

@@ -13,9 +13,9 @@ describe("repositoryPath", () => {
     expect(repositoryPath(SMALL_SPEC)).toBe("test/generator/fixtures/small.yaml");
   });
 
-  it("falls back to the working directory outside any package", () => {
+  it("falls back to the file name alone outside any package (never the working directory)", () => {
     const file = path.join(tempDir(), "x.yaml");
-    expect(repositoryPath(file)).toBe(path.relative(process.cwd(), file).split(path.sep).join("/"));
+    expect(repositoryPath(file)).toBe("x.yaml");
   });
 });
 

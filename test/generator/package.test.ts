@@ -1,0 +1,209 @@
+// The installable package: `npm run build:easgen`, `npm pack`, the tarball unpacked into a fresh project as
+// npm installs it (its dependencies linked from the repository's node_modules, no network), then the
+// `easgen` executable run with plain node (no tsx): --version, generate, check, and the programmatic API.
+
+import { execFileSync, spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateFiles } from "../../generator/generate.js";
+import { buildEasgen, type BuildResult } from "../../packages/easgen/build.js";
+import { readTree, REPO, removeTempDirs, SMALL_SPEC, tempDir } from "./fixtures/index.js";
+
+afterAll(removeTempDirs);
+
+const ROOT = JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8")) as {
+  version: string;
+  dependencies: Record<string, string>;
+};
+const GENERATOR_DEPENDENCIES = ["ajv", "handlebars", "prettier", "ts-morph", "yaml", "yargs"];
+
+let build: BuildResult;
+let tarball: string;
+let tarballBytes: number;
+let project: string;
+let bin: string;
+
+function run(args: readonly string[]): { status: number | null; stdout: string; stderr: string } {
+  // Plain node: the executable's shebang is `#!/usr/bin/env node`; no tsx anywhere.
+  const result = spawnSync(bin, args, {
+    cwd: project,
+    encoding: "utf8",
+    env: { ...process.env, NODE_OPTIONS: "" },
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+beforeAll(() => {
+  build = buildEasgen(() => {}, path.join(tempDir(), "easgen"));
+  const packs = tempDir();
+  const packed = JSON.parse(
+    execFileSync("npm", ["pack", "--json", "--pack-destination", packs], {
+      cwd: build.dir,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }),
+  ) as { filename: string; size: number }[];
+  tarball = path.join(packs, packed[0]!.filename);
+  tarballBytes = statSync(tarball).size;
+
+  // A fresh project, its node_modules laid out as `npm install easgen` would: the package, its declared
+  // dependencies (linked: they resolve their own dependencies from the repository), and .bin/easgen.
+  project = tempDir();
+  writeFileSync(path.join(project, "package.json"), '{ "name": "user-project", "private": true }\n');
+  const modules = path.join(project, "node_modules");
+  const installed = path.join(modules, "easgen");
+  mkdirSync(installed, { recursive: true });
+  execFileSync("tar", ["-xzf", tarball, "-C", installed, "--strip-components=1"]);
+  const manifest = JSON.parse(readFileSync(path.join(installed, "package.json"), "utf8")) as {
+    dependencies: Record<string, string>;
+    bin: Record<string, string>;
+  };
+  for (const name of Object.keys(manifest.dependencies)) {
+    symlinkSync(path.join(REPO, "node_modules", name), path.join(modules, name), "dir");
+  }
+  mkdirSync(path.join(modules, ".bin"));
+  const target = path.join(installed, manifest.bin["easgen"]!);
+  chmodSync(target, 0o755); // npm makes bin targets executable when it links them
+  bin = path.join(modules, ".bin", "easgen");
+  symlinkSync(path.relative(path.dirname(bin), target), bin);
+  mkdirSync(path.join(project, "spec"));
+  cpSync(SMALL_SPEC, path.join(project, "spec/small.yaml"));
+}, 180_000);
+
+describe("the easgen package", { timeout: 120_000 }, () => {
+  it("builds fast and packs small, with only the generator's dependencies at the repository's versions", () => {
+    console.log(
+      `easgen package: build ${build.ms} ms, ${build.files} files (${Math.round(build.bytes / 1024)} KiB unpacked), ` +
+        `tarball ${Math.round(tarballBytes / 1024)} KiB`,
+    );
+    expect(build.ms).toBeLessThan(60_000);
+    expect(tarballBytes).toBeLessThan(1024 * 1024);
+    const manifest = JSON.parse(readFileSync(path.join(build.dir, "package.json"), "utf8")) as Record<
+      string,
+      unknown
+    >;
+    expect(manifest["name"]).toBe("easgen");
+    expect(manifest["version"]).toBe(ROOT.version);
+    expect(manifest["private"]).toBeUndefined();
+    expect(manifest["bin"]).toEqual({ easgen: "./lib/generator/bin.js" });
+    const dependencies = manifest["dependencies"] as Record<string, string>;
+    expect(Object.keys(dependencies).sort()).toEqual(GENERATOR_DEPENDENCIES);
+    for (const [name, version] of Object.entries(dependencies)) expect(version).toBe(ROOT.dependencies[name]);
+    // The reference service's dependencies stay out.
+    for (const name of ["better-sqlite3", "pg", "kysely", "nodemailer", "tsx"])
+      expect(dependencies[name]).toBeUndefined();
+  });
+
+  it("ships compiled JavaScript, the runtime's sources, the templates and the schema; no tests, no .ts to run", () => {
+    const files = listed(path.join(project, "node_modules/easgen"));
+    expect(files).toContain("lib/generator/bin.js");
+    expect(files).toContain("lib/generator/index.d.ts");
+    expect(files).toContain("runtime/wsdl.ts");
+    expect(files).toContain("templates/generated-readme.md.hbs");
+    expect(files).toContain("spec/service.schema.json");
+    expect(files.filter((file) => file.endsWith(".test.ts") || file.endsWith(".test.js"))).toEqual([]);
+    expect(
+      files.filter((file) => file.startsWith("lib/") && file.endsWith(".ts") && !file.endsWith(".d.ts")),
+    ).toEqual([]);
+    expect(files.some((file) => file.startsWith("service/") || file.startsWith("test/"))).toBe(false);
+    expect(readFileSync(path.join(project, "node_modules/easgen/lib/generator/bin.js"), "utf8")).toMatch(
+      /^#!\/usr\/bin\/env node\n/,
+    );
+  });
+
+  it("node_modules/.bin/easgen --version prints the package version", () => {
+    const { status, stdout, stderr } = run(["--version"]);
+    expect(stderr).toBe("");
+    expect(status).toBe(0);
+    expect(stdout.trim()).toBe(ROOT.version);
+  });
+
+  it("generate writes what the repository's sources generate, byte for byte; check is 0, then 1 after an edit", async () => {
+    const generated = run(["generate", "--spec", "spec/small.yaml", "--out", "gen"]);
+    expect(generated.stderr).toBe("");
+    expect(generated.status).toBe(0);
+    expect(generated.stdout).toMatch(/^easgen: generated \d+ files in gen\/ /);
+
+    const expected = await generateFiles({ spec: path.join(project, "spec/small.yaml") });
+    expect(expected.ok).toBe(true);
+    if (!expected.ok) return;
+    const tree = readTree(path.join(project, "gen"));
+    expect([...tree.keys()].sort()).toEqual(expected.files.map((file) => file.path).sort());
+    for (const file of expected.files)
+      expect(tree.get(file.path)?.toString("utf8") === file.content, file.path).toBe(true);
+
+    const current = run(["check", "--spec", "spec/small.yaml", "--out", "gen"]);
+    expect(current.status).toBe(0);
+    expect(current.stdout).toMatch(/^easgen: gen\/ is current/);
+
+    const model = path.join(project, "gen/model.ts");
+    writeFileSync(model, `${readFileSync(model, "utf8")}// edited\n`);
+    const stale = run(["check", "--spec", "spec/small.yaml", "--out", "gen"]);
+    expect(stale.status).toBe(1);
+    expect(stale.stderr.split("\n").slice(0, 2)).toEqual([
+      "easgen: gen/ is not what the spec generates (1 file differs); run: npx easgen generate --spec spec/small.yaml --out gen",
+      "  stale    gen/model.ts",
+    ]);
+  });
+
+  it("reads easgen.config.json from the working directory", () => {
+    writeFileSync(
+      path.join(project, "easgen.config.json"),
+      '{ "spec": "spec/small.yaml", "out": "from-config" }\n',
+    );
+    const { status, stdout } = run(["generate"]);
+    expect(status).toBe(0);
+    expect(stdout).toMatch(/in from-config\//);
+    expect(run(["validate"]).stdout).toMatch(/^easgen: spec\/small\.yaml is valid/);
+  });
+
+  it("exports the programmatic API: validate, generate, check", () => {
+    const script = `
+      import { check, generate, validate, version } from "easgen";
+      const v = validate({ spec: "spec/small.yaml" });
+      const g = await generate({ spec: "spec/small.yaml", out: "api-out" });
+      const c = await check({ spec: "spec/small.yaml", out: "api-out" });
+      const bad = validate({ spec: "spec/none.yaml" });
+      console.log(JSON.stringify({ version, v, written: g.ok && g.written.length > 0, c, bad }));
+    `;
+    const file = path.join(project, "api.mjs");
+    writeFileSync(file, script);
+    const result = spawnSync(process.execPath, [file], {
+      cwd: project,
+      encoding: "utf8",
+      env: { ...process.env, NODE_OPTIONS: "" },
+    });
+    expect(result.stderr).toBe("");
+    const printed = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(printed["version"]).toBe(ROOT.version);
+    expect(printed["v"]).toMatchObject({
+      ok: true,
+      service: "Shop",
+      operations: ["AddItem", "ListItems", "GetStock"],
+    });
+    expect(printed["written"]).toBe(true);
+    expect(printed["c"]).toEqual({ ok: true, current: true, differences: [] });
+    expect(printed["bad"]).toEqual({
+      ok: false,
+      diagnostics: [{ file: "spec/none.yaml", line: 1, col: 1, message: "cannot read the spec (ENOENT)" }],
+    });
+  });
+});
+
+function listed(dir: string, prefix = ""): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? listed(path.join(dir, entry.name), `${prefix}${entry.name}/`)
+      : [`${prefix}${entry.name}`],
+  );
+}
