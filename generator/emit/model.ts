@@ -146,7 +146,7 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
   });
   exported(
     "operations",
-    "Every operation by name: `operations.InsertSubscriberSid` is that operation's descriptor.",
+    `Every operation by name: \`operations.${model.operations[0]?.name ?? "<Operation>"}\` is that operation's descriptor.`,
     byName(model.operations, operationValue),
     "Operations",
   );

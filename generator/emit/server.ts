@@ -1,4 +1,4 @@
-// generated/server.ts: the ExternalAPIService interface a server implements (one handler per operation,
+// generated/server.ts: the {Service} interface a server implements (one handler per operation,
 // mapped from the typed descriptors in model.ts) and createHandler(impl), which serves all four bindings,
 // the WSDL and the help pages.
 
@@ -95,5 +95,5 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
   const callEvent = file.use(importType("CallEvent", "runtime/server.ts"));
   source.addExportDeclaration({ isTypeOnly: true, namedExports: [context, callEvent, serverOptions, limits, received] });
 
-  return [file.toGeneratedFile("createHandler and the ExternalAPIService interface a server implements.")];
+  return [file.toGeneratedFile(`createHandler and the ${model.name} interface a server implements.`)];
 }
