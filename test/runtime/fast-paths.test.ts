@@ -59,7 +59,11 @@ describe("HTTP form reader", () => {
 
   function actual(form: string): (string | undefined)[] | "refused" {
     try {
-      return [...binding.decodeRequest({ method: "GET", path: "/InsertSubscriberSid", query: form, headers: {}, body: "" }).texts];
+      // Every parameter of the operation is a string: one text (or undefined) each.
+      return [...binding.decodeRequest({ method: "GET", path: "/InsertSubscriberSid", query: form, headers: {}, body: "" }).texts] as (
+        | string
+        | undefined
+      )[];
     } catch (error) {
       if ((error as { code?: string }).code === "InvalidEncoding") return "refused";
       throw error;

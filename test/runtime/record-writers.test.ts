@@ -24,12 +24,23 @@ const SAMPLES: { readonly [T in SoapType]: readonly unknown[] } = {
   decimal: ["1.5", "98.25", 12n, "x", null, 3],
   dateTime: ["2024-05-06T07:08:09", "2024-05-06T07:08:09.123+02:00", new Date(Date.UTC(2024, 4, 6)), "2023-02-29T00:00:00", null, 5],
   boolean: [true, false, "true", null],
+  float: [0, 1.5, 3.4028234663852886e38, 1e39, "1", null],
+  byte: [0, -128, 127, 128, null],
+  unsignedByte: [0, 255, 256, -1, null],
+  short: [0, -32768, 32767, 32768, null],
+  unsignedShort: [0, 65535, 65536, null],
+  unsignedInt: [0, 4294967295, 4294967296, -1, null],
+  unsignedLong: [0n, 18446744073709551615n, -1n, null],
+  base64Binary: [new Uint8Array([1, 2]), new Uint8Array(0), "AAH/", null],
+  guid: ["d3b07384-d9a0-4c9e-8b1a-2f0c6e1d7f11", "x", null],
+  char: ["A", "", "ab", null],
 };
 
 function sampleRecord(record: RecordModel, next: () => number): Record<string, unknown> {
   const value: Record<string, unknown> = {};
   for (const field of record.fields) {
-    const samples = SAMPLES[field.type];
+    // Flat records only (generated writers exist for no other): every field is a scalar.
+    const samples = SAMPLES[(field.type as { readonly type: SoapType }).type];
     // Mostly valid values (the first three or four of each list), so most records write through.
     const pick = next() < 0.9 ? Math.floor(next() * Math.min(4, samples.length)) : Math.floor(next() * samples.length);
     value[field.name] = samples[pick];
