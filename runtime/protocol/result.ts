@@ -381,11 +381,14 @@ export function resultText(result: Extract<ResultModel, { kind: "scalar" | "enum
 
 const listTypes = new WeakMap<RecordModel, ArrayTypeModel>();
 
-/** A list result's type: an array of the record, items named after it (ArrayOf{Record}). */
+/**
+ * A list result's type: an array of the record, items named after it. Its typeName serves messages only
+ * (the HTTP root is httpRootName's, ArrayOf{Record}), so the SOAP client carries no HTTP naming.
+ */
 export function listType(record: RecordModel): ArrayTypeModel {
   let type = listTypes.get(record);
   if (type === undefined) {
-    type = { kind: "array", item: { kind: "record", record }, itemElement: record.name, typeName: `ArrayOf${record.name}` };
+    type = { kind: "array", item: { kind: "record", record }, itemElement: record.name, typeName: `${record.name}[]` };
     listTypes.set(record, type);
   }
   return type;
