@@ -5,18 +5,155 @@
 // that names a column of the operation's DataSet.
 
 import type { ServiceDocs } from "../runtime/docs.js";
+import { ALL_BINDINGS } from "../runtime/protocol/binding.js";
 import type {
   CheckModel,
   ColumnModel,
   DataSetModel,
+  EnumModel,
+  FieldModel,
   OperationModel,
   ParamModel,
   RecordModel,
   ResultModel,
   RuleModel,
   ServiceModel,
+  SoapType,
+  TypeModel,
 } from "../runtime/model.js";
-import type { SpecCheck, SpecColumn, SpecDocument, SpecParam, SpecResult, SpecRule } from "./spec.js";
+import { isValueType } from "../runtime/values.js";
+import {
+  parseTypeRef,
+  type SpecCheck,
+  type SpecColumn,
+  type SpecDocument,
+  type SpecOperation,
+  type SpecParam,
+  type SpecRule,
+  type SpecTypeRef,
+} from "./spec.js";
+
+/** Every scalar type name a spec may write. */
+export const SCALAR_TYPES: readonly SoapType[] = [
+  "string",
+  "boolean",
+  "float",
+  "double",
+  "decimal",
+  "dateTime",
+  "byte",
+  "unsignedByte",
+  "short",
+  "unsignedShort",
+  "int",
+  "unsignedInt",
+  "long",
+  "unsignedLong",
+  "base64Binary",
+  "guid",
+  "char",
+];
+
+export function isScalarName(name: string): name is SoapType {
+  return (SCALAR_TYPES as readonly string[]).includes(name);
+}
+
+/** .NET's array type name: ArrayOf and the item type's name with its first letter upper-cased. */
+export function arrayTypeName(itemElement: string): string {
+  return `ArrayOf${itemElement.charAt(0).toUpperCase()}${itemElement.slice(1)}`;
+}
+
+/**
+ * Resolves type references against the spec's enums and records, building each record's model once (a
+ * record nested in several places is one object). Records may not be cyclic: validate.ts refuses cycles
+ * before this runs.
+ */
+export class TypeResolver {
+  private readonly records = new Map<string, RecordModel>();
+  private readonly enums: ReadonlyMap<string, EnumModel>;
+  private readonly inProgress = new Set<string>();
+
+  constructor(private readonly doc: SpecDocument) {
+    this.enums = new Map(
+      Object.entries(doc.enums ?? {}).map(([name, spec]) => [name, { name, values: [...spec.values] }]),
+    );
+  }
+
+  enumList(): EnumModel[] {
+    return [...this.enums.values()];
+  }
+
+  recordList(): RecordModel[] {
+    return Object.keys(this.doc.records ?? {}).map((name) => this.record(name));
+  }
+
+  record(name: string): RecordModel {
+    const done = this.records.get(name);
+    if (done) return done;
+    const spec = Object.hasOwn(this.doc.records ?? {}, name) ? this.doc.records![name] : undefined;
+    if (!spec) throw new Error(`normalize: unknown record "${name}" (was the spec validated?)`);
+    if (this.inProgress.has(name)) throw new Error(`normalize: record "${name}" contains itself (was the spec validated?)`);
+    this.inProgress.add(name);
+    const model: RecordModel = {
+      name,
+      fields: spec.fields.map((field): FieldModel => ({
+        name: field.name,
+        type: this.type(field.type),
+        ...(field.nullable ? { nullable: true as const } : {}),
+      })),
+    };
+    this.inProgress.delete(name);
+    this.records.set(name, model);
+    return model;
+  }
+
+  /** A base type name (no `[]`) as a TypeModel. */
+  private base(name: string): Exclude<TypeModel, { kind: "array" }> {
+    if (isScalarName(name)) return { kind: "scalar", type: name };
+    const enumModel = this.enums.get(name);
+    if (enumModel) return { kind: "enum", enum: enumModel };
+    return { kind: "record", record: this.record(name) };
+  }
+
+  type(ref: SpecTypeRef): TypeModel {
+    const { base, array } = parseTypeRef(ref);
+    const item = this.base(base);
+    if (!array) return item;
+    const itemElement = item.kind === "scalar" ? item.type : item.kind === "enum" ? item.enum.name : item.record.name;
+    return { kind: "array", item, itemElement, typeName: arrayTypeName(itemElement) };
+  }
+
+  /** An operation's result: void without one, oneWay when marked so. */
+  result(op: Pick<SpecOperation, "result" | "oneWay">, dataSets: readonly DataSetModel[]): ResultModel {
+    if (op.oneWay) return { kind: "oneWay" };
+    const spec = op.result;
+    if (spec === undefined) return { kind: "void" };
+    switch (spec.kind) {
+      case "scalar":
+        return { kind: "scalar", type: spec.type };
+      case "list":
+      case "record":
+        return { kind: spec.kind, record: this.record(spec.record) };
+      case "dataSet":
+        return { kind: "dataSet", dataSet: lookup(dataSets, spec.dataSet, "data set") };
+      case undefined: {
+        const type = this.type(spec.type);
+        switch (type.kind) {
+          case "scalar":
+            return { kind: "scalar", type: type.type };
+          case "enum":
+            return { kind: "enum", enum: type.enum };
+          case "record":
+            return { kind: "record", record: type.record };
+          case "array":
+            return type.item.kind === "record"
+              ? { kind: "list", record: type.item.record }
+              : { kind: "array", item: type.item, itemElement: type.itemElement, typeName: type.typeName };
+        }
+      }
+    }
+  }
+}
 
 export interface NormalizeOptions {
   /** Replaces service.namespace (easgen --namespace). */
@@ -34,40 +171,36 @@ export function normalize(doc: SpecDocument, options: NormalizeOptions = {}): No
 
 function normalizeModel(doc: SpecDocument, options: NormalizeOptions): ServiceModel {
   const rules = new Map(Object.entries(doc.rules ?? {}).map(([name, rule]) => [name, ruleModel(name, rule)]));
-  const records = Object.entries(doc.records ?? {}).map(([name, record]): RecordModel => ({
-    name,
-    fields: record.fields.map((field) => ({ name: field.name, type: field.type })),
-  }));
+  const types = new TypeResolver(doc);
+  const records = types.recordList();
   const dataSets = Object.entries(doc.dataSets ?? {}).map(([name, dataSet]): DataSetModel => ({
     name,
     dataSetName: dataSet.dataSetName,
     table: dataSet.table,
     columns: dataSet.columns.map(columnModel),
   }));
-  const param = (spec: SpecParam, credential: boolean): ParamModel => ({
+  const param = (spec: SpecParam, credential: boolean): ParamModel => {
+    const type = types.type(spec.type);
+    return {
     name: spec.name,
-    type: spec.type,
-    // Value types cannot be absent on the SOAP wire (.NET writes them with minOccurs=1).
-    required: spec.type === "string" ? (spec.required ?? false) : true,
+    type,
+    ...(spec.nullable ? { nullable: true as const } : {}),
+    // Value types cannot be absent on the SOAP wire (.NET writes them with minOccurs=1); a nullable one
+    // may be nil.
+    required: isValueType(type) && !spec.nullable ? true : (spec.required ?? false),
     ...(spec.default === undefined ? {} : { default: spec.default }),
     rules: (spec.rules ?? []).map((name) => lookup(rules, name, "rule")),
     credential,
-  });
-  const credentials = (doc.service.credentials ?? []).map((spec) => param(spec, true));
-  const result = (spec: SpecResult): ResultModel => {
-    switch (spec.kind) {
-      case "scalar":
-        return { kind: "scalar", type: spec.type };
-      case "list":
-      case "record":
-        return { kind: spec.kind, record: lookup(records, spec.record, "record") };
-      case "dataSet":
-        return { kind: "dataSet", dataSet: lookup(dataSets, spec.dataSet, "data set") };
-    }
+    };
   };
+  // A credential carries its property (the config and context key) only when it differs from its name.
+  const credentials = (doc.service.credentials ?? []).map((spec): ParamModel => ({
+    ...param(spec, true),
+    ...(spec.property === undefined || spec.property === spec.name ? {} : { property: spec.property }),
+  }));
   const operations = doc.groups.flatMap((group) =>
     group.operations.map((op): OperationModel => {
-      const opResult = result(op.result);
+      const opResult = types.result(op, dataSets);
       return {
         name: op.name,
         group: group.name,
@@ -81,12 +214,17 @@ function normalizeModel(doc: SpecDocument, options: NormalizeOptions): ServiceMo
     name: doc.service.name,
     namespace: options.namespace ?? doc.service.namespace,
     endpoint: doc.service.endpoint,
+    // All four is the default and is left out, so such a service's model is as it always was.
+    ...(doc.service.bindings === undefined || ALL_BINDINGS.every((b) => doc.service.bindings!.includes(b))
+      ? {}
+      : { bindings: ALL_BINDINGS.filter((b) => doc.service.bindings!.includes(b)) }),
     groups: doc.groups.map((group) => ({
       name: group.name,
       title: group.title,
       operations: group.operations.map((op) => op.name),
     })),
     records,
+    enums: types.enumList(),
     dataSets,
     operations,
   };
@@ -107,6 +245,16 @@ export function ruleModel(name: string, rule: SpecRule): RuleModel {
       return { kind: rule.kind, name, max: rule.max };
     case "url":
       return { kind: rule.kind, name, schemes: [...rule.schemes] };
+    case "pattern":
+      return { kind: rule.kind, name, pattern: rule.pattern };
+    case "length":
+    case "range":
+      return {
+        kind: rule.kind,
+        name,
+        ...(rule.min === undefined ? {} : { min: rule.min }),
+        ...(rule.max === undefined ? {} : { max: rule.max }),
+      };
     case "csvSubscribers":
       return {
         kind: rule.kind,
@@ -137,7 +285,7 @@ function normalizeDocs(doc: SpecDocument): ServiceDocs {
           op.name,
           {
             doc: op.doc,
-            result: op.result.doc,
+            result: op.result?.doc ?? "",
             params: Object.fromEntries([
               ...credentials,
               ...(op.params ?? []).map((param): [string, string] => [param.name, param.doc]),
@@ -147,6 +295,9 @@ function normalizeDocs(doc: SpecDocument): ServiceDocs {
       ),
     ),
     records: Object.fromEntries(Object.entries(doc.records ?? {}).map(([name, record]) => [name, record.doc])),
+    ...(doc.enums === undefined
+      ? {}
+      : { enums: Object.fromEntries(Object.entries(doc.enums).map(([name, e]) => [name, e.doc])) }),
     dataSets: Object.fromEntries(
       Object.entries(doc.dataSets ?? {}).map(([name, dataSet]) => [
         name,

@@ -2,10 +2,12 @@
 // normalize.ts read it; everything after normalization reads the ServiceModel instead.
 
 import type { CheckModel, SoapType, TextFormat } from "../runtime/model.js";
+import type { BindingName } from "../runtime/protocol/binding.js";
 
 export interface SpecDocument {
   readonly service: SpecService;
   readonly rules?: Readonly<Record<string, SpecRule>>;
+  readonly enums?: Readonly<Record<string, SpecEnum>>;
   readonly records?: Readonly<Record<string, SpecRecord>>;
   readonly dataSets?: Readonly<Record<string, SpecDataSet>>;
   readonly groups: readonly SpecGroup[];
@@ -16,15 +18,33 @@ export interface SpecService {
   readonly namespace: string;
   readonly endpoint: string;
   readonly doc: string;
+  /** Parameters every operation takes first; each may name its `property` (the config and context key). */
   readonly credentials?: readonly SpecParam[];
+  /** The bindings offered; all four when absent. */
+  readonly bindings?: readonly BindingName[];
+}
+
+/**
+ * A type reference as the spec writes it: a scalar name, an enum or record name, optionally followed by
+ * `[]` for an array (see parseTypeRef).
+ */
+export type SpecTypeRef = string;
+
+/** A type reference split into its base name and whether it is an array. */
+export function parseTypeRef(ref: SpecTypeRef): { readonly base: string; readonly array: boolean } {
+  return ref.endsWith("[]") ? { base: ref.slice(0, -2), array: true } : { base: ref, array: false };
 }
 
 export interface SpecParam {
   readonly name: string;
-  readonly type: SoapType;
+  readonly type: SpecTypeRef;
+  /** A value type that may be null. */
+  readonly nullable?: boolean;
   readonly required?: boolean;
   readonly default?: string;
   readonly rules?: readonly string[];
+  /** Credentials only: the key in the client's config and the server's context.credentials (default: name). */
+  readonly property?: string;
   readonly doc: string;
 }
 
@@ -35,6 +55,9 @@ export type SpecRule = { readonly doc: string } & (
   | { readonly kind: "intText"; readonly min: number; readonly max: number }
   | { readonly kind: "xmlName"; readonly max: number }
   | { readonly kind: "url"; readonly schemes: readonly string[] }
+  | { readonly kind: "pattern"; readonly pattern: string }
+  | { readonly kind: "length"; readonly min?: number; readonly max?: number }
+  | { readonly kind: "range"; readonly min?: number; readonly max?: number }
   | {
       readonly kind: "csvSubscribers";
       readonly delimiters: readonly string[];
@@ -42,9 +65,20 @@ export type SpecRule = { readonly doc: string } & (
     }
 );
 
+export interface SpecEnum {
+  readonly doc: string;
+  readonly values: readonly string[];
+}
+
+export interface SpecField {
+  readonly name: string;
+  readonly type: SpecTypeRef;
+  readonly nullable?: boolean;
+}
+
 export interface SpecRecord {
   readonly doc: string;
-  readonly fields: readonly { readonly name: string; readonly type: SoapType }[];
+  readonly fields: readonly SpecField[];
 }
 
 export interface SpecColumn {
@@ -71,16 +105,29 @@ export interface SpecGroup {
 /** The checks a spec writes: every runtime check but the ones normalize derives itself. */
 export type SpecCheck = Exclude<CheckModel, { readonly kind: "columnName" }>;
 
-export type SpecResult = { readonly doc: string } & (
-  | { readonly kind: "scalar"; readonly type: "int" | "long" }
+/** The older result forms, chosen by kind. */
+export type SpecKindResult = { readonly doc: string } & (
+  | { readonly kind: "scalar"; readonly type: SoapType }
   | { readonly kind: "list" | "record"; readonly record: string }
   | { readonly kind: "dataSet"; readonly dataSet: string }
 );
+
+/** A result of any type: `{ type: "Address[]", doc }`. */
+export interface SpecTypedResult {
+  readonly kind?: undefined;
+  readonly type: SpecTypeRef;
+  readonly doc?: string;
+}
+
+export type SpecResult = SpecKindResult | SpecTypedResult;
 
 export interface SpecOperation {
   readonly name: string;
   readonly doc: string;
   readonly params?: readonly SpecParam[];
   readonly checks?: readonly SpecCheck[];
-  readonly result: SpecResult;
+  /** Absent: the operation returns nothing (void). */
+  readonly result?: SpecResult;
+  /** No output message at all; takes no result. */
+  readonly oneWay?: boolean;
 }

@@ -14,9 +14,12 @@ import type {
   ClientParamModel,
   OperationModel,
   ParamModel,
+  RecordModel,
   ResultModel,
   RuleModel,
   ServiceModel,
+  SoapType,
+  TypeModel,
 } from "../../runtime/model.js";
 import type { GeneratedFile } from "../generated-file.js";
 import { importSymbol, importType } from "../import-symbol.js";
@@ -70,28 +73,112 @@ const byName = (items: readonly { readonly name: string }[], value: (item: never
   `{ ${items.map((item) => `${propertyKey(item.name)}: ${literal(value(item as never))}`).join(", ")} }`;
 
 /** `[...credentials, ...the rest]` when the operation starts with the shared credentials. */
-function withCredentials<P>(params: readonly P[], credentials: readonly unknown[], value: (param: P) => unknown): unknown[] {
-  const leading = params.slice(0, credentials.length).map(value);
+function withCredentials<P>(
+  params: readonly P[],
+  credentials: readonly unknown[],
+  value: (param: P, index: number) => unknown,
+): unknown[] {
+  const all = params.map((param, i) => value(param, i));
+  const leading = all.slice(0, credentials.length);
   return credentials.length > 0 && JSON.stringify(leading) === JSON.stringify(credentials)
-    ? [spread("credentials"), ...params.slice(credentials.length).map(value)]
-    : params.map(value);
+    ? [spread("credentials"), ...all.slice(credentials.length)]
+    : all;
 }
 
-/** A parameter as the client writes it: the credential flag only where it is true. */
-function clientParam({ name, type, credential }: ParamModel): ClientParamModel {
-  return credential ? { name, type, credential } : { name, type };
+/** A parameter as the client writes it: the credential flag (and a credential's property) only where set. */
+function clientParam({ name, type, nullable, credential, property }: ParamModel): ClientParamModel {
+  const base = nullable ? { name, type, nullable } : { name, type };
+  if (!credential) return base;
+  return property === undefined ? { ...base, credential } : { ...base, credential, property };
+}
+
+/** The module-local name of a record's model constant (record names have no `$`, so none collides). */
+function recordConstant(name: string): string {
+  return `record$${name}`;
+}
+
+/**
+ * TypeModels as code: a scalar as `scalars.int` (one shared object per scalar type, declared once by
+ * scalarTable), an enum as `enums.Color`, a record as its constant; an array spelled out around its item.
+ * Used scalars are collected for scalarTable.
+ */
+function typeWriter(nested: ReadonlySet<string> = new Set()) {
+  const used = new Set<SoapType>();
+  /** A record another record holds has its own constant; the others are reached through `records`. */
+  const recordRef = (name: string): string => (nested.has(name) ? recordConstant(name) : `records.${name}`);
+  const typeValue = (type: TypeModel): unknown => {
+    switch (type.kind) {
+      case "scalar":
+        used.add(type.type);
+        return code(`scalars.${type.type}`);
+      case "enum":
+        return { kind: "enum", enum: code(`enums.${type.enum.name}`) };
+      case "record":
+        return { kind: "record", record: code(recordRef(type.record.name)) };
+      case "array":
+        return { ...type, item: typeValue(type.item) };
+    }
+  };
+  /** The `scalars` table: one TypeModel per scalar type used, in a fixed order. */
+  const scalarTable = (): string =>
+    `{ ${[...used]
+      .sort()
+      .map((t) => `${t}: ${literal({ kind: "scalar", type: t })}`)
+      .join(", ")} }`;
+  return { typeValue, scalarTable, used };
+}
+
+/** The records some other record holds (as a field or an array item). */
+function nestedRecords(records: readonly RecordModel[]): Set<string> {
+  const nested = new Set<string>();
+  for (const record of records) {
+    for (const field of record.fields) {
+      const type = field.type.kind === "array" ? field.type.item : field.type;
+      if (type.kind === "record") nested.add(type.record.name);
+    }
+  }
+  return nested;
+}
+
+/** Records with the ones they hold first, so each constant is declared before it is referenced. */
+function recordsInDependencyOrder(records: readonly RecordModel[]): RecordModel[] {
+  const ordered: RecordModel[] = [];
+  const placed = new Set<string>();
+  const place = (record: RecordModel): void => {
+    if (placed.has(record.name)) return;
+    placed.add(record.name);
+    for (const field of record.fields) {
+      const type = field.type.kind === "array" ? field.type.item : field.type;
+      if (type.kind === "record") place(type.record);
+    }
+    ordered.push(record);
+  };
+  records.forEach(place);
+  return ordered;
 }
 
 function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, "docs">): GeneratedFile {
   const file = new TypeScriptFile("model.ts");
   const type = (name: string): string => file.use(importType(name, RUNTIME_MODEL));
   const types = (name: string): string => file.use(importType(name, "types.ts"));
-  const credentials = (model.operations[0]?.params.filter((p) => p.credential) ?? []).map(clientParam);
+  const nested = nestedRecords(model.records);
+  const { typeValue, scalarTable } = typeWriter(nested);
+  const clientParamValue = (param: ParamModel): unknown => {
+    const client = clientParam(param);
+    return { ...client, type: typeValue(client.type) };
+  };
+  const credentials = (model.operations[0]?.params.filter((p) => p.credential) ?? []).map(clientParamValue);
   const { statements, gap, local, exported } = statementList();
   const resultValue = (result: ResultModel): unknown => {
     switch (result.kind) {
       case "scalar":
+      case "void":
+      case "oneWay":
         return result;
+      case "enum":
+        return { ...result, enum: code(`enums.${result.enum.name}`) };
+      case "array":
+        return { ...result, item: typeValue(result.item) };
       case "list":
       case "record":
         return { ...result, record: code(`records.${result.record.name}`) };
@@ -101,20 +188,48 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
   };
   const operationValue = (op: OperationModel): unknown => ({
     name: op.name,
-    params: withCredentials(op.params, credentials, clientParam),
+    params: withCredentials(op.params, credentials, clientParamValue),
     result: resultValue(op.result),
   });
+  // Printed before the scalars table: printing them collects the scalar types used.
+  const recordValue = (record: RecordModel): string =>
+    literal({ name: record.name, fields: record.fields.map((f) => ({ ...f, type: typeValue(f.type) })) });
+  const recordStatements = recordsInDependencyOrder(model.records)
+    .filter((record) => nested.has(record.name))
+    .map((record) => ({ name: recordConstant(record.name), initializer: recordValue(record) }));
+  const recordsLiteral = `{ ${model.records
+    .map((r) => `${propertyKey(r.name)}: ${nested.has(r.name) ? recordConstant(r.name) : recordValue(r)}`)
+    .join(", ")} }`;
+  const operationsLiteral = byName(model.operations, operationValue);
+  const credentialsLiteral = literal(credentials);
 
+  local(
+    "scalars",
+    "One type model per scalar type, shared by every parameter and field of that type.",
+    scalarTable(),
+    `Readonly<Record<string, ${type("TypeModel")}>>`,
+  );
+  if (model.enums.length > 0) {
+    local(
+      "enums",
+      "Enumerations by name.",
+      byName(model.enums, (e) => e),
+      `Readonly<Record<string, ${type("EnumModel")}>>`,
+    );
+  }
   local(
     "credentials",
     "The parameters every operation takes first.",
-    literal(credentials),
+    credentialsLiteral,
     `readonly ${type("ClientParamModel")}[]`,
   );
+  for (const record of recordStatements) {
+    local(record.name, `The record ${record.name.slice("record$".length)}, held by other records.`, record.initializer, type("RecordModel"));
+  }
   local(
     "records",
-    "Result records by name.",
-    byName(model.records, (r) => r),
+    "Records by name.",
+    recordsLiteral,
     `Readonly<Record<string, ${type("RecordModel")}>>`,
   );
   local(
@@ -147,7 +262,7 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
   exported(
     "operations",
     `Every operation by name: \`operations.${model.operations[0]?.name ?? "<Operation>"}\` is that operation's descriptor.`,
-    byName(model.operations, operationValue),
+    operationsLiteral,
     "Operations",
   );
   exported(
@@ -155,6 +270,12 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
     "Every result record in spec order, for the server's model (pure: a client bundle leaves it out).",
     "/* @__PURE__ */ Object.values(records)",
     `readonly ${type("RecordModel")}[]`,
+  );
+  exported(
+    "enumModels",
+    "Every enumeration in spec order, for the server's model (pure: a client bundle leaves it out).",
+    model.enums.length > 0 ? "/* @__PURE__ */ Object.values(enums)" : "[]",
+    `readonly ${type("EnumModel")}[]`,
   );
   exported(
     "dataSetModels",
@@ -165,7 +286,7 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
   exported(
     "service",
     "The service as the client reads it (the server's model, server-model.ts, adds the validation).",
-    literal({ namespace: model.namespace, endpoint: model.endpoint }),
+    literal({ namespace: model.namespace, endpoint: model.endpoint, bindings: model.bindings }),
     type("ClientServiceModel"),
   );
   file.add(statements);
@@ -180,16 +301,39 @@ function emitServerModel(model: ServiceModel): GeneratedFile {
   const client = file.use(importSymbol("service", "model.ts"));
   const clientOperations = file.use(importSymbol("operations", "model.ts"));
   const ruleRef = (rule: RuleModel): Code => code(`rules.${rule.name}`);
-  const paramValue = (param: ParamModel): unknown => ({ ...param, rules: param.rules.map(ruleRef) });
+  // The type of parameter i of an operation: the client descriptor's (the same object), or for a scalar
+  // the local table's (smaller to print; the runtime compares kinds and names, never identities).
+  const { typeValue, scalarTable, used } = typeWriter();
+  const firstOp = model.operations[0]?.name;
+  const paramValue =
+    (opName: string) =>
+    (param: ParamModel, i: number): unknown => ({
+      ...param,
+      type:
+        param.type.kind === "scalar"
+          ? typeValue(param.type)
+          : code(`${clientOperations}.${param.credential && firstOp !== undefined ? firstOp : opName}.params[${i}]!.type`),
+      rules: param.rules.map(ruleRef),
+    });
   const operationValue = (op: OperationModel): unknown => ({
     name: op.name,
     group: op.group,
-    params: withCredentials(op.params, credentials.map(paramValue), paramValue),
+    params: withCredentials(op.params, credentials.map(paramValue(firstOp ?? "")), paramValue(op.name)),
     checks: op.checks,
     // The client's result model: the same records and data sets.
     result: code(`${clientOperations}.${op.name}.result`),
   });
 
+  const operationsLiteral = byName(model.operations, operationValue);
+  const credentialsLiteral = literal(credentials.map(paramValue(firstOp ?? "")));
+  if (used.size > 0) {
+    local(
+      "scalars",
+      "One type model per scalar type, shared by every parameter of that type.",
+      scalarTable(),
+      `Readonly<Record<string, ${type("TypeModel")}>>`,
+    );
+  }
   local(
     "rules",
     "The named rules of the spec, each as the parameters that reference it carry it.",
@@ -199,14 +343,14 @@ function emitServerModel(model: ServiceModel): GeneratedFile {
   local(
     "credentials",
     "The parameters every operation takes first.",
-    literal(credentials.map(paramValue)),
+    credentialsLiteral,
     `readonly ${type("ParamModel")}[]`,
   );
   const operationsType = file.use(importType("Operations", "model.ts"));
   exported(
     "serverOperations",
     "Every operation as the server reads it: parameter rules and defaults, checks, group.",
-    byName(model.operations, operationValue),
+    operationsLiteral,
     `{ readonly [Name in keyof ${operationsType}]: ${type("OperationModel")} }`,
   );
   exported(
@@ -216,8 +360,10 @@ function emitServerModel(model: ServiceModel): GeneratedFile {
       name: model.name,
       namespace: code(`${client}.namespace`),
       endpoint: code(`${client}.endpoint`),
+      bindings: model.bindings === undefined ? undefined : code(`${client}.bindings`),
       groups: model.groups,
       records: code(file.use(importSymbol("recordModels", "model.ts"))),
+      enums: code(file.use(importSymbol("enumModels", "model.ts"))),
       dataSets: code(file.use(importSymbol("dataSetModels", "model.ts"))),
       operations: model.operations.map((op) => code(`serverOperations.${op.name}`)),
     }),

@@ -10,18 +10,23 @@ import type {
 } from "ts-morph";
 import type {
   DataSetModel,
+  EnumModel,
   OperationModel,
   ParamModel,
   RecordModel,
   ResultModel,
   ServiceModel,
+  TypeModel,
 } from "../../runtime/model.js";
+import { isValueType } from "../../runtime/values.js";
 import type { ServiceDocs } from "../../runtime/docs.js";
 import type { EmitContext } from "./context.js";
 import type { GeneratedFile } from "../generated-file.js";
 import { importType } from "../import-symbol.js";
 import { dataSetRowTypeName, operationTypeNames } from "../type-names.js";
 import { StructureKind, TypeScriptFile } from "../typescript-file.js";
+import { typeScriptTypeName } from "../reserved-names.js";
+import { credentialsInterface } from "./credentials.js";
 import { propertyKey } from "./literal.js";
 import { columnNameText, ruleText } from "./rule-text.js";
 import { VALUE_MAPPING } from "./value-mapping.js";
@@ -33,26 +38,77 @@ export function emitTypes(model: ServiceModel, { docs: text }: Pick<EmitContext,
   const file = new TypeScriptFile("types.ts");
   const dataSetResult = (): string => file.use(importType("DataSetResult", DATASET_MODULE));
   file.add([
+    ...model.enums.map((e) => enumAlias(e, text)),
     ...model.records.map((record) => recordInterface(record, text)),
     ...model.dataSets.map((dataSet) => rowInterface(dataSet, text)),
     ...model.operations.flatMap((op) => [paramsInterface(op, text), resultAlias(op, text, dataSetResult)]),
     operationTypesInterface(model, text),
+    credentialsInterface(model, text),
   ]);
   return [file.toGeneratedFile("Types of every record, DataSet row, operation parameters and result.")];
+}
+
+/**
+ * The TypeScript type of a value of a TypeModel: `side` "result" for what is read (record fields, results),
+ * "param" for what a caller passes (dateTime also takes a Date; arrays are readonly).
+ */
+export function tsType(type: TypeModel, side: "result" | "param"): string {
+  switch (type.kind) {
+    case "scalar":
+      return VALUE_MAPPING[type.type][side];
+    case "enum":
+      return typeScriptTypeName(type.enum.name);
+    case "record":
+      return typeScriptTypeName(type.record.name);
+    case "array": {
+      const item = tsType(type.item, side);
+      const element = /^[A-Za-z_$][\w$]*$/.test(item) ? `${item}[]` : `(${item})[]`;
+      return side === "param" ? `readonly ${element}` : element;
+    }
+  }
+}
+
+/** What a type is on the wire, for TSDoc: `xs:int`, `the enum Color`, `ArrayOfInt (int items)`. */
+export function wireTypeText(type: TypeModel): string {
+  switch (type.kind) {
+    case "scalar":
+      return `xs:${type.type}`;
+    case "enum":
+      return `the enum ${type.enum.name}`;
+    case "record":
+      return `the record ${type.record.name}`;
+    case "array":
+      return `${type.typeName} (${type.itemElement} items)`;
+  }
+}
+
+function enumAlias(e: EnumModel, text: ServiceDocs): TypeAliasDeclarationStructure {
+  return {
+    kind: StructureKind.TypeAlias,
+    name: typeScriptTypeName(e.name),
+    isExported: true,
+    docs: docs(text.enums?.[e.name] ?? `The enumeration ${e.name}.`),
+    type: e.values.map((value) => JSON.stringify(value)).join(" | "),
+  };
 }
 
 function recordInterface(record: RecordModel, text: ServiceDocs): InterfaceDeclarationStructure {
   return {
     kind: StructureKind.Interface,
-    name: record.name,
+    name: typeScriptTypeName(record.name),
     isExported: true,
     docs: docs(text.records[record.name]!),
     properties: record.fields.map((field) => ({
       name: propertyKey(field.name),
-      type: VALUE_MAPPING[field.type].result,
-      // .NET omits a null string from a record; value types are always written.
-      hasQuestionToken: field.type === "string",
-      docs: docs(`xs:${field.type} on the wire. ${VALUE_MAPPING[field.type].resultNote}`),
+      type: field.nullable ? `${tsType(field.type, "result")} | null` : tsType(field.type, "result"),
+      // .NET omits a null reference (string, byte[], record, array) from a record; value types are always
+      // written (a nullable one as xsi:nil).
+      hasQuestionToken: !isValueType(field.type),
+      docs: docs(
+        `${wireTypeText(field.type)} on the wire.` +
+          (field.type.kind === "scalar" ? ` ${VALUE_MAPPING[field.type.type].resultNote}` : "") +
+          (field.nullable ? " null is sent as xsi:nil." : ""),
+      ),
     })),
   };
 }
@@ -88,8 +144,8 @@ function paramsInterface(op: OperationModel, text: ServiceDocs): InterfaceDeclar
       .map((param) => ({
         name: propertyKey(param.name),
         type: paramType(param),
-        // A value type is always sent, so it must always be given.
-        hasQuestionToken: !(param.required || param.type !== "string"),
+        // A value type is always sent (unless nullable), so it must always be given.
+        hasQuestionToken: !param.required,
         docs: paramDocs(param, op, opDocs.params[param.name]!),
       })),
   };
@@ -104,9 +160,15 @@ function resultAlias(
     kind: StructureKind.TypeAlias,
     name: operationTypeNames(op.name).result,
     isExported: true,
-    docs: docs(`Result of ${op.name}: ${lowerFirst(text.operations[op.name]!.result)}`),
+    docs: docs(resultDocText(op, text.operations[op.name]!.result)),
     type: resultType(op.result, dataSetResult),
   };
+}
+
+function resultDocText(op: OperationModel, resultDoc: string): string {
+  if (op.result.kind === "oneWay") return `${op.name} is one-way: the server sends no answer.`;
+  if (resultDoc === "") return op.result.kind === "void" ? `${op.name} returns nothing.` : `Result of ${op.name}.`;
+  return `Result of ${op.name}: ${lowerFirst(resultDoc)}`;
 }
 
 function operationTypesInterface(model: ServiceModel, text: ServiceDocs): InterfaceDeclarationStructure {
@@ -128,8 +190,10 @@ function operationTypesInterface(model: ServiceModel, text: ServiceDocs): Interf
 
 function paramType(param: ParamModel): string {
   const allowed = param.rules.flatMap((rule) => (rule.kind === "enum" ? [rule.values] : []))[0];
-  if (param.type === "string" && allowed) return allowed.map((value) => JSON.stringify(value)).join(" | ");
-  return VALUE_MAPPING[param.type].param;
+  const isString = param.type.kind === "scalar" && param.type.type === "string";
+  const type =
+    isString && allowed ? allowed.map((value) => JSON.stringify(value)).join(" | ") : tsType(param.type, "param");
+  return param.nullable ? `${type} | null` : type;
 }
 
 function paramDocs(param: ParamModel, op: OperationModel, paramDoc: string): OptionalKind<JSDocStructure>[] {
@@ -138,7 +202,8 @@ function paramDocs(param: ParamModel, op: OperationModel, paramDoc: string): Opt
   for (const check of op.checks) {
     if (check.kind === "columnName" && check.param === param.name) sentences.push(columnNameText(check));
   }
-  if (param.type !== "string") sentences.push(VALUE_MAPPING[param.type].paramNote);
+  if (param.type.kind === "scalar" && param.type.type !== "string") sentences.push(VALUE_MAPPING[param.type.type].paramNote);
+  if (param.nullable) sentences.push("null is sent as xsi:nil.");
   return docs(
     sentences.join(" "),
     param.default === undefined
@@ -156,12 +221,19 @@ function resultType(result: ResultModel, dataSetResult: () => string): string {
   switch (result.kind) {
     case "scalar":
       return VALUE_MAPPING[result.type].result;
+    case "enum":
+      return result.enum.name;
     case "list":
-      return `${result.record.name}[]`;
+      return `${typeScriptTypeName(result.record.name)}[]`;
+    case "array":
+      return tsType(result, "result");
     case "record":
-      return result.record.name;
+      return typeScriptTypeName(result.record.name);
     case "dataSet":
       return `${dataSetResult()}<${dataSetRowTypeName(result.dataSet.name)}>`;
+    case "void":
+    case "oneWay":
+      return "void";
   }
 }
 
@@ -181,13 +253,21 @@ export function docs(
   text: string,
   tags: readonly { tagName: string; text: string }[] = [],
 ): OptionalKind<JSDocStructure>[] {
-  const description = text
+  const description = commentSafe(text)
     .split("\n\n")
     .map((paragraph) => wrap(paragraph, DOC_WIDTH))
     .join("\n\n");
   return [
-    { description, tags: tags.map((tag) => ({ tagName: tag.tagName, text: wrap(tag.text, DOC_WIDTH) })) },
+    { description, tags: tags.map((tag) => ({ tagName: tag.tagName, text: wrap(commentSafe(tag.text), DOC_WIDTH) })) },
   ];
+}
+
+/**
+ * Spec text made safe inside a block comment: a star followed by a slash would end the comment, so a
+ * backslash goes between them. Nothing else in a doc can end a comment or reach the code.
+ */
+export function commentSafe(text: string): string {
+  return text.replaceAll("*/", "*\\/");
 }
 
 /** Greedy word wrap; TSDoc lines stay readable without depending on the formatter. */

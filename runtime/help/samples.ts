@@ -8,7 +8,9 @@ import type {
   OperationModel,
   ResultModel,
   ServiceModel,
+  TypeModel,
 } from "../model.js";
+import { soapActionOf } from "../protocol/soap.js";
 
 export interface SampleExchange {
   readonly id: string;
@@ -45,7 +47,17 @@ export function sampleExchanges(model: ServiceModel, op: OperationModel): Sample
     "Content-Length: length",
     "",
   ];
-  const query = op.params.map((p) => `${encodeURIComponent(p.name)}=${p.type}`).join("&");
+  const query = op.params.flatMap((p) => queryFields(p.name, p.type)).join("&");
+  // A one-way operation has no output message: the server answers 202 with an empty body.
+  const accepted = "HTTP/1.1 202 Accepted";
+  const soapResponse = (head: readonly string[], prefix: string, envelopeNs: string): string =>
+    op.result.kind === "oneWay" ? accepted : lines(...head, ...soapEnvelope(prefix, envelopeNs, responseElement(op, ns)));
+  const httpResponse =
+    op.result.kind === "oneWay"
+      ? accepted
+      : op.result.kind === "void"
+        ? "HTTP/1.1 200 OK"
+        : lines(...okXml, XML_DECLARATION, ...httpAnswer(op.result, ns));
   return [
     {
       id: "soap11",
@@ -55,14 +67,11 @@ export function sampleExchanges(model: ServiceModel, op: OperationModel): Sample
         "",
         "Content-Type: text/xml; charset=utf-8",
         "Content-Length: length",
-        `SOAPAction: "${ns}${op.name}"`,
+        `SOAPAction: "${soapActionOf(ns, op.name)}"`,
         "",
         ...soapEnvelope("soap", "http://schemas.xmlsoap.org/soap/envelope/", requestElement(op, ns)),
       ),
-      response: lines(
-        ...okXml,
-        ...soapEnvelope("soap", "http://schemas.xmlsoap.org/soap/envelope/", responseElement(op, ns)),
-      ),
+      response: soapResponse(okXml, "soap", "http://schemas.xmlsoap.org/soap/envelope/"),
     },
     {
       id: "soap12",
@@ -75,17 +84,14 @@ export function sampleExchanges(model: ServiceModel, op: OperationModel): Sample
         "",
         ...soapEnvelope("soap12", "http://www.w3.org/2003/05/soap-envelope", requestElement(op, ns)),
       ),
-      response: lines(
-        ...okSoap12,
-        ...soapEnvelope("soap12", "http://www.w3.org/2003/05/soap-envelope", responseElement(op, ns)),
-      ),
+      response: soapResponse(okSoap12, "soap12", "http://www.w3.org/2003/05/soap-envelope"),
     },
     {
       id: "http-get",
       title: "HTTP GET",
       note: "every parameter in the query string",
       request: { method: "GET", target: `/${op.name}${query === "" ? "" : `?${query}`}`, rest: "" },
-      response: lines(...okXml, XML_DECLARATION, ...httpAnswer(op.result, ns)),
+      response: httpResponse,
     },
     {
       id: "http-post",
@@ -98,7 +104,7 @@ export function sampleExchanges(model: ServiceModel, op: OperationModel): Sample
         "",
         query,
       ),
-      response: lines(...okXml, XML_DECLARATION, ...httpAnswer(op.result, ns)),
+      response: httpResponse,
     },
   ];
 }
@@ -126,42 +132,89 @@ function soapEnvelope(prefix: string, envelopeNs: string, body: readonly string[
 
 function requestElement(op: OperationModel, ns: string): string[] {
   if (op.params.length === 0) return [`<${op.name} xmlns="${ns}" />`];
-  return [`<${op.name} xmlns="${ns}">`, ...indent(op.params.map((p) => leaf(p.name, p.type))), `</${op.name}>`];
+  return [`<${op.name} xmlns="${ns}">`, ...indent(op.params.flatMap((p) => valueLines(p.name, p.type))), `</${op.name}>`];
+}
+
+/** The query or form fields of one parameter: an array repeats its name, as ASMX reads it. */
+function queryFields(name: string, type: TypeModel): string[] {
+  const field = encodeURIComponent(name);
+  if (type.kind === "array") return [`${field}=${placeholder(type.item)}`, `${field}=${placeholder(type.item)}`];
+  return [`${field}=${placeholder(type)}`];
+}
+
+/** What a value of the type shows in a sample: its type name, or an enum's values. */
+function placeholder(type: TypeModel): string {
+  switch (type.kind) {
+    case "scalar":
+      return type.type;
+    case "enum":
+      return type.enum.values.join(" or ");
+    case "record":
+      return type.record.name;
+    case "array":
+      return type.typeName;
+  }
+}
+
+/** The element of one value: a leaf for a scalar or an enum, a record's fields, two items of an array. */
+function valueLines(name: string, type: TypeModel): string[] {
+  switch (type.kind) {
+    case "scalar":
+    case "enum":
+      return [leaf(name, placeholder(type))];
+    case "record":
+      return recordElement(name, type.record.fields);
+    case "array": {
+      const item = valueLines(type.itemElement, type.item);
+      return [`<${name}>`, ...indent([...item, ...item]), `</${name}>`];
+    }
+  }
 }
 
 function responseElement(op: OperationModel, ns: string): string[] {
   const result = `${op.name}Result`;
+  if (op.result.kind === "void" || op.result.kind === "oneWay") return [`<${op.name}Response xmlns="${ns}" />`];
   return [
     `<${op.name}Response xmlns="${ns}">`,
     ...indent(
-      op.result.kind === "scalar"
-        ? [leaf(result, op.result.type)]
+      op.result.kind === "scalar" || op.result.kind === "enum"
+        ? valueLines(result, op.result.kind === "scalar" ? { kind: "scalar", type: op.result.type } : op.result)
         : [`<${result}>`, ...indent(resultContent(op.result)), `</${result}>`],
     ),
     `</${op.name}Response>`,
   ];
 }
 
+type ContentResult = Extract<ResultModel, { kind: "list" | "record" | "dataSet" | "array" }>;
+
 /** The children of {Op}Result, which are also the children of the HTTP bindings' root element. */
-function resultContent(result: Exclude<ResultModel, { kind: "scalar" }>): string[] {
+function resultContent(result: ContentResult): string[] {
   switch (result.kind) {
     case "list": {
       const item = recordElement(result.record.name, result.record.fields);
       return [...item, ...item];
     }
     case "record":
-      return result.record.fields.map((f) => leaf(f.name, f.type));
+      return result.record.fields.flatMap((f) => valueLines(f.name, f.type));
     case "dataSet":
       return dataSetContent(result.dataSet);
+    case "array": {
+      const item = valueLines(result.itemElement, result.item);
+      return [...item, ...item];
+    }
   }
 }
 
-function httpAnswer(result: ResultModel, ns: string): string[] {
+function httpAnswer(result: Exclude<ResultModel, { kind: "void" | "oneWay" }>, ns: string): string[] {
   switch (result.kind) {
     case "scalar":
       return [`<${result.type} xmlns="${ns}">${result.type}</${result.type}>`];
+    case "enum":
+      return [`<${result.enum.name} xmlns="${ns}">${placeholder(result)}</${result.enum.name}>`];
     case "list":
       return wrap(`ArrayOf${result.record.name}`, `${XSD_XSI} xmlns="${ns}"`, resultContent(result));
+    case "array":
+      return wrap(result.typeName, `${XSD_XSI} xmlns="${ns}"`, resultContent(result));
     case "record":
       return wrap(result.record.name, `${XSD_XSI} xmlns="${ns}"`, resultContent(result));
     case "dataSet":
@@ -174,7 +227,7 @@ function wrap(name: string, attributes: string, content: readonly string[]): str
 }
 
 function recordElement(name: string, fields: readonly FieldModel[]): string[] {
-  return [`<${name}>`, ...indent(fields.map((f) => leaf(f.name, f.type))), `</${name}>`];
+  return [`<${name}>`, ...indent(fields.flatMap((f) => valueLines(f.name, f.type))), `</${name}>`];
 }
 
 function leaf(name: string, placeholder: string): string {
