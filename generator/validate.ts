@@ -6,6 +6,7 @@ import { compareDiagnostics, type Diagnostic } from "./diagnostic.js";
 import type { LoadedSpec, Position, SpecPath } from "./load.js";
 import type { SpecDocument } from "./spec.js";
 import { validateAgainstSchema } from "./validate-schema.js";
+import { validateNames } from "./validate-names.js";
 import { validateSemantics } from "./validate-semantics.js";
 
 export function validateSpec(spec: LoadedSpec): Diagnostic[] {
@@ -13,7 +14,9 @@ export function validateSpec(spec: LoadedSpec): Diagnostic[] {
   if (spec.syntaxErrors.length > 0) return [spec.syntaxErrors[0]!];
   const shapeErrors = [...duplicateKeys(spec), ...validateAgainstSchema(spec)];
   const diagnostics =
-    shapeErrors.length > 0 ? shapeErrors : validateSemantics(spec, spec.value as SpecDocument);
+    shapeErrors.length > 0
+      ? shapeErrors
+      : [...validateSemantics(spec, spec.value as SpecDocument), ...validateNames(spec, spec.value as SpecDocument)];
   return dedupe(diagnostics.sort(compareDiagnostics));
 }
 

@@ -210,7 +210,7 @@ export interface ClientServiceModel {
   readonly namespace: string;
   readonly endpoint: string;
   /** The bindings the service offers (spec `service.bindings`), when not all four. */
-  readonly bindings?: readonly ("soap11" | "soap12" | "httpGet" | "httpPost")[] | undefined;
+  readonly bindings?: readonly BindingName[] | undefined;
 }
 
 /** The service as the server, the WSDL and the help pages read it. */
@@ -221,6 +221,4 @@ export interface ServiceModel extends ClientServiceModel {
   readonly enums: readonly EnumModel[];
   readonly dataSets: readonly DataSetModel[];
   readonly operations: readonly OperationModel[];
-  /** The bindings the service offers (spec `service.bindings`); all four when absent. */
-  readonly bindings?: readonly BindingName[];
 }

@@ -8,6 +8,8 @@ import type { GeneratedFile } from "../generated-file.js";
 import { importSymbol, importType } from "../import-symbol.js";
 import { TypeScriptFile, VariableDeclarationKind } from "../typescript-file.js";
 import type { EmitContext } from "./context.js";
+import { offeredBindings } from "../../runtime/protocol/binding.js";
+import { credentialsTypeName } from "./credentials.js";
 import { docs } from "./types.js";
 
 /** The client binding values createClientWith takes: exported name, runtime module, runtime export. */
@@ -37,9 +39,30 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
   const interfaceName = `${model.name}Client`;
   const operationsType = file.use(importType("Operations", "model.ts"));
   const clientOf = file.use(importType("ClientOf", "runtime/client.ts"));
-  const options = file.use(importType("ClientOptions", "runtime/client.ts"));
-  const withOptions = file.use(importType("ClientWithOptions", "runtime/client.ts"));
-  const config = file.use(importType("ClientConfig", "runtime/client.ts"));
+  const credentials = file.use(importType(credentialsTypeName(model.name), "types.ts"));
+  const offered = offeredBindings(model);
+  const bindings = CLIENT_BINDINGS.filter((binding) => offered.includes(binding.name));
+  const bindingUnion = bindings.map((binding) => JSON.stringify(binding.name)).join(" | ");
+  // The config types of this service: the runtime's, with its credentials (and its bindings) filled in.
+  const typeAlias = (name: string, docText: string, type: string): string => {
+    source.addTypeAlias({ name, isExported: true, docs: docs(docText), type });
+    return name;
+  };
+  typeAlias(
+    "ClientOptions",
+    `A client's options: the address, limits and hooks, and the credentials (${credentials}).`,
+    `${file.use(importType("ClientOptionsOf", "runtime/client.ts"))}<${credentials}>`,
+  );
+  const withOptions = typeAlias(
+    "ClientWithOptions",
+    "createClientWith's options: the client's options and the platform.",
+    `${file.use(importType("ClientWithOptionsOf", "runtime/client.ts"))}<${credentials}>`,
+  );
+  const config = typeAlias(
+    "ClientConfig",
+    `createClient's config: the client's options and the binding by name (${bindings.map((b) => b.name).join(", ")}).`,
+    `${file.use(importType("ClientConfigOf", "runtime/client.ts"))}<${credentials}, ${bindingUnion}>`,
+  );
   const callOptions = file.use(importType("CallOptions", "runtime/client.ts"));
   const factory = file.use(importType("ClientBindingFactory", "runtime/protocol/binding.ts"));
 
@@ -51,7 +74,7 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
     properties: [{ name: "endpointUrl", type: "string", isReadonly: true, docs: docs("The address calls go to.") }],
   });
 
-  for (const binding of CLIENT_BINDINGS) {
+  for (const binding of bindings) {
     source.addVariableStatement({
       isExported: true,
       declarationKind: VariableDeclarationKind.Const,
@@ -74,7 +97,7 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
     name: "createClientWith",
     isExported: true,
     docs: docs(
-      `Creates a client over the binding given as a value (${CLIENT_BINDINGS.map((b) => b.name).join(", ")}) ` +
+      `Creates a client over the binding given as a value (${bindings.map((b) => b.name).join(", ")}) ` +
         "and the platform named in `options.platform` (browser: the browser's DOMParser and TextDecoder; " +
         "standard: the strict scanner and .NET's charsets, anywhere): a bundler keeps that binding's and that " +
         `platform's code alone. ${errors}`,
@@ -96,8 +119,8 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
     isExported: true,
     docs: docs(
       "Creates a client over the binding named in `config.binding`, reading answers on the standard platform " +
-        "(with `config.xmlReader` instead of readXml when given). A bundle carries all four bindings' client " +
-        "code and the scanner; createClientWith(soap11, { ...options, platform: browser }) carries one binding " +
+        "(with `config.xmlReader` instead of readXml when given). A bundle carries every binding's client " +
+        `code and the scanner; createClientWith(${bindings[0]?.name ?? "soap11"}, { ...options, platform: browser }) carries one binding ` +
         `and the browser's parser. ${errors}`,
     ),
     parameters: [{ name: "config", type: config }],
@@ -117,7 +140,7 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
   const errorValues = [...CLIENT_ERRORS, "ErrorCodes"].map((name) => file.use(importSymbol(name, "runtime/errors.ts")));
   const errorTypes = ["ErrorCode", "FaultSide"].map((name) => file.use(importType(name, "runtime/errors.ts")));
   source.addExportDeclaration({ namedExports: errorValues });
-  source.addExportDeclaration({ isTypeOnly: true, namedExports: [callOptions, config, options, withOptions, platformType, ...errorTypes] });
+  source.addExportDeclaration({ isTypeOnly: true, namedExports: [callOptions, credentials, platformType, ...errorTypes] });
 
   return [file.toGeneratedFile("createClient and createClientWith: the typed client, on fetch alone.")];
 }

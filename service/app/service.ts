@@ -22,7 +22,9 @@ import {
   checkEmail,
   demographicValues,
   listOf,
+  listOfSqlite,
   subscriberOf,
+  upsertOneSqlite,
   upsertSubscribers,
 } from "./subscribers.js";
 
@@ -67,7 +69,7 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
   const domain = new URL(config.publicUrl).hostname || "localhost";
 
   async function account(context: CallContext): Promise<Account> {
-    const found = await deps.auth.verify(context.username, context.password);
+    const found = await deps.auth.verify(context.credentials.username, context.credentials.password);
     deps.onAccount?.(context.requestId, found);
     return found;
   }
@@ -98,6 +100,17 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
       phone: params.strPhoneNumber,
       fields,
     };
+    const { sqlite } = store;
+    if (sqlite !== undefined && !pending) {
+      // SQLite's hot path: the same reads and writes on prepared statements, in the same group commit.
+      return sqlite.writeSync(() => {
+        const list = listOfSqlite(sqlite, owner, params.strMailingListID, "strMailingListID");
+        const options = { update: true, state: "active", recordOptedOut: true } as const;
+        const outcome = upsertOneSqlite(sqlite, owner, list.id, row, options, now());
+        if (outcome === undefined) throw new Error("upsert returned no row for a single insert");
+        return BigInt(outcome.id);
+      });
+    }
     let queued = false;
     const id = await store.write(async (trx) => {
       const list = await listOf(trx, owner, params.strMailingListID, "strMailingListID");

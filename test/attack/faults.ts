@@ -72,7 +72,7 @@ export const FAULT_CASES: readonly string[] = [
 ];
 
 function faultyInsert(_params: unknown, context: CallContext): unknown {
-  const [name, mode] = context.username.split("/");
+  const [name, mode] = context.credentials.username.split("/");
   if (name === "never-settles") return new Promise(() => {});
   if (name === "wrong-shape") {
     const wrong = { not: "a long" };

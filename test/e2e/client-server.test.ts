@@ -40,8 +40,8 @@ describe.each(bindingNames)("generated client ↔ generated server over %s", (bi
     expect(received).toHaveLength(1);
     expect(received[0].operation).toBe(op);
     expect(received[0].context.binding).toBe(binding);
-    expect(received[0].context.username).toBe(CREDENTIALS.username);
-    expect(received[0].context.password).toBe(CREDENTIALS.password);
+    expect(received[0].context.credentials.username).toBe(CREDENTIALS.username);
+    expect(received[0].context.credentials.password).toBe(CREDENTIALS.password);
     const got = { ...received[0].params };
     // HTTP GET/POST send every parameter, so an absent optional string arrives as "" there.
     const want = expectedParams(op);

@@ -180,8 +180,8 @@ async function callAndReceive(c: soap.Client, port: string, op: Op, binding: str
   expect(received).toHaveLength(1);
   expect(received[0].operation).toBe(op);
   expect(received[0].context.binding).toBe(binding);
-  expect(received[0].context.username).toBe(CREDENTIALS.username);
-  expect(received[0].context.password).toBe(CREDENTIALS.password);
+  expect(received[0].context.credentials.username).toBe(CREDENTIALS.username);
+  expect(received[0].context.credentials.password).toBe(CREDENTIALS.password);
   expect(received[0].params).toEqual(expectedParams(op));
   return result;
 }

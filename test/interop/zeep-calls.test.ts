@@ -265,8 +265,8 @@ describe.runIf(zeepInstalled).each(portKeys)("zeep over %s", (portKey) => {
         c.operation === op && c.context.binding === binding && c.params.strIdentifier !== PROBE_MARK && c.params.triggerId !== DATETIME_MARK,
     );
     expect(received).toHaveLength(1);
-    expect(received[0].context.username).toBe(CREDENTIALS.username);
-    expect(received[0].context.password).toBe(CREDENTIALS.password);
+    expect(received[0].context.credentials.username).toBe(CREDENTIALS.username);
+    expect(received[0].context.credentials.password).toBe(CREDENTIALS.password);
     expect(received[0].params).toEqual(expectedParams(op, http));
   });
 });

@@ -33,7 +33,7 @@ describe("fetch handler", () => {
     );
     expect(soapResultText(await response.text())).toBe("9223372036854775807");
     const call = calls.at(-1) as ReceivedCall;
-    expect(call.context).toMatchObject<Partial<CallContext>>({ binding: version, remoteAddress: "192.0.2.7", username: "u" });
+    expect(call.context).toMatchObject<Partial<CallContext>>({ binding: version, remoteAddress: "192.0.2.7", credentials: { username: "u", password: "p" } });
     expect(call.params).toMatchObject({ strEmail: "a@b", strMailingListID: "1" });
   });
 

@@ -307,8 +307,7 @@ describe("call context", () => {
     for (const c of contexts) {
       expect(c.operation).toBe("InsertSubscriberSid");
       expect(c.remoteAddress).toBe("127.0.0.1");
-      expect(c.username).toBe("u");
-      expect(c.password).toBe("p");
+      expect(c.credentials).toEqual({ username: "u", password: "p" });
       expect(c.requestId).toMatch(/^\S+$/);
       expect(c.signal.aborted).toBe(false);
     }

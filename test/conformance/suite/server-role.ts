@@ -83,7 +83,7 @@ export async function startServerRole(service: RefService): Promise<ServerRole> 
     expect(received.map((r) => r.operation)).toEqual(calledHandler ? [c.operation] : []);
     if (calledHandler) {
       expect(received[0].params).toEqual(handlerParams(op, { ...values, ...c.received }, c.omit));
-      const { username, password, binding: seen } = received[0].context;
+      const { credentials: { username, password }, binding: seen } = received[0].context;
       expect({ username, password, binding: seen }).toEqual({
         username: values.strUsername,
         password: values.strPassword,

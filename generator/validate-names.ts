@@ -1,0 +1,199 @@
+// Names that pass the JSON Schema but would break the output, refused with the spec line (README "Names in the
+// spec"): every wire name must be an XML NCName; an operation may not take a name the generated client uses
+// (endpointUrl) or one a plain object cannot hold as its own (__proto__, constructor); a service may not take
+// a name the generated modules declare or a global; record fields and DataSet column properties may not be
+// Object.prototype names (results are plain objects); a credential's property must be a key the client's
+// config does not use itself; the WSDL's elements must be distinct. Records and enums whose names are
+// reserved are renamed instead (reserved-names.ts), and their renamed TypeScript names must still be unique.
+// Runs only on a document that passed the schema.
+
+import { CLIENT_CONFIG_KEYS } from "../runtime/client.js";
+import type { Diagnostic } from "./diagnostic.js";
+import type { LoadedSpec, SpecPath } from "./load.js";
+import {
+  GLOBAL_NAMES,
+  isIdentifier,
+  isNCName,
+  OBJECT_PROTOTYPE_NAMES,
+  RESERVED_WORDS,
+  typeScriptTypeName,
+} from "./reserved-names.js";
+import type { SpecDocument } from "./spec.js";
+import { dataSetRowTypeName, operationTypeNames } from "./type-names.js";
+
+/** Members of the generated client besides its operations. */
+export const CLIENT_MEMBERS: readonly string[] = ["endpointUrl"];
+
+/** Operation names a plain object cannot hold as an own method, or a class cannot define as one. */
+const OPERATION_REFUSED = new Set(["__proto__", "constructor"]);
+
+/** What generated/server.ts and generated/client.ts declare or import, which the service's name must not be. */
+const MODULE_NAMES = new Set([
+  "ServiceHandler", "CallContext", "createHandler", "createServer", "HandlersOf", "Operations", "NodeHandler",
+  "FetchHandler", "ServerOptions", "TransportLimits", "CallEvent", "Received", "ServiceError", "ErrorCodes",
+  "clientError", "createServiceCore", "createNodeHandler", "createFetchHandler", "serverBindings", "readXml",
+  "readXmlDom", "serverModel", "docs", "createDocuments", "recordWriters", "Server", "CallContextOf",
+  "ClientOptions", "ClientWithOptions", "ClientConfig", "ClientOptionsOf", "ClientWithOptionsOf",
+  "ClientConfigOf", "ClientOf", "CallOptions", "ClientBindingFactory", "ClientPlatform", "createClientCore",
+  "bindOperations", "standard", "browser", "clientBinding", "service", "operations", "createClient",
+  "createClientWith", "soap11", "soap12", "httpGet", "httpPost", "ClientCallError", "ServiceFaultError",
+  "SoapFaultError", "HttpBindingError", "ResponseFormatError", "TransportError", "TimeoutError",
+  "ResponseTooLargeError", "RedirectError", "ErrorCode", "FaultSide",
+]);
+
+/** The root element names the HTTP bindings may answer with besides records: .NET's scalar type names. */
+const SCALAR_ELEMENTS = new Set([
+  "string", "boolean", "float", "double", "decimal", "dateTime", "byte", "unsignedByte", "short", "unsignedShort",
+  "int", "unsignedInt", "long", "unsignedLong", "base64Binary", "guid", "char", "DataSet",
+]);
+
+export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const report = (path: SpecPath, message: string, target?: "key" | "value"): void => {
+    diagnostics.push(spec.at(path, message, target));
+  };
+  const where = (path: SpecPath, target?: "key" | "value"): string => {
+    const { line, col } = spec.positionOf(path, target);
+    return `${line}:${col}`;
+  };
+  const ncName = (name: string, what: string, path: SpecPath, target?: "key" | "value"): void => {
+    if (!isNCName(name)) report(path, `${what} "${name}" is not an XML name (NCName), so it cannot be an element name on the wire`, target);
+  };
+
+  const service = doc.service;
+  const serviceName = service.name;
+  ncName(serviceName, "service name", ["service", "name"]);
+  if (RESERVED_WORDS.has(serviceName) || GLOBAL_NAMES.has(serviceName) || MODULE_NAMES.has(serviceName)) {
+    report(
+      ["service", "name"],
+      `service name "${serviceName}" would name the generated server interface "${serviceName}", which is ${
+        MODULE_NAMES.has(serviceName) ? "a name the generated modules use themselves" : "a reserved word or a global of JavaScript or TypeScript"
+      }; choose another service name`,
+    );
+  }
+
+  // Credentials: each property a usable config key, distinct from the others and from the client's own keys.
+  const credentials = service.credentials ?? [];
+  const properties = new Map<string, number>();
+  const configKeys = new Set<string>(CLIENT_CONFIG_KEYS);
+  const records = doc.records ?? {};
+  credentials.forEach((credential, i) => {
+    const path: SpecPath = ["service", "credentials", i];
+    const property = credential.property ?? credential.name;
+    const propertyPath: SpecPath = credential.property === undefined ? [...path, "name"] : [...path, "property"];
+    const named = credential.property === undefined ? `credential "${credential.name}" (its property is its name)` : `property "${property}"`;
+    if (!isIdentifier(property) || property === "__proto__") {
+      report(propertyPath, `${named} is not a usable JavaScript property name; give the credential a \`property\``);
+    } else if (configKeys.has(property)) {
+      report(
+        propertyPath,
+        `${named} is a key the client's config uses itself (${CLIENT_CONFIG_KEYS.join(", ")}); give the credential another \`property\``,
+      );
+    }
+    const earlier = properties.get(property);
+    if (earlier !== undefined) {
+      report(propertyPath, `duplicate credential property "${property}" (first at ${where(["service", "credentials", earlier, "name"])})`);
+    } else {
+      properties.set(property, i);
+    }
+    const type = String(credential.type);
+    if (type.endsWith("[]") || Object.hasOwn(records, type)) {
+      report([...path, "type"], `credential "${credential.name}" is ${type}: credentials are scalars or enums (they travel on every binding)`);
+    }
+  });
+
+  const operations = doc.groups.flatMap((group, g) =>
+    group.operations.map((op, o) => ({ op, path: ["groups", g, "operations", o] as SpecPath })),
+  );
+  credentials.forEach((credential, i) => ncName(credential.name, "credential", ["service", "credentials", i, "name"]));
+
+  // Operations: names the client or a plain object needs, the WSDL's element names.
+  const elements = new Map<string, string>();
+  const element = (name: string, owner: string, path: SpecPath): void => {
+    const first = elements.get(name);
+    if (first === undefined) elements.set(name, `${owner} (at ${where(path)})`);
+    else report(path, `the WSDL element "${name}" of ${owner} is also the element of ${first}; rename one of them`);
+  };
+  for (const { op, path } of operations) {
+    const namePath = [...path, "name"];
+    ncName(op.name, "operation name", namePath);
+    if (CLIENT_MEMBERS.includes(op.name)) {
+      report(namePath, `operation name "${op.name}" is a member of the generated client (${serviceName}Client.${op.name}); rename the operation`);
+    } else if (OPERATION_REFUSED.has(op.name)) {
+      report(namePath, `operation name "${op.name}" cannot be a method of the implementation or the client (a plain object or class cannot own it); rename the operation`);
+    }
+    (op.params ?? []).forEach((param, i) => {
+      ncName(param.name, "parameter", [...path, "params", i, "name"]);
+      if (param.property !== undefined) {
+        report([...path, "params", i, "property"], `"property" is for credentials only; parameter "${param.name}" is an operation's own`);
+      }
+    });
+  }
+  // Element names: each operation's request and response elements, and the HTTP answers' root elements.
+  for (const { op, path } of operations) {
+    element(op.name, `operation ${op.name}`, [...path, "name"]);
+    element(`${op.name}Response`, `operation ${op.name}'s response`, [...path, "name"]);
+  }
+  for (const { op, path } of operations) {
+    if (SCALAR_ELEMENTS.has(op.name)) {
+      report([...path, "name"], `operation name "${op.name}" is the root element of a ${op.name} answer on the HTTP bindings; rename the operation`);
+    }
+  }
+  const recordNames = Object.keys(records);
+  for (const name of recordNames) {
+    ncName(name, "record name", ["records", name], "key");
+    for (const [candidate, what] of [
+      [name, `record ${name}`],
+      [`ArrayOf${name}`, `the array of ${name}`],
+    ] as const) {
+      const clash = operations.find(({ op }) => op.name === candidate || `${op.name}Response` === candidate);
+      if (clash) {
+        report(["records", name], `${what} is the WSDL element "${candidate}", which operation ${clash.op.name} (at ${where([...clash.path, "name"])}) also uses; rename one of them`, "key");
+      }
+    }
+    records[name]!.fields.forEach((field, i) => {
+      const fieldPath = ["records", name, "fields", i, "name"];
+      ncName(field.name, "field", fieldPath);
+      if (OBJECT_PROTOTYPE_NAMES.has(field.name)) {
+        report(fieldPath, `field "${field.name}" of record ${name} is a name every JavaScript object inherits; records are plain objects, so rename the field`);
+      }
+    });
+  }
+  const enums = (doc as { readonly enums?: Readonly<Record<string, unknown>> }).enums ?? {};
+  for (const name of Object.keys(enums)) ncName(name, "enum name", ["enums", name], "key");
+  for (const [name, dataSet] of Object.entries(doc.dataSets ?? {})) {
+    ncName(dataSet.dataSetName, "DataSet name", ["dataSets", name, "dataSetName"]);
+    ncName(dataSet.table, "table name", ["dataSets", name, "table"]);
+    dataSet.columns.forEach((column, i) => {
+      if (column.name !== undefined) ncName(column.name, "column", ["dataSets", name, "columns", i, "name"]);
+      if (OBJECT_PROTOTYPE_NAMES.has(column.property)) {
+        report(
+          ["dataSets", name, "columns", i, "property"],
+          `column property "${column.property}" is a name every JavaScript object inherits; rows are plain objects, so choose another property`,
+        );
+      }
+    });
+  }
+
+  // TypeScript names after renaming: a renamed record or enum must not meet another generated type name.
+  const typeNames = new Map<string, string>();
+  const typeName = (name: string, what: string, path: SpecPath, target?: "key" | "value"): void => {
+    const first = typeNames.get(name);
+    if (first === undefined) typeNames.set(name, `${what} (at ${where(path, target)})`);
+    else report(path, `${what} is declared in TypeScript as "${name}", as is ${first}; rename one of them`, target);
+  };
+  typeName(`${serviceName}Credentials`, "the credentials type", ["service", "name"]);
+  for (const { op, path } of operations) {
+    for (const name of Object.values(operationTypeNames(op.name))) typeNames.set(name, `a type of operation ${op.name} (at ${where([...path, "name"])})`);
+  }
+  for (const name of Object.keys(doc.dataSets ?? {})) typeNames.set(dataSetRowTypeName(name), `the row type of data set ${name}`);
+  for (const name of recordNames) {
+    const ts = typeScriptTypeName(name);
+    // An unrenamed record meeting another type name is validate-semantics' duplicate, reported there.
+    if (ts !== name) typeName(ts, `record ${name}`, ["records", name], "key");
+    else if (!typeNames.has(ts)) typeNames.set(ts, `record ${name} (at ${where(["records", name], "key")})`);
+  }
+  for (const name of Object.keys(enums)) typeName(typeScriptTypeName(name), `enum ${name}`, ["enums", name], "key");
+
+  return diagnostics;
+}
