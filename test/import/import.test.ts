@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { importCommand, importToYaml, importWsdl, ImportError } from "../../generator/import/index.js";
-import { scalar } from "../../generator/import/yaml-out.js";
+import { scalar, specToYaml } from "../../generator/import/yaml-out.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, "../..");
@@ -294,6 +294,44 @@ describe("easgen import: refusals name the element and line", () => {
     expect(performance.now() - started).toBeLessThan(5000);
     expect(spec.records!.Big!.fields).toHaveLength(20_000);
     expect(spec.groups[0]!.operations[0]!.params).toHaveLength(20_000);
+  });
+
+  it("answers mutated WSDLs with a spec or an ImportError, never anything else", () => {
+    let seed = 12345;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    let imported = 0;
+    let refused = 0;
+    for (const name of SHAPES) {
+      const text = fixture(`${name}.wsdl`);
+      const lines = text.split("\r\n");
+      const attrs = [...text.matchAll(/ [a-zA-Z:]+="[^"]*"/g)].map((m) => m[0]);
+      for (let i = 0; i < 150; i++) {
+        const l = [...lines];
+        const k = random(l.length);
+        const j = random(l.length);
+        switch (random(5)) {
+          case 0: l.splice(k, 1); break;
+          case 1: l.splice(k, 0, l[j]!); break;
+          case 2: l[k] = l[k]!.replace(/ [a-zA-Z:]+="[^"]*"/, attrs[random(attrs.length)]!); break;
+          case 3: l[k] = l[k]!.replace(/ [a-zA-Z:]+="[^"]*"/, ""); break;
+          default: [l[k], l[j]] = [l[j]!, l[k]!];
+        }
+        try {
+          const result = importWsdl(l.join("\r\n"), { source: "m.wsdl" });
+          specToYaml(result.spec, { source: "m.wsdl", warnings: result.warnings }); // reads back or throws
+          imported++;
+        } catch (e) {
+          if (!(e instanceof ImportError)) throw e;
+          expect(e.message).toMatch(/^m\.wsdl(:\d+: <[^>]+>)?: /);
+          refused++;
+        }
+      }
+    }
+    expect(imported).toBeGreaterThan(100);
+    expect(refused).toBeGreaterThan(100);
   });
 
   it("bounds depth and node count of the input", () => {
