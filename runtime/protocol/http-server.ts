@@ -104,6 +104,15 @@ function invalidEncoding(name: string): ServiceError {
   });
 }
 
+function tooManyItems(name: string, limit: number): ServiceError {
+  return new ServiceError(ErrorCodes.TooManyElements, `The form holds more than ${limit} array items (at ${name}).`, {
+    side: "client",
+    status: 400,
+    exceptionType: "System.InvalidOperationException",
+    parameter: name,
+  });
+}
+
 /**
  * The first value of each parameter in an application/x-www-form-urlencoded text (every value, in order,
  * for an array parameter: `ids=1&ids=2`, as ASMX reads arrays of primitives), read as URLSearchParams
@@ -111,9 +120,15 @@ function invalidEncoding(name: string): ServiceError {
  * are not UTF-8 is refused (InvalidEncoding, naming it); a name that does not decode names no parameter.
  * The values of an array are at most the form's pairs: bounded by the body's size.
  */
-function formTexts(form: string, params: OperationModel["params"], index: ReadonlyMap<string, number>): ParamTexts {
+function formTexts(
+  form: string,
+  params: OperationModel["params"],
+  index: ReadonlyMap<string, number>,
+  isArray: readonly boolean[],
+  maxItems: number,
+): ParamTexts {
   const texts: ParamTexts = new Array(params.length);
-  const isArray = params.map((p) => p.type.kind === "array");
+  let items = 0;
   // A name longer than this, even with every character %-escaped, names no parameter: not decoded.
   // One shorter than every parameter name cannot decode to one either (decoding never lengthens).
   let longestName = 0;
@@ -145,7 +160,10 @@ function formTexts(form: string, params: OperationModel["params"], index: Readon
       if (i !== undefined && (texts[i] === undefined || isArray[i])) {
         const value = hasValue ? decodeFormPart(form.slice(eq + 1, end)) : "";
         if (value === undefined) throw invalidEncoding(params[i]!.name); // i comes from the index of params
-        if (isArray[i]) ((texts[i] ??= []) as string[]).push(value);
+        if (isArray[i]) {
+          if (++items > maxItems) throw tooManyItems(params[i]!.name, maxItems);
+          ((texts[i] ??= []) as string[]).push(value);
+        }
         else texts[i] = value;
       }
     }
@@ -170,12 +188,17 @@ function document(root: string): WireResponse {
 export function createHttpServerBinding(
   variant: HttpServerVariant,
   service: ServiceModel,
-  options: Pick<BindingOptions, "recordWriters"> = {},
+  options: Pick<BindingOptions, "recordWriters" | "maxElements"> = {},
 ): ServerBinding {
+  // Array items a form may hold, over all its array fields: the same bound as the elements of a SOAP request.
+  // (The server core always passes its maxElements; 10,000 is its default.)
+  const maxItems = options.maxElements ?? 10_000;
   const ns = service.namespace;
   // Operations with a record parameter are SOAP only: not found here, as ASMX does not find them.
   const byName = new Map(service.operations.filter(offeredOnHttp).map((op) => [op.name, op]));
   const indexes = paramIndexes(service);
+  /** Per operation, which parameters are arrays (their field repeats). */
+  const arrays = new Map(service.operations.map((op) => [op, op.params.map((p) => p.type.kind === "array")]));
   const arrayAttrs = ` xmlns:xsd="${XSD_NS}" xmlns:xsi="${XSI_NS}" xmlns="${ns}"`;
 
   return {
@@ -192,7 +215,7 @@ export function createHttpServerBinding(
         });
       }
       const params = op.params;
-      const texts = formTexts(variant.fromRequest(request), params, indexes.get(op) as Map<string, number>);
+      const texts = formTexts(variant.fromRequest(request), params, indexes.get(op) as Map<string, number>, arrays.get(op)!, maxItems);
       // Values as .NET's invariant culture reads them (values.ts fromDotNetText), each item of an array too.
       for (let i = 0; i < params.length; i++) {
         const text = texts[i];

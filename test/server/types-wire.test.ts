@@ -459,3 +459,23 @@ describe("refusals", () => {
     expect(answer.body).toContain("more than 10000 elements");
   });
 });
+
+describe("HTTP POST array bounds", () => {
+  it("a form with more array items than maxElements is refused with 400, naming the parameter", async () => {
+    const form = "ids=1&".repeat(10_001);
+    const response = await fetch(`${endpoint}/EchoInts`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: form,
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("x-error-code")).toBe("TooManyElements");
+    expect(await response.text()).toBe("System.InvalidOperationException: The form holds more than 10000 array items (at ids).");
+    const ok = await fetch(`${endpoint}/EchoInts`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "ids=1&".repeat(10_000),
+    });
+    expect(ok.status).toBe(200);
+  });
+});
