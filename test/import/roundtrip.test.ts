@@ -204,6 +204,12 @@ describe.each(SHAPES)("%s.wsdl: import → generate → client ↔ server", (nam
     }
   });
 
+  it("is a fixed point: importing the generated server's ?WSDL gives the same spec", async () => {
+    const again = await importToYaml(`${loaded.endpointUrl}?WSDL`);
+    expect(again.spec).toEqual(loaded.spec);
+    expect(again.warnings).toEqual([]);
+  });
+
   it("publishes a WSDL equivalent to the imported one", async () => {
     const response = await fetch(`${loaded.endpointUrl}?WSDL`);
     expect(response.status).toBe(200);
