@@ -84,6 +84,8 @@ function describe(spec: LoadedSpec, error: ErrorObject): Diagnostic | undefined 
       );
     }
     case "propertyNames":
+    // A result's if/then/else picks the branch; the branch's own errors say what is wrong.
+    case "if":
       return undefined;
     default:
       return spec.at(where, `${label} ${error.message ?? `fails ${error.keyword}`}`);

@@ -42,6 +42,10 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
   /** What a type reference names, or undefined (reported) when it names nothing. */
   const typeKind = (ref: string, path: SpecPath, owner: string): TypeKind | undefined => {
     const { base, array } = parseTypeRef(ref);
+    if (base.endsWith("[]")) {
+      report(path, `${owner}: arrays of arrays (${ref}) are not supported; hold the inner array in a record`);
+      return undefined;
+    }
     let kind: TypeKind["kind"] | undefined;
     if (isScalarName(base)) kind = "scalar";
     else if (Object.hasOwn(enums, base)) kind = "enum";
@@ -89,6 +93,9 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
     if ((rule.kind === "intText" || rule.kind === "length" || rule.kind === "range") && rule.min !== undefined && rule.max !== undefined && rule.min > rule.max) {
       report(["rules", name, "min"], `rule "${name}": min ${rule.min} is greater than max ${rule.max}`);
     }
+    if ((rule.kind === "length" || rule.kind === "range") && rule.min === undefined && rule.max === undefined) {
+      report(["rules", name, "kind"], `rule "${name}" (${rule.kind}) needs min, max or both`);
+    }
     if (rule.kind === "pattern") {
       const problem = patternProblem(rule.pattern);
       if (problem) report(["rules", name, "pattern"], `rule "${name}": ${problem}`);
@@ -97,9 +104,6 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
 
   for (const [name, e] of Object.entries(enums)) {
     if (isScalarName(name)) report(["enums", name], `enum "${name}" has the name of a scalar type`, "key");
-    if (Object.hasOwn(records, name)) {
-      report(["enums", name], `enum "${name}" has the name of a record (at ${where(["records", name], "key")})`, "key");
-    }
     if (e.values.length === 0) report(["enums", name, "values"], `enum "${name}" has no values`);
   }
 
@@ -227,7 +231,6 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
 
   const typeNames: NamedAt[] = [];
   for (const name of Object.keys(records)) typeNames.push({ name, path: ["records", name], target: "key" });
-  for (const name of Object.keys(enums)) typeNames.push({ name, path: ["enums", name], target: "key" });
   for (const name of Object.keys(dataSets)) {
     typeNames.push({ name: dataSetRowTypeName(name), path: ["dataSets", name], target: "key" });
   }

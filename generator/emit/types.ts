@@ -219,8 +219,11 @@ function paramDocs(param: ParamModel, op: OperationModel, paramDoc: string): Opt
 
 function resultType(result: ResultModel, dataSetResult: () => string): string {
   switch (result.kind) {
+    // A null string or byte array is a result too: .NET leaves the result element out.
     case "scalar":
-      return VALUE_MAPPING[result.type].result;
+      return result.type === "string" || result.type === "base64Binary"
+        ? `${VALUE_MAPPING[result.type].result} | null`
+        : VALUE_MAPPING[result.type].result;
     case "enum":
       return result.enum.name;
     case "list":

@@ -36,14 +36,14 @@ const cases: readonly Case[] = [
     name: "unknown property",
     given: [["required: true, doc: User name.", "requird: true, doc: User name."]],
     want: [
-      `${F}:9:35 unknown property "requird"; expected one of: name, type, required, default, rules, doc`,
+      `${F}:9:35 unknown property "requird"; expected one of: name, type, nullable, required, default, rules, property, doc`,
     ],
   },
   {
     name: "unquoted comma in a flow map doc",
     given: [["doc: How many. }", "doc: How many, at least one. }"]],
     want: [
-      `${F}:43:57 unknown property "at least one."; expected one of: name, type, required, default, rules, doc`,
+      `${F}:43:57 unknown property "at least one."; expected one of: name, type, nullable, required, default, rules, property, doc`,
     ],
   },
   {
@@ -60,14 +60,14 @@ const cases: readonly Case[] = [
     name: "unknown SOAP type",
     given: [["{ name: Id, type: long }", "{ name: Id, type: int64 }"]],
     want: [
-      `${F}:24:27 "type" must be one of: string, int, long, double, decimal, dateTime, boolean (not "int64")`,
+      `${F}:24:27 field "Id" of record Item: unknown type "int64"; a type is one of: string, boolean, float, double, decimal, dateTime, byte, unsignedByte, short, unsignedShort, int, unsignedInt, long, unsignedLong, base64Binary, guid, char, Item (with [] for an array)`,
     ],
   },
   {
     name: "unknown rule kind",
     given: [["    kind: intText\n", "    kind: integer\n"]],
     want: [
-      `${F}:16:11 unknown kind "integer"; expected one of: enum, format, maxLength, intText, xmlName, url, csvSubscribers`,
+      `${F}:16:11 unknown kind "integer"; expected one of: enum, format, maxLength, intText, xmlName, url, pattern, length, range, csvSubscribers`,
     ],
   },
   {
@@ -136,7 +136,7 @@ const cases: readonly Case[] = [
   {
     name: "rule on a value type",
     given: [["{ name: quantity, type: int,", "{ name: quantity, type: int, rules: [count],"]],
-    want: [`${F}:43:50 "quantity" is int: rules apply to string parameters only`],
+    want: [`${F}:43:50 rule "count" (intText) applies to string parameters only; "quantity" is int`],
   },
   {
     name: "check naming a parameter the operation lacks",
@@ -175,7 +175,7 @@ const cases: readonly Case[] = [
   {
     name: "optional value type",
     given: [["{ name: quantity, type: int,", "{ name: quantity, type: int, required: false,"]],
-    want: [`${F}:43:52 "quantity" is int: value types are always sent, so it cannot be optional`],
+    want: [`${F}:43:52 "quantity" is int: value types are always sent, so it cannot be optional (make it nullable instead)`],
   },
   {
     name: "column with both name and nameFromParam",
@@ -197,6 +197,133 @@ const cases: readonly Case[] = [
     given: [["    min: 0\n", "    min: 10\n"]],
     want: [`${F}:17:10 rule "count": min 10 is greater than max 9`],
   },
+  // The types of issue 11: type references, nullable, arrays, records, results, rules by type.
+  {
+    name: "unknown parameter type",
+    given: [["{ name: quantity, type: int,","{ name: quantity, type: Quantity,"]],
+    want: [`${F}:43:37 parameter "quantity": unknown type "Quantity"; a type is one of: string, boolean, float, double, decimal, dateTime, byte, unsignedByte, short, unsignedShort, int, unsignedInt, long, unsignedLong, base64Binary, guid, char, Item (with [] for an array)`],
+  },
+  {
+    name: "unknown array item type",
+    given: [["{ name: Id, type: long }","{ name: Id, type: \"Thing[]\" }"]],
+    want: [`${F}:24:27 field "Id" of record Item: unknown type "Thing"; a type is one of: string, boolean, float, double, decimal, dateTime, byte, unsignedByte, short, unsignedShort, int, unsignedInt, long, unsignedLong, base64Binary, guid, char, Item (with [] for an array)`],
+  },
+  {
+    name: "unknown result type",
+    given: [["result: { kind: list, record: Item, doc: Every item. }","result: { type: \"Itme[]\", doc: Every item. }"]],
+    want: [`${F}:50:25 result of ListItems: unknown type "Itme"; a type is one of: string, boolean, float, double, decimal, dateTime, byte, unsignedByte, short, unsignedShort, int, unsignedInt, long, unsignedLong, base64Binary, guid, char, Item (with [] for an array)`],
+  },
+  {
+    name: "array of arrays",
+    given: [["{ name: Id, type: long }","{ name: Id, type: \"long[][]\" }"]],
+    want: [`${F}:24:27 field "Id" of record Item: arrays of arrays (long[][]) are not supported; hold the inner array in a record`],
+  },
+  {
+    name: "nullable string field",
+    given: [["{ name: Label, type: string }","{ name: Label, type: string, nullable: true }"]],
+    want: [`${F}:25:48 field "Label" of record Item is string, a reference type (null is already its absent value): only value types (numbers, boolean, dateTime, guid, char and enums) can be nullable`],
+  },
+  {
+    name: "nullable array field",
+    given: [["{ name: Label, type: string }","{ name: Label, type: \"int[]\", nullable: true }"]],
+    want: [`${F}:25:49 field "Label" of record Item is int[], a reference type (null is already its absent value): only value types (numbers, boolean, dateTime, guid, char and enums) can be nullable`],
+  },
+  {
+    name: "nullable record parameter",
+    given: [["{ name: quantity, type: int,","{ name: quantity, type: Item, nullable: true,"]],
+    want: [`${F}:43:53 parameter "quantity" is Item, a reference type (null is already its absent value): only value types (numbers, boolean, dateTime, guid, char and enums) can be nullable`],
+  },
+  {
+    name: "nullable base64Binary parameter",
+    given: [["{ name: quantity, type: int,","{ name: quantity, type: base64Binary, nullable: true,"]],
+    want: [`${F}:43:61 parameter "quantity" is base64Binary, a reference type (null is already its absent value): only value types (numbers, boolean, dateTime, guid, char and enums) can be nullable`],
+  },
+  {
+    name: "nullable and required",
+    given: [["{ name: quantity, type: int,","{ name: quantity, type: int, nullable: true, required: true,"]],
+    want: [`${F}:43:68 "quantity" is nullable, so it cannot be required`],
+  },
+  {
+    name: "range rule on a string",
+    given: [["rules:\n","rules:\n  pct: { kind: range, min: 0, max: 100, doc: A percentage. }\n"],["rules: [count]","rules: [pct]"]],
+    want: [`${F}:45:50 rule "pct" (range) applies to numeric parameters only; "digit" is string`],
+  },
+  {
+    name: "pattern rule on an int",
+    given: [["rules:\n","rules:\n  code: { kind: pattern, pattern: \"^[A-Z]+$\", doc: Capitals. }\n"],["{ name: quantity, type: int,","{ name: quantity, type: int, rules: [code],"]],
+    want: [`${F}:44:50 rule "code" (pattern) applies to string parameters only; "quantity" is int`],
+  },
+  {
+    name: "length rule on an enum",
+    given: [["records:\n","enums:\n  Size: { doc: A size., values: [S, M] }\nrecords:\n"],["rules:\n","rules:\n  short: { kind: length, max: 3, doc: Short. }\n"],["{ name: quantity, type: int,","{ name: quantity, type: Size, rules: [short],"]],
+    want: [`${F}:46:51 rule "short" (length) applies to string parameters only; "quantity" is Size`],
+  },
+  {
+    name: "length rule with min above max",
+    given: [["rules:\n","rules:\n  short: { kind: length, min: 5, max: 3, doc: Short. }\n"]],
+    want: [`${F}:11:31 rule "short": min 5 is greater than max 3`],
+  },
+  {
+    name: "range rule with min above max",
+    given: [["rules:\n","rules:\n  pct: { kind: range, min: 100, max: 0, doc: A percentage. }\n"]],
+    want: [`${F}:11:28 rule "pct": min 100 is greater than max 0`],
+  },
+  {
+    name: "length rule without bounds",
+    given: [["rules:\n","rules:\n  short: { kind: length, doc: Short. }\n"]],
+    want: [`${F}:11:18 rule "short" (length) needs min, max or both`],
+  },
+  {
+    name: "pattern that does not compile",
+    given: [["rules:\n","rules:\n  code: { kind: pattern, pattern: \"^([A-Z]$\", doc: Capitals. }\n"]],
+    want: [`${F}:11:35 rule "code": the pattern does not compile as a JavaScript regular expression (unicode mode): Invalid regular expression: /^([A-Z]$/u: Unterminated group`],
+  },
+  {
+    name: "pattern with nested unbounded repetition",
+    given: [["rules:\n","rules:\n  code: { kind: pattern, pattern: \"^(a+)+$\", doc: Capitals. }\n"]],
+    want: [`${F}:11:35 rule "code": the pattern repeats a group that itself repeats without bound (as in (a+)+), which can take exponential time on some values; rewrite it without the nested repetition`],
+  },
+  {
+    name: "record holding itself",
+    given: [["{ name: Label, type: string }","{ name: Label, type: Item }"]],
+    want: [`${F}:25:30 record "Item" contains itself: Item → Item; records may nest but not in a cycle`],
+  },
+  {
+    name: "records holding each other",
+    given: [["records:\n","records:\n  Box:\n    doc: A box.\n    fields:\n      - { name: Items, type: \"Item[]\" }\n"],["{ name: Label, type: string }","{ name: Label, type: Box }"]],
+    want: [`${F}:24:30 record "Box" contains itself: Box → Item → Box; records may nest but not in a cycle`],
+  },
+  {
+    name: "oneWay operation with a result",
+    given: [["        doc: Adds an item.\n","        doc: Adds an item.\n        oneWay: true\n"]],
+    want: [`${F}:48:17 AddItem is oneWay, so it has no result: remove "result" or "oneWay"`],
+  },
+  {
+    name: "enum named like a scalar",
+    given: [["records:\n","enums:\n  int: { doc: A size., values: [S, M] }\nrecords:\n"]],
+    want: [`${F}:21:3 enum "int" has the name of a scalar type`],
+  },
+  {
+    name: "enum without values",
+    given: [["records:\n","enums:\n  Size: { doc: A size., values: [] }\nrecords:\n"]],
+    want: [`${F}:21:33 "values" must NOT have fewer than 1 items`],
+  },
+  {
+    name: "result mixing both forms",
+    given: [["result: { kind: list, record: Item, doc: Every item. }","result: { kind: list, type: \"Item[]\", record: Item, doc: Every item. }"]],
+    want: [`${F}:50:31 unknown property "type"; expected one of: kind, record, doc`],
+  },
+  {
+    name: "typed result with a kind-form property",
+    given: [["result: { kind: list, record: Item, doc: Every item. }","result: { type: \"Item[]\", record: Item, doc: Every item. }"]],
+    want: [`${F}:50:35 unknown property "record"; expected one of: type, doc`],
+  },
+  {
+    name: "DataSet column of a type DataSets do not carry",
+    given: [["{ property: ItemId, name: ItemId, type: long,","{ property: ItemId, name: ItemId, type: guid,"]],
+    want: [`${F}:32:49 "type" must be one of: string, int, long, double, decimal, dateTime, boolean (not "guid")`],
+  },
+
 ];
 
 describe("validateSpec", () => {
@@ -211,7 +338,7 @@ describe("validateSpec", () => {
   it("reports every schema error, not just the first", () => {
     const text = smallSpecWith(
       ["    max: 9\n", "    max: nine\n"],
-      ["{ name: Id, type: long }", "{ name: Id, type: int64 }"],
+      ["    title: Items\n", ""],
     );
     expect(validateText(text)).toHaveLength(2);
   });
