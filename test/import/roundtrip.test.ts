@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateCommand, validateCommand } from "../../generator/commands.js";
 import { importToYaml } from "../../generator/import/index.js";
 import { readTree, attr, lookupPrefix, type Node } from "../../generator/import/xml-tree.js";
-import { WSDL_NS, XS_NS, type ImportedSpec } from "../../generator/import/wsdl.js";
+import { MSTYPES_NS, WSDL_NS, XS_NS, type ImportedSpec } from "../../generator/import/wsdl.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const FIXTURES = path.join(HERE, "fixtures");
@@ -113,9 +113,12 @@ function wsdlStructure(text: string) {
     if (c.ns !== WSDL_NS) continue;
     if (c.local === "types") {
       for (const schema of c.children) {
-        if (attr(schema, "targetNamespace") !== tns) continue;
+        // The service's schema, and .NET's own (guid, char) when present.
+        const target = attr(schema, "targetNamespace");
+        if (target !== tns && target !== MSTYPES_NS) continue;
+        const prefix = target === tns ? "" : "{ms} ";
         for (const item of schema.children) {
-          if (item.ns === XS_NS && item.local !== "import") schemaItems[`${item.local} ${attr(item, "name")}`] = describe(item);
+          if (item.ns === XS_NS && item.local !== "import") schemaItems[`${prefix}${item.local} ${attr(item, "name")}`] = describe(item);
         }
       }
     }
@@ -237,6 +240,7 @@ describe.each(SHAPES)("%s.wsdl: import → generate → client ↔ server", (nam
         Object.fromEntries(Object.entries(o).filter(([k]) => !k.startsWith("element ") || wrappers.has(k)));
       expect(typesAndWrappers(ours.schemaItems)).toEqual(typesAndWrappers(theirs.schemaItems));
       for (const key of Object.keys(theirs.schemaItems)) expect(ours.schemaItems[key], key).toEqual(theirs.schemaItems[key]);
+      if (name === "registry") expect(Object.keys(theirs.schemaItems)).toEqual(expect.arrayContaining(["{ms} simpleType guid", "{ms} simpleType char"]));
       expect(soap(ours.messages)).toEqual(soap(theirs.messages));
       expect(soap(ours.portTypes)).toEqual(soap(theirs.portTypes));
       expect(soap(ours.bindings)).toEqual(soap(theirs.bindings));
