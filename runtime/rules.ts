@@ -60,10 +60,112 @@ export function subscriberRowProblem(fields: readonly string[], delimiter: strin
   return undefined;
 }
 
-/** Checks one non-empty string value against one rule; returns the error or undefined. */
-export function checkRule(rule: RuleModel, name: string, value: string): ServiceError | undefined {
+/** Compiled pattern rules, one RegExp per rule object (unicode mode, as validate compiles them). */
+const compiledPatterns = new WeakMap<object, RegExp>();
+
+function patternOf(rule: Extract<RuleModel, { kind: "pattern" }>): RegExp {
+  let re = compiledPatterns.get(rule);
+  if (re === undefined) {
+    re = new RegExp(rule.pattern, "u");
+    compiledPatterns.set(rule, re);
+  }
+  return re;
+}
+
+/** `[+-]digits[.digits]` as sign, integer digits without leading zeros, fraction digits without trailing ones. */
+function decimalParts(text: string): { negative: boolean; whole: string; fraction: string } {
+  let t = text.trim();
+  let negative = false;
+  if (t.startsWith("-") || t.startsWith("+")) {
+    negative = t.startsWith("-");
+    t = t.slice(1);
+  }
+  const dot = t.indexOf(".");
+  const whole = (dot < 0 ? t : t.slice(0, dot)).replace(/^0+/, "");
+  const fraction = dot < 0 ? "" : t.slice(dot + 1).replace(/0+$/, "");
+  // -0 and -0.000 are zero, which has no sign.
+  return { negative: negative && (whole !== "" || fraction !== ""), whole, fraction };
+}
+
+/** Compares two plain decimal texts exactly: negative, zero or positive as a < b, a = b, a > b. */
+export function compareDecimalText(a: string, b: string): number {
+  const x = decimalParts(a);
+  const y = decimalParts(b);
+  if (x.negative !== y.negative) return x.negative ? -1 : 1;
+  const sign = x.negative ? -1 : 1;
+  if (x.whole.length !== y.whole.length) return sign * (x.whole.length - y.whole.length);
+  if (x.whole !== y.whole) return sign * (x.whole < y.whole ? -1 : 1);
+  const n = Math.max(x.fraction.length, y.fraction.length);
+  const xf = x.fraction.padEnd(n, "0");
+  const yf = y.fraction.padEnd(n, "0");
+  return xf === yf ? 0 : sign * (xf < yf ? -1 : 1);
+}
+
+/** A number bound as plain decimal text: its shortest round-trip digits, without an exponent. */
+function plainDecimal(n: number): string {
+  const text = String(n);
+  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (!m) return text;
+  const digits = m[2]! + (m[3] ?? "");
+  const exponent = Number(m[4]);
+  if (exponent >= 0) {
+    const whole = digits.padEnd(exponent + 1, "0");
+    return `${m[1]}${whole.slice(0, exponent + 1)}${whole.length > exponent + 1 ? `.${whole.slice(exponent + 1)}` : ""}`;
+  }
+  return `${m[1]}0.${"0".repeat(-exponent - 1)}${digits}`;
+}
+
+/**
+ * Compares a numeric parameter value with a bound exactly: a number as is, a bigint (long, unsignedLong)
+ * as a whole number, a decimal's text digit by digit. Undefined for anything else (NaN included).
+ */
+function compareWithBound(value: unknown, bound: number): number | undefined {
+  if (typeof value === "number") return Number.isNaN(value) ? undefined : value < bound ? -1 : value > bound ? 1 : 0;
+  if (typeof value === "bigint") {
+    // A whole number v is below a fractional bound b exactly when it is below ceil(b).
+    if (!Number.isInteger(bound)) return value < BigInt(Math.ceil(bound)) ? -1 : 1;
+    const b = BigInt(bound);
+    return value < b ? -1 : value > b ? 1 : 0;
+  }
+  if (typeof value === "string") return compareDecimalText(value, plainDecimal(bound));
+  return undefined;
+}
+
+function rangeInWords(min: number | undefined, max: number | undefined): string {
+  if (min !== undefined && max !== undefined) return `from ${min} to ${max}`;
+  return min !== undefined ? `at least ${min}` : `at most ${max}`;
+}
+
+/**
+ * Checks one value against one rule; returns the error or undefined. String rules take a non-empty
+ * string (other values pass: validate puts them on string parameters only); range takes a number, a
+ * bigint or decimal text.
+ */
+export function checkRule(rule: RuleModel, name: string, value: unknown): ServiceError | undefined {
   const fail = (code: string, sentence: string) => clientError(code, sentence, { parameter: name });
+  if (rule.kind === "range") {
+    const low = rule.min === undefined ? 1 : compareWithBound(value, rule.min);
+    const high = rule.max === undefined ? -1 : compareWithBound(value, rule.max);
+    return low !== undefined && high !== undefined && low >= 0 && high <= 0
+      ? undefined
+      : fail(ErrorCodes.OutOfRange, `${name} must be ${rangeInWords(rule.min, rule.max)}.`);
+  }
+  if (typeof value !== "string") return undefined;
   switch (rule.kind) {
+    case "pattern":
+      return patternOf(rule).test(value)
+        ? undefined
+        : fail(ErrorCodes.InvalidFormat, `${name} must match the pattern ${rule.pattern}.`);
+    case "length": {
+      const count = characterCount(value);
+      if (rule.min !== undefined && count < rule.min) {
+        return fail(ErrorCodes.InvalidValue, `${name} must be at least ${rule.min} characters; it has ${count}.`);
+      }
+      if (rule.max !== undefined && count > rule.max) {
+        return fail(ErrorCodes.TooLong, `${name} must be at most ${rule.max} characters; it has ${count}.`);
+      }
+      return undefined;
+    }
     case "enum":
       return rule.values.includes(value) ? undefined : fail(ErrorCodes.InvalidValue, `${name} must be ${listInWords(rule.values)}.`);
     case "format":
@@ -193,7 +295,8 @@ export function checkOperation(check: CheckModel, values: Record<string, unknown
 export function validateParams(op: OperationModel, values: Record<string, unknown>): ServiceError | undefined {
   for (const param of op.params) {
     const value = values[param.name];
-    if (typeof value !== "string" || value === "") continue;
+    // Absent, nil and empty values have no rules to meet (required/atLeastOne say whether they may be so).
+    if (value === undefined || value === null || value === "") continue;
     for (const rule of param.rules) {
       const error = checkRule(rule, param.name, value);
       if (error) return error;

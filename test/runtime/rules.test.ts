@@ -298,3 +298,76 @@ describe("validateParams", () => {
     expect(validateParams(op, given)?.parameter).toBe(want);
   });
 });
+
+describe("generic rules (pattern, length, range)", () => {
+  const code: RuleModel = { kind: "pattern", name: "code", pattern: "^[A-Z]{3}$" };
+  const name: RuleModel = { kind: "length", name: "name", min: 2, max: 5 };
+  const atMost: RuleModel = { kind: "length", name: "short", max: 3 };
+  const percent: RuleModel = { kind: "range", name: "percent", min: 0, max: 100 };
+  const positive: RuleModel = { kind: "range", name: "positive", min: 0.5 };
+  const small: RuleModel = { kind: "range", name: "small", max: -0.25 };
+
+  it("pattern matches the whole value in unicode mode", () => {
+    expect(checkRule(code, "cur", "EUR")).toBeUndefined();
+    expectClientError(checkRule(code, "cur", "EURO"), ErrorCodes.InvalidFormat, "cur", ["must match the pattern ^[A-Z]{3}$."]);
+    expectClientError(checkRule(code, "cur", "eur"), ErrorCodes.InvalidFormat, "cur", ["^[A-Z]{3}$"]);
+    // Unicode mode: one code point is one character of the pattern.
+    const emoji: RuleModel = { kind: "pattern", name: "one", pattern: "^.$" };
+    expect(checkRule(emoji, "x", "😀")).toBeUndefined();
+  });
+
+  it("length counts code points and names the bound and the count", () => {
+    expect(checkRule(name, "n", "ab")).toBeUndefined();
+    expect(checkRule(name, "n", "😀😀😀😀😀")).toBeUndefined();
+    expectClientError(checkRule(name, "n", "a"), ErrorCodes.InvalidValue, "n", ["at least 2 characters; it has 1."]);
+    expectClientError(checkRule(name, "n", "abcdef"), ErrorCodes.TooLong, "n", ["at most 5 characters; it has 6."]);
+    expect(checkRule(atMost, "s", "abc")).toBeUndefined();
+    expectClientError(checkRule(atMost, "s", "abcd"), ErrorCodes.TooLong, "s", ["at most 3"]);
+  });
+
+  it.each<{ rule: RuleModel; given: unknown; ok: boolean }>([
+    { rule: percent, given: 0, ok: true },
+    { rule: percent, given: 100, ok: true },
+    { rule: percent, given: -0, ok: true },
+    { rule: percent, given: -1, ok: false },
+    { rule: percent, given: 100.0001, ok: false },
+    { rule: percent, given: NaN, ok: false },
+    { rule: percent, given: Infinity, ok: false },
+    { rule: percent, given: 100n, ok: true },
+    { rule: percent, given: 101n, ok: false },
+    { rule: percent, given: -1n, ok: false },
+    // Exact for bigints beyond 2^53 and for decimal text.
+    { rule: percent, given: 18446744073709551615n, ok: false },
+    { rule: percent, given: "100.000", ok: true },
+    { rule: percent, given: "100.0000000000000000001", ok: false },
+    { rule: percent, given: "-0.00", ok: true },
+    { rule: percent, given: "-0.0000000000000000001", ok: false },
+    { rule: percent, given: "+99.99", ok: true },
+    { rule: positive, given: 1n, ok: true },
+    { rule: positive, given: 0n, ok: false },
+    { rule: positive, given: "0.5", ok: true },
+    { rule: positive, given: "0.4999999999999999999", ok: false },
+    { rule: small, given: "-0.25", ok: true },
+    { rule: small, given: "-0.24", ok: false },
+    { rule: small, given: -1n, ok: true },
+    { rule: small, given: 0n, ok: false },
+  ])("range $rule.name with $given: $ok", ({ rule, given, ok }) => {
+    const error = checkRule(rule, "p", given);
+    if (ok) expect(error).toBeUndefined();
+    else expectClientError(error, ErrorCodes.OutOfRange, "p", ["p must be"]);
+  });
+
+  it("words the range as given: both bounds, only min, only max", () => {
+    expect(checkRule(percent, "p", 101)?.message).toBe("p must be from 0 to 100.");
+    expect(checkRule(positive, "p", 0)?.message).toBe("p must be at least 0.5.");
+    expect(checkRule(small, "p", 0)?.message).toBe("p must be at most -0.25.");
+  });
+
+  it("validateParams runs range rules on numbers and skips absent and nil values", () => {
+    const op = operation("Rate", [param("pct", "int", { rules: [percent] }), param("amount", "decimal", { rules: [percent] })]);
+    expect(validateParams(op, { pct: 50, amount: "1.5" })).toBeUndefined();
+    expect(validateParams(op, { pct: 150, amount: "1.5" })?.parameter).toBe("pct");
+    expect(validateParams(op, { pct: 5, amount: "100.01" })?.parameter).toBe("amount");
+    expect(validateParams(op, { pct: null, amount: undefined })).toBeUndefined();
+  });
+});
