@@ -239,6 +239,16 @@ describe("dotNetTypeName", () => {
     ["dateTime", "System.DateTime"],
     ["boolean", "System.Boolean"],
     ["string", "System.String"],
+    ["float", "System.Single"],
+    ["byte", "System.SByte"],
+    ["unsignedByte", "System.Byte"],
+    ["short", "System.Int16"],
+    ["unsignedShort", "System.UInt16"],
+    ["unsignedInt", "System.UInt32"],
+    ["unsignedLong", "System.UInt64"],
+    ["guid", "System.Guid"],
+    ["char", "System.Char"],
+    ["base64Binary", "System.Byte[]"],
   ])("%s is %s", (type, name) => {
     expect(dotNetTypeName[type]).toBe(name);
   });
@@ -347,5 +357,158 @@ describe("HTTP GET/POST text as .NET converts it (fromDotNetText)", () => {
     ["string", "2024-01-02 03:04:05", "2024-01-02 03:04:05"],
   ] as const)("%s %j is read as %j", (type, sent, want) => {
     expect(fromDotNetText(type, sent)).toBe(want);
+  });
+});
+
+describe("the scalars of issue 11", () => {
+  it.each<{ type: SoapType; given: string; want: unknown }>([
+    { type: "byte", given: "-128", want: -128 },
+    { type: "byte", given: "127", want: 127 },
+    { type: "byte", given: "-0", want: 0 },
+    { type: "unsignedByte", given: "0", want: 0 },
+    { type: "unsignedByte", given: "255", want: 255 },
+    { type: "unsignedByte", given: "-0", want: 0 },
+    { type: "short", given: "-32768", want: -32768 },
+    { type: "short", given: "32767", want: 32767 },
+    { type: "unsignedShort", given: "65535", want: 65535 },
+    { type: "unsignedInt", given: "4294967295", want: 4294967295 },
+    { type: "unsignedInt", given: " +7 ", want: 7 },
+    { type: "unsignedLong", given: "18446744073709551615", want: 18446744073709551615n },
+    { type: "unsignedLong", given: "0", want: 0n },
+    { type: "float", given: "3.4028235E+38", want: 3.4028234663852886e38 },
+    { type: "float", given: "0.1", want: Math.fround(0.1) },
+    { type: "float", given: "-0", want: -0 },
+    { type: "float", given: "INF", want: Infinity },
+    { type: "float", given: "NaN", want: NaN },
+    { type: "float", given: "1e-50", want: 0 },
+    { type: "guid", given: "0F8FAD5B-D9CB-469F-A165-70867728950E", want: "0f8fad5b-d9cb-469f-a165-70867728950e" },
+    { type: "guid", given: "{0f8fad5b-d9cb-469f-a165-70867728950e}", want: "0f8fad5b-d9cb-469f-a165-70867728950e" },
+    { type: "guid", given: "(0f8fad5b-d9cb-469f-a165-70867728950e)", want: "0f8fad5b-d9cb-469f-a165-70867728950e" },
+    { type: "guid", given: "0f8fad5bd9cb469fa16570867728950e", want: "0f8fad5b-d9cb-469f-a165-70867728950e" },
+    { type: "guid", given: " 00000000-0000-0000-0000-000000000000 ", want: "00000000-0000-0000-0000-000000000000" },
+    { type: "char", given: "65", want: "A" },
+    { type: "char", given: "0", want: "\u0000" },
+    { type: "char", given: "65535", want: "\uffff" },
+    { type: "char", given: "55357", want: "\ud83d" },
+  ])("parses $type '$given'", ({ type, given, want }) => {
+    expect(parseValue(type, given)).toStrictEqual(want);
+  });
+
+  it.each<{ type: SoapType; given: string; reason: RegExp }>([
+    { type: "byte", given: "128", reason: /is outside the 8-bit integer range/ },
+    { type: "byte", given: "-129", reason: /is outside the 8-bit integer range/ },
+    { type: "unsignedByte", given: "256", reason: /is outside the unsigned 8-bit integer range/ },
+    { type: "unsignedByte", given: "-1", reason: /is outside the unsigned 8-bit integer range/ },
+    { type: "short", given: "32768", reason: /is outside the 16-bit integer range/ },
+    { type: "short", given: "-32769", reason: /is outside the 16-bit integer range/ },
+    { type: "unsignedShort", given: "65536", reason: /is outside the unsigned 16-bit integer range/ },
+    { type: "unsignedInt", given: "4294967296", reason: /is outside the unsigned 32-bit integer range/ },
+    { type: "unsignedInt", given: "-1", reason: /is outside the unsigned 32-bit integer range/ },
+    { type: "unsignedLong", given: "18446744073709551616", reason: /is outside the unsigned 64-bit integer range/ },
+    { type: "unsignedLong", given: "-1", reason: /is outside the unsigned 64-bit integer range/ },
+    { type: "short", given: "1.0", reason: /is not a whole number/ },
+    { type: "unsignedLong", given: "0x10", reason: /is not a whole number/ },
+    { type: "float", given: "3.4028236E+38", reason: /is outside the single-precision range/ },
+    { type: "float", given: "-1e39", reason: /is outside the single-precision range/ },
+    { type: "float", given: "1,5", reason: /is not a number/ },
+    { type: "guid", given: "0f8fad5b-d9cb-469f-a165-70867728950", reason: /is not a guid/ },
+    { type: "guid", given: "0f8fad5b-d9cb-469f-a165-70867728950g", reason: /is not a guid/ },
+    { type: "guid", given: "{0f8fad5b-d9cb-469f-a165-70867728950e)", reason: /is not a guid/ },
+    { type: "char", given: "65536", reason: /is outside the character code range 0 to 65535/ },
+    { type: "char", given: "-1", reason: /is outside the character code range/ },
+    { type: "char", given: "A", reason: /is not a character code/ },
+    { type: "base64Binary", given: "AAA", reason: /length is not a multiple of 4/ },
+    { type: "base64Binary", given: "AA=A", reason: /after its = padding/ },
+    { type: "base64Binary", given: "A===", reason: /length is not a multiple of 4|not base64/ },
+    { type: "base64Binary", given: "AA-_", reason: /is not base64 text/ },
+    { type: "base64Binary", given: "ÿÿÿÿ", reason: /is not base64 text/ },
+  ])("refuses $type '$given'", ({ type, given, reason }) => {
+    const error = refusal(() => parseValue(type, given));
+    expect(error.message).toMatch(reason);
+    expect(error.soapType).toBe(type);
+  });
+
+  it("reads base64 in groups of four with padding, XML whitespace anywhere", () => {
+    expect(parseValue("base64Binary", "")).toStrictEqual(new Uint8Array());
+    expect(parseValue("base64Binary", "AA==")).toStrictEqual(new Uint8Array([0]));
+    expect(parseValue("base64Binary", "AAE=")).toStrictEqual(new Uint8Array([0, 1]));
+    expect(parseValue("base64Binary", "AAEC")).toStrictEqual(new Uint8Array([0, 1, 2]));
+    expect(parseValue("base64Binary", " AA\r\nEC\t/w== ")).toStrictEqual(new Uint8Array([0, 1, 2, 255]));
+    const all = new Uint8Array(256).map((_, i) => i);
+    expect(parseValue("base64Binary", Buffer.from(all).toString("base64"))).toStrictEqual(all);
+  });
+
+  it.each<{ type: SoapType; given: unknown; want: string }>([
+    { type: "byte", given: -128, want: "-128" },
+    { type: "unsignedByte", given: 255, want: "255" },
+    { type: "short", given: -0, want: "0" },
+    { type: "unsignedShort", given: 65535, want: "65535" },
+    { type: "unsignedInt", given: 4294967295, want: "4294967295" },
+    { type: "unsignedLong", given: 18446744073709551615n, want: "18446744073709551615" },
+    { type: "unsignedLong", given: 42, want: "42" },
+    // float as .NET Framework's Single.ToString("R"): 7 digits when they read back, else 9.
+    { type: "float", given: 0.1, want: "0.1" },
+    { type: "float", given: Math.fround(0.1), want: "0.1" },
+    { type: "float", given: 1 / 3, want: "0.333333343" },
+    { type: "float", given: 3.4028234663852886e38, want: "3.40282347E+38" },
+    { type: "float", given: 1.401298464324817e-45, want: "1.401298E-45" },
+    { type: "float", given: 16777216, want: "16777216" },
+    { type: "float", given: 1e7, want: "1E+07" },
+    { type: "float", given: 1234567, want: "1234567" },
+    { type: "float", given: 123456.7, want: "123456.7" },
+    { type: "float", given: -2.5, want: "-2.5" },
+    { type: "float", given: 0.0001, want: "0.0001" },
+    { type: "float", given: 0.00001, want: "1E-05" },
+    { type: "float", given: -0, want: "-0" },
+    { type: "float", given: 0, want: "0" },
+    { type: "float", given: Infinity, want: "INF" },
+    { type: "float", given: NaN, want: "NaN" },
+    { type: "guid", given: "0F8FAD5BD9CB469FA16570867728950E", want: "0f8fad5b-d9cb-469f-a165-70867728950e" },
+    { type: "char", given: "A", want: "65" },
+    { type: "char", given: "\u0000", want: "0" },
+    { type: "char", given: "\ud83d", want: "55357" },
+    { type: "base64Binary", given: new Uint8Array([0, 1, 2, 255]), want: "AAEC/w==" },
+    { type: "base64Binary", given: new Uint8Array([251, 255]), want: "+/8=" },
+    { type: "base64Binary", given: new Uint8Array(), want: "" },
+  ])("formats $type $given -> $want", ({ type, given, want }) => {
+    expect(formatValue(type, given)).toBe(want);
+  });
+
+  it.each<{ type: SoapType; given: unknown; reason: RegExp }>([
+    { type: "byte", given: 128, reason: /8-bit integer range/ },
+    { type: "unsignedByte", given: -1, reason: /unsigned 8-bit integer range/ },
+    { type: "unsignedShort", given: 1.5, reason: /whole number/ },
+    { type: "unsignedInt", given: 2 ** 32, reason: /unsigned 32-bit integer range/ },
+    { type: "unsignedLong", given: -1n, reason: /unsigned 64-bit integer range/ },
+    { type: "unsignedLong", given: 2 ** 64, reason: /bigint or a safe integer/ },
+    { type: "float", given: 1e39, reason: /single-precision range/ },
+    { type: "float", given: "1", reason: /not a number/ },
+    { type: "guid", given: "nope", reason: /not a guid/ },
+    { type: "guid", given: 5, reason: /not a string/ },
+    { type: "char", given: "AB", reason: /one UTF-16 unit/ },
+    { type: "char", given: "", reason: /one UTF-16 unit/ },
+    { type: "char", given: "😀", reason: /one UTF-16 unit/ },
+    { type: "base64Binary", given: [1, 2], reason: /Uint8Array/ },
+    { type: "base64Binary", given: "AAEC", reason: /Uint8Array/ },
+  ])("refuses to format $type $given", ({ type, given, reason }) => {
+    expect(refusal(() => formatValue(type, given)).message).toMatch(reason);
+  });
+
+  it("round-trips every float through its text (1,000 values across the range)", () => {
+    let x = 1.1754943508222875e-38; // the smallest normal single
+    for (let i = 0; i < 1000; i++) {
+      const single = Math.fround(x * (i % 2 === 0 ? 1 : -1));
+      expect(parseValue("float", formatValue("float", single))).toBe(single);
+      x *= 1.19;
+    }
+  });
+
+  it("round-trips base64 of every length up to 70 bytes", () => {
+    for (let n = 0; n <= 70; n++) {
+      const bytes = new Uint8Array(n).map((_, i) => (i * 37 + n) & 255);
+      const text = formatValue("base64Binary", bytes);
+      expect(text).toBe(Buffer.from(bytes).toString("base64"));
+      expect(parseValue("base64Binary", text)).toStrictEqual(bytes);
+    }
   });
 });
