@@ -198,6 +198,64 @@ describe("the easgen package", { timeout: 120_000 }, () => {
       diagnostics: [{ file: "spec/none.yaml", line: 1, col: 1, message: "cannot read the spec (ENOENT)" }],
     });
   });
+
+  it("its .d.ts types the API for a TypeScript consumer (strict, NodeNext, skipLibCheck off)", () => {
+    mkdirSync(path.join(project, "node_modules/@types"), { recursive: true });
+    symlinkSync(
+      path.join(REPO, "node_modules/@types/node"),
+      path.join(project, "node_modules/@types/node"),
+      "dir",
+    );
+    writeFileSync(
+      path.join(project, "consumer.ts"),
+      `import { check, ConfigError, generate, loadConfig, render, validate, version, type Diagnostic, type GenerateResult } from "easgen";
+const r: GenerateResult = await generate({ spec: "spec/small.yaml", out: "x", wsdlAddress: "https://a.example/" });
+if (r.ok) console.log(r.written satisfies readonly string[], r.deleted);
+else console.log(r.diagnostics satisfies readonly Diagnostic[]);
+const c = await check({ spec: "s.yaml", out: "x", namespace: "urn:x" });
+if (c.ok && !c.current) for (const d of c.differences) console.log(d.kind, d.path);
+const v = validate({ spec: "s.yaml" });
+if (v.ok) console.log(v.service, v.operations.length, version.length);
+const files = await render({ spec: "s.yaml" });
+if (files.ok) console.log(files.files[0]?.path, files.files[0]?.content);
+try { await loadConfig({ file: "easgen.config.json" }); } catch (e) { if (e instanceof ConfigError) console.log(e.file, e.key); }
+// @ts-expect-error out is required
+await generate({ spec: "s.yaml" });
+// @ts-expect-error spec is a path
+validate({ spec: 1 });
+`,
+    );
+    writeFileSync(
+      path.join(project, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ["node"],
+        },
+        files: ["consumer.ts"],
+      }),
+    );
+    writeFileSync(
+      path.join(project, "package.json"),
+      '{ "name": "user-project", "private": true, "type": "module" }\n',
+    );
+    // TypeScript 7's native compiler, as the build uses (the same checks as tsc 5.9, much faster).
+    const tsc = spawnSync(
+      process.execPath,
+      [path.join(REPO, "node_modules/typescript7/bin/tsc"), "-p", "tsconfig.json"],
+      {
+        cwd: project,
+        encoding: "utf8",
+      },
+    );
+    expect(tsc.stdout + tsc.stderr).toBe("");
+    expect(tsc.status).toBe(0);
+  });
 });
 
 function listed(dir: string, prefix = ""): string[] {
