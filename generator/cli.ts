@@ -2,6 +2,7 @@
 // Options come from the command line, else from easgen.config.json (or .mjs/.js) in the working directory or
 // named by --config (config.ts); flags override the file.
 
+import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import yargs, { type Argv, type CommandModule } from "yargs";
 import {
@@ -159,7 +160,10 @@ export async function runCli(argv: readonly string[], cli: CliOptions = {}): Pro
       handler: async (args) => {
         const options = await resolve(args);
         if (options)
-          exitCode = await checkCommand({ ...options, regenerate: regenerateCommand(options, program) }, io);
+          exitCode = await checkCommand(
+            { ...options, regenerate: npmScriptHint(argv) ?? regenerateCommand(options, program) },
+            io,
+          );
       },
     },
     importCommandModule(io, (code) => {
@@ -185,6 +189,31 @@ export async function runCli(argv: readonly string[], cli: CliOptions = {}): Pro
     .version(TOOL_VERSION)
     .parseAsync();
   return exitCode;
+}
+
+/**
+ * `npm run <script>` when `check` runs as an npm script with no flags of its own and the package has a script
+ * that is the same command line with `generate` for `check` (this repository's `npm run check` names
+ * `npm run generate`); else undefined, and the hint spells the command out.
+ */
+export function npmScriptHint(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  const script = env["npm_lifecycle_script"];
+  const manifest = env["npm_package_json"];
+  if (argv.length !== 1 || argv[0] !== "check" || !script || !manifest || !/\scheck$/.test(script))
+    return undefined;
+  let scripts: Record<string, unknown>;
+  try {
+    scripts =
+      (JSON.parse(readFileSync(manifest, "utf8")) as { scripts?: Record<string, unknown> }).scripts ?? {};
+  } catch {
+    return undefined;
+  }
+  const wanted = `${script.slice(0, -"check".length)}generate`;
+  const name = Object.keys(scripts).find((key) => scripts[key] === wanted);
+  return name === undefined ? undefined : `npm run ${name}`;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
