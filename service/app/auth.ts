@@ -3,8 +3,9 @@
 // credentials; a verified pair cached for at most 60 s under a keyed hash of the pair (never the
 // password itself); a user name locked for 60 s after 10 failures in 10 minutes.
 
-import { createHmac, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import type { Kysely } from "kysely";
+import { sqliteOf } from "../db/database.js";
 import type { Account, Database } from "../db/schema.js";
 import { invalidCredentials, tooManyAttempts } from "./errors.js";
 
@@ -64,8 +65,12 @@ function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
   if (map.size > MAX_ENTRIES) map.delete(map.keys().next().value as K);
 }
 
+/** The cache-hit check's read: prepared once on SQLite (see database.ts, Store.sqlite). */
+const ACCOUNT_BY_ID = "select * from accounts where id = ?";
+
 export class Authenticator {
-  private readonly cacheKey = randomBytes(32);
+  /** 32 random bytes in base64: a fixed-length prefix, so the hash below is keyed. */
+  private readonly cacheKey = randomBytes(32).toString("base64");
   private readonly cache = new Map<string, CachedPair>();
   private readonly failures = new Map<string, Failures>();
   private readonly ttl: number;
@@ -94,10 +99,15 @@ export class Authenticator {
     if (failures !== undefined && failures.lockedUntil > now) {
       throw tooManyAttempts(Math.ceil((failures.lockedUntil - now) / 1000));
     }
-    const pairKey = createHmac("sha256", this.cacheKey).update(username).update("\0").update(password).digest("base64");
+    // A keyed SHA-256 of the pair (the secret key first, at a fixed length): one call, no HMAC object.
+    const pairKey = hash("sha256", `${this.cacheKey}${username}\0${password}`, "base64");
     const cached = this.cache.get(pairKey);
     if (cached !== undefined && cached.expires > now) {
-      const account = await this.db.selectFrom("accounts").selectAll().where("id", "=", cached.accountId).executeTakeFirst();
+      // On SQLite a prepared statement, when no transaction is open (committed data only); else Kysely.
+      const sqlite = sqliteOf(this.db);
+      const read = sqlite?.readNow(() => sqlite.statement(ACCOUNT_BY_ID).get(cached.accountId) as Account | undefined);
+      const account =
+        read !== undefined ? read.value : await this.db.selectFrom("accounts").selectAll().where("id", "=", cached.accountId).executeTakeFirst();
       // A password changed anywhere (admin CLI, another instance) bumps the version: the pair is stale.
       if (account !== undefined && account.password_version === cached.passwordVersion && account.username === username) {
         return account;

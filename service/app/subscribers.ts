@@ -4,7 +4,7 @@
 
 import { type Kysely, type Transaction, sql } from "kysely";
 import { ErrorCodes, clientError } from "../../generated/server.js";
-import type { Engine } from "../db/database.js";
+import type { Engine, SqliteAccess } from "../db/database.js";
 import type { Account, Database, MailingList, MembershipState, Subscriber } from "../db/schema.js";
 import { fieldNotActivated, notFound } from "./errors.js";
 
@@ -308,4 +308,134 @@ async function upsertChunk(
   return keys
     .filter((k) => ids.has(k))
     .map((k) => ({ id: ids.get(k)!, emailKey: k, outcome: outcomeOf.get(k)!, state: states.get(k) }));
+}
+
+// ---- SQLite's single-row path ------------------------------------------------------------------------
+//
+// A single insert (InsertSubscriberSid and friends) on SQLite runs these prepared statements inside
+// SqliteAccess.writeSync: the same reads and writes as upsertChunk does for one row, with the
+// existing-subscriber and opt-out reads merged into one statement. Constant texts, bound values only.
+
+const SQL = {
+  list: "select * from mailing_lists where id = ? and account_id = ?",
+  /** Always one row: the subscriber's columns (null when there is none) and whether the address opted out. */
+  existing:
+    "select s.id, s.name, s.format, s.country_code, s.phone, s.fields, " +
+    "exists (select 1 from optouts o where o.account_id = ? and o.email_key = ?) as opted_out " +
+    "from (select 1) left join subscribers s on s.account_id = ? and s.email_key = ?",
+  upsert:
+    "insert into subscribers (account_id, email, email_key, name, format, country_code, phone, fields, created_at) " +
+    "values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (account_id, email_key) do update set " +
+    "name = excluded.name, format = excluded.format, country_code = excluded.country_code, phone = excluded.phone, fields = excluded.fields " +
+    "returning id",
+  bare:
+    "insert into subscribers (account_id, email, email_key, name, format, country_code, phone, fields, created_at) " +
+    "values (?, ?, ?, '', 'HTML', '', '', '{}', ?) on conflict (account_id, email_key) do nothing returning id",
+  idByKey: "select id from subscribers where account_id = ? and email_key = ?",
+  membership:
+    "insert into memberships (list_id, subscriber_id, account_id, state, created_at, changed_at) values (?, ?, ?, ?, ?, ?) " +
+    "on conflict (list_id, subscriber_id) do update set state = ?, changed_at = ? " +
+    "where memberships.state <> ? and memberships.state <> ?",
+  membershipState: "select state from memberships where list_id = ? and subscriber_id = ?",
+} as const;
+
+type Statements = { readonly [Name in keyof typeof SQL]: ReturnType<SqliteAccess["statement"]> };
+
+const statementsOf = new WeakMap<SqliteAccess, Statements>();
+
+function statements(sqlite: SqliteAccess): Statements {
+  let found = statementsOf.get(sqlite);
+  if (found === undefined) {
+    found = Object.fromEntries(Object.entries(SQL).map(([name, text]) => [name, sqlite.statement(text)])) as unknown as Statements;
+    statementsOf.set(sqlite, found);
+  }
+  return found;
+}
+
+/** listOf on SQLite's prepared statements, for use inside SqliteAccess.writeSync. */
+export function listOfSqlite(sqlite: SqliteAccess, account: Account, listIdText: string | undefined, parameter: string): MailingList {
+  const id = idFromText(listIdText);
+  const list = id === undefined ? undefined : (statements(sqlite).list.get(id, account.id) as MailingList | undefined);
+  if (list === undefined) throw notFound("mailing list", parameter);
+  return list;
+}
+
+interface ExistingRow {
+  readonly id: number | null;
+  readonly name: string;
+  readonly format: string;
+  readonly country_code: string;
+  readonly phone: string;
+  readonly fields: string;
+  readonly opted_out: number;
+}
+
+/**
+ * upsertSubscribers for one row on SQLite's prepared statements, inside SqliteAccess.writeSync: the
+ * same outcome, state and stored values as upsertChunk gives that row.
+ */
+export function upsertOneSqlite(
+  sqlite: SqliteAccess,
+  account: Account,
+  listId: number,
+  row: SubscriberRow,
+  options: UpsertOptions,
+  now: number,
+): UpsertOutcome | undefined {
+  const run = statements(sqlite);
+  const key = emailKey(row.email);
+  const found = run.existing.get(account.id, key, account.id, key) as ExistingRow;
+  const current = found.id === null ? undefined : { ...found, id: found.id };
+  let id = current?.id;
+  let outcome: UpsertOutcome["outcome"];
+  if (found.opted_out === 1) {
+    if (current === undefined && options.recordOptedOut) {
+      const written = run.bare.get(account.id, row.email, key, now) as { id: number } | undefined;
+      id = written?.id ?? (run.idByKey.get(account.id, key) as { id: number } | undefined)?.id;
+    }
+    return id === undefined ? undefined : { id, emailKey: key, outcome: "optedOut", state: undefined };
+  }
+  if (current === undefined) {
+    const fields: Record<string, string> = {};
+    for (const [n, value] of row.fields ?? []) if (value !== "") fields[String(n)] = value;
+    const written = run.upsert.get(
+      account.id,
+      row.email,
+      key,
+      row.name ?? "",
+      givenOr(row.format, "HTML"),
+      row.countryCode ?? "",
+      row.phone ?? "",
+      JSON.stringify(fields),
+      now,
+    ) as { id: number };
+    id = written.id;
+    outcome = "inserted";
+  } else if (options.update) {
+    const next = {
+      name: givenOr(row.name, current.name),
+      format: givenOr(row.format, current.format),
+      country_code: givenOr(row.countryCode, current.country_code),
+      phone: givenOr(row.phone, current.phone),
+      fields: mergedFields(current.fields, row.fields),
+    };
+    const changed =
+      next.name !== current.name ||
+      next.format !== current.format ||
+      next.country_code !== current.country_code ||
+      next.phone !== current.phone ||
+      next.fields !== current.fields;
+    if (changed) {
+      id = (run.upsert.get(account.id, row.email, key, next.name, next.format, next.country_code, next.phone, next.fields, now) as { id: number }).id;
+    }
+    outcome = changed ? "updated" : "unchanged";
+  } else {
+    outcome = "unchanged";
+  }
+  const subscriberId = id!;
+  const state = options.state as MembershipState;
+  run.membership.run(listId, subscriberId, account.id, state, now, now, state, now, "active", state);
+  // Active asked: the membership written or kept is active. Pending asked: an active one stayed active.
+  const after = state === "active" ? "active" : ((run.membershipState.get(listId, subscriberId) as { state: MembershipState }).state);
+  return { id: subscriberId, emailKey: key, outcome, state: after };
 }

@@ -1,12 +1,14 @@
 // One query layer over both engines: Kysely with its SQLite dialect (better-sqlite3, embedded, the
 // default) and its PostgreSQL dialect (pg, for several instances on one database). Queries are built
 // with Kysely's builder or its `sql` tag, which always binds values as parameters: no SQL text is ever
-// made from request values.
+// made from request values. On SQLite a few hot paths (a single subscriber insert, the credentials
+// check) run constant SQL texts as prepared better-sqlite3 statements instead (Store.sqlite), also with
+// bound values only: building and compiling a Kysely query costs more than running it there.
 
 import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect, type Transaction, sql } from "kysely";
+import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from "kysely";
 import pg from "pg";
 import { migrate } from "./migrations.js";
 import type { Database } from "./schema.js";
@@ -24,15 +26,47 @@ export interface Store {
   readonly db: Kysely<Database>;
   readonly engine: Engine;
   /**
-   * Runs `work` in a write transaction and resolves after its commit. On SQLite, writes that arrive
+   * Runs `work` in a write transaction and resolves after its commit is durable. On SQLite, writes that arrive
    * together share one transaction and one commit (group commit: one log sync for the batch, each write
    * inside its own savepoint, so one that throws is rolled back alone); on PostgreSQL each write has its
    * own transaction on a pooled connection.
    */
   write<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
+  /**
+   * SQLite only (undefined on PostgreSQL): the connection's prepared statements and synchronous writes in
+   * the same group commit, for hot paths where building and compiling queries costs more than running them.
+   */
+  readonly sqlite: SqliteAccess | undefined;
   /** The URL without its password, for logs and `--help`. */
   readonly displayUrl: string;
   close(): Promise<void>;
+}
+
+/**
+ * Synchronous access to the SQLite connection behind a Store. Statement texts must be constants: values
+ * are always bound as parameters.
+ */
+export interface SqliteAccess {
+  /** The connection's prepared statement for `text` (cached, shared with Kysely's queries). */
+  statement(text: string): SQLite.Statement;
+  /**
+   * Runs `work` in the group commit like Store.write (its own savepoint, one commit for the batch) and
+   * resolves after the commit. `work` is synchronous: it runs whole, with no other statement in between.
+   */
+  writeSync<T>(work: () => T): Promise<T>;
+  /**
+   * Runs a synchronous read now when no transaction is open on the connection; undefined when one is
+   * open (the caller then reads through Kysely, which waits for it). It may see a batch of writeSync
+   * work whose log sync is still in flight: read only tables that writeSync work never changes.
+   */
+  readNow<T>(read: () => T): { value: T } | undefined;
+}
+
+const sqliteAccess = new WeakMap<Kysely<Database>, SqliteAccess>();
+
+/** The SqliteAccess of a SQLite store's Kysely instance (undefined for PostgreSQL or a transaction). */
+export function sqliteOf(db: Kysely<Database>): SqliteAccess | undefined {
+  return sqliteAccess.get(db);
 }
 
 // int8 (bigint) columns hold ids, counts and epoch milliseconds, all far below 2^53: read them as numbers.
@@ -71,6 +105,7 @@ const STATEMENT_CACHE = 256;
 function cachedStatements(sqlite: SQLite.Database) {
   const cache = new Map<string, SQLite.Statement>();
   return {
+    database: sqlite,
     close: () => sqlite.close(),
     prepare(text: string): SQLite.Statement {
       let statement = cache.get(text);
@@ -90,14 +125,19 @@ function cachedStatements(sqlite: SQLite.Database) {
 export async function openStore(url: string, options: DatabaseOptions = {}): Promise<Store> {
   const { engine, target } = parseDatabaseUrl(url);
   let db: Kysely<Database>;
+  let connection: ReturnType<typeof cachedStatements> | undefined;
+  let walPath: string | undefined;
   if (engine === "sqlite") {
     if (target !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(target)), { recursive: true });
     const sqlite = new SQLite(target);
-    sqlite.pragma("journal_mode = WAL");
+    const journal = sqlite.pragma("journal_mode = WAL", { simple: true });
     sqlite.pragma(`synchronous = ${options.sqliteSync === "NORMAL" ? "NORMAL" : "FULL"}`);
+    // With FULL, the group commit's synchronous batches sync the log themselves, off the event loop.
+    if (journal === "wal" && options.sqliteSync !== "NORMAL") walPath = `${target}-wal`;
     sqlite.pragma("busy_timeout = 10000");
     sqlite.pragma("foreign_keys = ON");
-    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(sqlite) }) });
+    connection = cachedStatements(sqlite);
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
   } else {
     const pool = new pg.Pool({ connectionString: target, max: options.poolSize ?? 10 });
     // An idle client's error (the server restarted) must not take the process down; the next query fails.
@@ -110,21 +150,48 @@ export async function openStore(url: string, options: DatabaseOptions = {}): Pro
     await db.destroy();
     throw error;
   }
-  const write = engine === "sqlite" ? groupCommit(db) : <T>(work: (trx: Transaction<Database>) => Promise<T>) => db.transaction().execute(work);
+  let write: Store["write"];
+  let access: SqliteAccess | undefined;
+  let closeLog: (() => void) | undefined;
+  if (connection !== undefined) {
+    const group = groupCommit(db, connection, walPath);
+    write = group.write;
+    closeLog = group.close;
+    access = {
+      statement: connection.prepare,
+      writeSync: group.writeSync,
+      readNow: (read) => (connection.database.inTransaction ? undefined : { value: read() }),
+    };
+    sqliteAccess.set(db, access);
+  } else {
+    write = <T>(work: (trx: Transaction<Database>) => Promise<T>) => db.transaction().execute(work);
+  }
   return {
     db,
     engine,
     write,
+    sqlite: access,
     displayUrl: engine === "sqlite" ? `sqlite:${target}` : displayDatabaseUrl(target),
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy();
+      closeLog?.();
+    },
   };
 }
 
-interface PendingWrite {
-  readonly work: (trx: Transaction<Database>) => Promise<unknown>;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: unknown) => void;
-}
+type PendingWrite =
+  | {
+      readonly sync: false;
+      readonly work: (trx: Transaction<Database>) => Promise<unknown>;
+      readonly resolve: (value: unknown) => void;
+      readonly reject: (error: unknown) => void;
+    }
+  | {
+      readonly sync: true;
+      readonly work: () => unknown;
+      readonly resolve: (value: unknown) => void;
+      readonly reject: (error: unknown) => void;
+    };
 
 /** Writes taken into one SQLite transaction at most. */
 const GROUP_LIMIT = 256;
@@ -132,36 +199,120 @@ const GROUP_LIMIT = 256;
 /**
  * SQLite group commit. Writes queue up; one flush at a time takes up to GROUP_LIMIT of them into one
  * transaction, each in a savepoint, and commits once; every write's promise settles after that commit
- * (or with the commit's error). A write's own error rolls back its savepoint only.
+ * is durable (or with the commit's error). A write's own error rolls back its savepoint only.
+ *
+ * A batch with any Kysely write runs in a Kysely transaction (which holds the connection against other
+ * queries; its synchronous writes run there in turn) and commits with the connection's `synchronous`
+ * setting. A batch of synchronous writes alone (SqliteAccess.writeSync) holds the connection through
+ * Kysely too, then runs from BEGIN to COMMIT in one turn of the event loop on prepared statements. With
+ * SQLITE_SYNC=FULL (walPath set) that commit does not block the event loop for the log sync: it commits
+ * with synchronous=NORMAL (the WAL frames are written, not synced) and then fdatasyncs the log file on
+ * libuv's thread pool, still holding the connection, so no Kysely query runs before the batch is durable
+ * and no write of the batch is answered before. The next batch starts after that sync. Only
+ * SqliteAccess.readNow can read meanwhile, and it reads no table a synchronous write changes.
  */
-function groupCommit(db: Kysely<Database>) {
+function groupCommit(db: Kysely<Database>, connection: ReturnType<typeof cachedStatements>, walPath: string | undefined) {
   const queue: PendingWrite[] = [];
   let flushing = false;
+  const statement = (text: string) => {
+    let prepared: SQLite.Statement | undefined;
+    return () => (prepared ??= connection.prepare(text)).run();
+  };
+  const savepoint = statement("savepoint w");
+  const release = statement("release w");
+  const rollbackTo = statement("rollback to w");
+  const begin = statement("begin immediate");
+  const commit = statement("commit");
+  const rollback = statement("rollback");
+  const noLogSync = statement("pragma synchronous = NORMAL");
+  const logSync = statement("pragma synchronous = FULL");
+  let logFd: number | undefined;
+  const syncLog = (): Promise<void> => {
+    // The WAL file exists from the first commit on and stays while this connection is open.
+    logFd ??= fs.openSync(walPath!, "r");
+    const fd = logFd;
+    return new Promise((resolve, reject) => fs.fdatasync(fd, (error) => (error === null ? resolve() : reject(error))));
+  };
+
+  /** One write inside its savepoint; returns how to settle its promise after the commit. */
+  function runSync(pending: PendingWrite & { sync: true }): () => void {
+    savepoint();
+    try {
+      const value = pending.work();
+      release();
+      return () => pending.resolve(value);
+    } catch (error) {
+      rollbackTo();
+      release();
+      return () => pending.reject(error);
+    }
+  }
+
+  /** A batch of synchronous writes: settles each after the commit is durable. */
+  async function flushSync(batch: readonly (PendingWrite & { sync: true })[]): Promise<void> {
+    const settled: (() => void)[] = [];
+    try {
+      await db.connection().execute(async () => {
+        // Kysely's connection is ours: no transaction of its own is open, no query of its runs.
+        const deferSync = walPath !== undefined;
+        if (deferSync) noLogSync();
+        try {
+          begin();
+          try {
+            for (const pending of batch) settled.push(runSync(pending));
+            commit();
+          } catch (error) {
+            if (connection.database.inTransaction) rollback();
+            throw error;
+          }
+        } finally {
+          if (deferSync) logSync();
+        }
+        if (deferSync) await syncLog();
+      });
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
+      return;
+    }
+    for (const settle of settled) settle();
+  }
+
+  async function flushAsync(batch: readonly PendingWrite[]): Promise<void> {
+    const settled: (() => void)[] = [];
+    try {
+      await db.transaction().execute(async (trx) => {
+        for (const pending of batch) {
+          if (pending.sync) {
+            settled.push(runSync(pending));
+            continue;
+          }
+          savepoint();
+          try {
+            const value = await pending.work(trx);
+            release();
+            settled.push(() => pending.resolve(value));
+          } catch (error) {
+            rollbackTo();
+            release();
+            settled.push(() => pending.reject(error));
+          }
+        }
+      });
+      for (const settle of settled) settle();
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
+    }
+  }
 
   async function flush(): Promise<void> {
     flushing = true;
     try {
       while (queue.length > 0) {
         const batch = queue.splice(0, GROUP_LIMIT);
-        const settled: (() => void)[] = [];
-        try {
-          await db.transaction().execute(async (trx) => {
-            for (const pending of batch) {
-              await sql`savepoint w`.execute(trx);
-              try {
-                const value = await pending.work(trx);
-                await sql`release w`.execute(trx);
-                settled.push(() => pending.resolve(value));
-              } catch (error) {
-                await sql`rollback to w`.execute(trx);
-                await sql`release w`.execute(trx);
-                settled.push(() => pending.reject(error));
-              }
-            }
-          });
-          for (const settle of settled) settle();
-        } catch (error) {
-          for (const pending of batch) pending.reject(error);
+        if (batch.every((pending) => pending.sync)) {
+          await flushSync(batch as (PendingWrite & { sync: true })[]);
+        } else {
+          await flushAsync(batch);
         }
       }
     } finally {
@@ -169,13 +320,23 @@ function groupCommit(db: Kysely<Database>) {
     }
   }
 
-  return <T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      // Writes arriving in the same turn of the event loop join this flush.
-      if (!flushing) {
-        flushing = true;
-        setImmediate(() => void flush());
-      }
-    });
+  function enqueue(pending: PendingWrite): void {
+    queue.push(pending);
+    // Writes arriving in the same turn of the event loop join this flush.
+    if (!flushing) {
+      flushing = true;
+      setImmediate(() => void flush());
+    }
+  }
+
+  return {
+    write: <T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> =>
+      new Promise<T>((resolve, reject) => enqueue({ sync: false, work, resolve: resolve as (value: unknown) => void, reject })),
+    writeSync: <T>(work: () => T): Promise<T> =>
+      new Promise<T>((resolve, reject) => enqueue({ sync: true, work, resolve: resolve as (value: unknown) => void, reject })),
+    close: () => {
+      if (logFd !== undefined) fs.closeSync(logFd);
+      logFd = undefined;
+    },
+  };
 }
