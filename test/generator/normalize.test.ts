@@ -4,7 +4,7 @@ import { docsOf, modelOf, SMALL_TEXT, smallSpecWith } from "./fixtures/index.js"
 
 const user: ParamModel = {
   name: "user",
-  type: "string",
+  type: { kind: "scalar", type: "string" },
   required: true,
   rules: [],
   credential: true,
@@ -36,20 +36,20 @@ describe("normalize", () => {
       group: "items",
       params: [
         user,
-        { name: "label", type: "string", required: true, rules: [], credential: false },
+        { name: "label", type: { kind: "scalar", type: "string" }, required: true, rules: [], credential: false },
         {
           name: "color",
-          type: "string",
+          type: { kind: "scalar", type: "string" },
           required: false,
           default: "red",
           rules: [{ kind: "enum", name: "color", values: ["red", "green"] }],
           credential: false,
         },
         // Value types are always sent, so they are required without saying so.
-        { name: "quantity", type: "int", required: true, rules: [], credential: false },
+        { name: "quantity", type: { kind: "scalar", type: "int" }, required: true, rules: [], credential: false },
         {
           name: "digit",
-          type: "string",
+          type: { kind: "scalar", type: "string" },
           required: false,
           rules: [{ kind: "intText", name: "count", min: 0, max: 9 }],
           credential: false,
@@ -72,8 +72,8 @@ describe("normalize", () => {
       record: {
         name: "Item",
         fields: [
-          { name: "Id", type: "long" },
-          { name: "Label", type: "string" },
+          { name: "Id", type: { kind: "scalar", type: "long" } },
+          { name: "Label", type: { kind: "scalar", type: "string" } },
         ],
       },
     });

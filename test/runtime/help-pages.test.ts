@@ -4,7 +4,10 @@
 
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
 import { createDocuments } from "../../runtime/documents.js";
+import { sampleExchanges } from "../../runtime/help/samples.js";
+import { modelOf } from "../generator/fixtures/index.js";
 import { ruleText } from "../../runtime/help/words.js";
 import { HOSTILE, hostileDocs, hostileModel, serviceDocs, serviceModel } from "../generator/emit/models.js";
 
@@ -119,7 +122,7 @@ describe("helpOperationHtml", () => {
     const page = parsePage(help.helpOperationHtml(op.name, BASE)!);
     const rows = paramRows(page);
     expect(rows.map((cells) => cells[0])).toEqual(op.params.map((p) => p.name));
-    expect(rows.map((cells) => cells[1])).toEqual(op.params.map((p) => p.type));
+    expect(rows.map((cells) => cells[1])).toEqual(op.params.map((p) => (p.type.kind === "scalar" ? p.type.type : "")));
     expect(rows.map((cells) => cells[4])).toEqual(op.params.map((p) => serviceText.operations[op.name]!.params[p.name]));
     const format = rows.find((cells) => cells[0] === "strFormat")!;
     expect(format[2]).toBe("optionaldefault HTML");
@@ -283,5 +286,76 @@ describe("help pages of a hostile model", () => {
         `SOAPAction: "http://example.com/a&b/${op.name}"`,
       );
     }
+  });
+});
+
+describe("sample messages of the issue 11 types", () => {
+  const text = readFileSync(new URL("../generator/fixtures/types.yaml", import.meta.url), "utf8");
+  const model = modelOf(text);
+  const samples = (name: string) => {
+    const op = model.operations.find((o) => o.name === name)!;
+    return new Map(sampleExchanges(model, op).map((s) => [s.id, s]));
+  };
+
+  it("shows arrays as two items named after the item type, repeated fields on HTTP, enums by their values", () => {
+    const sum = samples("Sum");
+    expect(sum.get("soap11")!.request.rest).toContain(
+      [
+        '    <Sum xmlns="urn:example:types">',
+        "      <ids>",
+        "        <int>int</int>",
+        "        <int>int</int>",
+        "      </ids>",
+        "      <colors>",
+        "        <Color>Red or Green or Blue</Color>",
+        "        <Color>Red or Green or Blue</Color>",
+        "      </colors>",
+        "    </Sum>",
+      ].join("\n"),
+    );
+    expect(sum.get("http-get")!.request.target).toBe(
+      "/Sum?ids=int&ids=int&colors=Red or Green or Blue&colors=Red or Green or Blue",
+    );
+  });
+
+  it("spells out nested records, one item per array inside an array", () => {
+    const people = samples("People");
+    const response = people.get("soap11")!.response;
+    expect(response).toContain("          <Home>\n            <Street>string</Street>\n            <Zip>int</Zip>");
+    // Others (an array inside the list) shows one Address, Tags inside it one string.
+    expect(response.split("<Address>").length - 1).toBe(2);
+    expect(response.split("<Person>").length - 1).toBe(2);
+    // A record parameter keeps the operation off HTTP: no HTTP samples.
+    expect([...people.keys()]).toEqual(["soap11", "soap12"]);
+  });
+
+  it("shows void as an empty response element and one-way as 202 without a body", () => {
+    expect(samples("Reset").get("soap11")!.response).toContain('<ResetResponse xmlns="urn:example:types" />');
+    expect(samples("Reset").get("http-get")!.response).toBe("HTTP/1.1 200 OK");
+    for (const sample of samples("Notify").values()) expect(sample.response).toBe("HTTP/1.1 202 Accepted");
+  });
+
+  it("shows each new scalar by its type name", () => {
+    const find = samples("Find").get("soap12")!.request.rest;
+    for (const line of ["<id>guid</id>", "<initial>char</initial>", "<photo>base64Binary</photo>", "<big>unsignedLong</big>"]) {
+      expect(find).toContain(line);
+    }
+  });
+
+  it("bounds the expansion of deeply nested records", () => {
+    // R0 holds two R1, R1 two R2, … R19: expanded in full that is 2^20 elements.
+    const records = Array.from({ length: 20 }, (_, i) =>
+      i === 19
+        ? `  R${i}:\n    doc: Leaf.\n    fields:\n      - { name: V, type: int }\n`
+        : `  R${i}:\n    doc: Node.\n    fields:\n      - { name: A, type: R${i + 1} }\n      - { name: B, type: R${i + 1} }\n`,
+    ).join("");
+    const spec =
+      "service: { name: Deep, namespace: urn:deep, endpoint: Deep.asmx, doc: Deep. }\n" +
+      `records:\n${records}` +
+      "groups:\n  - name: g\n    title: G\n    operations:\n      - { name: Get, doc: Gets., result: { type: R0, doc: The tree. } }\n";
+    const deep = modelOf(spec);
+    const [soap] = sampleExchanges(deep, deep.operations[0]!);
+    expect(soap!.response.split("\n").length).toBeLessThan(5_000);
+    expect(soap!.response).toContain("<A>R");
   });
 });

@@ -4,6 +4,7 @@
 import { XMLParser } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import type { OperationModel, ServiceModel } from "../../runtime/model.js";
+import { scalarTypeOf } from "../../runtime/values.js";
 import { renderWsdl } from "../../runtime/wsdl.js";
 import { hostileDocs, hostileModel, serviceDocs, serviceModel } from "../generator/emit/models.js";
 
@@ -148,10 +149,10 @@ describe("renderWsdl schema", () => {
       expect(params.map((p) => p["@name"])).toEqual(op.params.map((p) => p.name));
       for (const [i, param] of op.params.entries()) {
         expect(params[i]).toEqual({
-          "@minOccurs": param.type === "string" ? "0" : "1",
+          "@minOccurs": scalarTypeOf(param.type) === "string" ? "0" : "1",
           "@maxOccurs": "1",
           "@name": param.name,
-          "@type": `s:${param.type}`,
+          "@type": `s:${scalarTypeOf(param.type)}`,
         });
       }
     }
@@ -207,10 +208,10 @@ describe("renderWsdl schema", () => {
       const fields = complexType(record.name)["s:sequence"]["s:element"] as Node[];
       expect(fields).toEqual(
         record.fields.map((f) => ({
-          "@minOccurs": f.type === "string" ? "0" : "1",
+          "@minOccurs": scalarTypeOf(f.type) === "string" ? "0" : "1",
           "@maxOccurs": "1",
           "@name": f.name,
-          "@type": `s:${f.type}`,
+          "@type": `s:${scalarTypeOf(f.type)}`,
         })),
       );
     }
@@ -297,7 +298,9 @@ describe("renderWsdl messages and service", () => {
           ? "DataSet"
           : r.kind === "list"
             ? `ArrayOf${r.record.name}`
-            : r.record.name;
+            : r.kind === "record"
+              ? r.record.name
+              : r.kind;
     };
     for (const op of model.operations) {
       expect(message(`${op.name}SoapIn`)["wsdl:part"]).toEqual([

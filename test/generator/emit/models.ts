@@ -41,7 +41,7 @@ export function hostileDocs(): ServiceDocs {
 
 /** One operation of each result kind, every text field hostile (the doc texts are hostileDocs()). */
 export function hostileModel(): ServiceModel {
-  const record = { name: "Thing", fields: [{ name: "Id", type: "int" as const }] };
+  const record = { name: "Thing", fields: [{ name: "Id", type: { kind: "scalar" as const, type: "int" as const } }] };
   const dataSet = {
     name: "Rows",
     dataSetName: "NewDataSet",
@@ -50,7 +50,7 @@ export function hostileModel(): ServiceModel {
   };
   const param = {
     name: "strText",
-    type: "string" as const,
+    type: { kind: "scalar" as const, type: "string" as const },
     required: false,
     default: HOSTILE,
     rules: [{ kind: "enum" as const, name: "evil", values: [HOSTILE, "plain"] }],
@@ -62,6 +62,7 @@ export function hostileModel(): ServiceModel {
     endpoint: "EvilService.asmx",
     groups: [{ name: "g", title: HOSTILE, operations: ["Scalar", "List", "Record", "Table"] }],
     records: [record],
+    enums: [],
     dataSets: [dataSet],
     operations: [
       {
