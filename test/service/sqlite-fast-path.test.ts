@@ -1,0 +1,150 @@
+// SQLite's hot path for single inserts (Store.sqlite, upsertOneSqlite) and its group commit: the same
+// outcomes and stored rows as the Kysely path (upsertSubscribers), a failing write rolled back alone, and
+// with SQLITE_SYNC=FULL no write answered, and no Kysely query run, before the log sync of its batch.
+
+import fs from "node:fs";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { type SubscriberRow, type UpsertOptions, upsertOneSqlite, upsertSubscribers } from "../../service/app/subscribers.js";
+import { openStore, type Store } from "../../service/db/database.js";
+import type { Account } from "../../service/db/schema.js";
+
+const stores: Store[] = [];
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  for (const store of stores.splice(0)) await store.close();
+});
+
+async function freshStore(sync: "FULL" | "NORMAL" = "NORMAL"): Promise<{ store: Store; account: Account; listId: number }> {
+  const dir = mkdtempSync(join(tmpdir(), "eas-fast-path-"));
+  const store = await openStore(`sqlite:${join(dir, "s.db")}`, { sqliteSync: sync });
+  stores.push(store);
+  const account = await store.db
+    .insertInto("accounts")
+    .values({ username: "fast", password_hash: "x", dd_fields: 25, created_at: 1 })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const list = await store.db.insertInto("mailing_lists").values({ account_id: account.id, name: "L", created_at: 1 }).returning("id").executeTakeFirstOrThrow();
+  return { store, account, listId: list.id };
+}
+
+async function dump(store: Store) {
+  const subscribers = await store.db
+    .selectFrom("subscribers")
+    .select(["id", "email", "email_key", "name", "format", "country_code", "phone", "fields", "created_at"])
+    .orderBy("id")
+    .execute();
+  const memberships = await store.db.selectFrom("memberships").select(["list_id", "subscriber_id", "state", "created_at", "changed_at"]).orderBy("subscriber_id").execute();
+  return { subscribers, memberships };
+}
+
+const fields = (entries: [number, string][]) => new Map(entries);
+
+/** Single inserts covering each branch: new, changed, unchanged, kept without update, opted out. */
+const STEPS: { row: SubscriberRow; options: UpsertOptions; optOut?: string }[] = [
+  { row: { email: "A@Example.com", name: "A", format: "Text", countryCode: "SE", phone: "1", fields: fields([[3, "x"], [4, ""]]) }, options: { update: true, state: "active", recordOptedOut: true } },
+  { row: { email: "a@example.com", name: "", fields: fields([[4, "y"]]) }, options: { update: true, state: "active", recordOptedOut: true } },
+  { row: { email: "a@example.com" }, options: { update: true, state: "active", recordOptedOut: true } },
+  { row: { email: "a@example.com", name: "Kept?" }, options: { update: false, state: "pending", recordOptedOut: true } },
+  { row: { email: "b@example.com", name: "B" }, options: { update: true, state: "pending", recordOptedOut: true } },
+  { row: { email: "b@example.com" }, options: { update: true, state: "pending", recordOptedOut: true } },
+  { row: { email: "b@example.com" }, options: { update: true, state: "active", recordOptedOut: true } },
+  { row: { email: "b@example.com" }, options: { update: true, state: "pending", recordOptedOut: true } },
+  { row: { email: "out@example.com", name: "Out" }, options: { update: true, state: "active", recordOptedOut: true }, optOut: "out@example.com" },
+  { row: { email: "new-out@example.com" }, options: { update: true, state: "active", recordOptedOut: true }, optOut: "new-out@example.com" },
+  { row: { email: "skip-out@example.com" }, options: { update: true, state: "active", recordOptedOut: false }, optOut: "skip-out@example.com" },
+  { row: { email: "b@example.com", phone: "+46", fields: fields([[25, "z"]]) }, options: { update: true, state: "active", recordOptedOut: true } },
+];
+
+describe("SQLite single-insert fast path", () => {
+  it("gives the outcomes and stored rows of upsertSubscribers for every branch", async () => {
+    const kysely = await freshStore();
+    const fast = await freshStore();
+    let now = 1000;
+    for (const step of STEPS) {
+      now += 1000;
+      for (const { store, account } of [kysely, fast]) {
+        if (step.optOut !== undefined && step.row.email !== "out@example.com") {
+          await store.db.insertInto("optouts").values({ account_id: account.id, email_key: step.optOut, created_at: now }).execute();
+        }
+      }
+      if (step.optOut === "out@example.com") {
+        // An existing subscriber who opts out afterwards: inserted first, then opted out.
+        for (const { store, account, listId } of [kysely, fast]) {
+          await store.write((trx) => upsertSubscribers(trx, "sqlite", account, listId, [step.row], step.options, now - 500));
+          await store.db.insertInto("optouts").values({ account_id: account.id, email_key: step.optOut, created_at: now }).execute();
+        }
+      }
+      const expected = await kysely.store.write((trx) => upsertSubscribers(trx, "sqlite", kysely.account, kysely.listId, [step.row], step.options, now));
+      const sqlite = fast.store.sqlite!;
+      const got = await sqlite.writeSync(() => upsertOneSqlite(sqlite, fast.account, fast.listId, step.row, step.options, now));
+      expect(got === undefined ? [] : [got], JSON.stringify(step.row)).toEqual(expected);
+      expect(await dump(fast.store), JSON.stringify(step.row)).toEqual(await dump(kysely.store));
+    }
+    const [a, b] = [await dump(kysely.store), await dump(fast.store)];
+    expect(b).toEqual(a);
+    expect(a.subscribers.map((s) => s.email_key)).toEqual(["a@example.com", "b@example.com", "out@example.com", "new-out@example.com"]);
+    expect(a.subscribers[1]).toMatchObject({ phone: "+46", fields: JSON.stringify({ "25": "z" }) });
+  });
+
+  it("rolls back a failing synchronous write alone and answers the others of its batch", async () => {
+    const { store, account, listId } = await freshStore();
+    const sqlite = store.sqlite!;
+    const row = (email: string): SubscriberRow => ({ email });
+    const options: UpsertOptions = { update: true, state: "active", recordOptedOut: true };
+    const results = await Promise.allSettled([
+      sqlite.writeSync(() => upsertOneSqlite(sqlite, account, listId, row("one@example.com"), options, 1)),
+      sqlite.writeSync(() => {
+        upsertOneSqlite(sqlite, account, listId, row("rolled-back@example.com"), options, 1);
+        throw new Error("refused after writing");
+      }),
+      store.write((trx) => upsertSubscribers(trx, "sqlite", account, listId, [row("kysely@example.com")], options, 1)),
+      sqlite.writeSync(() => upsertOneSqlite(sqlite, account, listId, row("two@example.com"), options, 1)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
+    const { subscribers, memberships } = await dump(store);
+    expect(subscribers.map((s) => s.email_key)).toEqual(["one@example.com", "kysely@example.com", "two@example.com"]);
+    expect(memberships).toHaveLength(3);
+  });
+
+  it("with SQLITE_SYNC=FULL answers no write and runs no Kysely query before the log is synced", async () => {
+    const { store, account, listId } = await freshStore("FULL");
+    const sqlite = store.sqlite!;
+    const options: UpsertOptions = { update: true, state: "active", recordOptedOut: true };
+    // Hold every fdatasync until released, and record the files synced.
+    const held: (() => void)[] = [];
+    const synced: string[] = [];
+    const real = fs.fdatasync;
+    vi.spyOn(fs, "fdatasync").mockImplementation(((fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
+      synced.push(fs.readlinkSync(`/proc/self/fd/${fd}`));
+      held.push(() => real(fd, callback));
+    }) as typeof fs.fdatasync);
+
+    let answered = false;
+    const write = sqlite.writeSync(() => upsertOneSqlite(sqlite, account, listId, { email: "durable@example.com" }, options, 1)).then((outcome) => {
+      answered = true;
+      return outcome;
+    });
+    await vi.waitFor(() => expect(held).toHaveLength(1), { timeout: 5000, interval: 5 });
+    expect(synced[0]).toMatch(/s\.db-wal$/);
+    // Committed, not yet synced: no answer, and a Kysely read waits for the sync.
+    let read = false;
+    const count = store.db
+      .selectFrom("subscribers")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow()
+      .then((r) => {
+        read = true;
+        return Number(r.n);
+      });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(answered).toBe(false);
+    expect(read).toBe(false);
+    held.shift()!();
+    expect((await write)?.outcome).toBe("inserted");
+    expect(await count).toBe(1);
+  });
+});
