@@ -15,6 +15,15 @@ describe("VALUE_MAPPING", () => {
     { type: "decimal", result: "string", param: "string", wire: "98.25", paramValues: ["98.25"] },
     { type: "dateTime", result: "string", param: "string | Date", wire: "2024-05-06T07:08:09+02:00", paramValues: ["2024-05-06T07:08:09", new Date(0)] },
     { type: "boolean", result: "boolean", param: "boolean", wire: "true", paramValues: [true] },
+    { type: "float", result: "number", param: "number", wire: "0.1", paramValues: [0.1, Math.fround(0.1)] },
+    { type: "byte", result: "number", param: "number", wire: "-128", paramValues: [-128] },
+    { type: "unsignedByte", result: "number", param: "number", wire: "255", paramValues: [255] },
+    { type: "short", result: "number", param: "number", wire: "-32768", paramValues: [-32768] },
+    { type: "unsignedShort", result: "number", param: "number", wire: "65535", paramValues: [65535] },
+    { type: "unsignedInt", result: "number", param: "number", wire: "4294967295", paramValues: [4294967295] },
+    { type: "unsignedLong", result: "bigint", param: "bigint", wire: "18446744073709551615", paramValues: [18446744073709551615n] },
+    { type: "guid", result: "string", param: "string", wire: "0f8fad5b-d9cb-469f-a165-70867728950e", paramValues: ["0F8FAD5B-D9CB-469F-A165-70867728950E"] },
+    { type: "char", result: "string", param: "string", wire: "65", paramValues: ["A"] },
   ])("$type: decoded as $result, passed as $param", ({ type, result, param, wire, paramValues }) => {
     expect({ result: VALUE_MAPPING[type].result, param: VALUE_MAPPING[type].param }).toEqual({ result, param });
     // What the codec decodes has the result type's runtime type.
@@ -36,6 +45,37 @@ describe("VALUE_MAPPING", () => {
         "xs:dateTime text, sent as given (never shifted), or a Date, sent as its UTC instant.",
       ],
       boolean: ["true or false.", "true or false."],
+      float: [
+        "A single-precision value (Math.fround), written as .NET writes it (R format); INF, -INF and NaN are Infinity, -Infinity and NaN.",
+        "A single-precision value (Math.fround), written as .NET writes it (R format); INF, -INF and NaN are Infinity, -Infinity and NaN.",
+      ],
+      byte: ["A signed 8-bit whole number (xs:byte, .NET sbyte): -128 to 127.", "A signed 8-bit whole number (xs:byte, .NET sbyte): -128 to 127."],
+      unsignedByte: ["An unsigned 8-bit whole number (.NET byte): 0 to 255.", "An unsigned 8-bit whole number (.NET byte): 0 to 255."],
+      short: ["A 16-bit whole number: -32768 to 32767.", "A 16-bit whole number: -32768 to 32767."],
+      unsignedShort: ["An unsigned 16-bit whole number: 0 to 65535.", "An unsigned 16-bit whole number: 0 to 65535."],
+      unsignedInt: ["An unsigned 32-bit whole number: 0 to 4294967295.", "An unsigned 32-bit whole number: 0 to 4294967295."],
+      unsignedLong: [
+        "Every unsigned 64-bit value round-trips exactly, 18446744073709551615 included.",
+        "Every unsigned 64-bit value round-trips exactly, 18446744073709551615 included.",
+      ],
+      base64Binary: [
+        "The bytes (.NET byte[]), base64 on the wire; a null array (element omitted) is an absent property.",
+        "The bytes (.NET byte[]), base64 on the wire; a null array (element omitted) is an absent property.",
+      ],
+      guid: [
+        "The guid as text, lower case in the 8-4-4-4-12 form as .NET writes it; other .NET forms are read.",
+        "The guid as text, lower case in the 8-4-4-4-12 form as .NET writes it; other .NET forms are read.",
+      ],
+      char: [
+        "One UTF-16 unit (.NET char); the wire carries its code as a number (65 for A).",
+        "One UTF-16 unit (.NET char); the wire carries its code as a number (65 for A).",
+      ],
     });
+  });
+
+  it("decodes base64Binary as a Uint8Array, the type the table names", () => {
+    expect(VALUE_MAPPING.base64Binary).toMatchObject({ result: "Uint8Array", param: "Uint8Array" });
+    expect(parseValue("base64Binary", "AAE=")).toBeInstanceOf(Uint8Array);
+    expect(formatValue("base64Binary", new Uint8Array([0, 1]))).toBe("AAE=");
   });
 });

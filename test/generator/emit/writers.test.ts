@@ -15,12 +15,16 @@ const MODEL = {
     {
       name: "Item",
       fields: [
-        { name: "Id", type: "int" },
-        { name: "Label", type: "string" },
-        { name: "odd-name", type: "dateTime" },
-        { name: "Price", type: "decimal" },
+        { name: "Id", type: { kind: "scalar", type: "int" } },
+        { name: "Label", type: { kind: "scalar", type: "string" } },
+        { name: "odd-name", type: { kind: "scalar", type: "dateTime" } },
+        { name: "Price", type: { kind: "scalar", type: "decimal" } },
       ],
     },
+    // Not flat (a nested record, a nullable value, bytes): the runtime writes these, no writer is emitted.
+    { name: "Box", fields: [{ name: "Item", type: { kind: "record", record: { name: "Item", fields: [] } } }] },
+    { name: "Maybe", fields: [{ name: "N", type: { kind: "scalar", type: "int" }, nullable: true }] },
+    { name: "Blob", fields: [{ name: "B", type: { kind: "scalar", type: "base64Binary" } }] },
   ],
   dataSets: [],
   operations: [],
