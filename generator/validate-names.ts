@@ -130,7 +130,11 @@ export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[]
     });
   }
   // Element names: each operation's request and response elements, and the HTTP answers' root elements.
+  const seen = new Set<string>();
   for (const { op, path } of operations) {
+    // A duplicate operation is reported once, as such, by validate-semantics.
+    if (seen.has(op.name)) continue;
+    seen.add(op.name);
     element(op.name, `operation ${op.name}`, [...path, "name"]);
     element(`${op.name}Response`, `operation ${op.name}'s response`, [...path, "name"]);
   }
@@ -189,8 +193,9 @@ export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[]
   for (const name of Object.keys(doc.dataSets ?? {})) typeNames.set(dataSetRowTypeName(name), `the row type of data set ${name}`);
   for (const name of recordNames) {
     const ts = typeScriptTypeName(name);
-    // An unrenamed record meeting another type name is validate-semantics' duplicate, reported there.
-    if (ts !== name) typeName(ts, `record ${name}`, ["records", name], "key");
+    // An unrenamed record meeting an operation's or a row's type name is validate-semantics' duplicate,
+    // reported there; the credentials type is only known here.
+    if (ts !== name || ts === `${serviceName}Credentials`) typeName(ts, `record ${name}`, ["records", name], "key");
     else if (!typeNames.has(ts)) typeNames.set(ts, `record ${name} (at ${where(["records", name], "key")})`);
   }
   for (const name of Object.keys(enums)) typeName(typeScriptTypeName(name), `enum ${name}`, ["enums", name], "key");
