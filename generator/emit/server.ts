@@ -6,6 +6,8 @@ import type { ServiceModel } from "../../runtime/model.js";
 import type { GeneratedFile } from "../generated-file.js";
 import { importSymbol, importType } from "../import-symbol.js";
 import { TypeScriptFile } from "../typescript-file.js";
+import { offeredBindings } from "../../runtime/protocol/binding.js";
+import { credentialsTypeName } from "./credentials.js";
 import { docs } from "./types.js";
 
 const RUNTIME_ERRORS = "runtime/errors.ts";
@@ -13,7 +15,16 @@ const RUNTIME_ERRORS = "runtime/errors.ts";
 export function emitServer(model: ServiceModel): GeneratedFile[] {
   const file = new TypeScriptFile("server.ts");
   const source = file.source;
-  const context = file.use(importType("CallContext", "runtime/server.ts"));
+  const credentials = file.use(importType(credentialsTypeName(model.name), "types.ts"));
+  source.addTypeAlias({
+    name: "CallContext",
+    isExported: true,
+    docs: docs(
+      `What a handler of ${model.name} learns about the call besides its parameters: the operation, the binding, ` +
+        `the credentials (context.credentials, a ${credentials}), the request id, the caller's address and the signal.`,
+    ),
+    type: `${file.use(importType("CallContextOf", "runtime/server.ts"))}<${credentials}>`,
+  });
   const serverOptions = file.use(importType("ServerOptions", "runtime/server.ts"));
 
   const handlersOf = file.use(importType("HandlersOf", "runtime/server.ts"));
@@ -24,11 +35,11 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
     isExported: true,
     docs: docs(
       `What a server of ${model.name} implements. Parameters arrive converted and validated against the spec ` +
-        "(defaults applied, credentials in the context). Throw a ServiceError to choose the fault or 500 text " +
+        "(defaults applied, credentials in context.credentials). Throw a ServiceError to choose the fault or 500 text " +
         "the caller gets; any other error becomes a generic Server fault and a log line. One handler per " +
         "operation, typed from its descriptor in model.ts (a DataSet result may be returned as its rows alone).",
     ),
-    extends: [`${handlersOf}<${operations}>`],
+    extends: [`${handlersOf}<${operations}, ${credentials}>`],
   });
 
   const nodeHandler = file.use(importType("NodeHandler", "runtime/server-node.ts"));
@@ -56,8 +67,7 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
     name: "createHandler",
     isExported: true,
     docs: docs(
-      `Serves ${model.name} at any path ending in /${model.endpoint}: SOAP 1.1 and 1.2 (POST to the endpoint), ` +
-        "HTTP GET and POST (endpoint/Operation), ?WSDL, the help page and ?op= pages.",
+      `Serves ${model.name} at any path ending in /${model.endpoint}: ${servedBindings(model)}, ?WSDL, the help page and ?op= pages.`,
     ),
     parameters: [
       { name: "implementation", type: model.name },
@@ -93,7 +103,20 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
   for (const name of reexports) file.use(importSymbol(name, RUNTIME_ERRORS));
   source.addExportDeclaration({ namedExports: reexports });
   const callEvent = file.use(importType("CallEvent", "runtime/server.ts"));
-  source.addExportDeclaration({ isTypeOnly: true, namedExports: [context, callEvent, serverOptions, limits, received] });
+  source.addExportDeclaration({ isTypeOnly: true, namedExports: [credentials, callEvent, serverOptions, limits, received] });
 
   return [file.toGeneratedFile(`createHandler and the ${model.name} interface a server implements.`)];
+}
+
+/** The bindings createHandler answers on, in words. */
+function servedBindings(model: ServiceModel): string {
+  const offered = offeredBindings(model);
+  const soap = [offered.includes("soap11") ? "1.1" : "", offered.includes("soap12") ? "1.2" : ""].filter(Boolean);
+  const http = [offered.includes("httpGet") ? "GET" : "", offered.includes("httpPost") ? "POST" : ""].filter(Boolean);
+  return [
+    soap.length > 0 ? `SOAP ${soap.join(" and ")} (POST to the endpoint)` : "",
+    http.length > 0 ? `HTTP ${http.join(" and ")} (endpoint/Operation)` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
 }
