@@ -121,11 +121,19 @@ describe("the easgen package", { timeout: 120_000 }, () => {
     );
   });
 
-  it("node_modules/.bin/easgen --version prints the package version", () => {
+  it("node_modules/.bin/easgen --version prints the package version, and so does npx easgen", () => {
     const { status, stdout, stderr } = run(["--version"]);
     expect(stderr).toBe("");
     expect(status).toBe(0);
     expect(stdout.trim()).toBe(ROOT.version);
+    // --no-install: the project's own bin or nothing (never a download).
+    const npx = spawnSync("npx", ["--no-install", "easgen", "--version"], {
+      cwd: project,
+      encoding: "utf8",
+      env: { ...process.env, NODE_OPTIONS: "" },
+    });
+    expect(npx.status).toBe(0);
+    expect(npx.stdout.trim()).toBe(ROOT.version);
   });
 
   it("generate writes what the repository's sources generate, byte for byte; check is 0, then 1 after an edit", async () => {
