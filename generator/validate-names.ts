@@ -144,6 +144,17 @@ export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[]
     }
   }
   const recordNames = Object.keys(records);
+  const enums = (doc as { readonly enums?: Readonly<Record<string, unknown>> }).enums ?? {};
+  // Records, enums and data sets are keys of the generated model's lookup objects, where __proto__ cannot be one.
+  for (const [what, key, names] of [
+    ["record", "records", recordNames],
+    ["enum", "enums", Object.keys(enums)],
+    ["data set", "dataSets", Object.keys(doc.dataSets ?? {})],
+  ] as const) {
+    for (const name of names) {
+      if (name === "__proto__") report([key, name], `${what} name "__proto__" cannot be a key of the generated model; rename the ${what}`, "key");
+    }
+  }
   for (const name of recordNames) {
     ncName(name, "record name", ["records", name], "key");
     for (const [candidate, what] of [
@@ -163,7 +174,6 @@ export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[]
       }
     });
   }
-  const enums = (doc as { readonly enums?: Readonly<Record<string, unknown>> }).enums ?? {};
   for (const name of Object.keys(enums)) ncName(name, "enum name", ["enums", name], "key");
   for (const [name, dataSet] of Object.entries(doc.dataSets ?? {})) {
     ncName(dataSet.dataSetName, "DataSet name", ["dataSets", name, "dataSetName"]);

@@ -31,13 +31,22 @@ export function literal(value: unknown): string {
     case "object": {
       if (value === null) return "null";
       const entries = Object.entries(value).filter(([, v]) => v !== undefined);
-      return `{ ${entries.map(([k, v]) => `${propertyKey(k)}: ${literal(v)}`).join(", ")} }`;
+      return `{ ${entries.map(([k, v]) => `${objectKey(k)}: ${literal(v)}`).join(", ")} }`;
     }
     default:
       throw new Error(`literal: cannot print a ${typeof value}`);
   }
 }
 
+/** A property name as an interface member or an object literal key (for the latter, see objectKey). */
 export function propertyKey(name: string): string {
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : JSON.stringify(name);
+}
+
+/**
+ * A key of an object literal. `__proto__` (bare or quoted) in a literal would set the object's prototype, not
+ * make a key (a parameter's doc under that name would vanish), so it is written as a computed key.
+ */
+export function objectKey(name: string): string {
+  return name === "__proto__" ? '["__proto__"]' : propertyKey(name);
 }

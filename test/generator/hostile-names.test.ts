@@ -120,6 +120,8 @@ describe("hostile names and docs", () => {
     expect(types).toContain("export interface Error_ {");
     expect(types).toContain("*\\/");
     expect(types).toMatch(/at: string \| Date;/);
+    // The doc of the parameter named __proto__ is a key of docs.ts, not the object's prototype.
+    expect(files.find((f) => f.path === "docs.ts")!.content).toContain('["__proto__"]: "A parameter named __proto__ */."');
   });
 
   it("type-checks under the generated tsconfig with a consumer of every hostile name", async () => {

@@ -78,6 +78,14 @@ describe("validate: names that would break the output", () => {
     ]);
   });
 
+  it("refuses __proto__ as a record or data set name", () => {
+    const text = smallSpecWith(["  Item:", "  __proto__:"], ["record: Item", "record: __proto__"], ["  Stock:", "  __proto__:"], ["dataSet: Stock", "dataSet: __proto__"]);
+    expect(validateText(text)).toEqual([
+      `${F}:21:3 record name "__proto__" cannot be a key of the generated model; rename the record`,
+      `${F}:27:3 data set name "__proto__" cannot be a key of the generated model; rename the data set`,
+    ]);
+  });
+
   it("refuses two WSDL elements of one name", () => {
     const text = smallSpecWith(["- name: ListItems", "- name: AddItemResponse"]);
     expect(validateText(text)).toEqual([

@@ -46,3 +46,14 @@ describe("propertyKey", () => {
     expect(propertyKey(given)).toBe(want);
   });
 });
+
+describe("__proto__ as a key", () => {
+  it("is a computed key in an object literal, so it stays a key instead of setting the prototype", () => {
+    const printed = literal(Object.fromEntries([["__proto__", "doc"], ["constructor", "c"]]));
+    expect(printed).toBe('{ ["__proto__"]: "doc", constructor: "c" }');
+    const value = new Function(`return ${printed};`)() as Record<string, unknown>;
+    expect(Object.hasOwn(value, "__proto__")).toBe(true);
+    expect(value["__proto__"]).toBe("doc");
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+  });
+});
