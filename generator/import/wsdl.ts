@@ -531,7 +531,7 @@ class Importer {
     const elements = this.particles(ct, what);
     if (elements.length !== 1 || (attr(elements[0]!, "maxOccurs") ?? "1") === "1") {
       this.notArrays.add(name);
-      this.identifier(ct, "name", "a record name");
+      this.typeName(ct, "a record name");
       return undefined;
     }
     const item = elements[0]!;
@@ -560,7 +560,7 @@ class Importer {
   private enumType(name: string, st: Node): void {
     if (this.usedEnums.has(name)) return;
     const what = `simpleType ${name}`;
-    this.identifier(st, "name", "an enum name");
+    this.typeName(st, "an enum name");
     const kids = this.onlyChildren(st, what);
     const restriction = kids[0];
     if (kids.length !== 1 || restriction === undefined || restriction.local !== "restriction") {
@@ -818,6 +818,15 @@ class Importer {
       throw this.error(node, `${what}, "${clip(v)}", is not a name the spec can hold (a letter or underscore, then letters, digits or underscores)`);
     }
     return v;
+  }
+
+  /** A record or enum name, which must not read as one of the spec's scalar types. */
+  private typeName(node: Node, what: string): string {
+    const name = this.identifier(node, "name", what);
+    if (XS_SCALARS.has(name) || name === "guid" || name === "char") {
+      throw this.error(node, `${what}, "${name}", is also the name of a scalar type in the spec, which would read it as that type`);
+    }
+    return name;
   }
 
   private requiredAttr(node: Node, name: string): string {

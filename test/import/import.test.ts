@@ -282,6 +282,8 @@ describe("easgen import: refusals name the element and line", () => {
     );
     text = lookup.replaceAll('"tns:City"', '"tns:Ville.City"').replace('<s:complexType name="City">', '<s:complexType name="Ville.City">');
     expect(refusal(text)).toMatch(/<s:complexType name="Ville.City">: a record name, "Ville.City", is not a name the spec can hold/);
+    text = lookup.replaceAll('"tns:City"', '"tns:guid"').replace('<s:complexType name="City">', '<s:complexType name="guid">');
+    expect(refusal(text)).toMatch(/<s:complexType name="guid">: a record name, "guid", is also the name of a scalar type in the spec/);
   });
 
   it("stays linear on a large record used many times", () => {
