@@ -80,9 +80,9 @@ describe("emitModel", () => {
     expect(module.operations.GetStock!.params[0]).toBe(module.operations.AddItem!.params[0]);
   });
 
-  it("exports the typed operations, the service and the record and data set lists; the shared pieces stay module-local", async () => {
+  it("exports the typed operations, the service and the record, enum and data set lists; the shared pieces stay module-local", async () => {
     const { text, module, serverText, server } = await load();
-    expect(Object.keys(module).sort()).toEqual(["dataSetModels", "operations", "recordModels", "service"]);
+    expect(Object.keys(module).sort()).toEqual(["dataSetModels", "enumModels", "operations", "recordModels", "service"]);
     expect(text).toContain("export const operations: Operations = {");
     expect(text).toContain("export const service: ClientServiceModel = {");
     expect(text).toMatch(/readonly AddItem: ClientOperationModel<AddItemParams, AddItemResult>;/);
