@@ -293,7 +293,7 @@ describe("easgen import: refusals name the element and line", () => {
     text = replaceOnce(text, "</s:schema>", `<s:complexType name="Big"><s:sequence>${fields}</s:sequence></s:complexType></s:schema>`);
     const started = performance.now();
     const { spec } = importWsdl(text, { source: "x.wsdl" });
-    expect(performance.now() - started).toBeLessThan(5000);
+    expect(performance.now() - started).toBeLessThan(15_000); // quadratic work would take minutes
     expect(spec.records!.Big!.fields).toHaveLength(20_000);
     expect(spec.groups[0]!.operations[0]!.params).toHaveLength(20_000);
   });
