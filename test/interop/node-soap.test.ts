@@ -7,7 +7,7 @@ import soap from "soap";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // The defaults the server applies are in the server's model.
 import { serverOperations as operations } from "../../generated/server-model.js";
-import type { SoapType } from "../../generated/runtime/model.js";
+import type { SoapType, TypeModel } from "../../generated/runtime/model.js";
 import { startFixtureServer, type FixtureServer } from "../fixtures/fixture-server.js";
 import { CREDENTIALS, LONG_MAX, samples } from "../fixtures/samples.js";
 
@@ -82,10 +82,10 @@ function nodeSoapValue(type: SoapType, value: unknown): unknown {
   }
 }
 
-function nodeSoapRecord(fields: readonly { name: string; type: SoapType }[], record: Record<string, unknown>) {
+function nodeSoapRecord(fields: readonly { name: string; type: TypeModel }[], record: Record<string, unknown>) {
   const out: Record<string, unknown> = {};
   for (const f of fields) {
-    const v = nodeSoapValue(f.type, record[f.name]);
+    const v = nodeSoapValue((f.type as { readonly type: SoapType }).type, record[f.name]);
     if (v !== undefined) out[f.name] = v;
   }
   return out;

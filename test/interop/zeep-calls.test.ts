@@ -10,7 +10,7 @@ import { hasZeep, PYTHON } from "../fixtures/system-component.js";
 // The defaults the server applies are in the server's model.
 import { serverOperations as operations } from "../../generated/server-model.js";
 import type { BindingName } from "../../generated/runtime/protocol/binding.js";
-import type { SoapType } from "../../generated/runtime/model.js";
+import type { SoapType, TypeModel } from "../../generated/runtime/model.js";
 import { startFixtureServer, type FixtureServer } from "../fixtures/fixture-server.js";
 import { CREDENTIALS, samples } from "../fixtures/samples.js";
 
@@ -164,8 +164,8 @@ function zeepValue(type: SoapType, value: unknown): unknown {
   }
 }
 
-function zeepRecord(fields: readonly { name: string; type: SoapType }[], record: Record<string, unknown>) {
-  return Object.fromEntries(fields.map((f) => [f.name, zeepValue(f.type, record[f.name])]));
+function zeepRecord(fields: readonly { name: string; type: TypeModel }[], record: Record<string, unknown>) {
+  return Object.fromEntries(fields.map((f) => [f.name, zeepValue((f.type as { readonly type: SoapType }).type, record[f.name])]));
 }
 
 /** What zeep should give for the sample result of `op` on a port, before any ZEEP_LIMITATIONS. */
