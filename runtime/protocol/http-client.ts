@@ -45,11 +45,15 @@ export function createHttpClientBinding(variant: HttpClientVariant, service: Cli
       }
       // Every parameter is sent (an absent one empty, a null nullable value empty too); an array is its
       // field repeated, once per item (none for an empty array), as ASMX reads arrays of primitives.
+      // A char is the character itself there (ASMX reads it with Convert.ToChar), not its code as in XML.
       const pairs: [string, string][] = [];
       op.params.forEach((p, i) => {
         const text = texts[i];
-        if (Array.isArray(text)) for (const item of text as readonly WireValue[]) pairs.push([p.name, typeof item === "string" ? item : ""]);
-        else if (p.type.kind !== "array") pairs.push([p.name, typeof text === "string" ? text : ""]);
+        const type = p.type.kind === "array" ? p.type.item : p.type;
+        const field = (value: WireValue): string =>
+          typeof value !== "string" ? "" : type.kind === "scalar" && type.type === "char" ? String.fromCharCode(Number(value)) : value;
+        if (Array.isArray(text)) for (const item of text as readonly WireValue[]) pairs.push([p.name, field(item)]);
+        else if (p.type.kind !== "array") pairs.push([p.name, field(text as WireValue)]);
       });
       return variant.toRequest(`/${op.name}`, new URLSearchParams(pairs).toString());
     },

@@ -343,6 +343,21 @@ describe("the wire text, as .NET writes it", () => {
     expect((await get("EchoColor?c=Red")).body).toBe(`<?xml version="1.0" encoding="utf-8"?>\n<Color xmlns="${NS}">Red</Color>`);
   });
 
+  it("HTTP GET: a char parameter is the character itself (Convert.ToChar), the result its code as in XML", async () => {
+    expect((await get("Echo_char?v=A")).body).toBe(`<?xml version="1.0" encoding="utf-8"?>\n<char xmlns="${NS}">65</char>`);
+    const refused = await get("Echo_char?v=65");
+    expect([refused.status, refused.body]).toEqual([
+      500,
+      "System.ArgumentException: Cannot convert '65' to System.Char for parameter v: the value is not exactly one character.",
+    ]);
+  });
+
+  it("HTTP GET: a one-way operation is answered as void, after the handler: its failure is answered", async () => {
+    const answer = await get("Notify?msg=fail");
+    expect(answer.status).toBe(500);
+    expect(answer.body).toMatch(/^System\.Exception: /);
+  });
+
   it("HTTP GET: a nested record result, indented; a null result is a nil root; void is an empty 200", async () => {
     expect((await get("GetAddress?street=Main")).body).toBe(
       `<?xml version="1.0" encoding="utf-8"?>\n<Address xmlns:xsd="${XSD}" xmlns:xsi="${XSI}" xmlns="${NS}">\n` +
