@@ -1,7 +1,7 @@
 // `easgen import --wsdl <file|url> --out spec/X.yaml`: an ASMX service's WSDL → a spec YAML that is then
 // the hand-edited source of truth. See README.md, "Importing a WSDL".
 
-import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { readSource, type SourceOptions } from "./source.js";
 import { ImportError, importWsdl, type ImportResult } from "./wsdl.js";
@@ -57,8 +57,12 @@ export async function importCommand(options: ImportCommandOptions, io: ImportIo 
     }
     mkdirSync(path.dirname(path.resolve(options.out)), { recursive: true });
     const temp = `${options.out}.${process.pid}.tmp`;
-    writeFileSync(temp, result.yaml);
-    renameSync(temp, options.out);
+    try {
+      writeFileSync(temp, result.yaml);
+      renameSync(temp, options.out);
+    } finally {
+      rmSync(temp, { force: true });
+    }
     const spec = result.spec;
     const operations = spec.groups.reduce((n, g) => n + g.operations.length, 0);
     io.out(
