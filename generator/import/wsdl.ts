@@ -745,7 +745,7 @@ class Importer {
       if (op.ns === WSDL_NS && op.local === "operation") listed.add(attr(op, "name") ?? "");
     }
     for (const op of operations) {
-      const httpable = op.oneWay !== true && (op.params ?? []).every((p) => this.httpCarries(p.type));
+      const httpable = (op.params ?? []).every((p) => this.httpCarries(p.type));
       if (httpable && !listed.has(op.name)) this.warn(binding, `the ${kind} binding lacks operation ${op.name}; the generated ${kind} binding will offer it`);
       if (!httpable && listed.has(op.name)) this.warn(binding, `the ${kind} binding lists operation ${op.name}, which the generator offers over SOAP only`);
     }
