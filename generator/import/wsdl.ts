@@ -741,8 +741,27 @@ class Importer {
   /** The HTTP bindings are regenerated from the operations; warn where the imported one differs. */
   private checkHttpBinding(binding: Node, kind: "httpGet" | "httpPost", operations: readonly SpecOperation[]): void {
     const listed = new Set<string>();
+    const standard = kind === "httpGet" ? "http:urlEncoded" : 'mime:content type="application/x-www-form-urlencoded"';
     for (const op of binding.children) {
-      if (op.ns === WSDL_NS && op.local === "operation") listed.add(attr(op, "name") ?? "");
+      if (op.ns !== WSDL_NS || op.local !== "operation") continue;
+      const name = attr(op, "name") ?? "";
+      listed.add(name);
+      // ASMX's shape: location /{Op}, the standard form encoding in, mime:mimeXml (or nothing) out.
+      for (const c of op.children) {
+        if (c.ns === HTTP_NS && c.local === "operation" && attr(c, "location") !== `/${name}`) {
+          this.warn(c, `operation ${name} is at location "${clip(attr(c, "location") ?? "")}"; the generated ${kind} binding serves it at /${name}`);
+        }
+        if (c.ns !== WSDL_NS || (c.local !== "input" && c.local !== "output")) continue;
+        for (const e of c.children) {
+          const ok =
+            c.local === "input"
+              ? kind === "httpGet"
+                ? e.ns === HTTP_NS && e.local === "urlEncoded"
+                : e.ns === MIME_NS && e.local === "content" && attr(e, "type") === "application/x-www-form-urlencoded"
+              : e.ns === MIME_NS && e.local === "mimeXml";
+          if (!ok) this.warn(e, `operation ${name}: the ${kind} ${c.local} is ${e.prefix === "" ? "" : `${e.prefix}:`}${e.local}; the generated binding uses ${c.local === "input" ? standard : "mime:mimeXml"}`);
+        }
+      }
     }
     for (const op of operations) {
       const httpable = (op.params ?? []).every((p) => this.httpCarries(p.type));

@@ -354,6 +354,13 @@ describe("easgen import: refusals name the element and line", () => {
     expect(result.warnings).toEqual([
       `x.wsdl:${lineOf(text, 'minOccurs="0" maxOccurs="1" name="a"')}: <s:element name="a">: parameter a of Add is an optional value type (minOccurs="0", a default value or a Specified member in .NET); imported as always sent`,
     ]);
+    text = replaceOnce(calc, "<http:urlEncoded />", '<http:urlReplacement />');
+    text = replaceOnce(text, '<http:operation location="/Subtract" />', '<http:operation location="/minus" />');
+    result = importWsdl(text, { source: "x.wsdl" });
+    expect(result.warnings).toEqual([
+      `x.wsdl:${lineOf(text, "<http:urlReplacement")}: <http:urlReplacement>: operation Add: the httpGet input is http:urlReplacement; the generated binding uses http:urlEncoded`,
+      `x.wsdl:${lineOf(text, '"/minus"')}: <http:operation>: operation Subtract is at location "/minus"; the generated httpGet binding serves it at /Subtract`,
+    ]);
     text = replaceOnce(calc, "</s:schema>", '  <s:complexType name="Unused"><s:sequence /></s:complexType>\r\n    </s:schema>');
     result = importWsdl(text, { source: "x.wsdl" });
     expect(result.warnings).toEqual([`x.wsdl:${lineOf(text, '"Unused"')}: <s:complexType name="Unused">: complexType Unused is not used by any operation; left out`]);
