@@ -110,6 +110,7 @@ const operations: OperationModel[] = [
   op("EchoPeople", [param("ps", arrayOf({ kind: "record", record: Person }, "Person"))], { kind: "list", record: Person }),
   op("GetAddress", [param("street", scalar("string"))], { kind: "record", record: Address }),
   op("GetPoints", [param("n", scalar("int"))], { kind: "list", record: Point }),
+  op("Addresses", [], { kind: "list", record: Address }),
   op("Hello", [], { kind: "scalar", type: "string" }),
   op("NullString", [], { kind: "scalar", type: "string" }),
   op("NullAddress", [], { kind: "record", record: Address }),
@@ -147,6 +148,7 @@ Object.assign(implementation, {
   EchoPeople: ({ ps }: Record<string, unknown>) => ps,
   GetAddress: ({ street }: Record<string, unknown>) => ({ Street: street, Zip: null, Tags: ["a", null, ""], Color: "Green" }),
   GetPoints: ({ n }: Record<string, unknown>) => Array.from({ length: n as number }, (_, i) => ({ X: i, Y: i + 0.5 })),
+  Addresses: () => [{ Street: "s", Zip: 1, Tags: [], Color: "Red" }, null],
   Hello: () => "Hello World",
   NullString: () => null,
   NullAddress: () => null,
@@ -341,6 +343,21 @@ describe("the wire text, as .NET writes it", () => {
     );
     expect((await get("Echo_boolean?v=True")).body).toBe(`<?xml version="1.0" encoding="utf-8"?>\n<boolean xmlns="${NS}">true</boolean>`);
     expect((await get("EchoColor?c=Red")).body).toBe(`<?xml version="1.0" encoding="utf-8"?>\n<Color xmlns="${NS}">Red</Color>`);
+  });
+
+  it("a list of records with nested fields, a null record nil: HTTP indented, SOAP compact", async () => {
+    expect((await get("Addresses")).body).toBe(
+      `<?xml version="1.0" encoding="utf-8"?>\n<ArrayOfAddress xmlns:xsd="${XSD}" xmlns:xsi="${XSI}" xmlns="${NS}">\n` +
+        `  <Address>\n    <Street>s</Street>\n    <Zip>1</Zip>\n    <Tags />\n    <Color>Red</Color>\n  </Address>\n` +
+        `  <Address xsi:nil="true" />\n</ArrayOfAddress>`,
+    );
+    expect((await soap11("Addresses", "")).body).toBe(
+      envelope(
+        `<AddressesResponse xmlns="${NS}"><AddressesResult><Address><Street>s</Street><Zip>1</Zip><Tags /><Color>Red</Color></Address>` +
+          `<Address xsi:nil="true" /></AddressesResult></AddressesResponse>`,
+      ),
+    );
+    expect(await call("httpPost", "Addresses")).toStrictEqual([{ Street: "s", Zip: 1, Tags: [], Color: "Red" }, null]);
   });
 
   it("HTTP GET: a char parameter is the character itself (Convert.ToChar), the result its code as in XML", async () => {
