@@ -511,3 +511,29 @@ describe("HTTP POST array bounds", () => {
     expect(ok.status).toBe(200);
   });
 });
+
+describe("the client reading answers it should not trust", () => {
+  /** A client whose fetch answers every call with `body` (SOAP 1.1 envelope around it, or HTTP text). */
+  function answering(binding: BindingName, body: string, status = 200): ClientCore {
+    const fetchAnswer = async () =>
+      new Response(binding.startsWith("soap") ? envelope(body) : body, { status, headers: { "content-type": "text/xml; charset=utf-8" } });
+    return createClientCore(service, { baseUrl: "http://127.0.0.1:9", platform: standard, fetch: fetchAnswer as typeof fetch }, clientBinding(binding));
+  }
+
+  it.each([
+    ["an enum outside the values", "EchoColor", `<EchoColorResponse xmlns="${NS}"><EchoColorResult>Purple</EchoColorResult></EchoColorResponse>`, "is not a valid value for Color"],
+    ["an int item that does not convert", "EchoInts", `<EchoIntsResponse xmlns="${NS}"><EchoIntsResult><int>1</int><int>1.5</int></EchoIntsResult></EchoIntsResponse>`, "EchoIntsResult[1]"],
+    ["a nil int item", "EchoInts", `<EchoIntsResponse xmlns="${NS}"><EchoIntsResult><int xsi:nil="true" /></EchoIntsResult></EchoIntsResponse>`, "EchoIntsResult[0] is nil"],
+    ["a record without its enum field", "GetAddress", `<GetAddressResponse xmlns="${NS}"><GetAddressResult><Street>s</Street></GetAddressResult></GetAddressResponse>`, "GetAddressResult.Color is missing."],
+    ["an absent int result", "Echo_int", `<Echo_intResponse xmlns="${NS}" />`, "the answer holds no Echo_intResult"],
+  ])("SOAP: %s is a ResponseFormatError naming the value", async (_what, name, body, message) => {
+    const error = await answering("soap11", body).call(byName.get(name)!, name === "EchoColor" ? { c: "Red" } : name === "EchoInts" ? { ids: [] } : { v: 1, street: "s" }).catch((e: unknown) => e);
+    expect((error as Error).name).toBe("ResponseFormatError");
+    expect((error as Error).message).toContain(message);
+  });
+
+  it("ignores items of another name and fields in another namespace", async () => {
+    const body = `<EchoIntsResponse xmlns="${NS}"><EchoIntsResult><int>1</int><long>2</long><int xmlns="urn:other">3</int></EchoIntsResult></EchoIntsResponse>`;
+    expect(await answering("soap11", body).call(byName.get("EchoInts")!, { ids: [] })).toStrictEqual([1]);
+  });
+});
