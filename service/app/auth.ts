@@ -50,6 +50,17 @@ interface CachedPair {
   readonly expires: number;
 }
 
+/** A cached verification, to be confirmed against the account row (Authenticator.cached). */
+export interface CachedCheck {
+  readonly pairKey: string;
+  readonly username: string;
+  readonly accountId: number;
+  readonly passwordVersion: number;
+}
+
+/** The cache-hit check's read, as a prepared statement on SQLite. */
+export const ACCOUNT_BY_ID = "select * from accounts where id = ?";
+
 interface Failures {
   /** Times of the recent failures, oldest first, at most maxFailures. */
   times: number[];
@@ -64,9 +75,6 @@ function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
   map.set(key, value);
   if (map.size > MAX_ENTRIES) map.delete(map.keys().next().value as K);
 }
-
-/** The cache-hit check's read: prepared once on SQLite (see database.ts, Store.sqlite). */
-const ACCOUNT_BY_ID = "select * from accounts where id = ?";
 
 export class Authenticator {
   /** 32 random bytes in base64: a fixed-length prefix, so the hash below is keyed. */
@@ -91,25 +99,47 @@ export class Authenticator {
     this.now = options.now ?? Date.now;
   }
 
+  /**
+   * A verification of this pair cached less than the TTL ago, without reading the database: the caller
+   * reads the account row itself (in its own transaction), takes it only when `matches` says so, and
+   * otherwise calls `drop` and `verify`. Undefined when nothing is cached; throws TooManyAttempts while
+   * the user name is locked, as verify does.
+   */
+  cached(username: string, password: string): CachedCheck | undefined {
+    const now = this.now();
+    this.checkLock(username.toLowerCase(), now);
+    const pairKey = this.pairKey(username, password);
+    const cached = this.cache.get(pairKey);
+    if (cached === undefined || cached.expires <= now) return undefined;
+    return { pairKey, username, accountId: cached.accountId, passwordVersion: cached.passwordVersion };
+  }
+
+  /** Whether the account row read for a cached check is still that pair's account. */
+  static matches(check: CachedCheck, account: Account | undefined): account is Account {
+    // A password changed anywhere (admin CLI, another instance) bumps the version: the pair is stale.
+    return account !== undefined && account.password_version === check.passwordVersion && account.username === check.username;
+  }
+
+  /** Forgets a cached pair that no longer matches its account. */
+  drop(check: CachedCheck): void {
+    this.cache.delete(check.pairKey);
+  }
+
   /** The account of a right pair; throws InvalidCredentials or TooManyAttempts otherwise. */
   async verify(username: string, password: string): Promise<Account> {
     const now = this.now();
     const userKey = username.toLowerCase();
-    const failures = this.failures.get(userKey);
-    if (failures !== undefined && failures.lockedUntil > now) {
-      throw tooManyAttempts(Math.ceil((failures.lockedUntil - now) / 1000));
-    }
-    // A keyed SHA-256 of the pair (the secret key first, at a fixed length): one call, no HMAC object.
-    const pairKey = hash("sha256", `${this.cacheKey}${username}\0${password}`, "base64");
+    this.checkLock(userKey, now);
+    const pairKey = this.pairKey(username, password);
     const cached = this.cache.get(pairKey);
     if (cached !== undefined && cached.expires > now) {
-      // On SQLite a prepared statement, when no transaction is open (committed data only); else Kysely.
+      // On SQLite a prepared statement when no transaction is open (writeSync work, whose log sync may
+      // still be in flight, never writes accounts); else Kysely, which waits for the transaction.
       const sqlite = sqliteOf(this.db);
       const read = sqlite?.readNow(() => sqlite.statement(ACCOUNT_BY_ID).get(cached.accountId) as Account | undefined);
       const account =
         read !== undefined ? read.value : await this.db.selectFrom("accounts").selectAll().where("id", "=", cached.accountId).executeTakeFirst();
-      // A password changed anywhere (admin CLI, another instance) bumps the version: the pair is stale.
-      if (account !== undefined && account.password_version === cached.passwordVersion && account.username === username) {
+      if (Authenticator.matches({ pairKey, username, accountId: cached.accountId, passwordVersion: cached.passwordVersion }, account)) {
         return account;
       }
       this.cache.delete(pairKey);
@@ -130,6 +160,18 @@ export class Authenticator {
   /** Forgets every cached pair (a password change made through this instance). */
   forget(): void {
     this.cache.clear();
+  }
+
+  private checkLock(userKey: string, now: number): void {
+    const failures = this.failures.get(userKey);
+    if (failures !== undefined && failures.lockedUntil > now) {
+      throw tooManyAttempts(Math.ceil((failures.lockedUntil - now) / 1000));
+    }
+  }
+
+  /** A keyed SHA-256 of the pair (the secret key first, at a fixed length): one call, no HMAC object. */
+  private pairKey(username: string, password: string): string {
+    return hash("sha256", `${this.cacheKey}${username}\0${password}`, "base64");
   }
 
   private fail(userKey: string, now: number): void {

@@ -5,6 +5,7 @@
 import { type Kysely, type Transaction, sql } from "kysely";
 import { ErrorCodes, clientError } from "../../generated/server.js";
 import type { Engine, SqliteAccess } from "../db/database.js";
+import { ACCOUNT_BY_ID, Authenticator, type CachedCheck } from "./auth.js";
 import type { Account, Database, MailingList, MembershipState, Subscriber } from "../db/schema.js";
 import { fieldNotActivated, notFound } from "./errors.js";
 
@@ -317,12 +318,16 @@ async function upsertChunk(
 // existing-subscriber and opt-out reads merged into one statement. Constant texts, bound values only.
 
 const SQL = {
-  list: "select * from mailing_lists where id = ? and account_id = ?",
-  /** Always one row: the subscriber's columns (null when there is none) and whether the address opted out. */
+  /**
+   * Always one row: whether the account has the list, the subscriber's columns (null when there is
+   * none) and whether the address opted out.
+   */
   existing:
-    "select s.id, s.name, s.format, s.country_code, s.phone, s.fields, " +
+    "select l.id as list_id, s.id, s.name, s.format, s.country_code, s.phone, s.fields, " +
     "exists (select 1 from optouts o where o.account_id = ? and o.email_key = ?) as opted_out " +
-    "from (select 1) left join subscribers s on s.account_id = ? and s.email_key = ?",
+    "from (select 1) left join mailing_lists l on l.id = ? and l.account_id = ? " +
+    "left join subscribers s on s.account_id = ? and s.email_key = ?",
+  account: ACCOUNT_BY_ID,
   upsert:
     "insert into subscribers (account_id, email, email_key, name, format, country_code, phone, fields, created_at) " +
     "values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (account_id, email_key) do update set " +
@@ -352,15 +357,17 @@ function statements(sqlite: SqliteAccess): Statements {
   return found;
 }
 
-/** listOf on SQLite's prepared statements, for use inside SqliteAccess.writeSync. */
-export function listOfSqlite(sqlite: SqliteAccess, account: Account, listIdText: string | undefined, parameter: string): MailingList {
-  const id = idFromText(listIdText);
-  const list = id === undefined ? undefined : (statements(sqlite).list.get(id, account.id) as MailingList | undefined);
-  if (list === undefined) throw notFound("mailing list", parameter);
-  return list;
+/**
+ * The account of a cached credentials check (Authenticator.cached), read inside SqliteAccess.writeSync
+ * work, or undefined when the pair no longer matches it.
+ */
+export function cachedAccountSqlite(sqlite: SqliteAccess, check: CachedCheck): Account | undefined {
+  const account = statements(sqlite).account.get(check.accountId) as Account | undefined;
+  return Authenticator.matches(check, account) ? account : undefined;
 }
 
 interface ExistingRow {
+  readonly list_id: number | null;
   readonly id: number | null;
   readonly name: string;
   readonly format: string;
@@ -371,20 +378,25 @@ interface ExistingRow {
 }
 
 /**
- * upsertSubscribers for one row on SQLite's prepared statements, inside SqliteAccess.writeSync: the
- * same outcome, state and stored values as upsertChunk gives that row.
+ * listOf and upsertSubscribers for one row on SQLite's prepared statements, inside
+ * SqliteAccess.writeSync: NotFound naming `listParameter` (before anything is written) when the account
+ * has no such list, else the same outcome, state and stored values as upsertChunk gives that row.
  */
 export function upsertOneSqlite(
   sqlite: SqliteAccess,
   account: Account,
-  listId: number,
+  listIdText: string | undefined,
+  listParameter: string,
   row: SubscriberRow,
   options: UpsertOptions,
   now: number,
 ): UpsertOutcome | undefined {
   const run = statements(sqlite);
   const key = emailKey(row.email);
-  const found = run.existing.get(account.id, key, account.id, key) as ExistingRow;
+  const listIdGiven = idFromText(listIdText);
+  const found = (listIdGiven === undefined ? undefined : run.existing.get(account.id, key, listIdGiven, account.id, account.id, key)) as ExistingRow | undefined;
+  if (found === undefined || found.list_id === null) throw notFound("mailing list", listParameter);
+  const listId = found.list_id;
   const current = found.id === null ? undefined : { ...found, id: found.id };
   let id = current?.id;
   let outcome: UpsertOutcome["outcome"];

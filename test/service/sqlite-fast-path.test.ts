@@ -6,10 +6,13 @@ import fs from "node:fs";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { hashPassword } from "../../service/app/auth.js";
 import { type SubscriberRow, type UpsertOptions, upsertOneSqlite, upsertSubscribers } from "../../service/app/subscribers.js";
 import { openStore, type Store } from "../../service/db/database.js";
 import type { Account } from "../../service/db/schema.js";
+import { describeEngines } from "./support/engines.js";
+import { fault, startService, type TestService } from "./support/service.js";
 
 const stores: Store[] = [];
 
@@ -80,7 +83,7 @@ describe("SQLite single-insert fast path", () => {
       }
       const expected = await kysely.store.write((trx) => upsertSubscribers(trx, "sqlite", kysely.account, kysely.listId, [step.row], step.options, now));
       const sqlite = fast.store.sqlite!;
-      const got = await sqlite.writeSync(() => upsertOneSqlite(sqlite, fast.account, fast.listId, step.row, step.options, now));
+      const got = await sqlite.writeSync(() => upsertOneSqlite(sqlite, fast.account, String(fast.listId), "strMailingListID", step.row, step.options, now));
       expect(got === undefined ? [] : [got], JSON.stringify(step.row)).toEqual(expected);
       expect(await dump(fast.store), JSON.stringify(step.row)).toEqual(await dump(kysely.store));
     }
@@ -96,13 +99,13 @@ describe("SQLite single-insert fast path", () => {
     const row = (email: string): SubscriberRow => ({ email });
     const options: UpsertOptions = { update: true, state: "active", recordOptedOut: true };
     const results = await Promise.allSettled([
-      sqlite.writeSync(() => upsertOneSqlite(sqlite, account, listId, row("one@example.com"), options, 1)),
+      sqlite.writeSync(() => upsertOneSqlite(sqlite, account, String(listId), "strMailingListID", row("one@example.com"), options, 1)),
       sqlite.writeSync(() => {
-        upsertOneSqlite(sqlite, account, listId, row("rolled-back@example.com"), options, 1);
+        upsertOneSqlite(sqlite, account, String(listId), "strMailingListID", row("rolled-back@example.com"), options, 1);
         throw new Error("refused after writing");
       }),
       store.write((trx) => upsertSubscribers(trx, "sqlite", account, listId, [row("kysely@example.com")], options, 1)),
-      sqlite.writeSync(() => upsertOneSqlite(sqlite, account, listId, row("two@example.com"), options, 1)),
+      sqlite.writeSync(() => upsertOneSqlite(sqlite, account, String(listId), "strMailingListID", row("two@example.com"), options, 1)),
     ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
     const { subscribers, memberships } = await dump(store);
@@ -124,7 +127,7 @@ describe("SQLite single-insert fast path", () => {
     }) as typeof fs.fdatasync);
 
     let answered = false;
-    const write = sqlite.writeSync(() => upsertOneSqlite(sqlite, account, listId, { email: "durable@example.com" }, options, 1)).then((outcome) => {
+    const write = sqlite.writeSync(() => upsertOneSqlite(sqlite, account, String(listId), "strMailingListID", { email: "durable@example.com" }, options, 1)).then((outcome) => {
       answered = true;
       return outcome;
     });
@@ -147,4 +150,34 @@ describe("SQLite single-insert fast path", () => {
     expect((await write)?.outcome).toBe("inserted");
     expect(await count).toBe(1);
   });
+});
+
+describeEngines("single inserts with cached credentials", (engine) => {
+  let svc: TestService;
+  afterAll(async () => svc?.close());
+
+  it("a password changed elsewhere (another instance, the admin CLI) stops the cached pair at once", async () => {
+    svc = await startService(engine, "cached-pair", { SQLITE_SYNC: "FULL" });
+    const id = await svc.createAccount("carla", "carla-secret-1");
+    const list = await svc.createList(id, "News");
+    const old = svc.client("carla", "carla-secret-1");
+    // The first call verifies with scrypt and caches the pair; the second is a cache hit.
+    expect(typeof (await old.InsertSubscriberSid({ strEmail: "one@example.com", strMailingListID: String(list) }))).toBe("bigint");
+    expect(typeof (await old.InsertSubscriberSid({ strEmail: "two@example.com", strMailingListID: String(list) }))).toBe("bigint");
+    // Changed in the database only, as another instance or the admin CLI does: the cache must not answer.
+    await svc.app.store.db
+      .updateTable("accounts")
+      .set((eb) => ({ password_hash: "scrypt$16384$8$1$AAAA$AAAA", password_version: eb("password_version", "+", 1) }))
+      .where("id", "=", id)
+      .execute();
+    expect((await fault(old.InsertSubscriberSid({ strEmail: "three@example.com", strMailingListID: String(list) }))).errorCode).toBe("InvalidCredentials");
+    // A cache hit still checks the list, the address and the fields, and writes nothing when refused.
+    await svc.app.store.db.updateTable("accounts").set({ password_hash: await hashPassword("carla-secret-2") }).where("id", "=", id).execute();
+    const fresh = svc.client("carla", "carla-secret-2");
+    await fresh.InsertSubscriberSid({ strEmail: "four@example.com", strMailingListID: String(list) });
+    expect((await fault(fresh.InsertSubscriberSid({ strEmail: "five@example.com", strMailingListID: "999999" }))).errorCode).toBe("NotFound");
+    expect((await fault(fresh.InsertSubscriberSid({ strEmail: "not an address", strMailingListID: String(list) }))).errorCode).toBe("InvalidFormat");
+    const rows = await svc.app.store.db.selectFrom("subscribers").select("email").where("account_id", "=", id).orderBy("id").execute();
+    expect(rows.map((r) => r.email)).toEqual(["one@example.com", "two@example.com", "four@example.com"]);
+  }, 60_000);
 });
