@@ -142,7 +142,14 @@ describe("the easgen package", { timeout: 120_000 }, () => {
     expect(generated.status).toBe(0);
     expect(generated.stdout).toMatch(/^easgen: generated \d+ files in gen\/ /);
 
-    const expected = await generateFiles({ spec: path.join(project, "spec/small.yaml") });
+    // The same inputs as the package's: its runtime sources and templates as built (the repository's may
+    // have moved on since, in a work tree others edit).
+    const installed = path.join(project, "node_modules/easgen");
+    const expected = await generateFiles({
+      spec: path.join(project, "spec/small.yaml"),
+      runtimeDir: path.join(installed, "runtime"),
+      templatesDir: path.join(installed, "templates"),
+    });
     expect(expected.ok).toBe(true);
     if (!expected.ok) return;
     const tree = readTree(path.join(project, "gen"));
