@@ -152,7 +152,7 @@ export async function openStore(url: string, options: DatabaseOptions = {}): Pro
   }
   let write: Store["write"];
   let access: SqliteAccess | undefined;
-  let closeLog: (() => void) | undefined;
+  let closeLog: (() => Promise<void>) | undefined;
   if (connection !== undefined) {
     const group = groupCommit(db, connection, walPath);
     write = group.write;
@@ -173,8 +173,8 @@ export async function openStore(url: string, options: DatabaseOptions = {}): Pro
     sqlite: access,
     displayUrl: engine === "sqlite" ? `sqlite:${target}` : displayDatabaseUrl(target),
     close: async () => {
+      await closeLog?.();
       await db.destroy();
-      closeLog?.();
     },
   };
 }
@@ -214,6 +214,8 @@ const GROUP_LIMIT = 256;
 function groupCommit(db: Kysely<Database>, connection: ReturnType<typeof cachedStatements>, walPath: string | undefined) {
   const queue: PendingWrite[] = [];
   let flushing = false;
+  /** Settles when the flush under way (if any) has settled every write it took. */
+  let drained: Promise<void> = Promise.resolve();
   const statement = (text: string) => {
     let prepared: SQLite.Statement | undefined;
     return () => (prepared ??= connection.prepare(text)).run();
@@ -325,7 +327,7 @@ function groupCommit(db: Kysely<Database>, connection: ReturnType<typeof cachedS
     // Writes arriving in the same turn of the event loop join this flush.
     if (!flushing) {
       flushing = true;
-      setImmediate(() => void flush());
+      drained = new Promise((resolve) => setImmediate(() => void flush().finally(resolve)));
     }
   }
 
@@ -334,7 +336,9 @@ function groupCommit(db: Kysely<Database>, connection: ReturnType<typeof cachedS
       new Promise<T>((resolve, reject) => enqueue({ sync: false, work, resolve: resolve as (value: unknown) => void, reject })),
     writeSync: <T>(work: () => T): Promise<T> =>
       new Promise<T>((resolve, reject) => enqueue({ sync: true, work, resolve: resolve as (value: unknown) => void, reject })),
-    close: () => {
+    /** After the writes queued so far have settled (no log sync is left in flight on the file). */
+    close: async () => {
+      await drained;
       if (logFd !== undefined) fs.closeSync(logFd);
       logFd = undefined;
     },
