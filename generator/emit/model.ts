@@ -128,6 +128,27 @@ function typeWriter(nested: ReadonlySet<string> = new Set()) {
   return { typeValue, scalarTable, used };
 }
 
+const EXTRA_SCALARS: readonly SoapType[] = ["float", "unsignedLong", "guid", "char", "base64Binary"];
+
+/**
+ * The scalar types of runtime/values-extra.ts the service uses anywhere (parameters, record fields,
+ * results), in a fixed order; a service without them leaves that module out of its bundles.
+ */
+export function extraScalarsUsed(model: ServiceModel): SoapType[] {
+  const used = new Set<SoapType>();
+  const walk = (type: TypeModel): void => {
+    if (type.kind === "scalar") used.add(type.type);
+    else if (type.kind === "array") walk(type.item);
+  };
+  for (const record of model.records) for (const field of record.fields) walk(field.type);
+  for (const op of model.operations) {
+    for (const param of op.params) walk(param.type);
+    if (op.result.kind === "scalar") used.add(op.result.type);
+    if (op.result.kind === "array") walk(op.result.item);
+  }
+  return EXTRA_SCALARS.filter((type) => used.has(type));
+}
+
 /** The records some other record holds (as a field or an array item). */
 function nestedRecords(records: readonly RecordModel[]): Set<string> {
   const nested = new Set<string>();
@@ -290,6 +311,15 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
     type("ClientServiceModel"),
   );
   file.add(statements);
+  const extra = extraScalarsUsed(model);
+  if (extra.length > 0) {
+    const register = file.use(importSymbol("registerScalarCodecs", "runtime/values.ts"));
+    const codecs = file.use(importSymbol("extraScalarCodecs", "runtime/values-extra.ts"));
+    file.source.addStatements(
+      `\n/** The codecs of ${extra.join(", ")}, which this service uses (runtime/values-extra.ts). */\n` +
+        `${register}(${codecs});\n`,
+    );
+  }
   return file.toGeneratedFile("The client's service model (a ClientServiceModel value): names, types, results.");
 }
 

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { generateFiles } from "../../generator/generate.js";
 import type { ArrayTypeModel, OperationModel, RecordModel, ServiceModel } from "../../runtime/model.js";
-import { modelOf, REPO, removeTempDirs, tempDir, validateText } from "./fixtures/index.js";
+import { modelOf, REPO, removeTempDirs, SMALL_SPEC, tempDir, validateText } from "./fixtures/index.js";
 
 const TYPES_SPEC = fileURLToPath(new URL("./fixtures/types.yaml", import.meta.url));
 const TYPES_TEXT = readFileSync(TYPES_SPEC, "utf8");
@@ -165,6 +165,11 @@ describe("generating the types fixture", () => {
     expect(model.indexOf("const record$Address = {")).toBeLessThan(model.indexOf("const records = {"));
     expect(model).toContain('{ name: "Home", type: { kind: "record", record: record$Address } }');
     expect(model).toContain('result: { kind: "oneWay" }');
+    // The service uses float, guid, ...: its model registers their codecs (a service without them does not).
+    expect(model).toContain('import { extraScalarCodecs } from "./runtime/values-extra.js";');
+    expect(model).toContain("registerScalarCodecs(extraScalarCodecs);");
+    const small = await generateFiles({ spec: SMALL_SPEC });
+    expect(small.ok && small.files.find((f) => f.path === "model.ts")!.content).not.toContain("values-extra");
     expect(model).toContain('result: { kind: "void" }');
   });
 

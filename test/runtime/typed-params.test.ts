@@ -3,6 +3,8 @@
 // and writer of typed values on their own.
 
 import { describe, expect, it } from "vitest";
+// The float, unsignedLong, guid, char and base64Binary codecs (a generated model registers them).
+import "../../runtime/values-extra.js";
 import type { ServiceError } from "../../runtime/errors.js";
 import type { RecordModel, TypeModel } from "../../runtime/model.js";
 import { readParams, writeParams, type ParamTexts, type Presence } from "../../runtime/params.js";

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// The float, unsignedLong, guid, char and base64Binary codecs (the generated model registers them).
+import "../../runtime/values-extra.js";
 import type { SoapType, TextFormat } from "../../runtime/model.js";
 import {
   ConversionError,

@@ -6,6 +6,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// The float, unsignedLong, guid, char and base64Binary codecs (a generated model registers them).
+import "../../runtime/values-extra.js";
 import { serverBindings } from "../../runtime/bindings.js";
 import { clientBinding } from "../../runtime/client-bindings.js";
 import { createClientCore, type ClientCore } from "../../runtime/client.js";

@@ -2,6 +2,8 @@
 // and held to what runtime/values.ts really produces, so the table cannot drift from the codec.
 
 import { describe, expect, it } from "vitest";
+// The float, unsignedLong, guid, char and base64Binary codecs (the generated model registers them).
+import "../../../runtime/values-extra.js";
 import { VALUE_MAPPING } from "../../../generator/emit/value-mapping.js";
 import type { SoapType } from "../../../runtime/model.js";
 import { formatValue, parseValue } from "../../../runtime/values.js";
