@@ -194,6 +194,12 @@ describe("hostile names and docs", () => {
       expect(await glued.text()).toContain("Server did not recognize the value of HTTP Header SOAPAction: urn:example:hostile:v2toString.");
     });
 
+    it("refuses an implementation whose toString operation is only Object.prototype's", async () => {
+      const server = (await import(path.join(dir, "server.ts"))) as { createHandler(impl: object): unknown };
+      const { toString: _own, ...inherited } = loaded.implementation as Record<string, unknown>;
+      expect(() => server.createHandler(inherited)).toThrow("The implementation has no toString method.");
+    });
+
     it("writes an int credential as an int and refuses a credential of the wrong type in the client", async () => {
       sent.length = 0;
       await clientOf("httpGet", { accountId: 42, userName: "u" }).toString!();
