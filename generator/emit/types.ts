@@ -61,7 +61,8 @@ export function tsType(type: TypeModel, side: "result" | "param"): string {
     case "record":
       return typeScriptTypeName(type.record.name);
     case "array": {
-      const item = tsType(type.item, side);
+      // A string, byte-array or record item can be nil (`nillable="true"` items); typed-xml reads it as null.
+      const item = tsType(type.item, side) + (isValueType(type.item) ? "" : " | null");
       const element = /^[A-Za-z_$][\w$]*$/.test(item) ? `${item}[]` : `(${item})[]`;
       return side === "param" ? `readonly ${element}` : element;
     }
@@ -227,11 +228,13 @@ function resultType(result: ResultModel, dataSetResult: () => string): string {
     case "enum":
       return result.enum.name;
     case "list":
-      return `${typeScriptTypeName(result.record.name)}[]`;
+      // A nil item of a list (`<R xsi:nil="true" />`) reads as null, as in an array of records.
+      return `(${typeScriptTypeName(result.record.name)} | null)[]`;
     case "array":
       return tsType(result, "result");
+    // A null record is a result: .NET leaves the element out (SOAP) or writes a nil root (HTTP).
     case "record":
-      return typeScriptTypeName(result.record.name);
+      return `${typeScriptTypeName(result.record.name)} | null`;
     case "dataSet":
       return `${dataSetResult()}<${dataSetRowTypeName(result.dataSet.name)}>`;
     case "void":

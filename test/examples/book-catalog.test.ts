@@ -27,6 +27,13 @@ function client(binding: (typeof BINDINGS)[number], apiKey = API_KEY): BookCatal
   return createClient({ baseUrl, binding, apiKey });
 }
 
+/** A Lend result, which the type allows to be null (a record result): never null here. */
+async function lent<T>(result: Promise<T | null>): Promise<T> {
+  const value = await result;
+  if (value === null) throw new Error("Lend answered a null loan");
+  return value;
+}
+
 function book(isbn: string, title: string, extra: Partial<Book> = {}): Book {
   return {
     Isbn: isbn,
@@ -69,10 +76,10 @@ describe("BookCatalog example: enums, arrays and nullable values on all four bin
   it.each(BINDINGS)("%s: FindBooks filters by text and by a nullable enum, ordered by title, bounded by limit", async (binding) => {
     const c = client(binding);
     const sea = await c.FindBooks({ text: "sea", genre: null, limit: 10 });
-    expect(sea.map((b) => b.Title)).toEqual(["Poems of the Sea", "Sea Stories"]);
-    expect(sea[0]!.Rating).toBeNull();
+    expect(sea.map((b) => b?.Title)).toEqual(["Poems of the Sea", "Sea Stories"]);
+    expect(sea[0]?.Rating).toBeNull();
     const poetry = await c.FindBooks({ text: "", genre: "Poetry", limit: 10 });
-    expect(poetry.map((b) => b.Isbn)).toEqual(["9780000000101"]);
+    expect(poetry.map((b) => b?.Isbn)).toEqual(["9780000000101"]);
     expect((await c.FindBooks({ text: "", genre: null, limit: 1 })).length).toBe(1);
   });
 
@@ -94,11 +101,11 @@ describe("BookCatalog example: enums, arrays and nullable values on all four bin
   it.each(BINDINGS)("%s: Lend, IsOnLoan and Return work with guid, nullable dateTime, boolean and enum results", async (binding) => {
     const c = client(binding);
     await c.ClearLoans({});
-    const first = await c.Lend({ isbn: "9780000000101", reader: "Rita", due: "2026-12-24T00:00:00" });
+    const first = await lent(c.Lend({ isbn: "9780000000101", reader: "Rita", due: "2026-12-24T00:00:00" }));
     expect(first.Id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(first.Due).toBe("2026-12-24T00:00:00");
     expect(await c.IsOnLoan({ isbn: "9780000000101" })).toBe(false);
-    const second = await c.Lend({ isbn: "9780000000101", reader: "Sam", due: null });
+    const second = await lent(c.Lend({ isbn: "9780000000101", reader: "Sam", due: null }));
     expect(second.Due).toBeNull();
     expect(await c.IsOnLoan({ isbn: "9780000000101" })).toBe(true);
     expect(await c.Return({ loanId: second.Id.toUpperCase() })).toBe("Available");

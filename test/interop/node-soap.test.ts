@@ -228,7 +228,7 @@ describe("node-soap's known limitations still hold", () => {
   });
 
   it(`double: ${NODE_SOAP_LIMITATIONS.doubleInf}`, async () => {
-    expect(samples.GetRoiResults.result[1].Value).toBe(Infinity);
+    expect(samples.GetRoiResults.result[1]?.Value).toBe(Infinity);
     const result = (await callPort(client, "ExternalAPIServiceSoap", "GetRoiResults", withCredentials("GetRoiResults"))) as {
       GetRoiResultsResult: { RoiResult: { Value: number }[] };
     };
@@ -275,12 +275,12 @@ describe("node-soap with customDeserializer reads the exact values off our wire"
     const roi = (await callPort(exact, port, "GetRoiResults", withCredentials("GetRoiResults"))) as {
       GetRoiResultsResult: { RoiResult: { Value: number }[] };
     };
-    expect(roi.GetRoiResultsResult.RoiResult.map((r) => r.Value)).toEqual(samples.GetRoiResults.result.map((r) => r.Value));
+    expect(roi.GetRoiResultsResult.RoiResult.map((r) => r.Value)).toEqual(samples.GetRoiResults.result.map((r) => r?.Value));
     const clicks = (await callPort(exact, port, "GetTriggerClicks", withCredentials("GetTriggerClicks"))) as {
       GetTriggerClicksResult: { TriggerSubscriberClicksResult: { ClickTime: string }[] };
     };
     expect(clicks.GetTriggerClicksResult.TriggerSubscriberClicksResult.map((r) => r.ClickTime)).toEqual(
-      samples.GetTriggerClicks.result.map((r) => r.ClickTime),
+      samples.GetTriggerClicks.result.map((r) => r?.ClickTime),
     );
   });
 });

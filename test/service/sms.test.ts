@@ -17,6 +17,12 @@ import { describeEngines } from "./support/engines.ts";
 import { BINDINGS, fault, startService, type TestService, admin } from "./support/service.ts";
 
 
+/** A SendSmsWithSenderName result, which the type allows to be null (a null record result): never null here. */
+function present<T>(value: T | null): T {
+  if (value === null) throw new Error("SendSmsWithSenderName answered a null result");
+  return value;
+}
+
 function sink(): Writable & { text: string } {
   const stream = new Writable({
     write(chunk: Buffer | string, _encoding, callback) {
@@ -113,7 +119,7 @@ describeEngines("SendSmsWithSenderName", (engine) => {
     await refill(svc.app.store, bob, "10", Date.now());
     const before = await credits(bob);
     const client = svc.client("bob", "bob-secret-12", binding);
-    const result = await client.SendSmsWithSenderName({ senderName: "Bob Shop", strCountryCode: "46", strPhoneNumber: "070-123 45 67", strMessage: "ж".repeat(71) });
+    const result = present(await client.SendSmsWithSenderName({ senderName: "Bob Shop", strCountryCode: "46", strPhoneNumber: "070-123 45 67", strMessage: "ж".repeat(71) }));
     expect(typeof result.Id).toBe("bigint");
     expect(result.CreditCost).toBe("2");
     expect(result.TotalCredits).toBe(addDecimal(before, "-2"));
@@ -125,7 +131,7 @@ describeEngines("SendSmsWithSenderName", (engine) => {
 
   it("too few credits: stored waiting, not refused; later sends wait behind it; refills pay oldest first, stopping at the first that does not fit", async () => {
     const client = svc.client("alice", "alice-secret-1");
-    const send = (text: string) => client.SendSmsWithSenderName({ senderName: "Alice", strCountryCode: "1", strPhoneNumber: "5550100", strMessage: text });
+    const send = (text: string) => client.SendSmsWithSenderName({ senderName: "Alice", strCountryCode: "1", strPhoneNumber: "5550100", strMessage: text }).then(present);
     const a = await send("a".repeat(200)); // 2 segments
     expect(a).toMatchObject({ CreditCost: "2", TotalCredits: "0" });
     await refill(svc.app.store, alice, "1", Date.now());
@@ -151,7 +157,7 @@ describeEngines("SendSmsWithSenderName", (engine) => {
     const client = svc.client("carol", "carol-secret-1");
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        client.SendSmsWithSenderName({ senderName: "Carol", strCountryCode: "46", strPhoneNumber: `70100${String(i).padStart(4, "0")}`, strMessage: `message ${i}` }),
+        client.SendSmsWithSenderName({ senderName: "Carol", strCountryCode: "46", strPhoneNumber: `70100${String(i).padStart(4, "0")}`, strMessage: `message ${i}` }).then(present),
       ),
     );
     expect(new Set(results.map((r) => r.Id)).size).toBe(50);
@@ -206,8 +212,8 @@ describeEngines("SendSmsWithSenderName", (engine) => {
     await refill(svc.app.store, frank, "1", Date.now());
     const client = svc.client("frank", "frank-secret-1");
     const params = { senderName: "Frank", strCountryCode: "33", strPhoneNumber: "612345678", strMessage: "Bonjour" };
-    const paid = await client.SendSmsWithSenderName(params);
-    const waiting = await client.SendSmsWithSenderName({ ...params, strMessage: "Encore" });
+    const paid = present(await client.SendSmsWithSenderName(params));
+    const waiting = present(await client.SendSmsWithSenderName({ ...params, strMessage: "Encore" }));
     expect([paid.TotalCredits, waiting.TotalCredits]).toEqual(["0", "0"]);
     const file = (id: bigint) => path.join(svc.smsDir, `${id}.json`);
     const until = async (check: () => boolean) => {
@@ -292,7 +298,7 @@ describeEngines("SMS delivery", (engine) => {
   });
 
   const send = (text: string) =>
-    svc.client("dave", "dave-secret-12").SendSmsWithSenderName({ senderName: "Dave", strCountryCode: "44", strPhoneNumber: "7700 900123", strMessage: text });
+    svc.client("dave", "dave-secret-12").SendSmsWithSenderName({ senderName: "Dave", strCountryCode: "44", strPhoneNumber: "7700 900123", strMessage: text }).then(present);
   const credits = async () => (await svc.app.store.db.selectFrom("accounts").select("sms_credits").where("id", "=", dave).executeTakeFirstOrThrow()).sms_credits;
   const state = async (id: bigint) => svc.app.store.db.selectFrom("sms_messages").selectAll().where("id", "=", Number(id)).executeTakeFirstOrThrow();
 
@@ -356,8 +362,8 @@ describeEngines("SMS delivery", (engine) => {
     await refill(svc.app.store, eve, "1", Date.now());
     const client = svc.client("eve", "eve-secret-123");
     const params = { senderName: "Eve", strCountryCode: "49", strPhoneNumber: "15123456789", strMessage: "one" };
-    const a = await client.SendSmsWithSenderName(params);
-    const b = await client.SendSmsWithSenderName({ ...params, strMessage: "two" });
+    const a = present(await client.SendSmsWithSenderName(params));
+    const b = present(await client.SendSmsWithSenderName({ ...params, strMessage: "two" }));
     expect([a.TotalCredits, b.TotalCredits]).toEqual(["0", "0"]);
     expect((await state(b.Id)).state).toBe("waiting");
     const worker = new SmsWorker(svc.app.store, { dir: "unused", url: gatewayUrl });

@@ -96,6 +96,7 @@ export function createCatalog(options: CatalogOptions): BookCatalog & { readonly
       authorize(context);
       const titles: string[] = [];
       for (const isbn of isbns ?? []) {
+        if (isbn === null) continue; // a nil item of the ArrayOfString
         const title = books.get(isbn)?.Title;
         if (title !== undefined) titles.push(title);
       }
