@@ -71,11 +71,20 @@ export async function generateFiles(options: GenerateOptions): Promise<Generated
   const loaded = loadModel(options);
   if (!loaded.ok) return loaded;
   const { emitAll } = await emitModule;
+  const extensions = (loaded.spec.value as SpecDocument).extensions;
   const files = await emitAll(loaded.model, {
     docs: loaded.docs,
     specFile: options.specFile ?? repositoryPath(options.spec),
     templatesDir: options.templatesDir ?? DEFAULT_TEMPLATES_DIR,
     runtimeDir: options.runtimeDir ?? DEFAULT_RUNTIME_DIR,
+    ...(extensions === undefined
+      ? {}
+      : {
+          extensions: {
+            path: path.resolve(loaded.spec.dir ?? path.dirname(options.spec), extensions.module),
+            module: extensions.module,
+          },
+        }),
     ...(options.wsdlAddress === undefined ? {} : { wsdlAddress: options.wsdlAddress }),
   });
   saveFormatCache();

@@ -28,6 +28,8 @@ export interface Position {
 export interface LoadedSpec {
   /** The file as named in messages: relative to the working directory, forward slashes. */
   readonly file: string;
+  /** The folder the spec's relative paths (extensions.module) start from; default: file's folder. */
+  readonly dir?: string;
   readonly document: Document.Parsed;
   /** Plain data of the document, or undefined when it has YAML syntax errors. */
   readonly value: unknown;
@@ -46,7 +48,7 @@ export interface LoadedSpec {
 
 /** `file` names the spec in messages; default: its path relative to the working directory. */
 export function loadSpecFile(filePath: string, file = displayPath(filePath)): LoadedSpec {
-  return parseSpec(readFileSync(filePath, "utf8"), file);
+  return { ...parseSpec(readFileSync(filePath, "utf8"), file), dir: path.dirname(path.resolve(filePath)) };
 }
 
 /** filePath relative to cwd with forward slashes, as printed in diagnostics and headers. */

@@ -255,13 +255,9 @@ export function ruleModel(name: string, rule: SpecRule): RuleModel {
         ...(rule.min === undefined ? {} : { min: rule.min }),
         ...(rule.max === undefined ? {} : { max: rule.max }),
       };
-    case "csvSubscribers":
-      return {
-        kind: rule.kind,
-        name,
-        delimiters: [...rule.delimiters],
-        maxDemographicFields: rule.maxDemographicFields,
-      };
+    case "extension":
+      // The validator function itself is not data: the generated server model imports it by name.
+      return { kind: rule.kind, name, validator: rule.validator, options: rule.options ?? {}, text: rule.text };
   }
 }
 
@@ -316,13 +312,13 @@ function checkModel(check: SpecCheck): CheckModel {
       return { kind: check.kind, params: [...check.params] };
     case "ordered":
       return { kind: check.kind, from: check.from, to: check.to };
-    case "demographicLists":
+    case "extension":
       return {
         kind: check.kind,
-        fields: check.fields,
-        values: check.values,
-        maxField: check.maxField,
-        ...(check.splitLength === undefined ? {} : { splitLength: check.splitLength }),
+        validator: check.validator,
+        params: [...check.params],
+        options: check.options ?? {},
+        text: check.text,
       };
   }
 }

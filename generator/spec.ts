@@ -10,6 +10,8 @@ export interface SpecDocument {
   readonly enums?: Readonly<Record<string, SpecEnum>>;
   readonly records?: Readonly<Record<string, SpecRecord>>;
   readonly dataSets?: Readonly<Record<string, SpecDataSet>>;
+  /** The service's own validators (rules and checks of kind extension); the path is relative to the spec. */
+  readonly extensions?: { readonly module: string };
   readonly groups: readonly SpecGroup[];
 }
 
@@ -59,9 +61,10 @@ export type SpecRule = { readonly doc: string } & (
   | { readonly kind: "length"; readonly min?: number; readonly max?: number }
   | { readonly kind: "range"; readonly min?: number; readonly max?: number }
   | {
-      readonly kind: "csvSubscribers";
-      readonly delimiters: readonly string[];
-      readonly maxDemographicFields: number;
+      readonly kind: "extension";
+      readonly validator: string;
+      readonly options?: Readonly<Record<string, unknown>>;
+      readonly text: string;
     }
 );
 
@@ -103,7 +106,15 @@ export interface SpecGroup {
 }
 
 /** The checks a spec writes: every runtime check but the ones normalize derives itself. */
-export type SpecCheck = Exclude<CheckModel, { readonly kind: "columnName" }>;
+export type SpecCheck =
+  | Exclude<CheckModel, { readonly kind: "columnName" | "extension" }>
+  | {
+      readonly kind: "extension";
+      readonly validator: string;
+      readonly params: readonly string[];
+      readonly options?: Readonly<Record<string, unknown>>;
+      readonly text: string;
+    };
 
 /** The older result forms, chosen by kind. */
 export type SpecKindResult = { readonly doc: string } & (

@@ -2,6 +2,8 @@
 // rules, checks that name parameters of their operation, generated type names that do not collide.
 // Runs only on a document that passed the schema, so it may trust the SpecDocument shape.
 
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { checkRule } from "../runtime/rules.js";
 import type { Diagnostic } from "./diagnostic.js";
 import type { LoadedSpec, SpecPath } from "./load.js";
@@ -101,6 +103,8 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
       if (problem) report(["rules", name, "pattern"], `rule "${name}": ${problem}`);
     }
   }
+
+  checkExtensions(spec, doc, report);
 
   for (const [name, e] of Object.entries(enums)) {
     if (isScalarName(name)) report(["enums", name], `enum "${name}" has the name of a scalar type`, "key");
@@ -282,14 +286,8 @@ function checkChecks(
         if (check.from === check.to)
           report([...path, "to"], `check ordered compares "${check.to}" with itself`);
         break;
-      case "demographicLists":
-        mustBeParam(check.fields, [...path, "fields"]);
-        mustBeParam(check.values, [...path, "values"]);
-        if (check.fields === check.values)
-          report(
-            [...path, "values"],
-            `check demographicLists uses "${check.values}" for both fields and values`,
-          );
+      case "extension":
+        check.params.forEach((name, j) => mustBeParam(name, [...path, "params", j]));
         break;
     }
   }
@@ -400,5 +398,57 @@ function checkResult(op: SpecOperation, opPath: SpecPath, doc: SpecDocument, rep
 
 /** Why a default literal fails its rule, in the runtime's own words (the check the server runs), or undefined. */
 function defaultProblem(value: string, paramName: string, ruleName: string, rule: SpecRule): string | undefined {
+  // An extension's validator lives in a module validate does not run; the server checks the default then.
+  if (rule.kind === "extension") return undefined;
   return checkRule(ruleModel(ruleName, rule), paramName, value)?.message;
+}
+
+/** Top-level statements that would make the extension module depend on something outside it. */
+const MODULE_IMPORT_RE = /^\s*(?:import[\s{*"']|export\s+(?:type\s+)?(?:\*|\{[^}]*\})\s*from\b)|\brequire\s*\(|\bimport\s*\(/m;
+
+/**
+ * Rules and checks of kind extension need the top-level `extensions: { module }`: a file next to the spec
+ * that exists, imports nothing (it is copied into the output alone) and exports every validator named.
+ */
+function checkExtensions(spec: LoadedSpec, doc: SpecDocument, report: Report): void {
+  const uses: { readonly validator: string; readonly path: SpecPath }[] = [];
+  for (const [name, rule] of Object.entries(doc.rules ?? {})) {
+    if (rule.kind === "extension") uses.push({ validator: rule.validator, path: ["rules", name, "validator"] });
+  }
+  doc.groups.forEach((group, g) =>
+    group.operations.forEach((op, o) =>
+      (op.checks ?? []).forEach((check, c) => {
+        if (check.kind === "extension") {
+          uses.push({ validator: check.validator, path: ["groups", g, "operations", o, "checks", c, "validator"] });
+        }
+      }),
+    ),
+  );
+  if (doc.extensions === undefined) {
+    for (const use of uses) {
+      report(
+        use.path,
+        `extension validator "${use.validator}" needs the module that exports it: add extensions: { module: <file>.ts } at the top level`,
+      );
+    }
+    return;
+  }
+  const file = path.resolve(spec.dir ?? path.dirname(spec.file), doc.extensions.module);
+  if (!existsSync(file)) {
+    report(["extensions", "module"], `extension module ${doc.extensions.module} does not exist next to the spec`);
+    return;
+  }
+  const text = readFileSync(file, "utf8");
+  if (MODULE_IMPORT_RE.test(text)) {
+    report(
+      ["extensions", "module"],
+      `extension module ${doc.extensions.module} must not import anything (it is copied into the output alone)`,
+    );
+  }
+  for (const use of uses) {
+    const exported = new RegExp(`\\bexport\\s+(?:async\\s+)?(?:function\\s*\\*?\\s*|const\\s+)${use.validator}\\b`);
+    if (!exported.test(text)) {
+      report(use.path, `extension module ${doc.extensions.module} exports no function ${use.validator}`);
+    }
+  }
 }

@@ -1,13 +1,13 @@
 // The spec's rules, applied to decoded parameters before a handler runs. Each rule kind has one
-// validator and one error code; a failure is a client error naming the parameter and the rule.
+// validator and one error code; a failure is a client error naming the parameter and the rule. A service's
+// own rules and checks (kind "extension") run the validator its spec's extension module exports, which the
+// generated server model puts into the rule; this file knows none of them.
 
-import { detectDelimiter, isCsvProblem, readCsvRows } from "./csv.js";
-import { clientError, ErrorCodes, type ServiceError } from "./errors.js";
-import type { CheckModel, OperationModel, RuleModel } from "./model.js";
+import { clientError, ErrorCodes, ServiceError } from "./errors.js";
+import type { CheckModel, ExtensionProblem, OperationModel, RuleModel } from "./model.js";
 import { matchesTextFormat, textFormatShape } from "./values.js";
 
 const XML_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const DD_FIELD_RE = /^DD([1-9]\d{0,2})$/i;
 const INT_TEXT_RE = /^[+-]?\d+$/;
 
 /** `a, b or c` (or `and`): how messages and the help pages list names. */
@@ -25,39 +25,17 @@ function characterCount(text: string): number {
   return count;
 }
 
-function checkCsvRows(rule: Extract<RuleModel, { kind: "csvSubscribers" }>, name: string, text: string): ServiceError | undefined {
-  const fail = (line: number, why: string) =>
-    clientError(ErrorCodes.InvalidCsv, `${name} line ${line}: ${why}.`, { parameter: name });
-  const delimiter = detectDelimiter(text, rule.delimiters);
-  if (delimiter === undefined) {
-    return text.trim() === ""
-      ? clientError(ErrorCodes.InvalidCsv, `${name} holds no subscriber rows.`, { parameter: name })
-      : fail(1 + countLines(text.slice(0, text.search(/\S/))), `needs Email, Name and Format separated by ${listInWords(rule.delimiters)}`);
-  }
-  for (const row of readCsvRows(text, delimiter, delimiter === ",")) {
-    if (isCsvProblem(row)) return fail(row.line, row.problem);
-    const problem = subscriberRowProblem(row.fields, delimiter, rule.maxDemographicFields);
-    if (problem !== undefined) return fail(row.line, problem);
-  }
-  return undefined;
+/** A problem an extension validator returned, as the client error the caller gets. */
+function extensionError(problem: ExtensionProblem, parameter: string | undefined): ServiceError {
+  return clientError(problem.code, problem.message, { parameter: problem.parameter ?? parameter });
 }
 
-function countLines(text: string): number {
-  let count = 0;
-  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) count++;
-  return count;
-}
-
-/** Why a row of Email, Name, Format, dd1.. is not one, or undefined when it is. */
-export function subscriberRowProblem(fields: readonly string[], delimiter: string, maxDemographicFields: number): string | undefined {
-  if (fields.length < 3) return `needs at least Email, Name and Format separated by ${delimiter}`;
-  if (fields[0]!.trim() === "") return "has an empty Email";
-  const format = fields[2]!.trim();
-  if (format !== "HTML" && format !== "Text") return "Format must be HTML or Text";
-  if (fields.length - 3 > maxDemographicFields) {
-    return `has ${fields.length - 3} demographic fields, at most ${maxDemographicFields} are allowed`;
-  }
-  return undefined;
+/** A model built without the extension module has no validator: refuse rather than let the value pass. */
+function missingValidator(validator: string): ServiceError {
+  return new ServiceError(
+    ErrorCodes.InternalError,
+    `The extension validator ${validator} is not loaded; the server model must come from the generated server-model.ts.`,
+  );
 }
 
 /** Compiled pattern rules, one RegExp per rule object (unicode mode, as validate compiles them). */
@@ -190,8 +168,11 @@ export function checkRule(rule: RuleModel, name: string, value: unknown): Servic
       return isAbsoluteUrl(value, rule.schemes)
         ? undefined
         : fail(ErrorCodes.InvalidUrl, `${name} must be a complete ${listInWords(rule.schemes)} address with forward slashes.`);
-    case "csvSubscribers":
-      return checkCsvRows(rule, name, value);
+    case "extension": {
+      if (rule.validate === undefined) return missingValidator(rule.validator);
+      const problem = rule.validate(value, name, rule.options);
+      return problem === undefined ? undefined : extensionError(problem, name);
+    }
   }
 }
 
@@ -205,53 +186,6 @@ function isAbsoluteUrl(value: string, schemes: readonly string[]): boolean {
   } catch {
     return false;
   }
-}
-
-function splitDemographic(text: string): { delimiter: string; items: string[] } | "mixed" {
-  const semi = text.includes(";");
-  const pipe = text.includes("|");
-  if (semi && pipe) return "mixed";
-  const delimiter = pipe ? "|" : ";";
-  return { delimiter, items: text.split(delimiter) };
-}
-
-function checkDemographicLists(check: Extract<CheckModel, { kind: "demographicLists" }>, values: Record<string, unknown>) {
-  const fieldsText = (values[check.fields] as string | undefined) ?? "";
-  const valuesText = (values[check.values] as string | undefined) ?? "";
-  const fail = (sentence: string) =>
-    clientError(ErrorCodes.InvalidDemographicFields, sentence, { parameter: check.fields });
-  if (fieldsText === "") {
-    return valuesText === "" ? undefined : fail(`${check.values} is given but ${check.fields} is empty.`);
-  }
-  const fields = splitDemographic(fieldsText);
-  if (fields === "mixed") return fail(`${check.fields} must use one delimiter, ; or |, not both.`);
-  const items = valuesText === "" ? [""] : valuesText.split(fields.delimiter);
-  if (items.length !== fields.items.length) {
-    return fail(
-      `${check.fields} names ${fields.items.length} fields but ${check.values} holds ${items.length} values (delimiter ${fields.delimiter}).`,
-    );
-  }
-  const taken = new Set<number>();
-  for (let i = 0; i < fields.items.length; i++) {
-    const m = DD_FIELD_RE.exec(fields.items[i]!.trim());
-    const n = m ? Number(m[1]) : 0;
-    if (n < 1 || n > check.maxField) {
-      return fail(`${check.fields} item ${i + 1} must be a field name DD1 to DD${check.maxField}.`);
-    }
-    const parts = check.splitLength ? Math.max(1, Math.ceil(characterCount(items[i]!) / check.splitLength)) : 1;
-    for (let p = 0; p < parts; p++) {
-      if (n + p > check.maxField) {
-        return clientError(
-          ErrorCodes.TooManyFields,
-          `${check.values} item ${i + 1} is too long: split into ${check.splitLength}-character parts it needs fields past DD${check.maxField}.`,
-          { parameter: check.values },
-        );
-      }
-      if (taken.has(n + p)) return fail(`${check.fields} uses DD${n + p} twice.`);
-      taken.add(n + p);
-    }
-  }
-  return undefined;
 }
 
 function isGiven(value: unknown): boolean {
@@ -274,8 +208,11 @@ export function checkOperation(check: CheckModel, values: Record<string, unknown
         ? clientError(ErrorCodes.InvalidInterval, `${check.from} must not be after ${check.to}.`, { parameter: check.from })
         : undefined;
     }
-    case "demographicLists":
-      return checkDemographicLists(check, values);
+    case "extension": {
+      if (check.validate === undefined) return missingValidator(check.validator);
+      const problem = check.validate(values, check.params, check.options);
+      return problem === undefined ? undefined : extensionError(problem, check.params[0]);
+    }
     case "columnName": {
       const value = values[check.param];
       // .NET compares DataTable column names ignoring case; a duplicate name breaks the DataSet schema.

@@ -13,4 +13,6 @@ export interface EmitContext {
   readonly wsdlAddress?: string;
   /** Absolute path of runtime/ (the hand-written runtime, copied into the output whole). */
   readonly runtimeDir: string;
+  /** The spec's extension module: its absolute path, and the path as the spec writes it. */
+  readonly extensions?: { readonly path: string; readonly module: string };
 }

@@ -8,6 +8,7 @@ import { MANIFEST, withHeader, type GeneratedFile } from "../generated-file.js";
 import type { EmitContext } from "./context.js";
 import { emitClient } from "./client.js";
 import { emitDocs } from "./docs.js";
+import { emitExtensions } from "./extensions.js";
 import { emitModel } from "./model.js";
 import { emitPackageJson } from "./package-json.js";
 import { emitReadme, README } from "./readme.js";
@@ -29,6 +30,7 @@ export type Emitter = (
 export const emitters: readonly { readonly name: string; readonly emit: Emitter }[] = [
   { name: "runtime", emit: emitRuntime },
   { name: "model", emit: emitModel },
+  { name: "extensions", emit: emitExtensions },
   { name: "docs", emit: emitDocs },
   { name: "types", emit: emitTypes },
   { name: "tsconfig", emit: emitTsconfig },

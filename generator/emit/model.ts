@@ -11,6 +11,7 @@
 
 import type { StatementStructures } from "ts-morph";
 import type {
+  CheckModel,
   ClientParamModel,
   OperationModel,
   ParamModel,
@@ -27,6 +28,7 @@ import { operationTypeNames } from "../type-names.js";
 import { StructureKind, TypeScriptFile, VariableDeclarationKind } from "../typescript-file.js";
 import type { EmitContext } from "./context.js";
 import { code, literal, propertyKey, spread, type Code } from "./literal.js";
+import { EXTENSIONS_FILE } from "./extensions.js";
 import { docs } from "./types.js";
 
 const RUNTIME_MODEL = "runtime/model.ts";
@@ -331,6 +333,17 @@ function emitServerModel(model: ServiceModel): GeneratedFile {
   const client = file.use(importSymbol("service", "model.ts"));
   const clientOperations = file.use(importSymbol("operations", "model.ts"));
   const ruleRef = (rule: RuleModel): Code => code(`rules.${rule.name}`);
+  // Extension rules and checks get their validator from the spec's extension module, imported whole as
+  // `extensions` (one name that cannot collide with a validator's), by this file only.
+  let usesExtensions = false;
+  const validatorRef = (validator: string): Code => {
+    usesExtensions = true;
+    return code(`extensions.${validator}`);
+  };
+  const ruleValue = (rule: RuleModel): unknown =>
+    rule.kind === "extension" ? { ...rule, validate: validatorRef(rule.validator) } : rule;
+  const checkValue = (check: CheckModel): unknown =>
+    check.kind === "extension" ? { ...check, validate: validatorRef(check.validator) } : check;
   // The type of parameter i of an operation: the client descriptor's (the same object), or for a scalar
   // the local table's (smaller to print; the runtime compares kinds and names, never identities).
   const { typeValue, scalarTable, used } = typeWriter();
@@ -349,7 +362,7 @@ function emitServerModel(model: ServiceModel): GeneratedFile {
     name: op.name,
     group: op.group,
     params: withCredentials(op.params, credentials.map(paramValue(firstOp ?? "")), paramValue(op.name)),
-    checks: op.checks,
+    checks: op.checks.map(checkValue),
     // The client's result model: the same records and data sets.
     result: code(`${clientOperations}.${op.name}.result`),
   });
@@ -367,7 +380,7 @@ function emitServerModel(model: ServiceModel): GeneratedFile {
   local(
     "rules",
     "The named rules of the spec, each as the parameters that reference it carry it.",
-    byName(usedRules(model), (rule: RuleModel) => rule),
+    byName(usedRules(model), ruleValue),
     `Readonly<Record<string, ${type("RuleModel")}>>`,
   );
   local(
@@ -400,6 +413,12 @@ function emitServerModel(model: ServiceModel): GeneratedFile {
     type("ServiceModel"),
   );
   file.add(statements);
+  if (usesExtensions) {
+    file.source.insertImportDeclaration(0, {
+      moduleSpecifier: `./${EXTENSIONS_FILE.replace(/\.ts$/, ".js")}`,
+      namespaceImport: "extensions",
+    });
+  }
   return file.toGeneratedFile("The server's service model (a ServiceModel value): the client's, with rules, checks, defaults and groups.");
 }
 

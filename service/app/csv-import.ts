@@ -5,8 +5,8 @@ import {
   detectDelimiter,
   isCsvProblem,
   readCsvRows,
-} from "../../generated/runtime/csv.js";
-import { subscriberRowProblem } from "../../generated/runtime/rules.js";
+  subscriberRowProblem,
+} from "../../generated/extensions.js";
 import { clientError } from "../../generated/server.js";
 import type { Store } from "../db/database.js";
 import type { Account } from "../db/schema.js";

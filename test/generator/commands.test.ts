@@ -162,6 +162,9 @@ describe("generate and check", () => {
 
   it("renaming one parameter in a copy of the spec makes check name model.ts and types.ts", async () => {
     const renamed = path.join(tempDir(), "ExternalAPIService.yaml");
+    // The spec's extension module travels with it (extensions.module is relative to the spec).
+    const extensions = path.join(path.dirname(SPEC), "ExternalAPIService.extensions.ts");
+    writeFileSync(path.join(path.dirname(renamed), "ExternalAPIService.extensions.ts"), readFileSync(extensions));
     const text = readFileSync(SPEC, "utf8");
     expect(text).toContain(
       "{ name: strCountryCode, type: string, required: true, doc: Country calling code. }",

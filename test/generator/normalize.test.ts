@@ -123,11 +123,15 @@ describe("normalize", () => {
   it("keeps optional check fields only when given", () => {
     const text = smallSpecWith([
       "          - { kind: atLeastOne, params: [label, color] }\n",
-      "          - { kind: demographicLists, fields: label, values: digit, maxField: 25, splitLength: 500 }\n" +
+      "          - { kind: extension, validator: demographicLists, params: [label, digit], text: Pairs. }\n" +
+        "          - { kind: extension, validator: demographicLists, params: [label, digit], options: { maxField: 25 }, text: Lists. }\n" +
         "          - { kind: ordered, from: label, to: digit }\n",
     ]);
-    expect(modelOf(text).operations[0]!.checks).toEqual([
-      { kind: "demographicLists", fields: "label", values: "digit", maxField: 25, splitLength: 500 },
+    // The module path is relative to the spec, named spec/small.yaml here: ExternalAPIService's module.
+    const withModule = `${text}extensions: { module: ExternalAPIService.extensions.ts }\n`;
+    expect(modelOf(withModule).operations[0]!.checks).toEqual([
+      { kind: "extension", validator: "demographicLists", params: ["label", "digit"], options: {}, text: "Pairs." },
+      { kind: "extension", validator: "demographicLists", params: ["label", "digit"], options: { maxField: 25 }, text: "Lists." },
       { kind: "ordered", from: "label", to: "digit" },
     ]);
   });

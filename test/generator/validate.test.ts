@@ -67,7 +67,7 @@ const cases: readonly Case[] = [
     name: "unknown rule kind",
     given: [["    kind: intText\n", "    kind: integer\n"]],
     want: [
-      `${F}:16:11 unknown kind "integer"; expected one of: enum, format, maxLength, intText, xmlName, url, pattern, length, range, csvSubscribers`,
+      `${F}:16:11 unknown kind "integer"; expected one of: enum, format, maxLength, intText, xmlName, url, pattern, length, range, extension`,
     ],
   },
   {

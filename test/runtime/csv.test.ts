@@ -1,9 +1,10 @@
-// The delimited-row reader shared by the wire rule and the service: RFC 4180 quoting with the comma,
+// The delimited-row reader of ExternalAPIService's extension module (spec/ExternalAPIService.extensions.ts),
+// shared by the wire rule and the service: RFC 4180 quoting with the comma,
 // physical line numbers, blank lines, and one linear pass over hostile shapes (no delimiter at all,
 // thousands of quoted fields, an unclosed quote at the start).
 
 import { describe, expect, it } from "vitest";
-import { detectDelimiter, isCsvProblem, readCsvRows } from "../../runtime/csv.js";
+import { detectDelimiter, isCsvProblem, readCsvRows } from "../../spec/ExternalAPIService.extensions.js";
 import { timeRatio } from "../fixtures/growth.js";
 
 const rows = (text: string, delimiter = ",", quoting = delimiter === ",") => [...readCsvRows(text, delimiter, quoting)];

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ErrorCodes, ServiceError } from "../../runtime/errors.js";
 import type { CheckModel, RuleModel } from "../../runtime/model.js";
 import { checkOperation, checkRule, validateParams } from "../../runtime/rules.js";
+import { csvSubscribers, demographicLists } from "../../spec/ExternalAPIService.extensions.js";
 import { operation, param } from "./fixtures.js";
 
 function expectClientError(error: ServiceError | undefined, code: string, parameter: string, mentions: string[]): void {
@@ -23,11 +24,15 @@ const senderRule: RuleModel = { kind: "maxLength", name: "senderName", max: 16 }
 const fieldNumberRule: RuleModel = { kind: "intText", name: "demographicFieldNumber", min: 1, max: 100 };
 const fieldNameRule: RuleModel = { kind: "xmlName", name: "fieldName", max: 64 };
 const urlRule: RuleModel = { kind: "url", name: "csvFileUrl", schemes: ["http", "https", "ftp"] };
+// ExternalAPIService's own rule and check, as its generated server model wires them: an extension rule
+// carrying the validator of spec/ExternalAPIService.extensions.ts, run by the generic runtime.
 const csvRule: RuleModel = {
-  kind: "csvSubscribers",
+  kind: "extension",
   name: "subscriberCsv",
-  delimiters: [",", "|"],
-  maxDemographicFields: 100,
+  validator: "csvSubscribers",
+  options: { delimiters: [",", "|"], maxDemographicFields: 100 },
+  text: "CSV subscriber rows delimited by , or |: Email, Name, Format, then at most 100 demographic fields.",
+  validate: csvSubscribers,
 };
 
 describe("checkRule", () => {
@@ -48,7 +53,7 @@ describe("checkRule", () => {
     { rule: urlRule, given: "ftp://files.example.com/a.csv" },
     { rule: urlRule, given: "HTTP://Example.com/a.csv" },
     { rule: csvRule, given: "a@b,N,HTML" },
-  ])("$rule.kind accepts '$given'", ({ rule, given }) => {
+  ])("$rule.name accepts '$given'", ({ rule, given }) => {
     expect(checkRule(rule, "strParam", given)).toBeUndefined();
   });
 
@@ -119,7 +124,7 @@ describe("csvSubscribers", () => {
     { name: "text after a closing quote", given: 'a@b,"N"x,HTML', mentions: ["line 1", "followed by text"] },
     { name: "only blank lines", given: "\r\n \n", mentions: ["holds no subscriber rows"] },
   ])("refuses $name", ({ given, mentions }) => {
-    expectClientError(checkRule(csvRule, "strCsvData", given), ErrorCodes.InvalidCsv, "strCsvData", [
+    expectClientError(checkRule(csvRule, "strCsvData", given), "InvalidCsv", "strCsvData", [
       "strCsvData",
       ...mentions,
     ]);
@@ -132,13 +137,26 @@ describe("csvSubscribers", () => {
 });
 
 describe("demographicLists", () => {
-  const lists: CheckModel = { kind: "demographicLists", fields: "strDatafields", values: "strDatavalues", maxField: 100 };
+  const lists: CheckModel = {
+    kind: "extension",
+    validator: "demographicLists",
+    params: ["strDatafields", "strDatavalues"],
+    options: { maxField: 100 },
+    text: "DD lists",
+    validate: demographicLists,
+  };
   const split: CheckModel = {
-    kind: "demographicLists",
-    fields: "strDataFields",
-    values: "strDataValues",
-    maxField: 25,
-    splitLength: 500,
+    kind: "extension",
+    validator: "demographicLists",
+    params: ["strDataFields", "strDataValues"],
+    options: { maxField: 25, splitLength: 500 },
+    text: "DD lists, split",
+    validate: demographicLists,
+  };
+  /** The check's two parameters: the field names, then the values. */
+  const namesOf = (check: CheckModel) => {
+    const [fields, values] = (check as Extract<CheckModel, { kind: "extension" }>).params;
+    return { fields: fields!, values: values! };
   };
 
   it.each([
@@ -155,7 +173,7 @@ describe("demographicLists", () => {
     { name: "500 emoji count as 500 characters", check: split, fields: "DD25", values: "😀".repeat(500) },
     { name: "split parts next to other fields", check: split, fields: "DD1;DD3", values: `${"x".repeat(1000)};y` },
   ])("accepts $name", ({ check, fields, values }) => {
-    const names = check as Extract<CheckModel, { kind: "demographicLists" }>;
+    const names = namesOf(check);
     expect(checkOperation(check, { [names.fields]: fields, [names.values]: values })).toBeUndefined();
   });
 
@@ -171,10 +189,10 @@ describe("demographicLists", () => {
     { name: "split parts overlap the next field", check: split, fields: "DD1;DD2", values: `${"x".repeat(501)};y`, mentions: ["DD2 twice"] },
     { name: "DD26 with maxField 25", check: split, fields: "DD26", values: "a", mentions: ["DD1 to DD25"] },
   ])("refuses $name", ({ check, fields, values, mentions }) => {
-    const names = check as Extract<CheckModel, { kind: "demographicLists" }>;
+    const names = namesOf(check);
     expectClientError(
       checkOperation(check, { [names.fields]: fields, [names.values]: values }),
-      ErrorCodes.InvalidDemographicFields,
+      "InvalidDemographicFields",
       names.fields,
       mentions,
     );
@@ -184,13 +202,59 @@ describe("demographicLists", () => {
     { name: "1200 characters at DD24 (DD24..DD26)", fields: "DD24", values: "x".repeat(1200), mentions: ["too long", "past DD25"] },
     { name: "501 characters at DD25", fields: "DD25", values: "x".repeat(501), mentions: ["past DD25"] },
   ])("refuses a split that runs past the last field as TooManyFields: $name", ({ fields, values, mentions }) => {
-    const names = split as Extract<CheckModel, { kind: "demographicLists" }>;
+    const names = namesOf(split);
     expectClientError(
       checkOperation(split, { [names.fields]: fields, [names.values]: values }),
-      ErrorCodes.TooManyFields,
+      "TooManyFields",
       names.values,
       mentions,
     );
+  });
+});
+
+describe("extension rules and checks", () => {
+  const echo: RuleModel = {
+    kind: "extension",
+    name: "echo",
+    validator: "echo",
+    options: { code: "Custom" },
+    text: "Echo.",
+    validate: (value, parameter, options) =>
+      value === "bad" ? { code: String(options["code"]), message: `${parameter} is bad.` } : undefined,
+  };
+
+  it("turns a returned problem into a client error with the validator's code, naming the rule's parameter", () => {
+    expectClientError(checkRule(echo, "strX", "bad"), "Custom", "strX", ["strX is bad."]);
+    expect(checkRule(echo, "strX", "good")).toBeUndefined();
+  });
+
+  it("names the parameter the validator returns, else the check's first parameter", () => {
+    const pair = (parameter: string | undefined): CheckModel => ({
+      kind: "extension",
+      validator: "pair",
+      params: ["a", "b"],
+      options: {},
+      text: "Pair.",
+      validate: (values, params) =>
+        values[params[0]!] === values[params[1]!]
+          ? { code: "Same", message: "a and b are the same.", ...(parameter === undefined ? {} : { parameter }) }
+          : undefined,
+    });
+    expectClientError(checkOperation(pair(undefined), { a: "1", b: "1" }), "Same", "a", ["the same"]);
+    expectClientError(checkOperation(pair("b"), { a: "1", b: "1" }), "Same", "b", ["the same"]);
+    expect(checkOperation(pair(undefined), { a: "1", b: "2" })).toBeUndefined();
+  });
+
+  it("refuses with a server error naming the validator when the model carries no function", () => {
+    const { validate: _rule, ...unwired } = echo as Extract<RuleModel, { kind: "extension" }>;
+    const error = checkRule(unwired, "strX", "good");
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error!.code).toBe(ErrorCodes.InternalError);
+    expect(error!.side).toBe("server");
+    expect(error!.message).toContain("echo");
+    const unwiredCheck: CheckModel = { kind: "extension", validator: "demographicLists", params: ["a", "b"], options: {}, text: "DD lists" };
+    expect(checkOperation(unwiredCheck, {})!.code).toBe(ErrorCodes.InternalError);
+    expect(checkOperation(unwiredCheck, {})!.message).toContain("demographicLists");
   });
 });
 

@@ -17,7 +17,13 @@ describe("ruleText", () => {
     { given: { kind: "xmlName", name: "n", max: 64 }, want: "A valid XML element name of at most 64 characters." },
     { given: { kind: "url", name: "u", schemes: ["http", "https"] }, want: "An absolute URL with scheme http, https." },
     {
-      given: { kind: "csvSubscribers", name: "c", delimiters: [",", ";"], maxDemographicFields: 20 },
+      given: {
+        kind: "extension",
+        name: "c",
+        validator: "csvSubscribers",
+        options: { delimiters: [",", ";"], maxDemographicFields: 20 },
+        text: "CSV subscriber rows delimited by , or ;: Email, Name, Format, then at most 20 demographic fields.",
+      },
       want: "CSV subscriber rows delimited by , or ;: Email, Name, Format, then at most 20 demographic fields.",
     },
   ])("$given.kind $given.name: $want", ({ given, want }) => {
