@@ -6,7 +6,10 @@ import type { BindingName } from "./protocol/binding.js";
 /** Who is at fault: SOAP 1.1 Client/Server, SOAP 1.2 Sender/Receiver. */
 export type FaultSide = "client" | "server";
 
-/** Stable machine-readable codes the runtime itself produces; handlers may use their own. */
+/**
+ * Stable machine-readable codes the runtime itself produces; handlers and extension validators may use their
+ * own (ExternalAPIService's InvalidCsv, InvalidDemographicFields and TooManyFields live in its extension module).
+ */
 export const ErrorCodes = {
   MissingParameter: "MissingParameter",
   InvalidType: "InvalidType",
@@ -17,9 +20,6 @@ export const ErrorCodes = {
   OutOfRange: "OutOfRange",
   InvalidName: "InvalidName",
   InvalidUrl: "InvalidUrl",
-  InvalidCsv: "InvalidCsv",
-  InvalidDemographicFields: "InvalidDemographicFields",
-  TooManyFields: "TooManyFields",
   MissingIdentifier: "MissingIdentifier",
   InvalidInterval: "InvalidInterval",
   UnknownOperation: "UnknownOperation",
