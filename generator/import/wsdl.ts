@@ -764,15 +764,16 @@ class Importer {
       }
     }
     for (const op of operations) {
-      const httpable = (op.params ?? []).every((p) => this.httpCarries(p.type));
+      const httpable = (op.params ?? []).every((p) => p.nullable !== true && this.httpCarries(p.type));
       if (httpable && !listed.has(op.name)) this.warn(binding, `the ${kind} binding lacks operation ${op.name}; the generated ${kind} binding will offer it`);
       if (!httpable && listed.has(op.name)) this.warn(binding, `the ${kind} binding lists operation ${op.name}, which the generator offers over SOAP only`);
     }
   }
 
   private httpCarries(type: string): boolean {
+    // As ASMX's ScalarFormatter (and runtime/protocol/http.ts offeredOnHttp): no records, no guids.
     const item = type.endsWith("[]") ? type.slice(0, -2) : type;
-    return !this.records.has(item) && !this.usedRecords.has(item);
+    return item !== "guid" && !this.records.has(item) && !this.usedRecords.has(item);
   }
 
   // ---- credentials -------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import type { ClientOperationModel, ClientServiceModel } from "../model.js";
 import type { ParamTexts, ParamValues, WireValue } from "../params.js";
 import { DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
 import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "./binding.js";
-import { httpRootName, offeredOnHttp, type HttpBindingName } from "./http.js";
+import { httpRootName, notOnHttp, offeredOnHttp, type HttpBindingName } from "./http.js";
 import { readResult } from "./result.js";
 import { ERROR_CODE_HEADER, ERROR_PARAMETER_HEADER } from "./text-error.js";
 
@@ -41,7 +41,8 @@ export function createHttpClientBinding(variant: HttpClientVariant, service: Cli
 
     encodeRequest(op: ClientOperationModel, texts: ParamTexts): WireRequest {
       if (!offeredOnHttp(op)) {
-        throw new TypeError(`${op.name} takes a record parameter, which ${variant.binding} cannot carry: call it over SOAP.`);
+        const param = op.params.find((q) => notOnHttp(q) !== undefined)!;
+        throw new TypeError(`${op.name} takes ${notOnHttp(param)} (${param.name}), which ${variant.binding} cannot carry (as in ASMX): call it over SOAP.`);
       }
       // Every parameter is sent (an absent one empty, a null nullable value empty too); an array is its
       // field repeated, once per item (none for an empty array), as ASMX reads arrays of primitives.

@@ -91,7 +91,7 @@ export async function use(): Promise<string> {
   await client.toString();
   void soap11;
   const echoed = await client.Echo({ ["__proto__"]: "p", constructor: "c", toString: "t" });
-  return echoed.Value ?? "";
+  return echoed?.Value ?? "";
 }
 `;
 

@@ -216,7 +216,8 @@ async function get(path: string): Promise<{ status: number; type: string | null;
 
 describe("round trips on all four bindings", () => {
   describe.each(BINDINGS)("%s", (binding) => {
-    it.each(SCALARS)("a $type parameter and result", async ({ type, value }) => {
+    // A guid parameter is SOAP only, as in ASMX (its ScalarFormatter cannot read a Guid): see the refusal below.
+    it.each(SCALARS.filter(({ type }) => !(binding.startsWith("http") && type === "guid")))("a $type parameter and result", async ({ type, value }) => {
       expect(await call(binding, `Echo_${type}`, { v: value })).toStrictEqual(value);
     });
 
@@ -224,7 +225,13 @@ describe("round trips on all four bindings", () => {
       expect(await call(binding, "EchoColor", { c: "Blue" })).toBe("Blue");
     });
 
-    it("nullable values: null and a value", async () => {
+    it("nullable values: null and a value (SOAP); not offered on HTTP GET/POST, as in ASMX", async () => {
+      if (binding.startsWith("http")) {
+        await expect(call(binding, "Nullable", { n: null, d: null })).rejects.toThrow(
+          `Nullable takes a nullable parameter (n), which ${binding} cannot carry (as in ASMX): call it over SOAP.`,
+        );
+        return;
+      }
       expect(await call(binding, "Nullable", { n: null, d: null })).toBe("null|null");
       expect(await call(binding, "Nullable", { n: 0, d: "2024-01-02T03:04:05" })).toBe("0|2024-01-02T03:04:05");
     });
@@ -340,8 +347,13 @@ describe("the wire text, as .NET writes it", () => {
 
   it("HTTP GET: scalar roots are named by the type, in the service namespace", async () => {
     expect((await get("Hello")).body).toBe(`<?xml version="1.0" encoding="utf-8"?>\n<string xmlns="${NS}">Hello World</string>`);
-    expect((await get("Echo_guid?v=D3B07384-D9A0-4C9E-8B1A-2F0C6E1D7F11")).body).toBe(
-      `<?xml version="1.0" encoding="utf-8"?>\n<guid xmlns="${NS}">d3b07384-d9a0-4c9e-8b1a-2f0c6e1d7f11</guid>`,
+    // A guid parameter keeps the operation off HTTP, as in ASMX.
+    expect(await get("Echo_guid?v=D3B07384-D9A0-4C9E-8B1A-2F0C6E1D7F11")).toMatchObject({
+      status: 500,
+      body: "System.InvalidOperationException: Echo_guid Web Service method name is not valid.",
+    });
+    await expect(call("httpGet", "Echo_guid", { v: "d3b07384-d9a0-4c9e-8b1a-2f0c6e1d7f11" })).rejects.toThrow(
+      "Echo_guid takes a guid parameter (v), which httpGet cannot carry (as in ASMX): call it over SOAP.",
     );
     expect((await get("Echo_boolean?v=True")).body).toBe(`<?xml version="1.0" encoding="utf-8"?>\n<boolean xmlns="${NS}">true</boolean>`);
     expect((await get("EchoColor?c=Red")).body).toBe(`<?xml version="1.0" encoding="utf-8"?>\n<Color xmlns="${NS}">Red</Color>`);
@@ -461,7 +473,7 @@ describe("refusals", () => {
     const answer = await get("EchoPerson?p=x&tag=t");
     expect([answer.status, answer.body]).toEqual([500, "System.InvalidOperationException: EchoPerson Web Service method name is not valid."]);
     await expect(call("httpPost", "EchoPerson", { p: { Name: "x" } })).rejects.toThrow(
-      "EchoPerson takes a record parameter, which httpPost cannot carry: call it over SOAP.",
+      "EchoPerson takes a record parameter (p), which httpPost cannot carry (as in ASMX): call it over SOAP.",
     );
   });
 
