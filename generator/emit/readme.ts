@@ -5,7 +5,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import Handlebars from "handlebars";
-import type { ServiceModel, SoapType } from "../../runtime/model.js";
+import type { OperationModel, ServiceModel, SoapType } from "../../runtime/model.js";
+import { ALL_BINDINGS } from "../../runtime/protocol/binding.js";
+import { offeredOnHttp } from "../../runtime/protocol/http.js";
 import type { GeneratedFile } from "../generated-file.js";
 import type { EmitContext } from "./context.js";
 import { VALUE_MAPPING } from "./value-mapping.js";
@@ -66,6 +68,29 @@ interface Examples {
   readonly callArgs: string;
   /** The server example's handler body lines: the credential check (if any) and the return. */
   readonly handlerLines: readonly string[];
+  /** The bindings the service offers (spec `service.bindings`), as `soap11`, `soap12`, ... for the text. */
+  readonly bindingList: string;
+  /** The binding of the createClient example: one the service offers that carries the example operation. */
+  readonly clientBinding: string;
+  /** The binding of the createClientWith (browser) example, likewise; soap12 when offered. */
+  readonly browserBinding: string;
+}
+
+/**
+ * The bindings the examples use: among those the service offers, ones that carry the operation (HTTP GET/POST
+ * leave out operations with record, guid or nullable parameters), preferring soap11 for createClient and
+ * soap12 for the browser example, as the README did before services could choose their bindings.
+ */
+function exampleBindings(model: ServiceModel, op: OperationModel | undefined): Pick<Examples, "bindingList" | "clientBinding" | "browserBinding"> {
+  const offered = model.bindings ?? ALL_BINDINGS;
+  const carrying = offered.filter((b) => b === "soap11" || b === "soap12" || op === undefined || offeredOnHttp(op));
+  const usable = carrying.length > 0 ? carrying : offered;
+  const prefer = (...order: string[]): string => order.find((b) => usable.includes(b as never)) ?? usable[0]!;
+  return {
+    bindingList: offered.map((b) => `\`${b}\``).join(", "),
+    clientBinding: prefer("soap11", "soap12", "httpPost", "httpGet"),
+    browserBinding: prefer("soap12", "soap11", "httpPost", "httpGet"),
+  };
 }
 
 /**
@@ -105,6 +130,7 @@ export function examples(model: ServiceModel): Examples {
     operation: op?.name ?? "Operation",
     callArgs,
     handlerLines,
+    ...exampleBindings(model, op),
   };
 }
 

@@ -28,4 +28,22 @@ describe("emitReadme", () => {
     const [readme] = emitReadme(modelOf(SMALL_TEXT), ctx, [{ path: "x.ts", content: "", description }]);
     expect(readme!.content.split("\n").filter((line) => line.startsWith("| `x.ts`"))).toEqual([`| \`x.ts\` | ${want} |`]);
   });
+
+  it.each([
+    [undefined, "soap11", "soap12", "`soap11`, `soap12`, `httpGet`, `httpPost`"],
+    [["httpPost"], "httpPost", "httpPost", "`httpPost`"],
+    [["soap11", "httpGet"], "soap11", "soap11", "`soap11`, `httpGet`"],
+  ] as const)("with bindings %j, the client examples use bindings the service offers", (bindings, client, browser, list) => {
+    const model = { ...modelOf(SMALL_TEXT), bindings };
+    const [readme] = emitReadme(model, ctx, []);
+    const text = readme!.content;
+    expect(text).toContain(`  binding: "${client}",`);
+    expect(text).toContain(`import { browser, createClientWith, ${browser} } from`);
+    expect(text).toContain(`const client = createClientWith(${browser}, {`);
+    expect(text).toContain(`one of those ${model.name} offers: ${list}.`);
+    for (const other of ["soap11", "soap12", "httpGet", "httpPost"].filter((b) => !list.includes(b))) {
+      expect(text).not.toContain(`createClientWith(${other}`);
+      expect(text).not.toContain(`binding: "${other}"`);
+    }
+  });
 });
