@@ -8,6 +8,15 @@ import { TOOL_VERSION, type GeneratedFile } from "./generated-file.js";
 import { compareOutput, writeOutput, type Difference } from "./output.js";
 
 export { ConfigError, CONFIG_FILES, loadConfig, type EasgenConfig, type LoadedConfig } from "./config.js";
+// `easgen import` as functions: a WSDL (file path, http(s) URL or text) to a spec object and its YAML.
+export {
+  ImportError,
+  importToYaml,
+  importWsdl,
+  specToYaml,
+  type ImportedSpec,
+  type ImportResult,
+} from "./import/index.js";
 export type { Diagnostic, Difference, GeneratedFile };
 
 /** The package's version, as `easgen --version` prints it and every generated header names it. */

@@ -5,6 +5,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import {
   chmodSync,
+  copyFileSync,
   cpSync,
   mkdirSync,
   readdirSync,
@@ -182,9 +183,17 @@ describe("the easgen package", { timeout: 120_000 }, () => {
     expect(run(["validate"]).stdout).toMatch(/^easgen: spec\/small\.yaml is valid/);
   });
 
-  it("exports the programmatic API: validate, generate, check", () => {
+  it("exports the programmatic API: validate, generate, check, importToYaml, importWsdl", () => {
+    copyFileSync(path.join(REPO, "test/import/fixtures/calculator.wsdl"), path.join(project, "calculator.wsdl"));
     const script = `
-      import { check, generate, validate, version } from "easgen";
+      import { readFileSync } from "node:fs";
+      import { check, generate, ImportError, importToYaml, importWsdl, validate, version } from "easgen";
+      const imported = await importToYaml("calculator.wsdl");
+      const fromText = importWsdl(readFileSync("calculator.wsdl", "utf8"), { source: "calculator.wsdl" });
+      let refused = "";
+      try { importWsdl("<nope/>", { source: "nope.wsdl" }); } catch (e) { refused = e instanceof ImportError ? "ImportError" : String(e); }
+      const importOk = imported.spec.service.name === "Calculator" && imported.yaml.includes("name: Calculator") && fromText.spec.service.name === "Calculator" && refused === "ImportError";
+      if (!importOk) console.error("import API: " + JSON.stringify({ refused, name: fromText.spec.service.name }));
       const v = validate({ spec: "spec/small.yaml" });
       const g = await generate({ spec: "spec/small.yaml", out: "api-out" });
       const c = await check({ spec: "spec/small.yaml", out: "api-out" });
