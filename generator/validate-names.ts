@@ -175,6 +175,34 @@ export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[]
     });
   }
   for (const name of Object.keys(enums)) ncName(name, "enum name", ["enums", name], "key");
+  // The HTTP result roots of enums and arrays are WSDL elements too: an enum result answers <Color>, an array
+  // result <ArrayOfColor>, <ArrayOfInt>, ... (records are checked above, with their arrays).
+  const operationOf = (candidate: string) => operations.find(({ op }) => op.name === candidate || `${op.name}Response` === candidate);
+  for (const name of Object.keys(enums)) {
+    for (const [candidate, what] of [
+      [name, `enum ${name}`],
+      [`ArrayOf${name}`, `the array of ${name}`],
+    ] as const) {
+      const clash = operationOf(candidate);
+      if (clash) {
+        report(["enums", name], `${what} is the WSDL element "${candidate}" (the root of its result on the HTTP bindings), which operation ${clash.op.name} (at ${where([...clash.path, "name"])}) also uses; rename one of them`, "key");
+      }
+    }
+  }
+  const arrayRoots = new Set<string>();
+  for (const { op, path } of operations) {
+    const type = (op.result as { readonly type?: unknown } | undefined)?.type;
+    if (typeof type !== "string" || !type.endsWith("[]")) continue;
+    const item = type.slice(0, -2);
+    // Records and enums are checked with their declarations; here the arrays of scalars.
+    if (Object.hasOwn(records, item) || Object.hasOwn(enums, item) || arrayRoots.has(item)) continue;
+    arrayRoots.add(item);
+    const candidate = `ArrayOf${item.charAt(0).toUpperCase()}${item.slice(1)}`;
+    const clash = operationOf(candidate);
+    if (clash) {
+      report([...path, "result", "type"], `the ${type} result of ${op.name} answers the WSDL element "${candidate}" on the HTTP bindings, which operation ${clash.op.name} (at ${where([...clash.path, "name"])}) also uses; rename the operation`);
+    }
+  }
   for (const [name, dataSet] of Object.entries(doc.dataSets ?? {})) {
     ncName(dataSet.dataSetName, "DataSet name", ["dataSets", name, "dataSetName"]);
     ncName(dataSet.table, "table name", ["dataSets", name, "table"]);

@@ -96,6 +96,23 @@ describe("validate: names that would break the output", () => {
     ]);
   });
 
+  it("refuses an operation named like the HTTP result root of an enum or an array (Color, ArrayOfColor, ArrayOfInt)", () => {
+    const withEnum = (name: string) =>
+      smallSpecWith(["records:\n", "enums:\n  Color: { doc: A color., values: [Red, Green] }\nrecords:\n"], ["- name: ListItems", `- name: ${name}`]);
+    expect(validateText(withEnum("Color"))).toEqual([
+      `${F}:21:3 enum Color is the WSDL element "Color" (the root of its result on the HTTP bindings), which operation Color (at 50:15) also uses; rename one of them`,
+    ]);
+    expect(validateText(withEnum("ArrayOfColor"))).toEqual([
+      `${F}:21:3 the array of Color is the WSDL element "ArrayOfColor" (the root of its result on the HTTP bindings), which operation ArrayOfColor (at 50:15) also uses; rename one of them`,
+    ]);
+    const ints = smallSpecWith(["result: { kind: list, record: Item, doc: Every item. }", 'result: { type: "int[]", doc: Every count. }'], ["- name: AddItem", "- name: ArrayOfInt"]);
+    expect(validateText(ints)).toEqual([
+      `${F}:50:25 the int[] result of ListItems answers the WSDL element "ArrayOfInt" on the HTTP bindings, which operation ArrayOfInt (at 38:15) also uses; rename the operation`,
+    ]);
+    // The same names without a clash are fine.
+    expect(validateText(withEnum("Colors"))).toEqual([]);
+  });
+
   it("renames a record named after a global, and refuses a rename that meets another name", () => {
     expect(validateText(smallSpecWith(["  Item:", "  Date:"], ["record: Item", "record: Date"]))).toEqual([]);
     const clash = smallSpecWith(["  Item:", "  Date_:\n    doc: Taken.\n    fields: []\n  Date:"], ["record: Item", "record: Date"]);
