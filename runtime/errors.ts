@@ -7,8 +7,8 @@ import type { BindingName } from "./protocol/binding.js";
 export type FaultSide = "client" | "server";
 
 /**
- * Stable machine-readable codes the runtime itself produces; handlers and extension validators may use their
- * own (ExternalAPIService's InvalidCsv, InvalidDemographicFields and TooManyFields live in its extension module).
+ * Stable machine-readable codes the runtime itself produces; handlers and a spec's extension validators
+ * return their own (any string).
  */
 export const ErrorCodes = {
   MissingParameter: "MissingParameter",
