@@ -151,6 +151,15 @@ export function extraScalarsUsed(model: ServiceModel): SoapType[] {
   return EXTRA_SCALARS.filter((type) => used.has(type));
 }
 
+/**
+ * Whether a parameter has an enum, array or record type: the client then formats it with the writers of
+ * runtime/protocol/typed-xml-write.ts, which the model registers; a service of scalar parameters leaves
+ * that module out of its client bundles (the server's result writers import it themselves).
+ */
+export function paramsNeedTypedWriters(model: ServiceModel): boolean {
+  return model.operations.some((op) => op.params.some((param) => param.type.kind !== "scalar"));
+}
+
 /** The records some other record holds (as a field or an array item). */
 function nestedRecords(records: readonly RecordModel[]): Set<string> {
   const nested = new Set<string>();
@@ -320,6 +329,13 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
     file.source.addStatements(
       `\n/** The codecs of ${extra.join(", ")}, which this service uses (runtime/values-extra.ts). */\n` +
         `${register}(${codecs});\n`,
+    );
+  }
+  if (paramsNeedTypedWriters(model)) {
+    const register = file.use(importSymbol("registerTypedWriters", "runtime/protocol/typed-xml.ts"));
+    const writers = file.use(importSymbol("typedWriters", "runtime/protocol/typed-xml-write.ts"));
+    file.source.addStatements(
+      `\n/** The writers of enum, array and record parameters (runtime/protocol/typed-xml-write.ts). */\n${register}(${writers});\n`,
     );
   }
   return file.toGeneratedFile("The client's service model (a ClientServiceModel value): names, types, results.");

@@ -151,6 +151,10 @@ describe("client bundle", () => {
       expect(b.modules.map(([file]) => file).filter((file) => /server|bindings\.ts|wsdl|help|docs\.ts/.test(file))).toEqual([]);
     });
 
+    it("carries no writer of enum, array or record values (the service's parameters are scalars)", () => {
+      expect(b.modules.map(([file]) => file).filter((file) => file.endsWith("typed-xml-write.ts"))).toEqual([]);
+    });
+
     it("holds no documentation sentence of the spec", () => {
       expect(docs.filter((doc) => b.text.includes(doc))).toEqual([]);
     });

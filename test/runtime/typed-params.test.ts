@@ -8,9 +8,13 @@ import "../../runtime/values-extra.js";
 import type { ServiceError } from "../../runtime/errors.js";
 import type { RecordModel, TypeModel } from "../../runtime/model.js";
 import { readParams, writeParams, type ParamTexts, type Presence } from "../../runtime/params.js";
-import { readWire, recordWire, wireOf, wireXml, type WireValue } from "../../runtime/protocol/typed-xml.js";
+import { readWire, recordWire, registerTypedWriters, wireOf, wireXml, type WireValue } from "../../runtime/protocol/typed-xml.js";
+import { typedWriters } from "../../runtime/protocol/typed-xml-write.js";
 import { readXml } from "../../runtime/xml/scan.js";
 import { NS, operation, param, typeOf } from "./fixtures.js";
+
+// The writers of array, record and enum values (a generated model with such parameters registers them).
+registerTypedWriters(typedWriters);
 
 const ints: TypeModel = { kind: "array", item: typeOf("int"), itemElement: "int", typeName: "ArrayOfInt" };
 const strings: TypeModel = { kind: "array", item: typeOf("string"), itemElement: "string", typeName: "ArrayOfString" };

@@ -27,7 +27,12 @@ import { standard } from "../../runtime/platform/standard.js";
 import type { BindingName } from "../../runtime/protocol/binding.js";
 import { createServiceCore, type LogEntry } from "../../runtime/server.js";
 import { createNodeHandler } from "../../runtime/server-node.js";
+import { registerTypedWriters } from "../../runtime/protocol/typed-xml.js";
+import { typedWriters } from "../../runtime/protocol/typed-xml-write.js";
 import { readXml } from "../../runtime/xml/scan.js";
+
+// The client's writers of enum, array and record parameters (a generated model with such parameters registers them).
+registerTypedWriters(typedWriters);
 
 const NS = "http://example.org/types/";
 const XSD = "http://www.w3.org/2001/XMLSchema";
