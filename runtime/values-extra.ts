@@ -1,9 +1,10 @@
-// The codecs of the scalar types few services use (float, unsignedLong, guid, char, base64Binary), kept out
-// of values.ts so that a client bundle of a service without them carries none of their code: the generated
-// model of a service that uses one passes extraScalarCodecs to registerScalarCodecs (importing this module
-// also registers them). The value mapping table in README.md says what each becomes.
+// The codecs of the scalar types few services use (float, byte, unsignedByte, short, unsignedShort,
+// unsignedInt, unsignedLong, guid, char, base64Binary), kept out of values.ts so that a client bundle of a
+// service without them carries none of their code: the generated model of a service that uses one passes
+// extraScalarCodecs to registerScalarCodecs (importing this module also registers them). The value
+// mapping table in README.md says what each becomes.
 
-import { ConversionError, registerScalarCodecs, type ScalarCodecs } from "./values.js";
+import { ConversionError, formatWhole, parseWhole, registerScalarCodecs, type ScalarCodecs } from "./values.js";
 
 const INT_RE = /^[+-]?\d+$/;
 const DOUBLE_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -185,9 +186,22 @@ export function formatBase64(value: unknown): string {
 }
 
 
-/** The codecs of float, unsignedLong, guid, char and base64Binary, for registerScalarCodecs. */
+/** The codec of a whole-number type held in a number: its range and the words of the range error. */
+function whole(type: "byte" | "unsignedByte" | "short" | "unsignedShort" | "unsignedInt", min: number, max: number, range: string) {
+  return {
+    parse: (text: string) => parseWhole(type, text, min, max, range),
+    format: (value: unknown) => formatWhole(type, value, min, max, range),
+  };
+}
+
+/** The codecs of float, the small and unsigned integers, unsignedLong, guid, char and base64Binary, for registerScalarCodecs. */
 export const extraScalarCodecs: ScalarCodecs = {
   float: { parse: parseFloat32, format: formatFloat32 },
+  byte: whole("byte", -128, 127, "8-bit integer"),
+  unsignedByte: whole("unsignedByte", 0, 255, "unsigned 8-bit integer"),
+  short: whole("short", -32768, 32767, "16-bit integer"),
+  unsignedShort: whole("unsignedShort", 0, 65535, "unsigned 16-bit integer"),
+  unsignedInt: whole("unsignedInt", 0, 4294967295, "unsigned 32-bit integer"),
   unsignedLong: { parse: parseUInt64, format: formatUInt64 },
   guid: { parse: parseGuid, format: formatGuid },
   char: { parse: parseChar, format: formatChar },

@@ -90,40 +90,32 @@ const INT32_MAX = 2147483647;
 const INT64_MIN = -9223372036854775808n;
 const INT64_MAX = 9223372036854775807n;
 
-/** The whole-number types held in a JavaScript number: their range and the words of the range error. */
-const SMALL_INTEGERS = {
-  byte: { min: -128, max: 127, range: "8-bit integer" },
-  unsignedByte: { min: 0, max: 255, range: "unsigned 8-bit integer" },
-  short: { min: -32768, max: 32767, range: "16-bit integer" },
-  unsignedShort: { min: 0, max: 65535, range: "unsigned 16-bit integer" },
-  int: { min: INT32_MIN, max: INT32_MAX, range: "32-bit integer" },
-  unsignedInt: { min: 0, max: 4294967295, range: "unsigned 32-bit integer" },
-} as const;
-type SmallInteger = keyof typeof SMALL_INTEGERS;
-
 /** XML Schema collapses surrounding whitespace of non-string values. */
 function trimXml(text: string): string {
   return text.trim();
 }
 
-function parseSmallInteger(type: SmallInteger, text: string): number {
+/**
+ * A whole number of a type held in a JavaScript number (int here; byte, unsignedByte, short,
+ * unsignedShort and unsignedInt in values-extra.ts) within [min, max]; `range` words the range error.
+ */
+export function parseWhole(type: SoapType, text: string, min: number, max: number, range: string): number {
   const t = trimXml(text);
   if (!INT_RE.test(t)) throw new ConversionError(type, "is not a whole number");
   const n = Number(t);
-  const { min, max, range } = SMALL_INTEGERS[type];
   if (n < min || n > max) throw new ConversionError(type, `is outside the ${range} range`);
   return n === 0 ? 0 : n;
 }
 
-function formatSmallInteger(type: SmallInteger, value: unknown): string {
+/** The text of a whole number within [min, max], as parseWhole reads it. */
+export function formatWhole(type: SoapType, value: unknown, min: number, max: number, range: string): string {
   if (typeof value !== "number" || !Number.isInteger(value)) throw new ConversionError(type, "is not a whole number");
-  const { min, max, range } = SMALL_INTEGERS[type];
   if (value < min || value > max) throw new ConversionError(type, `is outside the ${range} range`);
   return String(value === 0 ? 0 : value);
 }
 
 export function parseInt32(text: string): number {
-  return parseSmallInteger("int", text);
+  return parseWhole("int", text, INT32_MIN, INT32_MAX, "32-bit integer");
 }
 
 export function parseInt64(text: string): bigint {
@@ -235,11 +227,22 @@ export function parseBoolean(text: string): boolean {
 }
 
 /**
- * The scalar types whose codecs live in values-extra.ts (float, unsignedLong, guid, char, base64Binary):
+ * The scalar types whose codecs live in values-extra.ts (float, byte, unsignedByte, short, unsignedShort,
+ * unsignedInt, unsignedLong, guid, char, base64Binary):
  * registered by the generated model of a service that uses them, so a client bundle of a service that
  * does not carries none of their code.
  */
-export type ExtraScalarType = "float" | "unsignedLong" | "guid" | "char" | "base64Binary";
+export type ExtraScalarType =
+  | "float"
+  | "byte"
+  | "unsignedByte"
+  | "short"
+  | "unsignedShort"
+  | "unsignedInt"
+  | "unsignedLong"
+  | "guid"
+  | "char"
+  | "base64Binary";
 
 /** Text <-> value for some scalar types, as registerScalarCodecs takes them. */
 export type ScalarCodecs = {
@@ -252,12 +255,7 @@ const parsers: { [K in SoapType]?: (text: string) => SoapValueTypes[K] } = {
   double: parseDouble,
   decimal: parseDecimal,
   dateTime: parseDateTime,
-  byte: (text) => parseSmallInteger("byte", text),
-  unsignedByte: (text) => parseSmallInteger("unsignedByte", text),
-  short: (text) => parseSmallInteger("short", text),
-  unsignedShort: (text) => parseSmallInteger("unsignedShort", text),
   int: parseInt32,
-  unsignedInt: (text) => parseSmallInteger("unsignedInt", text),
   long: parseInt64,
 };
 
@@ -319,12 +317,7 @@ const formatters: { [K in SoapType]?: (value: unknown) => string } = {
     if (typeof value !== "string") throw new ConversionError("string", "is not a string");
     return value;
   },
-  int: (value) => formatSmallInteger("int", value),
-  byte: (value) => formatSmallInteger("byte", value),
-  unsignedByte: (value) => formatSmallInteger("unsignedByte", value),
-  short: (value) => formatSmallInteger("short", value),
-  unsignedShort: (value) => formatSmallInteger("unsignedShort", value),
-  unsignedInt: (value) => formatSmallInteger("unsignedInt", value),
+  int: (value) => formatWhole("int", value, INT32_MIN, INT32_MAX, "32-bit integer"),
   long: (value) => {
     const n = typeof value === "number" && Number.isSafeInteger(value) ? BigInt(value) : value;
     if (typeof n !== "bigint") throw new ConversionError("long", "is not a bigint or a safe integer");

@@ -130,7 +130,18 @@ function typeWriter(nested: ReadonlySet<string> = new Set()) {
   return { typeValue, scalarTable, used };
 }
 
-const EXTRA_SCALARS: readonly SoapType[] = ["float", "unsignedLong", "guid", "char", "base64Binary"];
+const EXTRA_SCALARS: readonly SoapType[] = [
+  "float",
+  "byte",
+  "unsignedByte",
+  "short",
+  "unsignedShort",
+  "unsignedInt",
+  "unsignedLong",
+  "guid",
+  "char",
+  "base64Binary",
+];
 
 /**
  * The scalar types of runtime/values-extra.ts the service uses anywhere (parameters, record fields,
