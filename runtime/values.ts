@@ -269,9 +269,7 @@ export function registerScalarCodecs(codecs: ScalarCodecs): void {
 }
 
 function noCodec(type: SoapType): TypeError {
-  return new TypeError(
-    `no codec for ${type} is registered: import extraScalarCodecs from values-extra.js and pass it to registerScalarCodecs (the generated model does)`,
-  );
+  return new TypeError(`no codec for ${type}: registerScalarCodecs(extraScalarCodecs) of values-extra.js`);
 }
 
 /** Parses wire text as a SOAP type; throws ConversionError. */
