@@ -4,11 +4,11 @@ import { type Operations, operations, service } from "./model.js";
 import { clientBinding } from "./runtime/client-bindings.js";
 import {
   type CallOptions,
-  type ClientConfig,
+  type ClientConfigOf,
   type ClientOf,
-  type ClientOptions,
+  type ClientOptionsOf,
   type ClientPlatform,
-  type ClientWithOptions,
+  type ClientWithOptionsOf,
   bindOperations,
   createClientCore,
 } from "./runtime/client.js";
@@ -35,6 +35,23 @@ import { soap11Client } from "./runtime/soap11/client.js";
 import { soap12Client } from "./runtime/soap12/client.js";
 import { readXmlDom } from "./runtime/xml/dom.js";
 import { readXml } from "./runtime/xml/scan.js";
+import type { ExternalAPIServiceCredentials } from "./types.js";
+
+/**
+ * A client's options: the address, limits and hooks, and the credentials
+ * (ExternalAPIServiceCredentials).
+ */
+export type ClientOptions = ClientOptionsOf<ExternalAPIServiceCredentials>;
+/** createClientWith's options: the client's options and the platform. */
+export type ClientWithOptions = ClientWithOptionsOf<ExternalAPIServiceCredentials>;
+/**
+ * createClient's config: the client's options and the binding by name (soap11, soap12, httpGet,
+ * httpPost).
+ */
+export type ClientConfig = ClientConfigOf<
+  ExternalAPIServiceCredentials,
+  "soap11" | "soap12" | "httpGet" | "httpPost"
+>;
 
 /**
  * A client of ExternalAPIService over one binding. Web service for managing e-mail newsletter
@@ -74,9 +91,9 @@ export function createClientWith(
 
 /**
  * Creates a client over the binding named in `config.binding`, reading answers on the standard
- * platform (with `config.xmlReader` instead of readXml when given). A bundle carries all four
- * bindings' client code and the scanner; createClientWith(soap11, { ...options, platform: browser })
- * carries one binding and the browser's parser. Errors are typed: ServiceFaultError, SoapFaultError,
+ * platform (with `config.xmlReader` instead of readXml when given). A bundle carries every binding's
+ * client code and the scanner; createClientWith(soap11, { ...options, platform: browser }) carries one
+ * binding and the browser's parser. Errors are typed: ServiceFaultError, SoapFaultError,
  * HttpBindingError, ResponseFormatError, TransportError, TimeoutError, ResponseTooLargeError,
  * RedirectError (runtime/errors.js), all subclasses of ClientCallError; ServiceFaultError is the
  * service's refusal on any binding.
@@ -100,12 +117,4 @@ export {
   RedirectError,
   ErrorCodes,
 };
-export type {
-  CallOptions,
-  ClientConfig,
-  ClientOptions,
-  ClientWithOptions,
-  ClientPlatform,
-  ErrorCode,
-  FaultSide,
-};
+export type { CallOptions, ExternalAPIServiceCredentials, ClientPlatform, ErrorCode, FaultSide };

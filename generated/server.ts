@@ -9,7 +9,7 @@ import { type FetchHandler, createFetchHandler } from "./runtime/server-fetch.js
 import { type TransportLimits, createNodeServer } from "./runtime/server-listen.js";
 import { type NodeHandler, createNodeHandler } from "./runtime/server-node.js";
 import {
-  type CallContext,
+  type CallContextOf,
   type CallEvent,
   type HandlersOf,
   type Received,
@@ -18,17 +18,25 @@ import {
 } from "./runtime/server.js";
 import { readXml } from "./runtime/xml/scan.js";
 import { serverModel } from "./server-model.js";
+import type { ExternalAPIServiceCredentials } from "./types.js";
 import { recordWriters } from "./writers.js";
 import type { Server } from "node:http";
 
 /**
- * What a server of ExternalAPIService implements. Parameters arrive converted and validated against
- * the spec (defaults applied, credentials in the context). Throw a ServiceError to choose the fault or
- * 500 text the caller gets; any other error becomes a generic Server fault and a log line. One handler
- * per operation, typed from its descriptor in model.ts (a DataSet result may be returned as its rows
- * alone).
+ * What a handler of ExternalAPIService learns about the call besides its parameters: the operation,
+ * the binding, the credentials (context.credentials, a ExternalAPIServiceCredentials), the request id,
+ * the caller's address and the signal.
  */
-export interface ExternalAPIService extends HandlersOf<Operations> {}
+export type CallContext = CallContextOf<ExternalAPIServiceCredentials>;
+
+/**
+ * What a server of ExternalAPIService implements. Parameters arrive converted and validated against
+ * the spec (defaults applied, credentials in context.credentials). Throw a ServiceError to choose the
+ * fault or 500 text the caller gets; any other error becomes a generic Server fault and a log line.
+ * One handler per operation, typed from its descriptor in model.ts (a DataSet result may be returned
+ * as its rows alone).
+ */
+export interface ExternalAPIService extends HandlersOf<Operations, ExternalAPIServiceCredentials> {}
 
 /**
  * A node:http request listener that is also Express/Connect middleware (it calls next() for paths that
@@ -69,4 +77,4 @@ export function createServer(
 }
 
 export { ServiceError, ErrorCodes, clientError };
-export type { CallContext, CallEvent, ServerOptions, TransportLimits, Received };
+export type { ExternalAPIServiceCredentials, CallEvent, ServerOptions, TransportLimits, Received };

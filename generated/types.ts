@@ -149,7 +149,7 @@ export interface GetTriggerClicksParams {
 }
 
 /** Result of GetTriggerClicks: all clicks in the trigger. */
-export type GetTriggerClicksResult = TriggerSubscriberClicksResult[];
+export type GetTriggerClicksResult = (TriggerSubscriberClicksResult | null)[];
 
 /**
  * Parameters of GetTriggerViews. All views of subscribers in a trigger within a time range.
@@ -172,7 +172,7 @@ export interface GetTriggerViewsParams {
 }
 
 /** Result of GetTriggerViews: all views in the trigger. */
-export type GetTriggerViewsResult = TriggerSubscriberViewsResult[];
+export type GetTriggerViewsResult = (TriggerSubscriberViewsResult | null)[];
 
 /**
  * Parameters of GetTriggerIdForAccount. All triggers on the account identified by the credentials.
@@ -182,7 +182,7 @@ export type GetTriggerViewsResult = TriggerSubscriberViewsResult[];
 export interface GetTriggerIdForAccountParams {}
 
 /** Result of GetTriggerIdForAccount: all triggers on the account. */
-export type GetTriggerIdForAccountResult = TriggerResult[];
+export type GetTriggerIdForAccountResult = (TriggerResult | null)[];
 
 /**
  * Parameters of GetRoiResults. ROI results of a sending, one per URL.
@@ -195,7 +195,7 @@ export interface GetRoiResultsParams {
 }
 
 /** Result of GetRoiResults: ROI per URL of the sending. */
-export type GetRoiResultsResult = RoiResult[];
+export type GetRoiResultsResult = (RoiResult | null)[];
 
 /**
  * Parameters of GetNewsletterFilters. All filters used by a newsletter.
@@ -208,7 +208,7 @@ export interface GetNewsletterFiltersParams {
 }
 
 /** Result of GetNewsletterFilters: all filters used by the newsletter. */
-export type GetNewsletterFiltersResult = NewsletterFilterResult[];
+export type GetNewsletterFiltersResult = (NewsletterFilterResult | null)[];
 
 /**
  * Parameters of GetReportViewsByDateInterval. Views of a specific mailing within a date interval, with
@@ -583,7 +583,7 @@ export interface SendSmsWithSenderNameParams {
 }
 
 /** Result of SendSmsWithSenderName: message id, its credit cost and the credits left. */
-export type SendSmsWithSenderNameResult = SmsSingleMessageResult;
+export type SendSmsWithSenderNameResult = SmsSingleMessageResult | null;
 
 /** Parameter and result types of every operation, by operation name. */
 export interface OperationTypes {
@@ -672,4 +672,16 @@ export interface OperationTypes {
    * refused; it is sent once the account has been refilled.
    */
   SendSmsWithSenderName: { params: SendSmsWithSenderNameParams; result: SendSmsWithSenderNameResult };
+}
+
+/**
+ * The credentials every operation of ExternalAPIService takes first (strUsername, strPassword), each
+ * under its property: the client's config carries them and a handler's context.credentials holds them
+ * as received.
+ */
+export interface ExternalAPIServiceCredentials {
+  /** Account user name. Sent as the parameter strUsername. */
+  readonly username: string;
+  /** Account password. Sent as the parameter strPassword. */
+  readonly password: string;
 }

@@ -8,7 +8,7 @@ import { readAnswer } from "./client-response.js";
 import { ClientCallError, TimeoutError, TransportError } from "./errors.js";
 import type { ClientOperationModel, ClientServiceModel } from "./model.js";
 import { writeParams, type ParamValues } from "./params.js";
-import type { BindingName, ClientBinding, ClientBindingFactory, WireResponse, XmlReader } from "./protocol/binding.js";
+import { offeredBindings, type BindingName, type ClientBinding, type ClientBindingFactory, type WireResponse, type XmlReader } from "./protocol/binding.js";
 
 /** .NET's SoapHttpClientProtocol.Timeout default. */
 export const DEFAULT_TIMEOUT_MS = 100_000;
@@ -17,12 +17,15 @@ export const DEFAULT_MAX_RESPONSE_BYTES: number = 64 * 1024 * 1024;
 /** The longest delay a timer takes (2^31 - 1 ms, about 24.8 days); longer ones would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-/** Everything a client is configured with but the binding (createClientWith takes that as a value). */
-export interface ClientOptions {
+/**
+ * Everything a client is configured with but the binding (createClientWith takes that as a value) and the
+ * service's credentials. Credentials are the parameters every operation takes first (spec
+ * `service.credentials`): the config carries each under its `property` (ClientOptionsOf), and the
+ * client adds it to every call.
+ */
+export interface ClientBaseOptions {
   /** The service's base URL (`https://host/path`, the endpoint is appended) or the full `.../X.asmx` address. */
   readonly baseUrl: string;
-  readonly username: string;
-  readonly password: string;
   /** A fetch implementation; defaults to the global fetch. */
   readonly fetch?: typeof fetch;
   /**
@@ -53,19 +56,61 @@ export interface ClientPlatform {
 }
 
 /**
- * createClientWith's options: the platform is named, not defaulted, so that a bundle carries only the
- * reader and decoder it uses (`browser` in a browser bundle, `standard` elsewhere).
+ * A client's options with the service's credentials: generated/client.ts exports
+ * `ClientOptions = ClientOptionsOf<{Service}Credentials>` (the credential properties typed from the spec,
+ * required where the spec requires them).
  */
-export interface ClientWithOptions extends ClientOptions {
+export type ClientOptionsOf<Credentials extends object> = ClientBaseOptions & Readonly<Credentials>;
+
+/** The platform createClientWith takes besides the options. */
+export interface ClientPlatformOption {
+  /**
+   * Named, not defaulted, so that a bundle carries only the reader and decoder it uses (`browser` in a
+   * browser bundle, `standard` elsewhere).
+   */
   readonly platform: ClientPlatform;
 }
 
-export interface ClientConfig extends ClientOptions {
-  /** The binding by name; createClient then carries all four (createClientWith(soap11, ...) carries one). */
-  readonly binding: BindingName;
+/** createClientWith's options: the client's options and the platform. */
+export type ClientWithOptionsOf<Credentials extends object> = ClientOptionsOf<Credentials> & ClientPlatformOption;
+
+/** What createClient takes besides the client's options. */
+export interface ClientBindingOption<Binding extends BindingName = BindingName> {
+  /** The binding by name; createClient then carries every binding of the service (createClientWith(soap11, ...) carries one). */
+  readonly binding: Binding;
   /** The XML reader for answers instead of readXml (the strict scanner); answers are decoded as `standard` does. */
   readonly xmlReader?: XmlReader | undefined;
 }
+
+/** createClient's config: the client's options, the binding by name and the optional XML reader. */
+export type ClientConfigOf<Credentials extends object, Binding extends BindingName = BindingName> = ClientOptionsOf<Credentials> &
+  ClientBindingOption<Binding>;
+
+/** Credentials of no particular service: what the runtime itself reads (each under its property). */
+export type AnyCredentials = Readonly<Record<string, unknown>>;
+/** Options of a client of any service (the runtime's own view; generated/client.ts exports the typed ones). */
+export type ClientOptions = ClientOptionsOf<AnyCredentials>;
+export type ClientWithOptions = ClientWithOptionsOf<AnyCredentials>;
+export type ClientConfig = ClientConfigOf<AnyCredentials>;
+
+type ConfigKey = keyof ClientBaseOptions | keyof ClientPlatformOption | keyof ClientBindingOption;
+/** Every config key, once: the type makes the list complete and exact (a key missing or extra is an error). */
+const CONFIG_KEYS: Readonly<Record<ConfigKey, true>> = {
+  baseUrl: true,
+  fetch: true,
+  timeoutMs: true,
+  maxResponseBytes: true,
+  maxElements: true,
+  headers: true,
+  platform: true,
+  binding: true,
+  xmlReader: true,
+};
+/**
+ * Every key the runtime reads from a client's config: a credential's `property` must not be one of them
+ * (the generator's validate refuses it).
+ */
+export const CLIENT_CONFIG_KEYS: readonly string[] = /* @__PURE__ */ Object.keys(CONFIG_KEYS);
 
 export interface CallOptions {
   readonly signal?: AbortSignal;
@@ -120,7 +165,7 @@ function limit(name: string, value: number | undefined, fallback: number, allowN
   return value;
 }
 
-export function createClientCore(service: ClientServiceModel, config: ClientWithOptions, factory: ClientBindingFactory): ClientCore {
+export function createClientCore(service: ClientServiceModel, config: ClientWithOptionsOf<object>, factory: ClientBindingFactory): ClientCore {
   const timeoutMs = limit("timeoutMs", config.timeoutMs, DEFAULT_TIMEOUT_MS, true);
   const maxResponseBytes = limit("maxResponseBytes", config.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, false);
   const maxElements = limit("maxElements", config.maxElements, DEFAULT_MAX_ELEMENTS, false);
@@ -129,6 +174,10 @@ export function createClientCore(service: ClientServiceModel, config: ClientWith
     maxElements,
     maxAttributes: DEFAULT_MAX_ATTRIBUTES,
   });
+  const offered = offeredBindings(service);
+  if (!offered.includes(binding.name)) {
+    throw new TypeError(`binding must be one the service offers (${offered.join(", ")}); got ${binding.name}.`);
+  }
   const url = endpointUrl(config.baseUrl, service.endpoint);
   const fetchFn = config.fetch ?? globalThis.fetch;
 
@@ -172,12 +221,15 @@ export function createClientCore(service: ClientServiceModel, config: ClientWith
     endpointUrl: url,
     binding,
     async call<Params, Result>(op: ClientOperationModel<Params, Result>, params: Params, options: CallOptions = {}): Promise<Result> {
-      // Params is an object type in every descriptor (the generated Params types); spread copies it.
-      const values: ParamValues = { ...(params as object) };
-      // The operation's own credential parameters: the user name first, then the password.
-      const [user, password] = op.params.filter((p) => p.credential);
-      if (user) values[user.name] = config.username;
-      if (password) values[password.name] = config.password;
+      // Params is an object type in every descriptor (the generated Params types). Copied to an object
+      // without a prototype, so that parameters named __proto__, constructor or toString are plain keys.
+      const values: ParamValues = Object.assign(Object.create(null) as ParamValues, params as object);
+      // The credentials every operation takes first, each from the config under its property.
+      for (const p of op.params) {
+        if (!p.credential) continue;
+        const key = p.property ?? p.name;
+        values[p.name] = Object.hasOwn(config, key) ? (config as AnyCredentials)[key] : undefined;
+      }
       // The binding reads the answer by the descriptor's result model, which Result is the type of.
       const decode = (response: WireResponse) => binding.decodeResponse(op, response, values) as Result;
       if (timeoutMs === 0 || timeoutMs === Infinity) {

@@ -9,6 +9,8 @@ export interface ServiceDocs {
   readonly doc: string;
   readonly operations: { readonly [operation: string]: OperationDocs };
   readonly records: { readonly [record: string]: string };
+  /** By enum name; absent in documents written before enums existed. */
+  readonly enums?: { readonly [enumName: string]: string };
   readonly dataSets: {
     readonly [dataSet: string]: { readonly doc: string; readonly columns: { readonly [property: string]: string } };
   };

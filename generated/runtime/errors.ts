@@ -8,7 +8,10 @@ import type { BindingName } from "./protocol/binding.js";
 /** Who is at fault: SOAP 1.1 Client/Server, SOAP 1.2 Sender/Receiver. */
 export type FaultSide = "client" | "server";
 
-/** Stable machine-readable codes the runtime itself produces; handlers may use their own. */
+/**
+ * Stable machine-readable codes the runtime itself produces; handlers and a spec's extension validators
+ * return their own (any string).
+ */
 export const ErrorCodes = {
   MissingParameter: "MissingParameter",
   InvalidType: "InvalidType",
@@ -19,9 +22,6 @@ export const ErrorCodes = {
   OutOfRange: "OutOfRange",
   InvalidName: "InvalidName",
   InvalidUrl: "InvalidUrl",
-  InvalidCsv: "InvalidCsv",
-  InvalidDemographicFields: "InvalidDemographicFields",
-  TooManyFields: "TooManyFields",
   MissingIdentifier: "MissingIdentifier",
   InvalidInterval: "InvalidInterval",
   UnknownOperation: "UnknownOperation",

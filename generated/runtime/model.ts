@@ -7,7 +7,51 @@
 // record and data set lists), so a client bundle carries no validation data. The documentation text is in neither: it is a ServiceDocs value (runtime/docs.ts,
 // generated/docs.ts).
 
-export type SoapType = "string" | "int" | "long" | "double" | "decimal" | "dateTime" | "boolean";
+/** The scalar types of XML Schema (and .NET's guid and char from http://microsoft.com/wsdl/types/). */
+import type { BindingName } from "./protocol/binding.js";
+
+export type SoapType =
+  | "string"
+  | "boolean"
+  | "float"
+  | "double"
+  | "decimal"
+  | "dateTime"
+  | "byte"
+  | "unsignedByte"
+  | "short"
+  | "unsignedShort"
+  | "int"
+  | "unsignedInt"
+  | "long"
+  | "unsignedLong"
+  | "base64Binary"
+  | "guid"
+  | "char";
+
+/** An enum of the spec (`enums:`): an xs:simpleType restricting string to its values, a union of them in TypeScript. */
+export interface EnumModel {
+  readonly name: string;
+  readonly values: readonly string[];
+}
+
+/** The type of a parameter, a record field or an array item. */
+export type TypeModel =
+  | { readonly kind: "scalar"; readonly type: SoapType }
+  | { readonly kind: "enum"; readonly enum: EnumModel }
+  | { readonly kind: "record"; readonly record: RecordModel }
+  | ArrayTypeModel;
+
+/** An array (`T[]`): never of arrays. */
+export interface ArrayTypeModel {
+  readonly kind: "array";
+  /** Never an array. */
+  readonly item: TypeModel;
+  /** The element name of each item as .NET writes it: the item type's name ("int", "string", "Item"). */
+  readonly itemElement: string;
+  /** The WSDL complexType of the array: "ArrayOfInt", "ArrayOfItem". */
+  readonly typeName: string;
+}
 
 /** Named formats of string parameters; each has one validator in runtime/values.ts. */
 export type TextFormat = "date" | "time" | "dateTimeMinutes" | "dateTimeSeconds";
@@ -19,23 +63,63 @@ export type RuleModel =
   | { readonly kind: "intText"; readonly name: string; readonly min: number; readonly max: number }
   | { readonly kind: "xmlName"; readonly name: string; readonly max: number }
   | { readonly kind: "url"; readonly name: string; readonly schemes: readonly string[] }
+  /** The whole value matches a regular expression (JavaScript syntax, unicode mode, as written: anchor it with ^ and $). */
+  | { readonly kind: "pattern"; readonly name: string; readonly pattern: string }
+  /** The value's length in characters (code points) is at least min and at most max (either may be absent). */
+  | { readonly kind: "length"; readonly name: string; readonly min?: number; readonly max?: number }
+  /** A numeric value is at least min and at most max (either may be absent), compared exactly. */
+  | { readonly kind: "range"; readonly name: string; readonly min?: number; readonly max?: number }
+  /**
+   * A service's own rule, from the spec's extension module (`extensions:`): the generated server model puts
+   * the named export of that module in `validate`; without it (a model built without the module) the rule
+   * refuses every call with a server error naming the validator.
+   */
   | {
-      readonly kind: "csvSubscribers";
+      readonly kind: "extension";
       readonly name: string;
-      readonly delimiters: readonly string[];
-      readonly maxDemographicFields: number;
+      /** The export of the extension module that checks the value. */
+      readonly validator: string;
+      readonly options: Readonly<Record<string, unknown>>;
+      /** The rule in words, for the help pages and the parameter's TSDoc. */
+      readonly text: string;
+      readonly validate?: RuleValidator;
     };
+
+/** What an extension validator returns for a value it refuses: the client error the caller gets. */
+export interface ExtensionProblem {
+  readonly code: string;
+  readonly message: string;
+  /** Default: the rule's parameter, or the check's first parameter. */
+  readonly parameter?: string;
+}
+
+/** An extension rule: one non-empty string value, the parameter's name and the spec's options. */
+export type RuleValidator = (
+  value: string,
+  parameter: string,
+  options: Readonly<Record<string, unknown>>,
+) => ExtensionProblem | undefined;
+
+/** An extension check: every decoded parameter by name, the check's params and the spec's options. */
+export type CheckValidator = (
+  values: Readonly<Record<string, unknown>>,
+  params: readonly string[],
+  options: Readonly<Record<string, unknown>>,
+) => ExtensionProblem | undefined;
 
 export type CheckModel =
   | { readonly kind: "atLeastOne"; readonly params: readonly string[] }
   | { readonly kind: "ordered"; readonly from: string; readonly to: string }
+  /** A service's own check over several parameters, from the spec's extension module (see the extension rule). */
   | {
-      readonly kind: "demographicLists";
-      readonly fields: string;
-      readonly values: string;
-      readonly maxField: number;
-      /** Values longer than this are split into the following fields (InsertTransactionWithSplit). */
-      readonly splitLength?: number;
+      readonly kind: "extension";
+      readonly validator: string;
+      /** The parameters the check reads, in the order the validator expects them. */
+      readonly params: readonly string[];
+      readonly options: Readonly<Record<string, unknown>>;
+      /** The check in words, for the help pages. */
+      readonly text: string;
+      readonly validate?: CheckValidator;
     }
   | {
       /**
@@ -52,9 +136,13 @@ export type CheckModel =
 /** A parameter as the client writes it. */
 export interface ClientParamModel {
   readonly name: string;
-  readonly type: SoapType;
+  readonly type: TypeModel;
+  /** A value type that may be null (`int?`: nillable="true" on the wire). */
+  readonly nullable?: true;
   /** True for the credentials every operation takes first (the client's model leaves it out on the others). */
   readonly credential?: boolean;
+  /** A credential's key in the client's config and the server's context, when it is not the name. */
+  readonly property?: string;
 }
 
 /** A parameter as the server reads it: whether it is required, its default and rules. */
@@ -69,7 +157,9 @@ export interface ParamModel extends ClientParamModel {
 
 export interface FieldModel {
   readonly name: string;
-  readonly type: SoapType;
+  readonly type: TypeModel;
+  /** A value type that may be null (`int?`: nillable="true" on the wire). */
+  readonly nullable?: true;
 }
 
 export interface RecordModel {
@@ -98,10 +188,23 @@ export interface DataSetModel {
 }
 
 export type ResultModel =
-  | { readonly kind: "scalar"; readonly type: "int" | "long" }
+  | { readonly kind: "scalar"; readonly type: SoapType }
+  | { readonly kind: "enum"; readonly enum: EnumModel }
+  /** An array of records (ArrayOf<Record>). */
   | { readonly kind: "list"; readonly record: RecordModel }
   | { readonly kind: "record"; readonly record: RecordModel }
-  | { readonly kind: "dataSet"; readonly dataSet: DataSetModel };
+  | { readonly kind: "dataSet"; readonly dataSet: DataSetModel }
+  /** An array of scalars or enums (arrays of records are `list`). */
+  | {
+      readonly kind: "array";
+      readonly item: TypeModel;
+      readonly itemElement: string;
+      readonly typeName: string;
+    }
+  /** No result: the response element is empty (<OpResponse/>). */
+  | { readonly kind: "void" }
+  /** No output message at all: SOAP answers 202 with an empty body. */
+  | { readonly kind: "oneWay" };
 
 /**
  * One operation as the client calls it. `Params` and `Result` are the TypeScript types of its parameters
@@ -142,6 +245,8 @@ export interface GroupModel {
 export interface ClientServiceModel {
   readonly namespace: string;
   readonly endpoint: string;
+  /** The bindings the service offers (spec `service.bindings`), when not all four. */
+  readonly bindings?: readonly BindingName[] | undefined;
 }
 
 /** The service as the server, the WSDL and the help pages read it. */
@@ -149,6 +254,7 @@ export interface ServiceModel extends ClientServiceModel {
   readonly name: string;
   readonly groups: readonly GroupModel[];
   readonly records: readonly RecordModel[];
+  readonly enums: readonly EnumModel[];
   readonly dataSets: readonly DataSetModel[];
   readonly operations: readonly OperationModel[];
 }

@@ -6,7 +6,7 @@
 
 import { checkPublicUrl, type EndpointUrlOptions } from "./endpoint-url.js";
 import { clientError, ErrorCodes, ServiceError } from "./errors.js";
-import type { BindingName } from "./protocol/binding.js";
+import { offeredBindings, type BindingName } from "./protocol/binding.js";
 import type { DataSetResult, DataSetRows } from "./dataset.js";
 import type { ClientOperationModel, OperationModel, ServiceModel } from "./model.js";
 import { readParams, type ParamValues } from "./params.js";
@@ -19,17 +19,29 @@ import { describeThrown, oneLine, wireServiceError } from "./safe-error.js";
 import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_CONCURRENT_CALLS, ServerBudget } from "./server-budget.js";
 import { DEFAULT_MAX_ATTRIBUTES } from "./xml/tree.js";
 
-/** What a handler learns about the call besides its parameters. */
-export interface CallContext {
+/** Credentials of no particular service: each under its property (the runtime's own view). */
+export type AnyCredentials = Readonly<Record<string, unknown>>;
+
+/**
+ * What a handler learns about the call besides its parameters. generated/server.ts exports
+ * `CallContext = CallContextOf<{Service}Credentials>`.
+ */
+export interface CallContextOf<Credentials extends object> {
   readonly operation: string;
-  readonly username: string;
-  readonly password: string;
+  /**
+   * The credentials (the parameters every operation takes first, spec `service.credentials`) as received
+   * and validated, each under its `property`; an absent optional one is undefined.
+   */
+  readonly credentials: Readonly<Credentials>;
   readonly binding: BindingName;
   readonly requestId: string;
   readonly remoteAddress: string;
   /** Aborted when the caller goes away or the handler time limit passes. */
   readonly signal: AbortSignal;
 }
+
+/** The context of a call to a service of any credentials (the runtime's own view). */
+export type CallContext = CallContextOf<AnyCredentials>;
 
 export type OperationHandler = (params: never, context: CallContext) => Promise<unknown> | unknown;
 
@@ -43,13 +55,15 @@ export type Received<Params> = { [Name in keyof Params]: Exclude<Params[Name], D
 export type Returned<Result> = Result extends DataSetResult<infer Row> ? DataSetRows<Row> : Result;
 
 /** The handler of an operation descriptor. */
-export type HandlerOf<Op> =
+export type HandlerOf<Op, Credentials extends object = AnyCredentials> =
   Op extends ClientOperationModel<infer Params, infer Result>
-    ? (params: Received<Params>, context: CallContext) => Promise<Returned<Result>> | Returned<Result>
+    ? (params: Received<Params>, context: CallContextOf<Credentials>) => Promise<Returned<Result>> | Returned<Result>
     : never;
 
 /** One handler per descriptor, under the descriptor's key (its JSDoc carries over). */
-export type HandlersOf<Ops> = { -readonly [Name in keyof Ops]: HandlerOf<Ops[Name]> };
+export type HandlersOf<Ops, Credentials extends object = AnyCredentials> = {
+  -readonly [Name in keyof Ops]: HandlerOf<Ops[Name], Credentials>;
+};
 
 export interface LogEntry {
   readonly level: "error" | "warn";
@@ -152,8 +166,7 @@ function requestIdOf(seq: number): string {
  */
 class RequestContext implements CallContext {
   readonly operation: string;
-  readonly username: string;
-  readonly password: string;
+  readonly credentials: AnyCredentials;
   readonly binding: BindingName;
   readonly requestId: string;
   readonly remoteAddress: string;
@@ -162,10 +175,9 @@ class RequestContext implements CallContext {
   /** Set when the time limit passed (before or after the signal was asked for). */
   private timedOut = false;
 
-  constructor(operation: string, username: string, password: string, binding: BindingName, call: IncomingCall, seq: number) {
+  constructor(operation: string, credentials: AnyCredentials, binding: BindingName, call: IncomingCall, seq: number) {
     this.operation = operation;
-    this.username = username;
-    this.password = password;
+    this.credentials = credentials;
     this.binding = binding;
     this.remoteAddress = call.remoteAddress;
     this.call = call; // its signal too may be made on demand: not read before the handler asks
@@ -317,17 +329,29 @@ export function createServiceCore(
     maxElements: options.maxElements,
     maxAttributes: options.maxAttributes,
   };
-  const bindings: Record<BindingName, ServerBinding> = {
-    soap11: factories.soap11(service, bindingOptions),
-    soap12: factories.soap12(service, bindingOptions),
-    httpGet: factories.httpGet(service, bindingOptions),
-    httpPost: factories.httpPost(service, bindingOptions),
-  };
+  // Only the bindings the service offers (spec `service.bindings`): a request for another is refused.
+  const bindings: Partial<Record<BindingName, ServerBinding>> = {};
+  for (const name of offeredBindings(service)) bindings[name] = factories[name](service, bindingOptions);
   const handlers = implementation as Readonly<Record<string, OperationHandler | undefined>>;
   for (const op of service.operations) {
-    if (typeof handlers[op.name] !== "function") throw new TypeError(`The implementation has no ${op.name} method.`);
+    const handler = handlers[op.name];
+    // An operation named like an Object.prototype method (toString) needs a method of its own, not the inherited one.
+    const inherited = (Object.prototype as unknown as Record<string, unknown>)[op.name];
+    if (typeof handler !== "function" || handler === inherited) throw new TypeError(`The implementation has no ${op.name} method.`);
   }
-  const credentialNames = service.operations[0]?.params.filter((p) => p.credential).map((p) => p.name) ?? [];
+  /** Per operation, its credentials as [parameter name, context property]. */
+  const credentialKeys = new Map(
+    service.operations.map((op) => [
+      op,
+      op.params.flatMap((p) => (p.credential ? [[p.name, p.property ?? p.name] as const] : [])),
+    ]),
+  );
+  /** The context's credentials: each credential's value under its property. */
+  function credentialsOf(op: OperationModel, values: ParamValues): AnyCredentials {
+    const credentials: Record<string, unknown> = {};
+    for (const [name, property] of credentialKeys.get(op) ?? []) credentials[property] = values[name];
+    return credentials;
+  }
 
   // Routing and the 415/405 answers live in protocol/route.ts (wire/README.md §1a).
   const router = createRouter(bindings);
@@ -335,8 +359,12 @@ export function createServiceCore(
     return router.bindingFor(method, path, contentType);
   }
 
+  /**
+   * The handler's parameters: an object without a prototype, so that a parameter named __proto__ is a key
+   * like any other and an absent one named toString or constructor reads as undefined.
+   */
   function handlerParams(op: OperationModel, values: ParamValues): Record<string, unknown> {
-    const params: Record<string, unknown> = {};
+    const params = Object.create(null) as Record<string, unknown>;
     for (const p of op.params) if (!p.credential && values[p.name] !== undefined) params[p.name] = values[p.name];
     return params;
   }
@@ -411,6 +439,39 @@ export function createServiceCore(
     failed(error: unknown): void;
   }
 
+  /**
+   * A one-way operation over SOAP: the caller gets 202 Accepted at once (its parameters were read and
+   * checked; a refusal there is still answered as a fault) and the handler runs after it, within the same
+   * time limit; what it throws or rejects with is logged, never answered (there is no output message). Over
+   * HTTP GET/POST, as in ASMX, a one-way operation is answered as a void one.
+   */
+  function runOneWay(
+    binding: ServerBinding,
+    op: OperationModel,
+    handler: (params: unknown, context: CallContext) => unknown,
+    values: ParamValues,
+    context: RequestContext,
+    seq: number,
+  ): WireResponse {
+    const report = (error: unknown): void => {
+      const wire = wireServiceError(error);
+      log({
+        level: wire === undefined ? "error" : "warn",
+        message: wire === undefined ? "unexpected error in a one-way handler" : `one-way handler failed: ${wire.code}`,
+        requestId: requestIdOf(seq),
+        operation: op.name,
+        error,
+      });
+    };
+    try {
+      const result = handler.call(implementation, handlerParams(op, values), context);
+      if (isThenable(result)) withinTime(result, context, handlerTimeoutMs).then(undefined, report);
+    } catch (error) {
+      report(error);
+    }
+    return binding.encodeResponse(op, undefined, values);
+  }
+
   function answer(binding: ServerBinding, call: IncomingCall, seq: number, observer?: Observer): WireResponse | Promise<WireResponse> {
     let op: OperationModel | undefined;
     const fail = (error: unknown, known: OperationModel | undefined): WireResponse => {
@@ -423,15 +484,9 @@ export function createServiceCore(
       op = decoded.op;
       observer?.operation(op.name);
       const values = readParams(op, decoded.texts, binding.presence);
-      const context = new RequestContext(
-        op.name,
-        String(values[credentialNames[0] ?? ""] ?? ""),
-        String(values[credentialNames[1] ?? ""] ?? ""),
-        binding.name,
-        call,
-        seq,
-      );
+      const context = new RequestContext(op.name, credentialsOf(op, values), binding.name, call, seq);
       const handler = handlers[op.name] as (params: unknown, context: CallContext) => unknown;
+      if (op.result.kind === "oneWay" && binding.presence === "element") return runOneWay(binding, op, handler, values, context, seq);
       const result = handler.call(implementation, handlerParams(op, values), context);
       if (!isThenable(result)) return binding.encodeResponse(op, result, values);
       const known = op;

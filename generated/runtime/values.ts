@@ -2,8 +2,10 @@
 
 // Text <-> value conversion for every SOAP type, lossless by rule (the value mapping table in README.md):
 // long is bigint, decimal stays exact text, dateTime stays the text that was sent (never shifted).
+// float is a number holding a single-precision value, unsignedLong a bigint, guid lower-case text, char a
+// one-UTF-16-unit string (its wire text is the code as a number), base64Binary a Uint8Array.
 
-import type { SoapType, TextFormat } from "./model.js";
+import type { SoapType, TextFormat, TypeModel } from "./model.js";
 
 /** Thrown when text does not parse as its SOAP type; `reason` completes "the value ...". */
 export class ConversionError extends Error {
@@ -18,23 +20,67 @@ export class ConversionError extends Error {
 /** The .NET type name ASMX uses in "Cannot convert x to System.Int32." messages. */
 export const dotNetTypeName: Record<SoapType, string> = {
   string: "System.String",
-  int: "System.Int32",
-  long: "System.Int64",
+  boolean: "System.Boolean",
+  float: "System.Single",
   double: "System.Double",
   decimal: "System.Decimal",
   dateTime: "System.DateTime",
-  boolean: "System.Boolean",
+  byte: "System.SByte",
+  unsignedByte: "System.Byte",
+  short: "System.Int16",
+  unsignedShort: "System.UInt16",
+  int: "System.Int32",
+  unsignedInt: "System.UInt32",
+  long: "System.Int64",
+  unsignedLong: "System.UInt64",
+  base64Binary: "System.Byte[]",
+  guid: "System.Guid",
+  char: "System.Char",
 };
 
 /** What a decoded value of each SOAP type is in TypeScript. */
 export interface SoapValueTypes {
   string: string;
-  int: number;
-  long: bigint;
+  boolean: boolean;
+  float: number;
   double: number;
   decimal: string;
   dateTime: string;
-  boolean: boolean;
+  byte: number;
+  unsignedByte: number;
+  short: number;
+  unsignedShort: number;
+  int: number;
+  unsignedInt: number;
+  long: bigint;
+  unsignedLong: bigint;
+  base64Binary: Uint8Array;
+  guid: string;
+  char: string;
+}
+
+/** The scalar type of a parameter or field type, or undefined for an enum, a record or an array. */
+export function scalarOf(type: TypeModel): SoapType | undefined {
+  return type.kind === "scalar" ? type.type : undefined;
+}
+
+/**
+ * True for the types .NET holds as value types (every scalar but string and base64Binary, and enums): the
+ * wire always carries them (minOccurs="1") unless they are nullable. Strings, byte arrays, records and
+ * arrays are reference types: optional on the wire (minOccurs="0").
+ */
+export function isValueType(type: TypeModel): boolean {
+  if (type.kind === "enum") return true;
+  return type.kind === "scalar" && type.type !== "string" && type.type !== "base64Binary";
+}
+
+/**
+ * The scalar type of a parameter or field type; throws for the other kinds. For code that reads scalars
+ * only (the encoders of enums, records and arrays are separate).
+ */
+export function scalarTypeOf(type: TypeModel): SoapType {
+  if (type.kind !== "scalar") throw new TypeError(`a ${type.kind} type is not a scalar`);
+  return type.type;
 }
 
 const INT_RE = /^[+-]?\d+$/;
@@ -51,12 +97,27 @@ function trimXml(text: string): string {
   return text.trim();
 }
 
-export function parseInt32(text: string): number {
+/**
+ * A whole number of a type held in a JavaScript number (int here; byte, unsignedByte, short,
+ * unsignedShort and unsignedInt in values-extra.ts) within [min, max]; `range` words the range error.
+ */
+export function parseWhole(type: SoapType, text: string, min: number, max: number, range: string): number {
   const t = trimXml(text);
-  if (!INT_RE.test(t)) throw new ConversionError("int", "is not a whole number");
+  if (!INT_RE.test(t)) throw new ConversionError(type, "is not a whole number");
   const n = Number(t);
-  if (n < INT32_MIN || n > INT32_MAX) throw new ConversionError("int", "is outside the 32-bit integer range");
+  if (n < min || n > max) throw new ConversionError(type, `is outside the ${range} range`);
   return n === 0 ? 0 : n;
+}
+
+/** The text of a whole number within [min, max], as parseWhole reads it. */
+export function formatWhole(type: SoapType, value: unknown, min: number, max: number, range: string): string {
+  if (typeof value !== "number" || !Number.isInteger(value)) throw new ConversionError(type, "is not a whole number");
+  if (value < min || value > max) throw new ConversionError(type, `is outside the ${range} range`);
+  return String(value === 0 ? 0 : value);
+}
+
+export function parseInt32(text: string): number {
+  return parseWhole("int", text, INT32_MIN, INT32_MAX, "32-bit integer");
 }
 
 export function parseInt64(text: string): bigint {
@@ -167,19 +228,57 @@ export function parseBoolean(text: string): boolean {
   throw new ConversionError("boolean", "is not true or false");
 }
 
-const parsers: { [K in SoapType]: (text: string) => SoapValueTypes[K] } = {
+/**
+ * The scalar types whose codecs live in values-extra.ts (float, byte, unsignedByte, short, unsignedShort,
+ * unsignedInt, unsignedLong, guid, char, base64Binary):
+ * registered by the generated model of a service that uses them, so a client bundle of a service that
+ * does not carries none of their code.
+ */
+export type ExtraScalarType =
+  | "float"
+  | "byte"
+  | "unsignedByte"
+  | "short"
+  | "unsignedShort"
+  | "unsignedInt"
+  | "unsignedLong"
+  | "guid"
+  | "char"
+  | "base64Binary";
+
+/** Text <-> value for some scalar types, as registerScalarCodecs takes them. */
+export type ScalarCodecs = {
+  readonly [K in SoapType]?: { readonly parse: (text: string) => SoapValueTypes[K]; readonly format: (value: unknown) => string };
+};
+
+const parsers: { [K in SoapType]?: (text: string) => SoapValueTypes[K] } = {
   string: (text) => text,
-  int: parseInt32,
-  long: parseInt64,
+  boolean: parseBoolean,
   double: parseDouble,
   decimal: parseDecimal,
   dateTime: parseDateTime,
-  boolean: parseBoolean,
+  int: parseInt32,
+  long: parseInt64,
 };
+
+/** Adds codecs (values-extra.ts's extraScalarCodecs); the generated model calls it when the spec needs them. */
+export function registerScalarCodecs(codecs: ScalarCodecs): void {
+  for (const type of Object.keys(codecs) as SoapType[]) {
+    const codec = codecs[type]!;
+    (parsers as Record<string, unknown>)[type] = codec.parse;
+    (formatters as Record<string, unknown>)[type] = codec.format;
+  }
+}
+
+function noCodec(type: SoapType): TypeError {
+  return new TypeError(`no codec for ${type}: registerScalarCodecs(extraScalarCodecs) of values-extra.js`);
+}
 
 /** Parses wire text as a SOAP type; throws ConversionError. */
 export function parseValue<T extends SoapType>(type: T, text: string): SoapValueTypes[T] {
-  return parsers[type](text);
+  const parse = parsers[type];
+  if (parse === undefined) throw noCodec(type);
+  return parse(text);
 }
 
 function formatDateTime(value: unknown): string {
@@ -213,18 +312,12 @@ function formatDouble(value: unknown): string {
   return String(value);
 }
 
-const formatters: { [K in SoapType]: (value: unknown) => string } = {
+const formatters: { [K in SoapType]?: (value: unknown) => string } = {
   string: (value) => {
     if (typeof value !== "string") throw new ConversionError("string", "is not a string");
     return value;
   },
-  int: (value) => {
-    if (typeof value !== "number" || !Number.isInteger(value)) throw new ConversionError("int", "is not a whole number");
-    if (value < INT32_MIN || value > INT32_MAX) {
-      throw new ConversionError("int", "is outside the 32-bit integer range");
-    }
-    return String(value === 0 ? 0 : value);
-  },
+  int: (value) => formatWhole("int", value, INT32_MIN, INT32_MAX, "32-bit integer"),
   long: (value) => {
     const n = typeof value === "number" && Number.isSafeInteger(value) ? BigInt(value) : value;
     if (typeof n !== "bigint") throw new ConversionError("long", "is not a bigint or a safe integer");
@@ -246,12 +339,17 @@ const formatters: { [K in SoapType]: (value: unknown) => string } = {
 
 /** Formats a value of a SOAP type as wire text; throws ConversionError for a value of the wrong kind. */
 export function formatValue(type: SoapType, value: unknown): string {
-  return formatters[type](value);
+  const format = formatters[type];
+  if (format === undefined) throw noCodec(type);
+  return format(value);
 }
 
-/** formatValue for one type, looked up once (writers of many values call it directly). */
+/**
+ * formatValue for one type, looked up once (writers of many values call it directly). A type whose codec
+ * is not registered yet (module order) gets a formatter that looks it up when called.
+ */
 export function formatterOf(type: SoapType): (value: unknown) => string {
-  return formatters[type];
+  return formatters[type] ?? ((value) => formatValue(type, value));
 }
 
 const TEXT_FORMATS: Record<TextFormat, { re: RegExp; shape: string }> = {
@@ -393,6 +491,7 @@ export function fromDotNetText(type: SoapType, text: string): string {
       const lower = text.trim().toLowerCase();
       return lower === "true" || lower === "false" ? lower : text;
     }
+    case "float":
     case "double": {
       if (text.length > 16) return text;
       const t = text.trim();

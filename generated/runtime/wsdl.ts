@@ -6,7 +6,11 @@
 
 import type { ServiceDocs } from "./docs.js";
 import { escapeMarkup, XML_REFERENCES } from "./markup.js";
-import type { OperationModel, RecordModel, ResultModel, ServiceModel, SoapType } from "./model.js";
+import { offeredBindings, type BindingName } from "./protocol/binding.js";
+import { soapActionOf } from "./protocol/soap.js";
+import type { OperationModel, RecordModel, ResultModel, ServiceModel, SoapType, TypeModel } from "./model.js";
+import { offeredOnHttp } from "./protocol/http.js";
+import { isValueType } from "./values.js";
 
 /** The WSDL with every port located at soapAddress. */
 export function renderWsdl(model: ServiceModel, docs: ServiceDocs, soapAddress: string): string {
@@ -27,33 +31,180 @@ function xml(text: string): string {
   return escapeMarkup(text, XML_REFERENCES);
 }
 
+/** .NET's own schema types (guid, char), declared in a second schema when some message uses them. */
+const MS_TYPES_NS = "http://microsoft.com/wsdl/types/";
+const MS_TYPES_PREFIX = "s1";
+
 const XSD_TYPES: Readonly<Record<SoapType, string>> = {
   string: "s:string",
-  int: "s:int",
-  long: "s:long",
+  boolean: "s:boolean",
+  float: "s:float",
   double: "s:double",
   decimal: "s:decimal",
   dateTime: "s:dateTime",
-  boolean: "s:boolean",
+  byte: "s:byte",
+  unsignedByte: "s:unsignedByte",
+  short: "s:short",
+  unsignedShort: "s:unsignedShort",
+  int: "s:int",
+  unsignedInt: "s:unsignedInt",
+  long: "s:long",
+  unsignedLong: "s:unsignedLong",
+  base64Binary: "s:base64Binary",
+  guid: `${MS_TYPES_PREFIX}:guid`,
+  char: `${MS_TYPES_PREFIX}:char`,
 };
 
-/** .NET writes reference types (string) as optional and value types as required. */
-function minOccurs(type: SoapType): "0" | "1" {
-  return type === "string" ? "0" : "1";
+/** The schema of the HTTP bindings' array parameters (soapenc arrays of strings), when there are any. */
+const ABSTRACT_TYPES_PREFIX = "s2";
+const MS_TYPE_DEFINITIONS: Readonly<Partial<Record<SoapType, string>>> = {
+  guid:
+    '      <s:simpleType name="guid">\n        <s:restriction base="s:string">\n' +
+    '          <s:pattern value="[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}" />\n' +
+    "        </s:restriction>\n      </s:simpleType>\n",
+  char: '      <s:simpleType name="char">\n        <s:restriction base="s:unsignedShort" />\n      </s:simpleType>\n',
+};
+
+/** The namespace of the HTTP bindings' abstract types: the service's, then AbstractTypes. */
+function abstractTypesNamespace(namespace: string): string {
+  return namespace.endsWith("/") ? `${namespace}AbstractTypes` : `${namespace}/AbstractTypes`;
+}
+
+/** The `type` attribute of a value of the type: s:int, s1:guid, tns:Color, tns:ArrayOfInt, tns:Address. */
+function typeRef(type: TypeModel): string {
+  switch (type.kind) {
+    case "scalar":
+      return XSD_TYPES[type.type];
+    case "enum":
+      return `tns:${xml(type.enum.name)}`;
+    case "record":
+      return `tns:${xml(type.record.name)}`;
+    case "array":
+      return `tns:${xml(type.typeName)}`;
+  }
+}
+
+/**
+ * One member of a sequence (parameter, field): .NET writes value types as required (minOccurs="1", with
+ * nillable="true" when nullable) and reference types (string, byte[], records, arrays) as optional.
+ */
+function memberElement(name: string, type: TypeModel, nullable: boolean | undefined): string {
+  const min = isValueType(type) ? "1" : "0";
+  const nil = nullable ? ' nillable="true"' : "";
+  return `<s:element minOccurs="${min}" maxOccurs="1" name="${xml(name)}"${nil} type="${typeRef(type)}" />`;
+}
+
+/** The type of an operation's result as a TypeModel; undefined for a DataSet, void and one-way. */
+function resultType(result: ResultModel): TypeModel | undefined {
+  switch (result.kind) {
+    case "scalar":
+      return { kind: "scalar", type: result.type };
+    case "enum":
+      return { kind: "enum", enum: result.enum };
+    case "record":
+      return { kind: "record", record: result.record };
+    case "list":
+      return {
+        kind: "array",
+        item: { kind: "record", record: result.record },
+        itemElement: result.record.name,
+        typeName: `ArrayOf${result.record.name}`,
+      };
+    case "array":
+      return { kind: "array", item: result.item, itemElement: result.itemElement, typeName: result.typeName };
+    default:
+      return undefined;
+  }
+}
+
+/** Every guid/char type the operations' messages use, in order of first use (records followed). */
+function msTypesUsed(operations: readonly OperationModel[]): SoapType[] {
+  const used = new Set<SoapType>();
+  const seen = new Set<RecordModel>();
+  const walk = (type: TypeModel): void => {
+    if (type.kind === "scalar") {
+      if (type.type === "guid" || type.type === "char") used.add(type.type);
+    } else if (type.kind === "array") {
+      walk(type.item);
+    } else if (type.kind === "record" && !seen.has(type.record)) {
+      seen.add(type.record);
+      for (const field of type.record.fields) walk(field.type);
+    }
+  };
+  for (const op of operations) {
+    for (const p of op.params) walk(p.type);
+    const result = resultType(op.result);
+    if (result) walk(result);
+  }
+  return [...used];
+}
+
+/**
+ * The named types of the schema (enums, records, arrays), each written once, right after the message
+ * element that first uses it, container before contents, as .NET's schema exporter orders them.
+ */
+class SchemaTypes {
+  private readonly declared = new Set<string>();
+
+  /** The definitions `type` needs that are not written yet, in order. */
+  definitions(type: TypeModel, out: string[]): void {
+    switch (type.kind) {
+      case "scalar":
+        return;
+      case "enum": {
+        if (!this.claim(type.enum.name)) return;
+        out.push(
+          `      <s:simpleType name="${xml(type.enum.name)}">\n        <s:restriction base="s:string">\n` +
+            type.enum.values.map((v) => `          <s:enumeration value="${xml(v)}" />\n`).join("") +
+            "        </s:restriction>\n      </s:simpleType>\n",
+        );
+        return;
+      }
+      case "record": {
+        if (!this.claim(type.record.name)) return;
+        out.push(complexType(xml(type.record.name), type.record.fields.map((f) => memberElement(f.name, f.type, f.nullable))));
+        for (const field of type.record.fields) this.definitions(field.type, out);
+        return;
+      }
+      case "array": {
+        if (!this.claim(type.typeName)) return;
+        // Items that can be null (strings, byte arrays, records) are nillable; value types are not.
+        const nil = isValueType(type.item) ? "" : ' nillable="true"';
+        out.push(
+          complexType(xml(type.typeName), [
+            `<s:element minOccurs="0" maxOccurs="unbounded" name="${xml(type.itemElement)}"${nil} type="${typeRef(type.item)}" />`,
+          ]),
+        );
+        this.definitions(type.item, out);
+        return;
+      }
+    }
+  }
+
+  private claim(name: string): boolean {
+    if (this.declared.has(name)) return false;
+    this.declared.add(name);
+    return true;
+  }
 }
 
 const PORTS = [
-  { suffix: "Soap", prefix: "soap" },
-  { suffix: "Soap12", prefix: "soap12" },
-  { suffix: "HttpGet", prefix: "http" },
-  { suffix: "HttpPost", prefix: "http" },
-] as const;
+  { binding: "soap11", suffix: "Soap", prefix: "soap" },
+  { binding: "soap12", suffix: "Soap12", prefix: "soap12" },
+  { binding: "httpGet", suffix: "HttpGet", prefix: "http" },
+  { binding: "httpPost", suffix: "HttpPost", prefix: "http" },
+] as const satisfies readonly { binding: BindingName; suffix: string; prefix: string }[];
 const SOAP_BINDINGS = PORTS.slice(0, 2);
 const HTTP_BINDINGS = [
-  { suffix: "HttpGet", verb: "GET", input: "        <http:urlEncoded />\n" },
-  { suffix: "HttpPost", verb: "POST", input: '        <mime:content type="application/x-www-form-urlencoded" />\n' },
-] as const;
-const PORT_TYPES = ["Soap", "HttpGet", "HttpPost"] as const;
+  { binding: "httpGet", suffix: "HttpGet", verb: "GET", input: "        <http:urlEncoded />\n" },
+  { binding: "httpPost", suffix: "HttpPost", verb: "POST", input: '        <mime:content type="application/x-www-form-urlencoded" />\n' },
+] as const satisfies readonly { binding: BindingName; suffix: string; verb: string; input: string }[];
+/** The port types: the two SOAP bindings share one. */
+const PORT_TYPES = [
+  { suffix: "Soap", bindings: ["soap11", "soap12"] },
+  { suffix: "HttpGet", bindings: ["httpGet"] },
+  { suffix: "HttpPost", bindings: ["httpPost"] },
+] as const satisfies readonly { suffix: string; bindings: readonly BindingName[] }[];
 
 const ANY_SCHEMA = (indent: string): string =>
   `${indent}<s:complexType>
@@ -66,6 +217,13 @@ ${indent}</s:complexType>
 
 /** The document with `address` (already escaped, or a marker) as each port's location. */
 function render(model: ServiceModel, docs: ServiceDocs, address: string): string {
+  const offered = new Set(offeredBindings(model));
+  const http = offered.has("httpGet") || offered.has("httpPost");
+  const soap = offered.has("soap11") || offered.has("soap12");
+  /** The operations each HTTP binding carries: those whose parameters travel as form fields. */
+  const httpOperations = model.operations.filter(offeredOnHttp);
+  const msTypes = msTypesUsed(model.operations);
+  const abstractTypes = http && httpOperations.some((op) => op.params.some((p) => p.type.kind === "array"));
   const ns = xml(model.namespace);
   const service = xml(model.name);
   const out: string[] = [];
@@ -75,84 +233,120 @@ function render(model: ServiceModel, docs: ServiceDocs, address: string): string
 
   line('<?xml version="1.0" encoding="utf-8"?>');
   line(
-    `<wsdl:definitions xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/" xmlns:tm="http://microsoft.com/wsdl/mime/textMatching/" xmlns:soapenc="http://schemas.xmlsoap.org/soap/encoding/" xmlns:mime="http://schemas.xmlsoap.org/wsdl/mime/" xmlns:tns="${ns}" xmlns:s="http://www.w3.org/2001/XMLSchema" xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap12/" xmlns:http="http://schemas.xmlsoap.org/wsdl/http/" targetNamespace="${ns}" xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">`,
+    `<wsdl:definitions xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/" xmlns:tm="http://microsoft.com/wsdl/mime/textMatching/" xmlns:soapenc="http://schemas.xmlsoap.org/soap/encoding/" xmlns:mime="http://schemas.xmlsoap.org/wsdl/mime/" xmlns:tns="${ns}"${msTypes.length > 0 ? ` xmlns:${MS_TYPES_PREFIX}="${MS_TYPES_NS}"` : ""} xmlns:s="http://www.w3.org/2001/XMLSchema" xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap12/"${abstractTypes ? ` xmlns:${ABSTRACT_TYPES_PREFIX}="${xml(abstractTypesNamespace(model.namespace))}"` : ""} xmlns:http="http://schemas.xmlsoap.org/wsdl/http/" targetNamespace="${ns}" xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">`,
   );
   line("  <wsdl:types>");
   line(`    <s:schema elementFormDefault="qualified" targetNamespace="${ns}">`);
   if (model.operations.some((op) => op.result.kind === "dataSet")) {
     line('      <s:import namespace="http://www.w3.org/2001/XMLSchema" />');
   }
-  const declared = new Set<string>();
+  if (msTypes.length > 0) line(`      <s:import namespace="${MS_TYPES_NS}" />`);
+  const types = new SchemaTypes();
   const rootElements = new Map<string, string>();
+  const onHttp = new Set(httpOperations);
   for (const op of model.operations) {
     const name = xml(op.name);
     line(`      <s:element name="${name}">`);
     if (op.params.length > 0) {
       line("        <s:complexType>");
       line("          <s:sequence>");
-      for (const p of op.params) {
-        line(
-          `            <s:element minOccurs="${minOccurs(p.type)}" maxOccurs="1" name="${xml(p.name)}" type="${XSD_TYPES[p.type]}" />`,
-        );
-      }
+      for (const p of op.params) line(`            ${memberElement(p.name, p.type, p.nullable)}`);
       line("          </s:sequence>");
       line("        </s:complexType>");
     } else {
       line("        <s:complexType />");
     }
     line("      </s:element>");
+    // .NET writes each named type right after the message element that first uses it.
+    for (const p of op.params) types.definitions(p.type, out);
+    // A one-way operation has no output message, so no response element.
+    if (op.result.kind === "oneWay") continue;
     line(`      <s:element name="${name}Response">`);
-    line("        <s:complexType>");
-    line("          <s:sequence>");
-    if (op.result.kind === "dataSet") {
-      line(`            <s:element minOccurs="0" maxOccurs="1" name="${name}Result">`);
-      out.push(ANY_SCHEMA("              "));
-      line("            </s:element>");
+    const result = resultType(op.result);
+    if (op.result.kind === "void") {
+      line("        <s:complexType />");
     } else {
-      const result = resultElement(op.result);
-      line(
-        `            <s:element minOccurs="${result.minOccurs}" maxOccurs="1" name="${name}Result" type="${result.type}" />`,
-      );
+      line("        <s:complexType>");
+      line("          <s:sequence>");
+      if (result === undefined) {
+        line(`            <s:element minOccurs="0" maxOccurs="1" name="${name}Result">`);
+        out.push(ANY_SCHEMA("              "));
+        line("            </s:element>");
+      } else {
+        line(`            ${memberElement(`${op.name}Result`, result, false)}`);
+      }
+      line("          </s:sequence>");
+      line("        </s:complexType>");
     }
-    line("          </s:sequence>");
-    line("        </s:complexType>");
     line("      </s:element>");
-    // .NET writes each complex type right after the first message element that uses it.
-    out.push(...complexTypesFirstUsedBy(op, declared));
-    const root = httpRootElement(op.result);
-    if (!rootElements.has(root.name)) rootElements.set(root.name, root.text);
+    if (result) types.definitions(result, out);
+    if (http && onHttp.has(op)) {
+      const root = httpRootElement(op.result);
+      if (root !== undefined && !rootElements.has(root.name)) rootElements.set(root.name, root.text);
+    }
   }
   out.push(...rootElements.values());
   line("    </s:schema>");
+  if (abstractTypes) {
+    line(`    <s:schema targetNamespace="${xml(abstractTypesNamespace(model.namespace))}">`);
+    line('      <s:import namespace="http://schemas.xmlsoap.org/soap/encoding/" />');
+    line('      <s:complexType name="StringArray">');
+    line('        <s:complexContent mixed="false">');
+    line('          <s:restriction base="soapenc:Array">');
+    line("            <s:sequence>");
+    line('              <s:element minOccurs="0" maxOccurs="unbounded" name="String" type="s:string" />');
+    line("            </s:sequence>");
+    line("          </s:restriction>");
+    line("        </s:complexContent>");
+    line("      </s:complexType>");
+    line("    </s:schema>");
+  }
+  if (msTypes.length > 0) {
+    line(`    <s:schema elementFormDefault="qualified" targetNamespace="${MS_TYPES_NS}">`);
+    for (const type of msTypes) out.push(MS_TYPE_DEFINITIONS[type]!);
+    line("    </s:schema>");
+  }
   line("  </wsdl:types>");
 
-  for (const op of model.operations) {
+  for (const op of soap ? model.operations : []) {
     const name = xml(op.name);
     line(`  <wsdl:message name="${name}SoapIn">`);
     line(`    <wsdl:part name="parameters" element="tns:${name}" />`);
     line("  </wsdl:message>");
+    if (op.result.kind === "oneWay") continue;
     line(`  <wsdl:message name="${name}SoapOut">`);
     line(`    <wsdl:part name="parameters" element="tns:${name}Response" />`);
     line("  </wsdl:message>");
   }
-  for (const { suffix } of HTTP_BINDINGS) {
-    for (const op of model.operations) {
+  for (const { suffix } of HTTP_BINDINGS.filter((b) => offered.has(b.binding))) {
+    for (const op of httpOperations) {
       const name = xml(op.name);
       if (op.params.length > 0) {
         line(`  <wsdl:message name="${name}${suffix}In">`);
-        for (const p of op.params) line(`    <wsdl:part name="${xml(p.name)}" type="s:string" />`);
+        for (const p of op.params) {
+          // An array travels as repeated fields: a soapenc array of strings in the abstract types.
+          const partType = p.type.kind === "array" ? `${ABSTRACT_TYPES_PREFIX}:StringArray` : "s:string";
+          line(`    <wsdl:part name="${xml(p.name)}" type="${partType}" />`);
+        }
         line("  </wsdl:message>");
       } else {
         line(`  <wsdl:message name="${name}${suffix}In" />`);
       }
-      line(`  <wsdl:message name="${name}${suffix}Out">`);
-      line(`    <wsdl:part name="Body" element="tns:${httpRootElement(op.result).name}" />`);
-      line("  </wsdl:message>");
+      const root = httpRootElement(op.result);
+      if (root === undefined) {
+        // void and one-way: the answer has no body.
+        line(`  <wsdl:message name="${name}${suffix}Out" />`);
+      } else {
+        line(`  <wsdl:message name="${name}${suffix}Out">`);
+        line(`    <wsdl:part name="Body" element="tns:${root.name}" />`);
+        line("  </wsdl:message>");
+      }
     }
   }
-  for (const suffix of PORT_TYPES) {
+  for (const { suffix } of PORT_TYPES.filter((t) => t.bindings.some((b) => offered.has(b)))) {
+    const isSoap = suffix === "Soap";
     line(`  <wsdl:portType name="${service}${suffix}">`);
-    for (const op of model.operations) {
+    for (const op of isSoap ? model.operations : httpOperations) {
       const name = xml(op.name);
       const doc = xml(docs.operations[op.name]?.doc ?? "");
       line(`    <wsdl:operation name="${name}">`);
@@ -160,40 +354,47 @@ function render(model: ServiceModel, docs: ServiceDocs, address: string): string
         line(`      <wsdl:documentation xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">${doc}</wsdl:documentation>`);
       }
       line(`      <wsdl:input message="tns:${name}${suffix}In" />`);
-      line(`      <wsdl:output message="tns:${name}${suffix}Out" />`);
+      // A one-way operation has no output message on SOAP; over HTTP it answers an empty body.
+      if (!(isSoap && op.result.kind === "oneWay")) line(`      <wsdl:output message="tns:${name}${suffix}Out" />`);
       line("    </wsdl:operation>");
     }
     line("  </wsdl:portType>");
   }
-  for (const { suffix, prefix } of SOAP_BINDINGS) {
+  for (const { suffix, prefix } of SOAP_BINDINGS.filter((b) => offered.has(b.binding))) {
     line(`  <wsdl:binding name="${service}${suffix}" type="tns:${service}Soap">`);
     line(`    <${prefix}:binding transport="http://schemas.xmlsoap.org/soap/http" />`);
     for (const op of model.operations) {
       line(`    <wsdl:operation name="${xml(op.name)}">`);
-      line(`      <${prefix}:operation soapAction="${xml(model.namespace + op.name)}" style="document" />`);
+      line(`      <${prefix}:operation soapAction="${xml(soapActionOf(model.namespace, op.name))}" style="document" />`);
       line("      <wsdl:input>");
       line(`        <${prefix}:body use="literal" />`);
       line("      </wsdl:input>");
-      line("      <wsdl:output>");
-      line(`        <${prefix}:body use="literal" />`);
-      line("      </wsdl:output>");
+      if (op.result.kind !== "oneWay") {
+        line("      <wsdl:output>");
+        line(`        <${prefix}:body use="literal" />`);
+        line("      </wsdl:output>");
+      }
       line("    </wsdl:operation>");
     }
     line("  </wsdl:binding>");
   }
-  for (const { suffix, verb, input } of HTTP_BINDINGS) {
+  for (const { suffix, verb, input } of HTTP_BINDINGS.filter((b) => offered.has(b.binding))) {
     line(`  <wsdl:binding name="${service}${suffix}" type="tns:${service}${suffix}">`);
     line(`    <http:binding verb="${verb}" />`);
-    for (const op of model.operations) {
+    for (const op of httpOperations) {
       const name = xml(op.name);
       line(`    <wsdl:operation name="${name}">`);
       line(`      <http:operation location="/${name}" />`);
       line("      <wsdl:input>");
       out.push(input);
       line("      </wsdl:input>");
-      line("      <wsdl:output>");
-      line('        <mime:mimeXml part="Body" />');
-      line("      </wsdl:output>");
+      if (httpRootElement(op.result) === undefined) {
+        line("      <wsdl:output />");
+      } else {
+        line("      <wsdl:output>");
+        line('        <mime:mimeXml part="Body" />');
+        line("      </wsdl:output>");
+      }
       line("    </wsdl:operation>");
     }
     line("  </wsdl:binding>");
@@ -203,7 +404,7 @@ function render(model: ServiceModel, docs: ServiceDocs, address: string): string
   if (serviceDoc !== "") {
     line(`    <wsdl:documentation xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">${serviceDoc}</wsdl:documentation>`);
   }
-  for (const { suffix, prefix } of PORTS) {
+  for (const { suffix, prefix } of PORTS.filter((p) => offered.has(p.binding))) {
     line(`    <wsdl:port name="${service}${suffix}" binding="tns:${service}${suffix}">`);
     line(`      <${prefix}:address location="${address}" />`);
     line("    </wsdl:port>");
@@ -213,66 +414,23 @@ function render(model: ServiceModel, docs: ServiceDocs, address: string): string
   return out.join("");
 }
 
-function resultElement(result: Exclude<ResultModel, { kind: "dataSet" }>): { type: string; minOccurs: string } {
-  switch (result.kind) {
-    case "scalar":
-      return { type: XSD_TYPES[result.type], minOccurs: "1" };
-    case "list":
-      return { type: `tns:ArrayOf${xml(result.record.name)}`, minOccurs: "0" };
-    case "record":
-      return { type: `tns:${xml(result.record.name)}`, minOccurs: "0" };
+/**
+ * The root element of the HTTP GET/POST answer, named after the result's .NET type, and its declaration;
+ * undefined for void and one-way operations, whose HTTP answer has no body.
+ */
+function httpRootElement(result: ResultModel): { name: string; text: string } | undefined {
+  if (result.kind === "dataSet") {
+    return {
+      name: "DataSet",
+      text: `      <s:element name="DataSet" nillable="true">\n${ANY_SCHEMA("        ")}      </s:element>\n`,
+    };
   }
-}
-
-/** The root element of the HTTP GET/POST answer, named after the result's .NET type, and its declaration. */
-function httpRootElement(result: ResultModel): { name: string; text: string } {
-  switch (result.kind) {
-    case "scalar":
-      return { name: result.type, text: `      <s:element name="${result.type}" type="${XSD_TYPES[result.type]}" />\n` };
-    case "list": {
-      const name = `ArrayOf${xml(result.record.name)}`;
-      return { name, text: `      <s:element name="${name}" nillable="true" type="tns:${name}" />\n` };
-    }
-    case "record": {
-      const name = xml(result.record.name);
-      return { name, text: `      <s:element name="${name}" nillable="true" type="tns:${name}" />\n` };
-    }
-    case "dataSet":
-      return {
-        name: "DataSet",
-        text: `      <s:element name="DataSet" nillable="true">\n${ANY_SCHEMA("        ")}      </s:element>\n`,
-      };
-  }
-}
-
-function complexTypesFirstUsedBy(op: OperationModel, declared: Set<string>): string[] {
-  const result = op.result;
-  if (result.kind !== "list" && result.kind !== "record") return [];
-  const types: string[] = [];
-  const arrayName = `ArrayOf${result.record.name}`;
-  if (result.kind === "list" && !declared.has(arrayName)) {
-    declared.add(arrayName);
-    const name = xml(result.record.name);
-    types.push(
-      complexType(`ArrayOf${name}`, [
-        `<s:element minOccurs="0" maxOccurs="unbounded" name="${name}" nillable="true" type="tns:${name}" />`,
-      ]),
-    );
-  }
-  if (!declared.has(result.record.name)) {
-    declared.add(result.record.name);
-    types.push(recordType(result.record));
-  }
-  return types;
-}
-
-function recordType(record: RecordModel): string {
-  return complexType(
-    xml(record.name),
-    record.fields.map(
-      (f) => `<s:element minOccurs="${minOccurs(f.type)}" maxOccurs="1" name="${xml(f.name)}" type="${XSD_TYPES[f.type]}" />`,
-    ),
-  );
+  const type = resultType(result);
+  if (type === undefined) return undefined;
+  const name = xml(type.kind === "scalar" ? type.type : type.kind === "enum" ? type.enum.name : type.kind === "record" ? type.record.name : type.typeName);
+  // A reference type's root may be nil (a null result); a value type's never is.
+  const nil = isValueType(type) ? "" : ' nillable="true"';
+  return { name, text: `      <s:element name="${name}"${nil} type="${typeRef(type)}" />\n` };
 }
 
 function complexType(name: string, elements: readonly string[]): string {

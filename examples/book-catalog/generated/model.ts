@@ -9,6 +9,10 @@ import type {
   RecordModel,
   TypeModel,
 } from "./runtime/model.js";
+import { typedWriters } from "./runtime/protocol/typed-xml-write.js";
+import { registerTypedWriters } from "./runtime/protocol/typed-xml.js";
+import { extraScalarCodecs } from "./runtime/values-extra.js";
+import { registerScalarCodecs } from "./runtime/values.js";
 import type {
   AddBookParams,
   AddBookResult,
@@ -54,7 +58,7 @@ const enums = {
 
 /** The parameters every operation takes first. */
 const credentials = [
-  { name: "apiKey", type: scalars.guid, credential: true },
+  { name: "apiKey", type: scalars.string, credential: true },
 ] as const satisfies readonly ClientParamModel[];
 
 /** The record Author, held by other records. */
@@ -280,3 +284,9 @@ export const service: ClientServiceModel = {
   namespace: "urn:example:books:v1",
   endpoint: "BookCatalog.asmx",
 };
+
+/** The codecs of float, short, guid, base64Binary, which this service uses (runtime/values-extra.ts). */
+registerScalarCodecs(extraScalarCodecs);
+
+/** The writers of enum, array and record parameters (runtime/protocol/typed-xml-write.ts). */
+registerTypedWriters(typedWriters);

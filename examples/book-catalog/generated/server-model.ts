@@ -13,6 +13,11 @@ const scalars = {
 
 /** The named rules of the spec, each as the parameters that reference it carry it. */
 const rules = {
+  apiKey: {
+    kind: "pattern",
+    name: "apiKey",
+    pattern: "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$",
+  },
   isbn: { kind: "pattern", name: "isbn", pattern: "^97[89][0-9]{10}$" },
   copies: { kind: "range", name: "copies", min: 1, max: 50 },
   title: { kind: "length", name: "title", min: 1, max: 200 },
@@ -20,7 +25,7 @@ const rules = {
 
 /** The parameters every operation takes first. */
 const credentials = [
-  { name: "apiKey", type: scalars.guid, required: true, rules: [], credential: true },
+  { name: "apiKey", type: scalars.string, required: true, rules: [rules.apiKey], credential: true },
 ] as const satisfies readonly ParamModel[];
 
 /** Every operation as the server reads it: parameter rules and defaults, checks, group. */

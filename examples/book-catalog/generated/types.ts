@@ -25,7 +25,7 @@ export interface Book {
   /** the enum Genre on the wire. */
   Genre: Genre;
   /** ArrayOfAuthor (Author items) on the wire. */
-  Authors?: Author[];
+  Authors?: (Author | null)[];
   /** xs:decimal on the wire. The decimal text exactly as on the wire (98.25), never a binary float. */
   Price: string;
   /**
@@ -78,7 +78,7 @@ export interface AddBookParams {
 }
 
 /** Result of AddBook: the book as stored. */
-export type AddBookResult = Book;
+export type AddBookResult = Book | null;
 
 /**
  * Parameters of GetBook. One book by its ISBN; nothing when the catalogue has no such book.
@@ -91,7 +91,7 @@ export interface GetBookParams {
 }
 
 /** Result of GetBook: the book, or nothing. */
-export type GetBookResult = Book;
+export type GetBookResult = Book | null;
 
 /**
  * Parameters of FindBooks. Books whose title contains the text, optionally on one shelf, at most
@@ -109,7 +109,7 @@ export interface FindBooksParams {
 }
 
 /** Result of FindBooks: the books, ordered by title. */
-export type FindBooksResult = Book[];
+export type FindBooksResult = (Book | null)[];
 
 /**
  * Parameters of CountByGenre. How many titles each of the given shelves holds, in the order asked.
@@ -141,11 +141,11 @@ export type GenresResult = Genre[];
  */
 export interface TitlesParams {
   /** The ISBNs. */
-  isbns?: readonly string[];
+  isbns?: readonly (string | null)[];
 }
 
 /** Result of Titles: one title per known ISBN. */
-export type TitlesResult = string[];
+export type TitlesResult = (string | null)[];
 
 /**
  * Parameters of Lend. Lends a copy of a book to a reader until the due date.
@@ -165,7 +165,7 @@ export interface LendParams {
 }
 
 /** Result of Lend: the loan. */
-export type LendResult = Loan;
+export type LendResult = Loan | null;
 
 /**
  * Parameters of Return. Ends a loan; the copy is available again.

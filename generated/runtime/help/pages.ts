@@ -11,9 +11,12 @@
 import type { ServiceDocs } from "../docs.js";
 import { escapeMarkup, HTML_REFERENCES, PAGE_TEXT_REFERENCES } from "../markup.js";
 import type { OperationModel, ParamModel, ResultModel, ServiceModel } from "../model.js";
+import { offeredBindings, type BindingName } from "../protocol/binding.js";
+import { isValueType } from "../values.js";
+import { offeredOnHttp } from "../protocol/http.js";
 import { sampleExchanges, type SampleRequest } from "./samples.js";
 import { HELP_STYLE } from "./style.js";
-import { checkInWords, ruleText, typeInWords, valueHint } from "./words.js";
+import { checkInWords, ruleText, typeInWords, typeLabel, typeModelInWords, valueHint } from "./words.js";
 
 const SLOTS = {
   baseUrl: "<!--@base-url-->",
@@ -39,6 +42,30 @@ export function renderHelpOperation(
 /** Spec text in the page. */
 function text(value: string): string {
   return escapeMarkup(value, PAGE_TEXT_REFERENCES);
+}
+
+/** How each offered binding is called, for the index page (`bindings` of the spec; all four by default). */
+const BINDING_LINES: Readonly<Record<BindingName, string>> = {
+  soap11: `        <li><strong>SOAP 1.1</strong>: <code>POST</code> to the endpoint, <code>Content-Type: text/xml</code>, operation named by the <code>SOAPAction</code> header.</li>\n`,
+  soap12: `        <li><strong>SOAP 1.2</strong>: <code>POST</code> to the endpoint, <code>Content-Type: application/soap+xml</code>.</li>\n`,
+  httpGet: `        <li><strong>HTTP GET</strong>: <code>GET</code> the endpoint followed by <code>/</code> and the operation name, parameters in the query string.</li>\n`,
+  httpPost: `        <li><strong>HTTP POST</strong>: <code>POST</code> the same address, parameters as <code>application/x-www-form-urlencoded</code>.</li>\n`,
+};
+/** The HTTP POST line when HTTP GET, whose address it calls "the same", is not offered. */
+const HTTP_POST_ALONE = `        <li><strong>HTTP POST</strong>: <code>POST</code> to the endpoint followed by <code>/</code> and the operation name, parameters as <code>application/x-www-form-urlencoded</code>.</li>\n`;
+/** The sample exchanges' ids (samples.ts) by binding. */
+const SAMPLE_IDS: Readonly<Record<BindingName, string>> = { soap11: "soap11", soap12: "soap12", httpGet: "http-get", httpPost: "http-post" };
+const COUNT_WORDS = ["no", "one", "two", "three", "four"];
+
+function callingWays(model: ServiceModel): string {
+  const offered = offeredBindings(model);
+  const count = COUNT_WORDS[offered.length] ?? String(offered.length);
+  const form = offered.includes("httpPost") ? " and a form that calls it" : "";
+  const each = offered.length === 1 ? "its sample messages" : `sample messages for all ${count}`;
+  return `      <p>Every operation is reachable ${offered.length === 1 ? "one way" : `${count} ways`} at the same endpoint:</p>
+      <ul>
+${offered.map((b) => (b === "httpPost" && !offered.includes("httpGet") ? HTTP_POST_ALONE : BINDING_LINES[b])).join("")}      </ul>
+      <p class="note">Each operation's page shows ${each}${form}. For a formal definition, see the <a href="?WSDL">service description</a>.</p>`;
 }
 
 /** The address parts and the sample messages. */
@@ -95,14 +122,7 @@ ${group.operations
 ${groups.join("")}  <section>
     <h2>Calling the service</h2>
     <div class="card">
-      <p>Every operation is reachable four ways at the same endpoint:</p>
-      <ul>
-        <li><strong>SOAP 1.1</strong>: <code>POST</code> to the endpoint, <code>Content-Type: text/xml</code>, operation named by the <code>SOAPAction</code> header.</li>
-        <li><strong>SOAP 1.2</strong>: <code>POST</code> to the endpoint, <code>Content-Type: application/soap+xml</code>.</li>
-        <li><strong>HTTP GET</strong>: <code>GET</code> the endpoint followed by <code>/</code> and the operation name, parameters in the query string.</li>
-        <li><strong>HTTP POST</strong>: <code>POST</code> the same address, parameters as <code>application/x-www-form-urlencoded</code>.</li>
-      </ul>
-      <p class="note">Each operation's page shows sample messages for all four and a form that calls it. For a formal definition, see the <a href="?WSDL">service description</a>.</p>
+${callingWays(model)}
     </div>
   </section>
 </main>
@@ -122,12 +142,12 @@ export function renderOperationSlots(model: ServiceModel, docs: ServiceDocs, op:
   const result = resultView(op.result, opDocs?.result ?? "", docs);
   const parameterRows = op.params
     .map((param) => {
-      const required = param.required || param.type !== "string";
+      const required = param.required || (isValueType(param.type) && !param.nullable);
       const use = required ? "required" : "optional";
-      const rules = [...typeInWords(param.type), ...param.rules.map(ruleText)];
+      const rules = [...typeModelInWords(param.type, param.nullable), ...param.rules.map(ruleText)];
       return `          <tr>
             <td><code>${text(param.name)}</code></td>
-            <td><code>${text(param.type)}</code></td>
+            <td><code>${text(typeLabel(param.type))}</code></td>
             <td><span class="badge ${use}">${use}</span>${param.default ? `<span class="default">default <code>${text(param.default)}</code></span>` : ""}</td>
             <td>${rules.length > 0 ? `<ul>${rules.map((rule) => `<li>${text(rule)}</li>`).join("")}</ul>` : ""}</td>
             <td>${text(paramDoc(param))}</td>
@@ -173,7 +193,13 @@ ${result.members
 `;
     })
     .join("");
+  const offered = offeredBindings(model);
+  const sampleIds = new Set(offered.map((b) => SAMPLE_IDS[b]));
+  // The form calls the HTTP POST binding: only where the service offers it.
+  // (An operation with a record parameter is SOAP only.)
+  const tryIt = offered.includes("httpPost") && offeredOnHttp(op);
   const samples = sampleExchanges(model, op)
+    .filter((sample) => sampleIds.has(sample.id))
     .map(
       (sample) => `    <div class="sample" id="${text(sample.id)}">
       <h3>${text(sample.title)} <small>${text(sample.note)}</small></h3>
@@ -193,8 +219,7 @@ ${result.members
     <p class="meta">
       <a href="?">All operations</a>
       <a href="?WSDL">Service description (WSDL)</a>
-      <a href="#try">Try it</a>
-      <a href="#samples">Sample messages</a>
+${tryIt ? `      <a href="#try">Try it</a>\n` : ""}      <a href="#samples">Sample messages</a>
     </p>
   </div>
 </header>
@@ -215,7 +240,7 @@ ${checksBlock}  </section>
     <h2>Result</h2>
     <p><code>${text(result.type)}</code> — ${text(result.doc)}</p>
 ${membersBlock}  </section>
-  <section id="try">
+${tryIt ? `  <section id="try">
     <h2>Try it</h2>
     <form class="card try" action="${formAction}" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
@@ -229,12 +254,12 @@ ${fields}      <div class="actions">
       <pre id="answer-body"></pre>
     </div>
   </section>
-  <section id="samples">
+` : ""}  <section id="samples">
     <h2>Sample messages</h2>
     <p class="note">The placeholders shown (<code>string</code>, <code>int</code>, <code>long</code>, <code>dateTime</code>, <code>length</code>) stand for actual values.</p>
 ${samples}  </section>
 </main>
-${TRY_IT_SCRIPT}</body>
+${tryIt ? TRY_IT_SCRIPT : ""}</body>
 </html>
 `;
 }
@@ -298,6 +323,32 @@ function resultView(result: ResultModel, resultDoc: string, docs: ServiceDocs): 
   switch (result.kind) {
     case "scalar":
       return { type: result.type, doc: resultDoc, memberKind: "", membersNote: "", members: [] };
+    case "enum":
+      return {
+        type: result.enum.name,
+        doc: resultDoc,
+        memberKind: "",
+        membersNote: `One of: ${result.enum.values.join(", ")}.`,
+        members: [],
+      };
+    case "array":
+      return {
+        type: result.typeName,
+        doc: resultDoc,
+        memberKind: "",
+        membersNote: `Zero or more ${typeLabel(result.item)} items, each an element ${result.itemElement}.`,
+        members: [],
+      };
+    case "void":
+      return { type: "void", doc: resultDoc, memberKind: "", membersNote: "An empty response element.", members: [] };
+    case "oneWay":
+      return {
+        type: "none (one-way)",
+        doc: resultDoc,
+        memberKind: "",
+        membersNote: "No response message: the server answers 202 Accepted with an empty body.",
+        members: [],
+      };
     case "list":
     case "record": {
       const record = result.record;
@@ -310,7 +361,7 @@ function resultView(result: ResultModel, resultDoc: string, docs: ServiceDocs): 
           result.kind === "list"
             ? `Zero or more ${record.name} elements: ${recordDoc} A string field without a value is left out.`
             : `${recordDoc} A string field without a value is left out.`,
-        members: record.fields.map((f) => ({ name: f.name, type: f.type, doc: "" })),
+        members: record.fields.map((f) => ({ name: f.name, type: typeLabel(f.type), doc: "" })),
       };
     }
     case "dataSet": {

@@ -10,7 +10,10 @@ import type {
   OperationModel,
   ResultModel,
   ServiceModel,
+  TypeModel,
 } from "../model.js";
+import { offeredOnHttp } from "../protocol/http.js";
+import { soapActionOf } from "../protocol/soap.js";
 
 export interface SampleExchange {
   readonly id: string;
@@ -38,7 +41,26 @@ const XSI_XSD = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd
 const XSD_XSI = 'xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';
 const INDENT = "  ";
 
+/**
+ * The sample exchanges of an operation: SOAP 1.1 and 1.2 always, HTTP GET and POST when the operation is
+ * offered there (no record parameters).
+ */
 export function sampleExchanges(model: ServiceModel, op: OperationModel): SampleExchange[] {
+  // Each sample expands records afresh: a nested record a few levels deep, or one used in several
+  // fields, would otherwise grow the page without bound.
+  budget = MAX_EXPANDED_ELEMENTS;
+  const exchanges = allExchanges(model, op);
+  return offeredOnHttp(op) ? exchanges : exchanges.filter((e) => e.id === "soap11" || e.id === "soap12");
+}
+
+/**
+ * Elements a sample may spell out (records, arrays) before showing the rest as a type name; one
+ * sample's expansion is bounded whatever the nesting of the records.
+ */
+const MAX_EXPANDED_ELEMENTS = 400;
+let budget = MAX_EXPANDED_ELEMENTS;
+
+function allExchanges(model: ServiceModel, op: OperationModel): SampleExchange[] {
   const ns = model.namespace;
   const okXml = ["HTTP/1.1 200 OK", "Content-Type: text/xml; charset=utf-8", "Content-Length: length", ""];
   const okSoap12 = [
@@ -47,7 +69,17 @@ export function sampleExchanges(model: ServiceModel, op: OperationModel): Sample
     "Content-Length: length",
     "",
   ];
-  const query = op.params.map((p) => `${encodeURIComponent(p.name)}=${p.type}`).join("&");
+  const query = op.params.flatMap((p) => queryFields(p.name, p.type)).join("&");
+  // A one-way operation has no output message: the server answers 202 with an empty body.
+  const accepted = "HTTP/1.1 202 Accepted";
+  const soapResponse = (head: readonly string[], prefix: string, envelopeNs: string): string =>
+    op.result.kind === "oneWay" ? accepted : lines(...head, ...soapEnvelope(prefix, envelopeNs, responseElement(op, ns)));
+  const httpResponse =
+    op.result.kind === "oneWay"
+      ? accepted
+      : op.result.kind === "void"
+        ? "HTTP/1.1 200 OK"
+        : lines(...okXml, XML_DECLARATION, ...httpAnswer(op.result, ns));
   return [
     {
       id: "soap11",
@@ -57,14 +89,11 @@ export function sampleExchanges(model: ServiceModel, op: OperationModel): Sample
         "",
         "Content-Type: text/xml; charset=utf-8",
         "Content-Length: length",
-        `SOAPAction: "${ns}${op.name}"`,
+        `SOAPAction: "${soapActionOf(ns, op.name)}"`,
         "",
         ...soapEnvelope("soap", "http://schemas.xmlsoap.org/soap/envelope/", requestElement(op, ns)),
       ),
-      response: lines(
-        ...okXml,
-        ...soapEnvelope("soap", "http://schemas.xmlsoap.org/soap/envelope/", responseElement(op, ns)),
-      ),
+      response: soapResponse(okXml, "soap", "http://schemas.xmlsoap.org/soap/envelope/"),
     },
     {
       id: "soap12",
@@ -77,17 +106,14 @@ export function sampleExchanges(model: ServiceModel, op: OperationModel): Sample
         "",
         ...soapEnvelope("soap12", "http://www.w3.org/2003/05/soap-envelope", requestElement(op, ns)),
       ),
-      response: lines(
-        ...okSoap12,
-        ...soapEnvelope("soap12", "http://www.w3.org/2003/05/soap-envelope", responseElement(op, ns)),
-      ),
+      response: soapResponse(okSoap12, "soap12", "http://www.w3.org/2003/05/soap-envelope"),
     },
     {
       id: "http-get",
       title: "HTTP GET",
       note: "every parameter in the query string",
       request: { method: "GET", target: `/${op.name}${query === "" ? "" : `?${query}`}`, rest: "" },
-      response: lines(...okXml, XML_DECLARATION, ...httpAnswer(op.result, ns)),
+      response: httpResponse,
     },
     {
       id: "http-post",
@@ -100,7 +126,7 @@ export function sampleExchanges(model: ServiceModel, op: OperationModel): Sample
         "",
         query,
       ),
-      response: lines(...okXml, XML_DECLARATION, ...httpAnswer(op.result, ns)),
+      response: httpResponse,
     },
   ];
 }
@@ -128,42 +154,94 @@ function soapEnvelope(prefix: string, envelopeNs: string, body: readonly string[
 
 function requestElement(op: OperationModel, ns: string): string[] {
   if (op.params.length === 0) return [`<${op.name} xmlns="${ns}" />`];
-  return [`<${op.name} xmlns="${ns}">`, ...indent(op.params.map((p) => leaf(p.name, p.type))), `</${op.name}>`];
+  return [`<${op.name} xmlns="${ns}">`, ...indent(op.params.flatMap((p) => valueLines(p.name, p.type))), `</${op.name}>`];
+}
+
+/** The query or form fields of one parameter: an array repeats its name, as ASMX reads it. */
+function queryFields(name: string, type: TypeModel): string[] {
+  const field = encodeURIComponent(name);
+  if (type.kind === "array") return [`${field}=${placeholder(type.item)}`, `${field}=${placeholder(type.item)}`];
+  return [`${field}=${placeholder(type)}`];
+}
+
+/** What a value of the type shows in a sample: its type name, or an enum's values. */
+function placeholder(type: TypeModel): string {
+  switch (type.kind) {
+    case "scalar":
+      return type.type;
+    case "enum":
+      return type.enum.values.join(" or ");
+    case "record":
+      return type.record.name;
+    case "array":
+      return type.typeName;
+  }
+}
+
+/**
+ * The element of one value: a leaf for a scalar or an enum, a record's fields, two items of an array
+ * (one inside another array). Past the sample's budget a record or array is a leaf naming its type.
+ */
+function valueLines(name: string, type: TypeModel, inArray = false): string[] {
+  switch (type.kind) {
+    case "scalar":
+    case "enum":
+      return [leaf(name, placeholder(type))];
+    case "record":
+      if (--budget < 0) return [leaf(name, placeholder(type))];
+      return recordElement(name, type.record.fields);
+    case "array": {
+      if (--budget < 0) return [leaf(name, placeholder(type))];
+      const item = valueLines(type.itemElement, type.item, true);
+      return [`<${name}>`, ...indent(inArray ? item : [...item, ...item]), `</${name}>`];
+    }
+  }
 }
 
 function responseElement(op: OperationModel, ns: string): string[] {
   const result = `${op.name}Result`;
+  if (op.result.kind === "void" || op.result.kind === "oneWay") return [`<${op.name}Response xmlns="${ns}" />`];
   return [
     `<${op.name}Response xmlns="${ns}">`,
     ...indent(
-      op.result.kind === "scalar"
-        ? [leaf(result, op.result.type)]
+      op.result.kind === "scalar" || op.result.kind === "enum"
+        ? valueLines(result, op.result.kind === "scalar" ? { kind: "scalar", type: op.result.type } : op.result)
         : [`<${result}>`, ...indent(resultContent(op.result)), `</${result}>`],
     ),
     `</${op.name}Response>`,
   ];
 }
 
+type ContentResult = Extract<ResultModel, { kind: "list" | "record" | "dataSet" | "array" }>;
+
 /** The children of {Op}Result, which are also the children of the HTTP bindings' root element. */
-function resultContent(result: Exclude<ResultModel, { kind: "scalar" }>): string[] {
+function resultContent(result: ContentResult): string[] {
   switch (result.kind) {
     case "list": {
-      const item = recordElement(result.record.name, result.record.fields);
+      const item = recordElement(result.record.name, result.record.fields, true);
       return [...item, ...item];
     }
     case "record":
-      return result.record.fields.map((f) => leaf(f.name, f.type));
+      return result.record.fields.flatMap((f) => valueLines(f.name, f.type));
     case "dataSet":
       return dataSetContent(result.dataSet);
+    case "array": {
+      const item = valueLines(result.itemElement, result.item, true);
+      return [...item, ...item];
+    }
   }
 }
 
-function httpAnswer(result: ResultModel, ns: string): string[] {
+function httpAnswer(result: Exclude<ResultModel, { kind: "void" | "oneWay" }>, ns: string): string[] {
   switch (result.kind) {
     case "scalar":
       return [`<${result.type} xmlns="${ns}">${result.type}</${result.type}>`];
+    case "enum":
+      return [`<${result.enum.name} xmlns="${ns}">${placeholder(result)}</${result.enum.name}>`];
     case "list":
       return wrap(`ArrayOf${result.record.name}`, `${XSD_XSI} xmlns="${ns}"`, resultContent(result));
+    case "array":
+      return wrap(result.typeName, `${XSD_XSI} xmlns="${ns}"`, resultContent(result));
     case "record":
       return wrap(result.record.name, `${XSD_XSI} xmlns="${ns}"`, resultContent(result));
     case "dataSet":
@@ -175,8 +253,8 @@ function wrap(name: string, attributes: string, content: readonly string[]): str
   return [`<${name} ${attributes}>`, ...indent(content), `</${name}>`];
 }
 
-function recordElement(name: string, fields: readonly FieldModel[]): string[] {
-  return [`<${name}>`, ...indent(fields.map((f) => leaf(f.name, f.type))), `</${name}>`];
+function recordElement(name: string, fields: readonly FieldModel[], inArray = false): string[] {
+  return [`<${name}>`, ...indent(fields.flatMap((f) => valueLines(f.name, f.type, inArray))), `</${name}>`];
 }
 
 function leaf(name: string, placeholder: string): string {

@@ -3,7 +3,7 @@
 // Rules, checks and SOAP types in words: on the help pages, and (ruleText, columnNameText) in the TSDoc the
 // generator writes on each parameter, so both say the same.
 
-import type { CheckModel, ParamModel, RuleModel, SoapType } from "../model.js";
+import type { CheckModel, ParamModel, RuleModel, SoapType, TypeModel } from "../model.js";
 import { listInWords } from "../rules.js";
 import { textFormatShape } from "../values.js";
 
@@ -21,11 +21,22 @@ export function ruleText(rule: RuleModel): string {
       return `A valid XML element name of at most ${rule.max} characters.`;
     case "url":
       return `An absolute URL with scheme ${rule.schemes.join(", ")}.`;
-    case "csvSubscribers":
-      return (
-        `CSV subscriber rows delimited by ${rule.delimiters.join(" or ")}: Email, Name, Format, ` +
-        `then at most ${rule.maxDemographicFields} demographic fields.`
-      );
+    case "pattern":
+      return `Matches the regular expression ${rule.pattern}.`;
+    case "length":
+      return rule.min !== undefined && rule.max !== undefined
+        ? `From ${rule.min} to ${rule.max} characters.`
+        : rule.min !== undefined
+          ? `At least ${rule.min} characters.`
+          : `At most ${rule.max} characters.`;
+    case "range":
+      return rule.min !== undefined && rule.max !== undefined
+        ? `From ${rule.min} to ${rule.max}.`
+        : rule.min !== undefined
+          ? `At least ${rule.min}.`
+          : `At most ${rule.max}.`;
+    case "extension":
+      return rule.text;
   }
 }
 
@@ -43,7 +54,35 @@ export function valueHint(param: ParamModel): string {
     if (rule.kind === "enum") return rule.values.join(" | ");
     if (rule.kind === "format") return textFormatShape(rule.format);
   }
-  return param.type === "dateTime" ? "yyyy-MM-ddTHH:mm:ss" : param.type;
+  if (param.type.kind === "enum") return param.type.enum.values.join(" | ");
+  return param.type.kind === "scalar" && param.type.type === "dateTime" ? "yyyy-MM-ddTHH:mm:ss" : typeLabel(param.type);
+}
+
+/** A type as the WSDL and the help pages name it: `int`, `Color`, `Address`, `ArrayOfInt`. */
+export function typeLabel(type: TypeModel): string {
+  switch (type.kind) {
+    case "scalar":
+      return type.type;
+    case "enum":
+      return type.enum.name;
+    case "record":
+      return type.record.name;
+    case "array":
+      return type.typeName;
+  }
+}
+
+/** A parameter or field type in words, for the help page's rules column. */
+export function typeModelInWords(type: TypeModel, nullable?: boolean): string[] {
+  const words =
+    type.kind === "scalar"
+      ? typeInWords(type.type)
+      : type.kind === "enum"
+        ? [`One of: ${type.enum.values.join(", ")}.`]
+        : type.kind === "record"
+          ? [`A ${type.record.name} record.`]
+          : [`Zero or more ${typeLabel(type.item)} items.`];
+  return nullable ? [...words, "May be null (xsi:nil)."] : words;
 }
 
 export function typeInWords(type: SoapType): string[] {
@@ -62,6 +101,26 @@ export function typeInWords(type: SoapType): string[] {
       return ["Date and time as yyyy-MM-ddTHH:mm:ss, optionally with fractions and a zone (Z or +02:00)."];
     case "boolean":
       return ["true or false."];
+    case "float":
+      return ["Single-precision number with . as decimal point; INF, -INF and NaN allowed."];
+    case "byte":
+      return ["Whole number from -128 to 127."];
+    case "unsignedByte":
+      return ["Whole number from 0 to 255."];
+    case "short":
+      return ["Whole number from -32768 to 32767."];
+    case "unsignedShort":
+      return ["Whole number from 0 to 65535."];
+    case "unsignedInt":
+      return ["Whole number from 0 to 4294967295."];
+    case "unsignedLong":
+      return ["Whole number from 0 to 18446744073709551615."];
+    case "base64Binary":
+      return ["Bytes as base64 text."];
+    case "guid":
+      return ["A GUID such as 0f8fad5b-d9cb-469f-a165-70867728950e."];
+    case "char":
+      return ["One character, sent as its UTF-16 code (65 for A)."];
   }
 }
 
@@ -71,14 +130,8 @@ export function checkInWords(check: CheckModel): string {
       return `At least one of ${listInWords(check.params, "and")} must be given.`;
     case "ordered":
       return `${check.from} must not be later than ${check.to}.`;
-    case "demographicLists": {
-      const lists =
-        `${check.fields} names fields DD1 to DD${check.maxField}, delimited by ; or | (one of them, not both); ` +
-        `${check.values} holds as many values, in the same order.`;
-      return check.splitLength === undefined
-        ? lists
-        : `${lists} A value longer than ${check.splitLength} characters continues in the following fields.`;
-    }
+    case "extension":
+      return check.text;
     case "columnName":
       return columnNameText(check);
   }

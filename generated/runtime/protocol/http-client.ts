@@ -5,10 +5,10 @@
 
 import { HttpBindingError, ResponseFormatError } from "../errors.js";
 import type { ClientOperationModel, ClientServiceModel } from "../model.js";
-import type { ParamTexts, ParamValues } from "../params.js";
+import type { ParamTexts, ParamValues, WireValue } from "../params.js";
 import { DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
 import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "./binding.js";
-import { httpRootName, type HttpBindingName } from "./http.js";
+import { httpRootName, notOnHttp, offeredOnHttp, type HttpBindingName } from "./http.js";
 import { readResult } from "./result.js";
 import { ERROR_CODE_HEADER, ERROR_PARAMETER_HEADER } from "./text-error.js";
 
@@ -42,8 +42,23 @@ export function createHttpClientBinding(variant: HttpClientVariant, service: Cli
     name: variant.binding,
 
     encodeRequest(op: ClientOperationModel, texts: ParamTexts): WireRequest {
-      const form = new URLSearchParams(op.params.map((p, i) => [p.name, texts[i] ?? ""])).toString();
-      return variant.toRequest(`/${op.name}`, form);
+      if (!offeredOnHttp(op)) {
+        const param = op.params.find((q) => notOnHttp(q) !== undefined)!;
+        throw new TypeError(`${op.name} takes ${notOnHttp(param)} (${param.name}), which ${variant.binding} cannot carry (as in ASMX): call it over SOAP.`);
+      }
+      // Every parameter is sent (an absent one empty, a null nullable value empty too); an array is its
+      // field repeated, once per item (none for an empty array), as ASMX reads arrays of primitives.
+      // A char is the character itself there (ASMX reads it with Convert.ToChar), not its code as in XML.
+      const pairs: [string, string][] = [];
+      op.params.forEach((p, i) => {
+        const text = texts[i];
+        const type = p.type.kind === "array" ? p.type.item : p.type;
+        const field = (value: WireValue): string =>
+          typeof value !== "string" ? "" : type.kind === "scalar" && type.type === "char" ? String.fromCharCode(Number(value)) : value;
+        if (Array.isArray(text)) for (const item of text as readonly WireValue[]) pairs.push([p.name, field(item)]);
+        else if (p.type.kind !== "array") pairs.push([p.name, field(text as WireValue)]);
+      });
+      return variant.toRequest(`/${op.name}`, new URLSearchParams(pairs).toString());
     },
 
     decodeResponse(op: ClientOperationModel, response: WireResponse, request: ParamValues): unknown {
@@ -58,6 +73,8 @@ export function createHttpClientBinding(variant: HttpClientVariant, service: Cli
         const parameter = response.headers[ERROR_PARAMETER_HEADER];
         throw new HttpBindingError({ status: response.status, exceptionType, reason, errorCode, parameter }, variant.binding, op.name);
       }
+      // Void and one-way: 200 with an empty body; nothing to read.
+      if (op.result.kind === "void" || op.result.kind === "oneWay") return undefined;
       let root: XmlElement;
       try {
         root = options.readXml(response.body, readOptions);

@@ -4,15 +4,15 @@
 // (refusing %-escapes that are not UTF-8), result documents with the result type as root element
 // (indented), and `500 text/plain` errors naming the .NET exception type.
 
-import { ErrorCodes, ServiceError } from "../errors.js";
-import type { OperationModel, ServiceModel } from "../model.js";
+import { clientError, ErrorCodes, ServiceError } from "../errors.js";
+import type { OperationModel, ServiceModel, TypeModel } from "../model.js";
 import { paramIndexes, type ParamTexts, type ParamValues } from "../params.js";
 import { oneLine } from "../safe-error.js";
 import { fromDotNetText } from "../values.js";
 import { XmlOut } from "../xml/out.js";
 import type { BindingOptions, DecodedRequest, ServerBinding, WireRequest, WireResponse } from "./binding.js";
-import { httpRootName, type HttpBindingName } from "./http.js";
-import { scalarText, writeResultChildren } from "./result.js";
+import { httpRootName, offeredOnHttp, type HttpBindingName } from "./http.js";
+import { isFlatRecord, isNullResult, resultElement, writeResultChildren } from "./result.js";
 import { XSD_NS, XSI_NS } from "./soap.js";
 import { textErrorResponse } from "./text-error.js";
 
@@ -106,13 +106,31 @@ function invalidEncoding(name: string): ServiceError {
   });
 }
 
+function tooManyItems(name: string, limit: number): ServiceError {
+  return new ServiceError(ErrorCodes.TooManyElements, `The form holds more than ${limit} array items (at ${name}).`, {
+    side: "client",
+    status: 400,
+    exceptionType: "System.InvalidOperationException",
+    parameter: name,
+  });
+}
+
 /**
- * The first value of each parameter in an application/x-www-form-urlencoded text, read as URLSearchParams
+ * The first value of each parameter in an application/x-www-form-urlencoded text (every value, in order,
+ * for an array parameter: `ids=1&ids=2`, as ASMX reads arrays of primitives), read as URLSearchParams
  * reads it, without building one (and without a look-up per parameter). A parameter's value whose escapes
  * are not UTF-8 is refused (InvalidEncoding, naming it); a name that does not decode names no parameter.
+ * The values of an array are at most the form's pairs: bounded by the body's size.
  */
-function formTexts(form: string, params: OperationModel["params"], index: ReadonlyMap<string, number>): ParamTexts {
+function formTexts(
+  form: string,
+  params: OperationModel["params"],
+  index: ReadonlyMap<string, number>,
+  isArray: readonly boolean[],
+  maxItems: number,
+): ParamTexts {
   const texts: ParamTexts = new Array(params.length);
+  let items = 0;
   // A name longer than this, even with every character %-escaped, names no parameter: not decoded.
   // One shorter than every parameter name cannot decode to one either (decoding never lengthens).
   let longestName = 0;
@@ -141,10 +159,14 @@ function formTexts(form: string, params: OperationModel["params"], index: Readon
       const name =
         rawLength > maxEncodedName || rawLength < shortestName ? undefined : decodeFormPart(form.slice(start, nameEnd));
       const i = name === undefined ? undefined : index.get(name);
-      if (i !== undefined && texts[i] === undefined) {
+      if (i !== undefined && (texts[i] === undefined || isArray[i])) {
         const value = hasValue ? decodeFormPart(form.slice(eq + 1, end)) : "";
         if (value === undefined) throw invalidEncoding(params[i]!.name); // i comes from the index of params
-        texts[i] = value;
+        if (isArray[i]) {
+          if (++items > maxItems) throw tooManyItems(params[i]!.name, maxItems);
+          ((texts[i] ??= []) as string[]).push(value);
+        }
+        else texts[i] = value;
       }
     }
     start = end + 1;
@@ -152,14 +174,44 @@ function formTexts(form: string, params: OperationModel["params"], index: Readon
   return texts;
 }
 
+/** HTTP GET/POST text of a scalar or enum as the strict parsers read it: .NET's lenient forms rewritten. */
+function dotNetText(type: TypeModel, text: string, name: string): string {
+  if (type.kind === "enum") return text.length > 256 ? text : text.trim();
+  if (type.kind !== "scalar" || type.type === "string") return text;
+  if (type.type === "char") {
+    // ASMX converts a form value to a char with Convert.ToChar(string): the character itself, exactly one
+    // (XML carries its code instead): given here as the code the strict parser reads.
+    if (text.length === 1) return String(text.charCodeAt(0));
+    throw clientError(
+      ErrorCodes.InvalidType,
+      `Cannot convert '${oneLine(text, 40)}' to System.Char for parameter ${name}: the value is not exactly one character.`,
+      { parameter: name },
+    );
+  }
+  return fromDotNetText(type.type, text);
+}
+
+/** The answer of a void operation: 200 and nothing else. */
+const EMPTY_OK: WireResponse = { status: 200, headers: {}, body: "" };
+
+function document(root: string): WireResponse {
+  return { status: 200, headers: { "content-type": "text/xml; charset=utf-8" }, body: `${XML_DECLARATION}\n${root}` };
+}
+
 export function createHttpServerBinding(
   variant: HttpServerVariant,
   service: ServiceModel,
-  options: Pick<BindingOptions, "recordWriters"> = {},
+  options: Pick<BindingOptions, "recordWriters" | "maxElements"> = {},
 ): ServerBinding {
+  // Array items a form may hold, over all its array fields: the same bound as the elements of a SOAP request.
+  // (The server core always passes its maxElements; 10,000 is its default.)
+  const maxItems = options.maxElements ?? 10_000;
   const ns = service.namespace;
-  const byName = new Map(service.operations.map((op) => [op.name, op]));
+  // Operations with a record parameter are SOAP only: not found here, as ASMX does not find them.
+  const byName = new Map(service.operations.filter(offeredOnHttp).map((op) => [op.name, op]));
   const indexes = paramIndexes(service);
+  /** Per operation, which parameters are arrays (their field repeats). */
+  const arrays = new Map(service.operations.map((op) => [op, op.params.map((p) => p.type.kind === "array")]));
   const arrayAttrs = ` xmlns:xsd="${XSD_NS}" xmlns:xsi="${XSI_NS}" xmlns="${ns}"`;
 
   return {
@@ -176,21 +228,37 @@ export function createHttpServerBinding(
         });
       }
       const params = op.params;
-      const texts = formTexts(variant.fromRequest(request), params, indexes.get(op) as Map<string, number>);
+      const texts = formTexts(variant.fromRequest(request), params, indexes.get(op) as Map<string, number>, arrays.get(op)!, maxItems);
+      // Values as .NET's invariant culture reads them (values.ts fromDotNetText), each item of an array too.
       for (let i = 0; i < params.length; i++) {
         const text = texts[i];
+        if (text === undefined) continue;
         const type = params[i]!.type;
-        if (text !== undefined && type !== "string") texts[i] = fromDotNetText(type, text);
+        if (type.kind === "array") {
+          const items = text as string[];
+          for (let k = 0; k < items.length; k++) items[k] = dotNetText(type.item, items[k]!, params[i]!.name);
+        } else {
+          texts[i] = dotNetText(type, text as string, params[i]!.name);
+        }
       }
       return { op, texts };
     },
 
     encodeResponse(op: OperationModel, result: unknown, request: ParamValues): WireResponse {
-      const out = new XmlOut(true).raw(XML_DECLARATION);
+      const kind = op.result.kind;
+      // Void (and one-way, which these bindings answer as void): 200 with an empty body, as ASMX answers.
+      if (kind === "void" || kind === "oneWay") return EMPTY_OK;
       const root = httpRootName(op.result);
-      if (op.result.kind === "scalar") {
-        out.leaf(root, scalarText(op.result, result), ` xmlns="${ns}"`);
-      } else if (op.result.kind === "list" && Array.isArray(result) && result.length === 0) {
+      if (isNullResult(op.result, result)) {
+        // A null string, byte array, array or record: the root element, nil (its WSDL element is nillable).
+        return document(`<${root} xmlns:xsd="${XSD_NS}" xmlns:xsi="${XSI_NS}" xsi:nil="true" xmlns="${ns}" />`);
+      }
+      if (kind === "scalar" || kind === "enum" || kind === "array" || ((kind === "list" || kind === "record") && !isFlatRecord(op.result.record))) {
+        const attrs = kind === "scalar" || kind === "enum" ? ` xmlns="${ns}"` : arrayAttrs;
+        return document(resultElement(root, op.result, result, true, attrs, options.recordWriters));
+      }
+      const out = new XmlOut(true).raw(XML_DECLARATION);
+      if (op.result.kind === "list" && Array.isArray(result) && result.length === 0) {
         out.empty(root, arrayAttrs);
       } else {
         out.open(root, op.result.kind === "dataSet" ? ` xmlns="${ns}"` : arrayAttrs);

@@ -4,7 +4,7 @@
 // element of a result document. http-client.ts and http-server.ts hold the two halves; each variant
 // module (http-get/, http-post/) says where the parameters travel.
 
-import type { ResultModel } from "../model.js";
+import type { ResultModel, TypeModel } from "../model.js";
 import type { BindingName } from "./binding.js";
 
 export const FORM_CONTENT_TYPE = "application/x-www-form-urlencoded";
@@ -22,5 +22,36 @@ export function httpRootName(result: ResultModel): string {
       return result.record.name;
     case "dataSet":
       return "DataSet";
+    case "enum":
+      return result.enum.name;
+    case "array":
+      return result.typeName;
+    default:
+      throw new TypeError(`a ${result.kind} result has no HTTP root element`);
   }
+}
+
+/**
+ * Whether HTTP GET and HTTP POST carry the operation, as ASMX decides it: every parameter (credentials
+ * included) is one its ScalarFormatter reads from a form field — a .NET primitive, string, decimal, DateTime
+ * or enum, or an array of them (repeated fields). An operation with a record parameter (or an array of
+ * records), a guid (or guid array) parameter or a nullable parameter is SOAP only, as ASMX leaves it off
+ * its HttpGet/HttpPost bindings: absent from the HTTP bindings of the WSDL, refused there as an unknown
+ * operation by the server, and refused with a TypeError by the client before anything is sent.
+ */
+export function offeredOnHttp(op: { readonly params: readonly { readonly type: TypeModel; readonly nullable?: boolean }[] }): boolean {
+  return op.params.every((p) => p.nullable !== true && formReadable(p.type.kind === "array" ? p.type.item : p.type));
+}
+
+/** Why HTTP GET/POST cannot carry the parameter (a record, a guid, a nullable value), or undefined when they can. */
+export function notOnHttp(param: { readonly type: TypeModel; readonly nullable?: boolean }): string | undefined {
+  if (param.nullable === true) return "a nullable parameter";
+  const type = param.type.kind === "array" ? param.type.item : param.type;
+  if (type.kind === "record") return "a record parameter";
+  if (type.kind === "scalar" && type.type === "guid") return "a guid parameter";
+  return undefined;
+}
+
+function formReadable(type: TypeModel): boolean {
+  return type.kind !== "record" && type.kind !== "array" && !(type.kind === "scalar" && type.type === "guid");
 }

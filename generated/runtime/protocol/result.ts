@@ -4,12 +4,14 @@
 // that holds the result (SOAP `<OpResult>` vs. an HTTP root element) and in layout (compact vs. indented).
 
 import { readDataSet, writeDataSet, type DataSetResult } from "../dataset.js";
-import type { ClientOperationModel, RecordModel, ResultModel, SoapType } from "../model.js";
+import type { ArrayTypeModel, ClientOperationModel, OperationModel, RecordModel, ResultModel, SoapType, TypeModel } from "../model.js";
 import type { ParamValues } from "../params.js";
-import { ConversionError, formatterOf, formatValue, parseValue } from "../values.js";
+import { ConversionError, formatterOf, formatValue } from "../values.js";
 import type { XmlElement } from "../xml/tree.js";
 import { escapeText } from "../xml/write.js";
 import { XmlOut } from "../xml/out.js";
+import { isNilElement, isReference, readWire, recordWire, wireOf, type WireValue } from "./typed-xml.js";
+import { formatTyped, typedXml } from "./typed-xml-write.js";
 
 type Fields = Readonly<Record<string, unknown>>;
 
@@ -41,6 +43,11 @@ function asFields(value: unknown, what: string): Fields {
 /** A record's markup in one layout. */
 export interface RecordLayout {
   readonly record: string;
+  /** The layout (indented or compact) and the depth of the record's fields, for records that are not flat. */
+  readonly pretty: boolean;
+  readonly fieldDepth: number;
+  /** `<R />` with the line break and indentation before it ("" without tags): a record with no field written. */
+  readonly empty: string;
   /** The record's own tags with the line break and indentation before them; "" for a record result, whose
    * fields go directly inside the element that holds the result. */
   readonly open: string;
@@ -86,6 +93,9 @@ function makeLayout(record: RecordModel, pretty: boolean, depth: number, tags: b
   const between = [open, ...fieldClose].map((before, i) => flat(before, fieldOpen[i] ?? close));
   return {
     record: record.name,
+    pretty,
+    fieldDepth: tags ? depth + 1 : depth,
+    empty: tags ? flat(outer, "<", record.name, " />") : "",
     open,
     close,
     names: record.fields.map((f) => f.name),
@@ -178,14 +188,65 @@ function fieldText(type: SoapType): FieldText {
   return (layout, i, value) => valueText(layout, i, value, format);
 }
 
+const flatRecords = new WeakMap<RecordModel, boolean>();
+
+/**
+ * Whether every field of the record is a scalar that is not nullable: such records are written by the
+ * layouts above (and by generated/writers.ts, which the generator emits for them alone); the others (enum,
+ * array, record or nullable fields) by typed-xml.ts, field by field.
+ */
+export function isFlatRecord(record: RecordModel): boolean {
+  let flatRecord = flatRecords.get(record);
+  if (flatRecord === undefined) {
+    flatRecord = record.fields.every((f) => f.type.kind === "scalar" && !f.nullable);
+    flatRecords.set(record, flatRecord);
+  }
+  return flatRecord;
+}
+
+/** A ResultShapeError for a message of typed-xml's formatter. */
+const shapeFailure = (message: string): ResultShapeError => new ResultShapeError(message);
+
+/** typed-xml's markup, its RangeError (a string XML cannot carry) as a ResultShapeError naming `what`. */
+function markup(what: string, make: () => string): string {
+  try {
+    return make();
+  } catch (error) {
+    if (error instanceof RangeError) throw new ResultShapeError(`${what} ${error.message}`);
+    throw error;
+  }
+}
+
+/** A record with enum, array, record or nullable fields, in a layout (its tags, then each field element). */
+function nestedRecordWrite(record: RecordModel): RecordWrite {
+  const type: TypeModel = { kind: "record", record };
+  const fields = record.fields;
+  return (value, layout) => {
+    recordFields(value, layout);
+    const wire = formatTyped(type, value, record.name, shapeFailure) as { readonly fields: readonly WireValue[] };
+    const inner = markup(record.name, () => {
+      let xml = "";
+      for (let i = 0; i < fields.length; i++) {
+        xml += typedXml(fields[i]!.name, fields[i]!.type, wire.fields[i], layout.pretty, layout.fieldDepth);
+      }
+      return xml;
+    });
+    return inner === "" ? layout.empty : layout.open + inner + layout.close;
+  };
+}
+
 const modelWriters = new WeakMap<RecordModel, RecordWrite>();
 
 /** A RecordWrite made from the model: what generated/writers.ts holds, for a record without one there. */
 export function recordWrite(record: RecordModel): RecordWrite {
   let write = modelWriters.get(record);
+  if (write === undefined && !isFlatRecord(record)) {
+    write = nestedRecordWrite(record);
+    modelWriters.set(record, write);
+  }
   if (write === undefined) {
     const names = record.fields.map((f) => f.name);
-    const texts = record.fields.map((f) => fieldText(f.type));
+    const texts = record.fields.map((f) => fieldText((f.type as { readonly type: SoapType }).type));
     write = (value, layout) => {
       const fields = recordFields(value, layout);
       const between = layout.between;
@@ -205,8 +266,9 @@ export function recordWrite(record: RecordModel): RecordWrite {
   return write;
 }
 
+/** The generated writer of a flat record, else the model's (a generated one for another shape is not used). */
 function writerOf(record: RecordModel, writers: RecordWriters | undefined): RecordWrite {
-  return writers?.[record.name] ?? recordWrite(record);
+  return (isFlatRecord(record) ? writers?.[record.name] : undefined) ?? recordWrite(record);
 }
 
 /** The layout for records written next into `out`, at its depth. */
@@ -232,7 +294,11 @@ function listXml(record: RecordModel, value: unknown, layout: RecordLayout, writ
   if (!Array.isArray(value)) throw new ResultShapeError(`the result is not an array of ${record.name}`);
   const write = writerOf(record, writers);
   let xml = "";
-  for (let i = 0; i < value.length; i++) xml += write(value[i], layout);
+  for (let i = 0; i < value.length; i++) {
+    const item: unknown = value[i];
+    // A null record in a list is `<R xsi:nil="true" />`, as .NET writes it (xsi is declared above).
+    xml += item === null || item === undefined ? layout.empty.slice(0, -3) + ' xsi:nil="true" />' : write(item, layout);
+  }
   return xml;
 }
 
@@ -257,7 +323,11 @@ export function writeResultChildren(
 ): boolean {
   switch (result.kind) {
     case "scalar":
-      throw new ResultShapeError("a scalar result has no children");
+    case "enum":
+    case "array":
+    case "void":
+    case "oneWay":
+      throw new ResultShapeError(`a ${result.kind} result has no children`);
     case "list": {
       const xml = listXml(result.record, value, layoutIn(out, result.record, true), writers);
       append(out, xml);
@@ -305,43 +375,141 @@ export function scalarText(result: Extract<ResultModel, { kind: "scalar" }>, val
   }
 }
 
-function readRecord(el: XmlElement, record: RecordModel, ns: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const field of record.fields) {
-    const fieldEl = el.children.find((c) => c.local === field.name && c.ns === ns);
-    if (fieldEl === undefined) {
-      if (field.type !== "string") throw new Error(`${record.name}.${field.name} is missing`);
-      continue;
-    }
-    try {
-      out[field.name] = parseValue(field.type, fieldEl.text);
-    } catch (error) {
-      throw new Error(`${record.name}.${field.name}: the value ${(error as Error).message}`);
-    }
+/** The text of a scalar or enum result; throws ResultShapeError. */
+export function resultText(result: Extract<ResultModel, { kind: "scalar" | "enum" }>, value: unknown): string {
+  if (result.kind === "scalar") return scalarText(result, value);
+  if (typeof value === "string" && result.enum.values.includes(value)) return value;
+  throw new ResultShapeError(`the ${result.enum.name} result is not one of ${result.enum.values.join(", ")}`);
+}
+
+const listTypes = new WeakMap<RecordModel, ArrayTypeModel>();
+
+/**
+ * A list result's type: an array of the record, items named after it. Its typeName serves messages only
+ * (the HTTP root is httpRootName's, ArrayOf{Record}), so the SOAP client carries no HTTP naming.
+ */
+export function listType(record: RecordModel): ArrayTypeModel {
+  let type = listTypes.get(record);
+  if (type === undefined) {
+    type = { kind: "array", item: { kind: "record", record }, itemElement: record.name, typeName: `${record.name}[]` };
+    listTypes.set(record, type);
   }
-  return out;
+  return type;
+}
+
+type TypedResult = Extract<ResultModel, { kind: "scalar" | "enum" | "array" | "list" | "record" }>;
+
+/** The type of a scalar, enum, array, list or record result, for typed-xml. */
+function resultType(result: TypedResult): TypeModel {
+  switch (result.kind) {
+    case "scalar":
+      return { kind: "scalar", type: result.type };
+    case "enum":
+      return { kind: "enum", enum: result.enum };
+    case "array":
+      return result;
+    case "list":
+      return listType(result.record);
+    case "record":
+      return { kind: "record", record: result.record };
+  }
+}
+
+/**
+ * Whether a null/undefined handler value is a null result, which .NET writes by leaving `<OpResult>` out
+ * (SOAP) or as an `xsi:nil` root (HTTP): a string, byte array, array, list or record. Value types and
+ * enums cannot be null; void and one-way have no value.
+ */
+export function isNullResult(result: ResultModel, value: unknown): boolean {
+  if (value !== null && value !== undefined) return false;
+  switch (result.kind) {
+    case "scalar":
+      return isReference({ kind: "scalar", type: result.type });
+    case "array":
+    case "list":
+    case "record":
+      return true;
+    default:
+      return false;
+  }
+}
+
+/**
+ * A result's element `name` with its content, for a value that is not null, in the indented layout (HTTP:
+ * the root element, `attrs` on it) or the compact one (SOAP `<OpResult>`): scalars and enums as text, flat
+ * records and lists by the record writers, other arrays and records by typed-xml. Throws ResultShapeError.
+ */
+export function resultElement(name: string, result: TypedResult, value: unknown, pretty: boolean, attrs: string, writers?: RecordWriters): string {
+  if (result.kind === "scalar" || result.kind === "enum") {
+    const text = resultText(result, value);
+    return text === "" ? `<${name}${attrs} />` : `<${name}${attrs}>${markup(`the ${name} result`, () => escapeText(text))}</${name}>`;
+  }
+  if ((result.kind === "list" || result.kind === "record") && isFlatRecord(result.record)) {
+    const out = new XmlOut(pretty).open(name, attrs);
+    return writeResultChildren(out, result, value, {}, writers) ? out.close(name).toString() : `<${name}${attrs} />`;
+  }
+  const type = resultType(result);
+  const wire = formatTyped(type, value, name, shapeFailure);
+  return markup(`the ${name} result`, () => typedXml(name, type, wire, pretty, 0, attrs));
+}
+
+/**
+ * What a SOAP response element holds: `<OpResult>...</OpResult>`, or "" when it holds nothing (void, or a
+ * null string, byte array, array, list or record, which .NET leaves out). One-way operations have no
+ * response at all (the binding answers 202).
+ */
+export function soapResultXml(op: OperationModel, value: unknown, request: ParamValues, writers?: RecordWriters): string {
+  const result = op.result;
+  const tag = `${op.name}Result`;
+  switch (result.kind) {
+    case "void":
+    case "oneWay":
+      return "";
+    case "dataSet": {
+      const children = compactResultChildren(result, value, request, writers);
+      return children === undefined ? `<${tag} />` : `<${tag}>${children}</${tag}>`;
+    }
+    case "list":
+    case "record":
+      if (isNullResult(result, value)) return "";
+      if (isFlatRecord(result.record)) {
+        // The hot path of list answers: the record writers' one string, between the tags.
+        const children = compactResultChildren(result, value, request, writers);
+        return children === undefined || children === "" ? `<${tag} />` : `<${tag}>${children}</${tag}>`;
+      }
+      return resultElement(tag, result, value, false, "", writers);
+    case "scalar":
+      // The usual scalar (an id): its text between the tags, as before.
+      if (result.type !== "string" && result.type !== "base64Binary") return `<${tag}>${scalarText(result, value)}</${tag}>`;
+      return isNullResult(result, value) ? "" : resultElement(tag, result, value, false, "", writers);
+    default:
+      return isNullResult(result, value) ? "" : resultElement(tag, result, value, false, "", writers);
+  }
 }
 
 /**
  * Reads a result from the element that holds it (`<OpResult>` or the HTTP root). `holder` is undefined
- * when the element is absent, which .NET writes for a null list. Throws Error with a reason.
+ * when the element is absent, which .NET writes for a null result; a nil holder (`xsi:nil`, the HTTP root
+ * of a null) reads the same: an empty array for an array or list, null for a string, byte array or record.
+ * Void and one-way read as undefined. Throws Error with a reason.
  */
 export function readResult(op: ClientOperationModel, holder: XmlElement | undefined, ns: string, request: ParamValues): unknown {
   const result = op.result;
-  if (holder === undefined) {
-    if (result.kind === "list") return [];
-    throw new Error(`the answer holds no ${op.name}Result`);
+  if (result.kind === "void" || result.kind === "oneWay") return undefined;
+  const label = `${op.name}Result`;
+  if (holder === undefined || (result.kind !== "dataSet" && holder.attrs.length > 0 && isNilElement(holder))) {
+    if (result.kind === "list" || result.kind === "array") return [];
+    if (isNullResult(result, null)) return null;
+    throw new Error(`the answer holds no ${label}`);
   }
   switch (result.kind) {
-    case "scalar":
-      return parseValue(result.type, holder.text);
-    case "list":
-      return holder.children
-        .filter((c) => c.local === result.record.name && c.ns === ns)
-        .map((c) => readRecord(c, result.record, ns));
-    case "record":
-      return readRecord(holder, result.record, ns);
     case "dataSet":
       return readDataSet(holder, result.dataSet, request) satisfies DataSetResult<unknown>;
+    case "record":
+      return readWire({ kind: "record", record: result.record }, recordWire(result.record, holder, ns), label);
+    default: {
+      const type = resultType(result);
+      return readWire(type, wireOf(type, holder, ns), label);
+    }
   }
 }

@@ -109,7 +109,27 @@ export function isBinding(routed: ServerBinding | WireResponse): routed is Serve
   return typeof (routed as ServerBinding).decodeRequest === "function";
 }
 
-export function createRouter(bindings: Readonly<Record<BindingName, ServerBinding>>): Router {
+/**
+ * A request for a binding the service does not offer (spec `service.bindings`): 500 text, as ASMX answers
+ * for a protocol its configuration leaves out.
+ */
+function notOffered(path: string): WireResponse {
+  const ending = path === "" ? "" : ` for URL unexpectedly ending in '${oneLine(path, ECHO_MAX)}'`;
+  return textErrorResponse({
+    status: 500,
+    exceptionType: "System.InvalidOperationException",
+    message: `Request format is unrecognized${ending}.`,
+    code: ErrorCodes.UnknownOperation,
+  });
+}
+
+/** The binding if the service offers it, else the refusal. */
+function offered(binding: ServerBinding | undefined, path: string): ServerBinding | WireResponse {
+  return binding ?? notOffered(path);
+}
+
+/** Routes to the bindings given: those the service offers (a missing one is refused, see notOffered). */
+export function createRouter(bindings: Readonly<Partial<Record<BindingName, ServerBinding>>>): Router {
   return {
     bindingFor(method, path, contentType) {
       if (path !== "") return method === "GET" ? bindings.httpGet : method === "POST" ? bindings.httpPost : undefined;
@@ -120,8 +140,8 @@ export function createRouter(bindings: Readonly<Record<BindingName, ServerBindin
 
     route(method, path, contentType, body) {
       if (path !== "") {
-        if (method === "GET") return bindings.httpGet;
-        if (method === "POST") return bindings.httpPost;
+        if (method === "GET") return offered(bindings.httpGet, path);
+        if (method === "POST") return offered(bindings.httpPost, path);
         return methodNotAllowed(method, "GET, POST");
       }
       if (method === "GET" || method === "HEAD") return undefined;
@@ -132,10 +152,10 @@ export function createRouter(bindings: Readonly<Record<BindingName, ServerBindin
       // The pre-scan can only name the other version when its namespace URI is in the body at all: a
       // native indexOf spares it on nearly every request.
       if (media === "text/xml") {
-        return body.includes(SOAP12_ENVELOPE_NS) && envelopeVersion(body) === "soap12" ? bindings.soap12 : bindings.soap11;
+        return offered(body.includes(SOAP12_ENVELOPE_NS) && envelopeVersion(body) === "soap12" ? bindings.soap12 : bindings.soap11, path);
       }
       if (media === "application/soap+xml") {
-        return body.includes(SOAP11_ENVELOPE_NS) && envelopeVersion(body) === "soap11" ? UNSUPPORTED_MEDIA : bindings.soap12;
+        return body.includes(SOAP11_ENVELOPE_NS) && envelopeVersion(body) === "soap11" ? UNSUPPORTED_MEDIA : offered(bindings.soap12, path);
       }
       return UNSUPPORTED_MEDIA;
     },

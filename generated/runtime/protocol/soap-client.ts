@@ -10,7 +10,8 @@ import { DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
 import { escapeText } from "../xml/write.js";
 import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "./binding.js";
 import { readResult } from "./result.js";
-import { child, ENVELOPE_CLOSE, envelopeBody, envelopeOpen, type SoapVersion } from "./soap.js";
+import { wireXml } from "./typed-xml.js";
+import { child, ENVELOPE_CLOSE, envelopeBody, envelopeOpen, soapActionOf, type SoapVersion } from "./soap.js";
 
 export interface SoapClientVersion extends SoapVersion {
   requestHeaders(action: string): Record<string, string>;
@@ -44,15 +45,26 @@ export function createSoapClientBinding(version: SoapClientVersion, service: Cli
       let body = `${open}<${op.name} xmlns="${ns}">`;
       op.params.forEach((p, i) => {
         const text = texts[i];
-        // An empty string is `<p />`, as a .NET client writes it; an absent one is left out.
+        // An empty string is `<p />`, as a .NET client writes it; an absent one is left out; a null nullable
+        // value is `<p xsi:nil="true" />`; arrays and records are their items and fields (typed-xml.ts).
         if (text === "") body += `<${p.name} />`;
-        else if (text !== undefined) body += `<${p.name}>${escapeText(text)}</${p.name}>`;
+        else if (typeof text === "string") body += `<${p.name}>${escapeText(text)}</${p.name}>`;
+        else if (text !== undefined) {
+          try {
+            body += wireXml(p.name, p.type, text, false, 0);
+          } catch (error) {
+            throw new TypeError(`${op.name}: parameter ${p.name} ${(error as Error).message}`);
+          }
+        }
       });
       body += `</${op.name}>${ENVELOPE_CLOSE}`;
-      return { method: "POST", path: "", query: "", headers: version.requestHeaders(ns + op.name), body };
+      return { method: "POST", path: "", query: "", headers: version.requestHeaders(soapActionOf(ns, op.name)), body };
     },
 
     decodeResponse(op: ClientOperationModel, response: WireResponse, request: ParamValues): unknown {
+      // One-way: ASMX answers 202 with no body (a fault, if the request was refused, is read below).
+      const oneWay = op.result.kind === "oneWay";
+      if (oneWay && response.status >= 200 && response.status < 300 && response.body.trim() === "") return undefined;
       let root: XmlElement;
       try {
         root = options.readXml(response.body, readOptions);
@@ -77,6 +89,7 @@ export function createSoapClientBinding(version: SoapClientVersion, service: Cli
           op.name,
         );
       }
+      if (oneWay && response.status >= 200 && response.status < 300) return undefined;
       if (response.status !== 200) throw formatError(op, response.status, "an error status without a SOAP fault");
       if (!first || first.local !== `${op.name}Response` || first.ns !== ns) {
         throw formatError(op, response.status, `the Body does not hold ${op.name}Response in ${ns}`);

@@ -7,12 +7,13 @@ import { clientError, ErrorCodes, ServiceError } from "../errors.js";
 import type { OperationModel, ServiceModel } from "../model.js";
 import { paramIndexes, type ParamTexts, type ParamValues } from "../params.js";
 import { oneLine } from "../safe-error.js";
-import { DEFAULT_MAX_DEPTH, XmlRefusal, type XmlAttribute, type XmlElement } from "../xml/tree.js";
+import { DEFAULT_MAX_DEPTH, XmlRefusal, type XmlElement } from "../xml/tree.js";
 import { escapeText } from "../xml/write.js";
 import type { BindingOptions, DecodedRequest, ServerBinding, WireRequest, WireResponse } from "./binding.js";
-import { compactResultChildren, scalarText } from "./result.js";
-import { ECHO_MAX, ENVELOPE_CLOSE, envelopeBody, envelopeOpen, XSI_NS, type SoapVersion } from "./soap.js";
+import { soapResultXml } from "./result.js";
+import { ECHO_MAX, ENVELOPE_CLOSE, envelopeBody, envelopeOpen, soapActionOf, type SoapVersion } from "./soap.js";
 import { textErrorResponse } from "./text-error.js";
+import { isNilElement, wireOf } from "./typed-xml.js";
 
 /** The transport's word on which operation is meant: absent, or an action URI. */
 export type TransportAction = { readonly present: false } | { readonly present: true; readonly action: string };
@@ -75,7 +76,7 @@ export function createSoapServerBinding(version: SoapServerVersion, service: Ser
   const ns = service.namespace;
   const open = envelopeOpen(version);
   const byName = new Map(service.operations.map((op) => [op.name, op]));
-  const byAction = new Map(service.operations.map((op) => [ns + op.name, op]));
+  const byAction = new Map(service.operations.map((op) => [soapActionOf(ns, op.name), op]));
   const indexes = paramIndexes(service);
   const readOptions = {
     maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
@@ -143,7 +144,10 @@ export function createSoapServerBinding(version: SoapServerVersion, service: Ser
       const i = next < count && params[next]!.name === c.local ? next : index.get(c.local);
       if (i === undefined || texts[i] !== undefined) continue;
       next = i + 1;
-      texts[i] = c.attrs.length > 0 && isNil(c.attrs) ? undefined : c.text;
+      const type = params[i]!.type;
+      // Scalars and enums are their text (null when nil); arrays and records their items and fields.
+      texts[i] =
+        type.kind === "scalar" || type.kind === "enum" ? (c.attrs.length > 0 && isNilElement(c) ? null : c.text) : wireOf(type, c, ns);
     }
     return texts;
   }
@@ -159,15 +163,14 @@ export function createSoapServerBinding(version: SoapServerVersion, service: Ser
     },
 
     encodeResponse(op: OperationModel, result: unknown, request: ParamValues): WireResponse {
-      const tag = `${op.name}Result`;
-      let inner: string;
-      if (op.result.kind === "scalar") {
-        inner = `<${tag}>${escapeText(scalarText(op.result, result))}</${tag}>`;
-      } else {
-        const children = compactResultChildren(op.result, result, request, options.recordWriters);
-        inner = children === undefined ? `<${tag} />` : `<${tag}>${children}</${tag}>`;
-      }
-      const body = `${open}<${op.name}Response xmlns="${ns}">${inner}</${op.name}Response>${ENVELOPE_CLOSE}`;
+      // One-way: no output message; ASMX answers 202 Accepted with an empty body.
+      if (op.result.kind === "oneWay") return ACCEPTED;
+      const inner = soapResultXml(op, result, request, options.recordWriters);
+      // .NET writes the response element empty (`<OpResponse xmlns="..." />`) for void and for a null result.
+      const body =
+        inner === ""
+          ? `${open}<${op.name}Response xmlns="${ns}" />${ENVELOPE_CLOSE}`
+          : `${open}<${op.name}Response xmlns="${ns}">${inner}</${op.name}Response>${ENVELOPE_CLOSE}`;
       return { status: 200, headers: responseHeaders, body };
     },
 
@@ -180,8 +183,5 @@ export function createSoapServerBinding(version: SoapServerVersion, service: Ser
   };
 }
 
-/** Whether the attributes say xsi:nil="true" (or "1"). */
-function isNil(attrs: readonly XmlAttribute[]): boolean {
-  for (const a of attrs) if (a.ns === XSI_NS && a.local === "nil" && (a.value === "true" || a.value === "1")) return true;
-  return false;
-}
+/** A one-way operation's answer: 202 Accepted, no body (the handler runs after it; server.ts). */
+const ACCEPTED: WireResponse = { status: 202, headers: {}, body: "" };

@@ -30,6 +30,15 @@ export function envelopeOpen(version: SoapVersion): string {
 
 export const ENVELOPE_CLOSE = "</soap:Body></soap:Envelope>";
 
+/**
+ * An operation's SOAP action as .NET derives it (SoapDocumentMethodAttribute): the namespace, a "/"
+ * unless the namespace already ends in one, and the operation name. `http://example.org/shop/` gives
+ * `http://example.org/shop/Ping`; `urn:example:edge:v2` gives `urn:example:edge:v2/Ping`.
+ */
+export function soapActionOf(namespace: string, operation: string): string {
+  return namespace.endsWith("/") ? namespace + operation : `${namespace}/${operation}`;
+}
+
 export function child(parent: XmlElement, ns: string, local: string): XmlElement | undefined {
   return parent.children.find((c) => c.local === local && c.ns === ns);
 }

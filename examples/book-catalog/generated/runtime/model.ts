@@ -69,23 +69,57 @@ export type RuleModel =
   | { readonly kind: "length"; readonly name: string; readonly min?: number; readonly max?: number }
   /** A numeric value is at least min and at most max (either may be absent), compared exactly. */
   | { readonly kind: "range"; readonly name: string; readonly min?: number; readonly max?: number }
+  /**
+   * A service's own rule, from the spec's extension module (`extensions:`): the generated server model puts
+   * the named export of that module in `validate`; without it (a model built without the module) the rule
+   * refuses every call with a server error naming the validator.
+   */
   | {
-      readonly kind: "csvSubscribers";
+      readonly kind: "extension";
       readonly name: string;
-      readonly delimiters: readonly string[];
-      readonly maxDemographicFields: number;
+      /** The export of the extension module that checks the value. */
+      readonly validator: string;
+      readonly options: Readonly<Record<string, unknown>>;
+      /** The rule in words, for the help pages and the parameter's TSDoc. */
+      readonly text: string;
+      readonly validate?: RuleValidator;
     };
+
+/** What an extension validator returns for a value it refuses: the client error the caller gets. */
+export interface ExtensionProblem {
+  readonly code: string;
+  readonly message: string;
+  /** Default: the rule's parameter, or the check's first parameter. */
+  readonly parameter?: string;
+}
+
+/** An extension rule: one non-empty string value, the parameter's name and the spec's options. */
+export type RuleValidator = (
+  value: string,
+  parameter: string,
+  options: Readonly<Record<string, unknown>>,
+) => ExtensionProblem | undefined;
+
+/** An extension check: every decoded parameter by name, the check's params and the spec's options. */
+export type CheckValidator = (
+  values: Readonly<Record<string, unknown>>,
+  params: readonly string[],
+  options: Readonly<Record<string, unknown>>,
+) => ExtensionProblem | undefined;
 
 export type CheckModel =
   | { readonly kind: "atLeastOne"; readonly params: readonly string[] }
   | { readonly kind: "ordered"; readonly from: string; readonly to: string }
+  /** A service's own check over several parameters, from the spec's extension module (see the extension rule). */
   | {
-      readonly kind: "demographicLists";
-      readonly fields: string;
-      readonly values: string;
-      readonly maxField: number;
-      /** Values longer than this are split into the following fields (InsertTransactionWithSplit). */
-      readonly splitLength?: number;
+      readonly kind: "extension";
+      readonly validator: string;
+      /** The parameters the check reads, in the order the validator expects them. */
+      readonly params: readonly string[];
+      readonly options: Readonly<Record<string, unknown>>;
+      /** The check in words, for the help pages. */
+      readonly text: string;
+      readonly validate?: CheckValidator;
     }
   | {
       /**

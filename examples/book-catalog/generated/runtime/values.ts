@@ -91,212 +91,33 @@ const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 const INT64_MIN = -9223372036854775808n;
 const INT64_MAX = 9223372036854775807n;
-const UINT64_MAX = 18446744073709551615n;
-
-/** The whole-number types held in a JavaScript number: their range and the words of the range error. */
-const SMALL_INTEGERS = {
-  byte: { min: -128, max: 127, range: "8-bit integer" },
-  unsignedByte: { min: 0, max: 255, range: "unsigned 8-bit integer" },
-  short: { min: -32768, max: 32767, range: "16-bit integer" },
-  unsignedShort: { min: 0, max: 65535, range: "unsigned 16-bit integer" },
-  int: { min: INT32_MIN, max: INT32_MAX, range: "32-bit integer" },
-  unsignedInt: { min: 0, max: 4294967295, range: "unsigned 32-bit integer" },
-} as const;
-type SmallInteger = keyof typeof SMALL_INTEGERS;
 
 /** XML Schema collapses surrounding whitespace of non-string values. */
 function trimXml(text: string): string {
   return text.trim();
 }
 
-function parseSmallInteger(type: SmallInteger, text: string): number {
+/**
+ * A whole number of a type held in a JavaScript number (int here; byte, unsignedByte, short,
+ * unsignedShort and unsignedInt in values-extra.ts) within [min, max]; `range` words the range error.
+ */
+export function parseWhole(type: SoapType, text: string, min: number, max: number, range: string): number {
   const t = trimXml(text);
   if (!INT_RE.test(t)) throw new ConversionError(type, "is not a whole number");
   const n = Number(t);
-  const { min, max, range } = SMALL_INTEGERS[type];
   if (n < min || n > max) throw new ConversionError(type, `is outside the ${range} range`);
   return n === 0 ? 0 : n;
 }
 
-function formatSmallInteger(type: SmallInteger, value: unknown): string {
+/** The text of a whole number within [min, max], as parseWhole reads it. */
+export function formatWhole(type: SoapType, value: unknown, min: number, max: number, range: string): string {
   if (typeof value !== "number" || !Number.isInteger(value)) throw new ConversionError(type, "is not a whole number");
-  const { min, max, range } = SMALL_INTEGERS[type];
   if (value < min || value > max) throw new ConversionError(type, `is outside the ${range} range`);
   return String(value === 0 ? 0 : value);
 }
 
 export function parseInt32(text: string): number {
-  return parseSmallInteger("int", text);
-}
-
-export function parseUInt64(text: string): bigint {
-  const t = trimXml(text);
-  if (!INT_RE.test(t)) throw new ConversionError("unsignedLong", "is not a whole number");
-  const n = BigInt(t);
-  if (n < 0n || n > UINT64_MAX) throw new ConversionError("unsignedLong", "is outside the unsigned 64-bit integer range");
-  return n;
-}
-
-function formatUInt64(value: unknown): string {
-  const n = typeof value === "number" && Number.isSafeInteger(value) ? BigInt(value) : value;
-  if (typeof n !== "bigint") throw new ConversionError("unsignedLong", "is not a bigint or a safe integer");
-  if (n < 0n || n > UINT64_MAX) throw new ConversionError("unsignedLong", "is outside the unsigned 64-bit integer range");
-  return n.toString();
-}
-
-/** xs:float: a number holding the single-precision value (Math.fround); values past ±3.4028235E+38 are refused. */
-export function parseFloat32(text: string): number {
-  const t = trimXml(text);
-  if (t === "INF") return Infinity;
-  if (t === "-INF") return -Infinity;
-  if (t === "NaN") return NaN;
-  if (!DOUBLE_RE.test(t)) throw new ConversionError("float", "is not a number");
-  const n = Math.fround(Number(t));
-  if (!Number.isFinite(n)) throw new ConversionError("float", "is outside the single-precision range");
-  return n;
-}
-
-/**
- * .NET Framework's Single.ToString("R") (XmlConvert.ToString(float)): 7 significant digits when they read
- * back as the same single, else 9; exponent form (`1E+07`, `1.5E-05`) when the exponent is at least that
- * precision or below -4.
- */
-export function formatFloat32(value: unknown): string {
-  if (typeof value !== "number") throw new ConversionError("float", "is not a number");
-  if (Number.isNaN(value)) return "NaN";
-  if (value === Infinity) return "INF";
-  if (value === -Infinity) return "-INF";
-  const single = Math.fround(value);
-  if (!Number.isFinite(single)) throw new ConversionError("float", "is outside the single-precision range");
-  if (single === 0) return Object.is(single, -0) ? "-0" : "0";
-  let precision = 7;
-  let text = single.toExponential(6);
-  if (Math.fround(Number(text)) !== single) {
-    precision = 9;
-    text = single.toExponential(8);
-  }
-  const [mantissa, exponentText] = text.split("e") as [string, string];
-  const exponent = Number(exponentText);
-  const negative = mantissa.startsWith("-");
-  const digits = mantissa.replace(/[-.]/g, "").replace(/0+$/, "") || "0";
-  const sign = negative ? "-" : "";
-  if (exponent >= precision || exponent < -4) {
-    const rest = digits.length > 1 ? `.${digits.slice(1)}` : "";
-    return `${sign}${digits[0]}${rest}E${exponent < 0 ? "-" : "+"}${String(Math.abs(exponent)).padStart(2, "0")}`;
-  }
-  if (exponent < 0) return `${sign}0.${"0".repeat(-exponent - 1)}${digits}`;
-  const whole = digits.slice(0, exponent + 1).padEnd(exponent + 1, "0");
-  const fraction = digits.slice(exponent + 1);
-  return `${sign}${whole}${fraction === "" ? "" : `.${fraction}`}`;
-}
-
-const GUID_D_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-const GUID_N_RE = /^[0-9a-fA-F]{32}$/;
-
-/**
- * A guid in the forms .NET's Guid(string) reads (`D` 8-4-4-4-12, `N` 32 digits, `B` {D}, `P` (D)), as
- * .NET writes it back: the D form in lower case.
- */
-export function parseGuid(text: string): string {
-  let t = trimXml(text);
-  if (t.length === 38 && ((t[0] === "{" && t[37] === "}") || (t[0] === "(" && t[37] === ")"))) t = t.slice(1, 37);
-  if (GUID_D_RE.test(t)) return t.toLowerCase();
-  if (GUID_N_RE.test(t)) {
-    const h = t.toLowerCase();
-    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-  }
-  throw new ConversionError("guid", "is not a guid of the form xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx");
-}
-
-function formatGuid(value: unknown): string {
-  if (typeof value !== "string") throw new ConversionError("guid", "is not a string");
-  return parseGuid(value);
-}
-
-/** .NET writes a char as its UTF-16 code (an unsignedShort); the value is the one-unit string. */
-export function parseChar(text: string): string {
-  const t = trimXml(text);
-  if (!INT_RE.test(t)) throw new ConversionError("char", "is not a character code (a whole number)");
-  const n = Number(t);
-  if (n < 0 || n > 0xffff) throw new ConversionError("char", "is outside the character code range 0 to 65535");
-  return String.fromCharCode(n);
-}
-
-function formatChar(value: unknown): string {
-  if (typeof value !== "string" || value.length !== 1) {
-    throw new ConversionError("char", "is not a string of one UTF-16 unit");
-  }
-  return String(value.charCodeAt(0));
-}
-
-const BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-/** Character code -> 6-bit value; -1 for a character that is not in the alphabet. */
-const BASE64_VALUES = (() => {
-  const table = new Int8Array(128).fill(-1);
-  for (let i = 0; i < 64; i++) table[BASE64_ALPHABET.charCodeAt(i)] = i;
-  return table;
-})();
-
-function isXmlSpace(code: number): boolean {
-  return code === 32 || code === 9 || code === 10 || code === 13;
-}
-
-/**
- * xs:base64Binary: the standard alphabet in groups of four, `=` padding only at the end, XML whitespace
- * allowed anywhere (XML Schema's lexical space collapses it). One pass, no intermediate string.
- */
-export function parseBase64(text: string): Uint8Array {
-  let count = 0;
-  let padding = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (isXmlSpace(c)) continue;
-    if (c === 61 /* = */) {
-      padding++;
-    } else if (padding > 0 || c >= 128 || BASE64_VALUES[c]! < 0) {
-      throw new ConversionError("base64Binary", padding > 0 ? "has base64 text after its = padding" : "is not base64 text");
-    }
-    count++;
-  }
-  if (count % 4 !== 0 || padding > 2) throw new ConversionError("base64Binary", "is not base64 text (its length is not a multiple of 4)");
-  const out = new Uint8Array((count / 4) * 3 - padding);
-  let bits = 0;
-  let held = 0;
-  let at = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (isXmlSpace(c) || c === 61) continue;
-    bits = (bits << 6) | BASE64_VALUES[c]!;
-    held += 6;
-    if (held >= 8) {
-      held -= 8;
-      out[at++] = (bits >> held) & 0xff;
-    }
-  }
-  return out;
-}
-
-export function formatBase64(value: unknown): string {
-  if (!(value instanceof Uint8Array)) throw new ConversionError("base64Binary", "is not a Uint8Array");
-  const parts: string[] = [];
-  let chunk = "";
-  const n = value.length;
-  for (let i = 0; i < n; i += 3) {
-    const a = value[i]!;
-    const b = i + 1 < n ? value[i + 1]! : 0;
-    const c = i + 2 < n ? value[i + 2]! : 0;
-    chunk +=
-      BASE64_ALPHABET[a >> 2]! +
-      BASE64_ALPHABET[((a & 3) << 4) | (b >> 4)]! +
-      (i + 1 < n ? BASE64_ALPHABET[((b & 15) << 2) | (c >> 6)]! : "=") +
-      (i + 2 < n ? BASE64_ALPHABET[c & 63]! : "=");
-    if (chunk.length >= 4096) {
-      parts.push(chunk);
-      chunk = "";
-    }
-  }
-  parts.push(chunk);
-  return parts.join("");
+  return parseWhole("int", text, INT32_MIN, INT32_MAX, "32-bit integer");
 }
 
 export function parseInt64(text: string): bigint {
@@ -407,29 +228,57 @@ export function parseBoolean(text: string): boolean {
   throw new ConversionError("boolean", "is not true or false");
 }
 
-const parsers: { [K in SoapType]: (text: string) => SoapValueTypes[K] } = {
+/**
+ * The scalar types whose codecs live in values-extra.ts (float, byte, unsignedByte, short, unsignedShort,
+ * unsignedInt, unsignedLong, guid, char, base64Binary):
+ * registered by the generated model of a service that uses them, so a client bundle of a service that
+ * does not carries none of their code.
+ */
+export type ExtraScalarType =
+  | "float"
+  | "byte"
+  | "unsignedByte"
+  | "short"
+  | "unsignedShort"
+  | "unsignedInt"
+  | "unsignedLong"
+  | "guid"
+  | "char"
+  | "base64Binary";
+
+/** Text <-> value for some scalar types, as registerScalarCodecs takes them. */
+export type ScalarCodecs = {
+  readonly [K in SoapType]?: { readonly parse: (text: string) => SoapValueTypes[K]; readonly format: (value: unknown) => string };
+};
+
+const parsers: { [K in SoapType]?: (text: string) => SoapValueTypes[K] } = {
   string: (text) => text,
   boolean: parseBoolean,
-  float: parseFloat32,
   double: parseDouble,
   decimal: parseDecimal,
   dateTime: parseDateTime,
-  byte: (text) => parseSmallInteger("byte", text),
-  unsignedByte: (text) => parseSmallInteger("unsignedByte", text),
-  short: (text) => parseSmallInteger("short", text),
-  unsignedShort: (text) => parseSmallInteger("unsignedShort", text),
   int: parseInt32,
-  unsignedInt: (text) => parseSmallInteger("unsignedInt", text),
   long: parseInt64,
-  unsignedLong: parseUInt64,
-  base64Binary: parseBase64,
-  guid: parseGuid,
-  char: parseChar,
 };
+
+/** Adds codecs (values-extra.ts's extraScalarCodecs); the generated model calls it when the spec needs them. */
+export function registerScalarCodecs(codecs: ScalarCodecs): void {
+  for (const type of Object.keys(codecs) as SoapType[]) {
+    const codec = codecs[type]!;
+    (parsers as Record<string, unknown>)[type] = codec.parse;
+    (formatters as Record<string, unknown>)[type] = codec.format;
+  }
+}
+
+function noCodec(type: SoapType): TypeError {
+  return new TypeError(`no codec for ${type}: registerScalarCodecs(extraScalarCodecs) of values-extra.js`);
+}
 
 /** Parses wire text as a SOAP type; throws ConversionError. */
 export function parseValue<T extends SoapType>(type: T, text: string): SoapValueTypes[T] {
-  return parsers[type](text);
+  const parse = parsers[type];
+  if (parse === undefined) throw noCodec(type);
+  return parse(text);
 }
 
 function formatDateTime(value: unknown): string {
@@ -463,22 +312,12 @@ function formatDouble(value: unknown): string {
   return String(value);
 }
 
-const formatters: { [K in SoapType]: (value: unknown) => string } = {
+const formatters: { [K in SoapType]?: (value: unknown) => string } = {
   string: (value) => {
     if (typeof value !== "string") throw new ConversionError("string", "is not a string");
     return value;
   },
-  int: (value) => formatSmallInteger("int", value),
-  byte: (value) => formatSmallInteger("byte", value),
-  unsignedByte: (value) => formatSmallInteger("unsignedByte", value),
-  short: (value) => formatSmallInteger("short", value),
-  unsignedShort: (value) => formatSmallInteger("unsignedShort", value),
-  unsignedInt: (value) => formatSmallInteger("unsignedInt", value),
-  unsignedLong: formatUInt64,
-  float: formatFloat32,
-  base64Binary: formatBase64,
-  guid: formatGuid,
-  char: formatChar,
+  int: (value) => formatWhole("int", value, INT32_MIN, INT32_MAX, "32-bit integer"),
   long: (value) => {
     const n = typeof value === "number" && Number.isSafeInteger(value) ? BigInt(value) : value;
     if (typeof n !== "bigint") throw new ConversionError("long", "is not a bigint or a safe integer");
@@ -500,12 +339,17 @@ const formatters: { [K in SoapType]: (value: unknown) => string } = {
 
 /** Formats a value of a SOAP type as wire text; throws ConversionError for a value of the wrong kind. */
 export function formatValue(type: SoapType, value: unknown): string {
-  return formatters[type](value);
+  const format = formatters[type];
+  if (format === undefined) throw noCodec(type);
+  return format(value);
 }
 
-/** formatValue for one type, looked up once (writers of many values call it directly). */
+/**
+ * formatValue for one type, looked up once (writers of many values call it directly). A type whose codec
+ * is not registered yet (module order) gets a formatter that looks it up when called.
+ */
 export function formatterOf(type: SoapType): (value: unknown) => string {
-  return formatters[type];
+  return formatters[type] ?? ((value) => formatValue(type, value));
 }
 
 const TEXT_FORMATS: Record<TextFormat, { re: RegExp; shape: string }> = {

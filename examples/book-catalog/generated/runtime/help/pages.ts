@@ -13,6 +13,7 @@ import { escapeMarkup, HTML_REFERENCES, PAGE_TEXT_REFERENCES } from "../markup.j
 import type { OperationModel, ParamModel, ResultModel, ServiceModel } from "../model.js";
 import { offeredBindings, type BindingName } from "../protocol/binding.js";
 import { isValueType } from "../values.js";
+import { offeredOnHttp } from "../protocol/http.js";
 import { sampleExchanges, type SampleRequest } from "./samples.js";
 import { HELP_STYLE } from "./style.js";
 import { checkInWords, ruleText, typeInWords, typeLabel, typeModelInWords, valueHint } from "./words.js";
@@ -195,7 +196,8 @@ ${result.members
   const offered = offeredBindings(model);
   const sampleIds = new Set(offered.map((b) => SAMPLE_IDS[b]));
   // The form calls the HTTP POST binding: only where the service offers it.
-  const tryIt = offered.includes("httpPost");
+  // (An operation with a record parameter is SOAP only.)
+  const tryIt = offered.includes("httpPost") && offeredOnHttp(op);
   const samples = sampleExchanges(model, op)
     .filter((sample) => sampleIds.has(sample.id))
     .map(

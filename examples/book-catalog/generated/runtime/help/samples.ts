@@ -12,6 +12,7 @@ import type {
   ServiceModel,
   TypeModel,
 } from "../model.js";
+import { offeredOnHttp } from "../protocol/http.js";
 import { soapActionOf } from "../protocol/soap.js";
 
 export interface SampleExchange {
@@ -40,7 +41,26 @@ const XSI_XSD = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd
 const XSD_XSI = 'xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';
 const INDENT = "  ";
 
+/**
+ * The sample exchanges of an operation: SOAP 1.1 and 1.2 always, HTTP GET and POST when the operation is
+ * offered there (no record parameters).
+ */
 export function sampleExchanges(model: ServiceModel, op: OperationModel): SampleExchange[] {
+  // Each sample expands records afresh: a nested record a few levels deep, or one used in several
+  // fields, would otherwise grow the page without bound.
+  budget = MAX_EXPANDED_ELEMENTS;
+  const exchanges = allExchanges(model, op);
+  return offeredOnHttp(op) ? exchanges : exchanges.filter((e) => e.id === "soap11" || e.id === "soap12");
+}
+
+/**
+ * Elements a sample may spell out (records, arrays) before showing the rest as a type name; one
+ * sample's expansion is bounded whatever the nesting of the records.
+ */
+const MAX_EXPANDED_ELEMENTS = 400;
+let budget = MAX_EXPANDED_ELEMENTS;
+
+function allExchanges(model: ServiceModel, op: OperationModel): SampleExchange[] {
   const ns = model.namespace;
   const okXml = ["HTTP/1.1 200 OK", "Content-Type: text/xml; charset=utf-8", "Content-Length: length", ""];
   const okSoap12 = [
@@ -158,17 +178,22 @@ function placeholder(type: TypeModel): string {
   }
 }
 
-/** The element of one value: a leaf for a scalar or an enum, a record's fields, two items of an array. */
-function valueLines(name: string, type: TypeModel): string[] {
+/**
+ * The element of one value: a leaf for a scalar or an enum, a record's fields, two items of an array
+ * (one inside another array). Past the sample's budget a record or array is a leaf naming its type.
+ */
+function valueLines(name: string, type: TypeModel, inArray = false): string[] {
   switch (type.kind) {
     case "scalar":
     case "enum":
       return [leaf(name, placeholder(type))];
     case "record":
+      if (--budget < 0) return [leaf(name, placeholder(type))];
       return recordElement(name, type.record.fields);
     case "array": {
-      const item = valueLines(type.itemElement, type.item);
-      return [`<${name}>`, ...indent([...item, ...item]), `</${name}>`];
+      if (--budget < 0) return [leaf(name, placeholder(type))];
+      const item = valueLines(type.itemElement, type.item, true);
+      return [`<${name}>`, ...indent(inArray ? item : [...item, ...item]), `</${name}>`];
     }
   }
 }
@@ -193,7 +218,7 @@ type ContentResult = Extract<ResultModel, { kind: "list" | "record" | "dataSet" 
 function resultContent(result: ContentResult): string[] {
   switch (result.kind) {
     case "list": {
-      const item = recordElement(result.record.name, result.record.fields);
+      const item = recordElement(result.record.name, result.record.fields, true);
       return [...item, ...item];
     }
     case "record":
@@ -201,7 +226,7 @@ function resultContent(result: ContentResult): string[] {
     case "dataSet":
       return dataSetContent(result.dataSet);
     case "array": {
-      const item = valueLines(result.itemElement, result.item);
+      const item = valueLines(result.itemElement, result.item, true);
       return [...item, ...item];
     }
   }
@@ -228,8 +253,8 @@ function wrap(name: string, attributes: string, content: readonly string[]): str
   return [`<${name} ${attributes}>`, ...indent(content), `</${name}>`];
 }
 
-function recordElement(name: string, fields: readonly FieldModel[]): string[] {
-  return [`<${name}>`, ...indent(fields.flatMap((f) => valueLines(f.name, f.type))), `</${name}>`];
+function recordElement(name: string, fields: readonly FieldModel[], inArray = false): string[] {
+  return [`<${name}>`, ...indent(fields.flatMap((f) => valueLines(f.name, f.type, inArray))), `</${name}>`];
 }
 
 function leaf(name: string, placeholder: string): string {

@@ -35,11 +35,8 @@ export function ruleText(rule: RuleModel): string {
         : rule.min !== undefined
           ? `At least ${rule.min}.`
           : `At most ${rule.max}.`;
-    case "csvSubscribers":
-      return (
-        `CSV subscriber rows delimited by ${rule.delimiters.join(" or ")}: Email, Name, Format, ` +
-        `then at most ${rule.maxDemographicFields} demographic fields.`
-      );
+    case "extension":
+      return rule.text;
   }
 }
 
@@ -133,14 +130,8 @@ export function checkInWords(check: CheckModel): string {
       return `At least one of ${listInWords(check.params, "and")} must be given.`;
     case "ordered":
       return `${check.from} must not be later than ${check.to}.`;
-    case "demographicLists": {
-      const lists =
-        `${check.fields} names fields DD1 to DD${check.maxField}, delimited by ; or | (one of them, not both); ` +
-        `${check.values} holds as many values, in the same order.`;
-      return check.splitLength === undefined
-        ? lists
-        : `${lists} A value longer than ${check.splitLength} characters continues in the following fields.`;
-    }
+    case "extension":
+      return check.text;
     case "columnName":
       return columnNameText(check);
   }

@@ -8,7 +8,7 @@ import type { ClientOperationModel, ClientServiceModel } from "../model.js";
 import type { ParamTexts, ParamValues, WireValue } from "../params.js";
 import { DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
 import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "./binding.js";
-import { httpRootName, offeredOnHttp, type HttpBindingName } from "./http.js";
+import { httpRootName, notOnHttp, offeredOnHttp, type HttpBindingName } from "./http.js";
 import { readResult } from "./result.js";
 import { ERROR_CODE_HEADER, ERROR_PARAMETER_HEADER } from "./text-error.js";
 
@@ -43,15 +43,20 @@ export function createHttpClientBinding(variant: HttpClientVariant, service: Cli
 
     encodeRequest(op: ClientOperationModel, texts: ParamTexts): WireRequest {
       if (!offeredOnHttp(op)) {
-        throw new TypeError(`${op.name} takes a record parameter, which ${variant.binding} cannot carry: call it over SOAP.`);
+        const param = op.params.find((q) => notOnHttp(q) !== undefined)!;
+        throw new TypeError(`${op.name} takes ${notOnHttp(param)} (${param.name}), which ${variant.binding} cannot carry (as in ASMX): call it over SOAP.`);
       }
       // Every parameter is sent (an absent one empty, a null nullable value empty too); an array is its
       // field repeated, once per item (none for an empty array), as ASMX reads arrays of primitives.
+      // A char is the character itself there (ASMX reads it with Convert.ToChar), not its code as in XML.
       const pairs: [string, string][] = [];
       op.params.forEach((p, i) => {
         const text = texts[i];
-        if (Array.isArray(text)) for (const item of text as readonly WireValue[]) pairs.push([p.name, typeof item === "string" ? item : ""]);
-        else if (p.type.kind !== "array") pairs.push([p.name, typeof text === "string" ? text : ""]);
+        const type = p.type.kind === "array" ? p.type.item : p.type;
+        const field = (value: WireValue): string =>
+          typeof value !== "string" ? "" : type.kind === "scalar" && type.type === "char" ? String.fromCharCode(Number(value)) : value;
+        if (Array.isArray(text)) for (const item of text as readonly WireValue[]) pairs.push([p.name, field(item)]);
+        else if (p.type.kind !== "array") pairs.push([p.name, field(text as WireValue)]);
       });
       return variant.toRequest(`/${op.name}`, new URLSearchParams(pairs).toString());
     },

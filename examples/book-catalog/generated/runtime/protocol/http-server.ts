@@ -4,7 +4,7 @@
 // (refusing %-escapes that are not UTF-8), result documents with the result type as root element
 // (indented), and `500 text/plain` errors naming the .NET exception type.
 
-import { ErrorCodes, ServiceError } from "../errors.js";
+import { clientError, ErrorCodes, ServiceError } from "../errors.js";
 import type { OperationModel, ServiceModel, TypeModel } from "../model.js";
 import { paramIndexes, type ParamTexts, type ParamValues } from "../params.js";
 import { oneLine } from "../safe-error.js";
@@ -175,9 +175,20 @@ function formTexts(
 }
 
 /** HTTP GET/POST text of a scalar or enum as the strict parsers read it: .NET's lenient forms rewritten. */
-function dotNetText(type: TypeModel, text: string): string {
+function dotNetText(type: TypeModel, text: string, name: string): string {
   if (type.kind === "enum") return text.length > 256 ? text : text.trim();
-  return type.kind === "scalar" && type.type !== "string" ? fromDotNetText(type.type, text) : text;
+  if (type.kind !== "scalar" || type.type === "string") return text;
+  if (type.type === "char") {
+    // ASMX converts a form value to a char with Convert.ToChar(string): the character itself, exactly one
+    // (XML carries its code instead): given here as the code the strict parser reads.
+    if (text.length === 1) return String(text.charCodeAt(0));
+    throw clientError(
+      ErrorCodes.InvalidType,
+      `Cannot convert '${oneLine(text, 40)}' to System.Char for parameter ${name}: the value is not exactly one character.`,
+      { parameter: name },
+    );
+  }
+  return fromDotNetText(type.type, text);
 }
 
 /** The answer of a void operation: 200 and nothing else. */
@@ -225,9 +236,9 @@ export function createHttpServerBinding(
         const type = params[i]!.type;
         if (type.kind === "array") {
           const items = text as string[];
-          for (let k = 0; k < items.length; k++) items[k] = dotNetText(type.item, items[k]!);
+          for (let k = 0; k < items.length; k++) items[k] = dotNetText(type.item, items[k]!, params[i]!.name);
         } else {
-          texts[i] = dotNetText(type, text as string);
+          texts[i] = dotNetText(type, text as string, params[i]!.name);
         }
       }
       return { op, texts };

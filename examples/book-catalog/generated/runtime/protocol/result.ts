@@ -10,7 +10,8 @@ import { ConversionError, formatterOf, formatValue } from "../values.js";
 import type { XmlElement } from "../xml/tree.js";
 import { escapeText } from "../xml/write.js";
 import { XmlOut } from "../xml/out.js";
-import { formatWire, isNilElement, isReference, readWire, recordWire, wireOf, wireXml, type WireValue } from "./typed-xml.js";
+import { isNilElement, isReference, readWire, recordWire, wireOf, type WireValue } from "./typed-xml.js";
+import { formatTyped, typedXml } from "./typed-xml-write.js";
 
 type Fields = Readonly<Record<string, unknown>>;
 
@@ -207,7 +208,7 @@ export function isFlatRecord(record: RecordModel): boolean {
 const shapeFailure = (message: string): ResultShapeError => new ResultShapeError(message);
 
 /** typed-xml's markup, its RangeError (a string XML cannot carry) as a ResultShapeError naming `what`. */
-function typedXml(what: string, make: () => string): string {
+function markup(what: string, make: () => string): string {
   try {
     return make();
   } catch (error) {
@@ -222,11 +223,11 @@ function nestedRecordWrite(record: RecordModel): RecordWrite {
   const fields = record.fields;
   return (value, layout) => {
     recordFields(value, layout);
-    const wire = formatWire(type, value, record.name, shapeFailure) as { readonly fields: readonly WireValue[] };
-    const inner = typedXml(record.name, () => {
+    const wire = formatTyped(type, value, record.name, shapeFailure) as { readonly fields: readonly WireValue[] };
+    const inner = markup(record.name, () => {
       let xml = "";
       for (let i = 0; i < fields.length; i++) {
-        xml += wireXml(fields[i]!.name, fields[i]!.type, wire.fields[i], layout.pretty, layout.fieldDepth);
+        xml += typedXml(fields[i]!.name, fields[i]!.type, wire.fields[i], layout.pretty, layout.fieldDepth);
       }
       return xml;
     });
@@ -441,15 +442,15 @@ export function isNullResult(result: ResultModel, value: unknown): boolean {
 export function resultElement(name: string, result: TypedResult, value: unknown, pretty: boolean, attrs: string, writers?: RecordWriters): string {
   if (result.kind === "scalar" || result.kind === "enum") {
     const text = resultText(result, value);
-    return text === "" ? `<${name}${attrs} />` : `<${name}${attrs}>${typedXml(`the ${name} result`, () => escapeText(text))}</${name}>`;
+    return text === "" ? `<${name}${attrs} />` : `<${name}${attrs}>${markup(`the ${name} result`, () => escapeText(text))}</${name}>`;
   }
   if ((result.kind === "list" || result.kind === "record") && isFlatRecord(result.record)) {
     const out = new XmlOut(pretty).open(name, attrs);
     return writeResultChildren(out, result, value, {}, writers) ? out.close(name).toString() : `<${name}${attrs} />`;
   }
   const type = resultType(result);
-  const wire = formatWire(type, value, name, shapeFailure);
-  return typedXml(`the ${name} result`, () => wireXml(name, type, wire, pretty, 0, attrs));
+  const wire = formatTyped(type, value, name, shapeFailure);
+  return markup(`the ${name} result`, () => typedXml(name, type, wire, pretty, 0, attrs));
 }
 
 /**

@@ -46,7 +46,7 @@ export function isReference(type: TypeModel): boolean {
 }
 
 /** Whether an array of the type holds null items (`nillable="true"` items: strings, byte arrays, records). */
-function nullableItems(item: TypeModel): boolean {
+export function nullableItems(item: TypeModel): boolean {
   return isReference(item);
 }
 
@@ -229,53 +229,39 @@ export type FormatFailure = (message: string) => Error;
 
 /**
  * The wire form of a present value (not null or undefined) of `type`, checked: a value of the wrong kind
- * throws `fail` with a message naming `label`. Null items and fields inside follow .NET's rules.
+ * throws `fail` with a message naming `label`. Scalars are formatted here; enums, arrays and records by
+ * the writers of typed-xml-write.ts, which the generated model registers (registerTypedWriters) when a
+ * parameter has such a type (the server's result writers call them directly), so a client of scalar
+ * parameters carries none of their code.
  */
 export function formatWire(type: TypeModel, value: unknown, label: string, fail: FormatFailure): WireValue {
-  switch (type.kind) {
-    case "scalar":
-      try {
-        return formatValue(type.type, value);
-      } catch (error) {
-        if (!(error instanceof ConversionError)) throw error;
-        throw fail(`${label} ${error.message}`);
-      }
-    case "enum":
-      if (typeof value === "string" && type.enum.values.includes(value)) return value;
-      throw fail(`${label} is not a valid value for ${type.enum.name} (${type.enum.values.join(", ")})`);
-    case "array": {
-      if (!Array.isArray(value)) throw fail(`${label} is not an array`);
-      const out: WireValue[] = new Array(value.length);
-      for (let i = 0; i < value.length; i++) {
-        const item: unknown = value[i];
-        if (item === null || item === undefined) {
-          if (!nullableItems(type.item)) throw fail(`${label}[${i}] is null, but ${typeName(type.item)} items cannot be null`);
-          out[i] = null;
-        } else {
-          out[i] = formatWire(type.item, item, `${label}[${i}]`, fail);
-        }
-      }
-      return out;
-    }
-    case "record": {
-      if (typeof value !== "object" || value === null || Array.isArray(value)) throw fail(`${label} is not a ${type.record.name} object`);
-      const source = value as Readonly<Record<string, unknown>>;
-      const fields = type.record.fields;
-      const out: WireValue[] = new Array(fields.length);
-      for (let i = 0; i < fields.length; i++) {
-        const field = fields[i]!;
-        const v = Object.hasOwn(source, field.name) ? source[field.name] : undefined;
-        if (v === null || v === undefined) {
-          if (isReference(field.type)) out[i] = undefined;
-          else if (field.nullable) out[i] = null;
-          else throw fail(`${label}.${field.name} is missing`);
-        } else {
-          out[i] = formatWire(field.type, v, `${label}.${field.name}`, fail);
-        }
-      }
-      return { fields: out };
-    }
+  if (type.kind !== "scalar") return writers(type).format(type, value, label, fail);
+  try {
+    return formatValue(type.type, value);
+  } catch (error) {
+    if (!(error instanceof ConversionError)) throw error;
+    throw fail(`${label} ${error.message}`);
   }
+}
+
+/** formatWire and wireXml for enums, arrays and records (typed-xml-write.ts's typedWriters). */
+export interface TypedWriters {
+  readonly format: (type: TypeModel, value: unknown, label: string, fail: FormatFailure) => WireValue;
+  readonly xml: (name: string, type: TypeModel, wire: WireValue, pretty: boolean, depth: number, attrs?: string) => string;
+}
+
+let registered: TypedWriters | undefined;
+
+/** Adds the writers of enums, arrays and records; the generated model calls it when a parameter needs them. */
+export function registerTypedWriters(typed: TypedWriters): void {
+  registered = typed;
+}
+
+function writers(type: TypeModel): TypedWriters {
+  if (registered === undefined) {
+    throw new TypeError(`no writer for ${typeName(type)} is registered: pass typedWriters (protocol/typed-xml-write.js) to registerTypedWriters`);
+  }
+  return registered;
 }
 
 // ---- wire -> XML ------------------------------------------------------------------------------------
@@ -300,17 +286,5 @@ export function wireXml(name: string, type: TypeModel, wire: WireValue, pretty: 
   if (typeof wire === "string") {
     return wire === "" ? `${before}<${name}${attrs} />` : `${before}<${name}${attrs}>${escapeText(wire)}</${name}>`;
   }
-  let inner = "";
-  if (type.kind === "array") {
-    const items = wire as readonly WireValue[];
-    for (let i = 0; i < items.length; i++) inner += wireXml(type.itemElement, type.item, items[i], pretty, depth + 1);
-  } else if (type.kind === "record") {
-    const fields = type.record.fields;
-    const values = (wire as WireFields).fields;
-    for (let i = 0; i < fields.length; i++) inner += wireXml(fields[i]!.name, fields[i]!.type, values[i], pretty, depth + 1);
-  } else {
-    throw new RangeError(`${name} holds a ${typeName(type)}, not items or fields.`);
-  }
-  if (inner === "") return `${before}<${name}${attrs} />`;
-  return `${before}<${name}${attrs}>${inner}${lineBefore(pretty, depth)}</${name}>`;
+  return writers(type).xml(name, type, wire, pretty, depth, attrs);
 }
