@@ -126,6 +126,26 @@ function givenOr(value: string | undefined, current: string): string {
   return value === undefined || value === "" ? current : value;
 }
 
+type StoredValues = Pick<Subscriber, "name" | "format" | "country_code" | "phone" | "fields">;
+
+/** A stored subscriber updated with a row (an absent or empty value keeps the stored one), and whether anything changed. */
+function updatedSubscriber(current: StoredValues, row: SubscriberRow): { next: StoredValues; changed: boolean } {
+  const next = {
+    name: givenOr(row.name, current.name),
+    format: givenOr(row.format, current.format),
+    country_code: givenOr(row.countryCode, current.country_code),
+    phone: givenOr(row.phone, current.phone),
+    fields: mergedFields(current.fields, row.fields),
+  };
+  const changed =
+    next.name !== current.name ||
+    next.format !== current.format ||
+    next.country_code !== current.country_code ||
+    next.phone !== current.phone ||
+    next.fields !== current.fields;
+  return { next, changed };
+}
+
 /** Rows per statement: 9 bound values a row stays far below both engines' parameter limits. */
 export const CHUNK_ROWS = 500;
 
@@ -220,19 +240,7 @@ async function upsertChunk(
       });
       outcomeOf.set(key, "inserted");
     } else if (options.update) {
-      const next = {
-        name: givenOr(row.name, current.name),
-        format: givenOr(row.format, current.format),
-        country_code: givenOr(row.countryCode, current.country_code),
-        phone: givenOr(row.phone, current.phone),
-        fields: mergedFields(current.fields, row.fields),
-      };
-      const changed =
-        next.name !== current.name ||
-        next.format !== current.format ||
-        next.country_code !== current.country_code ||
-        next.phone !== current.phone ||
-        next.fields !== current.fields;
+      const { next, changed } = updatedSubscriber(current, row);
       if (changed) writes.push({ account_id: account.id, email: row.email, email_key: key, ...next, created_at: now });
       outcomeOf.set(key, changed ? "updated" : "unchanged");
     } else {
@@ -424,19 +432,7 @@ export function upsertOneSqlite(
     id = written.id;
     outcome = "inserted";
   } else if (options.update) {
-    const next = {
-      name: givenOr(row.name, current.name),
-      format: givenOr(row.format, current.format),
-      country_code: givenOr(row.countryCode, current.country_code),
-      phone: givenOr(row.phone, current.phone),
-      fields: mergedFields(current.fields, row.fields),
-    };
-    const changed =
-      next.name !== current.name ||
-      next.format !== current.format ||
-      next.country_code !== current.country_code ||
-      next.phone !== current.phone ||
-      next.fields !== current.fields;
+    const { next, changed } = updatedSubscriber(current, row);
     if (changed) {
       id = (run.upsert.get(account.id, row.email, key, next.name, next.format, next.country_code, next.phone, next.fields, now) as { id: number }).id;
     }

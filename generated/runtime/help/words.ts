@@ -4,6 +4,7 @@
 // generator writes on each parameter, so both say the same.
 
 import type { CheckModel, ParamModel, RuleModel, SoapType, TypeModel } from "../model.js";
+import { typeName } from "../protocol/typed-xml.js";
 import { listInWords } from "../rules.js";
 import { textFormatShape } from "../values.js";
 
@@ -59,18 +60,7 @@ export function valueHint(param: ParamModel): string {
 }
 
 /** A type as the WSDL and the help pages name it: `int`, `Color`, `Address`, `ArrayOfInt`. */
-export function typeLabel(type: TypeModel): string {
-  switch (type.kind) {
-    case "scalar":
-      return type.type;
-    case "enum":
-      return type.enum.name;
-    case "record":
-      return type.record.name;
-    case "array":
-      return type.typeName;
-  }
-}
+export const typeLabel: (type: TypeModel) => string = typeName;
 
 /** A parameter or field type in words, for the help page's rules column. */
 export function typeModelInWords(type: TypeModel, nullable?: boolean): string[] {
