@@ -46,6 +46,27 @@ export interface LoadedSpec {
   at(specPath: SpecPath, message: string, target?: "key" | "value"): Diagnostic;
 }
 
+/** What a validation pass collects diagnostics with: report one at a path, or name a path's line:col in a message. */
+export interface SpecReporter {
+  readonly diagnostics: Diagnostic[];
+  report(path: SpecPath, message: string, target?: "key" | "value"): void;
+  where(path: SpecPath, target?: "key" | "value"): string;
+}
+
+export function specReporter(spec: LoadedSpec): SpecReporter {
+  const diagnostics: Diagnostic[] = [];
+  return {
+    diagnostics,
+    report: (path, message, target) => {
+      diagnostics.push(spec.at(path, message, target));
+    },
+    where: (path, target) => {
+      const { line, col } = spec.positionOf(path, target);
+      return `${line}:${col}`;
+    },
+  };
+}
+
 /** `file` names the spec in messages; default: its path relative to the working directory. */
 export function loadSpecFile(filePath: string, file = displayPath(filePath)): LoadedSpec {
   return { ...parseSpec(readFileSync(filePath, "utf8"), file), dir: path.dirname(path.resolve(filePath)) };

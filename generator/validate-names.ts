@@ -9,7 +9,8 @@
 
 import { CLIENT_CONFIG_KEYS } from "../runtime/client.js";
 import type { Diagnostic } from "./diagnostic.js";
-import type { LoadedSpec, SpecPath } from "./load.js";
+import { type LoadedSpec, type SpecPath, specReporter } from "./load.js";
+import { SCALAR_TYPES } from "./normalize.js";
 import {
   GLOBAL_NAMES,
   isIdentifier,
@@ -42,20 +43,10 @@ const MODULE_NAMES = new Set([
 ]);
 
 /** The root element names the HTTP bindings may answer with besides records: .NET's scalar type names. */
-const SCALAR_ELEMENTS = new Set([
-  "string", "boolean", "float", "double", "decimal", "dateTime", "byte", "unsignedByte", "short", "unsignedShort",
-  "int", "unsignedInt", "long", "unsignedLong", "base64Binary", "guid", "char", "DataSet",
-]);
+const SCALAR_ELEMENTS: ReadonlySet<string> = new Set<string>([...SCALAR_TYPES, "DataSet"]);
 
 export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[] {
-  const diagnostics: Diagnostic[] = [];
-  const report = (path: SpecPath, message: string, target?: "key" | "value"): void => {
-    diagnostics.push(spec.at(path, message, target));
-  };
-  const where = (path: SpecPath, target?: "key" | "value"): string => {
-    const { line, col } = spec.positionOf(path, target);
-    return `${line}:${col}`;
-  };
+  const { diagnostics, report, where } = specReporter(spec);
   const ncName = (name: string, what: string, path: SpecPath, target?: "key" | "value"): void => {
     if (!isNCName(name)) report(path, `${what} "${name}" is not an XML name (NCName), so it cannot be an element name on the wire`, target);
   };

@@ -6,21 +6,14 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { checkRule } from "../runtime/rules.js";
 import type { Diagnostic } from "./diagnostic.js";
-import type { LoadedSpec, SpecPath } from "./load.js";
+import { type LoadedSpec, type SpecPath, specReporter } from "./load.js";
 import { isScalarName, ruleModel, SCALAR_TYPES } from "./normalize.js";
 import { patternProblem } from "./pattern-safety.js";
 import { parseTypeRef, type SpecDocument, type SpecOperation, type SpecParam, type SpecRule } from "./spec.js";
 import { dataSetRowTypeName, operationTypeNames, RESERVED_TYPE_NAMES } from "./type-names.js";
 
 export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnostic[] {
-  const diagnostics: Diagnostic[] = [];
-  const report = (path: SpecPath, message: string, target?: "key" | "value"): void => {
-    diagnostics.push(spec.at(path, message, target));
-  };
-  const where = (path: SpecPath, target?: "key" | "value"): string => {
-    const { line, col } = spec.positionOf(path, target);
-    return `${line}:${col}`;
-  };
+  const { diagnostics, report, where } = specReporter(spec);
   /** Reports every name after the first; returns nothing, the first occurrence stays valid. */
   const uniqueNames = (what: string, entries: readonly NamedAt[]): void => {
     const first = new Map<string, NamedAt>();
