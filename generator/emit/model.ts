@@ -171,6 +171,20 @@ export function paramsNeedTypedWriters(model: ServiceModel): boolean {
   return model.operations.some((op) => op.params.some((param) => param.type.kind !== "scalar"));
 }
 
+/**
+ * Whether a result is an enum, an array, or a list or record with a field that is not a scalar or is
+ * nullable: the client then reads it with the generic reader of runtime/protocol/typed-xml-read.ts, which
+ * the model registers; a service of scalar, flat record and DataSet results leaves it out of its client
+ * bundles (runtime/protocol/result-read.ts reads those directly).
+ */
+export function resultsNeedTypedReaders(model: ServiceModel): boolean {
+  return model.operations.some(({ result }) => {
+    if (result.kind === "enum" || result.kind === "array") return true;
+    if (result.kind !== "list" && result.kind !== "record") return false;
+    return result.record.fields.some((field) => field.type.kind !== "scalar" || field.nullable === true);
+  });
+}
+
 /** The records some other record holds (as a field or an array item). */
 function nestedRecords(records: readonly RecordModel[]): Set<string> {
   const nested = new Set<string>();
@@ -347,6 +361,13 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
     const writers = file.use(importSymbol("typedWriters", "runtime/protocol/typed-xml-write.ts"));
     file.source.addStatements(
       `\n/** The writers of enum, array and record parameters (runtime/protocol/typed-xml-write.ts). */\n${register}(${writers});\n`,
+    );
+  }
+  if (resultsNeedTypedReaders(model)) {
+    const register = file.use(importSymbol("registerTypedReaders", "runtime/protocol/result-read.ts"));
+    const reader = file.use(importSymbol("typedResultReader", "runtime/protocol/typed-xml-read.ts"));
+    file.source.addStatements(
+      `\n/** The reader of enum, array and nested record results (runtime/protocol/typed-xml-read.ts). */\n${register}(${reader});\n`,
     );
   }
   return file.toGeneratedFile("The client's service model (a ClientServiceModel value): names, types, results.");

@@ -29,10 +29,14 @@ import { createServiceCore, type LogEntry } from "../../runtime/server.js";
 import { createNodeHandler } from "../../runtime/server-node.js";
 import { registerTypedWriters } from "../../runtime/protocol/typed-xml.js";
 import { typedWriters } from "../../runtime/protocol/typed-xml-write.js";
+import { registerTypedReaders } from "../../runtime/protocol/result-read.js";
+import { typedResultReader } from "../../runtime/protocol/typed-xml-read.js";
 import { readXml } from "../../runtime/xml/scan.js";
 
 // The client's writers of enum, array and record parameters (a generated model with such parameters registers them).
 registerTypedWriters(typedWriters);
+// The client's reader of enum, array and nested record results (a generated model with such results registers it).
+registerTypedReaders(typedResultReader);
 
 const NS = "http://example.org/types/";
 const XSD = "http://www.w3.org/2001/XMLSchema";

@@ -9,6 +9,8 @@ import type {
   RecordModel,
   TypeModel,
 } from "./runtime/model.js";
+import { registerTypedReaders } from "./runtime/protocol/result-read.js";
+import { typedResultReader } from "./runtime/protocol/typed-xml-read.js";
 import { typedWriters } from "./runtime/protocol/typed-xml-write.js";
 import { registerTypedWriters } from "./runtime/protocol/typed-xml.js";
 import { extraScalarCodecs } from "./runtime/values-extra.js";
@@ -290,3 +292,6 @@ registerScalarCodecs(extraScalarCodecs);
 
 /** The writers of enum, array and record parameters (runtime/protocol/typed-xml-write.ts). */
 registerTypedWriters(typedWriters);
+
+/** The reader of enum, array and nested record results (runtime/protocol/typed-xml-read.ts). */
+registerTypedReaders(typedResultReader);

@@ -9,7 +9,7 @@ import type { ParamTexts, ParamValues, WireValue } from "../params.js";
 import { DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
 import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "./binding.js";
 import { httpRootName, notOnHttp, offeredOnHttp, type HttpBindingName } from "./http.js";
-import { readResult } from "./result.js";
+import { readResult } from "./result-read.js";
 import { ERROR_CODE_HEADER, ERROR_PARAMETER_HEADER } from "./text-error.js";
 
 /** Where a variant puts the parameters: the query string (GET) or a form body (POST). */

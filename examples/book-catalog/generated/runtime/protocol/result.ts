@@ -3,14 +3,13 @@
 // Operation results to and from XML, shared by every binding. The bindings differ only in the element
 // that holds the result (SOAP `<OpResult>` vs. an HTTP root element) and in layout (compact vs. indented).
 
-import { readDataSet, writeDataSet, type DataSetResult } from "../dataset.js";
-import type { ArrayTypeModel, ClientOperationModel, OperationModel, RecordModel, ResultModel, SoapType, TypeModel } from "../model.js";
+import { writeDataSet } from "../dataset.js";
+import type { ArrayTypeModel, OperationModel, RecordModel, ResultModel, SoapType, TypeModel } from "../model.js";
 import type { ParamValues } from "../params.js";
 import { ConversionError, formatterOf, formatValue } from "../values.js";
-import type { XmlElement } from "../xml/tree.js";
 import { escapeText } from "../xml/write.js";
 import { XmlOut } from "../xml/out.js";
-import { isNilElement, isReference, readWire, recordWire, wireOf, type WireValue } from "./typed-xml.js";
+import { isReference, type WireValue } from "./typed-xml.js";
 import { formatTyped, typedXml } from "./typed-xml-write.js";
 
 type Fields = Readonly<Record<string, unknown>>;
@@ -487,29 +486,5 @@ export function soapResultXml(op: OperationModel, value: unknown, request: Param
   }
 }
 
-/**
- * Reads a result from the element that holds it (`<OpResult>` or the HTTP root). `holder` is undefined
- * when the element is absent, which .NET writes for a null result; a nil holder (`xsi:nil`, the HTTP root
- * of a null) reads the same: an empty array for an array or list, null for a string, byte array or record.
- * Void and one-way read as undefined. Throws Error with a reason.
- */
-export function readResult(op: ClientOperationModel, holder: XmlElement | undefined, ns: string, request: ParamValues): unknown {
-  const result = op.result;
-  if (result.kind === "void" || result.kind === "oneWay") return undefined;
-  const label = `${op.name}Result`;
-  if (holder === undefined || (result.kind !== "dataSet" && holder.attrs.length > 0 && isNilElement(holder))) {
-    if (result.kind === "list" || result.kind === "array") return [];
-    if (isNullResult(result, null)) return null;
-    throw new Error(`the answer holds no ${label}`);
-  }
-  switch (result.kind) {
-    case "dataSet":
-      return readDataSet(holder, result.dataSet, request) satisfies DataSetResult<unknown>;
-    case "record":
-      return readWire({ kind: "record", record: result.record }, recordWire(result.record, holder, ns), label);
-    default: {
-      const type = resultType(result);
-      return readWire(type, wireOf(type, holder, ns), label);
-    }
-  }
-}
+/** The client's reader of results (result-read.ts), here too for callers that import it from this module. */
+export { readResult } from "./result-read.js";

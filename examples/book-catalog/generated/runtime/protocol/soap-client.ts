@@ -9,7 +9,7 @@ import type { ParamTexts, ParamValues } from "../params.js";
 import { DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
 import { escapeText } from "../xml/write.js";
 import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "./binding.js";
-import { readResult } from "./result.js";
+import { readResult } from "./result-read.js";
 import { wireXml } from "./typed-xml.js";
 import { child, ENVELOPE_CLOSE, envelopeBody, envelopeOpen, soapActionOf, type SoapVersion } from "./soap.js";
 

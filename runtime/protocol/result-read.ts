@@ -1,0 +1,109 @@
+// The client's reading of results, in one pass from the element that holds the result to the typed value:
+// scalars, flat records (every field a scalar that is not nullable) and lists of them, and DataSets are
+// read here directly; enums, arrays and the other records by the generic reader of typed values
+// (typed-xml-read.ts, through typed-xml.ts), which the generated model registers (registerTypedReaders)
+// only when a result needs it, so a client of a service whose results are of those kinds carries none of its code.
+// Labels for messages ("OpResult[2].Id") are built only when an error is reported.
+
+import { readDataSet, type DataSetResult } from "../dataset.js";
+import type { ClientOperationModel, FieldModel, ResultModel, SoapType } from "../model.js";
+import type { ParamValues } from "../params.js";
+import { oneLine } from "../safe-error.js";
+import { ConversionError, dotNetTypeName, parseValue } from "../values.js";
+import type { XmlElement } from "../xml/tree.js";
+import { isNilElement, setKey } from "./typed-xml.js";
+
+/** The results the generic reader reads: enums, arrays, and lists and records that are not flat. */
+export type TypedResult = Extract<ResultModel, { kind: "enum" | "array" | "list" | "record" }>;
+
+/** Reads such a result from its (present, not nil) holder; `label` names it in messages. */
+export type TypedResultReader = (result: TypedResult, holder: XmlElement, ns: string, label: string) => unknown;
+
+let typedReader: TypedResultReader | undefined;
+
+/** Adds the generic reader (typed-xml-read.ts's typedResultReader); the generated model calls it when a result needs it. */
+export function registerTypedReaders(reader: TypedResultReader): void {
+  typedReader = reader;
+}
+
+const isNil = (el: XmlElement): boolean => el.attrs.length > 0 && isNilElement(el);
+
+/** A value's label: the result's, the item's index in a list (when not negative) and the field. */
+const at = (label: string, index: number, field?: string): string =>
+  (index < 0 ? label : `${label}[${index}]`) + (field === undefined ? "" : `.${field}`);
+
+/** A scalar's text as its type; a text that does not convert throws naming the value (`at`'s label). */
+function scalar(type: SoapType, text: string, label: string, index: number, field?: string): unknown {
+  try {
+    return parseValue(type, text);
+  } catch (error) {
+    if (!(error instanceof ConversionError)) throw error;
+    const dotNet = (dotNetTypeName as Partial<Record<string, string>>)[type] ?? type;
+    throw new Error(`Cannot convert '${oneLine(text, 40)}' to ${dotNet} for ${at(label, index, field)}: the value ${error.message}.`);
+  }
+}
+
+/**
+ * A flat record's fields from its element's children in the service's namespace (the first of a name; others
+ * are skipped, as XmlSerializer skips unknown elements). An absent or nil string or base64Binary field is
+ * left out (null in .NET); any other is missing.
+ */
+function flatRecord(fields: readonly FieldModel[], el: XmlElement, ns: string, label: string, index: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const children = el.children;
+  for (const field of fields) {
+    const type = (field.type as { readonly type: SoapType }).type;
+    let found: XmlElement | undefined;
+    for (let k = 0; k < children.length && found === undefined; k++) {
+      if (children[k]!.local === field.name && children[k]!.ns === ns) found = children[k];
+    }
+    if (found === undefined || isNil(found)) {
+      if (type === "string" || type === "base64Binary") continue;
+      throw new Error(`${at(label, index, field.name)} is missing.`);
+    }
+    setKey(out, field.name, scalar(type, found.text, label, index, field.name));
+  }
+  return out;
+}
+
+const isFlat = (fields: readonly FieldModel[]): boolean => fields.every((f) => f.type.kind === "scalar" && !f.nullable);
+
+/**
+ * Reads a result from the element that holds it (`<OpResult>` or the HTTP root). `holder` is undefined
+ * when the element is absent, which .NET writes for a null result; a nil holder (`xsi:nil`, the HTTP root
+ * of a null) reads the same: an empty array for an array or list, null for a string, byte array or record.
+ * Void and one-way read as undefined. Throws Error with a reason.
+ */
+export function readResult(op: ClientOperationModel, holder: XmlElement | undefined, ns: string, request: ParamValues): unknown {
+  const result = op.result;
+  if (result.kind === "void" || result.kind === "oneWay") return undefined;
+  const label = `${op.name}Result`;
+  if (holder === undefined || (result.kind !== "dataSet" && isNil(holder))) {
+    if (result.kind === "list" || result.kind === "array") return [];
+    if (result.kind === "record" || (result.kind === "scalar" && (result.type === "string" || result.type === "base64Binary"))) return null;
+    throw new Error(`the answer holds no ${label}`);
+  }
+  switch (result.kind) {
+    case "dataSet":
+      return readDataSet(holder, result.dataSet, request) satisfies DataSetResult<unknown>;
+    case "scalar":
+      return scalar(result.type, holder.text, label, -1);
+    case "record":
+      if (isFlat(result.record.fields)) return flatRecord(result.record.fields, holder, ns, label, -1);
+      break;
+    case "list": {
+      const { name, fields } = result.record;
+      if (!isFlat(fields)) break;
+      const items: unknown[] = [];
+      for (const c of holder.children) {
+        // A nil item is a null record, as .NET reads it.
+        if (c.local === name && c.ns === ns) items.push(isNil(c) ? null : flatRecord(fields, c, ns, label, items.length));
+      }
+      return items;
+    }
+  }
+  if (typedReader === undefined) {
+    throw new TypeError(`no reader of ${result.kind} results is registered: pass typedResultReader (protocol/typed-xml-read.js) to registerTypedReaders`);
+  }
+  return typedReader(result, holder, ns, label);
+}
