@@ -197,6 +197,12 @@ type PendingWrite =
 const GROUP_LIMIT = 256;
 
 /**
+ * Batches of synchronous writes committed one after another while earlier ones are still syncing their
+ * log, before the connection is handed back to Kysely (so its queries wait a bounded time).
+ */
+const PIPELINE_GROUPS = 16;
+
+/**
  * SQLite group commit. Writes queue up; one flush at a time takes up to GROUP_LIMIT of them into one
  * transaction, each in a savepoint, and commits once; every write's promise settles after that commit
  * is durable (or with the commit's error). A write's own error rolls back its savepoint only.
@@ -207,9 +213,17 @@ const GROUP_LIMIT = 256;
  * Kysely too, then runs from BEGIN to COMMIT in one turn of the event loop on prepared statements. With
  * SQLITE_SYNC=FULL (walPath set) that commit does not block the event loop for the log sync: it commits
  * with synchronous=NORMAL (the WAL frames are written, not synced) and then fdatasyncs the log file on
- * libuv's thread pool, still holding the connection, so no Kysely query runs before the batch is durable
- * and no write of the batch is answered before. The next batch starts after that sync. Only
- * SqliteAccess.readNow can read meanwhile, and it reads no table a synchronous write changes.
+ * libuv's thread pool. No write of a batch is answered before its own sync, started after its commit,
+ * has finished: that sync covers every earlier frame of the log too.
+ *
+ * While a batch's sync is in flight, the synchronous writes that arrive meanwhile are the next batch:
+ * it runs and commits at once and starts its own sync (a pipeline; the earlier batch is answered when
+ * its sync ends, the later one when its own does). A later batch may read what an earlier one wrote
+ * before that is durable; it is answered only after its own sync, which covers the earlier batch's
+ * frames too, so no caller ever sees an answer that a crash could take back. The connection stays held from the first batch until every sync of
+ * the pipeline has finished, so no Kysely query reads a write that is not durable; after
+ * PIPELINE_GROUPS batches, or when no write arrives before the syncs end, it is handed back.
+ * Only SqliteAccess.readNow can read meanwhile, and it reads no table a synchronous write changes.
  */
 function groupCommit(db: Kysely<Database>, connection: ReturnType<typeof cachedStatements>, walPath: string | undefined) {
   const queue: PendingWrite[] = [];
@@ -250,33 +264,104 @@ function groupCommit(db: Kysely<Database>, connection: ReturnType<typeof cachedS
     }
   }
 
-  /** A batch of synchronous writes: settles each after the commit is durable. */
-  async function flushSync(batch: readonly (PendingWrite & { sync: true })[]): Promise<void> {
+  /** Runs one batch of synchronous writes from BEGIN to COMMIT; throws the commit's error. */
+  function commitSync(batch: readonly (PendingWrite & { sync: true })[], deferSync: boolean): (() => void)[] {
     const settled: (() => void)[] = [];
+    if (deferSync) noLogSync();
     try {
-      await db.connection().execute(async () => {
-        // Kysely's connection is ours: no transaction of its own is open, no query of its runs.
-        const deferSync = walPath !== undefined;
-        if (deferSync) noLogSync();
-        try {
-          begin();
-          try {
-            for (const pending of batch) settled.push(runSync(pending));
-            commit();
-          } catch (error) {
-            if (connection.database.inTransaction) rollback();
-            throw error;
-          }
-        } finally {
-          if (deferSync) logSync();
-        }
-        if (deferSync) await syncLog();
-      });
-    } catch (error) {
-      for (const pending of batch) pending.reject(error);
-      return;
+      begin();
+      try {
+        for (const pending of batch) settled.push(runSync(pending));
+        commit();
+      } catch (error) {
+        if (connection.database.inTransaction) rollback();
+        throw error;
+      }
+    } finally {
+      if (deferSync) logSync();
     }
-    for (const settle of settled) settle();
+    return settled;
+  }
+
+  /** The synchronous writes at the head of the queue (up to GROUP_LIMIT), taken off it. */
+  function takeSyncHead(): (PendingWrite & { sync: true })[] {
+    let n = 0;
+    while (n < queue.length && n < GROUP_LIMIT && queue[n]!.sync) n++;
+    return queue.splice(0, n) as (PendingWrite & { sync: true })[];
+  }
+
+  /** Resolves when enqueue adds a write (set while a pipeline waits for one). */
+  let onArrival: (() => void) | undefined;
+
+  /**
+   * The synchronous writes at the head of the queue, batch after batch while earlier syncs are in flight
+   * (see groupCommit); each write settles after its batch's commit is durable.
+   */
+  async function flushSync(): Promise<void> {
+    const deferSync = walPath !== undefined;
+    let started = false;
+    try {
+      await flushPipeline(deferSync, () => (started = true));
+    } catch (error) {
+      // The connection could not be had (the store is closing): the writes waiting get its error.
+      if (!started) for (const pending of takeSyncHead()) pending.reject(error);
+      else throw error;
+    }
+  }
+
+  async function flushPipeline(deferSync: boolean, onStart: () => void): Promise<void> {
+    await db.connection().execute(async () => {
+      onStart();
+      // Kysely's connection is ours: no transaction of its own is open, no query of its runs.
+      const inFlight: Promise<void>[] = [];
+      let syncing = 0;
+      let syncEnded: (() => void) | undefined;
+      for (let group = 0; group < PIPELINE_GROUPS; group++) {
+        const batch = takeSyncHead();
+        if (batch.length === 0) break;
+        let settled: (() => void)[];
+        try {
+          settled = commitSync(batch, deferSync);
+        } catch (error) {
+          for (const pending of batch) pending.reject(error);
+          break;
+        }
+        if (!deferSync) {
+          for (const settle of settled) settle();
+          break;
+        }
+        syncing++;
+        inFlight.push(
+          syncLog().then(
+            () => {
+              for (const settle of settled) settle();
+            },
+            (error: unknown) => {
+              for (const pending of batch) pending.reject(error);
+            },
+          ).finally(() => {
+            syncing--;
+            syncEnded?.();
+          }),
+        );
+        // Wait for the next writes while a sync is in flight; stop when every sync has ended first.
+        const next = queue.length > 0 && queue[0]!.sync;
+        if (!next) {
+          await new Promise<void>((resolve) => {
+            onArrival = resolve;
+            syncEnded = () => {
+              if (syncing === 0) resolve();
+            };
+          });
+          onArrival = undefined;
+          syncEnded = undefined;
+          if (!(queue.length > 0 && queue[0]!.sync)) break;
+        }
+        // Writes arriving in the same turn of the event loop join this batch.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      await Promise.all(inFlight);
+    });
   }
 
   async function flushAsync(batch: readonly PendingWrite[]): Promise<void> {
@@ -310,11 +395,10 @@ function groupCommit(db: Kysely<Database>, connection: ReturnType<typeof cachedS
     flushing = true;
     try {
       while (queue.length > 0) {
-        const batch = queue.splice(0, GROUP_LIMIT);
-        if (batch.every((pending) => pending.sync)) {
-          await flushSync(batch as (PendingWrite & { sync: true })[]);
+        if (queue.slice(0, GROUP_LIMIT).every((pending) => pending.sync)) {
+          await flushSync();
         } else {
-          await flushAsync(batch);
+          await flushAsync(queue.splice(0, GROUP_LIMIT));
         }
       }
     } finally {
@@ -324,6 +408,7 @@ function groupCommit(db: Kysely<Database>, connection: ReturnType<typeof cachedS
 
   function enqueue(pending: PendingWrite): void {
     queue.push(pending);
+    onArrival?.();
     // Writes arriving in the same turn of the event loop join this flush.
     if (!flushing) {
       flushing = true;

@@ -150,6 +150,50 @@ describe("SQLite single-insert fast path", () => {
     expect((await write)?.outcome).toBe("inserted");
     expect(await count).toBe(1);
   });
+
+  it("commits the writes that arrive during a log sync at once, answering each batch after its own sync", async () => {
+    const { store, account, listId } = await freshStore("FULL");
+    const sqlite = store.sqlite!;
+    const options: UpsertOptions = { update: true, state: "active", recordOptedOut: true };
+    const held: (() => void)[] = [];
+    const real = fs.fdatasync;
+    vi.spyOn(fs, "fdatasync").mockImplementation(((fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
+      held.push(() => real(fd, callback));
+    }) as typeof fs.fdatasync);
+    const answered: string[] = [];
+    const insert = (email: string) =>
+      sqlite.writeSync(() => upsertOneSqlite(sqlite, account, String(listId), "strMailingListID", { email }, options, 1)).then((outcome) => {
+        answered.push(email);
+        return outcome;
+      });
+    const first = insert("first@example.com");
+    await vi.waitFor(() => expect(held).toHaveLength(1), { timeout: 5000, interval: 5 });
+    // The first batch is committed and syncing: a second write commits without waiting for that sync.
+    const second = insert("second@example.com");
+    await vi.waitFor(() => expect(held).toHaveLength(2), { timeout: 5000, interval: 5 });
+    let read = false;
+    const count = store.db
+      .selectFrom("subscribers")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow()
+      .then((r) => {
+        read = true;
+        return Number(r.n);
+      });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(answered).toEqual([]);
+    // The second batch's sync ends first: it covers both commits, and only the second is answered by it.
+    held[1]!();
+    expect((await second)?.outcome).toBe("inserted");
+    expect(answered).toEqual(["second@example.com"]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The first still waits for its own sync, and Kysely for the whole pipeline.
+    expect(answered).toEqual(["second@example.com"]);
+    expect(read).toBe(false);
+    held[0]!();
+    expect((await first)?.outcome).toBe("inserted");
+    expect(await count).toBe(2);
+  });
 });
 
 describeEngines("single inserts with cached credentials", (engine) => {
