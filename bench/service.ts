@@ -57,6 +57,7 @@ import { cleanup, cleanupOnSignals, collect, cpuSeconds, hasWrk, luaString, onCl
 import type { AutocannonArgs, SendingState, ServiceReady, ServiceRequest } from "./service-children.js";
 import { median, table, type LoadResult } from "./summary.js";
 import { FLOOR_RESPONSE, NS, SOAP11_NS } from "./wire.js";
+import { bundleEntry } from "../service/start.mjs";
 
 export type Part = "sqlite" | "sqlite-normal" | "postgres" | "sms" | "transaction" | "csv" | "import" | "sending";
 export const PARTS: readonly Part[] = ["sqlite", "sqlite-normal", "postgres", "sms", "transaction", "csv", "import", "sending"];
@@ -115,6 +116,13 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 const childrenSource = fileURLToPath(new URL("./service-children.ts", import.meta.url));
 
+/**
+ * The service child as `npm start` runs the service: bundled by service/start.mjs's bundleEntry into plain
+ * JavaScript (no TypeScript loader in the process). The other children run under tsx.
+ */
+let serviceChildFile: Promise<string> | undefined;
+const serviceChild = (): Promise<string> => (serviceChildFile ??= bundleEntry("bench/service-children.ts", "bench-service-children"));
+
 /** The floor server exactly as bench/run.ts starts it: bench/servers.ts bundled with tsx's esbuild. */
 async function floorCommand(): Promise<string[]> {
   return [...(await serversCommand("bench-service")).args, "floor"];
@@ -163,7 +171,7 @@ let commandIds = 0;
 async function startService(name: string, databaseUrl: string | undefined, options: ServiceBenchOptions, env: Record<string, string> = {}): Promise<ServiceChild> {
   const dir = tempDir(`eas-bench-${name}-`);
   const started = await startChild<ServiceReady>(
-    [...options.serviceNodeArgs, "--import", "tsx", childrenSource, "service"],
+    [...options.serviceNodeArgs, await serviceChild(), "service"],
     {
       ...process.env,
       DATABASE_URL: databaseUrl ?? `sqlite:${join(dir, "service.db")}`,
@@ -925,7 +933,7 @@ export async function runServiceBench(options: ServiceBenchOptions): Promise<Ser
     `Service (issue 9). Load tool: ${tool === "wrk" ? `wrk -t${options.threads}, a Lua script making each body` : "autocannon (programmatic, setupRequest making each body)"}; ` +
     `${options.connections} connections; ${options.warmup} s warm-up + ${options.duration} s per load row` +
     `${options.rounds > 1 ? `, ${options.rounds} rounds (medians)` : ""}; 127.0.0.1; node ${process.version}; ${availableParallelism()} CPUs. ` +
-    `The service runs as \`node --import tsx\` (as npm start), LOG_LEVEL=warn (no request log lines), a fresh database per run; ` +
+    `The service runs as npm start runs it (bundled by service/start.mjs, plain JavaScript), LOG_LEVEL=warn (no request log lines), a fresh database per run; ` +
     `SQLite files in ${tmpdir()} (${fs}), SQLITE_SYNC=FULL.`;
   const text = [
     head,

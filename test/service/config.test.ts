@@ -61,7 +61,7 @@ describe("service configuration", () => {
   });
 
   it("npm start -- --help prints the variables and exits 0 without opening a database", () => {
-    const run = spawnSync(process.execPath, ["--import", "tsx", "service/main.ts", "--help"], {
+    const run = spawnSync(process.execPath, ["service/start.mjs", "--help"], {
       cwd: new URL("../../", import.meta.url).pathname,
       env: { ...process.env, DATABASE_URL: "postgres://127.0.0.1:1/never" },
       encoding: "utf8",
@@ -69,7 +69,7 @@ describe("service configuration", () => {
     });
     expect(run.status).toBe(0);
     for (const option of OPTIONS) expect(run.stdout).toContain(option.name);
-    const bad = spawnSync(process.execPath, ["--import", "tsx", "service/main.ts", "--role", "both"], {
+    const bad = spawnSync(process.execPath, ["service/start.mjs", "--role", "both"], {
       cwd: new URL("../../", import.meta.url).pathname,
       encoding: "utf8",
       timeout: 60_000,
