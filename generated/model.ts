@@ -9,6 +9,18 @@ import type {
   RecordModel,
   TypeModel,
 } from "./runtime/model.js";
+import {
+  formatDateTime,
+  formatInt32,
+  formatString,
+  parseDateTime,
+  parseDecimal,
+  parseDouble,
+  parseInt32,
+  parseInt64,
+  parseString,
+  registerClientCodecs,
+} from "./runtime/values.js";
 import type {
   GetNewsletterFiltersParams,
   GetNewsletterFiltersResult,
@@ -561,3 +573,16 @@ export const service: ClientServiceModel = {
   namespace: "http://tempuri.org/",
   endpoint: "ExternalAPIService.asmx",
 };
+
+/** The client's codecs (runtime/values.ts): the readers of the results' scalar types, the writers of the parameters'. */
+registerClientCodecs(
+  {
+    dateTime: parseDateTime,
+    decimal: parseDecimal,
+    double: parseDouble,
+    int: parseInt32,
+    long: parseInt64,
+    string: parseString,
+  },
+  { dateTime: formatDateTime, int: formatInt32, string: formatString },
+);

@@ -4,7 +4,7 @@
 
 import type { ColumnModel, DataSetModel, SoapType } from "./model.js";
 import { XmlOut } from "./xml/out.js";
-import { formatValue, parseValue } from "./values.js";
+import { clientParse, formatValue } from "./values.js";
 import type { XmlElement } from "./xml/tree.js";
 
 export const XS_NS = "http://www.w3.org/2001/XMLSchema";
@@ -116,7 +116,7 @@ function readSchema(schema: XmlElement): { dataSetName: string; tables: SchemaTa
 
 function parseCell(type: SoapType, text: string, column: string): unknown {
   try {
-    return parseValue(type, text);
+    return clientParse(type, text);
   } catch (error) {
     throw new Error(`DataSet column ${column}: the value ${(error as Error).message}`);
   }

@@ -5,7 +5,8 @@
 
 import { clientError, ErrorCodes, ServiceError } from "./errors.js";
 import type { ClientOperationModel, OperationModel, ParamModel, ServiceModel } from "./model.js";
-import { formatWire, isReference, readWire, setKey, TypedValueError, type WireValue } from "./protocol/typed-xml.js";
+import { formatNonScalar, isReference, readWire, setKey, TypedValueError, type WireValue } from "./protocol/typed-xml.js";
+import { clientFormat, ConversionError } from "./values.js";
 import { validateParams } from "./rules.js";
 
 export type { WireFields, WireValue } from "./protocol/typed-xml.js";
@@ -121,7 +122,17 @@ export function writeParams(op: ClientOperationModel, values: ParamValues): Para
       else throw new TypeError(`${op.name}: parameter ${param.name} is required.`);
       continue;
     }
-    texts[i] = formatWire(param.type, value, param.name, fail);
+    if (param.type.kind !== "scalar") {
+      texts[i] = formatNonScalar(param.type, value, param.name, fail);
+      continue;
+    }
+    // A scalar, by the client's writers (registerClientCodecs), as formatWire formats it.
+    try {
+      texts[i] = clientFormat(param.type.type, value);
+    } catch (error) {
+      if (!(error instanceof ConversionError)) throw error;
+      throw fail(`${param.name} ${error.message}`);
+    }
   }
   return texts;
 }

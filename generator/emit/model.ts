@@ -171,6 +171,39 @@ export function paramsNeedTypedWriters(model: ServiceModel): boolean {
   return model.operations.some((op) => op.params.some((param) => param.type.kind !== "scalar"));
 }
 
+/** The core scalar types' readers and writers in runtime/values.ts (the others are values-extra.ts's). */
+const CORE_CODECS: Readonly<Partial<Record<SoapType, { readonly parse: string; readonly format: string }>>> = {
+  boolean: { parse: "parseBoolean", format: "formatBoolean" },
+  dateTime: { parse: "parseDateTime", format: "formatDateTime" },
+  decimal: { parse: "parseDecimal", format: "formatDecimal" },
+  double: { parse: "parseDouble", format: "formatDouble" },
+  int: { parse: "parseInt32", format: "formatInt32" },
+  long: { parse: "parseInt64", format: "formatInt64" },
+  string: { parse: "parseString", format: "formatString" },
+};
+
+/**
+ * The core scalar types the client reads directly (scalar results, the fields of result records, DataSet
+ * columns) and writes directly (scalar parameters), in a fixed order: the generated model registers just
+ * their codecs for the client (registerClientCodecs), so a client bundle carries no other. Enum, array and
+ * nested record values go through typed-xml, which uses every codec.
+ */
+export function clientCodecsUsed(model: ServiceModel): { parse: SoapType[]; format: SoapType[] } {
+  const parse = new Set<SoapType>();
+  const format = new Set<SoapType>();
+  for (const op of model.operations) {
+    for (const param of op.params) if (param.type.kind === "scalar") format.add(param.type.type);
+    const result = op.result;
+    if (result.kind === "scalar") parse.add(result.type);
+    if (result.kind === "list" || result.kind === "record") {
+      for (const field of result.record.fields) if (field.type.kind === "scalar") parse.add(field.type.type);
+    }
+    if (result.kind === "dataSet") for (const column of result.dataSet.columns) parse.add(column.type);
+  }
+  const core = (used: Set<SoapType>): SoapType[] => [...used].filter((type) => CORE_CODECS[type] !== undefined).sort();
+  return { parse: core(parse), format: core(format) };
+}
+
 /**
  * Whether a result is an enum, an array, or a list or record with a field that is not a scalar or is
  * nullable: the client then reads it with the generic reader of runtime/protocol/typed-xml-read.ts, which
@@ -354,6 +387,16 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
     file.source.addStatements(
       `\n/** The codecs of ${extra.join(", ")}, which this service uses (runtime/values-extra.ts). */\n` +
         `${register}(${codecs});\n`,
+    );
+  }
+  const codecs = clientCodecsUsed(model);
+  if (codecs.parse.length > 0 || codecs.format.length > 0) {
+    const register = file.use(importSymbol("registerClientCodecs", "runtime/values.ts"));
+    const table = (types: SoapType[], direction: "parse" | "format"): string =>
+      `{ ${types.map((t) => `${t}: ${file.use(importSymbol(CORE_CODECS[t]![direction], "runtime/values.ts"))}`).join(", ")} }`;
+    file.source.addStatements(
+      `\n/** The client's codecs (runtime/values.ts): the readers of the results' scalar types, the writers of the parameters'. */\n` +
+        `${register}(${table(codecs.parse, "parse")}, ${table(codecs.format, "format")});\n`,
     );
   }
   if (paramsNeedTypedWriters(model)) {

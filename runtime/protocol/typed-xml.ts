@@ -242,6 +242,14 @@ export function formatWire(type: TypeModel, value: unknown, label: string, fail:
   }
 }
 
+/**
+ * formatWire for an enum, array or record alone, by the registered writers: the client's writeParams formats
+ * scalars itself (clientFormat), so that its bundle carries no formatter it does not use.
+ */
+export function formatNonScalar(type: TypeModel, value: unknown, label: string, fail: FormatFailure): WireValue {
+  return writers(type).format(type, value, label, fail);
+}
+
 /** formatWire and wireXml for enums, arrays and records (typed-xml-write.ts's typedWriters). */
 export interface TypedWriters {
   readonly format: (type: TypeModel, value: unknown, label: string, fail: FormatFailure) => WireValue;

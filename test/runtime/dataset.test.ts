@@ -4,6 +4,10 @@ import { XmlOut } from "../../runtime/xml/out.js";
 import { readXml } from "../../runtime/xml/scan.js";
 import { DATASET_COLUMNS, DATASET_DOCUMENT, XML_DECLARATION } from "../fixtures/wire-samples.js";
 import { reportViews } from "./fixtures.js";
+import { registerAllClientCodecs } from "../../runtime/values.js";
+
+// The client's codecs of every scalar type (a generated model registers those its service uses).
+registerAllClientCodecs();
 
 /** The `<xs:schema ...>` … `</diffgr:diffgram>` lines of the §5 sample, indented as inside `<DataSet>`. */
 const INNER_LINES = DATASET_DOCUMENT.split("\n").slice(2, -1);

@@ -2,6 +2,10 @@ import { describe, expect, it } from "vitest";
 import { ErrorCodes, ServiceError } from "../../runtime/errors.js";
 import { readParams, writeParams, type ParamTexts, type ParamValues, type Presence } from "../../runtime/params.js";
 import { mixedOp } from "./fixtures.js";
+import { registerAllClientCodecs } from "../../runtime/values.js";
+
+// The client's codecs of every scalar type (a generated model registers those its service uses).
+registerAllClientCodecs();
 
 // mixedOp: strUsername, strPassword (required), intNewsletterId, lngSubscriberId, dblRate, decAmount, datWhen,
 // blnFlag, strFormat (default HTML, HTML|Text), strNote.

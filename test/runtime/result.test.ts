@@ -12,6 +12,10 @@ import { XmlOut } from "../../runtime/xml/out.js";
 import { readXml } from "../../runtime/xml/scan.js";
 import { DATASET_COLUMNS, TRIGGER_LIST_DOCUMENT } from "../fixtures/wire-samples.js";
 import { dataSetOp, listOp, longOp, NS, operation, recordOp, reportViews, smsResult, triggerResult } from "./fixtures.js";
+import { registerAllClientCodecs } from "../../runtime/values.js";
+
+// The client's codecs of every scalar type (a generated model registers those its service uses).
+registerAllClientCodecs();
 
 const TRIGGER = { Id: 1, Name: "t1", Created: "2024-05-06T07:08:09", MailinglistId: 5, MailinglistName: "L" };
 const TRIGGER_XML =

@@ -9,6 +9,10 @@ import { readResult, registerTypedReaders } from "../../runtime/protocol/result-
 import { typedResultReader } from "../../runtime/protocol/typed-xml-read.js";
 import { readXml } from "../../runtime/xml/scan.js";
 import { NS, operation } from "./fixtures.js";
+import { registerAllClientCodecs } from "../../runtime/values.js";
+
+// The client's codecs of every scalar type (a generated model registers those its service uses).
+registerAllClientCodecs();
 
 const ints = { kind: "array", item: { kind: "scalar", type: "int" }, itemElement: "int", typeName: "ArrayOfInt" } as const;
 const arrayOp = operation("Ids", [], ints);

@@ -8,6 +8,10 @@ import { writeParams } from "../../runtime/params.js";
 import { registerTypedWriters, wireXml } from "../../runtime/protocol/typed-xml.js";
 import { typedWriters } from "../../runtime/protocol/typed-xml-write.js";
 import { operation, param } from "./fixtures.js";
+import { registerAllClientCodecs } from "../../runtime/values.js";
+
+// The client's codecs of every scalar type (a generated model registers those its service uses).
+registerAllClientCodecs();
 
 const ints = { kind: "array", item: { kind: "scalar", type: "int" }, itemElement: "int", typeName: "ArrayOfInt" } as const;
 const op = operation("Sum", [param("a", "int"), param("ids", ints)]);

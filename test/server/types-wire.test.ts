@@ -32,6 +32,10 @@ import { typedWriters } from "../../runtime/protocol/typed-xml-write.js";
 import { registerTypedReaders } from "../../runtime/protocol/result-read.js";
 import { typedResultReader } from "../../runtime/protocol/typed-xml-read.js";
 import { readXml } from "../../runtime/xml/scan.js";
+import { registerAllClientCodecs } from "../../runtime/values.js";
+
+// The client's codecs of every scalar type (a generated model registers those its service uses).
+registerAllClientCodecs();
 
 // The client's writers of enum, array and record parameters (a generated model with such parameters registers them).
 registerTypedWriters(typedWriters);

@@ -14,7 +14,17 @@ import { typedResultReader } from "./runtime/protocol/typed-xml-read.js";
 import { typedWriters } from "./runtime/protocol/typed-xml-write.js";
 import { registerTypedWriters } from "./runtime/protocol/typed-xml.js";
 import { extraScalarCodecs } from "./runtime/values-extra.js";
-import { registerScalarCodecs } from "./runtime/values.js";
+import {
+  formatDateTime,
+  formatInt32,
+  formatString,
+  parseBoolean,
+  parseDateTime,
+  parseDecimal,
+  parseString,
+  registerClientCodecs,
+  registerScalarCodecs,
+} from "./runtime/values.js";
 import type {
   AddBookParams,
   AddBookResult,
@@ -289,6 +299,12 @@ export const service: ClientServiceModel = {
 
 /** The codecs of float, short, guid, base64Binary, which this service uses (runtime/values-extra.ts). */
 registerScalarCodecs(extraScalarCodecs);
+
+/** The client's codecs (runtime/values.ts): the readers of the results' scalar types, the writers of the parameters'. */
+registerClientCodecs(
+  { boolean: parseBoolean, dateTime: parseDateTime, decimal: parseDecimal, string: parseString },
+  { dateTime: formatDateTime, int: formatInt32, string: formatString },
+);
 
 /** The writers of enum, array and record parameters (runtime/protocol/typed-xml-write.ts). */
 registerTypedWriters(typedWriters);

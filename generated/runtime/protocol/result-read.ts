@@ -5,13 +5,14 @@
 // read here directly; enums, arrays and the other records by the generic reader of typed values
 // (typed-xml-read.ts, through typed-xml.ts), which the generated model registers (registerTypedReaders)
 // only when a result needs it, so a client of a service whose results are of those kinds carries none of its code.
-// Labels for messages ("OpResult[2].Id") are built only when an error is reported.
+// Labels for messages ("OpResult[2].Id") are built only when an error is reported. Scalars are read by the
+// client's codecs (clientParse: the readers the generated model registered).
 
 import { readDataSet, type DataSetResult } from "../dataset.js";
 import type { ClientOperationModel, FieldModel, ResultModel, SoapType } from "../model.js";
 import type { ParamValues } from "../params.js";
 import { oneLine } from "../safe-error.js";
-import { ConversionError, dotNetTypeName, parseValue } from "../values.js";
+import { clientParse, ConversionError, dotNetTypeName } from "../values.js";
 import type { XmlElement } from "../xml/tree.js";
 import { isNilElement, setKey } from "./typed-xml.js";
 
@@ -37,7 +38,7 @@ const at = (label: string, index: number, field?: string): string =>
 /** A scalar's text as its type; a text that does not convert throws naming the value (`at`'s label). */
 function scalar(type: SoapType, text: string, label: string, index: number, field?: string): unknown {
   try {
-    return parseValue(type, text);
+    return clientParse(type, text);
   } catch (error) {
     if (!(error instanceof ConversionError)) throw error;
     const dotNet = (dotNetTypeName as Partial<Record<string, string>>)[type] ?? type;

@@ -251,8 +251,13 @@ export type ScalarCodecs = {
   readonly [K in SoapType]?: { readonly parse: (text: string) => SoapValueTypes[K]; readonly format: (value: unknown) => string };
 };
 
+/** A string's text is its value. */
+export function parseString(text: string): string {
+  return text;
+}
+
 const parsers: { [K in SoapType]?: (text: string) => SoapValueTypes[K] } = {
-  string: (text) => text,
+  string: parseString,
   boolean: parseBoolean,
   double: parseDouble,
   decimal: parseDecimal,
@@ -267,6 +272,9 @@ export function registerScalarCodecs(codecs: ScalarCodecs): void {
     const codec = codecs[type]!;
     (parsers as Record<string, unknown>)[type] = codec.parse;
     (formatters as Record<string, unknown>)[type] = codec.format;
+    // The client's tables too (below): a service using these types reads and writes them.
+    (clientParsers as Record<string, unknown>)[type] = codec.parse;
+    (clientFormatters as Record<string, unknown>)[type] = codec.format;
   }
 }
 
@@ -281,7 +289,7 @@ export function parseValue<T extends SoapType>(type: T, text: string): SoapValue
   return parse(text);
 }
 
-function formatDateTime(value: unknown): string {
+export function formatDateTime(value: unknown): string {
   if (typeof value === "string") return parseDateTime(value);
   if (value instanceof Date) {
     if (Number.isNaN(value.getTime())) throw new ConversionError("dateTime", "is an invalid Date");
@@ -294,7 +302,7 @@ function formatDateTime(value: unknown): string {
   throw new ConversionError("dateTime", "is not a string or a Date");
 }
 
-function formatDouble(value: unknown): string {
+export function formatDouble(value: unknown): string {
   if (typeof value !== "number") throw new ConversionError("double", "is not a number");
   if (Number.isNaN(value)) return "NaN";
   if (value === Infinity) return "INF";
@@ -312,29 +320,41 @@ function formatDouble(value: unknown): string {
   return String(value);
 }
 
+export function formatString(value: unknown): string {
+  if (typeof value !== "string") throw new ConversionError("string", "is not a string");
+  return value;
+}
+
+export function formatInt32(value: unknown): string {
+  return formatWhole("int", value, INT32_MIN, INT32_MAX, "32-bit integer");
+}
+
+export function formatInt64(value: unknown): string {
+  const n = typeof value === "number" && Number.isSafeInteger(value) ? BigInt(value) : value;
+  if (typeof n !== "bigint") throw new ConversionError("long", "is not a bigint or a safe integer");
+  if (n < INT64_MIN || n > INT64_MAX) throw new ConversionError("long", "is outside the 64-bit integer range");
+  return n.toString();
+}
+
+export function formatDecimal(value: unknown): string {
+  if (typeof value === "bigint") return value.toString();
+  if (typeof value !== "string") throw new ConversionError("decimal", "is not a decimal string");
+  return parseDecimal(value);
+}
+
+export function formatBoolean(value: unknown): string {
+  if (typeof value !== "boolean") throw new ConversionError("boolean", "is not a boolean");
+  return value ? "true" : "false";
+}
+
 const formatters: { [K in SoapType]?: (value: unknown) => string } = {
-  string: (value) => {
-    if (typeof value !== "string") throw new ConversionError("string", "is not a string");
-    return value;
-  },
-  int: (value) => formatWhole("int", value, INT32_MIN, INT32_MAX, "32-bit integer"),
-  long: (value) => {
-    const n = typeof value === "number" && Number.isSafeInteger(value) ? BigInt(value) : value;
-    if (typeof n !== "bigint") throw new ConversionError("long", "is not a bigint or a safe integer");
-    if (n < INT64_MIN || n > INT64_MAX) throw new ConversionError("long", "is outside the 64-bit integer range");
-    return n.toString();
-  },
+  string: formatString,
+  int: formatInt32,
+  long: formatInt64,
   double: formatDouble,
-  decimal: (value) => {
-    if (typeof value === "bigint") return value.toString();
-    if (typeof value !== "string") throw new ConversionError("decimal", "is not a decimal string");
-    return parseDecimal(value);
-  },
+  decimal: formatDecimal,
   dateTime: formatDateTime,
-  boolean: (value) => {
-    if (typeof value !== "boolean") throw new ConversionError("boolean", "is not a boolean");
-    return value ? "true" : "false";
-  },
+  boolean: formatBoolean,
 };
 
 /** Formats a value of a SOAP type as wire text; throws ConversionError for a value of the wrong kind. */
@@ -350,6 +370,54 @@ export function formatValue(type: SoapType, value: unknown): string {
  */
 export function formatterOf(type: SoapType): (value: unknown) => string {
   return formatters[type] ?? ((value) => formatValue(type, value));
+}
+
+// ---- The client's codecs ------------------------------------------------------------------------------
+//
+// The client reads results and writes parameters through tables of its own, which hold only what it was
+// given: the generated model registers the readers of its results' types and the writers of its
+// parameters' (registerClientCodecs), and registerScalarCodecs adds its codecs here too. A client bundle
+// then carries only those codecs (a double result pulls in parseDouble, never formatDouble); the tables
+// above, which parseValue and formatValue (the server) use, hold every core codec and are left out.
+
+/** Readers of some scalar types, as registerClientCodecs takes them. */
+export type ScalarParsers = { readonly [K in SoapType]?: (text: string) => SoapValueTypes[K] };
+/** Writers of some scalar types, as registerClientCodecs takes them. */
+export type ScalarFormatters = { readonly [K in SoapType]?: (value: unknown) => string };
+
+const clientParsers: { [K in SoapType]?: (text: string) => unknown } = {};
+const clientFormatters: { [K in SoapType]?: (value: unknown) => string } = {};
+
+/** Adds the client's readers and writers of scalar types; the generated model calls it with the ones it uses. */
+export function registerClientCodecs(parse: ScalarParsers, format: ScalarFormatters): void {
+  Object.assign(clientParsers, parse);
+  Object.assign(clientFormatters, format);
+}
+
+/**
+ * Registers every codec parseValue and formatValue have (the core types and any registered) for the client:
+ * for a client of a model built at run time, which no generated model registered codecs for.
+ */
+export function registerAllClientCodecs(): void {
+  registerClientCodecs(parsers, formatters);
+}
+
+function noClientCodec(type: SoapType): TypeError {
+  return new TypeError(`no client codec for ${type}: registerClientCodecs (the generated model's) or registerAllClientCodecs of values.js`);
+}
+
+/** The client's parseValue: wire text as a SOAP type, by the registered readers; throws ConversionError. */
+export function clientParse(type: SoapType, text: string): unknown {
+  const parse = clientParsers[type];
+  if (parse === undefined) throw noClientCodec(type);
+  return parse(text);
+}
+
+/** The client's formatValue: a value as wire text, by the registered writers; throws ConversionError. */
+export function clientFormat(type: SoapType, value: unknown): string {
+  const format = clientFormatters[type];
+  if (format === undefined) throw noClientCodec(type);
+  return format(value);
 }
 
 const TEXT_FORMATS: Record<TextFormat, { re: RegExp; shape: string }> = {
