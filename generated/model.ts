@@ -10,10 +10,10 @@ import type {
   TypeModel,
 } from "./runtime/model.js";
 import {
-  formatDateTime,
+  clientFormatDateTime,
+  clientParseDateTime,
   formatInt32,
   formatString,
-  parseDateTime,
   parseDecimal,
   parseDouble,
   parseInt32,
@@ -577,12 +577,12 @@ export const service: ClientServiceModel = {
 /** The client's codecs (runtime/values.ts): the readers of the results' scalar types, the writers of the parameters'. */
 registerClientCodecs(
   {
-    dateTime: parseDateTime,
+    dateTime: clientParseDateTime,
     decimal: parseDecimal,
     double: parseDouble,
     int: parseInt32,
     long: parseInt64,
     string: parseString,
   },
-  { dateTime: formatDateTime, int: formatInt32, string: formatString },
+  { dateTime: clientFormatDateTime, int: formatInt32, string: formatString },
 );

@@ -174,7 +174,7 @@ export function paramsNeedTypedWriters(model: ServiceModel): boolean {
 /** The core scalar types' readers and writers in runtime/values.ts (the others are values-extra.ts's). */
 const CORE_CODECS: Readonly<Partial<Record<SoapType, { readonly parse: string; readonly format: string }>>> = {
   boolean: { parse: "parseBoolean", format: "formatBoolean" },
-  dateTime: { parse: "parseDateTime", format: "formatDateTime" },
+  dateTime: { parse: "clientParseDateTime", format: "clientFormatDateTime" },
   decimal: { parse: "parseDecimal", format: "formatDecimal" },
   double: { parse: "parseDouble", format: "formatDouble" },
   int: { parse: "parseInt32", format: "formatInt32" },

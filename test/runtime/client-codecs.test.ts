@@ -7,8 +7,12 @@
 import { describe, expect, it } from "vitest";
 import {
   clientFormat,
+  clientFormatDateTime,
   clientParse,
+  clientParseDateTime,
+  formatDateTime,
   formatValue,
+  parseDateTime,
   parseInt64,
   parseValue,
   registerAllClientCodecs,
@@ -34,5 +38,39 @@ describe("the client's codecs", () => {
     registerAllClientCodecs();
     expect(clientFormat("double", 1e21)).toBe("1E+21");
     expect(clientParse("boolean", "1")).toBe(true);
+  });
+
+  it("clientParseDateTime and clientFormatDateTime give parseDateTime's and formatDateTime's verdicts and messages", () => {
+    const verdict = (run: () => unknown): unknown => {
+      try {
+        return run();
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    const texts = [
+      "2024-05-06T07:08:09",
+      " 2024-05-06T07:08:09Z ",
+      "2024-05-06T07:08:09+14:00",
+      "2024-05-06T07:08:09+14:01",
+      "2024-05-06T07:08:09.123-05:30",
+      "2024-02-29T00:00:00",
+      "2023-02-29T00:00:00",
+      "2024-05-06T24:00:00",
+      "0000-01-01T00:00:00",
+      "0001-01-01T00:00:00",
+      "10000-01-01T00:00:00",
+      "-0001-01-01T00:00:00",
+      "2024-05-06",
+      "2024-05-06T07:08:09ZZ",
+      "",
+    ];
+    for (const text of texts) {
+      expect(verdict(() => clientParseDateTime(text))).toEqual(verdict(() => parseDateTime(text)));
+      expect(verdict(() => clientFormatDateTime(text))).toEqual(verdict(() => formatDateTime(text)));
+    }
+    for (const value of [new Date(Date.UTC(2024, 4, 6, 7, 8, 9)), new Date(Number.NaN), new Date(Date.UTC(10000, 0, 1)), 1, null]) {
+      expect(verdict(() => clientFormatDateTime(value))).toEqual(verdict(() => formatDateTime(value)));
+    }
   });
 });

@@ -15,11 +15,11 @@ import { typedWriters } from "./runtime/protocol/typed-xml-write.js";
 import { registerTypedWriters } from "./runtime/protocol/typed-xml.js";
 import { extraScalarCodecs } from "./runtime/values-extra.js";
 import {
-  formatDateTime,
+  clientFormatDateTime,
+  clientParseDateTime,
   formatInt32,
   formatString,
   parseBoolean,
-  parseDateTime,
   parseDecimal,
   parseString,
   registerClientCodecs,
@@ -302,8 +302,8 @@ registerScalarCodecs(extraScalarCodecs);
 
 /** The client's codecs (runtime/values.ts): the readers of the results' scalar types, the writers of the parameters'. */
 registerClientCodecs(
-  { boolean: parseBoolean, dateTime: parseDateTime, decimal: parseDecimal, string: parseString },
-  { dateTime: formatDateTime, int: formatInt32, string: formatString },
+  { boolean: parseBoolean, dateTime: clientParseDateTime, decimal: parseDecimal, string: parseString },
+  { dateTime: clientFormatDateTime, int: formatInt32, string: formatString },
 );
 
 /** The writers of enum, array and record parameters (runtime/protocol/typed-xml-write.ts). */

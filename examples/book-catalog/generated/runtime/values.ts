@@ -206,6 +206,19 @@ export function parseDateTime(text: string): string {
   if (isPlainDateTime(text)) return text;
   const t = trimXml(text);
   if (isPlainDateTime(t)) return t;
+  return checkDateTime(t);
+}
+
+/**
+ * The client's parseDateTime: the same verdicts and messages without the allocation-free check of plain
+ * values (isPlainDateTime, the server's hot path, which a client bundle then leaves out).
+ */
+export function clientParseDateTime(text: string): string {
+  return checkDateTime(trimXml(text));
+}
+
+/** A trimmed xs:dateTime checked by the regular expression: the text, or ConversionError. */
+function checkDateTime(t: string): string {
   const m = DATETIME_RE.exec(t);
   if (!m) throw new ConversionError("dateTime", "is not a date and time of the form yyyy-MM-ddTHH:mm:ss");
   // .NET's DateTime holds the years 0001 to 9999; xs:dateTime's year 0000, negative years and five-digit
@@ -291,6 +304,17 @@ export function parseValue<T extends SoapType>(type: T, text: string): SoapValue
 
 export function formatDateTime(value: unknown): string {
   if (typeof value === "string") return parseDateTime(value);
+  return dateText(value);
+}
+
+/** The client's formatDateTime: its strings checked by clientParseDateTime (the same verdicts). */
+export function clientFormatDateTime(value: unknown): string {
+  if (typeof value === "string") return clientParseDateTime(value);
+  return dateText(value);
+}
+
+/** A Date as xs:dateTime text in UTC; anything else that is not a string is refused. */
+function dateText(value: unknown): string {
   if (value instanceof Date) {
     if (Number.isNaN(value.getTime())) throw new ConversionError("dateTime", "is an invalid Date");
     // toISOString writes other years as +010000 / -000001, which is not xs:dateTime text.
