@@ -10,7 +10,7 @@ import { DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
 import { escapeText } from "../xml/write.js";
 import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "./binding.js";
 import { readResult } from "./result-read.js";
-import { wireXml } from "./typed-xml.js";
+import { nonScalarXml } from "./typed-xml.js";
 import { child, ENVELOPE_CLOSE, envelopeBody, envelopeOpen, soapActionOf, type SoapVersion } from "./soap.js";
 
 export interface SoapClientVersion extends SoapVersion {
@@ -49,9 +49,10 @@ export function createSoapClientBinding(version: SoapClientVersion, service: Cli
         // value is `<p xsi:nil="true" />`; arrays and records are their items and fields (typed-xml.ts).
         if (text === "") body += `<${p.name} />`;
         else if (typeof text === "string") body += `<${p.name}>${escapeText(text)}</${p.name}>`;
+        else if (text === null) body += `<${p.name} xsi:nil="true" />`;
         else if (text !== undefined) {
           try {
-            body += wireXml(p.name, p.type, text, false, 0);
+            body += nonScalarXml(p.name, p.type, text);
           } catch (error) {
             throw new TypeError(`${op.name}: parameter ${p.name} ${(error as Error).message}`);
           }

@@ -252,6 +252,14 @@ export function formatNonScalar(type: TypeModel, value: unknown, label: string, 
   return writers(type).format(type, value, label, fail);
 }
 
+/**
+ * wireXml of an array's or record's wire value in the compact layout, by the registered writers: the SOAP
+ * client writes texts and nils itself, so that its bundle carries no more of wireXml.
+ */
+export function nonScalarXml(name: string, type: TypeModel, wire: WireValue): string {
+  return writers(type).xml(name, type, wire, false, 0, "");
+}
+
 /** formatWire and wireXml for enums, arrays and records (typed-xml-write.ts's typedWriters). */
 export interface TypedWriters {
   readonly format: (type: TypeModel, value: unknown, label: string, fail: FormatFailure) => WireValue;
