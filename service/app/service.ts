@@ -22,6 +22,7 @@ import {
   checkEmail,
   demographicValues,
   cachedAccountSqlite,
+  insertNewPostgres,
   listOf,
   subscriberOf,
   upsertOneSqlite,
@@ -130,6 +131,11 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
     if (sqlite !== undefined && !pending) return insertOneSqlite(sqlite, context, params);
     const owner = await account(context);
     const row = singleRow(owner, params);
+    if (engine === "postgres" && !pending) {
+      // The usual case, a new address on the account's list, in one statement; anything else below.
+      const id = await insertNewPostgres(db, owner, params.strMailingListID, row, now());
+      if (id !== undefined) return BigInt(id);
+    }
     const email = row.email;
     let queued = false;
     const id = await store.write(async (trx) => {

@@ -447,3 +447,48 @@ export function upsertOneSqlite(
   const after = state === "active" ? "active" : ((run.membershipState.get(listId, subscriberId) as { state: MembershipState }).state);
   return { id: subscriberId, emailKey: key, outcome, state: after };
 }
+
+// ---- PostgreSQL's single-row path -------------------------------------------------------------------
+//
+// On PostgreSQL every statement is a round trip to the server, and a single insert through
+// upsertSubscribers takes seven (BEGIN, the list, the existing subscriber, the opt-out, the subscriber, the
+// membership, COMMIT) after the credentials read. The usual single insert, a new address on the account's
+// list, is one statement here: it writes the subscriber and its active membership only when the list is
+// the account's, the address has not opted out and is new; otherwise it writes nothing and the caller
+// takes the general path, which gives the answer (NotFound, opted out, an update) as before.
+
+/**
+ * Inserts `row` as a new subscriber with an active membership of the list in one statement (atomic on its
+ * own) and returns its id; undefined, having written nothing, when the list is not the account's, the
+ * address opted out or the account already has it (the caller then runs upsertSubscribers).
+ */
+export async function insertNewPostgres(
+  db: Kysely<Database>,
+  account: Account,
+  listIdText: string | undefined,
+  row: SubscriberRow,
+  now: number,
+): Promise<number | undefined> {
+  const listId = idFromText(listIdText);
+  if (listId === undefined) return undefined;
+  const key = emailKey(row.email);
+  const fields: Record<string, string> = {};
+  for (const [n, value] of row.fields ?? []) if (value !== "") fields[String(n)] = value;
+  const result = await sql<{ subscriber_id: number }>`
+    with list as (select id from mailing_lists where id = ${listId} and account_id = ${account.id}),
+    subscriber as (
+      insert into subscribers (account_id, email, email_key, name, format, country_code, phone, fields, created_at)
+      select ${account.id}, ${row.email}, ${key}, ${row.name ?? ""}, ${givenOr(row.format, "HTML")},
+        ${row.countryCode ?? ""}, ${row.phone ?? ""}, ${JSON.stringify(fields)}, ${now}
+      where exists (select 1 from list)
+        and not exists (select 1 from optouts where account_id = ${account.id} and email_key = ${key})
+        and not exists (select 1 from subscribers where account_id = ${account.id} and email_key = ${key})
+      -- A concurrent insert of the same address: nothing here, the general path reads it.
+      on conflict (account_id, email_key) do nothing
+      returning id
+    )
+    insert into memberships (list_id, subscriber_id, account_id, state, created_at, changed_at)
+    select list.id, subscriber.id, ${account.id}, 'active', ${now}, ${now} from list, subscriber
+    returning subscriber_id`.execute(db);
+  return result.rows[0]?.subscriber_id;
+}

@@ -8,10 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { hashPassword } from "../../service/app/auth.js";
-import { type SubscriberRow, type UpsertOptions, upsertOneSqlite, upsertSubscribers } from "../../service/app/subscribers.js";
+import { type SubscriberRow, type UpsertOptions, insertNewPostgres, upsertOneSqlite, upsertSubscribers } from "../../service/app/subscribers.js";
 import { openStore, type Store } from "../../service/db/database.js";
 import type { Account } from "../../service/db/schema.js";
-import { describeEngines } from "./support/engines.js";
+import { describeEngines, engines, freshDatabaseUrl } from "./support/engines.js";
 import { fault, startService, type TestService } from "./support/service.js";
 
 const stores: Store[] = [];
@@ -21,9 +21,11 @@ afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
 });
 
-async function freshStore(sync: "FULL" | "NORMAL" = "NORMAL"): Promise<{ store: Store; account: Account; listId: number }> {
-  const dir = mkdtempSync(join(tmpdir(), "eas-fast-path-"));
-  const store = await openStore(`sqlite:${join(dir, "s.db")}`, { sqliteSync: sync });
+async function freshStore(sync: "FULL" | "NORMAL" | "postgres" = "NORMAL"): Promise<{ store: Store; account: Account; listId: number }> {
+  const store =
+    sync === "postgres"
+      ? await openStore(await freshDatabaseUrl("postgres", "fast-path"))
+      : await openStore(`sqlite:${join(mkdtempSync(join(tmpdir(), "eas-fast-path-")), "s.db")}`, { sqliteSync: sync });
   stores.push(store);
   const account = await store.db
     .insertInto("accounts")
@@ -194,6 +196,52 @@ describe("SQLite single-insert fast path", () => {
     expect((await first)?.outcome).toBe("inserted");
     expect(await count).toBe(2);
   });
+});
+
+const postgres = engines().find((e) => e.name === "postgres")!;
+
+describe.skipIf(postgres.skip !== undefined)(`PostgreSQL single-statement insert of a new address${postgres.skip ? ` (skipped: ${postgres.skip})` : ""}`, () => {
+  it("writes a new address with its active membership and nothing otherwise; with the general path after it, the rows of upsertSubscribers", async () => {
+    const kysely = await freshStore("postgres");
+    const fast = await freshStore("postgres");
+    const other = await fast.store.db.insertInto("accounts").values({ username: "other", password_hash: "x", dd_fields: 25, created_at: 1 }).returningAll().executeTakeFirstOrThrow();
+    const otherList = await fast.store.db.insertInto("mailing_lists").values({ account_id: other.id, name: "O", created_at: 1 }).returning("id").executeTakeFirstOrThrow();
+    // Another account's list, a list that does not exist, no list id: nothing is written.
+    for (const listId of [String(otherList.id), "999999", undefined]) {
+      expect(await insertNewPostgres(fast.store.db, fast.account, listId, { email: "nowhere@example.com" }, 1)).toBeUndefined();
+    }
+    expect((await dump(fast.store)).subscribers).toEqual([]);
+    let now = 1000;
+    let written = 0;
+    for (const step of STEPS.filter((s) => s.options.state === "active" && s.options.update)) {
+      now += 1000;
+      for (const { store, account } of [kysely, fast]) {
+        if (step.optOut !== undefined && step.row.email !== "out@example.com") {
+          await store.db.insertInto("optouts").values({ account_id: account.id, email_key: step.optOut, created_at: now }).execute();
+        }
+      }
+      if (step.optOut === "out@example.com") {
+        for (const { store, account, listId } of [kysely, fast]) {
+          await store.write((trx) => upsertSubscribers(trx, "postgres", account, listId, [step.row], step.options, now - 500));
+          await store.db.insertInto("optouts").values({ account_id: account.id, email_key: step.optOut, created_at: now }).execute();
+        }
+      }
+      const expected = await kysely.store.write((trx) => upsertSubscribers(trx, "postgres", kysely.account, kysely.listId, [step.row], step.options, now));
+      const before = await dump(fast.store);
+      const id = await insertNewPostgres(fast.store.db, fast.account, String(fast.listId), step.row, now);
+      if (id === undefined) {
+        // Not a new address on the list (or opted out): nothing written, the general path answers.
+        expect(await dump(fast.store), JSON.stringify(step.row)).toEqual(before);
+        await fast.store.write((trx) => upsertSubscribers(trx, "postgres", fast.account, fast.listId, [step.row], step.options, now));
+      } else {
+        written++;
+        expect(expected, JSON.stringify(step.row)).toEqual([{ id: expect.any(Number), emailKey: step.row.email.toLowerCase(), outcome: "inserted", state: "active" }]);
+      }
+      expect(await dump(fast.store), JSON.stringify(step.row)).toEqual(await dump(kysely.store));
+    }
+    // A@Example.com and b@example.com were new; the others existed or opted out.
+    expect(written).toBe(2);
+  }, 60_000);
 });
 
 describeEngines("single inserts with cached credentials", (engine) => {
