@@ -1,6 +1,7 @@
 // SQLite's hot path for single inserts (Store.sqlite, upsertOneSqlite) and its group commit: the same
 // outcomes and stored rows as the Kysely path (upsertSubscribers), a failing write rolled back alone, and
-// with SQLITE_SYNC=FULL no write answered, and no Kysely query run, before the log sync of its batch.
+// with SQLITE_SYNC=FULL no write answered, and no Kysely query run, before the log sync of its batch (also
+// when batches pipeline). PostgreSQL's one-statement insert of a new address (insertNewPostgres) likewise.
 
 import fs from "node:fs";
 import { mkdtempSync } from "node:fs";
