@@ -276,11 +276,17 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
         return { ...result, dataSet: code(`dataSets.${result.dataSet.name}`) };
     }
   };
-  const operationValue = (op: OperationModel): unknown => ({
-    name: op.name,
-    params: withCredentials(op.params, credentials, clientParamValue),
-    result: resultValue(op.result),
-  });
+  // The compact form (runtime/model-compact.ts): a string parameter by its name, another type that is not
+  // nullable as [name, type], the rest (credentials, nullable values) as the parameter model.
+  const compactParamValue = (param: ParamModel): unknown => {
+    const client = clientParam(param);
+    if (client.credential || client.nullable) return clientParamValue(param);
+    return client.type.kind === "scalar" && client.type.type === "string" ? client.name : [client.name, typeValue(client.type)];
+  };
+  const operationValue = (op: OperationModel): unknown => [
+    withCredentials(op.params, credentials, compactParamValue),
+    resultValue(op.result),
+  ];
   // Printed before the scalars table: printing them collects the scalar types used.
   const recordValue = (record: RecordModel): string =>
     literal({ name: record.name, fields: record.fields.map((f) => ({ ...f, type: typeValue(f.type) })) });
@@ -349,10 +355,12 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
       };
     }),
   });
+  const compact = file.use(importSymbol("clientOperations", "runtime/model-compact.ts"));
   exported(
     "operations",
-    `Every operation by name: \`operations.${model.operations[0]?.name ?? "<Operation>"}\` is that operation's descriptor.`,
-    operationsLiteral,
+    `Every operation by name: \`operations.${model.operations[0]?.name ?? "<Operation>"}\` is that operation's descriptor ` +
+      "(written compactly: [params, result], a string parameter by its name; see runtime/model-compact.ts).",
+    `/* @__PURE__ */ ${compact}<Operations>(${operationsLiteral})`,
     "Operations",
   );
   exported(

@@ -43,7 +43,7 @@ describe("output of another service", { timeout: 60_000 }, () => {
     expect(readme).toContain("    return 1n;\n");
     expect(readme).not.toMatch(/username|password: "p"/);
     const model = generated.files.find((file) => file.path === "model.ts")!.content;
-    expect(model).toContain("`operations.AddItem` is that operation's descriptor.");
+    expect(model).toContain("`operations.AddItem` is that operation's descriptor");
   });
 
   it("a service without credentials gets examples without any", () => {

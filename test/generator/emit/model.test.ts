@@ -83,10 +83,13 @@ describe("emitModel", () => {
   it("exports the typed operations, the service and the record, enum and data set lists; the shared pieces stay module-local", async () => {
     const { text, module, serverText, server } = await load();
     expect(Object.keys(module).sort()).toEqual(["dataSetModels", "enumModels", "operations", "recordModels", "service"]);
-    expect(text).toContain("export const operations: Operations = {");
+    expect(text).toContain("export const operations: Operations = /* @__PURE__ */ clientOperations<Operations>({");
     expect(text).toContain("export const service: ClientServiceModel = {");
     expect(text).toMatch(/readonly AddItem: ClientOperationModel<AddItemParams, AddItemResult>;/);
-    expect(text).toMatch(/params: \[\s*\.\.\.credentials,\s*\{\s*name: "label"/);
+    // The compact form (runtime/model-compact.ts): [params, result], a string parameter by its name.
+    expect(text).toMatch(/AddItem: \[\s*\[\.\.\.credentials, "label", "color", \["quantity", scalars\.int\], "digit"\]/);
+    expect(module.operations.AddItem!.name).toBe("AddItem");
+    expect(module.operations.AddItem!.params.find((p) => p.name === "label")).toEqual({ name: "label", type: { kind: "scalar", type: "string" } });
     expect(text).not.toContain("rules");
     expect(Object.keys(server).sort()).toEqual(["serverModel", "serverOperations"]);
     expect(serverText).toContain("export const serverModel: ServiceModel = {");
