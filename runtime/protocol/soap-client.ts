@@ -5,7 +5,7 @@ import { ResponseFormatError, SoapFaultError } from "../errors.js";
 import type { ClientOperationModel, ClientServiceModel } from "../model.js";
 import type { ParamTexts, ParamValues } from "../params.js";
 import { DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
-import { escapeText } from "../xml/write.js";
+import { escapeTextCompact } from "../xml/write.js";
 import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "./binding.js";
 import { readResult } from "./result-read.js";
 import { nonScalarXml } from "./typed-xml.js";
@@ -46,7 +46,7 @@ export function createSoapClientBinding(version: SoapClientVersion, service: Cli
         // An empty string is `<p />`, as a .NET client writes it; an absent one is left out; a null nullable
         // value is `<p xsi:nil="true" />`; arrays and records are their items and fields (typed-xml.ts).
         if (text === "") body += `<${p.name} />`;
-        else if (typeof text === "string") body += `<${p.name}>${escapeText(text)}</${p.name}>`;
+        else if (typeof text === "string") body += `<${p.name}>${escapeTextCompact(text)}</${p.name}>`;
         else if (text === null) body += `<${p.name} xsi:nil="true" />`;
         else if (text !== undefined) {
           try {

@@ -80,6 +80,20 @@ export function escapeText(s: string): string {
   return s;
 }
 
+/** The first character XML 1.0 does not allow: a control character, an unpaired surrogate, U+FFFE or U+FFFF. */
+const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const TEXT_ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\r": "&#xD;" };
+
+/**
+ * escapeText in a few regular expressions: the same text and the same refusals, for the client, which
+ * escapes a few parameters per call (escapeText, one pass without a regex, is the server's hot path).
+ */
+export function escapeTextCompact(s: string): string {
+  const bad = NOT_XML.exec(s);
+  if (bad !== null) refuse(s, bad.index);
+  return s.replace(/[&<>\r]/g, (c) => TEXT_ESCAPES[c]!);
+}
+
 /**
  * Escapes an attribute value for double quotes: & < > " become entity references, tab, LF and CR
  * character references (attribute-value normalization would turn them into spaces).
