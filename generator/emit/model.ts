@@ -1,7 +1,10 @@
 // generated/model.ts: the client's layer of the model (ClientServiceModel: each parameter's name and type,
 // the credential flag only where true, the results) as typed constants (`operations` by name, `service`
 // with the namespace and endpoint), with the pieces they share (credentials, records, data sets) declared
-// once and referenced. The record and data set lists are pure exports for the server's model. The Operations interface types each descriptor with its
+// once and referenced; `operations` is written compactly ([params, result] by name, a string parameter as its
+// bare name) and expanded at load by runtime/model-compact.ts. The model registers the client's scalar codecs
+// (registerClientCodecs) and, only when needed, the extra codecs and the typed writers and readers. The record
+// and data set lists are pure exports for the server's model. The Operations interface types each descriptor with its
 // Params and Result (ClientOperationModel<Params, Result>) and carries the operation's doc as JSDoc: the
 // client's and the server's method types are mapped from it (ClientOf, HandlersOf), so the docs reach them
 // as types, never as data.
