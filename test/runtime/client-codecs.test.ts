@@ -24,7 +24,7 @@ import type { SoapType } from "../../runtime/model.js";
 
 describe("the client's codecs", () => {
   it("refuse a type nobody registered, naming what to register; the server's tables have it", () => {
-    expect(() => clientParse("long", "1")).toThrow(/no client codec for long: registerClientCodecs .* or registerAllClientCodecs/);
+    expect(() => clientParse("long", "1")).toThrow("no client codec for long (registerClientCodecs, or registerAllClientCodecs for a model built at run time)");
     expect(() => clientFormat("long", 1n)).toThrow(TypeError);
     expect(parseValue("long", "1")).toBe(1n);
     expect(formatValue("long", 1n)).toBe("1");

@@ -118,7 +118,7 @@ export function readResult(op: ClientOperationModel, holder: XmlElement | undefi
     }
   }
   if (typedReader === undefined) {
-    throw new TypeError(`no reader of ${result.kind} results is registered: pass typedResultReader (protocol/typed-xml-read.js) to registerTypedReaders`);
+    throw new TypeError(`no reader of ${result.kind} results (registerTypedReaders with typed-xml-read.js)`);
   }
   return typedReader(result, holder, ns, label);
 }

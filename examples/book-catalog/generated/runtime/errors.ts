@@ -89,10 +89,13 @@ export function clientError(
   return new ServiceError(code, message, { ...options, side: "client" });
 }
 
-/** Base of every error the generated client throws. */
+/**
+ * Base of every error the generated client throws. The client's error classes declare their fields
+ * (`declare readonly`) and set them in the constructor, so a bundle carries no field definitions.
+ */
 export class ClientCallError extends Error {
-  readonly binding: BindingName;
-  readonly operation: string;
+  declare readonly binding: BindingName;
+  declare readonly operation: string;
   constructor(message: string, binding: BindingName, operation: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "ClientCallError";
@@ -117,15 +120,15 @@ export interface ServiceFaultFields {
  */
 export class ServiceFaultError extends ClientCallError {
   /** The service's error code (the fault's detail, the X-Error-Code header); undefined when it sent none. */
-  readonly errorCode: ErrorCode | undefined;
+  declare readonly errorCode: ErrorCode | undefined;
   /** Whose fault: "client" when the request was refused, "server" when the operation failed. */
-  readonly side: FaultSide;
+  declare readonly side: FaultSide;
   /** The parameter the error is about (detail's Parameter, the X-Error-Parameter header), when the service names one. */
-  readonly parameter: string | undefined;
+  declare readonly parameter: string | undefined;
   /** The answer's HTTP status (500 for faults and ASMX error texts; 4xx for refusals at the HTTP level). */
-  readonly status: number | undefined;
+  declare readonly status: number | undefined;
   /** The service's one-sentence reason. */
-  readonly reason: string;
+  declare readonly reason: string;
   constructor(message: string, fields: ServiceFaultFields, binding: BindingName, operation: string) {
     super(message, binding, operation);
     this.name = "ServiceFaultError";
@@ -140,7 +143,7 @@ export class ServiceFaultError extends ClientCallError {
 /** The service answered with a SOAP fault. */
 export class SoapFaultError extends ServiceFaultError {
   /** "Client"/"Server" (SOAP 1.1) or "Sender"/"Receiver" (SOAP 1.2), without prefix. */
-  readonly faultCode: string;
+  declare readonly faultCode: string;
   constructor(
     fields: {
       readonly faultCode: string;
@@ -173,7 +176,7 @@ export function httpErrorSide(status: number, exceptionType: string): FaultSide 
 /** An HTTP GET/POST binding answered with an error (500 text/plain, `<ExceptionType>: <message>`). */
 export class HttpBindingError extends ServiceFaultError {
   /** The .NET exception type the text starts with (`System.ArgumentException`); "" when the text names none. */
-  readonly exceptionType: string;
+  declare readonly exceptionType: string;
   declare readonly status: number;
   constructor(
     fields: {
@@ -215,7 +218,7 @@ export class TransportError extends ClientCallError {
 
 /** The call took longer than the client's timeoutMs. */
 export class TimeoutError extends ClientCallError {
-  readonly timeoutMs: number;
+  declare readonly timeoutMs: number;
   constructor(timeoutMs: number, binding: BindingName, operation: string) {
     super(`${operation}: no answer within ${timeoutMs} ms`, binding, operation);
     this.name = "TimeoutError";
@@ -225,7 +228,7 @@ export class TimeoutError extends ClientCallError {
 
 /** The answer was larger than the client's maxResponseBytes (counted after decompression); reading stopped there. */
 export class ResponseTooLargeError extends ClientCallError {
-  readonly maxResponseBytes: number;
+  declare readonly maxResponseBytes: number;
   constructor(maxResponseBytes: number, binding: BindingName, operation: string) {
     super(`${operation}: the answer is larger than maxResponseBytes (${maxResponseBytes} bytes)`, binding, operation);
     this.name = "ResponseTooLargeError";
@@ -239,9 +242,9 @@ export class ResponseTooLargeError extends ClientCallError {
  */
 export class RedirectError extends ClientCallError {
   /** The 3xx status; undefined in a browser, which hides it (an opaque redirect). */
-  readonly status: number | undefined;
+  declare readonly status: number | undefined;
   /** The origin the redirect points to (scheme, host, port); undefined when the answer does not say or a browser hides it. */
-  readonly targetOrigin: string | undefined;
+  declare readonly targetOrigin: string | undefined;
   constructor(status: number | undefined, targetOrigin: string | undefined, binding: BindingName, operation: string) {
     const what = status === undefined ? "a redirect" : `HTTP ${status}`;
     const where = targetOrigin === undefined ? "" : ` to ${targetOrigin.length > 80 ? `${targetOrigin.slice(0, 80)}...` : targetOrigin}`;

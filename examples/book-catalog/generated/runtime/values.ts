@@ -427,7 +427,7 @@ export function registerAllClientCodecs(): void {
 }
 
 function noClientCodec(type: SoapType): TypeError {
-  return new TypeError(`no client codec for ${type}: registerClientCodecs (the generated model's) or registerAllClientCodecs of values.js`);
+  return new TypeError(`no client codec for ${type} (registerClientCodecs, or registerAllClientCodecs for a model built at run time)`);
 }
 
 /** The client's parseValue: wire text as a SOAP type, by the registered readers; throws ConversionError. */
