@@ -220,10 +220,11 @@ const PIPELINE_GROUPS = 16;
  * it runs and commits at once and starts its own sync (a pipeline; the earlier batch is answered when
  * its sync ends, the later one when its own does). A later batch may read what an earlier one wrote
  * before that is durable; it is answered only after its own sync, which covers the earlier batch's
- * frames too, so no caller ever sees an answer that a crash could take back. The connection stays held from the first batch until every sync of
- * the pipeline has finished, so no Kysely query reads a write that is not durable; after
- * PIPELINE_GROUPS batches, or when no write arrives before the syncs end, it is handed back.
- * Only SqliteAccess.readNow can read meanwhile, and it reads no table a synchronous write changes.
+ * frames too, so no caller ever sees an answer that a crash could take back. The connection stays held
+ * from the first batch until every sync of the pipeline has finished, so no Kysely query reads a write
+ * that is not durable; after PIPELINE_GROUPS batches, or when no write arrives before the syncs end, it
+ * is handed back. Only SqliteAccess.readNow can read meanwhile, and it reads no table a synchronous
+ * write changes.
  */
 function groupCommit(db: Kysely<Database>, connection: ReturnType<typeof cachedStatements>, walPath: string | undefined) {
   const queue: PendingWrite[] = [];
