@@ -147,6 +147,11 @@ function updatedSubscriber(current: StoredValues, row: SubscriberRow): { next: S
 }
 
 /** Rows per statement: 9 bound values a row stays far below both engines' parameter limits. */
+/** A new subscriber's demographic fields as stored: JSON of the non-empty values by field number. */
+function newFieldsJson(row: SubscriberRow): string {
+  return mergedFields("{}", row.fields);
+}
+
 export const CHUNK_ROWS = 500;
 
 /**
@@ -225,8 +230,7 @@ async function upsertChunk(
       continue;
     }
     if (current === undefined) {
-      const fields: Record<string, string> = {};
-      for (const [n, value] of row.fields ?? []) if (value !== "") fields[String(n)] = value;
+      const fields = newFieldsJson(row);
       writes.push({
         account_id: account.id,
         email: row.email,
@@ -235,7 +239,7 @@ async function upsertChunk(
         format: givenOr(row.format, "HTML"),
         country_code: row.countryCode ?? "",
         phone: row.phone ?? "",
-        fields: JSON.stringify(fields),
+        fields,
         created_at: now,
       });
       outcomeOf.set(key, "inserted");
@@ -416,8 +420,7 @@ export function upsertOneSqlite(
     return id === undefined ? undefined : { id, emailKey: key, outcome: "optedOut", state: undefined };
   }
   if (current === undefined) {
-    const fields: Record<string, string> = {};
-    for (const [n, value] of row.fields ?? []) if (value !== "") fields[String(n)] = value;
+    const fields = newFieldsJson(row);
     const written = run.upsert.get(
       account.id,
       row.email,
@@ -426,7 +429,7 @@ export function upsertOneSqlite(
       givenOr(row.format, "HTML"),
       row.countryCode ?? "",
       row.phone ?? "",
-      JSON.stringify(fields),
+      fields,
       now,
     ) as { id: number };
     id = written.id;
@@ -472,14 +475,13 @@ export async function insertNewPostgres(
   const listId = idFromText(listIdText);
   if (listId === undefined) return undefined;
   const key = emailKey(row.email);
-  const fields: Record<string, string> = {};
-  for (const [n, value] of row.fields ?? []) if (value !== "") fields[String(n)] = value;
+  const fields = newFieldsJson(row);
   const result = await sql<{ subscriber_id: number }>`
     with list as (select id from mailing_lists where id = ${listId} and account_id = ${account.id}),
     subscriber as (
       insert into subscribers (account_id, email, email_key, name, format, country_code, phone, fields, created_at)
       select ${account.id}, ${row.email}, ${key}, ${row.name ?? ""}, ${givenOr(row.format, "HTML")},
-        ${row.countryCode ?? ""}, ${row.phone ?? ""}, ${JSON.stringify(fields)}, ${now}
+        ${row.countryCode ?? ""}, ${row.phone ?? ""}, ${fields}, ${now}
       where exists (select 1 from list)
         and not exists (select 1 from optouts where account_id = ${account.id} and email_key = ${key})
         and not exists (select 1 from subscribers where account_id = ${account.id} and email_key = ${key})
