@@ -399,7 +399,7 @@ export function listType(record: RecordModel): ArrayTypeModel {
 type TypedResult = Extract<ResultModel, { kind: "scalar" | "enum" | "array" | "list" | "record" }>;
 
 /** The type of a scalar, enum, array, list or record result, for typed-xml. */
-function resultType(result: TypedResult): TypeModel {
+export function resultType(result: TypedResult): TypeModel {
   switch (result.kind) {
     case "scalar":
       return { kind: "scalar", type: result.type };
