@@ -65,6 +65,20 @@ const STEPS: { row: SubscriberRow; options: UpsertOptions; optOut?: string }[] =
   { row: { email: "b@example.com", phone: "+46", fields: fields([[25, "z"]]) }, options: { update: true, state: "active", recordOptedOut: true } },
 ];
 
+/**
+ * A step's opt-out, in each store before the step runs; for out@example.com, an existing subscriber who opts
+ * out afterwards: inserted first, then opted out.
+ */
+async function optOutFirst(step: (typeof STEPS)[number], engine: "sqlite" | "postgres", stores: { store: Store; account: Account; listId: number }[], now: number) {
+  if (step.optOut === undefined) return;
+  for (const { store, account, listId } of stores) {
+    if (step.optOut === "out@example.com") {
+      await store.write((trx) => upsertSubscribers(trx, engine, account, listId, [step.row], step.options, now - 500));
+    }
+    await store.db.insertInto("optouts").values({ account_id: account.id, email_key: step.optOut, created_at: now }).execute();
+  }
+}
+
 describe("SQLite single-insert fast path", () => {
   it("gives the outcomes and stored rows of upsertSubscribers for every branch", async () => {
     const kysely = await freshStore();
@@ -72,18 +86,7 @@ describe("SQLite single-insert fast path", () => {
     let now = 1000;
     for (const step of STEPS) {
       now += 1000;
-      for (const { store, account } of [kysely, fast]) {
-        if (step.optOut !== undefined && step.row.email !== "out@example.com") {
-          await store.db.insertInto("optouts").values({ account_id: account.id, email_key: step.optOut, created_at: now }).execute();
-        }
-      }
-      if (step.optOut === "out@example.com") {
-        // An existing subscriber who opts out afterwards: inserted first, then opted out.
-        for (const { store, account, listId } of [kysely, fast]) {
-          await store.write((trx) => upsertSubscribers(trx, "sqlite", account, listId, [step.row], step.options, now - 500));
-          await store.db.insertInto("optouts").values({ account_id: account.id, email_key: step.optOut, created_at: now }).execute();
-        }
-      }
+      await optOutFirst(step, "sqlite", [kysely, fast], now);
       const expected = await kysely.store.write((trx) => upsertSubscribers(trx, "sqlite", kysely.account, kysely.listId, [step.row], step.options, now));
       const sqlite = fast.store.sqlite!;
       const got = await sqlite.writeSync(() => upsertOneSqlite(sqlite, fast.account, String(fast.listId), "strMailingListID", step.row, step.options, now));
@@ -216,17 +219,7 @@ describe.skipIf(postgres.skip !== undefined)(`PostgreSQL single-statement insert
     let written = 0;
     for (const step of STEPS.filter((s) => s.options.state === "active" && s.options.update)) {
       now += 1000;
-      for (const { store, account } of [kysely, fast]) {
-        if (step.optOut !== undefined && step.row.email !== "out@example.com") {
-          await store.db.insertInto("optouts").values({ account_id: account.id, email_key: step.optOut, created_at: now }).execute();
-        }
-      }
-      if (step.optOut === "out@example.com") {
-        for (const { store, account, listId } of [kysely, fast]) {
-          await store.write((trx) => upsertSubscribers(trx, "postgres", account, listId, [step.row], step.options, now - 500));
-          await store.db.insertInto("optouts").values({ account_id: account.id, email_key: step.optOut, created_at: now }).execute();
-        }
-      }
+      await optOutFirst(step, "postgres", [kysely, fast], now);
       const expected = await kysely.store.write((trx) => upsertSubscribers(trx, "postgres", kysely.account, kysely.listId, [step.row], step.options, now));
       const before = await dump(fast.store);
       const id = await insertNewPostgres(fast.store.db, fast.account, String(fast.listId), step.row, now);
