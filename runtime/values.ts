@@ -4,6 +4,7 @@
 // one-UTF-16-unit string (its wire text is the code as a number), base64Binary a Uint8Array.
 
 import type { SoapType, TextFormat, TypeModel } from "./model.js";
+import { oneLine } from "./safe-error.js";
 
 /** Thrown when text does not parse as its SOAP type; `reason` completes "the value ...". */
 export class ConversionError extends Error {
@@ -15,26 +16,24 @@ export class ConversionError extends Error {
   }
 }
 
-/** The .NET type name ASMX uses in "Cannot convert x to System.Int32." messages. */
-export const dotNetTypeName: Record<SoapType, string> = {
-  string: "System.String",
-  boolean: "System.Boolean",
-  float: "System.Single",
-  double: "System.Double",
-  decimal: "System.Decimal",
-  dateTime: "System.DateTime",
-  byte: "System.SByte",
-  unsignedByte: "System.Byte",
-  short: "System.Int16",
-  unsignedShort: "System.UInt16",
-  int: "System.Int32",
-  unsignedInt: "System.UInt32",
-  long: "System.Int64",
-  unsignedLong: "System.UInt64",
-  base64Binary: "System.Byte[]",
-  guid: "System.Guid",
-  char: "System.Char",
-};
+/** The .NET names that are not the SOAP type's name capitalized (an unsigned one adds a U to its signed one's). */
+const DOT_NET: Partial<Record<string, string>> = { float: "Single", byte: "SByte", unsignedByte: "Byte", short: "Int16", int: "Int32", long: "Int64", base64Binary: "Byte[]" };
+
+/**
+ * The .NET type name ASMX uses in "Cannot convert x to System.Int32." messages: System.Int32 for int,
+ * System.UInt64 for unsignedLong, System.Byte[] for base64Binary. Derived rather than tabled, so that a
+ * client bundle carries no table of every type.
+ */
+export function dotNetTypeName(type: SoapType): string {
+  const unsigned = type.startsWith("unsigned") && type !== "unsignedByte";
+  const name = unsigned ? type.charAt(8).toLowerCase() + type.slice(9) : type;
+  return `System.${unsigned ? "U" : ""}${DOT_NET[name] ?? name.charAt(0).toUpperCase() + name.slice(1)}`;
+}
+
+/** ASMX's words for a text that does not convert to `type`; `label` names the value (`OpResult[2].Id`). */
+export function cannotConvert(type: SoapType, text: string, label: string, error: ConversionError): string {
+  return `Cannot convert '${oneLine(text, 40)}' to ${dotNetTypeName(type)} for ${label}: the value ${error.message}.`;
+}
 
 /** What a decoded value of each SOAP type is in TypeScript. */
 export interface SoapValueTypes {

@@ -252,7 +252,7 @@ describe("dotNetTypeName", () => {
     ["char", "System.Char"],
     ["base64Binary", "System.Byte[]"],
   ])("%s is %s", (type, name) => {
-    expect(dotNetTypeName[type]).toBe(name);
+    expect(dotNetTypeName(type)).toBe(name);
   });
 });
 

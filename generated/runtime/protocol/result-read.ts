@@ -11,8 +11,7 @@
 import { readDataSet, type DataSetResult } from "../dataset.js";
 import type { ClientOperationModel, FieldModel, ResultModel, SoapType } from "../model.js";
 import type { ParamValues } from "../params.js";
-import { oneLine } from "../safe-error.js";
-import { clientParse, ConversionError } from "../values.js";
+import { cannotConvert, clientParse, ConversionError } from "../values.js";
 import type { XmlElement } from "../xml/tree.js";
 import { isNilElement, setKey } from "./typed-xml.js";
 
@@ -35,26 +34,13 @@ const isNil = (el: XmlElement): boolean => el.attrs.length > 0 && isNilElement(e
 const at = (label: string, index: number, field?: string): string =>
   (index < 0 ? label : `${label}[${index}]`) + (field === undefined ? "" : `.${field}`);
 
-/** The .NET names that are not the SOAP type's name capitalized (unsigned ones add a U to their signed one's). */
-const DOT_NET: Partial<Record<string, string>> = { float: "Single", byte: "SByte", unsignedByte: "Byte", short: "Int16", int: "Int32", long: "Int64", base64Binary: "Byte[]" };
-
-/**
- * The .NET type name ASMX uses in "Cannot convert x to System.Int32." messages: values.ts's dotNetTypeName,
- * derived here so that a client bundle carries no table of every type.
- */
-export function dotNetName(type: SoapType): string {
-  const unsigned = type.startsWith("unsigned") && type !== "unsignedByte";
-  const name = unsigned ? type.charAt(8).toLowerCase() + type.slice(9) : type;
-  return `System.${unsigned ? "U" : ""}${DOT_NET[name] ?? name.charAt(0).toUpperCase() + name.slice(1)}`;
-}
-
 /** A scalar's text as its type; a text that does not convert throws naming the value (`at`'s label). */
 function scalar(type: SoapType, text: string, label: string, index: number, field?: string): unknown {
   try {
     return clientParse(type, text);
   } catch (error) {
     if (!(error instanceof ConversionError)) throw error;
-    throw new Error(`Cannot convert '${oneLine(text, 40)}' to ${dotNetName(type)} for ${at(label, index, field)}: the value ${error.message}.`);
+    throw new Error(cannotConvert(type, text, at(label, index, field), error));
   }
 }
 

@@ -14,7 +14,7 @@
 
 import type { RecordModel, TypeModel } from "../model.js";
 import { oneLine } from "../safe-error.js";
-import { ConversionError, dotNetTypeName, formatValue, parseValue } from "../values.js";
+import { cannotConvert, ConversionError, formatValue, parseValue } from "../values.js";
 import type { XmlElement } from "../xml/tree.js";
 import { escapeText } from "../xml/write.js";
 import { XSI_NS } from "./soap.js";
@@ -155,8 +155,7 @@ function convert(type: TypeModel & { kind: "scalar" }, text: string, label: stri
     return parseValue(type.type, text);
   } catch (error) {
     if (!(error instanceof ConversionError)) throw error;
-    const dotNet = (dotNetTypeName as Partial<Record<string, string>>)[type.type] ?? type.type;
-    throw new TypedValueError("invalid", `Cannot convert '${shown(text)}' to ${dotNet} for ${label}: the value ${error.message}.`);
+    throw new TypedValueError("invalid", cannotConvert(type.type, text, label, error));
   }
 }
 
