@@ -47,6 +47,20 @@ async function dump(store: Store) {
   return { subscribers, memberships };
 }
 
+/** A Kysely count of the subscribers, started now; `read` turns true when the query has run. */
+function countSubscribers(store: Store): { count: Promise<number>; read: boolean } {
+  const counting = { count: Promise.resolve(0), read: false };
+  counting.count = store.db
+    .selectFrom("subscribers")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow()
+    .then((r) => {
+      counting.read = true;
+      return Number(r.n);
+    });
+  return counting;
+}
+
 const fields = (entries: [number, string][]) => new Map(entries);
 
 /** Single inserts covering each branch: new, changed, unchanged, kept without update, opted out. */
@@ -140,18 +154,11 @@ describe("SQLite single-insert fast path", () => {
     await vi.waitFor(() => expect(held).toHaveLength(1), { timeout: 5000, interval: 5 });
     expect(synced[0]).toMatch(/s\.db-wal$/);
     // Committed, not yet synced: no answer, and a Kysely read waits for the sync.
-    let read = false;
-    const count = store.db
-      .selectFrom("subscribers")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .executeTakeFirstOrThrow()
-      .then((r) => {
-        read = true;
-        return Number(r.n);
-      });
+    const counting = countSubscribers(store);
+    const count = counting.count;
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(answered).toBe(false);
-    expect(read).toBe(false);
+    expect(counting.read).toBe(false);
     held.shift()!();
     expect((await write)?.outcome).toBe("inserted");
     expect(await count).toBe(1);
@@ -177,15 +184,8 @@ describe("SQLite single-insert fast path", () => {
     // The first batch is committed and syncing: a second write commits without waiting for that sync.
     const second = insert("second@example.com");
     await vi.waitFor(() => expect(held).toHaveLength(2), { timeout: 5000, interval: 5 });
-    let read = false;
-    const count = store.db
-      .selectFrom("subscribers")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .executeTakeFirstOrThrow()
-      .then((r) => {
-        read = true;
-        return Number(r.n);
-      });
+    const counting = countSubscribers(store);
+    const count = counting.count;
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(answered).toEqual([]);
     // The second batch's sync ends first: it covers both commits, and only the second is answered by it.
@@ -195,7 +195,7 @@ describe("SQLite single-insert fast path", () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     // The first still waits for its own sync, and Kysely for the whole pipeline.
     expect(answered).toEqual(["second@example.com"]);
-    expect(read).toBe(false);
+    expect(counting.read).toBe(false);
     held[0]!();
     expect((await first)?.outcome).toBe("inserted");
     expect(await count).toBe(2);
