@@ -7,7 +7,7 @@
 
 import { clientError, ErrorCodes, ServiceError } from "./errors.js";
 import type { ClientOperationModel, OperationModel, ParamModel, ServiceModel } from "./model.js";
-import { formatNonScalar, isReference, readWire, setKey, TypedValueError, type WireValue } from "./protocol/typed-xml.js";
+import { isReference, readWire, setKey, TypedValueError, registeredWriters, type WireValue } from "./protocol/typed-xml.js";
 import { clientFormat, ConversionError } from "./values.js";
 import { validateParams } from "./rules.js";
 
@@ -125,7 +125,7 @@ export function writeParams(op: ClientOperationModel, values: ParamValues): Para
       continue;
     }
     if (param.type.kind !== "scalar") {
-      texts[i] = formatNonScalar(param.type, value, param.name, fail);
+      texts[i] = registeredWriters(param.type).format(param.type, value, param.name, fail);
       continue;
     }
     // A scalar, by the client's writers (registerClientCodecs), as formatWire formats it.

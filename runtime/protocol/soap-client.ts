@@ -8,7 +8,7 @@ import { DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
 import { escapeTextCompact } from "../xml/write.js";
 import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "./binding.js";
 import { readResult } from "./result-read.js";
-import { nonScalarXml } from "./typed-xml.js";
+import { registeredWriters } from "./typed-xml.js";
 import { child, ENVELOPE_CLOSE, envelopeBody, envelopeOpen, soapActionOf, type SoapVersion } from "./soap.js";
 
 export interface SoapClientVersion extends SoapVersion {
@@ -50,7 +50,7 @@ export function createSoapClientBinding(version: SoapClientVersion, service: Cli
         else if (text === null) body += `<${p.name} xsi:nil="true" />`;
         else if (text !== undefined) {
           try {
-            body += nonScalarXml(p.name, p.type, text);
+            body += registeredWriters(p.type).xml(p.name, p.type, text, false, 0);
           } catch (error) {
             throw new TypeError(`${op.name}: parameter ${p.name} ${(error as Error).message}`);
           }

@@ -193,6 +193,15 @@ describe("readResult", () => {
     expect(readResult(recordOp, holder(xml), NS, {})).toStrictEqual({ Id: 99n, CreditCost: "1.5", TotalCredits: "98.25" });
   });
 
+  it("a record field named __proto__ is an own property, not the prototype", () => {
+    const fields = [{ name: "__proto__", type: { kind: "scalar", type: "int" } }, { name: "Name", type: { kind: "scalar", type: "string" } }] as const;
+    const op = operation("Proto", [], { kind: "record", record: { name: "Proto", fields } });
+    const read = readResult(op, holder(`<ProtoResult xmlns="${NS}"><__proto__>7</__proto__><Name>n</Name></ProtoResult>`), NS, {}) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(read)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(read, "__proto__")?.value).toBe(7);
+    expect(Object.keys(read)).toEqual(["__proto__", "Name"]);
+  });
+
   it.each([
     { xml: `<InsertSubscriberSidResult xmlns="${NS}">1234567890123</InsertSubscriberSidResult>`, want: 1234567890123n },
     { xml: `<long xmlns="${NS}">9223372036854775807</long>`, want: 9223372036854775807n },

@@ -13,7 +13,7 @@ import type { ClientOperationModel, FieldModel, ResultModel, SoapType } from "..
 import type { ParamValues } from "../params.js";
 import { cannotConvert, clientParse, ConversionError } from "../values.js";
 import type { XmlElement } from "../xml/tree.js";
-import { isNilElement, setKey } from "./typed-xml.js";
+import { isNilElement } from "./typed-xml.js";
 
 /** The results the generic reader reads: enums, arrays, and lists and records that are not flat. */
 export type TypedResult = Extract<ResultModel, { kind: "enum" | "array" | "list" | "record" }>;
@@ -50,7 +50,8 @@ function scalar(type: SoapType, text: string, label: string, index: number, fiel
  * left out (null in .NET); any other is missing.
  */
 function flatRecord(fields: readonly FieldModel[], el: XmlElement, ns: string, label: string, index: number): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  // Entries, made an object by Object.fromEntries, which defines each key as an own property (`__proto__` too).
+  const out: [string, unknown][] = [];
   const children = el.children;
   for (const field of fields) {
     const type = (field.type as { readonly type: SoapType }).type;
@@ -62,9 +63,9 @@ function flatRecord(fields: readonly FieldModel[], el: XmlElement, ns: string, l
       if (type === "string" || type === "base64Binary") continue;
       throw new Error(`${at(label, index, field.name)} is missing.`);
     }
-    setKey(out, field.name, scalar(type, found.text, label, index, field.name));
+    out.push([field.name, scalar(type, found.text, label, index, field.name)]);
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 const isFlat = (fields: readonly FieldModel[]): boolean => fields.every((f) => f.type.kind === "scalar" && !f.nullable);

@@ -234,29 +234,13 @@ export type FormatFailure = (message: string) => Error;
  * parameters carries none of their code.
  */
 export function formatWire(type: TypeModel, value: unknown, label: string, fail: FormatFailure): WireValue {
-  if (type.kind !== "scalar") return writers(type).format(type, value, label, fail);
+  if (type.kind !== "scalar") return registeredWriters(type).format(type, value, label, fail);
   try {
     return formatValue(type.type, value);
   } catch (error) {
     if (!(error instanceof ConversionError)) throw error;
     throw fail(`${label} ${error.message}`);
   }
-}
-
-/**
- * formatWire for an enum, array or record alone, by the registered writers: the client's writeParams formats
- * scalars itself (clientFormat), so that its bundle carries no formatter it does not use.
- */
-export function formatNonScalar(type: TypeModel, value: unknown, label: string, fail: FormatFailure): WireValue {
-  return writers(type).format(type, value, label, fail);
-}
-
-/**
- * wireXml of an array's or record's wire value in the compact layout, by the registered writers: the SOAP
- * client writes texts and nils itself, so that its bundle carries no more of wireXml.
- */
-export function nonScalarXml(name: string, type: TypeModel, wire: WireValue): string {
-  return writers(type).xml(name, type, wire, false, 0, "");
 }
 
 /** formatWire and wireXml for enums, arrays and records (typed-xml-write.ts's typedWriters). */
@@ -272,10 +256,13 @@ export function registerTypedWriters(typed: TypedWriters): void {
   registered = typed;
 }
 
-function writers(type: TypeModel): TypedWriters {
-  if (registered === undefined) {
-    throw new TypeError(`no writer for ${typeName(type)} is registered: pass typedWriters (protocol/typed-xml-write.js) to registerTypedWriters`);
-  }
+/**
+ * The registered writers of enum, array and record values (the client's writeParams and SOAP request call
+ * them for such a parameter; scalars need none), or a TypeError naming what to register. All a client of
+ * scalar parameters carries of them.
+ */
+export function registeredWriters(type: TypeModel): TypedWriters {
+  if (registered === undefined) throw new TypeError(`no writer of ${type.kind} values (registerTypedWriters with typed-xml-write.js)`);
   return registered;
 }
 
@@ -301,5 +288,5 @@ export function wireXml(name: string, type: TypeModel, wire: WireValue, pretty: 
   if (typeof wire === "string") {
     return wire === "" ? `${before}<${name}${attrs} />` : `${before}<${name}${attrs}>${escapeText(wire)}</${name}>`;
   }
-  return writers(type).xml(name, type, wire, pretty, depth, attrs);
+  return registeredWriters(type).xml(name, type, wire, pretty, depth, attrs);
 }
