@@ -9,7 +9,7 @@ import { ErrorCodes } from "./errors.js";
 import type { WireResponse } from "./protocol/binding.js";
 import { LAST_RESORT, textErrorResponse } from "./protocol/text-error.js";
 import { bodyKind, decodeRequestBody } from "./server-body.js";
-import { RequestLease } from "./server-budget.js";
+import { RequestLease, type ServerBudget } from "./server-budget.js";
 import type { IncomingCall, ServiceCore } from "./server.js";
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
@@ -41,6 +41,34 @@ function onSocketClose(socket: Socket, callback: () => void): () => void {
   const set = watchers;
   return () => set.delete(callback);
 }
+
+/**
+ * A request's share of the budget, given back when its answer is handed to Node (send) or when its
+ * connection closes first, whichever comes first. The socket's close is watched once per connection for
+ * all of its requests (onSocketClose), not with a listener per request and per response: two listeners
+ * a request measured about 2 µs of the ~40 µs Node itself spends on one.
+ */
+class NodeLease extends RequestLease {
+  private readonly unwatch: () => void;
+
+  constructor(budget: ServerBudget, socket: Socket) {
+    super(budget);
+    if (socket.destroyed) {
+      this.unwatch = noop;
+      this.end();
+    } else {
+      this.unwatch = onSocketClose(socket, () => this.end());
+    }
+  }
+
+  /** The request is over: answered, refused or dropped. */
+  override end(): void {
+    this.unwatch();
+    super.end();
+  }
+}
+
+const noop = (): void => {};
 
 /** Bytes of an unwanted body read (and dropped) after a refusal before the connection is cut. */
 const DRAIN_LIMIT = 64 * 1024;
@@ -107,7 +135,9 @@ function withLength(headers: Readonly<Record<string, string>>, length: number): 
   return out;
 }
 
-function send(res: ServerResponse, response: WireResponse, headOnly: boolean): void {
+/** Sends the answer; the request's lease, if any, ends as the answer is handed to Node. */
+function send(res: ServerResponse, response: WireResponse, headOnly: boolean, lease?: RequestLease): void {
+  lease?.end();
   if (res.headersSent || res.destroyed) return;
   const body = response.body;
   // The body goes out as a string in one write together with the head. byteLength flattens a body built
@@ -130,9 +160,9 @@ function send(res: ServerResponse, response: WireResponse, headOnly: boolean): v
 }
 
 /** Answers a request whose body is not wanted, then reads at most DRAIN_LIMIT more of it and hangs up. */
-function refuseBody(req: IncomingMessage, res: ServerResponse, response: WireResponse): void {
+function refuseBody(req: IncomingMessage, res: ServerResponse, response: WireResponse, lease?: RequestLease): void {
   res.setHeader("connection", "close");
-  send(res, response, false);
+  send(res, response, false, lease);
   let drained = 0;
   req.on("data", (chunk: Buffer) => {
     drained += chunk.length;
@@ -261,15 +291,9 @@ export function createNodeHandler(core: ServiceCore): NodeHandler {
       return refuseBody(req, res, core.tooLarge(method, place.rest, contentType, limit));
     }
     if (!budget.enter()) return refuseBody(req, res, core.busy(method, place.rest, contentType));
-    const lease = new RequestLease(budget);
-    // A pipelined request's response may never close on its own when the connection drops: watch both.
-    const unwatch = onSocketClose(req.socket, () => lease.end());
-    res.once("close", () => {
-      unwatch();
-      lease.end();
-    });
+    const lease = new NodeLease(budget, req.socket);
     if (declared !== undefined && declared > 0 && !lease.hold(declared)) {
-      return refuseBody(req, res, core.busy(method, place.rest, contentType));
+      return refuseBody(req, res, core.busy(method, place.rest, contentType), lease);
     }
     if (continuePending) res.writeContinue();
 
@@ -283,9 +307,8 @@ export function createNodeHandler(core: ServiceCore): NodeHandler {
       refused = true;
       first = whole = more = undefined;
       res.setHeader("connection", "close");
-      send(res, response, false);
+      send(res, response, false, lease);
       req.destroy();
-      lease.end();
     };
     req.on("data", (chunk: Buffer) => {
       if (refused) return;
@@ -312,22 +335,22 @@ export function createNodeHandler(core: ServiceCore): NodeHandler {
         whole !== undefined ? whole.subarray(0, size) : more !== undefined ? Buffer.concat(more, size) : first;
       first = whole = more = undefined;
       const decoded = decodeRequestBody(core, method, place.rest, contentType, bytes, bodyKind(place.rest));
-      if (typeof decoded !== "string") return send(res, decoded, false);
+      if (typeof decoded !== "string") return send(res, decoded, false, lease);
       const call = new NodeCall(req, res, core, place, q < 0 ? "" : url.slice(q + 1), headers, decoded);
       const headOnly = method === "HEAD";
       let response: WireResponse | Promise<WireResponse>;
       try {
         response = core.dispatch(call);
       } catch (error) {
-        return send(res, core.lastResort(error, method, place.rest, contentType), headOnly);
+        return send(res, core.lastResort(error, method, place.rest, contentType), headOnly, lease);
       }
       if (response instanceof Promise) {
         response.then(
-          (r) => send(res, r, headOnly),
-          (error: unknown) => send(res, core.lastResort(error, method, place.rest, contentType), headOnly),
+          (r) => send(res, r, headOnly, lease),
+          (error: unknown) => send(res, core.lastResort(error, method, place.rest, contentType), headOnly, lease),
         );
       } else {
-        send(res, response, headOnly);
+        send(res, response, headOnly, lease);
       }
     });
   };

@@ -262,6 +262,87 @@ describe("server-wide budget", () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
+
+  // The node adapter gives a request's share back when the answer is handed to Node, or when the
+  // connection closes first (one close watcher per connection, no listener per request).
+  /** The server side of the next connection, and a promise of its close. */
+  function nextServerSocket(l: Listening): Promise<{ closed: Promise<void> }> {
+    return new Promise((resolve) =>
+      l.server.once("connection", (socket: net.Socket) => resolve({ closed: new Promise<void>((done) => socket.once("close", () => done())) })),
+    );
+  }
+
+  it("gives each request's share back as it is answered (maxConcurrentCalls 1, 20 calls on one kept-alive connection)", async () => {
+    const l = await serve({}, { maxConcurrentCalls: 1 });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    let connections = 0;
+    l.server.on("connection", () => connections++);
+    const statuses: number[] = [];
+    try {
+      for (let k = 0; k < 20; k++) {
+        statuses.push(
+          await new Promise<number>((resolve, reject) => {
+            const req = http.get(`${l.origin}/ExternalAPIService.asmx/InsertSubscriberSid?${SID_FORM}`, { agent }, (res) => {
+              res.resume();
+              res.on("end", () => resolve(res.statusCode ?? 0));
+            });
+            req.on("error", reject);
+          }),
+        );
+      }
+    } finally {
+      agent.destroy();
+    }
+    expect(statuses).toEqual(Array.from({ length: 20 }, () => 200));
+    expect(connections).toBe(1);
+  });
+
+  it("gives a request's share back when its caller hangs up in the middle of the body", async () => {
+    const l = await serve({}, { maxConcurrentCalls: 1 });
+    const serverSide = nextServerSocket(l);
+    const socket = net.connect(l.port, "127.0.0.1");
+    socket.write(
+      "POST /ExternalAPIService.asmx/InsertSubscriberSid HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+        "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nstrUsername=u",
+    );
+    const { closed } = await serverSide;
+    // The half-sent request holds the one call there is (a poll of bounded length: the request reaches
+    // the server after its connection does).
+    let busy = 0;
+    for (let k = 0; k < 50 && busy === 0; k++) {
+      const answer = await sidCalls(l.origin)[2]!.send();
+      if (answer.status === 503) busy++;
+      else await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(busy).toBe(1);
+    socket.destroy();
+    await closed;
+    expect((await sidCalls(l.origin)[2]!.send()).status).toBe(200);
+  });
+
+  it("gives the shares of pipelined requests back when their caller hangs up before they are answered", async () => {
+    const s = await blockingServer({ maxConcurrentCalls: 2 });
+    const serverSide = nextServerSocket(s.l);
+    const socket = net.connect(s.l.port, "127.0.0.1");
+    const request = (list: string) => {
+      const body = new URLSearchParams({ strUsername: "u", strPassword: "p", strMailingListId: list, strCsvData: "a@b.example,N,HTML", strUpdate: "false" }).toString();
+      return (
+        `POST /ExternalAPIService.asmx/InsertCsvSubscribersWithDemDataUpdateOption HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+        `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}`
+      );
+    };
+    socket.write(request("1") + request("2"));
+    const { closed } = await serverSide;
+    await s.whenEntered(2);
+    expect((await csvPost(s.l.origin, "3", 100)).status).toBe(503);
+    socket.destroy();
+    await closed;
+    // Both handlers are still waiting at the gate, but their caller is gone: the calls are free again.
+    const fourth = csvPost(s.l.origin, "4", 100);
+    await s.whenEntered(3);
+    s.release();
+    expect((await fourth).status).toBe(200);
+  });
 });
 
 describe("Host header", () => {
