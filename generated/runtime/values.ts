@@ -10,7 +10,8 @@ import { oneLine } from "./safe-error.js";
 
 /** Thrown when text does not parse as its SOAP type; `reason` completes "the value ...". */
 export class ConversionError extends Error {
-  readonly soapType: SoapType;
+  // Declared, set in the constructor: a bundle carries no field definition.
+  declare readonly soapType: SoapType;
   constructor(soapType: SoapType, reason: string) {
     super(reason);
     this.name = "ConversionError";
@@ -85,27 +86,30 @@ export function scalarTypeOf(type: TypeModel): SoapType {
 const INT_RE = /^[+-]?\d+$/;
 const DOUBLE_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 const DECIMAL_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
-const DATETIME_RE = /^(-?\d{4,})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)?$/;
+/** Groups: year, month, day, hour, minute, second, fraction, zone, the zone's hours and minutes. */
+const DATETIME_RE = /^(-?\d{4,})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-](\d\d):(\d\d))?$/;
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 const INT64_MIN = -9223372036854775808n;
 const INT64_MAX = 9223372036854775807n;
 
-/** XML Schema collapses surrounding whitespace of non-string values. */
-function trimXml(text: string): string {
-  return text.trim();
-}
+// XML Schema collapses surrounding whitespace of non-string values: every parser but parseString trims.
 
 /**
- * A whole number of a type held in a JavaScript number (int here; byte, unsignedByte, short,
- * unsignedShort and unsignedInt in values-extra.ts) within [min, max]; `range` words the range error.
+ * A whole number of a type (a bigint for long; int here, and byte, unsignedByte, short, unsignedShort and
+ * unsignedInt in values-extra.ts, as a number) within [min, max]; `range` words the range error.
  */
-export function parseWhole(type: SoapType, text: string, min: number, max: number, range: string): number {
-  const t = trimXml(text);
+function whole<T extends number | bigint>(type: SoapType, text: string, min: T, max: T, range: string, of: (t: string) => T): T {
+  const t = text.trim();
   if (!INT_RE.test(t)) throw new ConversionError(type, "is not a whole number");
-  const n = Number(t);
+  const n = of(t);
   if (n < min || n > max) throw new ConversionError(type, `is outside the ${range} range`);
-  return n === 0 ? 0 : n;
+  return n;
+}
+
+/** A whole number of a type held in a JavaScript number within [min, max] (never -0). */
+export function parseWhole(type: SoapType, text: string, min: number, max: number, range: string): number {
+  return whole(type, text, min, max, range, Number) || 0;
 }
 
 /** The text of a whole number within [min, max], as parseWhole reads it. */
@@ -120,15 +124,11 @@ export function parseInt32(text: string): number {
 }
 
 export function parseInt64(text: string): bigint {
-  const t = trimXml(text);
-  if (!INT_RE.test(t)) throw new ConversionError("long", "is not a whole number");
-  const n = BigInt(t);
-  if (n < INT64_MIN || n > INT64_MAX) throw new ConversionError("long", "is outside the 64-bit integer range");
-  return n;
+  return whole("long", text, INT64_MIN, INT64_MAX, "64-bit integer", BigInt);
 }
 
 export function parseDouble(text: string): number {
-  const t = trimXml(text);
+  const t = text.trim();
   if (t === "INF") return Infinity;
   if (t === "-INF") return -Infinity;
   if (t === "NaN") return NaN;
@@ -137,18 +137,18 @@ export function parseDouble(text: string): number {
 }
 
 export function parseDecimal(text: string): string {
-  const t = trimXml(text);
+  const t = text.trim();
   if (!DECIMAL_RE.test(t)) throw new ConversionError("decimal", "is not a decimal number");
   return t;
 }
 
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
-  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-}
-
+/**
+ * A real date: month 1-12, day 1 to the month's last. February has 29 days in a leap year (divisible by 4,
+ * and by 400 when by 100); of the others, the odd months to July and the even ones from August have 31
+ * (the low bit of month ^ (month >> 3)), the rest 30.
+ */
 function isCalendarDate(year: number, month: number, day: number): boolean {
-  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
+  return month >= 1 && month <= 12 && day >= 1 && day <= (month === 2 ? (year % (year % 100 ? 4 : 400) ? 28 : 29) : 30 + ((month ^ (month >> 3)) & 1));
 }
 
 function isClockTime(hour: number, minute: number, second: number): boolean {
@@ -203,7 +203,7 @@ export function parseDateTime(text: string): string {
   // A plain dateTime starts with a digit and ends with a digit or Z, so trimming would not change it:
   // checked first, the usual value skips the trim call.
   if (isPlainDateTime(text)) return text;
-  const t = trimXml(text);
+  const t = text.trim();
   if (isPlainDateTime(t)) return t;
   return checkDateTime(t);
 }
@@ -213,7 +213,7 @@ export function parseDateTime(text: string): string {
  * values (isPlainDateTime, the server's hot path, which a client bundle then leaves out).
  */
 export function clientParseDateTime(text: string): string {
-  return checkDateTime(trimXml(text));
+  return checkDateTime(text.trim());
 }
 
 /** A trimmed xs:dateTime checked by the regular expression: the text, or ConversionError. */
@@ -223,18 +223,17 @@ function checkDateTime(t: string): string {
   // .NET's DateTime holds the years 0001 to 9999; xs:dateTime's year 0000, negative years and five-digit
   // years have no .NET value, so ASMX refuses them.
   if (m[1]!.length !== 4 || m[1] === "0000") throw new ConversionError("dateTime", "is outside the years 0001 to 9999");
-  if (!isCalendarDate(Number(m[1]), Number(m[2]), Number(m[3])) || !isClockTime(+m[4]!, +m[5]!, +m[6]!)) {
+  if (!isCalendarDate(+m[1]!, +m[2]!, +m[3]!) || !isClockTime(+m[4]!, +m[5]!, +m[6]!)) {
     throw new ConversionError("dateTime", "is not a valid calendar date and time");
   }
-  const zone = m[8];
-  if (zone && zone !== "Z" && !isZoneOffset(Number(zone.slice(1, 3)), Number(zone.slice(4)))) {
+  if (m[9] && !isZoneOffset(+m[9], +m[10]!)) {
     throw new ConversionError("dateTime", "has a time zone offset outside -14:00 to +14:00");
   }
   return t;
 }
 
 export function parseBoolean(text: string): boolean {
-  const t = trimXml(text);
+  const t = text.trim();
   if (t === "true" || t === "1") return true;
   if (t === "false" || t === "0") return false;
   throw new ConversionError("boolean", "is not true or false");

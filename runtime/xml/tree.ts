@@ -57,7 +57,8 @@ export type XmlRefusalReason = "doctype" | "depth" | "attributes" | "elements" |
 
 /** Thrown by every reader for input it will not read. The message is safe to put on the wire. */
 export class XmlRefusal extends Error {
-  readonly reason: XmlRefusalReason;
+  // Declared, set in the constructor: a bundle carries no field definition.
+  declare readonly reason: XmlRefusalReason;
   constructor(reason: XmlRefusalReason, message: string) {
     super(message);
     this.name = "XmlRefusal";
@@ -73,4 +74,9 @@ export function tooManyAttributes(limit: number): XmlRefusal {
 /** The refusal for the start tag that passes maxElements, refused before it is read. */
 export function tooManyElements(limit: number): XmlRefusal {
   return new XmlRefusal("elements", `The document has more than ${limit} elements, comments and other nodes.`);
+}
+
+/** The first child of `parent` with the namespace URI `ns` and the local name `local`. */
+export function child(parent: XmlElement, ns: string, local: string): XmlElement | undefined {
+  return parent.children.find((c) => c.local === local && c.ns === ns);
 }
