@@ -7,7 +7,7 @@
 import type { ColumnModel, DataSetModel, SoapType } from "./model.js";
 import { XmlOut } from "./xml/out.js";
 import { clientParse, formatValue } from "./values.js";
-import type { XmlElement } from "./xml/tree.js";
+import { child, type XmlElement } from "./xml/tree.js";
 
 export const XS_NS = "http://www.w3.org/2001/XMLSchema";
 export const MSDATA_NS = "urn:schemas-microsoft-com:xml-msdata";
@@ -82,17 +82,19 @@ export function writeDataSet(
   out.close(model.dataSetName).close("diffgr:diffgram");
 }
 
-function child(parent: XmlElement, ns: string, local: string): XmlElement | undefined {
-  return parent.children.find((c) => c.ns === ns && c.local === local);
+/** The children of `el` named xs:`local` (none when `el` is undefined). */
+function xs(el: XmlElement | undefined, local: string): XmlElement[] {
+  return el?.children.filter((c) => c.ns === XS_NS && c.local === local) ?? [];
 }
 
-function attr(el: XmlElement, ns: string, local: string): string | undefined {
-  return el.attrs.find((a) => a.ns === ns && a.local === local)?.value;
+/** The xs:element children of an element's xs:`group` (choice, sequence), inside its xs:complexType or directly. */
+function members(el: XmlElement | undefined, group: string): XmlElement[] {
+  return xs(xs(xs(el, "complexType")[0] ?? el, group)[0], "element");
 }
 
-function stripPrefix(qname: string): string {
-  const colon = qname.indexOf(":");
-  return colon < 0 ? qname : qname.slice(colon + 1);
+/** An unqualified attribute's value. */
+function attr(el: XmlElement, local: string): string | undefined {
+  return el.attrs.find((a) => a.ns === "" && a.local === local)?.value;
 }
 
 interface SchemaTable {
@@ -101,19 +103,14 @@ interface SchemaTable {
 }
 
 function readSchema(schema: XmlElement): { dataSetName: string; tables: SchemaTable[] } {
-  const root = schema.children.find((c) => c.ns === XS_NS && c.local === "element");
+  const root = xs(schema, "element")[0];
   if (!root) throw new Error("the DataSet schema has no root element");
-  const tables: SchemaTable[] = [];
-  const choice = child(child(root, XS_NS, "complexType") ?? root, XS_NS, "choice");
-  for (const tableEl of choice?.children ?? []) {
-    if (tableEl.ns !== XS_NS || tableEl.local !== "element") continue;
-    const sequence = child(child(tableEl, XS_NS, "complexType") ?? tableEl, XS_NS, "sequence");
-    const columns = (sequence?.children ?? [])
-      .filter((c) => c.ns === XS_NS && c.local === "element")
-      .map((c) => ({ name: attr(c, "", "name") ?? "", type: stripPrefix(attr(c, "", "type") ?? "xs:string") }));
-    tables.push({ name: attr(tableEl, "", "name") ?? "", columns });
-  }
-  return { dataSetName: attr(root, "", "name") ?? "", tables };
+  const tables = members(root, "choice").map((tableEl) => ({
+    name: attr(tableEl, "name") ?? "",
+    // The type without its prefix (xs:int is int).
+    columns: members(tableEl, "sequence").map((c) => ({ name: attr(c, "name") ?? "", type: (attr(c, "type") ?? "string").replace(/^[^:]*:/, "") })),
+  }));
+  return { dataSetName: attr(root, "name") ?? "", tables };
 }
 
 function parseCell(type: SoapType, text: string, column: string): unknown {
@@ -133,14 +130,14 @@ export function readDataSet<R>(
   model: DataSetModel,
   request?: Readonly<Record<string, unknown>>,
 ): DataSetResult<R> {
-  const schemaEl = child(container, XS_NS, "schema");
+  const schemaEl = xs(container, "schema")[0];
   if (!schemaEl) throw new Error("the DataSet has no xs:schema element");
   const schema = readSchema(schemaEl);
   const table = schema.tables.find((t) => t.name === model.table) ?? schema.tables[0];
   const columns = table?.columns ?? [];
-  const fixed = new Set(model.columns.flatMap((c) => (c.name === undefined ? [] : [c.name])));
+  // A column named by a parameter the request did not give: the first column no fixed name takes.
   const wireNames = model.columns.map(
-    (c) => columnName(c, request) ?? columns.find((col) => !fixed.has(col.name))?.name ?? c.property,
+    (c) => columnName(c, request) ?? columns.find((col) => !model.columns.some((m) => m.name === col.name))?.name ?? c.property,
   );
   const rows: R[] = [];
   const diffgram = child(container, DIFFGR_NS, "diffgram");

@@ -4,12 +4,12 @@
 import { ResponseFormatError, SoapFaultError } from "../errors.js";
 import type { ClientOperationModel, ClientServiceModel } from "../model.js";
 import type { ParamTexts, ParamValues } from "../params.js";
-import { DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
+import { child, DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
 import { escapeTextCompact } from "../xml/write.js";
 import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "./binding.js";
 import { readResult } from "./result-read.js";
 import { registeredWriters } from "./typed-xml.js";
-import { child, ENVELOPE_CLOSE, envelopeBody, envelopeOpen, soapActionOf, type SoapVersion } from "./soap.js";
+import { ENVELOPE_CLOSE, envelopeBody, envelopeOpen, soapActionOf, type SoapVersion } from "./soap.js";
 
 export interface SoapClientVersion extends SoapVersion {
   requestHeaders(action: string): Record<string, string>;

@@ -2,7 +2,7 @@
 
 import type { ClientBindingFactory } from "../protocol/binding.js";
 import { createSoapClientBinding, localPart, type SoapClientVersion } from "../protocol/soap-client.js";
-import type { XmlElement } from "../xml/tree.js";
+import { child, type XmlElement } from "../xml/tree.js";
 import { SOAP11_CONTENT_TYPE, SOAP11_ENVELOPE_NS, SOAP11_LABEL } from "./index.js";
 
 export const soap11ClientVersion: SoapClientVersion = {
@@ -12,7 +12,7 @@ export const soap11ClientVersion: SoapClientVersion = {
   requestHeaders: (action: string) => ({ "content-type": SOAP11_CONTENT_TYPE, soapaction: `"${action}"` }),
   readFault(fault: XmlElement) {
     // faultcode, faultstring and detail are unqualified in SOAP 1.1.
-    const part = (name: string) => fault.children.find((c) => c.local === name && c.ns === "");
+    const part = (name: string) => child(fault, "", name);
     return { faultCode: localPart(part("faultcode")?.text ?? ""), reason: part("faultstring")?.text ?? "", detail: part("detail") };
   },
 };

@@ -5,7 +5,7 @@
 // supplies a SoapVersion describing where the two versions differ.
 
 import type { BindingName } from "./binding.js";
-import type { XmlElement } from "../xml/tree.js";
+import { child, type XmlElement } from "../xml/tree.js";
 
 export const XSI_NS = "http://www.w3.org/2001/XMLSchema-instance";
 export const XSD_NS = "http://www.w3.org/2001/XMLSchema";
@@ -39,9 +39,6 @@ export function soapActionOf(namespace: string, operation: string): string {
   return namespace.endsWith("/") ? namespace + operation : `${namespace}/${operation}`;
 }
 
-export function child(parent: XmlElement, ns: string, local: string): XmlElement | undefined {
-  return parent.children.find((c) => c.local === local && c.ns === ns);
-}
 
 /** The Body of a document that is an Envelope of the version, else undefined. */
 export function envelopeBody(root: XmlElement, version: SoapVersion): XmlElement | undefined {
