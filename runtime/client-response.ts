@@ -20,14 +20,6 @@ export interface AnswerContext {
   readonly abort: () => void;
 }
 
-function lowerCaseHeaders(headers: Headers): Record<string, string> {
-  const out: Record<string, string> = {};
-  headers.forEach((value, name) => {
-    out[name.toLowerCase()] = value;
-  });
-  return out;
-}
-
 /** The origin of a Location header, resolved against the request's URL; undefined when it has none. */
 function locationOrigin(response: Response, requestUrl: string): string | undefined {
   const location = response.headers.get("location");
@@ -111,5 +103,6 @@ export async function readAnswer(response: Response, requestUrl: string, context
     const message = `HTTP ${response.status}: the answer cannot be read as text (${(error as Error).message})`;
     throw new ResponseFormatError(message, context.binding, context.operation, { cause: error });
   }
-  return { status: response.status, headers: lowerCaseHeaders(response.headers), body };
+  // Headers iterate their names in lower case (the Fetch standard's sort and combine).
+  return { status: response.status, headers: Object.fromEntries(response.headers as unknown as Iterable<[string, string]>), body };
 }

@@ -190,7 +190,7 @@ export function createClientCore(service: ClientServiceModel, config: ClientWith
     const target = url + request.path + (request.query ? `?${request.query}` : "");
     // Ours: closes the connection when the client stops reading (too large, a redirect).
     const connection = new AbortController();
-    const signal = AbortSignal.any([connection.signal, ...(caller ? [caller] : []), ...(timeout ? [timeout] : [])]);
+    const signal = AbortSignal.any([connection.signal, caller, timeout].filter((s) => s !== undefined));
     try {
       const response = await fetchFn(target, {
         method: request.method,
@@ -230,14 +230,12 @@ export function createClientCore(service: ClientServiceModel, config: ClientWith
       }
       // The binding reads the answer by the descriptor's result model, which Result is the type of.
       const decode = (response: WireResponse) => binding.decodeResponse(op, response, values) as Result;
-      if (timeoutMs === 0 || timeoutMs === Infinity) {
-        return decode(await send(op, values, options.signal, undefined));
-      }
-      // A timer of our own, cleared when the call ends, rather than AbortSignal.timeout's that lives on.
-      const timeout = new AbortController();
-      const timer = setTimeout(() => timeout.abort(), Math.min(timeoutMs, MAX_TIMER_MS));
+      // A timer of our own (none for 0 or Infinity), cleared when the call ends, rather than
+      // AbortSignal.timeout's that lives on.
+      const timeout = timeoutMs === 0 || timeoutMs === Infinity ? undefined : new AbortController();
+      const timer = timeout && setTimeout(() => timeout.abort(), Math.min(timeoutMs, MAX_TIMER_MS));
       try {
-        return decode(await send(op, values, options.signal, timeout.signal));
+        return decode(await send(op, values, options.signal, timeout?.signal));
       } finally {
         clearTimeout(timer);
       }
