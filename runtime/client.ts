@@ -6,7 +6,7 @@ import { readAnswer } from "./client-response.js";
 import { ClientCallError, TimeoutError, TransportError } from "./errors.js";
 import type { ClientOperationModel, ClientServiceModel } from "./model.js";
 import { writeParams, type ParamValues } from "./params.js";
-import { offeredBindings, type BindingName, type ClientBinding, type ClientBindingFactory, type WireResponse, type XmlReader } from "./protocol/binding.js";
+import { type BindingName, type ClientBinding, type ClientBindingFactory, type WireResponse, type XmlReader } from "./protocol/binding.js";
 
 /** .NET's SoapHttpClientProtocol.Timeout default. */
 export const DEFAULT_TIMEOUT_MS = 100_000;
@@ -172,8 +172,9 @@ export function createClientCore(service: ClientServiceModel, config: ClientWith
     maxElements,
     maxAttributes: DEFAULT_MAX_ATTRIBUTES,
   });
-  const offered = offeredBindings(service);
-  if (!offered.includes(binding.name)) {
+  // The model names the bindings in ALL_BINDINGS order (the generator normalizes them), or none for all four.
+  const offered = service.bindings;
+  if (offered !== undefined && !offered.includes(binding.name)) {
     throw new TypeError(`binding must be one the service offers (${offered.join(", ")}); got ${binding.name}.`);
   }
   const url = endpointUrl(config.baseUrl, service.endpoint);

@@ -88,8 +88,8 @@ const DECIMAL_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
 const DATETIME_RE = /^(-?\d{4,})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-](\d\d):(\d\d))?$/;
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
-const INT64_MIN = -9223372036854775808n;
-const INT64_MAX = 9223372036854775807n;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
 
 // XML Schema collapses surrounding whitespace of non-string values: every parser but parseString trims.
 
@@ -422,22 +422,23 @@ export function registerAllClientCodecs(): void {
   registerClientCodecs(parsers, formatters);
 }
 
-function noClientCodec(type: SoapType): TypeError {
-  return new TypeError(`no client codec for ${type} (registerClientCodecs, or registerAllClientCodecs for a model built at run time)`);
+/** The codec of `type` in one of the client's tables, or a TypeError naming what registers it. */
+function clientCodec<F>(table: { [K in SoapType]?: F }, type: SoapType): F {
+  const codec = table[type];
+  if (codec === undefined) {
+    throw new TypeError(`no client codec for ${type} (registerClientCodecs, or registerAllClientCodecs for a model built at run time)`);
+  }
+  return codec;
 }
 
 /** The client's parseValue: wire text as a SOAP type, by the registered readers; throws ConversionError. */
 export function clientParse(type: SoapType, text: string): unknown {
-  const parse = clientParsers[type];
-  if (parse === undefined) throw noClientCodec(type);
-  return parse(text);
+  return clientCodec(clientParsers, type)(text);
 }
 
 /** The client's formatValue: a value as wire text, by the registered writers; throws ConversionError. */
 export function clientFormat(type: SoapType, value: unknown): string {
-  const format = clientFormatters[type];
-  if (format === undefined) throw noClientCodec(type);
-  return format(value);
+  return clientCodec(clientFormatters, type)(value);
 }
 
 const TEXT_FORMATS: Record<TextFormat, { re: RegExp; shape: string }> = {

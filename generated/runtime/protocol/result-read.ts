@@ -9,11 +9,11 @@
 // client's codecs (clientParse: the readers the generated model registered).
 
 import { readDataSet, type DataSetResult } from "../dataset.js";
-import type { ClientOperationModel, FieldModel, ResultModel, SoapType } from "../model.js";
+import type { ClientOperationModel, FieldModel, ResultModel, SoapType, TypeModel } from "../model.js";
 import type { ParamValues } from "../params.js";
 import { cannotConvert, clientParse, ConversionError } from "../values.js";
 import type { XmlElement } from "../xml/tree.js";
-import { isNilElement } from "./typed-xml.js";
+import { isNilElement, isReference } from "./typed-xml.js";
 
 /** The results the generic reader reads: enums, arrays, and lists and records that are not flat. */
 export type TypedResult = Extract<ResultModel, { kind: "enum" | "array" | "list" | "record" }>;
@@ -82,7 +82,8 @@ export function readResult(op: ClientOperationModel, holder: XmlElement | undefi
   const label = `${op.name}Result`;
   if (holder === undefined || (result.kind !== "dataSet" && isNil(holder))) {
     if (result.kind === "list" || result.kind === "array") return [];
-    if (result.kind === "record" || (result.kind === "scalar" && (result.type === "string" || result.type === "base64Binary"))) return null;
+    // A record, string or byte array (a reference type, as a type model of the same shape says).
+    if (isReference(result as TypeModel)) return null;
     throw new Error(`the answer holds no ${label}`);
   }
   switch (result.kind) {

@@ -64,8 +64,8 @@ export function createSoapClientBinding(version: SoapClientVersion, service: Cli
 
     decodeResponse(op: ClientOperationModel, response: WireResponse, request: ParamValues): unknown {
       // One-way: ASMX answers 202 with no body (a fault, if the request was refused, is read below).
-      const oneWay = op.result.kind === "oneWay";
-      if (oneWay && response.status >= 200 && response.status < 300 && response.body.trim() === "") return undefined;
+      const oneWay = op.result.kind === "oneWay" && response.status >= 200 && response.status < 300;
+      if (oneWay && response.body.trim() === "") return undefined;
       let root: XmlElement;
       try {
         root = options.readXml(response.body, readOptions);
@@ -90,7 +90,7 @@ export function createSoapClientBinding(version: SoapClientVersion, service: Cli
           op.name,
         );
       }
-      if (oneWay && response.status >= 200 && response.status < 300) return undefined;
+      if (oneWay) return undefined;
       if (response.status !== 200) throw formatError(op, response.status, "an error status without a SOAP fault");
       if (!first || first.local !== `${op.name}Response` || first.ns !== ns) {
         throw formatError(op, response.status, `the Body does not hold ${op.name}Response in ${ns}`);
