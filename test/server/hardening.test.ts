@@ -112,6 +112,33 @@ describe("whatever a handler throws, every binding answers and the server stays 
   });
 });
 
+describe("a handler's parameters", () => {
+  it.each(["soap11", "soap12", "httpGet", "httpPost"])(
+    "over %s: own keys only, none inherited (toString, constructor, __proto__ read as absent)",
+    async (binding) => {
+      const seen: Record<string, unknown>[] = [];
+      const l = await serve({
+        InsertSubscriberSid: (params) => {
+          seen.push(params as unknown as Record<string, unknown>);
+          return 1n;
+        },
+      });
+      const call = sidCalls(l.origin).find((c) => c.binding === binding)!;
+      expect((await call.send()).status).toBe(200);
+      const params = seen[0]!;
+      expect(Object.keys(params)).toEqual(["strEmail", "strName", "strFormat", "strCountryCode", "strPhoneNumber", "strMailingListID"]);
+      expect(params.strMailingListID).toBe("1");
+      for (const name of ["toString", "constructor", "hasOwnProperty", "__proto__", "strUsername"]) {
+        expect(name in params, name).toBe(false);
+        expect(params[name], name).toBeUndefined();
+      }
+      // A key set later is an own key like any other, __proto__ included.
+      params["__proto__"] = "x";
+      expect(Object.keys(params)).toContain("__proto__");
+    },
+  );
+});
+
 describe("logging never costs an answer", () => {
   it("the default logger describes a rejection with no prototype", async () => {
     const lines: string[] = [];
