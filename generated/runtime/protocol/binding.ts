@@ -48,9 +48,11 @@ export interface DecodedRequest {
 
 export type XmlReader = (text: string, options?: ReadOptions) => XmlElement;
 
-export interface BindingOptions {
+/** A binding's options; a client binding passes them to readXml as they are (ReadOptions: the limits). */
+export interface BindingOptions extends ReadOptions {
   /** The XML reader (the runtime's scanner, unless a client is configured with another). */
   readonly readXml: XmlReader;
+  /** Deepest element nesting; the reader's default when absent. */
   readonly maxDepth?: number | undefined;
   /** Attributes per element, namespace declarations included; the reader's default when absent. */
   readonly maxAttributes?: number | undefined;

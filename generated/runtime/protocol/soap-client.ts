@@ -6,7 +6,7 @@
 import { ResponseFormatError, SoapFaultError } from "../errors.js";
 import type { ClientOperationModel, ClientServiceModel } from "../model.js";
 import type { ParamTexts, ParamValues } from "../params.js";
-import { child, DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
+import { child, type XmlElement } from "../xml/tree.js";
 import { escapeTextCompact } from "../xml/write.js";
 import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "./binding.js";
 import { readResult } from "./result-read.js";
@@ -28,11 +28,6 @@ export function localPart(qname: string): string {
 export function createSoapClientBinding(version: SoapClientVersion, service: ClientServiceModel, options: BindingOptions): ClientBinding {
   const ns = service.namespace;
   const open = envelopeOpen(version);
-  const readOptions = {
-    maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
-    maxAttributes: options.maxAttributes,
-    maxElements: options.maxElements,
-  };
 
   function formatError(op: ClientOperationModel, status: number, message: string, cause?: unknown): ResponseFormatError {
     return new ResponseFormatError(`HTTP ${status}: ${message}`, version.binding, op.name, { cause });
@@ -68,7 +63,7 @@ export function createSoapClientBinding(version: SoapClientVersion, service: Cli
       if (oneWay && response.body.trim() === "") return undefined;
       let root: XmlElement;
       try {
-        root = options.readXml(response.body, readOptions);
+        root = options.readXml(response.body, options);
       } catch (error) {
         throw formatError(op, response.status, `the answer is not readable XML (${(error as Error).message})`, error);
       }

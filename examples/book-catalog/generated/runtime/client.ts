@@ -3,7 +3,7 @@
 // The client core: one `call` that any binding can carry, on fetch alone (Node 20+ and browsers), and
 // bindOperations, which makes one typed method per operation descriptor (generated/client.ts).
 
-import { DEFAULT_MAX_ATTRIBUTES, DEFAULT_MAX_ELEMENTS } from "./xml/tree.js";
+import { DEFAULT_MAX_ATTRIBUTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_ELEMENTS } from "./xml/tree.js";
 import { readAnswer } from "./client-response.js";
 import { ClientCallError, TimeoutError, TransportError } from "./errors.js";
 import type { ClientOperationModel, ClientServiceModel } from "./model.js";
@@ -169,8 +169,10 @@ export function createClientCore(service: ClientServiceModel, config: ClientWith
   const timeoutMs = limit("timeoutMs", config.timeoutMs, DEFAULT_TIMEOUT_MS, true);
   const maxResponseBytes = limit("maxResponseBytes", config.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, false);
   const maxElements = limit("maxElements", config.maxElements, DEFAULT_MAX_ELEMENTS, false);
+  // The binding hands these to the reader as its limits.
   const binding = factory(service, {
     readXml: config.platform.readXml,
+    maxDepth: DEFAULT_MAX_DEPTH,
     maxElements,
     maxAttributes: DEFAULT_MAX_ATTRIBUTES,
   });
@@ -235,7 +237,7 @@ export function createClientCore(service: ClientServiceModel, config: ClientWith
       const decode = (response: WireResponse) => binding.decodeResponse(op, response, values) as Result;
       // A timer of our own (none for 0 or Infinity), cleared when the call ends, rather than
       // AbortSignal.timeout's that lives on.
-      const timeout = timeoutMs === 0 || timeoutMs === Infinity ? undefined : new AbortController();
+      const timeout = timeoutMs > 0 && timeoutMs < Infinity ? new AbortController() : undefined;
       const timer = timeout && setTimeout(() => timeout.abort(), Math.min(timeoutMs, MAX_TIMER_MS));
       try {
         return decode(await send(op, values, options.signal, timeout?.signal));

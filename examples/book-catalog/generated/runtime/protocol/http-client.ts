@@ -6,7 +6,7 @@
 import { HttpBindingError, ResponseFormatError } from "../errors.js";
 import type { ClientOperationModel, ClientServiceModel } from "../model.js";
 import type { ParamTexts, ParamValues, WireValue } from "../params.js";
-import { DEFAULT_MAX_DEPTH, type XmlElement } from "../xml/tree.js";
+import type { XmlElement } from "../xml/tree.js";
 import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "./binding.js";
 import { httpRootName, notOnHttp, offeredOnHttp, type HttpBindingName } from "./http.js";
 import { readResult } from "./result-read.js";
@@ -28,11 +28,6 @@ export function parseErrorText(body: string): { exceptionType: string; reason: s
 
 export function createHttpClientBinding(variant: HttpClientVariant, service: ClientServiceModel, options: BindingOptions): ClientBinding {
   const ns = service.namespace;
-  const readOptions = {
-    maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
-    maxAttributes: options.maxAttributes,
-    maxElements: options.maxElements,
-  };
 
   function formatError(op: ClientOperationModel, status: number, message: string, cause?: unknown): ResponseFormatError {
     return new ResponseFormatError(`HTTP ${status}: ${message}`, variant.binding, op.name, { cause });
@@ -77,7 +72,7 @@ export function createHttpClientBinding(variant: HttpClientVariant, service: Cli
       if (op.result.kind === "void" || op.result.kind === "oneWay") return undefined;
       let root: XmlElement;
       try {
-        root = options.readXml(response.body, readOptions);
+        root = options.readXml(response.body, options);
       } catch (error) {
         throw formatError(op, response.status, `the answer is not readable XML (${(error as Error).message})`, error);
       }
