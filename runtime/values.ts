@@ -26,9 +26,9 @@ const DOT_NET: Partial<Record<string, string>> = { float: "Single", byte: "SByte
  * client bundle carries no table of every type.
  */
 export function dotNetTypeName(type: SoapType): string {
-  const unsigned = type.startsWith("unsigned") && type !== "unsignedByte";
-  const name = unsigned ? type.charAt(8).toLowerCase() + type.slice(9) : type;
-  return `System.${unsigned ? "U" : ""}${DOT_NET[name] ?? name.charAt(0).toUpperCase() + name.slice(1)}`;
+  // Groups: "unsigned" (but for unsignedByte), then the first letter and the rest of the signed name.
+  const [, unsigned, first, rest] = /^(unsigned(?!Byte))?(.)(.*)$/.exec(type)!;
+  return `System.${unsigned ? "U" : ""}${DOT_NET[first!.toLowerCase() + rest] ?? first!.toUpperCase() + rest}`;
 }
 
 /** ASMX's words for a text that does not convert to `type`; `label` names the value (`OpResult[2].Id`). */

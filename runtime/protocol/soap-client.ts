@@ -73,8 +73,7 @@ export function createSoapClientBinding(version: SoapClientVersion, service: Cli
         const error = fault.detail?.children.find((c) => c.local === "Error");
         throw new SoapFaultError(
           {
-            faultCode: fault.faultCode,
-            reason: fault.reason,
+            ...fault,
             errorCode: error?.children.find((c) => c.local === "Code")?.text,
             parameter: error?.children.find((c) => c.local === "Parameter")?.text,
             status: response.status,

@@ -121,7 +121,7 @@ export function writeParams(op: ClientOperationModel, values: ParamValues): Para
     if (value === undefined || value === null) {
       if (param.nullable) texts[i] = null;
       else if (isReference(param.type)) texts[i] = undefined;
-      else throw new TypeError(`${op.name}: parameter ${param.name} is required.`);
+      else throw fail(`${param.name} is required`);
       continue;
     }
     if (param.type.kind !== "scalar") {
