@@ -2,11 +2,11 @@
 
 import type { ClientBindingFactory } from "../protocol/binding.js";
 import { createSoapClientBinding, localPart, type SoapClientVersion } from "../protocol/soap-client.js";
-import type { XmlElement } from "../xml/tree.js";
+import { child, type XmlElement } from "../xml/tree.js";
 import { SOAP12_CONTENT_TYPE, SOAP12_ENVELOPE_NS, SOAP12_LABEL } from "./index.js";
 
 function find(parent: XmlElement | undefined, local: string): XmlElement | undefined {
-  return parent?.children.find((c) => c.local === local && c.ns === SOAP12_ENVELOPE_NS);
+  return parent && child(parent, SOAP12_ENVELOPE_NS, local);
 }
 
 export const soap12ClientVersion: SoapClientVersion = {

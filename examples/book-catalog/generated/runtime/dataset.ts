@@ -8,8 +8,8 @@ import type { ColumnModel, DataSetModel, SoapType } from "./model.js";
 import { XmlOut } from "./xml/out.js";
 import { clientParse, formatValue } from "./values.js";
 import { child, type XmlElement } from "./xml/tree.js";
+import { XSD_NS as XS_NS } from "./protocol/soap.js";
 
-export const XS_NS = "http://www.w3.org/2001/XMLSchema";
 export const MSDATA_NS = "urn:schemas-microsoft-com:xml-msdata";
 export const DIFFGR_NS = "urn:schemas-microsoft-com:xml-diffgram-v1";
 
@@ -97,22 +97,6 @@ function attr(el: XmlElement, local: string): string | undefined {
   return el.attrs.find((a) => a.ns === "" && a.local === local)?.value;
 }
 
-interface SchemaTable {
-  readonly name: string;
-  readonly columns: DataSetColumn[];
-}
-
-function readSchema(schema: XmlElement): { dataSetName: string; tables: SchemaTable[] } {
-  const root = xs(schema, "element")[0];
-  if (!root) throw new Error("the DataSet schema has no root element");
-  const tables = members(root, "choice").map((tableEl) => ({
-    name: attr(tableEl, "name") ?? "",
-    // The type without its prefix (xs:int is int).
-    columns: members(tableEl, "sequence").map((c) => ({ name: attr(c, "name") ?? "", type: (attr(c, "type") ?? "string").replace(/^[^:]*:/, "") })),
-  }));
-  return { dataSetName: attr(root, "name") ?? "", tables };
-}
-
 function parseCell(type: SoapType, text: string, column: string): unknown {
   try {
     return clientParse(type, text);
@@ -130,10 +114,17 @@ export function readDataSet<R>(
   model: DataSetModel,
   request?: Readonly<Record<string, unknown>>,
 ): DataSetResult<R> {
-  const schemaEl = xs(container, "schema")[0];
-  if (!schemaEl) throw new Error("the DataSet has no xs:schema element");
-  const schema = readSchema(schemaEl);
-  const table = schema.tables.find((t) => t.name === model.table) ?? schema.tables[0];
+  const schema = xs(container, "schema")[0];
+  if (!schema) throw new Error("the DataSet has no xs:schema element");
+  const root = xs(schema, "element")[0];
+  if (!root) throw new Error("the DataSet schema has no root element");
+  // The tables the schema declares, with their columns (a type without its prefix: xs:int is int); the
+  // model's table is read, else the first.
+  const tables = members(root, "choice").map((el) => ({
+    name: attr(el, "name") ?? "",
+    columns: members(el, "sequence").map((c): DataSetColumn => ({ name: attr(c, "name") ?? "", type: (attr(c, "type") ?? "string").replace(/^[^:]*:/, "") })),
+  }));
+  const table = tables.find((t) => t.name === model.table) ?? tables[0];
   const columns = table?.columns ?? [];
   // A column named by a parameter the request did not give: the first column no fixed name takes.
   const wireNames = model.columns.map(
@@ -143,7 +134,8 @@ export function readDataSet<R>(
   const diffgram = child(container, DIFFGR_NS, "diffgram");
   const data = diffgram?.children.find((c) => c.ns !== DIFFGR_NS);
   for (const rowEl of data?.children ?? []) {
-    if (!table || rowEl.local !== table.name) continue;
+    // Rows of the table read (none without one).
+    if (rowEl.local !== table?.name) continue;
     const row: Record<string, unknown> = {};
     model.columns.forEach((c, i) => {
       const cell = rowEl.children.find((el) => el.local === wireNames[i]);
@@ -151,5 +143,5 @@ export function readDataSet<R>(
     });
     rows.push(row as R);
   }
-  return { dataSetName: schema.dataSetName, table: table?.name ?? model.table, columns, rows };
+  return { dataSetName: attr(root, "name") ?? "", table: table?.name ?? model.table, columns, rows };
 }
