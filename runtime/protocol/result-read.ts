@@ -10,7 +10,7 @@ import { readDataSet, type DataSetResult } from "../dataset.js";
 import type { ClientOperationModel, FieldModel, ResultModel, SoapType, TypeModel } from "../model.js";
 import type { ParamValues } from "../params.js";
 import { cannotConvert, clientParse, ConversionError } from "../values.js";
-import type { XmlElement } from "../xml/tree.js";
+import { child, type XmlElement } from "../xml/tree.js";
 import { isNilElement, isReference } from "./typed-xml.js";
 
 /** The results the generic reader reads: enums, arrays, and lists and records that are not flat. */
@@ -25,8 +25,6 @@ let typedReader: TypedResultReader | undefined;
 export function registerTypedReaders(reader: TypedResultReader): void {
   typedReader = reader;
 }
-
-const isNil = (el: XmlElement): boolean => el.attrs.length > 0 && isNilElement(el);
 
 /** A value's label: the result's, the item's index in a list (when not negative) and the field. */
 const at = (label: string, index: number, field?: string): string =>
@@ -50,18 +48,13 @@ function scalar(type: SoapType, text: string, label: string, index: number, fiel
 function flatRecord(fields: readonly FieldModel[], el: XmlElement, ns: string, label: string, index: number): Record<string, unknown> {
   // Entries, made an object by Object.fromEntries, which defines each key as an own property (`__proto__` too).
   const out: [string, unknown][] = [];
-  const children = el.children;
   for (const field of fields) {
-    const type = (field.type as { readonly type: SoapType }).type;
-    let found: XmlElement | undefined;
-    for (let k = 0; k < children.length && found === undefined; k++) {
-      if (children[k]!.local === field.name && children[k]!.ns === ns) found = children[k];
-    }
-    if (found === undefined || isNil(found)) {
-      if (type === "string" || type === "base64Binary") continue;
+    const found = child(el, ns, field.name);
+    if (found === undefined || isNilElement(found)) {
+      if (isReference(field.type)) continue;
       throw new Error(`${at(label, index, field.name)} is missing.`);
     }
-    out.push([field.name, scalar(type, found.text, label, index, field.name)]);
+    out.push([field.name, scalar((field.type as { readonly type: SoapType }).type, found.text, label, index, field.name)]);
   }
   return Object.fromEntries(out);
 }
@@ -78,7 +71,7 @@ export function readResult(op: ClientOperationModel, holder: XmlElement | undefi
   const result = op.result;
   if (result.kind === "void" || result.kind === "oneWay") return undefined;
   const label = `${op.name}Result`;
-  if (holder === undefined || (result.kind !== "dataSet" && isNil(holder))) {
+  if (holder === undefined || (result.kind !== "dataSet" && isNilElement(holder))) {
     if (result.kind === "list" || result.kind === "array") return [];
     // A record, string or byte array (a reference type, as a type model of the same shape says).
     if (isReference(result as TypeModel)) return null;
@@ -98,7 +91,7 @@ export function readResult(op: ClientOperationModel, holder: XmlElement | undefi
       const items: unknown[] = [];
       for (const c of holder.children) {
         // A nil item is a null record, as .NET reads it.
-        if (c.local === name && c.ns === ns) items.push(isNil(c) ? null : flatRecord(fields, c, ns, label, items.length));
+        if (c.local === name && c.ns === ns) items.push(isNilElement(c) ? null : flatRecord(fields, c, ns, label, items.length));
       }
       return items;
     }
