@@ -379,7 +379,7 @@ export const operations: Operations = /* @__PURE__ */ clientOperations<Operation
       "strPhoneNumber",
       "strMailingListID",
     ],
-    { kind: "scalar", type: "long" },
+    scalars.long,
   ],
   InsertSubscriberWithDemData: [
     [
@@ -393,7 +393,7 @@ export const operations: Operations = /* @__PURE__ */ clientOperations<Operation
       "strDatafields",
       "strDatavalues",
     ],
-    { kind: "scalar", type: "long" },
+    scalars.long,
   ],
   InsertSubscriberWithDemDataPendingOption: [
     [
@@ -408,19 +408,19 @@ export const operations: Operations = /* @__PURE__ */ clientOperations<Operation
       "strDatavalues",
       "strPending",
     ],
-    { kind: "scalar", type: "long" },
+    scalars.long,
   ],
   InsertCsvSubscribersWithDemDataUpdateOption: [
     [...credentials, "strMailingListId", "strCsvData", "strUpdate"],
-    { kind: "scalar", type: "int" },
+    scalars.int,
   ],
   InsertCSVSubscribersWithDemDataFromFileToQueue: [
     [...credentials, "strMailingListID", "strCSVUrl"],
-    { kind: "scalar", type: "int" },
+    scalars.int,
   ],
   UpdateSubscriberData: [
     [...credentials, "strSubscriberId", "strEmail", "strDataField", "strDataValue"],
-    { kind: "scalar", type: "int" },
+    scalars.int,
   ],
   UpdateMailingList: [
     [
@@ -432,11 +432,11 @@ export const operations: Operations = /* @__PURE__ */ clientOperations<Operation
       "strDescription",
       "strCharacterset",
     ],
-    { kind: "scalar", type: "int" },
+    scalars.int,
   ],
   InsertTemplateNewsletter: [
     [...credentials, "strTemplateName", "strNewsletterName", "strSubject", "strTracking"],
-    { kind: "scalar", type: "int" },
+    scalars.int,
   ],
   InsertActiveTemplateModule: [
     [
@@ -448,7 +448,7 @@ export const operations: Operations = /* @__PURE__ */ clientOperations<Operation
       "strFilterID",
       "strHolderID",
     ],
-    { kind: "scalar", type: "int" },
+    scalars.int,
   ],
   SendNewsletter: [
     [
@@ -461,7 +461,7 @@ export const operations: Operations = /* @__PURE__ */ clientOperations<Operation
       "strSendTime",
       "strFilterId",
     ],
-    { kind: "scalar", type: "int" },
+    scalars.int,
   ],
   InsertTransaction: [
     [
@@ -475,7 +475,7 @@ export const operations: Operations = /* @__PURE__ */ clientOperations<Operation
       "strDataFields",
       "strDataValues",
     ],
-    { kind: "scalar", type: "int" },
+    scalars.int,
   ],
   InsertTransactionWithSplit: [
     [
@@ -489,7 +489,7 @@ export const operations: Operations = /* @__PURE__ */ clientOperations<Operation
       "strDataFields",
       "strDataValues",
     ],
-    { kind: "scalar", type: "int" },
+    scalars.int,
   ],
   SendSmsWithSenderName: [
     [...credentials, "senderName", "strCountryCode", "strPhoneNumber", "strMessage"],

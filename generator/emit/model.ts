@@ -265,6 +265,8 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
   const resultValue = (result: ResultModel): unknown => {
     switch (result.kind) {
       case "scalar":
+        // The scalars table's model of the type: a scalar result has the same shape.
+        return typeValue(result);
       case "void":
       case "oneWay":
         return result;

@@ -64,12 +64,7 @@ export function typeName(type: TypeModel): string {
 
 /** Whether the element says xsi:nil="true" (or "1"). */
 export function isNilElement(el: XmlElement): boolean {
-  const attrs = el.attrs;
-  for (let i = 0; i < attrs.length; i++) {
-    const a = attrs[i]!;
-    if (a.local === "nil" && a.ns === XSI_NS && (a.value === "true" || a.value === "1")) return true;
-  }
-  return false;
+  return el.attrs.some((a) => a.local === "nil" && a.ns === XSI_NS && (a.value === "true" || a.value === "1"));
 }
 
 function isFields(wire: WireValue): wire is WireFields {

@@ -54,6 +54,7 @@ import type {
 /** One type model per scalar type, shared by every parameter and field of that type. */
 const scalars = {
   base64Binary: { kind: "scalar", type: "base64Binary" },
+  boolean: { kind: "scalar", type: "boolean" },
   dateTime: { kind: "scalar", type: "dateTime" },
   decimal: { kind: "scalar", type: "decimal" },
   float: { kind: "scalar", type: "float" },
@@ -248,7 +249,7 @@ export const operations: Operations = /* @__PURE__ */ clientOperations<Operation
     { kind: "record", record: records.Loan },
   ],
   Return: [[...credentials, ["loanId", scalars.guid]], { kind: "enum", enum: enums.LoanState }],
-  IsOnLoan: [[...credentials, "isbn"], { kind: "scalar", type: "boolean" }],
+  IsOnLoan: [[...credentials, "isbn"], scalars.boolean],
   ClearLoans: [[...credentials], { kind: "void" }],
   RecordVisit: [[...credentials, "reader"], { kind: "oneWay" }],
 });

@@ -32,17 +32,6 @@ function locationOrigin(response: Response, requestUrl: string): string | undefi
   }
 }
 
-/**
- * A redirect is never followed: fetch would re-send the body, credentials included, to whatever host the
- * answer names (307/308), and the .NET client does not follow redirects for SOAP either.
- */
-function refuseRedirect(response: Response, requestUrl: string, context: AnswerContext): RedirectError | undefined {
-  // A browser answers redirect: "manual" with an opaque response that hides the status and the target.
-  if (response.type === "opaqueredirect") return new RedirectError(undefined, undefined, context.binding, context.operation);
-  if (response.status < 300 || response.status > 399) return undefined;
-  return new RedirectError(response.status, locationOrigin(response, requestUrl), context.binding, context.operation);
-}
-
 /** The body's bytes, read until the end or until more than `maxResponseBytes` have arrived. */
 async function readBytes(response: Response, context: AnswerContext): Promise<Uint8Array> {
   const tooLarge = () => new ResponseTooLargeError(context.maxResponseBytes, context.binding, context.operation);
@@ -90,10 +79,15 @@ function isPlainText(contentType: string | null): boolean {
  * stream rejected with, for the caller to map to a TimeoutError or TransportError.
  */
 export async function readAnswer(response: Response, requestUrl: string, context: AnswerContext): Promise<WireResponse> {
-  const redirect = refuseRedirect(response, requestUrl, context);
-  if (redirect !== undefined) {
+  // A redirect is never followed: fetch would re-send the body, credentials included, to whatever host the
+  // answer names (307/308), and the .NET client does not follow redirects for SOAP either. A browser
+  // answers redirect: "manual" with an opaque response that hides the status and the target.
+  const opaque = response.type === "opaqueredirect";
+  if (opaque || (response.status > 299 && response.status < 400)) {
     context.abort();
-    throw redirect;
+    throw opaque
+      ? new RedirectError(undefined, undefined, context.binding, context.operation)
+      : new RedirectError(response.status, locationOrigin(response, requestUrl), context.binding, context.operation);
   }
   const bytes = await readBytes(response, context);
   const contentType = response.headers.get("content-type");
