@@ -426,7 +426,7 @@ export function registerAllClientCodecs(): void {
 function clientCodec<F>(table: { [K in SoapType]?: F }, type: SoapType): F {
   const codec = table[type];
   if (codec === undefined) {
-    throw new TypeError(`no client codec for ${type} (registerClientCodecs, or registerAllClientCodecs for a model built at run time)`);
+    throw new TypeError(`no client codec for ${type} (registerClientCodecs; registerAllClientCodecs for a run-time model)`);
   }
   return codec;
 }

@@ -21,7 +21,7 @@ import {
 
 describe("the client's codecs", () => {
   it("refuse a type nobody registered, naming what to register; the server's tables have it", () => {
-    expect(() => clientParse("long", "1")).toThrow("no client codec for long (registerClientCodecs, or registerAllClientCodecs for a model built at run time)");
+    expect(() => clientParse("long", "1")).toThrow("no client codec for long (registerClientCodecs; registerAllClientCodecs for a run-time model)");
     expect(() => clientFormat("long", 1n)).toThrow(TypeError);
     expect(parseValue("long", "1")).toBe(1n);
     expect(formatValue("long", 1n)).toBe("1");
