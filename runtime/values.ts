@@ -312,7 +312,7 @@ export function clientFormatDateTime(value: unknown): string {
 /** A Date as xs:dateTime text in UTC; anything else that is not a string is refused. */
 function dateText(value: unknown): string {
   if (value instanceof Date) {
-    if (Number.isNaN(value.getTime())) throw new ConversionError("dateTime", "is an invalid Date");
+    if (isNaN(value.getTime())) throw new ConversionError("dateTime", "is an invalid Date");
     // toISOString writes other years as +010000 / -000001, which is not xs:dateTime text.
     const year = value.getUTCFullYear();
     if (year < 1 || year > 9999) throw new ConversionError("dateTime", "is a Date outside the years 1 to 9999");

@@ -474,7 +474,17 @@ describe("client defaults and limits", () => {
     [{ timeoutMs: Number.NaN }, "timeoutMs must be a non-negative number; got NaN."],
     [{ maxResponseBytes: 0 }, "maxResponseBytes must be a positive number; got 0."],
     [{ maxElements: -5 }, "maxElements must be a positive number; got -5."],
+    [{ maxElements: Number.NaN }, "maxElements must be a positive number; got NaN."],
+    [{ maxResponseBytes: "64" as unknown as number }, "maxResponseBytes must be a positive number; got 64."],
   ])("refuses the config %j with a TypeError", (config, message) => {
     expect(() => client("soap11", config)).toThrow(new TypeError(message));
+  });
+
+  it.each([0, Infinity])("takes timeoutMs %s as no time limit", async (timeoutMs) => {
+    const answer =
+      '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>' +
+      '<InsertSubscriberSidResponse xmlns="http://tempuri.org/"><InsertSubscriberSidResult>42</InsertSubscriberSidResult></InsertSubscriberSidResponse></soap:Body></soap:Envelope>';
+    const fetch = (async () => new Response(answer, { headers: { "content-type": "text/xml; charset=utf-8" } })) as typeof globalThis.fetch;
+    expect(await callSid("soap11", { fetch, timeoutMs })).toBe(42n);
   });
 });

@@ -159,7 +159,8 @@ export function endpointUrl(baseUrl: string, endpoint: string): string {
 /** A limit from the config: a positive number, else a TypeError naming it. */
 function limit(name: string, value: number | undefined, fallback: number, allowNone: boolean): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || Number.isNaN(value) || value < 0 || (value === 0 && !allowNone)) {
+  // Not NaN, not negative, and 0 only where it means none.
+  if (typeof value !== "number" || !(value > 0 || (allowNone && value === 0))) {
     throw new TypeError(`${name} must be a ${allowNone ? "non-negative" : "positive"} number; got ${String(value)}.`);
   }
   return value;
