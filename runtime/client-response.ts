@@ -39,15 +39,15 @@ async function readBytes(response: Response, context: AnswerContext): Promise<Ui
     context.abort();
     throw tooLarge();
   }
-  if (response.body === null) return new Uint8Array(0);
-  const reader = response.body.getReader();
+  // No body (null) reads as no bytes.
+  const reader = response.body?.getReader();
   // A fetch that ignores the signal once the headers are in still stops here: cancelling ends the read.
-  const stop = () => void reader.cancel().catch(() => {});
+  const stop = () => void reader?.cancel().catch(() => {});
   context.signal?.addEventListener("abort", stop, { once: true });
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {
-    for (;;) {
+    while (reader) {
       const { done, value } = await reader.read();
       if (done) break;
       total += value.byteLength;
