@@ -185,42 +185,6 @@ export function createClientCore(service: ClientServiceModel, config: ClientWith
   const url = endpointUrl(config.baseUrl, service.endpoint);
   const fetchFn = config.fetch ?? globalThis.fetch;
 
-  /** One exchange on the wire. `caller` is the caller's signal, `timeout` the time limit's. */
-  async function send(
-    op: ClientOperationModel,
-    values: ParamValues,
-    caller: AbortSignal | undefined,
-    timeout: AbortSignal | undefined,
-  ): Promise<WireResponse> {
-    const request = binding.encodeRequest(op, writeParams(op, values));
-    const target = url + request.path + (request.query ? `?${request.query}` : "");
-    // Ours: closes the connection when the client stops reading (too large, a redirect).
-    const connection = new AbortController();
-    const signal = AbortSignal.any([connection.signal, caller, timeout].filter((s) => s !== undefined));
-    try {
-      const response = await fetchFn(target, {
-        method: request.method,
-        headers: { ...config.headers, ...request.headers },
-        body: request.method === "POST" ? request.body : null,
-        signal,
-        redirect: "manual",
-      });
-      return await readAnswer(response, target, {
-        binding: binding.name,
-        operation: op.name,
-        maxResponseBytes,
-        decodeText: config.platform.decodeText,
-        signal,
-        abort: () => connection.abort(),
-      });
-    } catch (error) {
-      if (error instanceof ClientCallError) throw error;
-      if (timeout?.aborted) throw new TimeoutError(timeoutMs, binding.name, op.name);
-      if (caller?.aborted) throw error;
-      throw new TransportError(`the request failed (${(error as Error).message})`, binding.name, op.name, { cause: error });
-    }
-  }
-
   return {
     endpointUrl: url,
     binding,
@@ -234,17 +198,46 @@ export function createClientCore(service: ClientServiceModel, config: ClientWith
         const key = p.property ?? p.name;
         values[p.name] = Object.hasOwn(config, key) ? (config as AnyCredentials)[key] : undefined;
       }
-      // The binding reads the answer by the descriptor's result model, which Result is the type of.
-      const decode = (response: WireResponse) => binding.decodeResponse(op, response, values) as Result;
-      // A timer of our own (none for 0 or Infinity), cleared when the call ends, rather than
+      const request = binding.encodeRequest(op, writeParams(op, values));
+      const target = url + request.path + (request.query ? `?${request.query}` : "");
+      const caller = options.signal;
+      // A timer of our own (none for 0 or Infinity), cleared when the exchange ends, rather than
       // AbortSignal.timeout's that lives on.
       const timeout = timeoutMs > 0 && timeoutMs < Infinity ? new AbortController() : undefined;
       const timer = timeout && setTimeout(() => timeout.abort(), Math.min(timeoutMs, MAX_TIMER_MS));
+      // Ours: closes the connection when the client stops reading (too large, a redirect).
+      const connection = new AbortController();
+      const signal = AbortSignal.any([connection.signal, caller, timeout?.signal].filter((s) => s !== undefined));
+      let response: WireResponse;
       try {
-        return decode(await send(op, values, options.signal, timeout?.signal));
+        response = await readAnswer(
+          await fetchFn(target, {
+            method: request.method,
+            headers: { ...config.headers, ...request.headers },
+            body: request.method === "POST" ? request.body : null,
+            signal,
+            redirect: "manual",
+          }),
+          target,
+          {
+            binding: binding.name,
+            operation: op.name,
+            maxResponseBytes,
+            decodeText: config.platform.decodeText,
+            signal,
+            abort: () => connection.abort(),
+          },
+        );
+      } catch (error) {
+        if (error instanceof ClientCallError) throw error;
+        if (timeout?.signal.aborted) throw new TimeoutError(timeoutMs, binding.name, op.name);
+        if (caller?.aborted) throw error;
+        throw new TransportError(`the request failed (${(error as Error).message})`, binding.name, op.name, { cause: error });
       } finally {
         clearTimeout(timer);
       }
+      // The binding reads the answer by the descriptor's result model, which Result is the type of.
+      return binding.decodeResponse(op, response, values) as Result;
     },
   };
 }
