@@ -29,10 +29,6 @@ export function parseErrorText(body: string): { exceptionType: string; reason: s
 export function createHttpClientBinding(variant: HttpClientVariant, service: ClientServiceModel, options: BindingOptions): ClientBinding {
   const ns = service.namespace;
 
-  function formatError(op: ClientOperationModel, status: number, message: string, cause?: unknown): ResponseFormatError {
-    return new ResponseFormatError(`HTTP ${status}: ${message}`, variant.binding, op.name, { cause });
-  }
-
   return {
     name: variant.binding,
 
@@ -57,16 +53,19 @@ export function createHttpClientBinding(variant: HttpClientVariant, service: Cli
     },
 
     decodeResponse(op: ClientOperationModel, response: WireResponse, request: ParamValues): unknown {
-      if (response.status !== 200) {
+      const status = response.status;
+      const formatError = (message: string, cause?: unknown) =>
+        new ResponseFormatError(`HTTP ${status}: ${message}`, variant.binding, op.name, { cause });
+      if (status !== 200) {
         // The binding's errors are text; an HTML page (a proxy's 502, an IIS error page) is not one.
         const media = (response.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
         if (media !== "" && media !== "text/plain") {
-          throw formatError(op, response.status, `the error answer is ${media}, not the binding's text/plain error`);
+          throw formatError(`the error answer is ${media}, not the binding's text/plain error`);
         }
         const { exceptionType, reason } = parseErrorText(response.body);
         const errorCode = response.headers[ERROR_CODE_HEADER];
         const parameter = response.headers[ERROR_PARAMETER_HEADER];
-        throw new HttpBindingError({ status: response.status, exceptionType, reason, errorCode, parameter }, variant.binding, op.name);
+        throw new HttpBindingError({ status, exceptionType, reason, errorCode, parameter }, variant.binding, op.name);
       }
       // Void and one-way: 200 with an empty body; nothing to read.
       if (op.result.kind === "void" || op.result.kind === "oneWay") return undefined;
@@ -74,16 +73,16 @@ export function createHttpClientBinding(variant: HttpClientVariant, service: Cli
       try {
         root = options.readXml(response.body, options);
       } catch (error) {
-        throw formatError(op, response.status, `the answer is not readable XML (${(error as Error).message})`, error);
+        throw formatError(`the answer is not readable XML (${(error as Error).message})`, error);
       }
       const expected = httpRootName(op.result);
       if (root.local !== expected || root.ns !== ns) {
-        throw formatError(op, response.status, `the answer's root is ${root.local}, not ${expected} in ${ns}`);
+        throw formatError(`the answer's root is ${root.local}, not ${expected} in ${ns}`);
       }
       try {
         return readResult(op, root, ns, request);
       } catch (error) {
-        throw formatError(op, response.status, (error as Error).message, error);
+        throw formatError((error as Error).message, error);
       }
     },
   };

@@ -29,10 +29,6 @@ export function createSoapClientBinding(version: SoapClientVersion, service: Cli
   const ns = service.namespace;
   const open = envelopeOpen(version);
 
-  function formatError(op: ClientOperationModel, status: number, message: string, cause?: unknown): ResponseFormatError {
-    return new ResponseFormatError(`HTTP ${status}: ${message}`, version.binding, op.name, { cause });
-  }
-
   return {
     name: version.binding,
 
@@ -59,16 +55,19 @@ export function createSoapClientBinding(version: SoapClientVersion, service: Cli
 
     decodeResponse(op: ClientOperationModel, response: WireResponse, request: ParamValues): unknown {
       // One-way: ASMX answers 202 with no body (a fault, if the request was refused, is read below).
-      const oneWay = op.result.kind === "oneWay" && response.status >= 200 && response.status < 300;
+      const status = response.status;
+      const formatError = (message: string, cause?: unknown) =>
+        new ResponseFormatError(`HTTP ${status}: ${message}`, version.binding, op.name, { cause });
+      const oneWay = op.result.kind === "oneWay" && status >= 200 && status < 300;
       if (oneWay && response.body.trim() === "") return undefined;
       let root: XmlElement;
       try {
         root = options.readXml(response.body, options);
       } catch (error) {
-        throw formatError(op, response.status, `the answer is not readable XML (${(error as Error).message})`, error);
+        throw formatError(`the answer is not readable XML (${(error as Error).message})`, error);
       }
       const body = envelopeBody(root, version);
-      if (!body) throw formatError(op, response.status, `the answer is not a ${version.label} envelope`);
+      if (!body) throw formatError(`the answer is not a ${version.label} envelope`);
       const first = body.children[0];
       if (first && first.local === "Fault" && first.ns === version.envelopeNs) {
         const fault = version.readFault(first);
@@ -78,21 +77,21 @@ export function createSoapClientBinding(version: SoapClientVersion, service: Cli
             ...fault,
             errorCode: error?.children.find((c) => c.local === "Code")?.text,
             parameter: error?.children.find((c) => c.local === "Parameter")?.text,
-            status: response.status,
+            status,
           },
           version.binding,
           op.name,
         );
       }
       if (oneWay) return undefined;
-      if (response.status !== 200) throw formatError(op, response.status, "an error status without a SOAP fault");
+      if (status !== 200) throw formatError("an error status without a SOAP fault");
       if (!first || first.local !== `${op.name}Response` || first.ns !== ns) {
-        throw formatError(op, response.status, `the Body does not hold ${op.name}Response in ${ns}`);
+        throw formatError(`the Body does not hold ${op.name}Response in ${ns}`);
       }
       try {
         return readResult(op, child(first, ns, `${op.name}Result`), ns, request);
       } catch (error) {
-        throw formatError(op, response.status, (error as Error).message, error);
+        throw formatError((error as Error).message, error);
       }
     },
   };
