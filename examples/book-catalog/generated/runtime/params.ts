@@ -113,30 +113,23 @@ export function readParams(op: OperationModel, texts: ParamTexts, presence: Pres
  * null (nil). Throws TypeError naming the parameter (and the item or field inside it).
  */
 export function writeParams(op: ClientOperationModel, values: ParamValues): ParamTexts {
-  const texts: ParamTexts = new Array(op.params.length);
   const fail = (message: string) => new TypeError(`${op.name}: parameter ${message}.`);
-  for (let i = 0; i < op.params.length; i++) {
-    const param = op.params[i]!;
+  return op.params.map((param) => {
     const value = Object.hasOwn(values, param.name) ? values[param.name] : undefined;
     if (value === undefined || value === null) {
-      if (param.nullable) texts[i] = null;
-      else if (isReference(param.type)) texts[i] = undefined;
-      else throw fail(`${param.name} is required`);
-      continue;
+      if (param.nullable) return null;
+      if (isReference(param.type)) return undefined;
+      throw fail(`${param.name} is required`);
     }
-    if (param.type.kind !== "scalar") {
-      texts[i] = registeredWriters(param.type).format(param.type, value, param.name, fail);
-      continue;
-    }
+    if (param.type.kind !== "scalar") return registeredWriters(param.type).format(param.type, value, param.name, fail);
     // A scalar, by the client's writers (registerClientCodecs), as formatWire formats it.
     try {
-      texts[i] = clientFormat(param.type.type, value);
+      return clientFormat(param.type.type, value);
     } catch (error) {
       if (!(error instanceof ConversionError)) throw error;
       throw fail(`${param.name} ${error.message}`);
     }
-  }
-  return texts;
+  });
 }
 
 /** Parameter name -> position in OperationModel.params, per operation (the first position if a name repeats). */
