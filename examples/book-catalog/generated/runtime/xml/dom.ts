@@ -78,11 +78,9 @@ export function readXmlDom(text: string, options?: ReadOptions): XmlElement {
         if (++elements > maxElements) throw tooManyElements(maxElements);
         if (el.attributes.length > maxAttributes) throw tooManyAttributes(maxAttributes);
         if (open.length >= maxDepth) throw new XmlRefusal("depth", "The document is nested too deeply.");
-        const attrs: XmlAttribute[] = [];
-        for (let k = 0; k < el.attributes.length; k++) {
-          const a = el.attributes[k]!;
-          if (a.namespaceURI !== XMLNS_NS) attrs.push({ ns: a.namespaceURI ?? "", local: a.localName, value: a.value });
-        }
+        const attrs: XmlAttribute[] = Array.from(el.attributes)
+          .filter((a) => a.namespaceURI !== XMLNS_NS)
+          .map((a) => ({ ns: a.namespaceURI ?? "", local: a.localName, value: a.value }));
         const out: Out = { ns: el.namespaceURI ?? "", local: el.localName, prefix: el.prefix ?? "", attrs, children: [], text: "" };
         if (parent) parent.children.push(out);
         else result = out;
