@@ -130,18 +130,18 @@ export function readDataSet<R>(
   const wireNames = model.columns.map(
     (c) => columnName(c, request) ?? columns.find((col) => !model.columns.some((m) => m.name === col.name))?.name ?? c.property,
   );
-  const rows: R[] = [];
   const diffgram = child(container, DIFFGR_NS, "diffgram");
   const data = diffgram?.children.find((c) => c.ns !== DIFFGR_NS);
-  for (const rowEl of data?.children ?? []) {
-    // Rows of the table read (none without one).
-    if (rowEl.local !== table?.name) continue;
-    const row: Record<string, unknown> = {};
-    model.columns.forEach((c, i) => {
-      const cell = rowEl.children.find((el) => el.local === wireNames[i]);
-      row[c.property] = cell === undefined ? null : parseCell(c.type, cell.text, wireNames[i]!);
-    });
-    rows.push(row as R);
-  }
+  // The rows of the table read (none without one), each cell by its column's wire name (an absent one null).
+  const rows = (data?.children ?? [])
+    .filter((rowEl) => rowEl.local === table?.name)
+    .map((rowEl) =>
+      Object.fromEntries(
+        model.columns.map((c, i) => {
+          const cell = rowEl.children.find((el) => el.local === wireNames[i]);
+          return [c.property, cell === undefined ? null : parseCell(c.type, cell.text, wireNames[i]!)];
+        }),
+      ) as R,
+    );
   return { dataSetName: attr(root, "name") ?? "", table: table?.name ?? model.table, columns, rows };
 }
