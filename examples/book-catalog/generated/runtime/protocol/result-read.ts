@@ -49,16 +49,16 @@ function scalar(type: SoapType, text: string, label: string, index: number, fiel
  */
 function flatRecord(fields: readonly FieldModel[], el: XmlElement, ns: string, label: string, index: number): Record<string, unknown> {
   // Entries, made an object by Object.fromEntries, which defines each key as an own property (`__proto__` too).
-  const out: [string, unknown][] = [];
-  for (const field of fields) {
-    const found = child(el, ns, field.name);
-    if (found === undefined || isNilElement(found)) {
-      if (isReference(field.type)) continue;
-      throw new Error(`${at(label, index, field.name)} is missing.`);
-    }
-    out.push([field.name, scalar((field.type as { readonly type: SoapType }).type, found.text, label, index, field.name)]);
-  }
-  return Object.fromEntries(out);
+  return Object.fromEntries(
+    fields.flatMap((field): [string, unknown][] => {
+      const found = child(el, ns, field.name);
+      if (found === undefined || isNilElement(found)) {
+        if (isReference(field.type)) return [];
+        throw new Error(`${at(label, index, field.name)} is missing.`);
+      }
+      return [[field.name, scalar((field.type as { readonly type: SoapType }).type, found.text, label, index, field.name)]];
+    }),
+  );
 }
 
 const isFlat = (fields: readonly FieldModel[]): boolean => fields.every((f) => f.type.kind === "scalar" && !f.nullable);
@@ -90,12 +90,10 @@ export function readResult(op: ClientOperationModel, holder: XmlElement | undefi
     case "list": {
       const { name, fields } = result.record;
       if (!isFlat(fields)) break;
-      const items: unknown[] = [];
-      for (const c of holder.children) {
-        // A nil item is a null record, as .NET reads it.
-        if (c.local === name && c.ns === ns) items.push(isNilElement(c) ? null : flatRecord(fields, c, ns, label, items.length));
-      }
-      return items;
+      // A nil item is a null record, as .NET reads it.
+      return holder.children
+        .filter((c) => c.local === name && c.ns === ns)
+        .map((c, i) => (isNilElement(c) ? null : flatRecord(fields, c, ns, label, i)));
     }
   }
   if (typedReader === undefined) {
