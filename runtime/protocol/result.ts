@@ -484,5 +484,3 @@ export function soapResultXml(op: OperationModel, value: unknown, request: Param
   }
 }
 
-/** The client's reader of results (result-read.ts), here too for callers that import it from this module. */
-export { readResult } from "./result-read.js";

@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { ResultModel } from "../../runtime/model.js";
 import {
   dataSetRows,
-  readResult,
   ResultShapeError,
   scalarText,
   writeRecordFields,
   writeResultChildren,
 } from "../../runtime/protocol/result.js";
+import { readResult } from "../../runtime/protocol/result-read.js";
 import { XmlOut } from "../../runtime/xml/out.js";
 import { readXml } from "../../runtime/xml/scan.js";
 import { DATASET_COLUMNS, TRIGGER_LIST_DOCUMENT } from "../fixtures/wire-samples.js";

@@ -486,5 +486,3 @@ export function soapResultXml(op: OperationModel, value: unknown, request: Param
   }
 }
 
-/** The client's reader of results (result-read.ts), here too for callers that import it from this module. */
-export { readResult } from "./result-read.js";
