@@ -5,11 +5,13 @@ import { clientError, ErrorCodes, ServiceError } from "../errors.js";
 import type { OperationModel, ServiceModel } from "../model.js";
 import { paramIndexes, type ParamTexts, type ParamValues } from "../params.js";
 import { oneLine } from "../safe-error.js";
+import { readXml } from "../xml/scan.js";
 import { DEFAULT_MAX_DEPTH, XmlRefusal, type XmlElement } from "../xml/tree.js";
 import { escapeText } from "../xml/write.js";
 import type { BindingOptions, DecodedRequest, ServerBinding, WireRequest, WireResponse } from "./binding.js";
 import { soapResultXml } from "./result.js";
 import { ECHO_MAX, ENVELOPE_CLOSE, envelopeBody, envelopeOpen, soapActionOf, type SoapVersion } from "./soap.js";
+import { createFastSoapReader } from "./soap-fast.js";
 import { textErrorResponse } from "./text-error.js";
 import { isNilElement, wireOf } from "./typed-xml.js";
 
@@ -83,7 +85,20 @@ export function createSoapServerBinding(version: SoapServerVersion, service: Ser
   };
   const responseHeaders = { "content-type": version.contentType };
 
+  // The fast path reads to the same elements as the strict scanner; another reader is used as given.
+  const fastBody =
+    options.readXml === readXml
+      ? createFastSoapReader(
+          version.envelopeNs,
+          ns,
+          service.operations.map((op) => ({ name: op.name, params: op.params.map((p) => p.name) })),
+          readOptions,
+        )
+      : undefined;
+
   function readEnvelopeBody(text: string): XmlElement {
+    const fast = fastBody?.read(text);
+    if (fast !== undefined) return fast;
     if (isBlank(text)) throw emptyBodyError(version);
     let root: XmlElement;
     try {
