@@ -160,15 +160,16 @@ function requestIdOf(seq: number): string {
  * The CallContext a handler gets. The signal is the costly part (an AbortController, listeners, a
  * timer), and most handlers never look at it, so it is made on first access (a getter, so it is not an
  * own property): from then on it follows the caller's signal and the time limit; if either already
- * fired, it comes back aborted.
+ * fired, it comes back aborted. The requestId is made on first access as well.
  */
 class RequestContext implements CallContext {
   readonly operation: string;
   readonly credentials: AnyCredentials;
   readonly binding: BindingName;
-  readonly requestId: string;
   readonly remoteAddress: string;
   private readonly call: IncomingCall;
+  private readonly seq: number;
+  private id: string | undefined = undefined;
   private controller: AbortController | undefined = undefined;
   /** Set when the time limit passed (before or after the signal was asked for). */
   private timedOut = false;
@@ -179,7 +180,12 @@ class RequestContext implements CallContext {
     this.binding = binding;
     this.remoteAddress = call.remoteAddress;
     this.call = call; // its signal too may be made on demand: not read before the handler asks
-    this.requestId = requestIdOf(seq);
+    this.seq = seq;
+  }
+
+  /** Made when first read (a getter, like signal): the same text the server's log entries give the call. */
+  get requestId(): string {
+    return (this.id ??= requestIdOf(this.seq));
   }
 
   get signal(): AbortSignal {

@@ -314,6 +314,21 @@ describe("call context", () => {
     expect(new Set(contexts.map((c) => c.requestId)).size).toBe(4);
   });
 
+  it("gives the handler the request id its log entry carries, however late the handler reads it", async () => {
+    const contexts: CallContext[] = [];
+    s.script.behave = (_, context) => {
+      contexts.push(context);
+      throw new Error("unexpected");
+    };
+    s.logs.length = 0;
+    await postSoap(s.server, "soap11");
+    await postForm(s.server);
+    expect(s.logs).toHaveLength(2);
+    // Read only now, after the call was answered and logged: made on first read, the same id.
+    expect(contexts.map((c) => c.requestId)).toEqual(s.logs.map((l) => l.requestId));
+    expect(contexts.map((c) => c.requestId)).toEqual(contexts.map((c) => c.requestId));
+  });
+
   it("aborts the handler's signal when the caller disconnects mid-call", async () => {
     let context: CallContext | undefined;
     let entered!: () => void;

@@ -97,8 +97,8 @@ function wsText(s: string, from: number, to: number): string {
 }
 
 /**
- * Reads a document's opening at its start: the declaration, `<P:Envelope …>` and `<P:Body>`. Returns the
- * prefix P and the index after `<P:Body>`'s '>', or undefined when the opening is not of the common shape.
+ * Reads a document's opening at its start: the declaration, `<P:Envelope …>` and `<P:Body>`. Returns it
+ * (its text, the prefix P, P's closing tags), or undefined when the opening is not of the common shape.
  */
 function readOpening(s: string, envelopeNs: string, maxAttributes: number | undefined): Opening | undefined {
   let i = s.charCodeAt(0) === 0xfeff ? 1 : 0;
