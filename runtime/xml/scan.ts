@@ -23,8 +23,8 @@ import {
 } from "./tree.js";
 import type { ReadOptions, XmlAttribute, XmlElement } from "./tree.js";
 
-const XML_NS = "http://www.w3.org/XML/1998/namespace";
-const XMLNS_NS = "http://www.w3.org/2000/xmlns/";
+export const XML_NS = "http://www.w3.org/XML/1998/namespace";
+export const XMLNS_NS = "http://www.w3.org/2000/xmlns/";
 
 interface Node {
   ns: string;

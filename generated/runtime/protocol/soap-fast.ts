@@ -20,10 +20,9 @@
 // about twice its cost in a tight loop, more so the more code it runs; this pass runs a fraction of it.
 // Every loop is bounded by the text's length, and the text by LARGE; the cache of openings by OPENINGS.
 
+import { XML_NS, XMLNS_NS } from "../xml/scan.js";
 import type { XmlElement } from "../xml/tree.js";
 
-const XML_NS = "http://www.w3.org/XML/1998/namespace";
-const XMLNS_NS = "http://www.w3.org/2000/xmlns/";
 /** Bodies this long or longer go to the general reader at once, so a fallback wastes little work. */
 const LARGE = 16_384;
 /** Openings remembered per binding, each at most OPENING_MAX code units. */

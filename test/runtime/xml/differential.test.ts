@@ -20,28 +20,13 @@ import { readXml } from "../../../runtime/xml/scan.js";
 import { readXmlWithFastXmlParser } from "../../oracle/fxp.js";
 import { XmlRefusal } from "../../../runtime/xml/tree.js";
 import type { ReadOptions, XmlAttribute, XmlElement } from "../../../runtime/xml/tree.js";
-import { mulberry32 } from "../../fixtures/random.js";
+import { Random } from "../../fixtures/random.js";
 
 // Overridable for longer local runs: XML_DIFF_SEED=7 XML_DIFF_DOCUMENTS=100000 npx vitest run ...
 const SEED = Number(process.env.XML_DIFF_SEED ?? 0x5eed);
 const DOCUMENTS = Number(process.env.XML_DIFF_DOCUMENTS ?? 3000);
 const XML_NS = "http://www.w3.org/XML/1998/namespace";
 
-class Random {
-  private readonly next: () => number;
-  constructor(seed: number) {
-    this.next = mulberry32(seed);
-  }
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-  pick<T>(items: readonly T[]): T {
-    return items[this.int(items.length)];
-  }
-}
 
 type Piece = readonly [raw: string, value: string];
 

@@ -8,7 +8,7 @@ import { createFastSoapReader, OPENINGS, type FastLimits } from "../../../runtim
 import { envelopeBody } from "../../../runtime/protocol/soap.js";
 import { readXml } from "../../../runtime/xml/scan.js";
 import type { XmlElement } from "../../../runtime/xml/tree.js";
-import { mulberry32 } from "../../fixtures/random.js";
+import { Random } from "../../fixtures/random.js";
 
 const SOAP11 = "http://schemas.xmlsoap.org/soap/envelope/";
 const SOAP12 = "http://www.w3.org/2003/05/soap-envelope";
@@ -177,22 +177,6 @@ describe("fast SOAP reader: anything outside the common shape is left to the gen
 });
 
 // ---- fuzzing ----------------------------------------------------------------------------------------
-
-class Random {
-  private readonly next: () => number;
-  constructor(seed: number) {
-    this.next = mulberry32(seed);
-  }
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-  pick<T>(items: readonly T[]): T {
-    return items[this.int(items.length)]!;
-  }
-}
 
 const WS = ["", "", "", " ", "\n", "\r\n", "\t", "  "];
 const TEXTS = ["", "u", "a@b", "some text", "46", "é", "名前", "\t", "\n", "a b", "x".repeat(40), "&amp;", "a>b", "]]", "\r"];
