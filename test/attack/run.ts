@@ -121,10 +121,10 @@ async function xmlSection(rows: Row[]): Promise<void> {
       child = await AttackChild.start({ mode: "service" });
     }
   }
-  // Read time linear in the size: 4 MiB and 16 MiB of each shape (best of three each). Linear is 4x the
+  // Read time linear in the size: 4 MiB and 16 MiB of each shape (median of five each). Linear is 4x the
   // time, quadratic 16x; the line is drawn halfway (8x), as this shared machine's timings move 2x.
   for (const shape of LINEAR_SHAPES) {
-    const r = await measureLinearity(child.port, shape.piece, 4 * 1048576, 4, 3);
+    const r = await measureLinearity(child.port, shape.piece, 4 * 1048576, 4, 5);
     rows.push({
       attack: `XML linear time: ${shape.name} in a parameter, 4 MiB vs 16 MiB`,
       requests: 4,
