@@ -335,12 +335,12 @@ export function createFastSoapReader(
     }
     const op: XmlElement = { ns: serviceNs, local: opName, prefix: opPrefix, attrs: NO_ATTRS, children, text: opText };
 
-    // </P:Body> </P:Envelope>, then only whitespace.
-    if (s.startsWith(open.close, i) && i + open.close.length === len) i = len;
-    const b0 = i;
-    i = skipWs(s, i);
-    const bodyTail = wsText(s, b0, i);
-    if (i < len) {
+    // </P:Body></P:Envelope> to the end (one comparison), or the same with whitespace between and after.
+    let bodyTail = "";
+    if (!(i + open.close.length === len && s.startsWith(open.close, i))) {
+      const b0 = i;
+      i = skipWs(s, i);
+      bodyTail = wsText(s, b0, i);
       i = endTag(s, i, prefix, ":Body");
       if (i < 0) return undefined;
       i = endTag(s, skipWs(s, i), prefix, ":Envelope");
