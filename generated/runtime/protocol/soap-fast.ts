@@ -7,8 +7,9 @@
 //
 // The shape: an optional XML declaration; `<P:Envelope` whose attributes are only namespace declarations,
 // one of them binding P to the version's envelope namespace; `<P:Body>` right after it (no Header); one
-// operation element in the service's namespace, `<Op xmlns="NS">` or `<X:Op xmlns:X="NS">`, with no other
-// attribute; under it only leaf parameters named like it (`<name>`, or `<X:name>`), `<name>text</name>` or
+// operation element in the service's namespace, `<Op xmlns="NS">` or `<X:Op xmlns:X="NS">` (.NET, zeep), or
+// `<X:Op>` or `<Op>` with X or the default namespace bound to NS on the Envelope (PHP's SoapClient), with no
+// other attribute; under it only leaf parameters named like it (`<name>`, or `<X:name>`), `<name>text</name>` or
 // `<name/>`, without attributes, whose text holds no reference, CR, '>', control character, surrogate or
 // U+FFFE/U+FFFF; then the closing tags and whitespace. Names are ASCII. Anything else (a Header, xsi:nil, a
 // record or array parameter, `&amp;`, a comment, a body of LARGE or more code units) is the general
@@ -49,6 +50,8 @@ export interface FastLimits {
 interface Opening {
   readonly text: string;
   readonly prefix: string;
+  /** The prefixes ("" for the default namespace) the Envelope binds to the service's namespace. */
+  readonly serviceBound: readonly string[];
   /** `</P:Body></P:Envelope>`. */
   readonly close: string;
 }
@@ -99,7 +102,7 @@ function wsText(s: string, from: number, to: number): string {
  * Reads a document's opening at its start: the declaration, `<P:Envelope …>` and `<P:Body>`. Returns it
  * (its text, the prefix P, P's closing tags), or undefined when the opening is not of the common shape.
  */
-function readOpening(s: string, envelopeNs: string, maxAttributes: number | undefined): Opening | undefined {
+function readOpening(s: string, envelopeNs: string, serviceNs: string, maxAttributes: number | undefined): Opening | undefined {
   let i = s.charCodeAt(0) === 0xfeff ? 1 : 0;
   if (s.charCodeAt(i) === 60 && s.charCodeAt(i + 1) === 63) {
     DECLARATION.lastIndex = i;
@@ -115,6 +118,7 @@ function readOpening(s: string, envelopeNs: string, maxAttributes: number | unde
   i = p1 + 9;
   let bound = false;
   const declared: string[] = [];
+  const serviceBound: string[] = [];
   for (;;) {
     const w = i;
     i = skipWs(s, i);
@@ -142,6 +146,7 @@ function readOpening(s: string, envelopeNs: string, maxAttributes: number | unde
       if (uri !== envelopeNs) return undefined;
       bound = true;
     }
+    if (uri === serviceNs) serviceBound.push(name);
     i = end + 1;
   }
   if (!bound) return undefined;
@@ -151,7 +156,7 @@ function readOpening(s: string, envelopeNs: string, maxAttributes: number | unde
   if (!s.startsWith("Body", b)) return undefined;
   i = skipWs(s, b + 4);
   if (s.charCodeAt(i) !== 62) return undefined;
-  return { text: s.slice(0, i + 1), prefix, close: `</${prefix}:Body></${prefix}:Envelope>` };
+  return { text: s.slice(0, i + 1), prefix, serviceBound, close: `</${prefix}:Body></${prefix}:Envelope>` };
 }
 
 /** After an attribute's name at a: `S? = S?` and a quote; returns the index after the quote, or -1. */
@@ -232,7 +237,7 @@ export function createFastSoapReader(
       const text = openings[k]!.text;
       if (s.slice(0, text.length) === text) return openings[k];
     }
-    const read = readOpening(s, envelopeNs, limits.maxAttributes);
+    const read = readOpening(s, envelopeNs, serviceNs, limits.maxAttributes);
     if (read !== undefined && openings.length < OPENINGS && read.text.length <= OPENING_MAX) openings.push(read);
     return read;
   }
@@ -273,15 +278,22 @@ export function createFastSoapReader(
       }
       opName = s.slice(o0 + pq.length, o1);
       j = skipWs(s, o1);
-      if (j === o1 || !s.startsWith("xmlns", j)) return undefined;
-      j += 5;
-      if (opPrefix !== "") {
-        if (s.charCodeAt(j) !== 58 || !s.startsWith(opPrefix, j + 1)) return undefined;
-        j += 1 + opPrefix.length;
+      const c = s.charCodeAt(j);
+      if (c === 62 || c === 47) {
+        // No declaration of its own (PHP's SoapClient: `<ns1:Op>`, ns1 declared on the Envelope): the
+        // Envelope must bind the operation's prefix, or the default namespace, to the service's.
+        if (!open.serviceBound.includes(opPrefix)) return undefined;
+      } else {
+        if (j === o1 || !s.startsWith("xmlns", j)) return undefined;
+        j += 5;
+        if (opPrefix !== "") {
+          if (s.charCodeAt(j) !== 58 || !s.startsWith(opPrefix, j + 1)) return undefined;
+          j += 1 + opPrefix.length;
+        }
+        const v = valueAt(s, j);
+        if (v < 0 || !s.startsWith(serviceNs, v) || s.charCodeAt(v + serviceNs.length) !== s.charCodeAt(v - 1)) return undefined;
+        j = skipWs(s, v + serviceNs.length + 1);
       }
-      const v = valueAt(s, j);
-      if (v < 0 || !s.startsWith(serviceNs, v) || s.charCodeAt(v + serviceNs.length) !== s.charCodeAt(v - 1)) return undefined;
-      j = skipWs(s, v + serviceNs.length + 1);
     }
     let children: readonly XmlElement[] = NO_CHILDREN;
     let opText = "";

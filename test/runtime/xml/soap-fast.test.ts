@@ -58,6 +58,11 @@ const ZEEP =
   '<soap-env:Body><ns0:GetTriggerIdForAccount xmlns:ns0="http://tempuri.org/"><ns0:strUsername>u</ns0:strUsername>' +
   "<ns0:strPassword>p</ns0:strPassword></ns0:GetTriggerIdForAccount></soap-env:Body></soap-env:Envelope>";
 
+const PHP =
+  '<?xml version="1.0" encoding="UTF-8"?>\n<SOAP-ENV:Envelope xmlns:SOAP-ENV="http://schemas.xmlsoap.org/soap/envelope/" ' +
+  'xmlns:ns1="http://tempuri.org/"><SOAP-ENV:Body><ns1:GetTriggerIdForAccount><ns1:strUsername>u</ns1:strUsername>' +
+  "<ns1:strPassword>p</ns1:strPassword></ns1:GetTriggerIdForAccount></SOAP-ENV:Body></SOAP-ENV:Envelope>\n";
+
 const PRETTY =
   '\uFEFF<?xml version="1.0"?>\r\n<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/" xmlns=\'urn:x\'>\r\n' +
   "  <s:Body >\n    <GetTriggerIdForAccount xmlns = 'http://tempuri.org/' >\n      <strUsername>u s</strUsername>\n" +
@@ -94,6 +99,15 @@ describe("fast SOAP reader: the shapes clients send are read as the general read
     const body = expectSameAsGeneral(ZEEP);
     expect(body.children[0]!.prefix).toBe("ns0");
     expect(body.children[0]!.children.map((c) => c.text)).toEqual(["u", "p"]);
+  });
+
+  it("reads a PHP SoapClient envelope (the operation's prefix declared on the Envelope) and one with a default namespace there", () => {
+    const body = expectSameAsGeneral(PHP);
+    expect([body.children[0]!.prefix, body.children[0]!.local]).toEqual(["ns1", "GetTriggerIdForAccount"]);
+    expect(body.children[0]!.children.map((c) => [c.ns, c.text])).toEqual([[NS, "u"], [NS, "p"]]);
+    expectSameAsGeneral(
+      PHP.replace('xmlns:ns1="http://tempuri.org/"', 'xmlns="http://tempuri.org/"').replace(/ns1:/g, ""),
+    );
   });
 
   it("reads an indented envelope with a byte order mark, CRLF, spaces in tags and empty and unknown parameters", () => {
@@ -145,6 +159,9 @@ describe("fast SOAP reader: anything outside the common shape is left to the gen
     ["a malformed declaration", DOTNET.replace('version="1.0"', 'version="2.0"')],
     ["a body of 16 Ki code units or more", DOTNET.replace(">a@b<", `>${"a".repeat(16_384)}<`)],
     ["unprefixed parameters under a prefixed operation", ZEEP.replace(/ns0:strPassword/g, "strPassword")],
+    ["an operation prefix the Envelope does not declare", PHP.replace(/ns1:/g, "ns2:")],
+    ["an operation prefix the Envelope binds to another namespace", PHP.replace('xmlns:ns1="http://tempuri.org/"', 'xmlns:ns1="urn:other"')],
+    ["an unprefixed operation with no default namespace", PHP.replace(/ns1:/g, "")],
   ];
   for (const [name, text] of outside) {
     it(`leaves ${name} to the general reader`, () => {
@@ -156,7 +173,7 @@ describe("fast SOAP reader: anything outside the common shape is left to the gen
     // Cut right after the operation's end tag, a truncated body once read as whole: the fuzzing of the attack
     // suite found it (npm run fuzz: 5 of 100,000 mutated requests answered 200 instead of 400).
     const read = reader();
-    for (const whole of [DOTNET, ZEEP, PRETTY]) {
+    for (const whole of [DOTNET, ZEEP, PHP, PRETTY]) {
       for (let end = 0; end < whole.length; end++) {
         const text = whole.slice(0, end);
         const fast = read.read(text);
@@ -222,6 +239,9 @@ function envelope(r: Random): string {
   const op = r.pick(OPERATIONS);
   const prefixed = r.chance(0.3);
   const pq = prefixed ? "ns0:" : "";
+  // Now and then the operation's namespace is declared on the Envelope instead (PHP), rightly or not.
+  const onEnvelope = r.chance(0.25);
+  if (onEnvelope) declarations.push(`${prefixed ? "xmlns:ns0" : "xmlns"}=${q(r.chance(0.85) ? NS : "urn:other")}`);
   const params: string[] = [];
   const names = r.chance(0.7) ? op.params : Array.from({ length: r.int(5) }, () => r.pick(PARAM_NAMES));
   for (const name of names) {
@@ -229,7 +249,7 @@ function envelope(r: Random): string {
     params.push(r.pick(WS));
     params.push(text === "" && r.chance(0.5) ? `<${pq}${name}${r.pick(WS)}/>` : `<${pq}${name}>${text}</${pq}${name}${r.pick(WS)}>`);
   }
-  const opAttr = prefixed ? `xmlns:ns0=${q(NS)}` : `xmlns${r.pick(WS)}=${r.pick(WS)}${q(NS)}`;
+  const opAttr = onEnvelope ? "" : prefixed ? `xmlns:ns0=${q(NS)}` : `xmlns${r.pick(WS)}=${r.pick(WS)}${q(NS)}`;
   const inner =
     names.length === 0 && r.chance(0.5)
       ? `<${pq}${op.name} ${opAttr}${r.pick(WS)}/>`
