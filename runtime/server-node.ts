@@ -192,14 +192,36 @@ function send(res: ServerResponse, response: WireResponse, headOnly: boolean, le
   }
 }
 
-/** Answers a request whose body is not wanted, then reads at most DRAIN_LIMIT more of it and hangs up. */
+/** Time a refused upload's connection is given to read its answer before it is cut. */
+const REFUSED_LINGER_MS = 2_000;
+
+/**
+ * Node ends a `Connection: close` answer with socket.destroySoon(): the socket is destroyed as soon as the
+ * answer is written, and with the caller's body still arriving unread that is a reset, which can overtake
+ * the answer (the caller, failing its next write, never reads it). For a refused upload the socket is
+ * half-closed instead and cut REFUSED_LINGER_MS later, or when the caller closes first.
+ */
+function lingerAfterAnswer(socket: Socket): void {
+  socket.destroySoon = function lingering(this: Socket): void {
+    if (this.writable) this.end();
+    const timer = setTimeout(() => this.destroy(), REFUSED_LINGER_MS);
+    (timer as { unref?: () => void }).unref?.();
+    this.once("close", () => clearTimeout(timer));
+  };
+}
+
+/**
+ * Answers a request whose body is not wanted, reads at most DRAIN_LIMIT more of it and then stops reading
+ * (the caller's sending stalls; lingerAfterAnswer cuts the connection once the caller had time to read).
+ */
 function refuseBody(req: IncomingMessage, res: ServerResponse, response: WireResponse, lease?: RequestLease): void {
   res.setHeader("connection", "close");
+  lingerAfterAnswer(req.socket);
   send(res, response, false, lease);
   let drained = 0;
   req.on("data", (chunk: Buffer) => {
     drained += chunk.length;
-    if (drained > DRAIN_LIMIT) req.destroy();
+    if (drained > DRAIN_LIMIT) req.pause();
   });
   req.resume();
 }
@@ -345,8 +367,10 @@ export function createNodeHandler(core: ServiceCore): NodeHandler {
       refused = true;
       first = whole = more = undefined;
       res.setHeader("connection", "close");
+      lingerAfterAnswer(req.socket);
       send(res, response, false, lease);
-      req.destroy();
+      // Nothing more is read: the caller's sending stalls, and the connection is cut after the linger.
+      req.pause();
     };
     req.on("data", (chunk: Buffer) => {
       if (refused) return;
