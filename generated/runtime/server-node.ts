@@ -201,7 +201,7 @@ const REFUSED_LINGER_MS = 2_000;
  * Node ends a `Connection: close` answer with socket.destroySoon(): the socket is destroyed as soon as the
  * answer is written, and with the caller's body still arriving unread that is a reset, which can overtake
  * the answer (the caller, failing its next write, never reads it). For a refused upload the socket is
- * half-closed instead and cut REFUSED_LINGER_MS later, or when the caller closes first.
+ * half-closed instead and cut at most REFUSED_LINGER_MS later (sooner when it closes while still being read).
  */
 function lingerAfterAnswer(socket: Socket): void {
   socket.destroySoon = function lingering(this: Socket): void {
