@@ -3,12 +3,10 @@
 
 import http from "node:http";
 import type { Duplex } from "node:stream";
-import { CONTINUE_PENDING, type NodeHandler } from "./server-node.js";
+import { CONTINUE_PENDING, cutAfterLinger, type NodeHandler } from "./server-node.js";
 
-/** Bytes read (and dropped) after answering a request Node's parser refused, before the socket is cut. */
+/** Bytes read (and dropped) after answering a request Node's parser refused; then reading stops. */
 const REFUSED_DRAIN_BYTES = 1024 * 1024;
-/** Time a refused connection is given to read its answer and stop sending. */
-const REFUSED_LINGER_MS = 2_000;
 
 const REFUSALS: Readonly<Record<string, number>> = {
   ERR_HTTP_REQUEST_TIMEOUT: 408,
@@ -22,7 +20,8 @@ const answered = new WeakSet<Duplex>();
  * A request Node's HTTP parser refuses (a malformed Content-Length, a bad header, a time limit) gets its
  * status and a closed connection, as Node's default does; but Node writes and destroys at once, and with
  * the caller's body still arriving the reset can overtake the answer. Here the socket is half-closed after
- * the answer and what still arrives is read and dropped, up to a limit and a short time, then it is cut.
+ * the answer, what still arrives is read and dropped up to a limit (then reading stops), and it is cut
+ * after a short time (cutAfterLinger, as the node adapter's own refusals).
  */
 function answerRefused(error: Error & { code?: string }, socket: Duplex): void {
   if (answered.has(socket)) return;
@@ -38,11 +37,11 @@ function answerRefused(error: Error & { code?: string }, socket: Duplex): void {
   socket.removeAllListeners("data");
   socket.on("data", (chunk: Buffer) => {
     drained += chunk.length;
-    if (drained > REFUSED_DRAIN_BYTES) socket.destroy();
+    if (drained > REFUSED_DRAIN_BYTES) socket.pause();
   });
   socket.on("error", () => socket.destroy());
   socket.resume();
-  setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
+  cutAfterLinger(socket);
 }
 
 export interface TransportLimits {

@@ -118,11 +118,13 @@ function scanQName(s: string, i: number): number {
 
 // ---- characters, references --------------------------------------------------------------------
 
-function isWs(c: number): boolean {
+/** XML's whitespace: space, LF, tab, CR. */
+export function isWs(c: number): boolean {
   return c === 32 || c === 10 || c === 9 || c === 13;
 }
 
-function skipWs(s: string, i: number): number {
+/** The index of the first non-whitespace code unit at or after i. */
+export function skipWs(s: string, i: number): number {
   while (isWs(s.charCodeAt(i))) i++;
   return i;
 }

@@ -6,6 +6,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import { resolveEndpointUrl } from "./endpoint-url.js";
 import { ErrorCodes } from "./errors.js";
 import type { WireResponse } from "./protocol/binding.js";
@@ -194,21 +195,31 @@ function send(res: ServerResponse, response: WireResponse, headOnly: boolean, le
   }
 }
 
-/** Time a refused upload's connection is given to read its answer before it is cut. */
+/** Time a refused connection is given to read its answer before it is cut. */
 const REFUSED_LINGER_MS = 2_000;
 
 /**
- * Node ends a `Connection: close` answer with socket.destroySoon(): the socket is destroyed as soon as the
- * answer is written, and with the caller's body still arriving unread that is a reset, which can overtake
- * the answer (the caller, failing its next write, never reads it). For a refused upload the socket is
- * half-closed instead and cut at most REFUSED_LINGER_MS later (sooner when it closes while still being read).
+ * The end of a refused connection whose caller may still be sending: closing it at once with body bytes
+ * unread is a reset, which can overtake the answer (the caller, failing its next write, never reads it).
+ * So the answer is followed by a half-close (the caller's end), and the socket is cut at most
+ * REFUSED_LINGER_MS later (sooner when the caller closes while it is still being read). The refusals stop
+ * reading past their drain limit (pause), so the caller's sending stalls meanwhile. server-listen.ts ends
+ * the refusals of Node's parser with it too.
+ */
+export function cutAfterLinger(socket: Duplex): void {
+  const timer = setTimeout(() => socket.destroy(), REFUSED_LINGER_MS);
+  (timer as { unref?: () => void }).unref?.();
+  socket.once("close", () => clearTimeout(timer));
+}
+
+/**
+ * Node ends a `Connection: close` answer with socket.destroySoon(), which destroys the socket as soon as the
+ * answer is written; for a refused upload it half-closes and leaves the cut to cutAfterLinger instead.
  */
 function lingerAfterAnswer(socket: Socket): void {
   socket.destroySoon = function lingering(this: Socket): void {
     if (this.writable) this.end();
-    const timer = setTimeout(() => this.destroy(), REFUSED_LINGER_MS);
-    (timer as { unref?: () => void }).unref?.();
-    this.once("close", () => clearTimeout(timer));
+    cutAfterLinger(this);
   };
 }
 

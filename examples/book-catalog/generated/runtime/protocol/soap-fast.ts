@@ -21,7 +21,7 @@
 // about twice its cost in a tight loop, more so the more code it runs; this pass runs a fraction of it.
 // Every loop is bounded by the text's length, and the text by LARGE; the cache of openings by OPENINGS.
 
-import { XML_NS, XMLNS_NS } from "../xml/scan.js";
+import { skipWs, XML_NS, XMLNS_NS } from "../xml/scan.js";
 import type { XmlElement } from "../xml/tree.js";
 
 /** Bodies this long or longer go to the general reader at once, so a fallback wastes little work. */
@@ -54,15 +54,6 @@ interface Opening {
   readonly serviceBound: readonly string[];
   /** `</P:Body></P:Envelope>`. */
   readonly close: string;
-}
-
-function isWs(c: number): boolean {
-  return c === 32 || c === 10 || c === 9 || c === 13;
-}
-
-function skipWs(s: string, i: number): number {
-  while (isWs(s.charCodeAt(i))) i++;
-  return i;
 }
 
 /** End of an ASCII NCName starting at i (i itself when there is none). */
