@@ -39,7 +39,6 @@ export function soapActionOf(namespace: string, operation: string): string {
   return namespace.endsWith("/") ? namespace + operation : `${namespace}/${operation}`;
 }
 
-
 /** The Body of a document that is an Envelope of the version, else undefined. */
 export function envelopeBody(root: XmlElement, version: SoapVersion): XmlElement | undefined {
   return root.local === "Envelope" && root.ns === version.envelopeNs ? child(root, version.envelopeNs, "Body") : undefined;

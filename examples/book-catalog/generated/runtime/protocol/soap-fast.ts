@@ -91,7 +91,8 @@ function wsText(s: string, from: number, to: number): string {
 
 /**
  * Reads a document's opening at its start: the declaration, `<P:Envelope …>` and `<P:Body>`. Returns it
- * (its text, the prefix P, P's closing tags), or undefined when the opening is not of the common shape.
+ * (its text, the prefix P, the prefixes bound to the service's namespace, P's closing tags), or undefined when
+ * the opening is not of the common shape.
  */
 function readOpening(s: string, envelopeNs: string, serviceNs: string, maxAttributes: number | undefined): Opening | undefined {
   let i = s.charCodeAt(0) === 0xfeff ? 1 : 0;
