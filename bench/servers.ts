@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import type { ExternalAPIService } from "../generated/server.js";
 import { FLOOR_RESPONSE, SID, triggerRecords } from "./wire.js";
 
-type Kind = "floor" | "floor-list" | "ours" | "node-soap";
+type Kind = "floor" | "floor-list" | "list-build" | "ours" | "node-soap";
 
 /** The reference: reads the whole body, answers a fixed, pre-encoded SOAP response. Nothing else. */
 function floorServer(body: Buffer): http.Server {
@@ -21,6 +21,40 @@ function floorServer(body: Buffer): http.Server {
       Buffer.concat(chunks);
       res.writeHead(200, { "content-type": "text/xml; charset=utf-8", "content-length": body.length });
       res.end(body);
+    });
+  });
+}
+
+/**
+ * The least a list answer built in JavaScript costs: the x100 answer (`answer`, the exact bytes ours sends)
+ * made again for every request from the handler's records by bare string concatenation (no checks, no
+ * escaping, the request not read), then sent as our node adapter sends a body: Buffer.byteLength, which
+ * flattens the string, and one `end` with the header. Ours does the same after reading the request and
+ * checking every value; the gap between the two rows is that work.
+ */
+function listBuildServer(answer: string): http.Server {
+  const first = answer.indexOf("<TriggerResult>");
+  const end = answer.lastIndexOf("</TriggerResult>") + "</TriggerResult>".length;
+  if (first < 0 || end < first) throw new Error("the list answer holds no TriggerResult records");
+  const head = answer.slice(0, first);
+  const tail = answer.slice(end);
+  const records = triggerRecords();
+  return http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      Buffer.concat(chunks);
+      let xml = "";
+      for (const r of records) {
+        xml +=
+          "<TriggerResult><Id>" + String(r.Id) + "</Id><Name>" + r.Name + "</Name><Created>" + r.Created +
+          "</Created><MailinglistId>" + String(r.MailinglistId) + "</MailinglistId><MailinglistName>" + r.MailinglistName +
+          "</MailinglistName></TriggerResult>";
+      }
+      const body = head + xml + tail;
+      const length = Buffer.byteLength(body, "utf8");
+      res.writeHead(200, { "content-type": "text/xml; charset=utf-8", "content-length": length });
+      res.end(body, length === body.length ? "latin1" : "utf8");
     });
   });
 }
@@ -70,6 +104,7 @@ async function main(): Promise<void> {
   let server: http.Server;
   if (kind === "floor") server = floorServer(Buffer.from(FLOOR_RESPONSE, "utf8"));
   else if (kind === "floor-list") server = floorServer(readFileSync(process.env.EAS_BENCH_BODY ?? ""));
+  else if (kind === "list-build") server = listBuildServer(readFileSync(process.env.EAS_BENCH_BODY ?? "", "utf8"));
   else if (kind === "ours") server = await oursServer();
   else if (kind === "node-soap") server = await nodeSoapServer();
   else throw new Error(`unknown server kind ${String(kind)}`);
