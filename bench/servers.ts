@@ -1,5 +1,6 @@
-// One benchmark server per process: `node servers.mjs <floor|ours|node-soap>` (bench/run.ts bundles this
-// file first, so the server process carries no TypeScript loader; `node --import tsx` works as well).
+// One benchmark server per process: `node servers.mjs <floor|floor-list|list-build|ours|node-soap>`
+// (bench/run.ts bundles this file first, so the server process carries no TypeScript loader; `node
+// --import tsx` works as well).
 // Listens on 127.0.0.1 (ephemeral port), reports the port to the parent over IPC, and exits when the
 // parent goes away (IPC disconnect), so no server outlives `npm run bench`. Each kind imports only
 // what it needs: the floor process loads no generated code.
