@@ -9,20 +9,27 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
 import type { ExternalAPIService } from "../generated/server.js";
-import { FLOOR_RESPONSE, SID, triggerRecords } from "./wire.js";
+import { FLOOR_RESPONSE, SID, TRIGGER_MARKUP, triggerRecords } from "./wire.js";
 
 type Kind = "floor" | "floor-list" | "list-build" | "ours" | "node-soap";
 
-/** The reference: reads the whole body, answers a fixed, pre-encoded SOAP response. Nothing else. */
-function floorServer(body: Buffer): http.Server {
+/** A raw node:http server that reads each request's whole body, then calls `answer`. */
+function afterBody(answer: (res: http.ServerResponse) => void): http.Server {
   return http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       Buffer.concat(chunks);
-      res.writeHead(200, { "content-type": "text/xml; charset=utf-8", "content-length": body.length });
-      res.end(body);
+      answer(res);
     });
+  });
+}
+
+/** The reference: reads the whole body, answers a fixed, pre-encoded SOAP response. Nothing else. */
+function floorServer(body: Buffer): http.Server {
+  return afterBody((res) => {
+    res.writeHead(200, { "content-type": "text/xml; charset=utf-8", "content-length": body.length });
+    res.end(body);
   });
 }
 
@@ -40,23 +47,16 @@ function listBuildServer(answer: string): http.Server {
   const head = answer.slice(0, first);
   const tail = answer.slice(end);
   const records = triggerRecords();
-  return http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      Buffer.concat(chunks);
-      let xml = "";
-      for (const r of records) {
-        xml +=
-          "<TriggerResult><Id>" + String(r.Id) + "</Id><Name>" + r.Name + "</Name><Created>" + r.Created +
-          "</Created><MailinglistId>" + String(r.MailinglistId) + "</MailinglistId><MailinglistName>" + r.MailinglistName +
-          "</MailinglistName></TriggerResult>";
-      }
-      const body = head + xml + tail;
-      const length = Buffer.byteLength(body, "utf8");
-      res.writeHead(200, { "content-type": "text/xml; charset=utf-8", "content-length": length });
-      res.end(body, length === body.length ? "latin1" : "utf8");
-    });
+  const [b0, b1, b2, b3, b4, b5] = TRIGGER_MARKUP;
+  return afterBody((res) => {
+    let xml = "";
+    for (const r of records) {
+      xml += b0 + String(r.Id) + b1 + r.Name + b2 + r.Created + b3 + String(r.MailinglistId) + b4 + r.MailinglistName + b5;
+    }
+    const body = head + xml + tail;
+    const length = Buffer.byteLength(body, "utf8");
+    res.writeHead(200, { "content-type": "text/xml; charset=utf-8", "content-length": length });
+    res.end(body, length === body.length ? "latin1" : "utf8");
   });
 }
 

@@ -9,6 +9,16 @@ export const SID = 1234567890123n;
 /** Records in the GetTriggerIdForAccount answer. */
 export const LIST_SIZE = 100;
 
+/** A TriggerResult record's markup around its five field texts, as the compact (SOAP) answer holds it. */
+export const TRIGGER_MARKUP = [
+  "<TriggerResult><Id>",
+  "</Id><Name>",
+  "</Name><Created>",
+  "</Created><MailinglistId>",
+  "</MailinglistId><MailinglistName>",
+  "</MailinglistName></TriggerResult>",
+] as const;
+
 /** What every GetTriggerIdForAccount handler returns: LIST_SIZE trigger records. */
 export function triggerRecords(): { Id: number; Name: string; Created: string; MailinglistId: number; MailinglistName: string }[] {
   return Array.from({ length: LIST_SIZE }, (_, i) => ({
