@@ -1,5 +1,6 @@
 // An attack target in its own process (started by child.ts with `node --import tsx`): the generated
-// server with the fixture implementation ("service"), or the handler-fault listener ("faults"), on an
+// server with the fixture implementation ("service"), the reference service itself on a fresh SQLite
+// database ("real-service", real-service-child.ts), or the handler-fault listener ("faults"), on an
 // ephemeral port of 127.0.0.1, or the generated client calling malicious servers ("client"). Reports its port over IPC, answers "stats" (largest event-loop stall since
 // the last reset, signal counters), and exits when the parent goes away.
 
@@ -9,6 +10,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { ChildConfig } from "./child.js";
 import { faultListener } from "./faults.js";
 import { MALICIOUS_CASES, runClientCase } from "./malicious.js";
+import { realServiceLogs, startRealServiceInChild } from "./real-service-child.js";
 import { handlerSaw, startAttackServer, type SignalCounters } from "./service.js";
 
 async function main(): Promise<void> {
@@ -18,6 +20,7 @@ async function main(): Promise<void> {
   const counters: SignalCounters = { started: 0, aborted: 0 };
   const trouble = { nextWithError: 0, fetchRejected: 0, bridgeRefused: 0 };
   let port: number;
+  let info: unknown;
   if (config.mode === "service") {
     const running = await startAttackServer(config.options ?? {}, config.signalWatch ? counters : undefined);
     port = running.port;
@@ -25,6 +28,10 @@ async function main(): Promise<void> {
     const server = http.createServer(faultListener(trouble));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     port = (server.address() as AddressInfo).port;
+  } else if (config.mode === "real-service") {
+    const running = await startRealServiceInChild(config.service);
+    port = running.port;
+    info = running.info;
   } else if (config.mode === "client") {
     port = 0;
     process.on("message", (message: { id: number; type: string; origin: string; name: string }) => {
@@ -40,11 +47,11 @@ async function main(): Promise<void> {
   stalls.enable();
   process.on("message", (message: { id: number; type: string; reset?: boolean }) => {
     if (message.type !== "stats") return;
-    const reply = { maxStallMs: stalls.max / 1e6, ...counters, ...trouble, ...handlerSaw };
+    const reply = { maxStallMs: stalls.max / 1e6, ...counters, ...trouble, ...handlerSaw, logLines: realServiceLogs.lines, logTail: realServiceLogs.tail };
     if (message.reset) stalls.reset();
     process.send?.({ id: message.id, reply });
   });
-  process.send({ port });
+  process.send({ port, info });
 }
 
 main().catch((error: unknown) => {

@@ -5,13 +5,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import type { RealServiceConfig } from "./real-service-child.js";
 
 const CHILD_MAIN = fileURLToPath(new URL("./child-main.ts", import.meta.url));
 
 export type ChildConfig =
   | { readonly mode: "service"; readonly options?: Record<string, unknown>; readonly signalWatch?: boolean }
   | { readonly mode: "faults" }
-  | { readonly mode: "client" };
+  | { readonly mode: "client" }
+  | { readonly mode: "real-service"; readonly service: RealServiceConfig };
 
 export interface ChildStats {
   /** Largest event-loop stall since the last reset, ms. */
@@ -24,6 +26,9 @@ export interface ChildStats {
   readonly bridgeRefused: number;
   /** Handler calls whose parameters held U+FFFD (service.ts handlerSaw). */
   readonly replacementCharacter: number;
+  /** real-service: log lines written so far, and the last few (real-service-child.ts). */
+  readonly logLines: number;
+  readonly logTail: readonly string[];
 }
 
 export interface Memory {
@@ -39,6 +44,8 @@ process.once("exit", () => {
 export class AttackChild {
   readonly pid: number;
   readonly port: number;
+  /** What the child reported with its port (real-service: its data folder and accounts). */
+  readonly info: unknown;
   /** Exit code or signal once the child is gone; undefined while it runs. */
   exit: string | undefined;
   /** Lines the child wrote to stderr (its default logger writes there), and the last few. */
@@ -47,8 +54,9 @@ export class AttackChild {
   private nextId = 1;
   private readonly replies = new Map<number, (value: unknown) => void>();
 
-  private constructor(child: ChildProcess, port: number, stderr: { lines: number; readonly tail: string[] }) {
+  private constructor(child: ChildProcess, port: number, info: unknown, stderr: { lines: number; readonly tail: string[] }) {
     this.process = child;
+    this.info = info;
     this.stderr = stderr;
     this.pid = child.pid ?? 0;
     this.port = port;
@@ -81,18 +89,18 @@ export class AttackChild {
       stderr.tail.push(...parts.slice(-5).map((l) => l.slice(0, 300)));
       stderr.tail.splice(0, Math.max(0, stderr.tail.length - 5));
     });
-    const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("the attack child did not start in 30 s")), 30_000);
-      child.once("message", (m: { port?: number }) => {
+    const started = await new Promise<{ port?: number; info?: unknown }>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("the attack child did not start in 60 s")), 60_000);
+      child.once("message", (m: { port?: number; info?: unknown }) => {
         clearTimeout(timer);
-        resolve(m.port ?? 0);
+        resolve(m);
       });
       child.once("exit", (code) => {
         clearTimeout(timer);
         reject(new Error(`the attack child exited (${code}) before listening: ${stderr.tail.join(" | ")}`));
       });
     });
-    return new AttackChild(child, port, stderr);
+    return new AttackChild(child, started.port ?? 0, started.info, stderr);
   }
 
   /** Sends a request over IPC and waits (at most timeoutMs) for the child's reply. */
