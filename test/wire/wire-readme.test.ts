@@ -1,6 +1,6 @@
-// Every request and success-response sample of the wire reference (../shared/wire/README.md, captured
-// from a real ASMX host; the samples are in ../fixtures/wire-samples.ts) reproduced byte for byte, and
-// its faults and 500 texts matched in shape.
+// Every request and success-response sample of the wire reference (docs/wire.md, captured from a real
+// ASMX host; ../fixtures/wire-samples.ts reads them from that page) reproduced byte for byte, our own
+// fault samples there too, and the host's faults and 500 texts matched in shape.
 
 import { describe, expect, it } from "vitest";
 // The server's model: the codecs here write and read both sides.
@@ -19,21 +19,28 @@ import {
   DATASET_DOCUMENT,
   EMPTY_LIST_DOCUMENT,
   GET_REQUEST_LINE,
+  GET_REQUEST_REST,
   GET_REQUEST_VALUES,
   LONG_DOCUMENT,
   POST_REQUEST_BODY,
   POST_REQUEST_HEADERS,
   POST_REQUEST_LINE,
   POST_REQUEST_VALUES,
+  readSamples,
   SMS_RECORD_DOCUMENT,
+  SOAP11_FAULT_BODY,
   SOAP11_OPEN,
   SOAP11_REQUEST_BODY,
   SOAP11_REQUEST_HEADERS,
+  SOAP11_REQUEST_LINE,
   SOAP11_REQUEST_VALUES,
   SOAP11_RESPONSE_BODY,
   SOAP12_OPEN,
   SOAP12_REQUEST_BODY,
+  SOAP12_FAULT_BODY,
   SOAP12_REQUEST_CONTENT_TYPE,
+  SOAP12_REQUEST_HEADERS,
+  SOAP12_REQUEST_LINE,
   SOAP12_REQUEST_VALUES,
   SOAP_CLOSE,
   SOAP_LIST_FRAGMENT,
@@ -85,7 +92,7 @@ describe("§2 SOAP 1.1", () => {
 
   it("encodes the .NET client's request byte for byte", () => {
     const request = encode("soap11", op, SOAP11_REQUEST_VALUES);
-    expect(requestLine(request)).toBe("POST /ExternalAPIService.asmx");
+    expect(requestLine(request)).toBe(SOAP11_REQUEST_LINE);
     expect(request.headers).toEqual(SOAP11_REQUEST_HEADERS);
     expect(request.body).toBe(SOAP11_REQUEST_BODY);
   });
@@ -126,8 +133,8 @@ describe("§3 SOAP 1.2", () => {
 
   it("encodes the .NET client's request byte for byte, the action in the content type", () => {
     const request = encode("soap12", op, SOAP12_REQUEST_VALUES);
-    expect(requestLine(request)).toBe("POST /ExternalAPIService.asmx");
-    expect(request.headers).toEqual({ "content-type": SOAP12_REQUEST_CONTENT_TYPE });
+    expect(requestLine(request)).toBe(SOAP12_REQUEST_LINE);
+    expect(request.headers).toEqual(SOAP12_REQUEST_HEADERS);
     expect(request.body).toBe(SOAP12_REQUEST_BODY);
   });
 
@@ -156,8 +163,8 @@ describe("§4 HTTP GET and HTTP POST", () => {
   it("sends every GET parameter in the query string, in order", () => {
     const request = encode("httpGet", operations.GetReportViewsByDateInterval, GET_REQUEST_VALUES);
     expect(requestLine(request)).toBe(GET_REQUEST_LINE);
-    expect(request.headers).toEqual({});
-    expect(request.body).toBe("");
+    expect({ headers: request.headers, body: request.body }).toEqual(GET_REQUEST_REST);
+    expect(GET_REQUEST_REST).toEqual({ headers: {}, body: "" });
   });
 
   it("sends the POST form byte for byte and decodes it", () => {
@@ -338,6 +345,17 @@ describe("SOAP faults", () => {
     },
   );
 
+  // Ours (docs/wire.md §2, §3): the failed operation's fault, byte for byte as the page shows it.
+  it.each([
+    { version: "soap11", label: "SOAP 1.1", want: SOAP11_FAULT_BODY },
+    { version: "soap12", label: "SOAP 1.2", want: SOAP12_FAULT_BODY },
+  ] as const)("$label, the operation failed: the page's fault sample byte for byte", async ({ version, want }) => {
+    const r = soapBody(version, sid, SOAP11_REQUEST_VALUES);
+    const response = await send("POST", "", r.headers, r.body);
+    expect(response.status).toBe(500);
+    expect(response.body).toBe(want);
+  });
+
   // §1a: ASMX answers XML it cannot read with 400 and no fault; ours adds one line of text and the code.
   it.each(versions)("$label, XML that is not well-formed: 400, one line of text, no fault", async ({ version }) => {
     const r = soapBody(version, filters, { intNewsletterId: 1 });
@@ -382,5 +400,17 @@ describe("HTTP GET/POST errors: 500 text/plain `<ExceptionType>: <message>`", ()
     expect(response.body).not.toContain("\n");
     if (typeof want === "string") expect(response.body).toBe(want);
     else expect(response.body).toMatch(want);
+  });
+});
+
+describe("the page's samples (docs/wire.md)", () => {
+  it("reads each marked code block, and refuses a name used twice or a marker without a block", () => {
+    const block = (name: string, text: string) => `<!-- sample: ${name} -->\n\`\`\`xml\n${text}\n\`\`\`\n`;
+    expect([...readSamples(`# t\n\n${block("a", "<a/>")}\ntext\n\n${block("b", "<b>\n  <c/>\n</b>")}`)]).toEqual([
+      ["a", "<a/>"],
+      ["b", "<b>\n  <c/>\n</b>"],
+    ]);
+    expect(() => readSamples(block("a", "<a/>") + block("a", "<b/>"))).toThrow(/"a" appears twice/);
+    expect(() => readSamples(`<!-- sample: a -->\ntext\n`)).toThrow(/not followed by a code block/);
   });
 });
