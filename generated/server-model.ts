@@ -25,7 +25,6 @@ const rules = {
     text: "CSV subscriber rows delimited by , or |: Email, Name, Format, then at most 100 demographic fields.",
     validate: extensions.csvSubscribers,
   },
-  csvFileUrl: { kind: "url", name: "csvFileUrl", schemes: ["http", "https", "ftp"] },
   demographicFieldNumber: { kind: "intText", name: "demographicFieldNumber", min: 1, max: 100 },
   tracking: { kind: "enum", name: "tracking", values: ["all", "no", "roi"] },
   nonNegativeInt: { kind: "intText", name: "nonNegativeInt", min: 0, max: 2147483647 },
@@ -274,13 +273,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     params: [
       ...credentials,
       { name: "strMailingListID", type: scalars.string, required: true, rules: [], credential: false },
-      {
-        name: "strCSVUrl",
-        type: scalars.string,
-        required: true,
-        rules: [rules.csvFileUrl],
-        credential: false,
-      },
+      { name: "strCSVUrl", type: scalars.string, required: true, rules: [], credential: false },
     ],
     checks: [],
     result: operations.InsertCSVSubscribersWithDemDataFromFileToQueue.result,

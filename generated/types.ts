@@ -378,7 +378,7 @@ export type InsertCsvSubscribersWithDemDataUpdateOptionResult = number;
 export interface InsertCSVSubscribersWithDemDataFromFileToQueueParams {
   /** Id of the mailing list. */
   strMailingListID: string;
-  /** Complete address of the file. An absolute URL with scheme http, https, ftp. */
+  /** Complete address of the file. */
   strCSVUrl: string;
 }
 

@@ -144,7 +144,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       })
     : undefined;
   const triggerWorker = runWorkers ? new TriggerWorker(store, { now, log: (e) => logger.info(e), onRecipientsQueued: () => sendings?.wake() }) : undefined;
-  const importQueue = createImportQueue(store, { allowHosts: config.importAllowHosts, now });
+  const importQueue = createImportQueue(store, { allowHosts: config.importAllowHosts, now, log: (e) => logger.warn(e) });
   const auth = new Authenticator(store.db, { now });
   const service = createService({
     store,

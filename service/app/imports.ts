@@ -97,6 +97,22 @@ export async function checkResolvedHost(
   return undefined;
 }
 
+/**
+ * What the caller is told about any refused import URL: the same words whatever rule refused it, so the
+ * answer says nothing about hosts and addresses behind the service.
+ */
+export const IMPORT_URL_REFUSED =
+  "it is not a complete http or https address, has a user name or password, or reaches an address the service may not fetch from";
+
+/** The URL's host for a log line (at most 255 characters), or "" when it is not a URL. */
+function hostOf(url: string): string {
+  try {
+    return bareHost(new URL(url).hostname).slice(0, 255);
+  } catch {
+    return "";
+  }
+}
+
 /** The queue as the service and main see it. */
 export interface ImportQueueHandle extends ImportQueue {
   /** Tells the listeners registered with {@link onEnqueue} that work is waiting (enqueue calls it). */
@@ -112,9 +128,16 @@ export interface ImportQueueHandle extends ImportQueue {
  */
 export function createImportQueue(
   store: Store,
-  options: { allowHosts: readonly string[]; now?: () => number; lookup?: Lookup },
+  options: {
+    allowHosts: readonly string[];
+    now?: () => number;
+    lookup?: Lookup;
+    /** Where a refusal's detail (host, address, rule) goes; the caller only learns that the URL is refused. */
+    log?: (entry: Record<string, unknown>) => void;
+  },
 ): ImportQueueHandle {
   const now = options.now ?? Date.now;
+  const log = options.log ?? (() => {});
   const listeners = new Set<() => void>();
   const wake = (): void => {
     for (const listener of listeners) listener();
@@ -122,7 +145,12 @@ export function createImportQueue(
   return {
     async enqueue(account: Account, listId: number, url: string): Promise<number> {
       const refused = await checkResolvedHost(url, { allowHosts: options.allowHosts, lookup: options.lookup });
-      if (refused !== undefined) throw importUrlRefused(refused.message);
+      if (refused !== undefined) {
+        // The detail names hosts and what they resolve to: an oracle of the internal network for the
+        // caller, so it goes to the log only (with the host, never the URL, whose query may hold tokens).
+        log({ event: "import.url_refused", account: account.id, host: hostOf(url), rule: refused.reason, detail: refused.message });
+        throw importUrlRefused(IMPORT_URL_REFUSED);
+      }
       const at = now();
       const row = await store.db
         .insertInto("imports")

@@ -16,6 +16,7 @@ import { type Store, openStore } from "../../service/db/database.js";
 import type { Account } from "../../service/db/schema.js";
 import {
   FIRST_ERRORS_KEPT,
+  IMPORT_URL_REFUSED,
   ImportWorker,
   type ImportWorkerOptions,
   type Lookup,
@@ -297,8 +298,9 @@ describeEngines("queued file imports", (engine) => {
       if (host === "public.test") return [{ address: "93.184.215.14", family: 4 }];
       throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
     };
-    const queue = createImportQueue(store, { allowHosts: ALLOW, lookup });
-    for (const url of [
+    const logs: Record<string, unknown>[] = [];
+    const queue = createImportQueue(store, { allowHosts: ALLOW, lookup, log: (entry) => logs.push(entry) });
+    const refusedUrls = [
       "http://10.0.0.1/x",
       "http://localhost/x",
       "http://[::1]/x",
@@ -311,7 +313,9 @@ describeEngines("queued file imports", (engine) => {
       "http://mixed.test/x",
       "http://nowhere.test/x",
       `http://public.test/${"a".repeat(3000)}`,
-    ]) {
+    ];
+    const messages = new Set<string>();
+    for (const url of refusedUrls) {
       const error = await queue.enqueue(account, listId, url).then(
         () => undefined,
         (e: unknown) => e,
@@ -319,7 +323,21 @@ describeEngines("queued file imports", (engine) => {
       expect(error, url).toBeInstanceOf(ServiceError);
       expect((error as ServiceError).code, url).toBe("ImportUrlRefused");
       expect((error as ServiceError).parameter).toBe("strCSVUrl");
+      messages.add((error as ServiceError).message);
     }
+    // One text for every refusal: the caller learns nothing of hosts, addresses or which rule refused.
+    expect([...messages]).toEqual([`strCSVUrl is refused: ${IMPORT_URL_REFUSED}.`]);
+    for (const hint of ["127.0.0.1", "files.test", "fd00", "loopback", "private", "resolve", "10.0.0.1"]) {
+      expect(IMPORT_URL_REFUSED).not.toContain(hint);
+    }
+    // The log has the detail (host, address, rule), one line per refusal, never the whole URL.
+    const refusals = logs.filter((e) => e.event === "import.url_refused");
+    expect(refusals.length).toBe(refusedUrls.length);
+    expect(refusals.find((e) => e.host === "files.test")).toMatchObject({ account: account.id, rule: "blocked-address" });
+    expect(String(refusals.find((e) => e.host === "files.test")?.detail)).toContain("127.0.0.1");
+    expect(String(refusals.find((e) => e.host === "mixed.test")?.detail)).toContain("fd00::1");
+    expect(refusals.find((e) => e.host === "nowhere.test")).toMatchObject({ rule: "no-host" });
+    expect(JSON.stringify(refusals)).not.toContain("a".repeat(100));
     expect(await store.db.selectFrom("imports").selectAll().execute()).toEqual([]);
 
     // Allowed: a public address, the allow-listed loopback address, and an allow-listed host name.

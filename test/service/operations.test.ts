@@ -81,6 +81,20 @@ describeEngines("issue 9 operations", (engine) => {
     expect(list.name).toBe("Alice news");
   });
 
+  it.each(BINDINGS)("an import URL that is file:, ftp:, relative, loopback or private answers ImportUrlRefused over %s, one text for all", async (binding) => {
+    const client = svc.client("alice", "alice-secret-1", binding);
+    const urls = ["file:///etc/passwd", "ftp://files.example.test/a.csv", "files/list.csv", "http:\\\\files.example.test\\a.csv", "http://127.0.0.1:9/x.csv", "http://10.1.2.3/x.csv", "http://u:p@files.example.test/x"];
+    const refusals = await Promise.all(urls.map((url) => fault(client.InsertCSVSubscribersWithDemDataFromFileToQueue({ strMailingListID: String(aliceList), strCSVUrl: url }))));
+    for (const refusal of refusals) {
+      expect(refusal.errorCode).toBe("ImportUrlRefused");
+      expect(refusal.parameter).toBe("strCSVUrl");
+    }
+    // The same words whatever refused it: nothing about the host, its address or the rule.
+    expect(new Set(refusals.map((r) => r.message)).size).toBe(1);
+    expect(refusals[0]!.message).not.toMatch(/127\.0\.0\.1|10\.1\.2\.3|loopback|private|scheme/);
+    expect(await svc.app.store.db.selectFrom("imports").select("id").execute()).toEqual([]);
+  });
+
   it("an opted-out address inserts nothing and changes no membership, but the id comes back", async () => {
     const client = svc.client("alice", "alice-secret-1");
     const id = await client.InsertSubscriberSid({ strEmail: "gone@example.com", strMailingListID: String(aliceList) });
