@@ -1,0 +1,1 @@
+<%@ WebService Language="C#" CodeBehind="~/App_Code/Headers.cs" Class="Fixtures.Headers" %>
