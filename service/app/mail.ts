@@ -2,6 +2,7 @@
 // exactly when what caused it was committed), delivered later by the outbox worker.
 
 import { randomBytes } from "node:crypto";
+import { mailboxField, plainField, unstructuredField } from "./mail-headers.js";
 import type { Db } from "./subscribers.js";
 
 export interface MailInput {
@@ -16,19 +17,6 @@ export interface MailInput {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** An RFC 2047 encoded word when the text is not plain ASCII, else the text. */
-function headerText(text: string): string {
-  const oneLine = text.replace(/[\r\n]+/g, " ");
-  return /^[\x20-\x7e]*$/.test(oneLine) ? oneLine : `=?UTF-8?B?${Buffer.from(oneLine, "utf8").toString("base64")}?=`;
-}
-
-function mailbox(name: string, address: string): string {
-  const safeAddress = address.replace(/[\r\n<>]/g, "");
-  if (name === "") return `<${safeAddress}>`;
-  const display = headerText(name);
-  return `${display.startsWith("=?") ? display : `"${display.replace(/["\\]/g, "\\$&")}"`} <${safeAddress}>`;
-}
-
 /** UTF-8 text as base64 in lines of 76 characters, line ends made CRLF first. */
 function base64Body(text: string): string {
   return Buffer.from(text.replace(/\r?\n/g, "\r\n"), "utf8").toString("base64").replace(/.{76}/g, "$&\r\n");
@@ -39,10 +27,12 @@ function base64Body(text: string): string {
  * given, a multipart/alternative of the text part and the HTML part (each base64 UTF-8).
  */
 export function renderMessage(input: MailInput, now: number, domain: string): string {
+  const fields: string[] = [
+    mailboxField("From", input.from.name, input.from.address),
+    mailboxField("To", input.to.name, input.to.address),
+    unstructuredField("Subject", input.subject),
+  ];
   const headers: [string, string][] = [
-    ["From", mailbox(input.from.name, input.from.address)],
-    ["To", mailbox(input.to.name, input.to.address)],
-    ["Subject", headerText(input.subject)],
     ["Date", new Date(now).toUTCString().replace("GMT", "+0000")],
     ["Message-ID", `<${randomBytes(12).toString("hex")}@${domain}>`],
     ["MIME-Version", "1.0"],
@@ -59,8 +49,9 @@ export function renderMessage(input: MailInput, now: number, domain: string): st
       `--${boundary}\r\nContent-Type: ${type}; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n${base64Body(text)}\r\n`;
     body = `${part("text/plain", input.text)}${part("text/html", input.html)}--${boundary}--`;
   }
-  for (const [name, value] of Object.entries(input.headers ?? {})) headers.push([name, value.replace(/[\r\n]+/g, " ")]);
-  return `${headers.map(([n, v]) => `${n}: ${v}`).join("\r\n")}\r\n\r\n${body}\r\n`;
+  fields.push(...headers.map(([n, v]) => `${n}: ${v}`));
+  for (const [name, value] of Object.entries(input.headers ?? {})) fields.push(plainField(name, value));
+  return `${fields.join("\r\n")}\r\n\r\n${body}\r\n`;
 }
 
 /**
