@@ -14,7 +14,7 @@ import { smtpTransport } from "./app/mail-transport.js";
 import { OutboxWorker } from "./app/outbox.js";
 import { SendingWorker, unsubscribeRoute } from "./app/sendings.js";
 import { SmsWorker } from "./app/sms-outbox.js";
-import { handleTrackingRequest, loadLinkKey, prepareTracking } from "./app/tracking.js";
+import { TrackingLimiter, handleTrackingRequest, loadLinkKey, prepareTracking } from "./app/tracking.js";
 import { TriggerWorker } from "./app/triggers.js";
 import { confirmSubscription, createService } from "./app/service.js";
 import type { Config } from "./config.js";
@@ -144,6 +144,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       })
     : undefined;
   const triggerWorker = runWorkers ? new TriggerWorker(store, { now, log: (e) => logger.info(e), onRecipientsQueued: () => sendings?.wake() }) : undefined;
+  const trackingLimiter = new TrackingLimiter();
   const importQueue = createImportQueue(store, { allowHosts: config.importAllowHosts, now, log: (e) => logger.warn(e) });
   const auth = new Authenticator(store.db, { now });
   const service = createService({
@@ -219,7 +220,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       }
       return send(ok ? 200 : 404, "text/html; charset=utf-8", ok ? CONFIRMED_PAGE : INVALID_LINK_PAGE);
     }
-    if (await handleTrackingRequest(store, req, res, now())) return;
+    if (await handleTrackingRequest(store, req, res, now(), trackingLimiter)) return;
     return send(404, "text/plain; charset=utf-8", "Not found. The service is at /ExternalAPIService.asmx.\n");
   }
 

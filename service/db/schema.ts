@@ -283,6 +283,23 @@ export interface TrackingEventsTable {
   created_at: number;
 }
 
+/**
+ * What one tracking token has recorded (migration 0010): the bound on views, clicks and conversions per
+ * recipient (and link), shared by every instance. `link_id` is 0 for views.
+ */
+export interface TrackingLimitsTable {
+  sending_id: number;
+  subscriber_id: number;
+  link_id: number;
+  kind: "view" | "click" | "conversion";
+  /** When the current window began (ms). */
+  window_start: number;
+  /** Events recorded in the current window. */
+  window_count: number;
+  /** Events recorded in all. */
+  total: number;
+}
+
 export interface TriggersTable {
   id: Generated<number>;
   account_id: number;
@@ -328,6 +345,7 @@ export interface Database {
   sending_recipients: SendingRecipientsTable;
   tracked_links: TrackedLinksTable;
   tracking_events: TrackingEventsTable;
+  tracking_limits: TrackingLimitsTable;
   triggers: TriggersTable;
   trigger_fired: TriggerFiredTable;
 }

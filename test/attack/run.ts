@@ -3,7 +3,7 @@
 // times (well under 5 minutes on a 2-core machine). Prints one table; exits 1 if any row fails.
 //
 //   npm run fuzz                              everything
-//   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort)
+//   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort tracking)
 //   npm run fuzz -- --requests 20000 --seed 7 a shorter or different fuzzing run
 //   npm run fuzz -- --markdown                also print the table as Markdown (for the README)
 
@@ -19,10 +19,11 @@ import { runPipelinedAbort } from "./pipelined-abort.js";
 import { formatMarkdown, formatTable, mb, ms, size, type Row } from "./report.js";
 import { describeOutcome, LINEAR_SHAPES, measureLinearity, runXmlAttack, XML_ATTACKS } from "./xml-attacks.js";
 import { PROBE_REQUEST } from "./requests.js";
+import { trackingSection } from "./tracking.js";
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-const SECTIONS = ["fuzz", "adapters", "xml", "exhaustion", "faults", "client", "host", "abort"] as const;
+const SECTIONS = ["fuzz", "adapters", "xml", "exhaustion", "faults", "client", "host", "abort", "tracking"] as const;
 type Section = (typeof SECTIONS)[number];
 
 function flag(name: string): string | undefined {
@@ -311,6 +312,7 @@ async function main(): Promise<void> {
     client: () => clientSection(rows),
     host: () => hostSection(rows),
     abort: () => abortSection(rows),
+    tracking: () => trackingSection(rows),
   };
   for (const name of SECTIONS) {
     if (only && !only.includes(name)) continue;

@@ -7,7 +7,7 @@
 // scanner is linear on 1 MB of hostile HTML.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findAnchorHrefs, loadLinkKey, prepareTracking, signToken, verifyToken } from "../../service/app/tracking.js";
+import { TRACKING_LIMITS, TrackingLimiter, findAnchorHrefs, loadLinkKey, prepareTracking, signToken, verifyToken } from "../../service/app/tracking.js";
 import type { Tracking } from "../../service/db/schema.js";
 import { timeRatio, timeRatioAsync } from "../fixtures/growth.js";
 import { describeEngines } from "./support/engines.js";
@@ -73,9 +73,11 @@ describeEngines("tracking", (engine) => {
   let ann: number;
   let bob: number;
   let template: number;
+  /** The service's clock is Date.now() + offset: the tests move it across tracking windows. */
+  let offset = 0;
 
   beforeAll(async () => {
-    svc = await startService(engine, "tracking");
+    svc = await startService(engine, "tracking", {}, { now: () => Date.now() + offset });
     key = await loadLinkKey(svc.app.store);
     account = await svc.createAccount("tracker", "secret-pass");
     list = await svc.createList(account, "News");
@@ -238,6 +240,111 @@ describeEngines("tracking", (engine) => {
     expect(forged.status).toBe(404);
     expect(await events(all)).toEqual([]);
     expect(await events(roi)).toHaveLength(2);
+  });
+
+  describe("bounds on what one token records", () => {
+    const { windowMs } = TRACKING_LIMITS;
+    const kinds = async (s: number) => (await events(s)).map((e) => e.kind);
+
+    it("a pixel records one view per recipient per window and 50 in all; every load gets the GIF", async () => {
+      const s = await sending("all");
+      const pixel = (html: string) => /\/t\/o\/([A-Za-z0-9_.-]+)"/.exec(html)![1]!;
+      const annPixel = pixel(await prepare(s, ann, "all"));
+      const bobPixel = pixel(await prepare(s, bob, "all"));
+      const load = async (token: string) => {
+        const res = await get(`/t/o/${token}`);
+        expect(res.status).toBe(200);
+        expect(res.headers.get("content-type")).toBe("image/gif");
+        expect(Buffer.from(await res.arrayBuffer()).subarray(0, 6).toString("latin1")).toBe("GIF89a");
+      };
+      for (let i = 0; i < 30; i++) await load(annPixel);
+      await load(bobPixel); // another recipient's own bound
+      expect(await kinds(s)).toEqual(["view", "view"]);
+      offset += windowMs - 1000; // still the same window
+      await load(annPixel);
+      expect(await events(s)).toHaveLength(2);
+      offset += 1000; // the window has ended
+      await load(annPixel);
+      await load(annPixel);
+      expect((await events(s)).filter((e) => e.subscriber_id === ann)).toHaveLength(2);
+      for (let w = 0; w < TRACKING_LIMITS.view.total + 5; w++) {
+        offset += windowMs;
+        await load(annPixel);
+      }
+      expect((await events(s)).filter((e) => e.subscriber_id === ann)).toHaveLength(TRACKING_LIMITS.view.total);
+    });
+
+    it("a link records one click per recipient per window and 20 in all; every follow is redirected", async () => {
+      const s = await sending("all");
+      const [first, , second] = clickTokens(await prepare(s, ann, "all"));
+      const follow = async (token: string) => {
+        const res = await get(`/t/c/${token}`);
+        expect(res.status).toBe(302);
+        expect(res.headers.get("location")).toMatch(/^https?:\/\/(shop|plain)\.example\//);
+        await res.arrayBuffer();
+      };
+      for (let i = 0; i < 25; i++) await follow(first!);
+      await follow(second!); // another link: its own bound
+      expect((await events(s)).map((e) => [e.kind, e.link_id])).toEqual([
+        ["click", verifyToken(key, first!)!.linkId],
+        ["click", verifyToken(key, second!)!.linkId],
+      ]);
+      for (let w = 0; w < TRACKING_LIMITS.click.total + 5; w++) {
+        offset += windowMs;
+        await follow(first!);
+        await follow(first!);
+      }
+      expect((await events(s)).filter((e) => e.link_id === verifyToken(key, first!)!.linkId)).toHaveLength(TRACKING_LIMITS.click.total);
+    });
+
+    it("a conversion is at most 1,000,000,000 (400 above) and a click token records 10 in all, answered 204", async () => {
+      const roi = await sending("roi");
+      const [token] = clickTokens(await prepare(roi, ann, "roi"));
+      for (const tooLarge of ["1000000000.000001", "1000000001", "9".repeat(24)]) {
+        const res = await get(`/t/v/${token}?value=${tooLarge}`);
+        expect(res.status, tooLarge).toBe(400);
+        expect(await res.text()).toContain("at most 1000000000");
+      }
+      expect(await events(roi)).toEqual([]);
+      for (let i = 0; i < 15; i++) {
+        const res = await get(`/t/v/${token}?value=1000000000`);
+        expect(res.status).toBe(204);
+      }
+      offset += 30 * windowMs; // the total holds for good
+      expect((await get(`/t/v/${token}?value=1`)).status).toBe(204);
+      const recorded = await events(roi);
+      expect(recorded).toHaveLength(TRACKING_LIMITS.conversion.total);
+      expect(new Set(recorded.map((e) => e.value))).toEqual(new Set(["1000000000"]));
+    });
+
+    it("holds across instances: concurrent admits from two limiters on one database count once per window", async () => {
+      const s = await sending("all");
+      const limiters = [new TrackingLimiter(), new TrackingLimiter()];
+      const at = Date.now() + offset;
+      const key = { kind: "click", sendingId: s, subscriberId: ann, linkId: 1 } as const;
+      const admitted = await Promise.all(Array.from({ length: 20 }, (_, i) => svc.app.store.write((trx) => limiters[i % 2]!.admit(trx, key, at))));
+      expect(admitted.filter(Boolean)).toHaveLength(1);
+      expect(limiters.every((l) => l.exhaustedAt(key, at))).toBe(true);
+      expect(limiters[0]!.exhaustedAt(key, at + windowMs)).toBe(false);
+      const later = await Promise.all(Array.from({ length: 6 }, (_, i) => svc.app.store.write((trx) => limiters[i % 2]!.admit(trx, key, at + windowMs))));
+      expect(later.filter(Boolean)).toHaveLength(1);
+    });
+
+    it("keeps at most cacheEntries exhausted tokens in memory", async () => {
+      const s = await sending("all");
+      const limiter = new TrackingLimiter({ ...TRACKING_LIMITS, cacheEntries: 8 });
+      const at = Date.now() + offset;
+      for (let subscriber = 1; subscriber <= 40; subscriber++) {
+        const key = { kind: "view", sendingId: s, subscriberId: subscriber, linkId: 0 } as const;
+        expect(await svc.app.store.write((trx) => limiter.admit(trx, key, at))).toBe(true);
+        expect(limiter.exhaustedAt(key, at)).toBe(true);
+      }
+      expect(limiter.cachedKeys).toBe(8);
+      // A token dropped from the cache is still refused: by the database.
+      const dropped = { kind: "view", sendingId: s, subscriberId: 1, linkId: 0 } as const;
+      expect(limiter.exhaustedAt(dropped, at)).toBe(false);
+      expect(await svc.app.store.write((trx) => limiter.admit(trx, dropped, at))).toBe(false);
+    });
   });
 
   it("rewrites 1 MB of hostile HTML in linear time", async () => {

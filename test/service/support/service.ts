@@ -33,7 +33,7 @@ export const BINDINGS: readonly BindingName[] = ["soap11", "soap12", "httpGet", 
 /** Password hashes cost a scrypt each: one per distinct password per process. */
 const hashes = new Map<string, Promise<string>>();
 
-export async function startService(engine: EngineName, label: string, env: Record<string, string> = {}): Promise<TestService> {
+export async function startService(engine: EngineName, label: string, env: Record<string, string> = {}, options: { now?: () => number } = {}): Promise<TestService> {
   const outboxDir = mkdtempSync(join(tmpdir(), "eas-outbox-"));
   const smsDir = mkdtempSync(join(tmpdir(), "eas-sms-"));
   const logs: Record<string, unknown>[] = [];
@@ -54,7 +54,7 @@ export async function startService(engine: EngineName, label: string, env: Recor
     SHUTDOWN_TIMEOUT_MS: "5000",
     ...env,
   });
-  const app = await createApp(config, { logDestination });
+  const app = await createApp(config, { logDestination, ...options });
   const { url } = await app.start();
   const base = url!;
   return {
