@@ -1,6 +1,6 @@
-// The SOAP header fixture (code-behind for Headers.asmx): one method without any [SoapHeader], one that
-// declares a required AuthHeader and never marks it understood, and a call counter that shows whether a
-// faulted call reached the method.
+// The SOAP header fixture (code-behind for Headers.asmx): a method without any [SoapHeader], one that
+// declares a required AuthHeader and never touches DidUnderstand, one that declares it and marks it not
+// understood, and call counters that show whether a faulted call reached the method.
 using System.Web.Services;
 using System.Web.Services.Protocols;
 
@@ -42,6 +42,23 @@ namespace Fixtures
         }
 
 #pragma warning restore 618
+
+        static int rejectingCalls;
+
+        [WebMethod]
+        [SoapHeader("Auth")]
+        public string SecuredRejecting(string text)
+        {
+            System.Threading.Interlocked.Increment(ref rejectingCalls);
+            if (Auth != null) Auth.DidUnderstand = false;
+            return Describe(text);
+        }
+
+        [WebMethod(Description = "How many times SecuredRejecting ran since the host started.")]
+        public int RejectingCalls()
+        {
+            return System.Threading.Volatile.Read(ref rejectingCalls);
+        }
 
         string Describe(string text)
         {
