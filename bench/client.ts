@@ -24,7 +24,7 @@ const soapResponse = (envNs: string) =>
 
 const httpResponse = `<?xml version="1.0" encoding="utf-8"?>\n<long xmlns="${NS}">${SID}</long>`;
 
-/** The answers a server sends (wire/README.md §2, §3, §4), canned. */
+/** The answers a server sends (docs/wire.md §2, §3, §4), canned. */
 const canned: Record<BindingName, WireResponse> = {
   soap11: { status: 200, headers: { "content-type": "text/xml; charset=utf-8" }, body: soapResponse(SOAP11_NS) },
   soap12: { status: 200, headers: { "content-type": "application/soap+xml; charset=utf-8" }, body: soapResponse(SOAP12_NS) },

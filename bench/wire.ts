@@ -40,7 +40,7 @@ const insertSubscriberSid =
   `<strEmail>a@b</strEmail><strName>N</strName><strFormat>HTML</strFormat><strCountryCode>46</strCountryCode>` +
   `<strPhoneNumber>123</strPhoneNumber><strMailingListID>1</strMailingListID></InsertSubscriberSid>`;
 
-/** wire/README.md §2: InsertSubscriberSid exactly as a .NET-generated client sends it (one line). */
+/** docs/wire.md §2: InsertSubscriberSid exactly as a .NET-generated client sends it (one line). */
 export const SOAP11_INSERT = envelope(SOAP11_NS, insertSubscriberSid);
 export const SOAP12_INSERT = envelope(SOAP12_NS, insertSubscriberSid);
 export const SOAP11_TRIGGERS = envelope(

@@ -1,5 +1,5 @@
-// The WSDL 1.1 document in the shape an ASMX host publishes (wire/README.md §7): the server answers ?WSDL
-// with it, located at the request's address, and the generator writes the same function's output as
+// The WSDL 1.1 document in the shape an ASMX host publishes (easgen docs/wire.md §7): the server answers
+// ?WSDL with it, located at the request's address, and the generator writes the same function's output as
 // generated/{Service}.wsdl.
 
 import type { ServiceDocs } from "./docs.js";

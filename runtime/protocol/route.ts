@@ -1,6 +1,6 @@
 // Which binding a request to the endpoint is for, and the answer to one no binding takes, as an ASMX
-// host decides (wire/README.md §1 and §1a): SOAP by media type and then by the envelope's own namespace,
-// HTTP GET/POST by method below the endpoint, 415 and 405 for the rest.
+// host decides (easgen docs/wire.md §1 and §1a): SOAP by media type and then by the envelope's own
+// namespace, HTTP GET/POST by method below the endpoint, 415 and 405 for the rest.
 
 import { ErrorCodes, ServiceError } from "../errors.js";
 import { oneLine } from "../safe-error.js";
@@ -92,7 +92,7 @@ const UNSUPPORTED_MEDIA: WireResponse = textErrorResponse(
 );
 
 /**
- * 405 with Allow. ASMX's status; wire/README.md records no body, so (ours) one line of text as the
+ * 405 with Allow. ASMX's status; easgen docs/wire.md §1a records no body, so (ours) one line of text as the
  * HTTP bindings' errors have.
  */
 function methodNotAllowed(method: string, allow: string): WireResponse {

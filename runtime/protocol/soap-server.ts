@@ -25,7 +25,7 @@ export interface SoapServerVersion extends SoapVersion {
   transportAction(headers: Readonly<Record<string, string>>): TransportAction;
   /**
    * What a request with an empty HTTP body gets: ASMX refuses it with 400 for SOAP 1.1 and answers a
-   * Receiver fault ("Root element is missing.") for SOAP 1.2 (wire/README.md §1a).
+   * Receiver fault ("Root element is missing.") for SOAP 1.2 (easgen docs/wire.md §1a).
    */
   readonly emptyBody: "badRequest" | "receiverFault";
   /** The `<soap:Fault>` element for an error, `detail` being the detail's inner XML. */
@@ -40,7 +40,7 @@ export function refusalError(error: XmlRefusal): ServiceError {
     : error.reason === "attributes" ? ErrorCodes.TooManyAttributes
     : error.reason === "elements" ? ErrorCodes.TooManyElements
     : ErrorCodes.MalformedXml;
-  // ASMX answers XML it cannot read with 400 and no fault (wire/README.md §1a): see isHttpLevel.
+  // ASMX answers XML it cannot read with 400 and no fault (easgen docs/wire.md §1a): see isHttpLevel.
   return clientError(code, `The request is not acceptable XML: ${error.message}`, {
     exceptionType: "System.InvalidOperationException",
     status: 400,
@@ -48,7 +48,7 @@ export function refusalError(error: XmlRefusal): ServiceError {
 }
 
 /**
- * Refusals ASMX makes at the HTTP level, without a fault envelope (wire/README.md §1a): 400 (ours: one
+ * Refusals ASMX makes at the HTTP level, without a fault envelope (easgen docs/wire.md §1a): 400 (ours: one
  * line of text where ASMX sends nothing) and 415 (empty body). See text-error.ts.
  */
 export function isHttpLevel(error: ServiceError): boolean {

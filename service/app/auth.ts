@@ -1,4 +1,4 @@
-// Accounts' credentials (SERVICE.md "Accounts and credentials"): salted scrypt hashes; one
+// Accounts' credentials (docs/service-interface.md "Authentication and errors"): salted scrypt hashes; one
 // InvalidCredentials answer, with the same work, for an unknown user, a wrong password and empty
 // credentials; a verified pair cached for at most 60 s under a keyed hash of the pair (never the
 // password itself); a user name locked for 60 s after 10 failures in 10 minutes.

@@ -1,6 +1,6 @@
-// Template newsletters (SERVICE.md "Newsletters and sendings"): InsertTemplateNewsletter,
-// InsertActiveTemplateModule, GetNewsletterFilters, and the pure pieces the sending worker renders with
-// (evaluateFilter, renderNewsletter).
+// Template newsletters (docs/service-interface.md "Mailing list, newsletter and sending operations"):
+// InsertTemplateNewsletter, InsertActiveTemplateModule, GetNewsletterFilters, and the pure pieces the
+// sending worker renders with (evaluateFilter, renderNewsletter).
 //
 // - Templates, modules and filters are the admin CLI's (`template`, `module`, `filter`). Every name or id
 //   a caller gives must be the calling account's; anything else is NotFound naming the parameter.

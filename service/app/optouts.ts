@@ -1,4 +1,4 @@
-// The opt-out-all set (SERVICE.md "Subscribers and mailing lists"): per account, lower-cased e-mail
+// The opt-out-all set (docs/service-interface.md "States"): per account, lower-cased e-mail
 // addresses that no list may mail. Written by the admin CLI (`optout add|remove`) and by the
 // unsubscribe-from-all link; read by every insert path (upsertSubscribers skips these addresses).
 //

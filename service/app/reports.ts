@@ -1,4 +1,4 @@
-// The two sending reports (SERVICE.md "Tracking and reports"): GetReportViewsByDateInterval and
+// The two sending reports (docs/service-interface.md "Reading operations"): GetReportViewsByDateInterval and
 // GetRoiResults. Every query is scoped by the caller's account_id: a sending of another account is
 // NotFound (the same answer as a missing one), and no row of another account can join in.
 

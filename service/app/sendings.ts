@@ -1,5 +1,6 @@
-// Sendings (SERVICE.md "Newsletters and sendings"): SendNewsletter schedules one, the SendingWorker
-// delivers it exactly once per recipient, and the signed one-click unsubscribe link of its messages.
+// Sendings (docs/service-interface.md "Mailing list, newsletter and sending operations"): SendNewsletter
+// schedules one, the SendingWorker delivers it exactly once per recipient, and the signed one-click
+// unsubscribe link of its messages.
 //
 // - SendNewsletter: strFromEmail is checked like any address; the newsletter, list and (optional) filter
 //   must be the account's, else NotFound naming the parameter. The send time is wall-clock time in the

@@ -1,4 +1,4 @@
-// Subscribers, memberships and the opt-out-all set (SERVICE.md "Subscribers and mailing lists").
+// Subscribers, memberships and the opt-out-all set (docs/service-interface.md "Subscriber operations").
 // Single inserts, the CSV bulk insert and the queued file import all write through upsertSubscribers,
 // one set-based path: a chunk of rows costs a handful of statements, whatever its size.
 

@@ -1,4 +1,4 @@
-// The reference peer is only as good as its fidelity to ../shared/wire/README.md: here it reproduces
+// The reference peer is only as good as its fidelity to docs/wire.md: here it reproduces
 // that page's samples (../fixtures/wire-samples.ts) byte for byte (requests as a .NET client sends them,
 // answers as ASMX writes them).
 
@@ -15,7 +15,7 @@ function op(name: string): RefOperation {
   return found;
 }
 
-describe("reference requests match wire/README.md", () => {
+describe("reference requests match docs/wire.md", () => {
   it("§2 SOAP 1.1 InsertSubscriberSid", () => {
     expect(referenceRequest(op("InsertSubscriberSid"), "soap11", wire.SOAP11_REQUEST_VALUES)).toEqual({
       method: "POST",
@@ -46,7 +46,7 @@ describe("reference requests match wire/README.md", () => {
   });
 });
 
-describe("reference responses match wire/README.md", () => {
+describe("reference responses match docs/wire.md", () => {
   it("§2 SOAP 1.1 scalar", () => {
     expect(referenceResponse(op("InsertSubscriberSid"), "soap11", "1234567890123", {}).body).toBe(wire.SOAP11_RESPONSE_BODY);
   });

@@ -33,7 +33,7 @@ const portKeys = Object.keys(PORTS) as PortKey[];
  * Where zeep 4.2 decodes a correct answer differently from what was sent. Each entry names the zeep code
  * responsible and turns the value we sent into the value zeep gives; the test asserts that zeep still gives
  * exactly that, and that it still differs from what was sent, so it notices when a zeep release fixes it.
- * Our side was checked first: the responses are the ones the wire reference (shared/wire/README.md §2, §4)
+ * Our side was checked first: the responses are the ones the wire reference (docs/wire.md §2, §4)
  * records for ASMX (`<NewsletterName />` for an empty string, `<GetNewsletterFiltersResult />` for an empty
  * array), and the same answers decode as sent over the other ports or with our own client.
  */
@@ -77,7 +77,7 @@ function probeParams(): Record<string, unknown> {
 
 /**
  * zeep's HTTP ports write a Python datetime as str(datetime), `2024-01-02 03:04:05`: ASMX converts it as .NET
- * converts text (wire/README.md §1a), and so does our server, handing the handler the xs:dateTime text.
+ * converts text (docs/wire.md §1a), and so does our server, handing the handler the xs:dateTime text.
  */
 const DATETIME_OP = "GetTriggerViews" satisfies Op;
 const DATETIME_MARK = 424242;

@@ -175,7 +175,7 @@ describe("hostile XML", () => {
   });
   afterAll(() => s.server.close());
 
-  // XML the reader refuses gets 400 and no fault, as ASMX answers it (wire/README.md §1a).
+  // XML the reader refuses gets 400 and no fault, as ASMX answers it (docs/wire.md §1a).
   it.each(soapVersions)("refuses deep nesting with 400 TooDeep, no fault (%s)", async (version) => {
     const { headers, body } = soapRequest(version, "InsertSubscriberSid", SID_PARAMS);
     const deep = body.replace("<strName>N</strName>", `<strName>${"<a>".repeat(500)}N${"</a>".repeat(500)}</strName>`);

@@ -229,9 +229,9 @@ describe("as middleware", () => {
   });
 });
 
-// wire/README.md §1a: each row as the ASMX host answers it (rows marked "ours" are kept on purpose and
+// docs/wire.md §1a: each row as the ASMX host answers it (rows marked "ours" are kept on purpose and
 // listed in README.md "Deliberate differences from ASMX").
-describe("ASMX routing and refusals (wire/README.md §1a)", () => {
+describe("ASMX routing and refusals (docs/wire.md §1a)", () => {
   const SOAP11_NS = "http://schemas.xmlsoap.org/soap/envelope/";
   const SOAP12_NS = "http://www.w3.org/2003/05/soap-envelope";
   const filters = { strUsername: "u", strPassword: "p", intNewsletterId: "7" };
@@ -339,7 +339,7 @@ describe("ASMX routing and refusals (wire/README.md §1a)", () => {
   });
 });
 
-describe("HTTP GET/POST values as .NET converts text (wire/README.md §1a)", () => {
+describe("HTTP GET/POST values as .NET converts text (docs/wire.md §1a)", () => {
   const triggerQuery = (fromDate: string, triggerId = "1") =>
     new URLSearchParams({ strUsername: "u", strPassword: "p", triggerId, fromDate, toDate: "2024-02-01T00:00:00" }).toString();
 

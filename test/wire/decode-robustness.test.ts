@@ -189,7 +189,7 @@ describe("transport naming of the operation", () => {
     expect(decode("soap12", body(ENVELOPE.soap12), { "content-type": contentType }).op).toBe("InsertSubscriberSid");
   });
 
-  it("SOAP 1.1 with no SOAPAction header at all: the Body element names the operation (wire/README.md §1a)", () => {
+  it("SOAP 1.1 with no SOAPAction header at all: the Body element names the operation (docs/wire.md §1a)", () => {
     expect(decode("soap11", body(ENVELOPE.soap11), { "content-type": "text/xml; charset=utf-8" }).op).toBe("InsertSubscriberSid");
   });
 });
@@ -245,7 +245,7 @@ describe("decode refuses, with the right error code", () => {
     { name: "SOAP 1.2 action and Body disagree", binding: "soap12", body: sidBody(ENVELOPE.soap12), headers: headersFor("soap12", "GetNewsletterFilters"), code: "SoapActionMismatch" },
   ];
 
-  /** XML the reader refuses is refused at the HTTP level, 400 (wire/README.md §1a); the rest are faults. */
+  /** XML the reader refuses is refused at the HTTP level, 400 (docs/wire.md §1a); the rest are faults. */
   const HTTP_LEVEL = new Set(["DoctypeRefused", "TooDeep", "MalformedXml"]);
 
   it.each(cases)("$binding: $name -> $code", ({ binding, body, headers, code }) => {
@@ -269,7 +269,7 @@ describe("decode refuses, with the right error code", () => {
     }
   });
 
-  it("a DOCTYPE becomes 400 with one line of text and the code, no fault envelope (wire/README.md §1a)", () => {
+  it("a DOCTYPE becomes 400 with one line of text and the code, no fault envelope (docs/wire.md §1a)", () => {
     const error = refusal(() => decode("soap11", sidBody(ENVELOPE.soap11).replace("?>", "?><!DOCTYPE x []>"), headersFor("soap11", "InsertSubscriberSid")));
     for (const name of ["soap11", "soap12"] as const) {
       const response = bindings[name].encodeError(error);
@@ -287,7 +287,7 @@ describe("decode refuses, with the right error code", () => {
     expect([error.status, error.side, error.code, error.message]).toEqual([400, "client", "MalformedXml", "Root element is missing."]);
   });
 
-  it("soap12: an empty body is a Receiver fault, 500, \"Root element is missing.\" (wire/README.md §1a)", () => {
+  it("soap12: an empty body is a Receiver fault, 500, \"Root element is missing.\" (docs/wire.md §1a)", () => {
     const error = refusal(() => decode("soap12", "", headersFor("soap12", "InsertSubscriberSid")));
     expect([error.status, error.side, error.code, error.message]).toEqual([500, "server", "MalformedXml", "Root element is missing."]);
     const response = bindings.soap12.encodeError(error);

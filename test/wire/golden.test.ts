@@ -2,7 +2,7 @@
 // checked in under test/wire/golden/<binding>/<Op>.{request,response}.http. Each is also decoded back
 // on the other side, so the bytes on file are proven to carry the sample values intact.
 // Regenerate deliberately with `npx vitest run test/wire -u`, then review the diff against
-// ../shared/wire/README.md: these files are the contract with existing ASMX clients.
+// docs/wire.md: these files are the contract with existing ASMX clients.
 
 import { readdirSync } from "node:fs";
 import { relative } from "node:path";

@@ -1,4 +1,4 @@
-// What an ASMX host answers when it refuses or fails a call (wire/README.md §2–4, README "Validation
+// What an ASMX host answers when it refuses or fails a call (docs/wire.md §2–4, README "Validation
 // rules and error codes"): a SOAP fault with the error code in <detail>, or a 500 text/plain line
 // `<ExceptionType>: <message>` with the code in X-Error-Code.
 
@@ -16,7 +16,7 @@ export interface RefError {
   readonly exception: string;
   /**
    * How the refusal is carried: a SOAP fault, the text form (HTTP bindings), or bare: at the HTTP level
-   * with no fault (wire/README.md §1a: 400, 405, 415; ASMX's body is empty).
+   * with no fault (docs/wire.md §1a: 400, 405, 415; ASMX's body is empty).
    */
   readonly answer: "fault" | "text" | "bare";
   readonly parameter?: string;

@@ -1,4 +1,4 @@
-// What a .NET-generated client sends (wire/README.md §2–4): SOAP 1.1 with the quoted SOAPAction header,
+// What a .NET-generated client sends (docs/wire.md §2–4): SOAP 1.1 with the quoted SOAPAction header,
 // SOAP 1.2 with the action in the Content-Type, HTTP GET with a query string, HTTP POST with a form.
 // Every parameter is present, in spec order; one the caller did not give goes as empty text.
 

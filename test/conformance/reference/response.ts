@@ -1,4 +1,4 @@
-// What an ASMX host answers a successful call (wire/README.md §2–5): a compact SOAP envelope holding
+// What an ASMX host answers a successful call (docs/wire.md §2–5): a compact SOAP envelope holding
 // `<{Op}Response><{Op}Result>`, or an indented HTTP document whose root is the result type; records
 // omit null string fields; a DataSet is an inline schema plus a diffgram, a null cell an omitted element.
 

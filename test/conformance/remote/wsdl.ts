@@ -1,5 +1,5 @@
 // The WSDL check of the remote mode: `?WSDL` is served as text/xml and describes the four bindings
-// (wire/README.md §7), each with every operation of the spec.
+// (docs/wire.md §7), each with every operation of the spec.
 
 import { childNamed, readTree, type XNode } from "../canonical.js";
 import type { ReferenceAnswer } from "../reference/errors.js";

@@ -15,7 +15,7 @@ export const ROLES: readonly Role[] = ["server", "client"];
 
 /**
  * protocol: what every ASMX host does (routing, wire shapes, .NET's conversion of values, the refusals of
- * wire/README.md §1a), so a legacy host passes it. service: what our spec's validation and our deliberate
+ * docs/wire.md §1a), so a legacy host passes it. service: what our spec's validation and our deliberate
  * differences from ASMX add (required strings, enum/format/length rules, our limits), which a legacy host
  * may not do. A case without `profile` is protocol.
  */
@@ -77,7 +77,7 @@ export interface CaseError {
   readonly exception?: string;
   /**
    * fault: a SOAP fault; text: the `<ExceptionType>: <message>` 500 text; bare: a refusal at the HTTP level
-   * without a fault envelope (wire/README.md §1a: 400, 405, 415), where ASMX sends an empty body and ours
+   * without a fault envelope (docs/wire.md §1a: 400, 405, 415), where ASMX sends an empty body and ours
    * one line of text (or nothing, for 415).
    */
   readonly answer?: "fault" | "text" | "bare";

@@ -63,7 +63,7 @@ export function faultSideCode(binding: "soap11" | "soap12", side: "client" | "se
 }
 
 /**
- * A refusal at the HTTP level (wire/README.md §1a: 400, 405, 415): the status, and no fault envelope. ASMX
+ * A refusal at the HTTP level (docs/wire.md §1a: 400, 405, 415): the status, and no fault envelope. ASMX
  * sends an empty body there (its content type is not recorded, so it is not checked); ours, held to it
  * when `strict`, sends text/plain with X-Error-Code and one line of text (none for 415).
  */

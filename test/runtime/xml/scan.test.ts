@@ -148,7 +148,7 @@ describe.each(readers)("%s", (_name, read) => {
     expect(read(given)).toEqual(want);
   });
 
-  it("reads the DataSet schema and diffgram of wire/README.md §5", () => {
+  it("reads the DataSet schema and diffgram of docs/wire.md §5", () => {
     const root = read(DATASET_DOCUMENT);
     expect([root.ns, root.local]).toEqual([TEMPURI, "DataSet"]);
     const [schema, diffgram] = root.children;

@@ -78,7 +78,7 @@ function readOne(param: ParamModel, wire: WireValue, presence: Presence): unknow
       return undefined;
     }
     // A value type: nil (or, in SOAP, absence) is null when it is nullable, else it is missing (ASMX would
-    // pass 0: ours, wire/README.md §1a).
+    // pass 0: ours, easgen docs/wire.md §1a).
     if (param.nullable && (wire === null || presence === "element")) return null;
     throw missing(param);
   }

@@ -366,7 +366,7 @@ export function createServiceCore(
     return credentials;
   }
 
-  // Routing and the 415/405 answers live in protocol/route.ts (wire/README.md §1a).
+  // Routing and the 415/405 answers live in protocol/route.ts (easgen docs/wire.md §1a).
   const router = createRouter(bindings);
   function bindingFor(method: string, path: string, contentType: string | undefined): ServerBinding | undefined {
     return router.bindingFor(method, path, contentType);

@@ -474,8 +474,8 @@ export function matchesTextFormat(format: TextFormat, text: string): boolean {
 //
 // ASMX converts GET/POST values with .NET's invariant-culture parsing, which takes more forms than the xs:
 // lexical space, and real clients rely on it (zeep's HTTP ports send `2024-01-02 03:04:05` and `True`).
-// The forms below (wire/README.md §1a) are rewritten to the xs: text the strict parsers read, so a handler
-// sees one form whatever the caller sent. SOAP stays strict: XmlSerializer reads only xs: forms.
+// The forms below (easgen docs/wire.md §1a) are rewritten to the xs: text the strict parsers read, so a
+// handler sees one form whatever the caller sent. SOAP stays strict: XmlSerializer reads only xs: forms.
 
 /** Longest dateTime text rewritten; anything longer is left to the strict parser (and refused there). */
 const MAX_LENIENT_DATETIME = 64;
@@ -574,10 +574,10 @@ export function lenientDateTime(text: string): string | undefined {
 }
 
 /**
- * HTTP GET/POST: the xs: text for a value as .NET's invariant-culture conversion reads it (wire/README.md
- * §1a): dateTime in the forms lenientDateTime takes, `True`/`FALSE` in any case, `Infinity`/`-Infinity`.
- * Integers need nothing (the strict parser already takes a sign and surrounding whitespace). Any other
- * text comes back unchanged, for the strict parser to accept or refuse.
+ * HTTP GET/POST: the xs: text for a value as .NET's invariant-culture conversion reads it (easgen
+ * docs/wire.md §1a): dateTime in the forms lenientDateTime takes, `True`/`FALSE` in any case,
+ * `Infinity`/`-Infinity`. Integers need nothing (the strict parser already takes a sign and surrounding
+ * whitespace). Any other text comes back unchanged, for the strict parser to accept or refuse.
  */
 export function fromDotNetText(type: SoapType, text: string): string {
   switch (type) {

@@ -261,7 +261,7 @@ function leaf(name: string, placeholder: string): string {
   return `<${name}>${placeholder}</${name}>`;
 }
 
-/** An inline schema followed by a diffgram, as a .NET DataSet is written (wire/README.md §5). */
+/** An inline schema followed by a diffgram, as a .NET DataSet is written (easgen docs/wire.md §5). */
 function dataSetContent(dataSet: DataSetModel): string[] {
   const cells = dataSet.columns.flatMap((c) => cell(c));
   return [
