@@ -16,7 +16,7 @@ import { SendingWorker, unsubscribeRoute } from "./app/sendings.js";
 import { SmsWorker } from "./app/sms-outbox.js";
 import { TrackingLimiter, handleTrackingRequest, loadLinkKey, prepareTracking } from "./app/tracking.js";
 import { TriggerWorker } from "./app/triggers.js";
-import { confirmSubscription, createService } from "./app/service.js";
+import { confirmRoute, createService } from "./app/service.js";
 import type { Config } from "./config.js";
 import { openStore, type Store } from "./db/database.js";
 
@@ -49,13 +49,6 @@ export interface AppOptions {
   /** Where log lines go (default stdout). */
   readonly logDestination?: NodeJS.WritableStream;
   readonly now?: () => number;
-}
-
-const CONFIRMED_PAGE = page("Subscription confirmed", "Thank you: your subscription is confirmed.");
-const INVALID_LINK_PAGE = page("Link not valid", "This confirmation link is not valid: it was used already, has expired, or is not complete.");
-
-function page(title: string, text: string): string {
-  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${title}</title></head><body><h1>${title}</h1><p>${text}</p></body></html>`;
 }
 
 /** The request path as logged: no query (HTTP GET carries passwords there), no confirmation token. */
@@ -194,6 +187,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     };
     const unsubscribe = /^\/u\/([^/]*)$/.exec(path);
     if (unsubscribe !== null) return unsubscribeRoute(store, req, res, unsubscribe[1]!, now());
+    // A token is base64url: anything else (a malformed %-escape included) is simply not one.
+    const confirm = /^\/confirm\/([^/]*)$/.exec(path);
+    if (confirm !== null) {
+      return confirmRoute(store, req, res, confirm[1]!, now(), () => {
+        outbox?.wake();
+        triggerWorker?.wake();
+      });
+    }
     if (req.method !== "GET" && req.method !== "HEAD") return send(405, "text/plain; charset=utf-8", "Method not allowed.\n");
     if (path === "/healthz") {
       try {
@@ -209,16 +210,6 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       } catch {
         return send(503, "text/plain; charset=utf-8", "Metrics are unavailable: the database did not answer.\n");
       }
-    }
-    const confirm = /^\/confirm\/([^/]*)$/.exec(path);
-    if (confirm !== null) {
-      // A token is base64url: anything else (a malformed %-escape included) is simply not one.
-      const ok = await confirmSubscription(store, confirm[1]!, now());
-      if (ok) {
-        outbox?.wake();
-        triggerWorker?.wake();
-      }
-      return send(ok ? 200 : 404, "text/html; charset=utf-8", ok ? CONFIRMED_PAGE : INVALID_LINK_PAGE);
     }
     if (await handleTrackingRequest(store, req, res, now(), trackingLimiter)) return;
     return send(404, "text/plain; charset=utf-8", "Not found. The service is at /ExternalAPIService.asmx.\n");

@@ -34,6 +34,7 @@ import type { Store } from "../db/database.js";
 import type { Account, Database } from "../db/schema.js";
 import { notFound } from "./errors.js";
 import { queueMail } from "./mail.js";
+import { BODY_TOO_LARGE_PAGE, METHOD_NOT_ALLOWED_PAGE, buttonPage, discardBody, page, sendPage } from "./pages.js";
 import { type FilterRule, type NewsletterContent, evaluateFilter, loadNewsletterContent, renderNewsletter } from "./newsletters.js";
 import { PollingWorker } from "./polling-worker.js";
 import { type Db, checkEmail, idFromText, listOf } from "./subscribers.js";
@@ -147,41 +148,26 @@ export function verifyUnsubscribeToken(key: Buffer, token: string): { sendingId:
   return { sendingId: Number(m[1]), subscriberId: Number(m[2]), listId: Number(m[3]) };
 }
 
-function page(title: string, body: string): string {
-  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${title}</title></head><body><h1>${title}</h1>${body}</body></html>`;
-}
-
-const UNSUBSCRIBE_FORM = page(
+const UNSUBSCRIBE_FORM = buttonPage(
   "Unsubscribe",
-  '<p>Press the button to stop receiving this mailing list.</p><form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>',
+  "Press the button to stop receiving this mailing list.",
+  "Unsubscribe",
+  '<input type="hidden" name="List-Unsubscribe" value="One-Click">',
 );
 const UNSUBSCRIBED_PAGE = page("Unsubscribed", "<p>You are unsubscribed from this mailing list and will not receive it any more.</p>");
 const INVALID_PAGE = page("Link not valid", "<p>This unsubscribe link is not valid or not complete.</p>");
-
-/** Reads and discards a request body of at most 64 KiB (the one-click body is a few bytes). */
-async function discardBody(req: http.IncomingMessage): Promise<void> {
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > 65_536) break;
-  }
-}
 
 /**
  * `GET|HEAD|POST /u/{token}`: GET shows the button, POST unsubscribes (RFC 8058 one-click); 404 for a
  * token that does not verify, 405 for another method.
  */
 export async function unsubscribeRoute(store: Store, req: http.IncomingMessage, res: http.ServerResponse, token: string, now: number): Promise<void> {
-  const send = (status: number, body: string, extra: Record<string, string> = {}) => {
-    res.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", ...extra });
-    res.end(req.method === "HEAD" ? undefined : body);
-  };
   const method = req.method ?? "GET";
-  if (method !== "GET" && method !== "HEAD" && method !== "POST") return send(405, page("Method not allowed", ""), { allow: "GET, HEAD, POST" });
+  if (method !== "GET" && method !== "HEAD" && method !== "POST") return sendPage(req, res, 405, METHOD_NOT_ALLOWED_PAGE, { allow: "GET, HEAD, POST" });
   const ids = verifyUnsubscribeToken(await unsubscribeKey(store.db), token);
-  if (method === "POST") await discardBody(req);
-  if (ids === undefined) return send(404, INVALID_PAGE);
-  if (method !== "POST") return send(200, UNSUBSCRIBE_FORM);
+  if (method === "POST" && !(await discardBody(req))) return sendPage(req, res, 413, BODY_TOO_LARGE_PAGE, { connection: "close" });
+  if (ids === undefined) return sendPage(req, res, 404, INVALID_PAGE);
+  if (method !== "POST") return sendPage(req, res, 200, UNSUBSCRIBE_FORM);
   await store.write(async (trx) => {
     await trx
       .updateTable("memberships")
@@ -191,7 +177,7 @@ export async function unsubscribeRoute(store: Store, req: http.IncomingMessage, 
       .where("state", "!=", "unsubscribed")
       .execute();
   });
-  return send(200, UNSUBSCRIBED_PAGE);
+  return sendPage(req, res, 200, UNSUBSCRIBED_PAGE);
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 // codecs. Every operation of the spec is implemented (none answers NotImplemented).
 
 import { createHash, randomBytes } from "node:crypto";
+import type http from "node:http";
 import type { CallContext, ExternalAPIService } from "../../generated/server.js";
 import type { SubscriberMailingListsRow } from "../../generated/types.js";
 import type { SqliteAccess, Store } from "../db/database.js";
@@ -11,6 +12,7 @@ import type { Authenticator } from "./auth.js";
 import { importCsvText } from "./csv-import.js";
 import { queueMail } from "./mail.js";
 import { getNewsletterFilters, insertActiveTemplateModule, insertTemplateNewsletter } from "./newsletters.js";
+import { BODY_TOO_LARGE_PAGE, METHOD_NOT_ALLOWED_PAGE, buttonPage, discardBody, page, sendPage } from "./pages.js";
 import { reportViews, roiResults } from "./reports.js";
 import { sendNewsletter } from "./sendings.js";
 import { sendSms } from "./sms.js";
@@ -167,7 +169,8 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
             to: { name: params.strName ?? "", address: email },
             subject: `Please confirm your subscription to ${list.name}`,
             text:
-              `Hello,\n\nplease confirm that you want to receive "${list.name}" at ${email} by opening this link:\n\n` +
+              `Hello,\n\nplease confirm that you want to receive "${list.name}" at ${email}: open this link and press\n` +
+              `the Confirm subscription button on its page:\n\n` +
               `${link}\n\nThe link works once and expires in 7 days. If you did not ask for this, ignore this message.\n`,
           },
           at,
@@ -279,9 +282,24 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
   };
 }
 
-/** GET /confirm/{token}: a pending membership becomes active, once; "expired" and "used" look the same. */
+const CONFIRM_TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+/** Whether `token` is a confirmation that is unused and not expired at `at` (reads only). */
+export async function confirmationPending(store: Store, token: string, at: number): Promise<boolean> {
+  if (!CONFIRM_TOKEN.test(token)) return false;
+  const row = await store.db
+    .selectFrom("confirmations")
+    .select("subscriber_id")
+    .where("token_hash", "=", tokenHash(token))
+    .where("used_at", "is", null)
+    .where("expires_at", ">", at)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** POST /confirm/{token}: a pending membership becomes active, once; "expired" and "used" look the same. */
 export async function confirmSubscription(store: Store, token: string, at: number): Promise<boolean> {
-  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return false;
+  if (!CONFIRM_TOKEN.test(token)) return false;
   return store.write(async (trx) => {
     const used = await trx
       .updateTable("confirmations")
@@ -301,4 +319,27 @@ export async function confirmSubscription(store: Store, token: string, at: numbe
       .execute();
     return true;
   });
+}
+
+const CONFIRM_FORM = buttonPage("Confirm your subscription", "Press the button to confirm that you want to receive this mailing list.", "Confirm subscription");
+const CONFIRMED_PAGE = page("Subscription confirmed", "<p>Thank you: your subscription is confirmed.</p>");
+const INVALID_LINK_PAGE = page("Link not valid", "<p>This confirmation link is not valid: it was used already, has expired, or is not complete.</p>");
+
+/**
+ * `GET|HEAD|POST /confirm/{token}`. GET and HEAD change nothing (mail scanners and link previews follow
+ * links): a pending confirmation gets a page whose button POSTs to the same URL, anything else 404. POST
+ * confirms (confirmSubscription) and answers the confirmed page, or 404 for a used, expired or unknown
+ * token alike; `onConfirmed` runs after the commit. Another method is 405.
+ */
+export async function confirmRoute(store: Store, req: http.IncomingMessage, res: http.ServerResponse, token: string, now: number, onConfirmed: () => void): Promise<void> {
+  const method = req.method ?? "GET";
+  if (method !== "GET" && method !== "HEAD" && method !== "POST") return sendPage(req, res, 405, METHOD_NOT_ALLOWED_PAGE, { allow: "GET, HEAD, POST" });
+  if (method !== "POST") {
+    const pending = await confirmationPending(store, token, now);
+    return sendPage(req, res, pending ? 200 : 404, pending ? CONFIRM_FORM : INVALID_LINK_PAGE);
+  }
+  if (!(await discardBody(req))) return sendPage(req, res, 413, BODY_TOO_LARGE_PAGE, { connection: "close" });
+  const confirmed = await confirmSubscription(store, token, now);
+  if (confirmed) onConfirmed();
+  return sendPage(req, res, confirmed ? 200 : 404, confirmed ? CONFIRMED_PAGE : INVALID_LINK_PAGE);
 }

@@ -21,6 +21,7 @@ import { type Kysely, type Transaction, sql } from "kysely";
 import type { Store } from "../db/database.js";
 import type { Database, Tracking, TrackingLimitsTable } from "../db/schema.js";
 import { DecimalError, SCALE, formatDecimal, parseDecimal } from "./decimal.js";
+import { page, sendPage } from "./pages.js";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -419,8 +420,7 @@ export class TrackingLimiter {
 /** A 1×1 transparent GIF. */
 export const PIXEL_GIF = Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64");
 
-const NOT_FOUND_PAGE =
-  '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Link not valid</title></head><body><h1>Link not valid</h1><p>This link is not valid: it is not complete or not one of ours.</p></body></html>';
+const NOT_FOUND_PAGE = page("Link not valid", "<p>This link is not valid: it is not complete or not one of ours.</p>");
 
 const ROUTE = /^\/t\/([ocv])\/([^/]*)$/;
 
@@ -451,7 +451,7 @@ export async function handleTrackingRequest(
     res.writeHead(status, { "cache-control": "no-store, private", "referrer-policy": "no-referrer", "x-content-type-options": "nosniff", ...headers });
     res.end(req.method === "HEAD" ? undefined : body);
   };
-  const notFound = () => answer(404, { "content-type": "text/html; charset=utf-8" }, NOT_FOUND_PAGE);
+  const notFound = () => sendPage(req, res, 404, NOT_FOUND_PAGE);
 
   if (kind === "o") {
     const counter = token?.kind === "o" ? ({ kind: "view", sendingId: token.sendingId, subscriberId: token.subscriberId, linkId: 0 } as const) : undefined;

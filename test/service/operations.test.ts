@@ -131,39 +131,85 @@ describeEngines("issue 9 operations", (engine) => {
     expect(refused.parameter).toBe("strEmail");
   });
 
-  it("double opt-in: pending until the link in the outbox is opened, once", async () => {
+  /** A pending membership of a new address on Alice's list: its subscriber id, its state, its confirmation token. */
+  async function pendingSubscriber(email: string) {
     const client = svc.client("alice", "alice-secret-1");
-    const id = await client.InsertSubscriberWithDemDataPendingOption({ strEmail: "pending@example.com", strName: "Pat", strMailingListID: String(aliceList), strPending: "true" });
+    const id = await client.InsertSubscriberWithDemDataPendingOption({ strEmail: email, strName: "Pat", strMailingListID: String(aliceList), strPending: "true" });
     const state = async () =>
       (await svc.app.store.db.selectFrom("memberships").select("state").where("subscriber_id", "=", Number(id)).where("list_id", "=", aliceList).executeTakeFirstOrThrow()).state;
-    expect(await state()).toBe("pending");
-    expect(await client.GetSubscriberMailingLists({ strSubscriberId: String(id) })).toMatchObject({ rows: [] });
     await svc.app.outbox!.flush();
-    const mail = await svc.app.store.db.selectFrom("mail_outbox").selectAll().where("to_address", "=", "pending@example.com").executeTakeFirstOrThrow();
+    const mail = await svc.app.store.db.selectFrom("mail_outbox").selectAll().where("to_address", "=", email).executeTakeFirstOrThrow();
     expect(mail.state).toBe("sent");
     const eml = fs.readFileSync(path.join(svc.outboxDir, `${mail.id}.eml`), "utf8");
-    expect(eml).toMatch(/^From: .*\r\nTo: "Pat" <pending@example.com>\r\nSubject: Please confirm your subscription to Alice news\r\n/);
     const body = Buffer.from(eml.split("\r\n\r\n")[1]!.replace(/\r\n/g, ""), "base64").toString("utf8");
     const link = /http:\/\/127\.0\.0\.1:1\/confirm\/([A-Za-z0-9_-]{43})/.exec(body);
     expect(link).not.toBeNull();
-    const open = (token: string) => fetch(`${svc.url}/confirm/${token}`);
-    const token = link![1]!;
-    // One character changed (to another one: a token ending in A must not be "forged" into itself).
-    const forged = await open(`${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`);
-    expect(forged.status).toBe(404);
-    for (const junk of ["%E0%A4%A", "..%2F..%2Fetc", "x".repeat(5000), ""]) expect((await open(junk)).status).toBe(404);
+    return { id, state, token: link![1]!, eml, body };
+  }
+
+  it("double opt-in: pending until the link in the outbox is confirmed by POST, once", async () => {
+    const client = svc.client("alice", "alice-secret-1");
+    const { id, state, token, eml, body } = await pendingSubscriber("pending@example.com");
     expect(await state()).toBe("pending");
-    const first = await open(link![1]!);
+    expect(await client.GetSubscriberMailingLists({ strSubscriberId: String(id) })).toMatchObject({ rows: [] });
+    expect(eml).toMatch(/^From: .*\r\nTo: "Pat" <pending@example.com>\r\nSubject: Please confirm your subscription to Alice news\r\n/);
+    expect(body.replace(/\s+/g, " ")).toContain("press the Confirm subscription button");
+    const confirm = (t: string) => fetch(`${svc.url}/confirm/${t}`, { method: "POST" });
+    // One character changed (to another one: a token ending in A must not be "forged" into itself).
+    const forged = await confirm(`${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`);
+    expect(forged.status).toBe(404);
+    for (const junk of ["%E0%A4%A", "..%2F..%2Fetc", "x".repeat(5000), ""]) expect((await confirm(junk)).status).toBe(404);
+    expect(await state()).toBe("pending");
+    const first = await confirm(token);
     expect(first.status).toBe(200);
     expect(await first.text()).toContain("confirmed");
     expect(await state()).toBe("active");
-    expect((await open(link![1]!)).status).toBe(404);
+    expect((await confirm(token)).status).toBe(404);
+    expect((await fetch(`${svc.url}/confirm/${token}`)).status).toBe(404); // used: the page is gone too
     // The token is a capability: request logs name the route, never the token.
-    await eventually(() => svc.logs.filter((l) => l.path === "/confirm/{token}").length >= 7);
-    expect(svc.logs.filter((l) => l.path === "/confirm/{token}").length).toBeGreaterThanOrEqual(7);
-    expect(JSON.stringify(svc.logs)).not.toContain(link![1]!);
+    await eventually(() => svc.logs.filter((l) => l.path === "/confirm/{token}").length >= 8);
+    expect(svc.logs.filter((l) => l.path === "/confirm/{token}").length).toBeGreaterThanOrEqual(8);
+    expect(JSON.stringify(svc.logs)).not.toContain(token);
     const lists = await client.GetSubscriberMailingLists({ strEmail: "PENDING@example.com" });
     expect(lists).toMatchObject({ rows: [{ MailingListId: aliceList, MailingListName: "Alice news", SubscriberId: id, Email: "pending@example.com" }] });
+  });
+
+  it("double opt-in: GET and HEAD of the link (mail scanners, previews) change nothing; the page's button POSTs", async () => {
+    const { state, token } = await pendingSubscriber("scanned@example.com");
+    const url = `${svc.url}/confirm/${token}`;
+    for (let i = 0; i < 3; i++) {
+      const head = await fetch(url, { method: "HEAD" });
+      expect(head.status).toBe(200);
+      const shown = await fetch(url);
+      expect(shown.status).toBe(200);
+      const html = await shown.text();
+      expect(html).toContain('<form method="post"><button type="submit">Confirm subscription</button></form>');
+      expect(html).not.toContain(token); // the form posts to its own URL: nothing of the request is in the page
+      expect(shown.headers.get("cache-control")).toBe("no-store");
+      expect(shown.headers.get("referrer-policy")).toBe("no-referrer");
+      expect(shown.headers.get("content-security-policy")).toContain("default-src 'none'");
+      expect(shown.headers.get("content-security-policy")).toContain("form-action 'self'");
+      expect(shown.headers.get("x-content-type-options")).toBe("nosniff");
+    }
+    expect(await state()).toBe("pending");
+    for (const method of ["PUT", "DELETE", "PATCH"]) {
+      const refused = await fetch(url, { method });
+      expect(refused.status, method).toBe(405);
+      expect(refused.headers.get("allow")).toBe("GET, HEAD, POST");
+    }
+    expect(await state()).toBe("pending");
+    // The browser's submit: an empty urlencoded form.
+    const posted = await fetch(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "" });
+    expect(posted.status).toBe(200);
+    expect(posted.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(await state()).toBe("active");
+  });
+
+  it("double opt-in: a POST body over 64 KiB is answered 413 and confirms nothing", async () => {
+    const { state, token } = await pendingSubscriber("large-body@example.com");
+    const big = await fetch(`${svc.url}/confirm/${token}`, { method: "POST", body: "x".repeat(200_000) });
+    expect(big.status).toBe(413);
+    expect(await state()).toBe("pending");
   });
 
   it("strPending=false inserts active and queues no mail; an active member asked again for pending stays active", async () => {

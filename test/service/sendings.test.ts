@@ -234,6 +234,10 @@ describeEngines("sendings", (engine) => {
     const page = await fetch(at);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<form method="post">');
+    // The token is in the URL: no Referer carries it off, no cache keeps the page; nothing runs or frames it.
+    expect(page.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(page.headers.get("cache-control")).toBe("no-store");
+    expect(page.headers.get("content-security-policy")).toBe("default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
     const membership = () =>
       svc.app.store.db.selectFrom("memberships").select("state").where("list_id", "=", listId).where("subscriber_id", "=", ids.get("active1@example.com")!).executeTakeFirstOrThrow();
     expect((await membership()).state).toBe("active");

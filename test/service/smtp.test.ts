@@ -119,7 +119,7 @@ describeEngines("SMTP delivery", (engine) => {
     const link = /http:\/\/127\.0\.0\.1:1\/confirm\/([A-Za-z0-9_-]{43})/.exec(parsed.text ?? "");
     expect(link).not.toBeNull();
     // the link in the arrived mail is the one the service honours
-    expect((await fetch(`${svc.url}/confirm/${link![1]}`)).status).toBe(200);
+    expect((await fetch(`${svc.url}/confirm/${link![1]}`, { method: "POST" })).status).toBe(200);
     // the start-up line names the SMTP server without the password
     expect(svc.logs).toContainEqual(expect.objectContaining({ msg: "mail delivery", outbox: `smtp://${USER}:***@127.0.0.1:${smtp.port}` }));
   });

@@ -90,7 +90,11 @@ describeEngines("README walk-through", (engine) => {
     const token = /\/confirm\/([A-Za-z0-9_-]+)/.exec(body)![1]!;
     const before = await fetch(`${svc.url}/ExternalAPIService.asmx/GetSubscriberMailingLists?${new URLSearchParams({ ...creds, strSubscriberId: "", strEmail: "dee@example.com" })}`);
     expect(await before.text()).not.toContain("<MailingListId>");
+    // Opening the link shows the page with the button and changes nothing; the button POSTs.
     expect((await fetch(`${svc.url}/confirm/${token}`)).status).toBe(200);
+    const still = await fetch(`${svc.url}/ExternalAPIService.asmx/GetSubscriberMailingLists?${new URLSearchParams({ ...creds, strSubscriberId: "", strEmail: "dee@example.com" })}`);
+    expect(await still.text()).not.toContain("<MailingListId>");
+    expect((await fetch(`${svc.url}/confirm/${token}`, { method: "POST" })).status).toBe(200);
     const after = await fetch(`${svc.url}/ExternalAPIService.asmx/GetSubscriberMailingLists?${new URLSearchParams({ ...creds, strSubscriberId: "", strEmail: "dee@example.com" })}`);
     const lists = await after.text();
     expect(lists).toContain(`<MailingListId>${listId}</MailingListId>`);
