@@ -11,6 +11,7 @@ import { clientError } from "../../generated/server.js";
 import type { Store } from "../db/database.js";
 import type { Account } from "../db/schema.js";
 import { ServiceCodes, fieldNotActivated, invalidCsv } from "./errors.js";
+import { rowLengthProblem } from "./limits.js";
 import {
   type SubscriberRow,
   emailProblem,
@@ -28,7 +29,11 @@ export const MAX_CSV_ROWS = 100_000;
 /** The most demographic fields a row may carry on any account (the generated rule's limit). */
 export const MAX_DD_FIELDS = 100;
 
-/** One delimited row (Email, Name, Format, dd1..) as a subscriber row, or why it is not one. */
+/**
+ * One delimited row (Email, Name, Format, dd1..) as a subscriber row, or why it is not one (a Name or DD
+ * value over its limit in limits.ts included). The CSV bulk insert and the queued file import both read
+ * rows with it.
+ */
 export function rowToSubscriber(
   fields: readonly string[],
   delimiter: string,
@@ -50,9 +55,12 @@ export function rowToSubscriber(
       };
     dd.set(i - 2, value);
   }
+  const name = fields[1]!.trim();
+  const tooLong = rowLengthProblem(name, dd);
+  if (tooLong !== undefined) return { problem: tooLong };
   return {
     email,
-    name: fields[1]!.trim(),
+    name,
     format: fields[2]!.trim(),
     fields: dd,
   };

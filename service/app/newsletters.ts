@@ -12,6 +12,10 @@
 //   to 0 (the generated rules refuse anything but a whole number from 0). The holder must be one of the
 //   template's `{{holder:N}}` (HTML or text), else InvalidValue naming strHolderID, so a module never
 //   silently goes nowhere. strFilterID, when given, must be the account's filter.
+// - Lengths (limits.ts): strTemplateName, strNewsletterName and strSubject at most 255 characters,
+//   strModuleCode at most 65,536, and a newsletter's placed modules, merged at their longest (each merge
+//   tag counted 500 characters), at most 262,144 together (the newsletter row is locked FOR UPDATE on
+//   PostgreSQL while that is checked); more is TooLong naming the parameter, with nothing written.
 // - GetNewsletterFilters lists the distinct filters the newsletter's modules use, ordered by id.
 // - Filters compare without SQL: the field's value (a missing DD field is "") against the filter's
 //   value, case-insensitively for = != contains startsWith; empty/notEmpty look at the value with
@@ -33,7 +37,8 @@ import type { Account, FilterOperator, FiltersTable, NewsletterModulesTable, New
 import type { Selectable } from "kysely";
 import { notFound } from "./errors.js";
 import { type Db, idFromText } from "./subscribers.js";
-import { type MergeValues, escapeHtml, mergeTemplate } from "./transactions.js";
+import { MAX_FIELD_VALUE, MAX_MODULE_CODE, MAX_NAME, MAX_NEWSLETTER_MODULES, MAX_SUBJECT, characterCount, checkLength } from "./limits.js";
+import { type MergeValues, escapeHtml, mergeTagCount, mergeTemplate } from "./transactions.js";
 
 export type Template = Selectable<TemplatesTable>;
 export type Newsletter = Selectable<NewslettersTable>;
@@ -235,12 +240,25 @@ export async function loadNewsletterContent(db: Db, accountId: number, newslette
   return { newsletter, template, modules };
 }
 
-async function newsletterOf(db: Db, account: Pick<Account, "id">, idText: string | undefined, parameter: string): Promise<Newsletter> {
+async function newsletterOf(db: Db, account: Pick<Account, "id">, idText: string | undefined, parameter: string, lock = false): Promise<Newsletter> {
   const id = idFromText(idText);
   const found =
-    id === undefined ? undefined : await db.selectFrom("newsletters").selectAll().where("id", "=", id).where("account_id", "=", account.id).executeTakeFirst();
+    id === undefined
+      ? undefined
+      : await db
+          .selectFrom("newsletters")
+          .selectAll()
+          .where("id", "=", id)
+          .where("account_id", "=", account.id)
+          .$if(lock, (q) => q.forUpdate())
+          .executeTakeFirst();
   if (found === undefined) throw notFound("newsletter", parameter);
   return found;
+}
+
+/** A module's size merged at its longest: its characters plus MAX_FIELD_VALUE for each merge tag. */
+function mergedSize(code: string): number {
+  return characterCount(code) + mergeTagCount(code) * MAX_FIELD_VALUE;
 }
 
 function invalidValue(parameter: string, message: string) {
@@ -249,6 +267,9 @@ function invalidValue(parameter: string, message: string) {
 
 /** InsertTemplateNewsletter: creates the newsletter and returns its id (the ActiveTemplateID). */
 export async function insertTemplateNewsletter(store: Store, account: Pick<Account, "id">, params: InsertTemplateNewsletterParams, now: number): Promise<number> {
+  checkLength(params.strTemplateName, MAX_NAME, "strTemplateName");
+  checkLength(params.strNewsletterName, MAX_NAME, "strNewsletterName");
+  checkLength(params.strSubject, MAX_SUBJECT, "strSubject");
   const name = params.strNewsletterName.trim();
   if (name === "") throw invalidValue("strNewsletterName", "strNewsletterName must not be empty.");
   const tracking: Tracking = params.strTracking === undefined || (params.strTracking as string) === "" ? "all" : params.strTracking;
@@ -290,8 +311,10 @@ export async function insertActiveTemplateModule(
 ): Promise<number> {
   const moduleIndex = indexParam(params.strModuleIndex, "strModuleIndex");
   const holderId = indexParam(params.strHolderID, "strHolderID");
+  checkLength(params.strModuleCode, MAX_MODULE_CODE, "strModuleCode");
   return store.write(async (trx) => {
-    const newsletter = await newsletterOf(trx, account, params.strNewsletterID, "strNewsletterID");
+    // Locked on PostgreSQL, so two placements at once cannot both pass the modules' size check.
+    const newsletter = await newsletterOf(trx, account, params.strNewsletterID, "strNewsletterID", store.engine === "postgres");
     const moduleId = idFromText(params.strModuleID);
     const module =
       moduleId === undefined
@@ -313,6 +336,15 @@ export async function insertActiveTemplateModule(
       throw invalidValue("strHolderID", `strHolderID ${holderId} is not a holder of the newsletter's template ({{holder:N}}; ${offered}).`);
     }
     const code = params.strModuleCode === undefined || params.strModuleCode === "" ? module.code : params.strModuleCode;
+    const placed = await trx.selectFrom("newsletter_modules").select("code").where("newsletter_id", "=", newsletter.id).execute();
+    const total = placed.reduce((sum, m) => sum + mergedSize(m.code), mergedSize(code));
+    if (total > MAX_NEWSLETTER_MODULES) {
+      throw clientError(
+        ErrorCodes.TooLong,
+        `strModuleCode would make the newsletter's modules ${total} characters merged at their longest (each merge tag counted ${MAX_FIELD_VALUE}); at most ${MAX_NEWSLETTER_MODULES}.`,
+        { parameter: "strModuleCode" },
+      );
+    }
     const row = await trx
       .insertInto("newsletter_modules")
       .values({

@@ -33,6 +33,7 @@ import type { SendNewsletterParams } from "../../generated/types.js";
 import type { Store } from "../db/database.js";
 import type { Account, Database } from "../db/schema.js";
 import { notFound } from "./errors.js";
+import { MAX_NAME, checkLength } from "./limits.js";
 import { queueMail } from "./mail.js";
 import { BODY_TOO_LARGE_PAGE, METHOD_NOT_ALLOWED_PAGE, buttonPage, discardBody, page, sendPage } from "./pages.js";
 import { type FilterRule, type NewsletterContent, evaluateFilter, loadNewsletterContent, renderNewsletter } from "./newsletters.js";
@@ -80,6 +81,7 @@ function isLeap(year: number): boolean {
 /** SendNewsletter: records the sending (see the top of this file) and returns its id, the send queue id. */
 export async function sendNewsletter(store: Store, account: Account, params: SendNewsletterParams, now: number): Promise<number> {
   const fromEmail = checkEmail(params.strFromEmail, "strFromEmail");
+  checkLength(params.strFromName, MAX_NAME, "strFromName");
   const fromName = (params.strFromName ?? "").replace(/[\r\n]+/g, " ").trim();
   const sendAt = sendingTime(params.strSendDate, params.strSendTime, account.time_zone, now);
   return store.write(async (trx) => {

@@ -10,6 +10,16 @@ import type { SqliteAccess, Store } from "../db/database.js";
 import type { Account } from "../db/schema.js";
 import type { Authenticator } from "./auth.js";
 import { importCsvText } from "./csv-import.js";
+import {
+  MAX_CHARSET,
+  MAX_COUNTRY_CODE,
+  MAX_DESCRIPTION,
+  MAX_FIELD_VALUE,
+  MAX_NAME,
+  MAX_PHONE,
+  checkFieldValues,
+  checkLength,
+} from "./limits.js";
 import { queueMail } from "./mail.js";
 import { getNewsletterFilters, insertActiveTemplateModule, insertTemplateNewsletter } from "./newsletters.js";
 import { BODY_TOO_LARGE_PAGE, METHOD_NOT_ALLOWED_PAGE, buttonPage, discardBody, page, sendPage } from "./pages.js";
@@ -88,10 +98,17 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
     strDatavalues?: string;
   }
 
-  /** The row a single insert asks for; InvalidFormat or FieldNotActivated before anything is written. */
+  /**
+   * The row a single insert asks for (after the credentials): InvalidFormat for the address, TooLong for a
+   * value over its limit (limits.ts), FieldNotActivated, all before anything is written.
+   */
   function singleRow(owner: Account, params: InsertParams): SubscriberRow {
     const email = checkEmail(params.strEmail, "strEmail");
+    checkLength(params.strName, MAX_NAME, "strName");
+    checkLength(params.strCountryCode, MAX_COUNTRY_CODE, "strCountryCode");
+    checkLength(params.strPhoneNumber, MAX_PHONE, "strPhoneNumber");
     const fields = demographicValues(params.strDatafields, params.strDatavalues);
+    checkFieldValues(fields, "strDatavalues");
     checkActivated(owner, fields.keys(), "strDatafields");
     return { email, name: params.strName, format: params.strFormat, countryCode: params.strCountryCode, phone: params.strPhoneNumber, fields };
   }
@@ -205,6 +222,7 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
       const owner = await account(context);
       const field = Number(params.strDataField);
       checkActivated(owner, [field], "strDataField");
+      checkLength(params.strDataValue, MAX_FIELD_VALUE, "strDataValue");
       return store.write(async (trx) => {
         const subscriber = await subscriberOf(trx, owner, params.strSubscriberId, params.strEmail);
         const fields = JSON.parse(subscriber.fields) as Record<string, string>;
@@ -219,6 +237,10 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
     async UpdateMailingList(params, context) {
       const owner = await account(context);
       if (params.strFromEmail !== undefined && params.strFromEmail !== "") checkEmail(params.strFromEmail, "strFromEmail");
+      checkLength(params.strListName, MAX_NAME, "strListName");
+      checkLength(params.strFromName, MAX_NAME, "strFromName");
+      checkLength(params.strDescription, MAX_DESCRIPTION, "strDescription");
+      checkLength(params.strCharacterset, MAX_CHARSET, "strCharacterset");
       return store.write(async (trx) => {
         const list = await listOf(trx, owner, params.strMailingListID, "strMailingListID");
         const keep = (given: string | undefined, current: string) => (given === undefined || given === "" ? current : given);

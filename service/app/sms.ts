@@ -26,6 +26,8 @@ import type { Database } from "../db/schema.js";
 
 /** The most segments one SMS may have (1,530 GSM-7 characters or 670 UCS-2 code units). */
 export const MAX_SEGMENTS = 10;
+/** The most characters (UTF-16 units) MAX_SEGMENTS can carry in any encoding: 10 GSM-7 parts of 153. */
+const MAX_CHARACTERS = MAX_SEGMENTS * 153;
 
 export type SmsEncoding = "GSM-7" | "UCS-2";
 
@@ -145,6 +147,15 @@ export async function sendSms(
 ): Promise<SmsSingleMessageResult> {
   const sender = checkSender(params.senderName);
   const recipient = checkRecipient(params.strCountryCode, params.strPhoneNumber);
+  if (params.strMessage.length > MAX_CHARACTERS) {
+    // Every character is at least one septet or one UTF-16 unit: more than MAX_SEGMENTS for sure, so
+    // refused before pricing spreads the text into an array of its characters.
+    throw clientError(
+      ErrorCodes.TooLong,
+      `strMessage is longer than ${MAX_SEGMENTS} segments can carry (${MAX_CHARACTERS} GSM-7 characters or 670 UCS-2 units); at most ${MAX_SEGMENTS} are sent as one SMS.`,
+      { parameter: "strMessage" },
+    );
+  }
   const pricing = priceSms(params.strMessage);
   if (pricing.segments > MAX_SEGMENTS) {
     throw clientError(

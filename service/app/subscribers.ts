@@ -8,6 +8,7 @@ import type { Engine, SqliteAccess } from "../db/database.js";
 import { ACCOUNT_BY_ID, Authenticator, type CachedCheck } from "./auth.js";
 import type { Account, Database, MailingList, MembershipState, Subscriber } from "../db/schema.js";
 import { fieldNotActivated, notFound } from "./errors.js";
+import { MAX_EMAIL } from "./limits.js";
 
 export type Db = Kysely<Database> | Transaction<Database>;
 
@@ -43,7 +44,7 @@ const EMAIL_RE = /^[^\s@"<>(),;:\\[\]]+@[^\s@"<>(),;:\\[\]]+\.[^\s@"<>(),;:\\[\]
 
 /** Why a text is not an e-mail address, or undefined. Deliberately plain: one @, a dotted domain. */
 export function emailProblem(email: string): string | undefined {
-  if (email.length > 254) return "is longer than 254 characters";
+  if (email.length > MAX_EMAIL) return `is longer than ${MAX_EMAIL} characters`;
   return EMAIL_RE.test(email) ? undefined : "is not an e-mail address like name@example.com";
 }
 

@@ -18,12 +18,15 @@
 // - Data fields are the message's own values, not subscriber data: DD1 to DD100 (DD25 with the split)
 //   whatever the account has activated. WithSplit puts a value longer than 500 characters (code points)
 //   into 500-character parts in DDn, DDn+1, ...; the generated check refuses a split past DD25
-//   (TooManyFields) or onto a field given too.
+//   (TooManyFields) or onto a field given too. InsertTransaction refuses a value over 500 characters
+//   (TooLong naming strDataValues and the field: 500 is what a field holds, limits.ts), as it does a
+//   strName over 255 and an strIdentifier over 255.
 
 import type { InsertTransactionParams } from "../../generated/types.js";
 import type { Store } from "../db/database.js";
 import type { Account, Project } from "../db/schema.js";
 import { notFound } from "./errors.js";
+import { MAX_IDENTIFIER, MAX_NAME, checkFieldValues, checkLength } from "./limits.js";
 import { queueMail } from "./mail.js";
 import { type Db, checkEmail, demographicValues, idFromText } from "./subscribers.js";
 import { parseLocalMinute } from "./zoned-time.js";
@@ -64,9 +67,19 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
 }
 
+/** A merge tag: `{{Name}}`, `{{ dd3 }}`, ... */
+const MERGE_TAG = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
+
+/** How many merge tags a template holds. */
+export function mergeTagCount(template: string): number {
+  let count = 0;
+  for (const _ of template.matchAll(MERGE_TAG)) count++;
+  return count;
+}
+
 /** The template with every {{tag}} replaced by its value passed through `encode`; unknown tags become empty. */
 export function mergeTemplate(template: string, values: MergeValues, encode: (value: string) => string): string {
-  return template.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (_tag, name: string) => {
+  return template.replace(MERGE_TAG, (_tag, name: string) => {
     const key = name.toLowerCase();
     if (key === "name") return encode(values.name);
     if (key === "email") return encode(values.email);
@@ -128,8 +141,11 @@ export async function insertTransaction(
   options: TransactionOptions,
 ): Promise<number> {
   const email = checkEmail(params.strEmail, "strEmail");
+  checkLength(params.strName, MAX_NAME, "strName");
+  checkLength(params.strIdentifier, MAX_IDENTIFIER, "strIdentifier");
   const given = demographicValues(params.strDataFields, params.strDataValues);
   const fields = options.split ? splitFields(given) : given;
+  checkFieldValues(fields, "strDataValues");
   const sendAt = sendTime(params.strSendTime, account.time_zone, options.now);
   const identifier = params.strIdentifier === undefined || params.strIdentifier === "" ? null : params.strIdentifier;
   const values: MergeValues = { name: params.strName ?? "", email, fields };

@@ -178,14 +178,18 @@ describeEngines("transactional e-mail", (engine) => {
     expect(two.mail.text).toBe("Just text for Pia");
   });
 
-  it("WithSplit puts a 1,200-character value into DD1..DD3; without the split it stays whole in DD1", async () => {
+  it("WithSplit puts a 1,200-character value into DD1..DD3; without the split a field holds at most 500 characters", async () => {
     const value = `${"a".repeat(500)}${"b".repeat(500)}${"c".repeat(200)}`;
     const id = await alices().InsertTransactionWithSplit({ strId: String(splitProject), strEmail: "s@example.com", strDataFields: "DD1", strDataValues: value });
     const { mail } = await delivered(id);
     expect(mail.text).toBe(`[${"a".repeat(500)}][${"b".repeat(500)}][${"c".repeat(200)}][]`);
     expect(mail.html).toBe(`<p>${"a".repeat(500)}|${"b".repeat(500)}|${"c".repeat(200)}</p>`);
-    const whole = await alices().InsertTransaction({ strId: String(splitProject), strEmail: "s@example.com", strDataFields: "DD1", strDataValues: value });
-    expect((await delivered(whole)).mail.text).toBe(`[${value}][][][]`);
+    const before = await count("transactions");
+    const whole = await fault(alices().InsertTransaction({ strId: String(splitProject), strEmail: "s@example.com", strDataFields: "DD1", strDataValues: value }));
+    expect([whole.errorCode, whole.parameter, whole.reason]).toEqual(["TooLong", "strDataValues", "strDataValues: the value of DD1 must be at most 500 characters; it has 1200."]);
+    expect(await count("transactions")).toBe(before);
+    const full = await alices().InsertTransaction({ strId: String(splitProject), strEmail: "s@example.com", strDataFields: "DD1", strDataValues: "😀".repeat(500) });
+    expect((await delivered(full)).mail.text).toBe(`[${"😀".repeat(500)}][][][]`);
   });
 
   it("WithSplit refuses a value that would run past DD25 (TooManyFields) or onto a field also given, writing nothing", async () => {
