@@ -119,6 +119,9 @@ function utf16ByFirstCharacter(bytes: Uint8Array): Charset | undefined {
 
 const utf8 = /* @__PURE__ */ new TextDecoder("utf-8", { fatal: true });
 const utf16le = /* @__PURE__ */ new TextDecoder("utf-16le", { fatal: true });
+/** The same, keeping a byte order mark as U+FEFF (XML: see decodeBody). */
+const utf8Marked = /* @__PURE__ */ new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const utf16leMarked = /* @__PURE__ */ new TextDecoder("utf-16le", { fatal: true, ignoreBOM: true });
 
 const DECLARATION = /^<\?xml\s[^>]*?\bencoding\s*=\s*(["'])([A-Za-z][A-Za-z0-9._:-]*)\1/;
 
@@ -145,14 +148,14 @@ function decodeWith(decoder: TextDecoder, bytes: Uint8Array, charset: Charset): 
 }
 
 /** UTF-16BE: swapped into UTF-16LE, the one UTF-16 decoder every TextDecoder has. */
-function decodeUtf16be(bytes: Uint8Array): string {
+function decodeUtf16be(bytes: Uint8Array, marked: boolean): string {
   const swapped = new Uint8Array(bytes.length);
   for (let i = 0; i + 1 < bytes.length; i += 2) {
     swapped[i] = bytes[i + 1]!;
     swapped[i + 1] = bytes[i]!;
   }
   if (bytes.length % 2 === 1) swapped[bytes.length - 1] = bytes[bytes.length - 1]!;
-  return decodeWith(utf16le, swapped, "utf-16be");
+  return decodeWith(marked ? utf16leMarked : utf16le, swapped, "utf-16be");
 }
 
 /** windows-1252's 0x80-0x9F; the five bytes it leaves undefined map to the C1 control of the same number. */
@@ -189,16 +192,17 @@ function utf16Order(bytes: Uint8Array): Charset {
   return bytes.length >= 2 && bytes[0] !== 0 && bytes[1] === 0 ? "utf-16le" : "utf-16be";
 }
 
-function decodeIn(bytes: Uint8Array, charset: Charset): string {
+/** The text of bytes in a charset; `marked`: a leading byte order mark stays in it as U+FEFF. */
+function decodeIn(bytes: Uint8Array, charset: Charset, marked = false): string {
   switch (charset) {
     case "utf-8":
-      return decodeWith(utf8, bytes, charset);
+      return decodeWith(marked ? utf8Marked : utf8, bytes, charset);
     case "utf-16":
-      return decodeIn(bytes, utf16Order(bytes));
+      return decodeIn(bytes, utf16Order(bytes), marked);
     case "utf-16le":
-      return decodeWith(utf16le, bytes, charset);
+      return decodeWith(marked ? utf16leMarked : utf16le, bytes, charset);
     case "utf-16be":
-      return decodeUtf16be(bytes);
+      return decodeUtf16be(bytes, marked);
     default:
       return decodeSingleByte(bytes, charset);
   }
@@ -207,12 +211,15 @@ function decodeIn(bytes: Uint8Array, charset: Charset): string {
 /**
  * The text of a body. `kind` "xml" also reads the XML declaration's encoding (and UTF-16 without a byte order
  * mark), "text" (form bodies) does not. Throws CharsetError.
+ *
+ * A byte order mark is dropped from text; XML keeps it, as U+FEFF at the start, for the XML reader, which
+ * takes one there (as in a string read from a file) and refuses a second as content before the root: a
+ * body of two marks is not well-formed, where dropping one here would have let the reader take the other.
  */
 export function decodeBody(bytes: Uint8Array, contentType: string | undefined, kind: "xml" | "text"): string {
   const declared = contentTypeCharset(contentType);
   const bom = byteOrderMark(bytes);
-  // The UTF decoders drop the byte order mark themselves.
-  if (bom !== undefined) return decodeIn(bytes, bom);
+  if (bom !== undefined) return decodeIn(bytes, bom, kind === "xml");
   if (declared !== undefined) return decodeIn(bytes, declared);
   if (kind === "xml") {
     const utf16 = utf16ByFirstCharacter(bytes);

@@ -305,6 +305,24 @@ describe("ASMX routing and refusals (docs/wire.md §1a)", () => {
     expect(calls).toEqual([]);
   });
 
+  // One UTF-8 byte order mark is the encoding's signature; a second is a character before the root element,
+  // which XML does not allow.
+  const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+  it.each([
+    ["SOAP 1.1", soap11Headers, goodBody],
+    ["SOAP 1.2", soap12Headers, as12(goodBody)],
+  ])("%s: one byte order mark is read, two are 400 MalformedXml, no call", async (_v, headers, body) => {
+    const one = await calledOnce(() => post(headers, Buffer.concat([BOM, Buffer.from(body)])));
+    expect(one.answer.status).toBe(200);
+    expect(one.calls).toHaveLength(1);
+    for (const bytes of [Buffer.concat([BOM, BOM, Buffer.from(body)]), Buffer.concat([BOM, BOM, Buffer.from(body.replace(/^<\?xml[^>]*>/, ""))])]) {
+      const two = await calledOnce(() => post(headers, bytes));
+      expect(two.answer.status).toBe(400);
+      expect(two.answer.headers["x-error-code"]).toBe("MalformedXml");
+      expect(two.calls).toEqual([]);
+    }
+  });
+
   it("SOAP 1.2 with an empty body: 500 soap:Receiver, Root element is missing.", async () => {
     const answer = await post(soap12Headers, "");
     expect(answer.status).toBe(500);
@@ -420,6 +438,15 @@ describe("HTTP GET/POST values as .NET converts text (docs/wire.md §1a)", () =>
 describe("the fetch adapter answers the §1a refusals as node:http does", () => {
   const handler = createHandler(sampleImplementation([])).fetch;
   const endpoint = "http://127.0.0.1/ExternalAPIService.asmx";
+  it("two UTF-8 byte order marks: 400 MalformedXml (one is read)", async () => {
+    const { headers, body } = soapRequest("soap11", "GetNewsletterFilters", { strUsername: "u", strPassword: "p", intNewsletterId: "7" });
+    const bom = [0xef, 0xbb, 0xbf];
+    const send = (marks: number) => handler(new Request(endpoint, { method: "POST", headers, body: new Uint8Array([...Array(marks).fill(bom).flat(), ...Buffer.from(body)]) }));
+    expect((await send(1)).status).toBe(200);
+    const response = await send(2);
+    expect(response.status).toBe(400);
+    expect(response.headers.get("x-error-code")).toBe("MalformedXml");
+  });
   it.each([
     ["a POST as text/plain", { method: "POST", headers: { "content-type": "text/plain" }, body: "x" }, 415, ""],
     ["a SOAP 1.1 envelope as application/soap+xml", { method: "POST", headers: { "content-type": "application/soap+xml" }, body: soapRequest("soap11", "GetNewsletterFilters", { strUsername: "u" }).body }, 415, ""],

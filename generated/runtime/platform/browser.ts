@@ -39,7 +39,8 @@ export function decodeTextBrowser(bytes: Uint8Array, contentType: string | undef
     // A declaration saying UTF-16 over 8-bit bytes (a .NET StringWriter's document sent as UTF-8) is read as UTF-8.
     label ??= DECLARATION.exec(String.fromCharCode(...bytes.subarray(0, 256)))?.[1]?.replace(/^utf-?16.*/i, "utf-8");
   }
-  return new TextDecoder(label ?? "utf-8", { fatal: true }).decode(bytes);
+  // XML keeps a byte order mark for the reader, as decodeBody does (one is taken, a second refused).
+  return new TextDecoder(label ?? "utf-8", { fatal: true, ignoreBOM: kind === "xml" }).decode(bytes);
 }
 
 /** readXmlDom and TextDecoder: the smallest client bundle (see above for the ISO-8859-1 difference). */
