@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { resolveEndpointUrl } from "./endpoint-url.js";
+import { absoluteTarget, resolveEndpointUrl } from "./endpoint-url.js";
 import { ErrorCodes } from "./errors.js";
 import type { WireResponse } from "./protocol/binding.js";
 import { LAST_RESORT, textErrorResponse } from "./protocol/text-error.js";
@@ -262,6 +262,8 @@ class NodeCall implements IncomingCall {
   private readonly res: ServerResponse;
   private readonly base: string;
   private readonly core: ServiceCore;
+  /** The authority of an absolute-form request target, which replaces Host; undefined for origin-form. */
+  private readonly authority: string | undefined;
   private controller: AbortController | undefined = undefined;
 
   constructor(
@@ -272,10 +274,12 @@ class NodeCall implements IncomingCall {
     query: string,
     headers: Readonly<Record<string, string>>,
     body: string,
+    authority: string | undefined,
   ) {
     this.req = req;
     this.res = res;
     this.core = core;
+    this.authority = authority;
     this.method = req.method ?? "GET";
     this.path = place.rest;
     this.base = place.base;
@@ -290,11 +294,12 @@ class NodeCall implements IncomingCall {
     const req = this.req;
     const socket = req.socket;
     const original = (req as { originalUrl?: string }).originalUrl;
-    const fullPath = original !== undefined ? safeDecode(original.split("?")[0]!) : this.base;
+    const fullPath = original !== undefined ? safeDecode((absoluteTarget(original)?.rest ?? original).split("?")[0]!) : this.base;
     const local = socket.localAddress ?? "127.0.0.1";
     return resolveEndpointUrl(
       {
         headers: this.headers,
+        targetHost: this.authority,
         scheme: (socket as { encrypted?: boolean }).encrypted ? "https" : "http",
         basePath: pathBelowEndpoint(fullPath, this.core.service.endpoint)?.base ?? this.base,
         localHost: `${local.includes(":") ? `[${local}]` : local}:${socket.localPort ?? 80}`,
@@ -343,7 +348,17 @@ export function createNodeHandler(core: ServiceCore): NodeHandler {
   const budget = core.budget;
 
   return (req, res, next) => {
-    const url = req.url ?? "/";
+    let url = req.url ?? "/";
+    // An absolute-form target (`GET http://host/x.asmx`, RFC 9112 §3.2.2): its path is routed, its authority
+    // stands in for Host. Anything else not starting with "/" (`*`) is no path of ours.
+    let authority: string | undefined;
+    if (url.charCodeAt(0) !== 47) {
+      const target = absoluteTarget(url);
+      if (target !== undefined) {
+        authority = target.authority;
+        url = target.rest;
+      }
+    }
     const q = url.indexOf("?");
     const pathname = q < 0 ? url : url.slice(0, q);
     const place = pathBelowEndpoint(safeDecode(pathname), endpoint);
@@ -409,7 +424,7 @@ export function createNodeHandler(core: ServiceCore): NodeHandler {
       first = whole = more = undefined;
       const decoded = decodeRequestBody(core, method, place.rest, contentType, bytes, bodyKind(place.rest));
       if (typeof decoded !== "string") return send(res, decoded, false, lease);
-      const call = new NodeCall(req, res, core, place, q < 0 ? "" : url.slice(q + 1), headers, decoded);
+      const call = new NodeCall(req, res, core, place, q < 0 ? "" : url.slice(q + 1), headers, decoded, authority);
       const headOnly = method === "HEAD";
       let response: WireResponse | Promise<WireResponse>;
       try {

@@ -77,13 +77,16 @@ export function createFetchHandler(core: ServiceCore): FetchHandler {
         query: url.search.slice(1),
         headers,
         body,
-        endpointUrl: resolveEndpointUrl(
-          { headers, scheme: url.protocol === "https:" ? "https" : "http", basePath: place.base,
-            localHost: isAcceptedHost(url.host, core.options.allowedHosts) ? url.host : "localhost",
-          },
-          core.options,
-          core.publicEndpoint,
-        ),
+        // Made when asked for (the WSDL and help pages): an operation call needs no address.
+        get endpointUrl() {
+          return resolveEndpointUrl(
+            { headers, scheme: url.protocol === "https:" ? "https" : "http", basePath: place.base,
+              localHost: isAcceptedHost(url.host, core.options.allowedHosts) ? url.host : "localhost",
+            },
+            core.options,
+            core.publicEndpoint,
+          );
+        },
         remoteAddress: info.remoteAddress ?? "",
         signal: request.signal,
         transport: request,

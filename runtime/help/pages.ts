@@ -396,11 +396,15 @@ export function fillSlots(page: string, baseUrl: string): string {
     .join(html(url.pathname));
 }
 
-/** A relative address still yields the path for the sample header lines. */
+/** A relative address still yields the path for the sample header lines; one no parser takes, localhost's. */
 function parseAddress(address: string): URL {
   try {
     return new URL(address);
   } catch {
-    return new URL(address, "http://localhost");
+    try {
+      return new URL(address, "http://localhost");
+    } catch {
+      return new URL("http://localhost/");
+    }
   }
 }

@@ -106,6 +106,15 @@ export interface AdapterTrouble {
   bridgeRefused: number;
 }
 
+/**
+ * `http://authority` of an absolute-form target (RFC 9112 §3.2.2; "" for the usual origin-form) and the path
+ * after it, which routing uses (as Express does).
+ */
+function splitProtohost(url: string): readonly [string, string] {
+  const m = /^https?:\/\/[^/?#]*/i.exec(url);
+  return m ? [m[0], url.slice(m[0].length) || "/"] : ["", url];
+}
+
 /** Serves the fetch adapter on node:http, the way a fetch runtime would call it. */
 function fetchBridge(fetchHandler: ReturnType<typeof createHandler>["fetch"], trouble: AdapterTrouble): http.RequestListener {
   return (req, res) => {
@@ -120,7 +129,9 @@ function fetchBridge(fetchHandler: ReturnType<typeof createHandler>["fetch"], tr
       const method = req.method ?? "GET";
       let request: Request;
       try {
-        request = new Request(`http://127.0.0.1${req.url ?? "/"}`, {
+        // An absolute-form target is the request's URL as it stands, as a fetch runtime makes it.
+        const url = req.url ?? "/";
+        request = new Request(splitProtohost(url)[0] === "" ? `http://127.0.0.1${url}` : url, {
           method,
           headers,
           ...(method === "GET" || method === "HEAD" ? {} : { body: Buffer.concat(chunks) }),
@@ -150,12 +161,16 @@ function fetchBridge(fetchHandler: ReturnType<typeof createHandler>["fetch"], tr
   };
 }
 
-/** A minimal Connect/Express chain: mount prefix stripped from req.url as app.use does, an error-handling next. */
+/**
+ * A minimal Connect/Express chain: mount prefix stripped from req.url as app.use does (after the scheme and
+ * authority of an absolute-form target, which it keeps), an error-handling next.
+ */
 function middlewareChain(mount: string, handler: ReturnType<typeof createHandler>, trouble: AdapterTrouble): http.RequestListener {
   return (req, res) => {
     const originalUrl = req.url ?? "/";
     Object.assign(req, { originalUrl, baseUrl: mount });
-    req.url = originalUrl.slice(mount.length) || "/";
+    const [protohost, path] = splitProtohost(originalUrl);
+    req.url = protohost + (path.slice(mount.length) || "/");
     const next = (error?: unknown) => {
       req.url = originalUrl;
       if (error !== undefined) {
@@ -186,7 +201,7 @@ export function faultListener(trouble: AdapterTrouble): http.RequestListener {
     routes.set(`/middleware/${logger}`, middlewareChain(`/middleware/${logger}`, handler, trouble));
   }
   return (req, res) => {
-    const [, adapter, logger] = (req.url ?? "/").split("/", 3);
+    const [, adapter, logger] = splitProtohost(req.url ?? "/")[1].split("/", 3);
     const route = routes.get(`/${adapter}/${logger}`);
     if (route) return route(req, res);
     res.writeHead(404);

@@ -245,17 +245,19 @@ async function hostSection(rows: Row[]): Promise<void> {
   for (const config of Object.keys(HOST_CONFIGS) as HostConfigName[]) {
     const child = await AttackChild.start({ mode: "service", options: { ...HOST_CONFIGS[config] } });
     const verdicts = await runHostCases(child.port, config);
+    // The default logger writes to stderr: a forged Host or target must cost no log line (it once cost a 500 and one).
+    const logLines = child.stderr.lines;
     await child.stop();
     const bad = verdicts.filter((v) => v.problem);
     const statuses = new Map<string, number>();
     for (const v of verdicts) statuses.set(String(v.status), (statuses.get(String(v.status)) ?? 0) + 1);
     rows.push({
-      attack: `Host header, ${config === "default" ? "no publicUrl/allowedHosts" : config} (?WSDL, help, ?op=)`,
+      attack: `Host header and absolute-form targets, ${config === "default" ? "no publicUrl/allowedHosts" : config} (?WSDL, help, ?op=)`,
       requests: verdicts.length,
       outcome: `statuses ${topCounts(statuses)}`,
-      measured: `${bad.length} pages name a forged host or got no answer`,
-      target: config === "default" ? "only a plain Host is used (as ASMX), never 0 bytes" : "never a host not configured, never 0 bytes",
-      pass: bad.length === 0,
+      measured: `${bad.length} pages name a forged host, append a URL to a host or got no answer; ${logLines} log lines`,
+      target: `${config === "default" ? "only a plain Host or target authority is used (as ASMX)" : "never a host not configured"}, never 0 bytes or 500, no log line`,
+      pass: bad.length === 0 && logLines === 0,
       details: bad.slice(0, 8).map((v) => `${v.page} ${v.hostCase}: ${v.problem} (status ${v.status})`),
     });
   }

@@ -413,6 +413,95 @@ describe("Host header", () => {
   });
 });
 
+describe("absolute-form request targets (RFC 9112 §3.2.2) and hosts only the URL parser refuses", () => {
+  const get = (l: Listening, target: string, host = "good.example") =>
+    socketExchange(l.port, `GET ${target} HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+  const listening = (l: Listening) => `http://127.0.0.1:${l.port}/ExternalAPIService.asmx`;
+
+  it("the target's authority replaces Host in the WSDL's address; the target is never appended to a host", async () => {
+    const l = await serve({});
+    for (const [target, want] of [
+      ["https://x.example/ExternalAPIService.asmx?WSDL", "http://x.example/ExternalAPIService.asmx"],
+      ["http://x.example:8080/ExternalAPIService.asmx?wsdl", "http://x.example:8080/ExternalAPIService.asmx"],
+      ["HTTP://x.example/base/ExternalAPIService.asmx?WSDL", "http://x.example/base/ExternalAPIService.asmx"],
+      // An authority that is not a plain host[:port] is not used, as a Host would not be: the listening address is.
+      ["http://good.example@evil.example/ExternalAPIService.asmx?WSDL", listening(l)],
+      ["http://x.example:99999/ExternalAPIService.asmx?WSDL", listening(l)],
+      ["http://[::1/ExternalAPIService.asmx?WSDL", listening(l)],
+      ["http://1.2.3.256/ExternalAPIService.asmx?WSDL", listening(l)],
+    ] as const) {
+      const answer = await get(l, target);
+      expect(answer.status, target).toBe(200);
+      expect(new Set(wsdlAddresses(answer.body)), target).toEqual(new Set([want]));
+    }
+  });
+
+  it("allowedHosts and publicUrl apply to the target's authority as to a Host", async () => {
+    const allowed = await serve({}, { allowedHosts: ["good.example"] });
+    const evil = await get(allowed, "http://evil.example/ExternalAPIService.asmx?WSDL", "good.example");
+    expect(new Set(wsdlAddresses(evil.body))).toEqual(new Set([listening(allowed)]));
+    const good = await get(allowed, "http://good.example/ExternalAPIService.asmx?WSDL", "evil.example");
+    expect(new Set(wsdlAddresses(good.body))).toEqual(new Set(["http://good.example/ExternalAPIService.asmx"]));
+    const fixed = await serve({}, { publicUrl: "https://api.example/soap" });
+    const answer = await get(fixed, "http://evil.example/ExternalAPIService.asmx?WSDL");
+    expect(new Set(wsdlAddresses(answer.body))).toEqual(new Set(["https://api.example/soap/ExternalAPIService.asmx"]));
+  });
+
+  it("serves the help pages and calls at an absolute-form target; the form posts to the path", async () => {
+    const l = await serve({});
+    const page = await get(l, "https://x.example/ExternalAPIService.asmx?op=InsertSubscriberSid");
+    expect(page.status).toBe(200);
+    expect(/<form[^>]* action="([^"]*)"/.exec(page.body)?.[1]).toBe("/ExternalAPIService.asmx/InsertSubscriberSid");
+    const index = await get(l, "http://x.example/ExternalAPIService.asmx");
+    expect(index.status).toBe(200);
+    expect(index.body).not.toContain("good.example");
+    const call = await get(l, `http://x.example/ExternalAPIService.asmx/InsertSubscriberSid?${SID_FORM}`);
+    expect(call.status).toBe(200);
+    const { headers, body } = soapRequest("soap11", "InsertSubscriberSid", SID_PARAMS);
+    const soap = await socketExchange(
+      l.port,
+      `POST http://x.example/ExternalAPIService.asmx HTTP/1.1\r\nHost: good.example\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("")}` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    expect(soap.status).toBe(200);
+    // Not the endpoint's path: not ours (404 without a next()).
+    expect((await get(l, "http://x.example/elsewhere")).status).toBe(404);
+  });
+
+  it("answers a Host (or an authority) only the URL parser refuses with the listening address, never 500, never a log line", async () => {
+    const lines: unknown[] = [];
+    const l = await serve({}, { log: (entry) => void lines.push(entry) });
+    for (const host of ["[:::::]", "[1.2.3.4]", "1.2.3.256", "example.123"]) {
+      for (const page of ["", "?op=InsertSubscriberSid", "?WSDL"]) {
+        for (const [target, hostHeader] of [[`/ExternalAPIService.asmx${page}`, host], [`http://${host}/ExternalAPIService.asmx${page}`, "good.example"]]) {
+          const answer = await get(l, target, hostHeader);
+          expect(answer.status, `${target} Host: ${hostHeader}`).toBe(200);
+          expect(answer.body, target).not.toContain(host);
+        }
+      }
+    }
+    expect(lines).toEqual([]);
+  });
+
+  it("the same through Connect-style mounting (the mount stripped from an absolute-form req.url)", async () => {
+    const handler = createHandler(sampleImplementation([]), { log: () => undefined });
+    const l = await listenOnLoopback((req, res) => {
+      const original = req.url ?? "/";
+      // Express keeps the scheme and authority and strips the mount path after them.
+      const m = /^(https?:\/\/[^/]*)\/api(\/.*)$/i.exec(original);
+      if (m) {
+        (req as { originalUrl?: string }).originalUrl = original;
+        req.url = `${m[1]}${m[2]}`;
+      }
+      handler(req, res, () => res.writeHead(404).end());
+    });
+    open.push(l);
+    const answer = await get(l, "http://x.example/api/ExternalAPIService.asmx?WSDL");
+    expect(answer.status).toBe(200);
+    expect(new Set(wsdlAddresses(answer.body))).toEqual(new Set(["http://x.example/api/ExternalAPIService.asmx"]));
+  });
+});
+
 describe("pipelined requests whose caller goes away", () => {
   for (const count of [2, 50]) {
     it(`aborts the signal of every one of ${count} pipelined calls`, async () => {

@@ -17,6 +17,11 @@ export interface EndpointUrlOptions {
 /** What a transport adapter knows about the request. */
 export interface EndpointSource {
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * The authority of an absolute-form request target (`GET http://host/x.asmx`), which replaces the Host
+   * header (RFC 9112 §3.2.2) and is checked as Host is; undefined for the usual origin-form (`GET /x.asmx`).
+   */
+  readonly targetHost?: string | undefined;
   /** "http" or "https", as the connection was made. */
   readonly scheme: string;
   /** The path of the endpoint as the caller reached it (`/x/Service.asmx`). */
@@ -41,11 +46,26 @@ function hostName(host: string): string {
   return colon < 0 ? lower : lower.slice(0, colon);
 }
 
+/**
+ * Whether the URL parser takes a plain host[:port] as an http URL's host: PLAIN_HOST lets through what it
+ * refuses (`[:::::]`, `[1.2.3.4]`, `1.2.3.256`, a last label of digits that is no IPv4 address), which would
+ * make the page's address unreadable. Only a plain host is given here, so the URL is the host and nothing else.
+ */
+function parsesAsHost(host: string): boolean {
+  try {
+    new URL(`http://${host}/`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Whether host may be used: plain, and listed when a list is given (a listed name without port allows any port). */
 export function isAcceptedHost(host: string, allowedHosts: readonly string[] | undefined): boolean {
   if (host.length > 300 || !PLAIN_HOST.test(host)) return false;
   const port = /:([0-9]+)$/.exec(host)?.[1];
   if (port !== undefined && Number(port) > 65535) return false;
+  if (!parsesAsHost(host)) return false;
   if (allowedHosts === undefined) return true;
   const lower = host.toLowerCase();
   const name = hostName(lower);
@@ -70,6 +90,25 @@ export function checkPublicUrl(publicUrl: string): string {
 }
 
 /**
+ * The absolute-form request target `http://authority/path?query` (RFC 9112 §3.2.2: the scheme in any case,
+ * http or https) split into its authority and the rest (`/path?query`, "/" when the path is empty), or
+ * undefined when the target is not of that form. Only the split: the authority is checked where it is used.
+ */
+export function absoluteTarget(target: string): { readonly authority: string; readonly rest: string } | undefined {
+  const m = /^https?:\/\//i.exec(target);
+  if (m === null) return undefined;
+  const from = m[0].length;
+  let end = from;
+  while (end < target.length) {
+    const c = target.charCodeAt(end);
+    if (c === 47 /* / */ || c === 63 /* ? */ || c === 35 /* # */) break;
+    end++;
+  }
+  const rest = target.slice(end);
+  return { authority: target.slice(from, end), rest: rest.charCodeAt(0) === 47 ? rest : `/${rest}` };
+}
+
+/**
  * The endpoint URL for one request. `publicEndpoint` is publicUrl already checked and completed with the
  * endpoint's name (see checkPublicUrl), or undefined.
  */
@@ -77,7 +116,7 @@ export function resolveEndpointUrl(source: EndpointSource, options: EndpointUrlO
   if (publicEndpoint !== undefined) return publicEndpoint;
   const headers = source.headers;
   let scheme = source.scheme;
-  let host = headers["host"];
+  let host = source.targetHost ?? headers["host"];
   if (options.trustProxy) {
     const proto = firstValue(headers["x-forwarded-proto"])?.toLowerCase();
     if (proto === "http" || proto === "https") scheme = proto;
