@@ -3,7 +3,7 @@
 // times (well under 5 minutes on a 2-core machine). Prints one table; exits 1 if any row fails.
 //
 //   npm run fuzz                              everything
-//   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort tracking)
+//   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort tracking protocol)
 //   npm run fuzz -- --requests 20000 --seed 7 a shorter or different fuzzing run
 //   npm run fuzz -- --markdown                also print the table as Markdown (for the README)
 
@@ -16,6 +16,7 @@ import { topCounts } from "./judge.js";
 import { CLIENT_BOUNDS, MALICIOUS_CASES, startMaliciousServers, type ClientCaseResult } from "./malicious.js";
 import { HOST_CONFIGS, runHostCases, type HostConfigName } from "./host-header.js";
 import { runPipelinedAbort } from "./pipelined-abort.js";
+import { PROTOCOL_CLASSES, PROTOCOL_PATHS, runProtocolClass } from "./protocol.js";
 import { formatMarkdown, formatTable, mb, ms, size, type Row } from "./report.js";
 import { describeOutcome, LINEAR_SHAPES, measureLinearity, runXmlAttack, XML_ATTACKS } from "./xml-attacks.js";
 import { PROBE_REQUEST } from "./requests.js";
@@ -23,7 +24,7 @@ import { trackingSection } from "./tracking.js";
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-const SECTIONS = ["fuzz", "adapters", "xml", "exhaustion", "faults", "client", "host", "abort", "tracking"] as const;
+const SECTIONS = ["fuzz", "adapters", "xml", "exhaustion", "faults", "client", "host", "abort", "tracking", "protocol"] as const;
 type Section = (typeof SECTIONS)[number];
 
 function flag(name: string): string | undefined {
@@ -299,6 +300,24 @@ async function abortSection(rows: Row[]): Promise<void> {
   await child.stop();
 }
 
+/** Protocol edges (protocol.ts): each class on every SOAP request, through the three adapters. */
+async function protocolSection(rows: Row[]): Promise<void> {
+  const child = await AttackChild.start({ mode: "faults" });
+  for (const c of PROTOCOL_CLASSES) {
+    const r = await runProtocolClass(child.port, c);
+    rows.push({
+      attack: `protocol: ${c.name}`,
+      requests: r.sent,
+      outcome: `${r.expected} answered ${c.expected}`,
+      measured: `${r.sent - r.expected} otherwise (${PROTOCOL_PATHS.map((p) => p.split("/")[1]).join(", ")})`,
+      target: `every one ${c.expected}`,
+      pass: child.alive && r.sent > 0 && r.expected === r.sent,
+      details: r.problems,
+    });
+  }
+  await child.stop();
+}
+
 async function main(): Promise<void> {
   const only = flag("only")?.split(",") as Section[] | undefined;
   const requests = Number(flag("requests") ?? 100_000);
@@ -315,6 +334,7 @@ async function main(): Promise<void> {
     host: () => hostSection(rows),
     abort: () => abortSection(rows),
     tracking: () => trackingSection(rows),
+    protocol: () => protocolSection(rows),
   };
   for (const name of SECTIONS) {
     if (only && !only.includes(name)) continue;

@@ -60,6 +60,12 @@ export interface BindingOptions extends ReadOptions {
   readonly maxElements?: number | undefined;
   /** Server halves: the generated record writers (generated/writers.ts); made from the model when absent. */
   readonly recordWriters?: RecordWriters | undefined;
+  /**
+   * SOAP server halves: whether an operation understands (binds) a SOAP header element. A header marked
+   * mustUnderstand that it does not understand is refused with SOAP's MustUnderstand fault before the
+   * operation runs. None is understood when absent (a spec declares no SOAP headers yet).
+   */
+  readonly understoodHeaders?: ((op: OperationModel, header: XmlElement) => boolean) | undefined;
 }
 
 /**

@@ -3,7 +3,7 @@
 // SOAP 1.1, the server half: the operation from the quoted SOAPAction header, faults with
 // faultcode/faultstring, a 400 for an empty body.
 
-import type { ServiceError } from "../errors.js";
+import { ErrorCodes, type ServiceError } from "../errors.js";
 import type { ServerBindingFactory } from "../protocol/binding.js";
 import { createSoapServerBinding, type SoapServerVersion, type TransportAction } from "../protocol/soap-server.js";
 import { escapeText } from "../xml/write.js";
@@ -24,9 +24,10 @@ export const soap11ServerVersion: SoapServerVersion = {
     const value = headers["soapaction"];
     return value === undefined ? { present: false } : { present: true, action: unquote(value) };
   },
-  faultXml(error: ServiceError, detail: string): string {
-    const code = error.side === "client" ? "soap:Client" : "soap:Server";
-    return `<soap:Fault><faultcode>${code}</faultcode><faultstring>${escapeText(error.message)}</faultstring><detail>${detail}</detail></soap:Fault>`;
+  faultXml(error: ServiceError, detail: string | undefined): string {
+    const code = error.code === ErrorCodes.MustUnderstand ? "soap:MustUnderstand" : error.side === "client" ? "soap:Client" : "soap:Server";
+    const details = detail === undefined ? "" : `<detail>${detail}</detail>`;
+    return `<soap:Fault><faultcode>${code}</faultcode><faultstring>${escapeText(error.message)}</faultstring>${details}</soap:Fault>`;
   },
 };
 

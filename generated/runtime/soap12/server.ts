@@ -3,7 +3,7 @@
 // SOAP 1.2, the server half: the operation from the Content-Type's action parameter (else the Body
 // element), faults with Code/Value, Reason/Text and Detail, a Receiver fault for an empty body.
 
-import type { ServiceError } from "../errors.js";
+import { ErrorCodes, type ServiceError } from "../errors.js";
 import type { ServerBindingFactory } from "../protocol/binding.js";
 import { createSoapServerBinding, type SoapServerVersion, type TransportAction } from "../protocol/soap-server.js";
 import { escapeText } from "../xml/write.js";
@@ -37,12 +37,13 @@ export const soap12ServerVersion: SoapServerVersion = {
     const action = contentTypeAction(headers["content-type"]);
     return action === undefined || action === "" ? { present: false } : { present: true, action };
   },
-  faultXml(error: ServiceError, detail: string): string {
-    const code = error.side === "client" ? "soap:Sender" : "soap:Receiver";
+  faultXml(error: ServiceError, detail: string | undefined): string {
+    // ASMX writes no NotUnderstood header block with a MustUnderstand fault (SOAP 1.2 recommends one).
+    const code = error.code === ErrorCodes.MustUnderstand ? "soap:MustUnderstand" : error.side === "client" ? "soap:Sender" : "soap:Receiver";
     return (
       `<soap:Fault><soap:Code><soap:Value>${code}</soap:Value></soap:Code>` +
       `<soap:Reason><soap:Text xml:lang="en">${escapeText(error.message)}</soap:Text></soap:Reason>` +
-      `<soap:Detail>${detail}</soap:Detail></soap:Fault>`
+      `${detail === undefined ? "" : `<soap:Detail>${detail}</soap:Detail>`}</soap:Fault>`
     );
   },
 };

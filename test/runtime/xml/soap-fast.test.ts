@@ -131,6 +131,9 @@ describe("fast SOAP reader: the shapes clients send are read as the general read
 describe("fast SOAP reader: anything outside the common shape is left to the general reader", () => {
   const outside: [string, string][] = [
     ["a Header", DOTNET.replace("<soap:Body>", "<soap:Header/><soap:Body>")],
+    // Headers marked mustUnderstand are the SOAP binding's to refuse, after the general reader.
+    ["a Header with a mustUnderstand header", DOTNET.replace("<soap:Body>", '<soap:Header><s:Sec xmlns:s="urn:s" soap:mustUnderstand="1"/></soap:Header><soap:Body>')],
+    ["two byte order marks", `\uFEFF\uFEFF${DOTNET}`],
     ["xsi:nil", DOTNET.replace("<strName>N</strName>", '<strName xsi:nil="true" />')],
     ["an entity reference", DOTNET.replace(">a@b<", ">a&amp;b<")],
     ["a character reference", DOTNET.replace(">a@b<", ">a&#64;b<")],

@@ -33,6 +33,8 @@ export const ErrorCodes = {
   TooManyAttributes: "TooManyAttributes",
   TooManyElements: "TooManyElements",
   InvalidEnvelope: "InvalidEnvelope",
+  /** A SOAP header marked mustUnderstand that the operation does not understand (SOAP's MustUnderstand fault). */
+  MustUnderstand: "MustUnderstand",
   BodyTooLarge: "BodyTooLarge",
   UnsupportedMediaType: "UnsupportedMediaType",
   MethodNotAllowed: "MethodNotAllowed",
@@ -142,7 +144,7 @@ export class ServiceFaultError extends ClientCallError {
 
 /** The service answered with a SOAP fault. */
 export class SoapFaultError extends ServiceFaultError {
-  /** "Client"/"Server" (SOAP 1.1) or "Sender"/"Receiver" (SOAP 1.2), without prefix. */
+  /** "Client"/"Server" (SOAP 1.1) or "Sender"/"Receiver" (SOAP 1.2), or "MustUnderstand", without prefix. */
   declare readonly faultCode: string;
   constructor(
     fields: {
@@ -155,7 +157,9 @@ export class SoapFaultError extends ServiceFaultError {
     binding: BindingName,
     operation: string,
   ) {
-    const side: FaultSide = fields.faultCode === "Client" || fields.faultCode === "Sender" ? "client" : "server";
+    // MustUnderstand: the request carried a header the service does not understand, the caller's to fix.
+    const code = fields.faultCode;
+    const side: FaultSide = code === "Client" || code === "Sender" || code === "MustUnderstand" ? "client" : "server";
     super(`${operation}: ${fields.faultCode} fault: ${fields.reason}`, { ...fields, side }, binding, operation);
     this.name = "SoapFaultError";
     this.faultCode = fields.faultCode;

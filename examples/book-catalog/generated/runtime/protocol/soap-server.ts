@@ -14,6 +14,8 @@ import type { BindingOptions, DecodedRequest, ServerBinding, WireRequest, WireRe
 import { soapResultXml } from "./result.js";
 import { ECHO_MAX, ENVELOPE_CLOSE, envelopeBody, envelopeOpen, soapActionOf, type SoapVersion } from "./soap.js";
 import { createFastSoapReader } from "./soap-fast.js";
+import { SOAP11_ENVELOPE_NS } from "../soap11/index.js";
+import { SOAP12_ENVELOPE_NS } from "../soap12/index.js";
 import { textErrorResponse } from "./text-error.js";
 import { isNilElement, wireOf } from "./typed-xml.js";
 
@@ -30,8 +32,11 @@ export interface SoapServerVersion extends SoapVersion {
    * Receiver fault ("Root element is missing.") for SOAP 1.2 (easgen docs/wire.md §1a).
    */
   readonly emptyBody: "badRequest" | "receiverFault";
-  /** The `<soap:Fault>` element for an error, `detail` being the detail's inner XML. */
-  faultXml(error: ServiceError, detail: string): string;
+  /**
+   * The `<soap:Fault>` element for an error, `detail` being the detail's inner XML (no detail element when
+   * undefined); the code MustUnderstand is SOAP's MustUnderstand fault code.
+   */
+  faultXml(error: ServiceError, detail: string | undefined): string;
 }
 
 /** Maps a reader refusal to the client error the wire gets. */
@@ -66,6 +71,31 @@ function isBlank(text: string): boolean {
   return true;
 }
 
+/**
+ * Whether a header element is marked mustUnderstand as ASMX reads it (SoapUnknownHeader): the attribute in
+ * the SOAP 1.1 envelope namespace, else in SOAP 1.2's, whatever the envelope's version; "1" or "true" is
+ * true, anything else ("0", "false", "yes") false. Its actor or role is not looked at, as ASMX does not:
+ * no intermediary stands in front of this endpoint to process a header addressed to one, so a header marked
+ * mustUnderstand is refused rather than dropped whoever it names (docs/asmx-evidence/must-understand.md).
+ */
+function marksMustUnderstand(header: XmlElement): boolean {
+  let value: string | undefined;
+  for (const a of header.attrs) {
+    if (a.local !== "mustUnderstand") continue;
+    if (a.ns === SOAP11_ENVELOPE_NS) {
+      value = a.value;
+      break;
+    }
+    if (a.ns === SOAP12_ENVELOPE_NS) value = a.value;
+  }
+  return value === "1" || value === "true";
+}
+
+/** SOAP's MustUnderstand fault for a header, in .NET's words (SoapHeaderHandling: the element's local name). */
+function notUnderstoodError(header: XmlElement): ServiceError {
+  return clientError(ErrorCodes.MustUnderstand, `SOAP header ${oneLine(header.local, ECHO_MAX)} was not understood.`);
+}
+
 const ROOT_MISSING = "Root element is missing.";
 
 function emptyBodyError(version: SoapServerVersion): ServiceError {
@@ -98,20 +128,37 @@ export function createSoapServerBinding(version: SoapServerVersion, service: Ser
         )
       : undefined;
 
-  function readEnvelopeBody(text: string): XmlElement {
-    const fast = fastBody?.read(text);
-    if (fast !== undefined) return fast;
+  /** The request's Envelope, read by the general reader. */
+  function readEnvelope(text: string): XmlElement {
     if (isBlank(text)) throw emptyBodyError(version);
-    let root: XmlElement;
     try {
-      root = options.readXml(text, readOptions);
+      return options.readXml(text, readOptions);
     } catch (error) {
       if (error instanceof XmlRefusal) throw refusalError(error);
       throw error;
     }
+  }
+
+  function bodyOf(root: XmlElement): XmlElement {
     const body = envelopeBody(root, version);
     if (!body) throw clientError(ErrorCodes.InvalidEnvelope, `The request is not a ${version.label} envelope with a Body.`);
     return body;
+  }
+
+  const understood = options.understoodHeaders;
+  const envelopeNs = version.envelopeNs;
+
+  /**
+   * Refuses (MustUnderstand fault) the first header, in document order, marked mustUnderstand that the
+   * operation does not understand; every Header element of the Envelope is looked at.
+   */
+  function checkHeaders(op: OperationModel, root: XmlElement): void {
+    for (const part of root.children) {
+      if (part.local !== "Header" || part.ns !== envelopeNs) continue;
+      for (const header of part.children) {
+        if (marksMustUnderstand(header) && !(understood !== undefined && understood(op, header))) throw notUnderstoodError(header);
+      }
+    }
   }
 
   function route(body: XmlElement, headers: Readonly<Record<string, string>>): { op: OperationModel; el: XmlElement } {
@@ -172,8 +219,12 @@ export function createSoapServerBinding(version: SoapServerVersion, service: Ser
     presence: "element",
 
     decodeRequest(request: WireRequest): DecodedRequest {
-      const body = readEnvelopeBody(request.body);
-      const { op, el } = route(body, request.headers);
+      // The fast path reads only envelopes without a Header (soap-fast.ts), so it has no header to check.
+      const fast = fastBody?.read(request.body);
+      const root = fast === undefined ? readEnvelope(request.body) : undefined;
+      const { op, el } = route(fast ?? bodyOf(root!), request.headers);
+      // After routing, as ASMX: an unknown operation or action is answered as such first.
+      if (root !== undefined) checkHeaders(op, root);
       return { op, texts: paramTexts(op, el) };
     },
 
@@ -191,6 +242,10 @@ export function createSoapServerBinding(version: SoapServerVersion, service: Ser
 
     encodeError(error: ServiceError): WireResponse {
       if (isHttpLevel(error)) return textErrorResponse(error);
+      // A header fault carries no detail (SOAP 1.1 §4.4; ASMX writes none): its fault code says what it is.
+      if (error.code === ErrorCodes.MustUnderstand) {
+        return { status: error.status, headers: responseHeaders, body: open + version.faultXml(error, undefined) + ENVELOPE_CLOSE };
+      }
       const parameter = error.parameter === undefined ? "" : `<Parameter>${escapeText(error.parameter)}</Parameter>`;
       const detail = `<Error xmlns="${ns}"><Code>${escapeText(error.code)}</Code>${parameter}</Error>`;
       return { status: error.status, headers: responseHeaders, body: open + version.faultXml(error, detail) + ENVELOPE_CLOSE };
