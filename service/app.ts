@@ -1,6 +1,7 @@
 // The whole service in one object: the store, the generated SOAP/HTTP endpoint with the reference
-// implementation behind it, the extra routes (/confirm/{token}, /healthz, /metrics), request logs,
-// metrics and the background workers, with an orderly shutdown.
+// implementation behind it, the extra routes (/confirm/{token}, /u/{token}, /t/…, /healthz, and /metrics
+// with METRICS_TOKEN or on the METRICS_PORT listener), request logs, metrics and the background workers,
+// with an orderly shutdown.
 
 import type http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,6 +15,7 @@ import { smtpTransport } from "./app/mail-transport.js";
 import { OutboxWorker } from "./app/outbox.js";
 import { SendingWorker, unsubscribeRoute } from "./app/sendings.js";
 import { SmsWorker } from "./app/sms-outbox.js";
+import { bearerMatches, createMetricsServer, sendMetrics } from "./app/metrics.js";
 import { TrackingLimiter, handleTrackingRequest, loadLinkKey, prepareTracking } from "./app/tracking.js";
 import { TriggerWorker } from "./app/triggers.js";
 import { confirmRoute, createService } from "./app/service.js";
@@ -31,8 +33,11 @@ export interface App {
   readonly sendings: SendingWorker | undefined;
   /** Fires triggers: queues their newsletter for subscribers newly active on the list. */
   readonly triggerWorker: TriggerWorker | undefined;
-  /** Listens on config.port/host (api and all roles) and starts the workers (worker and all roles). */
-  start(): Promise<{ url: string | undefined }>;
+  /**
+   * Listens on config.port/host (api and all roles) and, with METRICS_PORT, on the metrics listener (any
+   * role), and starts the workers (worker and all roles).
+   */
+  start(): Promise<{ url: string | undefined; metricsUrl: string | undefined }>;
   /** Stops taking requests, lets in-flight ones and the current job batches finish, closes the store. */
   close(): Promise<void>;
 }
@@ -57,6 +62,16 @@ function loggedPath(url: string | undefined): string {
   // Tokens are capabilities (confirm, unsubscribe, count a view or a click): the log never holds one.
   const tokenRoute = /^\/(confirm|u|t\/[ocv])\//.exec(path);
   return tokenRoute !== null ? `${tokenRoute[0]}{token}` : path.slice(0, 200);
+}
+
+/** Listens on port/host; the URL it is reachable at. */
+async function listen(server: http.Server, port: number | undefined, host: string): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  return `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
 }
 
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
@@ -179,6 +194,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     log: (entry) => logger.error({ reqId: entry.requestId, operation: entry.operation, err: entry.error instanceof Error ? entry.error.message : String(entry.error) }, entry.message),
   });
 
+  /** GET /healthz: up or down, nothing more (not the engine, not a version). */
+  async function health(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    let up = true;
+    try {
+      await store.db.selectFrom("accounts").select("id").limit(1).execute();
+    } catch {
+      up = false;
+    }
+    res.writeHead(up ? 200 : 503, { "content-type": "application/json", "cache-control": "no-store" });
+    res.end(req.method === "HEAD" ? undefined : up ? '{"status":"ok"}\n' : '{"status":"unavailable"}\n');
+  }
+
   async function other(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const path = (req.url ?? "/").split("?", 1)[0]!;
     const send = (status: number, type: string, body: string) => {
@@ -196,20 +223,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       });
     }
     if (req.method !== "GET" && req.method !== "HEAD") return send(405, "text/plain; charset=utf-8", "Method not allowed.\n");
-    if (path === "/healthz") {
-      try {
-        await store.db.selectFrom("accounts").select("id").limit(1).execute();
-        return send(200, "application/json", `{"status":"ok","database":"${store.engine}"}\n`);
-      } catch {
-        return send(503, "application/json", `{"status":"unavailable","database":"${store.engine}"}\n`);
-      }
-    }
-    if (path === "/metrics") {
-      try {
-        return send(200, registry.contentType, await registry.metrics());
-      } catch {
-        return send(503, "text/plain; charset=utf-8", "Metrics are unavailable: the database did not answer.\n");
-      }
+    if (path === "/healthz") return health(req, res);
+    // Only with the bearer token; without METRICS_TOKEN the public port has no /metrics at all.
+    if (path === "/metrics" && config.metricsTokenHash !== undefined) {
+      if (bearerMatches(req, config.metricsTokenHash)) return sendMetrics(req, res, registry);
+      res.writeHead(401, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", "www-authenticate": 'Bearer realm="metrics"' });
+      res.end(req.method === "HEAD" ? undefined : "Metrics need Authorization: Bearer <METRICS_TOKEN>.\n");
+      return;
     }
     if (await handleTrackingRequest(store, req, res, now(), trackingLimiter)) return;
     return send(404, "text/plain; charset=utf-8", "Not found. The service is at /ExternalAPIService.asmx.\n");
@@ -247,6 +267,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       })
     : undefined;
 
+  const metricsServer = config.metricsPort === undefined ? undefined : createMetricsServer(registry, health);
+
   return {
     store,
     server,
@@ -263,14 +285,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       importWorker?.start();
       sendings?.start();
       triggerWorker?.start();
-      if (server === undefined) return { url: undefined };
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(config.port, config.host, () => resolve());
-      });
-      const address = server.address() as AddressInfo;
-      const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-      return { url: `http://${host}:${address.port}` };
+      const metricsUrl = metricsServer === undefined ? undefined : await listen(metricsServer, config.metricsPort, config.metricsHost);
+      if (server === undefined) return { url: undefined, metricsUrl };
+      return { url: await listen(server, config.port, config.host), metricsUrl };
     },
     async close() {
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref());
@@ -280,6 +297,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         const drained = inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => (idle = resolve));
         await Promise.race([Promise.all([drained, closed]), deadline]);
         server.closeAllConnections();
+      }
+      if (metricsServer?.listening === true) {
+        const closed = new Promise<void>((resolve) => metricsServer.close(() => resolve()));
+        metricsServer.closeAllConnections();
+        await closed;
       }
       await Promise.race([Promise.all([outbox?.stop(), sms?.stop(), importWorker?.stop(), sendings?.stop(), triggerWorker?.stop()]), deadline]);
       await store.close();

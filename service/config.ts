@@ -1,6 +1,8 @@
 // Configuration: every option is an environment variable with a default, read once at start. The same
 // table feeds `npm start -- --help` and the README.
 
+import { createHash } from "node:crypto";
+
 export type Role = "api" | "worker" | "all";
 
 export interface Config {
@@ -28,6 +30,11 @@ export interface Config {
   readonly jobLeaseMs: number;
   readonly shutdownTimeoutMs: number;
   readonly role: Role;
+  /** SHA-256 of METRICS_TOKEN (the token itself is not kept); undefined: /metrics is 404 on the public port. */
+  readonly metricsTokenHash: Buffer | undefined;
+  /** Port of the separate metrics listener; undefined: none. */
+  readonly metricsPort: number | undefined;
+  readonly metricsHost: string;
 }
 
 interface Option {
@@ -55,6 +62,9 @@ export const OPTIONS: readonly Option[] = [
   { name: "DATABASE_POOL", default: "10", doc: "PostgreSQL connections per process." },
   { name: "JOB_LEASE_MS", default: "30000", doc: "How long a worker holds a job without renewing; a crashed worker's job is taken over after it." },
   { name: "SHUTDOWN_TIMEOUT_MS", default: "10000", doc: "On SIGTERM/Ctrl-C, time allowed for in-flight requests and jobs before exit." },
+  { name: "METRICS_TOKEN", default: "", doc: "Bearer token (at least 32 characters) that opens GET /metrics on the public port (Authorization: Bearer <token>); unset: /metrics there is 404." },
+  { name: "METRICS_PORT", default: "", doc: "Port of a separate listener that serves only /metrics and /healthz, without a token (any role, workers included); unset: none." },
+  { name: "METRICS_HOST", default: "127.0.0.1", doc: "Address the METRICS_PORT listener binds (loopback: only this host can scrape)." },
 ];
 
 export class ConfigError extends Error {}
@@ -81,6 +91,24 @@ function httpUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
   }
   if (!ok) throw new ConfigError(`${name} must be an absolute http or https URL, like https://sms.example/send.`);
   return text;
+}
+
+/** Shortest METRICS_TOKEN accepted (128 bits as hex). */
+export const MIN_METRICS_TOKEN = 32;
+
+/** SHA-256 of a METRICS_TOKEN: what the service keeps of it. */
+export function metricsTokenHash(token: string): Buffer {
+  return createHash("sha256").update(token, "utf8").digest();
+}
+
+/** METRICS_TOKEN's hash; refused (without echoing it) when it is too short to be a secret. */
+function metricsToken(env: NodeJS.ProcessEnv): Buffer | undefined {
+  const token = env.METRICS_TOKEN;
+  if (token === undefined || token === "") return undefined;
+  if (token.length < MIN_METRICS_TOKEN || /\s/.test(token)) {
+    throw new ConfigError(`METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN} characters without spaces (as from: openssl rand -hex 16).`);
+  }
+  return metricsTokenHash(token);
 }
 
 export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
@@ -129,6 +157,9 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
     jobLeaseMs: int(env, "JOB_LEASE_MS", 30_000, 100, 3600_000),
     shutdownTimeoutMs: int(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 3600_000),
     role,
+    metricsTokenHash: metricsToken(env),
+    metricsPort: env.METRICS_PORT ? int(env, "METRICS_PORT", 0, 0, 65535) : undefined,
+    metricsHost: env.METRICS_HOST || "127.0.0.1",
   };
 }
 
@@ -139,7 +170,8 @@ export function helpText(): string {
     "Usage: npm start -- [--role api|worker|all] [--help]",
     "",
     "Serves ExternalAPIService (SOAP 1.1, SOAP 1.2, HTTP GET, HTTP POST) at /ExternalAPIService.asmx,",
-    "with /confirm/{token}, /healthz and /metrics, and runs the background workers.",
+    "with /confirm/{token}, /u/{token}, /t/..., /healthz (and /metrics with METRICS_TOKEN or METRICS_PORT),",
+    "and runs the background workers.",
     "",
     "  --role all     API and workers in one process (default)",
     "  --role api     only the HTTP API",

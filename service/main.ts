@@ -30,8 +30,11 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`Cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
-  const { url } = await app.start();
-  app.logger.info({ role, database: app.store.displayUrl, url: url === undefined ? undefined : `${url}/ExternalAPIService.asmx` }, "service started");
+  const { url, metricsUrl } = await app.start();
+  app.logger.info(
+    { role, database: app.store.displayUrl, url: url === undefined ? undefined : `${url}/ExternalAPIService.asmx`, metrics: metricsUrl === undefined ? undefined : `${metricsUrl}/metrics` },
+    "service started",
+  );
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
       app.logger.info({ signal }, "stopping: draining requests and jobs");

@@ -13,7 +13,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { simpleParser } from "mailparser";
 import { runAdmin } from "../../service/admin/cli.js";
-import { type RealService, callHttpPost, describeProbes, healthz, inParallel, probeDuring, startRealService } from "./real-service.js";
+import { type RealService, callHttpPost, describeProbes, healthz, inParallel, probeDuring, request, startRealService } from "./real-service.js";
 import type { Row } from "./report.js";
 
 const USER = { strUsername: "shop", strPassword: "shop-password-1" };
@@ -180,6 +180,20 @@ export async function trackingSection(rows: Row[]): Promise<void> {
         maxRun.probes.maxMs <= 1000 &&
         maxRun.probes.failed === 0,
       details: [...hugeRun.other.slice(0, 5), ...maxRun.other.slice(0, 5), ...maxRun.probes.examples],
+    });
+
+    // The rest of the public port's own routes: metrics are not on it (no METRICS_TOKEN here), and
+    // /healthz says up or down only.
+    const metrics = await request(service.port, "/metrics");
+    const health = await healthz(service.port);
+    const healthBody = health.kind === "answer" ? health.body : health.detail;
+    rows.push({
+      attack: "public port: GET /metrics and /healthz without credentials",
+      requests: 2,
+      outcome: `/metrics ${metrics.kind === "answer" ? metrics.status : metrics.detail}, /healthz ${health.kind === "answer" ? health.status : ""} ${healthBody.trim()}`,
+      measured: metrics.kind === "answer" && metrics.body.includes("eas_") ? "metrics text served" : "no metrics text",
+      target: '/metrics 404 (METRICS_TOKEN unset), /healthz {"status":"ok"} only',
+      pass: metrics.kind === "answer" && metrics.status === 404 && !metrics.body.includes("eas_") && healthBody === '{"status":"ok"}\n',
     });
   } finally {
     await service.child.stop();

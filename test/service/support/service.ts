@@ -16,6 +16,8 @@ import { type EngineName, freshDatabaseUrl } from "./engines.js";
 export interface TestService {
   readonly app: App;
   readonly url: string;
+  /** The METRICS_PORT listener's URL, when the env set METRICS_PORT. */
+  readonly metricsUrl: string | undefined;
   readonly databaseUrl: string;
   readonly outboxDir: string;
   /** SMS_OUTBOX_DIR: where the service writes paid SMS. */
@@ -55,11 +57,12 @@ export async function startService(engine: EngineName, label: string, env: Recor
     ...env,
   });
   const app = await createApp(config, { logDestination, ...options });
-  const { url } = await app.start();
+  const { url, metricsUrl } = await app.start();
   const base = url!;
   return {
     app,
     url: base,
+    metricsUrl,
     databaseUrl,
     outboxDir,
     smsDir,
