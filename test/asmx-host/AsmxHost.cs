@@ -488,18 +488,6 @@ namespace AsmxTestHost
                 data.Method = req.HttpMethod;
                 data.RawUrl = req.RawUrl;
                 data.HttpVersion = "HTTP/" + req.ProtocolVersion.Major + "." + req.ProtocolVersion.Minor;
-                var names = new List<string>();
-                var values = new List<string>();
-                foreach (string name in req.Headers.AllKeys)
-                {
-                    foreach (string value in req.Headers.GetValues(name) ?? new string[0])
-                    {
-                        names.Add(name);
-                        values.Add(value);
-                    }
-                }
-                data.HeaderNames = names.ToArray();
-                data.HeaderValues = values.ToArray();
                 data.RemoteAddress = req.RemoteEndPoint.Address.ToString();
                 data.RemotePort = req.RemoteEndPoint.Port;
                 data.LocalAddress = req.LocalEndPoint.Address.ToString();
@@ -510,6 +498,28 @@ namespace AsmxTestHost
                     Plain(response, 413, "asmx-host: request body over " + maxBody + " bytes\n");
                     return;
                 }
+                // HttpListener has taken the chunks apart; ASP.NET gets the body whole, so it is told its length
+                // as IIS would after reading a chunked body (Mono's ASP.NET reads no body without one).
+                bool chunked = req.Headers["Transfer-Encoding"] != null;
+                var names = new List<string>();
+                var values = new List<string>();
+                foreach (string name in req.Headers.AllKeys)
+                {
+                    if (chunked && (string.Equals(name, "Transfer-Encoding", StringComparison.OrdinalIgnoreCase)
+                                    || string.Equals(name, "Content-Length", StringComparison.OrdinalIgnoreCase))) continue;
+                    foreach (string value in req.Headers.GetValues(name) ?? new string[0])
+                    {
+                        names.Add(name);
+                        values.Add(value);
+                    }
+                }
+                if (chunked)
+                {
+                    names.Add("Content-Length");
+                    values.Add(data.Body.Length.ToString());
+                }
+                data.HeaderNames = names.ToArray();
+                data.HeaderValues = values.ToArray();
 
                 ResponseData answer = Call(data);
                 if (answer.Errors != null)

@@ -2,6 +2,7 @@
 // and proxies that Mono's `wsdl` tool generates from the hosted WSDL call it. Needs Debian's mono-devel.
 
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -25,6 +26,20 @@ const soap11 = (body: string) =>
   `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>${body}</soap:Body></soap:Envelope>`;
 const soap12 = (body: string) =>
   `<?xml version="1.0" encoding="utf-8"?><soap12:Envelope xmlns:soap12="http://www.w3.org/2003/05/soap-envelope"><soap12:Body>${body}</soap12:Body></soap12:Envelope>`;
+
+/** POSTs `parts` as separate chunks (Transfer-Encoding: chunked, no Content-Length). */
+function postChunked(url: string, headers: Record<string, string>, parts: string[]): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: "POST", headers: { ...headers, "Transfer-Encoding": "chunked" } }, (res) => {
+      let body = "";
+      res.setEncoding("utf8").on("data", (s: string) => (body += s));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    for (const part of parts) req.write(part);
+    req.end();
+  });
+}
 
 describe.runIf(monoInstalled)("ASMX host: the four bindings", () => {
   it("SOAP 1.1 answers Add", async () => {
@@ -66,6 +81,20 @@ describe.runIf(monoInstalled)("ASMX host: the four bindings", () => {
     });
     expect(res.status).toBe(200);
     expect(await res.text()).toBe(`<?xml version="1.0" encoding="utf-8"?>\n<int xmlns="${NS}">15</int>`);
+  });
+
+  it("a chunked request body reaches ASP.NET whole (SOAP 1.1 and HTTP POST)", async () => {
+    const envelope = soap11(`<Add xmlns="${NS}"><a>20</a><b>22</b></Add>`);
+    const half = envelope.indexOf("<b>");
+    const soap = await postChunked(calculator, { "Content-Type": "text/xml; charset=utf-8", SOAPAction: `"${NS}Add"` }, [
+      envelope.slice(0, half),
+      envelope.slice(half),
+    ]);
+    expect(soap.status, soap.body).toBe(200);
+    expect(soap.body).toContain("<AddResult>42</AddResult>");
+    const form = await postChunked(`${calculator}/Add`, { "Content-Type": "application/x-www-form-urlencoded" }, ["a=1", "&b=2"]);
+    expect(form.status).toBe(200);
+    expect(form.body).toContain(">3</int>");
   });
 
   it("an unknown operation over HTTP GET is ASP.NET's own error, not the host's", async () => {

@@ -31,6 +31,8 @@ export interface AsmxHostOptions {
   readonly requestTimeoutS?: number;
   /** Largest request body the host accepts (413 beyond); default 16 MiB. */
   readonly maxBodyBytes?: number;
+  /** Also copy the host's stdout/stderr to this process's stderr as it comes (serve.ts does). */
+  readonly echo?: boolean;
 }
 
 export interface AsmxHost {
@@ -239,6 +241,7 @@ async function startOnce(
     };
     child.stdout.setEncoding("utf8").on("data", (s: string) => {
       out.add(s);
+      if (options.echo) process.stderr.write(s);
       pending += s;
       let nl: number;
       while ((nl = pending.indexOf("\n")) >= 0) {
@@ -252,7 +255,10 @@ async function startOnce(
         }
       }
     });
-    child.stderr.setEncoding("utf8").on("data", (s: string) => out.add(s));
+    child.stderr.setEncoding("utf8").on("data", (s: string) => {
+      out.add(s);
+      if (options.echo) process.stderr.write(s);
+    });
     child.once("error", (err) => finish({ error: `cannot run ${MONO}: ${err.message}`, portInUse: false }));
     child.once("close", (code, signal) => finish({ error: `exited (code ${code}, signal ${signal})`, portInUse: false }));
   });
