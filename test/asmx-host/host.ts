@@ -4,7 +4,7 @@
 
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +20,8 @@ export const FIXTURE_SERVICES = fileURLToPath(new URL("./services/", import.meta
 
 /** How much of a child's stdout/stderr is kept for error messages. */
 const OUTPUT_LIMIT = 64 * 1024;
+/** Cache entries not used for this long are removed when a new one is made (proxies name the port, so each run adds some). */
+const CACHE_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 const PORT_ATTEMPTS = 5;
 
 export interface AsmxHostOptions {
@@ -118,7 +120,12 @@ export async function compileCSharp(options: CompileOptions): Promise<string> {
   for (const file of Object.keys(options.sources).sort()) hash.update(`\0${file}\0${options.sources[file]}`);
   const dir = join(BUILD_CACHE, hash.digest("hex").slice(0, 24));
   const output = join(dir, name);
-  if (existsSync(output)) return output;
+  if (existsSync(output)) {
+    const now = new Date();
+    utimesSync(dir, now, now); // in use: keep it past the next pruning
+    return output;
+  }
+  pruneCache();
 
   // Compile in a private folder, then rename it into place: parallel test files may race on one hash.
   mkdirSync(BUILD_CACHE, { recursive: true });
@@ -146,6 +153,20 @@ export async function compileCSharp(options: CompileOptions): Promise<string> {
     rmSync(work, { recursive: true, force: true });
   }
   return output;
+}
+
+/** Removes cache entries (and abandoned temporary folders) older than CACHE_MAX_AGE_MS. */
+function pruneCache(): void {
+  if (!existsSync(BUILD_CACHE)) return;
+  const cutoff = Date.now() - CACHE_MAX_AGE_MS;
+  for (const entry of readdirSync(BUILD_CACHE)) {
+    const path = join(BUILD_CACHE, entry);
+    try {
+      if (statSync(path).mtimeMs < cutoff) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // removed by a parallel test file meanwhile
+    }
+  }
 }
 
 let mcsVersionCache: Promise<string> | undefined;
