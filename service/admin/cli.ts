@@ -1,6 +1,7 @@
 // The admin CLI: `npm run admin -- <noun> <verb> [options]` on the service's database (DATABASE_URL,
-// or --database). yargs only parses and prints help; the chosen verb runs afterwards, with the store
-// opened on first use and closed at the end. A verb returns its output, printed only when it succeeded:
+// or --database without a password: a command line is readable by every user of the machine). yargs
+// only parses and prints help; the chosen verb runs afterwards, with the store opened on first use and
+// closed at the end. A verb returns its output, printed only when it succeeded:
 // a refused command writes one line on standard error and nothing on standard output.
 //
 // Exit codes: 0 done, 1 refused (a rule, something missing, the database), 2 usage (unknown noun, verb
@@ -19,6 +20,69 @@ export const DEFAULT_DATABASE_URL = "sqlite:data/service.db";
 
 /** Options that would carry a secret on the command line: refused before parsing, value never echoed. */
 const SECRET_OPTION = /^--?(password|passwd|pass|pw|secret)(=|$)/i;
+
+/** An option name safe to repeat in a message: letters, digits and dashes, as every option of ours. */
+const FLAG_NAME = /^--?[A-Za-z][A-Za-z0-9-]{0,40}$/;
+
+/**
+ * Whether `text` is a URL that carries a password (`scheme://user:password@…` or a `password=` query
+ * parameter, which node-postgres also reads).
+ */
+function holdsPassword(text: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text)) return false;
+  try {
+    const url = new URL(text);
+    return url.password !== "" || url.searchParams.has("password");
+  } catch {
+    // Not a URL the WHATWG parser takes; pg-connection-string would still find user:password@.
+    return /^[^:]+:\/\/[^/@]*:[^/@]*@/.test(text) || /[?&]password=/i.test(text);
+  }
+}
+
+/**
+ * Refuses a command line that holds a URL with a password (any user of the machine can read a process's
+ * arguments in `ps`), naming where it is and how to give it instead, never the value.
+ */
+function refusePasswordUrl(argv: readonly string[]): void {
+  argv.forEach((arg, index) => {
+    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
+    const value = eq < 0 ? arg : arg.slice(eq + 1);
+    if (!holdsPassword(value)) return;
+    const option = eq >= 0 ? arg.slice(0, eq) : index > 0 && argv[index - 1]!.startsWith("-") ? argv[index - 1]! : undefined;
+    const where = option === "--database" ? "--database" : option !== undefined && FLAG_NAME.test(option) ? `${option} (argument ${index + 1})` : `argument ${index + 1}`;
+    throw new UsageError(
+      `${where}: a database URL with a password is refused on the command line, where any user of this machine can read it (ps); ` +
+        "put the whole URL in the DATABASE_URL environment variable instead, or leave the password out of the URL and set PGPASSWORD",
+    );
+  });
+}
+
+/**
+ * The message for yargs' "Unknown argument(s): a, b": each unknown argument by position, an option by
+ * its name when it looks like one of ours, never a bare value (it may be a password typed in the wrong
+ * place). `listed` is the text after yargs' colon.
+ */
+function unknownArguments(argv: readonly string[], listed: string, nouns: readonly Noun[]): string {
+  const items = new Set(listed.split(", "));
+  const end = argv.indexOf("--");
+  const parts: string[] = [];
+  let firstBare: number | undefined;
+  argv.forEach((arg, index) => {
+    if (end >= 0 && index >= end) return;
+    if (arg.startsWith("-") && arg.length > 1) {
+      const flag = arg.split("=", 1)[0]!;
+      const names = /^-[A-Za-z]+$/.test(flag) ? [...flag.slice(1)] : [flag.replace(/^-+/, "")];
+      if (names.some((name) => items.has(name))) parts.push(FLAG_NAME.test(flag) ? `unknown option ${flag}` : `an unknown option at position ${index + 1}`);
+      return;
+    }
+    const bare = firstBare === undefined && (index === 0 || argv[index - 1] !== "--database");
+    if (bare) firstBare = index;
+    if (items.has(arg)) parts.push(`unknown argument at position ${index + 1}`);
+  });
+  if (parts.length === 0) return "an argument is not known here (its value is not shown)";
+  const hint = firstBare !== undefined && parts.includes(`unknown argument at position ${firstBare + 1}`) ? `; name a noun: ${nouns.map((n) => n.name).join(" | ")}` : "";
+  return `${parts.join(", ")} (values are not shown)${hint}`;
+}
 
 interface Selected {
   readonly verb: Verb;
@@ -75,6 +139,7 @@ async function parse(argv: readonly string[], io: AdminIo, nouns: readonly Noun[
     const name = secret.replace(/=.*$/, "");
     throw new UsageError(`${name}: passwords are read from standard input, never from the command line`);
   }
+  refusePasswordUrl(argv);
   let selected: Selected | undefined;
   let output = "";
   const select = (s: Selected) => {
@@ -92,7 +157,7 @@ async function parse(argv: readonly string[], io: AdminIo, nouns: readonly Noun[
       type: "string",
       requiresArg: true,
       global: true,
-      describe: "Database URL: sqlite:path/to/file.db or postgres://user@host/db",
+      describe: "Database URL: sqlite:path/to/file.db or postgres://user@host/db (no password here: use DATABASE_URL or PGPASSWORD)",
       defaultDescription: `DATABASE_URL, else ${DEFAULT_DATABASE_URL}`,
     })
     .option("json", { type: "boolean", global: true, describe: "Print one JSON document instead of tables" });
@@ -112,7 +177,9 @@ async function parse(argv: readonly string[], io: AdminIo, nouns: readonly Noun[
     .exitProcess(false)
     .showHelpOnFail(false)
     .fail((message, error) => {
-      throw new UsageError(message ?? error?.message ?? "invalid command line");
+      // yargs repeats unknown arguments as given: say where they are instead (a value may be a secret).
+      const unknown = /^Unknown arguments?: ([\s\S]*)$/.exec(message ?? "");
+      throw new UsageError(unknown !== null ? unknownArguments(argv, unknown[1]!, nouns) : (message ?? error?.message ?? "invalid command line"));
     });
   await y.parseAsync([...argv], {}, (_error, _args, text) => {
     output = text;

@@ -2,6 +2,9 @@
 // and once as the real `node --import tsx service/admin/cli.ts` process.
 
 import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -156,9 +159,9 @@ describeEngines("admin CLI", (engine) => {
       { title: "account set without a setting", argv: ["account", "set", "--username", "alice"], code: 1, message: /give at least one of --dd-fields/ },
       { title: "account set with a bad time zone", argv: ["account", "set", "--username", "alice", "--time-zone", "Nowhere"], code: 1, message: /--time-zone must be an IANA/ },
       { title: "a missing required option (usage)", argv: ["account", "create"], code: 2, message: /Missing required argument: username/ },
-      { title: "an unknown verb (usage)", argv: ["account", "destroy"], code: 2, message: /Unknown argument: destroy/ },
+      { title: "an unknown verb (usage)", argv: ["account", "destroy"], code: 2, message: /unknown argument at position 2 \(values are not shown\)/ },
       { title: "no noun (usage)", argv: [], code: 2, message: /Name a noun: account \| list \| optout \| import \| outbox/ },
-      { title: "an unknown option (usage)", argv: ["account", "show", "--colour"], code: 2, message: /Unknown argument: colour/ },
+      { title: "an unknown option (usage)", argv: ["account", "show", "--colour"], code: 2, message: /unknown option --colour/ },
       { title: "an option without its value (usage)", argv: ["account", "show", "--username"], code: 2, message: /Not enough arguments following: username/ },
     ];
     for (const c of cases) {
@@ -194,11 +197,14 @@ describeEngines("admin CLI", (engine) => {
       const bad = await admin(url, ["account", "show", "--database", "mysql://x"]);
       expect(bad.code).toBe(1);
       expect(bad.stderr).toMatch(/^error: --database: DATABASE_URL must start with sqlite: or postgres:\/\//);
-      const unreachable = await admin(url, ["account", "show", "--database", "postgres://admin:topsecret@127.0.0.1:1/none"]);
+      const unreachable = await admin(url, ["account", "show", "--database", "postgres://admin@127.0.0.1:1/none"]);
       expect(unreachable.code).toBe(1);
       expect(unreachable.stdout).toBe("");
-      expect(unreachable.stderr).toMatch(/--database postgres:\/\/admin:\*\*\*@127\.0\.0\.1:1\/none could not be opened/);
-      expect(unreachable.stderr).not.toContain("topsecret");
+      expect(unreachable.stderr).toMatch(/--database postgres:\/\/admin@127\.0\.0\.1:1\/none could not be opened/);
+      const withPassword = await admin(url, ["account", "show", "--database", "postgres://admin:topsecret@127.0.0.1:1/none"]);
+      expect(withPassword.code).toBe(2);
+      expect(withPassword.stderr).toMatch(/^error: --database: a database URL with a password is refused on the command line/);
+      expect(withPassword.stderr).not.toContain("topsecret");
     });
   });
 
@@ -589,5 +595,49 @@ describe("the real admin entry", () => {
     expect(failed?.code).toBe(1);
     expect(failed?.stdout).toBe("");
     expect(failed?.stderr).toBe('error: --username: no account named "ghost"\n');
+  }, 120_000);
+});
+
+describe("admin CLI command line: a secret in argv is never echoed (the real process)", () => {
+  const SECRET = "hunter2secret";
+  const cases: { argv: string[]; message: RegExp }[] = [
+    { argv: ["--database", `postgres://admin:${SECRET}@127.0.0.1:1/db`, "account", "show"], message: /^error: --database: a database URL with a password is refused on the command line.*DATABASE_URL environment variable.*PGPASSWORD/ },
+    { argv: ["account", "show", `--database=postgresql://admin:${SECRET}@db.internal/db`], message: /^error: --database: a database URL with a password is refused/ },
+    { argv: ["account", "show", "--database", `postgres://admin@db.internal/db?password=${SECRET}`], message: /^error: --database: a database URL with a password is refused/ },
+    { argv: ["list", "create", "--account", "a", "--name", `postgres://admin:${SECRET}@h/db`], message: /^error: --name \(argument 6\): a database URL with a password is refused/ },
+    { argv: ["account", "show", SECRET], message: /^error: unknown argument at position 3 \(values are not shown\)/ },
+    { argv: [SECRET], message: /^error: unknown argument at position 1 \(values are not shown\); name a noun: account \| list/ },
+    { argv: ["account", SECRET], message: /^error: unknown argument at position 2 / },
+    { argv: ["account", "show", "--bogus", SECRET], message: /^error: unknown option --bogus \(values are not shown\)/ },
+    { argv: ["account", "show", `--bogus=${SECRET}`], message: /^error: unknown option --bogus \(values are not shown\)/ },
+    { argv: ["account", "show", `--${SECRET}!`], message: /^error: an unknown option at position 3 / },
+    { argv: ["account", "create", "--username", "x", "--password", SECRET], message: /^error: --password: passwords are read from standard input/ },
+  ];
+
+  it("refuses each with exit code 2, one line on stderr naming the position or option, the secret nowhere", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "eas-admin-argv-"));
+    try {
+      const runs = await Promise.all(
+        cases.map((c) =>
+          promisify(execFile)(process.execPath, ["--import", "tsx", "service/admin/cli.ts", ...c.argv], {
+            env: { ...process.env, DATABASE_URL: `sqlite:${path.join(dir, "admin.db")}` },
+            timeout: 60_000,
+          }).then(
+            () => ({ code: 0, stdout: "", stderr: "the command succeeded" }),
+            (error: { code?: number; stdout?: string; stderr?: string }) => ({ code: error.code, stdout: error.stdout ?? "", stderr: error.stderr ?? "" }),
+          ),
+        ),
+      );
+      runs.forEach((run, k) => {
+        const what = cases[k]!.argv.join(" ");
+        expect(run.code, what).toBe(2);
+        expect(run.stdout, what).toBe("");
+        expect(run.stderr, what).toMatch(cases[k]!.message);
+        expect(run.stderr.trimEnd().split("\n"), what).toHaveLength(1);
+        expect(run.stderr + run.stdout, what).not.toContain(SECRET);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 });
