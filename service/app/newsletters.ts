@@ -22,9 +22,10 @@
 //   surrounding white space removed.
 // - Rendering fills each `{{holder:N}}` with its modules in (module_index, id) order, leaving out those
 //   whose filter the recipient does not match (an unused holder becomes empty), then merges the tags
-//   once (transactions.ts mergeTemplate): values HTML-escaped in the HTML, raw in the text, one line in
-//   the subject. Text holders get each module's HTML as plain text (htmlToText), one per line. A holder
-//   tag inside a module's code is not filled again (it stays as written).
+//   once (merge.ts): values by their context in the HTML (escaped; a URL attribute never gets a scheme
+//   other than http, https or mailto from a value), raw in the text, one line in the subject. Text
+//   holders get each module's HTML as plain text (htmlToText), one per line. A holder tag inside a
+//   module's code is not filled again (it stays as written).
 
 import { ErrorCodes, clientError } from "../../generated/server.js";
 import type {
@@ -38,7 +39,7 @@ import type { Selectable } from "kysely";
 import { notFound } from "./errors.js";
 import { type Db, idFromText } from "./subscribers.js";
 import { MAX_FIELD_VALUE, MAX_MODULE_CODE, MAX_NAME, MAX_NEWSLETTER_MODULES, MAX_SUBJECT, characterCount, checkLength } from "./limits.js";
-import { type MergeValues, escapeHtml, mergeTagCount, mergeTemplate } from "./transactions.js";
+import { type MergeValues, mergeHtml, mergeTagCount, mergeTemplate } from "./merge.js";
 
 export type Template = Selectable<TemplatesTable>;
 export type Newsletter = Selectable<NewslettersTable>;
@@ -175,9 +176,9 @@ export interface RenderedNewsletter {
 
 /**
  * One recipient's newsletter: holders filled with the modules that apply to the recipient (in
- * module_index, then id order), then the merge tags replaced once (values HTML-escaped in the HTML, raw
- * in the text, line breaks removed in the subject). `tags` adds tags such as `unsubscribe` (lower-case
- * name → value). Pure.
+ * module_index, then id order), then the merge tags replaced once (values by context in the HTML, see
+ * merge.ts; raw in the text; line breaks removed in the subject). `tags` adds tags such as `unsubscribe`
+ * (lower-case name → value). Pure.
  */
 export function renderNewsletter(
   template: Pick<Template, "html" | "text">,
@@ -203,7 +204,7 @@ export function renderNewsletter(
   const values: MergeValues = { name: recipient.name, email: recipient.email, fields, tags };
   return {
     subject: mergeTemplate(newsletter.subject, values, (v) => v.replace(/[\r\n]+/g, " ")),
-    html: mergeTemplate(fill(template.html, false), values, escapeHtml),
+    html: mergeHtml(fill(template.html, false), values),
     text: mergeTemplate(fill(template.text, true), values, (v) => v),
   };
 }

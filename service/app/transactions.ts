@@ -5,8 +5,9 @@
 // - strId names a project of the calling account; any other id is NotFound (nothing revealed).
 // - Merge tags {{Name}}, {{Email}} and {{DD<n>}} (tag names in any case, spaces inside the braces
 //   allowed) are replaced in the subject and both bodies in one pass (a value that itself contains a
-//   tag stays as written); any other {{word}} becomes empty. Values are HTML-escaped (& < > " ') in the
-//   HTML part, raw in the text part, and have line breaks replaced by a space in the subject.
+//   tag stays as written); any other {{word}} becomes empty. Values are written by their context in the
+//   HTML part (merge.ts: HTML-escaped, and in a URL attribute never giving it a scheme other than http,
+//   https or mailto), raw in the text part, and have line breaks replaced by a space in the subject.
 // - strFormat Text, or a project without an HTML body, sends text/plain only; HTML (the default) sends
 //   multipart/alternative with both parts.
 // - strSendTime is wall-clock time in the account's time zone (gaps and overlaps: zoned-time.ts);
@@ -26,6 +27,7 @@ import type { InsertTransactionParams } from "../../generated/types.js";
 import type { Store } from "../db/database.js";
 import type { Account, Project } from "../db/schema.js";
 import { notFound } from "./errors.js";
+import { type MergeValues, mergeHtml, mergeTemplate } from "./merge.js";
 import { MAX_IDENTIFIER, MAX_NAME, checkFieldValues, checkLength } from "./limits.js";
 import { queueMail } from "./mail.js";
 import { type Db, checkEmail, demographicValues, idFromText } from "./subscribers.js";
@@ -48,46 +50,6 @@ export interface TransactionOptions {
   readonly mailFrom: string;
   /** Told after the commit when a mail was queued (wakes the outbox worker). */
   readonly onQueued?: (() => void) | undefined;
-}
-
-/** The values merge tags stand for. */
-export interface MergeValues {
-  readonly name: string;
-  readonly email: string;
-  /** DD number → value. */
-  readonly fields: ReadonlyMap<number, string>;
-  /** Further tags (lower-case name → value), such as a newsletter's `unsubscribe` link. */
-  readonly tags?: ReadonlyMap<string, string> | undefined;
-}
-
-const HTML_ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-/** Text safe inside HTML content and quoted attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
-}
-
-/** A merge tag: `{{Name}}`, `{{ dd3 }}`, ... */
-const MERGE_TAG = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
-
-/** How many merge tags a template holds. */
-export function mergeTagCount(template: string): number {
-  let count = 0;
-  for (const _ of template.matchAll(MERGE_TAG)) count++;
-  return count;
-}
-
-/** The template with every {{tag}} replaced by its value passed through `encode`; unknown tags become empty. */
-export function mergeTemplate(template: string, values: MergeValues, encode: (value: string) => string): string {
-  return template.replace(MERGE_TAG, (_tag, name: string) => {
-    const key = name.toLowerCase();
-    if (key === "name") return encode(values.name);
-    if (key === "email") return encode(values.email);
-    const extra = values.tags?.get(key);
-    if (extra !== undefined) return encode(extra);
-    const dd = /^dd(\d{1,3})$/.exec(key);
-    return dd === null ? "" : encode(values.fields.get(Number(dd[1])) ?? "");
-  });
 }
 
 /** The fields with values longer than SPLIT_LENGTH code points spread over the following fields. */
@@ -163,7 +125,7 @@ export async function insertTransaction(
         .executeTakeFirst();
       if (earlier !== undefined) return { id: earlier.id, queued: false };
     }
-    const html = params.strFormat === "Text" || project.html_body === "" ? undefined : mergeTemplate(project.html_body, values, escapeHtml);
+    const html = params.strFormat === "Text" || project.html_body === "" ? undefined : mergeHtml(project.html_body, values);
     const mailId = await queueMail(
       trx,
       {
