@@ -3,13 +3,15 @@
 //   lib/        generator/ and runtime/ compiled by tsc (TypeScript 7's native compiler: about 2 s), with .d.ts
 //   runtime/    the runtime's TypeScript sources, which `generate` copies into every output folder
 //   templates/  the handlebars templates; spec/service.schema.json, the schema specs are validated against
-//   package.json  name easgen, the repository's version, bin easgen → lib/generator/bin.js, exports → the
-//                 programmatic API (lib/generator/index.js), and only the dependencies the compiled code
-//                 imports, pinned to the versions the repository's package.json pins
+//   package.json  the workspace's packages/easgen/package.json (name, version, description, engines and its
+//                 dependencies, which are exactly the packages the compiled code imports), without its
+//                 scripts, devDependencies and `private`, plus bin easgen → lib/generator/bin.js and exports →
+//                 the programmatic API (lib/generator/index.js)
 //   README.md   packages/easgen/README.md
 //
-// Then `cd dist/easgen && npm pack` makes the tarball. Exit 1 (naming the file or import) when the code does
-// not type-check or imports a package the repository has only as a devDependency.
+// Then `cd dist/easgen && npm pack` makes the tarball. Exit 1 (naming the file, import or field) when the code
+// does not type-check, imports a package packages/easgen/package.json does not list under dependencies, or
+// that list names a package the code does not import, or its version is not the repository's.
 
 import { spawnSync } from "node:child_process";
 import {
@@ -27,9 +29,14 @@ import { fileURLToPath } from "node:url";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 export const OUT = path.join(REPO, "dist", "easgen");
+/** The workspace manifest: the published package.json starts from it. */
+const WORKSPACE_MANIFEST = path.join(REPO, "packages", "easgen", "package.json");
 
-interface RootPackage {
+interface WorkspacePackage {
+  name: string;
   version: string;
+  description: string;
+  keywords?: string[];
   engines?: Record<string, string>;
   dependencies: Record<string, string>;
   devDependencies?: Record<string, string>;
@@ -46,7 +53,16 @@ export interface BuildResult {
 /** Builds the package into `dir` (default dist/easgen/, emptied first). */
 export function buildEasgen(log: (line: string) => void = console.log, dir: string = OUT): BuildResult {
   const started = performance.now();
-  const root = JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8")) as RootPackage;
+  const workspace = JSON.parse(readFileSync(WORKSPACE_MANIFEST, "utf8")) as WorkspacePackage;
+  // Run from source, the generator reports (and writes into every header) the repository's version.
+  const repositoryVersion = (JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8")) as { version: string })
+    .version;
+  if (workspace.version !== repositoryVersion) {
+    throw new Error(
+      `easgen build: packages/easgen/package.json has version ${workspace.version}, the repository's ` +
+        `package.json ${repositoryVersion}; make them equal`,
+    );
+  }
   rmSync(dir, { recursive: true, force: true });
 
   const tsc = path.join(REPO, "node_modules", "typescript7", "bin", "tsc");
@@ -70,16 +86,14 @@ export function buildEasgen(log: (line: string) => void = console.log, dir: stri
   cpSync(path.join(REPO, "spec", "service.schema.json"), path.join(dir, "spec", "service.schema.json"));
   cpSync(path.join(REPO, "packages", "easgen", "README.md"), path.join(dir, "README.md"));
 
-  const dependencies = importedPackages(lib, root, dir);
+  const dependencies = importedPackages(lib, workspace, dir);
   const manifest = {
-    name: "easgen",
-    version: root.version,
-    description:
-      "Generates a typed TypeScript client, server skeleton, XML codecs, WSDL and help pages for an ASMX-style " +
-      "web service (SOAP 1.1, SOAP 1.2, HTTP GET, HTTP POST) from a YAML spec.",
-    keywords: ["asmx", "soap", "wsdl", "codegen", "typescript"],
+    name: workspace.name,
+    version: workspace.version,
+    description: workspace.description,
+    keywords: workspace.keywords ?? [],
     type: "module",
-    engines: { node: root.engines?.["node"] ?? ">=20.19" },
+    engines: { node: workspace.engines?.["node"] ?? ">=20.19" },
     bin: { easgen: "./lib/generator/bin.js" },
     exports: {
       ".": { types: "./lib/generator/index.d.ts", default: "./lib/generator/index.js" },
@@ -112,26 +126,37 @@ function packageName(specifier: string): string {
 
 const IMPORT = /(?:\bfrom\s+|\bimport\(\s*|\brequire\(\s*|\)\(\s*)"([^"./][^"]*)"/g;
 
-/** Every package the compiled code imports, with the version the repository pins; refuses devDependencies. */
-function importedPackages(lib: string, root: RootPackage, dir: string): Record<string, string> {
+/**
+ * Every package the compiled code imports, with the version packages/easgen/package.json pins; refuses an
+ * import that manifest does not list under dependencies, and a dependency listed there that nothing imports.
+ */
+function importedPackages(lib: string, workspace: WorkspacePackage, dir: string): Record<string, string> {
   const found = new Map<string, string>();
   for (const file of listFiles(lib)) {
     if (!file.endsWith(".js")) continue;
     for (const match of readFileSync(file, "utf8").matchAll(IMPORT)) {
       const name = packageName(match[1]!);
-      if (name.startsWith("node:") || found.has(name)) continue;
+      // The package's own name (the examples in generator/index.ts's doc comment) is no dependency.
+      if (name.startsWith("node:") || name === workspace.name || found.has(name)) continue;
       // Only real packages count (a string such as "client/soap.ts" in a comment is not one).
       if (!existsSync(path.join(REPO, "node_modules", name, "package.json"))) continue;
-      const version = root.dependencies[name];
+      const version = workspace.dependencies[name];
       if (version === undefined) {
         throw new Error(
-          `easgen build: ${path.relative(dir, file)} imports "${name}", which package.json lists ` +
-            `${root.devDependencies?.[name] === undefined ? "nowhere" : "only under devDependencies"}; ` +
-            "move it to dependencies",
+          `easgen build: ${path.relative(dir, file)} imports "${name}", which packages/easgen/package.json lists ` +
+            `${workspace.devDependencies?.[name] === undefined ? "nowhere" : "only under devDependencies"}; ` +
+            "add it to its dependencies",
         );
       }
       found.set(name, version);
     }
+  }
+  const unused = Object.keys(workspace.dependencies).filter((name) => !found.has(name));
+  if (unused.length > 0) {
+    throw new Error(
+      `easgen build: packages/easgen/package.json lists ${unused.map((name) => `"${name}"`).join(", ")} under ` +
+        "dependencies, which the compiled code does not import; remove it",
+    );
   }
   return Object.fromEntries([...found].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

@@ -1,38 +1,34 @@
-// The installable package: `npm run build:easgen`, `npm pack`, the tarball unpacked into a fresh project as
-// npm installs it (its dependencies linked from the repository's node_modules, no network), then the
-// `easgen` executable run with plain node (no tsx): --version, generate, check, and the programmatic API.
+// The installable package: `npm run build:easgen`, `npm pack`, the tarball installed into a fresh project by
+// `npm ci --offline` (from the npm cache the repository's own `npm ci` filled: no network), then the `easgen`
+// executable run with plain node (no tsx): --version, generate, check, and the programmatic API. The install
+// holds the generator's dependencies and nothing of the reference service's (no database driver).
 
 import { execFileSync, spawnSync } from "node:child_process";
-import {
-  chmodSync,
-  copyFileSync,
-  cpSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateFiles } from "../../generator/generate.js";
 import { buildEasgen, type BuildResult } from "../../packages/easgen/build.js";
+import { npmChildEnv, readManifest, writeTarballProject } from "../fixtures/workspaces.js";
 import { readTree, REPO, removeTempDirs, SMALL_SPEC, tempDir } from "./fixtures/index.js";
 
 afterAll(removeTempDirs);
 
-const ROOT = JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8")) as {
-  version: string;
-  dependencies: Record<string, string>;
-};
+const ROOT = readManifest(".");
+/** The easgen workspace's manifest: the published package's dependencies are its. */
+const WORKSPACE = readManifest("packages/easgen");
 const GENERATOR_DEPENDENCIES = ["ajv", "handlebars", "prettier", "ts-morph", "yaml", "yargs"];
+/** The reference service's packages, none of which installing easgen may bring. */
+const SERVICE_PACKAGES = ["better-sqlite3", "pg", "kysely", "nodemailer", "pino", "prom-client", "esbuild", "tsx"];
 
 let build: BuildResult;
 let tarball: string;
 let tarballBytes: number;
 let project: string;
 let bin: string;
+/** The lockfile keys of the project's install (node_modules/…), and the packages npm put on disk. */
+let lockedKeys: string[];
+let installedPackages: string[];
 
 function run(args: readonly string[]): { status: number | null; stdout: string; stderr: string } {
   // Plain node: the executable's shebang is `#!/usr/bin/env node`; no tsx anywhere.
@@ -51,32 +47,30 @@ beforeAll(() => {
     execFileSync("npm", ["pack", "--json", "--pack-destination", packs], {
       cwd: build.dir,
       encoding: "utf8",
+      env: npmChildEnv(),
       stdio: ["ignore", "pipe", "ignore"],
     }),
   ) as { filename: string; size: number }[];
   tarball = path.join(packs, packed[0]!.filename);
   tarballBytes = statSync(tarball).size;
 
-  // A fresh project, its node_modules laid out as `npm install easgen` would: the package, its declared
-  // dependencies (linked: they resolve their own dependencies from the repository), and .bin/easgen.
+  // A fresh project that depends on the tarball, installed by npm itself: `npm ci --offline` with a lockfile
+  // made from the repository's (see writeTarballProject), so every package comes from the npm cache.
   project = tempDir();
-  writeFileSync(path.join(project, "package.json"), '{ "name": "user-project", "private": true }\n');
-  const modules = path.join(project, "node_modules");
-  const installed = path.join(modules, "easgen");
-  mkdirSync(installed, { recursive: true });
-  execFileSync("tar", ["-xzf", tarball, "-C", installed, "--strip-components=1"]);
-  const manifest = JSON.parse(readFileSync(path.join(installed, "package.json"), "utf8")) as {
-    dependencies: Record<string, string>;
-    bin: Record<string, string>;
-  };
-  for (const name of Object.keys(manifest.dependencies)) {
-    symlinkSync(path.join(REPO, "node_modules", name), path.join(modules, name), "dir");
+  lockedKeys = writeTarballProject(project, tarball);
+  const install = spawnSync("npm", ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"], {
+    cwd: project,
+    encoding: "utf8",
+    env: npmChildEnv(),
+  });
+  if (install.status !== 0) {
+    throw new Error(
+      `npm ci --offline of the easgen tarball failed (exit ${install.status}; a package missing from the npm ` +
+        `cache? \`npm ci\` in the repository fills it):\n${install.stdout}${install.stderr}`,
+    );
   }
-  mkdirSync(path.join(modules, ".bin"));
-  const target = path.join(installed, manifest.bin["easgen"]!);
-  chmodSync(target, 0o755); // npm makes bin targets executable when it links them
-  bin = path.join(modules, ".bin", "easgen");
-  symlinkSync(path.relative(path.dirname(bin), target), bin);
+  installedPackages = installedUnder(path.join(project, "node_modules"));
+  bin = path.join(project, "node_modules", ".bin", "easgen");
   mkdirSync(path.join(project, "spec"));
   cpSync(SMALL_SPEC, path.join(project, "spec/small.yaml"));
 }, 180_000);
@@ -97,12 +91,30 @@ describe("the easgen package", { timeout: 120_000 }, () => {
     expect(manifest["version"]).toBe(ROOT.version);
     expect(manifest["private"]).toBeUndefined();
     expect(manifest["bin"]).toEqual({ easgen: "./lib/generator/bin.js" });
+    expect(WORKSPACE.version).toBe(ROOT.version);
     const dependencies = manifest["dependencies"] as Record<string, string>;
     expect(Object.keys(dependencies).sort()).toEqual(GENERATOR_DEPENDENCIES);
-    for (const [name, version] of Object.entries(dependencies)) expect(version).toBe(ROOT.dependencies[name]);
+    expect(dependencies).toEqual(WORKSPACE.dependencies);
     // The reference service's dependencies stay out.
-    for (const name of ["better-sqlite3", "pg", "kysely", "nodemailer", "tsx"])
-      expect(dependencies[name]).toBeUndefined();
+    for (const name of SERVICE_PACKAGES) expect(dependencies[name]).toBeUndefined();
+  });
+
+  it("installs with npm into the generator's dependency tree alone: no database driver, mailer or logger", () => {
+    const modules = path.join(project, "node_modules");
+    const bytes = installedPackages.reduce((sum, name) => sum + treeBytes(path.join(modules, name)), 0);
+    console.log(
+      `easgen install: ${installedPackages.length} packages (easgen and its dependencies), ` +
+        `${(bytes / 1024 / 1024).toFixed(1)} MiB in node_modules`,
+    );
+    // What npm installed is what the lockfile made from the repository's names, no more (optional packages
+    // for other platforms are locked but not installed).
+    const locked = new Set(lockedKeys.map((key) => key.slice(key.lastIndexOf("node_modules/") + "node_modules/".length)));
+    expect(installedPackages.filter((name) => !locked.has(name))).toEqual([]);
+    for (const name of GENERATOR_DEPENDENCIES) expect(installedPackages).toContain(name);
+    for (const name of SERVICE_PACKAGES) {
+      expect(installedPackages).not.toContain(name);
+      expect(existsSync(path.join(modules, name))).toBe(false);
+    }
   });
 
   it("ships compiled JavaScript, the runtime's sources, the templates and the schema; no tests, no .ts to run", () => {
@@ -288,4 +300,28 @@ function listed(dir: string, prefix = ""): string[] {
       ? listed(path.join(dir, entry.name), `${prefix}${entry.name}/`)
       : [`${prefix}${entry.name}`],
   );
+}
+
+/** Package names installed in a node_modules folder, nested ones included (scoped as @scope/name). */
+function installedUnder(modules: string): string[] {
+  if (!existsSync(modules)) return [];
+  return readdirSync(modules, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.name.startsWith(".") || !entry.isDirectory()) return [];
+    if (entry.name.startsWith("@")) {
+      return readdirSync(path.join(modules, entry.name)).flatMap((name) => [
+        `${entry.name}/${name}`,
+        ...installedUnder(path.join(modules, entry.name, name, "node_modules")),
+      ]);
+    }
+    return [entry.name, ...installedUnder(path.join(modules, entry.name, "node_modules"))];
+  });
+}
+
+/** Bytes of the files under dir, its own node_modules excluded (counted as packages of their own). */
+function treeBytes(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true }).reduce((sum, entry) => {
+    if (entry.name === "node_modules") return sum;
+    const full = path.join(dir, entry.name);
+    return sum + (entry.isDirectory() ? treeBytes(full) : entry.isFile() ? statSync(full).size : 0);
+  }, 0);
 }
