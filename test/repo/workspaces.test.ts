@@ -115,7 +115,11 @@ describe("the npm workspaces", () => {
   it("the root is private, declares the three workspaces and has dev tools only", () => {
     expect(ROOT.private).toBe(true);
     expect(sorted(ROOT.workspaces ?? [])).toEqual(sorted(Object.values(WORKSPACES).map((w) => w.dir)));
-    expect(ROOT.dependencies).toBeUndefined();
+    expect(
+      ROOT.dependencies,
+      "the root package.json has dependencies: move each to the package whose code imports it " +
+        "(npm install --save-exact --no-audit --no-fund -w <easgen|service|book-catalog> name@version), a dev tool to devDependencies",
+    ).toBeUndefined();
     // The scripts people use stay at the root.
     for (const script of ["test", "start", "generate", "check", "typecheck", "bench", "fuzz", "admin", "conformance", "build:easgen"])
       expect(ROOT.scripts?.[script], script).toBeDefined();
