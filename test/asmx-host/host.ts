@@ -35,6 +35,8 @@ export interface AsmxHostOptions {
   readonly maxBodyBytes?: number;
   /** Also copy the host's stdout/stderr to this process's stderr as it comes (serve.ts does). */
   readonly echo?: boolean;
+  /** Extra environment for the host process (such as TZ), on top of this process's. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface AsmxHost {
@@ -243,7 +245,7 @@ async function startOnce(
   ];
   const child = spawn(MONO, args, {
     cwd: app,
-    env: { ...process.env, TMPDIR: join(root, "aspnet") },
+    env: { ...process.env, ...options.env, TMPDIR: join(root, "aspnet") },
     stdio: "pipe",
   });
   const out = new BoundedText();
