@@ -102,7 +102,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     registers: [registry],
     async collect() {
       this.reset();
-      const imports = await store.db.selectFrom("imports").select(["state", (eb) => eb.fn.countAll<number>().as("n")]).where("state", "in", ["queued", "fetching", "importing"]).groupBy("state").execute();
+      const imports = await store.db.selectFrom("imports").select(["state", (eb) => eb.fn.countAll<number>().as("n")]).where("state", "in", ["queued", "fetching", "importing", "applying"]).groupBy("state").execute();
       for (const row of imports) this.set({ queue: "imports", state: row.state }, Number(row.n));
       const mail = await store.db.selectFrom("mail_outbox").select(["state", (eb) => eb.fn.countAll<number>().as("n")]).where("state", "in", ["queued", "dead"]).groupBy("state").execute();
       for (const row of mail) this.set({ queue: "mail", state: row.state }, Number(row.n));
@@ -133,6 +133,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         allowHosts: config.importAllowHosts,
         maxBytes: config.importMaxBytes,
         timeoutMs: config.importTimeoutMs,
+        stallMs: config.importStallMs,
+        concurrency: config.importConcurrency,
         leaseMs: config.jobLeaseMs,
         log: (e: Record<string, unknown>) => logger.info(e),
       })

@@ -15,6 +15,8 @@ export interface Config {
   readonly importAllowHosts: string[];
   readonly importMaxBytes: number;
   readonly importTimeoutMs: number;
+  readonly importStallMs: number;
+  readonly importConcurrency: number;
   readonly outboxDir: string;
   /** SMTP server mail is delivered to; undefined: the outbox folder. */
   readonly smtpUrl: string | undefined;
@@ -51,6 +53,8 @@ export const OPTIONS: readonly Option[] = [
   { name: "IMPORT_ALLOW_HOSTS", default: "", doc: "Comma-separated hosts (host or host:port) file imports may fetch from even on private addresses." },
   { name: "IMPORT_MAX_BYTES", default: "268435456", doc: "Largest import file, in bytes (256 MiB)." },
   { name: "IMPORT_TIMEOUT_MS", default: "1800000", doc: "Time allowed for one import download, in ms (30 min)." },
+  { name: "IMPORT_STALL_MS", default: "60000", doc: "An import download that sends no byte for this long, in ms, is given up and retried later." },
+  { name: "IMPORT_CONCURRENCY", default: "4", doc: "Imports a worker process downloads and writes at once; never two of one account." },
   { name: "OUTBOX_DIR", default: "data/outbox", doc: "Folder the outbox writes each e-mail to as an .eml file." },
   { name: "SMTP_URL", default: "", doc: "smtp://user:pass@host:587 or smtps://...:465: deliver mail to this SMTP server instead of OUTBOX_DIR." },
   { name: "SMS_OUTBOX_DIR", default: "data/sms", doc: "Folder paid SMS are written to, one <id>.json each (sender, recipient, text)." },
@@ -145,6 +149,8 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
     importAllowHosts: (env.IMPORT_ALLOW_HOSTS ?? "").split(",").map((h) => h.trim()).filter((h) => h !== ""),
     importMaxBytes: int(env, "IMPORT_MAX_BYTES", 256 * 1024 * 1024, 1, Number.MAX_SAFE_INTEGER),
     importTimeoutMs: int(env, "IMPORT_TIMEOUT_MS", 30 * 60_000, 1, 24 * 3600_000),
+    importStallMs: int(env, "IMPORT_STALL_MS", 60_000, 100, 24 * 3600_000),
+    importConcurrency: int(env, "IMPORT_CONCURRENCY", 4, 1, 64),
     outboxDir: env.OUTBOX_DIR || "data/outbox",
     smtpUrl,
     mailMaxAttempts: int(env, "MAIL_MAX_ATTEMPTS", 5, 1, 100),

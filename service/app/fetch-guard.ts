@@ -9,8 +9,9 @@
  * used. Hosts listed in `IMPORT_ALLOW_HOSTS` skip the host name and address rules (not the scheme and
  * credential rules).
  *
- * The download has one deadline (DNS, connect, redirects, headers and body) and a byte limit; both, and the
- * caller's abort signal, destroy the socket and surface as {@link FetchFailedError}.
+ * The download has one deadline (DNS, connect, redirects, headers and body), a stall limit (no byte for that
+ * long while the caller waits for one: a server that accepts and never answers, or drips) and a byte limit;
+ * each, and the caller's abort signal, destroy the socket and surface as {@link FetchFailedError}.
  */
 import { promises as dnsPromises, type LookupAddress, type LookupOptions } from "node:dns";
 import type { IncomingMessage } from "node:http";
@@ -36,6 +37,12 @@ export interface GuardOptions {
   maxBytes: number;
   /** Limit for the whole download in milliseconds: DNS, connect, redirects, headers and body. */
   timeoutMs: number;
+  /**
+   * Longest wait for the next byte, in milliseconds (default: no limit but `timeoutMs`): from the start to
+   * the response head, and from each time the caller asks for the next chunk of the body until it comes.
+   * Time the caller spends with a chunk does not count.
+   */
+  stallMs?: number;
   /** Redirects followed at most (default 5). */
   maxRedirects?: number;
   /** Aborting it cancels the download (also mid-body). */
@@ -67,7 +74,7 @@ export class ImportUrlRefusedError extends Error {
 }
 
 /** What went wrong in a {@link FetchFailedError}. */
-export type FetchFailureKind = "dns" | "network" | "status" | "too-large" | "timeout" | "aborted" | "redirects";
+export type FetchFailureKind = "dns" | "network" | "status" | "too-large" | "timeout" | "stall" | "aborted" | "redirects";
 
 /** The download failed: DNS or network error, non-2xx status, too many redirects, too large, timeout, abort. */
 export class FetchFailedError extends Error {
@@ -324,15 +331,20 @@ export function checkImportUrl(url: string, allowHosts: readonly string[]): Impo
 // ---------------------------------------------------------------------------------------------------------
 // Deadline and cancellation
 
-/** One deadline and the caller's signal, merged into one AbortSignal whose reason is a FetchFailedError. */
+/**
+ * One deadline, a stall limit and the caller's signal, merged into one AbortSignal whose reason is a
+ * FetchFailedError.
+ */
 class Deadline {
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
   private readonly onCallerAbort: () => void;
+  private stallTimer: NodeJS.Timeout | undefined;
 
   constructor(
     timeoutMs: number,
     private readonly callerSignal: AbortSignal | undefined,
+    private readonly stallMs?: number,
   ) {
     this.timer = setTimeout(
       () => this.abort(new FetchFailedError(`the download did not finish within ${timeoutMs} ms`, "timeout")),
@@ -343,6 +355,21 @@ class Deadline {
       this.abort(new FetchFailedError("the download was cancelled", "aborted", { cause: callerSignal?.reason }));
     if (callerSignal?.aborted) this.onCallerAbort();
     else callerSignal?.addEventListener("abort", this.onCallerAbort, { once: true });
+    this.waitForBytes();
+  }
+
+  /** Bytes are awaited from now on: the stall limit runs (again). */
+  waitForBytes(): void {
+    if (this.stallMs === undefined || this.controller.signal.aborted) return;
+    clearTimeout(this.stallTimer);
+    const ms = this.stallMs;
+    this.stallTimer = setTimeout(() => this.abort(new FetchFailedError(`no data arrived for ${ms} ms`, "stall")), Math.max(1, Math.min(ms, 2 ** 31 - 1)));
+    this.stallTimer.unref();
+  }
+
+  /** Bytes came (or the caller is busy with them): the stall limit waits for the next waitForBytes. */
+  gotBytes(): void {
+    clearTimeout(this.stallTimer);
   }
 
   get signal(): AbortSignal {
@@ -384,6 +411,7 @@ class Deadline {
 
   dispose(): void {
     clearTimeout(this.timer);
+    clearTimeout(this.stallTimer);
     this.callerSignal?.removeEventListener("abort", this.onCallerAbort);
   }
 }
@@ -518,6 +546,33 @@ function requestOnce(url: URL, addresses: readonly ResolvedAddress[], deadline: 
   });
 }
 
+/**
+ * What identifies one version of a file, from its response head: a strong ETag (a weak one promises the
+ * same meaning, not the same bytes, so it does not count), Last-Modified and Content-Length, each
+ * undefined when absent or longer than 256 characters.
+ */
+export interface FileVersion {
+  readonly etag: string | undefined;
+  readonly lastModified: string | undefined;
+  readonly length: number | undefined;
+}
+
+function fileVersion(response: IncomingMessage, length: number | undefined): FileVersion {
+  const header = (value: string | undefined): string | undefined => (value === undefined || value === "" || value.length > 256 ? undefined : value);
+  const etag = header(response.headers.etag);
+  return { etag: etag !== undefined && !etag.startsWith("W/") ? etag : undefined, lastModified: header(response.headers["last-modified"]), length };
+}
+
+/**
+ * Whether two responses are the same version of a file: they carry a strong ETag or a Last-Modified, and
+ * every one of ETag, Last-Modified and Content-Length is the same. Without either validator nothing tells
+ * two versions apart, so they are never the same.
+ */
+export function sameFileVersion(a: FileVersion, b: FileVersion): boolean {
+  if (a.etag === undefined && a.lastModified === undefined) return false;
+  return a.etag === b.etag && a.lastModified === b.lastModified && a.length === b.length;
+}
+
 function parseContentLength(value: string | undefined): number | undefined {
   return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
 }
@@ -532,12 +587,15 @@ function guardedBody(response: IncomingMessage, url: URL, maxBytes: number, dead
     let received = 0;
     try {
       deadline.throwIfDone();
+      deadline.waitForBytes();
       for await (const chunk of response as AsyncIterable<Buffer>) {
+        deadline.gotBytes();
         received += chunk.length;
         if (received > maxBytes) {
           throw new FetchFailedError(`the file is larger than the limit of ${maxBytes} bytes`, "too-large");
         }
         yield chunk;
+        deadline.waitForBytes();
       }
       deadline.throwIfDone();
     } catch (error) {
@@ -565,12 +623,13 @@ function guardedBody(response: IncomingMessage, url: URL, maxBytes: number, dead
 export async function openGuardedStream(
   url: string,
   options: GuardOptions,
-): Promise<{ body: AsyncIterable<Buffer>; finalUrl: string; contentLength?: number }> {
+): Promise<{ body: AsyncIterable<Buffer>; finalUrl: string; contentLength?: number; version: FileVersion }> {
   const maxRedirects = options.maxRedirects ?? 5;
   if (!Number.isFinite(options.maxBytes) || options.maxBytes < 0) throw new TypeError("maxBytes must be a number >= 0");
   if (!Number.isFinite(options.timeoutMs) || options.timeoutMs <= 0) throw new TypeError("timeoutMs must be a number > 0");
   if (!Number.isInteger(maxRedirects) || maxRedirects < 0) throw new TypeError("maxRedirects must be an integer >= 0");
-  const deadline = new Deadline(options.timeoutMs, options.signal);
+  if (options.stallMs !== undefined && (!Number.isFinite(options.stallMs) || options.stallMs <= 0)) throw new TypeError("stallMs must be a number > 0");
+  const deadline = new Deadline(options.timeoutMs, options.signal, options.stallMs);
   try {
     let current = url;
     for (let redirects = 0; ; redirects++) {
@@ -583,6 +642,7 @@ export async function openGuardedStream(
       } catch (refusal) {
         throw refusal instanceof ImportUrlRefusedError ? afterRedirects(refusal, redirects) : refusal;
       }
+      deadline.waitForBytes(); // each request's head has the whole stall limit
       const response = await requestOnce(parsed, addresses, deadline);
       const status = response.statusCode ?? 0;
       if (REDIRECT_STATUSES.has(status)) {
@@ -613,8 +673,11 @@ export async function openGuardedStream(
           "too-large",
         );
       }
+      // The caller's time until it asks for the body does not count as a stall.
+      deadline.gotBytes();
       const body = guardedBody(response, parsed, options.maxBytes, deadline);
-      return contentLength === undefined ? { body, finalUrl: parsed.href } : { body, finalUrl: parsed.href, contentLength };
+      const version = fileVersion(response, contentLength);
+      return contentLength === undefined ? { body, finalUrl: parsed.href, version } : { body, finalUrl: parsed.href, contentLength, version };
     }
   } catch (error) {
     deadline.dispose();

@@ -1,34 +1,47 @@
 // The queued file import (InsertCSVSubscribersWithDemDataFromFileToQueue): the queue records an import,
-// a worker claims it, downloads the file through the SSRF guard and writes its rows in batches.
+// a worker claims it, downloads the file through the SSRF guard, stages its rows and then applies them.
 //
-// Durability: every batch is ONE transaction that moves the import's counters and `lines_done` forward
-// and writes the batch's subscribers. A crash (kill -9) at any point leaves the import at its last
-// committed batch; the next worker to claim it (once the lease ran out) downloads the file again, skips
-// the first `lines_done` lines and goes on, so the result is the same as an uninterrupted run: no row is
-// lost, none is written twice (the rows are upserts anyway, and the counters move with the rows).
+// All of one version of the file, or none of it: the rows are first staged (import_batches) in batches, and
+// only once the whole file is staged are they applied to the subscribers. A download that fails for good
+// (too large, also without a Content-Length; a 4xx; attempts spent) leaves nothing applied. A download
+// resumed after a failure, a stop or a crash stages on from the last committed batch only when the server
+// answers the same version of the file (the ETag, Last-Modified and Content-Length recorded), else it
+// starts again from line 1, so the staged rows never mix versions.
+//
+// Durability: every batch (staging or applying) is ONE transaction that moves the import's counters with
+// its rows. A crash (kill -9) at any point leaves the import at its last committed batch; the next worker
+// to claim it (once the lease ran out) goes on from there, so the result is the same as an uninterrupted
+// run of that version: no row is lost, none is written twice.
 //
 // Ownership: a worker owns an import while it holds the lease (`lease_owner`, `lease_until`). It renews
 // the lease with every batch and on a heartbeat; each batch's transaction first updates the import row
 // `WHERE lease_owner = me`, so a worker that lost its lease (it stalled, another worker took over) writes
-// nothing more. On PostgreSQL, claims use `FOR UPDATE SKIP LOCKED`, so several instances share one queue.
+// nothing more. On PostgreSQL, claims use `FOR UPDATE SKIP LOCKED` under an advisory lock, so several
+// instances share one queue and still run at most one import of an account at a time.
+//
+// Fairness: a worker runs several imports at once (IMPORT_CONCURRENCY), never two of one account, and
+// takes the waiting import of the account whose last claim is oldest; a download that sends nothing for
+// IMPORT_STALL_MS is given up (and retried), besides the IMPORT_TIMEOUT_MS limit of a whole download.
 
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { promises as dnsPromises } from "node:dns";
 import { isIP } from "node:net";
-import type { Transaction } from "kysely";
+import { type ExpressionBuilder, type Kysely, type Transaction, sql } from "kysely";
 import type { Store } from "../db/database.js";
 import type { Account, Database, Import, ImportState } from "../db/schema.js";
 import { rowToSubscriber } from "./csv-import.js";
 import { importUrlRefused } from "./errors.js";
 import {
   FetchFailedError,
+  type FileVersion,
   ImportUrlRefusedError,
   type ResolvedAddress,
   blockedAddressReason,
   checkImportUrl,
   isAllowedHost,
   openGuardedStream,
+  sameFileVersion,
 } from "./fetch-guard.js";
 import type { ImportQueue } from "./service.js";
 import { type SubscriberRow, emailKey, upsertSubscribers } from "./subscribers.js";
@@ -45,7 +58,7 @@ export const MAX_LINE_CHARS = 1 << 20;
 /** The longest URL accepted. */
 export const MAX_URL_CHARS = 2048;
 
-const ACTIVE_STATES: readonly ImportState[] = ["queued", "fetching", "importing"];
+const ACTIVE_STATES: readonly ImportState[] = ["queued", "fetching", "importing", "applying"];
 
 /** One entry of `first_errors`: the file's line (1-based) and why it is not a subscriber row. */
 export interface ImportError {
@@ -195,9 +208,13 @@ export interface ImportWorkerOptions {
   readonly maxBytes?: number;
   /** Limit for one whole download in milliseconds (default 30 minutes). */
   readonly timeoutMs?: number;
+  /** A download that sends no byte for this long is given up (this attempt; default 60 s). */
+  readonly stallMs?: number;
+  /** Imports worked on at once by this worker (default 4); one account has at most one of them. */
+  readonly concurrency?: number;
   /** How long a claim holds without renewal (default 30 s); renewed by every batch and a heartbeat. */
   readonly leaseMs?: number;
-  /** Lines per batch transaction (default 1000). */
+  /** Lines per staging transaction and rows per apply transaction (default 1000). */
   readonly batchRows?: number;
   /** How often an idle worker looks for work (default 1 s); `wake` looks at once. */
   readonly pollMs?: number;
@@ -276,20 +293,34 @@ interface Job {
   readonly account: Account;
   readonly listId: number;
   readonly attempts: number;
+  /** The whole file is staged (state `applying`): only the apply is left. */
+  staged: boolean;
+  /** The version of the file the staged lines come from (undefined: none recorded yet). */
+  version: FileVersion | undefined;
   linesDone: number;
   rowsImported: number;
   rowsSkipped: number;
   rowsBad: number;
   firstErrors: ImportError[];
-  /** A batch was committed during this attempt. */
-  progressed: boolean;
+  /** lines_done when this attempt began: staging made progress when it got past it. */
+  readonly startLines: number;
+  /** A batch was applied during this attempt. */
+  applied: boolean;
 }
 
-/** One batch being collected: the good rows with their lines, and the bad lines. */
+/** One batch being collected: the good rows, the bad lines, and the characters of its lines. */
 interface Batch {
   lines: number;
   rows: SubscriberRow[];
   bad: ImportError[];
+  chars: number;
+}
+
+/** A batch is committed at batchRows lines or at this many characters of its lines, whichever comes first. */
+export const MAX_BATCH_CHARS = 4 << 20;
+
+function newBatch(): Batch {
+  return { lines: 0, rows: [], bad: [], chars: 0 };
 }
 
 function errorText(error: unknown): string {
@@ -309,17 +340,42 @@ function isConflict(error: unknown): boolean {
   return code === "40P01" || code === "40001" || code === "SQLITE_BUSY";
 }
 
+/** Claims of one import after which it fails whatever its progress (a file that changes at every attempt). */
+export const MAX_CLAIMS = 10;
+
+/** Staged batches deleted per transaction when a failed or restarted import's staging is cleared. */
+const PURGE_BATCHES = 20;
+
+/** The PostgreSQL advisory lock that makes claims one at a time across instances (per-account rule). */
+const CLAIM_LOCK = 0x1d9_0009;
+
 /**
- * The import worker: claims one import at a time (queued, or abandoned by a worker whose lease ran out),
- * streams the file and writes it in batches (see the module comment). `start` begins polling, `wake`
- * looks for work at once, `stop` stops claiming, cancels the download in progress (the batch being
- * committed finishes; the lines read after it are left for the next claim) and resolves when idle.
+ * The import worker: works on up to `concurrency` imports at once, at most one per account, taking the
+ * waiting import of the account whose last claim is oldest (queued, or abandoned by a worker whose lease
+ * ran out). An import is worked on in two phases:
+ *
+ * 1. Staging: the file is streamed and its good rows are written to `import_batches`, a batch of lines per
+ *    row and per transaction (moving `lines_done`, the bad-row count and the first errors with it). Nothing
+ *    reaches the subscribers yet. A later attempt (after a failure, a stop or a crash) downloads the file
+ *    again; when the response is the same version (ETag, Last-Modified and Content-Length as recorded,
+ *    see sameFileVersion) it skips the lines staged, else it starts over from line 1, so the staged rows
+ *    are always one version's. A download that fails for good (too large, 4xx, attempts spent) fails the
+ *    import with its staged rows deleted: nothing of it was applied.
+ * 2. Applying (state `applying`, once the whole file is staged): the staged rows go to the subscribers in
+ *    file order, batch by batch; each batch's transaction writes its subscribers, deletes its staged rows
+ *    and counts them (imported, skipped), so a crash resumes the apply where it stopped and the import
+ *    ends with all of one version of the file.
+ *
+ * `start` begins polling, `wake` looks for work at once, `stop` stops claiming, cancels the downloads in
+ * progress (a batch being committed finishes; the rest is left for the next claim) and resolves when idle.
  */
 export class ImportWorker {
   readonly workerId: string;
   private readonly allowHosts: readonly string[];
   private readonly maxBytes: number;
   private readonly timeoutMs: number;
+  private readonly stallMs: number;
+  private readonly concurrency: number;
   private readonly leaseMs: number;
   private readonly batchRows: number;
   private readonly pollMs: number;
@@ -332,7 +388,8 @@ export class ImportWorker {
   private stopping = false;
   private wakeSleeper: (() => void) | undefined;
   private woken = false;
-  private current: AbortController | undefined;
+  /** The imports being worked on: their cancellation and their end. */
+  private readonly running = new Map<number, { controller: AbortController; done: Promise<void> }>();
 
   constructor(
     private readonly store: Store,
@@ -341,6 +398,8 @@ export class ImportWorker {
     this.allowHosts = options.allowHosts;
     this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
     this.timeoutMs = options.timeoutMs ?? 30 * 60 * 1000;
+    this.stallMs = options.stallMs ?? 60_000;
+    this.concurrency = Math.max(1, options.concurrency ?? 4);
     this.leaseMs = options.leaseMs ?? 30_000;
     this.batchRows = Math.max(1, options.batchRows ?? 1000);
     this.pollMs = options.pollMs ?? 1000;
@@ -364,34 +423,59 @@ export class ImportWorker {
     this.wakeSleeper?.();
   }
 
-  /** Stops claiming, cancels the current download after its batch in flight, and resolves when idle. */
+  /** Stops claiming, cancels the downloads after their batch in flight, and resolves when idle. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.current?.abort(new Error("the worker is stopping"));
+    for (const { controller } of this.running.values()) controller.abort(new Error("the worker is stopping"));
     this.wakeSleeper?.();
     const loop = this.loop;
     this.loop = undefined;
     await loop;
+    await Promise.all([...this.running.values()].map((r) => r.done));
   }
 
   /** Claims and works one import, if one is waiting; true when one was worked on (for tests and drains). */
   async runOnce(): Promise<boolean> {
     const job = await this.claim();
     if (job === undefined) return false;
-    if (job !== "gone") await this.work(job);
+    if (job !== "gone") await this.launch(job);
     return true;
   }
 
   private async run(): Promise<void> {
+    await this.sweep();
     while (!this.stopping) {
-      let worked = false;
-      try {
-        worked = await this.runOnce();
-      } catch (error) {
-        this.log({ event: "import.worker_error", worker: this.workerId, error: errorText(error) });
+      let claimed = false;
+      if (this.running.size < this.concurrency) {
+        try {
+          const job = await this.claim();
+          claimed = job !== undefined;
+          if (job !== undefined && job !== "gone") {
+            // stop() may have come while the claim was under way: give it back untouched.
+            if (this.stopping) await this.release(job.id, null, null, true);
+            else void this.launch(job);
+          }
+        } catch (error) {
+          this.log({ event: "import.worker_error", worker: this.workerId, error: errorText(error) });
+        }
       }
-      if (!worked && !this.stopping) await this.sleep(this.pollMs);
+      // Claim the next one at once while slots are free; else wait for a wake, a finished import or the poll.
+      if (!(claimed && this.running.size < this.concurrency) && !this.stopping) await this.sleep(this.pollMs);
     }
+  }
+
+  /** Works on the job, tracked in `running` until it ends (never rejects). */
+  private launch(job: Job): Promise<void> {
+    const controller = new AbortController();
+    if (this.stopping) controller.abort(new Error("the worker is stopping"));
+    const done = this.work(job, controller)
+      .catch((error: unknown) => this.log({ event: "import.worker_error", import: job.id, worker: this.workerId, error: errorText(error) }))
+      .finally(() => {
+        this.running.delete(job.id);
+        this.wake();
+      });
+    this.running.set(job.id, { controller, done });
+    return done;
   }
 
   /** Waits `ms`, or less when woken (a wake while busy makes the next sleep return at once). */
@@ -413,39 +497,95 @@ export class ImportWorker {
   }
 
   /**
-   * Takes one import whose lease is free or ran out (attempts + 1): its job, "gone" when its account or
-   * list no longer exists (then marked failed), or undefined when none is waiting.
+   * Deletes the staged rows a crash left behind for imports that ended (the delete after a failure is
+   * chunked: a crash can stop it half way).
+   */
+  private async sweep(): Promise<void> {
+    try {
+      const ended = await this.store.db
+        .selectFrom("import_batches")
+        .innerJoin("imports", "imports.id", "import_batches.import_id")
+        .select("import_batches.import_id")
+        .where("imports.state", "in", ["done", "failed"])
+        .groupBy("import_batches.import_id")
+        .limit(100)
+        .execute();
+      for (const { import_id } of ended) await this.purgeStaged(import_id, 0, null);
+    } catch (error) {
+      this.log({ event: "import.worker_error", worker: this.workerId, error: errorText(error) });
+    }
+  }
+
+  /**
+   * Takes one import whose lease is free or ran out (attempts + 1) and whose account has no other import
+   * being worked on (by any worker), the account whose last claim is oldest first: its job, "gone" when its
+   * account or list no longer exists (then marked failed), or undefined when none is waiting.
    */
   private async claim(): Promise<Job | "gone" | undefined> {
     const { db, engine } = this.store;
     const at = this.now();
-    const next = db
-      .selectFrom("imports")
-      .select("id")
-      .where("state", "in", ACTIVE_STATES)
-      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", at)]))
-      .orderBy("id")
-      .limit(1)
-      .$if(engine === "postgres", (q) => q.forUpdate().skipLocked());
-    // One statement; the outer conditions repeat the inner ones, so the row is only taken when it is
-    // still free at the moment of the write (SQLite: one writer at a time; PostgreSQL: re-checked on the
-    // locked row).
-    const row = await db
-      .updateTable("imports")
-      .set((eb) => ({
-        lease_owner: this.workerId,
-        lease_until: at + this.leaseMs,
-        state: "fetching" as const,
-        attempts: eb("attempts", "+", 1),
-        updated_at: at,
-      }))
-      .where("id", "=", next)
-      .where("state", "in", ACTIVE_STATES)
-      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", at)]))
-      .returningAll()
-      .executeTakeFirst();
+    const claimIn = async (q: Kysely<Database> | Transaction<Database>) => {
+      const free = (eb: ExpressionBuilder<Database, "imports">) => eb.or([eb("imports.lease_until", "is", null), eb("imports.lease_until", "<", at)]);
+      const next = q
+        .selectFrom("imports")
+        .select("imports.id")
+        .where("imports.state", "in", ACTIVE_STATES)
+        .where(free)
+        // No other import of the account has an owner. An owner is cleared when its worker gives the
+        // import back, finishes or fails it; a crashed worker's import keeps it until it is claimed again
+        // itself (its lease ran out), so at most one import of an account has an owner at any time, also
+        // when a slow worker's lease ran out while it still works.
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom("imports as other")
+                .select("other.id")
+                .whereRef("other.account_id", "=", "imports.account_id")
+                .whereRef("other.id", "<>", "imports.id")
+                .where("other.state", "in", ACTIVE_STATES)
+                .where("other.lease_owner", "is not", null),
+            ),
+          ),
+        )
+        .orderBy((eb) =>
+          eb.fn.coalesce(
+            eb.selectFrom("imports as turn").select((t) => t.fn.max("turn.claimed_at").as("last")).whereRef("turn.account_id", "=", "imports.account_id"),
+            eb.lit(0),
+          ),
+        )
+        .orderBy("imports.id")
+        .limit(1)
+        .$if(engine === "postgres", (s) => s.forUpdate().skipLocked());
+      // One statement; the outer conditions repeat the inner ones, so the row is only taken when it is
+      // still free at the moment of the write (SQLite: one writer at a time; PostgreSQL: re-checked on the
+      // locked row, and claims are one at a time under CLAIM_LOCK, so two instances never both take an
+      // import of one account).
+      return q
+        .updateTable("imports")
+        .set((eb) => ({
+          lease_owner: this.workerId,
+          lease_until: at + this.leaseMs,
+          // An import whose whole file is staged goes on applying; any other is downloaded (again).
+          state: sql<ImportState>`case when ${eb.ref("state")} = 'applying' then 'applying' else 'fetching' end`,
+          attempts: eb("attempts", "+", 1),
+          claimed_at: at,
+          updated_at: at,
+        }))
+        .where("id", "=", next)
+        .where("state", "in", ACTIVE_STATES)
+        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", at)]))
+        .returningAll()
+        .executeTakeFirst();
+    };
+    const row =
+      engine === "postgres"
+        ? await db.transaction().execute(async (trx) => {
+            await sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`.execute(trx);
+            return claimIn(trx);
+          })
+        : await claimIn(db);
     if (row === undefined) return undefined;
-    this.log({ event: "import.claimed", import: row.id, worker: this.workerId, attempts: row.attempts, linesDone: row.lines_done });
+    this.log({ event: "import.claimed", import: row.id, worker: this.workerId, account: row.account_id, attempts: row.attempts, linesDone: row.lines_done, state: row.state });
     const account = await db.selectFrom("accounts").selectAll().where("id", "=", row.account_id).executeTakeFirst();
     const list = await db
       .selectFrom("mailing_lists")
@@ -454,29 +594,30 @@ export class ImportWorker {
       .where("account_id", "=", row.account_id)
       .executeTakeFirst();
     if (account === undefined || list === undefined) {
-      await this.finish(row.id, "failed", account === undefined ? "the account no longer exists" : "the mailing list no longer exists");
+      await this.fail(row.id, account === undefined ? "the account no longer exists" : "the mailing list no longer exists");
       return "gone";
     }
+    const recorded = row.file_etag !== null || row.file_last_modified !== null || row.file_length !== null;
     return {
       id: row.id,
       url: row.url,
       account,
       listId: row.list_id,
       attempts: row.attempts,
+      staged: row.state === "applying",
+      version: recorded ? { etag: row.file_etag ?? undefined, lastModified: row.file_last_modified ?? undefined, length: row.file_length ?? undefined } : undefined,
       linesDone: row.lines_done,
       rowsImported: row.rows_imported,
       rowsSkipped: row.rows_skipped,
       rowsBad: row.rows_bad,
       firstErrors: parseErrors(row.first_errors),
-      progressed: false,
+      startLines: row.lines_done,
+      applied: false,
     };
   }
 
-  /** Downloads and writes one claimed import; every outcome is written to its row (or the lease was lost). */
-  private async work(job: Job): Promise<void> {
-    const controller = new AbortController();
-    this.current = controller;
-    if (this.stopping) controller.abort(new Error("the worker is stopping"));
+  /** Stages (downloads) and applies one claimed import; every outcome is written to its row (or the lease was lost). */
+  private async work(job: Job, controller: AbortController): Promise<void> {
     let leaseLost = false;
     let beat: Promise<void> = Promise.resolve();
     // The heartbeat keeps the lease while the download is slow or the first lines are being skipped.
@@ -491,28 +632,37 @@ export class ImportWorker {
         (error: unknown) => this.log({ event: "import.heartbeat_error", import: job.id, error: errorText(error) }),
       );
     }, Math.max(10, Math.floor(this.leaseMs / 3)));
+    const signal = controller.signal;
     try {
-      await this.download(job, controller.signal);
-      await this.finish(job.id, "done", null);
-      this.log({ event: "import.done", import: job.id, worker: this.workerId, lines: job.linesDone, imported: job.rowsImported });
+      if (!job.staged) {
+        await this.download(job, signal);
+        await this.markStaged(job);
+      }
+      await this.apply(job, signal);
+      await this.finish(job.id);
+      this.log({ event: "import.done", import: job.id, worker: this.workerId, lines: job.linesDone, imported: job.rowsImported, skipped: job.rowsSkipped, bad: job.rowsBad });
     } catch (error) {
       if (error instanceof LeaseLostError || leaseLost) {
         this.log({ event: "import.lease_lost", import: job.id, worker: this.workerId });
-      } else if (this.stopping && controller.signal.aborted) {
-        await this.release(job.id, null);
-        this.log({ event: "import.released", import: job.id, worker: this.workerId, linesDone: job.linesDone });
+      } else if (this.stopping && signal.aborted) {
+        await this.release(job.id, null, null, true);
+        this.log({ event: "import.released", import: job.id, worker: this.workerId, linesDone: job.linesDone, staged: job.staged });
       } else if (error instanceof ImportUrlRefusedError) {
-        await this.finish(job.id, "failed", `the URL is refused: ${error.message}`);
+        // The detail stays in the import row, which only the operator sees (admin CLI), and the log.
+        await this.fail(job.id, `the URL is refused: ${error.message}`);
         this.log({ event: "import.failed", import: job.id, error: error.message });
       } else if (error instanceof GoneError) {
-        await this.finish(job.id, "failed", error.message);
+        await this.fail(job.id, error.message);
         this.log({ event: "import.failed", import: job.id, error: error.message });
       } else {
         const permanent = error instanceof FetchFailedError && isPermanent(error);
         const text = error instanceof FetchFailedError ? `the download failed: ${error.message}` : `the import failed: ${errorText(error)}`;
-        if (permanent || (!job.progressed && job.attempts >= MAX_ATTEMPTS)) {
-          await this.finish(job.id, "failed", text);
-          this.log({ event: "import.failed", import: job.id, attempts: job.attempts, error: text });
+        // Progress: lines staged past where the attempt began (a restart from line 1 must get further than
+        // the version before it), or rows applied.
+        const progressed = job.applied || job.linesDone > job.startLines;
+        if (permanent || job.attempts >= MAX_CLAIMS || (!progressed && job.attempts >= MAX_ATTEMPTS)) {
+          await this.fail(job.id, text);
+          this.log({ event: "import.failed", import: job.id, attempts: job.attempts, staged: job.staged, error: text });
         } else {
           const delay = this.retryBackoffMs * 2 ** Math.min(Math.max(job.attempts - 1, 0), 6);
           await this.release(job.id, text, this.now() + delay);
@@ -521,129 +671,209 @@ export class ImportWorker {
       }
     } finally {
       clearInterval(heartbeat);
-      this.current = undefined;
       await beat;
     }
   }
 
+  /** Phase 1: streams the file into import_batches (see the class comment). */
   private async download(job: Job, signal: AbortSignal): Promise<void> {
-    const { body } = await openGuardedStream(job.url, {
+    const { body, version } = await openGuardedStream(job.url, {
       allowHosts: this.allowHosts,
       maxBytes: this.maxBytes,
       timeoutMs: this.timeoutMs,
+      stallMs: this.stallMs,
       signal,
       ...(this.lookup ? { lookup: this.lookup } : {}),
     });
+    if (job.linesDone > 0 && (job.version === undefined || !sameFileVersion(job.version, version))) {
+      // Lines of another version (or of one nothing tells apart) are staged: start over. Their rows are
+      // replaced line by line as the new version is staged, and the lines past its end are deleted
+      // before the apply (markStaged).
+      this.log({ event: "import.restarted", import: job.id, worker: this.workerId, linesDone: job.linesDone, was: job.version, now: version });
+      job.linesDone = 0;
+      job.rowsBad = 0;
+      job.firstErrors = [];
+    }
+    await this.startStaging(job, version);
     const splitter = new LineSplitter();
     let line = 0;
-    let started = false;
-    let batch: Batch = { lines: 0, rows: [], bad: [] };
+    let batch = newBatch();
     const take = async (lines: (string | undefined)[]): Promise<void> => {
       for (const text of lines) {
         line += 1;
-        if (line <= job.linesDone) continue; // committed by an earlier attempt
+        if (line <= job.linesDone) continue; // staged by an earlier attempt, from this same version
         batch.lines += 1;
+        batch.chars += text?.length ?? 0;
         parseLine(text, line, batch, job.account.dd_fields);
-        if (batch.lines >= this.batchRows) {
+        if (batch.lines >= this.batchRows || batch.chars >= MAX_BATCH_CHARS) {
           await this.commit(job, batch);
-          batch = { lines: 0, rows: [], bad: [] };
+          batch = newBatch();
           if (signal.aborted) throw signal.reason; // stopping, or the lease was lost: not one batch more
         }
       }
     };
     for await (const chunk of body) {
       if (signal.aborted) throw signal.reason;
-      if (!started) {
-        started = true;
-        await this.setState(job.id, "importing");
-      }
       await take(splitter.push(chunk));
     }
     await take(splitter.end());
     if (batch.lines > 0) await this.commit(job, batch);
-    if (!started) await this.setState(job.id, "importing");
+  }
+
+  /** State `importing` with the version being staged (and counters reset when it starts over). */
+  private async startStaging(job: Job, version: FileVersion): Promise<void> {
+    const at = this.now();
+    const result = await this.store.db
+      .updateTable("imports")
+      .set({
+        state: "importing",
+        lease_until: at + this.leaseMs,
+        updated_at: at,
+        file_etag: version.etag ?? null,
+        file_last_modified: version.lastModified ?? null,
+        file_length: version.length ?? null,
+        lines_done: job.linesDone,
+        rows_bad: job.rowsBad,
+        first_errors: JSON.stringify(job.firstErrors),
+      })
+      .where("id", "=", job.id)
+      .where("lease_owner", "=", this.workerId)
+      .where("state", "in", ACTIVE_STATES)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) throw new LeaseLostError(job.id);
+    job.version = version;
   }
 
   /**
-   * One batch, one transaction: the import row first (counters, lines_done, lease; only while this worker
-   * holds the lease and nobody moved lines_done), then the rows. Conflicts are retried in place.
+   * One staging batch, one transaction: the import row first (counters, lines_done, lease; only while this
+   * worker holds the lease and nobody moved lines_done), then the batch's good rows as one row of
+   * import_batches (batches an earlier version staged on these lines go). Conflicts are retried in place.
    */
   private async commit(job: Job, batch: Batch): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.commitOnce(job, batch);
-        return;
-      } catch (error) {
-        if (attempt >= 3 || !isConflict(error)) throw error;
-      }
-    }
+    await retryConflicts(() => this.commitOnce(job, batch));
   }
 
   private async commitOnce(job: Job, batch: Batch): Promise<void> {
-    const { engine } = this.store;
     const at = this.now();
-    const good = batch.rows;
-    const merged = mergeSameAddress(good);
+    const from = job.linesDone;
+    const to = job.linesDone + batch.lines;
     // store.write: one transaction (on SQLite possibly shared with other writes of the same moment, in
     // its own savepoint, so a throw here rolls back this batch alone).
     const next = await this.store.write(async (trx: Transaction<Database>) => {
-      let skipped = 0;
-      let imported = 0;
       const firstErrors = job.firstErrors.length < FIRST_ERRORS_KEPT ? [...job.firstErrors, ...batch.bad].slice(0, FIRST_ERRORS_KEPT) : job.firstErrors;
+      const counts = { lines_done: to, rows_bad: job.rowsBad + batch.bad.length, first_errors: firstErrors };
       // Lock the import row before anything else: a claim by another worker waits for (PostgreSQL) or
       // follows (SQLite) this transaction, and this worker writes nothing once its lease is gone.
+      const held = await trx
+        .updateTable("imports")
+        .set({ lines_done: counts.lines_done, rows_bad: counts.rows_bad, first_errors: JSON.stringify(firstErrors), lease_until: at + this.leaseMs, updated_at: at })
+        .where("id", "=", job.id)
+        .where("lease_owner", "=", this.workerId)
+        .where("lines_done", "=", from)
+        .where("state", "=", "importing")
+        .executeTakeFirst();
+      if (Number(held.numUpdatedRows) !== 1) throw new LeaseLostError(job.id);
+      // Batches of another version on these lines (only after a restart; they may end elsewhere).
+      await trx.deleteFrom("import_batches").where("import_id", "=", job.id).where("first_line", "<=", to).where("last_line", ">", from).execute();
+      if (batch.rows.length > 0) {
+        await trx.insertInto("import_batches").values({ import_id: job.id, first_line: from + 1, last_line: to, rows: encodeRows(batch.rows) }).execute();
+      }
+      return counts;
+    });
+    job.linesDone = next.lines_done;
+    job.rowsBad = next.rows_bad;
+    job.firstErrors = next.first_errors;
+  }
+
+  /** The whole file is staged: lines a longer earlier version left past its end go, then state `applying`. */
+  private async markStaged(job: Job): Promise<void> {
+    await this.purgeStaged(job.id, job.linesDone, this.workerId);
+    const at = this.now();
+    const result = await this.store.db
+      .updateTable("imports")
+      .set({ state: "applying", lease_until: at + this.leaseMs, updated_at: at })
+      .where("id", "=", job.id)
+      .where("lease_owner", "=", this.workerId)
+      .where("lines_done", "=", job.linesDone)
+      .where("state", "=", "importing")
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) throw new LeaseLostError(job.id);
+    job.staged = true;
+  }
+
+  /** Phase 2: the staged batches to the subscribers, in file order, one transaction per batch. */
+  private async apply(job: Job, signal: AbortSignal): Promise<void> {
+    for (;;) {
+      if (signal.aborted) throw signal.reason;
+      const more = await retryConflicts(() => this.applyOnce(job));
+      if (!more) return;
+    }
+  }
+
+  /** Applies the next batch of staged rows; false when none was left. */
+  private async applyOnce(job: Job): Promise<boolean> {
+    const { engine } = this.store;
+    const at = this.now();
+    const next = await this.store.write(async (trx: Transaction<Database>) => {
       const held = await trx
         .updateTable("imports")
         .set({ lease_until: at + this.leaseMs, updated_at: at })
         .where("id", "=", job.id)
         .where("lease_owner", "=", this.workerId)
-        .where("lines_done", "=", job.linesDone)
-        .where("state", "in", ACTIVE_STATES)
+        .where("state", "=", "applying")
         .executeTakeFirst();
       if (Number(held.numUpdatedRows) !== 1) throw new LeaseLostError(job.id);
-      if (good.length > 0) {
-        const list = await trx.selectFrom("mailing_lists").select("id").where("id", "=", job.listId).executeTakeFirst();
-        if (list === undefined) throw new GoneError("the mailing list no longer exists");
-        const outcomes = await upsertSubscribers(trx, engine, job.account, job.listId, merged, { update: true, state: "active", recordOptedOut: false }, at);
-        const joined = new Set(outcomes.filter((o) => o.outcome !== "optedOut").map((o) => o.emailKey));
-        // Counted per row (not per distinct address), so the counts do not depend on where batches end.
-        for (const row of good) {
-          if (joined.has(emailKey(row.email))) imported += 1;
-          else skipped += 1;
-        }
-      }
-      const counts = {
-        lines_done: job.linesDone + batch.lines,
-        rows_imported: job.rowsImported + imported,
-        rows_skipped: job.rowsSkipped + skipped,
-        rows_bad: job.rowsBad + batch.bad.length,
-        first_errors: firstErrors,
-      };
-      await trx
-        .updateTable("imports")
-        .set({ ...counts, first_errors: JSON.stringify(firstErrors) })
-        .where("id", "=", job.id)
-        .execute();
+      const staged = await trx
+        .selectFrom("import_batches")
+        .select(["first_line", "rows"])
+        .where("import_id", "=", job.id)
+        .orderBy("first_line")
+        .limit(1)
+        .executeTakeFirst();
+      if (staged === undefined) return undefined;
+      const list = await trx.selectFrom("mailing_lists").select("id").where("id", "=", job.listId).executeTakeFirst();
+      if (list === undefined) throw new GoneError("the mailing list no longer exists");
+      const rows = decodeRows(staged.rows);
+      const outcomes = await upsertSubscribers(trx, engine, job.account, job.listId, mergeSameAddress(rows), { update: true, state: "active", recordOptedOut: false }, at);
+      const joined = new Set(outcomes.filter((o) => o.outcome !== "optedOut").map((o) => o.emailKey));
+      // Counted per row (not per distinct address), so the counts do not depend on where batches end.
+      let imported = 0;
+      for (const row of rows) if (joined.has(emailKey(row.email))) imported += 1;
+      const counts = { rows_imported: job.rowsImported + imported, rows_skipped: job.rowsSkipped + rows.length - imported };
+      await trx.deleteFrom("import_batches").where("import_id", "=", job.id).where("first_line", "=", staged.first_line).execute();
+      await trx.updateTable("imports").set(counts).where("id", "=", job.id).execute();
       return counts;
     });
-    job.linesDone = next.lines_done;
+    if (next === undefined) return false;
     job.rowsImported = next.rows_imported;
     job.rowsSkipped = next.rows_skipped;
-    job.rowsBad = next.rows_bad;
-    job.firstErrors = next.first_errors;
-    job.progressed = true;
+    job.applied = true;
+    return true;
   }
 
-  private async setState(id: number, state: ImportState): Promise<void> {
-    const at = this.now();
-    const result = await this.store.db
-      .updateTable("imports")
-      .set({ state, lease_until: at + this.leaseMs, updated_at: at })
-      .where("id", "=", id)
-      .where("lease_owner", "=", this.workerId)
-      .where("state", "in", ACTIVE_STATES)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) throw new LeaseLostError(id);
+  /**
+   * Deletes an import's staged batches that begin past `afterLine`, PURGE_BATCHES per transaction (while
+   * `owner` holds the lease, when one is given).
+   */
+  private async purgeStaged(id: number, afterLine: number, owner: string | null): Promise<void> {
+    for (;;) {
+      const deleted = await this.store.write(async (trx) => {
+        if (owner !== null) {
+          const held = await trx.selectFrom("imports").select("id").where("id", "=", id).where("lease_owner", "=", owner).executeTakeFirst();
+          if (held === undefined) throw new LeaseLostError(id);
+        }
+        const batches = trx
+          .selectFrom("import_batches")
+          .select("first_line")
+          .where("import_id", "=", id)
+          .where("first_line", ">", afterLine)
+          .orderBy("first_line")
+          .limit(PURGE_BATCHES);
+        const result = await trx.deleteFrom("import_batches").where("import_id", "=", id).where("first_line", "in", batches).executeTakeFirst();
+        return Number(result.numDeletedRows);
+      });
+      if (deleted < PURGE_BATCHES) return;
+    }
   }
 
   private async renewLease(id: number): Promise<boolean> {
@@ -658,29 +888,87 @@ export class ImportWorker {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  /** Gives the import back: claimable again at `until` (a retry's backoff) or at once. */
-  private async release(id: number, error: string | null, until: number | null = null): Promise<void> {
+  /**
+   * Gives the import back: claimable again at `until` (a retry's backoff) or at once; `returnClaim` (a
+   * stopping worker) does not count this claim as an attempt, and the state says how far it got (queued
+   * when nothing is staged).
+   */
+  private async release(id: number, error: string | null, until: number | null = null, returnClaim = false): Promise<void> {
     await this.store.db
       .updateTable("imports")
-      .set({ lease_owner: null, lease_until: until, error, updated_at: this.now() })
+      .set((eb) => ({
+        lease_owner: null,
+        lease_until: until,
+        error,
+        updated_at: this.now(),
+        ...(returnClaim
+          ? {
+              attempts: eb("attempts", "-", 1),
+              state: sql<ImportState>`case when ${eb.ref("state")} = 'applying' then 'applying' when ${eb.ref("lines_done")} > 0 then 'importing' else 'queued' end`,
+            }
+          : {}),
+      }))
       .where("id", "=", id)
       .where("lease_owner", "=", this.workerId)
       .where("state", "in", ACTIVE_STATES)
       .execute();
   }
 
-  /** Ends the import as done or failed (only while it is still active and not owned by another worker). */
-  private async finish(id: number, state: "done" | "failed", error: string | null): Promise<void> {
+  /** Ends the import as done (only while it is still active and owned by this worker). */
+  private async finish(id: number): Promise<void> {
     const at = this.now();
     const result = await this.store.db
       .updateTable("imports")
-      .set({ state, error, lease_owner: null, lease_until: null, finished_at: at, updated_at: at })
+      .set({ state: "done", error: null, lease_owner: null, lease_until: null, finished_at: at, updated_at: at })
+      .where("id", "=", id)
+      .where("lease_owner", "=", this.workerId)
+      .where("state", "=", "applying")
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) throw new LeaseLostError(id);
+  }
+
+  /**
+   * Ends the import as failed (only while it is still active and owned by this worker), then deletes its
+   * staged rows: none of them was applied unless the apply had begun (state `applying`: only a vanished
+   * list or a database that keeps refusing the same batch fails it there).
+   */
+  private async fail(id: number, error: string): Promise<void> {
+    const at = this.now();
+    const result = await this.store.db
+      .updateTable("imports")
+      .set({ state: "failed", error, lease_owner: null, lease_until: null, finished_at: at, updated_at: at })
       .where("id", "=", id)
       .where("lease_owner", "=", this.workerId)
       .where("state", "in", ACTIVE_STATES)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) throw new LeaseLostError(id);
+    await this.purgeStaged(id, 0, null);
   }
+}
+
+/** Runs `once`, again (at most twice more) when it fails with a transaction conflict. */
+async function retryConflicts<T>(once: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await once();
+    } catch (error) {
+      if (attempt >= 3 || !isConflict(error)) throw error;
+    }
+  }
+}
+
+/** A staged batch's rows as stored: `[[email, name, format, {"1":"SE"}], ...]`. */
+function encodeRows(rows: readonly SubscriberRow[]): string {
+  return JSON.stringify(rows.map((row) => [row.email, row.name ?? "", row.format ?? "", Object.fromEntries(row.fields ?? [])]));
+}
+
+function decodeRows(text: string): SubscriberRow[] {
+  return (JSON.parse(text) as [string, string, string, Record<string, string>][]).map(([email, name, format, fields]) => ({
+    email,
+    name,
+    format,
+    fields: new Map(Object.entries(fields).map(([n, value]) => [Number(n), value])),
+  }));
 }
 
 /**

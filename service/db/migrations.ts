@@ -325,6 +325,28 @@ function migrations(engine: Engine): Record<string, Migration> {
           .execute();
       },
     },
+    "0009_import_security": {
+      async up(db: AnyDb) {
+        // Imports: the account whose import was claimed longest ago goes first (per-account fairness),
+        // and the validators of the file version being staged (a resumed download of another version
+        // starts over instead of mixing versions).
+        await db.schema.alterTable("imports").addColumn("claimed_at", "bigint").execute();
+        await db.schema.alterTable("imports").addColumn("file_etag", "text").execute();
+        await db.schema.alterTable("imports").addColumn("file_last_modified", "text").execute();
+        await db.schema.alterTable("imports").addColumn("file_length", "bigint").execute();
+        await db.schema.createIndex("imports_account_claimed").on("imports").columns(["account_id", "claimed_at"]).execute();
+        // An import's good rows, a batch of lines per row, staged until the whole file is read, then
+        // applied in order.
+        await db.schema
+          .createTable("import_batches")
+          .addColumn("import_id", "bigint", (c) => c.notNull())
+          .addColumn("first_line", "bigint", (c) => c.notNull())
+          .addColumn("last_line", "bigint", (c) => c.notNull())
+          .addColumn("rows", "text", (c) => c.notNull())
+          .addPrimaryKeyConstraint("import_batches_pk", ["import_id", "first_line"])
+          .execute();
+      },
+    },
     "0010_tracking_security": {
       async up(db: AnyDb) {
         // What each tracking token recorded, so a token's views, clicks and conversions stay within their
@@ -354,7 +376,9 @@ class CodeMigrations implements MigrationProvider {
 
 /** Applies every migration not applied yet; throws with the failing migration's name. */
 export async function migrate(db: AnyDb, engine: Engine): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new CodeMigrations(engine) });
+  // Unordered: the security round's migrations (0007 to 0011) land in any order, so a database may have
+  // a later one applied before an earlier one arrives; none depends on another.
+  const migrator = new Migrator({ db, provider: new CodeMigrations(engine), allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === "Error");
   if (error !== undefined) {

@@ -99,7 +99,11 @@ export interface MailOutboxTable {
   sent_at: number | null;
 }
 
-export type ImportState = "queued" | "fetching" | "importing" | "done" | "failed";
+/**
+ * queued → fetching (claimed, downloading) → importing (staging the file's rows in import_batches) →
+ * applying (the whole file is staged: its rows go to the subscribers) → done | failed.
+ */
+export type ImportState = "queued" | "fetching" | "importing" | "applying" | "done" | "failed";
 
 export interface ImportsTable {
   id: Generated<number>;
@@ -121,6 +125,25 @@ export interface ImportsTable {
   created_at: number;
   updated_at: number;
   finished_at: number | null;
+  /** When a worker last claimed it: the account whose import was claimed longest ago goes first. */
+  claimed_at: number | null;
+  /** The staged file's validators (ETag, Last-Modified, Content-Length) as its first response gave them. */
+  file_etag: string | null;
+  file_last_modified: string | null;
+  file_length: number | null;
+}
+
+/**
+ * The good rows of an import's file, one staged batch of lines per row, kept until the whole file is read
+ * (one version of it), then applied to the subscribers in order, each batch deleted as it is applied.
+ */
+export interface ImportBatchesTable {
+  import_id: number;
+  /** The batch's first and last line of the file (1-based). */
+  first_line: number;
+  last_line: number;
+  /** JSON array of the batch's good rows, in file order: `[[email, name, format, {"1":"SE"}], ...]`. */
+  rows: string;
 }
 
 /** waiting: not paid yet (too few credits), sent oldest first after a refill; queued: paid, to deliver. */
@@ -331,6 +354,7 @@ export interface Database {
   confirmations: ConfirmationsTable;
   mail_outbox: MailOutboxTable;
   imports: ImportsTable;
+  import_batches: ImportBatchesTable;
   secrets: SecretsTable;
   sms_messages: SmsMessagesTable;
   credit_ledger: CreditLedgerTable;

@@ -18,6 +18,8 @@ describe("service configuration", () => {
       outboxDir: "data/outbox",
       mailFrom: "no-reply@127.0.0.1",
       sqliteSync: "FULL",
+      importStallMs: 60_000,
+      importConcurrency: 4,
       role: "all",
     });
   });
@@ -30,6 +32,8 @@ describe("service configuration", () => {
     [{ JOB_LEASE_MS: "-1" }, "JOB_LEASE_MS"],
     [{ SMS_URL: "ftp://gateway.example/" }, "SMS_URL"],
     [{ SMS_URL: "not a url" }, "SMS_URL"],
+    [{ IMPORT_CONCURRENCY: "0" }, "IMPORT_CONCURRENCY"],
+    [{ IMPORT_STALL_MS: "soon" }, "IMPORT_STALL_MS"],
   ])("refuses %o naming the variable", (env, name) => {
     expect(() => readConfig(env)).toThrow(ConfigError);
     expect(() => readConfig(env)).toThrow(name);

@@ -13,6 +13,7 @@ import {
   FetchFailedError,
   ImportUrlRefusedError,
   openGuardedStream,
+  sameFileVersion,
   type GuardOptions,
   type ResolvedAddress,
 } from "../../service/app/fetch-guard.js";
@@ -554,20 +555,26 @@ describe("openGuardedStream", () => {
     await closedWithin5s(server.sockets[0]);
   });
 
-  it("times out when the server never answers", async () => {
+  // The whole download's limit, and the stall limit far below it.
+  const limits = [
+    { limit: "timeoutMs", given: { timeoutMs: 300 }, kind: "timeout", message: "the download did not finish within 300 ms" },
+    { limit: "stallMs", given: { timeoutMs: 60_000, stallMs: 200 }, kind: "stall", message: "no data arrived for 200 ms" },
+  ] as const;
+
+  it.each(limits)("gives up a server that accepts and never answers ($limit)", async ({ given, kind, message }) => {
     const server = await startServer(() => undefined);
-    const error = await rejection(openGuardedStream(`${server.base}/`, options({ timeoutMs: 300 })));
+    const error = await rejection(openGuardedStream(`${server.base}/`, options(given)));
     expect(error).toBeInstanceOf(FetchFailedError);
-    expect(error).toMatchObject({ kind: "timeout", message: "the download did not finish within 300 ms" });
+    expect(error).toMatchObject({ kind, message });
     await closedWithin5s(server.sockets[0]);
   });
 
-  it("times out when the body never finishes, and closes the connection", async () => {
+  it.each(limits)("gives up a body that never finishes, and closes the connection ($limit)", async ({ given, kind }) => {
     const server = await startServer((_req, res) => {
       res.writeHead(200, { "content-type": "text/csv" });
       res.write("a;b\n");
     });
-    const { body } = await openGuardedStream(`${server.base}/`, options({ timeoutMs: 300 }));
+    const { body } = await openGuardedStream(`${server.base}/`, options(given));
     const chunks: string[] = [];
     let failure: unknown;
     try {
@@ -577,8 +584,53 @@ describe("openGuardedStream", () => {
     }
     expect(chunks).toEqual(["a;b\n"]);
     expect(failure).toBeInstanceOf(FetchFailedError);
-    expect(failure).toMatchObject({ kind: "timeout" });
+    expect(failure).toMatchObject({ kind });
     await closedWithin5s(server.sockets[0]);
+  });
+
+  it("counts a stall only while waiting for bytes: a consumer slower than stallMs is not a stall", async () => {
+    const server = await startServer(async (_req, res) => {
+      res.writeHead(200, { "content-type": "text/csv" });
+      for (let i = 0; i < 3; i++) {
+        res.write(`line ${i}\n`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      res.end();
+    });
+    const result = await openGuardedStream(`${server.base}/`, options({ stallMs: 150 }));
+    // The caller takes longer than stallMs before it reads, and with every chunk.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    let text = "";
+    for await (const chunk of result.body) {
+      text += chunk.toString();
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
+    expect(text).toBe("line 0\nline 1\nline 2\n");
+  });
+
+  it("answers the file's version: a strong ETag, Last-Modified and Content-Length", async () => {
+    const server = await startServer((req, res) => {
+      const headers: Record<string, string> =
+        req.url === "/strong"
+          ? { etag: '"abc"', "last-modified": "Tue, 01 Dec 2026 10:00:00 GMT", "content-length": "2" }
+          : req.url === "/weak"
+            ? { etag: 'W/"abc"' }
+            : {};
+      res.writeHead(200, headers);
+      res.end("ok");
+    });
+    const strong = await openGuardedStream(`${server.base}/strong`, options());
+    await readAll(strong.body);
+    expect(strong.version).toEqual({ etag: '"abc"', lastModified: "Tue, 01 Dec 2026 10:00:00 GMT", length: 2 });
+    const weak = await openGuardedStream(`${server.base}/weak`, options());
+    await readAll(weak.body);
+    expect(weak.version).toEqual({ etag: undefined, lastModified: undefined, length: undefined });
+    expect(sameFileVersion(strong.version, { ...strong.version })).toBe(true);
+    expect(sameFileVersion(strong.version, { ...strong.version, etag: '"abd"' })).toBe(false);
+    expect(sameFileVersion(strong.version, { ...strong.version, length: 3 })).toBe(false);
+    expect(sameFileVersion({ etag: undefined, lastModified: "Tue, 01 Dec 2026 10:00:00 GMT", length: undefined }, { etag: undefined, lastModified: "Tue, 01 Dec 2026 10:00:00 GMT", length: undefined })).toBe(true);
+    // Nothing tells two versions apart without a validator: never the same.
+    expect(sameFileVersion(weak.version, { ...weak.version })).toBe(false);
   });
 
   it("times out a resolver that never answers", async () => {
@@ -649,7 +701,7 @@ describe("openGuardedStream", () => {
   });
 
   it("rejects limits that would disable the guard", async () => {
-    for (const bad of [{ maxBytes: Number.NaN }, { maxBytes: -1 }, { timeoutMs: 0 }, { timeoutMs: Number.POSITIVE_INFINITY }, { maxRedirects: -1 }]) {
+    for (const bad of [{ maxBytes: Number.NaN }, { maxBytes: -1 }, { timeoutMs: 0 }, { timeoutMs: Number.POSITIVE_INFINITY }, { maxRedirects: -1 }, { stallMs: 0 }, { stallMs: Number.NaN }]) {
       expect(await rejection(openGuardedStream("http://127.0.0.1:9/", options(bad))), JSON.stringify(bad)).toBeInstanceOf(TypeError);
     }
   });

@@ -17,6 +17,7 @@ import type { Account } from "../../service/db/schema.js";
 import {
   FIRST_ERRORS_KEPT,
   IMPORT_URL_REFUSED,
+  MAX_BATCH_CHARS,
   ImportWorker,
   type ImportWorkerOptions,
   type Lookup,
@@ -78,9 +79,14 @@ async function startFileServer(): Promise<FileServer> {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Sends `body` in chunks of `chunkBytes`, `delayMs` apart; stops when the client goes away. */
-async function sendSlowly(res: ServerResponse, body: Buffer, chunkBytes: number, delayMs: number): Promise<void> {
-  res.writeHead(200, { "content-type": "text/plain" });
+/** A static file server's validators for `body`: a strong ETag of its digest and a Last-Modified. */
+function versionOf(body: Buffer): Record<string, string> {
+  return { etag: `"${createHash("sha256").update(body).digest("hex").slice(0, 16)}"`, "last-modified": "Tue, 01 Dec 2026 10:00:00 GMT" };
+}
+
+/** Sends `body` in chunks of `chunkBytes`, `delayMs` apart (with its validators); stops when the client goes away. */
+async function sendSlowly(res: ServerResponse, body: Buffer, chunkBytes: number, delayMs: number, headers: Record<string, string> = versionOf(body)): Promise<void> {
+  res.writeHead(200, { "content-type": "text/plain", ...headers });
   for (let at = 0; at < body.length && !res.destroyed; at += chunkBytes) {
     res.write(body.subarray(at, at + chunkBytes));
     await sleep(delayMs);
@@ -89,9 +95,9 @@ async function sendSlowly(res: ServerResponse, body: Buffer, chunkBytes: number,
 }
 
 const whole =
-  (body: Buffer): Route =>
+  (body: Buffer, headers: Record<string, string> = versionOf(body)): Route =>
   (_req, res) =>
-    res.writeHead(200, { "content-type": "text/plain" }).end(body);
+    res.writeHead(200, { "content-type": "text/plain", ...headers }).end(body);
 
 // ---------------------------------------------------------------------------------------------------------
 // Generated files and what they must leave behind
@@ -157,6 +163,12 @@ async function waitFor(what: string, check: () => Promise<boolean> | boolean, ms
   }
 }
 
+/** Rows of the import staged and not applied yet. */
+async function staged(store: Store, id: number): Promise<number> {
+  const batches = await store.db.selectFrom("import_batches").select("rows").where("import_id", "=", id).execute();
+  return batches.reduce((n, b) => n + (JSON.parse(b.rows) as unknown[]).length, 0);
+}
+
 async function row(store: Store, id: number) {
   const status = await importStatus(store, id);
   if (status === undefined) throw new Error(`import ${id} missing`);
@@ -186,6 +198,11 @@ describeEngines("queued file imports", (engine) => {
     const url = await freshDatabaseUrl(engine, `imports_${label}`);
     const store = await openStore(url);
     cleanups.push(() => store.close());
+    return { url, store, ...(await addAccount(store, label)) };
+  }
+
+  /** Another account (25 DD fields) with one list in the same database. */
+  async function addAccount(store: Store, label: string): Promise<{ account: Account; listId: number }> {
     const now = Date.now();
     const { id } = await store.db
       .insertInto("accounts")
@@ -193,12 +210,8 @@ describeEngines("queued file imports", (engine) => {
       .returning("id")
       .executeTakeFirstOrThrow();
     const account = await store.db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
-    const list = await store.db
-      .insertInto("mailing_lists")
-      .values({ account_id: account.id, name: "Main", created_at: now })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    return { url, store, account, listId: list.id };
+    const list = await store.db.insertInto("mailing_lists").values({ account_id: id, name: "Main", created_at: now }).returning("id").executeTakeFirstOrThrow();
+    return { account, listId: list.id };
   }
 
   function worker(store: Store, options: Partial<ImportWorkerOptions> = {}, logs?: Record<string, unknown>[]): ImportWorker {
@@ -372,6 +385,26 @@ describeEngines("queued file imports", (engine) => {
     await expectExactlyGenerated(store, account, listId, "s", 2000);
   });
 
+  it("commits a batch once its lines reach MAX_BATCH_CHARS, however few they are (memory per import is bounded)", async () => {
+    const { store, account, listId } = await fresh("batch_chars");
+    const long = `${"x".repeat(400_000)}\n`; // a bad line: no fields
+    const lines = Math.ceil(MAX_BATCH_CHARS / 400_000) + 1;
+    let sawProgress = false;
+    files.routes.set("/long.csv", async (_req, res) => {
+      res.writeHead(200);
+      res.write(long.repeat(lines));
+      // Hold the rest back until a batch of the long lines is committed (batchRows is 1000).
+      await waitFor("a committed batch", async () => (await row(store, id)).lines_done > 0, 20_000);
+      sawProgress = true;
+      res.end("a@example.com;A;HTML\n");
+    });
+    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(account, listId, `${files.base}/long.csv`);
+    worker(store).start();
+    const done = await untilFinished(store, id);
+    expect(sawProgress).toBe(true);
+    expect(done).toMatchObject({ state: "done", lines_done: lines + 1, rows_bad: lines, rows_imported: 1 });
+  });
+
   it("a download that stalls longer than the lease keeps it (heartbeat): a second worker does not take over", async () => {
     const { store, account, listId } = await fresh("heartbeat");
     const body = genFile("h", 1000);
@@ -447,7 +480,7 @@ describeEngines("queued file imports", (engine) => {
     const { store, account, listId } = await fresh("stop");
     const n = 10_000;
     const body = genFile("p", n);
-    files.routes.set("/stop.csv", (_req, res, hit) => (hit === 1 ? sendSlowly(res, body, 4096, 15) : res.end(body)));
+    files.routes.set("/stop.csv", (req, res, hit) => (hit === 1 ? sendSlowly(res, body, 4096, 15) : whole(body)(req, res, hit)));
     const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(account, listId, `${files.base}/stop.csv`);
     const first = worker(store, { batchRows: 200 });
     first.start();
@@ -459,14 +492,23 @@ describeEngines("queued file imports", (engine) => {
     expect(stopped.lease_until).toBeNull();
     expect(stopped.lines_done).toBeLessThan(n);
     expect(stopped.lines_done % 200).toBe(0);
-    // Each batch is one transaction: the rows written are exactly the lines counted.
-    expect(await count(store, "memberships", { list_id: listId })).toBe(stopped.lines_done);
-    expect(stopped.rows_imported).toBe(stopped.lines_done);
+    // Each batch is one transaction: the rows staged are exactly the lines counted, and none is applied
+    // before the whole file is staged.
+    expect(await staged(store, id)).toBe(stopped.lines_done);
+    expect(await count(store, "memberships", { list_id: listId })).toBe(0);
+    expect(stopped.rows_imported).toBe(0);
+    // A stop gives the claim back: it is not a failed attempt.
+    expect(stopped.attempts).toBe(0);
 
-    worker(store, { batchRows: 300 }).start();
+    const logs: Record<string, unknown>[] = [];
+    worker(store, { batchRows: 300 }, logs).start();
     const done = await untilFinished(store, id);
-    expect(done).toMatchObject({ state: "done", attempts: 2, lines_done: n, rows_imported: n, rows_bad: 0, rows_skipped: 0 });
+    expect(done).toMatchObject({ state: "done", attempts: 1, lines_done: n, rows_imported: n, rows_bad: 0, rows_skipped: 0 });
     expect(files.hits.get("/stop.csv")).toBe(2);
+    // The same version (ETag, Last-Modified, length): the staged lines were skipped, not staged again.
+    expect(logs.filter((e) => e.event === "import.restarted")).toEqual([]);
+    expect(logs.find((e) => e.event === "import.claimed")).toMatchObject({ linesDone: stopped.lines_done });
+    expect(await staged(store, id)).toBe(0);
     await expectExactlyGenerated(store, account, listId, "p", n);
   });
 
@@ -474,7 +516,7 @@ describeEngines("queued file imports", (engine) => {
     const { store, account, listId } = await fresh("lease");
     const n = 5000;
     const body = genFile("l", n);
-    files.routes.set("/lease.csv", (_req, res, hit) => (hit === 1 ? sendSlowly(res, body, 2048, 15) : res.end(body)));
+    files.routes.set("/lease.csv", (req, res, hit) => (hit === 1 ? sendSlowly(res, body, 2048, 15) : whole(body)(req, res, hit)));
     const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(account, listId, `${files.base}/lease.csv`);
     const logs: Record<string, unknown>[] = [];
     worker(store, { batchRows: 100, leaseMs: 600 }, logs).start();
@@ -487,7 +529,8 @@ describeEngines("queued file imports", (engine) => {
     const after = await row(store, id);
     expect(after.lines_done).toBe(taken.lines_done);
     expect(after.lease_owner).toBe("intruder");
-    expect(await count(store, "memberships", { list_id: listId })).toBe(taken.lines_done);
+    expect(await staged(store, id)).toBe(taken.lines_done);
+    expect(await count(store, "memberships", { list_id: listId })).toBe(0);
 
     await store.db.updateTable("imports").set({ lease_owner: null, lease_until: null }).where("id", "=", id).execute();
     const done = await untilFinished(store, id);
@@ -495,68 +538,271 @@ describeEngines("queued file imports", (engine) => {
     await expectExactlyGenerated(store, account, listId, "l", n);
   });
 
+  // ---- Fairness and stalls --------------------------------------------------------------------------------
+
+  /** A route that sends `head` and then nothing until `release` is called (a drip that stopped). */
+  function holdingRoute(head: Buffer): { route: Route; release: () => void } {
+    const held: ServerResponse[] = [];
+    return {
+      route: (_req, res) => {
+        res.writeHead(200, { "content-type": "text/plain" });
+        res.write(head);
+        held.push(res);
+      },
+      release: () => {
+        for (const res of held.splice(0)) res.destroy();
+      },
+    };
+  }
+
+  it("a file of one account that stops sending does not hold up another account's import; the account's next import waits its turn", async () => {
+    const { store, account, listId } = await fresh("fair");
+    const other = await addAccount(store, "fair_b");
+    const drip = holdingRoute(genFile("x", 10));
+    cleanups.push(async () => drip.release());
+    files.routes.set("/drip.csv", drip.route);
+    files.routes.set("/drip2.csv", drip.route);
+    files.routes.set("/b.csv", whole(genFile("b", 500)));
+    const queue = createImportQueue(store, { allowHosts: ALLOW });
+    // Account one's two dripping files are queued first, the other account's file last.
+    const a1 = await queue.enqueue(account, listId, `${files.base}/drip.csv`);
+    const a2 = await queue.enqueue(account, listId, `${files.base}/drip2.csv`);
+    const b = await queue.enqueue(other.account, other.listId, `${files.base}/b.csv`);
+    worker(store, { concurrency: 2, stallMs: 60_000, batchRows: 5 }).start();
+    const done = await untilFinished(store, b, 20_000);
+    expect(done).toMatchObject({ state: "done", rows_imported: 500 });
+    // Account one's first file is still being read; its second never started (one import per account).
+    expect((await row(store, a1)).state).toBe("importing");
+    expect((await row(store, a2))).toMatchObject({ state: "queued", attempts: 0 });
+    expect(files.hits.get("/drip2.csv")).toBeUndefined();
+  });
+
+  it("takes the accounts in turn: the account whose last import was claimed longest ago goes first", async () => {
+    const { store, account, listId } = await fresh("turns");
+    const b = await addAccount(store, "turns_b");
+    const c = await addAccount(store, "turns_c");
+    for (const name of ["a1", "a2", "a3", "b1", "c1"]) files.routes.set(`/${name}.csv`, whole(genFile(name, 20)));
+    const queue = createImportQueue(store, { allowHosts: ALLOW });
+    const ids = new Map<number, string>();
+    for (const name of ["a1", "a2", "a3"]) ids.set(await queue.enqueue(account, listId, `${files.base}/${name}.csv`), name);
+    ids.set(await queue.enqueue(b.account, b.listId, `${files.base}/b1.csv`), "b1");
+    ids.set(await queue.enqueue(c.account, c.listId, `${files.base}/c1.csv`), "c1");
+    const logs: Record<string, unknown>[] = [];
+    worker(store, { concurrency: 1 }, logs).start();
+    for (const id of ids.keys()) expect(await untilFinished(store, id)).toMatchObject({ state: "done", rows_imported: 20 });
+    const order = logs.filter((e) => e.event === "import.claimed").map((e) => ids.get(e.import as number));
+    expect(order).toEqual(["a1", "b1", "c1", "a2", "a3"]);
+  });
+
+  it("gives up a download that sends nothing for stallMs (no head, or no more body) and retries it, long before the time limit", async () => {
+    const { store, account, listId } = await fresh("stall");
+    const silent = holdingRoute(Buffer.alloc(0));
+    const stops = holdingRoute(genFile("s", 10));
+    const stopsRoute: Route = (req, res, hit) => {
+      res.setHeader("etag", '"stops-v1"');
+      return stops.route(req, res, hit);
+    };
+    cleanups.push(async () => {
+      silent.release();
+      stops.release();
+    });
+    files.routes.set("/headless.csv", () => undefined); // accepts, never answers
+    files.routes.set("/stops.csv", stopsRoute);
+    const queue = createImportQueue(store, { allowHosts: ALLOW });
+    const headless = await queue.enqueue(account, listId, `${files.base}/headless.csv`);
+    const stopped = await queue.enqueue(account, listId, `${files.base}/stops.csv`);
+    worker(store, { stallMs: 200, timeoutMs: 600_000, retryBackoffMs: 20, concurrency: 2, batchRows: 5 }).start();
+    for (const id of [headless, stopped]) {
+      const failed = await untilFinished(store, id, 30_000);
+      expect(failed).toMatchObject({ state: "failed", attempts: 3, rows_imported: 0 });
+      expect(failed.error).toContain("no data arrived for 200 ms");
+    }
+    expect(files.hits.get("/headless.csv")).toBe(3);
+    expect(files.hits.get("/stops.csv")).toBe(3);
+    // Lines were staged, none applied: nothing of a failed import is left (its staged rows are deleted
+    // after it is marked failed).
+    expect(await count(store, "memberships", { list_id: listId })).toBe(0);
+    await waitFor("the staged rows to be deleted", async () => (await staged(store, stopped)) === 0);
+  });
+
+  // ---- One version of the file, or none of it ------------------------------------------------------------
+
+  /** Sends the first `lines` lines of `body` (with its validators), then cuts the connection. */
+  function cutAfter(body: Buffer, lines: number, headers: Record<string, string> = versionOf(body)): Route {
+    let at = 0;
+    for (let i = 0; i < lines; i++) at = body.indexOf("\n", at) + 1;
+    return (_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain", ...headers });
+      res.write(body.subarray(0, at));
+      setTimeout(() => res.destroy(), 50);
+    };
+  }
+
+  it.each([
+    ["a new ETag", (body: Buffer) => versionOf(body)],
+    ["no validators at all", () => ({})],
+  ])("a file that changed between attempts (%s) is staged again from line 1: only the new version's rows", async (_label, headersOf) => {
+    const { store, account, listId } = await fresh(`version_${_label.replace(/\W+/g, "_")}`);
+    const v1 = genFile("old", 3000);
+    const v2 = genFile("new", 1200); // shorter: the old version's lines past its end must go too
+    files.routes.set("/changing.csv", (req, res, hit) => (hit === 1 ? cutAfter(v1, 2500, headersOf(v1))(req, res, hit) : whole(v2, headersOf(v2))(req, res, hit)));
+    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(account, listId, `${files.base}/changing.csv`);
+    const logs: Record<string, unknown>[] = [];
+    worker(store, { batchRows: 100 }, logs).start();
+    const done = await untilFinished(store, id);
+    expect(done).toMatchObject({ state: "done", attempts: 2, lines_done: 1200, rows_imported: 1200, rows_bad: 0, rows_skipped: 0 });
+    // The first attempt staged some of the old version's lines (how many depends on when the cut came).
+    const restarts = logs.filter((e) => e.event === "import.restarted");
+    expect(restarts).toHaveLength(1);
+    expect(restarts[0]!.linesDone).toBeGreaterThan(0);
+    expect(files.hits.get("/changing.csv")).toBe(2);
+    await expectExactlyGenerated(store, account, listId, "new", 1200);
+    expect(await staged(store, id)).toBe(0);
+  });
+
+  it("a file larger than maxBytes without a Content-Length fails with nothing of it applied or left staged", async () => {
+    const { store, account, listId } = await fresh("too_large");
+    const body = genFile("big", 20_000); // about 800 KB
+    files.routes.set("/chunked.csv", (_req, res) => sendSlowly(res, body, 16_384, 2, {}));
+    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(account, listId, `${files.base}/chunked.csv`);
+    const logs: Record<string, unknown>[] = [];
+    worker(store, { batchRows: 100, maxBytes: 300_000 }, logs).start();
+    const failed = await untilFinished(store, id);
+    expect(failed).toMatchObject({ state: "failed", attempts: 1, rows_imported: 0, rows_skipped: 0 });
+    expect(failed.error).toContain("larger than the limit of 300000 bytes");
+    // Batches were staged before the limit struck (it is only known at byte 300,001), and none applied.
+    expect(failed.lines_done).toBeGreaterThan(1000);
+    expect(await count(store, "subscribers", { account_id: account.id })).toBe(0);
+    expect(await count(store, "memberships", { list_id: listId })).toBe(0);
+    await waitFor("the staged rows to be deleted", async () => (await staged(store, id)) === 0);
+    expect(files.hits.get("/chunked.csv")).toBe(1);
+  });
+
+  /** Runs a worker in a child process (test/service/fixtures/worker.ts) until the test kills it. */
+  function childWorker(url: string, options: Partial<ImportWorkerOptions> & { workerId: string }): { child: ChildProcess; exited: Promise<unknown[]>; stderr: () => string } {
+    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", CHILD, "import", url, JSON.stringify({ allowHosts: ALLOW, pollMs: 20, ...options })], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr?.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+    const exited = once(child, "exit");
+    cleanups.push(async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    });
+    return { child, exited, stderr: () => stderr };
+  }
+
+  /** Waits until `until` holds for the import (showing the child's stderr if it never does), then kill -9s the child. */
+  async function killNineWhen(
+    worker: { child: ChildProcess; exited: Promise<unknown[]>; stderr: () => string },
+    what: string,
+    until: () => Promise<boolean>,
+    ms: number,
+  ): Promise<void> {
+    try {
+      await waitFor(what, until, ms);
+    } catch (error) {
+      throw new Error(`${String(error)}; child stderr: ${worker.stderr()}`);
+    }
+    worker.child.kill("SIGKILL");
+    const [code, signal] = (await worker.exited) as [number | null, string | null];
+    expect(signal).toBe("SIGKILL");
+    expect(code).toBeNull();
+  }
+
   it(
-    "kill -9 of the worker process mid-import of 100,000 rows: the next worker ends with exactly the rows",
+    "kill -9 of the worker process while staging and again while applying 100,000 rows: the next worker ends with exactly the rows",
     async () => {
       const { url, store, account, listId } = await fresh("kill9");
       const n = 100_000;
       const body = genFile("k", n);
       // The first download trickles (the killed one); the second comes at once.
-      files.routes.set("/big.csv", (_req, res, hit) => (hit === 1 ? sendSlowly(res, body, 16_384, 20) : res.end(body)));
+      files.routes.set("/big.csv", (req, res, hit) => (hit === 1 ? sendSlowly(res, body, 16_384, 20) : whole(body)(req, res, hit)));
       const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(account, listId, `${files.base}/big.csv`);
 
-      const options = { allowHosts: ALLOW, batchRows: 500, leaseMs: 1500, pollMs: 20, workerId: "child" };
-      const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", CHILD, "import", url, JSON.stringify(options)], {
-        cwd: ROOT,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stderr = "";
-      child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-      const exited = once(child, "exit");
-      cleanups.push(async () => {
-        if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-      });
-      try {
-        await waitFor("the child to commit batches", async () => (await row(store, id)).lines_done >= 2000, 30_000);
-      } catch (error) {
-        throw new Error(`${String(error)}; child stderr: ${stderr.slice(-2000)}`);
-      }
-      child.kill("SIGKILL");
-      const [code, signal] = (await exited) as [number | null, string | null];
-      expect(signal).toBe("SIGKILL");
-      expect(code).toBeNull();
-
+      // 1. Killed while staging: the staged lines are exactly the committed batches, nothing is applied.
+      const first = childWorker(url, { batchRows: 500, leaseMs: 1500, workerId: "child" });
+      await killNineWhen(first, "the child to commit batches", async () => (await row(store, id)).lines_done >= 2000, 30_000);
       const killed = await row(store, id);
       expect(killed.state).toBe("importing");
       expect(killed.lease_owner).toBe("child");
       expect(killed.lines_done).toBeGreaterThan(0);
       expect(killed.lines_done).toBeLessThan(n);
       expect(killed.lines_done % 500).toBe(0);
-      expect(await count(store, "memberships", { list_id: listId })).toBe(killed.lines_done);
+      expect(await staged(store, id)).toBe(killed.lines_done);
+      expect(await count(store, "memberships", { list_id: listId })).toBe(0);
 
-      // The restarted service: a new worker claims the import once the dead one's lease ran out.
+      // 2. The next worker stages the rest of the same version (skipping what is staged) and is killed
+      // while applying: the rows applied and the rows still staged are the whole file.
+      const second = childWorker(url, { batchRows: 100, leaseMs: 1500, workerId: "child2" });
+      await killNineWhen(second, "the apply to begin", async () => {
+        const r = await row(store, id);
+        return r.state === "applying" && r.rows_imported >= 1000;
+      }, 60_000);
+      const applying = await row(store, id);
+      expect(applying).toMatchObject({ state: "applying", lease_owner: "child2", lines_done: n, attempts: 2 });
+      expect(applying.rows_imported).toBeLessThan(n);
+      expect(applying.rows_imported + (await staged(store, id))).toBe(n);
+      expect(await count(store, "memberships", { list_id: listId })).toBe(applying.rows_imported);
+      expect(second.stderr()).not.toContain("import.restarted");
+
+      // 3. The restarted service applies the rest once the dead one's lease ran out, without downloading.
       const logs: Record<string, unknown>[] = [];
       worker(store, { leaseMs: 5_000 }, logs).start();
       const done = await untilFinished(store, id, 100_000);
       const claim = logs.find((e) => e.event === "import.claimed");
-      expect(claim).toMatchObject({ import: id, attempts: 2, linesDone: killed.lines_done });
-      expect(done).toMatchObject({ state: "done", attempts: 2, lines_done: n, rows_imported: n, rows_skipped: 0, rows_bad: 0 });
+      expect(claim).toMatchObject({ import: id, attempts: 3, linesDone: n, state: "applying" });
+      expect(done).toMatchObject({ state: "done", attempts: 3, lines_done: n, rows_imported: n, rows_skipped: 0, rows_bad: 0 });
       expect(done.first_errors).toEqual([]);
       expect(files.hits.get("/big.csv")).toBe(2);
+      expect(await staged(store, id)).toBe(0);
       await expectExactlyGenerated(store, account, listId, "k", n);
     },
-    150_000,
+    200_000,
+  );
+
+  it(
+    "kill -9 while staging, and the file changes before the next attempt: only the new version's rows",
+    async () => {
+      const { url, store, account, listId } = await fresh("kill9_version");
+      const v1 = genFile("k1", 20_000);
+      const v2 = genFile("k2", 15_000);
+      files.routes.set("/moving.csv", (req, res, hit) => (hit === 1 ? sendSlowly(res, v1, 4096, 20) : whole(v2)(req, res, hit)));
+      const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(account, listId, `${files.base}/moving.csv`);
+      const child = childWorker(url, { batchRows: 250, leaseMs: 1500, workerId: "child" });
+      await killNineWhen(child, "the child to stage batches", async () => (await row(store, id)).lines_done >= 1000, 30_000);
+      const killed = await row(store, id);
+      expect(killed.state).toBe("importing");
+      expect(await staged(store, id)).toBe(killed.lines_done);
+
+      const logs: Record<string, unknown>[] = [];
+      worker(store, { leaseMs: 5_000, batchRows: 500 }, logs).start();
+      const done = await untilFinished(store, id, 60_000);
+      expect(done).toMatchObject({ state: "done", attempts: 2, lines_done: 15_000, rows_imported: 15_000, rows_bad: 0 });
+      expect(logs.filter((e) => e.event === "import.restarted")).toHaveLength(1);
+      await expectExactlyGenerated(store, account, listId, "k2", 15_000);
+      expect(await staged(store, id)).toBe(0);
+    },
+    120_000,
   );
 
   if (engine === "postgres") {
-    it("two instances on one database import each queued file exactly once", async () => {
+    it("two instances on one database import each queued file exactly once, one import of an account at a time", async () => {
       const { url, store, account, listId } = await fresh("two");
       const second = await openStore(url);
       cleanups.push(() => second.close());
+      const others = [await addAccount(store, "two_b"), await addAccount(store, "two_c")];
       const n = 20_000;
-      const names = ["a", "b", "c"];
+      // Account one has two files, the others one each.
+      const plan = [
+        { name: "a", account, listId },
+        { name: "b", ...others[0]! },
+        { name: "c", ...others[1]! },
+        { name: "d", account, listId },
+      ];
       // Each download lasts several lease periods, so a lease that were not renewed would be taken over.
-      for (const name of names) files.routes.set(`/${name}.csv`, (_req, res) => sendSlowly(res, genFile(name, n), 16_384, 15));
+      for (const { name } of plan) files.routes.set(`/${name}.csv`, (_req, res) => sendSlowly(res, genFile(name, n), 16_384, 15));
       const queue = createImportQueue(store, { allowHosts: ALLOW });
       const logs: Record<string, unknown>[] = [];
       const w1 = worker(store, { batchRows: 500, leaseMs: 400, workerId: "one" }, logs);
@@ -564,20 +810,46 @@ describeEngines("queued file imports", (engine) => {
       w1.start();
       w2.start();
       const ids: number[] = [];
-      for (const name of names) ids.push(await queue.enqueue(account, listId, `${files.base}/${name}.csv`));
+      for (const { name, account: owner, listId: list } of plan) ids.push(await queue.enqueue(owner, list, `${files.base}/${name}.csv`));
       w1.wake();
       w2.wake();
+      // How many of account one's imports are being worked on (leased), sampled while they run: each
+      // import takes seconds, so two at once would be seen.
+      let mostAtOnce = 0;
+      let sampling = true;
+      cleanups.push(async () => {
+        sampling = false;
+        await sampler;
+      });
+      const sampler = (async () => {
+        while (sampling) {
+          const leased = await store.db
+            .selectFrom("imports")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .where("account_id", "=", account.id)
+            .where("lease_owner", "is not", null)
+            .where("state", "in", ["fetching", "importing", "applying"])
+            .executeTakeFirstOrThrow();
+          mostAtOnce = Math.max(mostAtOnce, Number(leased.n));
+          await sleep(10);
+        }
+      })();
       for (const id of ids) {
-        const done = await untilFinished(store, id, 60_000);
-        expect(done).toMatchObject({ state: "done", attempts: 1, lines_done: n, rows_imported: n, rows_bad: 0 });
+        const done = await untilFinished(store, id, 90_000);
+        expect(done, JSON.stringify(logs.filter((e) => e.event !== "import.claimed" && e.event !== "import.done"))).toMatchObject({ state: "done", attempts: 1, lines_done: n, rows_imported: n, rows_bad: 0 });
       }
-      for (const name of names) expect(files.hits.get(`/${name}.csv`)).toBe(1);
+      for (const { name } of plan) expect(files.hits.get(`/${name}.csv`)).toBe(1);
       const claims = logs.filter((e) => e.event === "import.claimed");
       expect(claims.map((e) => e.import).sort()).toEqual([...ids].sort());
       expect(new Set(claims.map((e) => e.worker)).size).toBe(2);
       expect(logs.filter((e) => e.event === "import.lease_lost")).toEqual([]);
-      expect(await count(store, "subscribers", { account_id: account.id })).toBe(3 * n);
-      expect(await count(store, "memberships", { list_id: listId })).toBe(3 * n);
-    }, 90_000);
+      // Account one's two imports ran one after the other.
+      sampling = false;
+      await sampler;
+      expect(mostAtOnce).toBe(1);
+      expect(await count(store, "subscribers", { account_id: account.id })).toBe(2 * n);
+      expect(await count(store, "memberships", { list_id: listId })).toBe(2 * n);
+      for (const other of others) expect(await count(store, "memberships", { list_id: other.listId })).toBe(n);
+    }, 120_000);
   }
 });
