@@ -26,6 +26,8 @@ export interface App {
   readonly store: Store;
   readonly server: http.Server | undefined;
   readonly logger: Logger;
+  /** Sign-in: credentials, the verified-pair cache and the throttle (tests and stats). */
+  readonly auth: Authenticator;
   /** Runs every worker pass that is due now (tests). */
   readonly outbox: OutboxWorker | undefined;
   readonly importWorker: ImportWorker | undefined;
@@ -156,7 +158,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const triggerWorker = runWorkers ? new TriggerWorker(store, { now, log: (e) => logger.info(e), onRecipientsQueued: () => sendings?.wake() }) : undefined;
   const trackingLimiter = new TrackingLimiter();
   const importQueue = createImportQueue(store, { allowHosts: config.importAllowHosts, now, log: (e) => logger.warn(e) });
-  const auth = new Authenticator(store.db, { now });
+  const auth = new Authenticator(store, { now, concurrency: config.authConcurrency, cacheTtlMs: config.authCacheMs });
   const service = createService({
     store,
     auth,
@@ -275,6 +277,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     store,
     server,
     logger,
+    auth,
     outbox,
     sms,
     importWorker,

@@ -31,6 +31,10 @@ export interface Config {
   readonly databasePool: number;
   readonly jobLeaseMs: number;
   readonly shutdownTimeoutMs: number;
+  /** Password checks (scrypt) running at once. */
+  readonly authConcurrency: number;
+  /** How long a verified pair skips the password check for its source (at most 60 s). */
+  readonly authCacheMs: number;
   readonly role: Role;
   /** SHA-256 of METRICS_TOKEN (the token itself is not kept); undefined: /metrics is 404 on the public port. */
   readonly metricsTokenHash: Buffer | undefined;
@@ -66,6 +70,8 @@ export const OPTIONS: readonly Option[] = [
   { name: "DATABASE_POOL", default: "10", doc: "PostgreSQL connections per process." },
   { name: "JOB_LEASE_MS", default: "30000", doc: "How long a worker holds a job without renewing; a crashed worker's job is taken over after it." },
   { name: "SHUTDOWN_TIMEOUT_MS", default: "10000", doc: "On SIGTERM/Ctrl-C, time allowed for in-flight requests and jobs before exit." },
+  { name: "AUTH_CONCURRENCY", default: "2", doc: "Password checks (scrypt, ~50 ms and 16 MiB each) running at once; more wait in turn per caller address, 64 at most." },
+  { name: "AUTH_CACHE_MS", default: "60000", doc: "How long a verified user name and password skip the password check for the address that signed in (0 to 60000 ms; 0: always check)." },
   { name: "METRICS_TOKEN", default: "", doc: "Bearer token (at least 32 characters) that opens GET /metrics on the public port (Authorization: Bearer <token>); unset: /metrics there is 404." },
   { name: "METRICS_PORT", default: "", doc: "Port of a separate listener that serves only /metrics and /healthz, without a token (any role, workers included); unset: none." },
   { name: "METRICS_HOST", default: "127.0.0.1", doc: "Address the METRICS_PORT listener binds (loopback: only this host can scrape)." },
@@ -162,6 +168,8 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
     databasePool: int(env, "DATABASE_POOL", 10, 1, 1000),
     jobLeaseMs: int(env, "JOB_LEASE_MS", 30_000, 100, 3600_000),
     shutdownTimeoutMs: int(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 3600_000),
+    authConcurrency: int(env, "AUTH_CONCURRENCY", 2, 1, 64),
+    authCacheMs: int(env, "AUTH_CACHE_MS", 60_000, 0, 60_000),
     role,
     metricsTokenHash: metricsToken(env),
     metricsPort: env.METRICS_PORT ? int(env, "METRICS_PORT", 0, 0, 65535) : undefined,

@@ -17,12 +17,24 @@ export function invalidCredentials(): ServiceError {
   return clientError(ServiceCodes.InvalidCredentials, "The user name or password is wrong.", { parameter: "strUsername" });
 }
 
-export function tooManyAttempts(seconds: number): ServiceError {
+/**
+ * A sign-in refused without a password check: during a delay after failed sign-ins ("failures"), or while
+ * the caller's source already has as many checks running or waiting as it may ("source").
+ */
+export function tooManyAttempts(seconds: number, why: "failures" | "source"): ServiceError {
+  const wait = seconds === 1 ? "1 second" : `${seconds} seconds`;
   return clientError(
     ServiceCodes.TooManyAttempts,
-    `Too many failed sign-ins for this user name; try again in ${seconds} seconds.`,
+    why === "failures"
+      ? `Too many failed sign-ins; try again in ${wait}.`
+      : `Too many sign-ins at once from this address; try again in ${wait}.`,
     { parameter: "strUsername" },
   );
+}
+
+/** A user name or password longer than any account can have: refused before any work. */
+export function credentialTooLong(parameter: "strUsername" | "strPassword", max: number): ServiceError {
+  return clientError("TooLong", `${parameter} must be at most ${max} characters.`, { parameter });
 }
 
 /** Missing and "belongs to another account" are the same answer: nothing is revealed. */

@@ -82,7 +82,7 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
   const domain = new URL(config.publicUrl).hostname || "localhost";
 
   async function account(context: CallContext): Promise<Account> {
-    const found = await deps.auth.verify(context.credentials.username, context.credentials.password);
+    const found = await deps.auth.verify(context.credentials.username, context.credentials.password, context.remoteAddress);
     deps.onAccount?.(context.requestId, found);
     return found;
   }
@@ -130,7 +130,7 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
    */
   async function insertOneSqlite(sqlite: SqliteAccess, context: CallContext, params: InsertParams): Promise<bigint> {
     const { username, password } = context.credentials;
-    const check = deps.auth.cached(username, password);
+    const check = deps.auth.cached(username, password, context.remoteAddress);
     if (check !== undefined) {
       const id = await sqlite.writeSync(() => {
         const owner = cachedAccountSqlite(sqlite, check);

@@ -325,6 +325,27 @@ function migrations(engine: Engine): Record<string, Migration> {
           .execute();
       },
     },
+    "0007_auth_throttle": {
+      async up(db: AnyDb) {
+        // Sign-in throttling shared by every instance (service/app/auth-throttle.ts): one row per key, a
+        // keyed hash of a lower-cased user name, a source address, or the two (never the name or address).
+        await db.schema
+          .createTable("auth_throttle")
+          .addColumn("key", "text", (c) => c.primaryKey())
+          .addColumn("failures", "integer", (c) => c.notNull().defaultTo(0))
+          .addColumn("last_failure_at", "bigint", (c) => c.notNull().defaultTo(0))
+          .addColumn("blocked_until", "bigint", (c) => c.notNull().defaultTo(0))
+          .addColumn("trusted_until", "bigint", (c) => c.notNull().defaultTo(0))
+          .addColumn("expires_at", "bigint", (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex("auth_throttle_expires").on("auth_throttle").column("expires_at").execute();
+        // The key of those hashes, the same for every instance.
+        await db
+          .insertInto("secrets")
+          .values({ name: "auth_key", value: randomBytes(32).toString("base64url") })
+          .execute();
+      },
+    },
     "0009_import_security": {
       async up(db: AnyDb) {
         // Imports: the account whose import was claimed longest ago goes first (per-account fairness),

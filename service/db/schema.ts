@@ -345,6 +345,21 @@ export interface SecretsTable {
   value: string;
 }
 
+/** Sign-in throttling (service/app/auth-throttle.ts): one row per name, source or (name, source) key. */
+export interface AuthThrottleTable {
+  /** A kind letter (n, s, p) and a keyed hash: never a user name or an address. */
+  key: string;
+  /** Recent failures, one forgotten per hour without failures. */
+  failures: number;
+  last_failure_at: number;
+  /** Attempts this key applies to are refused until then. */
+  blocked_until: number;
+  /** A pair key: its source signed in as its name, so the name's and the source's delays do not apply. */
+  trusted_until: number;
+  /** Deleted after this (pruned by later writes). */
+  expires_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   mailing_lists: MailingListsTable;
@@ -372,6 +387,7 @@ export interface Database {
   tracking_limits: TrackingLimitsTable;
   triggers: TriggersTable;
   trigger_fired: TriggerFiredTable;
+  auth_throttle: AuthThrottleTable;
 }
 
 export type Account = Selectable<AccountsTable>;

@@ -2,6 +2,7 @@
 // helpers that set up accounts and lists the way the admin CLI does (directly in the store).
 
 import { mkdtempSync } from "node:fs";
+import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -26,7 +27,11 @@ export interface TestService {
   readonly logs: Record<string, unknown>[];
   createAccount(username: string, password: string, settings?: { dd_fields?: number }): Promise<number>;
   createList(accountId: number, name: string): Promise<number>;
-  client(username: string, password: string, binding?: BindingName): ReturnType<typeof createClient>;
+  /**
+   * A client of the service; `from` is the loopback address its calls come from (127.0.0.0/8), so a test
+   * can call as several sources (default: the usual 127.0.0.1).
+   */
+  client(username: string, password: string, binding?: BindingName, from?: string): ReturnType<typeof createClient>;
   close(): Promise<void>;
 }
 
@@ -84,11 +89,42 @@ export async function startService(engine: EngineName, label: string, env: Recor
         .executeTakeFirstOrThrow();
       return row.id;
     },
-    client(username, password, binding = "soap11") {
-      return createClient({ baseUrl: base, username, password, binding });
+    client(username, password, binding = "soap11", from) {
+      return createClient({ baseUrl: base, username, password, binding, ...(from === undefined ? {} : { fetch: fetchFrom(from) }) });
     },
     close: () => app.close(),
   };
+}
+
+/**
+ * A fetch for the generated client whose connections come from `localAddress` (any 127.0.0.0/8 address
+ * reaches the loopback server): one request per connection, the whole answer read, bounded by 10 s.
+ */
+export function fetchFrom(localAddress: string): typeof fetch {
+  return (async (input: string | URL | Request, init: RequestInit = {}) => {
+    const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
+    const body = init.body === null || init.body === undefined ? undefined : Buffer.from(init.body as string, "utf8");
+    const headers: Record<string, string> = { ...(init.headers as Record<string, string> | undefined) };
+    if (body !== undefined) headers["content-length"] = String(body.length);
+    return new Promise<Response>((resolve, reject) => {
+      const req = http.request(
+        { host: url.hostname, port: url.port, path: url.pathname + url.search, method: init.method ?? "GET", headers, localAddress, agent: false, timeout: 10_000 },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (chunk: Buffer) => chunks.push(chunk));
+          res.on("end", () => {
+            const answer = new Headers();
+            for (const [name, value] of Object.entries(res.headers)) if (typeof value === "string") answer.set(name, value);
+            resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 0, headers: answer }));
+          });
+          res.on("error", reject);
+        },
+      );
+      req.on("timeout", () => req.destroy(new Error("no answer in 10 s")));
+      req.on("error", reject);
+      req.end(body);
+    });
+  }) as typeof fetch;
 }
 
 /** The fault a call answers with; fails when the call succeeds or throws anything else. */
