@@ -53,6 +53,8 @@ export interface RequestOptions {
   readonly timeoutMs?: number;
   /** Body bytes kept (default 64 KiB); the rest is read and dropped. */
   readonly maxBodyBytes?: number;
+  /** The loopback address the connection comes from (any of 127.0.0.0/8: a caller of its own). */
+  readonly localAddress?: string;
 }
 
 /** One request on its own connection (no agent, so it never waits behind an attack's sockets). */
@@ -76,6 +78,7 @@ export function request(port: number, path: string, options: RequestOptions = {}
         path,
         method: options.method ?? (body === undefined ? "GET" : "POST"),
         agent: false,
+        ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
         headers: { ...(body === undefined ? {} : { "content-length": String(body.length) }), ...options.headers },
       },
       (res) => {

@@ -3,10 +3,11 @@
 // times (well under 5 minutes on a 2-core machine). Prints one table; exits 1 if any row fails.
 //
 //   npm run fuzz                              everything
-//   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort tracking protocol)
+//   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort tracking protocol auth)
 //   npm run fuzz -- --requests 20000 --seed 7 a shorter or different fuzzing run
 //   npm run fuzz -- --markdown                also print the table as Markdown (for the README)
 
+import { authSection } from "./auth.js";
 import { AttackChild } from "./child.js";
 import { exchangeOnce } from "./connection.js";
 import { runExhaustion, runSlowHeaders } from "./exhaustion.js";
@@ -24,7 +25,7 @@ import { trackingSection } from "./tracking.js";
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-const SECTIONS = ["fuzz", "adapters", "xml", "exhaustion", "faults", "client", "host", "abort", "tracking", "protocol"] as const;
+const SECTIONS = ["fuzz", "adapters", "xml", "exhaustion", "faults", "client", "host", "abort", "tracking", "protocol", "auth"] as const;
 type Section = (typeof SECTIONS)[number];
 
 function flag(name: string): string | undefined {
@@ -335,6 +336,7 @@ async function main(): Promise<void> {
     abort: () => abortSection(rows),
     tracking: () => trackingSection(rows),
     protocol: () => protocolSection(rows),
+    auth: () => authSection(rows),
   };
   for (const name of SECTIONS) {
     if (only && !only.includes(name)) continue;
