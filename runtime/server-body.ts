@@ -5,7 +5,19 @@
 import { clientError, ErrorCodes, type ServiceError } from "./errors.js";
 import type { WireResponse } from "./protocol/binding.js";
 import { CharsetError, decodeBody } from "./protocol/charset.js";
+import { textErrorResponse } from "./protocol/text-error.js";
 import type { ServiceCore } from "./server.js";
+
+/**
+ * The answer to a body that fell behind (bodyTimeoutMs, minBodyBytesPerSecond): 408 as a line of text,
+ * as Node answers a request past requestTimeoutMs; the connection is closed after it.
+ */
+export const SLOW_BODY: WireResponse = textErrorResponse({
+  status: 408,
+  exceptionType: "System.Web.HttpException",
+  message: "The request body did not arrive in time.",
+  code: ErrorCodes.RequestTimeout,
+});
 
 /** SOAP bodies (posted to the endpoint itself) are XML; HTTP POST bodies (to /{Op}) are form text. */
 export function bodyKind(path: string): "xml" | "text" {

@@ -8,8 +8,8 @@ import { joinChunks } from "./bytes.js";
 import { isAcceptedHost, resolveEndpointUrl } from "./endpoint-url.js";
 import type { WireResponse } from "./protocol/binding.js";
 import { LAST_RESORT } from "./protocol/text-error.js";
-import { bodyKind, decodeRequestBody } from "./server-body.js";
-import { RequestLease } from "./server-budget.js";
+import { bodyKind, decodeRequestBody, SLOW_BODY } from "./server-body.js";
+import { RequestLease, type BodyProgress, type BodyWatch } from "./server-budget.js";
 import type { ServiceCore } from "./server.js";
 import { NOT_FOUND, pathBelowEndpoint } from "./server-node.js";
 
@@ -23,24 +23,60 @@ function toResponse(response: WireResponse, headOnly: boolean): Response {
   }
 }
 
-/** Reads a body up to `limit` bytes, reserving each chunk in the lease; "large"/"busy" when refused. */
-async function readLimited(request: Request, limit: number, lease: RequestLease): Promise<Uint8Array | "large" | "busy"> {
+/** A body being read, as BodyProgress watches it: cut (the read cancelled) when it falls behind. */
+class FetchBodyWatch implements BodyWatch {
+  received = 0;
+  mark = -1;
+  prevBody: BodyWatch | null = null;
+  nextBody: BodyWatch | null = null;
+  watched = false;
+  slow = false;
+  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
+
+  constructor(reader: ReadableStreamDefaultReader<Uint8Array>) {
+    this.reader = reader;
+  }
+
+  tooSlow(): void {
+    this.slow = true;
+    this.reader.cancel().catch(() => undefined);
+  }
+}
+
+/**
+ * Reads a body up to `limit` bytes, reserving each chunk in the lease as it arrives; "large"/"busy" when
+ * refused, "slow" when it fell behind (BodyProgress).
+ */
+async function readLimited(
+  request: Request,
+  limit: number,
+  lease: RequestLease,
+  progress: BodyProgress,
+): Promise<Uint8Array | "large" | "busy" | "slow"> {
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    const refusal = size > limit ? "large" : lease.hold(size) ? undefined : "busy";
-    if (refusal !== undefined) {
-      await reader.cancel().catch(() => undefined);
-      return refusal;
+  const watch = new FetchBodyWatch(reader);
+  progress.watch(watch);
+  try {
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (watch.slow) return "slow";
+      if (done) break;
+      size += value.byteLength;
+      watch.received = size;
+      const refusal = size > limit ? "large" : lease.hold(size) ? undefined : "busy";
+      if (refusal !== undefined) {
+        await reader.cancel().catch(() => undefined);
+        return refusal;
+      }
+      parts.push(value);
     }
-    parts.push(value);
+    return joinChunks(parts, size);
+  } finally {
+    progress.unwatch(watch);
   }
-  return joinChunks(parts, size);
 }
 
 export function createFetchHandler(core: ServiceCore): FetchHandler {
@@ -62,13 +98,19 @@ export function createFetchHandler(core: ServiceCore): FetchHandler {
     const method = request.method.toUpperCase();
     const contentType = headers["content-type"];
     const headOnly = method === "HEAD";
-    if (Number(headers["content-length"] ?? 0) > limit) return toResponse(core.tooLarge(method, place.rest, contentType, limit), false);
-    if (!core.budget.enter()) return toResponse(core.busy(method, place.rest, contentType), false);
+    const declared = Number(headers["content-length"] ?? 0);
+    if (declared > limit) return toResponse(core.tooLarge(method, place.rest, contentType, limit), false);
+    // As the node adapter: refused at once when there is no room now; else bytes are held as they arrive
+    // and the call slot taken once the body is in (a body still arriving holds no slot).
+    if (!core.budget.hasRoom(Number.isFinite(declared) ? declared : 0)) return toResponse(core.busy(method, place.rest, contentType), false);
     const lease = new RequestLease(core.budget);
+    if (Number.isFinite(declared)) lease.promise(declared);
     try {
-      const bytes = method === "GET" || method === "HEAD" ? undefined : await readLimited(request, limit, lease);
+      const bytes = method === "GET" || method === "HEAD" ? undefined : await readLimited(request, limit, lease, core.bodyProgress);
       if (bytes === "large") return toResponse(core.tooLarge(method, place.rest, contentType, limit), false);
       if (bytes === "busy") return toResponse(core.busy(method, place.rest, contentType), false);
+      if (bytes === "slow") return toResponse(SLOW_BODY, false);
+      if (!lease.enter()) return toResponse(core.busy(method, place.rest, contentType), false);
       const body = decodeRequestBody(core, method, place.rest, contentType, bytes, bodyKind(place.rest));
       if (typeof body !== "string") return toResponse(body, false);
       const response = await core.handle({

@@ -11,8 +11,8 @@ import { absoluteTarget, resolveEndpointUrl } from "./endpoint-url.js";
 import { ErrorCodes } from "./errors.js";
 import type { WireResponse } from "./protocol/binding.js";
 import { LAST_RESORT, textErrorResponse } from "./protocol/text-error.js";
-import { bodyKind, decodeRequestBody } from "./server-body.js";
-import { RequestLease, type ServerBudget } from "./server-budget.js";
+import { bodyKind, decodeRequestBody, SLOW_BODY } from "./server-body.js";
+import { LARGE_BODY_BYTES, RequestLease, type BodyProgress, type BodyWatch, type ServerBudget } from "./server-budget.js";
 import type { IncomingCall, ServiceCore } from "./server.js";
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
@@ -35,17 +35,25 @@ interface CloseWatcher {
   closed(): void;
 }
 
+/** What the adapter keeps per connection: the close watchers, and whether it is closing. */
 interface WatcherList {
   first: CloseWatcher | null;
+  /**
+   * An answer with `Connection: close` has been given on this connection: requests after it are not
+   * processed (RFC 9112 §9.6), not answered (Node would never send the answers), and hold nothing.
+   */
+  closing: boolean;
+  /** Requests dropped since then. */
+  dropped: number;
 }
 
 const closeWatchers = new WeakMap<Socket, WatcherList>();
 
-/** Calls watcher.closed() when the socket closes, unless unwatchClose(watcher) comes first. */
-function watchClose(socket: Socket, watcher: CloseWatcher): void {
+/** The connection's list, made (with its one close listener) on first use. */
+function socketState(socket: Socket): WatcherList {
   let list = closeWatchers.get(socket);
   if (list === undefined) {
-    const made: WatcherList = { first: null };
+    const made: WatcherList = { first: null, closing: false, dropped: 0 };
     list = made;
     closeWatchers.set(socket, made);
     socket.once("close", () => {
@@ -61,6 +69,12 @@ function watchClose(socket: Socket, watcher: CloseWatcher): void {
       }
     });
   }
+  return list;
+}
+
+/** Calls watcher.closed() when the socket closes, unless unwatchClose(watcher) comes first. */
+function watchClose(socket: Socket, watcher: CloseWatcher): void {
+  const list = socketState(socket);
   watcher.list = list;
   watcher.prev = null;
   watcher.next = list.first;
@@ -82,15 +96,24 @@ function unwatchClose(watcher: CloseWatcher): void {
  * A request's share of the budget, given back when its answer is handed to Node (send) or when its
  * connection closes first, whichever comes first. The lease is its own close watcher (watchClose): no
  * listener per request or per response (two a request measured about 2 µs of the ~40 µs Node itself spends
- * on one), and no closure or set entry either.
+ * on one), and no closure or set entry either; while its body arrives it is its own BodyWatch too.
  */
-class NodeLease extends RequestLease implements CloseWatcher {
+class NodeLease extends RequestLease implements CloseWatcher, BodyWatch {
   prev: CloseWatcher | null = null;
   next: CloseWatcher | null = null;
   list: WatcherList | null = null;
+  received = 0;
+  mark = -1;
+  prevBody: BodyWatch | null = null;
+  nextBody: BodyWatch | null = null;
+  watched = false;
+  /** The request's refusal, called with SLOW_BODY when the body falls behind (set when the body is watched). */
+  onSlow: ((response: WireResponse) => void) | undefined = undefined;
+  private readonly progress: BodyProgress;
 
-  constructor(budget: ServerBudget, socket: Socket) {
+  constructor(budget: ServerBudget, progress: BodyProgress, socket: Socket) {
     super(budget);
+    this.progress = progress;
     if (socket.destroyed) this.end();
     else watchClose(socket, this);
   }
@@ -99,9 +122,14 @@ class NodeLease extends RequestLease implements CloseWatcher {
     this.end();
   }
 
+  tooSlow(): void {
+    this.onSlow?.(SLOW_BODY);
+  }
+
   /** The request is over: answered, refused or dropped. */
   override end(): void {
     unwatchClose(this);
+    this.progress.unwatch(this);
     super.end();
   }
 }
@@ -224,19 +252,55 @@ function lingerAfterAnswer(socket: Socket): void {
 }
 
 /**
+ * Answers with `Connection: close`: the connection ends after this answer (lingerAfterAnswer), and the
+ * requests after it on the connection are dropped (dropRequest).
+ */
+function answerClosing(req: IncomingMessage, res: ServerResponse, response: WireResponse, lease?: RequestLease): void {
+  socketState(req.socket).closing = true;
+  res.setHeader("connection", "close");
+  lingerAfterAnswer(req.socket);
+  send(res, response, false, lease);
+}
+
+/**
+ * Whether the answer has gone out (or is going): a pipelined request's answer waits until those before it
+ * are answered. Only then may its request stop being read: a connection that is not read hides the caller's
+ * leaving from the requests still running before it (their context.signal would never abort).
+ */
+function answerSent(res: ServerResponse): boolean {
+  return res.socket !== null;
+}
+
+/**
  * Answers a request whose body is not wanted, reads at most DRAIN_LIMIT more of it and then stops reading
  * (the caller's sending stalls; lingerAfterAnswer cuts the connection once the caller had time to read).
  */
 function refuseBody(req: IncomingMessage, res: ServerResponse, response: WireResponse, lease?: RequestLease): void {
-  res.setHeader("connection", "close");
-  lingerAfterAnswer(req.socket);
-  send(res, response, false, lease);
+  answerClosing(req, res, response, lease);
   let drained = 0;
   req.on("data", (chunk: Buffer) => {
     drained += chunk.length;
-    if (drained > DRAIN_LIMIT) req.pause();
+    if (drained > DRAIN_LIMIT && answerSent(res)) req.pause();
   });
   req.resume();
+}
+
+/**
+ * Requests a connection may still send after it was told it closes before it is cut: each dropped one
+ * holds its request and response objects until the connection closes (Node parses them and queues their
+ * answers' places), so a client that keeps pipelining past the close is not followed far.
+ */
+const DROPPED_MAX = 128;
+
+/**
+ * A request on a closing connection: not processed, not answered (RFC 9112 §9.6: after a `close` answer no
+ * further request is processed; the caller retries it on a new connection). Its body is read and dropped,
+ * so the connection keeps being read and the caller's leaving is seen (by the requests still running before
+ * the close).
+ */
+function dropRequest(req: IncomingMessage, state: WatcherList): void {
+  req.resume();
+  if (++state.dropped > DROPPED_MAX) req.socket.destroy();
 }
 
 /** For a path that is not the endpoint's (when there is no next() to pass it to). */
@@ -348,6 +412,7 @@ export function createNodeHandler(core: ServiceCore): NodeHandler {
   const endpoint = core.service.endpoint;
   const limit = core.options.maxBodyBytes;
   const budget = core.budget;
+  const progress = core.bodyProgress;
 
   return (req, res, next) => {
     let url = req.url ?? "/";
@@ -364,10 +429,14 @@ export function createNodeHandler(core: ServiceCore): NodeHandler {
     const q = url.indexOf("?");
     const pathname = q < 0 ? url : url.slice(0, q);
     const place = pathBelowEndpoint(safeDecode(pathname), endpoint);
+    const socket = req.socket;
+    const state = closeWatchers.get(socket);
     if (!place) {
       if (next) return next();
+      if (state !== undefined && state.closing) return dropRequest(req, state);
       return send(res, NOT_FOUND, false);
     }
+    if (state !== undefined && state.closing) return dropRequest(req, state);
     const method = req.method ?? "GET";
     const headers = flatHeaders(req);
     const contentType = headers["content-type"];
@@ -378,38 +447,53 @@ export function createNodeHandler(core: ServiceCore): NodeHandler {
       // Refused from the header alone: the body is never read.
       return refuseBody(req, res, core.tooLarge(method, place.rest, contentType, limit));
     }
-    if (!budget.enter()) return refuseBody(req, res, core.busy(method, place.rest, contentType));
-    const lease = new NodeLease(budget, req.socket);
-    if (declared !== undefined && declared > 0 && !lease.hold(declared)) {
-      return refuseBody(req, res, core.busy(method, place.rest, contentType), lease);
-    }
-    if (continuePending) res.writeContinue();
+    // Refused at once, holding nothing, when the server has no room now for a call or for the announced
+    // body. Otherwise nothing is taken yet either: bytes are held as they arrive (a large body's length is
+    // only promised against the next large one) and the call slot once the body is in, so a peer that
+    // announces a body and idles holds neither, and keeps no ordinary call out.
+    if (!budget.hasRoom(declared ?? 0)) return refuseBody(req, res, core.busy(method, place.rest, contentType));
+    const lease = new NodeLease(budget, progress, socket);
+    if (declared !== undefined) lease.promise(declared);
 
-    // Most bodies arrive in one chunk: keep it as is; a declared length gets one buffer filled in place.
+    // Most bodies arrive in one chunk: keep it as is. An upload (a declared length over LARGE_BODY_BYTES,
+    // admitted against the promise budget, so all of them together announce no more than maxBufferedBytes)
+    // gets one buffer of its length at its second chunk, filled in place: no second copy at the end. Its
+    // pages take memory only as they are written (allocUnsafe leaves them untouched), so what it holds is
+    // still what has arrived, and that is what the budget counts.
     let first: Buffer | undefined;
     let whole: Buffer | undefined;
     let more: Buffer[] | undefined;
     let size = 0;
     let refused = false;
     const refuseStreaming = (response: WireResponse) => {
+      if (refused) return;
       refused = true;
       first = whole = more = undefined;
-      res.setHeader("connection", "close");
-      lingerAfterAnswer(req.socket);
-      send(res, response, false, lease);
-      // Nothing more is read: the caller's sending stalls, and the connection is cut after the linger.
-      req.pause();
+      answerClosing(req, res, response, lease);
+      // Nothing more is read once the answer is out: the caller's sending stalls, and the connection is cut
+      // after the linger. (An answer still waiting behind pipelined ones keeps the connection read.)
+      if (answerSent(res)) req.pause();
     };
+    if (declared !== undefined ? declared > 0 : headers["transfer-encoding"] !== undefined) {
+      lease.onSlow = refuseStreaming;
+      progress.watch(lease);
+    }
+    if (continuePending) res.writeContinue();
+
     req.on("data", (chunk: Buffer) => {
       if (refused) return;
       const end = size + chunk.length;
+      lease.received = end;
       if (end > limit) return refuseStreaming(core.tooLarge(method, place.rest, contentType, limit));
       if (!lease.hold(end)) return refuseStreaming(core.busy(method, place.rest, contentType));
       if (whole !== undefined) {
         chunk.copy(whole, size);
-      } else if (first === undefined) {
+        size = end;
+        return;
+      }
+      if (first === undefined) {
         first = chunk;
-      } else if (declared !== undefined && declared >= end) {
+      } else if (declared !== undefined && declared > LARGE_BODY_BYTES && declared >= end) {
         whole = Buffer.allocUnsafe(declared);
         first.copy(whole, 0);
         chunk.copy(whole, size);
@@ -421,9 +505,20 @@ export function createNodeHandler(core: ServiceCore): NodeHandler {
     });
     req.on("end", () => {
       if (refused) return;
+      progress.unwatch(lease);
       const bytes =
         whole !== undefined ? whole.subarray(0, size) : more !== undefined ? Buffer.concat(more, size) : first;
       first = whole = more = undefined;
+      // Another request's answer closed the connection meanwhile: this one is dropped too.
+      const now = state ?? closeWatchers.get(socket);
+      if (now !== undefined && now.closing) {
+        lease.end();
+        if (++now.dropped > DROPPED_MAX) socket.destroy();
+        return;
+      }
+      // The body is in: the call takes its slot now, or the server is busy (the connection closes after the
+      // answer, so a pipeline of refusals does not pile up behind the calls in progress).
+      if (!lease.enter()) return answerClosing(req, res, core.busy(method, place.rest, contentType), lease);
       const decoded = decodeRequestBody(core, method, place.rest, contentType, bytes, bodyKind(place.rest));
       if (typeof decoded !== "string") return send(res, decoded, false, lease);
       const call = new NodeCall(req, res, core, place, q < 0 ? "" : url.slice(q + 1), headers, decoded, authority);

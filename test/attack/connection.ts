@@ -181,6 +181,11 @@ export class RawConnection {
     waiter.resolve(outcome);
   }
 
+  /** Writes more bytes on the connection as they are (a slow body's next piece), unless it has closed. */
+  send(bytes: Buffer): void {
+    if (!this.ended && !this.socket.destroyed) this.socket.write(bytes);
+  }
+
   /** Bytes received that belong to no request (a second answer to one request, say). */
   get leftover(): number {
     return this.buf.length;

@@ -142,3 +142,94 @@ export async function runSlowHeaders(port: number, connections: number, waitMs: 
   const answered408 = outcomes.filter((o) => o.kind === "answer" && o.status === 408).length;
   return { connections, answered408, other: connections - answered408, probe, ms: performance.now() - started };
 }
+
+export interface SlowBodyPeers {
+  /** Peers announcing `bytes` each, by how many. */
+  readonly announce: readonly { readonly count: number; readonly bytes: number }[];
+  /** Every other peer trickles a byte every this many ms after its first; the rest idle after it. */
+  readonly trickleEveryMs: number;
+}
+
+export interface SlowBodiesResult {
+  readonly peers: number;
+  /** Peers the server answered 408 before closing, and those it closed otherwise (or that could not connect). */
+  readonly answered408: number;
+  readonly closedOther: number;
+  /** Peers still open when the run ended. */
+  readonly open: number;
+  /** The latest cut (408 or close) after the peer's head, ms; 0 when none was cut. */
+  readonly lastCutMs: number;
+  readonly probes: number;
+  /** Probes answered other than 200 within 1 s, and the slowest probe. */
+  readonly probesBad: number;
+  readonly probe: Outcome;
+  readonly ms: number;
+}
+
+/** A SOAP 1.1 InsertSubscriberSid head announcing `length` body bytes. */
+function announcingHead(length: number): Buffer {
+  return Buffer.from(
+    `POST /ExternalAPIService.asmx HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: text/xml; charset=utf-8\r\n` +
+      `soapaction: "http://tempuri.org/InsertSubscriberSid"\r\nContent-Length: ${length}\r\n\r\n<`,
+    "latin1",
+  );
+}
+
+/**
+ * Slow and idle bodies: peers each announce a body (some far larger than the server's byte budget together)
+ * and send its first byte, then half of them trickle a byte now and then and half send nothing. Meanwhile a
+ * SOAP probe is sent every `probeEveryMs` for `durationMs`: each must be answered 200 within 1 s throughout.
+ * The server may cut the peers (408) once their bodies fall behind; how many it cut, and when, is counted.
+ */
+export async function runSlowBodies(
+  port: number,
+  peers: SlowBodyPeers,
+  options: { readonly durationMs: number; readonly probeEveryMs: number; readonly untilAllCut?: boolean },
+): Promise<SlowBodiesResult> {
+  const { durationMs, probeEveryMs } = options;
+  const started = performance.now();
+  const sizes = peers.announce.flatMap((a) => Array.from({ length: a.count }, () => a.bytes));
+  const timers: NodeJS.Timeout[] = [];
+  const cuts = { answered408: 0, closedOther: 0, lastCutMs: 0 };
+  const connections = await Promise.all(
+    sizes.map(async (bytes, i) => {
+      let connection: RawConnection;
+      try {
+        connection = await RawConnection.open(port);
+      } catch {
+        cuts.closedOther++;
+        return undefined;
+      }
+      const sentAt = performance.now();
+      const outcome = connection.exchange(announcingHead(bytes), { timeoutMs: durationMs + 60_000 });
+      void outcome.then((o) => {
+        if (o.kind === "timeout") return;
+        if (o.kind === "answer" && o.status === 408) cuts.answered408++;
+        else cuts.closedOther++;
+        cuts.lastCutMs = Math.max(cuts.lastCutMs, performance.now() - sentAt);
+      });
+      if (i % 2 === 1) timers.push(setInterval(() => connection.send(Buffer.from(" ")), peers.trickleEveryMs));
+      return { connection, outcome };
+    }),
+  );
+  let probes = 0;
+  let probesBad = 0;
+  let worst: Outcome | undefined;
+  const allCut = () => cuts.answered408 + cuts.closedOther >= sizes.length;
+  while (performance.now() - started < durationMs && !(options.untilAllCut && allCut())) {
+    await new Promise((resolve) => setTimeout(resolve, probeEveryMs));
+    const prober = await RawConnection.open(port);
+    const probe = await prober.exchange(PROBE_REQUEST, { timeoutMs: 10_000 });
+    prober.close();
+    probes++;
+    if (probe.kind !== "answer" || probe.status !== 200 || probe.ms > 1000) probesBad++;
+    if (!worst || probe.kind !== "answer" || (worst.kind === "answer" && probe.ms > worst.ms)) worst = probe;
+  }
+  for (const t of timers) clearInterval(t);
+  // Let the answers to cuts in flight arrive before counting what is still open.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const open = connections.filter((c) => c !== undefined && c.connection.usable).length;
+  const result = { peers: sizes.length, ...cuts, open, probes, probesBad, probe: worst!, ms: performance.now() - started };
+  for (const c of connections) c?.connection.close();
+  return result;
+}

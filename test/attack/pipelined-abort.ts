@@ -30,8 +30,17 @@ async function until(check: () => Promise<boolean>, maxMs: number): Promise<void
   }
 }
 
-/** `connections` connections, each writing `perConnection` pipelined requests at once, then all cut. */
-export async function runPipelinedAbort(port: number, source: SignalSource, connections: number, perConnection: number): Promise<AbortResult> {
+/**
+ * `connections` connections, each writing `perConnection` pipelined requests at once, then all cut once
+ * `starts` handlers have started (all of them by default; maxConcurrentCalls when there are more).
+ */
+export async function runPipelinedAbort(
+  port: number,
+  source: SignalSource,
+  connections: number,
+  perConnection: number,
+  starts = connections * perConnection,
+): Promise<AbortResult> {
   const before = (await source.counters()) ?? { started: 0, aborted: 0 };
   const started = performance.now();
   const sockets = await Promise.all(
@@ -47,7 +56,7 @@ export async function runPipelinedAbort(port: number, source: SignalSource, conn
   let now = before;
   await until(async () => {
     now = (await source.counters()) ?? now;
-    return now.started - before.started >= sent;
+    return now.started - before.started >= Math.min(sent, starts);
   }, 5000);
   for (const socket of sockets) socket.destroy();
   await until(async () => {

@@ -10,7 +10,7 @@
 import { authSection } from "./auth.js";
 import { AttackChild } from "./child.js";
 import { exchangeOnce } from "./connection.js";
-import { runExhaustion, runSlowHeaders } from "./exhaustion.js";
+import { runExhaustion, runSlowBodies, runSlowHeaders } from "./exhaustion.js";
 import { ADAPTERS, FAULT_CASES, LOGGERS, runFaultMatrix } from "./faults.js";
 import { DEFAULT_SEED, runFuzz } from "./fuzz.js";
 import { topCounts } from "./judge.js";
@@ -171,6 +171,50 @@ async function exhaustionSection(rows: Row[]): Promise<void> {
     });
   }
   await slowHeadersRow(rows);
+  await slowBodiesRows(rows);
+}
+
+/**
+ * Slow and idle bodies: peers announcing bodies far over the byte budget and more of them than
+ * maxConcurrentCalls, sending a byte and then idling or trickling. With the defaults a SOAP probe must be
+ * answered 200 within 1 s throughout (before, two such peers held the whole budget for requestTimeoutMs and
+ * 1,195 of 1,284 probes got 503); with a short bodyTimeoutMs every peer must be cut (408).
+ */
+async function slowBodiesRows(rows: Row[]): Promise<void> {
+  const MiB = 1024 * 1024;
+  for (const run of [
+    { options: {}, announce: [{ count: 2, bytes: 48 * MiB }, { count: 300, bytes: MiB }], durationMs: 6000, untilAllCut: false },
+    { options: { bodyTimeoutMs: 500 }, announce: [{ count: 2, bytes: 48 * MiB }, { count: 100, bytes: 64 * 1024 }], durationMs: 10_000, untilAllCut: true },
+  ] as const) {
+    const child = await AttackChild.start({ mode: "service", options: { ...run.options } });
+    const baseline = child.memory();
+    const r = await runSlowBodies(child.port, { announce: run.announce, trickleEveryMs: 200 }, { durationMs: run.durationMs, probeEveryMs: 100, untilAllCut: run.untilAllCut });
+    const alive = child.alive;
+    const memory = child.memory();
+    await child.stop();
+    const probeMs = r.probe.kind === "answer" ? r.probe.ms : Number.POSITIVE_INFINITY;
+    const peers = run.announce.map((a) => `${a.count} x ${size(a.bytes)}`).join(" + ");
+    const probesOk = alive && r.probes > 0 && r.probesBad === 0;
+    rows.push(
+      run.untilAllCut
+        ? {
+            attack: `slow bodies cut: ${peers} announced, 1 byte then idle or 1 byte / 200 ms (bodyTimeoutMs 500)`,
+            requests: `${r.peers} + ${r.probes} probes`,
+            outcome: `${r.answered408} answered 408, ${r.closedOther} closed otherwise, ${r.open} still open`,
+            measured: `last cut ${ms(r.lastCutMs)} after its head; ${r.probesBad} probes not 200 within 1 s, slowest ${r.probe.kind === "answer" ? `${r.probe.status} in ${ms(probeMs)}` : r.probe.kind}`,
+            target: "every peer 408 within 10 s (2 windows: 1 s), every probe 200 within 1 s",
+            pass: probesOk && r.answered408 === r.peers && r.lastCutMs <= 10_000,
+          }
+        : {
+            attack: `slow and idle bodies: ${peers} announced (over the 96 MiB budget and 256 calls), 1 byte then idle or 1 byte / 200 ms`,
+            requests: `${r.peers} + ${r.probes} probes`,
+            outcome: `${r.probes - r.probesBad} of ${r.probes} probes 200 within 1 s`,
+            measured: `slowest probe ${r.probe.kind === "answer" ? `${r.probe.status} in ${ms(probeMs)}` : r.probe.kind}; ${r.open} peers open after ${ms(r.ms)} (defaults: cut after 10-20 s); peak RSS ${mb(memory.hwmMb)} (idle ${mb(baseline.hwmMb)})`,
+            target: "every probe 200 within 1 s throughout, RSS < 600 MB",
+            pass: probesOk && memory.hwmMb < 600,
+          },
+    );
+  }
 }
 
 async function slowHeadersRow(rows: Row[]): Promise<void> {
@@ -299,6 +343,23 @@ async function abortSection(rows: Row[]): Promise<void> {
     });
   }
   await child.stop();
+  // Past maxConcurrentCalls (the default 256) the rest of a pipeline is refused and the connection closes:
+  // the refusals' answers once queued behind the calls in progress until Node stopped reading the
+  // connection, so its close went unseen (3-57 of 256 handlers never saw the abort).
+  const limited = await AttackChild.start({ mode: "service", signalWatch: true });
+  const limitedSource = { counters: () => limited.stats() };
+  for (const [connections, perConnection] of [[6, 80], [4, 100], [2, 200], [1, 400]] as const) {
+    const r = await runPipelinedAbort(limited.port, limitedSource, connections, perConnection, 256);
+    rows.push({
+      attack: `pipelined past maxConcurrentCalls (256), caller disconnects: ${connections} connections x ${perConnection} requests`,
+      requests: r.sent,
+      outcome: `${r.started} handlers started, the rest refused`,
+      measured: `${r.aborted} of ${r.started} saw context.signal aborted`,
+      target: "256 started, all see the abort",
+      pass: r.started === 256 && r.aborted === r.started,
+    });
+  }
+  await limited.stop();
 }
 
 /** Protocol edges (protocol.ts): each class on every SOAP request, through the three adapters. */

@@ -16,7 +16,14 @@ import { createRouter, isBinding } from "./protocol/route.js";
 import { ECHO_MAX } from "./protocol/soap.js";
 import { LAST_RESORT, LAST_RESORT_MESSAGE, textErrorResponse } from "./protocol/text-error.js";
 import { describeThrown, oneLine, wireServiceError } from "./safe-error.js";
-import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_CONCURRENT_CALLS, ServerBudget } from "./server-budget.js";
+import {
+  BodyProgress,
+  DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_MAX_BUFFERED_BYTES,
+  DEFAULT_MAX_CONCURRENT_CALLS,
+  DEFAULT_MIN_BODY_BYTES_PER_SECOND,
+  ServerBudget,
+} from "./server-budget.js";
 import { DEFAULT_MAX_ATTRIBUTES } from "./xml/tree.js";
 
 /** Credentials of no particular service: each under its property (the runtime's own view). */
@@ -77,12 +84,24 @@ export interface ServerOptions extends EndpointUrlOptions {
   /** Largest request body accepted, in bytes (default 64 MiB: bulk CSV imports are large). */
   readonly maxBodyBytes?: number;
   /**
-   * Request bytes the whole server holds in memory at once, over all requests (default 96 MiB). A
-   * request whose body would pass it is answered 503 at once, before its body is read.
+   * Request bytes the whole server holds in memory at once, over all requests (default 96 MiB). Bytes are
+   * held as they arrive, never as announced: a request whose announced body has no room now is answered
+   * 503 at once, before its body is read; one whose arriving bytes pass it, 503 when they do.
    */
   readonly maxBufferedBytes?: number;
-  /** Requests in progress at once (default 256); one more is answered 503 at once. */
+  /**
+   * Requests in progress at once (default 256): a request takes its slot once its body is in, so peers
+   * still sending (or idling on) a body hold none. One more is answered 503.
+   */
   readonly maxConcurrentCalls?: number;
+  /**
+   * The window over which a request body must keep arriving (default 10 s): a body that receives fewer than
+   * `minBodyBytesPerSecond` × this many bytes in a window is answered 408 and its connection closed (within
+   * two windows of falling behind), so a few slow or idle peers cannot hold connections and bytes for long.
+   */
+  readonly bodyTimeoutMs?: number;
+  /** The least rate a request body must keep up over each `bodyTimeoutMs` (default 1024 B/s; 0: only a body that stops). */
+  readonly minBodyBytesPerSecond?: number;
   /** Deepest XML nesting accepted (default 32). */
   readonly maxDepth?: number;
   /** Elements accepted in one request document (default 10,000; an honest request has fewer than 50). */
@@ -259,6 +278,8 @@ export interface ServiceCore {
   /** The answer for an error no other path could answer; never throws. */
   lastResort(error: unknown, method: string, path: string, contentType: string | undefined): WireResponse;
   readonly budget: ServerBudget;
+  /** The requests whose bodies are arriving, cut when they fall behind (bodyTimeoutMs, minBodyBytesPerSecond). */
+  readonly bodyProgress: BodyProgress;
   /** publicUrl checked and completed with the endpoint's name, or undefined. */
   readonly publicEndpoint: string | undefined;
   readonly options: ResolvedServerOptions;
@@ -285,6 +306,25 @@ function defaultLog(entry: LogEntry): void {
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!(typeof value === "number" && value > 0)) throw new TypeError(`${name} must be a positive number; got ${String(value)}.`);
+  return value;
+}
+
+/** The longest delay a timer takes (2^31 - 1 ms, ~24.8 days): a longer one would fire after 1 ms. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+function timeoutMs(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!(typeof value === "number" && value > 0 && value <= MAX_TIMER_MS)) {
+    throw new TypeError(`${name} must be a number of milliseconds from 1 to ${MAX_TIMER_MS}; got ${String(value)}.`);
+  }
+  return value;
+}
+
+function nonNegative(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!(typeof value === "number" && value >= 0 && Number.isFinite(value))) {
+    throw new TypeError(`${name} must be a number of 0 or more; got ${String(value)}.`);
+  }
   return value;
 }
 
@@ -316,7 +356,9 @@ export function createServiceCore(
     maxDepth: positive("maxDepth", serverOptions.maxDepth, 32),
     maxElements: positive("maxElements", serverOptions.maxElements, DEFAULT_MAX_ELEMENTS),
     maxAttributes: positive("maxAttributes", serverOptions.maxAttributes, DEFAULT_MAX_ATTRIBUTES),
-    handlerTimeoutMs: positive("handlerTimeoutMs", serverOptions.handlerTimeoutMs, DEFAULT_HANDLER_TIMEOUT_MS),
+    handlerTimeoutMs: timeoutMs("handlerTimeoutMs", serverOptions.handlerTimeoutMs, DEFAULT_HANDLER_TIMEOUT_MS),
+    bodyTimeoutMs: timeoutMs("bodyTimeoutMs", serverOptions.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS),
+    minBodyBytesPerSecond: nonNegative("minBodyBytesPerSecond", serverOptions.minBodyBytesPerSecond, DEFAULT_MIN_BODY_BYTES_PER_SECOND),
     log: serverOptions.log,
     onCall: serverOptions.onCall,
     publicUrl: serverOptions.publicUrl,
@@ -326,6 +368,7 @@ export function createServiceCore(
   const publicEndpoint =
     options.publicUrl === undefined ? undefined : completeEndpoint(checkPublicUrl(options.publicUrl), service.endpoint);
   const budget = new ServerBudget(options.maxBufferedBytes, options.maxConcurrentCalls);
+  const bodyProgress = new BodyProgress(options.bodyTimeoutMs, options.minBodyBytesPerSecond);
   const writeLog = options.log ?? defaultLog;
   /** Reports to the logger; a logger that throws must not cost the caller its answer. */
   const log = (entry: LogEntry): void => {
@@ -553,6 +596,7 @@ export function createServiceCore(
     },
     dispatch,
     budget,
+    bodyProgress,
     publicEndpoint,
     tooLarge(method, path, contentType, limit): WireResponse {
       const error = clientError(ErrorCodes.BodyTooLarge, `The request body is larger than ${limit} bytes.`, {
