@@ -35,42 +35,59 @@ export const MAX_MODULE_CODE = 65_536;
  */
 export const MAX_NEWSLETTER_MODULES = 262_144;
 
+const HIGH_SURROGATE = /[\ud800-\udbff]/;
+/** Past this many UTF-16 units a refusal names a lower bound instead of counting every character. */
+const COUNTED_UP_TO = 1 << 20;
+
 /** Characters as code points: a surrogate pair is one. */
 export function characterCount(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i++) {
+  // A text without surrogates (found by the engine at once for one-byte text) has as many as its length.
+  const first = text.search(HIGH_SURROGATE);
+  if (first < 0) return text.length;
+  let count = first;
+  for (let i = first; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c < 0xd800 || c > 0xdbff) count++;
   }
   return count;
 }
 
-/** Whether `text` has more than `max` characters (cheap for short text: code points never outnumber UTF-16 units). */
+/**
+ * Whether `text` has more than `max` characters, looking at no more than 2 × max of it: code points never
+ * outnumber UTF-16 units, nor are fewer than half of them.
+ */
 export function longerThan(text: string | undefined, max: number): boolean {
-  return text !== undefined && text.length > max && characterCount(text) > max;
+  if (text === undefined || text.length <= max) return false;
+  return text.length > 2 * max || characterCount(text) > max;
 }
 
-function tooLong(parameter: string, what: string, max: number, count: number): ServiceError {
-  return clientError(ErrorCodes.TooLong, `${what} must be at most ${max} characters; it has ${count}.`, { parameter });
+/** How many characters a refused text has, for the message: exact, or a lower bound for a huge text with surrogates. */
+function countText(text: string): string {
+  if (text.length > COUNTED_UP_TO && HIGH_SURROGATE.test(text)) return `at least ${Math.ceil(text.length / 2)}`;
+  return String(characterCount(text));
+}
+
+function tooLong(parameter: string, what: string, max: number, text: string): ServiceError {
+  return clientError(ErrorCodes.TooLong, `${what} must be at most ${max} characters; it has ${countText(text)}.`, { parameter });
 }
 
 /** TooLong naming `parameter` when `value` has more than `max` characters. */
 export function checkLength(value: string | undefined, max: number, parameter: string): void {
-  if (value !== undefined && longerThan(value, max)) throw tooLong(parameter, parameter, max, characterCount(value));
+  if (value !== undefined && longerThan(value, max)) throw tooLong(parameter, parameter, max, value);
 }
 
 /** TooLong naming `parameter` and the field when a data field's value has more than MAX_FIELD_VALUE characters. */
 export function checkFieldValues(fields: ReadonlyMap<number, string>, parameter: string): void {
   for (const [n, value] of fields) {
-    if (longerThan(value, MAX_FIELD_VALUE)) throw tooLong(parameter, `${parameter}: the value of DD${n}`, MAX_FIELD_VALUE, characterCount(value));
+    if (longerThan(value, MAX_FIELD_VALUE)) throw tooLong(parameter, `${parameter}: the value of DD${n}`, MAX_FIELD_VALUE, value);
   }
 }
 
 /** Why a CSV or import row's Name or data field is too long, or undefined. */
 export function rowLengthProblem(name: string, fields: ReadonlyMap<number, string>): string | undefined {
-  if (longerThan(name, MAX_NAME)) return `Name is longer than ${MAX_NAME} characters (it has ${characterCount(name)})`;
+  if (longerThan(name, MAX_NAME)) return `Name is longer than ${MAX_NAME} characters (it has ${countText(name)})`;
   for (const [n, value] of fields) {
-    if (longerThan(value, MAX_FIELD_VALUE)) return `DD${n} is longer than ${MAX_FIELD_VALUE} characters (it has ${characterCount(value)})`;
+    if (longerThan(value, MAX_FIELD_VALUE)) return `DD${n} is longer than ${MAX_FIELD_VALUE} characters (it has ${countText(value)})`;
   }
   return undefined;
 }

@@ -2,14 +2,14 @@
 // operation takes a value at its limit (counted in code points: emoji at the limit pass) and refuses one
 // character more with TooLong naming the parameter (and the DD field), writing nothing; CSV rows get
 // InvalidCsv naming the line and the queued file import counts such rows bad with their line; a 10 MiB
-// name, DD value or SMS text is refused the same way.
+// name, DD value or SMS text is refused the same way, counting no more than it must.
 
 import fs from "node:fs";
 import { once } from "node:events";
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   MAX_CHARSET,
   MAX_COUNTRY_CODE,
@@ -21,9 +21,26 @@ import {
   MAX_NEWSLETTER_MODULES,
   MAX_PHONE,
   MAX_SUBJECT,
+  characterCount,
+  checkLength,
+  longerThan,
 } from "../../service/app/limits.js";
 import { describeEngines } from "./support/engines.js";
 import { type TestService, admin, fault, post, startService } from "./support/service.js";
+
+describe("length checks", () => {
+  it("count code points, look at no more than twice the limit, and name a lower bound for a huge text with surrogates", () => {
+    expect(characterCount("a😀e\u0301")).toBe(4);
+    expect(characterCount("x".repeat(1000))).toBe(1000);
+    expect(longerThan("😀".repeat(255), 255)).toBe(false);
+    expect(longerThan(`${"😀".repeat(255)}a`, 255)).toBe(true);
+    expect(longerThan("x".repeat(511), 255)).toBe(true);
+    expect(longerThan(undefined, 0)).toBe(false);
+    expect(() => checkLength("😀".repeat(3 << 20), 255, "strName")).toThrow("strName must be at most 255 characters; it has at least 3145728.");
+    expect(() => checkLength("x".repeat(3 << 20), 255, "strName")).toThrow("strName must be at most 255 characters; it has 3145728.");
+    expect(() => checkLength(`${"😀".repeat(300)}`, 255, "strName")).toThrow("it has 300.");
+  });
+});
 
 /** `n` characters (code points) of which most are emoji (two UTF-16 units each). */
 const chars = (n: number, unit = "😀") => unit.repeat(n);
