@@ -2,7 +2,7 @@
 // scheme other than http, https or mailto (javascript:, data:, vbscript: in any spelling browsers accept,
 // across template text and value, in every URL attribute and quoting), never opens a tag, adds an
 // attribute or ends a comment, and safe values come out as before (HTML-escaped). The browser's own reading
-// of the same output is test/browser/merge-urls.test.ts.
+// of the same output is test/service/merge-chromium.test.ts.
 
 import { describe, expect, it } from "vitest";
 import { type MergeValues, mergeHtml, urlScheme } from "../../service/app/merge.js";
