@@ -1,10 +1,12 @@
-// The reference peer's own reading of spec/ExternalAPIService.yaml: operations, parameters in wire order,
-// result shapes. Deliberately independent of generator/ and generated/, so a bug there cannot hide in
-// the yardstick it is measured with.
+// The reference peer's view of spec/ExternalAPIService.yaml: operations, parameters in wire order, result
+// shapes. The spec is read by the generator's loader and normalizer (the one reading of docs/spec.md's
+// forms, current and older); everything the reference puts on the wire or reads off it (request.ts,
+// response.ts, shape.ts, values.ts) is its own, independent of generator/ and generated/, so a bug in
+// the emitted code cannot hide in the yardstick it is measured with.
 
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { parse } from "yaml";
+import { loadModel } from "../../../generator/generate.js";
+import type { OperationModel, RecordModel, TypeModel } from "../../../runtime/model.js";
 
 export type RefType = "string" | "int" | "long" | "double" | "decimal" | "dateTime" | "boolean";
 export type RefBinding = "soap11" | "soap12" | "httpGet" | "httpPost";
@@ -32,7 +34,7 @@ export interface RefColumn {
 }
 
 export type RefResult =
-  | { readonly kind: "scalar"; readonly type: "int" | "long" }
+  | { readonly kind: "scalar"; readonly type: RefType }
   | { readonly kind: "list" | "record"; readonly record: string; readonly fields: readonly RefField[] }
   | {
       readonly kind: "dataSet";
@@ -59,73 +61,91 @@ export interface RefService {
   readonly operations: ReadonlyMap<string, RefOperation>;
 }
 
-interface RawParam {
-  name: string;
-  type: RefType;
-  required?: boolean;
-  default?: string;
-}
-interface RawSpec {
-  service: { name: string; namespace: string; endpoint: string; credentials: RawParam[] };
-  records: Record<string, { fields: RefField[] }>;
-  dataSets: Record<string, { dataSetName: string; table: string; columns: RefColumn[] }>;
-  groups: {
-    name: string;
-    operations: {
-      name: string;
-      params: RawParam[];
-      result: { kind: string; type?: "int" | "long"; record?: string; dataSet?: string };
-    }[];
-  }[];
-}
+/** The types the reference renders and converts (reference/values.ts), by their spec names. */
+const REF_TYPES: readonly RefType[] = ["string", "int", "long", "double", "decimal", "dateTime", "boolean"];
 
 export const SPEC_PATH = fileURLToPath(new URL("../../../spec/ExternalAPIService.yaml", import.meta.url));
 
-function toParam(raw: RawParam, credential: boolean): RefParam {
-  const param = { name: raw.name, type: raw.type, required: credential || raw.required === true, credential };
-  return raw.default === undefined ? param : { ...param, default: raw.default };
+/** The spec's reading of a type, if it is one the reference covers; `where` names it in the error. */
+function refType(type: TypeModel, nullable: boolean | undefined, where: string): RefType {
+  if (type.kind === "scalar" && !nullable && (REF_TYPES as readonly string[]).includes(type.type)) {
+    return type.type as RefType;
+  }
+  const name = type.kind === "scalar" ? type.type : type.kind === "array" ? `${type.itemElement}[]` : type.kind;
+  throw new Error(
+    `conformance reference: ${where} is ${nullable ? "nullable " : ""}${name}; the reference covers ` +
+      `${REF_TYPES.join(", ")} (extend test/conformance/reference/ to cover more)`,
+  );
 }
 
-function toResult(raw: RawSpec["groups"][number]["operations"][number]["result"], spec: RawSpec): RefResult {
-  switch (raw.kind) {
+function toResult(op: OperationModel): RefResult {
+  const result = op.result;
+  const fields = (record: RecordModel): RefField[] =>
+    record.fields.map((f) => ({ name: f.name, type: refType(f.type, f.nullable, `${record.name}.${f.name}`) }));
+  switch (result.kind) {
     case "scalar":
-      return { kind: "scalar", type: raw.type ?? "int" };
+      return { kind: "scalar", type: refType(result, false, `${op.name}'s result`) };
     case "list":
-    case "record": {
-      const record = raw.record ?? "";
-      const found = spec.records[record];
-      if (!found) throw new Error(`spec: unknown record ${record}`);
-      return { kind: raw.kind, record, fields: found.fields.map((f) => ({ name: f.name, type: f.type })) };
-    }
+    case "record":
+      return { kind: result.kind, record: result.record.name, fields: fields(result.record) };
     case "dataSet": {
-      const found = spec.dataSets[raw.dataSet ?? ""];
-      if (!found) throw new Error(`spec: unknown data set ${raw.dataSet}`);
-      return { kind: "dataSet", dataSetName: found.dataSetName, table: found.table, columns: found.columns };
+      const { dataSetName, table, columns } = result.dataSet;
+      return {
+        kind: "dataSet",
+        dataSetName,
+        table,
+        columns: columns.map((c) => ({
+          property: c.property,
+          ...(c.name === undefined ? {} : { name: c.name }),
+          ...(c.nameFromParam === undefined ? {} : { nameFromParam: c.nameFromParam }),
+          type: refType({ kind: "scalar", type: c.type }, false, `${op.name}'s column ${c.property}`),
+        })),
+      };
     }
     default:
-      throw new Error(`spec: unknown result kind ${raw.kind}`);
+      throw new Error(
+        `conformance reference: ${op.name}'s result is ${result.kind === "array" ? `${result.itemElement}[]` : result.kind}; ` +
+          "the reference renders scalar, record, list (record[]) and DataSet results (extend test/conformance/reference/)",
+      );
   }
 }
 
-/** Reads the spec; `namespace` overrides the service namespace (a legacy host may use another). */
+/**
+ * Reads the spec as the generator does (load, validate, normalize: every result form of docs/spec.md,
+ * current and older, means the same), then keeps what the wire needs; `namespace` overrides the service
+ * namespace (a legacy host may use another). Throws with the validator's messages for a spec it refuses.
+ */
 export function loadReferenceService(options: { specPath?: string; namespace?: string } = {}): RefService {
-  const spec = parse(readFileSync(options.specPath ?? SPEC_PATH, "utf8")) as RawSpec;
-  const namespace = options.namespace ?? spec.service.namespace;
-  const credentials = spec.service.credentials.map((c) => toParam(c, true));
-  const operations = new Map<string, RefOperation>();
-  for (const group of spec.groups) {
-    for (const op of group.operations) {
-      operations.set(op.name, {
-        name: op.name,
-        namespace,
-        endpoint: spec.service.endpoint,
-        readsOnly: group.name === "reading",
-        params: [...credentials, ...op.params.map((p) => toParam(p, false))],
-        result: toResult(op.result, spec),
-      });
-    }
+  const loaded = loadModel({
+    spec: options.specPath ?? SPEC_PATH,
+    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+  });
+  if (!loaded.ok) {
+    throw new Error(
+      `conformance reference: the spec does not validate:\n${loaded.diagnostics
+        .map((d) => `${d.file}:${d.line}:${d.col} ${d.message}`)
+        .join("\n")}`,
+    );
   }
-  return { name: spec.service.name, namespace, endpoint: spec.service.endpoint, operations };
+  const model = loaded.model;
+  const operations = new Map<string, RefOperation>();
+  for (const op of model.operations) {
+    operations.set(op.name, {
+      name: op.name,
+      namespace: model.namespace,
+      endpoint: model.endpoint,
+      readsOnly: op.group === "reading",
+      params: op.params.map((p) => ({
+        name: p.name,
+        type: refType(p.type, p.nullable, `${op.name}'s parameter ${p.name}`),
+        required: p.required,
+        credential: p.credential,
+        ...(p.default === undefined ? {} : { default: p.default }),
+      })),
+      result: toResult(op),
+    });
+  }
+  return { name: model.name, namespace: model.namespace, endpoint: model.endpoint, operations };
 }
 
 /** The wire name of every DataSet column, given the request's wire values (ddField names one). */

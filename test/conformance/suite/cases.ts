@@ -258,12 +258,16 @@ function readCase(raw: unknown, operation: string, file: string, service: RefSer
     : { ...withTamper, error: readError(raw.error, `${where} error`) };
 }
 
-/** Every case of every file, checked; throws naming the file and case at fault. */
-export function loadCases(service: RefService, dir = CASES_DIR): ConformanceCase[] {
+/** Every case of every file of the folders, checked; throws naming the file and case at fault. */
+export function loadCases(service: RefService, dirs: string | readonly string[] = CASES_DIR): ConformanceCase[] {
   const cases: ConformanceCase[] = [];
-  for (const file of readdirSync(dir)
-    .filter((f) => f.endsWith(".yaml"))
-    .sort()) {
+  const files = (typeof dirs === "string" ? [dirs] : dirs).flatMap((dir) =>
+    readdirSync(dir)
+      .filter((f) => f.endsWith(".yaml"))
+      .sort()
+      .map((f) => ({ dir, file: f })),
+  );
+  for (const { dir, file } of files) {
     const doc: unknown = parse(readFileSync(join(dir, file), "utf8"));
     if (!isObject(doc)) throw new Error(`${file}: expected a map of operation names to case lists`);
     for (const [operation, list] of Object.entries(doc)) {

@@ -5,7 +5,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect } from "vitest";
-import { createClient, HttpBindingError, SoapFaultError } from "../../../generated/client.js";
+import * as generatedClient from "../../../generated/client.js";
 import { canonicalXml } from "../canonical.js";
 import { referenceFault, type ReferenceAnswer } from "../reference/errors.js";
 import { referenceRequest, type ReferenceRequest } from "../reference/request.js";
@@ -64,12 +64,23 @@ interface Exchange {
   problems: string[] | undefined;
 }
 
+/** What the client role uses of a generated client.ts (generated/'s, or one generated from another spec). */
+export interface GeneratedClient {
+  readonly createClient: typeof generatedClient.createClient;
+  readonly HttpBindingError: typeof generatedClient.HttpBindingError;
+  readonly SoapFaultError: typeof generatedClient.SoapFaultError;
+}
+
 export interface ClientRole {
   run(expanded: ExpandedCase): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startClientRole(service: RefService): Promise<ClientRole> {
+export async function startClientRole(
+  service: RefService,
+  generated: GeneratedClient = generatedClient,
+): Promise<ClientRole> {
+  const { createClient, HttpBindingError, SoapFaultError } = generated;
   let current: Exchange | undefined;
   const endpointPath = `/${service.endpoint}`;
   const server = http.createServer((req, res) => {
@@ -128,7 +139,7 @@ export async function startClientRole(service: RefService): Promise<ClientRole> 
     if (!("error" in outcome)) throw new Error(`the client returned ${String(outcome.value)} for a refusal`);
     if (binding === "soap11" || binding === "soap12") {
       expect(outcome.error).toBeInstanceOf(SoapFaultError);
-      const fault = outcome.error as SoapFaultError;
+      const fault = outcome.error as InstanceType<typeof SoapFaultError>;
       expect({
         faultCode: fault.faultCode,
         side: fault.side,
@@ -142,7 +153,7 @@ export async function startClientRole(service: RefService): Promise<ClientRole> 
       });
     } else {
       expect(outcome.error).toBeInstanceOf(HttpBindingError);
-      const failure = outcome.error as HttpBindingError;
+      const failure = outcome.error as InstanceType<typeof HttpBindingError>;
       expect({ status: failure.status, exceptionType: failure.exceptionType, errorCode: failure.errorCode }).toEqual({
         status: want.status,
         exceptionType: want.exception,

@@ -5,7 +5,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect } from "vitest";
-import { createHandler, ServiceError, type CallContext, type ExternalAPIService } from "../../../generated/server.js";
+import * as generatedServer from "../../../generated/server.js";
+import type { CallContext, ExternalAPIService } from "../../../generated/server.js";
 import { canonicalXml } from "../canonical.js";
 import { referenceResponse } from "../reference/response.js";
 import type { RefService } from "../reference/spec.js";
@@ -30,12 +31,22 @@ interface Current {
   readonly received: Received[];
 }
 
+/** What the server role uses of a generated server.ts (generated/'s, or one generated from another spec). */
+export interface GeneratedServer {
+  readonly createHandler: typeof generatedServer.createHandler;
+  readonly ServiceError: typeof generatedServer.ServiceError;
+}
+
 export interface ServerRole {
   run(expanded: ExpandedCase): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startServerRole(service: RefService): Promise<ServerRole> {
+export async function startServerRole(
+  service: RefService,
+  generated: GeneratedServer = generatedServer,
+): Promise<ServerRole> {
+  const { createHandler, ServiceError } = generated;
   let current: Current | undefined;
   const implementation: Record<string, (params: unknown, context: CallContext) => unknown> = {};
   for (const name of service.operations.keys()) {
