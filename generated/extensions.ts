@@ -226,10 +226,11 @@ export function subscriberRowProblem(
 }
 
 /**
- * Rule validator `csvSubscribers` (options: delimiters, maxDemographicFields): the value is subscriber
- * rows of Email, Name, Format (HTML or Text), then at most maxDemographicFields demographic fields, with
- * one of the delimiters throughout (the first to occur in the first row; the comma allows RFC 4180
- * quoting). Refused as InvalidCsv naming the line.
+ * Rule validator `csvSubscribers` (options: delimiters, maxDemographicFields, optional maxRows): the value
+ * is subscriber rows of Email, Name, Format (HTML or Text), then at most maxDemographicFields demographic
+ * fields, with one of the delimiters throughout (the first to occur in the first row; the comma allows
+ * RFC 4180 quoting), and at most maxRows rows. Refused as InvalidCsv naming the line; the reading stops
+ * there, so a text of millions of rows costs no more than maxRows of them.
  */
 export function csvSubscribers(
   value: string,
@@ -238,6 +239,7 @@ export function csvSubscribers(
 ): ExtensionProblem | undefined {
   const delimiters = stringListOption(options, "csvSubscribers", "delimiters");
   const maxDemographicFields = countOption(options, "csvSubscribers", "maxDemographicFields", 0);
+  const maxRows = countOption(options, "csvSubscribers", "maxRows", 1, true);
   const fail = (line: number, why: string): ExtensionProblem => ({
     code: "InvalidCsv",
     message: `${parameter} line ${line}: ${why}.`,
@@ -251,10 +253,14 @@ export function csvSubscribers(
           `needs Email, Name and Format separated by ${listInWords(delimiters)}`,
         );
   }
+  let rows = 0;
   for (const row of readCsvRows(value, delimiter, delimiter === ",")) {
     if (isCsvProblem(row)) return fail(row.line, row.problem);
     const problem = subscriberRowProblem(row.fields, delimiter, maxDemographicFields);
     if (problem !== undefined) return fail(row.line, problem);
+    if (maxRows !== undefined && ++rows > maxRows) {
+      return fail(row.line, `is row ${maxRows + 1}; one call takes at most ${maxRows} rows`);
+    }
   }
   return undefined;
 }

@@ -21,7 +21,7 @@ const rules = {
     kind: "extension",
     name: "subscriberCsv",
     validator: "csvSubscribers",
-    options: { delimiters: [",", "|"], maxDemographicFields: 100 },
+    options: { delimiters: [",", "|"], maxDemographicFields: 100, maxRows: 100000 },
     text: "CSV subscriber rows delimited by , or |: Email, Name, Format, then at most 100 demographic fields.",
     validate: extensions.csvSubscribers,
   },

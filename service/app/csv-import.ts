@@ -1,5 +1,11 @@
 // InsertCsvSubscribersWithDemDataUpdateOption: every row is checked first (the first bad line is named),
 // then all rows are written in one transaction: all or nothing.
+//
+// The event loop stays free for everyone else: the rows are read and checked in slices of SLICE_MS with a
+// turn of the event loop between them, and written in chunks of CHUNK_ROWS, a turn between chunks, inside
+// the one transaction (Store.writeLong: on SQLite on a second connection, so reads go on meanwhile and see
+// the list before the call or after it, never half of it). At most CSV_AT_ONCE calls are read and
+// written at once, one per account, accounts served in turn (the rows of a call are held in memory).
 
 import {
   detectDelimiter,
@@ -12,9 +18,12 @@ import type { Store } from "../db/database.js";
 import type { Account } from "../db/schema.js";
 import { ServiceCodes, fieldNotActivated, invalidCsv } from "./errors.js";
 import { rowLengthProblem } from "./limits.js";
+import { FairGate, TimeSlicer } from "./slices.js";
 import {
+  CHUNK_ROWS,
   type SubscriberRow,
   emailProblem,
+  keepLatest,
   listOf,
   upsertSubscribers,
 } from "./subscribers.js";
@@ -25,6 +34,11 @@ import {
  * the import queue, which streams.
  */
 export const MAX_CSV_ROWS = 100_000;
+
+/** CSV bulk inserts read and written at once per process (each holds up to MAX_CSV_ROWS rows). */
+export const CSV_AT_ONCE = 2;
+
+const gates = new WeakMap<Store, FairGate<number>>();
 
 /** The most demographic fields a row may carry on any account (the generated rule's limit). */
 export const MAX_DD_FIELDS = 100;
@@ -66,6 +80,12 @@ export function rowToSubscriber(
   };
 }
 
+/**
+ * The CSV bulk insert of `account` into its list: every row checked first, then all written in one
+ * transaction; the number inserted plus, with `update`, those whose data changed. `signal` (the call's)
+ * drops a call that waits for its turn or is still reading when the caller is gone; once writing, it
+ * finishes.
+ */
 export async function importCsvText(
   store: Store,
   account: Account,
@@ -73,12 +93,30 @@ export async function importCsvText(
   csv: string,
   update: boolean,
   now: number,
+  signal?: AbortSignal,
 ): Promise<number> {
   const list = await listOf(store.db, account, listIdText, "strMailingListId");
+  let gate = gates.get(store);
+  if (gate === undefined) gates.set(store, (gate = new FairGate<number>(CSV_AT_ONCE)));
+  return gate.run(account.id, () => readAndWrite(store, account, list.id, csv, update, now, signal), signal);
+}
+
+async function readAndWrite(
+  store: Store,
+  account: Account,
+  listId: number,
+  csv: string,
+  update: boolean,
+  now: number,
+  signal: AbortSignal | undefined,
+): Promise<number> {
   const delimiter = detectDelimiter(csv, [",", "|"]);
   if (delimiter === undefined)
     throw invalidCsv(1, "needs Email, Name and Format separated by , or |");
-  const rows: SubscriberRow[] = [];
+  const slicer = new TimeSlicer();
+  // The rows kept: the last of each address (as upsertSubscribers keeps them), built as they are read.
+  const latest = new Map<string, SubscriberRow>();
+  let count = 0;
   for (const item of readCsvRows(csv, delimiter, delimiter === ",")) {
     if (isCsvProblem(item)) throw invalidCsv(item.line, item.problem);
     const row = rowToSubscriber(item.fields, delimiter, account.dd_fields);
@@ -97,23 +135,27 @@ export async function importCsvText(
       }
       throw invalidCsv(item.line, row.problem);
     }
-    if (rows.length === MAX_CSV_ROWS) {
+    if (count === MAX_CSV_ROWS) {
       throw invalidCsv(item.line, `is row ${MAX_CSV_ROWS + 1}; one call takes at most ${MAX_CSV_ROWS} rows (queue larger files with InsertCSVSubscribersWithDemDataFromFileToQueue)`);
     }
-    rows.push(row);
+    count += 1;
+    keepLatest(latest, row);
+    if (count % 256 === 0) {
+      await slicer.pause();
+      signal?.throwIfAborted();
+    }
   }
-  if (rows.length === 0) throw invalidCsv(1, "holds no subscriber rows");
-  const outcomes = await store.write((trx) =>
-    upsertSubscribers(
-      trx,
-      store.engine,
-      account,
-      list.id,
-      rows,
-      { update, state: "active", recordOptedOut: false },
-      now,
-    ),
-  );
+  if (count === 0) throw invalidCsv(1, "holds no subscriber rows");
+  const rows = [...latest.values()];
+  await slicer.pause();
+  const outcomes = await store.writeLong(async (trx) => {
+    const written = [];
+    for (let at = 0; at < rows.length; at += CHUNK_ROWS) {
+      written.push(...(await upsertSubscribers(trx, store.engine, account, listId, rows.slice(at, at + CHUNK_ROWS), { update, state: "active", recordOptedOut: false }, now)));
+      await slicer.pause();
+    }
+    return written;
+  });
   return outcomes.filter(
     (o) => o.outcome === "inserted" || o.outcome === "updated",
   ).length;

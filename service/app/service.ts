@@ -209,7 +209,7 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
 
     async InsertCsvSubscribersWithDemDataUpdateOption(params, context) {
       const owner = await account(context);
-      return importCsvText(store, owner, params.strMailingListId, params.strCsvData, params.strUpdate === "true", now());
+      return importCsvText(store, owner, params.strMailingListId, params.strCsvData, params.strUpdate === "true", now(), context.signal);
     },
 
     async InsertCSVSubscribersWithDemDataFromFileToQueue(params, context) {

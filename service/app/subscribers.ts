@@ -156,6 +156,16 @@ function newFieldsJson(row: SubscriberRow): string {
 export const CHUNK_ROWS = 500;
 
 /**
+ * Adds `row` to the rows kept by address (case-insensitive): the last row of each address, in the order of
+ * those last rows, as upsertSubscribers writes them (a caller that writes in chunks keeps them so).
+ */
+export function keepLatest(latest: Map<string, SubscriberRow>, row: SubscriberRow): void {
+  const key = emailKey(row.email);
+  latest.delete(key);
+  latest.set(key, row);
+}
+
+/**
  * Writes rows into a list, in the caller's transaction. Rows with the same address (case-insensitive):
  * the last one counts. Opted-out addresses change nothing.
  */
@@ -170,11 +180,7 @@ export async function upsertSubscribers(
 ): Promise<UpsertOutcome[]> {
   const outcomes: UpsertOutcome[] = [];
   const latest = new Map<string, SubscriberRow>();
-  for (const row of rows) {
-    const key = emailKey(row.email);
-    latest.delete(key);
-    latest.set(key, row);
-  }
+  for (const row of rows) keepLatest(latest, row);
   const entries = [...latest];
   for (let at = 0; at < entries.length; at += CHUNK_ROWS) {
     outcomes.push(...(await upsertChunk(trx, engine, account, listId, entries.slice(at, at + CHUNK_ROWS), options, now)));

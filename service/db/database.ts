@@ -8,8 +8,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from "kysely";
+import { Kysely, PostgresDialect, type Transaction } from "kysely";
 import pg from "pg";
+import { GatedSqliteDialect, WriteGate, longWriter } from "./long-write.js";
 import { migrate } from "./migrations.js";
 import type { Database } from "./schema.js";
 
@@ -32,6 +33,13 @@ export interface Store {
    * own transaction on a pooled connection.
    */
   write<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in one write transaction that takes long (`work` yields between slices): on PostgreSQL as
+   * `write`; on SQLite on a second connection to the file, while the store's connection goes on serving
+   * reads (of the state before it) and other writes wait for its commit (service/db/long-write.ts). Writes
+   * on SQLite must go through Kysely, `write` or `writeSync` (never a raw statement), so they wait for it.
+   */
+  writeLong<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
   /**
    * SQLite only (undefined on PostgreSQL): the connection's prepared statements and synchronous writes in
    * the same group commit, for hot paths where building and compiling queries costs more than running them.
@@ -127,17 +135,20 @@ export async function openStore(url: string, options: DatabaseOptions = {}): Pro
   let db: Kysely<Database>;
   let connection: ReturnType<typeof cachedStatements> | undefined;
   let walPath: string | undefined;
+  const gate = new WriteGate();
+  const pragmas = [`synchronous = ${options.sqliteSync === "NORMAL" ? "NORMAL" : "FULL"}`, "busy_timeout = 10000", "foreign_keys = ON"];
   if (engine === "sqlite") {
     if (target !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(target)), { recursive: true });
     const sqlite = new SQLite(target);
     const journal = sqlite.pragma("journal_mode = WAL", { simple: true });
-    sqlite.pragma(`synchronous = ${options.sqliteSync === "NORMAL" ? "NORMAL" : "FULL"}`);
+    for (const pragma of pragmas) sqlite.pragma(pragma);
     // With FULL, the group commit's synchronous batches sync the log themselves, off the event loop.
     if (journal === "wal" && options.sqliteSync !== "NORMAL") walPath = `${target}-wal`;
-    sqlite.pragma("busy_timeout = 10000");
-    sqlite.pragma("foreign_keys = ON");
-    connection = cachedStatements(sqlite);
-    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
+    const cached = cachedStatements(sqlite);
+    connection = cached;
+    // Writes wait while a long write runs on the second connection (writeLong).
+    const dialect = new GatedSqliteDialect({ database: cached }, gate, (text) => !cached.prepare(text).readonly, () => sqlite.inTransaction);
+    db = new Kysely<Database>({ dialect });
   } else {
     const pool = new pg.Pool({ connectionString: target, max: options.poolSize ?? 10 });
     // An idle client's error (the server restarted) must not take the process down; the next query fails.
@@ -151,12 +162,31 @@ export async function openStore(url: string, options: DatabaseOptions = {}): Pro
     throw error;
   }
   let write: Store["write"];
+  let writeLong: Store["writeLong"];
   let access: SqliteAccess | undefined;
   let closeLog: (() => Promise<void>) | undefined;
   if (connection !== undefined) {
-    const group = groupCommit(db, connection, walPath);
+    const group = groupCommit(db, connection, walPath, gate);
     write = group.write;
+    writeLong = write;
     closeLog = group.close;
+    if (target !== ":memory:") {
+      // The store's connection is idle once Kysely hands it over (no transaction, no group commit batch).
+      const long = longWriter(
+        () => {
+          const second = new SQLite(target);
+          for (const pragma of pragmas) second.pragma(pragma);
+          return cachedStatements(second);
+        },
+        gate,
+        () => db.connection().execute(async () => undefined),
+      );
+      writeLong = long.run;
+      closeLog = async () => {
+        await long.close();
+        await group.close();
+      };
+    }
     access = {
       statement: connection.prepare,
       writeSync: group.writeSync,
@@ -165,11 +195,13 @@ export async function openStore(url: string, options: DatabaseOptions = {}): Pro
     sqliteAccess.set(db, access);
   } else {
     write = <T>(work: (trx: Transaction<Database>) => Promise<T>) => db.transaction().execute(work);
+    writeLong = write;
   }
   return {
     db,
     engine,
     write,
+    writeLong,
     sqlite: access,
     displayUrl: engine === "sqlite" ? `sqlite:${target}` : displayDatabaseUrl(target),
     close: async () => {
@@ -226,7 +258,7 @@ const PIPELINE_GROUPS = 16;
  * is handed back. Only SqliteAccess.readNow can read meanwhile, and it reads no table a synchronous
  * write changes.
  */
-function groupCommit(db: Kysely<Database>, connection: ReturnType<typeof cachedStatements>, walPath: string | undefined) {
+function groupCommit(db: Kysely<Database>, connection: ReturnType<typeof cachedStatements>, walPath: string | undefined, gate: WriteGate) {
   const queue: PendingWrite[] = [];
   let flushing = false;
   /** Settles when the flush under way (if any) has settled every write it took. */
@@ -318,6 +350,8 @@ function groupCommit(db: Kysely<Database>, connection: ReturnType<typeof cachedS
       let syncing = 0;
       let syncEnded: (() => void) | undefined;
       for (let group = 0; group < PIPELINE_GROUPS; group++) {
+        // A long write waits to begin (writeLong): hand the connection back after the syncs in flight.
+        if (gate.closed) break;
         const batch = takeSyncHead();
         if (batch.length === 0) break;
         let settled: (() => void)[];
@@ -396,6 +430,8 @@ function groupCommit(db: Kysely<Database>, connection: ReturnType<typeof cachedS
     flushing = true;
     try {
       while (queue.length > 0) {
+        // No batch begins while a long write runs (writeLong): it would meet SQLITE_BUSY.
+        await gate.opened();
         if (queue.slice(0, GROUP_LIMIT).every((pending) => pending.sync)) {
           await flushSync();
         } else {

@@ -130,6 +130,16 @@ describe("csvSubscribers", () => {
     ]);
   });
 
+  it("refuses the row past maxRows, naming its line, and reads no further", () => {
+    const capped: RuleModel = { ...csvRule, options: { delimiters: [",", "|"], maxDemographicFields: 100, maxRows: 2 } };
+    expect(checkRule(capped, "strCsvData", "a@b,N,HTML\n\nc@d,M,Text\n")).toBeUndefined();
+    // Row 3 is on line 4; the broken quote after it is never read.
+    expectClientError(checkRule(capped, "strCsvData", 'a@b,N,HTML\n\nc@d,M,Text\ne@f,O,HTML\ng@h,"never closed'), "InvalidCsv", "strCsvData", [
+      "line 4",
+      "is row 3; one call takes at most 2 rows",
+    ]);
+  });
+
   it("leaves empty data to the required check: rules skip empty values", () => {
     const op = operation("Csv", [param("strCsvData", "string", { required: true, rules: [csvRule] })]);
     expect(validateParams(op, { strCsvData: "" })).toBeUndefined();
