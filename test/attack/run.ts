@@ -3,7 +3,7 @@
 // times (well under 5 minutes on a 2-core machine). Prints one table; exits 1 if any row fails.
 //
 //   npm run fuzz                              everything
-//   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort tracking protocol auth content)
+//   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort tracking protocol auth content imports)
 //   npm run fuzz -- --requests 20000 --seed 7 a shorter or different fuzzing run
 //   npm run fuzz -- --markdown                also print the table as Markdown (for the README)
 
@@ -23,10 +23,11 @@ import { describeOutcome, LINEAR_SHAPES, measureLinearity, runXmlAttack, XML_ATT
 import { PROBE_REQUEST } from "./requests.js";
 import { trackingSection } from "./tracking.js";
 import { contentSection } from "./content.js";
+import { importsSection } from "./imports.js";
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-const SECTIONS = ["fuzz", "adapters", "xml", "exhaustion", "faults", "client", "host", "abort", "tracking", "protocol", "auth", "content"] as const;
+const SECTIONS = ["fuzz", "adapters", "xml", "exhaustion", "faults", "client", "host", "abort", "tracking", "protocol", "auth", "content", "imports"] as const;
 type Section = (typeof SECTIONS)[number];
 
 function flag(name: string): string | undefined {
@@ -400,6 +401,7 @@ async function main(): Promise<void> {
     protocol: () => protocolSection(rows),
     auth: () => authSection(rows),
     content: () => contentSection(rows),
+    imports: () => importsSection(rows),
   };
   for (const name of SECTIONS) {
     if (only && !only.includes(name)) continue;
