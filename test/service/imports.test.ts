@@ -802,11 +802,11 @@ describeEngines("queued file imports", (engine) => {
         { name: "d", account, listId },
       ];
       // Each download lasts several lease periods, so a lease that were not renewed would be taken over.
-      for (const { name } of plan) files.routes.set(`/${name}.csv`, (_req, res) => sendSlowly(res, genFile(name, n), 16_384, 15));
+      for (const { name } of plan) files.routes.set(`/${name}.csv`, (_req, res) => sendSlowly(res, genFile(name, n), 8_192, 50));
       const queue = createImportQueue(store, { allowHosts: ALLOW });
       const logs: Record<string, unknown>[] = [];
-      const w1 = worker(store, { batchRows: 500, leaseMs: 400, workerId: "one" }, logs);
-      const w2 = worker(second, { batchRows: 500, leaseMs: 400, workerId: "two" }, logs);
+      const w1 = worker(store, { batchRows: 500, leaseMs: 2_000, workerId: "one" }, logs);
+      const w2 = worker(second, { batchRows: 500, leaseMs: 2_000, workerId: "two" }, logs);
       w1.start();
       w2.start();
       const ids: number[] = [];
