@@ -26,8 +26,9 @@ export interface SoapServerVersion extends SoapVersion {
   /** The operation the transport names, if it names one; without it the Body element decides. */
   transportAction(headers: Readonly<Record<string, string>>): TransportAction;
   /**
-   * What a request with an empty HTTP body gets: ASMX refuses it with 400 for SOAP 1.1 and answers a
-   * Receiver fault ("Root element is missing.") for SOAP 1.2 (easgen docs/wire.md §1a).
+   * What a request with an empty HTTP body gets: ASMX refuses it with 400 for SOAP 1.1, and for SOAP 1.2
+   * when the action names an operation; a SOAP 1.2 request without such an action is routed by the Body
+   * element, whose reading fails with a Receiver fault ("Root element is missing.") (easgen docs/wire.md §1a).
    */
   readonly emptyBody: "badRequest" | "receiverFault";
   /**
@@ -96,8 +97,8 @@ function notUnderstoodError(header: XmlElement): ServiceError {
 
 const ROOT_MISSING = "Root element is missing.";
 
-function emptyBodyError(version: SoapServerVersion): ServiceError {
-  return version.emptyBody === "badRequest"
+function emptyBodyError(version: SoapServerVersion, actionNamesOperation: boolean): ServiceError {
+  return version.emptyBody === "badRequest" || actionNamesOperation
     ? clientError(ErrorCodes.MalformedXml, ROOT_MISSING, { status: 400, exceptionType: "System.Xml.XmlException" })
     : new ServiceError(ErrorCodes.MalformedXml, ROOT_MISSING, { side: "server", exceptionType: "System.Xml.XmlException" });
 }
@@ -127,8 +128,11 @@ export function createSoapServerBinding(version: SoapServerVersion, service: Ser
       : undefined;
 
   /** The request's Envelope, read by the general reader. */
-  function readEnvelope(text: string): XmlElement {
-    if (isBlank(text)) throw emptyBodyError(version);
+  function readEnvelope(text: string, headers: Readonly<Record<string, string>>): XmlElement {
+    if (isBlank(text)) {
+      const transport = version.transportAction(headers);
+      throw emptyBodyError(version, transport.present && byAction.has(transport.action));
+    }
     try {
       return options.readXml(text, readOptions);
     } catch (error) {
@@ -219,7 +223,7 @@ export function createSoapServerBinding(version: SoapServerVersion, service: Ser
     decodeRequest(request: WireRequest): DecodedRequest {
       // The fast path reads only envelopes without a Header (soap-fast.ts), so it has no header to check.
       const fast = fastBody?.read(request.body);
-      const root = fast === undefined ? readEnvelope(request.body) : undefined;
+      const root = fast === undefined ? readEnvelope(request.body, request.headers) : undefined;
       const { op, el } = route(fast ?? bodyOf(root!), request.headers);
       // After routing, as ASMX: an unknown operation or action is answered as such first.
       if (root !== undefined) checkHeaders(op, root);

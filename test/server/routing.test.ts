@@ -323,11 +323,23 @@ describe("ASMX routing and refusals (docs/wire.md §1a)", () => {
     }
   });
 
-  it("SOAP 1.2 with an empty body: 500 soap:Receiver, Root element is missing.", async () => {
-    const answer = await post(soap12Headers, "");
+  it.each([
+    ["no action", soap12Headers],
+    ["an action naming no operation", { "content-type": `${soap12Headers["content-type"]}; action="http://tempuri.org/Nope"` }],
+  ])("SOAP 1.2 with an empty body and %s: 500 soap:Receiver, Root element is missing.", async (_what, headers) => {
+    const answer = await post(headers, "");
     expect(answer.status).toBe(500);
     expect(answer.headers["content-type"]).toBe("application/soap+xml; charset=utf-8");
     expect(faultOf(answer.body)).toMatchObject({ code: "Receiver", reason: "Root element is missing.", errorCode: "MalformedXml" });
+  });
+
+  it("SOAP 1.2 with an empty body and the action of an operation (as .NET clients send): 400, as SOAP 1.1", async () => {
+    const headers = { "content-type": `${soap12Headers["content-type"]}; action="http://tempuri.org/GetNewsletterFilters"` };
+    const { answer, calls } = await calledOnce(() => post(headers, ""));
+    expect(answer.status).toBe(400);
+    expect(answer.headers["x-error-code"]).toBe("MalformedXml");
+    expect(answer.body).toMatch(/^System\.Xml\.XmlException: Root element is missing\.$/);
+    expect(calls).toEqual([]);
   });
 
   describe("echoed input is cut to 40 characters", () => {
