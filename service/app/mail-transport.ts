@@ -3,9 +3,8 @@
 // retry (the SMTP server refused this message with a 5xx answer) is a PermanentMailError; any other
 // error is retried. Error texts never carry the SMTP password.
 
-import fs from "node:fs/promises";
-import path from "node:path";
 import { createTransport } from "nodemailer";
+import { TemporarySweep, writeAtomically } from "./drop-folder.js";
 
 /** The part of an outbox row a transport needs. */
 export interface OutgoingMail {
@@ -21,6 +20,8 @@ export interface MailTransport {
   readonly sendTimeoutMs: number;
   /** Delivers one message; resolves once it is on disk or accepted by the server. */
   send(mail: OutgoingMail): Promise<void>;
+  /** Housekeeping the worker runs at each pass (the folder removes temporary files of killed writers). */
+  maintain?(now: number): Promise<void>;
   /** Closes pooled connections (after the last send). */
   close(): Promise<void>;
 }
@@ -28,21 +29,27 @@ export interface MailTransport {
 /** The server refused this message for good (an SMTP 5xx answer to its envelope or data): dead at once. */
 export class PermanentMailError extends Error {}
 
+/** The owner prefix of the outbox worker's temporary `.eml` names (`<id>.eml.outbox-<uuid>.tmp`). */
+export const OUTBOX_OWNER_PREFIX = "outbox-";
+
+export interface FolderOptions {
+  /** Age after which a temporary file of another owner counts as left by a killed writer (the lease). */
+  readonly staleMs?: number;
+  readonly log?: (entry: Record<string, unknown>) => void;
+}
+
 /**
- * Writes each message as `<dir>/<id>.eml`, under a temporary name first and then renamed, so a reader
- * never sees half a file and a repeated delivery rewrites the same file.
+ * Writes each message as `<dir>/<id>.eml` (0600, the folder 0700), under a temporary name first and then
+ * renamed, so a reader never sees half a file and a repeated delivery rewrites the same file. `owner`
+ * (`outbox-<uuid>`) names this worker's temporary files; those of killed writers are swept.
  */
-export function folderTransport(dir: string, tempSuffix: string): MailTransport {
+export function folderTransport(dir: string, owner: string, options: FolderOptions = {}): MailTransport {
+  const sweep = new TemporarySweep(dir, { finalName: "\\d+\\.eml", ownerPrefix: OUTBOX_OWNER_PREFIX }, owner, options.staleMs ?? 30_000, undefined, options.log);
   return {
     description: `folder ${dir}`,
     sendTimeoutMs: 0,
-    async send(mail) {
-      await fs.mkdir(dir, { recursive: true });
-      const final = path.join(dir, `${mail.id}.eml`);
-      const temporary = `${final}.${tempSuffix}.tmp`;
-      await fs.writeFile(temporary, mail.message, { flush: true });
-      await fs.rename(temporary, final);
-    },
+    send: (mail) => writeAtomically(dir, `${mail.id}.eml`, mail.message, owner),
+    maintain: (now) => sweep.maybe(now),
     async close() {},
   };
 }

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { Store } from "../db/database.js";
 import type { Mail } from "../db/schema.js";
-import { folderTransport, type MailTransport, PermanentMailError } from "./mail-transport.js";
+import { folderTransport, type MailTransport, OUTBOX_OWNER_PREFIX, PermanentMailError } from "./mail-transport.js";
 import { claimDue, PollingWorker } from "./polling-worker.js";
 
 export interface OutboxOptions {
@@ -22,7 +22,7 @@ export interface OutboxOptions {
 }
 
 export class OutboxWorker extends PollingWorker {
-  private readonly owner = `outbox-${randomUUID()}`;
+  private readonly owner = `${OUTBOX_OWNER_PREFIX}${randomUUID()}`;
   private readonly transport: MailTransport;
 
   constructor(
@@ -30,7 +30,7 @@ export class OutboxWorker extends PollingWorker {
     private readonly options: OutboxOptions,
   ) {
     super("outbox", options);
-    this.transport = options.transport ?? folderTransport(options.dir, this.owner);
+    this.transport = options.transport ?? folderTransport(options.dir, this.owner, { staleMs: options.leaseMs ?? 30_000, log: options.log });
   }
 
   /** Where this worker delivers (for the start-up log): the folder, or the SMTP URL without password. */
@@ -44,22 +44,23 @@ export class OutboxWorker extends PollingWorker {
   }
 
   /**
-   * Waits for a pass in progress, then delivers whatever is still due (tests, the admin CLI); `at`
-   * (epoch ms, default now) is the time the pass acts at, so a test can reach a retry's time.
+   * Waits for a pass in progress, then delivers whatever is still due, started or not (tests, the admin
+   * CLI); `at` (epoch ms, default now) is the time the pass acts at, so a test can reach a retry's time.
    */
   async flush(at?: number): Promise<number> {
-    return this.exclusive(() => this.drain(at));
+    return this.exclusive(() => this.drain(at, true));
   }
 
-  protected pass(): Promise<number> {
+  protected async pass(): Promise<number> {
+    await this.transport.maintain?.(this.now());
     return this.drain();
   }
 
   /** Delivers every message due at `at` (default now), one claimed batch at a time; returns when none is due. */
-  async drain(at?: number): Promise<number> {
+  async drain(at?: number, evenStopped = false): Promise<number> {
     const now = () => at ?? this.now();
     let delivered = 0;
-    for (let round = 0; round < 10_000 && !this.stopped; round++) {
+    for (let round = 0; round < 10_000 && (evenStopped || !this.stopped); round++) {
       const batch = await this.claim(50, now());
       if (batch.length === 0) break;
       const late: number[] = [];

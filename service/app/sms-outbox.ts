@@ -1,16 +1,16 @@
 // Delivery of paid (queued) SMS, as the mail outbox delivers mail. By default each SMS becomes
-// `<dir>/<id>.json` (sender, recipient, text, encoding, segments), written to a temporary name and
-// renamed, so a reader never sees half a file and a crash before the row is marked sent rewrites the same
-// file, never a second one. With `url` (SMS_URL) each SMS is POSTed as that JSON to an HTTP gateway with
+// `<dir>/<id>.json` (sender, recipient, text, encoding, segments; 0600 in a 0700 folder), written to a
+// temporary name and renamed (drop-folder.ts), so a reader never sees half a file and a crash before the
+// row is marked sent rewrites the same file, never a second one; temporary files a killed process left
+// are swept. With `url` (SMS_URL) each SMS is POSTed as that JSON to an HTTP gateway with
 // an `Idempotency-Key: sms-<id>` header (a retry after a crash repeats the key, for the gateway to drop);
 // a 2xx answer is delivered, a 4xx other than 408/429 is dead at once, anything else is retried with
 // backoff and dead after maxAttempts. Waiting (unpaid) SMS are never touched here.
 
-import fs from "node:fs/promises";
-import path from "node:path";
 import { randomUUID } from "node:crypto";
 import type { Store } from "../db/database.js";
 import type { SmsMessage } from "../db/schema.js";
+import { TemporarySweep, writeAtomically } from "./drop-folder.js";
 import { claimDue, PollingWorker } from "./polling-worker.js";
 import { refundSms, smsAddress } from "./sms.js";
 
@@ -54,14 +54,20 @@ export function smsDocument(sms: SmsMessage): SmsDocument {
 /** A failure that retrying cannot fix (the gateway refused the message). */
 class PermanentFailure extends Error {}
 
+/** The owner prefix of the SMS worker's temporary names (`<id>.json.sms-<uuid>.tmp`). */
+const SMS_OWNER_PREFIX = "sms-";
+
 export class SmsWorker extends PollingWorker {
-  private readonly owner = `sms-${randomUUID()}`;
+  private readonly owner = `${SMS_OWNER_PREFIX}${randomUUID()}`;
+  private readonly sweep: TemporarySweep;
 
   constructor(
     private readonly store: Store,
     private readonly options: SmsOutboxOptions,
   ) {
     super("sms", options);
+    const names = { finalName: "\\d+\\.json", ownerPrefix: SMS_OWNER_PREFIX };
+    this.sweep = new TemporarySweep(options.dir, names, this.owner, options.leaseMs ?? 30_000, undefined, options.log);
   }
 
   /** Waits for a pass in progress, then delivers whatever is still due (tests, the admin CLI). */
@@ -69,7 +75,8 @@ export class SmsWorker extends PollingWorker {
     return this.exclusive(() => this.drain(true));
   }
 
-  protected pass(): Promise<number> {
+  protected async pass(): Promise<number> {
+    if (this.options.url === undefined) await this.sweep.maybe(this.now());
     return this.drain();
   }
 
@@ -97,14 +104,7 @@ export class SmsWorker extends PollingWorker {
 
   private async send(sms: SmsMessage): Promise<void> {
     const body = `${JSON.stringify(smsDocument(sms), null, 2)}\n`;
-    if (this.options.url === undefined) {
-      await fs.mkdir(this.options.dir, { recursive: true });
-      const final = path.join(this.options.dir, `${sms.id}.json`);
-      const temporary = `${final}.${this.owner}.tmp`;
-      await fs.writeFile(temporary, body, { flush: true });
-      await fs.rename(temporary, final);
-      return;
-    }
+    if (this.options.url === undefined) return writeAtomically(this.options.dir, `${sms.id}.json`, body, this.owner);
     const response = await fetch(this.options.url, {
       method: "POST",
       headers: { "content-type": "application/json", "idempotency-key": `sms-${sms.id}` },

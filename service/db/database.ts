@@ -129,7 +129,27 @@ function cachedStatements(sqlite: SQLite.Database) {
   };
 }
 
-/** Opens the database named by the URL, creating the SQLite file and folder when missing, and migrates. */
+/**
+ * Makes the SQLite file's folder (0700 when made here) and the file itself 0600 before SQLite opens it:
+ * it holds password hashes and the link key. SQLite creates its -wal and -shm files with the database
+ * file's mode, so they are 0600 too, whatever the umask. An existing file (and its -wal, -shm) readable by
+ * group or others is narrowed to its owner.
+ */
+function privateSqliteFile(target: string): void {
+  fs.mkdirSync(path.dirname(path.resolve(target)), { recursive: true, mode: 0o700 });
+  fs.closeSync(fs.openSync(target, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600));
+  for (const file of [target, `${target}-wal`, `${target}-shm`]) {
+    let mode: number;
+    try {
+      mode = fs.statSync(file).mode;
+    } catch {
+      continue;
+    }
+    if ((mode & 0o077) !== 0) fs.chmodSync(file, mode & 0o700);
+  }
+}
+
+/** Opens the database named by the URL, creating the SQLite file (0600) and folder when missing, and migrates. */
 export async function openStore(url: string, options: DatabaseOptions = {}): Promise<Store> {
   const { engine, target } = parseDatabaseUrl(url);
   let db: Kysely<Database>;
@@ -138,7 +158,7 @@ export async function openStore(url: string, options: DatabaseOptions = {}): Pro
   const gate = new WriteGate();
   const pragmas = [`synchronous = ${options.sqliteSync === "NORMAL" ? "NORMAL" : "FULL"}`, "busy_timeout = 10000", "foreign_keys = ON"];
   if (engine === "sqlite") {
-    if (target !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(target)), { recursive: true });
+    if (target !== ":memory:") privateSqliteFile(target);
     const sqlite = new SQLite(target);
     const journal = sqlite.pragma("journal_mode = WAL", { simple: true });
     for (const pragma of pragmas) sqlite.pragma(pragma);
