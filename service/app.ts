@@ -120,7 +120,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const outbox = runWorkers
     ? new OutboxWorker(store, {
         dir: config.outboxDir,
-        ...(config.smtpUrl === undefined ? {} : { transport: smtpTransport(config.smtpUrl, { fallbackFrom: config.mailFrom, timeoutMs: Math.max(1000, Math.min(30_000, Math.floor(config.jobLeaseMs / 3))) }) }),
+        ...(config.smtpUrl === undefined
+          ? {}
+          : {
+              transport: smtpTransport(config.smtpUrl, {
+                fallbackFrom: config.mailFrom,
+                timeoutMs: Math.max(1000, Math.min(30_000, Math.floor(config.jobLeaseMs / 3))),
+                allowPlaintextAuth: config.smtpAllowPlaintextAuth,
+              }),
+            }),
         maxAttempts: config.mailMaxAttempts,
         leaseMs: config.jobLeaseMs,
         now,

@@ -20,6 +20,8 @@ export interface Config {
   readonly outboxDir: string;
   /** SMTP server mail is delivered to; undefined: the outbox folder. */
   readonly smtpUrl: string | undefined;
+  /** SMTP_ALLOW_PLAINTEXT_AUTH: log in to an smtp:// server that offers no STARTTLS. */
+  readonly smtpAllowPlaintextAuth: boolean;
   readonly mailMaxAttempts: number;
   /** Folder paid SMS are written to as `<id>.json` when smsUrl is unset. */
   readonly smsOutboxDir: string;
@@ -63,6 +65,7 @@ export const OPTIONS: readonly Option[] = [
   { name: "SMTP_URL", default: "", doc: "smtp://user:pass@host:587 or smtps://...:465: deliver mail to this SMTP server instead of OUTBOX_DIR." },
   { name: "SMS_OUTBOX_DIR", default: "data/sms", doc: "Folder paid SMS are written to, one <id>.json each (sender, recipient, text)." },
   { name: "SMS_URL", default: "", doc: "http(s) URL of an SMS gateway: each paid SMS is POSTed there as that JSON instead of written to SMS_OUTBOX_DIR." },
+  { name: "SMTP_ALLOW_PLAINTEXT_AUTH", default: "false", doc: "true: log in to an smtp:// server even without STARTTLS (the password in clear text). By default a user in SMTP_URL requires smtps:// or STARTTLS." },
   { name: "MAIL_MAX_ATTEMPTS", default: "5", doc: "Delivery attempts of one e-mail (with growing waits) before it is dead; an SMTP 5xx refusal is dead at once." },
   { name: "MAIL_FROM", default: "no-reply@<PUBLIC_URL host>", doc: "From address of service mail when the account and list set none." },
   { name: "LOG_LEVEL", default: "info", doc: "pino level: fatal, error, warn, info, debug, silent." },
@@ -121,6 +124,15 @@ function metricsToken(env: NodeJS.ProcessEnv): Buffer | undefined {
   return metricsTokenHash(token);
 }
 
+/** An optional true/false variable (also 1/0, yes/no; any case). */
+function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const text = (env[name] ?? "").trim().toLowerCase();
+  if (text === "") return fallback;
+  if (["true", "1", "yes"].includes(text)) return true;
+  if (["false", "0", "no"].includes(text)) return false;
+  throw new ConfigError(`${name} must be true or false; it is "${env[name]}".`);
+}
+
 export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
   const port = int(env, "PORT", 8080, 0, 65535);
   const host = env.HOST || "127.0.0.1";
@@ -159,6 +171,7 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
     importConcurrency: int(env, "IMPORT_CONCURRENCY", 4, 1, 64),
     outboxDir: env.OUTBOX_DIR || "data/outbox",
     smtpUrl,
+    smtpAllowPlaintextAuth: bool(env, "SMTP_ALLOW_PLAINTEXT_AUTH", false),
     mailMaxAttempts: int(env, "MAIL_MAX_ATTEMPTS", 5, 1, 100),
     smsOutboxDir: env.SMS_OUTBOX_DIR || "data/sms",
     smsUrl: httpUrl(env, "SMS_URL"),

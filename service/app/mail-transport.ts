@@ -1,8 +1,10 @@
 // Where the outbox delivers a message: a folder of `.eml` files (the default) or an SMTP server
 // (SMTP_URL, nodemailer). Both take the stored RFC 5322 text as it is. A failure the outbox must not
 // retry (the SMTP server refused this message with a 5xx answer) is a PermanentMailError; any other
-// error is retried. Error texts never carry the SMTP password.
+// error is retried. Error texts never carry the SMTP password, and the password never goes over a
+// connection without TLS unless SMTP_ALLOW_PLAINTEXT_AUTH says so.
 
+import type tls from "node:tls";
 import { createTransport } from "nodemailer";
 import { TemporarySweep, writeAtomically } from "./drop-folder.js";
 
@@ -101,6 +103,13 @@ export interface SmtpOptions {
   readonly fallbackFrom: string;
   /** Connection, greeting and socket-inactivity timeout, and the limit on one whole send (default 30 s). */
   readonly timeoutMs?: number;
+  /**
+   * SMTP_ALLOW_PLAINTEXT_AUTH: log in even when the connection has no TLS (an smtp:// server without
+   * STARTTLS). Default false: with a user in the URL, smtp:// must upgrade with STARTTLS before AUTH.
+   */
+  readonly allowPlaintextAuth?: boolean;
+  /** TLS options for the connection (tests: trust a loopback server's own certificate). */
+  readonly tls?: tls.ConnectionOptions;
 }
 
 /** Why a send failed, as an Error whose message names no secret; permanent for a 5xx refusal of the message. */
@@ -112,17 +121,21 @@ function deliveryError(error: unknown, url: string): Error {
   // 5xx to MAIL FROM/RCPT TO/DATA refuses this message; a 5xx to AUTH or the greeting is the server's
   // setup, which an operator can fix, so the message waits and retries.
   const refused = responseCode !== undefined && responseCode >= 500 && responseCode < 600 && (code === "EENVELOPE" || code === "EMESSAGE");
-  const text = code !== undefined && !message.includes(code) ? `${code}: ${message}` : message;
+  let text = code !== undefined && !message.includes(code) ? `${code}: ${message}` : message;
+  if (code === "ETLS") text = `the SMTP server did not upgrade to TLS (STARTTLS), so the login was not sent (SMTP_ALLOW_PLAINTEXT_AUTH=true allows a login without TLS): ${text}`;
   return refused ? new PermanentMailError(text) : new Error(text);
 }
 
 /**
  * Sends through the SMTP server of `url` (smtp:// or smtps://, user and password in the URL) over a
  * pool of connections, each message's raw text as stored, with the envelope sender from its From header
- * and the envelope recipient its outbox address.
+ * and the envelope recipient its outbox address. With a user in an smtp:// URL the connection must
+ * upgrade with STARTTLS before logging in (nodemailer's requireTLS), unless allowPlaintextAuth.
  */
 export function smtpTransport(url: string, options: SmtpOptions): MailTransport {
   const timeoutMs = options.timeoutMs ?? 30_000;
+  const parsed = new URL(url);
+  const login = parsed.username !== "" || parsed.password !== "";
   const transporter = createTransport({
     url,
     pool: true,
@@ -130,6 +143,8 @@ export function smtpTransport(url: string, options: SmtpOptions): MailTransport 
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
+    requireTLS: login && parsed.protocol === "smtp:" && options.allowPlaintextAuth !== true,
+    ...(options.tls === undefined ? {} : { tls: options.tls }),
     logger: false,
   });
   return {

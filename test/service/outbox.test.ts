@@ -1,6 +1,10 @@
-// The outbox's files, on SQLite: the database file, its -wal and -shm, the data folders and the outbox
-// and SMS files are owner-only under umask 022; temporary files a killed writer left in the outbox and SMS
-// folders are swept, another live writer's are not.
+// The outbox's security promises:
+// - TLS: with a user in an smtp:// URL and no STARTTLS offered, the password never goes over the wire
+//   (a relay records every byte the client sent); with STARTTLS the login happens under TLS;
+// - files, on SQLite: the database file, its -wal and -shm, the data folders and the outbox and SMS files
+//   are owner-only under umask 022;
+// - temporary files a killed writer left in the outbox and SMS folders are swept, another live writer's
+//   are not.
 
 import fs from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,10 +12,12 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { sweepTemporaries } from "../../service/app/drop-folder.js";
 import { queueMail } from "../../service/app/mail.js";
+import { smtpTransport } from "../../service/app/mail-transport.js";
 import { OutboxWorker } from "../../service/app/outbox.js";
 import { SmsWorker } from "../../service/app/sms-outbox.js";
 import { type Store, openStore } from "../../service/db/database.js";
 import { freshDatabaseUrl } from "./support/engines.js";
+import { SMTP_PASSWORD, SMTP_USER, type TestSmtp, smtpUrl, startSmtp } from "./support/smtp.js";
 
 const T0 = Date.UTC(2030, 0, 7, 9, 0);
 /** SQLite without a log sync per commit: these tests are about order and content, not durability. */
@@ -43,6 +49,74 @@ async function queue(store: Store, accountId: number, kind: string, count: numbe
     return ids;
   });
 }
+
+describe("SMTP login needs TLS", () => {
+  let store: Store;
+  let owner: number;
+  const servers: TestSmtp[] = [];
+  beforeAll(async () => {
+    store = await openStore(await freshDatabaseUrl("sqlite", "outbox-tls"), FAST);
+    owner = await account(store, "tls");
+  });
+  afterAll(async () => {
+    await store?.close();
+    for (const server of servers) await server.close();
+  });
+
+  async function deliverOne(smtp: TestSmtp, allowPlaintextAuth: boolean) {
+    const transport = smtpTransport(smtpUrl(smtp.port), { fallbackFrom: "x@example.com", allowPlaintextAuth, timeoutMs: 5000, tls: { rejectUnauthorized: false } });
+    const outbox = new OutboxWorker(store, { dir: "/nonexistent", transport, now: () => T0 });
+    const [id] = await queue(store, owner, "transactional", 1);
+    try {
+      await outbox.flush(T0);
+    } finally {
+      await outbox.stop();
+    }
+    return store.db.selectFrom("mail_outbox").selectAll().where("id", "=", id!).executeTakeFirstOrThrow();
+  }
+
+  /** Every form the password takes in AUTH PLAIN and AUTH LOGIN, as written and base64. */
+  const secretForms = [
+    SMTP_PASSWORD,
+    encodeURIComponent(SMTP_PASSWORD),
+    Buffer.from(SMTP_PASSWORD).toString("base64"),
+    Buffer.from(`\0${SMTP_USER}\0${SMTP_PASSWORD}`).toString("base64"),
+  ];
+
+  it("a server without STARTTLS never gets the password: the mail waits with the reason", async () => {
+    const smtp = await startSmtp({ record: true });
+    servers.push(smtp);
+    const mail = await deliverOne(smtp, false);
+    expect(mail).toMatchObject({ state: "queued", attempts: 1 });
+    expect(mail.last_error).toContain("STARTTLS");
+    expect(mail.last_error).toContain("SMTP_ALLOW_PLAINTEXT_AUTH");
+    expect(smtp.logins).toEqual([]);
+    const wire = smtp.sent();
+    expect(wire).toContain("EHLO");
+    expect(wire).not.toMatch(/AUTH/i);
+    for (const form of secretForms) expect(wire).not.toContain(form);
+  });
+
+  it("SMTP_ALLOW_PLAINTEXT_AUTH=true logs in without TLS (and the recording sees the password: the test above can fail)", async () => {
+    const smtp = await startSmtp({ record: true });
+    servers.push(smtp);
+    const mail = await deliverOne(smtp, true);
+    expect(mail).toMatchObject({ state: "sent" });
+    expect(smtp.logins).toEqual([{ username: SMTP_USER, secure: false }]);
+    expect(secretForms.some((form) => smtp.sent().includes(form))).toBe(true);
+  });
+
+  it("a server with STARTTLS gets the login under TLS, and nothing of it in clear", async () => {
+    const smtp = await startSmtp({ record: true, starttls: true });
+    servers.push(smtp);
+    const mail = await deliverOne(smtp, false);
+    expect(mail).toMatchObject({ state: "sent", last_error: null });
+    expect(smtp.logins).toEqual([{ username: SMTP_USER, secure: true }]);
+    const wire = smtp.sent();
+    expect(wire).toContain("STARTTLS");
+    for (const form of secretForms) expect(wire).not.toContain(form);
+  });
+});
 
 describe("data files are owner-only under umask 022", () => {
   let umask: number;

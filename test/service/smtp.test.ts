@@ -6,10 +6,8 @@
 // no last_error and no log line, even when the server echoes it back. Retries are reached by flushing at
 // the row's next_attempt_at, never by waiting.
 
-import net from "node:net";
 import { simpleParser } from "mailparser";
-import { SMTPServer, type SMTPServerSession } from "smtp-server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, afterAll, beforeAll, expect, it } from "vitest";
 import { queueMail } from "../../service/app/mail.js";
 import type { MailTransport } from "../../service/app/mail-transport.js";
 import { OutboxWorker } from "../../service/app/outbox.js";
@@ -17,65 +15,10 @@ import { openStore } from "../../service/db/database.js";
 import { ConfigError, readConfig } from "../../service/config.js";
 import { describeEngines, freshDatabaseUrl } from "./support/engines.js";
 import { startService, type TestService, admin } from "./support/service.js";
+import { SMTP_PASSWORD as PASSWORD, SMTP_USER as USER, type TestSmtp, smtpUrl, startSmtp } from "./support/smtp.js";
 
-const USER = "mailer";
-const PASSWORD = "Sm7p-pa55/word!"; // URL-encoded in SMTP_URL: the decoded form is what could leak
-
-interface Arrival {
-  readonly raw: string;
-  readonly from: string | false;
-  readonly to: string[];
-}
-
-interface TestSmtp {
-  readonly port: number;
-  readonly arrivals: Arrival[];
-  /** Answers for the next messages' DATA, in order: a reply code to refuse with, or "ok". */
-  readonly plan: (number | "ok")[];
-  close(): Promise<void>;
-}
-
-/** A real SMTP server on 127.0.0.1: AUTH required (PLAIN/LOGIN without TLS), every message's bytes kept. */
-async function startSmtp(options: { echoPasswordOnAuth?: boolean } = {}): Promise<TestSmtp> {
-  const arrivals: Arrival[] = [];
-  const plan: (number | "ok")[] = [];
-  const server = new SMTPServer({
-    secure: false,
-    disabledCommands: ["STARTTLS"],
-    allowInsecureAuth: true,
-    authOptional: false,
-    logger: false,
-    onAuth(auth, _session, callback) {
-      if (options.echoPasswordOnAuth) return callback(new Error(`no entry for ${auth.username} with password ${auth.password}`));
-      if (auth.username === USER && auth.password === PASSWORD) return callback(null, { user: USER });
-      return callback(new Error("Invalid username or password"));
-    },
-    onData(stream, session: SMTPServerSession, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-      stream.on("end", () => {
-        const answer = plan.shift() ?? "ok";
-        if (answer !== "ok") return callback(Object.assign(new Error(`refused by plan (${answer})`), { responseCode: answer }));
-        arrivals.push({
-          raw: Buffer.concat(chunks).toString("utf8"),
-          from: session.envelope.mailFrom === false ? false : session.envelope.mailFrom.address,
-          to: session.envelope.rcptTo.map((r) => r.address),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const port = (server.server.address() as net.AddressInfo).port;
-  return { port, arrivals, plan, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
-function smtpUrl(port: number): string {
-  return `smtp://${USER}:${encodeURIComponent(PASSWORD)}@127.0.0.1:${port}`;
-}
+/** The test servers offer no STARTTLS: the login in clear text has to be allowed (loopback only). */
+const PLAINTEXT = { SMTP_ALLOW_PLAINTEXT_AUTH: "true" };
 
 describeEngines("SMTP delivery", (engine) => {
   let smtp: TestSmtp;
@@ -85,7 +28,7 @@ describeEngines("SMTP delivery", (engine) => {
 
   beforeAll(async () => {
     smtp = await startSmtp();
-    svc = await startService(engine, "smtp", { SMTP_URL: smtpUrl(smtp.port) });
+    svc = await startService(engine, "smtp", { SMTP_URL: smtpUrl(smtp.port), ...PLAINTEXT });
     const account = await svc.createAccount("alice", "alice-secret-1");
     listId = await svc.createList(account, "Alice news");
   }, 60_000);
@@ -179,7 +122,7 @@ describeEngines("SMTP delivery to a failing server", (engine) => {
 
   beforeAll(async () => {
     smtp = await startSmtp({ echoPasswordOnAuth: true });
-    svc = await startService(engine, "smtp-down", { SMTP_URL: smtpUrl(smtp.port), MAIL_MAX_ATTEMPTS: "3" });
+    svc = await startService(engine, "smtp-down", { SMTP_URL: smtpUrl(smtp.port), MAIL_MAX_ATTEMPTS: "3", ...PLAINTEXT });
   }, 60_000);
   afterAll(async () => {
     await svc?.close();
@@ -222,9 +165,10 @@ describeEngines("SMTP delivery to a failing server", (engine) => {
 });
 
 describe("SMTP configuration", () => {
-  it("defaults to the folder and 5 attempts; reads SMTP_URL and MAIL_MAX_ATTEMPTS", () => {
-    expect(readConfig({})).toMatchObject({ smtpUrl: undefined, mailMaxAttempts: 5 });
-    expect(readConfig({ SMTP_URL: "smtps://u:p@mail.example:465", MAIL_MAX_ATTEMPTS: "8" })).toMatchObject({ smtpUrl: "smtps://u:p@mail.example:465", mailMaxAttempts: 8 });
+  it("defaults to the folder, 5 attempts and no plain-text login; reads SMTP_URL, MAIL_MAX_ATTEMPTS and SMTP_ALLOW_PLAINTEXT_AUTH", () => {
+    expect(readConfig({})).toMatchObject({ smtpUrl: undefined, mailMaxAttempts: 5, smtpAllowPlaintextAuth: false });
+    expect(readConfig({ SMTP_URL: "smtps://u:p@mail.example:465", MAIL_MAX_ATTEMPTS: "8", SMTP_ALLOW_PLAINTEXT_AUTH: "TRUE" })).toMatchObject({ smtpUrl: "smtps://u:p@mail.example:465", mailMaxAttempts: 8, smtpAllowPlaintextAuth: true });
+    expect(readConfig({ SMTP_ALLOW_PLAINTEXT_AUTH: "false" }).smtpAllowPlaintextAuth).toBe(false);
   });
 
   it.each(["http://u:hunter22@mail.example", "smtp://u:hunter22@", "hunter22"])("refuses SMTP_URL %s without repeating it", (url) => {
@@ -233,8 +177,12 @@ describe("SMTP configuration", () => {
     expect(() => readConfig({ SMTP_URL: url })).not.toThrow("hunter22");
   });
 
-  it("refuses MAIL_MAX_ATTEMPTS 0", () => {
-    expect(() => readConfig({ MAIL_MAX_ATTEMPTS: "0" })).toThrow("MAIL_MAX_ATTEMPTS");
+  it.each([
+    ["MAIL_MAX_ATTEMPTS", "0"],
+    ["SMTP_ALLOW_PLAINTEXT_AUTH", "sometimes"],
+  ])("refuses %s=%s naming it", (name, value) => {
+    expect(() => readConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => readConfig({ [name]: value })).toThrow(name);
   });
 });
 
