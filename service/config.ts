@@ -22,7 +22,12 @@ export interface Config {
   readonly smtpUrl: string | undefined;
   /** SMTP_ALLOW_PLAINTEXT_AUTH: log in to an smtp:// server that offers no STARTTLS. */
   readonly smtpAllowPlaintextAuth: boolean;
-  readonly mailMaxAttempts: number;
+  /** undefined: no limit (retries end with mailRetryMaxAgeMs). */
+  readonly mailMaxAttempts: number | undefined;
+  readonly mailRetryMaxAgeMs: number;
+  readonly mailRetryMaxIntervalMs: number;
+  /** How long a delivered message keeps its whole text, in days (0: cut to its headers at delivery). */
+  readonly outboxRetentionDays: number;
   /** Folder paid SMS are written to as `<id>.json` when smsUrl is unset. */
   readonly smsOutboxDir: string;
   /** HTTP gateway paid SMS are POSTed to; undefined: the SMS folder. */
@@ -66,7 +71,10 @@ export const OPTIONS: readonly Option[] = [
   { name: "SMS_OUTBOX_DIR", default: "data/sms", doc: "Folder paid SMS are written to, one <id>.json each (sender, recipient, text)." },
   { name: "SMS_URL", default: "", doc: "http(s) URL of an SMS gateway: each paid SMS is POSTed there as that JSON instead of written to SMS_OUTBOX_DIR." },
   { name: "SMTP_ALLOW_PLAINTEXT_AUTH", default: "false", doc: "true: log in to an smtp:// server even without STARTTLS (the password in clear text). By default a user in SMTP_URL requires smtps:// or STARTTLS." },
-  { name: "MAIL_MAX_ATTEMPTS", default: "5", doc: "Delivery attempts of one e-mail (with growing waits) before it is dead; an SMTP 5xx refusal is dead at once." },
+  { name: "MAIL_RETRY_MAX_AGE_MS", default: "432000000", doc: "How long an e-mail that fails for a temporary reason (SMTP 4xx, refused login, network) is retried after its first attempt, in ms (5 days); then it is dead. An SMTP 5xx refusal is dead at once." },
+  { name: "MAIL_RETRY_MAX_INTERVAL_MS", default: "1800000", doc: "Longest wait between two delivery attempts of one e-mail, in ms (30 min); waits start at 1 min and double." },
+  { name: "MAIL_MAX_ATTEMPTS", default: "", doc: "If set, an e-mail is also dead after this many attempts, even before MAIL_RETRY_MAX_AGE_MS." },
+  { name: "OUTBOX_RETENTION_DAYS", default: "0", doc: "Days a delivered e-mail's whole text is kept in the database; then (at 0: at delivery) only its From, To, Subject, Date and Message-ID headers are." },
   { name: "MAIL_FROM", default: "no-reply@<PUBLIC_URL host>", doc: "From address of service mail when the account and list set none." },
   { name: "LOG_LEVEL", default: "info", doc: "pino level: fatal, error, warn, info, debug, silent." },
   { name: "SQLITE_SYNC", default: "FULL", doc: "SQLite synchronous: FULL syncs every commit to disk; NORMAL survives a crash of the process, not of the machine." },
@@ -172,7 +180,10 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
     outboxDir: env.OUTBOX_DIR || "data/outbox",
     smtpUrl,
     smtpAllowPlaintextAuth: bool(env, "SMTP_ALLOW_PLAINTEXT_AUTH", false),
-    mailMaxAttempts: int(env, "MAIL_MAX_ATTEMPTS", 5, 1, 100),
+    mailMaxAttempts: env.MAIL_MAX_ATTEMPTS ? int(env, "MAIL_MAX_ATTEMPTS", 0, 1, 1_000_000) : undefined,
+    mailRetryMaxAgeMs: int(env, "MAIL_RETRY_MAX_AGE_MS", 5 * 24 * 3600_000, 0, 365 * 24 * 3600_000),
+    mailRetryMaxIntervalMs: int(env, "MAIL_RETRY_MAX_INTERVAL_MS", 30 * 60_000, 1000, 24 * 3600_000),
+    outboxRetentionDays: int(env, "OUTBOX_RETENTION_DAYS", 0, 0, 3650),
     smsOutboxDir: env.SMS_OUTBOX_DIR || "data/sms",
     smsUrl: httpUrl(env, "SMS_URL"),
     mailFrom: env.MAIL_FROM || `no-reply@${publicHost.replace(/^\[|\]$/g, "")}`,

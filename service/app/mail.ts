@@ -3,6 +3,7 @@
 
 import { randomBytes } from "node:crypto";
 import { mailboxField, plainField, unstructuredField } from "./mail-headers.js";
+import { outboxPriority } from "./outbox.js";
 import type { Db } from "./subscribers.js";
 
 export interface MailInput {
@@ -64,6 +65,7 @@ export async function queueMail(trx: Db, input: MailInput, now: number, domain: 
     .values({
       account_id: input.accountId,
       kind: input.kind,
+      priority: outboxPriority(input.kind),
       to_address: input.to.address,
       subject: input.subject,
       message: renderMessage(input, sendAt, domain),

@@ -1,13 +1,53 @@
 // Delivery of queued mail through a MailTransport: by default a folder where each message becomes
 // `<id>.eml` (a crash before the row is marked sent rewrites the same file, never a second one), or an
-// SMTP server. Failures retry with backoff, then go dead after maxAttempts; a permanent refusal (SMTP
-// 5xx to the message) goes dead at once. last_error keeps the transport's (secret-free) reason.
+// SMTP server.
+//
+// Order: mail someone is waiting for (confirmation, transactional: priority 0) is claimed before bulk
+// mail (newsletters, triggers: priority 1), and within each class the accounts with due mail take turns
+// (round robin from where the last claim stopped, an equal share of the batch each), so one account's
+// backlog never holds up another account's mail. Each claim walks the index (state, priority,
+// account_id, next_attempt_at, id): one seek per account, then the oldest due messages of each, never a
+// scan of the backlog.
+//
+// Failures: a permanent refusal (SMTP 5xx to the message) is dead at once; anything else (4xx such as
+// greylisting, a refused login, the network) is retried after 1 min, doubling up to
+// MAIL_RETRY_MAX_INTERVAL_MS (30 min), until MAIL_RETRY_MAX_AGE_MS (5 days) after the first attempt
+// (RFC 5321 4.5.4.1), or MAIL_MAX_ATTEMPTS when set. last_error keeps the transport's (secret-free)
+// reason.
+//
+// Retention: a delivered message's text holds links that act for its recipient (confirmation,
+// unsubscribe, tracking); it is cut to its From, To, Subject, Date and Message-ID headers at delivery, or
+// OUTBOX_RETENTION_DAYS after it.
 
 import { randomUUID } from "node:crypto";
+import { sql, type Transaction } from "kysely";
 import type { Store } from "../db/database.js";
-import type { Mail } from "../db/schema.js";
+import type { Database, Mail } from "../db/schema.js";
 import { folderTransport, type MailTransport, OUTBOX_OWNER_PREFIX, PermanentMailError } from "./mail-transport.js";
-import { claimDue, PollingWorker } from "./polling-worker.js";
+import { PollingWorker, stateIs } from "./polling-worker.js";
+
+/** Kinds of mail someone is waiting for: claimed before any bulk mail. */
+export const PRIORITY_KINDS: readonly string[] = ["confirmation", "transactional"];
+
+/** mail_outbox.priority of a kind: 0 for PRIORITY_KINDS, 1 (bulk) for the rest. */
+export function outboxPriority(kind: string): number {
+  return PRIORITY_KINDS.includes(kind) ? 0 : 1;
+}
+
+const PRIORITIES = [0, 1] as const;
+
+export const DEFAULT_RETRY_MAX_AGE_MS = 5 * 24 * 3600_000;
+export const DEFAULT_RETRY_MAX_INTERVAL_MS = 30 * 60_000;
+/** The first retry's wait; each next one doubles, up to the maximum interval. */
+export const FIRST_RETRY_MS = 60_000;
+
+/** Accounts one claim looks at per class (each an index seek), from where the last claim stopped. */
+const ACCOUNT_WALK = 256;
+/** Walks one claim makes at most per class (so up to 64 * 256 accounts without due mail are passed over). */
+const MAX_LAPS = 64;
+/** Delivered messages cut to their headers per statement, and statements per pass at most. */
+const PURGE_BATCH = 500;
+const PURGE_BATCHES_PER_PASS = 20;
 
 export interface OutboxOptions {
   /** The folder of the default transport (used when `transport` is not given). */
@@ -16,14 +56,48 @@ export interface OutboxOptions {
   readonly transport?: MailTransport;
   readonly leaseMs?: number;
   readonly pollMs?: number;
-  readonly maxAttempts?: number;
+  /** Messages claimed at once (default 50). */
+  readonly batchSize?: number;
+  /** MAIL_MAX_ATTEMPTS: dead after this many attempts even before retryMaxAgeMs (default: no limit). */
+  readonly maxAttempts?: number | undefined;
+  /** MAIL_RETRY_MAX_AGE_MS: how long after its first attempt a message is retried (default 5 days). */
+  readonly retryMaxAgeMs?: number;
+  /** MAIL_RETRY_MAX_INTERVAL_MS: the longest wait between two attempts (default 30 min). */
+  readonly retryMaxIntervalMs?: number;
+  /** OUTBOX_RETENTION_DAYS in ms: how long a delivered message keeps its whole text (default 0). */
+  readonly retentionMs?: number;
   readonly now?: () => number;
   readonly log?: (entry: Record<string, unknown>) => void;
+}
+
+/** The wait before the attempt after `attempts` failed ones: 1 min doubling, at most `maxIntervalMs`. */
+export function retryDelay(attempts: number, maxIntervalMs = DEFAULT_RETRY_MAX_INTERVAL_MS): number {
+  return Math.min(maxIntervalMs, FIRST_RETRY_MS * 2 ** Math.min(30, Math.max(0, attempts - 1)));
+}
+
+/** Header fields a delivered message keeps: who, what, when, and the id a bounce or the MTA log names. */
+const KEPT_HEADERS = new Set(["from", "to", "subject", "date", "message-id"]);
+
+/**
+ * What is kept of a delivered message: its From, To, Subject, Date and Message-ID fields (folded lines
+ * included) and an empty body. Every other header (List-Unsubscribe carries a token) and the body (the
+ * links) are dropped.
+ */
+export function deliveredCopy(message: string): string {
+  const end = message.indexOf("\r\n\r\n");
+  const head = end < 0 ? message : message.slice(0, end);
+  const kept = head.split(/\r\n(?![ \t])/).filter((field) => {
+    const colon = field.indexOf(":");
+    return colon > 0 && KEPT_HEADERS.has(field.slice(0, colon).trim().toLowerCase());
+  });
+  return `${kept.join("\r\n")}\r\n\r\n`;
 }
 
 export class OutboxWorker extends PollingWorker {
   private readonly owner = `${OUTBOX_OWNER_PREFIX}${randomUUID()}`;
   private readonly transport: MailTransport;
+  /** Per priority: the last account a claim served (the next claim starts after it). */
+  private readonly cursors = [0, 0];
 
   constructor(
     private readonly store: Store,
@@ -56,12 +130,46 @@ export class OutboxWorker extends PollingWorker {
     return this.drain();
   }
 
+  /**
+   * Cuts delivered messages kept longer than the retention to their headers (and those delivered before
+   * retention existed), at most PURGE_BATCHES_PER_PASS batches; returns how many were cut.
+   */
+  async purge(at?: number): Promise<number> {
+    const now = at ?? this.now();
+    const cutoff = now - (this.options.retentionMs ?? 0);
+    let cut = 0;
+    for (let round = 0; round < PURGE_BATCHES_PER_PASS; round++) {
+      const rows = await this.store.db
+        .selectFrom("mail_outbox")
+        .select(["id", "message"])
+        .where("retained_since", "<=", cutoff)
+        .orderBy("retained_since")
+        .limit(PURGE_BATCH)
+        .execute();
+      if (rows.length === 0) break;
+      await this.store.write(async (trx) => {
+        for (const row of rows) {
+          await trx
+            .updateTable("mail_outbox")
+            .set({ message: deliveredCopy(row.message), retained_since: null })
+            .where("id", "=", row.id)
+            .where("state", "=", "sent")
+            .execute();
+        }
+      });
+      cut += rows.length;
+      if (rows.length < PURGE_BATCH) break;
+    }
+    return cut;
+  }
+
   /** Delivers every message due at `at` (default now), one claimed batch at a time; returns when none is due. */
   async drain(at?: number, evenStopped = false): Promise<number> {
     const now = () => at ?? this.now();
+    await this.purge(now());
     let delivered = 0;
     for (let round = 0; round < 10_000 && (evenStopped || !this.stopped); round++) {
-      const batch = await this.claim(50, now());
+      const batch = await this.claim(this.options.batchSize ?? 50, now());
       if (batch.length === 0) break;
       const late: number[] = [];
       for (const [index, mail] of batch.entries()) {
@@ -77,7 +185,7 @@ export class OutboxWorker extends PollingWorker {
           .set({ lease_owner: null, lease_until: null })
           .where("id", "in", late)
           .where("lease_owner", "=", this.owner)
-          .where("state", "=", "queued")
+          .where(stateIs("queued"))
           .execute();
       }
     }
@@ -88,40 +196,163 @@ export class OutboxWorker extends PollingWorker {
     return (this.options.now ?? Date.now)();
   }
 
-  private claim(limit: number, now: number): Promise<Mail[]> {
-    return claimDue(this.store, "mail_outbox", this.owner, limit, now, this.options.leaseMs ?? 30_000);
+  /**
+   * Claims up to `limit` due messages: priority 0 first, then bulk; in each class the accounts with due
+   * mail in turn from the one after the last served, each an equal share of what is left of the batch,
+   * oldest due first. PostgreSQL skips rows another worker is claiming at the same moment. The batch is
+   * returned in claim order (priority mail first).
+   */
+  claim(limit: number, now: number): Promise<Mail[]> {
+    const postgres = this.store.engine === "postgres";
+    return this.store.db.transaction().execute(async (trx) => {
+      const ids: number[] = [];
+      for (const priority of PRIORITIES) {
+        if (ids.length >= limit) break;
+        const accounts = await dueAccounts(trx, priority, this.cursors[priority]!, limit - ids.length, now);
+        for (const [index, account] of accounts.entries()) {
+          const share = Math.ceil((limit - ids.length) / (accounts.length - index));
+          const rows = await trx
+            .selectFrom("mail_outbox")
+            .select("id")
+            .where("state", "=", "queued")
+            .where("priority", "=", priority)
+            .where("account_id", "=", account)
+            .where("next_attempt_at", "<=", now)
+            .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
+            .orderBy("next_attempt_at")
+            .orderBy("id")
+            .limit(share)
+            .$if(postgres, (q) => q.forUpdate().skipLocked())
+            .execute();
+          for (const row of rows) ids.push(row.id);
+          this.cursors[priority] = account;
+          if (ids.length >= limit) break;
+        }
+      }
+      if (ids.length === 0) return [];
+      const claimed = await trx
+        .updateTable("mail_outbox")
+        .set({ lease_owner: this.owner, lease_until: now + (this.options.leaseMs ?? 30_000) })
+        .where("id", "in", ids)
+        .where(stateIs("queued"))
+        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
+        .returningAll()
+        .execute();
+      const order = new Map(ids.map((id, index) => [id, index]));
+      return claimed.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+    });
   }
-
 
   private async deliver(mail: Mail, now: () => number): Promise<boolean> {
     const { db } = this.store;
+    const firstAttempt = mail.first_attempt_at ?? now();
     try {
       await this.transport.send(mail);
+      const at = now();
+      const keep = (this.options.retentionMs ?? 0) > 0;
       await db
         .updateTable("mail_outbox")
-        .set({ state: "sent", sent_at: now(), attempts: mail.attempts + 1, lease_owner: null, lease_until: null, last_error: null })
+        .set({
+          state: "sent",
+          sent_at: at,
+          attempts: mail.attempts + 1,
+          first_attempt_at: firstAttempt,
+          lease_owner: null,
+          lease_until: null,
+          last_error: null,
+          ...(keep ? { retained_since: at } : { message: deliveredCopy(mail.message), retained_since: null }),
+        })
         .where("id", "=", mail.id)
         .where("lease_owner", "=", this.owner)
         .execute();
       return true;
     } catch (error) {
+      const at = now();
       const attempts = mail.attempts + 1;
-      const dead = error instanceof PermanentMailError || attempts >= (this.options.maxAttempts ?? 5);
+      const giveUpAt = firstAttempt + (this.options.retryMaxAgeMs ?? DEFAULT_RETRY_MAX_AGE_MS);
+      const permanent = error instanceof PermanentMailError;
+      const dead = permanent || at >= giveUpAt || (this.options.maxAttempts !== undefined && attempts >= this.options.maxAttempts);
       const reason = (error instanceof Error ? error.message : String(error)).slice(0, 500);
+      // The last retry falls at the give-up time itself, so a message is tried for the whole period.
+      const next = Math.min(at + retryDelay(attempts, this.options.retryMaxIntervalMs), giveUpAt);
       await db
         .updateTable("mail_outbox")
         .set({
           state: dead ? "dead" : "queued",
           attempts,
-          next_attempt_at: now() + Math.min(3600_000, 1000 * 2 ** attempts),
+          first_attempt_at: firstAttempt,
+          next_attempt_at: dead ? at : next,
           lease_owner: null,
           lease_until: null,
           last_error: reason,
         })
         .where("id", "=", mail.id)
+        .where("lease_owner", "=", this.owner)
         .execute();
-      this.options.log?.({ msg: "mail delivery failed", mailId: mail.id, attempts, dead, err: reason });
+      this.options.log?.({
+        msg: "mail delivery failed",
+        mailId: mail.id,
+        attempts,
+        dead,
+        ...(dead ? { why: permanent ? "refused" : at >= giveUpAt ? "retried for the whole period" : "maximum attempts" } : { nextAttemptAt: new Date(next).toISOString() }),
+        err: reason,
+      });
       return false;
     }
   }
+}
+
+/**
+ * Up to `max` accounts with due, unleased mail of `priority`, in account order starting after `after`
+ * and wrapping around once. Each lap is one statement walking at most ACCOUNT_WALK accounts that have
+ * queued mail of the class (one index seek each for the next account id, one more for a due message), so
+ * a claim costs seeks per account, not a scan of anyone's backlog.
+ */
+async function dueAccounts(trx: Transaction<Database>, priority: number, after: number, max: number, now: number): Promise<number[]> {
+  const found: number[] = [];
+  let from = after;
+  let secondLap = false;
+  for (let lap = 0; lap < MAX_LAPS; lap++) {
+    const { rows } = await sql<{ account_id: number; step: number; due: unknown }>`
+      with recursive walk(account_id, step) as (
+        select (select account_id from mail_outbox
+                where state = 'queued' and priority = ${priority} and account_id > ${from}
+                order by account_id limit 1), 1
+        union all
+        select (select m.account_id from mail_outbox m
+                where m.state = 'queued' and m.priority = ${priority} and m.account_id > walk.account_id
+                order by m.account_id limit 1), walk.step + 1
+        from walk
+        where walk.account_id is not null and walk.step < ${ACCOUNT_WALK}
+      )
+      select walk.account_id, walk.step, exists (
+        select 1 from mail_outbox d
+        where d.state = 'queued' and d.priority = ${priority} and d.account_id = walk.account_id
+          and d.next_attempt_at <= ${now} and (d.lease_until is null or d.lease_until < ${now})) as due
+      from walk
+      where walk.account_id is not null`.execute(trx);
+    // In walk order (sorted here: an ORDER BY would sort in the database too, on a temporary tree).
+    rows.sort((a, b) => Number(a.step) - Number(b.step));
+    let last = from;
+    let passed = false;
+    for (const row of rows) {
+      last = Number(row.account_id);
+      if (secondLap && last > after) {
+        passed = true;
+        break;
+      }
+      if ((row.due === true || Number(row.due) === 1) && !found.includes(last)) found.push(last);
+      if (found.length >= max) break;
+    }
+    if (passed || found.length >= max) break;
+    if (rows.length === ACCOUNT_WALK) {
+      from = last;
+      continue;
+    }
+    // the walk reached the highest account id: go on from the lowest, up to where it started
+    if (secondLap || after === 0) break;
+    secondLap = true;
+    from = 0;
+  }
+  return found;
 }

@@ -2,7 +2,7 @@
 // when woken (something was queued) and every pollMs; a wake during a pass chains one more pass after
 // it; stop() lets the pass in progress finish; exclusive() runs a caller's drain with no pass running.
 
-import type { Selectable } from "kysely";
+import { type RawBuilder, type Selectable, type SqlBool, sql } from "kysely";
 import type { Store } from "../db/database.js";
 import type { Database } from "../db/schema.js";
 
@@ -81,6 +81,15 @@ export abstract class PollingWorker {
   }
 }
 
+/**
+ * `state = value` written so that no index serves it, for statements that name their rows by id: next to
+ * `id IN (...)`, SQLite (which keeps no statistics here) would otherwise walk an index on state over the
+ * whole queue instead of looking the ids up (33 ms against 0.03 ms a claim with 100,000 mails queued).
+ */
+export function stateIs(value: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`(${sql.ref("state")} || '') = ${value}`;
+}
+
 /** The delivery queues: same lease columns (state, next_attempt_at, lease_owner, lease_until). */
 export type DeliveryTable = "mail_outbox" | "sms_messages";
 
@@ -116,7 +125,7 @@ export async function claimDue<T extends DeliveryTable>(
       .updateTable(queue)
       .set({ lease_owner: owner, lease_until: now + leaseMs })
       .where("id", "in", due.map((d) => d.id))
-      .where("state", "=", "queued")
+      .where(stateIs("queued"))
       .returningAll()
       .execute();
     claimed.sort((a, b) => a.id - b.id);

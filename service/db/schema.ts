@@ -87,7 +87,10 @@ export interface MailOutboxTable {
   kind: string;
   to_address: string;
   subject: string;
-  /** The whole RFC 5322 message, CRLF line ends. */
+  /**
+   * The whole RFC 5322 message, CRLF line ends, while queued or dead; once delivered (and kept
+   * OUTBOX_RETENTION_DAYS) only its From, To, Subject, Date and Message-ID headers.
+   */
   message: string;
   state: Generated<MailState>;
   attempts: Generated<number>;
@@ -97,6 +100,12 @@ export interface MailOutboxTable {
   last_error: string | null;
   created_at: number;
   sent_at: number | null;
+  /** 0: confirmation and transactional mail, delivered first; 1: bulk (newsletters, triggers). */
+  priority: Generated<number>;
+  /** When delivery was first tried: retries end MAIL_RETRY_MAX_AGE_MS after it. */
+  first_attempt_at: number | null;
+  /** Delivered, whole text still kept since then (OUTBOX_RETENTION_DAYS); null once cut to its headers. */
+  retained_since: number | null;
 }
 
 /**

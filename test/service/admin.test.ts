@@ -529,6 +529,7 @@ describeEngines("admin CLI", (engine) => {
       attempts: 1,
       lastError: null,
       nextAttemptAt: null,
+      firstAttemptAt: null,
       createdAt: "2024-01-01T08:30:00.000Z",
       sentAt: "2024-01-01T08:31:00.000Z",
     });
@@ -542,18 +543,105 @@ describeEngines("admin CLI", (engine) => {
 
     const table = await admin(url, ["outbox", "show", "--account", "kate"]);
     const lines = table.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^ID\s+KIND\s+TO\s+SUBJECT\s+STATE\s+ATTEMPTS\s+CREATED\s+SENT$/);
+    expect(lines[0]).toMatch(/^ID\s+KIND\s+TO\s+SUBJECT\s+STATE\s+ATTEMPTS\s+CREATED\s+SENT\s+NEXT ATTEMPT\s+LAST ERROR$/);
     expect(lines).toHaveLength(3);
     expect(lines[1]).toContain("Evil\\r\\nBcc: x\\x1b[2J");
-    expect(lines[2]).toMatch(new RegExp(`^\\s*${first}\\s+confirmation\\s+reader@example.com\\s+Please confirm\\s+sent\\s+1\\s+2024-01-01 08:30:00Z\\s+2024-01-01 08:31:00Z$`));
+    // a dead message shows why (no next attempt)
+    expect(lines[1]).toMatch(/\sdead\s+5\s+2024-01-01 08:30:00Z\s+-\s+-\s+550 no such user$/);
+    expect(lines[2]).toMatch(new RegExp(`^\\s*${first}\\s+confirmation\\s+reader@example.com\\s+Please confirm\\s+sent\\s+1\\s+2024-01-01 08:30:00Z\\s+2024-01-01 08:31:00Z\\s+-\\s+-$`));
     const everyone = await admin(url, ["outbox", "show"]);
     expect(everyone.stdout.split("\n")[0]).toMatch(/^ID\s+ACCOUNT\s+KIND/);
-    expect(everyone.stdout).toMatch(new RegExp(`${third}\\s+leo\\s+confirmation`));
+    // a queued message shows when it is tried next
+    expect(everyone.stdout).toMatch(new RegExp(`${third}\\s+leo\\s+confirmation.*queued\\s+1\\s+2024-01-01 08:30:00Z\\s+-\\s+2024-01-02 00:00:00Z\\s+-\\n`));
 
     const badState = await admin(url, ["outbox", "show", "--state", "lost"]);
     expect(badState).toEqual({ code: 1, stdout: "", stderr: 'error: --state must be one of queued, sent, dead, not "lost"\n' });
     const none = await admin(url, ["outbox", "show", "--account", "kate", "--state", "queued"]);
     expect(none.stdout).toBe("No queued messages in the outbox of kate.\n");
+  });
+
+  it("outbox retry takes several ids or a filter, all of them or none", async () => {
+    const mia = await createAccount("mia");
+    const ned = await createAccount("ned");
+    const mail = async (accountId: number, state: "queued" | "sent" | "dead") =>
+      (
+        await store.db
+          .insertInto("mail_outbox")
+          .values({
+            account_id: accountId,
+            kind: "transactional",
+            to_address: "reader@example.com",
+            subject: `a ${state} one`,
+            message: "Subject: x\r\n\r\nbody\r\n",
+            state,
+            attempts: state === "queued" ? 2 : 7,
+            first_attempt_at: Date.UTC(2024, 0, 1),
+            next_attempt_at: Date.UTC(2999, 0, 1),
+            lease_owner: null,
+            lease_until: null,
+            last_error: state === "sent" ? null : "451 try later",
+            created_at: Date.UTC(2024, 0, 1),
+            sent_at: state === "sent" ? Date.UTC(2024, 0, 1) : null,
+          })
+          .returning("id")
+          .executeTakeFirstOrThrow()
+      ).id;
+    const dead1 = await mail(mia, "dead");
+    const dead2 = await mail(mia, "dead");
+    const waiting = await mail(mia, "queued");
+    const sent = await mail(mia, "sent");
+    const nedDead = await mail(ned, "dead");
+    const rows = async () =>
+      Object.fromEntries(
+        (await store.db.selectFrom("mail_outbox").select(["id", "state", "attempts", "first_attempt_at", "next_attempt_at"]).where("account_id", "in", [mia, ned]).execute()).map((r) => [r.id, r]),
+      );
+    const before = await rows();
+
+    // refusals change nothing: an unknown id or a sent message among the ids refuses them all
+    expect(await admin(url, ["outbox", "retry", "--id", `${dead1},987654,987655`])).toEqual({ code: 1, stdout: "", stderr: "error: --id: there is no message 987654, 987655 in the outbox; nothing was retried\n" });
+    expect(await admin(url, ["outbox", "retry", "--id", `${dead1},${sent}`])).toEqual({ code: 1, stdout: "", stderr: `error: --id: message ${sent} was sent already; it is not sent twice, and nothing was retried\n` });
+    for (const [argv, message] of [
+      [["--id", `${dead1},,${dead2}`], "--id must be message ids separated by commas"],
+      [["--id", "seven"], "--id must be a whole number"],
+      [["--id", String(dead1), "--state", "dead"], "give either --id, or --state"],
+      [["--account", "mia"], "--account needs --state"],
+      [[], "name the messages: --id 4,7,9, or --state dead"],
+      [["--state", "sent"], "--state must be dead or queued"],
+      [["--state", "dead", "--account", "nobody"], '--account: no account named "nobody"'],
+    ] as const) {
+      const run = await admin(url, ["outbox", "retry", ...argv]);
+      expect(run.code, argv.join(" ")).toBe(1);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toContain(message);
+    }
+    expect(await rows()).toEqual(before);
+
+    // several ids at once: dead ones start over, due now
+    const t0 = Date.now();
+    const both = await admin(url, ["outbox", "retry", "--id", ` ${dead1}, ${dead2},${dead1}`]);
+    expect(both.code, both.stderr).toBe(0);
+    expect(both.stdout).toBe(`2 messages are queued and due now (2 were dead, 0 waiting for their next attempt): ${dead1}, ${dead2}.\n`);
+    const after = await rows();
+    for (const id of [dead1, dead2]) {
+      expect(after[id]).toMatchObject({ state: "queued", attempts: 0, first_attempt_at: null });
+      expect(after[id]!.next_attempt_at).toBeGreaterThanOrEqual(t0);
+      expect(after[id]!.next_attempt_at).toBeLessThanOrEqual(Date.now());
+    }
+    expect(after[nedDead]).toEqual(before[nedDead]);
+
+    // a filter: every dead message of one account
+    const filtered = await admin(url, ["outbox", "retry", "--state", "dead", "--account", "ned", "--json"]);
+    expect(filtered.code, filtered.stderr).toBe(0);
+    expect(JSON.parse(filtered.stdout)).toEqual({ retried: [nedDead], previous: [{ id: nedDead, state: "dead", attempts: 7, lastError: "451 try later" }] });
+    expect((await rows())[nedDead]).toMatchObject({ state: "queued", attempts: 0 });
+    expect(await admin(url, ["outbox", "retry", "--state", "dead", "--account", "ned"])).toEqual({ code: 0, stdout: "No dead messages of ned in the outbox: nothing to retry.\n", stderr: "" });
+
+    // a queued message waiting for its next attempt becomes due now and keeps its attempts
+    const due = await admin(url, ["outbox", "retry", "--id", String(waiting)]);
+    expect(due).toEqual({ code: 0, stdout: `Message ${waiting} is queued and due now (was waiting for its next attempt).\n`, stderr: "" });
+    expect((await rows())[waiting]).toMatchObject({ state: "queued", attempts: 2, first_attempt_at: Date.UTC(2024, 0, 1) });
+    expect((await rows())[waiting]!.next_attempt_at).toBeLessThanOrEqual(Date.now());
+    expect((await rows())[sent]).toEqual(before[sent]);
   });
 
   it("--help works at every level and opens no database", async () => {

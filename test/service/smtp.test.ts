@@ -111,8 +111,8 @@ describeEngines("SMTP delivery", (engine) => {
     await svc.app.outbox!.flush();
     expect(await row(queued.id)).toMatchObject({ state: "sent", attempts: 1 });
     expect(smtp.arrivals.slice(before).map((a) => a.raw)).toEqual([queued.message]);
-    expect(await admin(svc.databaseUrl, ["outbox", "retry", "--id", String(queued.id)])).toEqual({ code: 1, stdout: "", stderr: `error: --id: message ${queued.id} was sent already; it is not sent twice\n` });
-    expect(await admin(svc.databaseUrl, ["outbox", "retry", "--id", "999999"])).toMatchObject({ code: 1, stderr: "error: --id: there is no message 999999 in the outbox\n" });
+    expect(await admin(svc.databaseUrl, ["outbox", "retry", "--id", String(queued.id)])).toEqual({ code: 1, stdout: "", stderr: `error: --id: message ${queued.id} was sent already; it is not sent twice, and nothing was retried\n` });
+    expect(await admin(svc.databaseUrl, ["outbox", "retry", "--id", "999999"])).toMatchObject({ code: 1, stderr: "error: --id: there is no message 999999 in the outbox; nothing was retried\n" });
   });
 });
 
@@ -165,9 +165,18 @@ describeEngines("SMTP delivery to a failing server", (engine) => {
 });
 
 describe("SMTP configuration", () => {
-  it("defaults to the folder, 5 attempts and no plain-text login; reads SMTP_URL, MAIL_MAX_ATTEMPTS and SMTP_ALLOW_PLAINTEXT_AUTH", () => {
-    expect(readConfig({})).toMatchObject({ smtpUrl: undefined, mailMaxAttempts: 5, smtpAllowPlaintextAuth: false });
-    expect(readConfig({ SMTP_URL: "smtps://u:p@mail.example:465", MAIL_MAX_ATTEMPTS: "8", SMTP_ALLOW_PLAINTEXT_AUTH: "TRUE" })).toMatchObject({ smtpUrl: "smtps://u:p@mail.example:465", mailMaxAttempts: 8, smtpAllowPlaintextAuth: true });
+  it("defaults to the folder, retries for 5 days at most 30 min apart, no attempt limit, no plain-text login; reads each setting", () => {
+    expect(readConfig({})).toMatchObject({
+      smtpUrl: undefined,
+      mailMaxAttempts: undefined,
+      mailRetryMaxAgeMs: 5 * 24 * 3600_000,
+      mailRetryMaxIntervalMs: 30 * 60_000,
+      smtpAllowPlaintextAuth: false,
+      outboxRetentionDays: 0,
+    });
+    expect(
+      readConfig({ SMTP_URL: "smtps://u:p@mail.example:465", MAIL_MAX_ATTEMPTS: "8", MAIL_RETRY_MAX_AGE_MS: "86400000", MAIL_RETRY_MAX_INTERVAL_MS: "600000", SMTP_ALLOW_PLAINTEXT_AUTH: "TRUE", OUTBOX_RETENTION_DAYS: "7" }),
+    ).toMatchObject({ smtpUrl: "smtps://u:p@mail.example:465", mailMaxAttempts: 8, mailRetryMaxAgeMs: 86_400_000, mailRetryMaxIntervalMs: 600_000, smtpAllowPlaintextAuth: true, outboxRetentionDays: 7 });
     expect(readConfig({ SMTP_ALLOW_PLAINTEXT_AUTH: "false" }).smtpAllowPlaintextAuth).toBe(false);
   });
 
@@ -179,6 +188,9 @@ describe("SMTP configuration", () => {
 
   it.each([
     ["MAIL_MAX_ATTEMPTS", "0"],
+    ["MAIL_RETRY_MAX_AGE_MS", "-1"],
+    ["MAIL_RETRY_MAX_INTERVAL_MS", "10"],
+    ["OUTBOX_RETENTION_DAYS", "forever"],
     ["SMTP_ALLOW_PLAINTEXT_AUTH", "sometimes"],
   ])("refuses %s=%s naming it", (name, value) => {
     expect(() => readConfig({ [name]: value })).toThrow(ConfigError);

@@ -5,6 +5,8 @@
 // zone read in the account's time zone); two trigger workers at once (one sending, one mail each); the
 // admin noun; wrong credentials.
 
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { TriggerWorker, parseDateTime } from "../../service/app/triggers.js";
 import { describeEngines } from "./support/engines.js";
@@ -122,8 +124,10 @@ describeEngines("triggers", (engine) => {
     await client().InsertSubscriberWithDemDataPendingOption({ strEmail: email, strName: "Pat", strMailingListID: String(listId), strPending: "true" });
     await drain();
     expect(await newsletterMails(email)).toBe(0);
-    const confirmation = await svc.app.store.db.selectFrom("mail_outbox").select("message").where("to_address", "=", email).executeTakeFirstOrThrow();
-    const bodies = [...confirmation.message.matchAll(/\r\n\r\n([A-Za-z0-9+/=\r\n]+)/g)].map((m) => Buffer.from(m[1]!.replace(/\r\n/g, ""), "base64").toString("utf8"));
+    // the delivered confirmation is its .eml (the stored copy keeps only the headers after delivery)
+    const confirmation = await svc.app.store.db.selectFrom("mail_outbox").select("id").where("to_address", "=", email).executeTakeFirstOrThrow();
+    const message = readFileSync(join(svc.outboxDir, `${confirmation.id}.eml`), "utf8");
+    const bodies = [...message.matchAll(/\r\n\r\n([A-Za-z0-9+/=\r\n]+)/g)].map((m) => Buffer.from(m[1]!.replace(/\r\n/g, ""), "base64").toString("utf8"));
     const link = /\/confirm\/([A-Za-z0-9_-]{43})/.exec(bodies.join("\n"));
     expect(link).not.toBeNull();
     expect((await fetch(`${svc.url}/confirm/${link![1]}`)).status).toBe(200); // the page: changes nothing
