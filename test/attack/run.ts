@@ -3,7 +3,7 @@
 // times (well under 5 minutes on a 2-core machine). Prints one table; exits 1 if any row fails.
 //
 //   npm run fuzz                              everything
-//   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort tracking protocol auth content imports)
+//   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort tracking protocol auth content imports outbox)
 //   npm run fuzz -- --requests 20000 --seed 7 a shorter or different fuzzing run
 //   npm run fuzz -- --markdown                also print the table as Markdown (for the README)
 
@@ -16,6 +16,7 @@ import { DEFAULT_SEED, runFuzz } from "./fuzz.js";
 import { topCounts } from "./judge.js";
 import { CLIENT_BOUNDS, MALICIOUS_CASES, startMaliciousServers, type ClientCaseResult } from "./malicious.js";
 import { HOST_CONFIGS, runHostCases, type HostConfigName } from "./host-header.js";
+import { outboxSection } from "./outbox.js";
 import { runPipelinedAbort } from "./pipelined-abort.js";
 import { PROTOCOL_CLASSES, PROTOCOL_PATHS, runProtocolClass } from "./protocol.js";
 import { formatMarkdown, formatTable, mb, ms, size, type Row } from "./report.js";
@@ -27,7 +28,7 @@ import { importsSection } from "./imports.js";
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-const SECTIONS = ["fuzz", "adapters", "xml", "exhaustion", "faults", "client", "host", "abort", "tracking", "protocol", "auth", "content", "imports"] as const;
+const SECTIONS = ["fuzz", "adapters", "xml", "exhaustion", "faults", "client", "host", "abort", "tracking", "protocol", "auth", "content", "imports", "outbox"] as const;
 type Section = (typeof SECTIONS)[number];
 
 function flag(name: string): string | undefined {
@@ -402,6 +403,7 @@ async function main(): Promise<void> {
     auth: () => authSection(rows),
     content: () => contentSection(rows),
     imports: () => importsSection(rows),
+    outbox: () => outboxSection(rows),
   };
   for (const name of SECTIONS) {
     if (only && !only.includes(name)) continue;
