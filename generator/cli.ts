@@ -1,27 +1,38 @@
-// easgen: validate the spec, generate the output folder from it, or check that the folder is current.
-// Options come from the command line, else from easgen.config.json (or .mjs/.js) in the working directory or
-// named by --config (config.ts); flags override the file.
+// easgen: validate the spec, generate the output folder from it, check that the folder is current, verify a
+// vendored copy against its manifest, or import a WSDL into a spec. Options come from the command line, else
+// from easgen.config.json (or .mjs/.js) in the working directory or named by --config (config.ts); flags
+// override the file.
+//
+// Exit codes: 0 done; 1 errors in the spec, a stale folder or a user error met while running (a missing
+// file, a bad config, an unreachable WSDL), one line each, never a stack trace; 2 a mistake in the command
+// line itself (an unknown command or flag, a flag without its value, a missing required option, a bad
+// value), reported with "did you mean" where a known name is close and the command's usage line, and the
+// command is not run.
 
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import yargs, { type Argv, type CommandModule } from "yargs";
+import yargs, { type Argv } from "yargs";
+import {
+  UsageError,
+  UserError,
+  usageLine,
+  type CommandSpec,
+  type Io,
+  type OptionSpec,
+  type ParsedArgs,
+} from "./cli-command.js";
 import {
   checkCommand,
   generateCommand,
   regenerateCommand,
   validateCommand,
-  type Io,
+  verifyCommand,
   type OutputOptions,
 } from "./commands.js";
-import {
-  ConfigError,
-  loadConfig,
-  NAMESPACE_PATTERN,
-  wsdlAddressProblem,
-  type LoadedConfig,
-} from "./config.js";
+import { ConfigError, loadConfig, NAMESPACE_PATTERN, wsdlAddressProblem } from "./config.js";
 import { TOOL_VERSION } from "./generated-file.js";
-import { importCommandModule } from "./import/command.js";
+import { importCommandSpec } from "./import/command.js";
+import { closest, didYouMean } from "./suggest.js";
 
 /** How the executable is started, for hints that name a command to run. */
 export interface CliOptions {
@@ -39,156 +50,312 @@ const consoleIo: Io = {
 /** The default output folder when neither --out nor the config names one. */
 export const DEFAULT_OUT = "generated";
 
-interface SpecArgs {
-  readonly config?: string | undefined;
-  readonly spec?: string | undefined;
-  readonly namespace?: string | undefined;
-}
+const CONFIG_OPTION: OptionSpec = {
+  type: "string",
+  value: "file",
+  describe: "Config file (default: easgen.config.json, .mjs or .js in the working directory, if any)",
+};
 
-interface OutArgs extends SpecArgs {
-  readonly out?: string | undefined;
-  readonly "wsdl-address"?: string | undefined;
-}
+const SPEC_OPTIONS: Readonly<Record<string, OptionSpec>> = {
+  config: CONFIG_OPTION,
+  spec: { type: "string", value: "file.yaml", describe: "The spec YAML (default: the config's spec)" },
+  namespace: {
+    type: "string",
+    value: "uri",
+    describe: "XML namespace to use instead of the spec's service.namespace",
+  },
+};
 
-/** The options every spec-reading command takes. */
-function specOptions<T>(y: Argv<T>) {
-  return y
-    .option("config", {
-      type: "string",
-      describe: "Config file (default: easgen.config.json, .mjs or .js in the working directory, if any)",
-    })
-    .option("spec", { type: "string", describe: "The spec YAML (default: the config's spec)" })
-    .option("namespace", {
-      type: "string",
-      describe: "XML namespace to use instead of the spec's service.namespace",
-    })
-    .check((args) => {
-      if (args.namespace !== undefined && !NAMESPACE_PATTERN.test(args.namespace)) {
-        throw new Error(
-          `--namespace must be an absolute URI such as http://tempuri.org/, not "${args.namespace}"`,
-        );
-      }
-      return true;
-    });
-}
+const OUT_OPTIONS: Readonly<Record<string, OptionSpec>> = {
+  ...SPEC_OPTIONS,
+  out: { type: "string", value: "dir", describe: `Output folder (default: the config's out, else ${DEFAULT_OUT})` },
+  "wsdl-address": {
+    type: "string",
+    value: "url",
+    describe:
+      "Base URL written into the static {Service}.wsdl (default: the config's wsdlAddress, else http://localhost/)",
+  },
+};
 
-function outOptions<T>(y: Argv<T>) {
-  return specOptions(y)
-    .option("out", {
-      type: "string",
-      describe: `Output folder (default: the config's out, else ${DEFAULT_OUT})`,
-    })
-    .option("wsdl-address", {
-      type: "string",
-      describe:
-        "Base URL written into the static {Service}.wsdl (default: the config's wsdlAddress, else http://localhost/)",
-    })
-    .check((args) => {
-      const address = args["wsdl-address"];
-      const problem = address === undefined ? undefined : wsdlAddressProblem(address);
-      if (problem !== undefined) throw new Error(`--wsdl-address must be ${problem}, not "${address}"`);
-      return true;
-    });
+function checkSpecArgs(args: ParsedArgs): void {
+  const namespace = args["namespace"] as string | undefined;
+  if (namespace !== undefined && !NAMESPACE_PATTERN.test(namespace)) {
+    throw new UsageError(`--namespace must be an absolute URI such as http://tempuri.org/, not "${namespace}"`);
+  }
+  const address = args["wsdl-address"] as string | undefined;
+  const problem = address === undefined ? undefined : wsdlAddressProblem(address);
+  if (problem !== undefined) throw new UsageError(`--wsdl-address must be ${problem}, not "${address}"`);
 }
 
 /**
- * Runs one command line; returns the exit code (0 done, 1 errors in the spec, a stale folder or a bad
- * config). To add a command, add it to `commands` below.
+ * Runs one command line; returns the exit code (0 done, 1 errors in the spec, a stale folder or a user error,
+ * 2 a mistake in the command line). To add a command, add a CommandSpec to `commands` below.
  */
 export async function runCli(argv: readonly string[], cli: CliOptions = {}): Promise<number> {
+  return runCommandLine(argv, cliCommands(argv, cli), cli.io ?? consoleIo);
+}
+
+/** Every command, as the command line `argv` would run it. */
+export function cliCommands(argv: readonly string[], cli: CliOptions = {}): readonly CommandSpec[] {
   const io = cli.io ?? consoleIo;
   const program = cli.program ?? "npx easgen";
-  let exitCode = 0;
+  const cwd = cli.cwd;
 
-  /** The config merged under the flags; undefined (after reporting) when it cannot be used. */
-  const resolve = async (args: OutArgs): Promise<OutputOptions | undefined> => {
-    let config: LoadedConfig;
+  /** The config (--config, else the working directory's), the error a user can fix as UserError. */
+  const config = async (args: ParsedArgs) => {
     try {
-      config = await loadConfig({ file: args.config, ...(cli.cwd === undefined ? {} : { cwd: cli.cwd }) });
+      return await loadConfig({ file: args["config"] as string | undefined, ...(cwd === undefined ? {} : { cwd }) });
     } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      io.err(`easgen: ${error.message}`);
-      exitCode = 1;
-      return undefined;
+      if (error instanceof ConfigError) throw new UserError(error.message);
+      throw error;
     }
-    const spec = args.spec ?? config.spec;
+  };
+
+  /** The config merged under the flags. */
+  const resolve = async (args: ParsedArgs): Promise<OutputOptions> => {
+    const loaded = await config(args);
+    const spec = (args["spec"] as string | undefined) ?? loaded.spec;
     if (spec === undefined) {
-      io.err(
-        config.file === undefined
-          ? 'easgen: no spec: pass --spec <file.yaml>, or write easgen.config.json with { "spec": "<file.yaml>" }'
-          : `easgen: no spec: pass --spec <file.yaml>, or add "spec" to ${config.file}`,
+      throw new UsageError(
+        loaded.file === undefined
+          ? 'no spec: pass --spec <file.yaml>, or write easgen.config.json with { "spec": "<file.yaml>" }'
+          : `no spec: pass --spec <file.yaml>, or add "spec" to ${loaded.file}`,
       );
-      exitCode = 1;
-      return undefined;
     }
-    const namespace = args.namespace ?? config.namespace;
-    const wsdlAddress = args["wsdl-address"] ?? config.wsdlAddress;
-    const options: OutputOptions = {
+    const namespace = (args["namespace"] as string | undefined) ?? loaded.namespace;
+    const wsdlAddress = (args["wsdl-address"] as string | undefined) ?? loaded.wsdlAddress;
+    return {
       spec,
-      out: args.out ?? config.out ?? DEFAULT_OUT,
+      out: (args["out"] as string | undefined) ?? loaded.out ?? DEFAULT_OUT,
       ...(namespace === undefined ? {} : { namespace }),
       ...(wsdlAddress === undefined ? {} : { wsdlAddress }),
     };
-    return options;
   };
 
-  const commands: CommandModule<object, OutArgs>[] = [
+  return [
     {
-      command: "validate",
+      name: "validate",
       describe: "Report spec errors as file:line:col message; exit 1 on any",
-      builder: (y) => specOptions(y) as Argv<OutArgs>,
-      handler: async (args) => {
+      options: SPEC_OPTIONS,
+      check: checkSpecArgs,
+      run: async (args) => validateCommand(await resolve(args), io),
+    },
+    {
+      name: "generate",
+      describe:
+        "Validate, then write the output folder (deleting files an earlier run wrote and no longer generates; files its .easgenignore names stay)",
+      options: OUT_OPTIONS,
+      check: checkSpecArgs,
+      run: async (args) => generateCommand(await resolve(args), io),
+    },
+    {
+      name: "check",
+      describe:
+        "Regenerate in memory and compare with the output folder; exit 1 naming every stale, missing or extra file, with a diff",
+      options: OUT_OPTIONS,
+      check: checkSpecArgs,
+      run: async (args) => {
         const options = await resolve(args);
-        if (options) exitCode = validateCommand(options, io);
+        return checkCommand(
+          { ...options, regenerate: npmScriptHint(argv) ?? regenerateCommand(options, program) },
+          io,
+        );
       },
     },
     {
-      command: "generate",
+      name: "verify",
       describe:
-        "Validate, then write the output folder (deleting files an earlier run wrote and no longer generates)",
-      builder: (y) => outOptions(y) as Argv<OutArgs>,
-      handler: async (args) => {
-        const options = await resolve(args);
-        if (options) exitCode = await generateCommand(options, io);
+        "Check a generated folder against the SHA-256 hashes in its manifest.json, without the spec; exit 1 naming every changed, missing or extra file",
+      positional: { name: "dir", describe: `The generated folder (default: the config's out, else ${DEFAULT_OUT})` },
+      options: { config: CONFIG_OPTION },
+      run: async (args) => {
+        const dir = (args["dir"] as string | undefined) ?? (await config(args)).out ?? DEFAULT_OUT;
+        return verifyCommand(dir, io);
       },
     },
-    {
-      command: "check",
-      describe:
-        "Regenerate in memory and compare with the output folder; exit 1 naming every stale, missing or extra file",
-      builder: (y) => outOptions(y) as Argv<OutArgs>,
-      handler: async (args) => {
-        const options = await resolve(args);
-        if (options)
-          exitCode = await checkCommand(
-            { ...options, regenerate: npmScriptHint(argv) ?? regenerateCommand(options, program) },
-            io,
-          );
-      },
-    },
-    importCommandModule(io, (code) => {
-      exitCode = code;
-    }) as unknown as CommandModule<object, OutArgs>,
+    importCommandSpec,
   ];
+}
 
-  let parser = yargs([...argv])
+/** Parses argv against the commands and runs the one named; every way it can go wrong ends in an exit code. */
+async function runCommandLine(argv: readonly string[], commands: readonly CommandSpec[], io: Io): Promise<number> {
+  const named = commands.find((command) => command.name === argv[0]);
+  let exitCode = 0;
+  let crash: { error: unknown } | undefined;
+  const run = async (command: CommandSpec, args: ParsedArgs): Promise<void> => {
+    try {
+      checkValues(command, args);
+      command.check?.(args);
+      exitCode = await command.run(args, io);
+    } catch (error) {
+      crash = { error };
+    }
+  };
+
+  let parser = yargs()
     .scriptName("easgen")
+    // yargs would translate its messages by the environment's locale; ours are English, and read below.
+    .locale("en")
     .usage("$0 <command> [options]\n\nGenerates typed TypeScript for an ASMX service from its YAML spec.");
-  for (const command of commands) parser = parser.command(command);
-  await parser
-    .demandCommand(1, `Name a command: ${commands.map((command) => command.command).join(", ")}`)
-    .strict()
-    .fail((message, error) => {
-      // An exception from a command is a bug and keeps its stack; a usage error is one line and exit 1.
-      if (error) throw error;
-      io.err(`easgen: ${message} (easgen --help lists the commands, easgen <command> --help their options)`);
-      exitCode = 1;
-    })
-    .help()
-    .alias("help", "h")
-    .version(TOOL_VERSION)
-    .parseAsync();
-  return exitCode;
+  for (const command of commands) {
+    parser = parser.command({
+      command: command.positional ? `${command.name} [${command.positional.name}]` : command.name,
+      describe: command.describe,
+      builder: (y: Argv) => {
+        let built = y;
+        if (command.positional) {
+          built = built.positional(command.positional.name, {
+            type: "string",
+            describe: command.positional.describe,
+          });
+        }
+        for (const [name, option] of Object.entries(command.options)) {
+          built = built.option(name, {
+            type: option.type,
+            describe: option.describe,
+            ...(option.type === "boolean" ? {} : { requiresArg: true }),
+            ...(option.required ? { demandOption: true } : {}),
+            ...(option.default === undefined ? {} : { default: option.default }),
+          });
+        }
+        return built;
+      },
+      handler: (args) => run(command, args as ParsedArgs),
+    });
+  }
+  let output = "";
+  try {
+    await parser
+      .demandCommand(1, "")
+      .strict()
+      .fail((message, error) => {
+        throw error instanceof UsageError ? error : new UsageError(message || (error?.message ?? ""));
+      })
+      .exitProcess(false)
+      .help()
+      .alias("help", "h")
+      .version(TOOL_VERSION)
+      .parseAsync([...argv], {}, (_error, _args, text) => {
+        output = text;
+      });
+  } catch (error) {
+    crash = { error };
+  }
+  // --help and --version: what yargs would have printed.
+  if (output !== "" && crash === undefined) io.out(output);
+  if (crash === undefined) return exitCode;
+
+  const { error } = crash;
+  if (error instanceof UsageError) {
+    io.err(`easgen${named ? ` ${named.name}` : ""}: ${usageMessage(error.message, argv, named, commands)}`);
+    io.err(
+      named
+        ? `usage: ${usageLine(named)} (easgen ${named.name} --help describes them)`
+        : `usage: easgen <${commands.map((command) => command.name).join("|")}> [options] (easgen --help lists them)`,
+    );
+    return 2;
+  }
+  const problem = error instanceof UserError ? error.message : fileSystemProblem(error);
+  if (problem !== undefined) {
+    io.err(`easgen: ${problem}`);
+    return 1;
+  }
+  // Anything else is a bug in easgen: its stack is what a report needs.
+  throw error;
+}
+
+/** Refuses an empty string value (`--spec=`) and a number that is not one (`--max-bytes abc`). */
+function checkValues(command: CommandSpec, args: ParsedArgs): void {
+  for (const [name, option] of Object.entries(command.options)) {
+    const value = args[name];
+    if (option.type === "string" && value === "") throw new UsageError(`--${name} needs a value`);
+    if (option.type === "number" && typeof value === "number" && Number.isNaN(value)) {
+      throw new UsageError(`--${name} must be a number`);
+    }
+    // A flag given twice comes back as an array.
+    if (Array.isArray(value)) throw new UsageError(`--${name} is given more than once`);
+  }
+}
+
+/** yargs' message in our words, with "did you mean" where a known name is close. */
+function usageMessage(
+  message: string,
+  argv: readonly string[],
+  command: CommandSpec | undefined,
+  commands: readonly CommandSpec[],
+): string {
+  const commandNames = commands.map((c) => c.name);
+  if (message === "") return `name a command: ${commandNames.join(", ")}`;
+  // A mistyped flag comes first, whatever yargs stopped at: `--wdsl x` is why --wsdl is missing.
+  const typed = command === undefined ? [] : unknownFlags(argv.slice(1), command);
+  const unknown = typed.length > 0 ? [message, typed.join(", ")] : /^Unknown arguments?: (.*)$/.exec(message);
+  if (unknown) {
+    const names = unknown[1]!.split(", ");
+    const flags = new Set(Object.keys(command?.options ?? {}));
+    const problems: string[] = [];
+    for (const name of names) {
+      const token = argv.find((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`) || arg === `-${name}`);
+      if (token === undefined) {
+        // yargs names --foo-bar also as fooBar; report the spelling that was typed, once.
+        if (names.includes(kebab(name)) && kebab(name) !== name) continue;
+        if (command === undefined && argv[0] === name) {
+          problems.push(`unknown command ${name}${didYouMean(name, commandNames)}`);
+        } else {
+          problems.push(`unexpected argument ${JSON.stringify(name)}`);
+        }
+        continue;
+      }
+      let hint = didYouMean(name, [...flags, "help", "version"], (flag) => `--${flag}`);
+      // Not one of this command's: perhaps (nearly) another command's.
+      for (const other of commands) {
+        if (hint !== "" || command === undefined || other === command) continue;
+        const near = Object.hasOwn(other.options, name) ? name : closest(name, Object.keys(other.options));
+        if (near !== undefined) hint = ` (--${near} is an option of easgen ${other.name}, not of easgen ${command.name})`;
+      }
+      problems.push(`unknown option ${token.split("=")[0]}${hint}`);
+    }
+    return problems.join("; ");
+  }
+  const missing = /^Missing required arguments?: (.*)$/.exec(message);
+  if (missing) {
+    return missing[1]!
+      .split(", ")
+      .map((name) => `missing --${name}`)
+      .join("; ");
+  }
+  const needsValue = /^Not enough arguments following: (.*)$/.exec(message);
+  if (needsValue) return `--${needsValue[1]} needs a value`;
+  return message;
+}
+
+/** The flags in args that the command does not have, as typed (without dashes or a value). */
+function unknownFlags(args: readonly string[], command: CommandSpec): string[] {
+  const known = new Set([...Object.keys(command.options), "help", "h", "version"]);
+  const found: string[] = [];
+  for (const arg of args) {
+    if (arg === "--") break;
+    const m = /^--?([^=]+)/.exec(arg);
+    if (!m || /^-\d/.test(arg)) continue;
+    const name = m[1]!;
+    const bare = name.startsWith("no-") ? name.slice(3) : name;
+    if (!known.has(name) && !known.has(bare) && !found.includes(name)) found.push(name);
+  }
+  return found;
+}
+
+function kebab(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/**
+ * A file-system error a user can act on (a folder that cannot be written, a path that is a file), as one
+ * line; undefined for anything else.
+ */
+function fileSystemProblem(error: unknown): string | undefined {
+  const e = error as NodeJS.ErrnoException;
+  if (!(error instanceof Error) || typeof e.code !== "string" || typeof e.syscall !== "string") return undefined;
+  const where = e.path === undefined ? "" : ` ${e.path}`;
+  return `cannot ${e.syscall}${where} (${e.code})`;
 }
 
 /**

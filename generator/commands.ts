@@ -1,16 +1,14 @@
-// What `easgen validate|generate|check` do, apart from argument parsing (cli.ts), so tests can run them
-// in-process. Each returns the exit code.
+// What `easgen validate|generate|check|verify` do, apart from argument parsing (cli.ts), so tests can run
+// them in-process. Each returns the exit code.
 
-import { readFileSync } from "node:fs";
 import path from "node:path";
+import type { Io } from "./cli-command.js";
 import { formatDiagnostic, type Diagnostic } from "./diagnostic.js";
 import { generateFiles, loadModel, type GenerateOptions, type SpecOptions } from "./generate.js";
-import { compareOutput, writeOutput, type Difference } from "./output.js";
+import { MANIFEST } from "./generated-file.js";
+import { compareOutput, IGNORE_FILE, verifyOutput, writeOutput, type Difference } from "./output.js";
 
-export interface Io {
-  out(line: string): void;
-  err(line: string): void;
-}
+export type { Io };
 
 const consoleIo: Io = {
   out: (line) => process.stdout.write(`${line}\n`),
@@ -49,6 +47,7 @@ export async function generateCommand(options: OutputOptions, io: Io = consoleIo
   return 0;
 }
 
+/** Files whose diff `check` prints; the others are named only. */
 const MAX_DIFFS_SHOWN = 10;
 
 export async function checkCommand(options: OutputOptions, io: Io = consoleIo): Promise<number> {
@@ -61,29 +60,55 @@ export async function checkCommand(options: OutputOptions, io: Io = consoleIo): 
     io.out(`easgen: ${dir}/ is current (${generated.files.length} files, ${elapsed(started)} ms)`);
     return 0;
   }
-  const byPath = new Map(generated.files.map((file) => [file.path, file.content]));
-  const lineEndingsOnly = (difference: Difference): boolean =>
-    difference.kind === "stale" &&
-    onlyLineEndingsDiffer(path.join(options.out, difference.path), byPath.get(difference.path));
   io.err(
     `easgen: ${dir}/ is not what the spec generates (${count(differences.length, "file differs", "files differ")}); ` +
       `run: ${options.regenerate ?? regenerateCommand(options)}`,
   );
+  reportDifferences(differences, dir, io);
+  return 1;
+}
+
+/** `easgen verify <dir>`: the folder against its manifest's hashes, without the spec. */
+export function verifyCommand(outDir: string, io: Io = consoleIo): number {
+  const started = performance.now();
+  const dir = displayDir(outDir);
+  const verification = verifyOutput(outDir);
+  if (!verification.ok) {
+    io.err(`easgen: ${dir}/: ${verification.problem}`);
+    return 1;
+  }
+  const { differences } = verification;
+  if (differences.length === 0) {
+    io.out(
+      `easgen: ${dir}/ matches its ${MANIFEST} (${verification.files} files, SHA-256, ${elapsed(started)} ms)`,
+    );
+    return 0;
+  }
+  io.err(
+    `easgen: ${dir}/ does not match its ${MANIFEST} (${count(differences.length, "file differs", "files differ")}); ` +
+      "copy the folder again from where it was generated, or regenerate it",
+  );
+  reportDifferences(differences, dir, io);
+  return 1;
+}
+
+/** One line per difference (with the diff of the first few stale files), then the line-ending hint if due. */
+function reportDifferences(differences: readonly Difference[], dir: string, io: Io): void {
   let diffsShown = 0;
   for (const difference of differences) {
-    const crlf = lineEndingsOnly(difference);
-    io.err(`  ${describeDifference(difference, dir, crlf)}`);
-    if (difference.kind === "stale" && !crlf && diffsShown++ < MAX_DIFFS_SHOWN) {
+    io.err(`  ${describeDifference(difference, dir)}`);
+    if (difference.kind === "stale" && difference.diff !== undefined && diffsShown++ < MAX_DIFFS_SHOWN) {
       for (const line of difference.diff.split("\n")) io.err(`      ${line}`);
     }
   }
-  if (differences.every(lineEndingsOnly)) {
+  const crlf = differences.filter((d) => d.kind === "stale" && d.lineEndings !== undefined).length;
+  if (crlf > 0) {
     io.err(
-      "easgen: only line endings differ (CRLF vs LF): easgen writes LF; a checkout converting to CRLF " +
-        "(git core.autocrlf) does this, mark the folder `* -text` or `eol=lf` in .gitattributes",
+      `easgen: ${count(crlf, "file has", "files have")} CRLF line endings; easgen writes LF. A checkout ` +
+        "converting them (git core.autocrlf) does this: mark the folder `* -text` or `* text eol=lf` in a " +
+        ".gitattributes, then check it out again",
     );
   }
-  return 1;
 }
 
 /** The command that regenerates what `check` compared, with the paths it used, relative to the working directory. */
@@ -104,29 +129,21 @@ function quote(arg: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`;
 }
 
-/** True when the file on disk equals the generated text once its CRLF line ends are read as LF. */
-function onlyLineEndingsDiffer(file: string, generated: string | undefined): boolean {
-  if (generated === undefined) return false;
-  let onDisk: string;
-  try {
-    onDisk = readFileSync(file, "utf8");
-  } catch {
-    return false;
-  }
-  return onDisk.includes("\r\n") && onDisk.replace(/\r\n/g, "\n") === generated;
-}
-
-function describeDifference(difference: Difference, dir: string, lineEndingsOnly = false): string {
+function describeDifference(difference: Difference, dir: string): string {
   const file = `${dir}/${difference.path}`;
   switch (difference.kind) {
     case "stale":
-      return lineEndingsOnly ? `stale    ${file} (line endings (CRLF vs LF) only)` : `stale    ${file}`;
+      return difference.lineEndings === "only"
+        ? `stale    ${file} (line endings only: CRLF, not LF)`
+        : difference.lineEndings === "also"
+          ? `stale    ${file} (and its line endings are CRLF, not LF)`
+          : `stale    ${file}`;
     case "missing":
       return `missing  ${file}`;
     case "extra":
       return difference.listed
         ? `extra    ${file} (no longer generated; \`generate\` deletes it)`
-        : `extra    ${file} (not generated by easgen; delete or move it)`;
+        : `extra    ${file} (not generated by easgen; delete it, move it, or name it in ${dir}/${IGNORE_FILE})`;
   }
 }
 

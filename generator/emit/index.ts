@@ -5,6 +5,7 @@ import path from "node:path";
 import type { ServiceModel } from "../../runtime/model.js";
 import { formatFile } from "../format.js";
 import { MANIFEST, withHeader, type GeneratedFile } from "../generated-file.js";
+import { sha256 } from "../output.js";
 import type { EmitContext } from "./context.js";
 import { emitClient } from "./client.js";
 import { emitDocs } from "./docs.js";
@@ -65,7 +66,7 @@ export async function emitAll(
   const manifest = {
     path: MANIFEST,
     content: "{}",
-    description: "Every file in this folder, for `generate` and `check`.",
+    description: "Every file in this folder with its SHA-256, for `generate`, `check` and `verify`.",
   };
   add("manifest", [manifest], false);
   add(
@@ -73,10 +74,13 @@ export async function emitAll(
     emitReadme(model, ctx, sortByPath([...files, { path: README, content: "", description: "This file." }])),
   );
   const paths = sortByPath(files).map((file) => file.path);
-  finishing.push(
-    Promise.resolve(withHeader({ ...manifest, content: JSON.stringify({ files: paths }) }, ctx.specFile)),
+  const finished = await Promise.all(finishing);
+  // The hash of every other file's finished bytes, so `easgen verify` can check a copy without the spec.
+  const hashes = Object.fromEntries(
+    sortByPath(finished).map((file) => [file.path, sha256(file.content)]),
   );
-  return sortByPath(await Promise.all(finishing));
+  finished.push(withHeader({ ...manifest, content: JSON.stringify({ files: paths, sha256: hashes }) }, ctx.specFile));
+  return sortByPath(finished);
 }
 
 /** Paths are relative to the output folder; nothing may point outside it. */

@@ -3,6 +3,8 @@
 
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { PACKAGE_FILES } from "../paths.js";
 import { readSource, type SourceOptions } from "./source.js";
 import { ImportError, importWsdl, type ImportResult } from "./wsdl.js";
 import { specToYaml } from "./yaml-out.js";
@@ -36,11 +38,32 @@ const consoleIo: ImportIo = {
 /** Reads, imports and renders without writing: the YAML text and the import's result. */
 export async function importToYaml(
   wsdl: string,
-  options: SourceOptions & { readonly credentials?: readonly string[] | undefined } = {},
+  options: SourceOptions & {
+    readonly credentials?: readonly string[] | undefined;
+    /** The YAML's JSON Schema reference, relative to where it will be written (see schemaReference). */
+    readonly schema?: string | undefined;
+  } = {},
 ): Promise<ImportResult & { readonly yaml: string }> {
   const source = await readSource(wsdl, options);
   const result = importWsdl(source.text, { source: source.label, credentials: options.credentials });
-  return { ...result, yaml: specToYaml(result.spec, { source: source.label, warnings: result.warnings }) };
+  return {
+    ...result,
+    yaml: specToYaml(result.spec, { source: source.label, warnings: result.warnings, schema: options.schema }),
+  };
+}
+
+/**
+ * The reference from a spec written at `out` to the JSON Schema of the easgen that writes it, relative to the
+ * spec's folder, so editors find it: in a project that installed easgen,
+ * `../node_modules/easgen/spec/service.schema.json` for spec/X.yaml; in easgen's repository,
+ * `./service.schema.json` for spec/X.yaml.
+ */
+export function schemaReference(out: string): string {
+  const relative = path.relative(path.dirname(path.resolve(out)), PACKAGE_FILES.schema);
+  // On another drive (Windows) there is no relative path.
+  if (path.isAbsolute(relative)) return pathToFileURL(PACKAGE_FILES.schema).href;
+  const slashed = relative.split(path.sep).join("/");
+  return slashed.startsWith(".") ? slashed : `./${slashed}`;
 }
 
 export async function importCommand(options: ImportCommandOptions, io: ImportIo = consoleIo): Promise<number> {
@@ -48,7 +71,7 @@ export async function importCommand(options: ImportCommandOptions, io: ImportIo 
     if (existsSync(options.out) && options.force !== true) {
       throw new ImportError(`${options.out} exists; pass --force to overwrite it (it may hold hand edits)`);
     }
-    const result = await importToYaml(options.wsdl, options);
+    const result = await importToYaml(options.wsdl, { ...options, schema: schemaReference(options.out) });
     for (const w of result.warnings) io.err(`easgen import: warning: ${w}`);
     for (const op of result.dataSetStubs) {
       io.err(

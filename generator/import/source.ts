@@ -27,7 +27,12 @@ export function isUrl(source: string): boolean {
 export async function readSource(source: string, options: SourceOptions = {}): Promise<Source> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   if (isUrl(source)) {
-    const url = new URL(source);
+    let url: URL;
+    try {
+      url = new URL(source);
+    } catch {
+      throw new ImportError(`${source}: not a URL that can be read (a file path has no scheme; a URL is http://host/path)`);
+    }
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       throw new ImportError(`${source}: only http and https URLs can be fetched, not ${url.protocol.slice(0, -1)}`);
     }

@@ -38,12 +38,17 @@ function fieldLine(f: SpecField): string {
 export interface YamlHeader {
   readonly source: string;
   readonly warnings: readonly string[];
+  /**
+   * The JSON Schema reference for editors (`# yaml-language-server: $schema=…`), relative to the YAML file;
+   * default ./service.schema.json (a spec beside the schema, as in easgen's repository).
+   */
+  readonly schema?: string | undefined;
 }
 
 export function specToYaml(spec: ImportedSpec, header: YamlHeader): string {
   const out: string[] = [];
   const line = (indent: number, text: string) => out.push(`${" ".repeat(indent)}${text}`);
-  line(0, "# yaml-language-server: $schema=./service.schema.json");
+  line(0, `# yaml-language-server: $schema=${header.schema ?? "./service.schema.json"}`);
   line(0, "#");
   line(0, `# Imported by \`easgen import\` from ${oneLine(header.source)}.`);
   line(0, "# This file is now the source of truth: replace the placeholder docs (\"Imported; describe it.\"),");

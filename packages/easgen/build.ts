@@ -8,6 +8,7 @@
 //                 scripts, devDependencies and `private`, plus bin easgen → lib/generator/bin.js and exports →
 //                 the programmatic API (lib/generator/index.js)
 //   README.md   packages/easgen/README.md
+//   docs/       docs/spec.md (the spec reference) and docs/ci.md (CI examples), which the README links
 //
 // Then `cd dist/easgen && npm pack` makes the tarball. Exit 1 (naming the file, import or field) when the code
 // does not type-check, imports a package packages/easgen/package.json does not list under dependencies, or
@@ -29,6 +30,8 @@ import { fileURLToPath } from "node:url";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 export const OUT = path.join(REPO, "dist", "easgen");
+/** The docs the package README links: the spec reference and the CI example. */
+const SHIPPED_DOCS = ["spec.md", "ci.md"] as const;
 /** The workspace manifest: the published package.json starts from it. */
 const WORKSPACE_MANIFEST = path.join(REPO, "packages", "easgen", "package.json");
 
@@ -85,6 +88,8 @@ export function buildEasgen(log: (line: string) => void = console.log, dir: stri
   mkdirSync(path.join(dir, "spec"), { recursive: true });
   cpSync(path.join(REPO, "spec", "service.schema.json"), path.join(dir, "spec", "service.schema.json"));
   cpSync(path.join(REPO, "packages", "easgen", "README.md"), path.join(dir, "README.md"));
+  mkdirSync(path.join(dir, "docs"), { recursive: true });
+  for (const doc of SHIPPED_DOCS) cpSync(path.join(REPO, "docs", doc), path.join(dir, "docs", doc));
 
   const dependencies = importedPackages(lib, workspace, dir);
   const manifest = {
@@ -98,10 +103,11 @@ export function buildEasgen(log: (line: string) => void = console.log, dir: stri
     exports: {
       ".": { types: "./lib/generator/index.d.ts", default: "./lib/generator/index.js" },
       "./package.json": "./package.json",
+      "./spec/service.schema.json": "./spec/service.schema.json",
     },
     main: "./lib/generator/index.js",
     types: "./lib/generator/index.d.ts",
-    files: ["lib/", "runtime/", "templates/", "spec/service.schema.json", "README.md"],
+    files: ["lib/", "runtime/", "templates/", "spec/service.schema.json", "docs/", "README.md"],
     dependencies,
   };
   writeFileSync(path.join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);

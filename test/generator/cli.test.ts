@@ -54,16 +54,16 @@ describe("easgen cli", { timeout: 120_000 }, () => {
     expect(stdout.trim()).toBe(VERSION);
   });
 
-  it("exits 1 without a command, with an unknown one or with a bad --namespace", () => {
+  it("exits 2 without a command, with an unknown one or with a bad --namespace", () => {
     const none = easgen([]);
-    expect(none.status).toBe(1);
-    expect(none.stderr).toContain("Name a command: validate, generate, check");
-    expect(easgen(["generat"]).status).toBe(1);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toContain("name a command: validate, generate, check, verify, import");
+    expect(easgen(["generat"]).status).toBe(2);
     const { status, stderr } = easgen(["validate", "--namespace", "not a uri"]);
-    expect(status).toBe(1);
+    expect(status).toBe(2);
     expect(stderr).toContain("--namespace must be an absolute URI");
     const address = easgen(["check", "--wsdl-address", "ftp://x/"]);
-    expect(address.status).toBe(1);
+    expect(address.status).toBe(2);
     expect(address.stderr).toContain("--wsdl-address must be an http(s) base URL ending in /");
   });
 
@@ -83,12 +83,12 @@ describe("easgen cli", { timeout: 120_000 }, () => {
     expect(stdout).toMatch(/^easgen: spec\/ExternalAPIService\.yaml is valid/);
   });
 
-  it("without --spec and without a config, says how to name the spec", () => {
+  it("without --spec and without a config, says how to name the spec (a usage error: exit 2)", () => {
     const dir = tempDir();
     const { status, stderr } = easgen(["validate"], dir);
-    expect(status).toBe(1);
-    expect(stderr.trim()).toBe(
-      'easgen: no spec: pass --spec <file.yaml>, or write easgen.config.json with { "spec": "<file.yaml>" }',
+    expect(status).toBe(2);
+    expect(stderr.split("\n")[0]).toBe(
+      'easgen validate: no spec: pass --spec <file.yaml>, or write easgen.config.json with { "spec": "<file.yaml>" }',
     );
   });
 });

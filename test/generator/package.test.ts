@@ -17,7 +17,7 @@ afterAll(removeTempDirs);
 const ROOT = readManifest(".");
 /** The easgen workspace's manifest: the published package's dependencies are its. */
 const WORKSPACE = readManifest("packages/easgen");
-const GENERATOR_DEPENDENCIES = ["ajv", "handlebars", "prettier", "ts-morph", "yaml", "yargs"];
+const GENERATOR_DEPENDENCIES = ["ajv", "diff", "handlebars", "ignore", "prettier", "recheck", "ts-morph", "yaml", "yargs"];
 /** The reference service's packages, none of which installing easgen may bring. */
 const SERVICE_PACKAGES = ["better-sqlite3", "pg", "kysely", "nodemailer", "pino", "prom-client", "esbuild", "tsx"];
 
@@ -124,6 +124,8 @@ describe("the easgen package", { timeout: 120_000 }, () => {
     expect(files).toContain("runtime/wsdl.ts");
     expect(files).toContain("templates/generated-readme.md.hbs");
     expect(files).toContain("spec/service.schema.json");
+    expect(files).toContain("docs/spec.md");
+    expect(files).toContain("docs/ci.md");
     expect(files.filter((file) => file.endsWith(".test.ts") || file.endsWith(".test.js"))).toEqual([]);
     expect(
       files.filter((file) => file.startsWith("lib/") && file.endsWith(".ts") && !file.endsWith(".d.ts")),
@@ -178,10 +180,70 @@ describe("the easgen package", { timeout: 120_000 }, () => {
     writeFileSync(model, `${readFileSync(model, "utf8")}// edited\n`);
     const stale = run(["check", "--spec", "spec/small.yaml", "--out", "gen"]);
     expect(stale.status).toBe(1);
-    expect(stale.stderr.split("\n").slice(0, 2)).toEqual([
+    expect(stale.stderr.split("\n").slice(0, 3)).toEqual([
       "easgen: gen/ is not what the spec generates (1 file differs); run: npx easgen generate --spec spec/small.yaml --out gen",
       "  stale    gen/model.ts",
+      expect.stringMatching(/^ {6}@@ -\d+,\d+ \+\d+,\d+ @@$/),
     ]);
+    // verify needs no spec: the manifest's hashes name the edited file.
+    const verified = run(["verify", "gen"]);
+    expect(verified.status).toBe(1);
+    expect(verified.stderr.split("\n").slice(0, 2)).toEqual([
+      "easgen: gen/ does not match its manifest.json (1 file differs); copy the folder again from where it was generated, or regenerate it",
+      "  stale    gen/model.ts",
+    ]);
+    // A barrel file of the user's own, named in .easgenignore, is kept by generate and reported by neither.
+    writeFileSync(path.join(project, "gen/index.ts"), 'export * from "./client.js";\n');
+    writeFileSync(path.join(project, "gen/.easgenignore"), "index.ts\n");
+    expect(run(["generate", "--spec", "spec/small.yaml", "--out", "gen"]).status).toBe(0);
+    expect(existsSync(path.join(project, "gen/index.ts"))).toBe(true);
+    expect(run(["check", "--spec", "spec/small.yaml", "--out", "gen"]).status).toBe(0);
+    const clean = run(["verify", "gen"]);
+    expect(clean.stderr).toBe("");
+    expect(clean.stdout).toMatch(/^easgen: gen\/ matches its manifest\.json \(\d+ files, SHA-256, \d+ ms\)$/m);
+  });
+
+  it("a mistyped flag exits 2 with did-you-mean and the usage line, no stack", () => {
+    const typo = run(["check", "--sepc", "spec/small.yaml"]);
+    expect(typo.status).toBe(2);
+    expect(typo.stdout).toBe("");
+    expect(typo.stderr.split("\n")).toEqual([
+      "easgen check: unknown option --sepc (did you mean --spec?)",
+      expect.stringMatching(/^usage: easgen check \[--config <file>\] \[--spec <file\.yaml>\]/),
+      "",
+    ]);
+  });
+
+  it("import writes a spec whose schema reference resolves in the project, to the schema the package ships", () => {
+    copyFileSync(path.join(REPO, "test/import/fixtures/calculator.wsdl"), path.join(project, "calc.wsdl"));
+    const imported = run(["import", "--wsdl", "calc.wsdl", "--out", "spec/Calc.yaml"]);
+    expect(imported.stderr).toBe("");
+    expect(imported.status).toBe(0);
+    const first = readFileSync(path.join(project, "spec/Calc.yaml"), "utf8").split("\n")[0]!;
+    expect(first).toBe("# yaml-language-server: $schema=../node_modules/easgen/spec/service.schema.json");
+    const schema = path.resolve(project, "spec", first.slice(first.indexOf("=") + 1));
+    expect(readFileSync(schema, "utf8")).toBe(readFileSync(path.join(REPO, "spec/service.schema.json"), "utf8"));
+    // The package exports it too, for tools that resolve by package name.
+    const resolved = spawnSync(process.execPath, ["-e", 'console.log(require.resolve("easgen/spec/service.schema.json"))'], {
+      cwd: project,
+      encoding: "utf8",
+    });
+    expect(resolved.stdout.trim()).toBe(schema);
+  });
+
+  it("ships a README covering install, generate, check, verify, import and the spec reference it links", () => {
+    const installed = path.join(project, "node_modules/easgen");
+    const readme = readFileSync(path.join(installed, "README.md"), "utf8");
+    for (const command of ["npm install --save-dev easgen", "easgen generate", "easgen check", "easgen verify", "easgen import", "easgen validate"]) {
+      expect(readme, command).toContain(command);
+    }
+    // Every relative link of the README resolves inside the installed package.
+    const links = [...readme.matchAll(/\]\((\.\/[^)#]+)(#[^)]*)?\)/g)].map((m) => m[1]!);
+    expect(links).toEqual(expect.arrayContaining(["./docs/spec.md", "./docs/ci.md"]));
+    for (const link of links) expect(existsSync(path.join(installed, link)), link).toBe(true);
+    const ci = readFileSync(path.join(installed, "docs/ci.md"), "utf8");
+    expect(ci).toContain("npm ci --ignore-scripts");
+    expect(ci).toContain("npx easgen check");
   });
 
   it("reads easgen.config.json from the working directory", () => {

@@ -10,7 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { importCommand, importToYaml, importWsdl, ImportError } from "../../generator/import/index.js";
+import { importCommand, importToYaml, importWsdl, ImportError, schemaReference } from "../../generator/import/index.js";
 import { scalar, specToYaml } from "../../generator/import/yaml-out.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -433,7 +433,18 @@ describe("easgen import: from a URL (127.0.0.1 only)", () => {
   });
 });
 
+/** A fixture's YAML as the command writes it at `out`: its schema reference relative to there. */
+function withSchema(yaml: string, out: string): string {
+  const schema = path.relative(path.dirname(out), path.join(REPO, "spec", "service.schema.json")).split(path.sep).join("/");
+  return yaml.replace("$schema=./service.schema.json", `$schema=${schema}`);
+}
+
 describe("easgen import: the command", () => {
+  it("points the spec's schema reference at the schema of the easgen that wrote it", () => {
+    expect(schemaReference(path.join(REPO, "spec", "New.yaml"))).toBe("./service.schema.json");
+    expect(schemaReference(path.join(REPO, "examples", "x", "spec", "New.yaml"))).toBe("../../../spec/service.schema.json");
+  });
+
   it("runs from the CLI: easgen import --wsdl --out [--credentials]", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "easgen-import-"));
     try {
@@ -443,13 +454,13 @@ describe("easgen import: the command", () => {
       let r = run("--wsdl", "test/import/fixtures/calculator.wsdl", "--out", out);
       expect(r.stderr).toBe("");
       expect(r.status).toBe(0);
-      expect(readFileSync(out, "utf8")).toBe(fixture("calculator.expected.yaml"));
+      expect(readFileSync(out, "utf8")).toBe(withSchema(fixture("calculator.expected.yaml"), out));
       r = run("--wsdl", "test/import/fixtures/calculator.wsdl", "--out", out, "--force", "--credentials", "a,b");
       expect(r.status).toBe(1);
       expect(r.stderr).toBe("easgen import: calculator.wsdl: --credentials: a is int in Add but double in Multiply\n");
       r = run("--out", out);
-      expect(r.status).toBe(1);
-      expect(r.stderr).toContain("Missing required argument: wsdl");
+      expect(r.status).toBe(2);
+      expect(r.stderr.split("\n")[0]).toBe("easgen import: missing --wsdl");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -462,14 +473,14 @@ describe("easgen import: the command", () => {
       const lines: string[] = [];
       const io = { out: (l: string) => lines.push(`out ${l}`), err: (l: string) => lines.push(`err ${l}`) };
       expect(await importCommand({ wsdl: path.join(FIXTURES, "calculator.wsdl"), out }, io)).toBe(0);
-      expect(readFileSync(out, "utf8")).toBe(fixture("calculator.expected.yaml"));
+      expect(readFileSync(out, "utf8")).toBe(withSchema(fixture("calculator.expected.yaml"), out));
       expect(lines).toEqual([`out easgen import: wrote ${out} (4 operations, 0 records, 0 enums, bindings soap11, soap12, httpGet, httpPost)`]);
       lines.length = 0;
       expect(await importCommand({ wsdl: path.join(FIXTURES, "lookup.wsdl"), out }, io)).toBe(1);
       expect(lines).toEqual([`err easgen import: ${out} exists; pass --force to overwrite it (it may hold hand edits)`]);
       lines.length = 0;
       expect(await importCommand({ wsdl: path.join(FIXTURES, "lookup.wsdl"), out, force: true }, io)).toBe(0);
-      expect(readFileSync(out, "utf8")).toBe(fixture("lookup.expected.yaml"));
+      expect(readFileSync(out, "utf8")).toBe(withSchema(fixture("lookup.expected.yaml"), out));
       lines.length = 0;
       expect(await importCommand({ wsdl: path.join(REPO, "generated/ExternalAPIService.wsdl"), out, force: true }, io)).toBe(0);
       expect(lines.filter((l) => l.startsWith("err")).map((l) => l.replace(out, "OUT"))).toEqual([
