@@ -31,4 +31,5 @@ export const PACKAGE_FILES = {
   runtimeDir: path.join(PACKAGE_ROOT, "runtime"),
   schema: path.join(PACKAGE_ROOT, "spec", "service.schema.json"),
   formatCache: path.join(PACKAGE_ROOT, "node_modules", ".cache", "easgen", "prettier.json"),
+  patternCache: path.join(PACKAGE_ROOT, "node_modules", ".cache", "easgen", "recheck.json"),
 } as const;

@@ -6,6 +6,7 @@ import { Ajv, type ErrorObject } from "ajv";
 import type { Diagnostic } from "./diagnostic.js";
 import type { LoadedSpec, SpecPath } from "./load.js";
 import { PACKAGE_FILES } from "./paths.js";
+import { didYouMean, quoted } from "./suggest.js";
 
 const SCHEMA_URL = PACKAGE_FILES.schema;
 
@@ -40,9 +41,15 @@ function describe(spec: LoadedSpec, error: ErrorObject): Diagnostic | undefined 
     case "additionalProperties": {
       const name = String(params.additionalProperty);
       const allowed = Object.keys((error.parentSchema?.properties ?? {}) as object);
+      const data = error.data as Record<string, unknown> | undefined;
+      // `{ name: x, doc: Red, green }`: the comma ends the doc and "green" reads as a key without a value.
+      const splitDoc =
+        data !== undefined && data[name] === null && typeof data["doc"] === "string" && allowed.includes("doc")
+          ? `; if "${name}" is part of the doc text, quote the doc (doc: "…, ${name}"): in a { … } mapping a comma ends a value`
+          : "";
       return spec.at(
         [...where, name],
-        `unknown property "${name}"; expected one of: ${allowed.join(", ")}`,
+        `unknown property "${name}"${didYouMean(name, allowed, quoted)}; expected one of: ${allowed.join(", ")}${splitDoc}`,
         "key",
       );
     }
@@ -56,7 +63,7 @@ function describe(spec: LoadedSpec, error: ErrorObject): Diagnostic | undefined 
     case "enum":
       return spec.at(
         where,
-        `${label} must be one of: ${(params.allowedValues as unknown[]).join(", ")} (not ${JSON.stringify(error.data)})`,
+        `${label} must be one of: ${(params.allowedValues as unknown[]).join(", ")} (not ${JSON.stringify(error.data)}${typeof error.data === "string" ? didYouMean(error.data, (params.allowedValues as unknown[]).map(String), quoted).replace(/^ \(/, "; ").replace(/\)$/, "") : ""})`,
       );
     case "discriminator": {
       if (params.error === "tag") return spec.at(where, `${label} must have a string "kind"`);
@@ -65,7 +72,7 @@ function describe(spec: LoadedSpec, error: ErrorObject): Diagnostic | undefined 
       );
       return spec.at(
         [...where, "kind"],
-        `unknown kind ${JSON.stringify(params.tagValue)}; expected one of: ${kinds.join(", ")}`,
+        `unknown kind ${JSON.stringify(params.tagValue)}${didYouMean(String(params.tagValue), kinds, quoted)}; expected one of: ${kinds.join(", ")}`,
       );
     }
     case "pattern": {

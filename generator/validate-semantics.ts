@@ -11,6 +11,7 @@ import { isScalarName, ruleModel, SCALAR_TYPES } from "./normalize.js";
 import { patternProblem } from "./pattern-safety.js";
 import { parseTypeRef, type SpecDocument, type SpecOperation, type SpecParam, type SpecRule } from "./spec.js";
 import { dataSetRowTypeName, operationTypeNames, RESERVED_TYPE_NAMES } from "./type-names.js";
+import { didYouMean, quoted } from "./suggest.js";
 
 export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnostic[] {
   const { diagnostics, report, where } = specReporter(spec);
@@ -47,7 +48,7 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
     else if (Object.hasOwn(records, base)) kind = "record";
     if (kind === undefined) {
       const known = [...SCALAR_TYPES, ...Object.keys(enums), ...Object.keys(records)];
-      report(path, `${owner}: unknown type "${base}"; a type is one of: ${known.join(", ")} (with [] for an array)`);
+      report(path, `${owner}: unknown type "${base}"${didYouMean(base, known, quoted)}; a type is one of: ${known.join(", ")} (with [] for an array)`);
       return undefined;
     }
     return { kind, base, array };
@@ -175,7 +176,7 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
       if (!rule) {
         report(
           rulePath,
-          `unknown rule "${ruleName}"; defined rules: ${Object.keys(rules).join(", ") || "none"}`,
+          `unknown rule "${ruleName}"${didYouMean(ruleName, Object.keys(rules), quoted)}; defined rules: ${Object.keys(rules).join(", ") || "none"}`,
         );
         continue;
       }
@@ -356,7 +357,7 @@ function checkResult(op: SpecOperation, opPath: SpecPath, doc: SpecDocument, rep
     if (!known.includes(result.record)) {
       report(
         [...path, "record"],
-        `unknown record "${result.record}"; defined records: ${known.join(", ") || "none"}`,
+        `unknown record "${result.record}"${didYouMean(result.record, known, quoted)}; defined records: ${known.join(", ") || "none"}`,
       );
     }
   } else if (result.kind === "dataSet") {
@@ -366,7 +367,7 @@ function checkResult(op: SpecOperation, opPath: SpecPath, doc: SpecDocument, rep
       const known = Object.keys(dataSets);
       report(
         [...path, "dataSet"],
-        `unknown data set "${result.dataSet}"; defined data sets: ${known.join(", ") || "none"}`,
+        `unknown data set "${result.dataSet}"${didYouMean(result.dataSet, known, quoted)}; defined data sets: ${known.join(", ") || "none"}`,
       );
       return;
     }

@@ -40,6 +40,14 @@ function missingValidator(validator: string): ServiceError {
   );
 }
 
+/**
+ * The longest value (in UTF-16 units) a pattern rule is matched against; a longer one fails the rule before
+ * matching. validate admits only patterns recheck proves linear, so a match costs at most this many steps
+ * times a constant; the cap keeps that true for a pattern the analyser misjudged (one request must not hold
+ * the event loop: 10,000 units take well under a millisecond on a linear pattern).
+ */
+export const PATTERN_MAX_CHARACTERS = 10_000;
+
 /** Compiled pattern rules, one RegExp per rule object (unicode mode, as validate compiles them). */
 const compiledPatterns = new WeakMap<object, RegExp>();
 
@@ -133,6 +141,9 @@ export function checkRule(rule: RuleModel, name: string, value: unknown): Servic
   if (typeof value !== "string") return undefined;
   switch (rule.kind) {
     case "pattern":
+      if (value.length > PATTERN_MAX_CHARACTERS) {
+        return fail(ErrorCodes.TooLong, `${name} must be at most ${PATTERN_MAX_CHARACTERS} characters to be matched against its pattern.`);
+      }
       return patternOf(rule).test(value)
         ? undefined
         : fail(ErrorCodes.InvalidFormat, `${name} must match the pattern ${rule.pattern}.`);

@@ -13,11 +13,15 @@ export type ChildConfig =
   | { readonly mode: "service"; readonly options?: Record<string, unknown>; readonly signalWatch?: boolean }
   | { readonly mode: "faults" }
   | { readonly mode: "client" }
+  /** The server generated into `dir` (patterns.ts), every handler answering its value's length. */
+  | { readonly mode: "patterns"; readonly dir: string; readonly operations: readonly string[] }
   | { readonly mode: "real-service"; readonly service: RealServiceConfig };
 
 export interface ChildStats {
   /** Largest event-loop stall since the last reset, ms. */
   readonly maxStallMs: number;
+  /** CPU time the child has used since it started (user + system), ms. */
+  readonly cpuMs: number;
   readonly started: number;
   readonly aborted: number;
   /** Fault listener: times `next(error)` was called, times the fetch adapter rejected. */

@@ -3,7 +3,7 @@
 // times (well under 5 minutes on a 2-core machine). Prints one table; exits 1 if any row fails.
 //
 //   npm run fuzz                              everything
-//   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort tracking protocol auth content imports outbox)
+//   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort tracking protocol auth content imports outbox patterns)
 //   npm run fuzz -- --requests 20000 --seed 7 a shorter or different fuzzing run
 //   npm run fuzz -- --markdown                also print the table as Markdown (for the README)
 
@@ -21,6 +21,7 @@ import { runPipelinedAbort } from "./pipelined-abort.js";
 import { PROTOCOL_CLASSES, PROTOCOL_PATHS, runProtocolClass } from "./protocol.js";
 import { formatMarkdown, formatTable, mb, ms, size, type Row } from "./report.js";
 import { describeOutcome, LINEAR_SHAPES, measureLinearity, runXmlAttack, XML_ATTACKS } from "./xml-attacks.js";
+import { patternsSection } from "./patterns.js";
 import { PROBE_REQUEST } from "./requests.js";
 import { trackingSection } from "./tracking.js";
 import { contentSection } from "./content.js";
@@ -28,7 +29,7 @@ import { importsSection } from "./imports.js";
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-const SECTIONS = ["fuzz", "adapters", "xml", "exhaustion", "faults", "client", "host", "abort", "tracking", "protocol", "auth", "content", "imports", "outbox"] as const;
+const SECTIONS = ["fuzz", "adapters", "xml", "exhaustion", "faults", "client", "host", "abort", "tracking", "protocol", "auth", "content", "imports", "outbox", "patterns"] as const;
 type Section = (typeof SECTIONS)[number];
 
 function flag(name: string): string | undefined {
@@ -404,6 +405,7 @@ async function main(): Promise<void> {
     content: () => contentSection(rows),
     imports: () => importsSection(rows),
     outbox: () => outboxSection(rows),
+    patterns: () => patternsSection(rows),
   };
   for (const name of SECTIONS) {
     if (only && !only.includes(name)) continue;

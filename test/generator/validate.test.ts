@@ -36,14 +36,14 @@ const cases: readonly Case[] = [
     name: "unknown property",
     given: [["required: true, doc: User name.", "requird: true, doc: User name."]],
     want: [
-      `${F}:9:35 unknown property "requird"; expected one of: name, type, nullable, required, default, rules, property, doc`,
+      `${F}:9:35 unknown property "requird" (did you mean "required"?); expected one of: name, type, nullable, required, default, rules, property, doc`,
     ],
   },
   {
     name: "unquoted comma in a flow map doc",
     given: [["doc: How many. }", "doc: How many, at least one. }"]],
     want: [
-      `${F}:43:57 unknown property "at least one."; expected one of: name, type, nullable, required, default, rules, property, doc`,
+      `${F}:43:57 unknown property "at least one."; expected one of: name, type, nullable, required, default, rules, property, doc; if "at least one." is part of the doc text, quote the doc (doc: "…, at least one."): in a { … } mapping a comma ends a value`,
     ],
   },
   {
@@ -111,12 +111,12 @@ const cases: readonly Case[] = [
   {
     name: "unknown record",
     given: [["record: Item,", "record: Itme,"]],
-    want: [`${F}:50:39 unknown record "Itme"; defined records: Item`],
+    want: [`${F}:50:39 unknown record "Itme" (did you mean "Item"?); defined records: Item`],
   },
   {
     name: "unknown data set",
     given: [["dataSet: Stock,", "dataSet: Stocks,"]],
-    want: [`${F}:58:43 unknown data set "Stocks"; defined data sets: Stock`],
+    want: [`${F}:58:43 unknown data set "Stocks" (did you mean "Stock"?); defined data sets: Stock`],
   },
   {
     name: "rule named like an Object.prototype member",
@@ -211,7 +211,7 @@ const cases: readonly Case[] = [
   {
     name: "unknown result type",
     given: [["result: { kind: list, record: Item, doc: Every item. }","result: { type: \"Itme[]\", doc: Every item. }"]],
-    want: [`${F}:50:25 result of ListItems: unknown type "Itme"; a type is one of: string, boolean, float, double, decimal, dateTime, byte, unsignedByte, short, unsignedShort, int, unsignedInt, long, unsignedLong, base64Binary, guid, char, Item (with [] for an array)`],
+    want: [`${F}:50:25 result of ListItems: unknown type "Itme" (did you mean "Item"?); a type is one of: string, boolean, float, double, decimal, dateTime, byte, unsignedByte, short, unsignedShort, int, unsignedInt, long, unsignedLong, base64Binary, guid, char, Item (with [] for an array)`],
   },
   {
     name: "array of arrays",
@@ -281,7 +281,19 @@ const cases: readonly Case[] = [
   {
     name: "pattern with nested unbounded repetition",
     given: [["rules:\n","rules:\n  code: { kind: pattern, pattern: \"^(a+)+$\", doc: Capitals. }\n"]],
-    want: [`${F}:11:35 rule "code": the pattern repeats a group that itself repeats without bound (as in (a+)+), which can take exponential time on some values; rewrite it without the nested repetition`],
+    want: [`${F}:11:35 rule "code": the pattern can take exponential time to match (catastrophic backtracking), as on the value 'a' + 'a'.repeat(31) + '\\x00'; the parts that backtrack: a. Rewrite it so that no text can be matched in two ways (for example (\\w|\\d)+ as \\w+, [^@]+@[^@]+\\.[^@]+ as [^@]+@[^@.]+(\\.[^@.]+)+)`],
+  },
+  {
+    // The issue's pattern: the old check (a repeated group holding an unbounded repetition) let it pass, and
+    // one 28-character value held the event loop for 15.5 s.
+    name: "pattern with an alternation of overlapping classes under a repetition",
+    given: [["rules:\n","rules:\n  code: { kind: pattern, pattern: \"^(\\\\w|\\\\d)+$\", doc: Word characters. }\n"]],
+    want: [expect.stringMatching(/^spec\/small\.yaml:11:35 rule "code": the pattern can take exponential time to match \(catastrophic backtracking\), as on the value 'A' \+ '0'\.repeat\(31\) \+ '\\x00'; the parts that backtrack: \\w, \\d\. /)],
+  },
+  {
+    name: "pattern that backtracks polynomially",
+    given: [["rules:\n","rules:\n  mail: { kind: pattern, pattern: \"^[^@]+@[^@]+\\\\.[^@]+$\", doc: An address. }\n"]],
+    want: [expect.stringMatching(/^spec\/small\.yaml:11:35 rule "mail": the pattern can take polynomial time \(degree 2\) to match \(catastrophic backtracking\), as on the value .*repeat\(\d+\)/)],
   },
   {
     name: "record holding itself",
@@ -333,6 +345,18 @@ describe("validateSpec", () => {
 
   it.each(cases)("$name", ({ given, want }) => {
     expect(validateText(smallSpecWith(...given))).toEqual(want);
+  });
+
+  it.each([
+    "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$",
+    "^97[89][0-9]{10}$",
+    "^[a-z0-9._%+-]+@[a-z0-9.-]+\\.[a-z]{2,}$",
+    "^[^@\\s]+@[^@\\s.]+(\\.[^@\\s.]+)+$",
+    "^([a-z]+-)*[a-z]+$",
+    "^\\d{1,3}(\\.\\d{1,3}){3}$",
+  ])("accepts the linear pattern %s", { timeout: 60_000 }, (pattern) => {
+    const yaml = pattern.replace(/\\/g, "\\\\");
+    expect(validateText(smallSpecWith(["rules:\n", `rules:\n  code: { kind: pattern, pattern: "${yaml}", doc: A code. }\n`]))).toEqual([]);
   });
 
   it("reports every schema error, not just the first", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ErrorCodes, ServiceError } from "../../runtime/errors.js";
 import type { CheckModel, RuleModel } from "../../runtime/model.js";
-import { checkOperation, checkRule, validateParams } from "../../runtime/rules.js";
+import { checkOperation, checkRule, PATTERN_MAX_CHARACTERS, validateParams } from "../../runtime/rules.js";
 import { csvSubscribers, demographicLists } from "../../spec/ExternalAPIService.extensions.js";
 import { operation, param } from "./fixtures.js";
 
@@ -388,6 +388,18 @@ describe("generic rules (pattern, length, range)", () => {
     // Unicode mode: one code point is one character of the pattern.
     const emoji: RuleModel = { kind: "pattern", name: "one", pattern: "^.$" };
     expect(checkRule(emoji, "x", "😀")).toBeUndefined();
+  });
+
+  it("pattern refuses a value over PATTERN_MAX_CHARACTERS before matching it", () => {
+    const any: RuleModel = { kind: "pattern", name: "any", pattern: "^[a-z]*$" };
+    expect(checkRule(any, "v", "a".repeat(PATTERN_MAX_CHARACTERS))).toBeUndefined();
+    expectClientError(checkRule(any, "v", "a".repeat(PATTERN_MAX_CHARACTERS + 1)), ErrorCodes.TooLong, "v", [
+      `must be at most ${PATTERN_MAX_CHARACTERS} characters to be matched against its pattern.`,
+    ]);
+    // The exponential pattern of the issue (validate refuses it now): the cap alone would not save it, but a
+    // value over the cap is refused before the engine sees it.
+    const evil: RuleModel = { kind: "pattern", name: "evil", pattern: "^(\\w|\\d)+$" };
+    expect(checkRule(evil, "v", `A${"0".repeat(PATTERN_MAX_CHARACTERS)}\u0000`)?.code).toBe(ErrorCodes.TooLong);
   });
 
   it("length counts code points and names the bound and the count", () => {
