@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { expect, it } from "vitest";
+import { expect, inject, it } from "vitest";
 import { queueMail } from "../../service/app/mail.js";
 import { openStore } from "../../service/db/database.js";
 import { describeEngines, freshDatabaseUrl } from "./support/engines.js";
@@ -21,7 +21,7 @@ describeEngines("outbox after kill -9", (engine) => {
     "the temporary file a killed writer left is removed at the next start; every mail is delivered once",
     async () => {
       const url = await freshDatabaseUrl(engine, "outbox-kill");
-      const outboxDir = fs.mkdtempSync(path.join(tmpdir(), "eas-outbox-kill-"));
+      const outboxDir = fs.mkdtempSync(path.join(inject("testTmpRoot") ?? tmpdir(), "eas-outbox-kill-"));
       const store = await openStore(url);
       const ids: number[] = [];
       try {

@@ -19,7 +19,7 @@ import path from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { sweepTemporaries } from "../../service/app/drop-folder.js";
 import { queueMail } from "../../service/app/mail.js";
 import { type MailTransport, type OutgoingMail, smtpTransport } from "../../service/app/mail-transport.js";
@@ -37,8 +37,9 @@ const FAST = { sqliteSync: "NORMAL" } as const;
 const MINUTE = 60_000;
 const DAY = 24 * 3600_000;
 
+/** A new folder under the run's temporary directory (removed when the run ends). */
 function tempDir(label: string): string {
-  return fs.mkdtempSync(path.join(tmpdir(), `eas-${label}-`));
+  return fs.mkdtempSync(path.join(inject("testTmpRoot") ?? tmpdir(), `eas-${label}-`));
 }
 
 async function account(store: Store, username: string): Promise<number> {
