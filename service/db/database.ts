@@ -191,7 +191,7 @@ export async function openStore(url: string, options: DatabaseOptions = {}): Pro
     writeLong = write;
     closeLog = group.close;
     if (target !== ":memory:") {
-      // The store's connection is idle once Kysely hands it over (no transaction, no group commit batch).
+      // Holding the store's connection through Kysely: no transaction, no group commit batch meanwhile.
       const long = longWriter(
         () => {
           const second = new SQLite(target);
@@ -199,7 +199,7 @@ export async function openStore(url: string, options: DatabaseOptions = {}): Pro
           return cachedStatements(second);
         },
         gate,
-        () => db.connection().execute(async () => undefined),
+        (during) => db.connection().execute(during),
       );
       writeLong = long.run;
       closeLog = async () => {
@@ -370,8 +370,9 @@ function groupCommit(db: Kysely<Database>, connection: ReturnType<typeof cachedS
       let syncing = 0;
       let syncEnded: (() => void) | undefined;
       for (let group = 0; group < PIPELINE_GROUPS; group++) {
-        // A long write waits to begin (writeLong): hand the connection back after the syncs in flight.
-        if (gate.closed) break;
+        // Holding the connection with no long write active, a batch may write (a long write takes the lock
+        // only while it holds the connection); after the first batch, one waiting gets the connection back.
+        if (gate.active || (group > 0 && gate.wanted)) break;
         const batch = takeSyncHead();
         if (batch.length === 0) break;
         let settled: (() => void)[];
@@ -450,8 +451,8 @@ function groupCommit(db: Kysely<Database>, connection: ReturnType<typeof cachedS
     flushing = true;
     try {
       while (queue.length > 0) {
-        // No batch begins while a long write runs (writeLong): it would meet SQLITE_BUSY.
-        await gate.opened();
+        // No batch begins while a long write holds the lock (writeLong): it would meet SQLITE_BUSY.
+        await gate.inactive();
         if (queue.slice(0, GROUP_LIMIT).every((pending) => pending.sync)) {
           await flushSync();
         } else {

@@ -8,11 +8,13 @@
 //
 // Writes on the store's connection cannot run meanwhile: SQLite would answer SQLITE_BUSY, and its busy
 // handler sleeps on the event loop's thread, so the slices of the long transaction could not go on (a
-// deadlock until the busy timeout). The WriteGate keeps them out: while it is closed, a write transaction
-// or a write statement outside a transaction on the store's connection waits for it to open, having given
-// the connection back (so the reads queued behind it go on); the group commit waits before each batch.
-// The long transaction begins once the store's connection is idle (no transaction open), so nothing it
-// could conflict with is in progress.
+// deadlock until the busy timeout). The WriteGate keeps them out: while a long write holds the lock, a
+// write transaction or a write statement outside a transaction on the store's connection waits for its
+// end, having given the connection back (so the reads queued behind it go on); the group commit waits
+// before each batch. The long write takes the lock (BEGIN IMMEDIATE on its connection) while it holds the
+// store's connection, so no transaction is open there and none begins until it has the lock; the writes
+// that waited for one long write queue for the store's connection before the next long write does, so
+// neither kind starves the other.
 
 import {
   type CompiledQuery,
@@ -24,33 +26,52 @@ import {
   type SqliteDialectConfig,
   type Transaction,
   type TransactionSettings,
+  sql,
 } from "kysely";
 import type { Database } from "./schema.js";
 
-/** Closed while a long write runs; writes on the store's connection wait for it to open. */
+/** Long writes one at a time, and whether one holds SQLite's write lock (writes on the store's connection wait). */
 export class WriteGate {
-  private closedUntil: Promise<void> | undefined;
+  private turn: Promise<unknown> = Promise.resolve();
+  private activeUntil: Promise<void> | undefined;
+  private end: (() => void) | undefined;
+  /** Long writes begun or waiting for their turn. */
+  private pending = 0;
 
-  get closed(): boolean {
-    return this.closedUntil !== undefined;
+  /** A long write holds the write lock now. */
+  get active(): boolean {
+    return this.activeUntil !== undefined;
   }
 
-  /** Resolves when the gate is open (at once when it is). */
-  async opened(): Promise<void> {
-    while (this.closedUntil !== undefined) await this.closedUntil;
+  /** A long write holds the write lock or waits to take it. */
+  get wanted(): boolean {
+    return this.pending > 0;
   }
 
-  /** Runs `work` with the gate closed, one holder at a time (others wait their turn). */
-  async hold<T>(work: () => Promise<T>): Promise<T> {
-    await this.opened();
-    let open!: () => void;
-    this.closedUntil = new Promise<void>((resolve) => (open = resolve));
-    try {
-      return await work();
-    } finally {
-      this.closedUntil = undefined;
-      open();
-    }
+  /** Resolves when no long write holds the write lock (at once when none does). */
+  async inactive(): Promise<void> {
+    while (this.activeUntil !== undefined) await this.activeUntil;
+  }
+
+  /** Runs `work` after the long writes before it (one at a time). */
+  serial<T>(work: () => Promise<T>): Promise<T> {
+    this.pending++;
+    const run = this.turn.then(work).finally(() => this.pending--);
+    this.turn = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The write lock is taken (called while holding the store's connection). */
+  activate(): void {
+    this.activeUntil = new Promise<void>((resolve) => (this.end = resolve));
+  }
+
+  /** The write lock is given up: the writes that waited go on. */
+  deactivate(): void {
+    const end = this.end;
+    this.activeUntil = undefined;
+    this.end = undefined;
+    end?.();
   }
 }
 
@@ -92,18 +113,22 @@ class GatedDriver implements Driver {
     return new GatedConnection(connection, this);
   }
 
-  /** Waits for the gate with the connection given back meanwhile (SQLite's one connection: the same one after). */
+  /**
+   * Waits while a long write holds the lock, with the connection given back meanwhile (SQLite's one
+   * connection: the same one after). Holding the connection with no long write active, the caller may
+   * write until it gives the connection back: a long write takes the lock only while it holds it.
+   */
   async pass(connection: DatabaseConnection): Promise<void> {
-    while (this.gate.closed) {
+    while (this.gate.active) {
       await this.inner.releaseConnection(connection);
-      await this.gate.opened();
+      await this.gate.inactive();
       await this.inner.acquireConnection();
     }
   }
 
-  /** Whether this statement must wait for the gate: a write outside a transaction while it is closed. */
+  /** Whether this statement must wait: a write outside a transaction while a long write holds the lock. */
   mustWait(sql: string): boolean {
-    return this.gate.closed && !this.inTransaction() && this.isWrite(sql);
+    return this.gate.active && !this.inTransaction() && this.isWrite(sql);
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -163,24 +188,37 @@ function unwrap(connection: DatabaseConnection): DatabaseConnection {
 
 /**
  * Long write transactions on a second connection to the SQLite file (`open` makes it, on first use, with
- * the store's settings), one at a time with the gate closed. `idle` resolves when the store's connection
- * has no transaction open and no batch of the group commit in progress; new ones wait at the closed gate.
+ * the store's settings), one at a time. `holdStore` runs its callback holding the store's connection (no
+ * transaction open there, no group commit batch in progress, nothing else runs on it meanwhile).
  */
 export function longWriter(
   open: () => SqliteDialectConfig["database"],
   gate: WriteGate,
-  idle: () => Promise<void>,
+  holdStore: (during: () => Promise<void>) => Promise<void>,
 ): { run<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>; close(): Promise<void> } {
   let db: Kysely<Database> | undefined;
   return {
     run: (work) =>
-      gate.hold(async () => {
-        await idle();
-        db ??= new Kysely<Database>({ dialect: new SqliteDialect({ database: open() }) });
-        return db.transaction().execute(work);
+      gate.serial(async () => {
+        const long = (db ??= new Kysely<Database>({ dialect: new SqliteDialect({ database: open() }) }));
+        await holdStore(async () => {
+          await sql`begin immediate`.execute(long);
+          gate.activate();
+        });
+        try {
+          // The connection is this transaction's alone: long writes run one at a time.
+          const value = await work(long as unknown as Transaction<Database>);
+          await sql`commit`.execute(long);
+          return value;
+        } catch (error) {
+          await sql`rollback`.execute(long).catch(() => undefined);
+          throw error;
+        } finally {
+          gate.deactivate();
+        }
       }),
     close: async () => {
-      await gate.opened();
+      await gate.serial(async () => undefined);
       await db?.destroy();
       db = undefined;
     },

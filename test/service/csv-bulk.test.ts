@@ -74,6 +74,43 @@ describeEngines("CSV bulk insert beside other callers", (engine) => {
   }, 120_000);
 
   if (engine === "sqlite") {
+    it("writes that waited for a long write go before the next long write: neither kind starves", async () => {
+      const { store, account } = await fresh("turns");
+      const sqlite = store.sqlite!;
+      const order: string[] = [];
+      let releaseFirst!: () => void;
+      const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+      let firstBegan!: () => void;
+      const began = new Promise<void>((resolve) => (firstBegan = resolve));
+      const first = store.writeLong(async (trx) => {
+        await trx.insertInto("optouts").values({ account_id: account.id, email_key: "long1@example.com", created_at: 1 }).execute();
+        firstBegan();
+        await firstHeld;
+        order.push("long 1");
+      });
+      await began;
+      // The second long write is queued behind the first; then writes of every kind arrive.
+      const second = store.writeLong(async (trx) => {
+        order.push("long 2 began");
+        await trx.insertInto("optouts").values({ account_id: account.id, email_key: "long2@example.com", created_at: 1 }).execute();
+      });
+      const writes = [
+        store.write((trx) => trx.insertInto("optouts").values({ account_id: account.id, email_key: "w@example.com", created_at: 1 }).execute()).then(() => order.push("write")),
+        sqlite.writeSync(() => sqlite.statement("insert into optouts (account_id, email_key, created_at) values (?, ?, 1)").run(account.id, "sync@example.com")).then(() => order.push("writeSync")),
+        store.db.insertInto("optouts").values({ account_id: account.id, email_key: "k@example.com", created_at: 1 }).execute().then(() => order.push("kysely")),
+      ];
+      for (let i = 0; i < 20; i++) await nextTurn();
+      // Nothing got past the first long write, and reads go on.
+      expect(order).toEqual([]);
+      expect((await store.db.selectFrom("optouts").select("email_key").where("account_id", "=", account.id).execute()).length).toBe(0);
+      releaseFirst();
+      await Promise.all([first, second, ...writes]);
+      expect(order[0]).toBe("long 1");
+      expect(order.slice(1, 4).sort()).toEqual(["kysely", "write", "writeSync"]);
+      expect(order[4]).toBe("long 2 began");
+      expect((await store.db.selectFrom("optouts").select("email_key").where("account_id", "=", account.id).execute()).length).toBe(5);
+    });
+
     it("writes issued during a long write wait for its commit, then succeed (group commit, fast path, Kysely, transactions)", async () => {
       const { url, store, account, listId } = await fresh("gate");
       const sqlite = store.sqlite!;
