@@ -22,15 +22,20 @@ function schemaValidator(): ReturnType<Ajv["compile"]> {
   return compiled;
 }
 
-export function validateAgainstSchema(spec: LoadedSpec): Diagnostic[] {
+/**
+ * The schema's diagnostics, and whether every one is an unknown property: then the document has the shape
+ * the semantic checks read (they ignore keys they do not know), so they can run in the same pass.
+ */
+export function validateAgainstSchema(spec: LoadedSpec): { diagnostics: Diagnostic[]; onlyUnknownProperties: boolean } {
   const validate = schemaValidator();
-  if (validate(spec.value)) return [];
+  if (validate(spec.value)) return { diagnostics: [], onlyUnknownProperties: true };
   const diagnostics: Diagnostic[] = [];
-  for (const error of validate.errors ?? []) {
+  const errors = validate.errors ?? [];
+  for (const error of errors) {
     const diagnostic = describe(spec, error);
     if (diagnostic) diagnostics.push(diagnostic);
   }
-  return diagnostics;
+  return { diagnostics, onlyUnknownProperties: errors.every((error) => error.keyword === "additionalProperties") };
 }
 
 function describe(spec: LoadedSpec, error: ErrorObject): Diagnostic | undefined {

@@ -1,5 +1,6 @@
-// Validates a loaded spec: YAML syntax, then duplicate keys and the JSON Schema, then (only on a document of
-// the right shape) the semantic rules. Returns diagnostics sorted by position; never throws for user errors.
+// Validates a loaded spec: YAML syntax, then duplicate keys and the JSON Schema, then (on a document of the
+// right shape, unknown properties aside) the semantic rules, reported together. Returns diagnostics sorted
+// by position; never throws for user errors.
 
 import { isMap, isScalar, isSeq } from "yaml";
 import { compareDiagnostics, type Diagnostic } from "./diagnostic.js";
@@ -12,11 +13,16 @@ import { validateSemantics } from "./validate-semantics.js";
 export function validateSpec(spec: LoadedSpec): Diagnostic[] {
   // After the first syntax error the parser mostly reports consequences of it.
   if (spec.syntaxErrors.length > 0) return [spec.syntaxErrors[0]!];
-  const shapeErrors = [...duplicateKeys(spec), ...validateAgainstSchema(spec)];
-  const diagnostics =
-    shapeErrors.length > 0
-      ? shapeErrors
-      : [...validateSemantics(spec, spec.value as SpecDocument), ...validateNames(spec, spec.value as SpecDocument)];
+  const schema = validateAgainstSchema(spec);
+  const duplicates = duplicateKeys(spec);
+  const shapeErrors = [...duplicates, ...schema.diagnostics];
+  // The semantic checks read the document by its schema's shape: they run when it has that shape, which an
+  // unknown property does not change, so such errors come in the same report as the semantic ones rather
+  // than one round later. A duplicate key would: the parser keeps its last value, and the checks would
+  // report what follows from losing the first.
+  const diagnostics = schema.onlyUnknownProperties && duplicates.length === 0
+    ? [...shapeErrors, ...validateSemantics(spec, spec.value as SpecDocument), ...validateNames(spec, spec.value as SpecDocument)]
+    : shapeErrors;
   return dedupe(diagnostics.sort(compareDiagnostics));
 }
 

@@ -359,6 +359,19 @@ describe("validateSpec", () => {
     expect(validateText(smallSpecWith(["rules:\n", `rules:\n  code: { kind: pattern, pattern: "${yaml}", doc: A code. }\n`]))).toEqual([]);
   });
 
+  it("reports unknown properties and semantic errors in one pass, not one round each", () => {
+    const text = smallSpecWith(
+      ["required: true, doc: User name.", "requird: true, doc: User name."],
+      ["{ name: quantity, type: int,", "{ name: quantity, type: int, rules: [cuont],"],
+    );
+    expect(validateText(text)).toEqual([
+      expect.stringMatching(/:9:35 unknown property "requird" \(did you mean "required"\?\)/),
+      expect.stringMatching(/unknown rule "cuont" \(did you mean "count"\?\)/),
+    ]);
+    // A wrong shape (a number for a string) still stops there: the semantic checks would misread it.
+    expect(validateText(smallSpecWith(["    max: 9\n", "    max: nine\n"], ["{ name: quantity, type: int,", "{ name: quantity, type: int, rules: [cuont],"]))).toHaveLength(1);
+  });
+
   it("reports every schema error, not just the first", () => {
     const text = smallSpecWith(
       ["    max: 9\n", "    max: nine\n"],
