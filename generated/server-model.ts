@@ -67,6 +67,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [],
     result: operations.GetTriggerClicks.result,
+    effect: "read",
   },
   GetTriggerViews: {
     name: "GetTriggerViews",
@@ -79,6 +80,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [],
     result: operations.GetTriggerViews.result,
+    effect: "read",
   },
   GetTriggerIdForAccount: {
     name: "GetTriggerIdForAccount",
@@ -86,6 +88,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     params: [...credentials],
     checks: [],
     result: operations.GetTriggerIdForAccount.result,
+    effect: "read",
   },
   GetRoiResults: {
     name: "GetRoiResults",
@@ -96,6 +99,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [],
     result: operations.GetRoiResults.result,
+    effect: "read",
   },
   GetNewsletterFilters: {
     name: "GetNewsletterFilters",
@@ -106,6 +110,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [],
     result: operations.GetNewsletterFilters.result,
+    effect: "read",
   },
   GetReportViewsByDateInterval: {
     name: "GetReportViewsByDateInterval",
@@ -134,6 +139,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
       { kind: "columnName", param: "ddField", reserved: ["SubscriberId", "Email", "Name", "ViewTime"] },
     ],
     result: operations.GetReportViewsByDateInterval.result,
+    effect: "read",
   },
   GetSubscriberMailingLists: {
     name: "GetSubscriberMailingLists",
@@ -145,6 +151,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [{ kind: "atLeastOne", params: ["strSubscriberId", "strEmail"] }],
     result: operations.GetSubscriberMailingLists.result,
+    effect: "read",
   },
   InsertSubscriberSid: {
     name: "InsertSubscriberSid",
@@ -167,6 +174,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [],
     result: operations.InsertSubscriberSid.result,
+    effect: "write",
   },
   InsertSubscriberWithDemData: {
     name: "InsertSubscriberWithDemData",
@@ -200,6 +208,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
       },
     ],
     result: operations.InsertSubscriberWithDemData.result,
+    effect: "write",
   },
   InsertSubscriberWithDemDataPendingOption: {
     name: "InsertSubscriberWithDemDataPendingOption",
@@ -241,6 +250,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
       },
     ],
     result: operations.InsertSubscriberWithDemDataPendingOption.result,
+    effect: "write",
   },
   InsertCsvSubscribersWithDemDataUpdateOption: {
     name: "InsertCsvSubscribersWithDemDataUpdateOption",
@@ -266,6 +276,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [],
     result: operations.InsertCsvSubscribersWithDemDataUpdateOption.result,
+    effect: "write",
   },
   InsertCSVSubscribersWithDemDataFromFileToQueue: {
     name: "InsertCSVSubscribersWithDemDataFromFileToQueue",
@@ -277,6 +288,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [],
     result: operations.InsertCSVSubscribersWithDemDataFromFileToQueue.result,
+    effect: "write",
   },
   UpdateSubscriberData: {
     name: "UpdateSubscriberData",
@@ -296,6 +308,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [{ kind: "atLeastOne", params: ["strSubscriberId", "strEmail"] }],
     result: operations.UpdateSubscriberData.result,
+    effect: "write",
   },
   UpdateMailingList: {
     name: "UpdateMailingList",
@@ -311,6 +324,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [],
     result: operations.UpdateMailingList.result,
+    effect: "write",
   },
   InsertTemplateNewsletter: {
     name: "InsertTemplateNewsletter",
@@ -331,6 +345,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [],
     result: operations.InsertTemplateNewsletter.result,
+    effect: "write",
   },
   InsertActiveTemplateModule: {
     name: "InsertActiveTemplateModule",
@@ -360,6 +375,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [],
     result: operations.InsertActiveTemplateModule.result,
+    effect: "write",
   },
   SendNewsletter: {
     name: "SendNewsletter",
@@ -382,6 +398,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [],
     result: operations.SendNewsletter.result,
+    effect: "write",
   },
   InsertTransaction: {
     name: "InsertTransaction",
@@ -421,6 +438,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
       },
     ],
     result: operations.InsertTransaction.result,
+    effect: "write",
   },
   InsertTransactionWithSplit: {
     name: "InsertTransactionWithSplit",
@@ -460,6 +478,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
       },
     ],
     result: operations.InsertTransactionWithSplit.result,
+    effect: "write",
   },
   SendSmsWithSenderName: {
     name: "SendSmsWithSenderName",
@@ -479,6 +498,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [],
     result: operations.SendSmsWithSenderName.result,
+    effect: "write",
   },
 };
 

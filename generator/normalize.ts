@@ -207,6 +207,7 @@ function normalizeModel(doc: SpecDocument, options: NormalizeOptions): ServiceMo
         params: [...credentials, ...(op.params ?? []).map((spec) => param(spec, false))],
         checks: [...(op.checks ?? []).map(checkModel), ...columnNameChecks(opResult)],
         result: opResult,
+        ...(op.effect === undefined ? {} : { effect: op.effect }),
       };
     }),
   );

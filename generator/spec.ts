@@ -141,4 +141,6 @@ export interface SpecOperation {
   readonly result?: SpecResult;
   /** No output message at all; takes no result. */
   readonly oneWay?: boolean;
+  /** read: changes nothing; write: changes data. Absent: taken as a write. */
+  readonly effect?: "read" | "write";
 }

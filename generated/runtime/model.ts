@@ -221,11 +221,19 @@ export interface ClientOperationModel<Params = unknown, Result = unknown> {
   readonly result: ResultModel;
 }
 
-/** One operation as the server reads it: its parameters with rules and defaults, its checks, its group. */
+/**
+ * One operation as the server reads it: its parameters with rules and defaults, its checks, its group, and
+ * whether it changes data.
+ */
 export interface OperationModel<Params = unknown, Result = unknown> extends ClientOperationModel<Params, Result> {
   readonly group: string;
   readonly params: readonly ParamModel[];
   readonly checks: readonly CheckModel[];
+  /**
+   * The spec's `effect`: "read" when the operation changes nothing, "write" when it changes data; absent
+   * when the spec does not say, which tools that must not repeat a write (a shadow proxy) take as a write.
+   */
+  readonly effect?: "read" | "write";
 }
 
 /** The parameter type of an operation descriptor. */

@@ -469,6 +469,7 @@ function emitServerModel(model: ServiceModel): GeneratedFile {
     checks: op.checks.map(checkValue),
     // The client's result model: the same records and data sets.
     result: code(`${clientOperations}.${op.name}.result`),
+    ...(op.effect === undefined ? {} : { effect: op.effect }),
   });
 
   const operationsLiteral = byName(model.operations, operationValue);

@@ -116,6 +116,21 @@ describe("normalize", () => {
     expect(modelOf(fixedOnly).operations[2]!.checks).toEqual([]);
   });
 
+  it("carries an operation's effect when the spec gives one, and leaves it out otherwise", () => {
+    expect(model.operations.map((op) => op.effect)).toEqual([undefined, undefined, undefined]);
+    const text = smallSpecWith(
+      ["        doc: Adds an item.\n", "        doc: Adds an item.\n        effect: write\n"],
+      ["        doc: Lists items.\n", "        doc: Lists items.\n        effect: read\n"],
+    );
+    const marked = modelOf(text);
+    expect(marked.operations.map((op) => [op.name, op.effect])).toEqual([
+      ["AddItem", "write"],
+      ["ListItems", "read"],
+      ["GetStock", undefined],
+    ]);
+    expect(Object.hasOwn(marked.operations[2]!, "effect")).toBe(false);
+  });
+
   it("replaces the namespace when asked", () => {
     expect(modelOf(SMALL_TEXT, "http://example.com/ns/").namespace).toBe("http://example.com/ns/");
   });

@@ -311,6 +311,11 @@ const cases: readonly Case[] = [
     want: [`${F}:48:17 AddItem is oneWay, so it has no result: remove "result" or "oneWay"`],
   },
   {
+    name: "effect that is neither read nor write",
+    given: [["        doc: Adds an item.\n","        doc: Adds an item.\n        effect: readonly\n"]],
+    want: [`${F}:40:17 "effect" must be one of: read, write (not \"readonly\")`],
+  },
+  {
     name: "enum named like a scalar",
     given: [["records:\n","enums:\n  int: { doc: A size., values: [S, M] }\nrecords:\n"]],
     want: [`${F}:21:3 enum "int" has the name of a scalar type`],

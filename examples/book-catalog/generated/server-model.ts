@@ -45,6 +45,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [],
     result: operations.AddBook.result,
+    effect: "write",
   },
   GetBook: {
     name: "GetBook",
@@ -55,6 +56,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [],
     result: operations.GetBook.result,
+    effect: "read",
   },
   FindBooks: {
     name: "FindBooks",
@@ -74,6 +76,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [],
     result: operations.FindBooks.result,
+    effect: "read",
   },
   CountByGenre: {
     name: "CountByGenre",
@@ -90,6 +93,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [],
     result: operations.CountByGenre.result,
+    effect: "read",
   },
   Genres: {
     name: "Genres",
@@ -97,6 +101,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     params: [...credentials],
     checks: [],
     result: operations.Genres.result,
+    effect: "read",
   },
   Titles: {
     name: "Titles",
@@ -113,6 +118,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [],
     result: operations.Titles.result,
+    effect: "read",
   },
   Lend: {
     name: "Lend",
@@ -125,6 +131,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [],
     result: operations.Lend.result,
+    effect: "write",
   },
   Return: {
     name: "Return",
@@ -135,6 +142,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [],
     result: operations.Return.result,
+    effect: "write",
   },
   IsOnLoan: {
     name: "IsOnLoan",
@@ -145,6 +153,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [],
     result: operations.IsOnLoan.result,
+    effect: "read",
   },
   ClearLoans: {
     name: "ClearLoans",
@@ -152,6 +161,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     params: [...credentials],
     checks: [],
     result: operations.ClearLoans.result,
+    effect: "write",
   },
   RecordVisit: {
     name: "RecordVisit",
@@ -162,6 +172,7 @@ export const serverOperations: { readonly [Name in keyof Operations]: OperationM
     ],
     checks: [],
     result: operations.RecordVisit.result,
+    effect: "write",
   },
 };
 
