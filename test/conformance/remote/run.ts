@@ -5,13 +5,19 @@
 // text or HTTP-level refusal (the error code checked only when the endpoint sends one); the WSDL must be
 // served with the four bindings. Cases on operations that write run only with allowWrites. `profile`
 // picks the cases: protocol (what every ASMX host does), service (our validation), or all.
+//
+// Data the cases need to exist (ids: `{ fixture: list }` in the cases) comes from `fixtures`; a fixture
+// not given keeps the suite's value, and a case using one may then be answered "no such id" (a code of
+// MISSING_DATA_CODES) instead of its expectation: it passes, saying which fixture to give to check it. A
+// given fixture answered so is a failure. docs/conformance.md is the user's guide.
 
+import { fixtureValues, MISSING_DATA_CODES, type FixtureKey } from "../fixtures.js";
 import type { ReferenceAnswer } from "../reference/errors.js";
 import { checkAnswerShape } from "../reference/shape.js";
 import { loadReferenceService, type RefOperation } from "../reference/spec.js";
 import { casesOf, expectedError, loadCases, sentValues, type ConformanceCase, type Profile } from "../suite/cases.js";
 import { sendRequest } from "../suite/http.js";
-import { checkRefusal } from "../suite/refusal.js";
+import { answerErrorCode, checkRefusal } from "../suite/refusal.js";
 import { caseRequest } from "../suite/request.js";
 import { checkWsdl, type CheckRow } from "./wsdl.js";
 
@@ -26,6 +32,8 @@ export interface RemoteOptions {
   readonly timeoutMs?: number;
   /** Which cases to run (default all); the WSDL and shape rows belong to protocol. */
   readonly profile?: Profile | "all";
+  /** Ids and values that exist on the endpoint's account (fixtures.ts); the rest keep the suite's. */
+  readonly fixtures?: Partial<Record<FixtureKey, string>>;
 }
 
 const WRITES_SKIPPED = "writes data: run with --allow-writes";
@@ -57,7 +65,8 @@ export function formatTable(rows: readonly CheckRow[]): string[] {
 export async function runRemote(options: RemoteOptions, print: (line: string) => void): Promise<number> {
   const service = loadReferenceService({ namespace: options.namespace });
   const profile = options.profile ?? "all";
-  const allCases = loadCases(service);
+  const given = options.fixtures ?? {};
+  const allCases = loadCases(service, undefined, fixtureValues(given));
   const cases = casesOf(allCases, profile);
   const endpoint = options.url.replace(/[?#].*$/, "").replace(/\/+$/, "");
   const credentials = { username: options.username, password: options.password };
@@ -96,21 +105,32 @@ export async function runRemote(options: RemoteOptions, print: (line: string) =>
       const answer = await send(caseRequest(op, binding, values, c.omit, c.tamper));
       if (answer instanceof Error) {
         rows.push({ name, outcome: "failed", detail: `no answer: ${answer.message}` });
-      } else if (isShape) {
-        const verdict = checkAnswerShape(op, binding, answer, refusalCodes);
-        rows.push(
-          verdict.problems.length === 0
-            ? { name, outcome: "passed", detail: verdict.note }
-            : { name, outcome: "failed", detail: verdict.problems.join("; ") },
-        );
-      } else if (c.error) {
-        const problems = checkRefusal(binding, answer, expectedError(c.error, binding), false);
-        rows.push(
-          problems.length === 0
-            ? { name, outcome: "passed", detail: `refused: ${c.error.code}` }
-            : { name, outcome: "failed", detail: problems.join("; ") },
-        );
+        continue;
       }
+      const verdict = isShape
+        ? checkAnswerShape(op, binding, answer, refusalCodes)
+        : { problems: checkRefusal(binding, answer, expectedError(c.error!, binding), false), note: `refused: ${c.error!.code}` };
+      if (verdict.problems.length === 0) {
+        rows.push({ name, outcome: "passed", detail: verdict.note });
+        continue;
+      }
+      const code = answerErrorCode(binding, answer);
+      const missing = c.fixtures.filter((key) => given[key] === undefined);
+      const meansMissing = (keys: readonly FixtureKey[]) =>
+        code !== undefined && code !== c.error?.code && keys.some((key) => MISSING_DATA_CODES[key].includes(code));
+      if (meansMissing(c.fixtures)) {
+        rows.push(
+          meansMissing(missing)
+            ? { name, outcome: "passed", detail: `missing data: ${code} (give the fixtures ${missing.join(", ")} to check this case)` }
+            : {
+                name,
+                outcome: "failed",
+                detail: `${verdict.problems.join("; ")} (the fixtures given, ${c.fixtures.join(", ")}: do they exist on this account?)`,
+              },
+        );
+        continue;
+      }
+      rows.push({ name, outcome: "failed", detail: verdict.problems.join("; ") });
     }
   }
 

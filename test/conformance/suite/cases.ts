@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
+import { FIXTURE_KEYS, SUITE_FIXTURES, type FixtureKey, type Fixtures } from "../fixtures.js";
 import { defaultException, type RefError, type Side } from "../reference/errors.js";
 import type { WireRecord, WireResult } from "../reference/response.js";
 import { REF_BINDINGS, type RefBinding, type RefService } from "../reference/spec.js";
@@ -103,6 +104,8 @@ export interface ConformanceCase {
   readonly error?: CaseError;
   /** False for cases a live endpoint cannot be held to (their limits are its own). */
   readonly remote: boolean;
+  /** The fixtures its input names (`{ fixture: list }`): data that must exist on a live endpoint. */
+  readonly fixtures: readonly FixtureKey[];
 }
 
 export interface ExpandedCase {
@@ -147,22 +150,36 @@ function isObject(value: unknown): value is Raw {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** The fixture values wire texts are read with, and the keys they named. */
+interface Reading {
+  readonly fixtures: Fixtures;
+  readonly used: Set<FixtureKey>;
+}
+
+const NO_FIXTURES: Reading = { fixtures: SUITE_FIXTURES, used: new Set() };
+
 /**
- * A wire text: a quoted string, `{ repeat: "x", times: 1200 }` for long values, or a list of those,
- * concatenated.
+ * A wire text: a quoted string, `{ repeat: "x", times: 1200 }` for long values, `{ fixture: list }` for
+ * data that must exist on the endpoint (fixtures.ts), or a list of those, concatenated.
  */
-function wireText(value: unknown, where: string): string {
+function wireText(value: unknown, where: string, reading: Reading = NO_FIXTURES): string {
   if (typeof value === "string") return value;
-  if (Array.isArray(value)) return value.map((piece, i) => wireText(piece, `${where}[${i}]`)).join("");
+  if (Array.isArray(value)) return value.map((piece, i) => wireText(piece, `${where}[${i}]`, reading)).join("");
   if (isObject(value) && typeof value.repeat === "string" && typeof value.times === "number") {
     return value.repeat.repeat(value.times);
+  }
+  if (isObject(value) && typeof value.fixture === "string" && Object.keys(value).length === 1) {
+    const key = value.fixture as FixtureKey;
+    if (!FIXTURE_KEYS.includes(key)) throw new Error(`${where}: fixture ${key} is none of ${FIXTURE_KEYS.join(", ")}`);
+    reading.used.add(key);
+    return reading.fixtures[key];
   }
   throw new Error(`${where}: wire values are strings (quote numbers and booleans), got ${JSON.stringify(value)}`);
 }
 
-function wireRecord(value: unknown, where: string): WireRecord {
+function wireRecord(value: unknown, where: string, reading: Reading = NO_FIXTURES): WireRecord {
   if (!isObject(value)) throw new Error(`${where}: expected a map of wire texts`);
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, wireText(v, `${where}.${k}`)]));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, wireText(v, `${where}.${k}`, reading)]));
 }
 
 function checkKeys(raw: Raw, allowed: ReadonlySet<string>, where: string): void {
@@ -197,14 +214,15 @@ function readError(raw: unknown, where: string): CaseError {
   };
 }
 
-function readCase(raw: unknown, operation: string, file: string, service: RefService): ConformanceCase {
+function readCase(raw: unknown, operation: string, file: string, service: RefService, fixtures: Fixtures): ConformanceCase {
   const op = service.operations.get(operation);
   if (!op) throw new Error(`${file}: ${operation} is not an operation of the spec`);
   if (!isObject(raw) || typeof raw.name !== "string") throw new Error(`${file}: ${operation}: every case needs a name`);
   const where = `${file}: ${operation}/${raw.name}`;
   checkKeys(raw, CASE_KEYS, where);
   const paramNames = new Set(op.params.map((p) => p.name));
-  const input = raw.input === undefined ? {} : wireRecord(raw.input, `${where} input`);
+  const reading: Reading = { fixtures, used: new Set() };
+  const input = raw.input === undefined ? {} : wireRecord(raw.input, `${where} input`, reading);
   const omit = (raw.omit ?? []) as string[];
   for (const name of [...Object.keys(input), ...omit]) {
     if (!paramNames.has(name)) throw new Error(`${where}: ${name} is not a parameter of ${operation}`);
@@ -251,6 +269,7 @@ function readCase(raw: unknown, operation: string, file: string, service: RefSer
     profile,
     ...(received ? { received } : {}),
     remote: raw.remote !== false,
+    fixtures: [...reading.used],
   };
   const withTamper = tamper ? { ...base, tamper } : base;
   return raw.result !== undefined
@@ -258,8 +277,15 @@ function readCase(raw: unknown, operation: string, file: string, service: RefSer
     : { ...withTamper, error: readError(raw.error, `${where} error`) };
 }
 
-/** Every case of every file of the folders, checked; throws naming the file and case at fault. */
-export function loadCases(service: RefService, dirs: string | readonly string[] = CASES_DIR): ConformanceCase[] {
+/**
+ * Every case of every file of the folders, checked; throws naming the file and case at fault. `fixtures`
+ * fills `{ fixture: … }` (default: the suite's values).
+ */
+export function loadCases(
+  service: RefService,
+  dirs: string | readonly string[] = CASES_DIR,
+  fixtures: Fixtures = SUITE_FIXTURES,
+): ConformanceCase[] {
   const cases: ConformanceCase[] = [];
   const files = (typeof dirs === "string" ? [dirs] : dirs).flatMap((dir) =>
     readdirSync(dir)
@@ -272,7 +298,7 @@ export function loadCases(service: RefService, dirs: string | readonly string[] 
     if (!isObject(doc)) throw new Error(`${file}: expected a map of operation names to case lists`);
     for (const [operation, list] of Object.entries(doc)) {
       if (!Array.isArray(list)) throw new Error(`${file}: ${operation}: expected a list of cases`);
-      for (const raw of list) cases.push(readCase(raw, operation, file, service));
+      for (const raw of list) cases.push(readCase(raw, operation, file, service, fixtures));
     }
   }
   const seen = new Set<string>();

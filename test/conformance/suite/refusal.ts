@@ -149,3 +149,16 @@ export function checkRefusal(
   }
   return problems;
 }
+
+/**
+ * The error code an answer carries, if any: a SOAP fault's `<detail><Error><Code>` or the HTTP bindings'
+ * X-Error-Code. A legacy ASMX host sends none.
+ */
+export function answerErrorCode(binding: RefBinding, answer: ReferenceAnswer): string | undefined {
+  if (binding === "httpGet" || binding === "httpPost") return answer.headers["x-error-code"];
+  try {
+    return readFault(binding, answer.body).errorCode ?? answer.headers["x-error-code"];
+  } catch {
+    return answer.headers["x-error-code"];
+  }
+}

@@ -1,6 +1,7 @@
 // The request a case sends: the reference request, then the case's tampering (protocol failure cases).
 
 import { envelopeNs, referenceRequest, soapParams, type ReferenceRequest } from "../reference/request.js";
+import { escapeText } from "../reference/xml.js";
 import type { RefBinding, RefOperation } from "../reference/spec.js";
 import type { Tamper } from "./cases.js";
 
@@ -19,13 +20,15 @@ function withAction(binding: "soap11" | "soap12", headers: Record<string, string
 }
 
 /**
- * Fills a body template: {env}, {ns}, {op}, {params}, {params:prefix}, {nested:N} (N nested elements),
- * {many:N} (N sibling elements), {attributes:N} (N attributes, each with a leading space).
+ * Fills a body template: {env}, {ns}, {op}, {params}, {params:prefix}, {value:name} (the text sent for a
+ * parameter, credentials and fixtures included, escaped), {nested:N} (N nested elements), {many:N} (N
+ * sibling elements), {attributes:N} (N attributes, each with a leading space).
  */
 function fillBody(template: string, op: RefOperation, binding: RefBinding, values: Record<string, string>): string {
   const env = isSoap(binding) ? envelopeNs(binding) : "";
-  return template.replace(/\{(env|ns|op|params|params:\w+|nested:\d+|many:\d+|attributes:\d+)\}/g, (_m, key: string) => {
+  return template.replace(/\{(env|ns|op|params|params:\w+|value:\w+|nested:\d+|many:\d+|attributes:\d+)\}/g, (_m, key: string) => {
     if (key === "env") return env;
+    if (key.startsWith("value:")) return escapeText(values[key.slice(6)] ?? "");
     if (key === "ns") return op.namespace;
     if (key === "op") return op.name;
     if (key === "params") return soapParams(op, values);
