@@ -155,7 +155,8 @@ describe("bulk CSV over HTTP POST under the default limit", () => {
     const rows: string[] = [];
     let size = 0;
     for (let i = 0; size < 20 * 1024 * 1024; i++) {
-      const row = `subscriber${i}@example.test,Subscriber ${i} Åström,${i % 2 ? "HTML" : "Text"},dd${i}|x`;
+      // Rows of about 230 bytes: 20 MB stays under the spec's 100,000-row cap (csvSubscribers maxRows).
+      const row = `subscriber${i}@example.test,Subscriber ${i} Åström ${"n".repeat(160)},${i % 2 ? "HTML" : "Text"},dd${i}|x`;
       rows.push(row);
       size += row.length + 1;
     }
