@@ -26,8 +26,16 @@ const httpResponse = `<?xml version="1.0" encoding="utf-8"?>\n<long xmlns="${NS}
 
 /** The answers a server sends (docs/wire.md §2, §3, §4), canned. */
 const canned: Record<BindingName, WireResponse> = {
-  soap11: { status: 200, headers: { "content-type": "text/xml; charset=utf-8" }, body: soapResponse(SOAP11_NS) },
-  soap12: { status: 200, headers: { "content-type": "application/soap+xml; charset=utf-8" }, body: soapResponse(SOAP12_NS) },
+  soap11: {
+    status: 200,
+    headers: { "content-type": "text/xml; charset=utf-8" },
+    body: soapResponse(SOAP11_NS),
+  },
+  soap12: {
+    status: 200,
+    headers: { "content-type": "application/soap+xml; charset=utf-8" },
+    body: soapResponse(SOAP12_NS),
+  },
   httpGet: { status: 200, headers: { "content-type": "text/xml; charset=utf-8" }, body: httpResponse },
   httpPost: { status: 200, headers: { "content-type": "text/xml; charset=utf-8" }, body: httpResponse },
 };
@@ -72,9 +80,22 @@ export function clientTable(rows: readonly ClientBenchRow[]): { text: string; pa
   const body = rows.map((r) => {
     const ok = r.totalUs <= CLIENT_TARGET_US;
     pass &&= ok;
-    return [r.binding, r.encodeUs.toFixed(2), r.decodeUs.toFixed(2), r.totalUs.toFixed(2), `<=${CLIENT_TARGET_US} µs ${ok ? "PASS" : "MISS"}`];
+    return [
+      r.binding,
+      r.encodeUs.toFixed(2),
+      r.decodeUs.toFixed(2),
+      r.totalUs.toFixed(2),
+      `<=${CLIENT_TARGET_US} µs ${ok ? "PASS" : "MISS"}`,
+    ];
   });
-  return { text: table(header, body, header.map((_, i) => i > 0 && i < 4)), pass };
+  return {
+    text: table(
+      header,
+      body,
+      header.map((_, i) => i > 0 && i < 4),
+    ),
+    pass,
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

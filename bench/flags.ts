@@ -33,13 +33,21 @@ export interface LoadSettings {
 }
 
 /** Reads and checks the load flags (see LOAD_FLAGS). */
-export function loadSettings(flags: { duration: string; warmup: string; connections: string; rounds: string; threads: string; tool?: string | undefined }): LoadSettings {
+export function loadSettings(flags: {
+  duration: string;
+  warmup: string;
+  connections: string;
+  rounds: string;
+  threads: string;
+  tool?: string | undefined;
+}): LoadSettings {
   const duration = positive("duration", flags.duration);
   const warmup = Number(flags.warmup) >= 0 ? Number(flags.warmup) : 2;
   const connections = Math.round(positive("connections", flags.connections));
   const threads = Math.round(positive("threads", flags.threads));
   const rounds = Math.round(positive("rounds", flags.rounds));
   const { tool } = flags;
-  if (tool !== undefined && tool !== "wrk" && tool !== "autocannon") throw new Error(`--tool must be wrk or autocannon, got ${tool}`);
+  if (tool !== undefined && tool !== "wrk" && tool !== "autocannon")
+    throw new Error(`--tool must be wrk or autocannon, got ${tool}`);
   return { duration, warmup, connections, rounds, threads, tool };
 }

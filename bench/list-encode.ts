@@ -12,13 +12,14 @@ import { recordWriters } from "../generated/writers.js";
 import { cpuPerOp } from "./timing.js";
 import { triggerRecords } from "./wire.js";
 
-
 const op = operations.GetTriggerIdForAccount;
 const records = triggerRecords();
 const request = { strUsername: "u", strPassword: "p" };
 const generated = serverBindings.soap11(service, { readXml, recordWriters });
 const fromModel = serverBindings.soap11(service, { readXml });
-if (generated.encodeResponse(op, records, request).body !== fromModel.encodeResponse(op, records, request).body) {
+if (
+  generated.encodeResponse(op, records, request).body !== fromModel.encodeResponse(op, records, request).body
+) {
   throw new Error("the generated and the model-made writers disagree");
 }
 let sink = 0;
@@ -28,6 +29,8 @@ const send = (body: string): void => {
 for (let round = 1; round <= 3; round++) {
   const a = cpuPerOp(() => send(generated.encodeResponse(op, records, request).body));
   const b = cpuPerOp(() => send(fromModel.encodeResponse(op, records, request).body));
-  console.log(`round ${round}: encodeResponse x100 + bytes: generated writers ${a.toFixed(1)} µs, model-made ${b.toFixed(1)} µs`);
+  console.log(
+    `round ${round}: encodeResponse x100 + bytes: generated writers ${a.toFixed(1)} µs, model-made ${b.toFixed(1)} µs`,
+  );
 }
 if (sink === 0) console.log("");

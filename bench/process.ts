@@ -93,7 +93,9 @@ export function collect(child: ChildProcess, what: string, limitMs: number): Pro
   const done = new Promise<string>((resolve, reject) => {
     child.once("error", reject);
     child.once("exit", (code, signal) =>
-      code === 0 ? resolve(out) : reject(new Error(`${what} exited with ${code ?? signal}: ${err.trim() || out.trim()}`)),
+      code === 0
+        ? resolve(out)
+        : reject(new Error(`${what} exited with ${code ?? signal}: ${err.trim() || out.trim()}`)),
     );
   });
   return withTimeout(done, limitMs, what).catch((error: unknown) => {
@@ -103,7 +105,10 @@ export function collect(child: ChildProcess, what: string, limitMs: number): Pro
 }
 
 /** Asks a child to exit (IPC disconnect, so a --cpu-prof profile gets written), kills it after killAfterMs. */
-export async function stopChild({ child }: { readonly child: ChildProcess }, killAfterMs: number): Promise<void> {
+export async function stopChild(
+  { child }: { readonly child: ChildProcess },
+  killAfterMs: number,
+): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   if (child.connected) child.disconnect();
@@ -168,7 +173,10 @@ export async function serversCommand(buildName: string): Promise<{ args: string[
     });
     return { args: [join(buildDir, "servers.mjs")], note: `servers bundled with esbuild ${esbuild.version}` };
   } catch (error) {
-    return { args: ["--import", "tsx", serversSource], note: `servers run under tsx (bundling failed: ${(error as Error).message})` };
+    return {
+      args: ["--import", "tsx", serversSource],
+      note: `servers run under tsx (bundling failed: ${(error as Error).message})`,
+    };
   }
 }
 
@@ -200,7 +208,7 @@ export interface WrkRun {
 export async function runWrk(script: string, lines: readonly string[], run: WrkRun): Promise<LoadResult> {
   writeFileSync(
     script,
-    [
+    `${[
       ...lines,
       "done = function(summary, latency, requests)",
       "  local e = summary.errors",
@@ -208,15 +216,44 @@ export async function runWrk(script: string, lines: readonly string[], run: WrkR
       "    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),",
       "    e.connect + e.read + e.write + e.status + e.timeout))",
       "end",
-    ].join("\n") + "\n",
+    ].join("\n")}\n`,
   );
-  const args = ["-t", String(run.threads), "-c", String(run.connections), "-d", `${run.seconds}s`, "--timeout", "10s", "-s", script, run.url];
-  const out = await collect(track(spawn("wrk", args, { stdio: ["ignore", "pipe", "pipe"] })), "wrk", (run.seconds + 30) * 1000);
+  const args = [
+    "-t",
+    String(run.threads),
+    "-c",
+    String(run.connections),
+    "-d",
+    `${run.seconds}s`,
+    "--timeout",
+    "10s",
+    "-s",
+    script,
+    run.url,
+  ];
+  const out = await collect(
+    track(spawn("wrk", args, { stdio: ["ignore", "pipe", "pipe"] })),
+    "wrk",
+    (run.seconds + 30) * 1000,
+  );
   const line = out.split("\n").find((l) => l.startsWith("WRKJSON "));
   if (!line) throw new Error(`wrk printed no summary:\n${out}`);
-  const r = JSON.parse(line.slice(8)) as { requests: number; us: number; p50: number; p99: number; failures: number };
+  const r = JSON.parse(line.slice(8)) as {
+    requests: number;
+    us: number;
+    p50: number;
+    p99: number;
+    failures: number;
+  };
   const seconds = r.us / 1e6;
-  return { requests: r.requests, seconds, rps: r.requests / seconds, p50ms: r.p50 / 1000, p99ms: r.p99 / 1000, failures: r.failures };
+  return {
+    requests: r.requests,
+    seconds,
+    rps: r.requests / seconds,
+    p50ms: r.p50 / 1000,
+    p99ms: r.p99 / 1000,
+    failures: r.failures,
+  };
 }
 
 // ---- results ---------------------------------------------------------------------------------------------

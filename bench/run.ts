@@ -24,7 +24,22 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { clientTable, runClientBench } from "./client.js";
 import { LOAD_FLAGS, loadSettings, positive } from "./flags.js";
-import { cleanup, cleanupOnSignals, collect, cpuSeconds, hasWrk, luaString, peakRss, resultsFile, runWrk, serversCommand, stopChild, tempDir, track, withTimeout } from "./process.js";
+import {
+  cleanup,
+  cleanupOnSignals,
+  collect,
+  cpuSeconds,
+  hasWrk,
+  luaString,
+  peakRss,
+  resultsFile,
+  runWrk,
+  serversCommand,
+  stopChild,
+  tempDir,
+  track,
+  withTimeout,
+} from "./process.js";
 import { fromAutocannon, median, table, type AutocannonResult, type LoadResult } from "./summary.js";
 // The server's model: the codecs here write and read both sides.
 import { serverModel as service, serverOperations as operations } from "../generated/server-model.js";
@@ -44,7 +59,14 @@ const { values: flags } = parseArgs({
   allowPositionals: false,
 });
 
-const { duration: DURATION, warmup: WARMUP, connections: CONNECTIONS, threads: THREADS, rounds: ROUNDS, tool: TOOL_FLAG } = loadSettings(flags);
+const {
+  duration: DURATION,
+  warmup: WARMUP,
+  connections: CONNECTIONS,
+  threads: THREADS,
+  rounds: ROUNDS,
+  tool: TOOL_FLAG,
+} = loadSettings(flags);
 const SERVER_NODE_ARGS = flags["server-node-args"].split(" ").filter(Boolean);
 
 // ---- child processes -------------------------------------------------------------------------------
@@ -67,7 +89,10 @@ let serverArgs: string[] = [];
 /** The exact SOAP 1.1 GetTriggerIdForAccount answer (LIST_SIZE records) our server sends. */
 const LIST_ANSWER = bindingFactories
   .soap11(service, { readXml })
-  .encodeResponse(operations.GetTriggerIdForAccount, triggerRecords(), { strUsername: "u", strPassword: "p" }).body;
+  .encodeResponse(operations.GetTriggerIdForAccount, triggerRecords(), {
+    strUsername: "u",
+    strPassword: "p",
+  }).body;
 
 /** A file holding LIST_ANSWER, for the floor-list server to answer with. */
 function listAnswerFile(): string {
@@ -89,8 +114,12 @@ async function startServer(kind: ServerKind): Promise<RunningServer> {
   );
   const port = await withTimeout(
     new Promise<number>((resolve, reject) => {
-      child.once("message", (m: { port?: number }) => (m.port ? resolve(m.port) : reject(new Error(`bad message ${JSON.stringify(m)}`))));
-      child.once("exit", (code) => reject(new Error(`the ${kind} server exited with ${code} before listening`)));
+      child.once("message", (m: { port?: number }) =>
+        m.port ? resolve(m.port) : reject(new Error(`bad message ${JSON.stringify(m)}`)),
+      );
+      child.once("exit", (code) =>
+        reject(new Error(`the ${kind} server exited with ${code} before listening`)),
+      );
       child.once("error", reject);
     }),
     30_000,
@@ -118,8 +147,14 @@ const TOOL: LoadTool = TOOL_FLAG ?? (hasWrk() ? "wrk" : "autocannon");
 function runWrkRequest(url: string, request: BenchRequest, seconds: number): Promise<LoadResult> {
   const lines = [`wrk.method = ${luaString(request.method)}`];
   if (request.body !== "") lines.push(`wrk.body = ${luaString(request.body)}`);
-  for (const [name, value] of Object.entries(request.headers)) lines.push(`wrk.headers[${luaString(name)}] = ${luaString(value)}`);
-  return runWrk(join(scratch(), "request.lua"), lines, { url, seconds, threads: THREADS, connections: CONNECTIONS });
+  for (const [name, value] of Object.entries(request.headers))
+    lines.push(`wrk.headers[${luaString(name)}] = ${luaString(value)}`);
+  return runWrk(join(scratch(), "request.lua"), lines, {
+    url,
+    seconds,
+    threads: THREADS,
+    connections: CONNECTIONS,
+  });
 }
 
 async function runAutocannon(url: string, request: BenchRequest, seconds: number): Promise<LoadResult> {
@@ -154,7 +189,9 @@ async function preflight(base: string, request: BenchRequest, what: string): Pro
   });
   const body = await response.text();
   if (response.status !== 200 || !body.includes(request.expect)) {
-    throw new Error(`${what}: expected 200 containing ${request.expect}, got ${response.status}:\n${body.slice(0, 600)}`);
+    throw new Error(
+      `${what}: expected 200 containing ${request.expect}, got ${response.status}:\n${body.slice(0, 600)}`,
+    );
   }
 }
 
@@ -180,10 +217,39 @@ const rows: Row[] = [
     server: "floor",
     request: { ...requests.soap11Insert, expect: "<InsertSubscriberSidResult>123456789012<" },
   },
-  { id: "soap11", label: "ours SOAP 1.1 InsertSubscriberSid", server: "ours", request: requests.soap11Insert, floorTarget: 0.7, nodeSoapTarget: 4, addedTarget: 0.2 },
-  { id: "soap12", label: "ours SOAP 1.2 InsertSubscriberSid", server: "ours", request: requests.soap12Insert, floorTarget: 0.5, addedTarget: 0.2 },
-  { id: "get", label: "ours HTTP GET InsertSubscriberSid", server: "ours", request: requests.httpGetInsert, floorTarget: 0.5, addedTarget: 0.2 },
-  { id: "post", label: "ours HTTP POST InsertSubscriberSid", server: "ours", request: requests.httpPostInsert, floorTarget: 0.5, addedTarget: 0.2 },
+  {
+    id: "soap11",
+    label: "ours SOAP 1.1 InsertSubscriberSid",
+    server: "ours",
+    request: requests.soap11Insert,
+    floorTarget: 0.7,
+    nodeSoapTarget: 4,
+    addedTarget: 0.2,
+  },
+  {
+    id: "soap12",
+    label: "ours SOAP 1.2 InsertSubscriberSid",
+    server: "ours",
+    request: requests.soap12Insert,
+    floorTarget: 0.5,
+    addedTarget: 0.2,
+  },
+  {
+    id: "get",
+    label: "ours HTTP GET InsertSubscriberSid",
+    server: "ours",
+    request: requests.httpGetInsert,
+    floorTarget: 0.5,
+    addedTarget: 0.2,
+  },
+  {
+    id: "post",
+    label: "ours HTTP POST InsertSubscriberSid",
+    server: "ours",
+    request: requests.httpPostInsert,
+    floorTarget: 0.5,
+    addedTarget: 0.2,
+  },
   {
     id: "floor-list",
     label: `reference: raw node:http, fixed ${Buffer.byteLength(LIST_ANSWER)} B (the x100 answer)`,
@@ -278,12 +344,27 @@ function verdict(ratio: number | undefined, target: number | undefined, unit: st
 function serverTable(measured: readonly Summary[]): { text: string; pass: boolean } {
   const floor = measured.find((m) => m.row.id === "floor");
   const nodeSoap = measured.find((m) => m.row.id === "node-soap");
-  const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined && b > 0 ? a / b : undefined);
+  const ratio = (a: number | undefined, b: number | undefined) =>
+    a !== undefined && b !== undefined && b > 0 ? a / b : undefined;
   const fixed = (n: number | undefined) => (n === undefined ? "" : n.toFixed(2));
   let allPass = true;
   const header = ["server / request", ROUNDS > 1 ? `req/s (median of ${ROUNDS})` : "req/s"];
   if (ROUNDS > 1) header.push("req/s range");
-  header.push("p50 ms", "p99 ms", "peak RSS MiB", "CPU µs/req", "CPU added µs", "x floor", "x node-soap", "CPU x floor", "CPU x node-soap", "errors", "floor target", "node-soap target", "CPU added target");
+  header.push(
+    "p50 ms",
+    "p99 ms",
+    "peak RSS MiB",
+    "CPU µs/req",
+    "CPU added µs",
+    "x floor",
+    "x node-soap",
+    "CPU x floor",
+    "CPU x node-soap",
+    "errors",
+    "floor target",
+    "node-soap target",
+    "CPU added target",
+  );
   // CPU the server spends per request beyond what the raw floor spends: our own work, apart from the
   // host's networking, which every row pays alike.
   const added = (cpuUs: number) => (floor === undefined ? undefined : cpuUs - floor.cpuUs);
@@ -300,7 +381,8 @@ function serverTable(measured: readonly Summary[]): { text: string; pass: boolea
         : ownAdded === undefined || nodeSoapAdded === undefined
           ? `<=${row.addedTarget}x node-soap's n/a`
           : `<=${row.addedTarget}x node-soap's ${ownAdded <= row.addedTarget * nodeSoapAdded ? "PASS" : "MISS"}`;
-    if (floorVerdict.endsWith("MISS") || nodeSoapVerdict.endsWith("MISS") || addedVerdict.endsWith("MISS")) allPass = false;
+    if (floorVerdict.endsWith("MISS") || nodeSoapVerdict.endsWith("MISS") || addedVerdict.endsWith("MISS"))
+      allPass = false;
     const cells = [row.label, Math.round(result.rps).toString()];
     if (ROUNDS > 1) cells.push(`${Math.round(minRps)}-${Math.round(maxRps)}`);
     cells.push(
@@ -335,16 +417,18 @@ function say(text = ""): void {
 
 function saveReport(): void {
   const file = resultsFile("bench", "txt");
-  writeFileSync(file, report.join("\n") + "\n");
+  writeFileSync(file, `${report.join("\n")}\n`);
   console.error(`(saved to ${file})`);
 }
 
 async function main(): Promise<void> {
   let serversPass = true;
   const only = flags.only?.split(",").map((s) => s.trim());
-  const withService = !flags["client-only"] && !flags["no-service"] && (only === undefined || only.includes("service"));
+  const withService =
+    !flags["client-only"] && !flags["no-service"] && (only === undefined || only.includes("service"));
   const selected = only ? rows.filter((r) => only.includes(r.id)) : rows;
-  if (selected.length === 0 && !withService && !flags["client-only"]) throw new Error(`--only matches no row; the rows are ${rows.map((r) => r.id).join(", ")}, service`);
+  if (selected.length === 0 && !withService && !flags["client-only"])
+    throw new Error(`--only matches no row; the rows are ${rows.map((r) => r.id).join(", ")}, service`);
   if (!flags["client-only"] && selected.length > 0) {
     const command = await serversCommand("bench");
     serverArgs = command.args;
@@ -369,17 +453,29 @@ async function main(): Promise<void> {
     const servers = serverTable(selected.map((row) => summarize(row, runs.get(row) ?? [])));
     say(servers.text);
     say();
-    say("CPU µs/req: the server process's user+system time per answered request; the 'CPU x' ratios compare those,");
-    say("so they stay meaningful when other processes share the machine. The reference row serves the x100 answer's");
-    say("exact bytes from a raw node:http server: what sending that much costs without building it. The bare");
-    say("concatenation row builds those bytes anew for every request, as plainly as JavaScript can (no checks, the");
-    say("request not read) and sends them as ours does: the least a list answer built in JavaScript costs here.");
+    say(
+      "CPU µs/req: the server process's user+system time per answered request; the 'CPU x' ratios compare those,",
+    );
+    say(
+      "so they stay meaningful when other processes share the machine. The reference row serves the x100 answer's",
+    );
+    say(
+      "exact bytes from a raw node:http server: what sending that much costs without building it. The bare",
+    );
+    say(
+      "concatenation row builds those bytes anew for every request, as plainly as JavaScript can (no checks, the",
+    );
+    say(
+      "request not read) and sends them as ours does: the least a list answer built in JavaScript costs here.",
+    );
     say();
     serversPass = servers.pass;
   }
   let clientPass = true;
   if (!flags["no-client"]) {
-    say("Client codec micro-benchmark (no network): binding.encodeRequest(op, writeParams(op, values)) + binding.decodeResponse(op, canned answer), InsertSubscriberSid, best of 5 trials");
+    say(
+      "Client codec micro-benchmark (no network): binding.encodeRequest(op, writeParams(op, values)) + binding.decodeResponse(op, canned answer), InsertSubscriberSid, best of 5 trials",
+    );
     say();
     const client = clientTable(runClientBench());
     say(client.text);

@@ -51,7 +51,18 @@ function listBuildServer(answer: string): http.Server {
   return afterBody((res) => {
     let xml = "";
     for (const r of records) {
-      xml += b0 + String(r.Id) + b1 + r.Name + b2 + r.Created + b3 + String(r.MailinglistId) + b4 + r.MailinglistName + b5;
+      xml +=
+        b0 +
+        String(r.Id) +
+        b1 +
+        r.Name +
+        b2 +
+        r.Created +
+        b3 +
+        String(r.MailinglistId) +
+        b4 +
+        r.MailinglistName +
+        b5;
     }
     const body = head + xml + tail;
     const length = Buffer.byteLength(body, "utf8");
@@ -66,7 +77,8 @@ async function oursServer(): Promise<http.Server> {
   const { operations } = await import("../generated/model.js");
   const triggers = triggerRecords();
   const impl: Record<string, unknown> = {};
-  for (const name of Object.keys(operations)) impl[name] = () => Promise.reject(new Error(`${name} is not benchmarked`));
+  for (const name of Object.keys(operations))
+    impl[name] = () => Promise.reject(new Error(`${name} is not benchmarked`));
   impl.InsertSubscriberSid = () => SID;
   impl.GetTriggerIdForAccount = () => triggers;
   return http.createServer(createHandler(impl as unknown as ExternalAPIService, { log: () => {} }));
@@ -79,13 +91,19 @@ async function nodeSoapServer(): Promise<http.Server> {
     res.writeHead(404);
     res.end();
   });
-  const wsdl = readFileSync(process.env.EAS_BENCH_WSDL ?? new URL("../generated/ExternalAPIService.wsdl", import.meta.url), "utf8");
+  const wsdl = readFileSync(
+    process.env.EAS_BENCH_WSDL ?? new URL("../generated/ExternalAPIService.wsdl", import.meta.url),
+    "utf8",
+  );
   const port = {
     InsertSubscriberSid: () => ({ InsertSubscriberSidResult: SID.toString() }),
   };
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port: portNumber } = server.address() as AddressInfo;
-  const xml = wsdl.replaceAll("http://localhost/ExternalAPIService.asmx", `http://127.0.0.1:${portNumber}/ExternalAPIService.asmx`);
+  const xml = wsdl.replaceAll(
+    "http://localhost/ExternalAPIService.asmx",
+    `http://127.0.0.1:${portNumber}/ExternalAPIService.asmx`,
+  );
   const services = { ExternalAPIService: { ExternalAPIServiceSoap: port, ExternalAPIServiceSoap12: port } };
   await new Promise<void>((resolve, reject) => {
     soap.listen(server, {
@@ -100,12 +118,14 @@ async function nodeSoapServer(): Promise<http.Server> {
 
 async function main(): Promise<void> {
   const kind = process.argv[2] as Kind;
-  if (!process.send) throw new Error("bench/servers.ts must be started by bench/run.ts (it reports over IPC).");
+  if (!process.send)
+    throw new Error("bench/servers.ts must be started by bench/run.ts (it reports over IPC).");
   process.on("disconnect", () => process.exit(0));
   let server: http.Server;
   if (kind === "floor") server = floorServer(Buffer.from(FLOOR_RESPONSE, "utf8"));
   else if (kind === "floor-list") server = floorServer(readFileSync(process.env.EAS_BENCH_BODY ?? ""));
-  else if (kind === "list-build") server = listBuildServer(readFileSync(process.env.EAS_BENCH_BODY ?? "", "utf8"));
+  else if (kind === "list-build")
+    server = listBuildServer(readFileSync(process.env.EAS_BENCH_BODY ?? "", "utf8"));
   else if (kind === "ours") server = await oursServer();
   else if (kind === "node-soap") server = await nodeSoapServer();
   else throw new Error(`unknown server kind ${String(kind)}`);

@@ -107,7 +107,12 @@ async function serviceChild(): Promise<void> {
   const now = Date.now();
   const account = await app.store.db
     .insertInto("accounts")
-    .values({ username, password_hash: await hashPassword(password), sms_credits: SMS_BENCH_CREDITS, created_at: now })
+    .values({
+      username,
+      password_hash: await hashPassword(password),
+      sms_credits: SMS_BENCH_CREDITS,
+      created_at: now,
+    })
     .returning("id")
     .executeTakeFirstOrThrow();
   let lists = 0;
@@ -138,36 +143,80 @@ async function serviceChild(): Promise<void> {
     const answer = async (): Promise<Record<string, unknown>> => {
       if (message.cmd === "list") return { listId: await newList() };
       if (message.cmd === "count") {
-        const s = await app.store.db.selectFrom("subscribers").select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow();
-        const m = await app.store.db.selectFrom("memberships").select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow();
+        const s = await app.store.db
+          .selectFrom("subscribers")
+          .select(sql<number>`count(*)`.as("n"))
+          .executeTakeFirstOrThrow();
+        const m = await app.store.db
+          .selectFrom("memberships")
+          .select(sql<number>`count(*)`.as("n"))
+          .executeTakeFirstOrThrow();
         const sms = await app.store.db
           .selectFrom("sms_messages")
-          .select([sql<number>`count(*)`.as("n"), sql<number>`count(case when state = 'waiting' then 1 end)`.as("waiting")])
+          .select([
+            sql<number>`count(*)`.as("n"),
+            sql<number>`count(case when state = 'waiting' then 1 end)`.as("waiting"),
+          ])
           .executeTakeFirstOrThrow();
-        const t = await app.store.db.selectFrom("transactions").select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow();
-        return { subscribers: Number(s.n), memberships: Number(m.n), sms: Number(sms.n), smsWaiting: Number(sms.waiting), transactions: Number(t.n) };
+        const t = await app.store.db
+          .selectFrom("transactions")
+          .select(sql<number>`count(*)`.as("n"))
+          .executeTakeFirstOrThrow();
+        return {
+          subscribers: Number(s.n),
+          memberships: Number(m.n),
+          sms: Number(sms.n),
+          smsWaiting: Number(sms.waiting),
+          transactions: Number(t.n),
+        };
       }
       if (message.cmd === "import") {
-        const row = await app.store.db.selectFrom("imports").selectAll().where("id", "=", message.importId).executeTakeFirst();
+        const row = await app.store.db
+          .selectFrom("imports")
+          .selectAll()
+          .where("id", "=", message.importId)
+          .executeTakeFirst();
         return { row: row ?? null };
       }
-      if (message.cmd === "sending-setup") return sendingSetup(app.store, account.id, await newList(), message.recipients);
-      if (message.cmd === "sending-state") return { ...(await sendingState(app.store, message.sendingId, message.files === true ? config.outboxDir : undefined)) };
+      if (message.cmd === "sending-setup")
+        return sendingSetup(app.store, account.id, await newList(), message.recipients);
+      if (message.cmd === "sending-state")
+        return {
+          ...(await sendingState(
+            app.store,
+            message.sendingId,
+            message.files === true ? config.outboxDir : undefined,
+          )),
+        };
       throw new Error(`unknown command ${JSON.stringify(message)}`);
     };
     answer().then(
       (result) => send({ id: message.id, ...result }),
-      (error: unknown) => send({ id: message.id, error: error instanceof Error ? error.message : String(error) }),
+      (error: unknown) =>
+        send({ id: message.id, error: error instanceof Error ? error.message : String(error) }),
     );
   });
-  const ready: ServiceReady = { ready: true, port, username, password, accountId: account.id, listId, projectId: project.id };
+  const ready: ServiceReady = {
+    ready: true,
+    port,
+    username,
+    password,
+    accountId: account.id,
+    listId,
+    projectId: project.id,
+  };
   send(ready);
 }
 
 type BenchStore = Awaited<ReturnType<typeof createApp>>["store"];
 
 /** The sending part's content: a template with two links and a holder, a module, a newsletter tracking `all`, N members. */
-async function sendingSetup(store: BenchStore, accountId: number, listId: number, recipients: number): Promise<{ newsletterId: number; listId: number }> {
+async function sendingSetup(
+  store: BenchStore,
+  accountId: number,
+  listId: number,
+  recipients: number,
+): Promise<{ newsletterId: number; listId: number }> {
   const now = Date.now();
   const { db } = store;
   const template = await db
@@ -187,14 +236,34 @@ async function sendingSetup(store: BenchStore, accountId: number, listId: number
     .executeTakeFirstOrThrow();
   const newsletter = await db
     .insertInto("newsletters")
-    .values({ account_id: accountId, template_id: template.id, name: "bench newsletter", subject: "News for {{Name}}", tracking: "all", created_at: now })
+    .values({
+      account_id: accountId,
+      template_id: template.id,
+      name: "bench newsletter",
+      subject: "News for {{Name}}",
+      tracking: "all",
+      created_at: now,
+    })
     .returning("id")
     .executeTakeFirstOrThrow();
-  const code = '<div class="module"><p>Offer for {{Name}}: <a href="https://example.com/offer?code={{DD1}}">see the offer</a></p></div>';
-  const module = await db.insertInto("modules").values({ account_id: accountId, name: "bench module", code, created_at: now }).returning("id").executeTakeFirstOrThrow();
+  const code =
+    '<div class="module"><p>Offer for {{Name}}: <a href="https://example.com/offer?code={{DD1}}">see the offer</a></p></div>';
+  const module = await db
+    .insertInto("modules")
+    .values({ account_id: accountId, name: "bench module", code, created_at: now })
+    .returning("id")
+    .executeTakeFirstOrThrow();
   await db
     .insertInto("newsletter_modules")
-    .values({ account_id: accountId, newsletter_id: newsletter.id, module_id: module.id, code, holder_id: 1, filter_id: null, created_at: now })
+    .values({
+      account_id: accountId,
+      newsletter_id: newsletter.id,
+      module_id: module.id,
+      code,
+      holder_id: 1,
+      filter_id: null,
+      created_at: now,
+    })
     .execute();
   for (let i = 0; i < recipients; i += 500) {
     const end = Math.min(recipients, i + 500);
@@ -202,21 +271,45 @@ async function sendingSetup(store: BenchStore, accountId: number, listId: number
       const values = [];
       for (let n = i + 1; n <= end; n++) {
         const email = `s${listId}n${n}@bench.example.com`;
-        values.push({ account_id: accountId, email, email_key: email, name: `Name ${n}`, fields: JSON.stringify({ "1": `C-${n}` }), created_at: now });
+        values.push({
+          account_id: accountId,
+          email,
+          email_key: email,
+          name: `Name ${n}`,
+          fields: JSON.stringify({ "1": `C-${n}` }),
+          created_at: now,
+        });
       }
       const rows = await trx.insertInto("subscribers").values(values).returning("id").execute();
       await trx
         .insertInto("memberships")
-        .values(rows.map((r) => ({ list_id: listId, subscriber_id: r.id, account_id: accountId, state: "active" as const, created_at: now, changed_at: now })))
+        .values(
+          rows.map((r) => ({
+            list_id: listId,
+            subscriber_id: r.id,
+            account_id: accountId,
+            state: "active" as const,
+            created_at: now,
+            changed_at: now,
+          })),
+        )
         .execute();
     });
   }
   return { newsletterId: newsletter.id, listId };
 }
 
-async function sendingState(store: BenchStore, sendingId: number, outboxDir: string | undefined): Promise<SendingState> {
+async function sendingState(
+  store: BenchStore,
+  sendingId: number,
+  outboxDir: string | undefined,
+): Promise<SendingState> {
   const { db } = store;
-  const sending = await db.selectFrom("sendings").select(["state", "recipients"]).where("id", "=", sendingId).executeTakeFirst();
+  const sending = await db
+    .selectFrom("sendings")
+    .select(["state", "recipients"])
+    .where("id", "=", sendingId)
+    .executeTakeFirst();
   const byState = await db
     .selectFrom("sending_recipients")
     .select(["state", sql<number>`count(*)`.as("n")])
@@ -235,7 +328,11 @@ async function sendingState(store: BenchStore, sendingId: number, outboxDir: str
     ])
     .where("r.sending_id", "=", sendingId)
     .executeTakeFirstOrThrow();
-  const all = await db.selectFrom("mail_outbox").select(sql<number>`count(*)`.as("n")).where("kind", "=", "newsletter").executeTakeFirstOrThrow();
+  const all = await db
+    .selectFrom("mail_outbox")
+    .select(sql<number>`count(*)`.as("n"))
+    .where("kind", "=", "newsletter")
+    .executeTakeFirstOrThrow();
   let files: { emlFiles: number; lastEmlMs: number } | undefined;
   if (outboxDir !== undefined) {
     let emlFiles = 0;
@@ -296,7 +393,9 @@ function fileServer(): http.Server {
 
 async function autocannonChild(args: AutocannonArgs): Promise<void> {
   type Request = { method: string; headers: Record<string, string>; body?: string };
-  const autocannon = createRequire(import.meta.url)("autocannon") as (options: Record<string, unknown>) => Promise<AutocannonResult>;
+  const autocannon = createRequire(import.meta.url)("autocannon") as (
+    options: Record<string, unknown>,
+  ) => Promise<AutocannonResult>;
   let counter = 0;
   const result = await autocannon({
     url: args.url,
@@ -320,7 +419,8 @@ async function autocannonChild(args: AutocannonArgs): Promise<void> {
 async function main(): Promise<void> {
   const kind = process.argv[2];
   if (kind === "autocannon") return autocannonChild(JSON.parse(process.argv[3] ?? "{}") as AutocannonArgs);
-  if (!process.send) throw new Error("bench/service-children.ts must be started by bench/service.ts (it reports over IPC).");
+  if (!process.send)
+    throw new Error("bench/service-children.ts must be started by bench/service.ts (it reports over IPC).");
   process.on("disconnect", () => process.exit(0));
   if (kind === "service") return serviceChild();
   if (kind === "files") {

@@ -51,18 +51,64 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { findPostgresBin, startThrowawayCluster, type ThrowawayCluster } from "../test/service/support/postgres.js";
+import {
+  findPostgresBin,
+  startThrowawayCluster,
+  type ThrowawayCluster,
+} from "../test/service/support/postgres.js";
 import { LOAD_FLAGS, loadSettings, positive } from "./flags.js";
-import { cleanup, cleanupOnSignals, collect, cpuSeconds, hasWrk, luaString, onCleanup, peakRss, removeDir, resultsFile, runWrk, serversCommand, stopChild, tempDir, track, withTimeout } from "./process.js";
+import {
+  cleanup,
+  cleanupOnSignals,
+  collect,
+  cpuSeconds,
+  hasWrk,
+  luaString,
+  onCleanup,
+  peakRss,
+  removeDir,
+  resultsFile,
+  runWrk,
+  serversCommand,
+  stopChild,
+  tempDir,
+  track,
+  withTimeout,
+} from "./process.js";
 import type { AutocannonArgs, SendingState, ServiceReady, ServiceRequest } from "./service-children.js";
 import { median, table, type LoadResult } from "./summary.js";
 import { FLOOR_RESPONSE, NS, SOAP11_NS } from "./wire.js";
 import { bundleEntry } from "../service/start.mjs";
 
-export type Part = "sqlite" | "sqlite-normal" | "postgres" | "sms" | "transaction" | "csv" | "import" | "sending";
-export const PARTS: readonly Part[] = ["sqlite", "sqlite-normal", "postgres", "sms", "transaction", "csv", "import", "sending"];
+export type Part =
+  | "sqlite"
+  | "sqlite-normal"
+  | "postgres"
+  | "sms"
+  | "transaction"
+  | "csv"
+  | "import"
+  | "sending";
+export const PARTS: readonly Part[] = [
+  "sqlite",
+  "sqlite-normal",
+  "postgres",
+  "sms",
+  "transaction",
+  "csv",
+  "import",
+  "sending",
+];
 /** What runs without --only: sqlite-normal (SQLITE_SYNC=NORMAL, a diagnosis row) only when asked for. */
-export const DEFAULT_PARTS: readonly Part[] = ["sqlite", "postgres", "sms", "transaction", "csv", "import", "sending"];
+export const DEFAULT_PARTS: readonly Part[] = [
+  "sqlite",
+  "postgres",
+  "sms",
+  "transaction",
+  "csv",
+  "import",
+  "sending",
+];
 
 export interface ServiceBenchOptions {
   readonly duration: number;
@@ -121,7 +167,8 @@ const childrenSource = fileURLToPath(new URL("./service-children.ts", import.met
  * JavaScript (no TypeScript loader in the process). The other children run under tsx.
  */
 let serviceChildFile: Promise<string> | undefined;
-const serviceChild = (): Promise<string> => (serviceChildFile ??= bundleEntry("bench/service-children.ts", "bench-service-children"));
+const serviceChild = (): Promise<string> =>
+  (serviceChildFile ??= bundleEntry("bench/service-children.ts", "bench-service-children"));
 
 /** The floor server exactly as bench/run.ts starts it: bench/servers.ts bundled with tsx's esbuild. */
 async function floorCommand(): Promise<string[]> {
@@ -137,18 +184,28 @@ interface Child {
 }
 
 /** Starts a child with an IPC channel and waits (bounded) for its first message. */
-async function startChild<M>(args: readonly string[], env: NodeJS.ProcessEnv, what: string, accept: (m: unknown) => M | undefined): Promise<Child & { first: M }> {
-  const child = track(spawn(process.execPath, [...args], { stdio: ["ignore", "inherit", "inherit", "ipc"], env }));
+async function startChild<M>(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  what: string,
+  accept: (m: unknown) => M | undefined,
+): Promise<Child & { first: M }> {
+  const child = track(
+    spawn(process.execPath, [...args], { stdio: ["ignore", "inherit", "inherit", "ipc"], env }),
+  );
   const first = await withTimeout(
     new Promise<M>((resolve, reject) => {
       const onMessage = (m: unknown) => {
         const ok = accept(m);
-        if (ok === undefined) return reject(new Error(`${what}: unexpected first message ${JSON.stringify(m)}`));
+        if (ok === undefined)
+          return reject(new Error(`${what}: unexpected first message ${JSON.stringify(m)}`));
         child.off("message", onMessage);
         resolve(ok);
       };
       child.on("message", onMessage);
-      child.once("exit", (code, signal) => reject(new Error(`${what} exited with ${code ?? signal} before it was ready`)));
+      child.once("exit", (code, signal) =>
+        reject(new Error(`${what} exited with ${code ?? signal} before it was ready`)),
+      );
       child.once("error", reject);
     }),
     90_000,
@@ -168,7 +225,12 @@ interface ServiceChild extends Child {
 
 let commandIds = 0;
 
-async function startService(name: string, databaseUrl: string | undefined, options: ServiceBenchOptions, env: Record<string, string> = {}): Promise<ServiceChild> {
+async function startService(
+  name: string,
+  databaseUrl: string | undefined,
+  options: ServiceBenchOptions,
+  env: Record<string, string> = {},
+): Promise<ServiceChild> {
   const dir = tempDir(`eas-bench-${name}-`);
   const started = await startChild<ServiceReady>(
     [...options.serviceNodeArgs, await serviceChild(), "service"],
@@ -270,9 +332,19 @@ function insertTemplate(username: string, password: string, listId: number): Ins
   return { prefix: prefix!, suffix: suffix! };
 }
 
-async function post(url: string, operation: string, body: string, timeoutMs: number): Promise<{ status: number; text: string; ms: number }> {
+async function post(
+  url: string,
+  operation: string,
+  body: string,
+  timeoutMs: number,
+): Promise<{ status: number; text: string; ms: number }> {
   const started = performance.now();
-  const response = await fetch(url, { method: "POST", headers: soapHeaders(operation), body, signal: AbortSignal.timeout(timeoutMs) });
+  const response = await fetch(url, {
+    method: "POST",
+    headers: soapHeaders(operation),
+    body,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   const text = await response.text();
   return { status: response.status, text, ms: performance.now() - started };
 }
@@ -280,7 +352,10 @@ async function post(url: string, operation: string, body: string, timeoutMs: num
 /** The integer result of a SOAP answer, or a thrown error with the answer's start. */
 function intResult(answer: { status: number; text: string }, operation: string): number {
   const m = new RegExp(`<${operation}Result>(-?\\d+)</${operation}Result>`).exec(answer.text);
-  if (answer.status !== 200 || m === null) throw new Error(`${operation}: expected 200 with a result, got ${answer.status}:\n${answer.text.slice(0, 600)}`);
+  if (answer.status !== 200 || m === null)
+    throw new Error(
+      `${operation}: expected 200 with a result, got ${answer.status}:\n${answer.text.slice(0, 600)}`,
+    );
   return Number(m[1]);
 }
 
@@ -299,14 +374,15 @@ interface LoadSpec {
 /** wrk with a script that makes every body: prefix + tag + "t" + thread + "n" + counter + suffix. */
 function runWrkSpec(spec: LoadSpec, options: ServiceBenchOptions, dir: string): Promise<LoadResult> {
   const lines = ['wrk.method = "POST"'];
-  for (const [name, value] of Object.entries(soapHeaders(spec.operation))) lines.push(`wrk.headers[${luaString(name)}] = ${luaString(value)}`);
+  for (const [name, value] of Object.entries(soapHeaders(spec.operation)))
+    lines.push(`wrk.headers[${luaString(name)}] = ${luaString(value)}`);
   lines.push(
-    `local prefix = ${luaString(spec.template.prefix + spec.tag + "t")}`,
+    `local prefix = ${luaString(`${spec.template.prefix + spec.tag}t`)}`,
     `local suffix = ${luaString(spec.template.suffix)}`,
     "local n = 0",
     "local threads = 0",
     "function setup(thread)",
-    "  thread:set(\"tid\", threads)",
+    '  thread:set("tid", threads)',
     "  threads = threads + 1",
     "end",
     "function request()",
@@ -314,7 +390,12 @@ function runWrkSpec(spec: LoadSpec, options: ServiceBenchOptions, dir: string): 
     '  return wrk.format(nil, nil, nil, prefix .. (tid or 0) .. "n" .. n .. suffix)',
     "end",
   );
-  return runWrk(join(dir, `load-${spec.tag}.lua`), lines, { url: spec.url, seconds: spec.seconds, threads: options.threads, connections: options.connections });
+  return runWrk(join(dir, `load-${spec.tag}.lua`), lines, {
+    url: spec.url,
+    seconds: spec.seconds,
+    threads: options.threads,
+    connections: options.connections,
+  });
 }
 
 async function runAutocannon(spec: LoadSpec, options: ServiceBenchOptions): Promise<LoadResult> {
@@ -328,7 +409,11 @@ async function runAutocannon(spec: LoadSpec, options: ServiceBenchOptions): Prom
     suffix: spec.template.suffix,
   };
   const out = await collect(
-    track(spawn(process.execPath, ["--import", "tsx", childrenSource, "autocannon", JSON.stringify(args)], { stdio: ["ignore", "pipe", "pipe"] })),
+    track(
+      spawn(process.execPath, ["--import", "tsx", childrenSource, "autocannon", JSON.stringify(args)], {
+        stdio: ["ignore", "pipe", "pipe"],
+      }),
+    ),
     "autocannon",
     (spec.seconds + 60) * 1000,
   );
@@ -392,11 +477,23 @@ function rowRequest(row: ServiceRowId, ready: ServiceReady): RowRequest {
       template: smsTemplate(username, password),
       check(answer) {
         // Paid at once: a one-segment text costs the default price, 1.
-        if (answer.status !== 200 || !/<SendSmsWithSenderNameResult><Id>\d+<\/Id><CreditCost>1<\/CreditCost><TotalCredits>\d+<\/TotalCredits>/.test(answer.text)) {
-          throw new Error(`SendSmsWithSenderName: expected 200 with a paid result, got ${answer.status}:\n${answer.text.slice(0, 600)}`);
+        if (
+          answer.status !== 200 ||
+          !/<SendSmsWithSenderNameResult><Id>\d+<\/Id><CreditCost>1<\/CreditCost><TotalCredits>\d+<\/TotalCredits>/.test(
+            answer.text,
+          )
+        ) {
+          throw new Error(
+            `SendSmsWithSenderName: expected 200 with a paid result, got ${answer.status}:\n${answer.text.slice(0, 600)}`,
+          );
         }
       },
-      written: (counts, answered) => ({ stored: counts.sms, answered, noun: "SMS", waiting: counts.smsWaiting }),
+      written: (counts, answered) => ({
+        stored: counts.sms,
+        answered,
+        noun: "SMS",
+        waiting: counts.smsWaiting,
+      }),
     };
   }
   if (row === "transaction") {
@@ -415,17 +512,33 @@ function rowRequest(row: ServiceRowId, ready: ServiceReady): RowRequest {
   };
 }
 
-async function measureFloor(options: ServiceBenchOptions, command: string[], round: number, dir: string): Promise<Measured> {
-  const floor = await startChild<number>(command, process.env, "the floor server", (m) => (m as { port?: number }).port);
+async function measureFloor(
+  options: ServiceBenchOptions,
+  command: string[],
+  round: number,
+  dir: string,
+): Promise<Measured> {
+  const floor = await startChild<number>(
+    command,
+    process.env,
+    "the floor server",
+    (m) => (m as { port?: number }).port,
+  );
   try {
     const url = `http://127.0.0.1:${floor.first}${ENDPOINT}`;
     const template = insertTemplate("bench", "x".repeat(16), 1);
     const operation = "InsertSubscriberSid";
     const answer = await post(url, operation, `${template.prefix}preflight${template.suffix}`, 10_000);
-    if (answer.status !== 200 || answer.text !== FLOOR_RESPONSE) throw new Error(`floor: unexpected answer ${answer.status}`);
-    if (options.warmup > 0) await load({ url, operation, template, tag: `w${round}`, seconds: options.warmup }, options, dir);
+    if (answer.status !== 200 || answer.text !== FLOOR_RESPONSE)
+      throw new Error(`floor: unexpected answer ${answer.status}`);
+    if (options.warmup > 0)
+      await load({ url, operation, template, tag: `w${round}`, seconds: options.warmup }, options, dir);
     const cpuBefore = cpuSeconds(floor.pid);
-    const result = await load({ url, operation, template, tag: `m${round}`, seconds: options.duration }, options, dir);
+    const result = await load(
+      { url, operation, template, tag: `m${round}`, seconds: options.duration },
+      options,
+      dir,
+    );
     const cpuUs = ((cpuSeconds(floor.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests);
     return { result, rssBytes: peakRss(floor.pid), cpuUs };
   } finally {
@@ -433,9 +546,20 @@ async function measureFloor(options: ServiceBenchOptions, command: string[], rou
   }
 }
 
-async function measureService(options: ServiceBenchOptions, row: ServiceRowId, round: number, dir: string): Promise<Measured> {
-  const databaseUrl = row === "postgres" ? await cluster!.createDatabase(`bench_r${round}_${process.pid}`) : undefined;
-  const service = await startService(row, databaseUrl, options, row === "sqlite-normal" ? { SQLITE_SYNC: "NORMAL" } : {});
+async function measureService(
+  options: ServiceBenchOptions,
+  row: ServiceRowId,
+  round: number,
+  dir: string,
+): Promise<Measured> {
+  const databaseUrl =
+    row === "postgres" ? await cluster!.createDatabase(`bench_r${round}_${process.pid}`) : undefined;
+  const service = await startService(
+    row,
+    databaseUrl,
+    options,
+    row === "sqlite-normal" ? { SQLITE_SYNC: "NORMAL" } : {},
+  );
   try {
     const url = `http://127.0.0.1:${service.ready.port}${ENDPOINT}`;
     const request = rowRequest(row, service.ready);
@@ -444,11 +568,19 @@ async function measureService(options: ServiceBenchOptions, row: ServiceRowId, r
     request.check(await post(url, operation, `${template.prefix}preflight${template.suffix}`, 30_000));
     let answered = 1;
     if (options.warmup > 0) {
-      const warm = await load({ url, operation, template, tag: `w${round}`, seconds: options.warmup }, options, dir);
+      const warm = await load(
+        { url, operation, template, tag: `w${round}`, seconds: options.warmup },
+        options,
+        dir,
+      );
       answered += warm.requests - warm.failures;
     }
     const cpuBefore = cpuSeconds(service.pid);
-    const result = await load({ url, operation, template, tag: `m${round}`, seconds: options.duration }, options, dir);
+    const result = await load(
+      { url, operation, template, tag: `m${round}`, seconds: options.duration },
+      options,
+      dir,
+    );
     const cpuUs = ((cpuSeconds(service.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests);
     const rssBytes = peakRss(service.pid);
     answered += result.requests - result.failures;
@@ -480,7 +612,9 @@ function summarize(id: LoadRowId, runs: readonly Measured[]): LoadSummary {
         stored: runs.reduce((n, r) => n + r.written!.stored, 0),
         answered: runs.reduce((n, r) => n + r.written!.answered, 0),
         noun: runs[0]!.written!.noun,
-        ...(runs[0]!.written!.waiting === undefined ? {} : { waiting: runs.reduce((n, r) => n + (r.written!.waiting ?? 0), 0) }),
+        ...(runs[0]!.written!.waiting === undefined
+          ? {}
+          : { waiting: runs.reduce((n, r) => n + (r.written!.waiting ?? 0), 0) }),
       }
     : undefined;
   return {
@@ -526,7 +660,10 @@ function csvBody(username: string, password: string, listId: number, csv: string
   );
 }
 
-async function measureCsv(options: ServiceBenchOptions, progress: (line: string) => void): Promise<CsvSummary> {
+async function measureCsv(
+  options: ServiceBenchOptions,
+  progress: (line: string) => void,
+): Promise<CsvSummary> {
   const service = await startService("csv", undefined, options);
   try {
     const { port, username, password } = service.ready;
@@ -540,16 +677,26 @@ async function measureCsv(options: ServiceBenchOptions, progress: (line: string)
       const body = csvBody(username, password, listId, csvText(options.csvRows, String(call), false), false);
       const answer = await post(url, op, body, 120_000);
       const count = intResult(answer, op);
-      if (count !== options.csvRows) throw new Error(`${op} answered ${count} for ${options.csvRows} new rows`);
+      if (count !== options.csvRows)
+        throw new Error(`${op} answered ${count} for ${options.csvRows} new rows`);
       insertMs.push(answer.ms);
-      progress(`    insert ${call}/${options.csvCalls}: ${answer.ms.toFixed(0)} ms (${(Buffer.byteLength(body) / 1048576).toFixed(1)} MiB body)`);
+      progress(
+        `    insert ${call}/${options.csvCalls}: ${answer.ms.toFixed(0)} ms (${(Buffer.byteLength(body) / 1048576).toFixed(1)} MiB body)`,
+      );
     }
     const updateMs: number[] = [];
     for (let call = 1; call <= options.csvCalls; call++) {
-      const body = csvBody(username, password, lists[call - 1]!, csvText(options.csvRows, String(call), true), true);
+      const body = csvBody(
+        username,
+        password,
+        lists[call - 1]!,
+        csvText(options.csvRows, String(call), true),
+        true,
+      );
       const answer = await post(url, op, body, 120_000);
       const count = intResult(answer, op);
-      if (count !== options.csvRows) throw new Error(`${op} with strUpdate=true answered ${count} for ${options.csvRows} changed rows`);
+      if (count !== options.csvRows)
+        throw new Error(`${op} with strUpdate=true answered ${count} for ${options.csvRows} changed rows`);
       updateMs.push(answer.ms);
       progress(`    update ${call}/${options.csvCalls}: ${answer.ms.toFixed(0)} ms`);
     }
@@ -584,8 +731,16 @@ interface ImportSummary {
   readonly error?: string | null;
 }
 
-async function measureImport(options: ServiceBenchOptions, progress: (line: string) => void): Promise<ImportSummary> {
-  const files = await startChild<number>(["--import", "tsx", childrenSource, "files"], process.env, "the file server", (m) => (m as { port?: number }).port);
+async function measureImport(
+  options: ServiceBenchOptions,
+  progress: (line: string) => void,
+): Promise<ImportSummary> {
+  const files = await startChild<number>(
+    ["--import", "tsx", childrenSource, "files"],
+    process.env,
+    "the file server",
+    (m) => (m as { port?: number }).port,
+  );
   try {
     const service = await startService("import", undefined, options, { IMPORT_ALLOW_HOSTS: "127.0.0.1" });
     try {
@@ -610,14 +765,21 @@ async function measureImport(options: ServiceBenchOptions, progress: (line: stri
         if (now > deadline) break;
         if (now - lastReport >= 10_000) {
           lastReport = now;
-          progress(`    import ${row?.state ?? "?"}: ${row?.rows_imported ?? 0} rows after ${((now - started) / 1000).toFixed(0)} s, RSS peak ${(peakRss(service.pid) / 1048576).toFixed(0)} MiB`);
+          progress(
+            `    import ${row?.state ?? "?"}: ${row?.rows_imported ?? 0} rows after ${((now - started) / 1000).toFixed(0)} s, RSS peak ${(peakRss(service.pid) / 1048576).toFixed(0)} MiB`,
+          );
         }
         await sleep(250);
       }
       const wallMs = performance.now() - started;
       return {
         rows: options.importRows,
-        state: row === null ? "missing" : row.state === "done" || row.state === "failed" ? row.state : `${row.state} (timed out after ${options.importTimeout} s)`,
+        state:
+          row === null
+            ? "missing"
+            : row.state === "done" || row.state === "failed"
+              ? row.state
+              : `${row.state} (timed out after ${options.importTimeout} s)`,
         rowsImported: row?.rows_imported ?? 0,
         rowsBad: row?.rows_bad ?? 0,
         wallMs,
@@ -654,16 +816,24 @@ interface SendingSummary {
   readonly problems: string[];
 }
 
-async function measureSending(options: ServiceBenchOptions, progress: (line: string) => void): Promise<SendingSummary> {
+async function measureSending(
+  options: ServiceBenchOptions,
+  progress: (line: string) => void,
+): Promise<SendingSummary> {
   const recipients = options.sendingRecipients ?? 10_000;
   const service = await startService("sending", undefined, options);
   try {
     const { port, username, password } = service.ready;
     const url = `http://127.0.0.1:${port}${ENDPOINT}`;
     const setupStarted = performance.now();
-    const { newsletterId, listId } = await service.ask<{ newsletterId: number; listId: number }>({ cmd: "sending-setup", recipients });
+    const { newsletterId, listId } = await service.ask<{ newsletterId: number; listId: number }>({
+      cmd: "sending-setup",
+      recipients,
+    });
     const setupMs = performance.now() - setupStarted;
-    progress(`    ${int(recipients)} subscribers written in ${(setupMs / 1000).toFixed(1)} s; SendNewsletter ...`);
+    progress(
+      `    ${int(recipients)} subscribers written in ${(setupMs / 1000).toFixed(1)} s; SendNewsletter ...`,
+    );
     const op = "SendNewsletter";
     const body = soap11(
       `<${op} xmlns="${NS}"><strUsername>${xmlText(username)}</strUsername><strPassword>${xmlText(password)}</strPassword>` +
@@ -680,12 +850,19 @@ async function measureSending(options: ServiceBenchOptions, progress: (line: str
     let lastReport = started;
     for (;;) {
       state = await service.ask<SendingState>({ cmd: "sending-state", sendingId });
-      complete = state.state === "done" && state.sent === recipients && state.queued === 0 && state.mailsSent === state.mails && state.mails === recipients;
+      complete =
+        state.state === "done" &&
+        state.sent === recipients &&
+        state.queued === 0 &&
+        state.mailsSent === state.mails &&
+        state.mails === recipients;
       const now = performance.now();
       if (complete || state.mailsDead > 0 || now > deadline) break;
       if (now - lastReport >= 10_000) {
         lastReport = now;
-        progress(`    sending ${state.state}: ${int(state.sent)} rendered, ${int(state.mailsSent)} written after ${((now - started) / 1000).toFixed(0)} s, RSS peak ${mib(peakRss(service.pid))} MiB`);
+        progress(
+          `    sending ${state.state}: ${int(state.sent)} rendered, ${int(state.mailsSent)} written after ${((now - started) / 1000).toFixed(0)} s, RSS peak ${mib(peakRss(service.pid))} MiB`,
+        );
       }
       await sleep(100);
     }
@@ -694,12 +871,30 @@ async function measureSending(options: ServiceBenchOptions, progress: (line: str
     const cpu = cpuSeconds(service.pid) - cpuBefore;
     const final = await service.ask<SendingState>({ cmd: "sending-state", sendingId, files: true });
     const problems: string[] = [];
-    if (!complete) problems.push(`not complete (${final.state}, ${final.sent} sent, ${final.queued} queued, ${final.mailsSent}/${final.mails} mails written, ${final.mailsDead} dead${wallMs > SENDING_TIMEOUT_MS ? ", timed out" : ""})`);
-    if (final.emlFiles !== recipients) problems.push(`${final.emlFiles} .eml files for ${recipients} recipients`);
-    if (final.addresses !== final.mails || final.newsletterMails !== final.mails) problems.push(`${final.newsletterMails} newsletter mails, ${final.mails} of the sending, to ${final.addresses} addresses`);
-    if (final.recipients !== recipients || final.skipped > 0) problems.push(`${final.recipients} recipients expanded, ${final.skipped} skipped, of ${recipients}`);
+    if (!complete)
+      problems.push(
+        `not complete (${final.state}, ${final.sent} sent, ${final.queued} queued, ${final.mailsSent}/${final.mails} mails written, ${final.mailsDead} dead${wallMs > SENDING_TIMEOUT_MS ? ", timed out" : ""})`,
+      );
+    if (final.emlFiles !== recipients)
+      problems.push(`${final.emlFiles} .eml files for ${recipients} recipients`);
+    if (final.addresses !== final.mails || final.newsletterMails !== final.mails)
+      problems.push(
+        `${final.newsletterMails} newsletter mails, ${final.mails} of the sending, to ${final.addresses} addresses`,
+      );
+    if (final.recipients !== recipients || final.skipped > 0)
+      problems.push(`${final.recipients} recipients expanded, ${final.skipped} skipped, of ${recipients}`);
     const lastEml = final.lastEmlMs ?? 0;
-    return { recipients, ms: lastEml > startedEpoch ? lastEml - startedEpoch : wallMs, wallMs, setupMs, rssBytes, cpuSeconds: cpu, complete, final, problems };
+    return {
+      recipients,
+      ms: lastEml > startedEpoch ? lastEml - startedEpoch : wallMs,
+      wallMs,
+      setupMs,
+      rssBytes,
+      cpuSeconds: cpu,
+      complete,
+      final,
+      problems,
+    };
   } finally {
     await stopService(service);
   }
@@ -770,7 +965,10 @@ export async function runServiceBench(options: ServiceBenchOptions): Promise<Ser
     for (let round = 1; round <= options.rounds; round++) {
       for (const id of loadRows) {
         progress(`  service bench round ${round}/${options.rounds}: ${id} ...`);
-        const measured = id === "floor" ? await measureFloor(options, floorCmd, round, dir) : await measureService(options, id, round, dir);
+        const measured =
+          id === "floor"
+            ? await measureFloor(options, floorCmd, round, dir)
+            : await measureService(options, id, round, dir);
         runs.get(id)!.push(measured);
       }
     }
@@ -824,12 +1022,15 @@ export async function runServiceBench(options: ServiceBenchOptions): Promise<Ser
   json.load = Object.fromEntries(summaries);
 
   if (options.parts.includes("csv")) {
-    progress(`  service bench: CSV ${int(options.csvRows)} rows x ${options.csvCalls} calls, then strUpdate=true ...`);
+    progress(
+      `  service bench: CSV ${int(options.csvRows)} rows x ${options.csvCalls} calls, then strUpdate=true ...`,
+    );
     const csv = await measureCsv(options, progress);
     json.csv = csv;
     const insert = median(csv.insertMs) / 1000;
     const update = median(csv.updateMs) / 1000;
-    const range = (ms: number[]) => `${(Math.min(...ms) / 1000).toFixed(2)}-${(Math.max(...ms) / 1000).toFixed(2)} s`;
+    const range = (ms: number[]) =>
+      `${(Math.min(...ms) / 1000).toFixed(2)}-${(Math.max(...ms) / 1000).toFixed(2)} s`;
     let target = "";
     if (options.csvRows === 50_000) {
       const ok = insert <= SERVICE_TARGETS.csvSeconds;
@@ -850,8 +1051,22 @@ export async function runServiceBench(options: ServiceBenchOptions): Promise<Ser
       "0",
       t,
     ];
-    rows.push(cells(`CSV ${int(csv.rows)} new rows, one call (median of ${csv.insertMs.length})`, insert, csv.insertMs, target));
-    rows.push(cells(`CSV ${int(csv.rows)} rows strUpdate=true, existing (median of ${csv.updateMs.length})`, update, csv.updateMs, ""));
+    rows.push(
+      cells(
+        `CSV ${int(csv.rows)} new rows, one call (median of ${csv.insertMs.length})`,
+        insert,
+        csv.insertMs,
+        target,
+      ),
+    );
+    rows.push(
+      cells(
+        `CSV ${int(csv.rows)} rows strUpdate=true, existing (median of ${csv.updateMs.length})`,
+        update,
+        csv.updateMs,
+        "",
+      ),
+    );
   }
 
   if (options.parts.includes("import")) {
@@ -884,7 +1099,9 @@ export async function runServiceBench(options: ServiceBenchOptions): Promise<Ser
   }
 
   if (options.parts.includes("sending")) {
-    progress(`  service bench: newsletter sending to ${int(options.sendingRecipients ?? 10_000)} recipients ...`);
+    progress(
+      `  service bench: newsletter sending to ${int(options.sendingRecipients ?? 10_000)} recipients ...`,
+    );
     const sending = await measureSending(options, progress);
     json.sending = sending;
     const ok = sending.problems.length === 0;
@@ -956,7 +1173,7 @@ export async function runServiceBench(options: ServiceBenchOptions): Promise<Ser
   const jsonFile = resultsFile("service", "json");
   json.pass = pass;
   json.text = text;
-  writeFileSync(jsonFile, JSON.stringify(json, null, 2) + "\n");
+  writeFileSync(jsonFile, `${JSON.stringify(json, null, 2)}\n`);
   removeDir(dir);
   return { text, pass, json, jsonFile };
 }
@@ -978,8 +1195,11 @@ async function main(): Promise<void> {
   });
   cleanupOnSignals();
   const settings = loadSettings(flags);
-  const parts = flags.only === undefined ? DEFAULT_PARTS : (flags.only.split(",").map((s) => s.trim()) as Part[]);
-  for (const part of parts) if (!PARTS.includes(part)) throw new Error(`--only: unknown part ${part}; the parts are ${PARTS.join(", ")}`);
+  const parts =
+    flags.only === undefined ? DEFAULT_PARTS : (flags.only.split(",").map((s) => s.trim()) as Part[]);
+  for (const part of parts)
+    if (!PARTS.includes(part))
+      throw new Error(`--only: unknown part ${part}; the parts are ${PARTS.join(", ")}`);
   const result = await runServiceBench({
     ...settings,
     parts,
@@ -994,7 +1214,10 @@ async function main(): Promise<void> {
   console.log();
   console.log(result.pass ? "All service targets PASS." : "Some service targets MISS (see above).");
   const txt = result.jsonFile.replace(/\.json$/, ".txt");
-  writeFileSync(txt, `${result.text}\n\n${result.pass ? "All service targets PASS." : "Some service targets MISS (see above)."}\n`);
+  writeFileSync(
+    txt,
+    `${result.text}\n\n${result.pass ? "All service targets PASS." : "Some service targets MISS (see above)."}\n`,
+  );
   console.error(`(saved to ${txt} and ${result.jsonFile})`);
 }
 

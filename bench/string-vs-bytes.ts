@@ -7,7 +7,6 @@
 import { cpuPerOp } from "./timing.js";
 import { TRIGGER_MARKUP, triggerRecords } from "./wire.js";
 
-
 const records = triggerRecords();
 const between = TRIGGER_MARKUP;
 const encoder = new TextEncoder();
@@ -39,11 +38,16 @@ function bytesWith(copy: "copyLoop" | "copySet"): () => void {
   return () => {
     const out = new Bytes();
     for (const r of records) {
-      out[copy](markup[0]!); out.ascii(String(r.Id));
-      out[copy](markup[1]!); out.ascii(r.Name);
-      out[copy](markup[2]!); out.ascii(r.Created);
-      out[copy](markup[3]!); out.ascii(String(r.MailinglistId));
-      out[copy](markup[4]!); out.ascii(r.MailinglistName);
+      out[copy](markup[0]!);
+      out.ascii(String(r.Id));
+      out[copy](markup[1]!);
+      out.ascii(r.Name);
+      out[copy](markup[2]!);
+      out.ascii(r.Created);
+      out[copy](markup[3]!);
+      out.ascii(String(r.MailinglistId));
+      out[copy](markup[4]!);
+      out.ascii(r.MailinglistName);
       out[copy](markup[5]!);
     }
     sink += out.buf.subarray(0, out.pos).length;
@@ -53,8 +57,18 @@ const string = (): void => {
   const parts = new Array<string>(records.length);
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!;
-    parts[i] = between[0]! + r.Id + between[1] + r.Name + between[2] + r.Created + between[3] + r.MailinglistId + between[4] +
-      r.MailinglistName + between[5];
+    parts[i] =
+      between[0]! +
+      r.Id +
+      between[1] +
+      r.Name +
+      between[2] +
+      r.Created +
+      between[3] +
+      r.MailinglistId +
+      between[4] +
+      r.MailinglistName +
+      between[5];
   }
   sink += Buffer.from(parts.join(""), "latin1").length;
 };
@@ -62,6 +76,8 @@ for (let round = 1; round <= 3; round++) {
   const loop = cpuPerOp(bytesWith("copyLoop"));
   const set = cpuPerOp(bytesWith("copySet"));
   const str = cpuPerOp(string);
-  console.log(`round ${round}: bytes stored one by one ${loop.toFixed(1)} µs, markup by TypedArray.set ${set.toFixed(1)} µs, string + one encode ${str.toFixed(1)} µs`);
+  console.log(
+    `round ${round}: bytes stored one by one ${loop.toFixed(1)} µs, markup by TypedArray.set ${set.toFixed(1)} µs, string + one encode ${str.toFixed(1)} µs`,
+  );
 }
 if (sink === 0) console.log("");

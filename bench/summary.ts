@@ -42,9 +42,16 @@ export function median(values: readonly number[]): number {
 }
 
 /** A plain-text table: a header, a rule of dashes, the rows; columns two spaces apart, padded left where rightAligned. */
-export function table(header: readonly string[], body: readonly (readonly string[])[], rightAligned: readonly boolean[]): string {
+export function table(
+  header: readonly string[],
+  body: readonly (readonly string[])[],
+  rightAligned: readonly boolean[],
+): string {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
   const fmt = (cells: readonly string[]) =>
-    cells.map((c, i) => (rightAligned[i] ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join("  ").trimEnd();
+    cells
+      .map((c, i) => (rightAligned[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join("  ")
+      .trimEnd();
   return [fmt(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(fmt)].join("\n");
 }

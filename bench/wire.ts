@@ -20,7 +20,13 @@ export const TRIGGER_MARKUP = [
 ] as const;
 
 /** What every GetTriggerIdForAccount handler returns: LIST_SIZE trigger records. */
-export function triggerRecords(): { Id: number; Name: string; Created: string; MailinglistId: number; MailinglistName: string }[] {
+export function triggerRecords(): {
+  Id: number;
+  Name: string;
+  Created: string;
+  MailinglistId: number;
+  MailinglistName: string;
+}[] {
   return Array.from({ length: LIST_SIZE }, (_, i) => ({
     Id: i + 1,
     Name: `trigger ${i + 1}`,
@@ -56,7 +62,8 @@ export const FLOOR_RESPONSE = envelope(
   SOAP11_NS,
   `<InsertSubscriberSidResponse xmlns="${NS}"><InsertSubscriberSidResult>123456789012</InsertSubscriberSidResult></InsertSubscriberSidResponse>`,
 );
-if (Buffer.byteLength(FLOOR_RESPONSE) !== 400) throw new Error(`floor response is ${Buffer.byteLength(FLOOR_RESPONSE)} bytes, not 400`);
+if (Buffer.byteLength(FLOOR_RESPONSE) !== 400)
+  throw new Error(`floor response is ${Buffer.byteLength(FLOOR_RESPONSE)} bytes, not 400`);
 
 export interface BenchRequest {
   readonly method: "GET" | "POST";

@@ -33,8 +33,13 @@ const docs: Array<[string, string, number]> = [
 const rows = docs.map(([name, doc, iterations]) => {
   const scan = measure(readXml, doc, iterations);
   const fxp = measure(readXmlWithFastXmlParser, doc, Math.ceil(iterations / 10));
-  return { document: name, bytes: Buffer.byteLength(doc), "readXml µs": scan.toFixed(2),
-    "fast-xml-parser reader µs": fxp.toFixed(2), ratio: `${(fxp / scan).toFixed(1)}x` };
+  return {
+    document: name,
+    bytes: Buffer.byteLength(doc),
+    "readXml µs": scan.toFixed(2),
+    "fast-xml-parser reader µs": fxp.toFixed(2),
+    ratio: `${(fxp / scan).toFixed(1)}x`,
+  };
 });
 console.table(rows);
 
@@ -43,15 +48,16 @@ if (gc !== undefined) {
   /** 64 attributes with the shortest distinct names. */
   const widest = (): string => {
     let tag = "<a";
-    for (let k = 0; k < 64; k++) tag += ` ${String.fromCharCode(k < 26 ? 97 + k : k < 52 ? 39 + k : 65)}${k < 52 ? "" : k}=""`;
+    for (let k = 0; k < 64; k++)
+      tag += ` ${String.fromCharCode(k < 26 ? 97 + k : k < 52 ? 39 + k : 65)}${k < 52 ? "" : k}=""`;
     return `${tag}/>`;
   };
   const shapes: Array<[string, string]> = [
     ["<a/> (shared leaves)", "<a/>"],
-    ["<a b=\"\"/> (worst)", "<a b=\"\"/>"],
-    ["<a x=\"1\"/>", "<a x=\"1\"/>"],
+    ['<a b=""/> (worst)', '<a b=""/>'],
+    ['<a x="1"/>', '<a x="1"/>'],
     ["<a>t</a>", "<a>t</a>"],
-    ["<a b=\"\" c=\"\"/>", "<a b=\"\" c=\"\"/>"],
+    ['<a b="" c=""/>', '<a b="" c=""/>'],
     ["64 attributes per element", widest()],
     ["x<!----> (text pieces)", "x<!---->"],
   ];
@@ -64,7 +70,11 @@ if (gc !== undefined) {
     gc();
     const grown = process.memoryUsage().heapUsed - before;
     sink += root.children.length;
-    return { shape: name, "input code units": doc.length, "heap bytes per unit": (grown / doc.length).toFixed(1) };
+    return {
+      shape: name,
+      "input code units": doc.length,
+      "heap bytes per unit": (grown / doc.length).toFixed(1),
+    };
   });
   console.table(memory);
 }

@@ -68,7 +68,11 @@ const SPEC_OPTIONS: Readonly<Record<string, OptionSpec>> = {
 
 const OUT_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   ...SPEC_OPTIONS,
-  out: { type: "string", value: "dir", describe: `Output folder (default: the config's out, else ${DEFAULT_OUT})` },
+  out: {
+    type: "string",
+    value: "dir",
+    describe: `Output folder (default: the config's out, else ${DEFAULT_OUT})`,
+  },
   "wsdl-address": {
     type: "string",
     value: "url",
@@ -80,7 +84,9 @@ const OUT_OPTIONS: Readonly<Record<string, OptionSpec>> = {
 function checkSpecArgs(args: ParsedArgs): void {
   const namespace = args["namespace"] as string | undefined;
   if (namespace !== undefined && !NAMESPACE_PATTERN.test(namespace)) {
-    throw new UsageError(`--namespace must be an absolute URI such as http://tempuri.org/, not "${namespace}"`);
+    throw new UsageError(
+      `--namespace must be an absolute URI such as http://tempuri.org/, not "${namespace}"`,
+    );
   }
   const address = args["wsdl-address"] as string | undefined;
   const problem = address === undefined ? undefined : wsdlAddressProblem(address);
@@ -104,7 +110,10 @@ export function cliCommands(argv: readonly string[], cli: CliOptions = {}): read
   /** The config (--config, else the working directory's), the error a user can fix as UserError. */
   const config = async (args: ParsedArgs) => {
     try {
-      return await loadConfig({ file: args["config"] as string | undefined, ...(cwd === undefined ? {} : { cwd }) });
+      return await loadConfig({
+        file: args["config"] as string | undefined,
+        ...(cwd === undefined ? {} : { cwd }),
+      });
     } catch (error) {
       if (error instanceof ConfigError) throw new UserError(error.message);
       throw error;
@@ -166,7 +175,10 @@ export function cliCommands(argv: readonly string[], cli: CliOptions = {}): read
       name: "verify",
       describe:
         "Check a generated folder against the SHA-256 hashes in its manifest.json, without the spec; exit 1 naming every changed, missing or extra file",
-      positional: { name: "dir", describe: `The generated folder (default: the config's out, else ${DEFAULT_OUT})` },
+      positional: {
+        name: "dir",
+        describe: `The generated folder (default: the config's out, else ${DEFAULT_OUT})`,
+      },
       options: { config: CONFIG_OPTION },
       run: async (args) => {
         const dir = (args["dir"] as string | undefined) ?? (await config(args)).out ?? DEFAULT_OUT;
@@ -178,7 +190,11 @@ export function cliCommands(argv: readonly string[], cli: CliOptions = {}): read
 }
 
 /** Parses argv against the commands and runs the one named; every way it can go wrong ends in an exit code. */
-async function runCommandLine(argv: readonly string[], commands: readonly CommandSpec[], io: Io): Promise<number> {
+async function runCommandLine(
+  argv: readonly string[],
+  commands: readonly CommandSpec[],
+  io: Io,
+): Promise<number> {
   const named = commands.find((command) => command.name === argv[0]);
   let exitCode = 0;
   let crash: { error: unknown } | undefined;
@@ -294,7 +310,9 @@ function usageMessage(
     const flags = new Set(Object.keys(command?.options ?? {}));
     const problems: string[] = [];
     for (const name of names) {
-      const token = argv.find((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`) || arg === `-${name}`);
+      const token = argv.find(
+        (arg) => arg === `--${name}` || arg.startsWith(`--${name}=`) || arg === `-${name}`,
+      );
       if (token === undefined) {
         // yargs names --foo-bar also as fooBar; report the spelling that was typed, once.
         if (names.includes(kebab(name)) && kebab(name) !== name) continue;
@@ -310,7 +328,8 @@ function usageMessage(
       for (const other of commands) {
         if (hint !== "" || command === undefined || other === command) continue;
         const near = Object.hasOwn(other.options, name) ? name : closest(name, Object.keys(other.options));
-        if (near !== undefined) hint = ` (--${near} is an option of easgen ${other.name}, not of easgen ${command.name})`;
+        if (near !== undefined)
+          hint = ` (--${near} is an option of easgen ${other.name}, not of easgen ${command.name})`;
       }
       problems.push(`unknown option ${token.split("=")[0]}${hint}`);
     }
@@ -353,7 +372,8 @@ function kebab(name: string): string {
  */
 function fileSystemProblem(error: unknown): string | undefined {
   const e = error as NodeJS.ErrnoException;
-  if (!(error instanceof Error) || typeof e.code !== "string" || typeof e.syscall !== "string") return undefined;
+  if (!(error instanceof Error) || typeof e.code !== "string" || typeof e.syscall !== "string")
+    return undefined;
   const where = e.path === undefined ? "" : ` ${e.path}`;
   return `cannot ${e.syscall}${where} (${e.code})`;
 }

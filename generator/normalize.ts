@@ -92,15 +92,18 @@ export class TypeResolver {
     if (done) return done;
     const spec = Object.hasOwn(this.doc.records ?? {}, name) ? this.doc.records![name] : undefined;
     if (!spec) throw new Error(`normalize: unknown record "${name}" (was the spec validated?)`);
-    if (this.inProgress.has(name)) throw new Error(`normalize: record "${name}" contains itself (was the spec validated?)`);
+    if (this.inProgress.has(name))
+      throw new Error(`normalize: record "${name}" contains itself (was the spec validated?)`);
     this.inProgress.add(name);
     const model: RecordModel = {
       name,
-      fields: spec.fields.map((field): FieldModel => ({
-        name: field.name,
-        type: this.type(field.type),
-        ...(field.nullable ? { nullable: true as const } : {}),
-      })),
+      fields: spec.fields.map(
+        (field): FieldModel => ({
+          name: field.name,
+          type: this.type(field.type),
+          ...(field.nullable ? { nullable: true as const } : {}),
+        }),
+      ),
     };
     this.inProgress.delete(name);
     this.records.set(name, model);
@@ -119,7 +122,8 @@ export class TypeResolver {
     const { base, array } = parseTypeRef(ref);
     const item = this.base(base);
     if (!array) return item;
-    const itemElement = item.kind === "scalar" ? item.type : item.kind === "enum" ? item.enum.name : item.record.name;
+    const itemElement =
+      item.kind === "scalar" ? item.type : item.kind === "enum" ? item.enum.name : item.record.name;
     return { kind: "array", item, itemElement, typeName: arrayTypeName(itemElement) };
   }
 
@@ -173,31 +177,35 @@ function normalizeModel(doc: SpecDocument, options: NormalizeOptions): ServiceMo
   const rules = new Map(Object.entries(doc.rules ?? {}).map(([name, rule]) => [name, ruleModel(name, rule)]));
   const types = new TypeResolver(doc);
   const records = types.recordList();
-  const dataSets = Object.entries(doc.dataSets ?? {}).map(([name, dataSet]): DataSetModel => ({
-    name,
-    dataSetName: dataSet.dataSetName,
-    table: dataSet.table,
-    columns: dataSet.columns.map(columnModel),
-  }));
+  const dataSets = Object.entries(doc.dataSets ?? {}).map(
+    ([name, dataSet]): DataSetModel => ({
+      name,
+      dataSetName: dataSet.dataSetName,
+      table: dataSet.table,
+      columns: dataSet.columns.map(columnModel),
+    }),
+  );
   const param = (spec: SpecParam, credential: boolean): ParamModel => {
     const type = types.type(spec.type);
     return {
-    name: spec.name,
-    type,
-    ...(spec.nullable ? { nullable: true as const } : {}),
-    // Value types cannot be absent on the SOAP wire (.NET writes them with minOccurs=1); a nullable one
-    // may be nil.
-    required: isValueType(type) && !spec.nullable ? true : (spec.required ?? false),
-    ...(spec.default === undefined ? {} : { default: spec.default }),
-    rules: (spec.rules ?? []).map((name) => lookup(rules, name, "rule")),
-    credential,
+      name: spec.name,
+      type,
+      ...(spec.nullable ? { nullable: true as const } : {}),
+      // Value types cannot be absent on the SOAP wire (.NET writes them with minOccurs=1); a nullable one
+      // may be nil.
+      required: isValueType(type) && !spec.nullable ? true : (spec.required ?? false),
+      ...(spec.default === undefined ? {} : { default: spec.default }),
+      rules: (spec.rules ?? []).map((name) => lookup(rules, name, "rule")),
+      credential,
     };
   };
   // A credential carries its property (the config and context key) only when it differs from its name.
-  const credentials = (doc.service.credentials ?? []).map((spec): ParamModel => ({
-    ...param(spec, true),
-    ...(spec.property === undefined || spec.property === spec.name ? {} : { property: spec.property }),
-  }));
+  const credentials = (doc.service.credentials ?? []).map(
+    (spec): ParamModel => ({
+      ...param(spec, true),
+      ...(spec.property === undefined || spec.property === spec.name ? {} : { property: spec.property }),
+    }),
+  );
   const operations = doc.groups.flatMap((group) =>
     group.operations.map((op): OperationModel => {
       const opResult = types.result(op, dataSets);
@@ -258,7 +266,13 @@ export function ruleModel(name: string, rule: SpecRule): RuleModel {
       };
     case "extension":
       // The validator function itself is not data: the generated server model imports it by name.
-      return { kind: rule.kind, name, validator: rule.validator, options: rule.options ?? {}, text: rule.text };
+      return {
+        kind: rule.kind,
+        name,
+        validator: rule.validator,
+        options: rule.options ?? {},
+        text: rule.text,
+      };
   }
 }
 
@@ -273,7 +287,10 @@ function columnModel(column: SpecColumn): ColumnModel {
 
 /** Every doc text of the spec by the name of what it documents; credentials are among each operation's params. */
 function normalizeDocs(doc: SpecDocument): ServiceDocs {
-  const credentials = (doc.service.credentials ?? []).map((param): [string, string] => [param.name, param.doc]);
+  const credentials = (doc.service.credentials ?? []).map((param): [string, string] => [
+    param.name,
+    param.doc,
+  ]);
   return {
     doc: doc.service.doc,
     operations: Object.fromEntries(
@@ -291,7 +308,9 @@ function normalizeDocs(doc: SpecDocument): ServiceDocs {
         ]),
       ),
     ),
-    records: Object.fromEntries(Object.entries(doc.records ?? {}).map(([name, record]) => [name, record.doc])),
+    records: Object.fromEntries(
+      Object.entries(doc.records ?? {}).map(([name, record]) => [name, record.doc]),
+    ),
     ...(doc.enums === undefined
       ? {}
       : { enums: Object.fromEntries(Object.entries(doc.enums).map(([name, e]) => [name, e.doc])) }),

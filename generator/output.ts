@@ -133,7 +133,8 @@ export function verifyOutput(outDir: string): Verification {
   const listed = new Set(manifest.files);
   for (const file of manifest.files) {
     if (file === MANIFEST) continue;
-    if (!isInside(outDir, file)) return { ok: false, problem: `${MANIFEST} lists "${file}", outside the folder` };
+    if (!isInside(outDir, file))
+      return { ok: false, problem: `${MANIFEST} lists "${file}", outside the folder` };
     const want = manifest.sha256[file];
     if (want === undefined) return { ok: false, problem: `${MANIFEST} has no hash for ${file}` };
     const target = path.join(outDir, file);

@@ -54,7 +54,10 @@ function analyser(): Recheck {
 
 function verdictCache(): FormatCache {
   const version = (require("recheck/package.json") as { version: string }).version;
-  verdicts ??= new FormatCache(PACKAGE_FILES.patternCache, JSON.stringify({ recheck: version, parameters: PARAMETERS }));
+  verdicts ??= new FormatCache(
+    PACKAGE_FILES.patternCache,
+    JSON.stringify({ recheck: version, parameters: PARAMETERS }),
+  );
   return verdicts;
 }
 

@@ -30,16 +30,67 @@ const OPERATION_REFUSED = new Set(["__proto__", "constructor"]);
 
 /** What generated/server.ts and generated/client.ts declare or import, which the service's name must not be. */
 const MODULE_NAMES = new Set([
-  "ServiceHandler", "CallContext", "createHandler", "createServer", "HandlersOf", "Operations", "NodeHandler",
-  "FetchHandler", "ServerOptions", "TransportLimits", "CallEvent", "Received", "ServiceError", "ErrorCodes",
-  "clientError", "createServiceCore", "createNodeHandler", "createFetchHandler", "serverBindings", "readXml",
-  "readXmlDom", "serverModel", "docs", "createDocuments", "recordWriters", "Server", "CallContextOf",
-  "ClientOptions", "ClientWithOptions", "ClientConfig", "ClientOptionsOf", "ClientWithOptionsOf",
-  "ClientConfigOf", "ClientOf", "CallOptions", "ClientBindingFactory", "ClientPlatform", "createClientCore",
-  "bindOperations", "standard", "browser", "clientBinding", "service", "operations", "createClient",
-  "createClientWith", "soap11", "soap12", "httpGet", "httpPost", "ClientCallError", "ServiceFaultError",
-  "SoapFaultError", "HttpBindingError", "ResponseFormatError", "TransportError", "TimeoutError",
-  "ResponseTooLargeError", "RedirectError", "ErrorCode", "FaultSide",
+  "ServiceHandler",
+  "CallContext",
+  "createHandler",
+  "createServer",
+  "HandlersOf",
+  "Operations",
+  "NodeHandler",
+  "FetchHandler",
+  "ServerOptions",
+  "TransportLimits",
+  "CallEvent",
+  "Received",
+  "ServiceError",
+  "ErrorCodes",
+  "clientError",
+  "createServiceCore",
+  "createNodeHandler",
+  "createFetchHandler",
+  "serverBindings",
+  "readXml",
+  "readXmlDom",
+  "serverModel",
+  "docs",
+  "createDocuments",
+  "recordWriters",
+  "Server",
+  "CallContextOf",
+  "ClientOptions",
+  "ClientWithOptions",
+  "ClientConfig",
+  "ClientOptionsOf",
+  "ClientWithOptionsOf",
+  "ClientConfigOf",
+  "ClientOf",
+  "CallOptions",
+  "ClientBindingFactory",
+  "ClientPlatform",
+  "createClientCore",
+  "bindOperations",
+  "standard",
+  "browser",
+  "clientBinding",
+  "service",
+  "operations",
+  "createClient",
+  "createClientWith",
+  "soap11",
+  "soap12",
+  "httpGet",
+  "httpPost",
+  "ClientCallError",
+  "ServiceFaultError",
+  "SoapFaultError",
+  "HttpBindingError",
+  "ResponseFormatError",
+  "TransportError",
+  "TimeoutError",
+  "ResponseTooLargeError",
+  "RedirectError",
+  "ErrorCode",
+  "FaultSide",
 ]);
 
 /** The root element names the HTTP bindings may answer with besides records: .NET's scalar type names. */
@@ -48,7 +99,12 @@ const SCALAR_ELEMENTS: ReadonlySet<string> = new Set<string>([...SCALAR_TYPES, "
 export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[] {
   const { diagnostics, report, where } = specReporter(spec);
   const ncName = (name: string, what: string, path: SpecPath, target?: "key" | "value"): void => {
-    if (!isNCName(name)) report(path, `${what} "${name}" is not an XML name (NCName), so it cannot be an element name on the wire`, target);
+    if (!isNCName(name))
+      report(
+        path,
+        `${what} "${name}" is not an XML name (NCName), so it cannot be an element name on the wire`,
+        target,
+      );
   };
 
   const service = doc.service;
@@ -58,7 +114,9 @@ export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[]
     report(
       ["service", "name"],
       `service name "${serviceName}" would name the generated server interface "${serviceName}", which is ${
-        MODULE_NAMES.has(serviceName) ? "a name the generated modules use themselves" : "a reserved word or a global of JavaScript or TypeScript"
+        MODULE_NAMES.has(serviceName)
+          ? "a name the generated modules use themselves"
+          : "a reserved word or a global of JavaScript or TypeScript"
       }; choose another service name`,
     );
   }
@@ -71,10 +129,17 @@ export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[]
   credentials.forEach((credential, i) => {
     const path: SpecPath = ["service", "credentials", i];
     const property = credential.property ?? credential.name;
-    const propertyPath: SpecPath = credential.property === undefined ? [...path, "name"] : [...path, "property"];
-    const named = credential.property === undefined ? `credential "${credential.name}" (its property is its name)` : `property "${property}"`;
+    const propertyPath: SpecPath =
+      credential.property === undefined ? [...path, "name"] : [...path, "property"];
+    const named =
+      credential.property === undefined
+        ? `credential "${credential.name}" (its property is its name)`
+        : `property "${property}"`;
     if (!isIdentifier(property) || property === "__proto__") {
-      report(propertyPath, `${named} is not a usable JavaScript property name; give the credential a \`property\``);
+      report(
+        propertyPath,
+        `${named} is not a usable JavaScript property name; give the credential a \`property\``,
+      );
     } else if (configKeys.has(property)) {
       report(
         propertyPath,
@@ -83,40 +148,61 @@ export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[]
     }
     const earlier = properties.get(property);
     if (earlier !== undefined) {
-      report(propertyPath, `duplicate credential property "${property}" (first at ${where(["service", "credentials", earlier, "name"])})`);
+      report(
+        propertyPath,
+        `duplicate credential property "${property}" (first at ${where(["service", "credentials", earlier, "name"])})`,
+      );
     } else {
       properties.set(property, i);
     }
     const type = String(credential.type);
     if (type.endsWith("[]") || Object.hasOwn(records, type)) {
-      report([...path, "type"], `credential "${credential.name}" is ${type}: credentials are scalars or enums (they travel on every binding)`);
+      report(
+        [...path, "type"],
+        `credential "${credential.name}" is ${type}: credentials are scalars or enums (they travel on every binding)`,
+      );
     }
   });
 
   const operations = doc.groups.flatMap((group, g) =>
     group.operations.map((op, o) => ({ op, path: ["groups", g, "operations", o] as SpecPath })),
   );
-  credentials.forEach((credential, i) => ncName(credential.name, "credential", ["service", "credentials", i, "name"]));
+  credentials.forEach((credential, i) =>
+    ncName(credential.name, "credential", ["service", "credentials", i, "name"]),
+  );
 
   // Operations: names the client or a plain object needs, the WSDL's element names.
   const elements = new Map<string, string>();
   const element = (name: string, owner: string, path: SpecPath): void => {
     const first = elements.get(name);
     if (first === undefined) elements.set(name, `${owner} (at ${where(path)})`);
-    else report(path, `the WSDL element "${name}" of ${owner} is also the element of ${first}; rename one of them`);
+    else
+      report(
+        path,
+        `the WSDL element "${name}" of ${owner} is also the element of ${first}; rename one of them`,
+      );
   };
   for (const { op, path } of operations) {
     const namePath = [...path, "name"];
     ncName(op.name, "operation name", namePath);
     if (CLIENT_MEMBERS.includes(op.name)) {
-      report(namePath, `operation name "${op.name}" is a member of the generated client (${serviceName}Client.${op.name}); rename the operation`);
+      report(
+        namePath,
+        `operation name "${op.name}" is a member of the generated client (${serviceName}Client.${op.name}); rename the operation`,
+      );
     } else if (OPERATION_REFUSED.has(op.name)) {
-      report(namePath, `operation name "${op.name}" cannot be a method of the implementation or the client (a plain object or class cannot own it); rename the operation`);
+      report(
+        namePath,
+        `operation name "${op.name}" cannot be a method of the implementation or the client (a plain object or class cannot own it); rename the operation`,
+      );
     }
     (op.params ?? []).forEach((param, i) => {
       ncName(param.name, "parameter", [...path, "params", i, "name"]);
       if (param.property !== undefined) {
-        report([...path, "params", i, "property"], `"property" is for credentials only; parameter "${param.name}" is an operation's own`);
+        report(
+          [...path, "params", i, "property"],
+          `"property" is for credentials only; parameter "${param.name}" is an operation's own`,
+        );
       }
     });
   }
@@ -131,7 +217,10 @@ export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[]
   }
   for (const { op, path } of operations) {
     if (SCALAR_ELEMENTS.has(op.name)) {
-      report([...path, "name"], `operation name "${op.name}" is the root element of a ${op.name} answer on the HTTP bindings; rename the operation`);
+      report(
+        [...path, "name"],
+        `operation name "${op.name}" is the root element of a ${op.name} answer on the HTTP bindings; rename the operation`,
+      );
     }
   }
   const recordNames = Object.keys(records);
@@ -143,7 +232,12 @@ export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[]
     ["data set", "dataSets", Object.keys(doc.dataSets ?? {})],
   ] as const) {
     for (const name of names) {
-      if (name === "__proto__") report([key, name], `${what} name "__proto__" cannot be a key of the generated model; rename the ${what}`, "key");
+      if (name === "__proto__")
+        report(
+          [key, name],
+          `${what} name "__proto__" cannot be a key of the generated model; rename the ${what}`,
+          "key",
+        );
     }
   }
   for (const name of recordNames) {
@@ -154,21 +248,29 @@ export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[]
     ] as const) {
       const clash = operations.find(({ op }) => op.name === candidate || `${op.name}Response` === candidate);
       if (clash) {
-        report(["records", name], `${what} is the WSDL element "${candidate}", which operation ${clash.op.name} (at ${where([...clash.path, "name"])}) also uses; rename one of them`, "key");
+        report(
+          ["records", name],
+          `${what} is the WSDL element "${candidate}", which operation ${clash.op.name} (at ${where([...clash.path, "name"])}) also uses; rename one of them`,
+          "key",
+        );
       }
     }
     records[name]!.fields.forEach((field, i) => {
       const fieldPath = ["records", name, "fields", i, "name"];
       ncName(field.name, "field", fieldPath);
       if (OBJECT_PROTOTYPE_NAMES.has(field.name)) {
-        report(fieldPath, `field "${field.name}" of record ${name} is a name every JavaScript object inherits; records are plain objects, so rename the field`);
+        report(
+          fieldPath,
+          `field "${field.name}" of record ${name} is a name every JavaScript object inherits; records are plain objects, so rename the field`,
+        );
       }
     });
   }
   for (const name of Object.keys(enums)) ncName(name, "enum name", ["enums", name], "key");
   // The HTTP result roots of enums and arrays are WSDL elements too: an enum result answers <Color>, an array
   // result <ArrayOfColor>, <ArrayOfInt>, ... (records are checked above, with their arrays).
-  const operationOf = (candidate: string) => operations.find(({ op }) => op.name === candidate || `${op.name}Response` === candidate);
+  const operationOf = (candidate: string) =>
+    operations.find(({ op }) => op.name === candidate || `${op.name}Response` === candidate);
   for (const name of Object.keys(enums)) {
     for (const [candidate, what] of [
       [name, `enum ${name}`],
@@ -176,7 +278,11 @@ export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[]
     ] as const) {
       const clash = operationOf(candidate);
       if (clash) {
-        report(["enums", name], `${what} is the WSDL element "${candidate}" (the root of its result on the HTTP bindings), which operation ${clash.op.name} (at ${where([...clash.path, "name"])}) also uses; rename one of them`, "key");
+        report(
+          ["enums", name],
+          `${what} is the WSDL element "${candidate}" (the root of its result on the HTTP bindings), which operation ${clash.op.name} (at ${where([...clash.path, "name"])}) also uses; rename one of them`,
+          "key",
+        );
       }
     }
   }
@@ -191,7 +297,10 @@ export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[]
     const candidate = `ArrayOf${item.charAt(0).toUpperCase()}${item.slice(1)}`;
     const clash = operationOf(candidate);
     if (clash) {
-      report([...path, "result", "type"], `the ${type} result of ${op.name} answers the WSDL element "${candidate}" on the HTTP bindings, which operation ${clash.op.name} (at ${where([...clash.path, "name"])}) also uses; rename the operation`);
+      report(
+        [...path, "result", "type"],
+        `the ${type} result of ${op.name} answers the WSDL element "${candidate}" on the HTTP bindings, which operation ${clash.op.name} (at ${where([...clash.path, "name"])}) also uses; rename the operation`,
+      );
     }
   }
   for (const [name, dataSet] of Object.entries(doc.dataSets ?? {})) {
@@ -213,21 +322,30 @@ export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[]
   const typeName = (name: string, what: string, path: SpecPath, target?: "key" | "value"): void => {
     const first = typeNames.get(name);
     if (first === undefined) typeNames.set(name, `${what} (at ${where(path, target)})`);
-    else report(path, `${what} is declared in TypeScript as "${name}", as is ${first}; rename one of them`, target);
+    else
+      report(
+        path,
+        `${what} is declared in TypeScript as "${name}", as is ${first}; rename one of them`,
+        target,
+      );
   };
   typeName(`${serviceName}Credentials`, "the credentials type", ["service", "name"]);
   for (const { op, path } of operations) {
-    for (const name of Object.values(operationTypeNames(op.name))) typeNames.set(name, `a type of operation ${op.name} (at ${where([...path, "name"])})`);
+    for (const name of Object.values(operationTypeNames(op.name)))
+      typeNames.set(name, `a type of operation ${op.name} (at ${where([...path, "name"])})`);
   }
-  for (const name of Object.keys(doc.dataSets ?? {})) typeNames.set(dataSetRowTypeName(name), `the row type of data set ${name}`);
+  for (const name of Object.keys(doc.dataSets ?? {}))
+    typeNames.set(dataSetRowTypeName(name), `the row type of data set ${name}`);
   for (const name of recordNames) {
     const ts = typeScriptTypeName(name);
     // An unrenamed record meeting an operation's or a row's type name is validate-semantics' duplicate,
     // reported there; the credentials type is only known here.
-    if (ts !== name || ts === `${serviceName}Credentials`) typeName(ts, `record ${name}`, ["records", name], "key");
+    if (ts !== name || ts === `${serviceName}Credentials`)
+      typeName(ts, `record ${name}`, ["records", name], "key");
     else if (!typeNames.has(ts)) typeNames.set(ts, `record ${name} (at ${where(["records", name], "key")})`);
   }
-  for (const name of Object.keys(enums)) typeName(typeScriptTypeName(name), `enum ${name}`, ["enums", name], "key");
+  for (const name of Object.keys(enums))
+    typeName(typeScriptTypeName(name), `enum ${name}`, ["enums", name], "key");
 
   return diagnostics;
 }

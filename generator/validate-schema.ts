@@ -26,7 +26,10 @@ function schemaValidator(): ReturnType<Ajv["compile"]> {
  * The schema's diagnostics, and whether every one is an unknown property: then the document has the shape
  * the semantic checks read (they ignore keys they do not know), so they can run in the same pass.
  */
-export function validateAgainstSchema(spec: LoadedSpec): { diagnostics: Diagnostic[]; onlyUnknownProperties: boolean } {
+export function validateAgainstSchema(spec: LoadedSpec): {
+  diagnostics: Diagnostic[];
+  onlyUnknownProperties: boolean;
+} {
   const validate = schemaValidator();
   if (validate(spec.value)) return { diagnostics: [], onlyUnknownProperties: true };
   const diagnostics: Diagnostic[] = [];
@@ -35,7 +38,10 @@ export function validateAgainstSchema(spec: LoadedSpec): { diagnostics: Diagnost
     const diagnostic = describe(spec, error);
     if (diagnostic) diagnostics.push(diagnostic);
   }
-  return { diagnostics, onlyUnknownProperties: errors.every((error) => error.keyword === "additionalProperties") };
+  return {
+    diagnostics,
+    onlyUnknownProperties: errors.every((error) => error.keyword === "additionalProperties"),
+  };
 }
 
 function describe(spec: LoadedSpec, error: ErrorObject): Diagnostic | undefined {
@@ -49,7 +55,10 @@ function describe(spec: LoadedSpec, error: ErrorObject): Diagnostic | undefined 
       const data = error.data as Record<string, unknown> | undefined;
       // `{ name: x, doc: Red, green }`: the comma ends the doc and "green" reads as a key without a value.
       const splitDoc =
-        data !== undefined && data[name] === null && typeof data["doc"] === "string" && allowed.includes("doc")
+        data !== undefined &&
+        data[name] === null &&
+        typeof data["doc"] === "string" &&
+        allowed.includes("doc")
           ? `; if "${name}" is part of the doc text, quote the doc (doc: "…, ${name}"): in a { … } mapping a comma ends a value`
           : "";
       return spec.at(
@@ -68,7 +77,13 @@ function describe(spec: LoadedSpec, error: ErrorObject): Diagnostic | undefined 
     case "enum":
       return spec.at(
         where,
-        `${label} must be one of: ${(params.allowedValues as unknown[]).join(", ")} (not ${JSON.stringify(error.data)}${typeof error.data === "string" ? didYouMean(error.data, (params.allowedValues as unknown[]).map(String), quoted).replace(/^ \(/, "; ").replace(/\)$/, "") : ""})`,
+        `${label} must be one of: ${(params.allowedValues as unknown[]).join(", ")} (not ${JSON.stringify(error.data)}${
+          typeof error.data === "string"
+            ? didYouMean(error.data, (params.allowedValues as unknown[]).map(String), quoted)
+                .replace(/^ \(/, "; ")
+                .replace(/\)$/, "")
+            : ""
+        })`,
       );
     case "discriminator": {
       if (params.error === "tag") return spec.at(where, `${label} must have a string "kind"`);

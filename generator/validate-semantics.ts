@@ -9,7 +9,13 @@ import type { Diagnostic } from "./diagnostic.js";
 import { type LoadedSpec, type SpecPath, specReporter } from "./load.js";
 import { isScalarName, ruleModel, SCALAR_TYPES } from "./normalize.js";
 import { patternProblem } from "./pattern-safety.js";
-import { parseTypeRef, type SpecDocument, type SpecOperation, type SpecParam, type SpecRule } from "./spec.js";
+import {
+  parseTypeRef,
+  type SpecDocument,
+  type SpecOperation,
+  type SpecParam,
+  type SpecRule,
+} from "./spec.js";
 import { dataSetRowTypeName, operationTypeNames, RESERVED_TYPE_NAMES } from "./type-names.js";
 import { didYouMean, quoted } from "./suggest.js";
 
@@ -48,7 +54,10 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
     else if (Object.hasOwn(records, base)) kind = "record";
     if (kind === undefined) {
       const known = [...SCALAR_TYPES, ...Object.keys(enums), ...Object.keys(records)];
-      report(path, `${owner}: unknown type "${base}"${didYouMean(base, known, quoted)}; a type is one of: ${known.join(", ")} (with [] for an array)`);
+      report(
+        path,
+        `${owner}: unknown type "${base}"${didYouMean(base, known, quoted)}; a type is one of: ${known.join(", ")} (with [] for an array)`,
+      );
       return undefined;
     }
     return { kind, base, array };
@@ -86,10 +95,19 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
   );
 
   for (const [name, rule] of Object.entries(rules)) {
-    if ((rule.kind === "intText" || rule.kind === "length" || rule.kind === "range") && rule.min !== undefined && rule.max !== undefined && rule.min > rule.max) {
+    if (
+      (rule.kind === "intText" || rule.kind === "length" || rule.kind === "range") &&
+      rule.min !== undefined &&
+      rule.max !== undefined &&
+      rule.min > rule.max
+    ) {
       report(["rules", name, "min"], `rule "${name}": min ${rule.min} is greater than max ${rule.max}`);
     }
-    if ((rule.kind === "length" || rule.kind === "range") && rule.min === undefined && rule.max === undefined) {
+    if (
+      (rule.kind === "length" || rule.kind === "range") &&
+      rule.min === undefined &&
+      rule.max === undefined
+    ) {
       report(["rules", name, "kind"], `rule "${name}" (${rule.kind}) needs min, max or both`);
     }
     if (rule.kind === "pattern") {
@@ -106,7 +124,8 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
   }
 
   for (const [name, record] of Object.entries(records)) {
-    if (isScalarName(name)) report(["records", name], `record "${name}" has the name of a scalar type`, "key");
+    if (isScalarName(name))
+      report(["records", name], `record "${name}" has the name of a scalar type`, "key");
     uniqueNames(
       `field of record ${name}`,
       record.fields.map((field, i) => ({ name: field.name, path: ["records", name, "fields", i, "name"] })),
@@ -193,8 +212,11 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
         report(rulePath, `"${param.name}" has more than one enum rule`);
       }
       const problem =
-        param.default !== undefined && !valueType ? defaultProblem(param.default, param.name, ruleName, rule) : undefined;
-      if (problem) report([...path, "default"], `default "${param.default}" fails rule "${ruleName}": ${problem}`);
+        param.default !== undefined && !valueType
+          ? defaultProblem(param.default, param.name, ruleName, rule)
+          : undefined;
+      if (problem)
+        report([...path, "default"], `default "${param.default}" fails rule "${ruleName}": ${problem}`);
     }
   };
 
@@ -391,14 +413,20 @@ function checkResult(op: SpecOperation, opPath: SpecPath, doc: SpecDocument, rep
 }
 
 /** Why a default literal fails its rule, in the runtime's own words (the check the server runs), or undefined. */
-function defaultProblem(value: string, paramName: string, ruleName: string, rule: SpecRule): string | undefined {
+function defaultProblem(
+  value: string,
+  paramName: string,
+  ruleName: string,
+  rule: SpecRule,
+): string | undefined {
   // An extension's validator lives in a module validate does not run; the server checks the default then.
   if (rule.kind === "extension") return undefined;
   return checkRule(ruleModel(ruleName, rule), paramName, value)?.message;
 }
 
 /** Top-level statements that would make the extension module depend on something outside it. */
-const MODULE_IMPORT_RE = /^\s*(?:import[\s{*"']|export\s+(?:type\s+)?(?:\*|\{[^}]*\})\s*from\b)|\brequire\s*\(|\bimport\s*\(/m;
+const MODULE_IMPORT_RE =
+  /^\s*(?:import[\s{*"']|export\s+(?:type\s+)?(?:\*|\{[^}]*\})\s*from\b)|\brequire\s*\(|\bimport\s*\(/m;
 
 /**
  * Rules and checks of kind extension need the top-level `extensions: { module }`: a file next to the spec
@@ -407,13 +435,17 @@ const MODULE_IMPORT_RE = /^\s*(?:import[\s{*"']|export\s+(?:type\s+)?(?:\*|\{[^}
 function checkExtensions(spec: LoadedSpec, doc: SpecDocument, report: Report): void {
   const uses: { readonly validator: string; readonly path: SpecPath }[] = [];
   for (const [name, rule] of Object.entries(doc.rules ?? {})) {
-    if (rule.kind === "extension") uses.push({ validator: rule.validator, path: ["rules", name, "validator"] });
+    if (rule.kind === "extension")
+      uses.push({ validator: rule.validator, path: ["rules", name, "validator"] });
   }
   doc.groups.forEach((group, g) =>
     group.operations.forEach((op, o) =>
       (op.checks ?? []).forEach((check, c) => {
         if (check.kind === "extension") {
-          uses.push({ validator: check.validator, path: ["groups", g, "operations", o, "checks", c, "validator"] });
+          uses.push({
+            validator: check.validator,
+            path: ["groups", g, "operations", o, "checks", c, "validator"],
+          });
         }
       }),
     ),
@@ -429,7 +461,10 @@ function checkExtensions(spec: LoadedSpec, doc: SpecDocument, report: Report): v
   }
   const file = path.resolve(spec.dir ?? path.dirname(spec.file), doc.extensions.module);
   if (!existsSync(file)) {
-    report(["extensions", "module"], `extension module ${doc.extensions.module} does not exist next to the spec`);
+    report(
+      ["extensions", "module"],
+      `extension module ${doc.extensions.module} does not exist next to the spec`,
+    );
     return;
   }
   const text = readFileSync(file, "utf8");
@@ -440,7 +475,9 @@ function checkExtensions(spec: LoadedSpec, doc: SpecDocument, report: Report): v
     );
   }
   for (const use of uses) {
-    const exported = new RegExp(`\\bexport\\s+(?:async\\s+)?(?:function\\s*\\*?\\s*|const\\s+)${use.validator}\\b`);
+    const exported = new RegExp(
+      `\\bexport\\s+(?:async\\s+)?(?:function\\s*\\*?\\s*|const\\s+)${use.validator}\\b`,
+    );
     if (!exported.test(text)) {
       report(use.path, `extension module ${doc.extensions.module} exports no function ${use.validator}`);
     }

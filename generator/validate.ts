@@ -20,9 +20,14 @@ export function validateSpec(spec: LoadedSpec): Diagnostic[] {
   // unknown property does not change, so such errors come in the same report as the semantic ones rather
   // than one round later. A duplicate key would: the parser keeps its last value, and the checks would
   // report what follows from losing the first.
-  const diagnostics = schema.onlyUnknownProperties && duplicates.length === 0
-    ? [...shapeErrors, ...validateSemantics(spec, spec.value as SpecDocument), ...validateNames(spec, spec.value as SpecDocument)]
-    : shapeErrors;
+  const diagnostics =
+    schema.onlyUnknownProperties && duplicates.length === 0
+      ? [
+          ...shapeErrors,
+          ...validateSemantics(spec, spec.value as SpecDocument),
+          ...validateNames(spec, spec.value as SpecDocument),
+        ]
+      : shapeErrors;
   return dedupe(diagnostics.sort(compareDiagnostics));
 }
 

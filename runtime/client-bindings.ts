@@ -18,6 +18,9 @@ export const clientBindings: Readonly<Record<BindingName, ClientBindingFactory>>
 /** The client binding of a name; a TypeError naming the four for anything else. */
 export function clientBinding(name: BindingName): ClientBindingFactory {
   const factory = Object.hasOwn(clientBindings, name) ? clientBindings[name] : undefined;
-  if (!factory) throw new TypeError(`binding must be one of ${Object.keys(clientBindings).join(", ")}; got ${String(name)}.`);
+  if (!factory)
+    throw new TypeError(
+      `binding must be one of ${Object.keys(clientBindings).join(", ")}; got ${String(name)}.`,
+    );
   return factory;
 }

@@ -157,8 +157,14 @@ export class SoapFaultError extends ServiceFaultError {
   ) {
     // MustUnderstand: the request carried a header the service does not understand, the caller's to fix.
     const code = fields.faultCode;
-    const side: FaultSide = code === "Client" || code === "Sender" || code === "MustUnderstand" ? "client" : "server";
-    super(`${operation}: ${fields.faultCode} fault: ${fields.reason}`, { ...fields, side }, binding, operation);
+    const side: FaultSide =
+      code === "Client" || code === "Sender" || code === "MustUnderstand" ? "client" : "server";
+    super(
+      `${operation}: ${fields.faultCode} fault: ${fields.reason}`,
+      { ...fields, side },
+      binding,
+      operation,
+    );
     this.name = "SoapFaultError";
     this.faultCode = fields.faultCode;
   }
@@ -172,7 +178,9 @@ export class SoapFaultError extends ServiceFaultError {
  */
 export function httpErrorSide(status: number, exceptionType: string): FaultSide {
   if (status >= 400 && status < 500) return "client";
-  return /(?:^|\.)(?:Argument\w*Exception|InvalidOperationException)$/.test(exceptionType) ? "client" : "server";
+  return /(?:^|\.)(?:Argument\w*Exception|InvalidOperationException)$/.test(exceptionType)
+    ? "client"
+    : "server";
 }
 
 /** An HTTP GET/POST binding answered with an error (500 text/plain, `<ExceptionType>: <message>`). */
@@ -232,7 +240,11 @@ export class TimeoutError extends ClientCallError {
 export class ResponseTooLargeError extends ClientCallError {
   declare readonly maxResponseBytes: number;
   constructor(maxResponseBytes: number, binding: BindingName, operation: string) {
-    super(`${operation}: the answer is larger than maxResponseBytes (${maxResponseBytes} bytes)`, binding, operation);
+    super(
+      `${operation}: the answer is larger than maxResponseBytes (${maxResponseBytes} bytes)`,
+      binding,
+      operation,
+    );
     this.name = "ResponseTooLargeError";
     this.maxResponseBytes = maxResponseBytes;
   }
@@ -247,10 +259,22 @@ export class RedirectError extends ClientCallError {
   declare readonly status: number | undefined;
   /** The origin the redirect points to (scheme, host, port); undefined when the answer does not say or a browser hides it. */
   declare readonly targetOrigin: string | undefined;
-  constructor(status: number | undefined, targetOrigin: string | undefined, binding: BindingName, operation: string) {
+  constructor(
+    status: number | undefined,
+    targetOrigin: string | undefined,
+    binding: BindingName,
+    operation: string,
+  ) {
     const what = status === undefined ? "a redirect" : `HTTP ${status}`;
-    const where = targetOrigin === undefined ? "" : ` to ${targetOrigin.length > 80 ? `${targetOrigin.slice(0, 80)}...` : targetOrigin}`;
-    super(`${operation}: the answer is ${what}${where}, which the client does not follow`, binding, operation);
+    const where =
+      targetOrigin === undefined
+        ? ""
+        : ` to ${targetOrigin.length > 80 ? `${targetOrigin.slice(0, 80)}...` : targetOrigin}`;
+    super(
+      `${operation}: the answer is ${what}${where}, which the client does not follow`,
+      binding,
+      operation,
+    );
     this.name = "RedirectError";
     this.status = status;
     this.targetOrigin = targetOrigin;

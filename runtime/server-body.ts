@@ -26,10 +26,14 @@ export function bodyKind(path: string): "xml" | "text" {
 
 function decodingError(error: CharsetError, kind: "xml" | "text"): ServiceError {
   if (error.reason === "unsupported") {
-    return clientError(ErrorCodes.UnsupportedMediaType, `The request's character encoding is not supported: ${error.message}`, {
-      status: 415,
-      exceptionType: "System.InvalidOperationException",
-    });
+    return clientError(
+      ErrorCodes.UnsupportedMediaType,
+      `The request's character encoding is not supported: ${error.message}`,
+      {
+        status: 415,
+        exceptionType: "System.InvalidOperationException",
+      },
+    );
   }
   return clientError(
     kind === "xml" ? ErrorCodes.MalformedXml : ErrorCodes.InvalidEncoding,

@@ -46,7 +46,10 @@ export class ServerBudget {
    * nothing: a request is refused at once when this says no, before its body is invited.
    */
   hasRoom(n: number): boolean {
-    return this.calls < this.maxCalls && this.bytes + n + (n > LARGE_BODY_BYTES ? this.promised : 0) <= this.maxBytes;
+    return (
+      this.calls < this.maxCalls &&
+      this.bytes + n + (n > LARGE_BODY_BYTES ? this.promised : 0) <= this.maxBytes
+    );
   }
 
   /** Starts a request; false when maxCalls are already in progress. */

@@ -78,7 +78,10 @@ async function listen(server: http.Server, port: number | undefined, host: strin
 
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = pino({ level: config.logLevel, base: undefined }, options.logDestination ?? process.stdout);
-  const store = await openStore(config.databaseUrl, { sqliteSync: config.sqliteSync, poolSize: config.databasePool });
+  const store = await openStore(config.databaseUrl, {
+    sqliteSync: config.sqliteSync,
+    poolSize: config.databasePool,
+  });
   const now = options.now ?? Date.now;
   const serveApi = config.role !== "worker";
   const runWorkers = config.role !== "api";
@@ -104,11 +107,26 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     registers: [registry],
     async collect() {
       this.reset();
-      const imports = await store.db.selectFrom("imports").select(["state", (eb) => eb.fn.countAll<number>().as("n")]).where("state", "in", ["queued", "fetching", "importing", "applying"]).groupBy("state").execute();
+      const imports = await store.db
+        .selectFrom("imports")
+        .select(["state", (eb) => eb.fn.countAll<number>().as("n")])
+        .where("state", "in", ["queued", "fetching", "importing", "applying"])
+        .groupBy("state")
+        .execute();
       for (const row of imports) this.set({ queue: "imports", state: row.state }, Number(row.n));
-      const mail = await store.db.selectFrom("mail_outbox").select(["state", (eb) => eb.fn.countAll<number>().as("n")]).where("state", "in", ["queued", "dead"]).groupBy("state").execute();
+      const mail = await store.db
+        .selectFrom("mail_outbox")
+        .select(["state", (eb) => eb.fn.countAll<number>().as("n")])
+        .where("state", "in", ["queued", "dead"])
+        .groupBy("state")
+        .execute();
       for (const row of mail) this.set({ queue: "mail", state: row.state }, Number(row.n));
-      const sms = await store.db.selectFrom("sms_messages").select(["state", (eb) => eb.fn.countAll<number>().as("n")]).where("state", "in", ["waiting", "queued", "dead"]).groupBy("state").execute();
+      const sms = await store.db
+        .selectFrom("sms_messages")
+        .select(["state", (eb) => eb.fn.countAll<number>().as("n")])
+        .where("state", "in", ["waiting", "queued", "dead"])
+        .groupBy("state")
+        .execute();
       for (const row of sms) this.set({ queue: "sms", state: row.state }, Number(row.n));
     },
   });
@@ -139,7 +157,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       })
     : undefined;
   const sms = runWorkers
-    ? new SmsWorker(store, { dir: config.smsOutboxDir, url: config.smsUrl, leaseMs: config.jobLeaseMs, now, log: (e) => logger.warn(e) })
+    ? new SmsWorker(store, {
+        dir: config.smsOutboxDir,
+        url: config.smsUrl,
+        leaseMs: config.jobLeaseMs,
+        now,
+        log: (e) => logger.warn(e),
+      })
     : undefined;
   const importWorker = runWorkers
     ? new ImportWorker(store, {
@@ -166,10 +190,24 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         },
       })
     : undefined;
-  const triggerWorker = runWorkers ? new TriggerWorker(store, { now, log: (e) => logger.info(e), onRecipientsQueued: () => sendings?.wake() }) : undefined;
+  const triggerWorker = runWorkers
+    ? new TriggerWorker(store, {
+        now,
+        log: (e) => logger.info(e),
+        onRecipientsQueued: () => sendings?.wake(),
+      })
+    : undefined;
   const trackingLimiter = new TrackingLimiter();
-  const importQueue = createImportQueue(store, { allowHosts: config.importAllowHosts, now, log: (e) => logger.warn(e) });
-  const auth = new Authenticator(store, { now, concurrency: config.authConcurrency, cacheTtlMs: config.authCacheMs });
+  const importQueue = createImportQueue(store, {
+    allowHosts: config.importAllowHosts,
+    now,
+    log: (e) => logger.warn(e),
+  });
+  const auth = new Authenticator(store, {
+    now,
+    concurrency: config.authConcurrency,
+    cacheTtlMs: config.authCacheMs,
+  });
   const service = createService({
     store,
     auth,
@@ -194,7 +232,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     latency.observe({ operation, binding: event.binding }, event.durationMs / 1000);
     const account = accounts.get(event.requestId);
     accounts.delete(event.requestId);
-    const record = typeof event.transport === "object" && event.transport !== null ? records.get(event.transport) : undefined;
+    const record =
+      typeof event.transport === "object" && event.transport !== null
+        ? records.get(event.transport)
+        : undefined;
     if (record !== undefined) {
       record.operation = operation;
       record.binding = event.binding;
@@ -206,7 +247,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const endpoint = createHandler(service, {
     onCall,
     ...(config.publicUrlSet ? { publicUrl: `${config.publicUrl}/ExternalAPIService.asmx` } : {}),
-    log: (entry) => logger.error({ reqId: entry.requestId, operation: entry.operation, err: entry.error instanceof Error ? entry.error.message : String(entry.error) }, entry.message),
+    log: (entry) =>
+      logger.error(
+        {
+          reqId: entry.requestId,
+          operation: entry.operation,
+          err: entry.error instanceof Error ? entry.error.message : String(entry.error),
+        },
+        entry.message,
+      ),
   });
 
   /** GET /healthz: up or down, nothing more (not the engine, not a version). */
@@ -237,12 +286,17 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         triggerWorker?.wake();
       });
     }
-    if (req.method !== "GET" && req.method !== "HEAD") return send(405, "text/plain; charset=utf-8", "Method not allowed.\n");
+    if (req.method !== "GET" && req.method !== "HEAD")
+      return send(405, "text/plain; charset=utf-8", "Method not allowed.\n");
     if (path === "/healthz") return health(req, res);
     // Only with the bearer token; without METRICS_TOKEN the public port has no /metrics at all.
     if (path === "/metrics" && config.metricsTokenHash !== undefined) {
       if (bearerMatches(req, config.metricsTokenHash)) return sendMetrics(req, res, registry);
-      res.writeHead(401, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", "www-authenticate": 'Bearer realm="metrics"' });
+      res.writeHead(401, {
+        "content-type": "text/plain; charset=utf-8",
+        "cache-control": "no-store",
+        "www-authenticate": 'Bearer realm="metrics"',
+      });
       res.end(req.method === "HEAD" ? undefined : "Metrics need Authorization: Bearer <METRICS_TOKEN>.\n");
       return;
     }
@@ -301,7 +355,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       importWorker?.start();
       sendings?.start();
       triggerWorker?.start();
-      const metricsUrl = metricsServer === undefined ? undefined : await listen(metricsServer, config.metricsPort, config.metricsHost);
+      const metricsUrl =
+        metricsServer === undefined
+          ? undefined
+          : await listen(metricsServer, config.metricsPort, config.metricsHost);
       if (server === undefined) return { url: undefined, metricsUrl };
       return { url: await listen(server, config.port, config.host), metricsUrl };
     },
@@ -319,7 +376,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         metricsServer.closeAllConnections();
         await closed;
       }
-      await Promise.race([Promise.all([outbox?.stop(), sms?.stop(), importWorker?.stop(), sendings?.stop(), triggerWorker?.stop()]), deadline]);
+      await Promise.race([
+        Promise.all([
+          outbox?.stop(),
+          sms?.stop(),
+          importWorker?.stop(),
+          sendings?.stop(),
+          triggerWorker?.stop(),
+        ]),
+        deadline,
+      ]);
       await store.close();
     },
   };

@@ -59,33 +59,129 @@ interface Option {
 export const OPTIONS: readonly Option[] = [
   { name: "PORT", default: "8080", doc: "TCP port of the HTTP server." },
   { name: "HOST", default: "127.0.0.1", doc: "Address to listen on (0.0.0.0 for every interface)." },
-  { name: "DATABASE_URL", default: "sqlite:data/service.db", doc: "sqlite:<file> (created and migrated on start) or postgres://user:pass@host/db." },
-  { name: "PUBLIC_URL", default: "http://127.0.0.1:<PORT>", doc: "Base URL subscribers reach the service at (confirmation links)." },
-  { name: "IMPORT_ALLOW_HOSTS", default: "", doc: "Comma-separated hosts (host or host:port) file imports may fetch from even on private addresses." },
+  {
+    name: "DATABASE_URL",
+    default: "sqlite:data/service.db",
+    doc: "sqlite:<file> (created and migrated on start) or postgres://user:pass@host/db.",
+  },
+  {
+    name: "PUBLIC_URL",
+    default: "http://127.0.0.1:<PORT>",
+    doc: "Base URL subscribers reach the service at (confirmation links).",
+  },
+  {
+    name: "IMPORT_ALLOW_HOSTS",
+    default: "",
+    doc: "Comma-separated hosts (host or host:port) file imports may fetch from even on private addresses.",
+  },
   { name: "IMPORT_MAX_BYTES", default: "268435456", doc: "Largest import file, in bytes (256 MiB)." },
-  { name: "IMPORT_TIMEOUT_MS", default: "1800000", doc: "Time allowed for one import download, in ms (30 min)." },
-  { name: "IMPORT_STALL_MS", default: "60000", doc: "An import download that sends no byte for this long, in ms, is given up and retried later." },
-  { name: "IMPORT_CONCURRENCY", default: "4", doc: "Imports a worker process downloads and writes at once; never two of one account." },
-  { name: "OUTBOX_DIR", default: "data/outbox", doc: "Folder the outbox writes each e-mail to as an .eml file." },
-  { name: "SMTP_URL", default: "", doc: "smtp://user:pass@host:587 or smtps://...:465: deliver mail to this SMTP server instead of OUTBOX_DIR." },
-  { name: "SMS_OUTBOX_DIR", default: "data/sms", doc: "Folder paid SMS are written to, one <id>.json each (sender, recipient, text)." },
-  { name: "SMS_URL", default: "", doc: "http(s) URL of an SMS gateway: each paid SMS is POSTed there as that JSON instead of written to SMS_OUTBOX_DIR." },
-  { name: "SMTP_ALLOW_PLAINTEXT_AUTH", default: "false", doc: "true: log in to an smtp:// server even without STARTTLS (the password in clear text). By default a user in SMTP_URL requires smtps:// or STARTTLS." },
-  { name: "MAIL_RETRY_MAX_AGE_MS", default: "432000000", doc: "How long an e-mail that fails for a temporary reason (SMTP 4xx, refused login, network) is retried after its first attempt, in ms (5 days); then it is dead. An SMTP 5xx refusal is dead at once." },
-  { name: "MAIL_RETRY_MAX_INTERVAL_MS", default: "1800000", doc: "Longest wait between two delivery attempts of one e-mail, in ms (30 min); waits start at 1 min and double." },
-  { name: "MAIL_MAX_ATTEMPTS", default: "", doc: "If set, an e-mail is also dead after this many attempts, even before MAIL_RETRY_MAX_AGE_MS." },
-  { name: "OUTBOX_RETENTION_DAYS", default: "0", doc: "Days a delivered e-mail's whole text is kept in the database; then (at 0: at delivery) only its From, To, Subject, Date and Message-ID headers are." },
-  { name: "MAIL_FROM", default: "no-reply@<PUBLIC_URL host>", doc: "From address of service mail when the account and list set none." },
+  {
+    name: "IMPORT_TIMEOUT_MS",
+    default: "1800000",
+    doc: "Time allowed for one import download, in ms (30 min).",
+  },
+  {
+    name: "IMPORT_STALL_MS",
+    default: "60000",
+    doc: "An import download that sends no byte for this long, in ms, is given up and retried later.",
+  },
+  {
+    name: "IMPORT_CONCURRENCY",
+    default: "4",
+    doc: "Imports a worker process downloads and writes at once; never two of one account.",
+  },
+  {
+    name: "OUTBOX_DIR",
+    default: "data/outbox",
+    doc: "Folder the outbox writes each e-mail to as an .eml file.",
+  },
+  {
+    name: "SMTP_URL",
+    default: "",
+    doc: "smtp://user:pass@host:587 or smtps://...:465: deliver mail to this SMTP server instead of OUTBOX_DIR.",
+  },
+  {
+    name: "SMS_OUTBOX_DIR",
+    default: "data/sms",
+    doc: "Folder paid SMS are written to, one <id>.json each (sender, recipient, text).",
+  },
+  {
+    name: "SMS_URL",
+    default: "",
+    doc: "http(s) URL of an SMS gateway: each paid SMS is POSTed there as that JSON instead of written to SMS_OUTBOX_DIR.",
+  },
+  {
+    name: "SMTP_ALLOW_PLAINTEXT_AUTH",
+    default: "false",
+    doc: "true: log in to an smtp:// server even without STARTTLS (the password in clear text). By default a user in SMTP_URL requires smtps:// or STARTTLS.",
+  },
+  {
+    name: "MAIL_RETRY_MAX_AGE_MS",
+    default: "432000000",
+    doc: "How long an e-mail that fails for a temporary reason (SMTP 4xx, refused login, network) is retried after its first attempt, in ms (5 days); then it is dead. An SMTP 5xx refusal is dead at once.",
+  },
+  {
+    name: "MAIL_RETRY_MAX_INTERVAL_MS",
+    default: "1800000",
+    doc: "Longest wait between two delivery attempts of one e-mail, in ms (30 min); waits start at 1 min and double.",
+  },
+  {
+    name: "MAIL_MAX_ATTEMPTS",
+    default: "",
+    doc: "If set, an e-mail is also dead after this many attempts, even before MAIL_RETRY_MAX_AGE_MS.",
+  },
+  {
+    name: "OUTBOX_RETENTION_DAYS",
+    default: "0",
+    doc: "Days a delivered e-mail's whole text is kept in the database; then (at 0: at delivery) only its From, To, Subject, Date and Message-ID headers are.",
+  },
+  {
+    name: "MAIL_FROM",
+    default: "no-reply@<PUBLIC_URL host>",
+    doc: "From address of service mail when the account and list set none.",
+  },
   { name: "LOG_LEVEL", default: "info", doc: "pino level: fatal, error, warn, info, debug, silent." },
-  { name: "SQLITE_SYNC", default: "FULL", doc: "SQLite synchronous: FULL syncs every commit to disk; NORMAL survives a crash of the process, not of the machine." },
+  {
+    name: "SQLITE_SYNC",
+    default: "FULL",
+    doc: "SQLite synchronous: FULL syncs every commit to disk; NORMAL survives a crash of the process, not of the machine.",
+  },
   { name: "DATABASE_POOL", default: "10", doc: "PostgreSQL connections per process." },
-  { name: "JOB_LEASE_MS", default: "30000", doc: "How long a worker holds a job without renewing; a crashed worker's job is taken over after it." },
-  { name: "SHUTDOWN_TIMEOUT_MS", default: "10000", doc: "On SIGTERM/Ctrl-C, time allowed for in-flight requests and jobs before exit." },
-  { name: "AUTH_CONCURRENCY", default: "2", doc: "Password checks (scrypt, ~50 ms and 16 MiB each) running at once; more wait in turn per caller address, 64 at most." },
-  { name: "AUTH_CACHE_MS", default: "60000", doc: "How long a verified user name and password skip the password check for the address that signed in (0 to 60000 ms; 0: always check)." },
-  { name: "METRICS_TOKEN", default: "", doc: "Bearer token (at least 32 characters) that opens GET /metrics on the public port (Authorization: Bearer <token>); unset: /metrics there is 404." },
-  { name: "METRICS_PORT", default: "", doc: "Port of a separate listener that serves only /metrics and /healthz, without a token (any role, workers included); unset: none." },
-  { name: "METRICS_HOST", default: "127.0.0.1", doc: "Address the METRICS_PORT listener binds (loopback: only this host can scrape)." },
+  {
+    name: "JOB_LEASE_MS",
+    default: "30000",
+    doc: "How long a worker holds a job without renewing; a crashed worker's job is taken over after it.",
+  },
+  {
+    name: "SHUTDOWN_TIMEOUT_MS",
+    default: "10000",
+    doc: "On SIGTERM/Ctrl-C, time allowed for in-flight requests and jobs before exit.",
+  },
+  {
+    name: "AUTH_CONCURRENCY",
+    default: "2",
+    doc: "Password checks (scrypt, ~50 ms and 16 MiB each) running at once; more wait in turn per caller address, 64 at most.",
+  },
+  {
+    name: "AUTH_CACHE_MS",
+    default: "60000",
+    doc: "How long a verified user name and password skip the password check for the address that signed in (0 to 60000 ms; 0: always check).",
+  },
+  {
+    name: "METRICS_TOKEN",
+    default: "",
+    doc: "Bearer token (at least 32 characters) that opens GET /metrics on the public port (Authorization: Bearer <token>); unset: /metrics there is 404.",
+  },
+  {
+    name: "METRICS_PORT",
+    default: "",
+    doc: "Port of a separate listener that serves only /metrics and /healthz, without a token (any role, workers included); unset: none.",
+  },
+  {
+    name: "METRICS_HOST",
+    default: "127.0.0.1",
+    doc: "Address the METRICS_PORT listener binds (loopback: only this host can scrape).",
+  },
 ];
 
 export class ConfigError extends Error {}
@@ -110,7 +206,8 @@ function httpUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
   } catch {
     ok = false;
   }
-  if (!ok) throw new ConfigError(`${name} must be an absolute http or https URL, like https://sms.example/send.`);
+  if (!ok)
+    throw new ConfigError(`${name} must be an absolute http or https URL, like https://sms.example/send.`);
   return text;
 }
 
@@ -127,7 +224,9 @@ function metricsToken(env: NodeJS.ProcessEnv): Buffer | undefined {
   const token = env.METRICS_TOKEN;
   if (token === undefined || token === "") return undefined;
   if (token.length < MIN_METRICS_TOKEN || /\s/.test(token)) {
-    throw new ConfigError(`METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN} characters without spaces (as from: openssl rand -hex 16).`);
+    throw new ConfigError(
+      `METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN} characters without spaces (as from: openssl rand -hex 16).`,
+    );
   }
   return metricsTokenHash(token);
 }
@@ -144,7 +243,9 @@ function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
 export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
   const port = int(env, "PORT", 8080, 0, 65535);
   const host = env.HOST || "127.0.0.1";
-  const publicUrl = (env.PUBLIC_URL || `http://${host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host}:${port}`).replace(/\/+$/, "");
+  const publicUrl = (
+    env.PUBLIC_URL || `http://${host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host}:${port}`
+  ).replace(/\/+$/, "");
   let publicHost: string;
   try {
     const parsed = new URL(publicUrl);
@@ -154,7 +255,8 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
     throw new ConfigError(`PUBLIC_URL must be an absolute http or https URL; it is "${publicUrl}".`);
   }
   const sync = (env.SQLITE_SYNC || "FULL").toUpperCase();
-  if (sync !== "FULL" && sync !== "NORMAL") throw new ConfigError(`SQLITE_SYNC must be FULL or NORMAL; it is "${env.SQLITE_SYNC}".`);
+  if (sync !== "FULL" && sync !== "NORMAL")
+    throw new ConfigError(`SQLITE_SYNC must be FULL or NORMAL; it is "${env.SQLITE_SYNC}".`);
   const smtpUrl = env.SMTP_URL || undefined;
   if (smtpUrl !== undefined) {
     let valid = false;
@@ -164,7 +266,10 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
     } catch {
       // refused below, without echoing the value (it may hold a password)
     }
-    if (!valid) throw new ConfigError("SMTP_URL must be an smtp:// or smtps:// URL with a host, like smtp://user:pass@mail.example:587.");
+    if (!valid)
+      throw new ConfigError(
+        "SMTP_URL must be an smtp:// or smtps:// URL with a host, like smtp://user:pass@mail.example:587.",
+      );
   }
   return {
     port,
@@ -172,7 +277,10 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
     databaseUrl: env.DATABASE_URL || "sqlite:data/service.db",
     publicUrl,
     publicUrlSet: Boolean(env.PUBLIC_URL),
-    importAllowHosts: (env.IMPORT_ALLOW_HOSTS ?? "").split(",").map((h) => h.trim()).filter((h) => h !== ""),
+    importAllowHosts: (env.IMPORT_ALLOW_HOSTS ?? "")
+      .split(",")
+      .map((h) => h.trim())
+      .filter((h) => h !== ""),
     importMaxBytes: int(env, "IMPORT_MAX_BYTES", 256 * 1024 * 1024, 1, Number.MAX_SAFE_INTEGER),
     importTimeoutMs: int(env, "IMPORT_TIMEOUT_MS", 30 * 60_000, 1, 24 * 3600_000),
     importStallMs: int(env, "IMPORT_STALL_MS", 60_000, 100, 24 * 3600_000),
@@ -203,7 +311,9 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
 
 export function helpText(): string {
   const width = Math.max(...OPTIONS.map((o) => o.name.length));
-  const lines = OPTIONS.map((o) => `  ${o.name.padEnd(width)}  ${o.doc} Default: ${o.default === "" ? "(none)" : o.default}`);
+  const lines = OPTIONS.map(
+    (o) => `  ${o.name.padEnd(width)}  ${o.doc} Default: ${o.default === "" ? "(none)" : o.default}`,
+  );
   return [
     "Usage: npm start -- [--role api|worker|all] [--help]",
     "",

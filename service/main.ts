@@ -8,7 +8,11 @@ import { ConfigError, type Role, helpText, readConfig } from "./config.js";
 async function main(argv: string[]): Promise<number> {
   let role: Role = "all";
   try {
-    const { values } = parseArgs({ args: argv, options: { role: { type: "string" }, help: { type: "boolean", short: "h" } }, strict: true });
+    const { values } = parseArgs({
+      args: argv,
+      options: { role: { type: "string" }, help: { type: "boolean", short: "h" } },
+      strict: true,
+    });
     if (values.help) {
       process.stdout.write(helpText());
       return 0;
@@ -20,7 +24,9 @@ async function main(argv: string[]): Promise<number> {
       role = values.role;
     }
   } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\nTry: npm start -- --help\n`);
+    process.stderr.write(
+      `${error instanceof Error ? error.message : String(error)}\nTry: npm start -- --help\n`,
+    );
     return 2;
   }
   let app;
@@ -32,7 +38,12 @@ async function main(argv: string[]): Promise<number> {
   }
   const { url, metricsUrl } = await app.start();
   app.logger.info(
-    { role, database: app.store.displayUrl, url: url === undefined ? undefined : `${url}/ExternalAPIService.asmx`, metrics: metricsUrl === undefined ? undefined : `${metricsUrl}/metrics` },
+    {
+      role,
+      database: app.store.displayUrl,
+      url: url === undefined ? undefined : `${url}/ExternalAPIService.asmx`,
+      metrics: metricsUrl === undefined ? undefined : `${metricsUrl}/metrics`,
+    },
     "service started",
   );
   await new Promise<void>((resolve) => {

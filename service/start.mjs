@@ -72,7 +72,9 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.reso
   try {
     file = await bundleEntry("service/main.ts", "main");
   } catch (error) {
-    process.stderr.write(`Cannot start: building the service failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `Cannot start: building the service failed: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     process.exit(1);
   }
   await import(pathToFileURL(file).href);

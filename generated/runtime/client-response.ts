@@ -34,7 +34,8 @@ function locationOrigin(response: Response, requestUrl: string): string | undefi
 
 /** The body's bytes, read until the end or until more than `maxResponseBytes` have arrived. */
 async function readBytes(response: Response, context: AnswerContext): Promise<Uint8Array> {
-  const tooLarge = () => new ResponseTooLargeError(context.maxResponseBytes, context.binding, context.operation);
+  const tooLarge = () =>
+    new ResponseTooLargeError(context.maxResponseBytes, context.binding, context.operation);
   // Without a content coding, Content-Length is the decoded size: refuse before reading anything.
   const length = Number(response.headers.get("content-length") ?? NaN);
   if (response.headers.get("content-encoding") === null && length > context.maxResponseBytes) {
@@ -78,7 +79,11 @@ function isPlainText(contentType: string | null): boolean {
  * not valid in the answer's charset, or a charset we do not read); a failed read rejects with what the
  * stream rejected with, for the caller to map to a TimeoutError or TransportError.
  */
-export async function readAnswer(response: Response, requestUrl: string, context: AnswerContext): Promise<WireResponse> {
+export async function readAnswer(
+  response: Response,
+  requestUrl: string,
+  context: AnswerContext,
+): Promise<WireResponse> {
   // A redirect is never followed: fetch would re-send the body, credentials included, to whatever host the
   // answer names (307/308), and the .NET client does not follow redirects for SOAP either. A browser
   // answers redirect: "manual" with an opaque response that hides the status and the target.
@@ -87,7 +92,12 @@ export async function readAnswer(response: Response, requestUrl: string, context
     context.abort();
     throw opaque
       ? new RedirectError(undefined, undefined, context.binding, context.operation)
-      : new RedirectError(response.status, locationOrigin(response, requestUrl), context.binding, context.operation);
+      : new RedirectError(
+          response.status,
+          locationOrigin(response, requestUrl),
+          context.binding,
+          context.operation,
+        );
   }
   const bytes = await readBytes(response, context);
   const contentType = response.headers.get("content-type");
@@ -100,5 +110,9 @@ export async function readAnswer(response: Response, requestUrl: string, context
     throw new ResponseFormatError(message, context.binding, context.operation, { cause: error });
   }
   // Headers iterate their names in lower case (the Fetch standard's sort and combine).
-  return { status: response.status, headers: Object.fromEntries(response.headers as unknown as Iterable<[string, string]>), body };
+  return {
+    status: response.status,
+    headers: Object.fromEntries(response.headers as unknown as Iterable<[string, string]>),
+    body,
+  };
 }

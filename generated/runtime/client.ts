@@ -8,7 +8,13 @@ import { readAnswer } from "./client-response.js";
 import { ClientCallError, TimeoutError, TransportError } from "./errors.js";
 import type { ClientOperationModel, ClientServiceModel } from "./model.js";
 import { writeParams, type ParamValues } from "./params.js";
-import { type BindingName, type ClientBinding, type ClientBindingFactory, type WireResponse, type XmlReader } from "./protocol/binding.js";
+import type {
+  BindingName,
+  ClientBinding,
+  ClientBindingFactory,
+  WireResponse,
+  XmlReader,
+} from "./protocol/binding.js";
 
 /** .NET's SoapHttpClientProtocol.Timeout default. */
 export const DEFAULT_TIMEOUT_MS = 100_000;
@@ -72,7 +78,8 @@ export interface ClientPlatformOption {
 }
 
 /** createClientWith's options: the client's options and the platform. */
-export type ClientWithOptionsOf<Credentials extends object> = ClientOptionsOf<Credentials> & ClientPlatformOption;
+export type ClientWithOptionsOf<Credentials extends object> = ClientOptionsOf<Credentials> &
+  ClientPlatformOption;
 
 /** What createClient takes besides the client's options. */
 export interface ClientBindingOption<Binding extends BindingName = BindingName> {
@@ -83,8 +90,10 @@ export interface ClientBindingOption<Binding extends BindingName = BindingName> 
 }
 
 /** createClient's config: the client's options, the binding by name and the optional XML reader. */
-export type ClientConfigOf<Credentials extends object, Binding extends BindingName = BindingName> = ClientOptionsOf<Credentials> &
-  ClientBindingOption<Binding>;
+export type ClientConfigOf<
+  Credentials extends object,
+  Binding extends BindingName = BindingName,
+> = ClientOptionsOf<Credentials> & ClientBindingOption<Binding>;
 
 /** Credentials of no particular service: what the runtime itself reads (each under its property). */
 export type AnyCredentials = Readonly<Record<string, unknown>>;
@@ -120,7 +129,11 @@ export interface ClientCore {
   readonly endpointUrl: string;
   readonly binding: ClientBinding;
   /** One call of `op`; the result's type is the descriptor's. */
-  call<Params, Result>(op: ClientOperationModel<Params, Result>, params: NoInfer<Params>, options?: CallOptions): Promise<Result>;
+  call<Params, Result>(
+    op: ClientOperationModel<Params, Result>,
+    params: NoInfer<Params>,
+    options?: CallOptions,
+  ): Promise<Result>;
 }
 
 /**
@@ -129,7 +142,8 @@ export interface ClientCore {
  */
 export type OperationMethod<Op> =
   Op extends ClientOperationModel<infer Params, infer Result>
-    ? {} extends Params
+    ? // biome-ignore lint/complexity/noBannedTypes: `{} extends P` asks whether every parameter is optional
+      {} extends Params
       ? (params?: Params, options?: CallOptions) => Promise<Result>
       : (params: Params, options?: CallOptions) => Promise<Result>
     : never;
@@ -161,14 +175,25 @@ function limit(name: string, value: number | undefined, fallback: number, allowN
   if (value === undefined) return fallback;
   // Not NaN, not negative, and 0 only where it means none.
   if (typeof value !== "number" || !(value > 0 || (allowNone && value === 0))) {
-    throw new TypeError(`${name} must be a ${allowNone ? "non-negative" : "positive"} number; got ${String(value)}.`);
+    throw new TypeError(
+      `${name} must be a ${allowNone ? "non-negative" : "positive"} number; got ${String(value)}.`,
+    );
   }
   return value;
 }
 
-export function createClientCore(service: ClientServiceModel, config: ClientWithOptionsOf<object>, factory: ClientBindingFactory): ClientCore {
+export function createClientCore(
+  service: ClientServiceModel,
+  config: ClientWithOptionsOf<object>,
+  factory: ClientBindingFactory,
+): ClientCore {
   const timeoutMs = limit("timeoutMs", config.timeoutMs, DEFAULT_TIMEOUT_MS, true);
-  const maxResponseBytes = limit("maxResponseBytes", config.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, false);
+  const maxResponseBytes = limit(
+    "maxResponseBytes",
+    config.maxResponseBytes,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    false,
+  );
   const maxElements = limit("maxElements", config.maxElements, DEFAULT_MAX_ELEMENTS, false);
   // The binding hands these to the reader as its limits.
   const binding = factory(service, {
@@ -180,7 +205,9 @@ export function createClientCore(service: ClientServiceModel, config: ClientWith
   // The model names the bindings in ALL_BINDINGS order (the generator normalizes them), or none for all four.
   const offered = service.bindings;
   if (offered !== undefined && !offered.includes(binding.name)) {
-    throw new TypeError(`binding must be one the service offers (${offered.join(", ")}); got ${binding.name}.`);
+    throw new TypeError(
+      `binding must be one the service offers (${offered.join(", ")}); got ${binding.name}.`,
+    );
   }
   const url = endpointUrl(config.baseUrl, service.endpoint);
   const fetchFn = config.fetch ?? globalThis.fetch;
@@ -188,7 +215,11 @@ export function createClientCore(service: ClientServiceModel, config: ClientWith
   return {
     endpointUrl: url,
     binding,
-    async call<Params, Result>(op: ClientOperationModel<Params, Result>, params: Params, options: CallOptions = {}): Promise<Result> {
+    async call<Params, Result>(
+      op: ClientOperationModel<Params, Result>,
+      params: Params,
+      options: CallOptions = {},
+    ): Promise<Result> {
       // Params is an object type in every descriptor (the generated Params types). Copied to an object
       // without a prototype, so that parameters named __proto__, constructor or toString are plain keys.
       const values: ParamValues = Object.assign(Object.create(null) as ParamValues, params as object);
@@ -207,7 +238,9 @@ export function createClientCore(service: ClientServiceModel, config: ClientWith
       const timer = timeout && setTimeout(() => timeout.abort(), Math.min(timeoutMs, MAX_TIMER_MS));
       // Ours: closes the connection when the client stops reading (too large, a redirect).
       const connection = new AbortController();
-      const signal = AbortSignal.any([connection.signal, caller, timeout?.signal].filter((s) => s !== undefined));
+      const signal = AbortSignal.any(
+        [connection.signal, caller, timeout?.signal].filter((s) => s !== undefined),
+      );
       let response: WireResponse;
       try {
         response = await readAnswer(
@@ -232,7 +265,9 @@ export function createClientCore(service: ClientServiceModel, config: ClientWith
         if (error instanceof ClientCallError) throw error;
         if (timeout?.signal.aborted) throw new TimeoutError(timeoutMs, binding.name, op.name);
         if (caller?.aborted) throw error;
-        throw new TransportError(`the request failed (${(error as Error).message})`, binding.name, op.name, { cause: error });
+        throw new TransportError(`the request failed (${(error as Error).message})`, binding.name, op.name, {
+          cause: error,
+        });
       } finally {
         clearTimeout(timer);
       }

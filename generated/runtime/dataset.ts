@@ -5,7 +5,7 @@
 // spec for their types, so a null cell (an omitted element) stays null.
 
 import type { ColumnModel, DataSetModel, SoapType } from "./model.js";
-import { XmlOut } from "./xml/out.js";
+import type { XmlOut } from "./xml/out.js";
 import { clientParse, formatValue } from "./values.js";
 import { child, type XmlElement } from "./xml/tree.js";
 import { XSD_NS as XS_NS } from "./protocol/soap.js";
@@ -33,7 +33,10 @@ export type DataSetRows<Row> = readonly Row[] | DataSetResult<Row>;
 type Row = Readonly<Record<string, unknown>>;
 
 /** The wire name of a column: fixed, or the value of the request parameter that names it. */
-export function columnName(column: ColumnModel, request: Readonly<Record<string, unknown>> | undefined): string | undefined {
+export function columnName(
+  column: ColumnModel,
+  request: Readonly<Record<string, unknown>> | undefined,
+): string | undefined {
   if (column.name !== undefined) return column.name;
   const named = column.nameFromParam === undefined ? undefined : request?.[column.nameFromParam];
   return typeof named === "string" && named !== "" ? named : undefined;
@@ -56,7 +59,8 @@ export function writeDataSet(
     .open("xs:element", ` name="${model.table}"`)
     .open("xs:complexType")
     .open("xs:sequence");
-  for (const c of columns) out.empty("xs:element", ` name="${c.name}" type="xs:${c.model.type}" minOccurs="0"`);
+  for (const c of columns)
+    out.empty("xs:element", ` name="${c.name}" type="xs:${c.model.type}" minOccurs="0"`);
   out
     .close("xs:sequence")
     .close("xs:complexType")
@@ -72,7 +76,10 @@ export function writeDataSet(
   }
   out.open("diffgr:diffgram", diffgramAttrs).open(model.dataSetName, ` xmlns=""`);
   for (let i = 0; i < rows.length; i++) {
-    out.open(model.table, ` diffgr:id="${model.table}${i + 1}" msdata:rowOrder="${i}" diffgr:hasChanges="inserted"`);
+    out.open(
+      model.table,
+      ` diffgr:id="${model.table}${i + 1}" msdata:rowOrder="${i}" diffgr:hasChanges="inserted"`,
+    );
     for (const c of columns) {
       const value = rows[i]![c.model.property];
       if (value !== null && value !== undefined) out.leaf(c.name, formatValue(c.model.type, value));
@@ -122,26 +129,35 @@ export function readDataSet<R>(
   // model's table is read, else the first.
   const tables = members(root, "choice").map((el) => ({
     name: attr(el, "name") ?? "",
-    columns: members(el, "sequence").map((c): DataSetColumn => ({ name: attr(c, "name") ?? "", type: (attr(c, "type") ?? "string").replace(/^[^:]*:/, "") })),
+    columns: members(el, "sequence").map(
+      (c): DataSetColumn => ({
+        name: attr(c, "name") ?? "",
+        type: (attr(c, "type") ?? "string").replace(/^[^:]*:/, ""),
+      }),
+    ),
   }));
   const table = tables.find((t) => t.name === model.table) ?? tables[0];
   const columns = table?.columns ?? [];
   // A column named by a parameter the request did not give: the first column no fixed name takes.
   const wireNames = model.columns.map(
-    (c) => columnName(c, request) ?? columns.find((col) => !model.columns.some((m) => m.name === col.name))?.name ?? c.property,
+    (c) =>
+      columnName(c, request) ??
+      columns.find((col) => !model.columns.some((m) => m.name === col.name))?.name ??
+      c.property,
   );
   const diffgram = child(container, DIFFGR_NS, "diffgram");
   const data = diffgram?.children.find((c) => c.ns !== DIFFGR_NS);
   // The rows of the table read (none without one), each cell by its column's wire name (an absent one null).
   const rows = (data?.children ?? [])
     .filter((rowEl) => rowEl.local === table?.name)
-    .map((rowEl) =>
-      Object.fromEntries(
-        model.columns.map((c, i) => {
-          const cell = rowEl.children.find((el) => el.local === wireNames[i]);
-          return [c.property, cell === undefined ? null : parseCell(c.type, cell.text, wireNames[i]!)];
-        }),
-      ) as R,
+    .map(
+      (rowEl) =>
+        Object.fromEntries(
+          model.columns.map((c, i) => {
+            const cell = rowEl.children.find((el) => el.local === wireNames[i]);
+            return [c.property, cell === undefined ? null : parseCell(c.type, cell.text, wireNames[i]!)];
+          }),
+        ) as R,
     );
   return { dataSetName: attr(root, "name") ?? "", table: table?.name ?? model.table, columns, rows };
 }

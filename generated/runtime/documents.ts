@@ -42,7 +42,9 @@ export function createDocuments(
       });
     },
     helpIndexHtml(endpointUrl: string): string {
-      return indexCache.get(endpointUrl, () => fillSlots((indexSlots ??= renderIndexSlots(model, docs)), endpointUrl));
+      return indexCache.get(endpointUrl, () =>
+        fillSlots((indexSlots ??= renderIndexSlots(model, docs)), endpointUrl),
+      );
     },
     helpOperationHtml(operation: string, endpointUrl: string): string | undefined {
       const op = operations.get(operation);

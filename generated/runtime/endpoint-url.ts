@@ -31,7 +31,8 @@ export interface EndpointSource {
 }
 
 /** host, IPv4, or [IPv6], then an optional port: nothing that could carry a user, a path or markup. */
-const PLAIN_HOST = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}))*\.?|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?$/;
+const PLAIN_HOST =
+  /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}))*\.?|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?$/;
 
 function firstValue(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
@@ -83,9 +84,12 @@ export function checkPublicUrl(publicUrl: string): string {
   } catch {
     throw new TypeError(`publicUrl must be an absolute URL; got ${JSON.stringify(publicUrl)}.`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError("publicUrl must be an http: or https: URL.");
-  if (url.username !== "" || url.password !== "") throw new TypeError("publicUrl must not carry a user name or password.");
-  if (url.search !== "" || url.hash !== "") throw new TypeError("publicUrl must not have a query or fragment.");
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new TypeError("publicUrl must be an http: or https: URL.");
+  if (url.username !== "" || url.password !== "")
+    throw new TypeError("publicUrl must not carry a user name or password.");
+  if (url.search !== "" || url.hash !== "")
+    throw new TypeError("publicUrl must not have a query or fragment.");
   return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }
 
@@ -94,7 +98,9 @@ export function checkPublicUrl(publicUrl: string): string {
  * http or https) split into its authority and the rest (`/path?query`, "/" when the path is empty), or
  * undefined when the target is not of that form. Only the split: the authority is checked where it is used.
  */
-export function absoluteTarget(target: string): { readonly authority: string; readonly rest: string } | undefined {
+export function absoluteTarget(
+  target: string,
+): { readonly authority: string; readonly rest: string } | undefined {
   const m = /^https?:\/\//i.exec(target);
   if (m === null) return undefined;
   const from = m[0].length;
@@ -112,7 +118,11 @@ export function absoluteTarget(target: string): { readonly authority: string; re
  * The endpoint URL for one request. `publicEndpoint` is publicUrl already checked and completed with the
  * endpoint's name (see checkPublicUrl), or undefined.
  */
-export function resolveEndpointUrl(source: EndpointSource, options: EndpointUrlOptions, publicEndpoint: string | undefined): string {
+export function resolveEndpointUrl(
+  source: EndpointSource,
+  options: EndpointUrlOptions,
+  publicEndpoint: string | undefined,
+): string {
   if (publicEndpoint !== undefined) return publicEndpoint;
   const headers = source.headers;
   let scheme = source.scheme;

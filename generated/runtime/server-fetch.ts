@@ -17,9 +17,15 @@ export type FetchHandler = (request: Request, info?: { remoteAddress?: string })
 
 function toResponse(response: WireResponse, headOnly: boolean): Response {
   try {
-    return new Response(headOnly ? null : response.body, { status: response.status, headers: response.headers });
+    return new Response(headOnly ? null : response.body, {
+      status: response.status,
+      headers: response.headers,
+    });
   } catch {
-    return new Response(headOnly ? null : LAST_RESORT.body, { status: LAST_RESORT.status, headers: LAST_RESORT.headers });
+    return new Response(headOnly ? null : LAST_RESORT.body, {
+      status: LAST_RESORT.status,
+      headers: LAST_RESORT.headers,
+    });
   }
 }
 
@@ -102,11 +108,15 @@ export function createFetchHandler(core: ServiceCore): FetchHandler {
     if (declared > limit) return toResponse(core.tooLarge(method, place.rest, contentType, limit), false);
     // As the node adapter: refused at once when there is no room now; else bytes are held as they arrive
     // and the call slot taken once the body is in (a body still arriving holds no slot).
-    if (!core.budget.hasRoom(Number.isFinite(declared) ? declared : 0)) return toResponse(core.busy(method, place.rest, contentType), false);
+    if (!core.budget.hasRoom(Number.isFinite(declared) ? declared : 0))
+      return toResponse(core.busy(method, place.rest, contentType), false);
     const lease = new RequestLease(core.budget);
     if (Number.isFinite(declared)) lease.promise(declared);
     try {
-      const bytes = method === "GET" || method === "HEAD" ? undefined : await readLimited(request, limit, lease, core.bodyProgress);
+      const bytes =
+        method === "GET" || method === "HEAD"
+          ? undefined
+          : await readLimited(request, limit, lease, core.bodyProgress);
       if (bytes === "large") return toResponse(core.tooLarge(method, place.rest, contentType, limit), false);
       if (bytes === "busy") return toResponse(core.busy(method, place.rest, contentType), false);
       if (bytes === "slow") return toResponse(SLOW_BODY, false);
@@ -122,7 +132,10 @@ export function createFetchHandler(core: ServiceCore): FetchHandler {
         // Made when asked for (the WSDL and help pages): an operation call needs no address.
         get endpointUrl() {
           return resolveEndpointUrl(
-            { headers, scheme: url.protocol === "https:" ? "https" : "http", basePath: place.base,
+            {
+              headers,
+              scheme: url.protocol === "https:" ? "https" : "http",
+              basePath: place.base,
               localHost: isAcceptedHost(url.host, core.options.allowedHosts) ? url.host : "localhost",
             },
             core.options,

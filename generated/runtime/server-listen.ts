@@ -58,10 +58,7 @@ export interface TransportLimits {
 export const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
 
-export function createNodeServer(
-  handler: NodeHandler,
-  limits: TransportLimits = {},
-): http.Server {
+export function createNodeServer(handler: NodeHandler, limits: TransportLimits = {}): http.Server {
   const headersTimeout = limits.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = Math.max(limits.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, headersTimeout);
   const server = http.createServer(

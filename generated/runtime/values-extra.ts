@@ -6,7 +6,13 @@
 // extraScalarCodecs to registerScalarCodecs (importing this module also registers them). The value
 // mapping table in README.md says what each becomes.
 
-import { ConversionError, formatWhole, parseWhole, registerScalarCodecs, type ScalarCodecs } from "./values.js";
+import {
+  ConversionError,
+  formatWhole,
+  parseWhole,
+  registerScalarCodecs,
+  type ScalarCodecs,
+} from "./values.js";
 
 const INT_RE = /^[+-]?\d+$/;
 const DOUBLE_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -21,14 +27,16 @@ export function parseUInt64(text: string): bigint {
   const t = trimXml(text);
   if (!INT_RE.test(t)) throw new ConversionError("unsignedLong", "is not a whole number");
   const n = BigInt(t);
-  if (n < 0n || n > UINT64_MAX) throw new ConversionError("unsignedLong", "is outside the unsigned 64-bit integer range");
+  if (n < 0n || n > UINT64_MAX)
+    throw new ConversionError("unsignedLong", "is outside the unsigned 64-bit integer range");
   return n;
 }
 
 function formatUInt64(value: unknown): string {
   const n = typeof value === "number" && Number.isSafeInteger(value) ? BigInt(value) : value;
   if (typeof n !== "bigint") throw new ConversionError("unsignedLong", "is not a bigint or a safe integer");
-  if (n < 0n || n > UINT64_MAX) throw new ConversionError("unsignedLong", "is outside the unsigned 64-bit integer range");
+  if (n < 0n || n > UINT64_MAX)
+    throw new ConversionError("unsignedLong", "is outside the unsigned 64-bit integer range");
   return n.toString();
 }
 
@@ -87,7 +95,8 @@ const GUID_N_RE = /^[0-9a-fA-F]{32}$/;
  */
 export function parseGuid(text: string): string {
   let t = trimXml(text);
-  if (t.length === 38 && ((t[0] === "{" && t[37] === "}") || (t[0] === "(" && t[37] === ")"))) t = t.slice(1, 37);
+  if (t.length === 38 && ((t[0] === "{" && t[37] === "}") || (t[0] === "(" && t[37] === ")")))
+    t = t.slice(1, 37);
   if (GUID_D_RE.test(t)) return t.toLowerCase();
   if (GUID_N_RE.test(t)) {
     const h = t.toLowerCase();
@@ -106,7 +115,8 @@ export function parseChar(text: string): string {
   const t = trimXml(text);
   if (!INT_RE.test(t)) throw new ConversionError("char", "is not a character code (a whole number)");
   const n = Number(t);
-  if (n < 0 || n > 0xffff) throw new ConversionError("char", "is outside the character code range 0 to 65535");
+  if (n < 0 || n > 0xffff)
+    throw new ConversionError("char", "is outside the character code range 0 to 65535");
   return String.fromCharCode(n);
 }
 
@@ -142,11 +152,15 @@ export function parseBase64(text: string): Uint8Array {
     if (c === 61 /* = */) {
       padding++;
     } else if (padding > 0 || c >= 128 || BASE64_VALUES[c]! < 0) {
-      throw new ConversionError("base64Binary", padding > 0 ? "has base64 text after its = padding" : "is not base64 text");
+      throw new ConversionError(
+        "base64Binary",
+        padding > 0 ? "has base64 text after its = padding" : "is not base64 text",
+      );
     }
     count++;
   }
-  if (count % 4 !== 0 || padding > 2) throw new ConversionError("base64Binary", "is not base64 text (its length is not a multiple of 4)");
+  if (count % 4 !== 0 || padding > 2)
+    throw new ConversionError("base64Binary", "is not base64 text (its length is not a multiple of 4)");
   const out = new Uint8Array((count / 4) * 3 - padding);
   let bits = 0;
   let held = 0;
@@ -187,9 +201,13 @@ export function formatBase64(value: unknown): string {
   return parts.join("");
 }
 
-
 /** The codec of a whole-number type held in a number: its range and the words of the range error. */
-function whole(type: "byte" | "unsignedByte" | "short" | "unsignedShort" | "unsignedInt", min: number, max: number, range: string) {
+function whole(
+  type: "byte" | "unsignedByte" | "short" | "unsignedShort" | "unsignedInt",
+  min: number,
+  max: number,
+  range: string,
+) {
   return {
     parse: (text: string) => parseWhole(type, text, min, max, range),
     format: (value: unknown) => formatWhole(type, value, min, max, range),

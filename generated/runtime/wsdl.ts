@@ -162,7 +162,12 @@ class SchemaTypes {
       }
       case "record": {
         if (!this.claim(type.record.name)) return;
-        out.push(complexType(xml(type.record.name), type.record.fields.map((f) => memberElement(f.name, f.type, f.nullable))));
+        out.push(
+          complexType(
+            xml(type.record.name),
+            type.record.fields.map((f) => memberElement(f.name, f.type, f.nullable)),
+          ),
+        );
         for (const field of type.record.fields) this.definitions(field.type, out);
         return;
       }
@@ -197,7 +202,12 @@ const PORTS = [
 const SOAP_BINDINGS = PORTS.slice(0, 2);
 const HTTP_BINDINGS = [
   { binding: "httpGet", suffix: "HttpGet", verb: "GET", input: "        <http:urlEncoded />\n" },
-  { binding: "httpPost", suffix: "HttpPost", verb: "POST", input: '        <mime:content type="application/x-www-form-urlencoded" />\n' },
+  {
+    binding: "httpPost",
+    suffix: "HttpPost",
+    verb: "POST",
+    input: '        <mime:content type="application/x-www-form-urlencoded" />\n',
+  },
 ] as const satisfies readonly { binding: BindingName; suffix: string; verb: string; input: string }[];
 /** The port types: the two SOAP bindings share one. */
 const PORT_TYPES = [
@@ -351,11 +361,14 @@ function render(model: ServiceModel, docs: ServiceDocs, address: string): string
       const doc = xml(docs.operations[op.name]?.doc ?? "");
       line(`    <wsdl:operation name="${name}">`);
       if (doc !== "") {
-        line(`      <wsdl:documentation xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">${doc}</wsdl:documentation>`);
+        line(
+          `      <wsdl:documentation xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">${doc}</wsdl:documentation>`,
+        );
       }
       line(`      <wsdl:input message="tns:${name}${suffix}In" />`);
       // A one-way operation has no output message on SOAP; over HTTP it answers an empty body.
-      if (!(isSoap && op.result.kind === "oneWay")) line(`      <wsdl:output message="tns:${name}${suffix}Out" />`);
+      if (!(isSoap && op.result.kind === "oneWay"))
+        line(`      <wsdl:output message="tns:${name}${suffix}Out" />`);
       line("    </wsdl:operation>");
     }
     line("  </wsdl:portType>");
@@ -365,7 +378,9 @@ function render(model: ServiceModel, docs: ServiceDocs, address: string): string
     line(`    <${prefix}:binding transport="http://schemas.xmlsoap.org/soap/http" />`);
     for (const op of model.operations) {
       line(`    <wsdl:operation name="${xml(op.name)}">`);
-      line(`      <${prefix}:operation soapAction="${xml(soapActionOf(model.namespace, op.name))}" style="document" />`);
+      line(
+        `      <${prefix}:operation soapAction="${xml(soapActionOf(model.namespace, op.name))}" style="document" />`,
+      );
       line("      <wsdl:input>");
       line(`        <${prefix}:body use="literal" />`);
       line("      </wsdl:input>");
@@ -402,7 +417,9 @@ function render(model: ServiceModel, docs: ServiceDocs, address: string): string
   line(`  <wsdl:service name="${service}">`);
   const serviceDoc = xml(docs.doc);
   if (serviceDoc !== "") {
-    line(`    <wsdl:documentation xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">${serviceDoc}</wsdl:documentation>`);
+    line(
+      `    <wsdl:documentation xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">${serviceDoc}</wsdl:documentation>`,
+    );
   }
   for (const { suffix, prefix } of PORTS.filter((p) => offered.has(p.binding))) {
     line(`    <wsdl:port name="${service}${suffix}" binding="tns:${service}${suffix}">`);
@@ -427,7 +444,15 @@ function httpRootElement(result: ResultModel): { name: string; text: string } | 
   }
   const type = resultType(result);
   if (type === undefined) return undefined;
-  const name = xml(type.kind === "scalar" ? type.type : type.kind === "enum" ? type.enum.name : type.kind === "record" ? type.record.name : type.typeName);
+  const name = xml(
+    type.kind === "scalar"
+      ? type.type
+      : type.kind === "enum"
+        ? type.enum.name
+        : type.kind === "record"
+          ? type.record.name
+          : type.typeName,
+  );
   // A reference type's root may be nil (a null result); a value type's never is.
   const nil = isValueType(type) ? "" : ' nillable="true"';
   return { name, text: `      <s:element name="${name}"${nil} type="${typeRef(type)}" />\n` };

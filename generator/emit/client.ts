@@ -71,7 +71,9 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
     isExported: true,
     docs: docs(`A client of ${model.name} over one binding. ${text.doc}`),
     extends: [`${clientOf}<${operationsType}>`],
-    properties: [{ name: "endpointUrl", type: "string", isReadonly: true, docs: docs("The address calls go to.") }],
+    properties: [
+      { name: "endpointUrl", type: "string", isReadonly: true, docs: docs("The address calls go to.") },
+    ],
   });
 
   for (const binding of bindings) {
@@ -79,7 +81,13 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
       isExported: true,
       declarationKind: VariableDeclarationKind.Const,
       docs: docs(`The ${binding.label} binding, for createClientWith.`),
-      declarations: [{ name: binding.name, type: factory, initializer: file.use(importSymbol(binding.symbol, binding.module)) }],
+      declarations: [
+        {
+          name: binding.name,
+          type: factory,
+          initializer: file.use(importSymbol(binding.symbol, binding.module)),
+        },
+      ],
     });
   }
 
@@ -137,10 +145,17 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
   source.addExportDeclaration({ namedExports: [browser, standard, readXml, readXmlDom] });
 
   // ErrorCodes too: callers compare errorCode with ErrorCodes.InvalidValue and the like.
-  const errorValues = [...CLIENT_ERRORS, "ErrorCodes"].map((name) => file.use(importSymbol(name, "runtime/errors.ts")));
-  const errorTypes = ["ErrorCode", "FaultSide"].map((name) => file.use(importType(name, "runtime/errors.ts")));
+  const errorValues = [...CLIENT_ERRORS, "ErrorCodes"].map((name) =>
+    file.use(importSymbol(name, "runtime/errors.ts")),
+  );
+  const errorTypes = ["ErrorCode", "FaultSide"].map((name) =>
+    file.use(importType(name, "runtime/errors.ts")),
+  );
   source.addExportDeclaration({ namedExports: errorValues });
-  source.addExportDeclaration({ isTypeOnly: true, namedExports: [callOptions, credentials, platformType, ...errorTypes] });
+  source.addExportDeclaration({
+    isTypeOnly: true,
+    namedExports: [callOptions, credentials, platformType, ...errorTypes],
+  });
 
   return [file.toGeneratedFile("createClient and createClientWith: the typed client, on fetch alone.")];
 }

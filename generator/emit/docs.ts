@@ -20,5 +20,7 @@ export function emitDocs(_model: ServiceModel, { docs }: Pick<EmitContext, "docs
       declarations: [{ name: "docs", type, initializer: literal(docs) }],
     },
   ]);
-  return [file.toGeneratedFile("The doc texts of the spec (a ServiceDocs value) for the help pages and the WSDL.")];
+  return [
+    file.toGeneratedFile("The doc texts of the spec (a ServiceDocs value) for the help pages and the WSDL."),
+  ];
 }

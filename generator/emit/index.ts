@@ -76,10 +76,10 @@ export async function emitAll(
   const paths = sortByPath(files).map((file) => file.path);
   const finished = await Promise.all(finishing);
   // The hash of every other file's finished bytes, so `easgen verify` can check a copy without the spec.
-  const hashes = Object.fromEntries(
-    sortByPath(finished).map((file) => [file.path, sha256(file.content)]),
+  const hashes = Object.fromEntries(sortByPath(finished).map((file) => [file.path, sha256(file.content)]));
+  finished.push(
+    withHeader({ ...manifest, content: JSON.stringify({ files: paths, sha256: hashes }) }, ctx.specFile),
   );
-  finished.push(withHeader({ ...manifest, content: JSON.stringify({ files: paths, sha256: hashes }) }, ctx.specFile));
   return sortByPath(finished);
 }
 

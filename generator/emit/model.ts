@@ -175,15 +175,16 @@ export function paramsNeedTypedWriters(model: ServiceModel): boolean {
 }
 
 /** The core scalar types' readers and writers in runtime/values.ts (the others are values-extra.ts's). */
-const CORE_CODECS: Readonly<Partial<Record<SoapType, { readonly parse: string; readonly format: string }>>> = {
-  boolean: { parse: "parseBoolean", format: "formatBoolean" },
-  dateTime: { parse: "clientParseDateTime", format: "clientFormatDateTime" },
-  decimal: { parse: "parseDecimal", format: "formatDecimal" },
-  double: { parse: "parseDouble", format: "formatDouble" },
-  int: { parse: "parseInt32", format: "formatInt32" },
-  long: { parse: "parseInt64", format: "formatInt64" },
-  string: { parse: "parseString", format: "formatString" },
-};
+const CORE_CODECS: Readonly<Partial<Record<SoapType, { readonly parse: string; readonly format: string }>>> =
+  {
+    boolean: { parse: "parseBoolean", format: "formatBoolean" },
+    dateTime: { parse: "clientParseDateTime", format: "clientFormatDateTime" },
+    decimal: { parse: "parseDecimal", format: "formatDecimal" },
+    double: { parse: "parseDouble", format: "formatDouble" },
+    int: { parse: "parseInt32", format: "formatInt32" },
+    long: { parse: "parseInt64", format: "formatInt64" },
+    string: { parse: "parseString", format: "formatString" },
+  };
 
 /**
  * The core scalar types the client reads directly (scalar results, the fields of result records, DataSet
@@ -203,7 +204,8 @@ export function clientCodecsUsed(model: ServiceModel): { parse: SoapType[]; form
     }
     if (result.kind === "dataSet") for (const column of result.dataSet.columns) parse.add(column.type);
   }
-  const core = (used: Set<SoapType>): SoapType[] => [...used].filter((type) => CORE_CODECS[type] !== undefined).sort();
+  const core = (used: Set<SoapType>): SoapType[] =>
+    [...used].filter((type) => CORE_CODECS[type] !== undefined).sort();
   return { parse: core(parse), format: core(format) };
 }
 
@@ -286,7 +288,9 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
   const compactParamValue = (param: ParamModel): unknown => {
     const client = clientParam(param);
     if (client.credential || client.nullable) return clientParamValue(param);
-    return client.type.kind === "scalar" && client.type.type === "string" ? client.name : [client.name, typeValue(client.type)];
+    return client.type.kind === "scalar" && client.type.type === "string"
+      ? client.name
+      : [client.name, typeValue(client.type)];
   };
   const operationValue = (op: OperationModel): unknown => [
     withCredentials(op.params, credentials, compactParamValue),
@@ -325,14 +329,14 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
     `readonly ${type("ClientParamModel")}[]`,
   );
   for (const record of recordStatements) {
-    local(record.name, `The record ${record.name.slice("record$".length)}, held by other records.`, record.initializer, type("RecordModel"));
+    local(
+      record.name,
+      `The record ${record.name.slice("record$".length)}, held by other records.`,
+      record.initializer,
+      type("RecordModel"),
+    );
   }
-  local(
-    "records",
-    "Records by name.",
-    recordsLiteral,
-    `Readonly<Record<string, ${type("RecordModel")}>>`,
-  );
+  local("records", "Records by name.", recordsLiteral, `Readonly<Record<string, ${type("RecordModel")}>>`);
   local(
     "dataSets",
     "DataSet results by name.",
@@ -426,7 +430,9 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
       `\n/** The reader of enum, array and nested record results (runtime/protocol/typed-xml-read.ts). */\n${register}(${reader});\n`,
     );
   }
-  return file.toGeneratedFile("The client's service model (a ClientServiceModel value): names, types, results.");
+  return file.toGeneratedFile(
+    "The client's service model (a ClientServiceModel value): names, types, results.",
+  );
 }
 
 function emitServerModel(model: ServiceModel): GeneratedFile {
@@ -459,7 +465,9 @@ function emitServerModel(model: ServiceModel): GeneratedFile {
       type:
         param.type.kind === "scalar"
           ? typeValue(param.type)
-          : code(`${clientOperations}.${param.credential && firstOp !== undefined ? firstOp : opName}.params[${i}]!.type`),
+          : code(
+              `${clientOperations}.${param.credential && firstOp !== undefined ? firstOp : opName}.params[${i}]!.type`,
+            ),
       rules: param.rules.map(ruleRef),
     });
   const operationValue = (op: OperationModel): unknown => ({
@@ -524,7 +532,9 @@ function emitServerModel(model: ServiceModel): GeneratedFile {
       namespaceImport: "extensions",
     });
   }
-  return file.toGeneratedFile("The server's service model (a ServiceModel value): the client's, with rules, checks, defaults and groups.");
+  return file.toGeneratedFile(
+    "The server's service model (a ServiceModel value): the client's, with rules, checks, defaults and groups.",
+  );
 }
 
 /** Every rule some parameter carries, in order of first use. */

@@ -9,7 +9,8 @@ export function emitPackageJson(): GeneratedFile[] {
     {
       path: "package.json",
       content: `${JSON.stringify({ type: "module" }, null, 2)}\n`,
-      description: 'Declares the folder ES modules (`"type": "module"`), for CommonJS projects that vendor it.',
+      description:
+        'Declares the folder ES modules (`"type": "module"`), for CommonJS projects that vendor it.',
     },
   ];
 }

@@ -81,9 +81,14 @@ interface Examples {
  * leave out operations with record, guid or nullable parameters), preferring soap11 for createClient and
  * soap12 for the browser example, as the README did before services could choose their bindings.
  */
-function exampleBindings(model: ServiceModel, op: OperationModel | undefined): Pick<Examples, "bindingList" | "clientBinding" | "browserBinding"> {
+function exampleBindings(
+  model: ServiceModel,
+  op: OperationModel | undefined,
+): Pick<Examples, "bindingList" | "clientBinding" | "browserBinding"> {
   const offered = model.bindings ?? ALL_BINDINGS;
-  const carrying = offered.filter((b) => b === "soap11" || b === "soap12" || op === undefined || offeredOnHttp(op));
+  const carrying = offered.filter(
+    (b) => b === "soap11" || b === "soap12" || op === undefined || offeredOnHttp(op),
+  );
   const usable = carrying.length > 0 ? carrying : offered;
   const prefer = (...order: string[]): string => order.find((b) => usable.includes(b as never)) ?? usable[0]!;
   return {

@@ -103,7 +103,10 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
   for (const name of reexports) file.use(importSymbol(name, RUNTIME_ERRORS));
   source.addExportDeclaration({ namedExports: reexports });
   const callEvent = file.use(importType("CallEvent", "runtime/server.ts"));
-  source.addExportDeclaration({ isTypeOnly: true, namedExports: [credentials, callEvent, serverOptions, limits, received] });
+  source.addExportDeclaration({
+    isTypeOnly: true,
+    namedExports: [credentials, callEvent, serverOptions, limits, received],
+  });
 
   return [file.toGeneratedFile(`createHandler and the ${model.name} interface a server implements.`)];
 }
@@ -111,8 +114,12 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
 /** The bindings createHandler answers on, in words. */
 function servedBindings(model: ServiceModel): string {
   const offered = offeredBindings(model);
-  const soap = [offered.includes("soap11") ? "1.1" : "", offered.includes("soap12") ? "1.2" : ""].filter(Boolean);
-  const http = [offered.includes("httpGet") ? "GET" : "", offered.includes("httpPost") ? "POST" : ""].filter(Boolean);
+  const soap = [offered.includes("soap11") ? "1.1" : "", offered.includes("soap12") ? "1.2" : ""].filter(
+    Boolean,
+  );
+  const http = [offered.includes("httpGet") ? "GET" : "", offered.includes("httpPost") ? "POST" : ""].filter(
+    Boolean,
+  );
   return [
     soap.length > 0 ? `SOAP ${soap.join(" and ")} (POST to the endpoint)` : "",
     http.length > 0 ? `HTTP ${http.join(" and ")} (endpoint/Operation)` : "",

@@ -168,7 +168,8 @@ function resultAlias(
 
 function resultDocText(op: OperationModel, resultDoc: string): string {
   if (op.result.kind === "oneWay") return `${op.name} is one-way: the server sends no answer.`;
-  if (resultDoc === "") return op.result.kind === "void" ? `${op.name} returns nothing.` : `Result of ${op.name}.`;
+  if (resultDoc === "")
+    return op.result.kind === "void" ? `${op.name} returns nothing.` : `Result of ${op.name}.`;
   return `Result of ${op.name}: ${lowerFirst(resultDoc)}`;
 }
 
@@ -193,7 +194,9 @@ function paramType(param: ParamModel): string {
   const allowed = param.rules.flatMap((rule) => (rule.kind === "enum" ? [rule.values] : []))[0];
   const isString = param.type.kind === "scalar" && param.type.type === "string";
   const type =
-    isString && allowed ? allowed.map((value) => JSON.stringify(value)).join(" | ") : tsType(param.type, "param");
+    isString && allowed
+      ? allowed.map((value) => JSON.stringify(value)).join(" | ")
+      : tsType(param.type, "param");
   return param.nullable ? `${type} | null` : type;
 }
 
@@ -203,7 +206,8 @@ function paramDocs(param: ParamModel, op: OperationModel, paramDoc: string): Opt
   for (const check of op.checks) {
     if (check.kind === "columnName" && check.param === param.name) sentences.push(columnNameText(check));
   }
-  if (param.type.kind === "scalar" && param.type.type !== "string") sentences.push(VALUE_MAPPING[param.type.type].paramNote);
+  if (param.type.kind === "scalar" && param.type.type !== "string")
+    sentences.push(VALUE_MAPPING[param.type.type].paramNote);
   if (param.nullable) sentences.push("null is sent as xsi:nil.");
   return docs(
     sentences.join(" "),
@@ -264,7 +268,10 @@ export function docs(
     .map((paragraph) => wrap(paragraph, DOC_WIDTH))
     .join("\n\n");
   return [
-    { description, tags: tags.map((tag) => ({ tagName: tag.tagName, text: wrap(commentSafe(tag.text), DOC_WIDTH) })) },
+    {
+      description,
+      tags: tags.map((tag) => ({ tagName: tag.tagName, text: wrap(commentSafe(tag.text), DOC_WIDTH) })),
+    },
   ];
 }
 

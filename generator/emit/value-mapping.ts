@@ -38,8 +38,17 @@ export const VALUE_MAPPING: Readonly<Record<SoapType, ValueMapping>> = {
   short: same("number", "A 16-bit whole number: -32768 to 32767."),
   unsignedShort: same("number", "An unsigned 16-bit whole number: 0 to 65535."),
   unsignedInt: same("number", "An unsigned 32-bit whole number: 0 to 4294967295."),
-  unsignedLong: same("bigint", "Every unsigned 64-bit value round-trips exactly, 18446744073709551615 included."),
-  base64Binary: same("Uint8Array", "The bytes (.NET byte[]), base64 on the wire; a null array (element omitted) is an absent property."),
-  guid: same("string", "The guid as text, lower case in the 8-4-4-4-12 form as .NET writes it; other .NET forms are read."),
+  unsignedLong: same(
+    "bigint",
+    "Every unsigned 64-bit value round-trips exactly, 18446744073709551615 included.",
+  ),
+  base64Binary: same(
+    "Uint8Array",
+    "The bytes (.NET byte[]), base64 on the wire; a null array (element omitted) is an absent property.",
+  ),
+  guid: same(
+    "string",
+    "The guid as text, lower case in the 8-4-4-4-12 form as .NET writes it; other .NET forms are read.",
+  ),
   char: same("string", "One UTF-16 unit (.NET char); the wire carries its code as a number (65 for A)."),
 };

@@ -74,13 +74,13 @@ export function emitWriters(model: ServiceModel): GeneratedFile[] {
   if (formatters.size > 0) {
     const formatterOf = file.use(importSymbol("formatterOf", "runtime/values.ts"));
     source.addStatements(
-      [...formatters]
+      `${[...formatters]
         .sort()
         .map((type) => `const ${formatterName(type)} = ${formatterOf}(${literal(type)});`)
-        .join("\n") + "\n",
+        .join("\n")}\n`,
     );
   }
-  source.addStatements(functions.map((f) => f.text).join("\n") + "\n");
+  source.addStatements(`${functions.map((f) => f.text).join("\n")}\n`);
   source.addStatements(
     `/** The record writers by record name, for the server's bindings (createHandler passes them on). */\n` +
       `export const recordWriters: ${writersType} = {\n` +

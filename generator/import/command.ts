@@ -15,7 +15,12 @@ export const importCommandSpec: CommandSpec = {
       required: true,
       describe: "The WSDL: a file, or an http(s) URL such as http://host/Service.asmx?WSDL",
     },
-    out: { type: "string", value: "file.yaml", required: true, describe: "The spec YAML to write, such as spec/Service.yaml" },
+    out: {
+      type: "string",
+      value: "file.yaml",
+      required: true,
+      describe: "The spec YAML to write, such as spec/Service.yaml",
+    },
     credentials: {
       type: "string",
       value: "names",
@@ -23,7 +28,12 @@ export const importCommandSpec: CommandSpec = {
         "Comma-separated names of parameters every operation takes first (such as strUsername,strPassword), moved into service.credentials",
     },
     force: { type: "boolean", default: false, describe: "Overwrite --out if it exists" },
-    "max-bytes": { type: "number", value: "bytes", default: DEFAULT_MAX_BYTES, describe: "Largest WSDL accepted, in bytes" },
+    "max-bytes": {
+      type: "number",
+      value: "bytes",
+      default: DEFAULT_MAX_BYTES,
+      describe: "Largest WSDL accepted, in bytes",
+    },
     timeout: {
       type: "number",
       value: "seconds",
@@ -35,9 +45,10 @@ export const importCommandSpec: CommandSpec = {
     const maxBytes = args["max-bytes"] as number;
     const timeout = args["timeout"] as number;
     if (!(maxBytes > 0)) throw new UsageError(`--max-bytes must be a positive number, not ${maxBytes}`);
-    if (!(timeout > 0)) throw new UsageError(`--timeout must be a positive number of seconds, not ${timeout}`);
+    if (!(timeout > 0))
+      throw new UsageError(`--timeout must be a positive number of seconds, not ${timeout}`);
     const credentials = args["credentials"] as string | undefined;
-    if (credentials !== undefined && credentials.split(",").every((s) => s.trim() === "")) {
+    if (credentials?.split(",").every((s) => s.trim() === "")) {
       throw new UsageError(`--credentials must name parameters, such as strUsername,strPassword`);
     }
   },

@@ -48,7 +48,11 @@ export async function importToYaml(
   const result = importWsdl(source.text, { source: source.label, credentials: options.credentials });
   return {
     ...result,
-    yaml: specToYaml(result.spec, { source: source.label, warnings: result.warnings, schema: options.schema }),
+    yaml: specToYaml(result.spec, {
+      source: source.label,
+      warnings: result.warnings,
+      schema: options.schema,
+    }),
   };
 }
 
@@ -66,7 +70,10 @@ export function schemaReference(out: string): string {
   return slashed.startsWith(".") ? slashed : `./${slashed}`;
 }
 
-export async function importCommand(options: ImportCommandOptions, io: ImportIo = consoleIo): Promise<number> {
+export async function importCommand(
+  options: ImportCommandOptions,
+  io: ImportIo = consoleIo,
+): Promise<number> {
   try {
     if (existsSync(options.out) && options.force !== true) {
       throw new ImportError(`${options.out} exists; pass --force to overwrite it (it may hold hand edits)`);

@@ -31,13 +31,19 @@ export async function readSource(source: string, options: SourceOptions = {}): P
     try {
       url = new URL(source);
     } catch {
-      throw new ImportError(`${source}: not a URL that can be read (a file path has no scheme; a URL is http://host/path)`);
+      throw new ImportError(
+        `${source}: not a URL that can be read (a file path has no scheme; a URL is http://host/path)`,
+      );
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw new ImportError(`${source}: only http and https URLs can be fetched, not ${url.protocol.slice(0, -1)}`);
+      throw new ImportError(
+        `${source}: only http and https URLs can be fetched, not ${url.protocol.slice(0, -1)}`,
+      );
     }
     if (url.username !== "" || url.password !== "") {
-      throw new ImportError(`${url.origin}${url.pathname}: a URL with a user name or password is not accepted`);
+      throw new ImportError(
+        `${url.origin}${url.pathname}: a URL with a user name or password is not accepted`,
+      );
     }
     const label = url.href;
     const bytes = await fetchBounded(url, maxBytes, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
@@ -48,12 +54,15 @@ export async function readSource(source: string, options: SourceOptions = {}): P
   try {
     handle = await open(source, "r");
   } catch (e) {
-    throw new ImportError(`${source}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    throw new ImportError(
+      `${source}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? String(e)})`,
+    );
   }
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) throw new ImportError(`${source}: not a file`);
-    if (stat.size > maxBytes) throw new ImportError(`${source}: ${stat.size} bytes, over the limit of ${maxBytes}`);
+    if (stat.size > maxBytes)
+      throw new ImportError(`${source}: ${stat.size} bytes, over the limit of ${maxBytes}`);
     // Read at most maxBytes + 1, so a file growing meanwhile is still bounded.
     const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
     let length = 0;
@@ -75,9 +84,15 @@ async function fetchBounded(url: URL, maxBytes: number, timeoutMs: number): Prom
   const signal = AbortSignal.timeout(timeoutMs);
   let response: Response;
   try {
-    response = await fetch(url, { signal, redirect: "follow", headers: { accept: "text/xml, application/xml, */*" } });
+    response = await fetch(url, {
+      signal,
+      redirect: "follow",
+      headers: { accept: "text/xml, application/xml, */*" },
+    });
   } catch (e) {
-    throw new ImportError(`${shown}: ${signal.aborted ? `no answer within ${timeoutMs} ms` : `cannot fetch (${causeOf(e)})`}`);
+    throw new ImportError(
+      `${shown}: ${signal.aborted ? `no answer within ${timeoutMs} ms` : `cannot fetch (${causeOf(e)})`}`,
+    );
   }
   if (response.status !== 200) {
     await response.body?.cancel().catch(() => undefined);
@@ -105,7 +120,9 @@ async function fetchBounded(url: URL, maxBytes: number, timeoutMs: number): Prom
     }
   } catch (e) {
     if (e instanceof ImportError) throw e;
-    throw new ImportError(`${shown}: ${signal.aborted ? `the answer did not complete within ${timeoutMs} ms` : `reading the answer failed (${causeOf(e)})`}`);
+    throw new ImportError(
+      `${shown}: ${signal.aborted ? `the answer did not complete within ${timeoutMs} ms` : `reading the answer failed (${causeOf(e)})`}`,
+    );
   }
   return Buffer.concat(chunks, total);
 }
@@ -119,15 +136,26 @@ function causeOf(e: unknown): string {
 function decode(bytes: Uint8Array, label: string): string {
   let text: string;
   try {
-    if (bytes[0] === 0xff && bytes[1] === 0xfe) text = new TextDecoder("utf-16le", { fatal: true }).decode(bytes.subarray(2));
-    else if (bytes[0] === 0xfe && bytes[1] === 0xff) text = new TextDecoder("utf-16be", { fatal: true }).decode(bytes.subarray(2));
+    if (bytes[0] === 0xff && bytes[1] === 0xfe)
+      text = new TextDecoder("utf-16le", { fatal: true }).decode(bytes.subarray(2));
+    else if (bytes[0] === 0xfe && bytes[1] === 0xff)
+      text = new TextDecoder("utf-16be", { fatal: true }).decode(bytes.subarray(2));
     else text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     throw new ImportError(`${label}: the document is not valid UTF-8 (or UTF-16 with a byte order mark)`);
   }
-  const declared = /^\uFEFF?<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(text)?.[1]?.toLowerCase();
-  if (declared !== undefined && declared !== "utf-8" && declared !== "utf8" && !declared.startsWith("utf-16")) {
-    throw new ImportError(`${label}: the document declares encoding ${declared}; only UTF-8 and UTF-16 are read`);
+  const declared = /^\uFEFF?<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/
+    .exec(text)?.[1]
+    ?.toLowerCase();
+  if (
+    declared !== undefined &&
+    declared !== "utf-8" &&
+    declared !== "utf8" &&
+    !declared.startsWith("utf-16")
+  ) {
+    throw new ImportError(
+      `${label}: the document declares encoding ${declared}; only UTF-8 and UTF-16 are read`,
+    );
   }
   return text;
 }

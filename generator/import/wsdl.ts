@@ -85,8 +85,21 @@ export const DEFAULT_IMPORT_MAX_DEPTH = 32;
 export const DEFAULT_IMPORT_MAX_ELEMENTS = 200_000;
 
 const XS_SCALARS: ReadonlySet<string> = new Set([
-  "string", "boolean", "float", "double", "decimal", "dateTime", "byte", "unsignedByte", "short",
-  "unsignedShort", "int", "unsignedInt", "long", "unsignedLong", "base64Binary",
+  "string",
+  "boolean",
+  "float",
+  "double",
+  "decimal",
+  "dateTime",
+  "byte",
+  "unsignedByte",
+  "short",
+  "unsignedShort",
+  "int",
+  "unsignedInt",
+  "long",
+  "unsignedLong",
+  "base64Binary",
 ]);
 /** Types whose absence is null on the wire (minOccurs="0"); the others are value types. */
 const REFERENCE_SCALARS: ReadonlySet<string> = new Set(["string", "base64Binary"]);
@@ -144,7 +157,10 @@ class Importer {
     }
     const root = this.root;
     if (root.ns !== WSDL_NS || root.local !== "definitions") {
-      throw this.error(root, `the root element is not wsdl:definitions (namespace ${WSDL_NS}); not a WSDL 1.1 document`);
+      throw this.error(
+        root,
+        `the root element is not wsdl:definitions (namespace ${WSDL_NS}); not a WSDL 1.1 document`,
+      );
     }
     const tns = attr(root, "targetNamespace");
     if (tns === undefined || tns === "") throw this.error(root, "wsdl:definitions has no targetNamespace");
@@ -178,7 +194,10 @@ class Importer {
         case "documentation":
           break;
         case "import":
-          throw this.error(child, "wsdl:import is not supported: import a WSDL that holds all its parts in one document");
+          throw this.error(
+            child,
+            "wsdl:import is not supported: import a WSDL that holds all its parts in one document",
+          );
         default:
           this.warn(child, "unknown WSDL element ignored");
       }
@@ -187,7 +206,8 @@ class Importer {
     // The service, its ports and the bindings they use.
     if (services.length === 0) throw this.error(root, "the WSDL has no wsdl:service");
     const service = services[0]!;
-    if (services.length > 1) this.warn(services[1]!, "only the first wsdl:service is imported; the others are ignored");
+    if (services.length > 1)
+      this.warn(services[1]!, "only the first wsdl:service is imported; the others are ignored");
     const serviceName = this.identifier(service, "name", "the service name");
     const kinds = new Map<BindingKind, { binding: Node; port: Node }>();
     let endpoint: string | undefined;
@@ -195,7 +215,8 @@ class Importer {
       if (port.ns !== WSDL_NS || port.local !== "port") continue;
       const ref = this.qnameAttr(port, "binding");
       const binding = ref.ns === tns ? bindings.get(ref.local) : undefined;
-      if (binding === undefined) throw this.error(port, `the port's binding ${ref.local} is not defined in this WSDL`);
+      if (binding === undefined)
+        throw this.error(port, `the port's binding ${ref.local} is not defined in this WSDL`);
       const kind = this.bindingKind(binding);
       if (kinds.has(kind)) {
         this.warn(port, `a second ${kind} port is ignored`);
@@ -224,13 +245,20 @@ class Importer {
 
     const portTypeRef = this.qnameAttr(soap.binding, "type");
     const portType = portTypeRef.ns === tns ? portTypes.get(portTypeRef.local) : undefined;
-    if (portType === undefined) throw this.error(soap.binding, `the binding's portType ${portTypeRef.local} is not defined in this WSDL`);
+    if (portType === undefined)
+      throw this.error(
+        soap.binding,
+        `the binding's portType ${portTypeRef.local} is not defined in this WSDL`,
+      );
     const soap11 = kinds.get("soap11");
     const soap12 = kinds.get("soap12");
     if (soap11 !== undefined && soap12 !== undefined) {
       const other = this.qnameAttr(soap12.binding, "type");
       if (other.local !== portTypeRef.local) {
-        this.warn(soap12.binding, `the SOAP 1.2 binding uses portType ${other.local}, not ${portTypeRef.local}; the operations are taken from ${portTypeRef.local}`);
+        this.warn(
+          soap12.binding,
+          `the SOAP 1.2 binding uses portType ${other.local}, not ${portTypeRef.local}; the operations are taken from ${portTypeRef.local}`,
+        );
       }
     }
     for (const kind of ["soap11", "soap12"] as const) {
@@ -243,12 +271,16 @@ class Importer {
     const seen = new Set<string>();
     for (const op of portType.children) {
       if (op.ns !== WSDL_NS || op.local !== "operation") {
-        if (!(op.ns === WSDL_NS && op.local === "documentation")) this.warn(op, "ignored inside wsdl:portType");
+        if (!(op.ns === WSDL_NS && op.local === "documentation"))
+          this.warn(op, "ignored inside wsdl:portType");
         continue;
       }
       const name = this.identifier(op, "name", "an operation name");
       if (seen.has(name)) {
-        throw this.error(op, `operation ${name} appears twice (overloads with MessageName are not supported)`);
+        throw this.error(
+          op,
+          `operation ${name} appears twice (overloads with MessageName are not supported)`,
+        );
       }
       seen.add(name);
       operations.push(this.operation(op, name, messages));
@@ -277,11 +309,13 @@ class Importer {
     // Records and enums in schema order, as the WSDL lists them.
     if (this.usedEnums.size > 0) {
       spec.enums = {};
-      for (const name of this.simpleTypes.keys()) if (this.usedEnums.has(name)) spec.enums[name] = this.enums.get(name)!;
+      for (const name of this.simpleTypes.keys())
+        if (this.usedEnums.has(name)) spec.enums[name] = this.enums.get(name)!;
     }
     if (this.usedRecords.size > 0) {
       spec.records = {};
-      for (const name of this.complexTypes.keys()) if (this.usedRecords.has(name)) spec.records[name] = this.records.get(name)!;
+      for (const name of this.complexTypes.keys())
+        if (this.usedRecords.has(name)) spec.records[name] = this.records.get(name)!;
     }
     const dataSetStubs: string[] = [];
     for (const op of operations) {
@@ -297,10 +331,12 @@ class Importer {
       }
     }
     for (const [name, node] of this.complexTypes) {
-      if (!this.usedRecords.has(name) && !this.arrays.has(name)) this.warn(node, `complexType ${name} is not used by any operation; left out`);
+      if (!this.usedRecords.has(name) && !this.arrays.has(name))
+        this.warn(node, `complexType ${name} is not used by any operation; left out`);
     }
     for (const [name, node] of this.simpleTypes) {
-      if (!this.usedEnums.has(name)) this.warn(node, `simpleType ${name} is not used by any operation; left out`);
+      if (!this.usedEnums.has(name))
+        this.warn(node, `simpleType ${name} is not used by any operation; left out`);
     }
     spec.groups.push({ name: "operations", title: "Operations", operations });
     return { spec, warnings: this.warnings, dataSetStubs };
@@ -315,20 +351,29 @@ class Importer {
       if (c.ns !== WSDL_NS) continue;
       if (c.local === "input") input = c;
       else if (c.local === "output") output = c;
-      else if (c.local === "fault") this.warn(c, `the fault of operation ${name} is dropped (ASMX reports faults as SOAP faults)`);
+      else if (c.local === "fault")
+        this.warn(c, `the fault of operation ${name} is dropped (ASMX reports faults as SOAP faults)`);
     }
-    if (input === undefined) throw this.error(op, `operation ${name} has no wsdl:input (notification operations are not supported)`);
+    if (input === undefined)
+      throw this.error(op, `operation ${name} has no wsdl:input (notification operations are not supported)`);
     const result: SpecOperation = { name, doc: docOf(op) ?? PLACEHOLDER_DOC };
 
     const request = this.wrapperElement(input, messages, name);
     if (request.name !== name) {
-      throw this.error(request.node, `the request element of operation ${name} is named ${request.name}: a request element named other than its operation is not supported`);
+      throw this.error(
+        request.node,
+        `the request element of operation ${name} is named ${request.name}: a request element named other than its operation is not supported`,
+      );
     }
     const params: SpecParam[] = [];
     for (const el of this.sequenceOf(request.node, `request element ${name}`)) {
       const paramName = this.identifier(el, "name", `a parameter name of ${name}`);
       const t = this.elementType(el, `parameter ${paramName} of ${name}`, false);
-      if (t === "dataSet") throw this.error(el, `parameter ${paramName} of ${name} is a DataSet: DataSet parameters are not supported`);
+      if (t === "dataSet")
+        throw this.error(
+          el,
+          `parameter ${paramName} of ${name} is a DataSet: DataSet parameters are not supported`,
+        );
       const p: SpecParam = { name: paramName, type: t.type, doc: PLACEHOLDER_DOC };
       if (t.nullable) p.nullable = true;
       params.push(p);
@@ -341,7 +386,10 @@ class Importer {
     }
     const response = this.wrapperElement(output, messages, name);
     if (response.name !== `${name}Response`) {
-      throw this.error(response.node, `the response element of operation ${name} is named ${response.name}, not ${name}Response; not supported`);
+      throw this.error(
+        response.node,
+        `the response element of operation ${name} is named ${response.name}, not ${name}Response; not supported`,
+      );
     }
     const items = this.sequenceOf(response.node, `response element ${response.name}`);
     if (items.length === 0) return result; // void
@@ -357,7 +405,11 @@ class Importer {
     if (t === "dataSet") {
       result.result = { kind: "dataSet", dataSet: name, doc: PLACEHOLDER_DOC };
     } else {
-      if (t.nullable) this.warn(first, `the result of ${name} is nillable; imported as not nullable (the spec has no nullable results)`);
+      if (t.nullable)
+        this.warn(
+          first,
+          `the result of ${name} is nillable; imported as not nullable (the spec has no nullable results)`,
+        );
       result.result = { type: t.type, doc: PLACEHOLDER_DOC };
     }
     return result;
@@ -367,18 +419,29 @@ class Importer {
   private wrapperElement(io: Node, messages: Map<string, Node>, op: string): { node: Node; name: string } {
     const ref = this.qnameAttr(io, "message");
     const message = ref.ns === this.tns ? messages.get(ref.local) : undefined;
-    if (message === undefined) throw this.error(io, `message ${ref.local} of operation ${op} is not defined in this WSDL`);
+    if (message === undefined)
+      throw this.error(io, `message ${ref.local} of operation ${op} is not defined in this WSDL`);
     const parts = message.children.filter((c) => c.ns === WSDL_NS && c.local === "part");
     if (parts.length !== 1) {
-      throw this.error(message, `message ${ref.local} has ${parts.length} parts; a document/literal wrapped message has exactly one`);
+      throw this.error(
+        message,
+        `message ${ref.local} has ${parts.length} parts; a document/literal wrapped message has exactly one`,
+      );
     }
     const part = parts[0]!;
     if (attr(part, "element") === undefined) {
-      throw this.error(part, `part ${attr(part, "name") ?? ""} of message ${ref.local} has a type, not an element: rpc-style messages are not supported`);
+      throw this.error(
+        part,
+        `part ${attr(part, "name") ?? ""} of message ${ref.local} has a type, not an element: rpc-style messages are not supported`,
+      );
     }
     const el = this.qnameAttr(part, "element");
     const node = el.ns === this.tns ? this.elements.get(el.local) : undefined;
-    if (node === undefined) throw this.error(part, `element ${el.local} of message ${ref.local} is not declared in the service's schema`);
+    if (node === undefined)
+      throw this.error(
+        part,
+        `element ${el.local} of message ${ref.local} is not declared in the service's schema`,
+      );
     return { node, name: el.local };
   }
 
@@ -386,7 +449,10 @@ class Importer {
   private sequenceOf(wrapper: Node, what: string): Node[] {
     const ct = this.onlyChildren(wrapper, what).find((c) => c.local === "complexType");
     if (ct === undefined) {
-      throw this.error(wrapper, `${what} has no anonymous complexType: a document/literal wrapped element needs one`);
+      throw this.error(
+        wrapper,
+        `${what} has no anonymous complexType: a document/literal wrapped element needs one`,
+      );
     }
     return this.particles(ct, what);
   }
@@ -404,7 +470,8 @@ class Importer {
   /** The xs:element children of a complexType holding nothing but one xs:sequence (or nothing). */
   private particles(ct: Node, what: string): Node[] {
     for (const flag of ["mixed", "abstract"]) {
-      if (attr(ct, flag) === "true") throw this.error(ct, `${what}: a complexType with ${flag}="true" is not supported`);
+      if (attr(ct, flag) === "true")
+        throw this.error(ct, `${what}: a complexType with ${flag}="true" is not supported`);
     }
     const kids = this.onlyChildren(ct, what);
     if (kids.length === 0) return [];
@@ -451,14 +518,23 @@ class Importer {
    * The type of a parameter, result or field element: a spec type text with nullability, or
    * "dataSet" for the DataSet shape (allowDataSet only).
    */
-  private elementType(el: Node, what: string, allowDataSet: boolean): { type: string; nullable: boolean } | "dataSet" {
+  private elementType(
+    el: Node,
+    what: string,
+    allowDataSet: boolean,
+  ): { type: string; nullable: boolean } | "dataSet" {
     const maxOccurs = attr(el, "maxOccurs") ?? "1";
     if (maxOccurs !== "1") {
-      throw this.error(el, `${what} repeats (maxOccurs="${maxOccurs}") outside an ArrayOf type: unwrapped arrays ([XmlElement] on an array) are not supported`);
+      throw this.error(
+        el,
+        `${what} repeats (maxOccurs="${maxOccurs}") outside an ArrayOf type: unwrapped arrays ([XmlElement] on an array) are not supported`,
+      );
     }
-    if (attr(el, "ref") !== undefined) throw this.error(el, `${what} is a reference (ref=) to another element: not supported`);
+    if (attr(el, "ref") !== undefined)
+      throw this.error(el, `${what} is a reference (ref=) to another element: not supported`);
     const form = attr(el, "form");
-    if (form !== undefined && form !== "qualified") throw this.error(el, `${what} is form="${form}": only qualified elements are supported`);
+    if (form !== undefined && form !== "qualified")
+      throw this.error(el, `${what} is form="${form}": only qualified elements are supported`);
     for (const a of ["default", "fixed", "substitutionGroup"]) {
       if (attr(el, a) !== undefined) this.warn(el, `${what}: the ${a} attribute is dropped`);
     }
@@ -469,16 +545,24 @@ class Importer {
         if (!allowDataSet) throw this.error(el, `${what} is a DataSet: only results may be DataSets`);
         return "dataSet";
       }
-      throw this.error(el, `${what} has an anonymous type: only named types and DataSet results are supported`);
+      throw this.error(
+        el,
+        `${what} has an anonymous type: only named types and DataSet results are supported`,
+      );
     }
     const t = this.typeRef(el, this.qnameAttr(el, "type"), what);
     const nillable = attr(el, "nillable") === "true";
     const minOccurs = attr(el, "minOccurs") ?? "1";
     if (t.valueType) {
-      if (minOccurs === "0") this.warn(el, `${what} is an optional value type (minOccurs="0", a default value or a Specified member in .NET); imported as always sent`);
+      if (minOccurs === "0")
+        this.warn(
+          el,
+          `${what} is an optional value type (minOccurs="0", a default value or a Specified member in .NET); imported as always sent`,
+        );
       return { type: t.type, nullable: nillable };
     }
-    if (nillable) this.warn(el, `${what} is nillable="true"; imported as an ordinary ${t.type} (absent when null)`);
+    if (nillable)
+      this.warn(el, `${what} is nillable="true"; imported as an ordinary ${t.type} (absent when null)`);
     return { type: t.type, nullable: false };
   }
 
@@ -489,7 +573,8 @@ class Importer {
     const seq = kids[0]!.children;
     if (seq.length !== 2) return false;
     const [schema, any] = [seq[0]!, seq[1]!];
-    if (schema.ns !== XS_NS || schema.local !== "element" || any.ns !== XS_NS || any.local !== "any") return false;
+    if (schema.ns !== XS_NS || schema.local !== "element" || any.ns !== XS_NS || any.local !== "any")
+      return false;
     const ref = attr(schema, "ref");
     if (ref === undefined) return false;
     const q = this.qname(schema, ref);
@@ -498,21 +583,27 @@ class Importer {
 
   private typeRef(at: Node, q: QName, what: string): TypeRef {
     if (q.ns === XS_NS) {
-      if (XS_SCALARS.has(q.local)) return { type: q.local, valueType: !REFERENCE_SCALARS.has(q.local), array: false };
+      if (XS_SCALARS.has(q.local))
+        return { type: q.local, valueType: !REFERENCE_SCALARS.has(q.local), array: false };
       throw this.error(at, `${what} has type xs:${q.local}, which the spec has no type for`);
     }
     if (q.ns === MSTYPES_NS) {
       if (q.local === "guid" || q.local === "char") return { type: q.local, valueType: true, array: false };
       throw this.error(at, `${what} has type ${q.local} of ${MSTYPES_NS}, which the spec has no type for`);
     }
-    if (q.ns !== this.tns) throw this.error(at, `${what} has type ${q.local} in namespace ${q.ns}, which this WSDL does not define`);
+    if (q.ns !== this.tns)
+      throw this.error(
+        at,
+        `${what} has type ${q.local} in namespace ${q.ns}, which this WSDL does not define`,
+      );
     const simple = this.simpleTypes.get(q.local);
     if (simple !== undefined) {
       this.enumType(q.local, simple);
       return { type: q.local, valueType: true, array: false };
     }
     const complex = this.complexTypes.get(q.local);
-    if (complex === undefined) throw this.error(at, `${what} has type ${q.local}, which the schema does not define`);
+    if (complex === undefined)
+      throw this.error(at, `${what} has type ${q.local}, which the schema does not define`);
     const array = this.arrayType(q.local, complex);
     if (array !== undefined) return array;
     if (!this.usedRecords.has(q.local)) {
@@ -537,21 +628,34 @@ class Importer {
     const item = elements[0]!;
     const maxOccurs = attr(item, "maxOccurs")!;
     if (maxOccurs !== "unbounded") this.warn(item, `${what}: maxOccurs="${maxOccurs}" imported as unbounded`);
-    if ((attr(item, "minOccurs") ?? "1") !== "0") this.warn(item, `${what}: the array's items are minOccurs="${attr(item, "minOccurs") ?? "1"}"; imported as an ordinary array (minOccurs="0")`);
+    if ((attr(item, "minOccurs") ?? "1") !== "0")
+      this.warn(
+        item,
+        `${what}: the array's items are minOccurs="${attr(item, "minOccurs") ?? "1"}"; imported as an ordinary array (minOccurs="0")`,
+      );
     if (attr(item, "ref") !== undefined || attr(item, "type") === undefined) {
       throw this.error(item, `${what}: array items must have a named type`);
     }
     const itemName = attr(item, "name") ?? "";
     const q = this.qnameAttr(item, "type");
     const t = this.typeRef(item, q, `the items of ${name}`);
-    if (t.array) throw this.error(item, `${what} is an array of arrays (${t.type}[]): arrays of arrays are not supported`);
+    if (t.array)
+      throw this.error(
+        item,
+        `${what} is an array of arrays (${t.type}[]): arrays of arrays are not supported`,
+      );
     if (itemName !== q.local) {
-      throw this.error(item, `${what}: the items are named ${itemName}, not ${q.local} after their type ([XmlArrayItem] names are not supported)`);
+      throw this.error(
+        item,
+        `${what}: the items are named ${itemName}, not ${q.local} after their type ([XmlArrayItem] names are not supported)`,
+      );
     }
     const nillable = attr(item, "nillable") === "true";
-    if (t.valueType && nillable) throw this.error(item, `${what}: nullable items (${q.local}?[]) are not supported`);
+    if (t.valueType && nillable)
+      throw this.error(item, `${what}: nullable items (${q.local}?[]) are not supported`);
     const expected = `ArrayOf${q.local.charAt(0).toUpperCase()}${q.local.slice(1)}`;
-    if (name !== expected) this.warn(ct, `${what} is an array of ${t.type}; the generator names its type ${expected}`);
+    if (name !== expected)
+      this.warn(ct, `${what} is an array of ${t.type}; the generator names its type ${expected}`);
     const ref: TypeRef = { type: `${t.type}[]`, valueType: false, array: true };
     this.arrays.set(name, ref);
     return ref;
@@ -565,13 +669,23 @@ class Importer {
     const restriction = kids[0];
     if (kids.length !== 1 || restriction === undefined || restriction.local !== "restriction") {
       const odd = kids.find((k) => k.local !== "restriction") ?? st;
-      throw this.error(odd, odd.local === "list" ? `${what} is a list of values ([Flags] enum): not supported` : `${what} is not an enumeration: not supported`);
+      throw this.error(
+        odd,
+        odd.local === "list"
+          ? `${what} is a list of values ([Flags] enum): not supported`
+          : `${what} is not an enumeration: not supported`,
+      );
     }
     const base = this.qnameAttr(restriction, "base");
-    if (base.ns !== XS_NS || base.local !== "string") throw this.error(restriction, `${what} restricts ${base.local}, not xs:string: only string enumerations are supported`);
+    if (base.ns !== XS_NS || base.local !== "string")
+      throw this.error(
+        restriction,
+        `${what} restricts ${base.local}, not xs:string: only string enumerations are supported`,
+      );
     const values: string[] = [];
     for (const f of this.onlyChildren(restriction, what)) {
-      if (f.local !== "enumeration") throw this.error(f, `${what}: the facet xs:${f.local} is not supported (only xs:enumeration)`);
+      if (f.local !== "enumeration")
+        throw this.error(f, `${what}: the facet xs:${f.local} is not supported (only xs:enumeration)`);
       const v = this.requiredAttr(f, "value");
       if (values.includes(v)) throw this.error(f, `${what}: the value ${v} appears twice`);
       values.push(v);
@@ -591,7 +705,8 @@ class Importer {
       for (const el of this.particles(ct, what)) {
         const fieldName = this.identifier(el, "name", `a field name of ${name}`);
         const t = this.elementType(el, `field ${fieldName} of ${name}`, false);
-        if (t === "dataSet") throw this.error(el, `field ${fieldName} of ${name} is a DataSet: not supported`);
+        if (t === "dataSet")
+          throw this.error(el, `field ${fieldName} of ${name} is a DataSet: not supported`);
         const f: SpecField = { name: fieldName, type: t.type };
         if (t.nullable) f.nullable = true;
         fields.push(f);
@@ -604,7 +719,10 @@ class Importer {
   private checkRecordCycles(): void {
     const state = new Map<string, 1 | 2>(); // 1 on the path, 2 done
     const deps = (name: string): string[] =>
-      this.records.get(name)!.fields.map((f) => f.type.replace(/\[\]$/, "")).filter((t) => this.records.has(t));
+      this.records
+        .get(name)!
+        .fields.map((f) => f.type.replace(/\[\]$/, ""))
+        .filter((t) => this.records.has(t));
     for (const start of this.records.keys()) {
       if (state.has(start)) continue;
       const path: { name: string; next: string[] }[] = [{ name: start, next: deps(start) }];
@@ -619,8 +737,13 @@ class Importer {
         }
         const s = state.get(dep);
         if (s === 1) {
-          const cycle = [...path.slice(path.findIndex((p) => p.name === dep)).map((p) => p.name), dep].join(" → ");
-          throw this.error(this.complexTypes.get(dep)!, `complexType ${dep} contains itself (${cycle}): recursive records are not supported`);
+          const cycle = [...path.slice(path.findIndex((p) => p.name === dep)).map((p) => p.name), dep].join(
+            " → ",
+          );
+          throw this.error(
+            this.complexTypes.get(dep)!,
+            `complexType ${dep} contains itself (${cycle}): recursive records are not supported`,
+          );
         }
         if (s === undefined) {
           state.set(dep, 1);
@@ -645,12 +768,18 @@ class Importer {
       // regenerated from the operations.
       if (target === `${this.tns}AbstractTypes` || target === `${this.tns}/AbstractTypes`) continue;
       if (target !== this.tns) {
-        throw this.error(schema, `a schema for namespace ${target || "(none)"} is not supported: the types must be in the service namespace ${this.tns}`);
+        throw this.error(
+          schema,
+          `a schema for namespace ${target || "(none)"} is not supported: the types must be in the service namespace ${this.tns}`,
+        );
       }
       if (main) throw this.error(schema, "a second schema for the service namespace is not supported");
       main = true;
       if (attr(schema, "elementFormDefault") !== "qualified") {
-        throw this.error(schema, 'the schema is not elementFormDefault="qualified": unqualified elements are not supported');
+        throw this.error(
+          schema,
+          'the schema is not elementFormDefault="qualified": unqualified elements are not supported',
+        );
       }
       for (const c of schema.children) {
         if (c.ns !== XS_NS) throw this.error(c, "unexpected element inside xs:schema");
@@ -666,8 +795,13 @@ class Importer {
             break;
           case "import": {
             const ns = attr(c, "namespace");
-            if (attr(c, "schemaLocation") !== undefined) throw this.error(c, "xs:import with a schemaLocation is not supported: the WSDL must hold its whole schema");
-            if (ns !== XS_NS && ns !== MSTYPES_NS) this.warn(c, `xs:import of ${ns ?? "(no namespace)"} ignored`);
+            if (attr(c, "schemaLocation") !== undefined)
+              throw this.error(
+                c,
+                "xs:import with a schemaLocation is not supported: the WSDL must hold its whole schema",
+              );
+            if (ns !== XS_NS && ns !== MSTYPES_NS)
+              this.warn(c, `xs:import of ${ns ?? "(no namespace)"} ignored`);
             break;
           }
           case "annotation":
@@ -690,7 +824,8 @@ class Importer {
       if (c.local !== "binding") continue;
       if (c.ns === SOAP_NS || c.ns === SOAP12_NS) {
         const style = attr(c, "style") ?? "document";
-        if (style !== "document") throw this.error(c, `the binding is style="${style}": only document/literal is supported`);
+        if (style !== "document")
+          throw this.error(c, `the binding is style="${style}": only document/literal is supported`);
         const transport = attr(c, "transport");
         if (transport !== undefined && transport !== "http://schemas.xmlsoap.org/soap/http") {
           throw this.error(c, `the SOAP transport ${transport} is not supported (HTTP only)`);
@@ -715,22 +850,34 @@ class Importer {
       for (const c of op.children) {
         if (c.ns === ns && c.local === "operation") {
           const style = attr(c, "style") ?? "document";
-          if (style !== "document") throw this.error(c, `operation ${name} is style="${style}": only document/literal is supported`);
+          if (style !== "document")
+            throw this.error(c, `operation ${name} is style="${style}": only document/literal is supported`);
           const action = attr(c, "soapAction");
           const expected = this.tns.endsWith("/") ? `${this.tns}${name}` : `${this.tns}/${name}`;
           if (action !== undefined && action !== expected) {
-            throw this.error(c, `operation ${name} has soapAction "${action}"; the generator derives "${expected}" from the namespace and a custom SOAPAction is not supported`);
+            throw this.error(
+              c,
+              `operation ${name} has soapAction "${action}"; the generator derives "${expected}" from the namespace and a custom SOAPAction is not supported`,
+            );
           }
         }
-        if (c.ns !== WSDL_NS || (c.local !== "input" && c.local !== "output" && c.local !== "fault")) continue;
+        if (c.ns !== WSDL_NS || (c.local !== "input" && c.local !== "output" && c.local !== "fault"))
+          continue;
         for (const e of c.children) {
           if (e.ns !== ns) continue;
           if (e.local === "header" || e.local === "headerfault") {
-            throw this.error(e, `operation ${name} uses a SOAP header (soap:${e.local}): SOAP headers are not supported`);
+            throw this.error(
+              e,
+              `operation ${name} uses a SOAP header (soap:${e.local}): SOAP headers are not supported`,
+            );
           }
           if (e.local === "body") {
             const use = attr(e, "use") ?? "literal";
-            if (use !== "literal") throw this.error(e, `operation ${name} is use="${use}": rpc/encoded messages are not supported, only literal`);
+            if (use !== "literal")
+              throw this.error(
+                e,
+                `operation ${name} is use="${use}": rpc/encoded messages are not supported, only literal`,
+              );
             if (attr(e, "parts") !== undefined) this.warn(e, `operation ${name}: soap:body parts= ignored`);
           }
         }
@@ -739,9 +886,14 @@ class Importer {
   }
 
   /** The HTTP bindings are regenerated from the operations; warn where the imported one differs. */
-  private checkHttpBinding(binding: Node, kind: "httpGet" | "httpPost", operations: readonly SpecOperation[]): void {
+  private checkHttpBinding(
+    binding: Node,
+    kind: "httpGet" | "httpPost",
+    operations: readonly SpecOperation[],
+  ): void {
     const listed = new Set<string>();
-    const standard = kind === "httpGet" ? "http:urlEncoded" : 'mime:content type="application/x-www-form-urlencoded"';
+    const standard =
+      kind === "httpGet" ? "http:urlEncoded" : 'mime:content type="application/x-www-form-urlencoded"';
     for (const op of binding.children) {
       if (op.ns !== WSDL_NS || op.local !== "operation") continue;
       const name = attr(op, "name") ?? "";
@@ -749,7 +901,10 @@ class Importer {
       // ASMX's shape: location /{Op}, the standard form encoding in, mime:mimeXml (or nothing) out.
       for (const c of op.children) {
         if (c.ns === HTTP_NS && c.local === "operation" && attr(c, "location") !== `/${name}`) {
-          this.warn(c, `operation ${name} is at location "${clip(attr(c, "location") ?? "")}"; the generated ${kind} binding serves it at /${name}`);
+          this.warn(
+            c,
+            `operation ${name} is at location "${clip(attr(c, "location") ?? "")}"; the generated ${kind} binding serves it at /${name}`,
+          );
         }
         if (c.ns !== WSDL_NS || (c.local !== "input" && c.local !== "output")) continue;
         for (const e of c.children) {
@@ -757,16 +912,30 @@ class Importer {
             c.local === "input"
               ? kind === "httpGet"
                 ? e.ns === HTTP_NS && e.local === "urlEncoded"
-                : e.ns === MIME_NS && e.local === "content" && attr(e, "type") === "application/x-www-form-urlencoded"
+                : e.ns === MIME_NS &&
+                  e.local === "content" &&
+                  attr(e, "type") === "application/x-www-form-urlencoded"
               : e.ns === MIME_NS && e.local === "mimeXml";
-          if (!ok) this.warn(e, `operation ${name}: the ${kind} ${c.local} is ${e.prefix === "" ? "" : `${e.prefix}:`}${e.local}; the generated binding uses ${c.local === "input" ? standard : "mime:mimeXml"}`);
+          if (!ok)
+            this.warn(
+              e,
+              `operation ${name}: the ${kind} ${c.local} is ${e.prefix === "" ? "" : `${e.prefix}:`}${e.local}; the generated binding uses ${c.local === "input" ? standard : "mime:mimeXml"}`,
+            );
         }
       }
     }
     for (const op of operations) {
       const httpable = (op.params ?? []).every((p) => p.nullable !== true && this.httpCarries(p.type));
-      if (httpable && !listed.has(op.name)) this.warn(binding, `the ${kind} binding lacks operation ${op.name}; the generated ${kind} binding will offer it`);
-      if (!httpable && listed.has(op.name)) this.warn(binding, `the ${kind} binding lists operation ${op.name}, which the generator offers over SOAP only`);
+      if (httpable && !listed.has(op.name))
+        this.warn(
+          binding,
+          `the ${kind} binding lacks operation ${op.name}; the generated ${kind} binding will offer it`,
+        );
+      if (!httpable && listed.has(op.name))
+        this.warn(
+          binding,
+          `the ${kind} binding lists operation ${op.name}, which the generator offers over SOAP only`,
+        );
     }
   }
 
@@ -794,7 +963,9 @@ class Importer {
         }
         if (first === undefined) first = p;
         else if (p.type !== first.type || p.nullable !== first.nullable) {
-          throw new ImportError(`${this.source}: --credentials: ${name} is ${describe(first)} in ${operations[0]!.name} but ${describe(p)} in ${op.name}`);
+          throw new ImportError(
+            `${this.source}: --credentials: ${name} is ${describe(first)} in ${operations[0]!.name} but ${describe(p)} in ${op.name}`,
+          );
         }
       }
       moved.push({ ...first! });
@@ -819,7 +990,10 @@ class Importer {
     }
     const file = decodeURIComponentSafe(path.slice(path.lastIndexOf("/") + 1));
     if (!/^[A-Za-z0-9_.-]+$/.test(file)) {
-      this.warn(at, `the address "${clip(location)}" does not end in a file name such as Service.asmx; ignored`);
+      this.warn(
+        at,
+        `the address "${clip(location)}" does not end in a file name such as Service.asmx; ignored`,
+      );
       return undefined;
     }
     return file;
@@ -835,7 +1009,10 @@ class Importer {
   private identifier(node: Node, attrName: string, what: string): string {
     const v = this.requiredAttr(node, attrName);
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) {
-      throw this.error(node, `${what}, "${clip(v)}", is not a name the spec can hold (a letter or underscore, then letters, digits or underscores)`);
+      throw this.error(
+        node,
+        `${what}, "${clip(v)}", is not a name the spec can hold (a letter or underscore, then letters, digits or underscores)`,
+      );
     }
     return v;
   }
@@ -844,7 +1021,10 @@ class Importer {
   private typeName(node: Node, what: string): string {
     const name = this.identifier(node, "name", what);
     if (XS_SCALARS.has(name) || name === "guid" || name === "char") {
-      throw this.error(node, `${what}, "${name}", is also the name of a scalar type in the spec, which would read it as that type`);
+      throw this.error(
+        node,
+        `${what}, "${name}", is also the name of a scalar type in the spec, which would read it as that type`,
+      );
     }
     return name;
   }

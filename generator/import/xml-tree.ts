@@ -42,7 +42,8 @@ export function readTree(text: string, limits: TreeLimits): Node {
   try {
     root = readXml(text, { maxDepth: limits.maxDepth, maxElements: limits.maxElements });
   } catch (e) {
-    if (e instanceof XmlRefusal) throw new XmlReadError(`not a well-formed XML document the reader accepts: ${e.message}`);
+    if (e instanceof XmlRefusal)
+      throw new XmlReadError(`not a well-formed XML document the reader accepts: ${e.message}`);
     throw e;
   }
   const tags = startTags(text);
@@ -70,7 +71,16 @@ export function readTree(text: string, limits: TreeLimits): Node {
       throw new Error(`internal: start tag ${next} does not match element ${el.local}`);
     }
     const kids: Node[] = [];
-    const node: Node = { ns: el.ns, local: el.local, prefix: el.prefix, line: tag.line, parent, children: kids, el, decls: tag.decls };
+    const node: Node = {
+      ns: el.ns,
+      local: el.local,
+      prefix: el.prefix,
+      line: tag.line,
+      parent,
+      children: kids,
+      el,
+      decls: tag.decls,
+    };
     return { node, kids };
   }
 }

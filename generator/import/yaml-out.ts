@@ -28,11 +28,20 @@ function flow(entries: [string, string | boolean | undefined][]): string {
 }
 
 function paramLine(p: SpecParam): string {
-  return flow([["name", p.name], ["type", p.type], ["nullable", p.nullable], ["doc", p.doc]]);
+  return flow([
+    ["name", p.name],
+    ["type", p.type],
+    ["nullable", p.nullable],
+    ["doc", p.doc],
+  ]);
 }
 
 function fieldLine(f: SpecField): string {
-  return flow([["name", f.name], ["type", f.type], ["nullable", f.nullable]]);
+  return flow([
+    ["name", f.name],
+    ["type", f.type],
+    ["nullable", f.nullable],
+  ]);
 }
 
 export interface YamlHeader {
@@ -51,7 +60,7 @@ export function specToYaml(spec: ImportedSpec, header: YamlHeader): string {
   line(0, `# yaml-language-server: $schema=${header.schema ?? "./service.schema.json"}`);
   line(0, "#");
   line(0, `# Imported by \`easgen import\` from ${oneLine(header.source)}.`);
-  line(0, "# This file is now the source of truth: replace the placeholder docs (\"Imported; describe it.\"),");
+  line(0, '# This file is now the source of truth: replace the placeholder docs ("Imported; describe it."),');
   line(0, "# add rules, and mark required string parameters by hand.");
   if (header.warnings.length > 0) {
     line(0, "#");
@@ -99,7 +108,10 @@ export function specToYaml(spec: ImportedSpec, header: YamlHeader): string {
 
   if (spec.dataSets !== undefined) {
     line(0, "");
-    line(0, "# The WSDL does not describe a DataSet's columns (its schema is sent with each answer): list them");
+    line(
+      0,
+      "# The WSDL does not describe a DataSet's columns (its schema is sent with each answer): list them",
+    );
     line(0, "# below by hand; `easgen validate` refuses a DataSet without columns.");
     line(0, "dataSets:");
     for (const [name, d] of Object.entries(spec.dataSets)) {
@@ -128,7 +140,18 @@ export function specToYaml(spec: ImportedSpec, header: YamlHeader): string {
         const r = op.result;
         line(
           8,
-          `result: ${r.kind === "dataSet" ? flow([["kind", "dataSet"], ["dataSet", r.dataSet], ["doc", r.doc]]) : flow([["type", r.type], ["doc", r.doc]])}`,
+          `result: ${
+            r.kind === "dataSet"
+              ? flow([
+                  ["kind", "dataSet"],
+                  ["dataSet", r.dataSet],
+                  ["doc", r.doc],
+                ])
+              : flow([
+                  ["type", r.type],
+                  ["doc", r.doc],
+                ])
+          }`,
         );
       }
       if (op.oneWay === true) line(8, "oneWay: true");

@@ -58,8 +58,9 @@ export function buildEasgen(log: (line: string) => void = console.log, dir: stri
   const started = performance.now();
   const workspace = JSON.parse(readFileSync(WORKSPACE_MANIFEST, "utf8")) as WorkspacePackage;
   // Run from source, the generator reports (and writes into every header) the repository's version.
-  const repositoryVersion = (JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8")) as { version: string })
-    .version;
+  const repositoryVersion = (
+    JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8")) as { version: string }
+  ).version;
   if (workspace.version !== repositoryVersion) {
     throw new Error(
       `easgen build: packages/easgen/package.json has version ${workspace.version}, the repository's ` +

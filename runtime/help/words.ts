@@ -54,7 +54,9 @@ export function valueHint(param: ParamModel): string {
     if (rule.kind === "format") return textFormatShape(rule.format);
   }
   if (param.type.kind === "enum") return param.type.enum.values.join(" | ");
-  return param.type.kind === "scalar" && param.type.type === "dateTime" ? "yyyy-MM-ddTHH:mm:ss" : typeLabel(param.type);
+  return param.type.kind === "scalar" && param.type.type === "dateTime"
+    ? "yyyy-MM-ddTHH:mm:ss"
+    : typeLabel(param.type);
 }
 
 /** A type as the WSDL and the help pages name it: `int`, `Color`, `Address`, `ArrayOfInt`. */

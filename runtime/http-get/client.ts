@@ -9,4 +9,5 @@ export const httpGetClientVariant: HttpClientVariant = {
 };
 
 /** The HTTP GET client binding: `createClientWith(httpGet, config)`. */
-export const httpGetClient: ClientBindingFactory = (service, options) => createHttpClientBinding(httpGetClientVariant, service, options);
+export const httpGetClient: ClientBindingFactory = (service, options) =>
+  createHttpClientBinding(httpGetClientVariant, service, options);

@@ -13,10 +13,14 @@ export const httpPostServerVariant: HttpServerVariant = {
     const contentType = request.headers["content-type"] ?? "";
     const mediaType = contentType.split(";")[0]!.trim().toLowerCase();
     if (mediaType !== FORM_CONTENT_TYPE) {
-      throw new ServiceError(ErrorCodes.UnsupportedMediaType, `Request format is invalid: ${mediaType === "" ? "(none)" : oneLine(mediaType, 40)}.`, {
-        side: "client",
-        exceptionType: "System.InvalidOperationException",
-      });
+      throw new ServiceError(
+        ErrorCodes.UnsupportedMediaType,
+        `Request format is invalid: ${mediaType === "" ? "(none)" : oneLine(mediaType, 40)}.`,
+        {
+          side: "client",
+          exceptionType: "System.InvalidOperationException",
+        },
+      );
     }
     return request.body;
   },

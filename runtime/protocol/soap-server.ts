@@ -10,7 +10,14 @@ import { DEFAULT_MAX_DEPTH, XmlRefusal, type XmlElement } from "../xml/tree.js";
 import { escapeText } from "../xml/write.js";
 import type { BindingOptions, DecodedRequest, ServerBinding, WireRequest, WireResponse } from "./binding.js";
 import { soapResultXml } from "./result.js";
-import { ECHO_MAX, ENVELOPE_CLOSE, envelopeBody, envelopeOpen, soapActionOf, type SoapVersion } from "./soap.js";
+import {
+  ECHO_MAX,
+  ENVELOPE_CLOSE,
+  envelopeBody,
+  envelopeOpen,
+  soapActionOf,
+  type SoapVersion,
+} from "./soap.js";
 import { createFastSoapReader } from "./soap-fast.js";
 import { SOAP11_ENVELOPE_NS } from "../soap11/index.js";
 import { SOAP12_ENVELOPE_NS } from "../soap12/index.js";
@@ -18,7 +25,9 @@ import { textErrorResponse } from "./text-error.js";
 import { isNilElement, wireOf } from "./typed-xml.js";
 
 /** The transport's word on which operation is meant: absent, or an action URI. */
-export type TransportAction = { readonly present: false } | { readonly present: true; readonly action: string };
+export type TransportAction =
+  | { readonly present: false }
+  | { readonly present: true; readonly action: string };
 
 export interface SoapServerVersion extends SoapVersion {
   /** Content-Type of responses, with charset. */
@@ -41,11 +50,15 @@ export interface SoapServerVersion extends SoapVersion {
 /** Maps a reader refusal to the client error the wire gets. */
 export function refusalError(error: XmlRefusal): ServiceError {
   const code =
-    error.reason === "doctype" ? ErrorCodes.DoctypeRefused
-    : error.reason === "depth" ? ErrorCodes.TooDeep
-    : error.reason === "attributes" ? ErrorCodes.TooManyAttributes
-    : error.reason === "elements" ? ErrorCodes.TooManyElements
-    : ErrorCodes.MalformedXml;
+    error.reason === "doctype"
+      ? ErrorCodes.DoctypeRefused
+      : error.reason === "depth"
+        ? ErrorCodes.TooDeep
+        : error.reason === "attributes"
+          ? ErrorCodes.TooManyAttributes
+          : error.reason === "elements"
+            ? ErrorCodes.TooManyElements
+            : ErrorCodes.MalformedXml;
   // ASMX answers XML it cannot read with 400 and no fault (easgen docs/wire.md §1a): see isHttpLevel.
   return clientError(code, `The request is not acceptable XML: ${error.message}`, {
     exceptionType: "System.InvalidOperationException",
@@ -92,18 +105,31 @@ function marksMustUnderstand(header: XmlElement): boolean {
 
 /** SOAP's MustUnderstand fault for a header, in .NET's words (SoapHeaderHandling: the element's local name). */
 function notUnderstoodError(header: XmlElement): ServiceError {
-  return clientError(ErrorCodes.MustUnderstand, `SOAP header ${oneLine(header.local, ECHO_MAX)} was not understood.`);
+  return clientError(
+    ErrorCodes.MustUnderstand,
+    `SOAP header ${oneLine(header.local, ECHO_MAX)} was not understood.`,
+  );
 }
 
 const ROOT_MISSING = "Root element is missing.";
 
 function emptyBodyError(version: SoapServerVersion, actionNamesOperation: boolean): ServiceError {
   return version.emptyBody === "badRequest" || actionNamesOperation
-    ? clientError(ErrorCodes.MalformedXml, ROOT_MISSING, { status: 400, exceptionType: "System.Xml.XmlException" })
-    : new ServiceError(ErrorCodes.MalformedXml, ROOT_MISSING, { side: "server", exceptionType: "System.Xml.XmlException" });
+    ? clientError(ErrorCodes.MalformedXml, ROOT_MISSING, {
+        status: 400,
+        exceptionType: "System.Xml.XmlException",
+      })
+    : new ServiceError(ErrorCodes.MalformedXml, ROOT_MISSING, {
+        side: "server",
+        exceptionType: "System.Xml.XmlException",
+      });
 }
 
-export function createSoapServerBinding(version: SoapServerVersion, service: ServiceModel, options: BindingOptions): ServerBinding {
+export function createSoapServerBinding(
+  version: SoapServerVersion,
+  service: ServiceModel,
+  options: BindingOptions,
+): ServerBinding {
   const ns = service.namespace;
   const open = envelopeOpen(version);
   const byName = new Map(service.operations.map((op) => [op.name, op]));
@@ -143,7 +169,11 @@ export function createSoapServerBinding(version: SoapServerVersion, service: Ser
 
   function bodyOf(root: XmlElement): XmlElement {
     const body = envelopeBody(root, version);
-    if (!body) throw clientError(ErrorCodes.InvalidEnvelope, `The request is not a ${version.label} envelope with a Body.`);
+    if (!body)
+      throw clientError(
+        ErrorCodes.InvalidEnvelope,
+        `The request is not a ${version.label} envelope with a Body.`,
+      );
     return body;
   }
 
@@ -158,12 +188,15 @@ export function createSoapServerBinding(version: SoapServerVersion, service: Ser
     for (const part of root.children) {
       if (part.local !== "Header" || part.ns !== envelopeNs) continue;
       for (const header of part.children) {
-        if (marksMustUnderstand(header) && !(understood !== undefined && understood(op, header))) throw notUnderstoodError(header);
+        if (marksMustUnderstand(header) && !understood?.(op, header)) throw notUnderstoodError(header);
       }
     }
   }
 
-  function route(body: XmlElement, headers: Readonly<Record<string, string>>): { op: OperationModel; el: XmlElement } {
+  function route(
+    body: XmlElement,
+    headers: Readonly<Record<string, string>>,
+  ): { op: OperationModel; el: XmlElement } {
     const transport = version.transportAction(headers);
     let byTransport: OperationModel | undefined;
     if (transport.present) {
@@ -211,7 +244,11 @@ export function createSoapServerBinding(version: SoapServerVersion, service: Ser
       const type = params[i]!.type;
       // Scalars and enums are their text (null when nil); arrays and records their items and fields.
       texts[i] =
-        type.kind === "scalar" || type.kind === "enum" ? (c.attrs.length > 0 && isNilElement(c) ? null : c.text) : wireOf(type, c, ns);
+        type.kind === "scalar" || type.kind === "enum"
+          ? c.attrs.length > 0 && isNilElement(c)
+            ? null
+            : c.text
+          : wireOf(type, c, ns);
     }
     return texts;
   }
@@ -246,11 +283,20 @@ export function createSoapServerBinding(version: SoapServerVersion, service: Ser
       if (isHttpLevel(error)) return textErrorResponse(error);
       // A header fault carries no detail (SOAP 1.1 §4.4; ASMX writes none): its fault code says what it is.
       if (error.code === ErrorCodes.MustUnderstand) {
-        return { status: error.status, headers: responseHeaders, body: open + version.faultXml(error, undefined) + ENVELOPE_CLOSE };
+        return {
+          status: error.status,
+          headers: responseHeaders,
+          body: open + version.faultXml(error, undefined) + ENVELOPE_CLOSE,
+        };
       }
-      const parameter = error.parameter === undefined ? "" : `<Parameter>${escapeText(error.parameter)}</Parameter>`;
+      const parameter =
+        error.parameter === undefined ? "" : `<Parameter>${escapeText(error.parameter)}</Parameter>`;
       const detail = `<Error xmlns="${ns}"><Code>${escapeText(error.code)}</Code>${parameter}</Error>`;
-      return { status: error.status, headers: responseHeaders, body: open + version.faultXml(error, detail) + ENVELOPE_CLOSE };
+      return {
+        status: error.status,
+        headers: responseHeaders,
+        body: open + version.faultXml(error, detail) + ENVELOPE_CLOSE,
+      };
     },
   };
 }

@@ -36,7 +36,8 @@ export function formatTyped(type: TypeModel, value: unknown, label: string, fail
       for (let i = 0; i < value.length; i++) {
         const item: unknown = value[i];
         if (item === null || item === undefined) {
-          if (!nullableItems(type.item)) throw fail(`${label}[${i}] is null, but ${typeName(type.item)} items cannot be null`);
+          if (!nullableItems(type.item))
+            throw fail(`${label}[${i}] is null, but ${typeName(type.item)} items cannot be null`);
           out[i] = null;
         } else {
           out[i] = formatTyped(type.item, item, `${label}[${i}]`, fail);
@@ -45,7 +46,8 @@ export function formatTyped(type: TypeModel, value: unknown, label: string, fail
       return out;
     }
     case "record": {
-      if (typeof value !== "object" || value === null || Array.isArray(value)) throw fail(`${label} is not a ${type.record.name} object`);
+      if (typeof value !== "object" || value === null || Array.isArray(value))
+        throw fail(`${label} is not a ${type.record.name} object`);
       const source = value as Readonly<Record<string, unknown>>;
       const fields = type.record.fields;
       const out: WireValue[] = new Array(fields.length);
@@ -69,17 +71,27 @@ export function formatTyped(type: TypeModel, value: unknown, label: string, fail
  * The element `name` holding a wire value of any type, as typed-xml.ts's wireXml describes it, arrays and
  * records included (one child per item, one per field in field order).
  */
-export function typedXml(name: string, type: TypeModel, wire: WireValue, pretty: boolean, depth: number, attrs = ""): string {
-  if (wire === undefined || wire === null || typeof wire === "string") return wireXml(name, type, wire, pretty, depth, attrs);
+export function typedXml(
+  name: string,
+  type: TypeModel,
+  wire: WireValue,
+  pretty: boolean,
+  depth: number,
+  attrs = "",
+): string {
+  if (wire === undefined || wire === null || typeof wire === "string")
+    return wireXml(name, type, wire, pretty, depth, attrs);
   const before = depth === 0 ? "" : lineBefore(pretty, depth);
   let inner = "";
   if (type.kind === "array") {
     const items = wire as readonly WireValue[];
-    for (let i = 0; i < items.length; i++) inner += typedXml(type.itemElement, type.item, items[i], pretty, depth + 1);
+    for (let i = 0; i < items.length; i++)
+      inner += typedXml(type.itemElement, type.item, items[i], pretty, depth + 1);
   } else if (type.kind === "record") {
     const fields = type.record.fields;
     const values = (wire as WireFields).fields;
-    for (let i = 0; i < fields.length; i++) inner += typedXml(fields[i]!.name, fields[i]!.type, values[i], pretty, depth + 1);
+    for (let i = 0; i < fields.length; i++)
+      inner += typedXml(fields[i]!.name, fields[i]!.type, values[i], pretty, depth + 1);
   } else {
     throw new RangeError(`${name} holds a ${typeName(type)}, not items or fields.`);
   }

@@ -40,7 +40,11 @@ export class TypedValueError extends Error {
 
 /** Whether a null of the type is a value .NET writes by leaving the element out (a reference type). */
 export function isReference(type: TypeModel): boolean {
-  return type.kind === "record" || type.kind === "array" || (type.kind === "scalar" && (type.type === "string" || type.type === "base64Binary"));
+  return (
+    type.kind === "record" ||
+    type.kind === "array" ||
+    (type.kind === "scalar" && (type.type === "string" || type.type === "base64Binary"))
+  );
 }
 
 /** Whether an array of the type holds null items (`nillable="true"` items: strings, byte arrays, records). */
@@ -64,7 +68,9 @@ export function typeName(type: TypeModel): string {
 
 /** Whether the element says xsi:nil="true" (or "1"). */
 export function isNilElement(el: XmlElement): boolean {
-  return el.attrs.some((a) => a.local === "nil" && a.ns === XSI_NS && (a.value === "true" || a.value === "1"));
+  return el.attrs.some(
+    (a) => a.local === "nil" && a.ns === XSI_NS && (a.value === "true" || a.value === "1"),
+  );
 }
 
 function isFields(wire: WireValue): wire is WireFields {
@@ -73,7 +79,8 @@ function isFields(wire: WireValue): wire is WireFields {
 
 /** Sets a key on a plain object, `__proto__` included (as an own property, never the prototype). */
 export function setKey(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
 
@@ -86,7 +93,8 @@ function fieldIndex(record: RecordModel): Map<string, number> {
   let index = fieldIndexes.get(record);
   if (index === undefined) {
     index = new Map();
-    for (let i = 0; i < record.fields.length; i++) if (!index.has(record.fields[i]!.name)) index.set(record.fields[i]!.name, i);
+    for (let i = 0; i < record.fields.length; i++)
+      if (!index.has(record.fields[i]!.name)) index.set(record.fields[i]!.name, i);
     fieldIndexes.set(record, index);
   }
   return index;
@@ -155,7 +163,10 @@ function convert(type: TypeModel & { kind: "scalar" }, text: string, label: stri
 /** `label` names the value in messages ("parameter ids[2]", "Address.Zip"). */
 function enumValue(type: TypeModel & { kind: "enum" }, text: string, label: string): string {
   if (type.enum.values.includes(text)) return text;
-  throw new TypedValueError("invalid", `Instance validation error: '${shown(text)}' is not a valid value for ${type.enum.name} (${label}).`);
+  throw new TypedValueError(
+    "invalid",
+    `Instance validation error: '${shown(text)}' is not a valid value for ${type.enum.name} (${label}).`,
+  );
 }
 
 /**
@@ -166,20 +177,26 @@ function enumValue(type: TypeModel & { kind: "enum" }, text: string, label: stri
 export function readWire(type: TypeModel, wire: WireValue, label: string): unknown {
   switch (type.kind) {
     case "scalar":
-      if (typeof wire !== "string") throw new TypedValueError("invalid", `${label} is not a ${type.type} value.`);
+      if (typeof wire !== "string")
+        throw new TypedValueError("invalid", `${label} is not a ${type.type} value.`);
       return convert(type, wire, label);
     case "enum":
-      if (typeof wire !== "string") throw new TypedValueError("invalid", `${label} is not a ${type.enum.name} value.`);
+      if (typeof wire !== "string")
+        throw new TypedValueError("invalid", `${label} is not a ${type.enum.name} value.`);
       return enumValue(type, wire, label);
     case "array": {
-      if (!Array.isArray(wire)) throw new TypedValueError("invalid", `${label} is not an array of ${typeName(type.item)}.`);
+      if (!Array.isArray(wire))
+        throw new TypedValueError("invalid", `${label} is not an array of ${typeName(type.item)}.`);
       const items = wire as readonly WireValue[];
       const out: unknown[] = new Array(items.length);
       for (let i = 0; i < items.length; i++) {
         const item = items[i];
         if (item === null || item === undefined) {
           if (!nullableItems(type.item)) {
-            throw new TypedValueError("invalid", `${label}[${i}] is nil, but ${typeName(type.item)} items cannot be null.`);
+            throw new TypedValueError(
+              "invalid",
+              `${label}[${i}] is nil, but ${typeName(type.item)} items cannot be null.`,
+            );
           }
           out[i] = null;
         } else {
@@ -239,7 +256,14 @@ export function formatWire(type: TypeModel, value: unknown, label: string, fail:
 /** formatWire and wireXml for enums, arrays and records (typed-xml-write.ts's typedWriters). */
 export interface TypedWriters {
   readonly format: (type: TypeModel, value: unknown, label: string, fail: FormatFailure) => WireValue;
-  readonly xml: (name: string, type: TypeModel, wire: WireValue, pretty: boolean, depth: number, attrs?: string) => string;
+  readonly xml: (
+    name: string,
+    type: TypeModel,
+    wire: WireValue,
+    pretty: boolean,
+    depth: number,
+    attrs?: string,
+  ) => string;
 }
 
 let registered: TypedWriters | undefined;
@@ -255,7 +279,8 @@ export function registerTypedWriters(typed: TypedWriters): void {
  * scalar parameters carries of them.
  */
 export function registeredWriters(type: TypeModel): TypedWriters {
-  if (registered === undefined) throw new TypeError(`no writer of ${type.kind} values (registerTypedWriters with typed-xml-write.js)`);
+  if (registered === undefined)
+    throw new TypeError(`no writer of ${type.kind} values (registerTypedWriters with typed-xml-write.js)`);
   return registered;
 }
 
@@ -265,7 +290,7 @@ const NIL = ' xsi:nil="true" />';
 
 /** The line break and indentation before an element at `depth` (indented layout), "" compact. */
 export function lineBefore(pretty: boolean, depth: number): string {
-  return pretty ? "\n" + "  ".repeat(depth) : "";
+  return pretty ? `\n${"  ".repeat(depth)}` : "";
 }
 
 /**
@@ -274,12 +299,21 @@ export function lineBefore(pretty: boolean, depth: number): string {
  * starting with a space). xsi must be declared by an ancestor or in `attrs`. Throws RangeError for a string
  * XML cannot carry.
  */
-export function wireXml(name: string, type: TypeModel, wire: WireValue, pretty: boolean, depth: number, attrs = ""): string {
+export function wireXml(
+  name: string,
+  type: TypeModel,
+  wire: WireValue,
+  pretty: boolean,
+  depth: number,
+  attrs = "",
+): string {
   if (wire === undefined) return "";
   const before = depth === 0 ? "" : lineBefore(pretty, depth);
   if (wire === null) return `${before}<${name}${attrs}${NIL}`;
   if (typeof wire === "string") {
-    return wire === "" ? `${before}<${name}${attrs} />` : `${before}<${name}${attrs}>${escapeText(wire)}</${name}>`;
+    return wire === ""
+      ? `${before}<${name}${attrs} />`
+      : `${before}<${name}${attrs}>${escapeText(wire)}</${name}>`;
   }
   return registeredWriters(type).xml(name, type, wire, pretty, depth, attrs);
 }

@@ -71,10 +71,19 @@ const NAME = /* @__PURE__ */ (() => {
 
 function isNameStartCp(cp: number): boolean {
   return (
-    (cp >= 0xc0 && cp <= 0xd6) || (cp >= 0xd8 && cp <= 0xf6) || (cp >= 0xf8 && cp <= 0x2ff) ||
-    (cp >= 0x370 && cp <= 0x37d) || (cp >= 0x37f && cp <= 0x1fff) || cp === 0x200c || cp === 0x200d ||
-    (cp >= 0x2070 && cp <= 0x218f) || (cp >= 0x2c00 && cp <= 0x2fef) || (cp >= 0x3001 && cp <= 0xd7ff) ||
-    (cp >= 0xf900 && cp <= 0xfdcf) || (cp >= 0xfdf0 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0xeffff)
+    (cp >= 0xc0 && cp <= 0xd6) ||
+    (cp >= 0xd8 && cp <= 0xf6) ||
+    (cp >= 0xf8 && cp <= 0x2ff) ||
+    (cp >= 0x370 && cp <= 0x37d) ||
+    (cp >= 0x37f && cp <= 0x1fff) ||
+    cp === 0x200c ||
+    cp === 0x200d ||
+    (cp >= 0x2070 && cp <= 0x218f) ||
+    (cp >= 0x2c00 && cp <= 0x2fef) ||
+    (cp >= 0x3001 && cp <= 0xd7ff) ||
+    (cp >= 0xf900 && cp <= 0xfdcf) ||
+    (cp >= 0xfdf0 && cp <= 0xfffd) ||
+    (cp >= 0x10000 && cp <= 0xeffff)
   );
 }
 
@@ -82,9 +91,11 @@ function isNameStartCp(cp: number): boolean {
 function nameCharLen(s: string, i: number, start: boolean): number {
   const c = s.charCodeAt(i);
   if (c < 128) return NAME[c]! & (start ? 1 : 2) ? 1 : 0;
+  // biome-ignore lint/suspicious/noSelfCompare: the fastest NaN test on this hot path
   if (c !== c) return 0; // NaN: end of input
   const cp = s.codePointAt(i) as number; // a lone surrogate comes back as itself and matches no range
-  const ok = isNameStartCp(cp) ||
+  const ok =
+    isNameStartCp(cp) ||
     (!start && (cp === 0xb7 || (cp >= 0x300 && cp <= 0x36f) || cp === 0x203f || cp === 0x2040));
   return ok ? (cp > 0xffff ? 2 : 1) : 0;
 }
@@ -96,12 +107,16 @@ let qColon = -1;
 function scanQName(s: string, i: number): number {
   qColon = -1;
   let n = nameCharLen(s, i, true);
-  if (n === 0) fail(i >= s.length ? "Unexpected end of input where a name was expected." : "Expected a name.");
+  if (n === 0)
+    fail(i >= s.length ? "Unexpected end of input where a name was expected." : "Expected a name.");
   i += n;
   for (;;) {
     const c = s.charCodeAt(i);
     if (c < 128) {
-      if (NAME[c]! & 2) { i++; continue; }
+      if (NAME[c]! & 2) {
+        i++;
+        continue;
+      }
       if (c !== 58) return i;
       if (qColon >= 0) fail("A name may contain at most one colon.");
       qColon = i++;
@@ -130,7 +145,8 @@ export function skipWs(s: string, i: number): number {
 }
 
 function isXmlCharCp(cp: number): boolean {
-  return cp >= 0x20 ? cp <= 0xd7ff || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff)
+  return cp >= 0x20
+    ? cp <= 0xd7ff || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff)
     : cp === 9 || cp === 10 || cp === 13;
 }
 
@@ -161,7 +177,8 @@ function checkChars(s: string, from: number, to: number): void {
 
 /** Replacement text of the reference between '&' and ';' (s[a, b)). */
 function refValue(s: string, a: number, b: number): string {
-  if (s.charCodeAt(a) === 35) { // '#'
+  if (s.charCodeAt(a) === 35) {
+    // '#'
     let k = a + 1;
     const hex = s.charCodeAt(k) === 120; // 'x'
     if (hex) k++;
@@ -185,13 +202,13 @@ function refValue(s: string, a: number, b: number): string {
   const c1 = s.charCodeAt(a + 1);
   switch (b - a) {
     case 2:
-      if (c1 === 116 /* t */ && (c0 === 108 /* l */ || c0 === 103 /* g */)) return c0 === 108 ? "<" : ">";
+      if (c1 === 116 /* t */ && (c0 === 108 /* l */ || c0 === 103) /* g */) return c0 === 108 ? "<" : ">";
       break;
     case 3:
       if (c0 === 97 && c1 === 109 && s.charCodeAt(a + 2) === 112) return "&"; // amp
       break;
     case 4:
-      if (c0 === 113 && s.startsWith("uot", a + 1)) return "\""; // quot
+      if (c0 === 113 && s.startsWith("uot", a + 1)) return '"'; // quot
       if (c0 === 97 && s.startsWith("pos", a + 1)) return "'"; // apos
       break;
   }
@@ -229,7 +246,8 @@ function scanLongText(s: string, i: number, t0: number, plain: boolean): number 
     if (c === 38 || c === 13) {
       plain = false;
     } else if (c === 62) {
-      if (i - t0 >= 2 && s.charCodeAt(i - 1) === 93 && s.charCodeAt(i - 2) === 93) fail("']]>' is not allowed in text.");
+      if (i - t0 >= 2 && s.charCodeAt(i - 1) === 93 && s.charCodeAt(i - 2) === 93)
+        fail("']]>' is not allowed in text.");
     } else if (c < 0x20) {
       fail("The document contains a character that XML does not allow.");
     } else {
@@ -351,13 +369,18 @@ function decodeText(s: string, from: number, to: number): string {
   let amp = nextAmp(s, from);
   let cr = nextCr(s, from);
   for (;;) {
-    const at = amp < cr ? amp : cr;
+    const at = Math.min(amp, cr);
     if (at >= to) break;
     if (at > last) out.text(s, last, at);
     if (at === amp) {
       // &amp; &lt; &gt; are nearly every reference a client writes: matched in place.
       const c1 = s.charCodeAt(at + 1);
-      if (c1 === 97 && s.charCodeAt(at + 2) === 109 && s.charCodeAt(at + 3) === 112 && s.charCodeAt(at + 4) === 59) {
+      if (
+        c1 === 97 &&
+        s.charCodeAt(at + 2) === 109 &&
+        s.charCodeAt(at + 3) === 112 &&
+        s.charCodeAt(at + 4) === 59
+      ) {
         out.unit(38);
         last = at + 5;
       } else if ((c1 === 108 || c1 === 103) && s.charCodeAt(at + 2) === 116 && s.charCodeAt(at + 3) === 59) {
@@ -451,7 +474,17 @@ function readDeclaration(s: string, i: number): number {
     if (first < 97 || first > 122) fail(bad);
     for (;;) {
       const c = s.charCodeAt(++j);
-      if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 46 || c === 95 || c === 45)) break;
+      if (
+        !(
+          (c >= 65 && c <= 90) ||
+          (c >= 97 && c <= 122) ||
+          (c >= 48 && c <= 57) ||
+          c === 46 ||
+          c === 95 ||
+          c === 45
+        )
+      )
+        break;
     }
     if (s.charCodeAt(j++) !== eq) fail(bad);
     k = skipWs(s, j);
@@ -483,8 +516,12 @@ function declValueStart(s: string, j: number): number {
 function readPI(s: string, i: number): number {
   const t1 = scanQName(s, i);
   if (qColon >= 0) fail("A processing-instruction target cannot contain a colon.");
-  if (t1 - i === 3 && (s.charCodeAt(i) | 32) === 120 && (s.charCodeAt(i + 1) | 32) === 109 &&
-    (s.charCodeAt(i + 2) | 32) === 108) {
+  if (
+    t1 - i === 3 &&
+    (s.charCodeAt(i) | 32) === 120 &&
+    (s.charCodeAt(i + 1) | 32) === 109 &&
+    (s.charCodeAt(i + 2) | 32) === 108
+  ) {
     fail("The XML declaration is only allowed at the start of the document.");
   }
   if (s.startsWith("?>", t1)) return t1 + 2;
@@ -640,7 +677,8 @@ function resolveAttrs(
     const q = attrQ[k]!;
     const c = attrC[k]!;
     if (c < 0) {
-      if (q !== "xmlns") out[m++] = { ns: "", local: names === undefined ? q : intern(names, q), value: attrV[k]! };
+      if (q !== "xmlns")
+        out[m++] = { ns: "", local: names === undefined ? q : intern(names, q), value: attrV[k]! };
       continue;
     }
     const prefix = q.slice(0, c);
@@ -649,7 +687,8 @@ function resolveAttrs(
     if (ns === undefined) fail(`Unbound namespace prefix ${shown(prefix)}.`);
     const local = names === undefined ? q.slice(c + 1) : intern(names, q.slice(c + 1));
     if (expanded === undefined) {
-      for (let p = 0; p < m; p++) if (out[p]!.ns === ns && out[p]!.local === local) fail(`Duplicate attribute ${shown(q)}.`);
+      for (let p = 0; p < m; p++)
+        if (out[p]!.ns === ns && out[p]!.local === local) fail(`Duplicate attribute ${shown(q)}.`);
     } else {
       const key = `${local} ${ns}`; // an NCName holds no space: the first space ends it
       if (expanded.has(key)) fail(`Duplicate attribute ${shown(q)}.`);
@@ -728,7 +767,7 @@ function read(text: string, options: ReadOptions | undefined): XmlElement {
       // scanLongText, which lets native regex code skip the characters that need no look.
       const t0 = i;
       let plain = true;
-      const shortEnd = i + SHORT_TEXT < len ? i + SHORT_TEXT : len;
+      const shortEnd = Math.min(i + SHORT_TEXT, len);
       for (; i < shortEnd; i++) {
         c = s.charCodeAt(i);
         if (c === 60) break;
@@ -738,7 +777,8 @@ function read(text: string, options: ReadOptions | undefined): XmlElement {
         } else if (c === 38) {
           plain = false;
         } else if (c === 62) {
-          if (i - t0 >= 2 && s.charCodeAt(i - 1) === 93 && s.charCodeAt(i - 2) === 93) fail("']]>' is not allowed in text.");
+          if (i - t0 >= 2 && s.charCodeAt(i - 1) === 93 && s.charCodeAt(i - 2) === 93)
+            fail("']]>' is not allowed in text.");
         } else if (c >= 0xd800) {
           i = checkHigh(s, i);
         }
@@ -771,7 +811,8 @@ function read(text: string, options: ReadOptions | undefined): XmlElement {
       if (c === 33) {
         // Comments and CDATA sections are nodes too: a flood of them is refused like one of elements.
         const cdata = s.startsWith("[CDATA[", i + 2);
-        if ((cdata || s.startsWith("--", i + 2)) && ++elements > maxElements) throw tooManyElements(maxElements);
+        if ((cdata || s.startsWith("--", i + 2)) && ++elements > maxElements)
+          throw tooManyElements(maxElements);
         if (cdata) {
           const end = s.indexOf("]]>", i + 9);
           if (end < 0) fail("Unterminated CDATA section.");
@@ -804,7 +845,10 @@ function read(text: string, options: ReadOptions | undefined): XmlElement {
       const w0 = i;
       i = skipWs(s, i);
       c = s.charCodeAt(i);
-      if (c === 62) { i++; break; }
+      if (c === 62) {
+        i++;
+        break;
+      }
       if (c === 47) {
         if (s.charCodeAt(i + 1) !== 62) fail("Expected '>' after '/' in a tag.");
         i += 2;
@@ -824,7 +868,7 @@ function read(text: string, options: ReadOptions | undefined): XmlElement {
       i = skipWs(s, i + 1);
       c = s.charCodeAt(i);
       if (c !== 34 && c !== 39) fail("Attribute values must be quoted.");
-      const v1 = s.indexOf(c === 34 ? "\"" : "'", i + 1);
+      const v1 = s.indexOf(c === 34 ? '"' : "'", i + 1);
       if (v1 < 0) fail("Unterminated attribute value.");
       tag.v[n++] = attrValue(s, i + 1, v1);
       i = v1 + 1;

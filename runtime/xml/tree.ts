@@ -73,7 +73,10 @@ export function tooManyAttributes(limit: number): XmlRefusal {
 
 /** The refusal for the start tag that passes maxElements, refused before it is read. */
 export function tooManyElements(limit: number): XmlRefusal {
-  return new XmlRefusal("elements", `The document has more than ${limit} elements, comments and other nodes.`);
+  return new XmlRefusal(
+    "elements",
+    `The document has more than ${limit} elements, comments and other nodes.`,
+  );
 }
 
 /** The first child of `parent` with the namespace URI `ns` and the local name `local`. */

@@ -4,7 +4,7 @@
 import { hashPassword } from "../app/auth.js";
 import { emailProblem } from "../app/subscribers.js";
 import type { Account } from "../db/schema.js";
-import { AdminError, type AdminContext, type Noun, type Output, findAccount, isUniqueViolation, verb } from "./context.js";
+import { AdminError, type Noun, type Output, findAccount, isUniqueViolation, verb } from "./context.js";
 import { record, table, timeJson, timeText } from "./format.js";
 import { readNewPassword } from "./password.js";
 
@@ -30,13 +30,18 @@ export function checkTimeZone(text: string): string {
   const name = text.trim();
   let resolved: string | undefined;
   try {
-    resolved = name === "" ? undefined : new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
+    resolved =
+      name === ""
+        ? undefined
+        : new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
   } catch {
     resolved = undefined;
   }
   // An offset such as +01:00 is not a zone: it knows no daylight saving time.
   if (resolved === undefined || !/^[A-Za-z]/.test(resolved)) {
-    throw new AdminError(`--time-zone must be an IANA time zone name such as Europe/Stockholm or UTC, not "${text}"`);
+    throw new AdminError(
+      `--time-zone must be an IANA time zone name such as Europe/Stockholm or UTC, not "${text}"`,
+    );
   }
   return resolved;
 }
@@ -52,7 +57,8 @@ export function checkFromEmail(text: string, option = "--from-email"): string {
 
 /** A one-line text option (a name, a subject): no line breaks or control characters, at most `max`. */
 export function checkLine(text: string, option: string, max = 200): string {
-  if (/[\u0000-\u001f\u007f]/.test(text)) throw new AdminError(`${option} must be one line without control characters`);
+  if (/[\u0000-\u001f\u007f]/.test(text))
+    throw new AdminError(`${option} must be one line without control characters`);
   if (text.length > max) throw new AdminError(`${option} is longer than ${max} characters`);
   return text.trim();
 }
@@ -125,7 +131,10 @@ const create = verb({
       .select("username")
       .where((eb) => eb(eb.fn("lower", ["username"]), "=", username.toLowerCase()))
       .executeTakeFirst();
-    const takenError = (name: string) => new AdminError(`--username: an account named "${name}" exists already (user names are unique regardless of case)`);
+    const takenError = (name: string) =>
+      new AdminError(
+        `--username: an account named "${name}" exists already (user names are unique regardless of case)`,
+      );
     if (taken !== undefined) throw takenError(taken.username);
     const password = await readNewPassword(ctx.io.stdin, ctx.io.stderr, username);
     const password_hash = await hashPassword(password);
@@ -146,7 +155,8 @@ const create = verb({
 
 const setPassword = verb({
   name: "set-password",
-  describe: "Change an account's password (first line of standard input); signed-in callers must use the new one at once",
+  describe:
+    "Change an account's password (first line of standard input); signed-in callers must use the new one at once",
   options: { username: { describe: "The account's user name", required: true } },
   epilog: "printf '%s\\n' \"$PASSWORD\" | npm run admin -- account set-password --username alice",
   async run(ctx, o) {
@@ -179,11 +189,18 @@ const set = verb({
     if (o["from-name"] !== undefined) changes.from_name = checkLine(o["from-name"], "--from-name");
     if (o["from-email"] !== undefined) changes.from_email = checkFromEmail(o["from-email"]);
     if (Object.keys(changes).length === 0) {
-      throw new AdminError("account set: give at least one of --dd-fields, --time-zone, --from-name, --from-email");
+      throw new AdminError(
+        "account set: give at least one of --dd-fields, --time-zone, --from-name, --from-email",
+      );
     }
     const account = await findAccount(ctx, o.username, "--username");
     const { db } = await ctx.store();
-    const updated = await db.updateTable("accounts").set(changes).where("id", "=", account.id).returningAll().executeTakeFirstOrThrow();
+    const updated = await db
+      .updateTable("accounts")
+      .set(changes)
+      .where("id", "=", account.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
     return accountOutput(updated, "Account updated.");
   },
 });
@@ -204,7 +221,16 @@ const show = verb({
       json: accounts.map(accountJson),
       text: table(
         ["id", "username", "dd", "time zone", "from name", "from email", "sms credits", "created"],
-        accounts.map((a) => [a.id, a.username, a.dd_fields, a.time_zone, a.from_name, a.from_email, a.sms_credits, timeText(a.created_at)]),
+        accounts.map((a) => [
+          a.id,
+          a.username,
+          a.dd_fields,
+          a.time_zone,
+          a.from_name,
+          a.from_email,
+          a.sms_credits,
+          timeText(a.created_at),
+        ]),
         "No accounts yet: npm run admin -- account create --username NAME",
       ),
     };
@@ -216,4 +242,3 @@ export const accountNoun: Noun = {
   describe: "Accounts: create, set-password, set, show",
   verbs: [create, setPassword, set, show],
 };
-

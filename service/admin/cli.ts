@@ -10,7 +10,15 @@
 import { pathToFileURL } from "node:url";
 import yargs, { type Argv } from "yargs";
 import { type Store, displayDatabaseUrl, openStore, parseDatabaseUrl } from "../db/database.js";
-import { AdminError, type AdminContext, type AdminIo, type Noun, type Output, UsageError, type Verb } from "./context.js";
+import {
+  AdminError,
+  type AdminContext,
+  type AdminIo,
+  type Noun,
+  type Output,
+  UsageError,
+  type Verb,
+} from "./context.js";
 import { jsonText } from "./format.js";
 import { nouns as allNouns } from "./nouns.js";
 
@@ -48,8 +56,18 @@ function refusePasswordUrl(argv: readonly string[]): void {
     const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
     const value = eq < 0 ? arg : arg.slice(eq + 1);
     if (!holdsPassword(value)) return;
-    const option = eq >= 0 ? arg.slice(0, eq) : index > 0 && argv[index - 1]!.startsWith("-") ? argv[index - 1]! : undefined;
-    const where = option === "--database" ? "--database" : option !== undefined && FLAG_NAME.test(option) ? `${option} (argument ${index + 1})` : `argument ${index + 1}`;
+    const option =
+      eq >= 0
+        ? arg.slice(0, eq)
+        : index > 0 && argv[index - 1]!.startsWith("-")
+          ? argv[index - 1]!
+          : undefined;
+    const where =
+      option === "--database"
+        ? "--database"
+        : option !== undefined && FLAG_NAME.test(option)
+          ? `${option} (argument ${index + 1})`
+          : `argument ${index + 1}`;
     throw new UsageError(
       `${where}: a database URL with a password is refused on the command line, where any user of this machine can read it (ps); ` +
         "put the whole URL in the DATABASE_URL environment variable instead, or leave the password out of the URL and set PGPASSWORD",
@@ -72,7 +90,10 @@ function unknownArguments(argv: readonly string[], listed: string, nouns: readon
     if (arg.startsWith("-") && arg.length > 1) {
       const flag = arg.split("=", 1)[0]!;
       const names = /^-[A-Za-z]+$/.test(flag) ? [...flag.slice(1)] : [flag.replace(/^-+/, "")];
-      if (names.some((name) => items.has(name))) parts.push(FLAG_NAME.test(flag) ? `unknown option ${flag}` : `an unknown option at position ${index + 1}`);
+      if (names.some((name) => items.has(name)))
+        parts.push(
+          FLAG_NAME.test(flag) ? `unknown option ${flag}` : `an unknown option at position ${index + 1}`,
+        );
       return;
     }
     const bare = firstBare === undefined && (index === 0 || argv[index - 1] !== "--database");
@@ -80,7 +101,10 @@ function unknownArguments(argv: readonly string[], listed: string, nouns: readon
     if (items.has(arg)) parts.push(`unknown argument at position ${index + 1}`);
   });
   if (parts.length === 0) return "an argument is not known here (its value is not shown)";
-  const hint = firstBare !== undefined && parts.includes(`unknown argument at position ${firstBare + 1}`) ? `; name a noun: ${nouns.map((n) => n.name).join(" | ")}` : "";
+  const hint =
+    firstBare !== undefined && parts.includes(`unknown argument at position ${firstBare + 1}`)
+      ? `; name a noun: ${nouns.map((n) => n.name).join(" | ")}`
+      : "";
   return `${parts.join(", ")} (values are not shown)${hint}`;
 }
 
@@ -90,7 +114,6 @@ interface Selected {
   readonly json: boolean;
   readonly database: string | undefined;
 }
-
 
 function optionText(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
@@ -133,7 +156,11 @@ function addNoun(y: Argv, noun: Noun, select: (s: Selected) => void): Argv {
 }
 
 /** Parses the command line: the verb to run, or the help text to print. */
-async function parse(argv: readonly string[], io: AdminIo, nouns: readonly Noun[]): Promise<Selected | { help: string }> {
+async function parse(
+  argv: readonly string[],
+  io: AdminIo,
+  nouns: readonly Noun[],
+): Promise<Selected | { help: string }> {
   const secret = argv.find((a) => SECRET_OPTION.test(a));
   if (secret !== undefined) {
     const name = secret.replace(/=.*$/, "");
@@ -157,7 +184,8 @@ async function parse(argv: readonly string[], io: AdminIo, nouns: readonly Noun[
       type: "string",
       requiresArg: true,
       global: true,
-      describe: "Database URL: sqlite:path/to/file.db or postgres://user@host/db (no password here: use DATABASE_URL or PGPASSWORD)",
+      describe:
+        "Database URL: sqlite:path/to/file.db or postgres://user@host/db (no password here: use DATABASE_URL or PGPASSWORD)",
       defaultDescription: `DATABASE_URL, else ${DEFAULT_DATABASE_URL}`,
     })
     .option("json", { type: "boolean", global: true, describe: "Print one JSON document instead of tables" });
@@ -179,7 +207,11 @@ async function parse(argv: readonly string[], io: AdminIo, nouns: readonly Noun[
     .fail((message, error) => {
       // yargs repeats unknown arguments as given: say where they are instead (a value may be a secret).
       const unknown = /^Unknown arguments?: ([\s\S]*)$/.exec(message ?? "");
-      throw new UsageError(unknown !== null ? unknownArguments(argv, unknown[1]!, nouns) : (message ?? error?.message ?? "invalid command line"));
+      throw new UsageError(
+        unknown !== null
+          ? unknownArguments(argv, unknown[1]!, nouns)
+          : (message ?? error?.message ?? "invalid command line"),
+      );
     });
   await y.parseAsync([...argv], {}, (_error, _args, text) => {
     output = text;
@@ -198,7 +230,12 @@ function makeContext(io: AdminIo, selected: Selected): AdminContext & { close():
     now: Date.now,
     store() {
       opening ??= (async () => {
-        const where = selected.database !== undefined ? "--database" : io.env.DATABASE_URL !== undefined ? "DATABASE_URL" : "the default database";
+        const where =
+          selected.database !== undefined
+            ? "--database"
+            : io.env.DATABASE_URL !== undefined
+              ? "DATABASE_URL"
+              : "the default database";
         try {
           parseDatabaseUrl(url);
         } catch (error) {
@@ -207,7 +244,9 @@ function makeContext(io: AdminIo, selected: Selected): AdminContext & { close():
         try {
           return await openStore(url);
         } catch (error) {
-          throw new AdminError(`${where} ${displayDatabaseUrl(url)} could not be opened: ${error instanceof Error ? error.message : String(error)}`);
+          throw new AdminError(
+            `${where} ${displayDatabaseUrl(url)} could not be opened: ${error instanceof Error ? error.message : String(error)}`,
+          );
         }
       })();
       return opening;
@@ -228,7 +267,11 @@ function render(output: Output, json: boolean): string {
  * Runs one admin command with these streams; resolves to the exit code (0 done, 1 refused, 2 usage).
  * Never exits the process and never throws.
  */
-export async function runAdmin(argv: readonly string[], io: AdminIo, nouns: readonly Noun[] = allNouns): Promise<number> {
+export async function runAdmin(
+  argv: readonly string[],
+  io: AdminIo,
+  nouns: readonly Noun[] = allNouns,
+): Promise<number> {
   let parsed: Selected | { help: string };
   try {
     parsed = await parse(argv, io, nouns);

@@ -77,9 +77,17 @@ export function verb<const S extends OptionSpecs>(spec: Verb<S>): Verb<S> {
 }
 
 /** The account with that user name (exactly, else the one matching it case-insensitively). */
-export async function findAccount(ctx: AdminContext, username: string, option = "--account"): Promise<Account> {
+export async function findAccount(
+  ctx: AdminContext,
+  username: string,
+  option = "--account",
+): Promise<Account> {
   const { db } = await ctx.store();
-  const exact = await db.selectFrom("accounts").selectAll().where("username", "=", username).executeTakeFirst();
+  const exact = await db
+    .selectFrom("accounts")
+    .selectAll()
+    .where("username", "=", username)
+    .executeTakeFirst();
   if (exact !== undefined) return exact;
   const folded = await db
     .selectFrom("accounts")

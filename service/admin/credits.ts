@@ -13,7 +13,10 @@ const add = verb({
   describe: "Add SMS credits to an account, then pay its waiting SMS oldest first while they fit",
   options: {
     account: { describe: "The account's user name", required: true },
-    amount: { describe: "Credits to add: a decimal number above 0 with at most 6 places, as 12.5", required: true },
+    amount: {
+      describe: "Credits to add: a decimal number above 0 with at most 6 places, as 12.5",
+      required: true,
+    },
   },
   async run(ctx, o) {
     const account = await findAccount(ctx, o.account);
@@ -25,9 +28,18 @@ const add = verb({
       if (error instanceof RefillError) throw new AdminError(`--amount: ${error.message}`);
       throw error;
     }
-    const paid = result.paid.length === 0 ? "no waiting SMS paid" : `${result.paid.length} waiting SMS paid and queued (ids ${result.paid.join(", ")})`;
+    const paid =
+      result.paid.length === 0
+        ? "no waiting SMS paid"
+        : `${result.paid.length} waiting SMS paid and queued (ids ${result.paid.join(", ")})`;
     return {
-      json: { account: account.username, added: formatDecimal(parseDecimal(o.amount.trim())), balance: result.balance, paid: result.paid, stillWaiting: result.stillWaiting },
+      json: {
+        account: account.username,
+        added: formatDecimal(parseDecimal(o.amount.trim())),
+        balance: result.balance,
+        paid: result.paid,
+        stillWaiting: result.stillWaiting,
+      },
       text: `Added ${formatDecimal(parseDecimal(o.amount.trim()))} credits to ${account.username}: ${paid}; balance ${result.balance}; ${result.stillWaiting} still waiting.\n`,
     };
   },
@@ -44,7 +56,11 @@ const show = verb({
     const limit = wholeNumber(o.limit ?? "10", "--limit", 1, 10_000);
     const account = await findAccount(ctx, o.account);
     const { db } = await ctx.store();
-    const current = await db.selectFrom("accounts").select(["sms_credits", "sms_price"]).where("id", "=", account.id).executeTakeFirstOrThrow();
+    const current = await db
+      .selectFrom("accounts")
+      .select(["sms_credits", "sms_price"])
+      .where("id", "=", account.id)
+      .executeTakeFirstOrThrow();
     const waiting = await db
       .selectFrom("sms_messages")
       .select([(eb) => eb.fn.countAll<number>().as("n"), (eb) => eb.fn.min("id").as("oldest")])
@@ -66,7 +82,14 @@ const show = verb({
         price: current.sms_price,
         waiting: waitingCount,
         oldestWaiting: waiting.oldest === null ? null : Number(waiting.oldest),
-        ledger: ledger.map((l) => ({ id: l.id, amount: l.amount, balance: l.balance, reason: l.reason, smsId: l.sms_id, at: timeJson(l.created_at) })),
+        ledger: ledger.map((l) => ({
+          id: l.id,
+          amount: l.amount,
+          balance: l.balance,
+          reason: l.reason,
+          smsId: l.sms_id,
+          at: timeJson(l.created_at),
+        })),
       },
       text:
         record([
@@ -90,7 +113,10 @@ const price = verb({
   describe: "Set an account's SMS price per segment (SMS sent from now on)",
   options: {
     account: { describe: "The account's user name", required: true },
-    price: { describe: "Credits per segment: a decimal number from 0 with at most 6 places, as 0.5", required: true },
+    price: {
+      describe: "Credits per segment: a decimal number from 0 with at most 6 places, as 0.5",
+      required: true,
+    },
   },
   async run(ctx, o) {
     let value: bigint;
@@ -103,7 +129,11 @@ const price = verb({
     if (value < 0n) throw new AdminError(`--price must not be negative, not "${o.price}"`);
     const account = await findAccount(ctx, o.account);
     const { db } = await ctx.store();
-    await db.updateTable("accounts").set({ sms_price: formatDecimal(value) }).where("id", "=", account.id).execute();
+    await db
+      .updateTable("accounts")
+      .set({ sms_price: formatDecimal(value) })
+      .where("id", "=", account.id)
+      .execute();
     return {
       json: { account: account.username, price: formatDecimal(value) },
       text: `SMS price of ${account.username}: ${formatDecimal(value)} credits per segment.\n`,

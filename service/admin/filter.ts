@@ -13,11 +13,20 @@ import { record, table, timeJson, timeText } from "./format.js";
 type Filter = Selectable<FiltersTable>;
 
 function condition(f: Filter): string {
-  return f.operator === "empty" || f.operator === "notEmpty" ? `${f.field} ${f.operator}` : `${f.field} ${f.operator} ${JSON.stringify(f.value)}`;
+  return f.operator === "empty" || f.operator === "notEmpty"
+    ? `${f.field} ${f.operator}`
+    : `${f.field} ${f.operator} ${JSON.stringify(f.value)}`;
 }
 
 function filterJson(f: Filter) {
-  return { id: f.id, name: f.name, field: f.field, operator: f.operator, value: f.value, createdAt: timeJson(f.created_at) };
+  return {
+    id: f.id,
+    name: f.name,
+    field: f.field,
+    operator: f.operator,
+    value: f.value,
+    createdAt: timeJson(f.created_at),
+  };
 }
 
 function filterRecord(f: Filter): string {
@@ -46,16 +55,24 @@ const create = verb({
     const name = checkLine(o.name, "--name");
     if (name === "") throw new AdminError("--name must not be empty");
     const field = canonicalField(o.field);
-    if (field === undefined) throw new AdminError(`--field must be Email, Name, Format, CountryCode, Phone or DD1..DD100, not "${o.field}"`);
+    if (field === undefined)
+      throw new AdminError(
+        `--field must be Email, Name, Format, CountryCode, Phone or DD1..DD100, not "${o.field}"`,
+      );
     const operator = canonicalOperator(o.operator);
-    if (operator === undefined) throw new AdminError(`--operator must be one of ${FILTER_OPERATORS.join(" ")}, not "${o.operator}"`);
+    if (operator === undefined)
+      throw new AdminError(`--operator must be one of ${FILTER_OPERATORS.join(" ")}, not "${o.operator}"`);
     const bare = operator === "empty" || operator === "notEmpty";
-    if (bare && o.value !== undefined && o.value !== "") throw new AdminError(`--value: the ${operator} operator takes no value`);
-    if (!bare && o.value === undefined) throw new AdminError(`--value is required with the ${operator} operator`);
+    if (bare && o.value !== undefined && o.value !== "")
+      throw new AdminError(`--value: the ${operator} operator takes no value`);
+    if (!bare && o.value === undefined)
+      throw new AdminError(`--value is required with the ${operator} operator`);
     const value = bare ? "" : checkLine(o.value ?? "", "--value", 500);
     const account = await findAccount(ctx, o.account);
     if (field.startsWith("DD") && Number(field.slice(2)) > account.dd_fields) {
-      throw new AdminError(`--field: ${field} is not activated on account ${account.username} (DD1 to DD${account.dd_fields} are)`);
+      throw new AdminError(
+        `--field: ${field} is not activated on account ${account.username} (DD1 to DD${account.dd_fields} are)`,
+      );
     }
     const { db } = await ctx.store();
     const filter = await db
@@ -63,7 +80,10 @@ const create = verb({
       .values({ account_id: account.id, name, field, operator, value, created_at: ctx.now() })
       .returningAll()
       .executeTakeFirstOrThrow();
-    return { json: filterJson(filter), text: `Filter ${filter.id} "${filter.name}" created in ${account.username} (strFilterID ${filter.id}).\n${filterRecord(filter)}` };
+    return {
+      json: filterJson(filter),
+      text: `Filter ${filter.id} "${filter.name}" created in ${account.username} (strFilterID ${filter.id}).\n${filterRecord(filter)}`,
+    };
   },
 });
 

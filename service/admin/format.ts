@@ -28,7 +28,10 @@ function cellText(cell: Cell, limit: number): string {
 /** An epoch-millisecond time as `2024-05-01 12:34:56Z` (UTC), or undefined. */
 export function timeText(ms: number | null | undefined): string | undefined {
   if (ms === null || ms === undefined) return undefined;
-  return new Date(ms).toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z");
+  return new Date(ms)
+    .toISOString()
+    .replace("T", " ")
+    .replace(/\.\d+Z$/, "Z");
 }
 
 /** An epoch-millisecond time as ISO 8601 for JSON, or null. */
@@ -43,7 +46,9 @@ export function timeJson(ms: number | null | undefined): string | null {
 export function table(headers: readonly string[], rows: readonly (readonly Cell[])[], empty: string): string {
   if (rows.length === 0) return `${empty}\n`;
   const texts = rows.map((row) => headers.map((_, i) => cellText(row[i], MAX_CELL)));
-  const right = headers.map((_, i) => rows.every((row) => typeof row[i] === "number" || row[i] === null || row[i] === undefined));
+  const right = headers.map((_, i) =>
+    rows.every((row) => typeof row[i] === "number" || row[i] === null || row[i] === undefined),
+  );
   const widths = headers.map((h, i) => Math.max(h.length, ...texts.map((t) => t[i]!.length)));
   const line = (cells: readonly string[]) =>
     cells
@@ -56,7 +61,9 @@ export function table(headers: readonly string[], rows: readonly (readonly Cell[
 /** One record as `key:  value` lines, keys aligned; values are shown whole (escaped). */
 export function record(fields: readonly (readonly [string, Cell])[]): string {
   const width = Math.max(...fields.map(([k]) => k.length)) + 1;
-  return fields.map(([k, v]) => `${`${k}:`.padEnd(width)}  ${cellText(v, Number.MAX_SAFE_INTEGER)}`.trimEnd()).join("\n") + "\n";
+  return `${fields
+    .map(([k, v]) => `${`${k}:`.padEnd(width)}  ${cellText(v, Number.MAX_SAFE_INTEGER)}`.trimEnd())
+    .join("\n")}\n`;
 }
 
 /** One JSON document, two-space indented, with a final newline. */

@@ -4,7 +4,15 @@
 
 import type { Store } from "../db/database.js";
 import type { Import } from "../db/schema.js";
-import { AdminError, type AdminContext, type Noun, findAccount, idOption, verb, wholeNumber } from "./context.js";
+import {
+  AdminError,
+  type AdminContext,
+  type Noun,
+  findAccount,
+  idOption,
+  verb,
+  wholeNumber,
+} from "./context.js";
 import { printable, record, table, timeJson, timeText } from "./format.js";
 
 /** How often `import watch` reads the import (about twice a second). */
@@ -33,7 +41,9 @@ function parseErrors(text: string): ImportError[] {
     const value: unknown = JSON.parse(text);
     if (!Array.isArray(value)) return [];
     return value.flatMap((e: unknown) =>
-      typeof e === "object" && e !== null && "line" in e && "error" in e ? [{ line: Number(e.line), error: String(e.error) }] : [],
+      typeof e === "object" && e !== null && "line" in e && "error" in e
+        ? [{ line: Number(e.line), error: String(e.error) }]
+        : [],
     );
   } catch {
     return [];
@@ -116,13 +126,30 @@ const show = verb({
       }
       return statusOutput(status);
     }
-    const rows = await store.db.selectFrom("imports").selectAll().where("account_id", "=", account.id).orderBy("id", "desc").limit(limit).execute();
+    const rows = await store.db
+      .selectFrom("imports")
+      .selectAll()
+      .where("account_id", "=", account.id)
+      .orderBy("id", "desc")
+      .limit(limit)
+      .execute();
     const statuses = rows.map(withErrors);
     return {
       json: statuses.map(importJson),
       text: table(
         ["id", "list", "state", "lines", "imported", "skipped", "bad", "created", "updated", "url"],
-        statuses.map((s) => [s.id, s.list_id, s.state, s.lines_done, s.rows_imported, s.rows_skipped, s.rows_bad, timeText(s.created_at), timeText(s.updated_at), s.url]),
+        statuses.map((s) => [
+          s.id,
+          s.list_id,
+          s.state,
+          s.lines_done,
+          s.rows_imported,
+          s.rows_skipped,
+          s.rows_bad,
+          timeText(s.created_at),
+          timeText(s.updated_at),
+          s.url,
+        ]),
         `Account ${account.username} has no imports.`,
       ),
     };
@@ -138,7 +165,9 @@ function rowsOf(status: ImportStatus): number {
 function elapsedText(ms: number): string {
   const s = Math.floor(ms / 1000);
   const hms = [Math.floor(s / 3600), Math.floor(s / 60) % 60, s % 60];
-  return (hms[0] === 0 ? hms.slice(1) : hms).map((n, i) => (i === 0 ? String(n) : String(n).padStart(2, "0"))).join(":");
+  return (hms[0] === 0 ? hms.slice(1) : hms)
+    .map((n, i) => (i === 0 ? String(n) : String(n).padStart(2, "0")))
+    .join(":");
 }
 
 /** The progress line: state, lines, rows by outcome, rows per second, time watched. */
@@ -170,7 +199,10 @@ async function watchImport(ctx: AdminContext, id: number, timeoutMs: number): Pr
     samples.push({ at, rows: rowsOf(status) });
     while (samples.length > 2 && at - samples[1]!.at >= RATE_WINDOW_MS) samples.shift();
     const first = samples[0]!;
-    const rate = at - first.at >= WATCH_INTERVAL_MS / 2 ? ((rowsOf(status) - first.rows) * 1000) / (at - first.at) : undefined;
+    const rate =
+      at - first.at >= WATCH_INTERVAL_MS / 2
+        ? ((rowsOf(status) - first.rows) * 1000) / (at - first.at)
+        : undefined;
     const ended = ENDED.has(status.state);
     if (tty) {
       stderr.write(`\r\x1b[2K${progressLine(status, rate, at - started)}${ended ? "\n" : ""}`);
@@ -181,7 +213,9 @@ async function watchImport(ctx: AdminContext, id: number, timeoutMs: number): Pr
     if (ended) return status;
     if (step >= steps || at - started >= timeoutMs) {
       if (tty) stderr.write("\n");
-      throw new AdminError(`import ${id} is still ${status.state} after --timeout ${Math.round(timeoutMs / 1000)} s (it goes on; watch again later)`);
+      throw new AdminError(
+        `import ${id} is still ${status.state} after --timeout ${Math.round(timeoutMs / 1000)} s (it goes on; watch again later)`,
+      );
     }
     await sleep(Math.min(WATCH_INTERVAL_MS, Math.max(0, started + timeoutMs - at)));
     status = await statusOf(store, id);
@@ -190,7 +224,8 @@ async function watchImport(ctx: AdminContext, id: number, timeoutMs: number): Pr
 
 const watch = verb({
   name: "watch",
-  describe: "Follow an import until it is done or failed: a progress line on standard error, the final state on standard output",
+  describe:
+    "Follow an import until it is done or failed: a progress line on standard error, the final state on standard output",
   options: {
     id: { describe: "The import's id", required: true },
     timeout: { describe: "Give up waiting after this many seconds (the import goes on)", default: "3600" },
@@ -202,7 +237,8 @@ const watch = verb({
     const id = idOption(o.id);
     const timeoutMs = wholeNumber(o.timeout ?? "3600", "--timeout", 0, 7 * 24 * 3600) * 1000;
     const status = await watchImport(ctx, id, timeoutMs);
-    if (status.state === "failed") throw new AdminError(`import ${id} failed: ${printable(status.error ?? "no reason recorded")}`);
+    if (status.state === "failed")
+      throw new AdminError(`import ${id} failed: ${printable(status.error ?? "no reason recorded")}`);
     return statusOutput(status);
   },
 });

@@ -20,7 +20,11 @@ export function checkCharset(text: string): string {
 }
 
 /** Members of each of the account's lists by state (lists without members are absent). */
-async function memberCounts(db: Kysely<Database>, accountId: number, listId?: number): Promise<Map<number, Counts>> {
+async function memberCounts(
+  db: Kysely<Database>,
+  accountId: number,
+  listId?: number,
+): Promise<Map<number, Counts>> {
   let query = db
     .selectFrom("memberships")
     .select((eb) => ["list_id", "state", eb.fn.countAll().as("n")])
@@ -94,7 +98,10 @@ const create = verb({
       .values({ account_id: account.id, ...values, created_at: ctx.now() })
       .returningAll()
       .executeTakeFirstOrThrow();
-    return { json: listJson(list, none()), text: `Mailing list created in ${account.username}.\n${listRecord(list, none())}` };
+    return {
+      json: listJson(list, none()),
+      text: `Mailing list created in ${account.username}.\n${listRecord(list, none())}`,
+    };
   },
 });
 
@@ -116,7 +123,8 @@ const show = verb({
     const counts = await memberCounts(db, account.id, id);
     if (id !== undefined) {
       const list = lists[0];
-      if (list === undefined) throw new AdminError(`--id: account ${account.username} has no mailing list ${id}`);
+      if (list === undefined)
+        throw new AdminError(`--id: account ${account.username} has no mailing list ${id}`);
       const c = counts.get(list.id) ?? none();
       return { json: listJson(list, c), text: listRecord(list, c) };
     }
@@ -126,8 +134,19 @@ const show = verb({
         ["id", "name", "active", "pending", "unsubscribed", "from", "charset", "created"],
         lists.map((l) => {
           const c = counts.get(l.id) ?? none();
-          const from = [l.from_name, l.from_email === "" ? "" : `<${l.from_email}>`].filter((s) => s !== "").join(" ");
-          return [l.id, l.name, c.active, c.pending, c.unsubscribed, from || undefined, l.charset, timeText(l.created_at)];
+          const from = [l.from_name, l.from_email === "" ? "" : `<${l.from_email}>`]
+            .filter((s) => s !== "")
+            .join(" ");
+          return [
+            l.id,
+            l.name,
+            c.active,
+            c.pending,
+            c.unsubscribed,
+            from || undefined,
+            l.charset,
+            timeText(l.created_at),
+          ];
         }),
         `Account ${account.username} has no mailing lists yet: npm run admin -- list create --account ${account.username} --name NAME`,
       ),

@@ -32,16 +32,25 @@ const create = verb({
     "code-file": { describe: "File with the module's HTML (UTF-8)" },
     code: { describe: "The module's HTML inline (instead of --code-file)" },
   },
-  epilog: "The module's id is strModuleID of InsertActiveTemplateModule; strModuleCode may replace the code in one newsletter.",
+  epilog:
+    "The module's id is strModuleID of InsertActiveTemplateModule; strModuleCode may replace the code in one newsletter.",
   async run(ctx, o) {
     const name = checkLine(o.name, "--name");
     if (name === "") throw new AdminError("--name must not be empty");
     const code = await body(o.code, o["code-file"], "code");
-    if (code === undefined || code.trim() === "") throw new AdminError("the module's code is required: --code-file FILE or --code HTML");
+    if (code === undefined || code.trim() === "")
+      throw new AdminError("the module's code is required: --code-file FILE or --code HTML");
     const account = await findAccount(ctx, o.account);
     const { db } = await ctx.store();
-    const module = await db.insertInto("modules").values({ account_id: account.id, name, code, created_at: ctx.now() }).returningAll().executeTakeFirstOrThrow();
-    return { json: moduleJson(module), text: `Module ${module.id} "${module.name}" created in ${account.username} (strModuleID ${module.id}).\n${moduleRecord(module)}` };
+    const module = await db
+      .insertInto("modules")
+      .values({ account_id: account.id, name, code, created_at: ctx.now() })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return {
+      json: moduleJson(module),
+      text: `Module ${module.id} "${module.name}" created in ${account.username} (strModuleID ${module.id}).\n${moduleRecord(module)}`,
+    };
   },
 });
 

@@ -15,4 +15,17 @@ import { sendingNoun } from "./sending.js";
 import { templateNoun } from "./template.js";
 import { triggerNoun } from "./trigger.js";
 
-export const nouns: readonly Noun[] = [accountNoun, listNoun, optoutNoun, importNoun, outboxNoun, creditsNoun, projectNoun, templateNoun, moduleNoun, filterNoun, sendingNoun, triggerNoun];
+export const nouns: readonly Noun[] = [
+  accountNoun,
+  listNoun,
+  optoutNoun,
+  importNoun,
+  outboxNoun,
+  creditsNoun,
+  projectNoun,
+  templateNoun,
+  moduleNoun,
+  filterNoun,
+  sendingNoun,
+  triggerNoun,
+];

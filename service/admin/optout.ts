@@ -67,7 +67,11 @@ const show = verb({
     const optouts = await listOptouts(db, account.id);
     return {
       json: optouts.map((r) => ({ emailKey: r.emailKey, createdAt: timeJson(r.createdAt) })),
-      text: table(["email", "since"], optouts.map((r) => [r.emailKey, timeText(r.createdAt)]), `The opt-out list of ${account.username} is empty.`),
+      text: table(
+        ["email", "since"],
+        optouts.map((r) => [r.emailKey, timeText(r.createdAt)]),
+        `The opt-out list of ${account.username} is empty.`,
+      ),
     };
   },
 });

@@ -22,10 +22,12 @@ function checkState(text: string): MailState {
 /** `--id 4,7,9`: distinct ids in the order given, at most MAX_RETRY_IDS. */
 function idList(text: string): number[] {
   const parts = text.split(",").map((p) => p.trim());
-  if (parts.length > MAX_RETRY_IDS) throw new AdminError(`--id takes at most ${MAX_RETRY_IDS} ids; use --state (and --account) for more`);
+  if (parts.length > MAX_RETRY_IDS)
+    throw new AdminError(`--id takes at most ${MAX_RETRY_IDS} ids; use --state (and --account) for more`);
   const ids: number[] = [];
   for (const part of parts) {
-    if (part === "") throw new AdminError(`--id must be message ids separated by commas, like 4,7,9, not "${text}"`);
+    if (part === "")
+      throw new AdminError(`--id must be message ids separated by commas, like 4,7,9, not "${text}"`);
     const id = idOption(part);
     if (!ids.includes(id)) ids.push(id);
   }
@@ -33,7 +35,9 @@ function idList(text: string): number[] {
 }
 
 function idsText(ids: readonly number[]): string {
-  return ids.length <= SHOWN_IDS ? ids.join(", ") : `${ids.slice(0, SHOWN_IDS).join(", ")} and ${ids.length - SHOWN_IDS} more`;
+  return ids.length <= SHOWN_IDS
+    ? ids.join(", ")
+    : `${ids.slice(0, SHOWN_IDS).join(", ")} and ${ids.length - SHOWN_IDS} more`;
 }
 
 const show = verb({
@@ -75,7 +79,19 @@ const show = verb({
     if (account !== undefined) query = query.where("mail_outbox.account_id", "=", account.id);
     if (state !== undefined) query = query.where("mail_outbox.state", "=", state);
     const rows = await query.execute();
-    const headers = ["id", ...(account === undefined ? ["account"] : []), "kind", "to", "subject", "state", "attempts", "created", "sent", "next attempt", "last error"];
+    const headers = [
+      "id",
+      ...(account === undefined ? ["account"] : []),
+      "kind",
+      "to",
+      "subject",
+      "state",
+      "attempts",
+      "created",
+      "sent",
+      "next attempt",
+      "last error",
+    ];
     const what = [state, "messages"].filter((s) => s !== undefined).join(" ");
     return {
       json: rows.map((r) => ({
@@ -127,42 +143,67 @@ const retry = verb({
     "(within a second).",
   async run(ctx, o) {
     if (o.id !== undefined && (o.state !== undefined || o.account !== undefined)) {
-      throw new AdminError("--id names the messages itself: give either --id, or --state with an optional --account");
+      throw new AdminError(
+        "--id names the messages itself: give either --id, or --state with an optional --account",
+      );
     }
     if (o.id === undefined && o.state === undefined) {
-      throw new AdminError(o.account === undefined ? "name the messages: --id 4,7,9, or --state dead [--account U]" : "--account needs --state (dead or queued)");
+      throw new AdminError(
+        o.account === undefined
+          ? "name the messages: --id 4,7,9, or --state dead [--account U]"
+          : "--account needs --state (dead or queued)",
+      );
     }
     const ids = o.id === undefined ? undefined : idList(o.id);
     const state = o.state === undefined ? undefined : checkState(o.state);
-    if (state === "sent") throw new AdminError("--state must be dead or queued: a sent message is not sent twice");
+    if (state === "sent")
+      throw new AdminError("--state must be dead or queued: a sent message is not sent twice");
     const account = o.account === undefined ? undefined : await findAccount(ctx, o.account);
     const store = await ctx.store();
     const now = ctx.now();
     const done = await store.write(async (trx) => {
-      let query = trx.selectFrom("mail_outbox").select(["id", "state", "attempts", "last_error"]).orderBy("id");
+      let query = trx
+        .selectFrom("mail_outbox")
+        .select(["id", "state", "attempts", "last_error"])
+        .orderBy("id");
       if (ids !== undefined) query = query.where("id", "in", ids);
       if (state !== undefined) query = query.where("state", "=", state);
       if (account !== undefined) query = query.where("account_id", "=", account.id);
       const rows = await query.execute();
       if (ids !== undefined) {
         const missing = ids.filter((id) => !rows.some((r) => r.id === id));
-        if (missing.length > 0) throw new AdminError(`--id: there is no message ${idsText(missing)} in the outbox; nothing was retried`);
+        if (missing.length > 0)
+          throw new AdminError(
+            `--id: there is no message ${idsText(missing)} in the outbox; nothing was retried`,
+          );
         const sent = rows.filter((r) => r.state === "sent").map((r) => r.id);
-        if (sent.length > 0) throw new AdminError(`--id: message ${idsText(sent)} was sent already; it is not sent twice, and nothing was retried`);
+        if (sent.length > 0)
+          throw new AdminError(
+            `--id: message ${idsText(sent)} was sent already; it is not sent twice, and nothing was retried`,
+          );
       }
       const dead = rows.filter((r) => r.state === "dead").map((r) => r.id);
       const queued = rows.filter((r) => r.state === "queued").map((r) => r.id);
-      for (const [group, from] of [[dead, "dead"], [queued, "queued"]] as const) {
+      for (const [group, from] of [
+        [dead, "dead"],
+        [queued, "queued"],
+      ] as const) {
         for (let i = 0; i < group.length; i += 500) {
           const slice = group.slice(i, i + 500);
           const updated = await trx
             .updateTable("mail_outbox")
-            .set({ state: "queued", next_attempt_at: now, ...(from === "dead" ? { attempts: 0, first_attempt_at: null } : {}) })
+            .set({
+              state: "queued",
+              next_attempt_at: now,
+              ...(from === "dead" ? { attempts: 0, first_attempt_at: null } : {}),
+            })
             .where("id", "in", slice)
             .where(stateIs(from))
             .executeTakeFirst();
           if (Number(updated.numUpdatedRows) !== slice.length) {
-            throw new AdminError("messages changed while being retried (a worker delivered one meanwhile); nothing was retried; look again with outbox show");
+            throw new AdminError(
+              "messages changed while being retried (a worker delivered one meanwhile); nothing was retried; look again with outbox show",
+            );
           }
         }
       }
@@ -183,7 +224,12 @@ const retry = verb({
     return {
       json: {
         retried,
-        previous: done.map((r) => ({ id: r.id, state: r.state, attempts: r.attempts, lastError: r.last_error })),
+        previous: done.map((r) => ({
+          id: r.id,
+          state: r.state,
+          attempts: r.attempts,
+          lastError: r.last_error,
+        })),
       },
       text:
         one === undefined

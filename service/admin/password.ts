@@ -40,10 +40,12 @@ export function readFirstLine(stream: Readable): Promise<string | undefined> {
       chunks.push(end === -1 ? buffer : buffer.subarray(0, end));
       size += buffer.length;
       if (end !== -1) finish(undefined, text());
-      else if (size > MAX_LINE_BYTES) finish(new AdminError(`the password on standard input is longer than ${MAX_PASSWORD} characters`));
+      else if (size > MAX_LINE_BYTES)
+        finish(new AdminError(`the password on standard input is longer than ${MAX_PASSWORD} characters`));
     };
     const onEnd = () => finish(undefined, size === 0 ? undefined : text());
-    const onError = (error: Error) => finish(new AdminError(`standard input could not be read: ${error.message}`));
+    const onError = (error: Error) =>
+      finish(new AdminError(`standard input could not be read: ${error.message}`));
     if (stream.readableEnded) {
       resolve(undefined);
       return;
@@ -56,7 +58,11 @@ export function readFirstLine(stream: Readable): Promise<string | undefined> {
 }
 
 /** Reads a line from a terminal in raw mode, echoing nothing; Ctrl-C cancels, Ctrl-D ends the input. */
-function promptHidden(stdin: Readable & Required<TtyInput>, stderr: Writable, prompt: string): Promise<string | undefined> {
+function promptHidden(
+  stdin: Readable & Required<TtyInput>,
+  stderr: Writable,
+  prompt: string,
+): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     let typed = "";
     stderr.write(prompt);
@@ -76,7 +82,8 @@ function promptHidden(stdin: Readable & Required<TtyInput>, stderr: Writable, pr
         if (c === "\u0004") return done(undefined, typed === "" ? undefined : typed);
         if (c === "\u007f" || c === "\b") typed = [...typed].slice(0, -1).join("");
         else if (c >= " ") typed += c;
-        if (typed.length > MAX_PASSWORD) return done(new AdminError(`the password is longer than ${MAX_PASSWORD} characters`));
+        if (typed.length > MAX_PASSWORD)
+          return done(new AdminError(`the password is longer than ${MAX_PASSWORD} characters`));
       }
     };
     stdin.on("data", onData);
@@ -87,11 +94,15 @@ function promptHidden(stdin: Readable & Required<TtyInput>, stderr: Writable, pr
 /** Refuses a password that is missing, empty, shorter than 8 or longer than 1024 characters. */
 export function checkPassword(password: string | undefined): string {
   if (password === undefined) {
-    throw new AdminError("no password on standard input: pipe it in as the first line (it is never taken from the command line)");
+    throw new AdminError(
+      "no password on standard input: pipe it in as the first line (it is never taken from the command line)",
+    );
   }
-  if (password === "") throw new AdminError("the password is empty: give at least 8 characters on standard input");
+  if (password === "")
+    throw new AdminError("the password is empty: give at least 8 characters on standard input");
   const length = [...password].length;
-  if (length < MIN_PASSWORD) throw new AdminError(`the password is too short: at least ${MIN_PASSWORD} characters, got ${length}`);
+  if (length < MIN_PASSWORD)
+    throw new AdminError(`the password is too short: at least ${MIN_PASSWORD} characters, got ${length}`);
   if (length > MAX_PASSWORD) throw new AdminError(`the password is longer than ${MAX_PASSWORD} characters`);
   return password;
 }

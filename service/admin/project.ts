@@ -13,18 +13,25 @@ import { record, table, timeJson, timeText } from "./format.js";
 const MAX_BODY = 1_000_000;
 
 /** A body given inline or as a file (not both); undefined when neither is given. */
-export async function body(inline: string | undefined, file: string | undefined, option: string): Promise<string | undefined> {
-  if (inline !== undefined && file !== undefined) throw new AdminError(`give --${option} or --${option}-file, not both`);
+export async function body(
+  inline: string | undefined,
+  file: string | undefined,
+  option: string,
+): Promise<string | undefined> {
+  if (inline !== undefined && file !== undefined)
+    throw new AdminError(`give --${option} or --${option}-file, not both`);
   let text = inline;
   if (file !== undefined) {
     try {
       text = await readFile(file, "utf8");
     } catch (error) {
-      const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "unreadable";
+      const code =
+        typeof error === "object" && error !== null && "code" in error ? String(error.code) : "unreadable";
       throw new AdminError(`--${option}-file: cannot read ${file} (${code})`);
     }
   }
-  if (text !== undefined && text.length > MAX_BODY) throw new AdminError(`--${option}: the template is longer than ${MAX_BODY} characters`);
+  if (text !== undefined && text.length > MAX_BODY)
+    throw new AdminError(`--${option}: the template is longer than ${MAX_BODY} characters`);
   return text;
 }
 
@@ -80,7 +87,8 @@ const create = verb({
     const subject = checkLine(o.subject, "--subject", 998);
     if (subject === "") throw new AdminError("--subject must not be empty");
     const text = await body(o.text, o["text-file"], "text");
-    if (text === undefined || text.trim() === "") throw new AdminError("a text body is required: --text-file FILE or --text TEXT");
+    if (text === undefined || text.trim() === "")
+      throw new AdminError("a text body is required: --text-file FILE or --text TEXT");
     const html = (await body(o.html, o["html-file"], "html")) ?? "";
     const values = {
       name,
@@ -128,7 +136,8 @@ const show = verb({
     const counts = new Map((await countQuery.execute()).map((r) => [r.project_id, Number(r.n)]));
     if (id !== undefined) {
       const project = projects[0];
-      if (project === undefined) throw new AdminError(`--id: account ${account.username} has no project ${id}`);
+      if (project === undefined)
+        throw new AdminError(`--id: account ${account.username} has no project ${id}`);
       const n = counts.get(project.id) ?? 0;
       return { json: projectJson(project, n), text: projectRecord(project, n) };
     }
@@ -137,8 +146,18 @@ const show = verb({
       text: table(
         ["id", "name", "subject", "format", "transactions", "from", "created"],
         projects.map((p) => {
-          const from = [p.from_name, p.from_email === "" ? "" : `<${p.from_email}>`].filter((s) => s !== "").join(" ");
-          return [p.id, p.name, p.subject, p.html_body === "" ? "text" : "text+html", counts.get(p.id) ?? 0, from || undefined, timeText(p.created_at)];
+          const from = [p.from_name, p.from_email === "" ? "" : `<${p.from_email}>`]
+            .filter((s) => s !== "")
+            .join(" ");
+          return [
+            p.id,
+            p.name,
+            p.subject,
+            p.html_body === "" ? "text" : "text+html",
+            counts.get(p.id) ?? 0,
+            from || undefined,
+            timeText(p.created_at),
+          ];
         }),
         `Account ${account.username} has no transactional projects yet: npm run admin -- project create --account ${account.username} --name NAME --subject SUBJECT --text-file FILE`,
       ),

@@ -55,8 +55,20 @@ const show = verb({
       })),
       text: table(
         ["id", "newsletter", "list", "state", "recipients", "sent", "skipped", "send at", "finished"],
-        rows.map((r) => [r.id, r.newsletter_id, r.list_id, r.state, r.recipients, r.sent, Number(r.skipped ?? 0), timeText(r.send_at), timeText(r.finished_at)]),
-        id === undefined ? `${account.username} has no sendings.` : `${account.username} has no sending ${id}.`,
+        rows.map((r) => [
+          r.id,
+          r.newsletter_id,
+          r.list_id,
+          r.state,
+          r.recipients,
+          r.sent,
+          Number(r.skipped ?? 0),
+          timeText(r.send_at),
+          timeText(r.finished_at),
+        ]),
+        id === undefined
+          ? `${account.username} has no sendings.`
+          : `${account.username} has no sending ${id}.`,
       ),
     };
   },

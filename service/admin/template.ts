@@ -14,7 +14,15 @@ import { body } from "./project.js";
 type Template = Selectable<TemplatesTable>;
 
 function templateJson(t: Template) {
-  return { id: t.id, name: t.name, subject: t.subject, holders: templateHolders(t), html: t.html, text: t.text, createdAt: timeJson(t.created_at) };
+  return {
+    id: t.id,
+    name: t.name,
+    subject: t.subject,
+    holders: templateHolders(t),
+    html: t.html,
+    text: t.text,
+    createdAt: timeJson(t.created_at),
+  };
 }
 
 function templateRecord(t: Template): string {
@@ -32,7 +40,8 @@ function templateRecord(t: Template): string {
 
 const create = verb({
   name: "create",
-  describe: "Create a newsletter template (HTML with merge tags and {{holder:N}} module holders) in an account",
+  describe:
+    "Create a newsletter template (HTML with merge tags and {{holder:N}} module holders) in an account",
   options: {
     account: { describe: "User name of the account", required: true },
     name: { describe: "The template's name (strTemplateName; unique in the account)", required: true },
@@ -40,7 +49,9 @@ const create = verb({
     html: { describe: "The HTML inline (instead of --html-file)" },
     "text-file": { describe: "File with the text part (UTF-8; default: none)" },
     text: { describe: "The text part inline (instead of --text-file)" },
-    subject: { describe: "Default subject of newsletters made from it (InsertTemplateNewsletter's strSubject wins)" },
+    subject: {
+      describe: "Default subject of newsletters made from it (InsertTemplateNewsletter's strSubject wins)",
+    },
   },
   epilog:
     "Merge tags: {{Name}}, {{Email}}, {{DD1}}..{{DD100}}, {{unsubscribe}} (any case); values are HTML-escaped in the HTML. " +
@@ -50,7 +61,8 @@ const create = verb({
     if (name === "") throw new AdminError("--name must not be empty");
     const subject = checkLine(o.subject ?? "", "--subject", 998);
     const html = await body(o.html, o["html-file"], "html");
-    if (html === undefined || html.trim() === "") throw new AdminError("an HTML body is required: --html-file FILE or --html HTML");
+    if (html === undefined || html.trim() === "")
+      throw new AdminError("an HTML body is required: --html-file FILE or --html HTML");
     const text = (await body(o.text, o["text-file"], "text")) ?? "";
     const account = await findAccount(ctx, o.account);
     const { db } = await ctx.store();
@@ -62,7 +74,8 @@ const create = verb({
         .returningAll()
         .executeTakeFirstOrThrow();
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AdminError(`--name: account ${account.username} has a template named "${name}" already`);
+      if (isUniqueViolation(error))
+        throw new AdminError(`--name: account ${account.username} has a template named "${name}" already`);
       throw error;
     }
     return {
@@ -89,14 +102,21 @@ const show = verb({
     const templates = await query.execute();
     if (id !== undefined) {
       const template = templates[0];
-      if (template === undefined) throw new AdminError(`--id: account ${account.username} has no template ${id}`);
+      if (template === undefined)
+        throw new AdminError(`--id: account ${account.username} has no template ${id}`);
       return { json: templateJson(template), text: templateRecord(template) };
     }
     return {
       json: templates.map(templateJson),
       text: table(
         ["id", "name", "subject", "holders", "created"],
-        templates.map((t) => [t.id, t.name, t.subject || undefined, templateHolders(t).join(",") || undefined, timeText(t.created_at)]),
+        templates.map((t) => [
+          t.id,
+          t.name,
+          t.subject || undefined,
+          templateHolders(t).join(",") || undefined,
+          timeText(t.created_at),
+        ]),
         `Account ${account.username} has no templates yet: npm run admin -- template create --account ${account.username} --name NAME --html-file FILE`,
       ),
     };

@@ -19,7 +19,8 @@ const create = verb({
     "from-email": { describe: "Sender address", required: true },
     "from-name": { describe: "Sender name", default: "" },
   },
-  epilog: "Members already active when the trigger is made get nothing. Example: trigger create --account U --name Welcome --list 3 --newsletter 7 --from-email news@example.com",
+  epilog:
+    "Members already active when the trigger is made get nothing. Example: trigger create --account U --name Welcome --list 3 --newsletter 7 --from-email news@example.com",
   async run(ctx, o) {
     const name = checkLine(o.name, "--name");
     if (name === "") throw new AdminError("--name must not be empty");
@@ -31,17 +32,44 @@ const create = verb({
     const newsletterId = idOption(o.newsletter, "--newsletter");
     const account = await findAccount(ctx, o.account);
     const { db } = await ctx.store();
-    const list = await db.selectFrom("mailing_lists").select(["id", "name"]).where("id", "=", listId).where("account_id", "=", account.id).executeTakeFirst();
+    const list = await db
+      .selectFrom("mailing_lists")
+      .select(["id", "name"])
+      .where("id", "=", listId)
+      .where("account_id", "=", account.id)
+      .executeTakeFirst();
     if (list === undefined) throw new AdminError(`--list: account ${account.username} has no list ${listId}`);
-    const newsletter = await db.selectFrom("newsletters").select("id").where("id", "=", newsletterId).where("account_id", "=", account.id).executeTakeFirst();
-    if (newsletter === undefined) throw new AdminError(`--newsletter: account ${account.username} has no newsletter ${newsletterId}`);
+    const newsletter = await db
+      .selectFrom("newsletters")
+      .select("id")
+      .where("id", "=", newsletterId)
+      .where("account_id", "=", account.id)
+      .executeTakeFirst();
+    if (newsletter === undefined)
+      throw new AdminError(`--newsletter: account ${account.username} has no newsletter ${newsletterId}`);
     const row = await db
       .insertInto("triggers")
-      .values({ account_id: account.id, name, list_id: list.id, newsletter_id: newsletter.id, from_email: fromEmail, from_name: fromName, created_at: ctx.now() })
+      .values({
+        account_id: account.id,
+        name,
+        list_id: list.id,
+        newsletter_id: newsletter.id,
+        from_email: fromEmail,
+        from_name: fromName,
+        created_at: ctx.now(),
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
     return {
-      json: { id: row.id, name: row.name, list: row.list_id, newsletter: row.newsletter_id, fromEmail: row.from_email, fromName: row.from_name, createdAt: timeJson(row.created_at) },
+      json: {
+        id: row.id,
+        name: row.name,
+        list: row.list_id,
+        newsletter: row.newsletter_id,
+        fromEmail: row.from_email,
+        fromName: row.from_name,
+        createdAt: timeJson(row.created_at),
+      },
       text: `Trigger ${row.id} "${row.name}" created in ${account.username}: newsletter ${row.newsletter_id} to each subscriber who becomes active on list ${list.id} (${list.name}) from now on.\n`,
     };
   },
@@ -65,16 +93,36 @@ const show = verb({
         "t.newsletter_id",
         "t.from_email",
         "t.created_at",
-        eb.selectFrom("trigger_fired as f").select((e) => e.fn.countAll<number>().as("n")).whereRef("f.trigger_id", "=", "t.id").as("fired"),
+        eb
+          .selectFrom("trigger_fired as f")
+          .select((e) => e.fn.countAll<number>().as("n"))
+          .whereRef("f.trigger_id", "=", "t.id")
+          .as("fired"),
       ])
       .where("t.account_id", "=", account.id)
       .orderBy("t.id")
       .execute();
     return {
-      json: rows.map((r) => ({ id: r.id, name: r.name, list: r.list_id, newsletter: r.newsletter_id, fromEmail: r.from_email, createdAt: timeJson(r.created_at), fired: Number(r.fired ?? 0) })),
+      json: rows.map((r) => ({
+        id: r.id,
+        name: r.name,
+        list: r.list_id,
+        newsletter: r.newsletter_id,
+        fromEmail: r.from_email,
+        createdAt: timeJson(r.created_at),
+        fired: Number(r.fired ?? 0),
+      })),
       text: table(
         ["id", "name", "list", "newsletter", "from", "created", "fired"],
-        rows.map((r) => [r.id, r.name, r.list_id, r.newsletter_id, r.from_email, timeText(r.created_at), Number(r.fired ?? 0)]),
+        rows.map((r) => [
+          r.id,
+          r.name,
+          r.list_id,
+          r.newsletter_id,
+          r.from_email,
+          timeText(r.created_at),
+          Number(r.fired ?? 0),
+        ]),
         `Account ${account.username} has no triggers yet: npm run admin -- trigger create --account ${account.username} --name NAME --list L --newsletter N --from-email E`,
       ),
     };

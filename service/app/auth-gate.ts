@@ -59,8 +59,13 @@ export class CheckGate {
    */
   acquire(source: string, priority: boolean): (() => void) | Promise<() => void> {
     let lane = this.lanes.get(source);
-    if (lane !== undefined && (lane.running ? 1 : 0) + lane.waiting.length >= this.perSource) throw new GateFull("source");
-    if ((lane === undefined || !lane.running) && this.running < this.concurrency && (lane === undefined || lane.waiting.length === 0)) {
+    if (lane !== undefined && (lane.running ? 1 : 0) + lane.waiting.length >= this.perSource)
+      throw new GateFull("source");
+    if (
+      (lane === undefined || !lane.running) &&
+      this.running < this.concurrency &&
+      (lane === undefined || lane.waiting.length === 0)
+    ) {
       lane ??= this.lane(source);
       this.start(lane);
       return this.releaser(lane);

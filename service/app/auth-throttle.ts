@@ -84,7 +84,8 @@ export function trusted(rows: Pick<ThrottleRows, "pair">, now: number): boolean 
  */
 export function waitMs(rows: ThrottleRows, now: number): number {
   let until = rows.pair?.blocked_until ?? 0;
-  if (!trusted(rows, now)) until = Math.max(until, rows.name?.blocked_until ?? 0, rows.source?.blocked_until ?? 0);
+  if (!trusted(rows, now))
+    until = Math.max(until, rows.name?.blocked_until ?? 0, rows.source?.blocked_until ?? 0);
   return Math.max(0, until - now);
 }
 
@@ -121,7 +122,14 @@ interface Mirrored {
   readonly at: number;
 }
 
-const COLUMNS = ["key", "failures", "last_failure_at", "blocked_until", "trusted_until", "expires_at"] as const;
+const COLUMNS = [
+  "key",
+  "failures",
+  "last_failure_at",
+  "blocked_until",
+  "trusted_until",
+  "expires_at",
+] as const;
 
 /** The read of an attempt's rows, as a prepared statement on SQLite. */
 const ROWS_BY_KEY = `select ${COLUMNS.join(", ")} from auth_throttle where key in (?, ?, ?)`;
@@ -136,8 +144,18 @@ export class ThrottleStore {
   /** The three keys of an attempt: keyed hashes (secrets.auth_key) of the lower-cased name and the source. */
   async keys(userKey: string, source: string): Promise<ThrottleKeys> {
     const secret = await this.loadSecret();
-    const digest = (kind: string, value: string) => kind + createHash("sha256").update(`${secret}${kind}\0${value}`).digest().subarray(0, 16).toString("base64url");
-    return { pair: digest("p", `${userKey}\0${source}`), name: digest("n", userKey), source: digest("s", source) };
+    const digest = (kind: string, value: string) =>
+      kind +
+      createHash("sha256")
+        .update(`${secret}${kind}\0${value}`)
+        .digest()
+        .subarray(0, 16)
+        .toString("base64url");
+    return {
+      pair: digest("p", `${userKey}\0${source}`),
+      name: digest("n", userKey),
+      source: digest("s", source),
+    };
   }
 
   /**
@@ -148,16 +166,27 @@ export class ThrottleStore {
     const pair = this.mirror.get(keys.pair);
     if (pair === undefined) return 0;
     if (now - pair.at > MIRROR_FRESH_MS) return Math.max(0, (pair.row?.blocked_until ?? 0) - now);
-    return waitMs({ pair: pair.row, name: this.mirror.get(keys.name)?.row, source: this.mirror.get(keys.source)?.row }, now);
+    return waitMs(
+      { pair: pair.row, name: this.mirror.get(keys.name)?.row, source: this.mirror.get(keys.source)?.row },
+      now,
+    );
   }
 
   async read(keys: ThrottleKeys, now: number): Promise<ThrottleRows> {
     // On SQLite a prepared statement when no transaction is open (only Store.write transactions write
     // this table, never writeSync work); else Kysely, which waits for the transaction.
     const sqlite = sqliteOf(this.store.db);
-    const quick = sqlite?.readNow(() => sqlite.statement(ROWS_BY_KEY).all(keys.pair, keys.name, keys.source) as ThrottleRow[]);
+    const quick = sqlite?.readNow(
+      () => sqlite.statement(ROWS_BY_KEY).all(keys.pair, keys.name, keys.source) as ThrottleRow[],
+    );
     const found =
-      quick !== undefined ? quick.value : await this.store.db.selectFrom("auth_throttle").select(COLUMNS).where("key", "in", [keys.pair, keys.name, keys.source]).execute();
+      quick !== undefined
+        ? quick.value
+        : await this.store.db
+            .selectFrom("auth_throttle")
+            .select(COLUMNS)
+            .where("key", "in", [keys.pair, keys.name, keys.source])
+            .execute();
     const byKey = new Map(found.map((row) => [row.key, row]));
     const rows = { pair: byKey.get(keys.pair), name: byKey.get(keys.name), source: byKey.get(keys.source) };
     for (const key of [keys.pair, keys.name, keys.source]) this.remember(key, byKey.get(key), now);
@@ -169,13 +198,26 @@ export class ThrottleStore {
    * pair) the pair, and sets their delays; one transaction.
    */
   async fail(keys: ThrottleKeys, withPair: boolean, now: number): Promise<void> {
-    const counted: [string, ThrottleKind][] = [...(withPair ? [[keys.pair, "pair"] as [string, ThrottleKind]] : []), [keys.name, "name"], [keys.source, "source"]];
+    const counted: [string, ThrottleKind][] = [
+      ...(withPair ? [[keys.pair, "pair"] as [string, ThrottleKind]] : []),
+      [keys.name, "name"],
+      [keys.source, "source"],
+    ];
     const rows = await this.store.write(async (trx) => {
       // The count: what is left after one failure forgotten per DECAY_MS, plus this one, at most MAX_COUNT.
       const left = sql<number>`(auth_throttle.failures - (cast(${now} as bigint) - auth_throttle.last_failure_at) / ${sql.lit(DECAY_MS)})`;
       const counts = await trx
         .insertInto("auth_throttle")
-        .values(counted.map(([key]) => ({ key, failures: 1, last_failure_at: now, blocked_until: 0, trusted_until: 0, expires_at: now + DECAY_MS })))
+        .values(
+          counted.map(([key]) => ({
+            key,
+            failures: 1,
+            last_failure_at: now,
+            blocked_until: 0,
+            trusted_until: 0,
+            expires_at: now + DECAY_MS,
+          })),
+        )
         .onConflict((oc) =>
           oc.column("key").doUpdateSet({
             failures: sql<number>`case when ${left} >= ${sql.lit(MAX_COUNT)} then ${sql.lit(MAX_COUNT)} when ${left} > 0 then ${left} + 1 else 1 end`,
@@ -202,7 +244,11 @@ export class ThrottleStore {
       const updated = await trx
         .updateTable("auth_throttle")
         .set({ blocked_until: byKey((d) => d.blocked), expires_at: byKey((d) => d.expires) })
-        .where("key", "in", delays.map((d) => d.key))
+        .where(
+          "key",
+          "in",
+          delays.map((d) => d.key),
+        )
         .returning(COLUMNS)
         .execute();
       await this.prune(trx, now);
@@ -217,8 +263,23 @@ export class ThrottleStore {
     const row = await this.store.write(async (trx) => {
       const written = await trx
         .insertInto("auth_throttle")
-        .values({ key: pairKey, failures: 0, last_failure_at: 0, blocked_until: 0, trusted_until: until, expires_at: until })
-        .onConflict((oc) => oc.column("key").doUpdateSet({ failures: 0, last_failure_at: 0, blocked_until: 0, trusted_until: until, expires_at: until }))
+        .values({
+          key: pairKey,
+          failures: 0,
+          last_failure_at: 0,
+          blocked_until: 0,
+          trusted_until: until,
+          expires_at: until,
+        })
+        .onConflict((oc) =>
+          oc.column("key").doUpdateSet({
+            failures: 0,
+            last_failure_at: 0,
+            blocked_until: 0,
+            trusted_until: until,
+            expires_at: until,
+          }),
+        )
         .returning(COLUMNS)
         .executeTakeFirstOrThrow();
       await this.prune(trx, now);
@@ -229,7 +290,12 @@ export class ThrottleStore {
 
   /** Whether a successful sign-in with these rows should write the pair's trust (new, stale, or failures to clear). */
   static needsTrust(pair: ThrottleRow | undefined, now: number): boolean {
-    return pair === undefined || pair.failures > 0 || pair.blocked_until > 0 || pair.trusted_until < now + TRUST_MS - TRUST_REFRESH_MS;
+    return (
+      pair === undefined ||
+      pair.failures > 0 ||
+      pair.blocked_until > 0 ||
+      pair.trusted_until < now + TRUST_MS - TRUST_REFRESH_MS
+    );
   }
 
   /** Forgets what this instance remembers (tests: as another instance would see it). */
@@ -239,7 +305,12 @@ export class ThrottleStore {
 
   private async prune(trx: Transaction<Database>, now: number): Promise<void> {
     // PostgreSQL: rows another transaction holds are skipped, never waited for (no lock-order deadlock).
-    const expired = trx.selectFrom("auth_throttle").select("key").where("expires_at", "<=", now).orderBy("expires_at").limit(PRUNE_ROWS);
+    const expired = trx
+      .selectFrom("auth_throttle")
+      .select("key")
+      .where("expires_at", "<=", now)
+      .orderBy("expires_at")
+      .limit(PRUNE_ROWS);
     await trx
       .deleteFrom("auth_throttle")
       .where("key", "in", this.store.engine === "postgres" ? expired.forUpdate().skipLocked() : expired)
@@ -259,7 +330,9 @@ export class ThrottleStore {
         .selectFrom("secrets")
         .select("value")
         .where("name", "=", "auth_key")
-        .executeTakeFirstOrThrow(() => new Error("secrets.auth_key is missing: the database was not migrated"))
+        .executeTakeFirstOrThrow(
+          () => new Error("secrets.auth_key is missing: the database was not migrated"),
+        )
         .then((row) => row.value);
       this.secret = secret;
       // A failed read is not kept: the next attempt tries again.

@@ -10,7 +10,14 @@ import { ServiceError } from "../../generated/server.js";
 import { type Store, sqliteOf } from "../db/database.js";
 import type { Account } from "../db/schema.js";
 import { CheckGate, GateFull } from "./auth-gate.js";
-import { ThrottleStore, type ThrottleKeys, type ThrottleRows, sourceOf, trusted, waitMs } from "./auth-throttle.js";
+import {
+  ThrottleStore,
+  type ThrottleKeys,
+  type ThrottleRows,
+  sourceOf,
+  trusted,
+  waitMs,
+} from "./auth-throttle.js";
 import { credentialTooLong, invalidCredentials, tooManyAttempts } from "./errors.js";
 
 /** The longest user name an account can have (the admin CLI's rule), in characters (code points). */
@@ -20,9 +27,18 @@ export const MAX_PASSWORD = 1024;
 
 const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32, maxmem: 64 * 1024 * 1024 } as const;
 
-function scryptAsync(password: string, salt: Buffer, N: number, r: number, p: number, keylen: number): Promise<Buffer> {
+function scryptAsync(
+  password: string,
+  salt: Buffer,
+  N: number,
+  r: number,
+  p: number,
+  keylen: number,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scrypt(password, salt, keylen, { N, r, p, maxmem: SCRYPT.maxmem }, (error, key) => (error ? reject(error) : resolve(key)));
+    scrypt(password, salt, keylen, { N, r, p, maxmem: SCRYPT.maxmem }, (error, key) =>
+      error ? reject(error) : resolve(key),
+    );
   });
 }
 
@@ -40,7 +56,8 @@ export async function verifyPassword(stored: string, password: string): Promise<
   const [N, r, p] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
   const salt = Buffer.from(parts[4]!, "base64");
   const expected = Buffer.from(parts[5]!, "base64");
-  if (!Number.isInteger(N) || !Number.isInteger(r) || !Number.isInteger(p) || expected.length === 0) return false;
+  if (!Number.isInteger(N) || !Number.isInteger(r) || !Number.isInteger(p) || expected.length === 0)
+    return false;
   const key = await scryptAsync(password, salt, N, r, p, expected.length);
   return timingSafeEqual(key, expected);
 }
@@ -144,7 +161,11 @@ export class Authenticator {
   /** Whether the account row read for a cached check is still that pair's account. */
   static matches(check: CachedCheck, account: Account | undefined): account is Account {
     // A password changed anywhere (admin CLI, another instance) bumps the version: the pair is stale.
-    return account !== undefined && account.password_version === check.passwordVersion && account.username === check.username;
+    return (
+      account !== undefined &&
+      account.password_version === check.passwordVersion &&
+      account.username === check.username
+    );
   }
 
   /** Forgets a cached pair that no longer matches its account. */
@@ -166,10 +187,23 @@ export class Authenticator {
       // On SQLite a prepared statement when no transaction is open (writeSync work, whose log sync may
       // still be in flight, never writes accounts); else Kysely, which waits for the transaction.
       const sqlite = sqliteOf(this.store.db);
-      const read = sqlite?.readNow(() => sqlite.statement(ACCOUNT_BY_ID).get(cached.accountId) as Account | undefined);
+      const read = sqlite?.readNow(
+        () => sqlite.statement(ACCOUNT_BY_ID).get(cached.accountId) as Account | undefined,
+      );
       const account =
-        read !== undefined ? read.value : await this.store.db.selectFrom("accounts").selectAll().where("id", "=", cached.accountId).executeTakeFirst();
-      if (Authenticator.matches({ pairKey, username, accountId: cached.accountId, passwordVersion: cached.passwordVersion }, account)) {
+        read !== undefined
+          ? read.value
+          : await this.store.db
+              .selectFrom("accounts")
+              .selectAll()
+              .where("id", "=", cached.accountId)
+              .executeTakeFirst();
+      if (
+        Authenticator.matches(
+          { pairKey, username, accountId: cached.accountId, passwordVersion: cached.passwordVersion },
+          account,
+        )
+      ) {
         return account;
       }
       this.cache.delete(pairKey);
@@ -197,7 +231,12 @@ export class Authenticator {
    * The name's existence plays no part before the check, so a delayed unknown name and a delayed known
    * one get the same answer after the same work.
    */
-  private async attempt(username: string, password: string, source: string, pairKey: string): Promise<Account> {
+  private async attempt(
+    username: string,
+    password: string,
+    source: string,
+    pairKey: string,
+  ): Promise<Account> {
     const keys = await this.throttle.keys(username.toLowerCase(), source);
     const known = this.throttle.knownWait(keys, this.now());
     if (known > 0) throw this.throttled(known);
@@ -210,7 +249,11 @@ export class Authenticator {
       if (!(error instanceof GateFull)) throw error;
       this.stats.busy++;
       if (error.reason === "source") throw tooManyAttempts(1, "source");
-      throw new ServiceError("ServerBusy", "Too many sign-ins are waiting for a password check; try again in a moment.", { status: 503 });
+      throw new ServiceError(
+        "ServerBusy",
+        "Too many sign-ins are waiting for a password check; try again in a moment.",
+        { status: 503 },
+      );
     }
     const waited = turn instanceof Promise;
     const release = turn instanceof Promise ? await turn : turn;
@@ -226,9 +269,21 @@ export class Authenticator {
     }
   }
 
-  private async check(username: string, password: string, keys: ThrottleKeys, rows: ThrottleRows, pairKey: string): Promise<Account> {
+  private async check(
+    username: string,
+    password: string,
+    keys: ThrottleKeys,
+    rows: ThrottleRows,
+    pairKey: string,
+  ): Promise<Account> {
     const account =
-      username === "" ? undefined : await this.store.db.selectFrom("accounts").selectAll().where("username", "=", username).executeTakeFirst();
+      username === ""
+        ? undefined
+        : await this.store.db
+            .selectFrom("accounts")
+            .selectAll()
+            .where("username", "=", username)
+            .executeTakeFirst();
     // Unknown users and empty credentials cost one scrypt too, so timing tells nothing.
     this.stats.checks++;
     const ok = await verifyPassword(account?.password_hash ?? (await this.dummy()), password);
@@ -239,7 +294,11 @@ export class Authenticator {
     }
     if (ThrottleStore.needsTrust(rows.pair, now)) await this.throttle.trust(keys.pair, now);
     this.cache.delete(pairKey);
-    this.cache.set(pairKey, { accountId: account.id, passwordVersion: account.password_version, expires: now + this.ttl });
+    this.cache.set(pairKey, {
+      accountId: account.id,
+      passwordVersion: account.password_version,
+      expires: now + this.ttl,
+    });
     if (this.cache.size > MAX_CACHED) this.cache.delete(this.cache.keys().next().value as string);
     return account;
   }

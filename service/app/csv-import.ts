@@ -111,8 +111,7 @@ async function readAndWrite(
   signal: AbortSignal | undefined,
 ): Promise<number> {
   const delimiter = detectDelimiter(csv, [",", "|"]);
-  if (delimiter === undefined)
-    throw invalidCsv(1, "needs Email, Name and Format separated by , or |");
+  if (delimiter === undefined) throw invalidCsv(1, "needs Email, Name and Format separated by , or |");
   const slicer = new TimeSlicer();
   // The rows kept: the last of each address (as upsertSubscribers keeps them), built as they are read.
   const latest = new Map<string, SubscriberRow>();
@@ -122,21 +121,18 @@ async function readAndWrite(
     const row = rowToSubscriber(item.fields, delimiter, account.dd_fields);
     if ("problem" in row) {
       if (row.notActivated !== undefined) {
-        const base = fieldNotActivated(
-          row.notActivated,
-          account.dd_fields,
-          "strCsvData",
-        );
-        throw clientError(
-          ServiceCodes.FieldNotActivated,
-          `strCsvData line ${item.line}: ${base.message}`,
-          { parameter: "strCsvData" },
-        );
+        const base = fieldNotActivated(row.notActivated, account.dd_fields, "strCsvData");
+        throw clientError(ServiceCodes.FieldNotActivated, `strCsvData line ${item.line}: ${base.message}`, {
+          parameter: "strCsvData",
+        });
       }
       throw invalidCsv(item.line, row.problem);
     }
     if (count === MAX_CSV_ROWS) {
-      throw invalidCsv(item.line, `is row ${MAX_CSV_ROWS + 1}; one call takes at most ${MAX_CSV_ROWS} rows (queue larger files with InsertCSVSubscribersWithDemDataFromFileToQueue)`);
+      throw invalidCsv(
+        item.line,
+        `is row ${MAX_CSV_ROWS + 1}; one call takes at most ${MAX_CSV_ROWS} rows (queue larger files with InsertCSVSubscribersWithDemDataFromFileToQueue)`,
+      );
     }
     count += 1;
     keepLatest(latest, row);
@@ -151,12 +147,20 @@ async function readAndWrite(
   const outcomes = await store.writeLong(async (trx) => {
     const written = [];
     for (let at = 0; at < rows.length; at += CHUNK_ROWS) {
-      written.push(...(await upsertSubscribers(trx, store.engine, account, listId, rows.slice(at, at + CHUNK_ROWS), { update, state: "active", recordOptedOut: false }, now)));
+      written.push(
+        ...(await upsertSubscribers(
+          trx,
+          store.engine,
+          account,
+          listId,
+          rows.slice(at, at + CHUNK_ROWS),
+          { update, state: "active", recordOptedOut: false },
+          now,
+        )),
+      );
       await slicer.pause();
     }
     return written;
   });
-  return outcomes.filter(
-    (o) => o.outcome === "inserted" || o.outcome === "updated",
-  ).length;
+  return outcomes.filter((o) => o.outcome === "inserted" || o.outcome === "updated").length;
 }

@@ -24,7 +24,9 @@ export class DecimalError extends Error {}
 export function parseDecimal(text: string, what = "value"): bigint {
   const match = NUMERAL.exec(text);
   if (match === null) {
-    throw new DecimalError(`${what} must be a decimal number with at most ${SCALE} places (as 12 or 12.5), not "${text.slice(0, 40)}"`);
+    throw new DecimalError(
+      `${what} must be a decimal number with at most ${SCALE} places (as 12 or 12.5), not "${text.slice(0, 40)}"`,
+    );
   }
   const [, sign, whole, fraction = ""] = match;
   const value = BigInt(whole!) * UNIT + BigInt(fraction.padEnd(SCALE, "0"));
@@ -57,7 +59,8 @@ export function subDecimal(a: string, b: string): string {
 
 /** a × n for a whole number n (segments × price), exactly. */
 export function mulDecimal(a: string, n: number | bigint): string {
-  if (typeof n === "number" && !Number.isSafeInteger(n)) throw new DecimalError(`multiplier must be a whole number, not ${n}`);
+  if (typeof n === "number" && !Number.isSafeInteger(n))
+    throw new DecimalError(`multiplier must be a whole number, not ${n}`);
   return formatDecimal(parseDecimal(a) * BigInt(n));
 }
 

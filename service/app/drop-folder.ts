@@ -34,7 +34,9 @@ export interface TemporaryNames {
 
 /** The temporary file name pattern of `names`: `<final>.<prefix><uuid>.tmp`. */
 function temporaryPattern(names: TemporaryNames): RegExp {
-  return new RegExp(`^${names.finalName}\\.${names.ownerPrefix}[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\.tmp$`);
+  return new RegExp(
+    `^${names.finalName}\\.${names.ownerPrefix}[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\.tmp$`,
+  );
 }
 
 /**
@@ -42,7 +44,12 @@ function temporaryPattern(names: TemporaryNames): RegExp {
  * `ownOwner`'s; a missing folder has none. Reads the folder as a stream (bounded memory however many
  * files it holds). Returns the names removed.
  */
-export async function sweepTemporaries(dir: string, names: TemporaryNames, ownOwner: string, olderThan: number): Promise<string[]> {
+export async function sweepTemporaries(
+  dir: string,
+  names: TemporaryNames,
+  ownOwner: string,
+  olderThan: number,
+): Promise<string[]> {
   const pattern = temporaryPattern(names);
   const removed: string[] = [];
   let folder: Dir;
@@ -90,9 +97,18 @@ export class TemporarySweep {
     this.last = now;
     try {
       const removed = await sweepTemporaries(this.dir, this.names, this.owner, now - this.staleMs);
-      if (removed.length > 0) this.log?.({ msg: "removed temporary files left by a stopped writer", dir: this.dir, files: removed.length });
+      if (removed.length > 0)
+        this.log?.({
+          msg: "removed temporary files left by a stopped writer",
+          dir: this.dir,
+          files: removed.length,
+        });
     } catch (error) {
-      this.log?.({ msg: "temporary file sweep failed", dir: this.dir, err: error instanceof Error ? error.message : String(error) });
+      this.log?.({
+        msg: "temporary file sweep failed",
+        dir: this.dir,
+        err: error instanceof Error ? error.message : String(error),
+      });
     }
   }
 }

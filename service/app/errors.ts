@@ -1,7 +1,7 @@
 // The service's own fault codes (README "Errors of the service"), beside the generated validation codes. Every
 // message is one sentence safe for the wire: it names the parameter or rule, never an internal detail.
 
-import { ServiceError, clientError } from "../../generated/server.js";
+import { type ServiceError, clientError } from "../../generated/server.js";
 
 export const ServiceCodes = {
   InvalidCredentials: "InvalidCredentials",
@@ -14,7 +14,9 @@ export const ServiceCodes = {
 } as const;
 
 export function invalidCredentials(): ServiceError {
-  return clientError(ServiceCodes.InvalidCredentials, "The user name or password is wrong.", { parameter: "strUsername" });
+  return clientError(ServiceCodes.InvalidCredentials, "The user name or password is wrong.", {
+    parameter: "strUsername",
+  });
 }
 
 /**
@@ -51,9 +53,13 @@ export function fieldNotActivated(field: number, activated: number, parameter: s
 }
 
 export function invalidCsv(line: number, why: string): ServiceError {
-  return clientError(ServiceCodes.InvalidCsv, `strCsvData line ${line}: ${why}.`, { parameter: "strCsvData" });
+  return clientError(ServiceCodes.InvalidCsv, `strCsvData line ${line}: ${why}.`, {
+    parameter: "strCsvData",
+  });
 }
 
 export function importUrlRefused(reason: string): ServiceError {
-  return clientError(ServiceCodes.ImportUrlRefused, `strCSVUrl is refused: ${reason}.`, { parameter: "strCSVUrl" });
+  return clientError(ServiceCodes.ImportUrlRefused, `strCSVUrl is refused: ${reason}.`, {
+    parameter: "strCSVUrl",
+  });
 }

@@ -74,7 +74,15 @@ export class ImportUrlRefusedError extends Error {
 }
 
 /** What went wrong in a {@link FetchFailedError}. */
-export type FetchFailureKind = "dns" | "network" | "status" | "too-large" | "timeout" | "stall" | "aborted" | "redirects";
+export type FetchFailureKind =
+  | "dns"
+  | "network"
+  | "status"
+  | "too-large"
+  | "timeout"
+  | "stall"
+  | "aborted"
+  | "redirects";
 
 /** The download failed: DNS or network error, non-2xx status, too many redirects, too large, timeout, abort. */
 export class FetchFailedError extends Error {
@@ -202,7 +210,8 @@ function dotted(bytes: Uint8Array, at: number): string {
 /** The IPv4 address embedded in an IPv4-mapped (::ffff:0:0/96), NAT64 (64:ff9b::/96) or 6to4 address. */
 function embeddedV4(bytes: Uint8Array): { kind: string; v4: string } | undefined {
   const zeros = (from: number, to: number): boolean => bytes.slice(from, to).every((byte) => byte === 0);
-  if (zeros(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return { kind: "IPv4-mapped", v4: dotted(bytes, 12) };
+  if (zeros(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff)
+    return { kind: "IPv4-mapped", v4: dotted(bytes, 12) };
   if (bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zeros(4, 12)) {
     return { kind: "NAT64", v4: dotted(bytes, 12) };
   }
@@ -287,11 +296,16 @@ export function isAllowedHost(url: URL, allowHosts: readonly string[]): boolean 
   const port = effectivePort(url);
   return allowHosts.some((entry) => {
     const allowed = parseAllowEntry(entry);
-    return allowed !== undefined && allowed.host === host && (allowed.port === undefined || allowed.port === port);
+    return (
+      allowed !== undefined && allowed.host === host && (allowed.port === undefined || allowed.port === port)
+    );
   });
 }
 
-function refuseUrl(url: string, allowHosts: readonly string[]): { error?: ImportUrlRefusedError; parsed?: URL } {
+function refuseUrl(
+  url: string,
+  allowHosts: readonly string[],
+): { error?: ImportUrlRefusedError; parsed?: URL } {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -300,10 +314,14 @@ function refuseUrl(url: string, allowHosts: readonly string[]): { error?: Import
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     const scheme = parsed.protocol.replace(/:$/, "");
-    return { error: new ImportUrlRefusedError(`the scheme ${scheme} is not allowed (only http and https)`, "scheme") };
+    return {
+      error: new ImportUrlRefusedError(`the scheme ${scheme} is not allowed (only http and https)`, "scheme"),
+    };
   }
   if (parsed.username !== "" || parsed.password !== "") {
-    return { error: new ImportUrlRefusedError("URLs with a user name or password are not allowed", "credentials") };
+    return {
+      error: new ImportUrlRefusedError("URLs with a user name or password are not allowed", "credentials"),
+    };
   }
   const host = bareHost(parsed.hostname);
   if (host === "") return { error: new ImportUrlRefusedError("the URL has no host", "no-host") };
@@ -324,7 +342,10 @@ function refuseUrl(url: string, allowHosts: readonly string[]): { error?: Import
  * refused unless listed in `allowHosts`. Host names are not resolved here ({@link openGuardedStream} does).
  * Returns the refusal, or undefined when the URL may be tried.
  */
-export function checkImportUrl(url: string, allowHosts: readonly string[]): ImportUrlRefusedError | undefined {
+export function checkImportUrl(
+  url: string,
+  allowHosts: readonly string[],
+): ImportUrlRefusedError | undefined {
   return refuseUrl(url, allowHosts).error;
 }
 
@@ -352,7 +373,9 @@ class Deadline {
     );
     this.timer.unref();
     this.onCallerAbort = () =>
-      this.abort(new FetchFailedError("the download was cancelled", "aborted", { cause: callerSignal?.reason }));
+      this.abort(
+        new FetchFailedError("the download was cancelled", "aborted", { cause: callerSignal?.reason }),
+      );
     if (callerSignal?.aborted) this.onCallerAbort();
     else callerSignal?.addEventListener("abort", this.onCallerAbort, { once: true });
     this.waitForBytes();
@@ -363,7 +386,10 @@ class Deadline {
     if (this.stallMs === undefined || this.controller.signal.aborted) return;
     clearTimeout(this.stallTimer);
     const ms = this.stallMs;
-    this.stallTimer = setTimeout(() => this.abort(new FetchFailedError(`no data arrived for ${ms} ms`, "stall")), Math.max(1, Math.min(ms, 2 ** 31 - 1)));
+    this.stallTimer = setTimeout(
+      () => this.abort(new FetchFailedError(`no data arrived for ${ms} ms`, "stall")),
+      Math.max(1, Math.min(ms, 2 ** 31 - 1)),
+    );
     this.stallTimer.unref();
   }
 
@@ -432,7 +458,11 @@ function errorCode(error: unknown): string | undefined {
 }
 
 /** Resolves the URL's host and checks every address (unless the host is allowed). */
-async function resolveChecked(url: URL, options: GuardOptions, deadline: Deadline): Promise<ResolvedAddress[]> {
+async function resolveChecked(
+  url: URL,
+  options: GuardOptions,
+  deadline: Deadline,
+): Promise<ResolvedAddress[]> {
   const host = bareHost(url.hostname);
   const literal = isIP(host);
   if (literal !== 0) return [{ address: host, family: literal === 6 ? 6 : 4 }];
@@ -443,18 +473,27 @@ async function resolveChecked(url: URL, options: GuardOptions, deadline: Deadlin
   } catch (error) {
     if (error instanceof FetchFailedError) throw error;
     const code = errorCode(error);
-    throw new FetchFailedError(`could not resolve the host ${host}${code ? ` (${code})` : ""}`, "dns", { cause: error });
+    throw new FetchFailedError(`could not resolve the host ${host}${code ? ` (${code})` : ""}`, "dns", {
+      cause: error,
+    });
   }
   if (answers.length === 0) throw new FetchFailedError(`the host ${host} has no address`, "dns");
   const checked: ResolvedAddress[] = [];
   for (const answer of answers) {
     const family = isIP(answer.address);
     if (family === 0) {
-      throw new ImportUrlRefusedError(`the host ${host} resolved to something that is not an IP address`, "invalid-address");
+      throw new ImportUrlRefusedError(
+        `the host ${host} resolved to something that is not an IP address`,
+        "invalid-address",
+      );
     }
     if (!allowed) {
       const why = blockedAddressReason(answer.address);
-      if (why) throw new ImportUrlRefusedError(`the address ${answer.address} of host ${host} is ${why}`, "blocked-address");
+      if (why)
+        throw new ImportUrlRefusedError(
+          `the address ${answer.address} of host ${host} is ${why}`,
+          "blocked-address",
+        );
     }
     checked.push({ address: answer.address, family: family === 6 ? 6 : 4 });
   }
@@ -500,7 +539,11 @@ function networkError(error: unknown, url: URL): FetchFailedError {
 }
 
 /** Sends the GET to one checked address and resolves with the response head. */
-function requestOnce(url: URL, addresses: readonly ResolvedAddress[], deadline: Deadline): Promise<IncomingMessage> {
+function requestOnce(
+  url: URL,
+  addresses: readonly ResolvedAddress[],
+  deadline: Deadline,
+): Promise<IncomingMessage> {
   deadline.throwIfDone();
   const host = bareHost(url.hostname);
   const https = url.protocol === "https:";
@@ -558,9 +601,14 @@ export interface FileVersion {
 }
 
 function fileVersion(response: IncomingMessage, length: number | undefined): FileVersion {
-  const header = (value: string | undefined): string | undefined => (value === undefined || value === "" || value.length > 256 ? undefined : value);
+  const header = (value: string | undefined): string | undefined =>
+    value === undefined || value === "" || value.length > 256 ? undefined : value;
   const etag = header(response.headers.etag);
-  return { etag: etag !== undefined && !etag.startsWith("W/") ? etag : undefined, lastModified: header(response.headers["last-modified"]), length };
+  return {
+    etag: etag !== undefined && !etag.startsWith("W/") ? etag : undefined,
+    lastModified: header(response.headers["last-modified"]),
+    length,
+  };
 }
 
 /**
@@ -578,7 +626,12 @@ function parseContentLength(value: string | undefined): number | undefined {
 }
 
 /** The body as Buffers, counting bytes; ends the download (socket and deadline) however it finishes. */
-function guardedBody(response: IncomingMessage, url: URL, maxBytes: number, deadline: Deadline): AsyncGenerator<Buffer> {
+function guardedBody(
+  response: IncomingMessage,
+  url: URL,
+  maxBytes: number,
+  deadline: Deadline,
+): AsyncGenerator<Buffer> {
   const onAbort = (): void => {
     response.destroy();
   };
@@ -625,17 +678,25 @@ export async function openGuardedStream(
   options: GuardOptions,
 ): Promise<{ body: AsyncIterable<Buffer>; finalUrl: string; contentLength?: number; version: FileVersion }> {
   const maxRedirects = options.maxRedirects ?? 5;
-  if (!Number.isFinite(options.maxBytes) || options.maxBytes < 0) throw new TypeError("maxBytes must be a number >= 0");
-  if (!Number.isFinite(options.timeoutMs) || options.timeoutMs <= 0) throw new TypeError("timeoutMs must be a number > 0");
-  if (!Number.isInteger(maxRedirects) || maxRedirects < 0) throw new TypeError("maxRedirects must be an integer >= 0");
-  if (options.stallMs !== undefined && (!Number.isFinite(options.stallMs) || options.stallMs <= 0)) throw new TypeError("stallMs must be a number > 0");
+  if (!Number.isFinite(options.maxBytes) || options.maxBytes < 0)
+    throw new TypeError("maxBytes must be a number >= 0");
+  if (!Number.isFinite(options.timeoutMs) || options.timeoutMs <= 0)
+    throw new TypeError("timeoutMs must be a number > 0");
+  if (!Number.isInteger(maxRedirects) || maxRedirects < 0)
+    throw new TypeError("maxRedirects must be an integer >= 0");
+  if (options.stallMs !== undefined && (!Number.isFinite(options.stallMs) || options.stallMs <= 0))
+    throw new TypeError("stallMs must be a number > 0");
   const deadline = new Deadline(options.timeoutMs, options.signal, options.stallMs);
   try {
     let current = url;
     for (let redirects = 0; ; redirects++) {
       deadline.throwIfDone();
       const { error, parsed } = refuseUrl(current, options.allowHosts);
-      if (error || !parsed) throw afterRedirects(error ?? new ImportUrlRefusedError("the URL is not valid", "invalid-url"), redirects);
+      if (error || !parsed)
+        throw afterRedirects(
+          error ?? new ImportUrlRefusedError("the URL is not valid", "invalid-url"),
+          redirects,
+        );
       let addresses: ResolvedAddress[];
       try {
         addresses = await resolveChecked(parsed, options, deadline);
@@ -649,7 +710,11 @@ export async function openGuardedStream(
         const location = response.headers.location;
         response.destroy();
         if (location === undefined || location === "") {
-          throw new FetchFailedError(`the server answered HTTP ${status} without a Location header`, "status", { status });
+          throw new FetchFailedError(
+            `the server answered HTTP ${status} without a Location header`,
+            "status",
+            { status },
+          );
         }
         if (redirects >= maxRedirects) {
           throw new FetchFailedError(`too many redirects (more than ${maxRedirects})`, "redirects");
@@ -657,7 +722,10 @@ export async function openGuardedStream(
         try {
           current = new URL(location, parsed).href;
         } catch {
-          throw afterRedirects(new ImportUrlRefusedError("the redirect target is not a valid URL", "invalid-url"), redirects + 1);
+          throw afterRedirects(
+            new ImportUrlRefusedError("the redirect target is not a valid URL", "invalid-url"),
+            redirects + 1,
+          );
         }
         continue;
       }
@@ -677,7 +745,9 @@ export async function openGuardedStream(
       deadline.gotBytes();
       const body = guardedBody(response, parsed, options.maxBytes, deadline);
       const version = fileVersion(response, contentLength);
-      return contentLength === undefined ? { body, finalUrl: parsed.href, version } : { body, finalUrl: parsed.href, contentLength, version };
+      return contentLength === undefined
+        ? { body, finalUrl: parsed.href, version }
+        : { body, finalUrl: parsed.href, contentLength, version };
     }
   } catch (error) {
     deadline.dispose();

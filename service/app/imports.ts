@@ -90,7 +90,8 @@ export async function checkResolvedHost(
   url: string,
   options: { allowHosts: readonly string[]; lookup?: Lookup | undefined },
 ): Promise<ImportUrlRefusedError | undefined> {
-  if (url.length > MAX_URL_CHARS) return new ImportUrlRefusedError(`the URL is longer than ${MAX_URL_CHARS} characters`, "invalid-url");
+  if (url.length > MAX_URL_CHARS)
+    return new ImportUrlRefusedError(`the URL is longer than ${MAX_URL_CHARS} characters`, "invalid-url");
   const refused = checkImportUrl(url, options.allowHosts);
   if (refused !== undefined) return refused;
   const parsed = new URL(url);
@@ -105,7 +106,11 @@ export async function checkResolvedHost(
   if (answers.length === 0) return new ImportUrlRefusedError(`the host ${host} has no address`, "no-host");
   for (const answer of answers) {
     const why = blockedAddressReason(answer.address);
-    if (why !== undefined) return new ImportUrlRefusedError(`the address ${answer.address} of host ${host} is ${why}`, "blocked-address");
+    if (why !== undefined)
+      return new ImportUrlRefusedError(
+        `the address ${answer.address} of host ${host} is ${why}`,
+        "blocked-address",
+      );
   }
   return undefined;
 }
@@ -157,17 +162,33 @@ export function createImportQueue(
   };
   return {
     async enqueue(account: Account, listId: number, url: string): Promise<number> {
-      const refused = await checkResolvedHost(url, { allowHosts: options.allowHosts, lookup: options.lookup });
+      const refused = await checkResolvedHost(url, {
+        allowHosts: options.allowHosts,
+        lookup: options.lookup,
+      });
       if (refused !== undefined) {
         // The detail names hosts and what they resolve to: an oracle of the internal network for the
         // caller, so it goes to the log only (with the host, never the URL, whose query may hold tokens).
-        log({ event: "import.url_refused", account: account.id, host: hostOf(url), rule: refused.reason, detail: refused.message });
+        log({
+          event: "import.url_refused",
+          account: account.id,
+          host: hostOf(url),
+          rule: refused.reason,
+          detail: refused.message,
+        });
         throw importUrlRefused(IMPORT_URL_REFUSED);
       }
       const at = now();
       const row = await store.db
         .insertInto("imports")
-        .values({ account_id: account.id, list_id: listId, url, state: "queued", created_at: at, updated_at: at })
+        .values({
+          account_id: account.id,
+          list_id: listId,
+          url,
+          state: "queued",
+          created_at: at,
+          updated_at: at,
+        })
         .returning("id")
         .executeTakeFirstOrThrow();
       wake();
@@ -281,7 +302,7 @@ class LineSplitter {
     this.carry = "";
     this.overlong = false;
     if (line !== undefined && line.length > MAX_LINE_CHARS) line = undefined;
-    if (line !== undefined && line.endsWith("\r")) line = line.slice(0, -1);
+    if (line?.endsWith("\r")) line = line.slice(0, -1);
     return line;
   }
 }
@@ -331,7 +352,14 @@ function errorText(error: unknown): string {
 function isPermanent(error: FetchFailedError): boolean {
   if (error.kind === "too-large" || error.kind === "redirects") return true;
   const status = error.status;
-  return error.kind === "status" && status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429;
+  return (
+    error.kind === "status" &&
+    status !== undefined &&
+    status >= 400 &&
+    status < 500 &&
+    status !== 408 &&
+    status !== 429
+  );
 }
 
 /** A transaction conflict worth retrying in place (PostgreSQL deadlock or serialization failure, SQLite busy). */
@@ -469,7 +497,14 @@ export class ImportWorker {
     const controller = new AbortController();
     if (this.stopping) controller.abort(new Error("the worker is stopping"));
     const done = this.work(job, controller)
-      .catch((error: unknown) => this.log({ event: "import.worker_error", import: job.id, worker: this.workerId, error: errorText(error) }))
+      .catch((error: unknown) =>
+        this.log({
+          event: "import.worker_error",
+          import: job.id,
+          worker: this.workerId,
+          error: errorText(error),
+        }),
+      )
       .finally(() => {
         this.running.delete(job.id);
         this.wake();
@@ -525,7 +560,8 @@ export class ImportWorker {
     const { db, engine } = this.store;
     const at = this.now();
     const claimIn = async (q: Kysely<Database> | Transaction<Database>) => {
-      const free = (eb: ExpressionBuilder<Database, "imports">) => eb.or([eb("imports.lease_until", "is", null), eb("imports.lease_until", "<", at)]);
+      const free = (eb: ExpressionBuilder<Database, "imports">) =>
+        eb.or([eb("imports.lease_until", "is", null), eb("imports.lease_until", "<", at)]);
       const next = q
         .selectFrom("imports")
         .select("imports.id")
@@ -549,7 +585,10 @@ export class ImportWorker {
         )
         .orderBy((eb) =>
           eb.fn.coalesce(
-            eb.selectFrom("imports as turn").select((t) => t.fn.max("turn.claimed_at").as("last")).whereRef("turn.account_id", "=", "imports.account_id"),
+            eb
+              .selectFrom("imports as turn")
+              .select((t) => t.fn.max("turn.claimed_at").as("last"))
+              .whereRef("turn.account_id", "=", "imports.account_id"),
             eb.lit(0),
           ),
         )
@@ -585,8 +624,20 @@ export class ImportWorker {
           })
         : await claimIn(db);
     if (row === undefined) return undefined;
-    this.log({ event: "import.claimed", import: row.id, worker: this.workerId, account: row.account_id, attempts: row.attempts, linesDone: row.lines_done, state: row.state });
-    const account = await db.selectFrom("accounts").selectAll().where("id", "=", row.account_id).executeTakeFirst();
+    this.log({
+      event: "import.claimed",
+      import: row.id,
+      worker: this.workerId,
+      account: row.account_id,
+      attempts: row.attempts,
+      linesDone: row.lines_done,
+      state: row.state,
+    });
+    const account = await db
+      .selectFrom("accounts")
+      .selectAll()
+      .where("id", "=", row.account_id)
+      .executeTakeFirst();
     const list = await db
       .selectFrom("mailing_lists")
       .select("id")
@@ -594,7 +645,10 @@ export class ImportWorker {
       .where("account_id", "=", row.account_id)
       .executeTakeFirst();
     if (account === undefined || list === undefined) {
-      await this.fail(row.id, account === undefined ? "the account no longer exists" : "the mailing list no longer exists");
+      await this.fail(
+        row.id,
+        account === undefined ? "the account no longer exists" : "the mailing list no longer exists",
+      );
       return "gone";
     }
     const recorded = row.file_etag !== null || row.file_last_modified !== null || row.file_length !== null;
@@ -605,7 +659,13 @@ export class ImportWorker {
       listId: row.list_id,
       attempts: row.attempts,
       staged: row.state === "applying",
-      version: recorded ? { etag: row.file_etag ?? undefined, lastModified: row.file_last_modified ?? undefined, length: row.file_length ?? undefined } : undefined,
+      version: recorded
+        ? {
+            etag: row.file_etag ?? undefined,
+            lastModified: row.file_last_modified ?? undefined,
+            length: row.file_length ?? undefined,
+          }
+        : undefined,
       linesDone: row.lines_done,
       rowsImported: row.rows_imported,
       rowsSkipped: row.rows_skipped,
@@ -621,17 +681,21 @@ export class ImportWorker {
     let leaseLost = false;
     let beat: Promise<void> = Promise.resolve();
     // The heartbeat keeps the lease while the download is slow or the first lines are being skipped.
-    const heartbeat = setInterval(() => {
-      beat = this.renewLease(job.id).then(
-        (held) => {
-          if (!held && !leaseLost) {
-            leaseLost = true;
-            controller.abort(new LeaseLostError(job.id));
-          }
-        },
-        (error: unknown) => this.log({ event: "import.heartbeat_error", import: job.id, error: errorText(error) }),
-      );
-    }, Math.max(10, Math.floor(this.leaseMs / 3)));
+    const heartbeat = setInterval(
+      () => {
+        beat = this.renewLease(job.id).then(
+          (held) => {
+            if (!held && !leaseLost) {
+              leaseLost = true;
+              controller.abort(new LeaseLostError(job.id));
+            }
+          },
+          (error: unknown) =>
+            this.log({ event: "import.heartbeat_error", import: job.id, error: errorText(error) }),
+        );
+      },
+      Math.max(10, Math.floor(this.leaseMs / 3)),
+    );
     const signal = controller.signal;
     try {
       if (!job.staged) {
@@ -640,13 +704,27 @@ export class ImportWorker {
       }
       await this.apply(job, signal);
       await this.finish(job.id);
-      this.log({ event: "import.done", import: job.id, worker: this.workerId, lines: job.linesDone, imported: job.rowsImported, skipped: job.rowsSkipped, bad: job.rowsBad });
+      this.log({
+        event: "import.done",
+        import: job.id,
+        worker: this.workerId,
+        lines: job.linesDone,
+        imported: job.rowsImported,
+        skipped: job.rowsSkipped,
+        bad: job.rowsBad,
+      });
     } catch (error) {
       if (error instanceof LeaseLostError || leaseLost) {
         this.log({ event: "import.lease_lost", import: job.id, worker: this.workerId });
       } else if (this.stopping && signal.aborted) {
         await this.release(job.id, null, null, true);
-        this.log({ event: "import.released", import: job.id, worker: this.workerId, linesDone: job.linesDone, staged: job.staged });
+        this.log({
+          event: "import.released",
+          import: job.id,
+          worker: this.workerId,
+          linesDone: job.linesDone,
+          staged: job.staged,
+        });
       } else if (error instanceof ImportUrlRefusedError) {
         // The detail stays in the import row, which only the operator sees (admin CLI), and the log.
         await this.fail(job.id, `the URL is refused: ${error.message}`);
@@ -656,17 +734,32 @@ export class ImportWorker {
         this.log({ event: "import.failed", import: job.id, error: error.message });
       } else {
         const permanent = error instanceof FetchFailedError && isPermanent(error);
-        const text = error instanceof FetchFailedError ? `the download failed: ${error.message}` : `the import failed: ${errorText(error)}`;
+        const text =
+          error instanceof FetchFailedError
+            ? `the download failed: ${error.message}`
+            : `the import failed: ${errorText(error)}`;
         // Progress: lines staged past where the attempt began (a restart from line 1 must get further than
         // the version before it), or rows applied.
         const progressed = job.applied || job.linesDone > job.startLines;
         if (permanent || job.attempts >= MAX_CLAIMS || (!progressed && job.attempts >= MAX_ATTEMPTS)) {
           await this.fail(job.id, text);
-          this.log({ event: "import.failed", import: job.id, attempts: job.attempts, staged: job.staged, error: text });
+          this.log({
+            event: "import.failed",
+            import: job.id,
+            attempts: job.attempts,
+            staged: job.staged,
+            error: text,
+          });
         } else {
           const delay = this.retryBackoffMs * 2 ** Math.min(Math.max(job.attempts - 1, 0), 6);
           await this.release(job.id, text, this.now() + delay);
-          this.log({ event: "import.retry", import: job.id, attempts: job.attempts, inMs: delay, error: text });
+          this.log({
+            event: "import.retry",
+            import: job.id,
+            attempts: job.attempts,
+            inMs: delay,
+            error: text,
+          });
         }
       }
     } finally {
@@ -689,7 +782,14 @@ export class ImportWorker {
       // Lines of another version (or of one nothing tells apart) are staged: start over. Their rows are
       // replaced line by line as the new version is staged, and the lines past its end are deleted
       // before the apply (markStaged).
-      this.log({ event: "import.restarted", import: job.id, worker: this.workerId, linesDone: job.linesDone, was: job.version, now: version });
+      this.log({
+        event: "import.restarted",
+        import: job.id,
+        worker: this.workerId,
+        linesDone: job.linesDone,
+        was: job.version,
+        now: version,
+      });
       job.linesDone = 0;
       job.rowsBad = 0;
       job.firstErrors = [];
@@ -760,13 +860,22 @@ export class ImportWorker {
     // store.write: one transaction (on SQLite possibly shared with other writes of the same moment, in
     // its own savepoint, so a throw here rolls back this batch alone).
     const next = await this.store.write(async (trx: Transaction<Database>) => {
-      const firstErrors = job.firstErrors.length < FIRST_ERRORS_KEPT ? [...job.firstErrors, ...batch.bad].slice(0, FIRST_ERRORS_KEPT) : job.firstErrors;
+      const firstErrors =
+        job.firstErrors.length < FIRST_ERRORS_KEPT
+          ? [...job.firstErrors, ...batch.bad].slice(0, FIRST_ERRORS_KEPT)
+          : job.firstErrors;
       const counts = { lines_done: to, rows_bad: job.rowsBad + batch.bad.length, first_errors: firstErrors };
       // Lock the import row before anything else: a claim by another worker waits for (PostgreSQL) or
       // follows (SQLite) this transaction, and this worker writes nothing once its lease is gone.
       const held = await trx
         .updateTable("imports")
-        .set({ lines_done: counts.lines_done, rows_bad: counts.rows_bad, first_errors: JSON.stringify(firstErrors), lease_until: at + this.leaseMs, updated_at: at })
+        .set({
+          lines_done: counts.lines_done,
+          rows_bad: counts.rows_bad,
+          first_errors: JSON.stringify(firstErrors),
+          lease_until: at + this.leaseMs,
+          updated_at: at,
+        })
         .where("id", "=", job.id)
         .where("lease_owner", "=", this.workerId)
         .where("lines_done", "=", from)
@@ -774,9 +883,17 @@ export class ImportWorker {
         .executeTakeFirst();
       if (Number(held.numUpdatedRows) !== 1) throw new LeaseLostError(job.id);
       // Batches of another version on these lines (only after a restart; they may end elsewhere).
-      await trx.deleteFrom("import_batches").where("import_id", "=", job.id).where("first_line", "<=", to).where("last_line", ">", from).execute();
+      await trx
+        .deleteFrom("import_batches")
+        .where("import_id", "=", job.id)
+        .where("first_line", "<=", to)
+        .where("last_line", ">", from)
+        .execute();
       if (batch.rows.length > 0) {
-        await trx.insertInto("import_batches").values({ import_id: job.id, first_line: from + 1, last_line: to, rows: encodeRows(batch.rows) }).execute();
+        await trx
+          .insertInto("import_batches")
+          .values({ import_id: job.id, first_line: from + 1, last_line: to, rows: encodeRows(batch.rows) })
+          .execute();
       }
       return counts;
     });
@@ -831,16 +948,35 @@ export class ImportWorker {
         .limit(1)
         .executeTakeFirst();
       if (staged === undefined) return undefined;
-      const list = await trx.selectFrom("mailing_lists").select("id").where("id", "=", job.listId).executeTakeFirst();
+      const list = await trx
+        .selectFrom("mailing_lists")
+        .select("id")
+        .where("id", "=", job.listId)
+        .executeTakeFirst();
       if (list === undefined) throw new GoneError("the mailing list no longer exists");
       const rows = decodeRows(staged.rows);
-      const outcomes = await upsertSubscribers(trx, engine, job.account, job.listId, mergeSameAddress(rows), { update: true, state: "active", recordOptedOut: false }, at);
+      const outcomes = await upsertSubscribers(
+        trx,
+        engine,
+        job.account,
+        job.listId,
+        mergeSameAddress(rows),
+        { update: true, state: "active", recordOptedOut: false },
+        at,
+      );
       const joined = new Set(outcomes.filter((o) => o.outcome !== "optedOut").map((o) => o.emailKey));
       // Counted per row (not per distinct address), so the counts do not depend on where batches end.
       let imported = 0;
       for (const row of rows) if (joined.has(emailKey(row.email))) imported += 1;
-      const counts = { rows_imported: job.rowsImported + imported, rows_skipped: job.rowsSkipped + rows.length - imported };
-      await trx.deleteFrom("import_batches").where("import_id", "=", job.id).where("first_line", "=", staged.first_line).execute();
+      const counts = {
+        rows_imported: job.rowsImported + imported,
+        rows_skipped: job.rowsSkipped + rows.length - imported,
+      };
+      await trx
+        .deleteFrom("import_batches")
+        .where("import_id", "=", job.id)
+        .where("first_line", "=", staged.first_line)
+        .execute();
       await trx.updateTable("imports").set(counts).where("id", "=", job.id).execute();
       return counts;
     });
@@ -859,7 +995,12 @@ export class ImportWorker {
     for (;;) {
       const deleted = await this.store.write(async (trx) => {
         if (owner !== null) {
-          const held = await trx.selectFrom("imports").select("id").where("id", "=", id).where("lease_owner", "=", owner).executeTakeFirst();
+          const held = await trx
+            .selectFrom("imports")
+            .select("id")
+            .where("id", "=", id)
+            .where("lease_owner", "=", owner)
+            .executeTakeFirst();
           if (held === undefined) throw new LeaseLostError(id);
         }
         const batches = trx
@@ -869,7 +1010,11 @@ export class ImportWorker {
           .where("first_line", ">", afterLine)
           .orderBy("first_line")
           .limit(PURGE_BATCHES);
-        const result = await trx.deleteFrom("import_batches").where("import_id", "=", id).where("first_line", "in", batches).executeTakeFirst();
+        const result = await trx
+          .deleteFrom("import_batches")
+          .where("import_id", "=", id)
+          .where("first_line", "in", batches)
+          .executeTakeFirst();
         return Number(result.numDeletedRows);
       });
       if (deleted < PURGE_BATCHES) return;
@@ -893,7 +1038,12 @@ export class ImportWorker {
    * stopping worker) does not count this claim as an attempt, and the state says how far it got (queued
    * when nothing is staged).
    */
-  private async release(id: number, error: string | null, until: number | null = null, returnClaim = false): Promise<void> {
+  private async release(
+    id: number,
+    error: string | null,
+    until: number | null = null,
+    returnClaim = false,
+  ): Promise<void> {
     await this.store.db
       .updateTable("imports")
       .set((eb) => ({
@@ -919,7 +1069,14 @@ export class ImportWorker {
     const at = this.now();
     const result = await this.store.db
       .updateTable("imports")
-      .set({ state: "done", error: null, lease_owner: null, lease_until: null, finished_at: at, updated_at: at })
+      .set({
+        state: "done",
+        error: null,
+        lease_owner: null,
+        lease_until: null,
+        finished_at: at,
+        updated_at: at,
+      })
       .where("id", "=", id)
       .where("lease_owner", "=", this.workerId)
       .where("state", "=", "applying")
@@ -959,16 +1116,20 @@ async function retryConflicts<T>(once: () => Promise<T>): Promise<T> {
 
 /** A staged batch's rows as stored: `[[email, name, format, {"1":"SE"}], ...]`. */
 function encodeRows(rows: readonly SubscriberRow[]): string {
-  return JSON.stringify(rows.map((row) => [row.email, row.name ?? "", row.format ?? "", Object.fromEntries(row.fields ?? [])]));
+  return JSON.stringify(
+    rows.map((row) => [row.email, row.name ?? "", row.format ?? "", Object.fromEntries(row.fields ?? [])]),
+  );
 }
 
 function decodeRows(text: string): SubscriberRow[] {
-  return (JSON.parse(text) as [string, string, string, Record<string, string>][]).map(([email, name, format, fields]) => ({
-    email,
-    name,
-    format,
-    fields: new Map(Object.entries(fields).map(([n, value]) => [Number(n), value])),
-  }));
+  return (JSON.parse(text) as [string, string, string, Record<string, string>][]).map(
+    ([email, name, format, fields]) => ({
+      email,
+      name,
+      format,
+      fields: new Map(Object.entries(fields).map(([n, value]) => [Number(n), value])),
+    }),
+  );
 }
 
 /**

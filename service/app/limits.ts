@@ -63,12 +63,17 @@ export function longerThan(text: string | undefined, max: number): boolean {
 
 /** How many characters a refused text has, for the message: exact, or a lower bound for a huge text with surrogates. */
 function countText(text: string): string {
-  if (text.length > COUNTED_UP_TO && HIGH_SURROGATE.test(text)) return `at least ${Math.ceil(text.length / 2)}`;
+  if (text.length > COUNTED_UP_TO && HIGH_SURROGATE.test(text))
+    return `at least ${Math.ceil(text.length / 2)}`;
   return String(characterCount(text));
 }
 
 function tooLong(parameter: string, what: string, max: number, text: string): ServiceError {
-  return clientError(ErrorCodes.TooLong, `${what} must be at most ${max} characters; it has ${countText(text)}.`, { parameter });
+  return clientError(
+    ErrorCodes.TooLong,
+    `${what} must be at most ${max} characters; it has ${countText(text)}.`,
+    { parameter },
+  );
 }
 
 /** TooLong naming `parameter` when `value` has more than `max` characters. */
@@ -79,15 +84,18 @@ export function checkLength(value: string | undefined, max: number, parameter: s
 /** TooLong naming `parameter` and the field when a data field's value has more than MAX_FIELD_VALUE characters. */
 export function checkFieldValues(fields: ReadonlyMap<number, string>, parameter: string): void {
   for (const [n, value] of fields) {
-    if (longerThan(value, MAX_FIELD_VALUE)) throw tooLong(parameter, `${parameter}: the value of DD${n}`, MAX_FIELD_VALUE, value);
+    if (longerThan(value, MAX_FIELD_VALUE))
+      throw tooLong(parameter, `${parameter}: the value of DD${n}`, MAX_FIELD_VALUE, value);
   }
 }
 
 /** Why a CSV or import row's Name or data field is too long, or undefined. */
 export function rowLengthProblem(name: string, fields: ReadonlyMap<number, string>): string | undefined {
-  if (longerThan(name, MAX_NAME)) return `Name is longer than ${MAX_NAME} characters (it has ${countText(name)})`;
+  if (longerThan(name, MAX_NAME))
+    return `Name is longer than ${MAX_NAME} characters (it has ${countText(name)})`;
   for (const [n, value] of fields) {
-    if (longerThan(value, MAX_FIELD_VALUE)) return `DD${n} is longer than ${MAX_FIELD_VALUE} characters (it has ${countText(value)})`;
+    if (longerThan(value, MAX_FIELD_VALUE))
+      return `DD${n} is longer than ${MAX_FIELD_VALUE} characters (it has ${countText(value)})`;
   }
   return undefined;
 }

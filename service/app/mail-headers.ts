@@ -87,7 +87,8 @@ class Folder {
   toString(): string {
     const lines = [...this.lines, this.line];
     for (const line of lines) {
-      if (octets(line) > MAX_LINE_OCTETS) throw new Error(`a header line of ${octets(line)} octets cannot be folded: ${line.slice(0, 40)}...`);
+      if (octets(line) > MAX_LINE_OCTETS)
+        throw new Error(`a header line of ${octets(line)} octets cannot be folded: ${line.slice(0, 40)}...`);
     }
     return lines.join("\r\n");
   }
@@ -108,7 +109,7 @@ function putEncoded(folder: Folder, space: string, text: string): void {
       room = Math.min(MAX_ENCODED_WORD, FOLD_AT - octets(before));
     }
     // Base64 comes in groups of 4 characters for 3 octets.
-    const maxOctets = (Math.floor((room - WORD_START.length - WORD_END.length) / 4) * 3);
+    const maxOctets = Math.floor((room - WORD_START.length - WORD_END.length) / 4) * 3;
     let used = 0;
     const from = at;
     while (at < chars.length) {
@@ -176,7 +177,11 @@ export function mailboxField(name: string, display: string, address: string): st
     return folder.toString();
   }
   const quoted = `"${text.replace(/["\\]/g, "\\$&")}"`;
-  if (/^[\x20-\x7e]*$/.test(text) && !text.includes("=?") && octets(quoted) + 1 + octets(safeAddress) <= folder.room() - 1) {
+  if (
+    /^[\x20-\x7e]*$/.test(text) &&
+    !text.includes("=?") &&
+    octets(quoted) + 1 + octets(safeAddress) <= folder.room() - 1
+  ) {
     folder.put(" ", quoted);
   } else {
     putEncoded(folder, " ", text);
@@ -192,7 +197,9 @@ export function mailboxField(name: string, display: string, address: string): st
  */
 export function plainField(name: string, value: string): string {
   const folder = new Folder(name);
-  const tokens = headerText(value).split(/ +/).filter((t) => t !== "");
+  const tokens = headerText(value)
+    .split(/ +/)
+    .filter((t) => t !== "");
   for (const token of tokens) folder.put(" ", token);
   return folder.toString();
 }

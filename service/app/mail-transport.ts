@@ -46,7 +46,14 @@ export interface FolderOptions {
  * (`outbox-<uuid>`) names this worker's temporary files; those of killed writers are swept.
  */
 export function folderTransport(dir: string, owner: string, options: FolderOptions = {}): MailTransport {
-  const sweep = new TemporarySweep(dir, { finalName: "\\d+\\.eml", ownerPrefix: OUTBOX_OWNER_PREFIX }, owner, options.staleMs ?? 30_000, undefined, options.log);
+  const sweep = new TemporarySweep(
+    dir,
+    { finalName: "\\d+\\.eml", ownerPrefix: OUTBOX_OWNER_PREFIX },
+    owner,
+    options.staleMs ?? 30_000,
+    undefined,
+    options.log,
+  );
   return {
     description: `folder ${dir}`,
     sendTimeoutMs: 0,
@@ -120,9 +127,14 @@ function deliveryError(error: unknown, url: string): Error {
   const responseCode = typeof e?.responseCode === "number" ? e.responseCode : undefined;
   // 5xx to MAIL FROM/RCPT TO/DATA refuses this message; a 5xx to AUTH or the greeting is the server's
   // setup, which an operator can fix, so the message waits and retries.
-  const refused = responseCode !== undefined && responseCode >= 500 && responseCode < 600 && (code === "EENVELOPE" || code === "EMESSAGE");
+  const refused =
+    responseCode !== undefined &&
+    responseCode >= 500 &&
+    responseCode < 600 &&
+    (code === "EENVELOPE" || code === "EMESSAGE");
   let text = code !== undefined && !message.includes(code) ? `${code}: ${message}` : message;
-  if (code === "ETLS") text = `the SMTP server did not upgrade to TLS (STARTTLS), so the login was not sent (SMTP_ALLOW_PLAINTEXT_AUTH=true allows a login without TLS): ${text}`;
+  if (code === "ETLS")
+    text = `the SMTP server did not upgrade to TLS (STARTTLS), so the login was not sent (SMTP_ALLOW_PLAINTEXT_AUTH=true allows a login without TLS): ${text}`;
   return refused ? new PermanentMailError(text) : new Error(text);
 }
 

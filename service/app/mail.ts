@@ -59,7 +59,13 @@ export function renderMessage(input: MailInput, now: number, domain: string): st
  * Queues the message in the caller's transaction and returns its mail_outbox id. `sendAt` (epoch ms,
  * default `now`) is when the outbox worker may deliver it first, and the message's Date.
  */
-export async function queueMail(trx: Db, input: MailInput, now: number, domain: string, sendAt: number = now): Promise<number> {
+export async function queueMail(
+  trx: Db,
+  input: MailInput,
+  now: number,
+  domain: string,
+  sendAt: number = now,
+): Promise<number> {
   const row = await trx
     .insertInto("mail_outbox")
     .values({

@@ -57,11 +57,21 @@ function tagValue(name: string, values: MergeValues): string {
 }
 
 /** The template with every {{tag}} replaced by its value passed through `encode`; unknown tags become empty. One pass. */
-export function mergeTemplate(template: string, values: MergeValues, encode: (value: string) => string): string {
+export function mergeTemplate(
+  template: string,
+  values: MergeValues,
+  encode: (value: string) => string,
+): string {
   return template.replace(MERGE_TAG, (_tag, name: string) => encode(tagValue(name, values)));
 }
 
-const HTML_ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const HTML_ESCAPES: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
 
 /** Text safe inside HTML content and quoted attribute values. */
 export function escapeHtml(text: string): string {
@@ -102,7 +112,8 @@ const SAFE_SCHEMES = new Set(["http", "https", "mailto"]);
 const ACTIVE_SCHEMES = new Set(["javascript", "vbscript", "data"]);
 
 /** What a browser ignores in a URL, and more: white space, control and format characters. */
-const IGNORED = /[\s\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/g;
+const IGNORED =
+  /[\s\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/g;
 
 /** The URL's scheme, lower-case, as a browser reads the decoded attribute text; undefined when it has none. */
 export function urlScheme(decoded: string): string | undefined {
@@ -112,7 +123,8 @@ export function urlScheme(decoded: string): string | undefined {
 
 /** The URLs an attribute's decoded value holds: srcset's candidates, ping's list, else the value. */
 function urlsOf(attribute: string, decoded: string): string[] {
-  if (attribute === "srcset") return decoded.split(",").map((candidate) => candidate.trim().split(/\s+/)[0] ?? "");
+  if (attribute === "srcset")
+    return decoded.split(",").map((candidate) => candidate.trim().split(/\s+/)[0] ?? "");
   if (attribute === "ping") return decoded.trim().split(/\s+/);
   return [decoded];
 }
@@ -122,7 +134,9 @@ function urlAllowed(attribute: string, merged: string, templateOnly: string): bo
   const own = urlsOf(attribute, decodeHTMLAttribute(templateOnly)).map(urlScheme);
   return urlsOf(attribute, decodeHTMLAttribute(merged)).every((url, i) => {
     const scheme = urlScheme(url);
-    return scheme === undefined || SAFE_SCHEMES.has(scheme) || (scheme === own[i] && !ACTIVE_SCHEMES.has(scheme));
+    return (
+      scheme === undefined || SAFE_SCHEMES.has(scheme) || (scheme === own[i] && !ACTIVE_SCHEMES.has(scheme))
+    );
   });
 }
 
@@ -141,7 +155,11 @@ type Context =
 type Piece =
   | { readonly kind: "text"; readonly text: string }
   | { readonly kind: "value"; readonly tag: string; readonly context: Context }
-  | { readonly kind: "url"; readonly attribute: string; readonly parts: readonly (string | { readonly tag: string })[] };
+  | {
+      readonly kind: "url";
+      readonly attribute: string;
+      readonly parts: readonly (string | { readonly tag: string })[];
+    };
 
 /**
  * Elements whose content is raw text (no tags until their end tag) or RCDATA, as the HTML standard has
@@ -151,7 +169,8 @@ const RAW_TEXT = new Set(["script", "style", "xmp", "iframe", "noembed", "nofram
 const RCDATA = new Set(["title", "textarea"]);
 
 const isSpace = (c: string | undefined) => c === " " || c === "\t" || c === "\n" || c === "\f" || c === "\r";
-const isLetter = (c: string | undefined) => c !== undefined && ((c >= "a" && c <= "z") || (c >= "A" && c <= "Z"));
+const isLetter = (c: string | undefined) =>
+  c !== undefined && ((c >= "a" && c <= "z") || (c >= "A" && c <= "Z"));
 
 type State =
   | "data"
@@ -222,7 +241,13 @@ function compile(template: string): Piece[] {
   const openValue = (quote: string) => {
     flush();
     const name = attrName.toLowerCase();
-    value = { url: URL_ATTRIBUTES.has(name) ? name : undefined, quote, parts: [], start: pieces.length, tagged: false };
+    value = {
+      url: URL_ATTRIBUTES.has(name) ? name : undefined,
+      quote,
+      parts: [],
+      start: pieces.length,
+      tagged: false,
+    };
     state = "attrValue";
   };
   const valueText = (c: string) => {
@@ -241,8 +266,19 @@ function compile(template: string): Piece[] {
     // An unquoted value is written double-quoted: a value's white space or `>` cannot end it then.
     const literal = (p: string) => (v.quote === "" ? p.replace(/"/g, "&quot;") : p);
     if (v.quote === "") pieces.push({ kind: "text", text: '"' });
-    if (v.url !== undefined) pieces.push({ kind: "url", attribute: v.url, parts: v.parts.map((p) => (typeof p === "string" ? literal(p) : p)) });
-    else for (const p of v.parts) pieces.push(typeof p === "string" ? { kind: "text", text: literal(p) } : { kind: "value", tag: p.tag, context: "text" });
+    if (v.url !== undefined)
+      pieces.push({
+        kind: "url",
+        attribute: v.url,
+        parts: v.parts.map((p) => (typeof p === "string" ? literal(p) : p)),
+      });
+    else
+      for (const p of v.parts)
+        pieces.push(
+          typeof p === "string"
+            ? { kind: "text", text: literal(p) }
+            : { kind: "value", tag: p.tag, context: "text" },
+        );
     if (v.quote === "") pieces.push({ kind: "text", text: '"' });
   };
 
@@ -337,7 +373,14 @@ function compile(template: string): Piece[] {
           text += c;
           commentTail = (commentTail + c).slice(-5);
           // `-->`, `--!>`, and the abrupt `<!-->` and `<!--->`.
-          if (c === ">" && (commentTail.endsWith("-->") || commentTail.endsWith("--!>") || commentTail.endsWith("<!-->") || commentTail === "<!--->")) state = "data";
+          if (
+            c === ">" &&
+            (commentTail.endsWith("-->") ||
+              commentTail.endsWith("--!>") ||
+              commentTail.endsWith("<!-->") ||
+              commentTail === "<!--->")
+          )
+            state = "data";
           break;
         case "bogusComment":
           text += c;

@@ -21,7 +21,11 @@ export function bearerMatches(req: http.IncomingMessage, tokenHash: Buffer): boo
 }
 
 /** Answers GET|HEAD /metrics with the registry's text (503 when a collector's query fails). */
-export async function sendMetrics(req: http.IncomingMessage, res: http.ServerResponse, registry: Registry): Promise<void> {
+export async function sendMetrics(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  registry: Registry,
+): Promise<void> {
   let status = 200;
   let type: string = registry.contentType;
   let body: string;
@@ -45,16 +49,25 @@ export function isMetricsPath(req: http.IncomingMessage): boolean {
  * The METRICS_PORT listener: GET|HEAD /metrics and /healthz (`health` answers it), 405 for another
  * method, 404 for anything else. Short timeouts: a scraper sends a few hundred bytes.
  */
-export function createMetricsServer(registry: Registry, health: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>): http.Server {
+export function createMetricsServer(
+  registry: Registry,
+  health: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>,
+): http.Server {
   return createNodeServer(
     (req, res) => {
       const path = (req.url ?? "").split("?", 1)[0];
       const answer = (status: number, text: string, extra: Record<string, string> = {}) => {
-        res.writeHead(status, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", ...extra });
+        res.writeHead(status, {
+          "content-type": "text/plain; charset=utf-8",
+          "cache-control": "no-store",
+          ...extra,
+        });
         res.end(req.method === "HEAD" ? undefined : text);
       };
-      if (path !== "/metrics" && path !== "/healthz") return answer(404, "Not found. This listener serves /metrics and /healthz.\n");
-      if (req.method !== "GET" && req.method !== "HEAD") return answer(405, "Method not allowed.\n", { allow: "GET, HEAD" });
+      if (path !== "/metrics" && path !== "/healthz")
+        return answer(404, "Not found. This listener serves /metrics and /healthz.\n");
+      if (req.method !== "GET" && req.method !== "HEAD")
+        return answer(405, "Method not allowed.\n", { allow: "GET, HEAD" });
       const done = path === "/metrics" ? sendMetrics(req, res, registry) : health(req, res);
       done.catch(() => {
         if (!res.headersSent) answer(500, "Internal error.\n");

@@ -34,11 +34,28 @@ import type {
   NewsletterFilterResult,
 } from "../../generated/types.js";
 import type { Store } from "../db/database.js";
-import type { Account, FilterOperator, FiltersTable, NewsletterModulesTable, NewslettersTable, Subscriber, TemplatesTable, Tracking } from "../db/schema.js";
+import type {
+  Account,
+  FilterOperator,
+  FiltersTable,
+  NewsletterModulesTable,
+  NewslettersTable,
+  Subscriber,
+  TemplatesTable,
+  Tracking,
+} from "../db/schema.js";
 import type { Selectable } from "kysely";
 import { notFound } from "./errors.js";
 import { type Db, idFromText } from "./subscribers.js";
-import { MAX_FIELD_VALUE, MAX_MODULE_CODE, MAX_NAME, MAX_NEWSLETTER_MODULES, MAX_SUBJECT, characterCount, checkLength } from "./limits.js";
+import {
+  MAX_FIELD_VALUE,
+  MAX_MODULE_CODE,
+  MAX_NAME,
+  MAX_NEWSLETTER_MODULES,
+  MAX_SUBJECT,
+  characterCount,
+  checkLength,
+} from "./limits.js";
 import { type MergeValues, mergeHtml, mergeTagCount, mergeTemplate } from "./merge.js";
 
 export type Template = Selectable<TemplatesTable>;
@@ -61,7 +78,14 @@ export interface PlacedModule {
 /** The recipient fields filters and merge tags read. */
 export type Recipient = Pick<Subscriber, "email" | "name" | "format" | "country_code" | "phone" | "fields">;
 
-export const FILTER_OPERATORS: readonly FilterOperator[] = ["=", "!=", "contains", "startsWith", "empty", "notEmpty"];
+export const FILTER_OPERATORS: readonly FilterOperator[] = [
+  "=",
+  "!=",
+  "contains",
+  "startsWith",
+  "empty",
+  "notEmpty",
+];
 
 const FIXED_FIELDS = ["Email", "Name", "Format", "CountryCode", "Phone"] as const;
 
@@ -90,7 +114,8 @@ export function subscriberFields(json: string): Map<number, string> {
     return out;
   }
   if (typeof parsed !== "object" || parsed === null) return out;
-  for (const [k, v] of Object.entries(parsed)) if (/^\d+$/.test(k) && typeof v === "string") out.set(Number(k), v);
+  for (const [k, v] of Object.entries(parsed))
+    if (/^\d+$/.test(k) && typeof v === "string") out.set(Number(k), v);
   return out;
 }
 
@@ -119,7 +144,11 @@ function fieldValue(field: string, recipient: Recipient, fields: ReadonlyMap<num
  * startsWith compare case-insensitively (lower-cased both sides); empty/notEmpty ignore surrounding white
  * space; a missing DD field is ""; an unknown field or operator never matches.
  */
-export function evaluateFilter(filter: FilterRule, recipient: Recipient, fields = subscriberFields(recipient.fields)): boolean {
+export function evaluateFilter(
+  filter: FilterRule,
+  recipient: Recipient,
+  fields = subscriberFields(recipient.fields),
+): boolean {
   if (canonicalField(filter.field) === undefined) return false;
   const actual = fieldValue(filter.field, recipient, fields);
   const a = actual.toLowerCase();
@@ -147,11 +176,20 @@ const HOLDER_RE = /\{\{\s*holder\s*:\s*(\d{1,9})\s*\}\}/gi;
 /** The holder numbers a template offers, in its HTML or text, ascending. */
 export function templateHolders(template: Pick<Template, "html" | "text">): number[] {
   const found = new Set<number>();
-  for (const part of [template.html, template.text]) for (const m of part.matchAll(HOLDER_RE)) found.add(Number(m[1]));
+  for (const part of [template.html, template.text])
+    for (const m of part.matchAll(HOLDER_RE)) found.add(Number(m[1]));
   return [...found].sort((a, b) => a - b);
 }
 
-const ENTITIES: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", apos: "'", nbsp: " " };
+const ENTITIES: Readonly<Record<string, string>> = {
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  "#39": "'",
+  apos: "'",
+  nbsp: " ",
+};
 
 /**
  * A module's HTML as plain text for the text part: links as `text (href)`, tags removed, breaks and
@@ -160,7 +198,10 @@ const ENTITIES: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">",
 export function htmlToText(html: string): string {
   return html
     .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, "")
-    .replace(/<a\b[^>]*?\bhref\s*=\s*"([^"]*)"[^>]*>([\s\S]*?)<\/a\s*>/gi, (_a, href: string, inner: string) => `${inner} (${href})`)
+    .replace(
+      /<a\b[^>]*?\bhref\s*=\s*"([^"]*)"[^>]*>([\s\S]*?)<\/a\s*>/gi,
+      (_a, href: string, inner: string) => `${inner} (${href})`,
+    )
     .replace(/<br\s*\/?>/gi, "\n")
     .replace(/<\/(p|div|h[1-6]|li|tr)\s*>/gi, "\n")
     .replace(/<[^>]*>/g, "")
@@ -199,7 +240,9 @@ export function renderNewsletter(
   // One pass: a holder tag inside a module's code is not filled again.
   const fill = (part: string, asText: boolean) =>
     part.replace(HOLDER_RE, (_tag, n: string) =>
-      (byHolder.get(Number(n)) ?? []).map((m) => (asText ? htmlToText(m.code).trim() : m.code)).join(asText ? "\n" : ""),
+      (byHolder.get(Number(n)) ?? [])
+        .map((m) => (asText ? htmlToText(m.code).trim() : m.code))
+        .join(asText ? "\n" : ""),
     );
   const values: MergeValues = { name: recipient.name, email: recipient.email, fields, tags };
   return {
@@ -217,10 +260,23 @@ export interface NewsletterContent {
 }
 
 /** Loads a newsletter of the account with everything renderNewsletter needs; undefined when it is not the account's. */
-export async function loadNewsletterContent(db: Db, accountId: number, newsletterId: number): Promise<NewsletterContent | undefined> {
-  const newsletter = await db.selectFrom("newsletters").selectAll().where("id", "=", newsletterId).where("account_id", "=", accountId).executeTakeFirst();
+export async function loadNewsletterContent(
+  db: Db,
+  accountId: number,
+  newsletterId: number,
+): Promise<NewsletterContent | undefined> {
+  const newsletter = await db
+    .selectFrom("newsletters")
+    .selectAll()
+    .where("id", "=", newsletterId)
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
   if (newsletter === undefined) return undefined;
-  const template = await db.selectFrom("templates").selectAll().where("id", "=", newsletter.template_id).executeTakeFirstOrThrow();
+  const template = await db
+    .selectFrom("templates")
+    .selectAll()
+    .where("id", "=", newsletter.template_id)
+    .executeTakeFirstOrThrow();
   const rows = await db
     .selectFrom("newsletter_modules as nm")
     .leftJoin("filters as f", "f.id", "nm.filter_id")
@@ -235,13 +291,22 @@ export async function loadNewsletterContent(db: Db, accountId: number, newslette
       code: r.code,
       module_index: r.module_index,
       holder_id: r.holder_id,
-      filter: r.field === null || r.operator === null ? null : { field: r.field, operator: r.operator, value: r.value ?? "" },
+      filter:
+        r.field === null || r.operator === null
+          ? null
+          : { field: r.field, operator: r.operator, value: r.value ?? "" },
     }),
   );
   return { newsletter, template, modules };
 }
 
-async function newsletterOf(db: Db, account: Pick<Account, "id">, idText: string | undefined, parameter: string, lock = false): Promise<Newsletter> {
+async function newsletterOf(
+  db: Db,
+  account: Pick<Account, "id">,
+  idText: string | undefined,
+  parameter: string,
+  lock = false,
+): Promise<Newsletter> {
   const id = idFromText(idText);
   const found =
     id === undefined
@@ -267,13 +332,19 @@ function invalidValue(parameter: string, message: string) {
 }
 
 /** InsertTemplateNewsletter: creates the newsletter and returns its id (the ActiveTemplateID). */
-export async function insertTemplateNewsletter(store: Store, account: Pick<Account, "id">, params: InsertTemplateNewsletterParams, now: number): Promise<number> {
+export async function insertTemplateNewsletter(
+  store: Store,
+  account: Pick<Account, "id">,
+  params: InsertTemplateNewsletterParams,
+  now: number,
+): Promise<number> {
   checkLength(params.strTemplateName, MAX_NAME, "strTemplateName");
   checkLength(params.strNewsletterName, MAX_NAME, "strNewsletterName");
   checkLength(params.strSubject, MAX_SUBJECT, "strSubject");
   const name = params.strNewsletterName.trim();
   if (name === "") throw invalidValue("strNewsletterName", "strNewsletterName must not be empty.");
-  const tracking: Tracking = params.strTracking === undefined || (params.strTracking as string) === "" ? "all" : params.strTracking;
+  const tracking: Tracking =
+    params.strTracking === undefined || (params.strTracking as string) === "" ? "all" : params.strTracking;
   return store.write(async (trx) => {
     const template = await trx
       .selectFrom("templates")
@@ -284,7 +355,8 @@ export async function insertTemplateNewsletter(store: Store, account: Pick<Accou
     if (template === undefined) throw notFound("template", "strTemplateName");
     const given = (params.strSubject ?? "").replace(/[\r\n]+/g, " ").trim();
     const subject = given === "" ? template.subject : given;
-    if (subject.trim() === "") throw invalidValue("strSubject", "strSubject is required: the template has no subject of its own.");
+    if (subject.trim() === "")
+      throw invalidValue("strSubject", "strSubject is required: the template has no subject of its own.");
     const row = await trx
       .insertInto("newsletters")
       .values({ account_id: account.id, template_id: template.id, name, subject, tracking, created_at: now })
@@ -299,7 +371,8 @@ function indexParam(text: string | undefined, parameter: string): number {
   if (text === undefined || text.trim() === "") return 0;
   const trimmed = text.trim();
   const n = /^\d{1,10}$/.test(trimmed) ? Number(trimmed) : Number.NaN;
-  if (!(n >= 0 && n <= 2147483647)) throw invalidValue(parameter, `${parameter} must be a whole number from 0 to 2147483647.`);
+  if (!(n >= 0 && n <= 2147483647))
+    throw invalidValue(parameter, `${parameter} must be a whole number from 0 to 2147483647.`);
   return n;
 }
 
@@ -315,29 +388,59 @@ export async function insertActiveTemplateModule(
   checkLength(params.strModuleCode, MAX_MODULE_CODE, "strModuleCode");
   return store.write(async (trx) => {
     // Locked on PostgreSQL, so two placements at once cannot both pass the modules' size check.
-    const newsletter = await newsletterOf(trx, account, params.strNewsletterID, "strNewsletterID", store.engine === "postgres");
+    const newsletter = await newsletterOf(
+      trx,
+      account,
+      params.strNewsletterID,
+      "strNewsletterID",
+      store.engine === "postgres",
+    );
     const moduleId = idFromText(params.strModuleID);
     const module =
       moduleId === undefined
         ? undefined
-        : await trx.selectFrom("modules").select(["id", "code"]).where("id", "=", moduleId).where("account_id", "=", account.id).executeTakeFirst();
+        : await trx
+            .selectFrom("modules")
+            .select(["id", "code"])
+            .where("id", "=", moduleId)
+            .where("account_id", "=", account.id)
+            .executeTakeFirst();
     if (module === undefined) throw notFound("module", "strModuleID");
     let filterId: number | null = null;
     if (params.strFilterID !== undefined && params.strFilterID.trim() !== "") {
       const id = idFromText(params.strFilterID);
       const filter =
-        id === undefined ? undefined : await trx.selectFrom("filters").select("id").where("id", "=", id).where("account_id", "=", account.id).executeTakeFirst();
+        id === undefined
+          ? undefined
+          : await trx
+              .selectFrom("filters")
+              .select("id")
+              .where("id", "=", id)
+              .where("account_id", "=", account.id)
+              .executeTakeFirst();
       if (filter === undefined) throw notFound("filter", "strFilterID");
       filterId = filter.id;
     }
-    const template = await trx.selectFrom("templates").select(["html", "text"]).where("id", "=", newsletter.template_id).executeTakeFirstOrThrow();
+    const template = await trx
+      .selectFrom("templates")
+      .select(["html", "text"])
+      .where("id", "=", newsletter.template_id)
+      .executeTakeFirstOrThrow();
     const holders = templateHolders(template);
     if (!holders.includes(holderId)) {
       const offered = holders.length === 0 ? "it has none" : `it has ${holders.join(", ")}`;
-      throw invalidValue("strHolderID", `strHolderID ${holderId} is not a holder of the newsletter's template ({{holder:N}}; ${offered}).`);
+      throw invalidValue(
+        "strHolderID",
+        `strHolderID ${holderId} is not a holder of the newsletter's template ({{holder:N}}; ${offered}).`,
+      );
     }
-    const code = params.strModuleCode === undefined || params.strModuleCode === "" ? module.code : params.strModuleCode;
-    const placed = await trx.selectFrom("newsletter_modules").select("code").where("newsletter_id", "=", newsletter.id).execute();
+    const code =
+      params.strModuleCode === undefined || params.strModuleCode === "" ? module.code : params.strModuleCode;
+    const placed = await trx
+      .selectFrom("newsletter_modules")
+      .select("code")
+      .where("newsletter_id", "=", newsletter.id)
+      .execute();
     const total = placed.reduce((sum, m) => sum + mergedSize(m.code), mergedSize(code));
     if (total > MAX_NEWSLETTER_MODULES) {
       throw clientError(
@@ -365,7 +468,11 @@ export async function insertActiveTemplateModule(
 }
 
 /** GetNewsletterFilters: the distinct filters the newsletter's modules use, by id. */
-export async function getNewsletterFilters(db: Db, account: Pick<Account, "id">, newsletterId: number): Promise<NewsletterFilterResult[]> {
+export async function getNewsletterFilters(
+  db: Db,
+  account: Pick<Account, "id">,
+  newsletterId: number,
+): Promise<NewsletterFilterResult[]> {
   await newsletterOf(db, account, String(newsletterId), "intNewsletterId");
   // Sendings (SendNewsletter's strFilterId) add their filters here once they exist: a union with the
   // sendings of this newsletter.
@@ -374,7 +481,12 @@ export async function getNewsletterFilters(db: Db, account: Pick<Account, "id">,
     .select(["id", "name"])
     .where("account_id", "=", account.id)
     .where("id", "in", (eb) =>
-      eb.selectFrom("newsletter_modules").select("filter_id").where("newsletter_id", "=", newsletterId).where("filter_id", "is not", null).$narrowType<{ filter_id: number }>(),
+      eb
+        .selectFrom("newsletter_modules")
+        .select("filter_id")
+        .where("newsletter_id", "=", newsletterId)
+        .where("filter_id", "is not", null)
+        .$narrowType<{ filter_id: number }>(),
     )
     .orderBy("id")
     .execute();

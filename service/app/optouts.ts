@@ -33,7 +33,12 @@ export function optoutKey(email: string): string {
  * Puts the address on the account's opt-out-all set. Several statements: call it inside a transaction
  * (`db.transaction().execute((trx) => addOptout(trx, ...))`) so it happens whole or not at all.
  */
-export async function addOptout(trx: Db, accountId: number, email: string, now: number): Promise<OptoutOutcome> {
+export async function addOptout(
+  trx: Db,
+  accountId: number,
+  email: string,
+  now: number,
+): Promise<OptoutOutcome> {
   const trimmed = email.trim();
   const key = optoutKey(trimmed);
   const inserted = await trx
@@ -60,7 +65,12 @@ export async function addOptout(trx: Db, accountId: number, email: string, now: 
     .where("subscriber_id", "=", subscriber.id)
     .where("state", "<>", "unsubscribed")
     .executeTakeFirst();
-  return { emailKey: key, added: inserted !== undefined, subscriberId: subscriber.id, unsubscribed: Number(changed.numUpdatedRows) };
+  return {
+    emailKey: key,
+    added: inserted !== undefined,
+    subscriberId: subscriber.id,
+    unsubscribed: Number(changed.numUpdatedRows),
+  };
 }
 
 /**

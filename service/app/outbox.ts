@@ -23,7 +23,12 @@ import { randomUUID } from "node:crypto";
 import { sql, type Transaction } from "kysely";
 import type { Store } from "../db/database.js";
 import type { Database, Mail } from "../db/schema.js";
-import { folderTransport, type MailTransport, OUTBOX_OWNER_PREFIX, PermanentMailError } from "./mail-transport.js";
+import {
+  folderTransport,
+  type MailTransport,
+  OUTBOX_OWNER_PREFIX,
+  PermanentMailError,
+} from "./mail-transport.js";
 import { PollingWorker, stateIs } from "./polling-worker.js";
 
 /** Kinds of mail someone is waiting for: claimed before any bulk mail. */
@@ -104,7 +109,9 @@ export class OutboxWorker extends PollingWorker {
     private readonly options: OutboxOptions,
   ) {
     super("outbox", options);
-    this.transport = options.transport ?? folderTransport(options.dir, this.owner, { staleMs: options.leaseMs ?? 30_000, log: options.log });
+    this.transport =
+      options.transport ??
+      folderTransport(options.dir, this.owner, { staleMs: options.leaseMs ?? 30_000, log: options.log });
   }
 
   /** Where this worker delivers (for the start-up log): the folder, or the SMTP URL without password. */
@@ -271,7 +278,10 @@ export class OutboxWorker extends PollingWorker {
       const attempts = mail.attempts + 1;
       const giveUpAt = firstAttempt + (this.options.retryMaxAgeMs ?? DEFAULT_RETRY_MAX_AGE_MS);
       const permanent = error instanceof PermanentMailError;
-      const dead = permanent || at >= giveUpAt || (this.options.maxAttempts !== undefined && attempts >= this.options.maxAttempts);
+      const dead =
+        permanent ||
+        at >= giveUpAt ||
+        (this.options.maxAttempts !== undefined && attempts >= this.options.maxAttempts);
       const reason = (error instanceof Error ? error.message : String(error)).slice(0, 500);
       // The last retry falls at the give-up time itself, so a message is tried for the whole period.
       const next = Math.min(at + retryDelay(attempts, this.options.retryMaxIntervalMs), giveUpAt);
@@ -294,7 +304,15 @@ export class OutboxWorker extends PollingWorker {
         mailId: mail.id,
         attempts,
         dead,
-        ...(dead ? { why: permanent ? "refused" : at >= giveUpAt ? "retried for the whole period" : "maximum attempts" } : { nextAttemptAt: new Date(next).toISOString() }),
+        ...(dead
+          ? {
+              why: permanent
+                ? "refused"
+                : at >= giveUpAt
+                  ? "retried for the whole period"
+                  : "maximum attempts",
+            }
+          : { nextAttemptAt: new Date(next).toISOString() }),
         err: reason,
       });
       return false;
@@ -308,7 +326,13 @@ export class OutboxWorker extends PollingWorker {
  * queued mail of the class (one index seek each for the next account id, one more for a due message), so
  * a claim costs seeks per account, not a scan of anyone's backlog.
  */
-async function dueAccounts(trx: Transaction<Database>, priority: number, after: number, max: number, now: number): Promise<number[]> {
+async function dueAccounts(
+  trx: Transaction<Database>,
+  priority: number,
+  after: number,
+  max: number,
+  now: number,
+): Promise<number[]> {
   const found: number[] = [];
   let from = after;
   let secondLap = false;

@@ -10,7 +10,8 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   "cache-control": "no-store",
   "referrer-policy": "no-referrer",
   // No script, style, image or frame; the one form posts back to the page's own URL.
-  "content-security-policy": "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "content-security-policy":
+    "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   "x-content-type-options": "nosniff",
   "x-frame-options": "DENY",
 };
@@ -22,14 +23,29 @@ export function page(title: string, body: string): string {
 
 /** A page with a button that POSTs (an empty form) back to the page's own URL. */
 export function buttonPage(title: string, text: string, button: string, hidden = ""): string {
-  return page(title, `<p>${text}</p><form method="post">${hidden}<button type="submit">${button}</button></form>`);
+  return page(
+    title,
+    `<p>${text}</p><form method="post">${hidden}<button type="submit">${button}</button></form>`,
+  );
 }
 
-export const METHOD_NOT_ALLOWED_PAGE = page("Method not allowed", "<p>This address takes GET, HEAD and POST only.</p>");
-export const BODY_TOO_LARGE_PAGE = page("Request too large", "<p>This form takes a few bytes, not more than 64 KiB.</p>");
+export const METHOD_NOT_ALLOWED_PAGE = page(
+  "Method not allowed",
+  "<p>This address takes GET, HEAD and POST only.</p>",
+);
+export const BODY_TOO_LARGE_PAGE = page(
+  "Request too large",
+  "<p>This form takes a few bytes, not more than 64 KiB.</p>",
+);
 
 /** Answers `status` with `body` (none for HEAD) and PAGE_HEADERS plus `extra`. */
-export function sendPage(req: http.IncomingMessage, res: http.ServerResponse, status: number, body: string, extra: Readonly<Record<string, string>> = {}): void {
+export function sendPage(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  status: number,
+  body: string,
+  extra: Readonly<Record<string, string>> = {},
+): void {
   res.writeHead(status, { ...PAGE_HEADERS, ...extra });
   res.end(req.method === "HEAD" ? undefined : body);
 }

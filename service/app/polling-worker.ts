@@ -124,7 +124,11 @@ export async function claimDue<T extends DeliveryTable>(
     const claimed = await trx
       .updateTable(queue)
       .set({ lease_owner: owner, lease_until: now + leaseMs })
-      .where("id", "in", due.map((d) => d.id))
+      .where(
+        "id",
+        "in",
+        due.map((d) => d.id),
+      )
       .where(stateIs("queued"))
       .returningAll()
       .execute();

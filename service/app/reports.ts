@@ -3,7 +3,12 @@
 // NotFound (the same answer as a missing one), and no row of another account can join in.
 
 import { ErrorCodes, clientError } from "../../generated/server.js";
-import type { GetReportViewsByDateIntervalParams, GetRoiResultsParams, ReportViewsRow, RoiResult } from "../../generated/types.js";
+import type {
+  GetReportViewsByDateIntervalParams,
+  GetRoiResultsParams,
+  ReportViewsRow,
+  RoiResult,
+} from "../../generated/types.js";
 import type { Account } from "../db/schema.js";
 import { formatDecimal, parseDecimal } from "./decimal.js";
 import { notFound } from "./errors.js";
@@ -16,7 +21,12 @@ async function sendingId(db: Db, account: Account, text: string): Promise<number
   const found =
     id === undefined
       ? undefined
-      : await db.selectFrom("sendings").select("id").where("id", "=", id).where("account_id", "=", account.id).executeTakeFirst();
+      : await db
+          .selectFrom("sendings")
+          .select("id")
+          .where("id", "=", id)
+          .where("account_id", "=", account.id)
+          .executeTakeFirst();
   if (found === undefined) throw notFound("sending", "strSendQueueId");
   return found.id;
 }
@@ -30,7 +40,15 @@ const INTERVAL = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
 export function intervalInstant(text: string, timeZone: string): number {
   const match = INTERVAL.exec(text.trim());
   if (match === null) throw new RangeError(`not a yyyy-MM-ddTHH:mm:ss time: "${text}"`);
-  const [, y, mo, d, h, mi, s] = match.map(Number) as [number, number, number, number, number, number, number];
+  const [, y, mo, d, h, mi, s] = match.map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   return zonedInstant(timeZone, y, mo, d, h, mi) + s * 1000;
 }
 
@@ -41,7 +59,9 @@ function demographicField(account: Account, ddField: string): number {
   const match = DD_FIELD.exec(ddField);
   const n = match === null ? 0 : Number(match[1]);
   if (n < 1 || n > 100) {
-    throw clientError(ErrorCodes.InvalidName, "ddField must name a demographic field, DD1 to DD100.", { parameter: "ddField" });
+    throw clientError(ErrorCodes.InvalidName, "ddField must name a demographic field, DD1 to DD100.", {
+      parameter: "ddField",
+    });
   }
   checkActivated(account, [n], "ddField");
   return n;
@@ -54,7 +74,11 @@ function demographicField(account: Account, ddField: string): number {
  * carries the subscriber's id, e-mail and name, the view time in UTC (xs:dateTime, `Z`) and the value of
  * the demographic field `ddField` names (null when the subscriber has none, or it is empty).
  */
-export async function reportViews(db: Db, account: Account, params: GetReportViewsByDateIntervalParams): Promise<ReportViewsRow[]> {
+export async function reportViews(
+  db: Db,
+  account: Account,
+  params: GetReportViewsByDateIntervalParams,
+): Promise<ReportViewsRow[]> {
   const field = String(demographicField(account, params.ddField));
   const sending = await sendingId(db, account, params.strSendQueueId);
   const from = intervalInstant(params.datIntervalFrom, account.time_zone);
@@ -62,7 +86,9 @@ export async function reportViews(db: Db, account: Account, params: GetReportVie
   const views = await db
     .selectFrom("tracking_events")
     .leftJoin("subscribers", (join) =>
-      join.onRef("subscribers.id", "=", "tracking_events.subscriber_id").on("subscribers.account_id", "=", account.id),
+      join
+        .onRef("subscribers.id", "=", "tracking_events.subscriber_id")
+        .on("subscribers.account_id", "=", account.id),
     )
     .select([
       "tracking_events.subscriber_id",
@@ -97,7 +123,11 @@ export async function reportViews(db: Db, account: Account, params: GetReportVie
  * included): its clicks, its closures (conversions) and the sum of the conversion values, added exactly
  * as decimals and only then turned into the double the wire carries.
  */
-export async function roiResults(db: Db, account: Account, params: GetRoiResultsParams): Promise<RoiResult[]> {
+export async function roiResults(
+  db: Db,
+  account: Account,
+  params: GetRoiResultsParams,
+): Promise<RoiResult[]> {
   const sending = await sendingId(db, account, params.strSendQueueId);
   const links = await db
     .selectFrom("tracked_links")

@@ -35,8 +35,21 @@ import type { Account, Database } from "../db/schema.js";
 import { notFound } from "./errors.js";
 import { MAX_NAME, checkLength } from "./limits.js";
 import { queueMail } from "./mail.js";
-import { BODY_TOO_LARGE_PAGE, METHOD_NOT_ALLOWED_PAGE, buttonPage, discardBody, page, sendPage } from "./pages.js";
-import { type FilterRule, type NewsletterContent, evaluateFilter, loadNewsletterContent, renderNewsletter } from "./newsletters.js";
+import {
+  BODY_TOO_LARGE_PAGE,
+  METHOD_NOT_ALLOWED_PAGE,
+  buttonPage,
+  discardBody,
+  page,
+  sendPage,
+} from "./pages.js";
+import {
+  type FilterRule,
+  type NewsletterContent,
+  evaluateFilter,
+  loadNewsletterContent,
+  renderNewsletter,
+} from "./newsletters.js";
 import { PollingWorker } from "./polling-worker.js";
 import { type Db, checkEmail, idFromText, listOf } from "./subscribers.js";
 import { zoneOffset, zonedInstant } from "./zoned-time.js";
@@ -48,7 +61,12 @@ function localToday(timeZone: string, now: number): [number, number, number] {
 }
 
 /** When the sending is due (see the top of this file); InvalidValue for a date that does not exist. */
-export function sendingTime(date: string | undefined, time: string | undefined, timeZone: string, now: number): number {
+export function sendingTime(
+  date: string | undefined,
+  time: string | undefined,
+  timeZone: string,
+  now: number,
+): number {
   const d = date?.trim() ?? "";
   const t = time?.trim() ?? "";
   if (d === "" && t === "") return now;
@@ -56,22 +74,34 @@ export function sendingTime(date: string | undefined, time: string | undefined, 
   if (d === "") ymd = localToday(timeZone, now);
   else {
     const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(d);
-    const parts = m === null ? undefined : ([Number(m[1]), Number(m[2]), Number(m[3])] as [number, number, number]);
+    const parts =
+      m === null ? undefined : ([Number(m[1]), Number(m[2]), Number(m[3])] as [number, number, number]);
     const check = parts === undefined ? undefined : new Date(Date.UTC(2000, parts[1] - 1, parts[2]));
-    if (parts === undefined || check === undefined || check.getUTCMonth() !== parts[1] - 1 || check.getUTCDate() !== parts[2] || (parts[1] === 2 && parts[2] === 29 && !isLeap(parts[0])))
-      throw clientError(ErrorCodes.InvalidValue, "strSendDate must be a date that exists, as yyyy-MM-dd.", { parameter: "strSendDate" });
+    if (
+      parts === undefined ||
+      check === undefined ||
+      check.getUTCMonth() !== parts[1] - 1 ||
+      check.getUTCDate() !== parts[2] ||
+      (parts[1] === 2 && parts[2] === 29 && !isLeap(parts[0]))
+    )
+      throw clientError(ErrorCodes.InvalidValue, "strSendDate must be a date that exists, as yyyy-MM-dd.", {
+        parameter: "strSendDate",
+      });
     ymd = parts;
   }
   let hour = 0;
   let minute = 0;
   if (t !== "") {
     const m = /^(\d{2}):(\d{2})$/.exec(t);
-    if (m === null || Number(m[1]) > 23 || Number(m[2]) > 59) throw clientError(ErrorCodes.InvalidValue, "strSendTime must be a time of day, as HH:mm.", { parameter: "strSendTime" });
+    if (m === null || Number(m[1]) > 23 || Number(m[2]) > 59)
+      throw clientError(ErrorCodes.InvalidValue, "strSendTime must be a time of day, as HH:mm.", {
+        parameter: "strSendTime",
+      });
     hour = Number(m[1]);
     minute = Number(m[2]);
   }
   const at = zonedInstant(timeZone, ymd[0], ymd[1], ymd[2], hour, minute);
-  return at > now ? at : now;
+  return Math.max(at, now);
 }
 
 function isLeap(year: number): boolean {
@@ -79,7 +109,12 @@ function isLeap(year: number): boolean {
 }
 
 /** SendNewsletter: records the sending (see the top of this file) and returns its id, the send queue id. */
-export async function sendNewsletter(store: Store, account: Account, params: SendNewsletterParams, now: number): Promise<number> {
+export async function sendNewsletter(
+  store: Store,
+  account: Account,
+  params: SendNewsletterParams,
+  now: number,
+): Promise<number> {
   const fromEmail = checkEmail(params.strFromEmail, "strFromEmail");
   checkLength(params.strFromName, MAX_NAME, "strFromName");
   const fromName = (params.strFromName ?? "").replace(/[\r\n]+/g, " ").trim();
@@ -89,14 +124,26 @@ export async function sendNewsletter(store: Store, account: Account, params: Sen
     const newsletter =
       newsletterId === undefined
         ? undefined
-        : await trx.selectFrom("newsletters").select("id").where("id", "=", newsletterId).where("account_id", "=", account.id).executeTakeFirst();
+        : await trx
+            .selectFrom("newsletters")
+            .select("id")
+            .where("id", "=", newsletterId)
+            .where("account_id", "=", account.id)
+            .executeTakeFirst();
     if (newsletter === undefined) throw notFound("newsletter", "strNewsletterId");
     const list = await listOf(trx, account, params.strMailingListId, "strMailingListId");
     let filterId: number | null = null;
     if (params.strFilterId !== undefined && params.strFilterId.trim() !== "") {
       const id = idFromText(params.strFilterId);
       const filter =
-        id === undefined ? undefined : await trx.selectFrom("filters").select("id").where("id", "=", id).where("account_id", "=", account.id).executeTakeFirst();
+        id === undefined
+          ? undefined
+          : await trx
+              .selectFrom("filters")
+              .select("id")
+              .where("id", "=", id)
+              .where("account_id", "=", account.id)
+              .executeTakeFirst();
       if (filter === undefined) throw notFound("filter", "strFilterId");
       filterId = filter.id;
     }
@@ -126,7 +173,11 @@ export async function sendNewsletter(store: Store, account: Account, params: Sen
 
 /** The `link_key` secret as bytes (made by the migrations). */
 export async function unsubscribeKey(db: Db): Promise<Buffer> {
-  const row = await db.selectFrom("secrets").select("value").where("name", "=", "link_key").executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom("secrets")
+    .select("value")
+    .where("name", "=", "link_key")
+    .executeTakeFirstOrThrow();
   return Buffer.from(row.value, "base64url");
 }
 
@@ -135,13 +186,21 @@ function unsubscribeMac(key: Buffer, payload: string): Buffer {
 }
 
 /** The token of one recipient's unsubscribe link: `sending.subscriber.list.mac` (mac base64url). */
-export function unsubscribeToken(key: Buffer, sendingId: number, subscriberId: number, listId: number): string {
+export function unsubscribeToken(
+  key: Buffer,
+  sendingId: number,
+  subscriberId: number,
+  listId: number,
+): string {
   const payload = `${sendingId}.${subscriberId}.${listId}`;
   return `${payload}.${unsubscribeMac(key, payload).toString("base64url")}`;
 }
 
 /** The ids a token names when its MAC verifies; undefined otherwise. */
-export function verifyUnsubscribeToken(key: Buffer, token: string): { sendingId: number; subscriberId: number; listId: number } | undefined {
+export function verifyUnsubscribeToken(
+  key: Buffer,
+  token: string,
+): { sendingId: number; subscriberId: number; listId: number } | undefined {
   const m = /^(\d{1,15})\.(\d{1,15})\.(\d{1,15})\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (m === null) return undefined;
   const given = Buffer.from(m[4]!, "base64url");
@@ -156,18 +215,29 @@ const UNSUBSCRIBE_FORM = buttonPage(
   "Unsubscribe",
   '<input type="hidden" name="List-Unsubscribe" value="One-Click">',
 );
-const UNSUBSCRIBED_PAGE = page("Unsubscribed", "<p>You are unsubscribed from this mailing list and will not receive it any more.</p>");
+const UNSUBSCRIBED_PAGE = page(
+  "Unsubscribed",
+  "<p>You are unsubscribed from this mailing list and will not receive it any more.</p>",
+);
 const INVALID_PAGE = page("Link not valid", "<p>This unsubscribe link is not valid or not complete.</p>");
 
 /**
  * `GET|HEAD|POST /u/{token}`: GET shows the button, POST unsubscribes (RFC 8058 one-click); 404 for a
  * token that does not verify, 405 for another method.
  */
-export async function unsubscribeRoute(store: Store, req: http.IncomingMessage, res: http.ServerResponse, token: string, now: number): Promise<void> {
+export async function unsubscribeRoute(
+  store: Store,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  token: string,
+  now: number,
+): Promise<void> {
   const method = req.method ?? "GET";
-  if (method !== "GET" && method !== "HEAD" && method !== "POST") return sendPage(req, res, 405, METHOD_NOT_ALLOWED_PAGE, { allow: "GET, HEAD, POST" });
+  if (method !== "GET" && method !== "HEAD" && method !== "POST")
+    return sendPage(req, res, 405, METHOD_NOT_ALLOWED_PAGE, { allow: "GET, HEAD, POST" });
   const ids = verifyUnsubscribeToken(await unsubscribeKey(store.db), token);
-  if (method === "POST" && !(await discardBody(req))) return sendPage(req, res, 413, BODY_TOO_LARGE_PAGE, { connection: "close" });
+  if (method === "POST" && !(await discardBody(req)))
+    return sendPage(req, res, 413, BODY_TOO_LARGE_PAGE, { connection: "close" });
   if (ids === undefined) return sendPage(req, res, 404, INVALID_PAGE);
   if (method !== "POST") return sendPage(req, res, 200, UNSUBSCRIBE_FORM);
   await store.write(async (trx) => {
@@ -301,9 +371,24 @@ export class SendingWorker extends PollingWorker {
       .where("id", "=", next)
       .where("state", "in", ACTIVE)
       .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", at)]))
-      .returning(["id", "account_id", "newsletter_id", "list_id", "filter_id", "from_email", "from_name", "state"])
+      .returning([
+        "id",
+        "account_id",
+        "newsletter_id",
+        "list_id",
+        "filter_id",
+        "from_email",
+        "from_name",
+        "state",
+      ])
       .executeTakeFirst();
-    if (row !== undefined) this.options.log?.({ event: "sending.claimed", sending: row.id, worker: this.workerId, state: row.state });
+    if (row !== undefined)
+      this.options.log?.({
+        event: "sending.claimed",
+        sending: row.id,
+        worker: this.workerId,
+        state: row.state,
+      });
     return row;
   }
 
@@ -320,20 +405,28 @@ export class SendingWorker extends PollingWorker {
 
   private async work(sending: Claimed, at: number | undefined): Promise<number> {
     let lost = false;
-    const heartbeat = setInterval(() => {
-      this.store.db
-        .updateTable("sendings")
-        .set({ lease_until: this.now(at) + this.leaseMs })
-        .where("id", "=", sending.id)
-        .where("lease_owner", "=", this.workerId)
-        .executeTakeFirst()
-        .then(
-          (r) => {
-            if (Number(r.numUpdatedRows) !== 1) lost = true;
-          },
-          (error: unknown) => this.options.log?.({ event: "sending.heartbeat_error", sending: sending.id, error: String(error) }),
-        );
-    }, Math.max(10, Math.floor(this.leaseMs / 3)));
+    const heartbeat = setInterval(
+      () => {
+        this.store.db
+          .updateTable("sendings")
+          .set({ lease_until: this.now(at) + this.leaseMs })
+          .where("id", "=", sending.id)
+          .where("lease_owner", "=", this.workerId)
+          .executeTakeFirst()
+          .then(
+            (r) => {
+              if (Number(r.numUpdatedRows) !== 1) lost = true;
+            },
+            (error: unknown) =>
+              this.options.log?.({
+                event: "sending.heartbeat_error",
+                sending: sending.id,
+                error: String(error),
+              }),
+          );
+      },
+      Math.max(10, Math.floor(this.leaseMs / 3)),
+    );
     let queued = 0;
     try {
       const content = await loadNewsletterContent(this.store.db, sending.account_id, sending.newsletter_id);
@@ -368,13 +461,21 @@ export class SendingWorker extends PollingWorker {
   private async expand(sending: Claimed, at: number): Promise<void> {
     const { db } = this.store;
     const filter: FilterRule | undefined =
-      sending.filter_id === null ? undefined : await db.selectFrom("filters").select(["field", "operator", "value"]).where("id", "=", sending.filter_id).executeTakeFirst();
+      sending.filter_id === null
+        ? undefined
+        : await db
+            .selectFrom("filters")
+            .select(["field", "operator", "value"])
+            .where("id", "=", sending.filter_id)
+            .executeTakeFirst();
     await this.store.write(async (trx) => {
       await this.renew(trx, sending.id, at);
       const candidates = await trx
         .selectFrom("memberships as m")
         .innerJoin("subscribers as s", "s.id", "m.subscriber_id")
-        .leftJoin("optouts as o", (j) => j.onRef("o.account_id", "=", "s.account_id").onRef("o.email_key", "=", "s.email_key"))
+        .leftJoin("optouts as o", (j) =>
+          j.onRef("o.account_id", "=", "s.account_id").onRef("o.email_key", "=", "s.email_key"),
+        )
         .select(["s.id", "s.email", "s.name", "s.format", "s.country_code", "s.phone", "s.fields"])
         .where("m.list_id", "=", sending.list_id)
         .where("m.account_id", "=", sending.account_id)
@@ -386,7 +487,15 @@ export class SendingWorker extends PollingWorker {
       for (let i = 0; i < chosen.length; i += 500) {
         await trx
           .insertInto("sending_recipients")
-          .values(chosen.slice(i, i + 500).map((c) => ({ sending_id: sending.id, subscriber_id: c.id, account_id: sending.account_id, mail_id: null, created_at: at })))
+          .values(
+            chosen.slice(i, i + 500).map((c) => ({
+              sending_id: sending.id,
+              subscriber_id: c.id,
+              account_id: sending.account_id,
+              mail_id: null,
+              created_at: at,
+            })),
+          )
           .onConflict((oc) => oc.columns(["sending_id", "subscriber_id"]).doNothing())
           .execute();
       }
@@ -395,13 +504,22 @@ export class SendingWorker extends PollingWorker {
         .select((eb) => eb.fn.countAll<number>().as("n"))
         .where("sending_id", "=", sending.id)
         .executeTakeFirstOrThrow();
-      await trx.updateTable("sendings").set({ state: "sending", recipients: Number(total.n) }).where("id", "=", sending.id).execute();
+      await trx
+        .updateTable("sendings")
+        .set({ state: "sending", recipients: Number(total.n) })
+        .where("id", "=", sending.id)
+        .execute();
     });
     this.options.log?.({ event: "sending.expanded", sending: sending.id });
   }
 
   /** One batch in one transaction; undefined when no recipient is left queued. */
-  private async batch(sending: Claimed, content: NewsletterContent, at: number, track: HtmlTracker | undefined): Promise<number | undefined> {
+  private async batch(
+    sending: Claimed,
+    content: NewsletterContent,
+    at: number,
+    track: HtmlTracker | undefined,
+  ): Promise<number | undefined> {
     const key = this.key!;
     const base = this.options.publicUrl.replace(/\/$/, "");
     return this.store.write(async (trx) => {
@@ -409,9 +527,23 @@ export class SendingWorker extends PollingWorker {
       const rows = await trx
         .selectFrom("sending_recipients as r")
         .innerJoin("subscribers as s", "s.id", "r.subscriber_id")
-        .leftJoin("memberships as m", (j) => j.onRef("m.subscriber_id", "=", "r.subscriber_id").on("m.list_id", "=", sending.list_id))
-        .leftJoin("optouts as o", (j) => j.onRef("o.account_id", "=", "s.account_id").onRef("o.email_key", "=", "s.email_key"))
-        .select(["s.id", "s.email", "s.name", "s.format", "s.country_code", "s.phone", "s.fields", "m.state as membership", "o.email_key as optedOut"])
+        .leftJoin("memberships as m", (j) =>
+          j.onRef("m.subscriber_id", "=", "r.subscriber_id").on("m.list_id", "=", sending.list_id),
+        )
+        .leftJoin("optouts as o", (j) =>
+          j.onRef("o.account_id", "=", "s.account_id").onRef("o.email_key", "=", "s.email_key"),
+        )
+        .select([
+          "s.id",
+          "s.email",
+          "s.name",
+          "s.format",
+          "s.country_code",
+          "s.phone",
+          "s.fields",
+          "m.state as membership",
+          "o.email_key as optedOut",
+        ])
         .where("r.sending_id", "=", sending.id)
         .where("r.state", "=", "queued")
         .orderBy("r.subscriber_id")
@@ -426,11 +558,24 @@ export class SendingWorker extends PollingWorker {
           continue;
         }
         const link = `${base}/u/${unsubscribeToken(key, sending.id, r.id, sending.list_id)}`;
-        const rendered = renderNewsletter(content.template, content.newsletter, content.modules, r, new Map([["unsubscribe", link]]));
+        const rendered = renderNewsletter(
+          content.template,
+          content.newsletter,
+          content.modules,
+          r,
+          new Map([["unsubscribe", link]]),
+        );
         const tracking = content.newsletter.tracking;
-        let html: string | undefined = r.format.trim().toLowerCase() === "text" || content.template.html.trim() === "" ? undefined : rendered.html;
+        let html: string | undefined =
+          r.format.trim().toLowerCase() === "text" || content.template.html.trim() === ""
+            ? undefined
+            : rendered.html;
         if (html !== undefined && tracking !== "no" && track !== undefined) {
-          html = await track(trx, { accountId: sending.account_id, sendingId: sending.id, subscriberId: r.id, tracking }, html);
+          html = await track(
+            trx,
+            { accountId: sending.account_id, sendingId: sending.id, subscriberId: r.id, tracking },
+            html,
+          );
         }
         const mailId = await queueMail(
           trx,
@@ -442,7 +587,10 @@ export class SendingWorker extends PollingWorker {
             subject: rendered.subject,
             text: rendered.text,
             html,
-            headers: { "List-Unsubscribe": `<${link}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+            headers: {
+              "List-Unsubscribe": `<${link}>`,
+              "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+            },
           },
           at,
           this.options.domain,
@@ -454,7 +602,8 @@ export class SendingWorker extends PollingWorker {
           .where("subscriber_id", "=", r.id)
           .where("state", "=", "queued")
           .executeTakeFirst();
-        if (Number(marked.numUpdatedRows) !== 1) throw new LeaseLost(`sending ${sending.id}: recipient ${r.id} was taken meanwhile`);
+        if (Number(marked.numUpdatedRows) !== 1)
+          throw new LeaseLost(`sending ${sending.id}: recipient ${r.id} was taken meanwhile`);
         sent++;
       }
       if (skipped.length > 0) {
@@ -466,7 +615,12 @@ export class SendingWorker extends PollingWorker {
           .where("state", "=", "queued")
           .execute();
       }
-      if (sent > 0) await trx.updateTable("sendings").set((eb) => ({ sent: eb("sent", "+", sent) })).where("id", "=", sending.id).execute();
+      if (sent > 0)
+        await trx
+          .updateTable("sendings")
+          .set((eb) => ({ sent: eb("sent", "+", sent) }))
+          .where("id", "=", sending.id)
+          .execute();
       return sent;
     });
   }

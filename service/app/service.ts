@@ -22,7 +22,14 @@ import {
 } from "./limits.js";
 import { queueMail } from "./mail.js";
 import { getNewsletterFilters, insertActiveTemplateModule, insertTemplateNewsletter } from "./newsletters.js";
-import { BODY_TOO_LARGE_PAGE, METHOD_NOT_ALLOWED_PAGE, buttonPage, discardBody, page, sendPage } from "./pages.js";
+import {
+  BODY_TOO_LARGE_PAGE,
+  METHOD_NOT_ALLOWED_PAGE,
+  buttonPage,
+  discardBody,
+  page,
+  sendPage,
+} from "./pages.js";
 import { reportViews, roiResults } from "./reports.js";
 import { sendNewsletter } from "./sendings.js";
 import { sendSms } from "./sms.js";
@@ -82,7 +89,11 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
   const domain = new URL(config.publicUrl).hostname || "localhost";
 
   async function account(context: CallContext): Promise<Account> {
-    const found = await deps.auth.verify(context.credentials.username, context.credentials.password, context.remoteAddress);
+    const found = await deps.auth.verify(
+      context.credentials.username,
+      context.credentials.password,
+      context.remoteAddress,
+    );
     deps.onAccount?.(context.requestId, found);
     return found;
   }
@@ -110,14 +121,29 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
     const fields = demographicValues(params.strDatafields, params.strDatavalues);
     checkFieldValues(fields, "strDatavalues");
     checkActivated(owner, fields.keys(), "strDatafields");
-    return { email, name: params.strName, format: params.strFormat, countryCode: params.strCountryCode, phone: params.strPhoneNumber, fields };
+    return {
+      email,
+      name: params.strName,
+      format: params.strFormat,
+      countryCode: params.strCountryCode,
+      phone: params.strPhoneNumber,
+      fields,
+    };
   }
 
   /** An active single insert on SQLite's prepared statements, inside SqliteAccess.writeSync work. */
   function insertActiveSqlite(sqlite: SqliteAccess, owner: Account, params: InsertParams): bigint {
     const row = singleRow(owner, params);
     const options = { update: true, state: "active", recordOptedOut: true } as const;
-    const outcome = upsertOneSqlite(sqlite, owner, params.strMailingListID, "strMailingListID", row, options, now());
+    const outcome = upsertOneSqlite(
+      sqlite,
+      owner,
+      params.strMailingListID,
+      "strMailingListID",
+      row,
+      options,
+      now(),
+    );
     if (outcome === undefined) throw new Error("upsert returned no row for a single insert");
     return BigInt(outcome.id);
   }
@@ -128,7 +154,11 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
    * row is read and checked inside the same work (no read of its own); a stale pair writes nothing and
    * goes through verify like every other call.
    */
-  async function insertOneSqlite(sqlite: SqliteAccess, context: CallContext, params: InsertParams): Promise<bigint> {
+  async function insertOneSqlite(
+    sqlite: SqliteAccess,
+    context: CallContext,
+    params: InsertParams,
+  ): Promise<bigint> {
     const { username, password } = context.credentials;
     const check = deps.auth.cached(username, password, context.remoteAddress);
     if (check !== undefined) {
@@ -174,7 +204,14 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
         const token = randomBytes(32).toString("base64url");
         await trx
           .insertInto("confirmations")
-          .values({ token_hash: tokenHash(token), account_id: owner.id, list_id: list.id, subscriber_id: outcome.id, expires_at: at + CONFIRM_TTL_MS, used_at: null })
+          .values({
+            token_hash: tokenHash(token),
+            account_id: owner.id,
+            list_id: list.id,
+            subscriber_id: outcome.id,
+            expires_at: at + CONFIRM_TTL_MS,
+            used_at: null,
+          })
           .execute();
         const link = `${config.publicUrl.replace(/\/$/, "")}/confirm/${token}`;
         await queueMail(
@@ -182,7 +219,10 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
           {
             accountId: owner.id,
             kind: "confirmation",
-            from: { name: list.from_name || owner.from_name, address: list.from_email || owner.from_email || config.mailFrom },
+            from: {
+              name: list.from_name || owner.from_name,
+              address: list.from_email || owner.from_email || config.mailFrom,
+            },
             to: { name: params.strName ?? "", address: email },
             subject: `Please confirm your subscription to ${list.name}`,
             text:
@@ -201,15 +241,23 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
     return id;
   }
 
-
   return {
     InsertSubscriberSid: (params, context) => insertOne(context, params, false),
     InsertSubscriberWithDemData: (params, context) => insertOne(context, params, false),
-    InsertSubscriberWithDemDataPendingOption: (params, context) => insertOne(context, params, params.strPending === "true"),
+    InsertSubscriberWithDemDataPendingOption: (params, context) =>
+      insertOne(context, params, params.strPending === "true"),
 
     async InsertCsvSubscribersWithDemDataUpdateOption(params, context) {
       const owner = await account(context);
-      return importCsvText(store, owner, params.strMailingListId, params.strCsvData, params.strUpdate === "true", now(), context.signal);
+      return importCsvText(
+        store,
+        owner,
+        params.strMailingListId,
+        params.strCsvData,
+        params.strUpdate === "true",
+        now(),
+        context.signal,
+      );
     },
 
     async InsertCSVSubscribersWithDemDataFromFileToQueue(params, context) {
@@ -229,21 +277,27 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
         const value = params.strDataValue ?? "";
         if (value === "") delete fields[String(field)];
         else fields[String(field)] = value;
-        await trx.updateTable("subscribers").set({ fields: JSON.stringify(fields) }).where("id", "=", subscriber.id).execute();
+        await trx
+          .updateTable("subscribers")
+          .set({ fields: JSON.stringify(fields) })
+          .where("id", "=", subscriber.id)
+          .execute();
         return 1;
       });
     },
 
     async UpdateMailingList(params, context) {
       const owner = await account(context);
-      if (params.strFromEmail !== undefined && params.strFromEmail !== "") checkEmail(params.strFromEmail, "strFromEmail");
+      if (params.strFromEmail !== undefined && params.strFromEmail !== "")
+        checkEmail(params.strFromEmail, "strFromEmail");
       checkLength(params.strListName, MAX_NAME, "strListName");
       checkLength(params.strFromName, MAX_NAME, "strFromName");
       checkLength(params.strDescription, MAX_DESCRIPTION, "strDescription");
       checkLength(params.strCharacterset, MAX_CHARSET, "strCharacterset");
       return store.write(async (trx) => {
         const list = await listOf(trx, owner, params.strMailingListID, "strMailingListID");
-        const keep = (given: string | undefined, current: string) => (given === undefined || given === "" ? current : given);
+        const keep = (given: string | undefined, current: string) =>
+          given === undefined || given === "" ? current : given;
         await trx
           .updateTable("mailing_lists")
           .set({
@@ -287,20 +341,36 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
     GetTriggerViews: async (params, context) => getTriggerViews(db, await account(context), params),
     GetTriggerIdForAccount: async (_params, context) => getTriggerIdForAccount(db, await account(context)),
     GetRoiResults: async (params, context) => roiResults(db, await account(context), params),
-    GetNewsletterFilters: async (params, context) => getNewsletterFilters(db, await account(context), params.intNewsletterId),
+    GetNewsletterFilters: async (params, context) =>
+      getNewsletterFilters(db, await account(context), params.intNewsletterId),
     GetReportViewsByDateInterval: async (params, context) => reportViews(db, await account(context), params),
-    InsertTemplateNewsletter: async (params, context) => insertTemplateNewsletter(store, await account(context), params, now()),
-    InsertActiveTemplateModule: async (params, context) => insertActiveTemplateModule(store, await account(context), params, now()),
+    InsertTemplateNewsletter: async (params, context) =>
+      insertTemplateNewsletter(store, await account(context), params, now()),
+    InsertActiveTemplateModule: async (params, context) =>
+      insertActiveTemplateModule(store, await account(context), params, now()),
     SendNewsletter: async (params, context) => {
       const id = await sendNewsletter(store, await account(context), params, now());
       deps.onSendingQueued?.();
       return id;
     },
     InsertTransaction: async (params, context) =>
-      insertTransaction(store, await account(context), params, { split: false, now: now(), domain, mailFrom: config.mailFrom, onQueued: deps.onMailQueued }),
+      insertTransaction(store, await account(context), params, {
+        split: false,
+        now: now(),
+        domain,
+        mailFrom: config.mailFrom,
+        onQueued: deps.onMailQueued,
+      }),
     InsertTransactionWithSplit: async (params, context) =>
-      insertTransaction(store, await account(context), params, { split: true, now: now(), domain, mailFrom: config.mailFrom, onQueued: deps.onMailQueued }),
-    SendSmsWithSenderName: async (params, context) => sendSms(store, await account(context), params, now(), deps.onSmsQueued),
+      insertTransaction(store, await account(context), params, {
+        split: true,
+        now: now(),
+        domain,
+        mailFrom: config.mailFrom,
+        onQueued: deps.onMailQueued,
+      }),
+    SendSmsWithSenderName: async (params, context) =>
+      sendSms(store, await account(context), params, now(), deps.onSmsQueued),
   };
 }
 
@@ -343,9 +413,16 @@ export async function confirmSubscription(store: Store, token: string, at: numbe
   });
 }
 
-const CONFIRM_FORM = buttonPage("Confirm your subscription", "Press the button to confirm that you want to receive this mailing list.", "Confirm subscription");
+const CONFIRM_FORM = buttonPage(
+  "Confirm your subscription",
+  "Press the button to confirm that you want to receive this mailing list.",
+  "Confirm subscription",
+);
 const CONFIRMED_PAGE = page("Subscription confirmed", "<p>Thank you: your subscription is confirmed.</p>");
-const INVALID_LINK_PAGE = page("Link not valid", "<p>This confirmation link is not valid: it was used already, has expired, or is not complete.</p>");
+const INVALID_LINK_PAGE = page(
+  "Link not valid",
+  "<p>This confirmation link is not valid: it was used already, has expired, or is not complete.</p>",
+);
 
 /**
  * `GET|HEAD|POST /confirm/{token}`. GET and HEAD change nothing (mail scanners and link previews follow
@@ -353,9 +430,17 @@ const INVALID_LINK_PAGE = page("Link not valid", "<p>This confirmation link is n
  * confirms (confirmSubscription) and answers the confirmed page, or 404 for a used, expired or unknown
  * token alike; `onConfirmed` runs after the commit. Another method is 405.
  */
-export async function confirmRoute(store: Store, req: http.IncomingMessage, res: http.ServerResponse, token: string, now: number, onConfirmed: () => void): Promise<void> {
+export async function confirmRoute(
+  store: Store,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  token: string,
+  now: number,
+  onConfirmed: () => void,
+): Promise<void> {
   const method = req.method ?? "GET";
-  if (method !== "GET" && method !== "HEAD" && method !== "POST") return sendPage(req, res, 405, METHOD_NOT_ALLOWED_PAGE, { allow: "GET, HEAD, POST" });
+  if (method !== "GET" && method !== "HEAD" && method !== "POST")
+    return sendPage(req, res, 405, METHOD_NOT_ALLOWED_PAGE, { allow: "GET, HEAD, POST" });
   if (method !== "POST") {
     const pending = await confirmationPending(store, token, now);
     return sendPage(req, res, pending ? 200 : 404, pending ? CONFIRM_FORM : INVALID_LINK_PAGE);

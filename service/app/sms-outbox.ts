@@ -67,7 +67,14 @@ export class SmsWorker extends PollingWorker {
   ) {
     super("sms", options);
     const names = { finalName: "\\d+\\.json", ownerPrefix: SMS_OWNER_PREFIX };
-    this.sweep = new TemporarySweep(options.dir, names, this.owner, options.leaseMs ?? 30_000, undefined, options.log);
+    this.sweep = new TemporarySweep(
+      options.dir,
+      names,
+      this.owner,
+      options.leaseMs ?? 30_000,
+      undefined,
+      options.log,
+    );
   }
 
   /** Waits for a pass in progress, then delivers whatever is still due (tests, the admin CLI). */
@@ -98,24 +105,35 @@ export class SmsWorker extends PollingWorker {
   }
 
   private claim(limit: number): Promise<SmsMessage[]> {
-    return claimDue(this.store, "sms_messages", this.owner, limit, this.now(), this.options.leaseMs ?? 30_000);
+    return claimDue(
+      this.store,
+      "sms_messages",
+      this.owner,
+      limit,
+      this.now(),
+      this.options.leaseMs ?? 30_000,
+    );
   }
-
 
   private async send(sms: SmsMessage): Promise<void> {
     const body = `${JSON.stringify(smsDocument(sms), null, 2)}\n`;
-    if (this.options.url === undefined) return writeAtomically(this.options.dir, `${sms.id}.json`, body, this.owner);
+    if (this.options.url === undefined)
+      return writeAtomically(this.options.dir, `${sms.id}.json`, body, this.owner);
     const response = await fetch(this.options.url, {
       method: "POST",
       headers: { "content-type": "application/json", "idempotency-key": `sms-${sms.id}` },
       body,
       redirect: "error",
-      signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? Math.max(1000, Math.min(10_000, Math.floor((this.options.leaseMs ?? 30_000) / 3)))),
+      signal: AbortSignal.timeout(
+        this.options.requestTimeoutMs ??
+          Math.max(1000, Math.min(10_000, Math.floor((this.options.leaseMs ?? 30_000) / 3))),
+      ),
     });
     await response.arrayBuffer().catch(() => undefined);
     if (response.ok) return;
     const why = `the SMS gateway answered HTTP ${response.status}`;
-    if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) throw new PermanentFailure(why);
+    if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429)
+      throw new PermanentFailure(why);
     throw new Error(why);
   }
 
@@ -125,7 +143,14 @@ export class SmsWorker extends PollingWorker {
       await this.send(sms);
       await db
         .updateTable("sms_messages")
-        .set({ state: "sent", sent_at: this.now(), attempts: sms.attempts + 1, lease_owner: null, lease_until: null, last_error: null })
+        .set({
+          state: "sent",
+          sent_at: this.now(),
+          attempts: sms.attempts + 1,
+          lease_owner: null,
+          lease_until: null,
+          last_error: null,
+        })
         .where("id", "=", sms.id)
         .where("lease_owner", "=", this.owner)
         .execute();

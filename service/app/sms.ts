@@ -45,7 +45,10 @@ const GSM_BASIC =
 /** The extension table: escape + one septet each. */
 const GSM_EXTENSION = "\f^{}\\[~]|€";
 
-const SEPTETS = new Map<string, number>([...[...GSM_BASIC].map((c) => [c, 1] as const), ...[...GSM_EXTENSION].map((c) => [c, 2] as const)]);
+const SEPTETS = new Map<string, number>([
+  ...[...GSM_BASIC].map((c) => [c, 1] as const),
+  ...[...GSM_EXTENSION].map((c) => [c, 2] as const),
+]);
 
 /** Parts needed for units of the given sizes, packed greedily, none split across two parts. */
 function pack(sizes: readonly number[], single: number, part: number): number {
@@ -92,10 +95,14 @@ function invalidFormat(parameter: string, why: string) {
  */
 export function checkRecipient(countryCode: string, phoneNumber: string): SmsRecipient {
   const cc = countryCode.trim().replace(/^(\+|00)/, "");
-  if (!/^[1-9]\d{0,2}$/.test(cc)) throw invalidFormat("strCountryCode", "must be a country calling code of 1 to 3 digits (as 46 or +46)");
+  if (!/^[1-9]\d{0,2}$/.test(cc))
+    throw invalidFormat("strCountryCode", "must be a country calling code of 1 to 3 digits (as 46 or +46)");
   const number = phoneNumber.trim().replace(/[\s-]+/g, "");
   if (!/^\d+$/.test(number)) {
-    throw invalidFormat("strPhoneNumber", "must be the national number in digits (spaces and dashes allowed), without the country code");
+    throw invalidFormat(
+      "strPhoneNumber",
+      "must be the national number in digits (spaces and dashes allowed), without the country code",
+    );
   }
   if (number.length < 4 || cc.length + number.length > 15) {
     throw invalidFormat("strPhoneNumber", "must have at least 4 digits and at most 15 with the country code");
@@ -107,7 +114,11 @@ export function checkRecipient(countryCode: string, phoneNumber: string): SmsRec
 function checkSender(name: string): string {
   const trimmed = name.trim();
   if (trimmed === "" || /[\u0000-\u001f\u007f-\u009f]/.test(trimmed)) {
-    throw clientError(ErrorCodes.InvalidValue, "senderName must be a visible name of at most 16 characters.", { parameter: "senderName" });
+    throw clientError(
+      ErrorCodes.InvalidValue,
+      "senderName must be a visible name of at most 16 characters.",
+      { parameter: "senderName" },
+    );
   }
   return trimmed;
 }
@@ -120,15 +131,36 @@ async function lockedCredits(trx: Transaction<Database>, engine: Store["engine"]
     .where("id", "=", accountId)
     .$if(engine === "postgres", (q) => q.forUpdate())
     .executeTakeFirstOrThrow();
-  return { credits: parseDecimal(row.sms_credits, "accounts.sms_credits"), price: parseDecimal(row.sms_price, "accounts.sms_price") };
+  return {
+    credits: parseDecimal(row.sms_credits, "accounts.sms_credits"),
+    price: parseDecimal(row.sms_price, "accounts.sms_price"),
+  };
 }
 
 /** Pays one SMS: new balance on the account, a ledger row, the message queued for delivery. */
-async function pay(trx: Transaction<Database>, accountId: number, smsId: number, cost: bigint, balance: bigint, now: number): Promise<void> {
-  await trx.updateTable("accounts").set({ sms_credits: formatDecimal(balance) }).where("id", "=", accountId).execute();
+async function pay(
+  trx: Transaction<Database>,
+  accountId: number,
+  smsId: number,
+  cost: bigint,
+  balance: bigint,
+  now: number,
+): Promise<void> {
+  await trx
+    .updateTable("accounts")
+    .set({ sms_credits: formatDecimal(balance) })
+    .where("id", "=", accountId)
+    .execute();
   await trx
     .insertInto("credit_ledger")
-    .values({ account_id: accountId, amount: formatDecimal(-cost), balance: formatDecimal(balance), reason: "sms", sms_id: smsId, created_at: now })
+    .values({
+      account_id: accountId,
+      amount: formatDecimal(-cost),
+      balance: formatDecimal(balance),
+      reason: "sms",
+      sms_id: smsId,
+      created_at: now,
+    })
     .execute();
 }
 
@@ -167,7 +199,13 @@ export async function sendSms(
   const outcome = await store.write(async (trx) => {
     const { credits, price } = await lockedCredits(trx, store.engine, account.id);
     const cost = price * BigInt(pricing.segments);
-    const older = await trx.selectFrom("sms_messages").select("id").where("account_id", "=", account.id).where("state", "=", "waiting").limit(1).executeTakeFirst();
+    const older = await trx
+      .selectFrom("sms_messages")
+      .select("id")
+      .where("account_id", "=", account.id)
+      .where("state", "=", "waiting")
+      .limit(1)
+      .executeTakeFirst();
     const paid = older === undefined && credits >= cost;
     const inserted = await trx
       .insertInto("sms_messages")
@@ -193,7 +231,10 @@ export async function sendSms(
       .executeTakeFirstOrThrow();
     const left = paid ? credits - cost : credits;
     if (paid) await pay(trx, account.id, inserted.id, cost, left, now);
-    return { paid, result: { Id: BigInt(inserted.id), CreditCost: formatDecimal(cost), TotalCredits: formatDecimal(left) } };
+    return {
+      paid,
+      result: { Id: BigInt(inserted.id), CreditCost: formatDecimal(cost), TotalCredits: formatDecimal(left) },
+    };
   });
   if (outcome.paid) onQueued?.();
   return outcome.result;
@@ -215,7 +256,13 @@ export class RefillError extends Error {}
  * Adds `amount` (a positive exact decimal) to the account's credits with a ledger row, then pays its
  * waiting SMS oldest first while they fit, stopping at the first that does not: one transaction.
  */
-export async function refill(store: Store, accountId: number, amount: string, now: number, reason = "refill"): Promise<RefillResult> {
+export async function refill(
+  store: Store,
+  accountId: number,
+  amount: string,
+  now: number,
+  reason = "refill",
+): Promise<RefillResult> {
   let value: bigint;
   try {
     value = parseDecimal(amount.trim(), "the amount");
@@ -226,17 +273,33 @@ export async function refill(store: Store, accountId: number, amount: string, no
   return store.write(async (trx) => {
     const { credits } = await lockedCredits(trx, store.engine, accountId);
     const balance = credits + value;
-    await trx.updateTable("accounts").set({ sms_credits: formatDecimal(balance) }).where("id", "=", accountId).execute();
+    await trx
+      .updateTable("accounts")
+      .set({ sms_credits: formatDecimal(balance) })
+      .where("id", "=", accountId)
+      .execute();
     await trx
       .insertInto("credit_ledger")
-      .values({ account_id: accountId, amount: formatDecimal(value), balance: formatDecimal(balance), reason, sms_id: null, created_at: now })
+      .values({
+        account_id: accountId,
+        amount: formatDecimal(value),
+        balance: formatDecimal(balance),
+        reason,
+        sms_id: null,
+        created_at: now,
+      })
       .execute();
     return payWaiting(trx, accountId, balance, now);
   });
 }
 
 /** Pays the account's waiting SMS oldest first while they fit in `balance` (the account row is locked). */
-async function payWaiting(trx: Transaction<Database>, accountId: number, balance: bigint, now: number): Promise<RefillResult> {
+async function payWaiting(
+  trx: Transaction<Database>,
+  accountId: number,
+  balance: bigint,
+  now: number,
+): Promise<RefillResult> {
   const waiting = await trx
     .selectFrom("sms_messages")
     .select(["id", "cost"])
@@ -249,7 +312,12 @@ async function payWaiting(trx: Transaction<Database>, accountId: number, balance
     const cost = parseDecimal(sms.cost, "sms_messages.cost");
     if (cost > balance) break;
     balance -= cost;
-    await trx.updateTable("sms_messages").set({ state: "queued", paid_at: now, next_attempt_at: now }).where("id", "=", sms.id).where("state", "=", "waiting").execute();
+    await trx
+      .updateTable("sms_messages")
+      .set({ state: "queued", paid_at: now, next_attempt_at: now })
+      .where("id", "=", sms.id)
+      .where("state", "=", "waiting")
+      .execute();
     await pay(trx, accountId, sms.id, cost, balance, now);
     paid.push(sms.id);
   }
@@ -260,15 +328,31 @@ async function payWaiting(trx: Transaction<Database>, accountId: number, balance
  * Gives a dead SMS's cost back to its account with a ledger row, then pays waiting SMS it now covers (as a
  * refill does), inside the transaction that made it dead.
  */
-export async function refundSms(trx: Transaction<Database>, engine: Store["engine"], sms: Pick<SmsMessage, "id" | "account_id" | "cost">, now: number): Promise<void> {
+export async function refundSms(
+  trx: Transaction<Database>,
+  engine: Store["engine"],
+  sms: Pick<SmsMessage, "id" | "account_id" | "cost">,
+  now: number,
+): Promise<void> {
   const cost = parseDecimal(sms.cost, "sms_messages.cost");
   if (cost === 0n) return;
   const { credits } = await lockedCredits(trx, engine, sms.account_id);
   const balance = credits + cost;
-  await trx.updateTable("accounts").set({ sms_credits: formatDecimal(balance) }).where("id", "=", sms.account_id).execute();
+  await trx
+    .updateTable("accounts")
+    .set({ sms_credits: formatDecimal(balance) })
+    .where("id", "=", sms.account_id)
+    .execute();
   await trx
     .insertInto("credit_ledger")
-    .values({ account_id: sms.account_id, amount: formatDecimal(cost), balance: formatDecimal(balance), reason: "refund", sms_id: sms.id, created_at: now })
+    .values({
+      account_id: sms.account_id,
+      amount: formatDecimal(cost),
+      balance: formatDecimal(balance),
+      reason: "refund",
+      sms_id: sms.id,
+      created_at: now,
+    })
     .execute();
   await payWaiting(trx, sms.account_id, balance, now);
 }

@@ -51,7 +51,8 @@ export function emailProblem(email: string): string | undefined {
 export function checkEmail(email: string, parameter: string): string {
   const trimmed = email.trim();
   const problem = emailProblem(trimmed);
-  if (problem !== undefined) throw clientError(ErrorCodes.InvalidFormat, `${parameter} ${problem}.`, { parameter });
+  if (problem !== undefined)
+    throw clientError(ErrorCodes.InvalidFormat, `${parameter} ${problem}.`, { parameter });
   return trimmed;
 }
 
@@ -69,7 +70,10 @@ export function idFromText(text: string | undefined): number | undefined {
 }
 
 /** strDatafields/strDatavalues (shape already checked by the generated rules) as DD number → value. */
-export function demographicValues(fieldsText: string | undefined, valuesText: string | undefined): Map<number, string> {
+export function demographicValues(
+  fieldsText: string | undefined,
+  valuesText: string | undefined,
+): Map<number, string> {
   const fields = new Map<number, string>();
   if (fieldsText === undefined || fieldsText === "") return fields;
   const delimiter = fieldsText.includes("|") ? "|" : ";";
@@ -84,12 +88,22 @@ export function checkActivated(account: Account, fields: Iterable<number>, param
   for (const n of fields) if (n > account.dd_fields) throw fieldNotActivated(n, account.dd_fields, parameter);
 }
 
-export async function listOf(db: Db, account: Account, listIdText: string | undefined, parameter: string): Promise<MailingList> {
+export async function listOf(
+  db: Db,
+  account: Account,
+  listIdText: string | undefined,
+  parameter: string,
+): Promise<MailingList> {
   const id = idFromText(listIdText);
   const list =
     id === undefined
       ? undefined
-      : await db.selectFrom("mailing_lists").selectAll().where("id", "=", id).where("account_id", "=", account.id).executeTakeFirst();
+      : await db
+          .selectFrom("mailing_lists")
+          .selectAll()
+          .where("id", "=", id)
+          .where("account_id", "=", account.id)
+          .executeTakeFirst();
   if (list === undefined) throw notFound("mailing list", parameter);
   return list;
 }
@@ -106,7 +120,10 @@ export async function subscriberOf(
 ): Promise<Pick<Subscriber, "id" | "email" | "format" | "fields">> {
   const byId = idText !== undefined && idText !== "";
   const id = idFromText(idText);
-  const query = db.selectFrom("subscribers").select(["id", "email", "format", "fields"]).where("account_id", "=", account.id);
+  const query = db
+    .selectFrom("subscribers")
+    .select(["id", "email", "format", "fields"])
+    .where("account_id", "=", account.id);
   const found = byId
     ? id === undefined
       ? undefined
@@ -130,7 +147,10 @@ function givenOr(value: string | undefined, current: string): string {
 type StoredValues = Pick<Subscriber, "name" | "format" | "country_code" | "phone" | "fields">;
 
 /** A stored subscriber updated with a row (an absent or empty value keeps the stored one), and whether anything changed. */
-function updatedSubscriber(current: StoredValues, row: SubscriberRow): { next: StoredValues; changed: boolean } {
+function updatedSubscriber(
+  current: StoredValues,
+  row: SubscriberRow,
+): { next: StoredValues; changed: boolean } {
   const next = {
     name: givenOr(row.name, current.name),
     format: givenOr(row.format, current.format),
@@ -183,7 +203,9 @@ export async function upsertSubscribers(
   for (const row of rows) keepLatest(latest, row);
   const entries = [...latest];
   for (let at = 0; at < entries.length; at += CHUNK_ROWS) {
-    outcomes.push(...(await upsertChunk(trx, engine, account, listId, entries.slice(at, at + CHUNK_ROWS), options, now)));
+    outcomes.push(
+      ...(await upsertChunk(trx, engine, account, listId, entries.slice(at, at + CHUNK_ROWS), options, now)),
+    );
   }
   return outcomes;
 }
@@ -208,9 +230,14 @@ async function upsertChunk(
   const existingRows = await (engine === "postgres" ? existingQuery.forUpdate() : existingQuery).execute();
   const existing = new Map(existingRows.map((r) => [r.email_key, r]));
   const optedOut = new Set(
-    (await trx.selectFrom("optouts").select("email_key").where("account_id", "=", account.id).where("email_key", "in", keys).execute()).map(
-      (r) => r.email_key,
-    ),
+    (
+      await trx
+        .selectFrom("optouts")
+        .select("email_key")
+        .where("account_id", "=", account.id)
+        .where("email_key", "in", keys)
+        .execute()
+    ).map((r) => r.email_key),
   );
 
   type Values = {
@@ -232,7 +259,17 @@ async function upsertChunk(
     if (optedOut.has(key)) {
       outcomeOf.set(key, "optedOut");
       if (current === undefined && options.recordOptedOut) {
-        bare.push({ account_id: account.id, email: row.email, email_key: key, name: "", format: "HTML", country_code: "", phone: "", fields: "{}", created_at: now });
+        bare.push({
+          account_id: account.id,
+          email: row.email,
+          email_key: key,
+          name: "",
+          format: "HTML",
+          country_code: "",
+          phone: "",
+          fields: "{}",
+          created_at: now,
+        });
       }
       continue;
     }
@@ -252,7 +289,8 @@ async function upsertChunk(
       outcomeOf.set(key, "inserted");
     } else if (options.update) {
       const { next, changed } = updatedSubscriber(current, row);
-      if (changed) writes.push({ account_id: account.id, email: row.email, email_key: key, ...next, created_at: now });
+      if (changed)
+        writes.push({ account_id: account.id, email: row.email, email_key: key, ...next, created_at: now });
       outcomeOf.set(key, changed ? "updated" : "unchanged");
     } else {
       outcomeOf.set(key, "unchanged");
@@ -280,10 +318,17 @@ async function upsertChunk(
       .execute();
     for (const r of written) ids.set(r.email_key, r.id);
   }
-  const missing = keys.filter((k) => !ids.has(k) && (outcomeOf.get(k) !== "optedOut" || options.recordOptedOut));
+  const missing = keys.filter(
+    (k) => !ids.has(k) && (outcomeOf.get(k) !== "optedOut" || options.recordOptedOut),
+  );
   if (missing.length > 0) {
     // A concurrent insert of the same address won the race (opted-out bare records): read its id.
-    const found = await trx.selectFrom("subscribers").select(["id", "email_key"]).where("account_id", "=", account.id).where("email_key", "in", missing).execute();
+    const found = await trx
+      .selectFrom("subscribers")
+      .select(["id", "email_key"])
+      .where("account_id", "=", account.id)
+      .where("email_key", "in", missing)
+      .execute();
     for (const r of found) ids.set(r.email_key, r.id);
   }
 
@@ -319,7 +364,11 @@ async function upsertChunk(
         .selectFrom("memberships")
         .select(["subscriber_id", "state"])
         .where("list_id", "=", listId)
-        .where("subscriber_id", "in", memberships.map((m) => m.subscriber_id))
+        .where(
+          "subscriber_id",
+          "in",
+          memberships.map((m) => m.subscriber_id),
+        )
         .execute();
       const stateById = new Map(after.map((m) => [m.subscriber_id, m.state]));
       for (const k of joining) states.set(k, stateById.get(ids.get(k)!)!);
@@ -370,7 +419,9 @@ const statementsOf = new WeakMap<SqliteAccess, Statements>();
 function statements(sqlite: SqliteAccess): Statements {
   let found = statementsOf.get(sqlite);
   if (found === undefined) {
-    found = Object.fromEntries(Object.entries(SQL).map(([name, text]) => [name, sqlite.statement(text)])) as unknown as Statements;
+    found = Object.fromEntries(
+      Object.entries(SQL).map(([name, text]) => [name, sqlite.statement(text)]),
+    ) as unknown as Statements;
     statementsOf.set(sqlite, found);
   }
   return found;
@@ -413,7 +464,11 @@ export function upsertOneSqlite(
   const run = statements(sqlite);
   const key = emailKey(row.email);
   const listIdGiven = idFromText(listIdText);
-  const found = (listIdGiven === undefined ? undefined : run.existing.get(account.id, key, listIdGiven, account.id, account.id, key)) as ExistingRow | undefined;
+  const found = (
+    listIdGiven === undefined
+      ? undefined
+      : run.existing.get(account.id, key, listIdGiven, account.id, account.id, key)
+  ) as ExistingRow | undefined;
   if (found === undefined || found.list_id === null) throw notFound("mailing list", listParameter);
   const listId = found.list_id;
   const current = found.id === null ? undefined : { ...found, id: found.id };
@@ -444,7 +499,19 @@ export function upsertOneSqlite(
   } else if (options.update) {
     const { next, changed } = updatedSubscriber(current, row);
     if (changed) {
-      id = (run.upsert.get(account.id, row.email, key, next.name, next.format, next.country_code, next.phone, next.fields, now) as { id: number }).id;
+      id = (
+        run.upsert.get(
+          account.id,
+          row.email,
+          key,
+          next.name,
+          next.format,
+          next.country_code,
+          next.phone,
+          next.fields,
+          now,
+        ) as { id: number }
+      ).id;
     }
     outcome = changed ? "updated" : "unchanged";
   } else {
@@ -454,7 +521,10 @@ export function upsertOneSqlite(
   const state = options.state as MembershipState;
   run.membership.run(listId, subscriberId, account.id, state, now, now, state, now, "active", state);
   // Active asked: the membership written or kept is active. Pending asked: an active one stayed active.
-  const after = state === "active" ? "active" : ((run.membershipState.get(listId, subscriberId) as { state: MembershipState }).state);
+  const after =
+    state === "active"
+      ? "active"
+      : (run.membershipState.get(listId, subscriberId) as { state: MembershipState }).state;
   return { id: subscriberId, emailKey: key, outcome, state: after };
 }
 

@@ -69,7 +69,10 @@ function mac(key: Buffer, payload: string): Buffer {
 /** A signed token for `token` (a click or conversion token needs `linkId`, an open token must not have one). */
 export function signToken(key: Buffer, token: TrackingToken): string {
   const ids = [token.sendingId, token.subscriberId, ...(token.linkId === undefined ? [] : [token.linkId])];
-  if ((token.kind === "o") !== (token.linkId === undefined) || !ids.every((id) => Number.isSafeInteger(id) && id > 0)) {
+  if (
+    (token.kind === "o") !== (token.linkId === undefined) ||
+    !ids.every((id) => Number.isSafeInteger(id) && id > 0)
+  ) {
     throw new Error(`not a valid ${token.kind} token: ${JSON.stringify(token)}`);
   }
   const payload = `${token.kind}.${ids.join(".")}`;
@@ -99,7 +102,12 @@ export function verifyToken(key: Buffer, text: string): TrackingToken | undefine
   if ((kind === "o") !== (link === undefined)) return undefined;
   const ids = [sending!, subscriber!, ...(link === undefined ? [] : [link])].map(Number);
   if (!ids.every(Number.isSafeInteger)) return undefined;
-  return { kind: kind as TokenKind, sendingId: ids[0]!, subscriberId: ids[1]!, ...(link === undefined ? {} : { linkId: ids[2]! }) };
+  return {
+    kind: kind as TokenKind,
+    sendingId: ids[0]!,
+    subscriberId: ids[1]!,
+    ...(link === undefined ? {} : { linkId: ids[2]! }),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -201,11 +209,16 @@ const NAMED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', a
 
 /** An attribute value's text with the character references a URL may carry decoded. */
 function decodeAttribute(value: string): string {
-  return value.replace(ENTITY, (whole, name: string | undefined, dec: string | undefined, hex: string | undefined) => {
-    if (name !== undefined) return NAMED[name]!;
-    const code = Number.parseInt(dec ?? hex!, dec === undefined ? 16 : 10);
-    return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : whole;
-  });
+  return value.replace(
+    ENTITY,
+    (whole, name: string | undefined, dec: string | undefined, hex: string | undefined) => {
+      if (name !== undefined) return NAMED[name]!;
+      const code = Number.parseInt(dec ?? hex!, dec === undefined ? 16 : 10);
+      return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff)
+        ? String.fromCodePoint(code)
+        : whole;
+    },
+  );
 }
 
 /** The URL's normalized text when it is an absolute http(s) URL; undefined otherwise. */
@@ -220,7 +233,12 @@ export function httpUrl(text: string): string | undefined {
 }
 
 /** The tracked_links ids of `urls` for the sending, registering the new ones (safe against concurrent workers). */
-async function linkIds(trx: Db, accountId: number, sendingId: number, urls: string[]): Promise<Map<string, number>> {
+async function linkIds(
+  trx: Db,
+  accountId: number,
+  sendingId: number,
+  urls: string[],
+): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
   if (urls.length === 0) return ids;
   const read = async (wanted: string[]) => {
@@ -255,7 +273,13 @@ async function linkIds(trx: Db, accountId: number, sendingId: number, urls: stri
  * the service's own links (`${publicUrl}/u/…` unsubscribe, `${publicUrl}/t/…`) are left alone. Call it in
  * the transaction that records the message, so a link id is never handed out for a row rolled back.
  */
-export async function prepareTracking(trx: Db, message: TrackingMessage, html: string, publicUrl: string, key: Buffer): Promise<string> {
+export async function prepareTracking(
+  trx: Db,
+  message: TrackingMessage,
+  html: string,
+  publicUrl: string,
+  key: Buffer,
+): Promise<string> {
   if (message.tracking !== "all" && message.tracking !== "roi") return html;
   const base = publicUrl.replace(/\/+$/, "");
   const own = [`${base}/u/`, `${base}/t/`];
@@ -263,9 +287,13 @@ export async function prepareTracking(trx: Db, message: TrackingMessage, html: s
   const targets = spans.map((span) => {
     const raw = decodeAttribute(html.slice(span.start, span.end));
     const url = raw.length > MAX_TRACKED_URL ? undefined : httpUrl(raw.trim());
-    return url === undefined || url.length > MAX_TRACKED_URL || own.some((prefix) => url.startsWith(prefix)) ? undefined : url;
+    return url === undefined || url.length > MAX_TRACKED_URL || own.some((prefix) => url.startsWith(prefix))
+      ? undefined
+      : url;
   });
-  const ids = await linkIds(trx, message.accountId, message.sendingId, [...new Set(targets.filter((u) => u !== undefined))]);
+  const ids = await linkIds(trx, message.accountId, message.sendingId, [
+    ...new Set(targets.filter((u) => u !== undefined)),
+  ]);
   const parts: string[] = [];
   let at = 0;
   spans.forEach((span, k) => {
@@ -374,7 +402,12 @@ export class TrackingLimiter {
     const limit = this.limits[key.kind];
     const windowMs = this.limits.windowMs;
     const ended = now - windowMs;
-    const values = { sending_id: key.sendingId, subscriber_id: key.subscriberId, link_id: key.linkId, kind: key.kind };
+    const values = {
+      sending_id: key.sendingId,
+      subscriber_id: key.subscriberId,
+      link_id: key.linkId,
+      kind: key.kind,
+    };
     const counted = await trx
       .insertInto("tracking_limits")
       .values({ ...values, window_start: now, window_count: 1, total: 1 })
@@ -386,7 +419,9 @@ export class TrackingLimiter {
             window_count: sql<number>`case when tracking_limits.window_start <= ${ended} then 1 else tracking_limits.window_count + 1 end`,
             total: sql<number>`tracking_limits.total + 1`,
           })
-          .where(sql<boolean>`tracking_limits.total < ${limit.total} and (tracking_limits.window_start <= ${ended} or tracking_limits.window_count < ${limit.perWindow})`),
+          .where(
+            sql<boolean>`tracking_limits.total < ${limit.total} and (tracking_limits.window_start <= ${ended} or tracking_limits.window_count < ${limit.perWindow})`,
+          ),
       )
       .returning(["window_start", "window_count", "total"])
       .executeTakeFirst();
@@ -401,7 +436,12 @@ export class TrackingLimiter {
         .where("kind", "=", key.kind)
         .executeTakeFirst());
     if (state !== undefined) {
-      const until = state.total >= limit.total ? Number.POSITIVE_INFINITY : state.window_count >= limit.perWindow ? Number(state.window_start) + windowMs : undefined;
+      const until =
+        state.total >= limit.total
+          ? Number.POSITIVE_INFINITY
+          : state.window_count >= limit.perWindow
+            ? Number(state.window_start) + windowMs
+            : undefined;
       if (until !== undefined) this.remember(TrackingLimiter.id(key), until);
     }
     return counted !== undefined;
@@ -409,7 +449,8 @@ export class TrackingLimiter {
 
   private remember(id: string, until: number): void {
     this.exhausted.delete(id);
-    if (this.exhausted.size >= this.limits.cacheEntries) this.exhausted.delete(this.exhausted.keys().next().value as string);
+    if (this.exhausted.size >= this.limits.cacheEntries)
+      this.exhausted.delete(this.exhausted.keys().next().value as string);
     this.exhausted.set(id, until);
   }
 }
@@ -420,7 +461,10 @@ export class TrackingLimiter {
 /** A 1×1 transparent GIF. */
 export const PIXEL_GIF = Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64");
 
-const NOT_FOUND_PAGE = page("Link not valid", "<p>This link is not valid: it is not complete or not one of ours.</p>");
+const NOT_FOUND_PAGE = page(
+  "Link not valid",
+  "<p>This link is not valid: it is not complete or not one of ours.</p>",
+);
 
 const ROUTE = /^\/t\/([ocv])\/([^/]*)$/;
 
@@ -448,21 +492,41 @@ export async function handleTrackingRequest(
   const key = await loadLinkKey(store);
   const token = verifyToken(key, text!);
   const answer = (status: number, headers: Record<string, string>, body?: string | Buffer) => {
-    res.writeHead(status, { "cache-control": "no-store, private", "referrer-policy": "no-referrer", "x-content-type-options": "nosniff", ...headers });
+    res.writeHead(status, {
+      "cache-control": "no-store, private",
+      "referrer-policy": "no-referrer",
+      "x-content-type-options": "nosniff",
+      ...headers,
+    });
     res.end(req.method === "HEAD" ? undefined : body);
   };
   const notFound = () => sendPage(req, res, 404, NOT_FOUND_PAGE);
 
   if (kind === "o") {
-    const counter = token?.kind === "o" ? ({ kind: "view", sendingId: token.sendingId, subscriberId: token.subscriberId, linkId: 0 } as const) : undefined;
+    const counter =
+      token?.kind === "o"
+        ? ({ kind: "view", sendingId: token.sendingId, subscriberId: token.subscriberId, linkId: 0 } as const)
+        : undefined;
     if (record && counter !== undefined && !limiter.exhaustedAt(counter, now)) {
-      const sending = await store.db.selectFrom("sendings").select("account_id").where("id", "=", counter.sendingId).executeTakeFirst();
+      const sending = await store.db
+        .selectFrom("sendings")
+        .select("account_id")
+        .where("id", "=", counter.sendingId)
+        .executeTakeFirst();
       if (sending !== undefined) {
         await store.write(async (trx) => {
           if (!(await limiter.admit(trx, counter, now))) return;
           await trx
             .insertInto("tracking_events")
-            .values({ account_id: sending.account_id, sending_id: counter.sendingId, subscriber_id: counter.subscriberId, kind: "view", link_id: null, value: null, created_at: now })
+            .values({
+              account_id: sending.account_id,
+              sending_id: counter.sendingId,
+              subscriber_id: counter.subscriberId,
+              kind: "view",
+              link_id: null,
+              value: null,
+              created_at: now,
+            })
             .execute();
         });
       }
@@ -480,7 +544,12 @@ export async function handleTrackingRequest(
     .selectFrom("tracked_links")
     .innerJoin("sendings", "sendings.id", "tracked_links.sending_id")
     .innerJoin("newsletters", "newsletters.id", "sendings.newsletter_id")
-    .select(["tracked_links.account_id", "tracked_links.sending_id", "tracked_links.url", "newsletters.tracking"])
+    .select([
+      "tracked_links.account_id",
+      "tracked_links.sending_id",
+      "tracked_links.url",
+      "newsletters.tracking",
+    ])
     .where("tracked_links.id", "=", token.linkId)
     .executeTakeFirst();
   const url = link === undefined ? undefined : httpUrl(link.url);
@@ -488,13 +557,28 @@ export async function handleTrackingRequest(
     notFound();
     return true;
   }
-  const event = { account_id: link.account_id, sending_id: token.sendingId, subscriber_id: token.subscriberId, link_id: token.linkId, created_at: now };
+  const event = {
+    account_id: link.account_id,
+    sending_id: token.sendingId,
+    subscriber_id: token.subscriberId,
+    link_id: token.linkId,
+    created_at: now,
+  };
   /** Records the event when the token's bound admits it (an exhausted token costs no database work). */
   const recordWithin = async (kind: "click" | "conversion", value: string | null) => {
-    const counter = { kind, sendingId: token.sendingId, subscriberId: token.subscriberId, linkId: token.linkId! };
+    const counter = {
+      kind,
+      sendingId: token.sendingId,
+      subscriberId: token.subscriberId,
+      linkId: token.linkId!,
+    };
     if (!record || limiter.exhaustedAt(counter, now)) return;
     await store.write(async (trx) => {
-      if (await limiter.admit(trx, counter, now)) await trx.insertInto("tracking_events").values({ ...event, kind, value }).execute();
+      if (await limiter.admit(trx, counter, now))
+        await trx
+          .insertInto("tracking_events")
+          .values({ ...event, kind, value })
+          .execute();
     });
   };
 
@@ -514,7 +598,8 @@ export async function handleTrackingRequest(
     if (values.length > 1) throw new DecimalError("value is given more than once");
     const parsed = values.length === 0 ? 0n : parseDecimal(values[0]!);
     if (parsed < 0n) throw new DecimalError("value must not be negative");
-    if (parsed > TRACKING_LIMITS.maxConversionValue) throw new DecimalError(`value must be at most ${formatDecimal(TRACKING_LIMITS.maxConversionValue)}`);
+    if (parsed > TRACKING_LIMITS.maxConversionValue)
+      throw new DecimalError(`value must be at most ${formatDecimal(TRACKING_LIMITS.maxConversionValue)}`);
     value = formatDecimal(parsed);
   } catch (error) {
     if (!(error instanceof DecimalError)) throw error;

@@ -69,7 +69,12 @@ export function splitFields(fields: ReadonlyMap<number, string>): Map<number, st
 }
 
 /** The account's project named by strId, locked for the rest of the transaction on PostgreSQL. */
-async function projectOf(trx: Db, engine: Store["engine"], account: Pick<Account, "id">, idText: string): Promise<Project> {
+async function projectOf(
+  trx: Db,
+  engine: Store["engine"],
+  account: Pick<Account, "id">,
+  idText: string,
+): Promise<Project> {
   const id = idFromText(idText);
   const project =
     id === undefined
@@ -89,7 +94,7 @@ async function projectOf(trx: Db, engine: Store["engine"], account: Pick<Account
 export function sendTime(text: string | undefined, timeZone: string, now: number): number {
   if (text === undefined || text.trim() === "") return now;
   const at = parseLocalMinute(text, timeZone);
-  return at > now ? at : now;
+  return Math.max(at, now);
 }
 
 /**
@@ -109,7 +114,8 @@ export async function insertTransaction(
   const fields = options.split ? splitFields(given) : given;
   checkFieldValues(fields, "strDataValues");
   const sendAt = sendTime(params.strSendTime, account.time_zone, options.now);
-  const identifier = params.strIdentifier === undefined || params.strIdentifier === "" ? null : params.strIdentifier;
+  const identifier =
+    params.strIdentifier === undefined || params.strIdentifier === "" ? null : params.strIdentifier;
   const values: MergeValues = { name: params.strName ?? "", email, fields };
   const outcome = await store.write(async (trx) => {
     const project = await projectOf(trx, store.engine, account, params.strId);
@@ -125,7 +131,10 @@ export async function insertTransaction(
         .executeTakeFirst();
       if (earlier !== undefined) return { id: earlier.id, queued: false };
     }
-    const html = params.strFormat === "Text" || project.html_body === "" ? undefined : mergeHtml(project.html_body, values);
+    const html =
+      params.strFormat === "Text" || project.html_body === ""
+        ? undefined
+        : mergeHtml(project.html_body, values);
     const mailId = await queueMail(
       trx,
       {
@@ -146,7 +155,15 @@ export async function insertTransaction(
     );
     const row = await trx
       .insertInto("transactions")
-      .values({ account_id: account.id, project_id: project.id, identifier, email, send_at: sendAt, mail_id: mailId, created_at: options.now })
+      .values({
+        account_id: account.id,
+        project_id: project.id,
+        identifier,
+        email,
+        send_at: sendAt,
+        mail_id: mailId,
+        created_at: options.now,
+      })
       .returning("id")
       .executeTakeFirstOrThrow();
     return { id: row.id, queued: true };

@@ -49,7 +49,13 @@ export async function getTriggerIdForAccount(db: Db, account: Account): Promise<
     .where("t.account_id", "=", account.id)
     .orderBy("t.id")
     .execute();
-  return rows.map((r) => ({ Id: r.id, Name: r.name, Created: new Date(r.created_at).toISOString(), MailinglistId: r.list_id, MailinglistName: r.list_name }));
+  return rows.map((r) => ({
+    Id: r.id,
+    Name: r.name,
+    Created: new Date(r.created_at).toISOString(),
+    MailinglistId: r.list_id,
+    MailinglistName: r.list_name,
+  }));
 }
 
 const DATE_TIME = /^(-?\d{4,})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/;
@@ -60,21 +66,29 @@ const DATE_TIME = /^(-?\d{4,})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z
  */
 export function parseDateTime(value: string | Date, parameter: string, timeZone = "UTC"): number {
   if (value instanceof Date) {
-    if (Number.isNaN(value.getTime())) throw clientError(ErrorCodes.InvalidValue, `${parameter} must be a date and time.`, { parameter });
+    if (Number.isNaN(value.getTime()))
+      throw clientError(ErrorCodes.InvalidValue, `${parameter} must be a date and time.`, { parameter });
     return value.getTime();
   }
   const m = DATE_TIME.exec(value.trim());
-  const bad = () => clientError(ErrorCodes.InvalidValue, `${parameter} must be an xs:dateTime such as 2026-01-31T12:00:00Z (no zone: UTC).`, { parameter });
+  const bad = () =>
+    clientError(
+      ErrorCodes.InvalidValue,
+      `${parameter} must be an xs:dateTime such as 2026-01-31T12:00:00Z (no zone: UTC).`,
+      { parameter },
+    );
   if (m === null) throw bad();
   const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i]));
   const ms = m[7] === undefined ? 0 : Math.floor(Number(`0${m[7]}`) * 1000);
-  if (month! < 1 || month! > 12 || day! < 1 || day! > 31 || hour! > 24 || minute! > 59 || second! > 59) throw bad();
+  if (month! < 1 || month! > 12 || day! < 1 || day! > 31 || hour! > 24 || minute! > 59 || second! > 59)
+    throw bad();
   if (hour === 24 && (minute !== 0 || second !== 0 || ms !== 0)) throw bad();
   const utc = Date.UTC(year!, month! - 1, day!, hour!, minute!, second!, ms);
   const check = new Date(Date.UTC(year!, month! - 1, day!));
   if (check.getUTCDate() !== day) throw bad();
   const zone = m[8];
-  if (zone === undefined) return zonedInstant(timeZone, year!, month!, day!, hour!, minute!) + second! * 1000 + ms;
+  if (zone === undefined)
+    return zonedInstant(timeZone, year!, month!, day!, hour!, minute!) + second! * 1000 + ms;
   if (zone === "Z") return utc;
   const sign = zone.startsWith("-") ? -1 : 1;
   const offset = (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6))) * 60_000;
@@ -90,8 +104,18 @@ interface TriggerEvent {
   readonly subscriberId: number;
 }
 
-async function triggerEvents(db: Db, account: Account, kind: "click" | "view", params: GetTriggerClicksParams | GetTriggerViewsParams): Promise<TriggerEvent[]> {
-  const trigger = await db.selectFrom("triggers").select("id").where("id", "=", params.triggerId).where("account_id", "=", account.id).executeTakeFirst();
+async function triggerEvents(
+  db: Db,
+  account: Account,
+  kind: "click" | "view",
+  params: GetTriggerClicksParams | GetTriggerViewsParams,
+): Promise<TriggerEvent[]> {
+  const trigger = await db
+    .selectFrom("triggers")
+    .select("id")
+    .where("id", "=", params.triggerId)
+    .where("account_id", "=", account.id)
+    .executeTakeFirst();
   if (trigger === undefined) throw notFound("trigger", "triggerId");
   const from = parseDateTime(params.fromDate, "fromDate", account.time_zone);
   const whole = typeof params.toDate === "string" && !params.toDate.includes(".");
@@ -112,11 +136,22 @@ async function triggerEvents(db: Db, account: Account, kind: "click" | "view", p
     .orderBy("e.created_at")
     .orderBy("e.id")
     .execute();
-  return rows.map((r) => ({ url: r.url, email: r.email, name: r.name, at: Number(r.created_at), newsletter: r.newsletter, subscriberId: r.subscriber_id }));
+  return rows.map((r) => ({
+    url: r.url,
+    email: r.email,
+    name: r.name,
+    at: Number(r.created_at),
+    newsletter: r.newsletter,
+    subscriberId: r.subscriber_id,
+  }));
 }
 
 /** GetTriggerClicks: the clicks in the trigger's mailings in [fromDate, toDate], oldest first. */
-export async function getTriggerClicks(db: Db, account: Account, params: GetTriggerClicksParams): Promise<TriggerSubscriberClicksResult[]> {
+export async function getTriggerClicks(
+  db: Db,
+  account: Account,
+  params: GetTriggerClicksParams,
+): Promise<TriggerSubscriberClicksResult[]> {
   const events = await triggerEvents(db, account, "click", params);
   return events.map((e) => ({
     ...(e.url === null ? {} : { Link: e.url }),
@@ -129,9 +164,19 @@ export async function getTriggerClicks(db: Db, account: Account, params: GetTrig
 }
 
 /** GetTriggerViews: the views (open pixel) of the trigger's mailings in [fromDate, toDate], oldest first. */
-export async function getTriggerViews(db: Db, account: Account, params: GetTriggerViewsParams): Promise<TriggerSubscriberViewsResult[]> {
+export async function getTriggerViews(
+  db: Db,
+  account: Account,
+  params: GetTriggerViewsParams,
+): Promise<TriggerSubscriberViewsResult[]> {
   const events = await triggerEvents(db, account, "view", params);
-  return events.map((e) => ({ Email: e.email, Name: e.name, ViewTime: new Date(e.at).toISOString(), NewsletterName: e.newsletter, SubscriberId: String(e.subscriberId) }));
+  return events.map((e) => ({
+    Email: e.email,
+    Name: e.name,
+    ViewTime: new Date(e.at).toISOString(),
+    NewsletterName: e.newsletter,
+    SubscriberId: String(e.subscriberId),
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -190,10 +235,22 @@ export class TriggerWorker extends PollingWorker {
       .set({ state: "sending", finished_at: null })
       .where("trigger_id", "is not", null)
       .where("state", "=", "done")
-      .where((eb) => eb.exists(eb.selectFrom("sending_recipients as r").select("r.subscriber_id").whereRef("r.sending_id", "=", "sendings.id").where("r.state", "=", "queued")))
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom("sending_recipients as r")
+            .select("r.subscriber_id")
+            .whereRef("r.sending_id", "=", "sendings.id")
+            .where("r.state", "=", "queued"),
+        ),
+      )
       .executeTakeFirst();
     let fired = 0;
-    const triggers = await db.selectFrom("triggers").select(["id", "account_id", "list_id", "newsletter_id", "from_email", "from_name", "created_at"]).orderBy("id").execute();
+    const triggers = await db
+      .selectFrom("triggers")
+      .select(["id", "account_id", "list_id", "newsletter_id", "from_email", "from_name", "created_at"])
+      .orderBy("id")
+      .execute();
     for (const trigger of triggers) {
       for (let round = 0; round < 10_000; round++) {
         const n = await this.fire(trigger);
@@ -210,14 +267,23 @@ export class TriggerWorker extends PollingWorker {
     const at = this.now();
     const result = await this.store.write(async (trx) => {
       if (this.store.engine === "postgres") {
-        const locked = await trx.selectFrom("triggers").select("id").where("id", "=", trigger.id).forUpdate().executeTakeFirst();
+        const locked = await trx
+          .selectFrom("triggers")
+          .select("id")
+          .where("id", "=", trigger.id)
+          .forUpdate()
+          .executeTakeFirst();
         if (locked === undefined) return undefined; // deleted meanwhile
       }
       const candidates = await trx
         .selectFrom("memberships as m")
         .innerJoin("subscribers as s", "s.id", "m.subscriber_id")
-        .leftJoin("optouts as o", (j) => j.onRef("o.account_id", "=", "s.account_id").onRef("o.email_key", "=", "s.email_key"))
-        .leftJoin("trigger_fired as f", (j) => j.onRef("f.subscriber_id", "=", "m.subscriber_id").on("f.trigger_id", "=", trigger.id))
+        .leftJoin("optouts as o", (j) =>
+          j.onRef("o.account_id", "=", "s.account_id").onRef("o.email_key", "=", "s.email_key"),
+        )
+        .leftJoin("trigger_fired as f", (j) =>
+          j.onRef("f.subscriber_id", "=", "m.subscriber_id").on("f.trigger_id", "=", trigger.id),
+        )
         .select("m.subscriber_id")
         .where("m.list_id", "=", trigger.list_id)
         .where("m.account_id", "=", trigger.account_id)
@@ -231,12 +297,20 @@ export class TriggerWorker extends PollingWorker {
       if (candidates.length === 0) return undefined;
       const inserted = await trx
         .insertInto("trigger_fired")
-        .values(candidates.map((c) => ({ trigger_id: trigger.id, subscriber_id: c.subscriber_id, fired_at: at })))
+        .values(
+          candidates.map((c) => ({ trigger_id: trigger.id, subscriber_id: c.subscriber_id, fired_at: at })),
+        )
         .onConflict((oc) => oc.columns(["trigger_id", "subscriber_id"]).doNothing())
         .returning("subscriber_id")
         .execute();
       if (inserted.length === 0) return 0;
-      let sending = await trx.selectFrom("sendings").select("id").where("trigger_id", "=", trigger.id).orderBy("id").limit(1).executeTakeFirst();
+      let sending = await trx
+        .selectFrom("sendings")
+        .select("id")
+        .where("trigger_id", "=", trigger.id)
+        .orderBy("id")
+        .limit(1)
+        .executeTakeFirst();
       sending ??= await trx
         .insertInto("sendings")
         .values({
@@ -259,18 +333,31 @@ export class TriggerWorker extends PollingWorker {
       const sendingId = sending.id;
       const added = await trx
         .insertInto("sending_recipients")
-        .values(inserted.map((r) => ({ sending_id: sendingId, subscriber_id: r.subscriber_id, account_id: trigger.account_id, mail_id: null, created_at: at })))
+        .values(
+          inserted.map((r) => ({
+            sending_id: sendingId,
+            subscriber_id: r.subscriber_id,
+            account_id: trigger.account_id,
+            mail_id: null,
+            created_at: at,
+          })),
+        )
         .onConflict((oc) => oc.columns(["sending_id", "subscriber_id"]).doNothing())
         .returning("subscriber_id")
         .execute();
       await trx
         .updateTable("sendings")
-        .set((eb) => ({ recipients: eb("recipients", "+", added.length), state: "sending", finished_at: null }))
+        .set((eb) => ({
+          recipients: eb("recipients", "+", added.length),
+          state: "sending",
+          finished_at: null,
+        }))
         .where("id", "=", sendingId)
         .execute();
       return added.length;
     });
-    if (result !== undefined && result > 0) this.options.log?.({ event: "trigger.fired", trigger: trigger.id, subscribers: result });
+    if (result !== undefined && result > 0)
+      this.options.log?.({ event: "trigger.fired", trigger: trigger.id, subscribers: result });
     return result;
   }
 }

@@ -41,7 +41,14 @@ export function zoneOffset(timeZone: string, instant: number): number {
   for (const part of formatFor(timeZone).formatToParts(at)) parts[part.type] = part.value;
   const yearOfEra = Number(parts.year);
   const year = parts.era === "BC" || parts.era === "B" ? 1 - yearOfEra : yearOfEra;
-  const wall = utcOf(year, Number(parts.month), Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
+  const wall = utcOf(
+    year,
+    Number(parts.month),
+    Number(parts.day),
+    Number(parts.hour),
+    Number(parts.minute),
+    Number(parts.second),
+  );
   return wall - at;
 }
 
@@ -51,7 +58,14 @@ const DAY = 86_400_000;
  * The instant of a wall-clock time in `timeZone` (month 1-12); gaps and overlaps as described at the top
  * of this file. Throws a RangeError for a time zone Intl does not know.
  */
-export function zonedInstant(timeZone: string, year: number, month: number, day: number, hour: number, minute: number): number {
+export function zonedInstant(
+  timeZone: string,
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+): number {
   const wall = utcOf(year, month, day, hour, minute);
   const before = zoneOffset(timeZone, wall - DAY);
   const after = zoneOffset(timeZone, wall + DAY);

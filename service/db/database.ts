@@ -84,7 +84,8 @@ pg.types.setTypeParser(20, (text) => Number.parseInt(text, 10));
 export function parseDatabaseUrl(url: string): { engine: Engine; target: string } {
   if (url.startsWith("sqlite:")) {
     const target = url.slice("sqlite:".length).replace(/^\/\/(?=\/)/, "");
-    if (target === "") throw new Error("DATABASE_URL sqlite: needs a file path, as in sqlite:data/service.db");
+    if (target === "")
+      throw new Error("DATABASE_URL sqlite: needs a file path, as in sqlite:data/service.db");
     return { engine: "sqlite", target };
   }
   if (/^postgres(ql)?:\/\//.test(url)) return { engine: "postgres", target: url };
@@ -156,7 +157,11 @@ export async function openStore(url: string, options: DatabaseOptions = {}): Pro
   let connection: ReturnType<typeof cachedStatements> | undefined;
   let walPath: string | undefined;
   const gate = new WriteGate();
-  const pragmas = [`synchronous = ${options.sqliteSync === "NORMAL" ? "NORMAL" : "FULL"}`, "busy_timeout = 10000", "foreign_keys = ON"];
+  const pragmas = [
+    `synchronous = ${options.sqliteSync === "NORMAL" ? "NORMAL" : "FULL"}`,
+    "busy_timeout = 10000",
+    "foreign_keys = ON",
+  ];
   if (engine === "sqlite") {
     if (target !== ":memory:") privateSqliteFile(target);
     const sqlite = new SQLite(target);
@@ -167,7 +172,12 @@ export async function openStore(url: string, options: DatabaseOptions = {}): Pro
     const cached = cachedStatements(sqlite);
     connection = cached;
     // Writes wait while a long write runs on the second connection (writeLong).
-    const dialect = new GatedSqliteDialect({ database: cached }, gate, (text) => !cached.prepare(text).readonly, () => sqlite.inTransaction);
+    const dialect = new GatedSqliteDialect(
+      { database: cached },
+      gate,
+      (text) => !cached.prepare(text).readonly,
+      () => sqlite.inTransaction,
+    );
     db = new Kysely<Database>({ dialect });
   } else {
     const pool = new pg.Pool({ connectionString: target, max: options.poolSize ?? 10 });
@@ -278,7 +288,12 @@ const PIPELINE_GROUPS = 16;
  * is handed back. Only SqliteAccess.readNow can read meanwhile, and it reads no table a synchronous
  * write changes.
  */
-function groupCommit(db: Kysely<Database>, connection: ReturnType<typeof cachedStatements>, walPath: string | undefined, gate: WriteGate) {
+function groupCommit(
+  db: Kysely<Database>,
+  connection: ReturnType<typeof cachedStatements>,
+  walPath: string | undefined,
+  gate: WriteGate,
+) {
   const queue: PendingWrite[] = [];
   let flushing = false;
   /** Settles when the flush under way (if any) has settled every write it took. */
@@ -300,7 +315,9 @@ function groupCommit(db: Kysely<Database>, connection: ReturnType<typeof cachedS
     // The WAL file exists from the first commit on and stays while this connection is open.
     logFd ??= fs.openSync(walPath!, "r");
     const fd = logFd;
-    return new Promise((resolve, reject) => fs.fdatasync(fd, (error) => (error === null ? resolve() : reject(error))));
+    return new Promise((resolve, reject) =>
+      fs.fdatasync(fd, (error) => (error === null ? resolve() : reject(error))),
+    );
   };
 
   /** One write inside its savepoint; returns how to settle its promise after the commit. */
@@ -388,17 +405,19 @@ function groupCommit(db: Kysely<Database>, connection: ReturnType<typeof cachedS
         }
         syncing++;
         inFlight.push(
-          syncLog().then(
-            () => {
-              for (const settle of settled) settle();
-            },
-            (error: unknown) => {
-              for (const pending of batch) pending.reject(error);
-            },
-          ).finally(() => {
-            syncing--;
-            syncEnded?.();
-          }),
+          syncLog()
+            .then(
+              () => {
+                for (const settle of settled) settle();
+              },
+              (error: unknown) => {
+                for (const pending of batch) pending.reject(error);
+              },
+            )
+            .finally(() => {
+              syncing--;
+              syncEnded?.();
+            }),
         );
         // Wait for the next writes while a sync is in flight; stop when every sync has ended first.
         const next = queue.length > 0 && queue[0]!.sync;
@@ -476,9 +495,13 @@ function groupCommit(db: Kysely<Database>, connection: ReturnType<typeof cachedS
 
   return {
     write: <T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> =>
-      new Promise<T>((resolve, reject) => enqueue({ sync: false, work, resolve: resolve as (value: unknown) => void, reject })),
+      new Promise<T>((resolve, reject) =>
+        enqueue({ sync: false, work, resolve: resolve as (value: unknown) => void, reject }),
+      ),
     writeSync: <T>(work: () => T): Promise<T> =>
-      new Promise<T>((resolve, reject) => enqueue({ sync: true, work, resolve: resolve as (value: unknown) => void, reject })),
+      new Promise<T>((resolve, reject) =>
+        enqueue({ sync: true, work, resolve: resolve as (value: unknown) => void, reject }),
+      ),
     /** After the writes queued so far have settled (no log sync is left in flight on the file). */
     close: async () => {
       await drained;

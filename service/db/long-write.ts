@@ -145,15 +145,27 @@ class GatedDriver implements Driver {
     return this.inner.rollbackTransaction(unwrap(connection));
   }
 
-  async savepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver["savepoint"]>>[2]): Promise<void> {
+  async savepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: Parameters<NonNullable<Driver["savepoint"]>>[2],
+  ): Promise<void> {
     await this.inner.savepoint?.(unwrap(connection), name, compile);
   }
 
-  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver["rollbackToSavepoint"]>>[2]): Promise<void> {
+  async rollbackToSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: Parameters<NonNullable<Driver["rollbackToSavepoint"]>>[2],
+  ): Promise<void> {
     await this.inner.rollbackToSavepoint?.(unwrap(connection), name, compile);
   }
 
-  async releaseSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver["releaseSavepoint"]>>[2]): Promise<void> {
+  async releaseSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: Parameters<NonNullable<Driver["releaseSavepoint"]>>[2],
+  ): Promise<void> {
     await this.inner.releaseSavepoint?.(unwrap(connection), name, compile);
   }
 

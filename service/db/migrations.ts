@@ -6,7 +6,8 @@ import { randomBytes } from "node:crypto";
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
 import type { Engine } from "./database.js";
 
-type AnyDb = Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- migrations run before the schema exists
+// biome-ignore lint/suspicious/noExplicitAny: migrations run before the schema exists
+type AnyDb = Kysely<any>;
 
 /** Every migration by name (applied in name order). */
 export function codeMigrations(engine: Engine): Record<string, Migration> {
@@ -42,7 +43,11 @@ export function codeMigrations(engine: Engine): Record<string, Migration> {
           .addColumn("charset", "text", (c) => c.notNull().defaultTo("utf-8"))
           .addColumn("created_at", "bigint", (c) => c.notNull())
           .execute();
-        await db.schema.createIndex("mailing_lists_account").on("mailing_lists").column("account_id").execute();
+        await db.schema
+          .createIndex("mailing_lists_account")
+          .on("mailing_lists")
+          .column("account_id")
+          .execute();
         await idColumn(db, "subscribers")
           .addColumn("account_id", "bigint", (c) => c.notNull().references("accounts.id"))
           .addColumn("email", "text", (c) => c.notNull())
@@ -65,7 +70,11 @@ export function codeMigrations(engine: Engine): Record<string, Migration> {
           .addColumn("changed_at", "bigint", (c) => c.notNull())
           .addPrimaryKeyConstraint("memberships_pk", ["list_id", "subscriber_id"])
           .execute();
-        await db.schema.createIndex("memberships_subscriber").on("memberships").column("subscriber_id").execute();
+        await db.schema
+          .createIndex("memberships_subscriber")
+          .on("memberships")
+          .column("subscriber_id")
+          .execute();
         await db.schema
           .createTable("optouts")
           .addColumn("account_id", "bigint", (c) => c.notNull())
@@ -97,7 +106,11 @@ export function codeMigrations(engine: Engine): Record<string, Migration> {
           .addColumn("created_at", "bigint", (c) => c.notNull())
           .addColumn("sent_at", "bigint")
           .execute();
-        await db.schema.createIndex("mail_outbox_due").on("mail_outbox").columns(["state", "next_attempt_at"]).execute();
+        await db.schema
+          .createIndex("mail_outbox_due")
+          .on("mail_outbox")
+          .columns(["state", "next_attempt_at"])
+          .execute();
         await idColumn(db, "imports")
           .addColumn("account_id", "bigint", (c) => c.notNull())
           .addColumn("list_id", "bigint", (c) => c.notNull())
@@ -152,7 +165,11 @@ export function codeMigrations(engine: Engine): Record<string, Migration> {
           .addColumn("paid_at", "bigint")
           .addColumn("sent_at", "bigint")
           .execute();
-        await db.schema.createIndex("sms_messages_state").on("sms_messages").columns(["state", "account_id", "id"]).execute();
+        await db.schema
+          .createIndex("sms_messages_state")
+          .on("sms_messages")
+          .columns(["state", "account_id", "id"])
+          .execute();
         await idColumn(db, "credit_ledger")
           .addColumn("account_id", "bigint", (c) => c.notNull().references("accounts.id"))
           // Signed exact decimal text: + refill, - an SMS paid.
@@ -243,7 +260,11 @@ export function codeMigrations(engine: Engine): Record<string, Migration> {
           .addColumn("filter_id", "bigint", (c) => c.references("filters.id"))
           .addColumn("created_at", "bigint", (c) => c.notNull())
           .execute();
-        await db.schema.createIndex("newsletter_modules_newsletter").on("newsletter_modules").column("newsletter_id").execute();
+        await db.schema
+          .createIndex("newsletter_modules_newsletter")
+          .on("newsletter_modules")
+          .column("newsletter_id")
+          .execute();
       },
     },
     "0005_sendings_tracking": {
@@ -279,7 +300,11 @@ export function codeMigrations(engine: Engine): Record<string, Migration> {
           .addColumn("created_at", "bigint", (c) => c.notNull())
           .addPrimaryKeyConstraint("sending_recipients_pk", ["sending_id", "subscriber_id"])
           .execute();
-        await db.schema.createIndex("sending_recipients_state").on("sending_recipients").columns(["sending_id", "state"]).execute();
+        await db.schema
+          .createIndex("sending_recipients_state")
+          .on("sending_recipients")
+          .columns(["sending_id", "state"])
+          .execute();
         // Links of a sending's messages, so a click token names a link id and the redirect goes only there.
         await idColumn(db, "tracked_links")
           .addColumn("account_id", "bigint", (c) => c.notNull())
@@ -298,7 +323,11 @@ export function codeMigrations(engine: Engine): Record<string, Migration> {
           .addColumn("value", "text")
           .addColumn("created_at", "bigint", (c) => c.notNull())
           .execute();
-        await db.schema.createIndex("tracking_events_sending").on("tracking_events").columns(["sending_id", "kind", "created_at"]).execute();
+        await db.schema
+          .createIndex("tracking_events_sending")
+          .on("tracking_events")
+          .columns(["sending_id", "kind", "created_at"])
+          .execute();
       },
     },
     "0006_triggers": {
@@ -339,7 +368,11 @@ export function codeMigrations(engine: Engine): Record<string, Migration> {
           .addColumn("trusted_until", "bigint", (c) => c.notNull().defaultTo(0))
           .addColumn("expires_at", "bigint", (c) => c.notNull())
           .execute();
-        await db.schema.createIndex("auth_throttle_expires").on("auth_throttle").column("expires_at").execute();
+        await db.schema
+          .createIndex("auth_throttle_expires")
+          .on("auth_throttle")
+          .column("expires_at")
+          .execute();
         // The key of those hashes, the same for every instance.
         await db
           .insertInto("secrets")
@@ -352,21 +385,36 @@ export function codeMigrations(engine: Engine): Record<string, Migration> {
         // 0: mail someone waits for (confirmation, transactional), claimed before 1: bulk (newsletters,
         // triggers). The worker claims per class and account in turn, so one index walk finds the next
         // account with queued mail and its oldest due messages without scanning a backlog.
-        await db.schema.alterTable("mail_outbox").addColumn("priority", "integer", (c) => c.notNull().defaultTo(1)).execute();
-        await db.updateTable("mail_outbox").set({ priority: 0 }).where("kind", "in", ["confirmation", "transactional"]).execute();
+        await db.schema
+          .alterTable("mail_outbox")
+          .addColumn("priority", "integer", (c) => c.notNull().defaultTo(1))
+          .execute();
+        await db
+          .updateTable("mail_outbox")
+          .set({ priority: 0 })
+          .where("kind", "in", ["confirmation", "transactional"])
+          .execute();
         // When the message was first tried: retries stop MAIL_RETRY_MAX_AGE_MS after it.
         await db.schema.alterTable("mail_outbox").addColumn("first_attempt_at", "bigint").execute();
         // When a delivered message was sent while its whole text is still kept (OUTBOX_RETENTION_DAYS);
         // null once it is cut to its headers. Messages delivered before this migration are cut first.
         await db.schema.alterTable("mail_outbox").addColumn("retained_since", "bigint").execute();
-        await db.updateTable("mail_outbox").set((eb) => ({ retained_since: eb.ref("sent_at") })).where("state", "=", "sent").execute();
+        await db
+          .updateTable("mail_outbox")
+          .set((eb) => ({ retained_since: eb.ref("sent_at") }))
+          .where("state", "=", "sent")
+          .execute();
         await db.schema.dropIndex("mail_outbox_due").execute();
         await db.schema
           .createIndex("mail_outbox_fair")
           .on("mail_outbox")
           .columns(["state", "priority", "account_id", "next_attempt_at", "id"])
           .execute();
-        await db.schema.createIndex("mail_outbox_retained").on("mail_outbox").column("retained_since").execute();
+        await db.schema
+          .createIndex("mail_outbox_retained")
+          .on("mail_outbox")
+          .column("retained_since")
+          .execute();
       },
     },
     "0009_import_security": {
@@ -378,7 +426,11 @@ export function codeMigrations(engine: Engine): Record<string, Migration> {
         await db.schema.alterTable("imports").addColumn("file_etag", "text").execute();
         await db.schema.alterTable("imports").addColumn("file_last_modified", "text").execute();
         await db.schema.alterTable("imports").addColumn("file_length", "bigint").execute();
-        await db.schema.createIndex("imports_account_claimed").on("imports").columns(["account_id", "claimed_at"]).execute();
+        await db.schema
+          .createIndex("imports_account_claimed")
+          .on("imports")
+          .columns(["account_id", "claimed_at"])
+          .execute();
         // An import's good rows, a batch of lines per row, staged until the whole file is read, then
         // applied in order.
         await db.schema

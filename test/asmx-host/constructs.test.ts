@@ -26,11 +26,27 @@ const DOCUMENTS: readonly { service: (typeof CONSTRUCT_SERVICES)[number]; query:
   { service: "DataSets", query: "schema=Inventory", file: "schema-Inventory.xsd" },
 ];
 
-function request(x: Exchange): { method: string; path: string; headers: Record<string, string>; body: string } {
+function request(x: Exchange): {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+} {
   const asmx = `/${x.service}.asmx`;
-  if (x.binding === "get") return { method: "GET", path: `${asmx}${x.path ?? `/${x.op}`}${x.body === "" ? "" : `?${x.body}`}`, headers: {}, body: "" };
+  if (x.binding === "get")
+    return {
+      method: "GET",
+      path: `${asmx}${x.path ?? `/${x.op}`}${x.body === "" ? "" : `?${x.body}`}`,
+      headers: {},
+      body: "",
+    };
   if (x.binding === "post") {
-    return { method: "POST", path: `${asmx}${x.path ?? `/${x.op}`}`, headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: x.body };
+    return {
+      method: "POST",
+      path: `${asmx}${x.path ?? `/${x.op}`}`,
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: x.body,
+    };
   }
   const envNs = x.binding === "soap11" ? SOAP11 : SOAP12;
   const action = x.action ?? `${NAMESPACES[x.service]}${x.op}`;
@@ -53,7 +69,12 @@ async function exchange(host: AsmxHost, x: Exchange) {
     headers: sent.headers,
     ...(sent.method === "POST" ? { body: sent.body } : {}),
   });
-  const answer = { status: res.status, statusText: res.statusText, contentType: res.headers.get("content-type") ?? "", body: placeholder(host, await res.text()) };
+  const answer = {
+    status: res.status,
+    statusText: res.statusText,
+    contentType: res.headers.get("content-type") ?? "",
+    body: placeholder(host, await res.text()),
+  };
   const text = [
     `# ${x.note}`,
     `# Answered by Mono 6.8's ASP.NET (test/asmx-host), constructs/${x.service}.asmx, customErrors On. Host (and`,
@@ -97,11 +118,14 @@ describe.runIf(monoInstalled)("constructs on a real ASMX runtime (recorded evide
     compare(join(RECORDED, service, "service.wsdl"), placeholder(host, await res.text()));
   });
 
-  it.each(DOCUMENTS.map((d) => [`${d.service}.asmx?${d.query}`, d] as const))("%s is as recorded", async (_, d) => {
-    const res = await fetch(new URL(`/${d.service}.asmx?${d.query}`, host.url));
-    expect(res.status).toBe(200);
-    compare(join(RECORDED, d.service, d.file), placeholder(host, await res.text()));
-  });
+  it.each(DOCUMENTS.map((d) => [`${d.service}.asmx?${d.query}`, d] as const))(
+    "%s is as recorded",
+    async (_, d) => {
+      const res = await fetch(new URL(`/${d.service}.asmx?${d.query}`, host.url));
+      expect(res.status).toBe(200);
+      compare(join(RECORDED, d.service, d.file), placeholder(host, await res.text()));
+    },
+  );
 
   it.each(EXCHANGES.map((x) => [`${x.service}/${x.name}`, x] as const))("%s", async (_, x) => {
     const { answer, text } = await exchange(host, x);
@@ -114,8 +138,14 @@ describe.runIf(monoInstalled)("constructs on a real ASMX runtime (recorded evide
   it("every saved recording belongs to a case, and names are unique", () => {
     const names = EXCHANGES.map((x) => `${x.service}/${x.name}.txt`);
     expect(new Set(names).size).toBe(names.length);
-    const expected = new Set([...names, ...CONSTRUCT_SERVICES.map((s) => `${s}/service.wsdl`), ...DOCUMENTS.map((d) => `${d.service}/${d.file}`)]);
-    const saved = CONSTRUCT_SERVICES.flatMap((s) => (existsSync(join(RECORDED, s)) ? readdirSync(join(RECORDED, s)).map((f) => `${s}/${f}`) : []));
+    const expected = new Set([
+      ...names,
+      ...CONSTRUCT_SERVICES.map((s) => `${s}/service.wsdl`),
+      ...DOCUMENTS.map((d) => `${d.service}/${d.file}`),
+    ]);
+    const saved = CONSTRUCT_SERVICES.flatMap((s) =>
+      existsSync(join(RECORDED, s)) ? readdirSync(join(RECORDED, s)).map((f) => `${s}/${f}`) : [],
+    );
     expect(saved.filter((f) => !expected.has(f))).toEqual([]);
   });
 });

@@ -42,12 +42,20 @@ export function prepareConstructs(): Promise<string> {
     mkdirSync(BUILD_CACHE, { recursive: true });
     const dir = mkdtempSync(join(BUILD_CACHE, "constructs-"));
     const app = join(dir, "app");
-    cpSync(CONSTRUCTS, app, { recursive: true, filter: (src) => !src.includes(`${join(CONSTRUCTS, "typed")}`) });
+    cpSync(CONSTRUCTS, app, {
+      recursive: true,
+      filter: (src) => !src.includes(`${join(CONSTRUCTS, "typed")}`),
+    });
     const out = join(dir, "xsd");
     mkdirSync(out);
-    const result = await run(XSD_TOOL, [join(CONSTRUCTS, "typed", "Inventory.xsd"), "/dataset", "/language:CS", `/outputdir:${out}`], { timeoutMs: 120_000 });
+    const result = await run(
+      XSD_TOOL,
+      [join(CONSTRUCTS, "typed", "Inventory.xsd"), "/dataset", "/language:CS", `/outputdir:${out}`],
+      { timeoutMs: 120_000 },
+    );
     const generated = join(out, "Inventory.cs");
-    if (result.code !== 0 || !existsSync(generated)) throw new Error(`xsd /dataset failed (exit ${result.code}):\n${result.stdout}${result.stderr}`);
+    if (result.code !== 0 || !existsSync(generated))
+      throw new Error(`xsd /dataset failed (exit ${result.code}):\n${result.stdout}${result.stderr}`);
     renameSync(generated, join(app, "App_Code", "Inventory.cs"));
     rmSync(out, { recursive: true, force: true });
     return app;

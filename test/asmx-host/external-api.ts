@@ -6,7 +6,12 @@
 
 import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadReferenceService, type RefOperation, type RefService, type RefType } from "../conformance/reference/spec.js";
+import {
+  loadReferenceService,
+  type RefOperation,
+  type RefService,
+  type RefType,
+} from "../conformance/reference/spec.js";
 import { BUILD_CACHE, FIXTURE_SERVICES } from "./host.js";
 
 const CS_TYPES: Readonly<Record<RefType, string>> = {
@@ -64,7 +69,7 @@ function method(op: RefOperation): string {
     case "dataSet": {
       type = "DataSet";
       const columns = result.columns.map((c) => {
-        const name = c.name !== undefined ? csString(c.name) : c.nameFromParam ?? csString(c.property);
+        const name = c.name !== undefined ? csString(c.name) : (c.nameFromParam ?? csString(c.property));
         return `            table.Columns.Add(${name}, typeof(${CS_TYPES[c.type]}));`;
       });
       const row = result.columns.map((c) => CS_SAMPLES[c.type]).join(", ");

@@ -28,13 +28,21 @@ const soap12 = (body: string) =>
   `<?xml version="1.0" encoding="utf-8"?><soap12:Envelope xmlns:soap12="http://www.w3.org/2003/05/soap-envelope"><soap12:Body>${body}</soap12:Body></soap12:Envelope>`;
 
 /** POSTs `parts` as separate chunks (Transfer-Encoding: chunked, no Content-Length). */
-function postChunked(url: string, headers: Record<string, string>, parts: string[]): Promise<{ status: number; body: string }> {
+function postChunked(
+  url: string,
+  headers: Record<string, string>,
+  parts: string[],
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: "POST", headers: { ...headers, "Transfer-Encoding": "chunked" } }, (res) => {
-      let body = "";
-      res.setEncoding("utf8").on("data", (s: string) => (body += s));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = http.request(
+      url,
+      { method: "POST", headers: { ...headers, "Transfer-Encoding": "chunked" } },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8").on("data", (s: string) => (body += s));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on("error", reject);
     for (const part of parts) req.write(part);
     req.end();
@@ -70,7 +78,9 @@ describe.runIf(monoInstalled)("ASMX host: the four bindings", () => {
     const res = await fetch(`${calculator}/Echo?text=${encodeURIComponent("a b&c=d é")}`);
     expect(res.status).toBe(200);
     // Mono ends the XML declaration with Environment.NewLine, "\n" on Linux (.NET on Windows: "\r\n").
-    expect(await res.text()).toBe(`<?xml version="1.0" encoding="utf-8"?>\n<string xmlns="${NS}">a b&amp;c=d é</string>`);
+    expect(await res.text()).toBe(
+      `<?xml version="1.0" encoding="utf-8"?>\n<string xmlns="${NS}">a b&amp;c=d é</string>`,
+    );
   });
 
   it("HTTP POST answers Add from a form", async () => {
@@ -86,13 +96,18 @@ describe.runIf(monoInstalled)("ASMX host: the four bindings", () => {
   it("a chunked request body reaches ASP.NET whole (SOAP 1.1 and HTTP POST)", async () => {
     const envelope = soap11(`<Add xmlns="${NS}"><a>20</a><b>22</b></Add>`);
     const half = envelope.indexOf("<b>");
-    const soap = await postChunked(calculator, { "Content-Type": "text/xml; charset=utf-8", SOAPAction: `"${NS}Add"` }, [
-      envelope.slice(0, half),
-      envelope.slice(half),
-    ]);
+    const soap = await postChunked(
+      calculator,
+      { "Content-Type": "text/xml; charset=utf-8", SOAPAction: `"${NS}Add"` },
+      [envelope.slice(0, half), envelope.slice(half)],
+    );
     expect(soap.status, soap.body).toBe(200);
     expect(soap.body).toContain("<AddResult>42</AddResult>");
-    const form = await postChunked(`${calculator}/Add`, { "Content-Type": "application/x-www-form-urlencoded" }, ["a=1", "&b=2"]);
+    const form = await postChunked(
+      `${calculator}/Add`,
+      { "Content-Type": "application/x-www-form-urlencoded" },
+      ["a=1", "&b=2"],
+    );
     expect(form.status).toBe(200);
     expect(form.body).toContain(">3</int>");
   });
@@ -162,7 +177,13 @@ describe.runIf(monoInstalled)("ASMX host: wsdl-generated .NET proxies", () => {
         }
       }`;
     const result = await runCSharpClient({
-      sources: { "Client.cs": client, "Soap.cs": soap, "Soap12.cs": soap12Proxy, "Get.cs": get, "Post.cs": post },
+      sources: {
+        "Client.cs": client,
+        "Soap.cs": soap,
+        "Soap12.cs": soap12Proxy,
+        "Get.cs": get,
+        "Post.cs": post,
+      },
       args: ["plain words"],
     });
     expect(result.stderr).toBe("");
@@ -179,13 +200,17 @@ describe.runIf(monoInstalled)("ASMX host: startup errors", () => {
         join(dir, "Broken.asmx"),
         '<%@ WebService Language="C#" Class="Broken" %>\nusing System.Web.Services;\npublic class Broken : WebService { [WebMethod] public int F() { return undefinedName; } }\n',
       );
-      await expect(startAsmxHost({ services: dir })).rejects.toThrow(/WARMUP-FAILED \/Broken\.asmx\?WSDL 500[\s\S]*undefinedName/);
+      await expect(startAsmxHost({ services: dir })).rejects.toThrow(
+        /WARMUP-FAILED \/Broken\.asmx\?WSDL 500[\s\S]*undefinedName/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 180_000);
 
   it("a missing services folder is refused before anything starts", async () => {
-    await expect(startAsmxHost({ services: join(tmpdir(), "no-such-asmx-folder") })).rejects.toThrow(/does not exist/);
+    await expect(startAsmxHost({ services: join(tmpdir(), "no-such-asmx-folder") })).rejects.toThrow(
+      /does not exist/,
+    );
   });
 });

@@ -4,7 +4,19 @@
 
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -95,7 +107,9 @@ class BoundedText {
     }
   }
   text(): string {
-    return this.dropped > 0 ? `${this.head}\n[… ${this.dropped} characters left out …]\n${this.tail}` : this.head + this.tail;
+    return this.dropped > 0
+      ? `${this.head}\n[… ${this.dropped} characters left out …]\n${this.tail}`
+      : this.head + this.tail;
   }
 }
 
@@ -144,7 +158,9 @@ export async function compileCSharp(options: CompileOptions): Promise<string> {
     ];
     const result = await run(MCS, args, { timeoutMs: 120_000 });
     if (result.code !== 0 || !existsSync(join(work, name))) {
-      throw new Error(`mcs failed (exit ${result.code}) compiling ${Object.keys(options.sources).join(", ")}:\n${result.stdout}${result.stderr}`);
+      throw new Error(
+        `mcs failed (exit ${result.code}) compiling ${Object.keys(options.sources).join(", ")}:\n${result.stdout}${result.stderr}`,
+      );
     }
     try {
       renameSync(work, dir);
@@ -206,7 +222,8 @@ export function freePort(): Promise<number> {
  * Takes a few seconds: start one host per test file (beforeAll) and stop it in afterAll.
  */
 export async function startAsmxHost(options: AsmxHostOptions): Promise<AsmxHost> {
-  if (!existsSync(options.services)) throw new Error(`startAsmxHost: services folder ${options.services} does not exist`);
+  if (!existsSync(options.services))
+    throw new Error(`startAsmxHost: services folder ${options.services} does not exist`);
   const exe = await compileHost();
   let lastError: Error | undefined;
   for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
@@ -255,7 +272,8 @@ async function startOnce(
   const ready = await new Promise<{ url: string } | { error: string; portInUse: boolean }>((resolve) => {
     let pending = "";
     const timer = setTimeout(
-      () => resolve({ error: `did not start within ${options.startTimeoutMs ?? 120_000} ms`, portInUse: false }),
+      () =>
+        resolve({ error: `did not start within ${options.startTimeoutMs ?? 120_000} ms`, portInUse: false }),
       options.startTimeoutMs ?? 120_000,
     );
     const finish = (v: { url: string } | { error: string; portInUse: boolean }) => {
@@ -270,8 +288,10 @@ async function startOnce(
       while ((nl = pending.indexOf("\n")) >= 0) {
         const line = pending.slice(0, nl).trim();
         pending = pending.slice(nl + 1);
-        if (line.startsWith("ASMX-HOST LISTENING ")) finish({ url: line.slice("ASMX-HOST LISTENING ".length) });
-        else if (line.startsWith("ASMX-HOST PORT-IN-USE")) finish({ error: `port ${port} in use`, portInUse: true });
+        if (line.startsWith("ASMX-HOST LISTENING "))
+          finish({ url: line.slice("ASMX-HOST LISTENING ".length) });
+        else if (line.startsWith("ASMX-HOST PORT-IN-USE"))
+          finish({ error: `port ${port} in use`, portInUse: true });
         else if (line.startsWith("ASMX-HOST WARMUP-FAILED")) {
           // The body (ASP.NET's error page) follows on stderr; give it a moment to arrive.
           setTimeout(() => finish({ error: line.slice("ASMX-HOST ".length), portInUse: false }), 500);
@@ -283,7 +303,9 @@ async function startOnce(
       if (options.echo) process.stderr.write(s);
     });
     child.once("error", (err) => finish({ error: `cannot run ${MONO}: ${err.message}`, portInUse: false }));
-    child.once("close", (code, signal) => finish({ error: `exited (code ${code}, signal ${signal})`, portInUse: false }));
+    child.once("close", (code, signal) =>
+      finish({ error: `exited (code ${code}, signal ${signal})`, portInUse: false }),
+    );
   });
 
   const stop = async () => {
@@ -324,16 +346,26 @@ export type ProxyProtocol = "SOAP" | "SOAP12" | "HttpGet" | "HttpPost";
  * Runs Mono's `wsdl` tool on `wsdlUrl` and returns the proxy's C# source, with its classes in `namespace`
  * (default `Proxy<protocol>`, so one client can hold proxies for several protocols).
  */
-export async function generateProxy(wsdlUrl: string, protocol: ProxyProtocol, namespace = `Proxy${protocol}`): Promise<string> {
+export async function generateProxy(
+  wsdlUrl: string,
+  protocol: ProxyProtocol,
+  namespace = `Proxy${protocol}`,
+): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "asmx-wsdl-"));
   try {
     const file = join(dir, "Proxy.cs");
-    const result = await run(WSDL_TOOL, ["-nologo", `-protocol:${protocol}`, `-namespace:${namespace}`, `-out:${file}`, wsdlUrl], {
-      timeoutMs: 120_000,
-      cwd: dir,
-    });
+    const result = await run(
+      WSDL_TOOL,
+      ["-nologo", `-protocol:${protocol}`, `-namespace:${namespace}`, `-out:${file}`, wsdlUrl],
+      {
+        timeoutMs: 120_000,
+        cwd: dir,
+      },
+    );
     if (result.code !== 0 || !existsSync(file)) {
-      throw new Error(`wsdl -protocol:${protocol} ${wsdlUrl} failed (exit ${result.code}):\n${result.stdout}${result.stderr}`);
+      throw new Error(
+        `wsdl -protocol:${protocol} ${wsdlUrl} failed (exit ${result.code}):\n${result.stdout}${result.stderr}`,
+      );
     }
     return readFileSync(file, "utf8");
   } finally {
@@ -342,7 +374,11 @@ export async function generateProxy(wsdlUrl: string, protocol: ProxyProtocol, na
 }
 
 /** What a proxy (and a client using one) references: HttpGet/HttpPost proxies also need EnterpriseServices. */
-export const PROXY_REFERENCES = ["System.Web.Services.dll", "System.Xml.dll", "System.EnterpriseServices.dll"] as const;
+export const PROXY_REFERENCES = [
+  "System.Web.Services.dll",
+  "System.Xml.dll",
+  "System.EnterpriseServices.dll",
+] as const;
 
 /** Generates the proxy for `protocol` and compiles it to a library; returns its source and the DLL's path. */
 export async function compileProxy(
@@ -351,7 +387,12 @@ export async function compileProxy(
   namespace?: string,
 ): Promise<{ source: string; dll: string }> {
   const source = await generateProxy(wsdlUrl, protocol, namespace);
-  const dll = await compileCSharp({ sources: { "Proxy.cs": source }, target: "library", references: PROXY_REFERENCES, name: "Proxy.dll" });
+  const dll = await compileCSharp({
+    sources: { "Proxy.cs": source },
+    target: "library",
+    references: PROXY_REFERENCES,
+    name: "Proxy.dll",
+  });
   return { source, dll };
 }
 
@@ -377,6 +418,8 @@ export async function runCSharpClient(options: {
     references: [...PROXY_REFERENCES, ...(options.references ?? [])],
     name: "Client.exe",
   });
-  const result = await run(MONO, ["--debug", exe, ...(options.args ?? [])], { timeoutMs: options.timeoutMs ?? 60_000 });
+  const result = await run(MONO, ["--debug", exe, ...(options.args ?? [])], {
+    timeoutMs: options.timeoutMs ?? 60_000,
+  });
   return { code: result.code, stdout: result.stdout, stderr: result.stderr };
 }

@@ -33,37 +33,199 @@ interface Case {
   readonly outcome: "MustUnderstand fault" | "answered";
 }
 
-const unknown = (attributes: string) => `<x:Unknown xmlns:x="urn:example:unknown"${attributes}>value</x:Unknown>`;
+const unknown = (attributes: string) =>
+  `<x:Unknown xmlns:x="urn:example:unknown"${attributes}>value</x:Unknown>`;
 const auth = (attributes: string) =>
   `<AuthHeader xmlns="${NS}"${attributes}><Username>alice</Username><Password>secret</Password></AuthHeader>`;
 
 const CASES: readonly Case[] = [
   // A method without any [SoapHeader]: the header is unknown to it.
-  { name: "soap11-unknown-mu-1", version: "1.1", method: "Plain", headers: unknown(' soap:mustUnderstand="1"'), outcome: "MustUnderstand fault", note: 'SOAP 1.1, unknown header, mustUnderstand="1"' },
-  { name: "soap11-unknown-mu-true", version: "1.1", method: "Plain", headers: unknown(' soap:mustUnderstand="true"'), outcome: "MustUnderstand fault", note: 'SOAP 1.1, unknown header, mustUnderstand="true"' },
-  { name: "soap11-unknown-mu-0", version: "1.1", method: "Plain", headers: unknown(' soap:mustUnderstand="0"'), outcome: "answered", note: 'SOAP 1.1, unknown header, mustUnderstand="0"' },
-  { name: "soap11-unknown-no-mu", version: "1.1", method: "Plain", headers: unknown(""), outcome: "answered", note: "SOAP 1.1, unknown header without mustUnderstand" },
-  { name: "soap11-unknown-mu-invalid", version: "1.1", method: "Plain", headers: unknown(' soap:mustUnderstand="yes"'), outcome: "answered", note: 'SOAP 1.1, unknown header, mustUnderstand="yes" (not a boolean)' },
-  { name: "soap11-unknown-mu-1-actor-next", version: "1.1", method: "Plain", headers: unknown(' soap:mustUnderstand="1" soap:actor="http://schemas.xmlsoap.org/soap/actor/next"'), outcome: "MustUnderstand fault", note: 'SOAP 1.1, unknown header, mustUnderstand="1", actor = the next node' },
-  { name: "soap11-unknown-mu-1-actor-other", version: "1.1", method: "Plain", headers: unknown(' soap:mustUnderstand="1" soap:actor="http://example.org/another-node"'), outcome: "MustUnderstand fault", note: 'SOAP 1.1, unknown header, mustUnderstand="1", actor = another node' },
-  { name: "soap11-unknown-soap12-mu-1", version: "1.1", method: "Plain", headers: `<x:Unknown xmlns:x="urn:example:unknown" xmlns:s12="${SOAP12}" s12:mustUnderstand="1">value</x:Unknown>`, outcome: "MustUnderstand fault", note: "SOAP 1.1 envelope, unknown header whose mustUnderstand=\"1\" is in the SOAP 1.2 namespace" },
-  { name: "soap12-unknown-mu-1", version: "1.2", method: "Plain", headers: unknown(' soap:mustUnderstand="1"'), outcome: "MustUnderstand fault", note: 'SOAP 1.2, unknown header, mustUnderstand="1"' },
-  { name: "soap12-unknown-mu-true", version: "1.2", method: "Plain", headers: unknown(' soap:mustUnderstand="true"'), outcome: "MustUnderstand fault", note: 'SOAP 1.2, unknown header, mustUnderstand="true"' },
-  { name: "soap12-unknown-mu-0", version: "1.2", method: "Plain", headers: unknown(' soap:mustUnderstand="0"'), outcome: "answered", note: 'SOAP 1.2, unknown header, mustUnderstand="0"' },
-  { name: "soap12-unknown-mu-1-role-next", version: "1.2", method: "Plain", headers: unknown(` soap:mustUnderstand="1" soap:role="${SOAP12}/role/next"`), outcome: "MustUnderstand fault", note: 'SOAP 1.2, unknown header, mustUnderstand="1", role = next' },
-  { name: "soap12-unknown-mu-1-role-other", version: "1.2", method: "Plain", headers: unknown(' soap:mustUnderstand="1" soap:role="http://example.org/another-node"'), outcome: "MustUnderstand fault", note: 'SOAP 1.2, unknown header, mustUnderstand="1", role = another node' },
-  { name: "soap12-unknown-mu-1-role-none", version: "1.2", method: "Plain", headers: unknown(` soap:mustUnderstand="1" soap:role="${SOAP12}/role/none"`), outcome: "MustUnderstand fault", note: 'SOAP 1.2, unknown header, mustUnderstand="1", role = none' },
+  {
+    name: "soap11-unknown-mu-1",
+    version: "1.1",
+    method: "Plain",
+    headers: unknown(' soap:mustUnderstand="1"'),
+    outcome: "MustUnderstand fault",
+    note: 'SOAP 1.1, unknown header, mustUnderstand="1"',
+  },
+  {
+    name: "soap11-unknown-mu-true",
+    version: "1.1",
+    method: "Plain",
+    headers: unknown(' soap:mustUnderstand="true"'),
+    outcome: "MustUnderstand fault",
+    note: 'SOAP 1.1, unknown header, mustUnderstand="true"',
+  },
+  {
+    name: "soap11-unknown-mu-0",
+    version: "1.1",
+    method: "Plain",
+    headers: unknown(' soap:mustUnderstand="0"'),
+    outcome: "answered",
+    note: 'SOAP 1.1, unknown header, mustUnderstand="0"',
+  },
+  {
+    name: "soap11-unknown-no-mu",
+    version: "1.1",
+    method: "Plain",
+    headers: unknown(""),
+    outcome: "answered",
+    note: "SOAP 1.1, unknown header without mustUnderstand",
+  },
+  {
+    name: "soap11-unknown-mu-invalid",
+    version: "1.1",
+    method: "Plain",
+    headers: unknown(' soap:mustUnderstand="yes"'),
+    outcome: "answered",
+    note: 'SOAP 1.1, unknown header, mustUnderstand="yes" (not a boolean)',
+  },
+  {
+    name: "soap11-unknown-mu-1-actor-next",
+    version: "1.1",
+    method: "Plain",
+    headers: unknown(' soap:mustUnderstand="1" soap:actor="http://schemas.xmlsoap.org/soap/actor/next"'),
+    outcome: "MustUnderstand fault",
+    note: 'SOAP 1.1, unknown header, mustUnderstand="1", actor = the next node',
+  },
+  {
+    name: "soap11-unknown-mu-1-actor-other",
+    version: "1.1",
+    method: "Plain",
+    headers: unknown(' soap:mustUnderstand="1" soap:actor="http://example.org/another-node"'),
+    outcome: "MustUnderstand fault",
+    note: 'SOAP 1.1, unknown header, mustUnderstand="1", actor = another node',
+  },
+  {
+    name: "soap11-unknown-soap12-mu-1",
+    version: "1.1",
+    method: "Plain",
+    headers: `<x:Unknown xmlns:x="urn:example:unknown" xmlns:s12="${SOAP12}" s12:mustUnderstand="1">value</x:Unknown>`,
+    outcome: "MustUnderstand fault",
+    note: 'SOAP 1.1 envelope, unknown header whose mustUnderstand="1" is in the SOAP 1.2 namespace',
+  },
+  {
+    name: "soap12-unknown-mu-1",
+    version: "1.2",
+    method: "Plain",
+    headers: unknown(' soap:mustUnderstand="1"'),
+    outcome: "MustUnderstand fault",
+    note: 'SOAP 1.2, unknown header, mustUnderstand="1"',
+  },
+  {
+    name: "soap12-unknown-mu-true",
+    version: "1.2",
+    method: "Plain",
+    headers: unknown(' soap:mustUnderstand="true"'),
+    outcome: "MustUnderstand fault",
+    note: 'SOAP 1.2, unknown header, mustUnderstand="true"',
+  },
+  {
+    name: "soap12-unknown-mu-0",
+    version: "1.2",
+    method: "Plain",
+    headers: unknown(' soap:mustUnderstand="0"'),
+    outcome: "answered",
+    note: 'SOAP 1.2, unknown header, mustUnderstand="0"',
+  },
+  {
+    name: "soap12-unknown-mu-1-role-next",
+    version: "1.2",
+    method: "Plain",
+    headers: unknown(` soap:mustUnderstand="1" soap:role="${SOAP12}/role/next"`),
+    outcome: "MustUnderstand fault",
+    note: 'SOAP 1.2, unknown header, mustUnderstand="1", role = next',
+  },
+  {
+    name: "soap12-unknown-mu-1-role-other",
+    version: "1.2",
+    method: "Plain",
+    headers: unknown(' soap:mustUnderstand="1" soap:role="http://example.org/another-node"'),
+    outcome: "MustUnderstand fault",
+    note: 'SOAP 1.2, unknown header, mustUnderstand="1", role = another node',
+  },
+  {
+    name: "soap12-unknown-mu-1-role-none",
+    version: "1.2",
+    method: "Plain",
+    headers: unknown(` soap:mustUnderstand="1" soap:role="${SOAP12}/role/none"`),
+    outcome: "MustUnderstand fault",
+    note: 'SOAP 1.2, unknown header, mustUnderstand="1", role = none',
+  },
   // A method with [SoapHeader("Auth", Required = true)] AuthHeader Auth; it never sets DidUnderstand.
-  { name: "soap11-secured-missing", version: "1.1", method: "Secured", headers: null, outcome: "answered", note: "SOAP 1.1, required AuthHeader missing (no Header element)" },
-  { name: "soap12-secured-missing", version: "1.2", method: "Secured", headers: null, outcome: "answered", note: "SOAP 1.2, required AuthHeader missing (no Header element)" },
-  { name: "soap11-secured-auth-mu-1", version: "1.1", method: "Secured", headers: auth(' soap:mustUnderstand="1"'), outcome: "answered", note: 'SOAP 1.1, AuthHeader with mustUnderstand="1"; the method does not mark it understood' },
-  { name: "soap12-secured-auth-mu-1", version: "1.2", method: "Secured", headers: auth(' soap:mustUnderstand="1"'), outcome: "answered", note: 'SOAP 1.2, AuthHeader with mustUnderstand="1"; the method does not mark it understood' },
-  { name: "soap11-secured-auth-twice-mu-1", version: "1.1", method: "Secured", headers: auth(' soap:mustUnderstand="1"') + auth(' soap:mustUnderstand="1"'), outcome: "MustUnderstand fault", note: 'SOAP 1.1, AuthHeader twice, both mustUnderstand="1"' },
-  { name: "soap11-secured-unknown-mu-1", version: "1.1", method: "Secured", headers: auth("") + unknown(' soap:mustUnderstand="1"'), outcome: "MustUnderstand fault", note: 'SOAP 1.1, AuthHeader plus an unknown header with mustUnderstand="1"' },
+  {
+    name: "soap11-secured-missing",
+    version: "1.1",
+    method: "Secured",
+    headers: null,
+    outcome: "answered",
+    note: "SOAP 1.1, required AuthHeader missing (no Header element)",
+  },
+  {
+    name: "soap12-secured-missing",
+    version: "1.2",
+    method: "Secured",
+    headers: null,
+    outcome: "answered",
+    note: "SOAP 1.2, required AuthHeader missing (no Header element)",
+  },
+  {
+    name: "soap11-secured-auth-mu-1",
+    version: "1.1",
+    method: "Secured",
+    headers: auth(' soap:mustUnderstand="1"'),
+    outcome: "answered",
+    note: 'SOAP 1.1, AuthHeader with mustUnderstand="1"; the method does not mark it understood',
+  },
+  {
+    name: "soap12-secured-auth-mu-1",
+    version: "1.2",
+    method: "Secured",
+    headers: auth(' soap:mustUnderstand="1"'),
+    outcome: "answered",
+    note: 'SOAP 1.2, AuthHeader with mustUnderstand="1"; the method does not mark it understood',
+  },
+  {
+    name: "soap11-secured-auth-twice-mu-1",
+    version: "1.1",
+    method: "Secured",
+    headers: auth(' soap:mustUnderstand="1"') + auth(' soap:mustUnderstand="1"'),
+    outcome: "MustUnderstand fault",
+    note: 'SOAP 1.1, AuthHeader twice, both mustUnderstand="1"',
+  },
+  {
+    name: "soap11-secured-unknown-mu-1",
+    version: "1.1",
+    method: "Secured",
+    headers: auth("") + unknown(' soap:mustUnderstand="1"'),
+    outcome: "MustUnderstand fault",
+    note: 'SOAP 1.1, AuthHeader plus an unknown header with mustUnderstand="1"',
+  },
   // A method with [SoapHeader("Auth")] that sets Auth.DidUnderstand = false.
-  { name: "soap11-rejecting-auth-mu-1", version: "1.1", method: "SecuredRejecting", headers: auth(' soap:mustUnderstand="1"'), outcome: "MustUnderstand fault", note: 'SOAP 1.1, AuthHeader with mustUnderstand="1"; the method sets DidUnderstand = false' },
-  { name: "soap11-rejecting-auth-mu-0", version: "1.1", method: "SecuredRejecting", headers: auth(""), outcome: "answered", note: "SOAP 1.1, AuthHeader without mustUnderstand; the method sets DidUnderstand = false" },
-  { name: "soap11-plain-auth-mu-1", version: "1.1", method: "Plain", headers: auth(' soap:mustUnderstand="1"'), outcome: "MustUnderstand fault", note: 'SOAP 1.1, AuthHeader with mustUnderstand="1" sent to a method that does not declare it' },
+  {
+    name: "soap11-rejecting-auth-mu-1",
+    version: "1.1",
+    method: "SecuredRejecting",
+    headers: auth(' soap:mustUnderstand="1"'),
+    outcome: "MustUnderstand fault",
+    note: 'SOAP 1.1, AuthHeader with mustUnderstand="1"; the method sets DidUnderstand = false',
+  },
+  {
+    name: "soap11-rejecting-auth-mu-0",
+    version: "1.1",
+    method: "SecuredRejecting",
+    headers: auth(""),
+    outcome: "answered",
+    note: "SOAP 1.1, AuthHeader without mustUnderstand; the method sets DidUnderstand = false",
+  },
+  {
+    name: "soap11-plain-auth-mu-1",
+    version: "1.1",
+    method: "Plain",
+    headers: auth(' soap:mustUnderstand="1"'),
+    outcome: "MustUnderstand fault",
+    note: 'SOAP 1.1, AuthHeader with mustUnderstand="1" sent to a method that does not declare it',
+  },
 ];
 
 function request(c: Case): { headers: Record<string, string>; body: string } {
@@ -78,7 +240,11 @@ function request(c: Case): { headers: Record<string, string>; body: string } {
 }
 
 /** The exchange as saved: the note, the request as sent, the answer's status line, Content-Type and body. */
-function transcript(c: Case, sent: { headers: Record<string, string>; body: string }, res: { status: number; statusText: string; contentType: string; body: string }): string {
+function transcript(
+  c: Case,
+  sent: { headers: Record<string, string>; body: string },
+  res: { status: number; statusText: string; contentType: string; body: string },
+): string {
   return [
     `# ${c.note}`,
     "# Answered by Mono 6.8's ASP.NET (test/asmx-host), services/Headers.asmx, customErrors On. Host and",
@@ -99,8 +265,17 @@ function transcript(c: Case, sent: { headers: Record<string, string>; body: stri
 
 async function send(host: AsmxHost, c: Case) {
   const sent = request(c);
-  const res = await fetch(new URL(PATH, host.url), { method: "POST", headers: sent.headers, body: sent.body });
-  const answer = { status: res.status, statusText: res.statusText, contentType: res.headers.get("content-type") ?? "", body: await res.text() };
+  const res = await fetch(new URL(PATH, host.url), {
+    method: "POST",
+    headers: sent.headers,
+    body: sent.body,
+  });
+  const answer = {
+    status: res.status,
+    statusText: res.statusText,
+    contentType: res.headers.get("content-type") ?? "",
+    body: await res.text(),
+  };
   return { sent, answer, text: transcript(c, sent, answer) };
 }
 
@@ -130,7 +305,9 @@ describe.runIf(monoInstalled)("mustUnderstand on a real ASMX runtime (recorded e
     expect(existsSync(file), `${file} is missing: record it with ASMX_RECORD=1`).toBe(true);
     expect(text, `the host no longer answers as recorded in ${file}`).toBe(readFileSync(file, "utf8"));
 
-    const faultCode = /<faultcode>([^<]*)<\/faultcode>|<soap:Code><soap:Value>([^<]*)<\/soap:Value>/.exec(answer.body);
+    const faultCode = /<faultcode>([^<]*)<\/faultcode>|<soap:Code><soap:Value>([^<]*)<\/soap:Value>/.exec(
+      answer.body,
+    );
     const code = faultCode ? (faultCode[1] ?? faultCode[2]) : null;
     if (c.outcome === "answered") {
       expect(answer.status).toBe(200);

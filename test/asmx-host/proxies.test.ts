@@ -33,13 +33,22 @@ function recorder(target: string): Promise<{ server: http.Server; url: string; r
       const body = Buffer.concat(chunks);
       const headers: string[] = [];
       for (let i = 0; i < req.rawHeaders.length; i += 2) {
-        if (req.rawHeaders[i]!.toLowerCase() !== "host") headers.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+        if (req.rawHeaders[i]!.toLowerCase() !== "host")
+          headers.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
       }
-      requests.push([`${req.method} ${req.url} HTTP/${req.httpVersion}`, ...headers, "", body.toString("utf8"), ""].join("\n"));
-      const forward = http.request(new URL(req.url ?? "/", target), { method: req.method, headers: { ...req.headers, host: new URL(target).host } }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
+      requests.push(
+        [`${req.method} ${req.url} HTTP/${req.httpVersion}`, ...headers, "", body.toString("utf8"), ""].join(
+          "\n",
+        ),
+      );
+      const forward = http.request(
+        new URL(req.url ?? "/", target),
+        { method: req.method, headers: { ...req.headers, host: new URL(target).host } },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       forward.on("error", () => {
         res.writeHead(502);
         res.end();
@@ -47,7 +56,11 @@ function recorder(target: string): Promise<{ server: http.Server; url: string; r
       forward.end(body);
     });
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, requests })));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, requests }),
+    ),
+  );
 }
 
 const CLIENT = `
@@ -115,7 +128,11 @@ describe.runIf(monoInstalled)("what .NET-style proxies send (recorded evidence)"
     ];
     const sources: Record<string, string> = { "Client.cs": CLIENT };
     for (const [service, protocol] of wanted) {
-      sources[`${service}_${protocol}.cs`] = await generateProxy(`${host.url}${service}.asmx?WSDL`, protocol, `P_${service}_${protocol}`);
+      sources[`${service}_${protocol}.cs`] = await generateProxy(
+        `${host.url}${service}.asmx?WSDL`,
+        protocol,
+        `P_${service}_${protocol}`,
+      );
     }
     const result = await runCSharpClient({ sources, args: [rec.url], timeoutMs: 120_000 });
     expect(result.stderr).toBe("");

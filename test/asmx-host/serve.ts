@@ -8,7 +8,9 @@ import { FIXTURE_SERVICES, startAsmxHost } from "./host.js";
 const services = process.argv[2] ? resolve(process.argv[2]) : FIXTURE_SERVICES;
 const started = Date.now();
 const host = await startAsmxHost({ services, echo: true });
-console.log(`ASMX host over ${services} listening on ${host.url} (ready in ${Date.now() - started} ms); Ctrl-C stops it`);
+console.log(
+  `ASMX host over ${services} listening on ${host.url} (ready in ${Date.now() - started} ms); Ctrl-C stops it`,
+);
 
 let stopping = false;
 const stop = async () => {

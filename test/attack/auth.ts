@@ -13,7 +13,14 @@
 
 import { cpuSeconds } from "../../bench/process.js";
 import { mb, ms, type Row } from "./report.js";
-import { type HttpOutcome, callHttpPost, describeProbes, inParallel, probeDuring, startRealService } from "./real-service.js";
+import {
+  type HttpOutcome,
+  callHttpPost,
+  describeProbes,
+  inParallel,
+  probeDuring,
+  startRealService,
+} from "./real-service.js";
 import { topCounts } from "./judge.js";
 
 const PROBE = { username: "probe", password: "probe-password-1" };
@@ -33,8 +40,18 @@ function tally(codes: Map<string, number>, code: string): void {
   codes.set(code, (codes.get(code) ?? 0) + 1);
 }
 
-const signIn = (port: number, who: { username: string; password: string }, from: string, timeoutMs = 10_000) =>
-  callHttpPost(port, "GetTriggerIdForAccount", { strUsername: who.username, strPassword: who.password }, { localAddress: from, timeoutMs });
+const signIn = (
+  port: number,
+  who: { username: string; password: string },
+  from: string,
+  timeoutMs = 10_000,
+) =>
+  callHttpPost(
+    port,
+    "GetTriggerIdForAccount",
+    { strUsername: who.username, strPassword: who.password },
+    { localAddress: from, timeoutMs },
+  );
 
 export async function authSection(rows: Row[]): Promise<void> {
   await memoryRows(rows);
@@ -59,8 +76,16 @@ async function memoryRows(rows: Row[]): Promise<void> {
       const big = "n".repeat(bytes);
       const attack = inParallel(count, concurrency, async (i) => {
         // Names and passwords of the size, each different (a table keyed by them would keep every one).
-        const who = i % 2 === 0 ? { username: `${i}${big}`, password: "p" } : { username: `user-${i}`, password: `${i}${big}` };
-        const outcome = await callHttpPost(service.port, "GetTriggerIdForAccount", { strUsername: who.username, strPassword: who.password }, { localAddress: `127.0.40.${(i % 200) + 1}`, timeoutMs: 30_000 });
+        const who =
+          i % 2 === 0
+            ? { username: `${i}${big}`, password: "p" }
+            : { username: `user-${i}`, password: `${i}${big}` };
+        const outcome = await callHttpPost(
+          service.port,
+          "GetTriggerIdForAccount",
+          { strUsername: who.username, strPassword: who.password },
+          { localAddress: `127.0.40.${(i % 200) + 1}`, timeoutMs: 30_000 },
+        );
         tally(codes, codeOf(outcome));
       });
       const { probes } = await probeDuring(attack, () => signIn(service.port, PROBE, PROBE_FROM));
@@ -73,7 +98,12 @@ async function memoryRows(rows: Row[]): Promise<void> {
         outcome: `answers ${topCounts(codes)}`,
         measured: `${alive ? "process up" : `process exited (${service.child.exit})`}; RSS ${mb(baseline.rssMb)} -> ${mb(after.rssMb)} (peak ${mb(after.hwmMb)}); ${describeProbes(probes)}; loop stall ${stats ? ms(stats.maxStallMs) : "?"}`,
         target: "alive, every one TooLong, RSS growth < 128 MB, probe <= 1 s",
-        pass: alive && (codes.get("TooLong") ?? 0) === count && after.rssMb - baseline.rssMb < 128 && probes.failed === 0 && probes.maxMs <= 1000,
+        pass:
+          alive &&
+          (codes.get("TooLong") ?? 0) === count &&
+          after.rssMb - baseline.rssMb < 128 &&
+          probes.failed === 0 &&
+          probes.maxMs <= 1000,
       });
       if (!alive) return;
     }
@@ -90,7 +120,10 @@ async function memoryRows(rows: Row[]): Promise<void> {
 async function floodRow(rows: Row[], sources: number): Promise<void> {
   const service = await startRealService({ env: { AUTH_CACHE_MS: "1000" }, accounts: [PROBE, OWNER] });
   try {
-    for (const [who, from] of [[PROBE, PROBE_FROM], [OWNER, OWNER_FROM]] as const) {
+    for (const [who, from] of [
+      [PROBE, PROBE_FROM],
+      [OWNER, OWNER_FROM],
+    ] as const) {
       const first = await signIn(service.port, who, from);
       if (codeOf(first) !== "OK") throw new Error(`${who.username}'s own sign-in answered ${codeOf(first)}`);
     }
@@ -103,7 +136,12 @@ async function floodRow(rows: Row[], sources: number): Promise<void> {
       const from = `127.0.50.${(worker % sources) + 1}`;
       for (let i = 0; performance.now() < until && i < 100_000; i++) {
         sent++;
-        tally(codes, codeOf(await signIn(service.port, { username: OWNER.username, password: `guess-${worker}-${i}` }, from)));
+        tally(
+          codes,
+          codeOf(
+            await signIn(service.port, { username: OWNER.username, password: `guess-${worker}-${i}` }, from),
+          ),
+        );
       }
     });
     await service.child.stats(true);
@@ -130,7 +168,13 @@ async function floodRow(rows: Row[], sources: number): Promise<void> {
       outcome: `answers ${topCounts(codes)}`,
       measured: `${checked} passwords checked; probe ${describeProbes(probes)}; owner signed in ${owner.length - ownerRefused}/${owner.length}, slowest ${ms(ownerMax)}; loop stall ${stats ? ms(stats.maxStallMs) : "?"}; service CPU ${Math.round(cpuMs)} ms (${Math.round((cpuMs * 1000) / Math.max(1, sent))} µs an attempt)`,
       target: "<= 20 checked, probe <= 1 s, owner in every time within 1 s",
-      pass: service.child.alive && checked <= 20 && probes.failed === 0 && probes.maxMs <= 1000 && ownerRefused === 0 && ownerMax <= 1000,
+      pass:
+        service.child.alive &&
+        checked <= 20 &&
+        probes.failed === 0 &&
+        probes.maxMs <= 1000 &&
+        ownerRefused === 0 &&
+        ownerMax <= 1000,
       details: probes.examples,
     });
   } finally {

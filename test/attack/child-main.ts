@@ -16,7 +16,8 @@ import { realServiceLogs, startRealServiceInChild } from "./real-service-child.j
 import { handlerSaw, startAttackServer, type SignalCounters } from "./service.js";
 
 async function main(): Promise<void> {
-  if (!process.send) throw new Error("child-main.ts is started by test/attack/child.ts (it reports over IPC).");
+  if (!process.send)
+    throw new Error("child-main.ts is started by test/attack/child.ts (it reports over IPC).");
   process.on("disconnect", () => process.exit(0));
   const config = JSON.parse(process.argv[2] ?? "{}") as ChildConfig;
   const counters: SignalCounters = { started: 0, aborted: 0 };
@@ -52,7 +53,15 @@ async function main(): Promise<void> {
   process.on("message", (message: { id: number; type: string; reset?: boolean }) => {
     if (message.type !== "stats") return;
     const cpu = process.cpuUsage();
-    const reply = { maxStallMs: stalls.max / 1e6, cpuMs: (cpu.user + cpu.system) / 1000, ...counters, ...trouble, ...handlerSaw, logLines: realServiceLogs.lines, logTail: realServiceLogs.tail };
+    const reply = {
+      maxStallMs: stalls.max / 1e6,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      ...counters,
+      ...trouble,
+      ...handlerSaw,
+      logLines: realServiceLogs.lines,
+      logTail: realServiceLogs.tail,
+    };
     if (message.reset) stalls.reset();
     process.send?.({ id: message.id, reply });
   });
@@ -64,7 +73,9 @@ async function startPatternsServer(dir: string, operations: readonly string[]): 
   const generated = (await import(pathToFileURL(path.join(dir, "server.ts")).href)) as {
     createServer(handlers: Record<string, (params: { value: string }) => number>): http.Server;
   };
-  const handlers = Object.fromEntries(operations.map((name) => [name, (params: { value: string }) => params.value.length]));
+  const handlers = Object.fromEntries(
+    operations.map((name) => [name, (params: { value: string }) => params.value.length]),
+  );
   const server = generated.createServer(handlers);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return (server.address() as AddressInfo).port;

@@ -58,7 +58,12 @@ export class AttackChild {
   private nextId = 1;
   private readonly replies = new Map<number, (value: unknown) => void>();
 
-  private constructor(child: ChildProcess, port: number, info: unknown, stderr: { lines: number; readonly tail: string[] }) {
+  private constructor(
+    child: ChildProcess,
+    port: number,
+    info: unknown,
+    stderr: { lines: number; readonly tail: string[] },
+  ) {
     this.process = child;
     this.info = info;
     this.stderr = stderr;
@@ -79,9 +84,13 @@ export class AttackChild {
   }
 
   static async start(config: ChildConfig, nodeArgs: readonly string[] = []): Promise<AttackChild> {
-    const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", CHILD_MAIN, JSON.stringify(config)], {
-      stdio: ["ignore", "ignore", "pipe", "ipc"],
-    });
+    const child = spawn(
+      process.execPath,
+      [...nodeArgs, "--import", "tsx", CHILD_MAIN, JSON.stringify(config)],
+      {
+        stdio: ["ignore", "ignore", "pipe", "ipc"],
+      },
+    );
     running.add(child);
     let partial = "";
     const stderr = { lines: 0, tail: [] as string[] };

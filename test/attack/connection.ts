@@ -53,7 +53,10 @@ function parseAnswer(buf: Buffer, eof: boolean, noBody: boolean): Parsed {
     }
     const closes = (headers["connection"] ?? "").toLowerCase() === "close";
     if (noBody || code === 204 || code === 304) {
-      return { answer: { kind: "answer", status: code, headers, body: Buffer.alloc(0), closes }, used: bodyStart };
+      return {
+        answer: { kind: "answer", status: code, headers, body: Buffer.alloc(0), closes },
+        used: bodyStart,
+      };
     }
     if ((headers["transfer-encoding"] ?? "").toLowerCase() === "chunked") {
       const chunks: Buffer[] = [];
@@ -68,7 +71,10 @@ function parseAnswer(buf: Buffer, eof: boolean, noBody: boolean): Parsed {
           // The last chunk's line, any trailers, then an empty line: "0\r\n\r\n" at its shortest.
           const end = buf.indexOf(HEAD_END, lineEnd);
           if (end < 0) return { need: true };
-          return { answer: { kind: "answer", status: code, headers, body: Buffer.concat(chunks), closes }, used: end + 4 };
+          return {
+            answer: { kind: "answer", status: code, headers, body: Buffer.concat(chunks), closes },
+            used: end + 4,
+          };
         }
         chunks.push(buf.subarray(lineEnd + 2, lineEnd + 2 + size));
         at = lineEnd + 2 + size + 2;
@@ -79,11 +85,23 @@ function parseAnswer(buf: Buffer, eof: boolean, noBody: boolean): Parsed {
       if (!/^\d+$/.test(lengthText)) return { garbled: `content-length ${JSON.stringify(lengthText)}` };
       const length = Number(lengthText);
       if (buf.length < bodyStart + length) return { need: true };
-      return { answer: { kind: "answer", status: code, headers, body: buf.subarray(bodyStart, bodyStart + length), closes }, used: bodyStart + length };
+      return {
+        answer: {
+          kind: "answer",
+          status: code,
+          headers,
+          body: buf.subarray(bodyStart, bodyStart + length),
+          closes,
+        },
+        used: bodyStart + length,
+      };
     }
     // No framing: the body runs to the end of the connection.
     if (!eof) return { need: true };
-    return { answer: { kind: "answer", status: code, headers, body: buf.subarray(bodyStart), closes: true }, used: buf.length };
+    return {
+      answer: { kind: "answer", status: code, headers, body: buf.subarray(bodyStart), closes: true },
+      used: buf.length,
+    };
   }
 }
 
@@ -131,9 +149,21 @@ export class RawConnection {
    * Writes `request` (its pieces in order, `paceMs` apart for a slow sender) and resolves with the next
    * answer, or why there is none. `noBody`: the answer to a HEAD has no body.
    */
-  exchange(request: Buffer | readonly Buffer[], options: { timeoutMs: number; noBody?: boolean; paceMs?: number }): Promise<Outcome> {
+  exchange(
+    request: Buffer | readonly Buffer[],
+    options: { timeoutMs: number; noBody?: boolean; paceMs?: number },
+  ): Promise<Outcome> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => this.finish({ kind: "timeout", received: this.buf.length, detail: `no answer in ${options.timeoutMs} ms`, ms: 0 }), options.timeoutMs);
+      const timer = setTimeout(
+        () =>
+          this.finish({
+            kind: "timeout",
+            received: this.buf.length,
+            detail: `no answer in ${options.timeoutMs} ms`,
+            ms: 0,
+          }),
+        options.timeoutMs,
+      );
       this.waiter = { resolve, noBody: options.noBody === true, timer, sentAt: performance.now() };
       const pieces = Buffer.isBuffer(request) ? [request] : request;
       this.writing = this.write(pieces, options.paceMs ?? 0);
@@ -151,7 +181,11 @@ export class RawConnection {
     for (const piece of pieces) {
       if (this.ended || this.socket.destroyed) return;
       if (paceMs > 0) await new Promise((r) => setTimeout(r, paceMs));
-      if (!this.socket.write(piece)) await new Promise((r) => { this.socket.once("drain", r); this.socket.once("close", r); });
+      if (!this.socket.write(piece))
+        await new Promise((r) => {
+          this.socket.once("drain", r);
+          this.socket.once("close", r);
+        });
     }
     if (this.waiter) this.waiter.sentAt = performance.now();
   }
@@ -166,9 +200,19 @@ export class RawConnection {
       this.finish({ ...parsed.answer, ms: performance.now() - waiter.sentAt });
     } else if ("garbled" in parsed) {
       this.closing = true;
-      this.finish({ kind: "garbled", received: this.buf.length, detail: parsed.garbled, ms: performance.now() - waiter.sentAt });
+      this.finish({
+        kind: "garbled",
+        received: this.buf.length,
+        detail: parsed.garbled,
+        ms: performance.now() - waiter.sentAt,
+      });
     } else if (eof) {
-      this.finish({ kind: "closed", received: this.buf.length, detail: this.buf.length === 0 ? "closed with 0 bytes" : "closed mid-answer", ms: performance.now() - waiter.sentAt });
+      this.finish({
+        kind: "closed",
+        received: this.buf.length,
+        detail: this.buf.length === 0 ? "closed with 0 bytes" : "closed mid-answer",
+        ms: performance.now() - waiter.sentAt,
+      });
     }
   }
 
@@ -198,7 +242,11 @@ export class RawConnection {
 }
 
 /** One request on a fresh connection, closed afterwards. */
-export async function exchangeOnce(port: number, request: Buffer | readonly Buffer[], options: { timeoutMs: number; noBody?: boolean; paceMs?: number }): Promise<Outcome> {
+export async function exchangeOnce(
+  port: number,
+  request: Buffer | readonly Buffer[],
+  options: { timeoutMs: number; noBody?: boolean; paceMs?: number },
+): Promise<Outcome> {
   const connection = await RawConnection.open(port);
   try {
     return await connection.exchange(request, options);

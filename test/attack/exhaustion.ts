@@ -41,7 +41,9 @@ export async function runExhaustion(options: ExhaustionOptions): Promise<Exhaust
   const envelopeBytes = envelope.slice(1).reduce((n, b) => n + b.length, 0);
   const fillerBytes = Math.max(0, options.bodyBytes - envelopeBytes);
   const filler = Buffer.alloc(fillerBytes - (fillerBytes % options.filler.length), options.filler);
-  const [head, ...body] = soapWithPayload({ strName: Buffer.concat([Buffer.from("<strName>"), filler, Buffer.from("</strName>")]) });
+  const [head, ...body] = soapWithPayload({
+    strName: Buffer.concat([Buffer.from("<strName>"), filler, Buffer.from("</strName>")]),
+  });
   const started = performance.now();
   const statuses = new Map<string, number>();
   const problems: string[] = [];
@@ -50,20 +52,28 @@ export async function runExhaustion(options: ExhaustionOptions): Promise<Exhaust
   const upload = async (index: number) => {
     const slow = index % 2 === 1;
     const expect = index % 4 === 3;
-    const headBytes = expect ? Buffer.from(head.toString("latin1").replace("\r\n\r\n", "\r\nExpect: 100-continue\r\n\r\n"), "latin1") : head;
+    const headBytes = expect
+      ? Buffer.from(head.toString("latin1").replace("\r\n\r\n", "\r\nExpect: 100-continue\r\n\r\n"), "latin1")
+      : head;
     const pieces = slow ? [headBytes, ...body.flatMap((b) => split(b, 1024 * 1024))] : [headBytes, ...body];
     const connection = await RawConnection.open(options.port);
     const t = performance.now();
-    const outcome = await connection.exchange(pieces, { timeoutMs: options.timeoutMs, paceMs: slow ? options.slowPaceMs : 0 });
+    const outcome = await connection.exchange(pieces, {
+      timeoutMs: options.timeoutMs,
+      paceMs: slow ? options.slowPaceMs : 0,
+    });
     connection.close();
     slowestUploadMs = Math.max(slowestUploadMs, performance.now() - t);
     if (outcome.kind !== "answer") {
       unanswered++;
-      problems.push(`upload ${index} (${slow ? "slow" : "fast"}): ${outcome.detail} after ${outcome.received} bytes`);
+      problems.push(
+        `upload ${index} (${slow ? "slow" : "fast"}): ${outcome.detail} after ${outcome.received} bytes`,
+      );
       return;
     }
     tally(statuses, String(outcome.status));
-    const why = judgeAnswer(outcome) ?? (EXPECTED.has(outcome.status) ? undefined : `status ${outcome.status}`);
+    const why =
+      judgeAnswer(outcome) ?? (EXPECTED.has(outcome.status) ? undefined : `status ${outcome.status}`);
     if (why) {
       unanswered++;
       problems.push(`upload ${index}: ${why}`);
@@ -93,7 +103,15 @@ export async function runExhaustion(options: ExhaustionOptions): Promise<Exhaust
     prober.close();
     probes++;
   }
-  return { statuses, unanswered, problems, probe: worst, probes, slowestUploadMs, ms: performance.now() - started };
+  return {
+    statuses,
+    unanswered,
+    problems,
+    probe: worst,
+    probes,
+    slowestUploadMs,
+    ms: performance.now() - started,
+  };
 }
 
 function split(buffer: Buffer, size: number): Buffer[] {
@@ -112,14 +130,21 @@ export interface SlowHeadersResult {
   readonly ms: number;
 }
 
-const PARTIAL_HEAD = Buffer.from("POST /ExternalAPIService.asmx HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ", "latin1");
+const PARTIAL_HEAD = Buffer.from(
+  "POST /ExternalAPIService.asmx HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ",
+  "latin1",
+);
 
 /**
  * Slowloris: `connections` connections each send the start of a request head and then nothing. The server
  * must keep answering others meanwhile (a probe once they are all open) and, once its headers time limit
  * passes, answer each 408 and close it.
  */
-export async function runSlowHeaders(port: number, connections: number, waitMs: number): Promise<SlowHeadersResult> {
+export async function runSlowHeaders(
+  port: number,
+  connections: number,
+  waitMs: number,
+): Promise<SlowHeadersResult> {
   const started = performance.now();
   const pending: Promise<Outcome>[] = [];
   for (let i = 0; i < connections; i++) {
@@ -140,7 +165,13 @@ export async function runSlowHeaders(port: number, connections: number, waitMs: 
   prober.close();
   const outcomes = await Promise.all(pending);
   const answered408 = outcomes.filter((o) => o.kind === "answer" && o.status === 408).length;
-  return { connections, answered408, other: connections - answered408, probe, ms: performance.now() - started };
+  return {
+    connections,
+    answered408,
+    other: connections - answered408,
+    probe,
+    ms: performance.now() - started,
+  };
 }
 
 export interface SlowBodyPeers {
@@ -208,7 +239,8 @@ export async function runSlowBodies(
         else cuts.closedOther++;
         cuts.lastCutMs = Math.max(cuts.lastCutMs, performance.now() - sentAt);
       });
-      if (i % 2 === 1) timers.push(setInterval(() => connection.send(Buffer.from(" ")), peers.trickleEveryMs));
+      if (i % 2 === 1)
+        timers.push(setInterval(() => connection.send(Buffer.from(" ")), peers.trickleEveryMs));
       return { connection, outcome };
     }),
   );
@@ -228,8 +260,16 @@ export async function runSlowBodies(
   for (const t of timers) clearInterval(t);
   // Let the answers to cuts in flight arrive before counting what is still open.
   await new Promise((resolve) => setTimeout(resolve, 200));
-  const open = connections.filter((c) => c !== undefined && c.connection.usable).length;
-  const result = { peers: sizes.length, ...cuts, open, probes, probesBad, probe: worst!, ms: performance.now() - started };
+  const open = connections.filter((c) => c?.connection.usable).length;
+  const result = {
+    peers: sizes.length,
+    ...cuts,
+    open,
+    probes,
+    probesBad,
+    probe: worst!,
+    ms: performance.now() - started,
+  };
   for (const c of connections) c?.connection.close();
   return result;
 }

@@ -4,9 +4,14 @@
 // and with a logger that throws. The fault is chosen by the caller's user name (`{fault}/{mode}`), so one
 // server serves the whole matrix. Target: every call gets a well-formed error answer.
 
-import http from "node:http";
+import type http from "node:http";
 import { createHandler, ServiceError, type CallContext, type ServerOptions } from "../../generated/server.js";
-import { loadReferenceService, REF_BINDINGS, type RefBinding, type RefOperation } from "../conformance/reference/spec.js";
+import {
+  loadReferenceService,
+  REF_BINDINGS,
+  type RefBinding,
+  type RefOperation,
+} from "../conformance/reference/spec.js";
 import { referenceRequest } from "../conformance/reference/request.js";
 import { sampleImplementation, type ReceivedCall } from "../fixtures/fixture-server.js";
 import { exchangeOnce, type Outcome } from "./connection.js";
@@ -20,19 +25,40 @@ const TEN_MB = 10 * 1024 * 1024;
 
 function errorWithThrowingMessage(): Error {
   const error = new Error("x");
-  Object.defineProperty(error, "message", { get: () => { throw new Error("message getter"); } });
+  Object.defineProperty(error, "message", {
+    get: () => {
+      throw new Error("message getter");
+    },
+  });
   return error;
 }
 
 function proxyWhoseTrapsThrow(): object {
-  const trap = () => { throw new Error("trap"); };
-  return new Proxy({}, {
-    get: trap, set: trap, has: trap, ownKeys: trap, getOwnPropertyDescriptor: trap, getPrototypeOf: trap,
-    setPrototypeOf: trap, defineProperty: trap, deleteProperty: trap, isExtensible: trap, preventExtensions: trap, apply: trap, construct: trap,
-  });
+  const trap = () => {
+    throw new Error("trap");
+  };
+  return new Proxy(
+    {},
+    {
+      get: trap,
+      set: trap,
+      has: trap,
+      ownKeys: trap,
+      getOwnPropertyDescriptor: trap,
+      getPrototypeOf: trap,
+      setPrototypeOf: trap,
+      defineProperty: trap,
+      deleteProperty: trap,
+      isExtensible: trap,
+      preventExtensions: trap,
+      apply: trap,
+      construct: trap,
+    },
+  );
 }
 
-const serviceError = (code: string, message = "Refused.", status?: number) => new ServiceError(code, message, status === undefined ? {} : { status });
+const serviceError = (code: string, message = "Refused.", status?: number) =>
+  new ServiceError(code, message, status === undefined ? {} : { status });
 
 /** Every value a handler throws or rejects with, by name. */
 export const THROWN: Readonly<Record<string, () => unknown>> = {
@@ -88,7 +114,13 @@ export function faultHandler(logger: "default" | "throwing"): ReturnType<typeof 
   const sink = { push: () => 0 } as unknown as ReceivedCall[];
   const options: ServerOptions = {
     handlerTimeoutMs: FAULT_HANDLER_TIMEOUT_MS,
-    ...(logger === "throwing" ? { log: () => { throw new Error("the logger itself fails"); } } : {}),
+    ...(logger === "throwing"
+      ? {
+          log: () => {
+            throw new Error("the logger itself fails");
+          },
+        }
+      : {}),
   };
   return createHandler(sampleImplementation(sink, { InsertSubscriberSid: faultyInsert as never }), options);
 }
@@ -116,14 +148,21 @@ function splitProtohost(url: string): readonly [string, string] {
 }
 
 /** Serves the fetch adapter on node:http, the way a fetch runtime would call it. */
-function fetchBridge(fetchHandler: ReturnType<typeof createHandler>["fetch"], trouble: AdapterTrouble): http.RequestListener {
+function fetchBridge(
+  fetchHandler: ReturnType<typeof createHandler>["fetch"],
+  trouble: AdapterTrouble,
+): http.RequestListener {
   return (req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) {
-        if (value === undefined || ["host", "connection", "content-length", "transfer-encoding", "keep-alive", "expect"].includes(name)) continue;
+        if (
+          value === undefined ||
+          ["host", "connection", "content-length", "transfer-encoding", "keep-alive", "expect"].includes(name)
+        )
+          continue;
         headers.set(name, Array.isArray(value) ? value.join(", ") : value);
       }
       const method = req.method ?? "GET";
@@ -139,7 +178,10 @@ function fetchBridge(fetchHandler: ReturnType<typeof createHandler>["fetch"], tr
       } catch {
         // Not the adapter's doing: a request a fetch runtime would never hand it (a method fetch refuses).
         trouble.bridgeRefused++;
-        res.writeHead(405, { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" });
+        res.writeHead(405, {
+          "content-type": "text/plain; charset=utf-8",
+          "x-content-type-options": "nosniff",
+        });
         res.end("The fetch bridge cannot build this Request.");
         return;
       }
@@ -165,7 +207,11 @@ function fetchBridge(fetchHandler: ReturnType<typeof createHandler>["fetch"], tr
  * A minimal Connect/Express chain: mount prefix stripped from req.url as app.use does (after the scheme and
  * authority of an absolute-form target, which it keeps), an error-handling next.
  */
-function middlewareChain(mount: string, handler: ReturnType<typeof createHandler>, trouble: AdapterTrouble): http.RequestListener {
+function middlewareChain(
+  mount: string,
+  handler: ReturnType<typeof createHandler>,
+  trouble: AdapterTrouble,
+): http.RequestListener {
   return (req, res) => {
     const originalUrl = req.url ?? "/";
     Object.assign(req, { originalUrl, baseUrl: mount });
@@ -180,7 +226,10 @@ function middlewareChain(mount: string, handler: ReturnType<typeof createHandler
         return;
       }
       // The chain's own end: a path that is not the service's (as Express's final 404 would).
-      res.writeHead(404, { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" });
+      res.writeHead(404, {
+        "content-type": "text/plain; charset=utf-8",
+        "x-content-type-options": "nosniff",
+      });
       res.end("No route.");
     };
     try {
@@ -218,7 +267,9 @@ export interface FaultCall {
 
 export function faultMatrix(): FaultCall[] {
   return ADAPTERS.flatMap((adapter) =>
-    LOGGERS.flatMap((logger) => REF_BINDINGS.flatMap((binding) => FAULT_CASES.map((fault) => ({ adapter, logger, binding, fault })))),
+    LOGGERS.flatMap((logger) =>
+      REF_BINDINGS.flatMap((binding) => FAULT_CASES.map((fault) => ({ adapter, logger, binding, fault }))),
+    ),
   );
 }
 
@@ -227,10 +278,20 @@ let insertOperation: RefOperation | undefined;
 export function faultRequest(call: FaultCall): Buffer {
   const op = (insertOperation ??= loadReferenceService().operations.get("InsertSubscriberSid")!);
   if (!op) throw new Error("InsertSubscriberSid missing from the spec");
-  const ref = referenceRequest(op, call.binding, { strUsername: call.fault, strPassword: "p", strEmail: "a@b", strFormat: "HTML", strMailingListID: "1" });
+  const ref = referenceRequest(op, call.binding, {
+    strUsername: call.fault,
+    strPassword: "p",
+    strEmail: "a@b",
+    strFormat: "HTML",
+    strMailingListID: "1",
+  });
   const target = `/${call.adapter}/${call.logger}${ENDPOINT}${ref.path}${ref.query ? `?${ref.query}` : ""}`;
   const body = Buffer.from(ref.body, "utf8");
-  const head = [`${ref.method} ${target} HTTP/1.1`, "Host: 127.0.0.1", ...Object.entries(ref.headers).map(([n, v]) => `${n}: ${v}`)];
+  const head = [
+    `${ref.method} ${target} HTTP/1.1`,
+    "Host: 127.0.0.1",
+    ...Object.entries(ref.headers).map(([n, v]) => `${n}: ${v}`),
+  ];
   if (ref.method !== "GET") head.push(`Content-Length: ${body.length}`);
   return Buffer.concat([Buffer.from(`${head.join("\r\n")}\r\n\r\n`, "utf8"), body]);
 }
@@ -242,7 +303,8 @@ export function judgeFaultAnswer(call: FaultCall, outcome: Outcome): string | un
   if (verdict) return verdict;
   if (outcome.status < 400 || outcome.status > 599) return `status ${outcome.status}`;
   const code = outcome.headers["x-error-code"];
-  if (code !== undefined && !/^[A-Za-z0-9_.-]{1,100}$/.test(code)) return `X-Error-Code ${JSON.stringify(code.slice(0, 40))}`;
+  if (code !== undefined && !/^[A-Za-z0-9_.-]{1,100}$/.test(code))
+    return `X-Error-Code ${JSON.stringify(code.slice(0, 40))}`;
   const soap = call.binding === "soap11" || call.binding === "soap12";
   const type = outcome.headers["content-type"] ?? "";
   if (soap && !/xml/.test(type)) return `SOAP error as ${type}`;
@@ -273,7 +335,8 @@ export async function runFaultMatrix(port: number, parallel = 8): Promise<FaultR
       if (why) {
         const key = `${call.adapter}/${call.fault}`;
         failures.set(key, (failures.get(key) ?? 0) + 1);
-        if (examples.length < 10) examples.push(`${call.adapter} ${call.logger} ${call.binding} ${call.fault}: ${why}`);
+        if (examples.length < 10)
+          examples.push(`${call.adapter} ${call.logger} ${call.binding} ${call.fault}: ${why}`);
       }
     }
   };

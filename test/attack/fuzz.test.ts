@@ -23,14 +23,19 @@ describe("mutation fuzzing (quick subset, fixed seed)", () => {
     const statuses = [];
     for (const request of bases) {
       const outcome = await exchangeOnce(server.port, serialize(request), { timeoutMs: 5000 });
-      statuses.push(`${request.binding} ${request.operation} ${outcome.kind === "answer" ? outcome.status : outcome.kind}`);
+      statuses.push(
+        `${request.binding} ${request.operation} ${outcome.kind === "answer" ? outcome.status : outcome.kind}`,
+      );
     }
     expect(statuses.filter((s) => !s.endsWith(" 200"))).toEqual([]);
   });
 
   it("answers every one of 2,000 mutated requests over the four bindings with a well-formed answer", async () => {
     const result = await runFuzz({ port: server.port, requests: 2000, connections: 6, seed: DEFAULT_SEED });
-    const report = [...result.problems.entries()].map(([k, v]) => `${k}: ${v}`).concat(result.examples).join("\n");
+    const report = [...result.problems.entries()]
+      .map(([k, v]) => `${k}: ${v}`)
+      .concat(result.examples)
+      .join("\n");
     expect(result.sent, report).toBe(2000);
     expect(result.closedWithoutAnswer, report).toBe(0);
     expect(result.timedOut, report).toBe(0);
@@ -71,7 +76,10 @@ describe("mutation fuzzing (quick subset, fixed seed)", () => {
     const body = Buffer.alloc(2 * 1024 * 1024, "x");
     const outcomes: string[] = [];
     for (const length of ["12a", "-1", "1e3", "5, 6", "12a", "-1", "1e3", "5, 6"]) {
-      const head = Buffer.from(`POST ${ENDPOINT} HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: text/xml\r\nContent-Length: ${length}\r\n\r\n`, "latin1");
+      const head = Buffer.from(
+        `POST ${ENDPOINT} HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: text/xml\r\nContent-Length: ${length}\r\n\r\n`,
+        "latin1",
+      );
       const outcome = await exchangeOnce(child.port, [head, body], { timeoutMs: 5000 });
       outcomes.push(outcome.kind === "answer" ? String(outcome.status) : outcome.detail);
     }
@@ -84,11 +92,23 @@ describe("mutation fuzzing (quick subset, fixed seed)", () => {
       const trouble: AdapterTrouble = { nextWithError: 0, fetchRejected: 0, bridgeRefused: 0 };
       const listening = await listenOnLoopback(faultListener(trouble));
       try {
-        const result = await runFuzz({ port: listening.port, requests: 500, connections: 4, seed: DEFAULT_SEED + 1, pathPrefix: `/${adapter}/default` });
-        const report = [...result.problems.entries()].map(([k, v]) => `${k}: ${v}`).concat(result.examples).join("\n");
+        const result = await runFuzz({
+          port: listening.port,
+          requests: 500,
+          connections: 4,
+          seed: DEFAULT_SEED + 1,
+          pathPrefix: `/${adapter}/default`,
+        });
+        const report = [...result.problems.entries()]
+          .map(([k, v]) => `${k}: ${v}`)
+          .concat(result.examples)
+          .join("\n");
         expect(result.closedWithoutAnswer + result.timedOut, report).toBe(0);
         expect(result.notWellFormed, report).toBe(0);
-        expect({ nextWithError: trouble.nextWithError, fetchRejected: trouble.fetchRejected }).toEqual({ nextWithError: 0, fetchRejected: 0 });
+        expect({ nextWithError: trouble.nextWithError, fetchRejected: trouble.fetchRejected }).toEqual({
+          nextWithError: 0,
+          fetchRejected: 0,
+        });
       } finally {
         await listening.close();
       }

@@ -51,7 +51,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
   const planned = (index: number) => {
     const random = mulberry32((options.seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0);
     const base = bases[Math.floor(random() * bases.length)];
-    return random() < (options.cleanShare ?? 0.05) ? { name: "unmutated", request: base } : mutate(base, random, bases);
+    return random() < (options.cleanShare ?? 0.05)
+      ? { name: "unmutated", request: base }
+      : mutate(base, random, bases);
   };
   const result = {
     sent: 0,
@@ -73,7 +75,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
         if (options.maxMs !== undefined && performance.now() - started > options.maxMs) break;
         const index = next++;
         const { name, request } = planned(index);
-        if (!connection || !connection.usable) {
+        if (!connection?.usable) {
           connection?.close();
           try {
             connection = await RawConnection.open(options.port);
@@ -85,13 +87,17 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
           }
           previous = "none";
         }
-        const bytes = serialize(options.pathPrefix ? { ...request, target: options.pathPrefix + request.target } : request);
+        const bytes = serialize(
+          options.pathPrefix ? { ...request, target: options.pathPrefix + request.target } : request,
+        );
         result.sent++;
         const outcome = await connection.exchange(bytes, { timeoutMs });
         const failure = (what: string) => {
           tally(result.problems, `${what} (${name.split(" + ")[0]})`);
           if (result.examples.length < 8) {
-            result.examples.push(`#${index} ${request.binding} ${request.operation} [${name}]: ${what} (previous on this connection: ${previous}); request starts ${JSON.stringify(bytes.subarray(0, 160).toString("latin1"))}`);
+            result.examples.push(
+              `#${index} ${request.binding} ${request.operation} [${name}]: ${what} (previous on this connection: ${previous}); request starts ${JSON.stringify(bytes.subarray(0, 160).toString("latin1"))}`,
+            );
           }
         };
         if (outcome.kind === "answer") {

@@ -10,7 +10,17 @@ import type { AddressInfo, Socket } from "node:net";
 import path from "node:path";
 import { Writable } from "node:stream";
 import { runAdmin } from "../../service/admin/cli.js";
-import { ENDPOINT_PATH, type HttpOutcome, type RealService, callHttpPost, describeProbes, healthz, probeDuring, request, startRealService } from "./real-service.js";
+import {
+  ENDPOINT_PATH,
+  type HttpOutcome,
+  type RealService,
+  callHttpPost,
+  describeProbes,
+  healthz,
+  probeDuring,
+  request,
+  startRealService,
+} from "./real-service.js";
 import { mb, ms, type Row } from "./report.js";
 
 const VICTIM = { strUsername: "bulk", strPassword: "bulk-password-1" };
@@ -32,11 +42,15 @@ const FAIR_IMPORT_BOUND_MS = 15_000;
 
 function csvText(rows: number, tag: string): string {
   const lines: string[] = [];
-  for (let i = 0; i < rows; i++) lines.push(`${tag}${i}@bulk.example.com,Name ${i},${i % 2 ? "Text" : "HTML"},SE,${i % 100}`);
+  for (let i = 0; i < rows; i++)
+    lines.push(`${tag}${i}@bulk.example.com,Name ${i},${i % 2 ? "Text" : "HTML"},SE,${i % 100}`);
   return `${lines.join("\n")}\n`;
 }
 
-const value = (body: string): string => /<int[^>]*>(-?\d+)</.exec(body)?.[1] ?? /<InsertCsvSubscribersWithDemDataUpdateOptionResult>(-?\d+)</.exec(body)?.[1] ?? "";
+const value = (body: string): string =>
+  /<int[^>]*>(-?\d+)</.exec(body)?.[1] ??
+  /<InsertCsvSubscribersWithDemDataUpdateOptionResult>(-?\d+)</.exec(body)?.[1] ??
+  "";
 
 /** The CSV bulk insert over SOAP 1.1, as a .NET client sends it (the form binding's %-decoding is the runtime's own row). */
 function insertCsv(service: RealService, list: string, csv: string): Promise<HttpOutcome> {
@@ -58,7 +72,12 @@ function bothProbes(service: RealService, listId: string) {
   return async () => {
     const health = await healthz(service.port, 5_000);
     if (health.kind === "failed" || health.status !== 200) return health;
-    const call = await callHttpPost(service.port, "GetSubscriberMailingLists", { ...OTHER, strSubscriberId: "", strEmail: `nobody-${listId}@example.com` }, { timeoutMs: 5_000 });
+    const call = await callHttpPost(
+      service.port,
+      "GetSubscriberMailingLists",
+      { ...OTHER, strSubscriberId: "", strEmail: `nobody-${listId}@example.com` },
+      { timeoutMs: 5_000 },
+    );
     // NotFound is this call's right answer: it signs in, reads and answers.
     if (call.kind === "failed" || call.headers["x-error-code"] !== "NotFound") return call;
     return { ...call, status: 200, ms: health.ms + call.ms };
@@ -77,7 +96,12 @@ async function csvRows(rows: Row[]): Promise<void> {
     const otherList = String(service.info.accounts[1]!.lists[0]);
     for (const [tag, list, probe, what] of [
       ["a", first!, () => healthz(service.port, 5_000), "/healthz"],
-      ["b", second!, bothProbes(service, otherList), "/healthz + another account's GetSubscriberMailingLists"],
+      [
+        "b",
+        second!,
+        bothProbes(service, otherList),
+        "/healthz + another account's GetSubscriberMailingLists",
+      ],
     ] as const) {
       const body = csvText(CSV_ROWS, tag);
       await service.child.stats(true);
@@ -87,14 +111,22 @@ async function csvRows(rows: Row[]): Promise<void> {
       const took = performance.now() - started;
       const stall = (await service.child.stats())?.maxStallMs ?? Number.POSITIVE_INFINITY;
       const stallBound = Math.max(STALL_BOUND_MS, STALL_SHARE * took);
-      const answered = result.kind === "answer" ? `${result.status} ${value(result.body) || result.body.slice(0, 80)}` : result.detail;
+      const answered =
+        result.kind === "answer"
+          ? `${result.status} ${value(result.body) || result.body.slice(0, 80)}`
+          : result.detail;
       rows.push({
         attack: `CSV: ${CSV_ROWS.toLocaleString("en")}-row InsertCsvSubscribersWithDemDataUpdateOption (${mb(body.length / 1048576)}), probing ${what}`,
         requests: `1 + ${probes.count} probes`,
         outcome: `answered ${answered} in ${ms(took)}`,
         measured: `loop stall ${ms(stall)} (${Math.round((100 * stall) / took)}% of the insert); ${describeProbes(probes)}`,
         target: `${CSV_ROWS} inserted; probe <= 1 s; stall <= ${STALL_BOUND_MS} ms or ${STALL_SHARE * 100}% of the insert (${ms(stallBound)})`,
-        pass: result.kind === "answer" && value(result.body) === String(CSV_ROWS) && probes.maxMs <= 1000 && probes.failed === 0 && stall <= stallBound,
+        pass:
+          result.kind === "answer" &&
+          value(result.body) === String(CSV_ROWS) &&
+          probes.maxMs <= 1000 &&
+          probes.failed === 0 &&
+          stall <= stallBound,
         details: probes.examples,
       });
     }
@@ -107,9 +139,18 @@ async function csvRows(rows: Row[]): Promise<void> {
     const refuse = async (csv: string) => {
       await service.child.stats(true);
       const started = performance.now();
-      const { result, probes } = await probeDuring(insertCsv(service, first!, csv), () => healthz(service.port, 5_000), { everyMs: 20 });
+      const { result, probes } = await probeDuring(
+        insertCsv(service, first!, csv),
+        () => healthz(service.port, 5_000),
+        { everyMs: 20 },
+      );
       const stall = (await service.child.stats())?.maxStallMs ?? Number.POSITIVE_INFINITY;
-      const code = result.kind === "answer" ? (result.headers["x-error-code"] ?? /<Code>([^<]*)</.exec(result.body)?.[1] ?? String(result.status)) : result.detail;
+      const code =
+        result.kind === "answer"
+          ? (result.headers["x-error-code"] ??
+            /<Code>([^<]*)</.exec(result.body)?.[1] ??
+            String(result.status))
+          : result.detail;
       const reason = result.kind === "answer" ? (/<faultstring>([^<]*)</.exec(result.body)?.[1] ?? "") : "";
       return { code, reason, stall, probes, took: performance.now() - started };
     };
@@ -183,7 +224,8 @@ async function fileServer(): Promise<{ base: string; hits: Map<string, number>; 
 async function importState(service: RealService, account: string, id: string): Promise<string> {
   let out = "";
   let err = "";
-  const sink = (write: (t: string) => void) => new Writable({ write: (chunk: Buffer, _e, done) => (write(chunk.toString("utf8")), done()) });
+  const sink = (write: (t: string) => void) =>
+    new Writable({ write: (chunk: Buffer, _e, done) => (write(chunk.toString("utf8")), done()) });
   const databaseUrl = `sqlite:${path.join(service.info.dataDir, "service.db")}`;
   const code = await runAdmin(["import", "show", "--account", account, "--id", id, "--json"], {
     stdin: process.stdin,
@@ -207,8 +249,15 @@ async function fairnessRow(rows: Row[]): Promise<void> {
   });
   try {
     const queue = async (user: typeof OTHER, account: number, path: string): Promise<string> => {
-      const answer = await callHttpPost(service.port, "InsertCSVSubscribersWithDemDataFromFileToQueue", { ...user, strMailingListID: String(service.info.accounts[account]!.lists[0]), strCSVUrl: `${files.base}${path}` });
-      if (answer.kind !== "answer" || answer.status !== 200) throw new Error(`queueing ${path}: ${answer.kind === "answer" ? answer.body.slice(0, 200) : answer.detail}`);
+      const answer = await callHttpPost(service.port, "InsertCSVSubscribersWithDemDataFromFileToQueue", {
+        ...user,
+        strMailingListID: String(service.info.accounts[account]!.lists[0]),
+        strCSVUrl: `${files.base}${path}`,
+      });
+      if (answer.kind !== "answer" || answer.status !== 200)
+        throw new Error(
+          `queueing ${path}: ${answer.kind === "answer" ? answer.body.slice(0, 200) : answer.detail}`,
+        );
       return value(answer.body);
     };
     // The dripping and silent files first (and a second dripping file of the same account), then the fair one.
@@ -229,12 +278,18 @@ async function fairnessRow(rows: Row[]): Promise<void> {
     const { result, probes } = await probeDuring(done, () => healthz(service.port, 5_000));
     const took = performance.now() - started;
     rows.push({
-      attack: "imports: one account's file drips a byte a second (2 queued), another's never answers; a third account queues 10,000 rows",
+      attack:
+        "imports: one account's file drips a byte a second (2 queued), another's never answers; a third account queues 10,000 rows",
       requests: `4 imports + ${probes.count} probes`,
       outcome: `the third account's import ${result} in ${ms(took)}; the dripping account's files fetched: first ${files.hits.get("/drip1") ?? 0}x, second ${files.hits.get("/drip2") ?? 0}x`,
       measured: describeProbes(probes),
       target: `done within ${FAIR_IMPORT_BOUND_MS / 1000} s; the dripping account's second file not started; probe <= 1 s`,
-      pass: result === "done" && took <= FAIR_IMPORT_BOUND_MS && files.hits.get("/drip2") === undefined && probes.maxMs <= 1000 && probes.failed === 0,
+      pass:
+        result === "done" &&
+        took <= FAIR_IMPORT_BOUND_MS &&
+        files.hits.get("/drip2") === undefined &&
+        probes.maxMs <= 1000 &&
+        probes.failed === 0,
       details: probes.examples,
     });
   } finally {

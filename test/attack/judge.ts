@@ -6,12 +6,17 @@ import { readXml } from "../../generated/runtime/xml/scan.js";
 import type { Answer } from "./connection.js";
 
 /** Statuses the service (or Node's parser in front of it) may answer an attack with. */
-export const ALLOWED_STATUSES: ReadonlySet<number> = new Set([200, 400, 404, 405, 408, 413, 415, 431, 500, 503]);
+export const ALLOWED_STATUSES: ReadonlySet<number> = new Set([
+  200, 400, 404, 405, 408, 413, 415, 431, 500, 503,
+]);
 
 /** Error answers carry one sentence; anything larger is an echo of the input. */
 export const MAX_ERROR_BODY_BYTES = 16 * 1024;
 
-const SOAP_ENVELOPES = new Set(["http://schemas.xmlsoap.org/soap/envelope/", "http://www.w3.org/2003/05/soap-envelope"]);
+const SOAP_ENVELOPES = new Set([
+  "http://schemas.xmlsoap.org/soap/envelope/",
+  "http://www.w3.org/2003/05/soap-envelope",
+]);
 
 /** Undefined when the answer is well-formed, else why not (one short phrase, for counting). */
 export function judgeAnswer(answer: Answer): string | undefined {
@@ -41,7 +46,7 @@ export function judgeAnswer(answer: Answer): string | undefined {
     if (contentType.startsWith("application/soap+xml") && !soap) return "soap+xml without an envelope";
     if (status === 500 && soap) {
       const fault = root.children.find((c) => c.local === "Body")?.children[0];
-      if (!fault || fault.local !== "Fault") return "SOAP 500 without a Fault";
+      if (fault?.local !== "Fault") return "SOAP 500 without a Fault";
     }
     if (status === 500 && !soap) return "500 XML that is not a fault";
     return undefined;

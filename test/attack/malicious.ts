@@ -3,7 +3,6 @@
 // UTF-8), plus a second origin that counts the requests a redirect would send it. Each case names the
 // typed error the client must settle with.
 
-import http from "node:http";
 import zlib from "node:zlib";
 import { listenOnLoopback, type Listening } from "../fixtures/raw-http.js";
 import { SOAP11_RESPONSE_BODY } from "../fixtures/wire-samples.js";
@@ -49,7 +48,12 @@ export function gzipBomb(): Promise<Buffer> {
 function attributesAnswer(): Buffer {
   const attrs: string[] = [];
   for (let i = 0; i < 100_000; i++) attrs.push(` a${i}=""`);
-  return Buffer.from(SOAP11_RESPONSE_BODY.replace("<InsertSubscriberSidResult>", `<InsertSubscriberSidResult${attrs.join("")}>`));
+  return Buffer.from(
+    SOAP11_RESPONSE_BODY.replace(
+      "<InsertSubscriberSidResult>",
+      `<InsertSubscriberSidResult${attrs.join("")}>`,
+    ),
+  );
 }
 
 export interface MaliciousServers {
@@ -108,7 +112,11 @@ export async function startMaliciousServers(): Promise<MaliciousServers> {
           return;
         }
         case "gzip-bomb":
-          res.writeHead(200, { "content-type": "text/xml; charset=utf-8", "content-encoding": "gzip", "content-length": gz.length });
+          res.writeHead(200, {
+            "content-type": "text/xml; charset=utf-8",
+            "content-encoding": "gzip",
+            "content-length": gz.length,
+          });
           res.end(gz);
           return;
         case "redirect":
@@ -116,7 +124,10 @@ export async function startMaliciousServers(): Promise<MaliciousServers> {
           res.end();
           return;
         case "attributes":
-          res.writeHead(200, { "content-type": "text/xml; charset=utf-8", "content-length": attributes.length });
+          res.writeHead(200, {
+            "content-type": "text/xml; charset=utf-8",
+            "content-length": attributes.length,
+          });
           res.end(attributes);
           return;
         case "invalid-utf8": {
@@ -154,13 +165,24 @@ export interface ClientCaseResult {
 /** Calls InsertSubscriberSid through the generated client against one malicious route. */
 export async function runClientCase(origin: string, c: MaliciousCase): Promise<ClientCaseResult> {
   const { createClient } = await import("../../generated/client.js");
-  const client = createClient({ baseUrl: `${origin}${c.prefix}`, binding: "soap11", username: "u", password: "p", ...CLIENT_BOUNDS });
+  const client = createClient({
+    baseUrl: `${origin}${c.prefix}`,
+    binding: "soap11",
+    username: "u",
+    password: "p",
+    ...CLIENT_BOUNDS,
+  });
   const started = performance.now();
   try {
     await client.InsertSubscriberSid({ strEmail: "a@b", strMailingListID: "1", strFormat: "HTML" });
     return { name: c.name, got: "resolved", message: "", ms: performance.now() - started };
   } catch (error) {
     const e = error as Error;
-    return { name: c.name, got: e?.constructor?.name ?? typeof error, message: String(e?.message).slice(0, 120), ms: performance.now() - started };
+    return {
+      name: c.name,
+      got: e?.constructor?.name ?? typeof error,
+      message: String(e?.message).slice(0, 120),
+      ms: performance.now() - started,
+    };
   }
 }

@@ -13,23 +13,87 @@ export interface Mutation {
 }
 
 const MARKUP = [
-  "<", ">", "</", "<x>", "</x>", "<x/>", "</soap:Body>", "<soap:Body>", "<!--", "-->", "<![CDATA[", "]]>", "&", "&amp;",
-  "&bogus;", "&#0;", "&#x0;", "&#xD800;", "&#x110000;", "&#65;", "<?pi x?>", "<?xml version=\"1.0\"?>", "<!DOCTYPE x>",
-  '<!ENTITY e "x">', "\"", "'", "=", ' a="1"', ' xmlns:p="urn:x"', ' xmlns=""', ' xsi:nil="true"', "\u0000", "\u0001", "\uFFFE",
-  "\r\n", "\t", " ", "p:", ":",
+  "<",
+  ">",
+  "</",
+  "<x>",
+  "</x>",
+  "<x/>",
+  "</soap:Body>",
+  "<soap:Body>",
+  "<!--",
+  "-->",
+  "<![CDATA[",
+  "]]>",
+  "&",
+  "&amp;",
+  "&bogus;",
+  "&#0;",
+  "&#x0;",
+  "&#xD800;",
+  "&#x110000;",
+  "&#65;",
+  "<?pi x?>",
+  '<?xml version="1.0"?>',
+  "<!DOCTYPE x>",
+  '<!ENTITY e "x">',
+  '"',
+  "'",
+  "=",
+  ' a="1"',
+  ' xmlns:p="urn:x"',
+  ' xmlns=""',
+  ' xsi:nil="true"',
+  "\u0000",
+  "\u0001",
+  "\uFFFE",
+  "\r\n",
+  "\t",
+  " ",
+  "p:",
+  ":",
 ];
 
 const INVALID_UTF8 = [
-  [0xc3, 0x28], [0xff], [0xfe], [0x80], [0xbf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xc0, 0xaf], [0xe2, 0x82], [0xf0, 0x9f, 0x98],
+  [0xc3, 0x28],
+  [0xff],
+  [0xfe],
+  [0x80],
+  [0xbf],
+  [0xed, 0xa0, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xc0, 0xaf],
+  [0xe2, 0x82],
+  [0xf0, 0x9f, 0x98],
 ];
 
 const CONTENT_TYPES = [
-  "text/xml; charset=utf-8", "application/soap+xml; charset=utf-8", "application/soap+xml; charset=utf-8; action=\"http://tempuri.org/Nope\"",
-  "application/x-www-form-urlencoded", "text/plain", "text/xml; charset=utf-16", "text/xml; charset=iso-8859-1", "text/xml; charset=bogus",
-  "text/xml; charset=\"utf-8", "multipart/form-data; boundary=x", "", ";", "text/xml;;;charset=", "application/xml", "*/*",
+  "text/xml; charset=utf-8",
+  "application/soap+xml; charset=utf-8",
+  'application/soap+xml; charset=utf-8; action="http://tempuri.org/Nope"',
+  "application/x-www-form-urlencoded",
+  "text/plain",
+  "text/xml; charset=utf-16",
+  "text/xml; charset=iso-8859-1",
+  "text/xml; charset=bogus",
+  'text/xml; charset="utf-8',
+  "multipart/form-data; boundary=x",
+  "",
+  ";",
+  "text/xml;;;charset=",
+  "application/xml",
+  "*/*",
 ];
 
-const SOAP_ACTIONS = ['""', '"http://tempuri.org/Nope"', "http://tempuri.org/InsertSubscriberSid", '"http://tempuri.org/GetTriggerIdForAccount"', '"', "x".repeat(300), '"http://evil.example/InsertSubscriberSid"'];
+const SOAP_ACTIONS = [
+  '""',
+  '"http://tempuri.org/Nope"',
+  "http://tempuri.org/InsertSubscriberSid",
+  '"http://tempuri.org/GetTriggerIdForAccount"',
+  '"',
+  "x".repeat(300),
+  '"http://evil.example/InsertSubscriberSid"',
+];
 
 const METHODS = ["PUT", "DELETE", "OPTIONS", "PATCH", "POST", "GET", "TRACE", "FOO"];
 
@@ -59,7 +123,8 @@ function valueRange(r: RawRequest, random: Random): [number, number] | undefined
   if (r.binding === "soap11" || r.binding === "soap12") {
     const ranges: [number, number][] = [];
     const re = /<(str\w+|\w+)>([^<]*)<\/\1>/g;
-    for (let m = re.exec(text); m; m = re.exec(text)) ranges.push([m.index + m[1].length + 2, m.index + m[1].length + 2 + m[2].length]);
+    for (let m = re.exec(text); m; m = re.exec(text))
+      ranges.push([m.index + m[1].length + 2, m.index + m[1].length + 2 + m[2].length]);
     return ranges.length ? pick(random, ranges) : undefined;
   }
   const ranges: [number, number][] = [];
@@ -80,7 +145,12 @@ function withPayload(r: RawRequest, edit: (payload: Buffer) => Buffer): void {
     const q = r.target.indexOf("?");
     const query = Buffer.from(q < 0 ? "" : r.target.slice(q + 1), "latin1");
     // The request line cannot carry raw spaces or line breaks: what an edit puts there is %-escaped.
-    const edited = edit(query).toString("latin1").replace(/[\x00-\x20\x7f-\xff]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0").toUpperCase()}`);
+    const edited = edit(query)
+      .toString("latin1")
+      .replace(
+        /[\x00-\x20\x7f-\xff]/g,
+        (c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0").toUpperCase()}`,
+      );
     r.target = `${q < 0 ? r.target : r.target.slice(0, q)}?${edited}`;
   } else {
     r.body = edit(r.body);
@@ -92,7 +162,8 @@ const MUTATORS: Record<string, Mutator> = {
     withPayload(r, (b) => {
       const out = Buffer.from(b);
       const n = 1 + int(random, 8);
-      for (let i = 0; i < n && out.length; i++) out[int(random, out.length)] = pick(random, [0, 0xff, 0x3c, 0x3e, 0x26, 0x22, int(random, 256)]);
+      for (let i = 0; i < n && out.length; i++)
+        out[int(random, out.length)] = pick(random, [0, 0xff, 0x3c, 0x3e, 0x26, 0x22, int(random, 256)]);
       return out;
     });
     return "flip bytes";
@@ -105,7 +176,11 @@ const MUTATORS: Record<string, Mutator> = {
     withPayload(r, (b) => {
       const from = int(random, b.length + 1);
       const to = Math.min(b.length, from + 1 + int(random, 200));
-      return insertAt(b, to, Buffer.concat(Array.from({ length: 1 + int(random, 50) }, () => b.subarray(from, to))));
+      return insertAt(
+        b,
+        to,
+        Buffer.concat(Array.from({ length: 1 + int(random, 50) }, () => b.subarray(from, to))),
+      );
     });
     return "duplicate a slice";
   },
@@ -113,7 +188,8 @@ const MUTATORS: Record<string, Mutator> = {
     withPayload(r, (b) => {
       let out = b;
       const n = 1 + int(random, 4);
-      for (let i = 0; i < n; i++) out = insertAt(out, int(random, out.length + 1), Buffer.from(pick(random, MARKUP), "utf8"));
+      for (let i = 0; i < n; i++)
+        out = insertAt(out, int(random, out.length + 1), Buffer.from(pick(random, MARKUP), "utf8"));
       return out;
     });
     return "insert markup";
@@ -135,13 +211,18 @@ const MUTATORS: Record<string, Mutator> = {
       r.target = `${r.target}${q < 0 ? "?" : "&"}strName=${encodeURIComponent(value.toString("utf8").slice(0, 8000))}`;
       return "huge value (query)";
     }
-    r.body = range ? Buffer.concat([r.body.subarray(0, range[0]), value, r.body.subarray(range[1])]) : Buffer.concat([r.body, value]);
+    r.body = range
+      ? Buffer.concat([r.body.subarray(0, range[0]), value, r.body.subarray(range[1])])
+      : Buffer.concat([r.body, value]);
     return "huge value";
   },
   splice: (r, random, others) => {
     const other = pick(random, others);
     const cut = int(random, r.body.length + 1);
-    r.body = Buffer.concat([r.body.subarray(0, cut), other.body.subarray(int(random, other.body.length + 1))]);
+    r.body = Buffer.concat([
+      r.body.subarray(0, cut),
+      other.body.subarray(int(random, other.body.length + 1)),
+    ]);
     return "splice two requests";
   },
   swapBody: (r, random, others) => {
@@ -161,8 +242,14 @@ const MUTATORS: Record<string, Mutator> = {
   },
   extraHeaders: (r, random) => {
     const extras: [string, string][] = [
-      ["Expect", "100-continue"], ["Accept-Encoding", "gzip"], ["Connection", "keep-alive"], ["X-Forwarded-Host", "evil.example"],
-      ["Content-Encoding", "gzip"], ["Transfer-Encoding", "identity"], ["X-Long", "y".repeat(4000)], ["Cookie", "a=b"],
+      ["Expect", "100-continue"],
+      ["Accept-Encoding", "gzip"],
+      ["Connection", "keep-alive"],
+      ["X-Forwarded-Host", "evil.example"],
+      ["Content-Encoding", "gzip"],
+      ["Transfer-Encoding", "identity"],
+      ["X-Long", "y".repeat(4000)],
+      ["Cookie", "a=b"],
     ];
     for (let i = 0, n = 1 + int(random, 3); i < n; i++) {
       const header = pick(random, extras);
@@ -198,7 +285,10 @@ const MUTATORS: Record<string, Mutator> = {
     const kind = int(random, 7);
     const alsoRight = random() < 0.5;
     r.framing = "lengths";
-    r.lengths = (n) => [["-1", "12a", "1e3", " ", "0x10", `${n}, ${n + 1}`, "99999999999999999999"][kind], ...(alsoRight ? [String(n)] : [])];
+    r.lengths = (n) => [
+      ["-1", "12a", "1e3", " ", "0x10", `${n}, ${n + 1}`, "99999999999999999999"][kind],
+      ...(alsoRight ? [String(n)] : []),
+    ];
     r.breaksFraming = true;
     return "Content-Length malformed";
   },
@@ -207,10 +297,28 @@ const MUTATORS: Record<string, Mutator> = {
     return "method";
   },
   target: (r, random) => {
-    const suffixes = ["", "/", "/Nope", "/InsertSubscriberSid/x", "?WSDL", "?op=Nope", "?op=InsertSubscriberSid", "/%", "/%zz", "/%C3", "//", "/..", "?a=%", "?strUsername=%FF"];
+    const suffixes = [
+      "",
+      "/",
+      "/Nope",
+      "/InsertSubscriberSid/x",
+      "?WSDL",
+      "?op=Nope",
+      "?op=InsertSubscriberSid",
+      "/%",
+      "/%zz",
+      "/%C3",
+      "//",
+      "/..",
+      "?a=%",
+      "?strUsername=%FF",
+    ];
     const q = r.target.indexOf("?");
     const base = q < 0 ? r.target : r.target.slice(0, q);
-    r.target = pick(random, [base + pick(random, suffixes), r.target + "&" + pick(random, ["a=1", "strUsername=v", "=", "&&", "%", "x"])]);
+    r.target = pick(random, [
+      base + pick(random, suffixes),
+      `${r.target}&${pick(random, ["a=1", "strUsername=v", "=", "&&", "%", "x"])}`,
+    ]);
     return "path or query";
   },
 };
@@ -221,6 +329,7 @@ const NAMES = Object.keys(MUTATORS);
 export function mutate(base: RawRequest, random: Random, others: readonly RawRequest[]): Mutation {
   const r = cloneRequest(base);
   const names: string[] = [];
-  for (let i = 0, n = 1 + (random() < 0.3 ? 1 + int(random, 2) : 0); i < n; i++) names.push(MUTATORS[pick(random, NAMES)](r, random, others));
+  for (let i = 0, n = 1 + (random() < 0.3 ? 1 + int(random, 2) : 0); i < n; i++)
+    names.push(MUTATORS[pick(random, NAMES)](r, random, others));
   return { name: names.join(" + "), request: r };
 }

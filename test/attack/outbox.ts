@@ -17,7 +17,13 @@ import { outboxPriority } from "../../service/app/outbox.js";
 import { openStore, type Store } from "../../service/db/database.js";
 import type { MailOutboxTable } from "../../service/db/schema.js";
 import type { Row } from "./report.js";
-import { callHttpPost, describeProbes, probeDuring, type RealService, startRealService } from "./real-service.js";
+import {
+  callHttpPost,
+  describeProbes,
+  probeDuring,
+  type RealService,
+  startRealService,
+} from "./real-service.js";
 
 export interface OutboxAttackOptions {
   /** Bulk mails queued for the first account (default 100,000). */
@@ -37,8 +43,28 @@ async function queueBulk(store: Store, accountId: number, count: number, label: 
     const values: Insertable<MailOutboxTable>[] = [];
     for (let i = done; i < Math.min(count, done + 500); i++) {
       const to = { name: "", address: `${label}${i}@example.com` };
-      const message = renderMessage({ accountId, kind: "newsletter", from: { name: "News", address: "news@example.com" }, to, subject: `News ${i}`, text: body }, at, "example.com");
-      values.push({ account_id: accountId, kind: "newsletter", priority: outboxPriority("newsletter"), to_address: to.address, subject: `News ${i}`, message, next_attempt_at: at, created_at: at });
+      const message = renderMessage(
+        {
+          accountId,
+          kind: "newsletter",
+          from: { name: "News", address: "news@example.com" },
+          to,
+          subject: `News ${i}`,
+          text: body,
+        },
+        at,
+        "example.com",
+      );
+      values.push({
+        account_id: accountId,
+        kind: "newsletter",
+        priority: outboxPriority("newsletter"),
+        to_address: to.address,
+        subject: `News ${i}`,
+        message,
+        next_attempt_at: at,
+        created_at: at,
+      });
     }
     await store.write((trx) => trx.insertInto("mail_outbox").values(values).execute());
   }
@@ -54,7 +80,12 @@ async function untilWritten(file: string, since: number, waitMs: number): Promis
 }
 
 async function sentCount(store: Store, accountId: number): Promise<number> {
-  const row = await store.db.selectFrom("mail_outbox").select((eb) => eb.fn.countAll<number>().as("n")).where("account_id", "=", accountId).where("state", "=", "sent").executeTakeFirstOrThrow();
+  const row = await store.db
+    .selectFrom("mail_outbox")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("account_id", "=", accountId)
+    .where("state", "=", "sent")
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -69,20 +100,29 @@ export async function outboxSection(rows: Row[], options: OutboxAttackOptions = 
       { username: "second", password: PASSWORD },
     ],
   });
-  const store = await openStore(`sqlite:${path.join(service.info.dataDir, "service.db")}`, { sqliteSync: "NORMAL" });
+  const store = await openStore(`sqlite:${path.join(service.info.dataDir, "service.db")}`, {
+    sqliteSync: "NORMAL",
+  });
   try {
     const [bulk, shop, club, second] = service.info.accounts;
     const outboxDir = path.join(service.info.dataDir, "outbox");
     const project = await store.db
       .insertInto("projects")
-      .values({ account_id: shop!.id, name: "Receipts", subject: "Your receipt", text_body: "Thank you {{Name}}.\n", created_at: Date.now() })
+      .values({
+        account_id: shop!.id,
+        name: "Receipts",
+        subject: "Your receipt",
+        text_body: "Thank you {{Name}}.\n",
+        created_at: Date.now(),
+      })
       .returning("id")
       .executeTakeFirstOrThrow();
     const queuing = performance.now();
     await queueBulk(store, bulk!.id, backlog, "reader");
     const queuedMs = performance.now() - queuing;
     await sleep(1000);
-    const probe = () => callHttpPost(service.port, "GetTriggerIdForAccount", { strUsername: "shop", strPassword: PASSWORD });
+    const probe = () =>
+      callHttpPost(service.port, "GetTriggerIdForAccount", { strUsername: "shop", strPassword: PASSWORD });
     // signed in once before: the probe then measures the service, not the first scrypt of the password
     await probe();
 
@@ -91,7 +131,15 @@ export async function outboxSection(rows: Row[], options: OutboxAttackOptions = 
       const started = performance.now();
       // HTTP POST names every parameter, as ASMX wants
       const none = { strName: "", strFormat: "HTML", strDataFields: "", strDataValues: "" };
-      const transaction = await callHttpPost(service.port, "InsertTransaction", { strUsername: "shop", strPassword: PASSWORD, strId: String(project.id), strIdentifier: "", strEmail: "buyer@example.com", strSendTime: "", ...none });
+      const transaction = await callHttpPost(service.port, "InsertTransaction", {
+        strUsername: "shop",
+        strPassword: PASSWORD,
+        strId: String(project.id),
+        strIdentifier: "",
+        strEmail: "buyer@example.com",
+        strSendTime: "",
+        ...none,
+      });
       const confirmation = await callHttpPost(service.port, "InsertSubscriberWithDemDataPendingOption", {
         strUsername: "club",
         strPassword: PASSWORD,
@@ -106,25 +154,50 @@ export async function outboxSection(rows: Row[], options: OutboxAttackOptions = 
         strPending: "true",
       });
       const answered = performance.now();
-      const receipt = await store.db.selectFrom("mail_outbox").select("id").where("account_id", "=", shop!.id).executeTakeFirst();
-      const confirm = await store.db.selectFrom("mail_outbox").select("id").where("account_id", "=", club!.id).executeTakeFirst();
+      const receipt = await store.db
+        .selectFrom("mail_outbox")
+        .select("id")
+        .where("account_id", "=", shop!.id)
+        .executeTakeFirst();
+      const confirm = await store.db
+        .selectFrom("mail_outbox")
+        .select("id")
+        .where("account_id", "=", club!.id)
+        .executeTakeFirst();
       const [receiptMs, confirmMs] = await Promise.all([
-        receipt === undefined ? undefined : untilWritten(path.join(outboxDir, `${receipt.id}.eml`), answered, waitMs),
-        confirm === undefined ? undefined : untilWritten(path.join(outboxDir, `${confirm.id}.eml`), answered, waitMs),
+        receipt === undefined
+          ? undefined
+          : untilWritten(path.join(outboxDir, `${receipt.id}.eml`), answered, waitMs),
+        confirm === undefined
+          ? undefined
+          : untilWritten(path.join(outboxDir, `${confirm.id}.eml`), answered, waitMs),
       ]);
       const bulkSent = await sentCount(store, bulk!.id);
-      return { statuses: [transaction, confirmation].map((a) => (a.kind === "answer" ? a.status : a.detail)), callsMs: answered - started, receiptMs, confirmMs, bulkSent };
+      return {
+        statuses: [transaction, confirmation].map((a) => (a.kind === "answer" ? a.status : a.detail)),
+        callsMs: answered - started,
+        receiptMs,
+        confirmMs,
+        bulkSent,
+      };
     };
     const first = await probeDuring(victims(), probe);
     const { receiptMs, confirmMs } = first.result;
-    const ms = (value: number | undefined) => (value === undefined ? `not in ${waitMs / 1000} s` : `${Math.round(value)} ms`);
+    const ms = (value: number | undefined) =>
+      value === undefined ? `not in ${waitMs / 1000} s` : `${Math.round(value)} ms`;
     rows.push({
       attack: `outbox: ${backlog.toLocaleString("en")} bulk mails of one account queued (${(queuedMs / 1000).toFixed(1)} s), then another account's transactional and a third's confirmation mail`,
       requests: 2,
       outcome: `answered ${first.result.statuses.join(", ")} in ${Math.round(first.result.callsMs)} ms; ${first.result.bulkSent.toLocaleString("en")} bulk mails out by then`,
       measured: `transactional .eml ${ms(receiptMs)}, confirmation .eml ${ms(confirmMs)} after the answers; ${describeProbes(first.probes)}`,
       target: "each written within 5 s; probe answered within 1 s",
-      pass: receiptMs !== undefined && receiptMs <= 5000 && confirmMs !== undefined && confirmMs <= 5000 && first.probes.failed === 0 && first.probes.maxMs <= 1000,
+      pass:
+        receiptMs !== undefined &&
+        receiptMs <= 5000 &&
+        confirmMs !== undefined &&
+        confirmMs <= 5000 &&
+        first.probes.failed === 0 &&
+        first.probes.maxMs <= 1000,
       details: first.probes.examples,
     });
 
@@ -135,8 +208,13 @@ export async function outboxSection(rows: Row[], options: OutboxAttackOptions = 
       const before = await sentCount(store, bulk!.id);
       const started = performance.now();
       let done = 0;
-      while (performance.now() - started < waitMs && (done = await sentCount(store, second!.id)) < SECOND) await sleep(50);
-      return { done, firstMeanwhile: (await sentCount(store, bulk!.id)) - before, ms: performance.now() - started };
+      while (performance.now() - started < waitMs && (done = await sentCount(store, second!.id)) < SECOND)
+        await sleep(50);
+      return {
+        done,
+        firstMeanwhile: (await sentCount(store, bulk!.id)) - before,
+        ms: performance.now() - started,
+      };
     };
     const shared = await probeDuring(share(), probe);
     const { done, firstMeanwhile } = shared.result;
@@ -146,7 +224,11 @@ export async function outboxSection(rows: Row[], options: OutboxAttackOptions = 
       outcome: `${done.toLocaleString("en")} of them out in ${(shared.result.ms / 1000).toFixed(1)} s`,
       measured: `the first account's mails out meanwhile: ${firstMeanwhile.toLocaleString("en")}; ${describeProbes(shared.probes)}`,
       target: `all out, the first's meanwhile at most ${(SECOND * 1.2).toLocaleString("en")} (equal shares); probe within 1 s`,
-      pass: done >= SECOND && firstMeanwhile <= SECOND * 1.2 && shared.probes.failed === 0 && shared.probes.maxMs <= 1000,
+      pass:
+        done >= SECOND &&
+        firstMeanwhile <= SECOND * 1.2 &&
+        shared.probes.failed === 0 &&
+        shared.probes.maxMs <= 1000,
       details: shared.probes.examples,
     });
   } finally {

@@ -32,10 +32,26 @@ const REFUSED = [
 
 /** Linear patterns with much backtracking per character, each with the value that makes them work hardest. */
 const STRICTEST = [
-  { name: "mail", pattern: "^[a-z0-9._%+-]+@[a-z0-9.-]+\\.[a-z]{2,}$", hostile: (n: number) => `${"a".repeat(n - 1)}@` },
-  { name: "dotted", pattern: "^[^@\\s]+@[^@\\s.]+(\\.[^@\\s.]+)+$", hostile: (n: number) => `a@${"a.".repeat(Math.floor((n - 3) / 2))}@` },
-  { name: "words", pattern: "^([a-z]+-)*[a-z]+$", hostile: (n: number) => `${"a-".repeat(Math.floor((n - 1) / 2))}!` },
-  { name: "dotted quad", pattern: "^\\d{1,3}(\\.\\d{1,3}){3}$", hostile: (n: number) => "1.".repeat(Math.floor(n / 2)) },
+  {
+    name: "mail",
+    pattern: "^[a-z0-9._%+-]+@[a-z0-9.-]+\\.[a-z]{2,}$",
+    hostile: (n: number) => `${"a".repeat(n - 1)}@`,
+  },
+  {
+    name: "dotted",
+    pattern: "^[^@\\s]+@[^@\\s.]+(\\.[^@\\s.]+)+$",
+    hostile: (n: number) => `a@${"a.".repeat(Math.floor((n - 3) / 2))}@`,
+  },
+  {
+    name: "words",
+    pattern: "^([a-z]+-)*[a-z]+$",
+    hostile: (n: number) => `${"a-".repeat(Math.floor((n - 1) / 2))}!`,
+  },
+  {
+    name: "dotted quad",
+    pattern: "^\\d{1,3}(\\.\\d{1,3}){3}$",
+    hostile: (n: number) => "1.".repeat(Math.floor(n / 2)),
+  },
 ] as const;
 
 function spec(rules: readonly { name: string; pattern: string }[]): string {
@@ -47,7 +63,12 @@ function spec(rules: readonly { name: string; pattern: string }[]): string {
     "  endpoint: Patterns.asmx",
     "  doc: Pattern rules under attack.",
     "rules:",
-    ...rules.flatMap((r) => [`  ${r.name.replace(/\W/g, "")}:`, "    kind: pattern", `    pattern: ${yaml(r.pattern)}`, "    doc: A pattern."]),
+    ...rules.flatMap((r) => [
+      `  ${r.name.replace(/\W/g, "")}:`,
+      "    kind: pattern",
+      `    pattern: ${yaml(r.pattern)}`,
+      "    doc: A pattern.",
+    ]),
     "groups:",
     "  - name: checks",
     "    title: Checks",
@@ -78,7 +99,9 @@ export async function patternsSection(rows: Row[]): Promise<void> {
     const started = performance.now();
     const loaded = loadModel({ spec: file });
     const messages = loaded.ok ? [] : loaded.diagnostics.map((d) => d.message);
-    const refused = messages.some((m) => /can take (exponential|polynomial) time.* as on the value \S/.test(m));
+    const refused = messages.some((m) =>
+      /can take (exponential|polynomial) time.* as on the value \S/.test(m),
+    );
     rows.push({
       attack: `validate: pattern ${evil.pattern} (${evil.why})`,
       requests: "-",
@@ -94,20 +117,36 @@ export async function patternsSection(rows: Row[]): Promise<void> {
   const specFile = path.join(dir, "Patterns.yaml");
   writeFileSync(specFile, spec(STRICTEST));
   const generated = await generateFiles({ spec: specFile });
-  if (!generated.ok) throw new Error(`the patterns spec does not validate: ${generated.diagnostics.map((d) => d.message).join("; ")}`);
+  if (!generated.ok)
+    throw new Error(
+      `the patterns spec does not validate: ${generated.diagnostics.map((d) => d.message).join("; ")}`,
+    );
   const out = path.join(dir, "generated");
   writeOutput(out, generated.files);
-  const child = await AttackChild.start({ mode: "patterns", dir: out, operations: STRICTEST.map((r) => `Check${r.name.replace(/\W/g, "")}`) });
+  const child = await AttackChild.start({
+    mode: "patterns",
+    dir: out,
+    operations: STRICTEST.map((r) => `Check${r.name.replace(/\W/g, "")}`),
+  });
   try {
     // One honest call first: the first request also loads and compiles the server's code.
-    await exchangeOnce(child.port, Buffer.from("GET /Patterns.asmx/Checkwords?value=a-b HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"), { timeoutMs: 30_000 });
+    await exchangeOnce(
+      child.port,
+      Buffer.from(
+        "GET /Patterns.asmx/Checkwords?value=a-b HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+      ),
+      { timeoutMs: 30_000 },
+    );
     for (const rule of STRICTEST) {
       const op = `Check${rule.name.replace(/\W/g, "")}`;
       const value = rule.hostile(PATTERN_MAX_CHARACTERS);
       const get = `GET /Patterns.asmx/${op}?value=${encodeURIComponent(value)} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`;
       const big = `value=${encodeURIComponent(rule.hostile(1024 * 1024))}`;
       const post = `POST /Patterns.asmx/${op} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${Buffer.byteLength(big)}\r\nConnection: close\r\n\r\n${big}`;
-      for (const [how, request, length] of [["GET", get, value.length], ["POST", post, 1024 * 1024]] as const) {
+      for (const [how, request, length] of [
+        ["GET", get, value.length],
+        ["POST", post, 1024 * 1024],
+      ] as const) {
         const before = await child.stats(true);
         const answer = await exchangeOnce(child.port, Buffer.from(request), { timeoutMs: 30_000 });
         const after = await child.stats();
@@ -118,14 +157,23 @@ export async function patternsSection(rows: Row[]): Promise<void> {
         const status = answer.kind === "answer" ? answer.status : answer.kind;
         // The messages of InvalidFormat (the pattern refused the value) and TooLong (too long to be matched).
         const body = answer.kind === "answer" ? answer.body.toString("utf8") : "";
-        const code = /must match the pattern/.test(body) ? "InvalidFormat" : /to be matched against its pattern/.test(body) ? "TooLong" : undefined;
+        const code = /must match the pattern/.test(body)
+          ? "InvalidFormat"
+          : /to be matched against its pattern/.test(body)
+            ? "TooLong"
+            : undefined;
         rows.push({
           attack: `server: pattern ${rule.pattern}, hostile ${length.toLocaleString("en")}-character value by HTTP ${how}`,
           requests: 1,
           outcome: `answered ${status}${code ? ` ${code}` : ""}`,
           measured: `server CPU ${ms(cpu)} (request read, decoded, matched, answered); event-loop stall ${ms(stall)}${answer.kind === "answer" ? `; answered in ${ms(answer.ms)}` : ""}`,
           target: `answered 500 InvalidFormat or TooLong, CPU <= ${STALL_LIMIT_MS} ms`,
-          pass: child.alive && answer.kind === "answer" && answer.status === 500 && code !== undefined && cpu <= STALL_LIMIT_MS,
+          pass:
+            child.alive &&
+            answer.kind === "answer" &&
+            answer.status === 500 &&
+            code !== undefined &&
+            cpu <= STALL_LIMIT_MS,
         });
       }
     }

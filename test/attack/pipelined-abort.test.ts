@@ -15,7 +15,10 @@ describe("context.signal of pipelined requests", () => {
   });
   afterAll(() => server.close());
 
-  for (const [connections, perConnection] of [[50, 2], [2, 200]] as const) {
+  for (const [connections, perConnection] of [
+    [50, 2],
+    [2, 200],
+  ] as const) {
     it(`aborts every started handler when ${connections} callers with ${perConnection} pipelined requests each disconnect`, async () => {
       const r = await runPipelinedAbort(server.port, source, connections, perConnection);
       expect(r.started).toBe(r.sent);
@@ -35,7 +38,13 @@ describe("context.signal of pipelined requests past maxConcurrentCalls (default 
 
   // Found by review: the refusals' answers queued behind the running calls made Node stop reading the
   // connection, so its close went unseen and 3-57 of 256 handlers never saw their signal abort.
-  for (const [connections, perConnection] of [[4, 100], [3, 150], [2, 200], [6, 80], [1, 400]] as const) {
+  for (const [connections, perConnection] of [
+    [4, 100],
+    [3, 150],
+    [2, 200],
+    [6, 80],
+    [1, 400],
+  ] as const) {
     it(`aborts every started handler when ${connections} callers with ${perConnection} pipelined requests each disconnect`, async () => {
       const r = await runPipelinedAbort(server.port, source, connections, perConnection, 256);
       expect(r.started).toBe(256);

@@ -44,11 +44,15 @@ export async function runPipelinedAbort(
   const before = (await source.counters()) ?? { started: 0, aborted: 0 };
   const started = performance.now();
   const sockets = await Promise.all(
-    Array.from({ length: connections }, () => new Promise<net.Socket>((resolve, reject) => {
-      const socket = net.connect(port, "127.0.0.1", () => resolve(socket));
-      socket.on("error", () => {});
-      socket.once("error", reject);
-    })),
+    Array.from(
+      { length: connections },
+      () =>
+        new Promise<net.Socket>((resolve, reject) => {
+          const socket = net.connect(port, "127.0.0.1", () => resolve(socket));
+          socket.on("error", () => {});
+          socket.once("error", reject);
+        }),
+    ),
   );
   const sent = connections * perConnection;
   const batch = Buffer.concat(Array.from({ length: perConnection }, () => REQUEST));
@@ -63,5 +67,10 @@ export async function runPipelinedAbort(
     now = (await source.counters()) ?? now;
     return now.aborted - before.aborted >= now.started - before.started;
   }, 5000);
-  return { sent, started: now.started - before.started, aborted: now.aborted - before.aborted, ms: performance.now() - started };
+  return {
+    sent,
+    started: now.started - before.started,
+    aborted: now.aborted - before.aborted,
+    ms: performance.now() - started,
+  };
 }

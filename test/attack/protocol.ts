@@ -37,7 +37,9 @@ function withHeader(request: RawRequest, header: string): RawRequest {
   const { prefix } = envelopePrefix(body);
   const at = body.indexOf(`<${prefix}:Body`);
   const out = cloneRequest(request);
-  out.body = Buffer.from(`${body.slice(0, at)}<${prefix}:Header>${header.replaceAll("{p}", prefix)}</${prefix}:Header>${body.slice(at)}`);
+  out.body = Buffer.from(
+    `${body.slice(0, at)}<${prefix}:Header>${header.replaceAll("{p}", prefix)}</${prefix}:Header>${body.slice(at)}`,
+  );
   return out;
 }
 
@@ -46,11 +48,15 @@ function faultOf(answer: Answer): { code: string; detail: boolean } | undefined 
   try {
     const root = readXml(answer.body.toString("utf8"), { maxDepth: 64 });
     const fault = root.children.find((c) => c.local === "Body")?.children[0];
-    if (!fault || fault.local !== "Fault") return undefined;
-    const code = root.ns === SOAP11
-      ? fault.children.find((c) => c.local === "faultcode")?.text
-      : fault.children.find((c) => c.local === "Code")?.children.find((c) => c.local === "Value")?.text;
-    return { code: (code ?? "").replace(/^[^:]*:/, ""), detail: fault.children.some((c) => c.local === "detail" || c.local === "Detail") };
+    if (fault?.local !== "Fault") return undefined;
+    const code =
+      root.ns === SOAP11
+        ? fault.children.find((c) => c.local === "faultcode")?.text
+        : fault.children.find((c) => c.local === "Code")?.children.find((c) => c.local === "Value")?.text;
+    return {
+      code: (code ?? "").replace(/^[^:]*:/, ""),
+      detail: fault.children.some((c) => c.local === "detail" || c.local === "Detail"),
+    };
   } catch {
     return undefined;
   }
@@ -86,7 +92,11 @@ export const PROTOCOL_CLASSES: readonly ProtocolClass[] = [
     expected: "400 MalformedXml, no fault",
     bend: (r) => ({ ...cloneRequest(r), body: Buffer.concat([BOM, BOM, r.body]) }),
     check: (a) =>
-      a.status !== 400 ? `status ${a.status}, want 400` : a.headers["x-error-code"] !== "MalformedXml" ? `code ${a.headers["x-error-code"]}` : undefined,
+      a.status !== 400
+        ? `status ${a.status}, want 400`
+        : a.headers["x-error-code"] !== "MalformedXml"
+          ? `code ${a.headers["x-error-code"]}`
+          : undefined,
   },
   {
     name: "one UTF-8 byte order mark (the control)",
@@ -135,7 +145,8 @@ export async function runProtocolClass(port: number, c: ProtocolClass): Promise<
       sent++;
       const problem = outcome.kind !== "answer" ? outcome.detail : (judgeAnswer(outcome) ?? c.check(outcome));
       if (problem === undefined) expected++;
-      else if (problems.length < 8) problems.push(`${path} ${request.binding} ${request.operation}: ${problem}`);
+      else if (problems.length < 8)
+        problems.push(`${path} ${request.binding} ${request.operation}: ${problem}`);
     }
   }
   return { sent, expected, problems };

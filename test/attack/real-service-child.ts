@@ -27,7 +27,11 @@ export interface RealServiceConfig {
 export interface RealServiceInfo {
   /** The temporary folder holding service.db, outbox/ and sms/ (removed when the child exits). */
   readonly dataDir: string;
-  readonly accounts: readonly { readonly username: string; readonly id: number; readonly lists: readonly number[] }[];
+  readonly accounts: readonly {
+    readonly username: string;
+    readonly id: number;
+    readonly lists: readonly number[];
+  }[];
 }
 
 /** Log lines written so far and the last few of them (for stats). */
@@ -35,7 +39,9 @@ export const realServiceLogs = { lines: 0, tail: [] as string[] };
 
 const TAIL_LINES = 20;
 
-export async function startRealServiceInChild(config: RealServiceConfig): Promise<{ port: number; info: RealServiceInfo }> {
+export async function startRealServiceInChild(
+  config: RealServiceConfig,
+): Promise<{ port: number; info: RealServiceInfo }> {
   const dataDir = mkdtempSync(join(tmpdir(), "eas-attack-"));
   process.once("exit", () => rmSync(dataDir, { recursive: true, force: true }));
   const logDestination = new Writable({
@@ -68,7 +74,11 @@ export async function startRealServiceInChild(config: RealServiceConfig): Promis
   for (const account of config.accounts ?? []) {
     const { id } = await app.store.db
       .insertInto("accounts")
-      .values({ username: account.username, password_hash: await hashPassword(account.password), created_at: Date.now() })
+      .values({
+        username: account.username,
+        password_hash: await hashPassword(account.password),
+        created_at: Date.now(),
+      })
       .returning("id")
       .executeTakeFirstOrThrow();
     const lists = [];

@@ -2,12 +2,21 @@
 // for, answers a right and a wrong pair as the service does, and probeDuring measures while an attack runs.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callHttpPost, healthz, inParallel, probeDuring, startRealService, type RealService } from "./real-service.js";
+import {
+  callHttpPost,
+  healthz,
+  inParallel,
+  probeDuring,
+  startRealService,
+  type RealService,
+} from "./real-service.js";
 
 describe("real-service attack harness", () => {
   let service: RealService;
   beforeAll(async () => {
-    service = await startRealService({ accounts: [{ username: "probe", password: "probe-password-1", lists: ["L1", "L2"] }] });
+    service = await startRealService({
+      accounts: [{ username: "probe", password: "probe-password-1", lists: ["L1", "L2"] }],
+    });
   }, 60_000);
   afterAll(() => service?.child.stop());
 
@@ -16,9 +25,15 @@ describe("real-service attack harness", () => {
   });
 
   it("answers a right pair 200 and a wrong one the InvalidCredentials text", async () => {
-    const right = await callHttpPost(service.port, "GetTriggerIdForAccount", { strUsername: "probe", strPassword: "probe-password-1" });
+    const right = await callHttpPost(service.port, "GetTriggerIdForAccount", {
+      strUsername: "probe",
+      strPassword: "probe-password-1",
+    });
     expect(right.kind === "answer" && right.status).toBe(200);
-    const wrong = await callHttpPost(service.port, "GetTriggerIdForAccount", { strUsername: "probe", strPassword: "nope" });
+    const wrong = await callHttpPost(service.port, "GetTriggerIdForAccount", {
+      strUsername: "probe",
+      strPassword: "nope",
+    });
     expect(wrong.kind === "answer" && wrong.status).toBe(500);
     expect(wrong.kind === "answer" && wrong.body).toContain("user name or password is wrong");
   });

@@ -22,9 +22,17 @@ export interface RealService {
 }
 
 /** Starts the service in its own process; `nodeArgs` such as `--max-old-space-size=256` bound its heap. */
-export async function startRealService(config: RealServiceConfig = {}, nodeArgs: readonly string[] = []): Promise<RealService> {
+export async function startRealService(
+  config: RealServiceConfig = {},
+  nodeArgs: readonly string[] = [],
+): Promise<RealService> {
   const child = await AttackChild.start({ mode: "real-service", service: config }, nodeArgs);
-  return { child, port: child.port, url: `http://127.0.0.1:${child.port}`, info: child.info as RealServiceInfo };
+  return {
+    child,
+    port: child.port,
+    url: `http://127.0.0.1:${child.port}`,
+    info: child.info as RealServiceInfo,
+  };
 }
 
 export interface HttpAnswer {
@@ -70,7 +78,12 @@ export function request(port: number, path: string, options: RequestOptions = {}
       req.destroy();
       resolve(outcome);
     };
-    const body = options.body === undefined ? undefined : Buffer.isBuffer(options.body) ? options.body : Buffer.from(options.body, "utf8");
+    const body =
+      options.body === undefined
+        ? undefined
+        : Buffer.isBuffer(options.body)
+          ? options.body
+          : Buffer.from(options.body, "utf8");
     const req = http.request(
       {
         host: "127.0.0.1",
@@ -79,7 +92,10 @@ export function request(port: number, path: string, options: RequestOptions = {}
         method: options.method ?? (body === undefined ? "GET" : "POST"),
         agent: false,
         ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
-        headers: { ...(body === undefined ? {} : { "content-length": String(body.length) }), ...options.headers },
+        headers: {
+          ...(body === undefined ? {} : { "content-length": String(body.length) }),
+          ...options.headers,
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -90,19 +106,37 @@ export function request(port: number, path: string, options: RequestOptions = {}
           kept += Math.min(chunk.length, limit - kept);
         });
         res.on("end", () =>
-          finish({ kind: "answer", status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), ms: performance.now() - started }),
+          finish({
+            kind: "answer",
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString("utf8"),
+            ms: performance.now() - started,
+          }),
         );
-        res.on("error", (error: NodeJS.ErrnoException) => finish({ kind: "failed", detail: error.code ?? error.message, ms: performance.now() - started }));
+        res.on("error", (error: NodeJS.ErrnoException) =>
+          finish({ kind: "failed", detail: error.code ?? error.message, ms: performance.now() - started }),
+        );
       },
     );
-    const timer = setTimeout(() => finish({ kind: "failed", detail: "timeout", ms: performance.now() - started }), options.timeoutMs ?? 10_000);
-    req.on("error", (error: NodeJS.ErrnoException) => finish({ kind: "failed", detail: error.code ?? error.message, ms: performance.now() - started }));
+    const timer = setTimeout(
+      () => finish({ kind: "failed", detail: "timeout", ms: performance.now() - started }),
+      options.timeoutMs ?? 10_000,
+    );
+    req.on("error", (error: NodeJS.ErrnoException) =>
+      finish({ kind: "failed", detail: error.code ?? error.message, ms: performance.now() - started }),
+    );
     req.end(body);
   });
 }
 
 /** An operation over HTTP POST (form-encoded), the cheapest binding to write by hand. */
-export function callHttpPost(port: number, operation: string, params: Readonly<Record<string, string>>, options: RequestOptions = {}): Promise<HttpOutcome> {
+export function callHttpPost(
+  port: number,
+  operation: string,
+  params: Readonly<Record<string, string>>,
+  options: RequestOptions = {},
+): Promise<HttpOutcome> {
   return request(port, `${ENDPOINT_PATH}/${operation}`, {
     ...options,
     method: "POST",
@@ -139,7 +173,11 @@ export interface ProbeOptions {
  * once more after it settled is not done: the row measures during the attack). Returns the attack's result
  * and the probes' latencies.
  */
-export async function probeDuring<T>(attack: Promise<T>, probe: () => Promise<HttpOutcome>, options: ProbeOptions = {}): Promise<{ result: T; probes: ProbeStats }> {
+export async function probeDuring<T>(
+  attack: Promise<T>,
+  probe: () => Promise<HttpOutcome>,
+  options: ProbeOptions = {},
+): Promise<{ result: T; probes: ProbeStats }> {
   const everyMs = options.everyMs ?? 100;
   const okStatus = options.okStatus ?? 200;
   let done = false;
@@ -154,14 +192,33 @@ export async function probeDuring<T>(attack: Promise<T>, probe: () => Promise<Ht
     times.push(outcome.ms);
     if (outcome.kind === "failed" || outcome.status !== okStatus) {
       failed++;
-      if (examples.length < 5) examples.push(outcome.kind === "failed" ? `probe failed: ${outcome.detail} after ${Math.round(outcome.ms)} ms` : `probe answered ${outcome.status} after ${Math.round(outcome.ms)} ms`);
+      if (examples.length < 5)
+        examples.push(
+          outcome.kind === "failed"
+            ? `probe failed: ${outcome.detail} after ${Math.round(outcome.ms)} ms`
+            : `probe answered ${outcome.status} after ${Math.round(outcome.ms)} ms`,
+        );
     }
-    if (!done) await Promise.race([settled.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, everyMs))]);
+    if (!done)
+      await Promise.race([
+        settled.catch(() => undefined),
+        new Promise((resolve) => setTimeout(resolve, everyMs)),
+      ]);
   } while (!done);
   const result = await settled;
   const sorted = [...times].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-  return { result, probes: { count: times.length, failed, maxMs: sorted.at(-1) ?? 0, p50Ms: at(0.5), p99Ms: at(0.99), examples } };
+  return {
+    result,
+    probes: {
+      count: times.length,
+      failed,
+      maxMs: sorted.at(-1) ?? 0,
+      p50Ms: at(0.5),
+      p99Ms: at(0.99),
+      examples,
+    },
+  };
 }
 
 /** "n probes, p50 x ms, max y ms" for a row's measured column. */
@@ -170,7 +227,11 @@ export function describeProbes(probes: ProbeStats): string {
 }
 
 /** Runs `count` tasks with at most `concurrency` in flight; bounded by `count`. */
-export async function inParallel(count: number, concurrency: number, task: (index: number) => Promise<void>): Promise<void> {
+export async function inParallel(
+  count: number,
+  concurrency: number,
+  task: (index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < count) await task(next++);

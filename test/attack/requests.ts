@@ -8,7 +8,6 @@ import { referenceRequest } from "../conformance/reference/request.js";
 import { loadReferenceService, REF_BINDINGS, type RefBinding } from "../conformance/reference/spec.js";
 import {
   GET_REQUEST_LINE,
-  POST_REQUEST_VALUES,
   POST_REQUEST_BODY,
   POST_REQUEST_HEADERS,
   POST_REQUEST_LINE,
@@ -60,8 +59,10 @@ export function serialize(r: RawRequest, host = "127.0.0.1"): Buffer {
   if (!r.headers.some(([n]) => n.toLowerCase() === "host")) lines.push(`Host: ${host}`);
   for (const [name, value] of r.headers) lines.push(`${name}: ${value}`);
   let body = r.body;
-  if (r.framing === "length" && (r.body.length > 0 || r.method !== "GET")) lines.push(`Content-Length: ${r.body.length}`);
-  if (r.framing === "lengths") for (const value of r.lengths?.(r.body.length) ?? []) lines.push(`Content-Length: ${value}`);
+  if (r.framing === "length" && (r.body.length > 0 || r.method !== "GET"))
+    lines.push(`Content-Length: ${r.body.length}`);
+  if (r.framing === "lengths")
+    for (const value of r.lengths?.(r.body.length) ?? []) lines.push(`Content-Length: ${value}`);
   if (r.framing === "chunked") {
     lines.push("Transfer-Encoding: chunked");
     const parts: Buffer[] = [];
@@ -165,7 +166,8 @@ export function soapWithPayload(parts: {
     typeof p === "string" ? Buffer.from(p, "utf8") : p,
   );
   const length = body.reduce((n, b) => n + b.length, 0);
-  const action = parts.soapAction === undefined ? '"http://tempuri.org/InsertSubscriberSid"' : parts.soapAction;
+  const action =
+    parts.soapAction === undefined ? '"http://tempuri.org/InsertSubscriberSid"' : parts.soapAction;
   const headText =
     `POST ${ENDPOINT} HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: text/xml; charset=utf-8\r\n` +
     (action === null ? "" : `soapaction: ${action}\r\n`) +

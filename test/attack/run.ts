@@ -20,7 +20,13 @@ import { outboxSection } from "./outbox.js";
 import { runPipelinedAbort } from "./pipelined-abort.js";
 import { PROTOCOL_CLASSES, PROTOCOL_PATHS, runProtocolClass } from "./protocol.js";
 import { formatMarkdown, formatTable, mb, ms, size, type Row } from "./report.js";
-import { describeOutcome, LINEAR_SHAPES, measureLinearity, runXmlAttack, XML_ATTACKS } from "./xml-attacks.js";
+import {
+  describeOutcome,
+  LINEAR_SHAPES,
+  measureLinearity,
+  runXmlAttack,
+  XML_ATTACKS,
+} from "./xml-attacks.js";
 import { patternsSection } from "./patterns.js";
 import { PROBE_REQUEST } from "./requests.js";
 import { trackingSection } from "./tracking.js";
@@ -29,7 +35,23 @@ import { importsSection } from "./imports.js";
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-const SECTIONS = ["fuzz", "adapters", "xml", "exhaustion", "faults", "client", "host", "abort", "tracking", "protocol", "auth", "content", "imports", "outbox", "patterns"] as const;
+const SECTIONS = [
+  "fuzz",
+  "adapters",
+  "xml",
+  "exhaustion",
+  "faults",
+  "client",
+  "host",
+  "abort",
+  "tracking",
+  "protocol",
+  "auth",
+  "content",
+  "imports",
+  "outbox",
+  "patterns",
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 function flag(name: string): string | undefined {
@@ -41,7 +63,9 @@ async function fuzzSection(rows: Row[], requests: number, seed: number): Promise
   const child = await AttackChild.start({ mode: "service" });
   const result = await runFuzz({ port: child.port, requests, connections: 8, seed, maxMs: 150_000 });
   const replaced = (await child.stats())?.replacementCharacter;
-  const after = child.alive ? await exchangeOnce(child.port, PROBE_REQUEST, { timeoutMs: 10_000 }) : undefined;
+  const after = child.alive
+    ? await exchangeOnce(child.port, PROBE_REQUEST, { timeoutMs: 10_000 })
+    : undefined;
   const serves = after?.kind === "answer" && after.status === 200;
   const crashed = !child.alive;
   const memory = child.memory();
@@ -79,7 +103,14 @@ async function fuzzSection(rows: Row[], requests: number, seed: number): Promise
 async function adapterFuzzSection(rows: Row[], requests: number, seed: number): Promise<void> {
   const child = await AttackChild.start({ mode: "faults" });
   for (const adapter of ["fetch", "middleware"] as const) {
-    const result = await runFuzz({ port: child.port, requests, connections: 8, seed: seed + 1, maxMs: 60_000, pathPrefix: `/${adapter}/default` });
+    const result = await runFuzz({
+      port: child.port,
+      requests,
+      connections: 8,
+      seed: seed + 1,
+      maxMs: 60_000,
+      pathPrefix: `/${adapter}/default`,
+    });
     const stats = await child.stats();
     const unanswered = result.closedWithoutAnswer + result.timedOut + result.refused;
     rows.push({
@@ -88,7 +119,13 @@ async function adapterFuzzSection(rows: Row[], requests: number, seed: number): 
       outcome: `statuses ${topCounts(result.statuses, 7)}`,
       measured: `${child.alive ? "0 crashes" : `server exited (${child.exit})`}, ${unanswered} unanswered, ${result.notWellFormed} not well-formed; next(error) ${stats?.nextWithError ?? "?"}, fetch rejected ${stats?.fetchRejected ?? "?"}${adapter === "fetch" ? `, ${stats?.bridgeRefused ?? "?"} methods fetch cannot carry (405 by the bridge)` : ""}`,
       target: "0 crashes, 0 unanswered, 0 not well-formed, no next(error) or rejection",
-      pass: child.alive && unanswered === 0 && result.notWellFormed === 0 && result.sent >= requests && stats?.nextWithError === 0 && stats?.fetchRejected === 0,
+      pass:
+        child.alive &&
+        unanswered === 0 &&
+        result.notWellFormed === 0 &&
+        result.sent >= requests &&
+        stats?.nextWithError === 0 &&
+        stats?.fetchRejected === 0,
       details: [topCounts(result.problems, 10), ...result.examples],
     });
   }
@@ -114,7 +151,9 @@ async function xmlSection(rows: Row[]): Promise<void> {
       requests: "1 + probe",
       outcome: `${describeOutcome(a)} (${size(measure.bytes)} body)`,
       measured: `answered ${a.kind === "answer" ? `${ms(a.ms)}${measure.bytes >= 4 * 1048576 ? ` (${Math.round(measure.bytes / 1048576 / (a.ms / 1000))} MB/s)` : ""}` : a.kind} after last byte; probe ${measure.probe.kind === "answer" ? ms(measure.probe.ms) : measure.probe.kind}; loop stall ${stall === undefined ? "?" : ms(stall)}; peak RSS ${mb(peak)}${peak - peakBefore >= 1 ? ` (+${mb(peak - peakBefore)}, ${((peak - peakBefore) / (measure.bytes / 1048576)).toFixed(1)}x the body)` : ""}`,
-      target: attack.volume ? `read at >= ${VOLUME_MB_PER_S} MB/s, probe <= 1 s` : "answer <= 100 ms, probe <= 1 s",
+      target: attack.volume
+        ? `read at >= ${VOLUME_MB_PER_S} MB/s, probe <= 1 s`
+        : "answer <= 100 ms, probe <= 1 s",
       pass:
         !measure.problem &&
         child.alive &&
@@ -187,12 +226,32 @@ async function exhaustionSection(rows: Row[]): Promise<void> {
 async function slowBodiesRows(rows: Row[]): Promise<void> {
   const MiB = 1024 * 1024;
   for (const run of [
-    { options: {}, announce: [{ count: 2, bytes: 48 * MiB }, { count: 300, bytes: MiB }], durationMs: 6000, untilAllCut: false },
-    { options: { bodyTimeoutMs: 500 }, announce: [{ count: 2, bytes: 48 * MiB }, { count: 100, bytes: 64 * 1024 }], durationMs: 10_000, untilAllCut: true },
+    {
+      options: {},
+      announce: [
+        { count: 2, bytes: 48 * MiB },
+        { count: 300, bytes: MiB },
+      ],
+      durationMs: 6000,
+      untilAllCut: false,
+    },
+    {
+      options: { bodyTimeoutMs: 500 },
+      announce: [
+        { count: 2, bytes: 48 * MiB },
+        { count: 100, bytes: 64 * 1024 },
+      ],
+      durationMs: 10_000,
+      untilAllCut: true,
+    },
   ] as const) {
     const child = await AttackChild.start({ mode: "service", options: { ...run.options } });
     const baseline = child.memory();
-    const r = await runSlowBodies(child.port, { announce: run.announce, trickleEveryMs: 200 }, { durationMs: run.durationMs, probeEveryMs: 100, untilAllCut: run.untilAllCut });
+    const r = await runSlowBodies(
+      child.port,
+      { announce: run.announce, trickleEveryMs: 200 },
+      { durationMs: run.durationMs, probeEveryMs: 100, untilAllCut: run.untilAllCut },
+    );
     const alive = child.alive;
     const memory = child.memory();
     await child.stop();
@@ -265,12 +324,17 @@ async function clientSection(rows: Row[]): Promise<void> {
   const baseline = child.memory();
   try {
     for (const c of MALICIOUS_CASES) {
-      const r = await child.ask<ClientCaseResult>({ type: "client-case", origin: servers.origin, name: c.name }, 60_000);
+      const r = await child.ask<ClientCaseResult>(
+        { type: "client-case", origin: servers.origin, name: c.name },
+        60_000,
+      );
       const bound = CLIENT_BOUNDS.timeoutMs + 1000;
       rows.push({
         attack: `client: ${c.name}`,
         requests: 1,
-        outcome: r ? `${r.got}${r.message ? `: ${r.message.replace(/^InsertSubscriberSid: /, "").slice(0, 60)}` : ""}` : "no result (client child stuck or gone)",
+        outcome: r
+          ? `${r.got}${r.message ? `: ${r.message.replace(/^InsertSubscriberSid: /, "").slice(0, 60)}` : ""}`
+          : "no result (client child stuck or gone)",
         measured: r ? `settled in ${ms(r.ms)}` : "-",
         target: `${c.expected} within ${bound} ms`,
         pass: r !== undefined && r.got === c.expected && r.ms <= bound,
@@ -333,9 +397,16 @@ async function hostMiddlewareRow(rows: Row[]): Promise<void> {
 }
 
 async function abortSection(rows: Row[]): Promise<void> {
-  const child = await AttackChild.start({ mode: "service", options: { maxConcurrentCalls: 10_000 }, signalWatch: true });
+  const child = await AttackChild.start({
+    mode: "service",
+    options: { maxConcurrentCalls: 10_000 },
+    signalWatch: true,
+  });
   const source = { counters: () => child.stats() };
-  for (const [connections, perConnection] of [[200, 2], [4, 500]] as const) {
+  for (const [connections, perConnection] of [
+    [200, 2],
+    [4, 500],
+  ] as const) {
     const r = await runPipelinedAbort(child.port, source, connections, perConnection);
     rows.push({
       attack: `pipelined, caller disconnects: ${connections} connections x ${perConnection} requests`,
@@ -352,7 +423,12 @@ async function abortSection(rows: Row[]): Promise<void> {
   // connection, so its close went unseen (3-57 of 256 handlers never saw the abort).
   const limited = await AttackChild.start({ mode: "service", signalWatch: true });
   const limitedSource = { counters: () => limited.stats() };
-  for (const [connections, perConnection] of [[6, 80], [4, 100], [2, 200], [1, 400]] as const) {
+  for (const [connections, perConnection] of [
+    [6, 80],
+    [4, 100],
+    [2, 200],
+    [1, 400],
+  ] as const) {
     const r = await runPipelinedAbort(limited.port, limitedSource, connections, perConnection, 256);
     rows.push({
       attack: `pipelined past maxConcurrentCalls (256), caller disconnects: ${connections} connections x ${perConnection} requests`,
@@ -413,11 +489,20 @@ async function main(): Promise<void> {
     try {
       await sections[name]();
     } catch (error) {
-      rows.push({ attack: `${name} section`, requests: "-", outcome: "the section itself failed", measured: String(error).slice(0, 200), target: "runs", pass: false });
+      rows.push({
+        attack: `${name} section`,
+        requests: "-",
+        outcome: "the section itself failed",
+        measured: String(error).slice(0, 200),
+        target: "runs",
+        pass: false,
+      });
     }
     console.error(`[fuzz] ${name} done in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   }
-  console.log(`Attack suite, ${new Date().toISOString()}, node ${process.version}, ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  console.log(
+    `Attack suite, ${new Date().toISOString()}, node ${process.version}, ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+  );
   console.log(formatTable(rows));
   if (process.argv.includes("--markdown")) console.log(`\n${formatMarkdown(rows)}`);
   const failed = rows.filter((r) => !r.pass).length;

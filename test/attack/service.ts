@@ -5,7 +5,13 @@
 
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createServer, type CallContext, type ExternalAPIService, type ServerOptions, type TransportLimits } from "../../generated/server.js";
+import {
+  createServer,
+  type CallContext,
+  type ExternalAPIService,
+  type ServerOptions,
+  type TransportLimits,
+} from "../../generated/server.js";
 import { sampleImplementation, type ReceivedCall } from "../fixtures/fixture-server.js";
 
 export interface SignalCounters {

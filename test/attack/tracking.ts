@@ -13,7 +13,16 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { simpleParser } from "mailparser";
 import { runAdmin } from "../../service/admin/cli.js";
-import { type RealService, callHttpPost, describeProbes, healthz, inParallel, probeDuring, request, startRealService } from "./real-service.js";
+import {
+  type RealService,
+  callHttpPost,
+  describeProbes,
+  healthz,
+  inParallel,
+  probeDuring,
+  request,
+  startRealService,
+} from "./real-service.js";
 import type { Row } from "./report.js";
 
 const USER = { strUsername: "shop", strPassword: "shop-password-1" };
@@ -21,11 +30,21 @@ const USER = { strUsername: "shop", strPassword: "shop-password-1" };
 const BOUND = { viewsPerWindow: 1, clicksPerWindow: 1, conversionsPerLink: 10, maxValue: 1_000_000_000 };
 
 /** A GET on a keep-alive connection of `agent`: its status, or the failure. */
-function get(agent: http.Agent, port: number, target: string): Promise<{ status: number; type: string | undefined; location: string | undefined } | { failed: string }> {
+function get(
+  agent: http.Agent,
+  port: number,
+  target: string,
+): Promise<{ status: number; type: string | undefined; location: string | undefined } | { failed: string }> {
   return new Promise((resolve) => {
     const req = http.get({ host: "127.0.0.1", port, path: target, agent, timeout: 10_000 }, (res) => {
       res.resume();
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, type: res.headers["content-type"], location: res.headers.location }));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          type: res.headers["content-type"],
+          location: res.headers.location,
+        }),
+      );
       res.on("error", (error) => resolve({ failed: error.message }));
     });
     req.on("timeout", () => req.destroy(new Error("timeout")));
@@ -36,15 +55,33 @@ function get(agent: http.Agent, port: number, target: string): Promise<{ status:
 async function admin(databaseUrl: string, argv: string[]): Promise<string> {
   let out = "";
   let err = "";
-  const sink = (write: (t: string) => void) => new Writable({ write: (chunk: Buffer, _e, done) => (write(chunk.toString("utf8")), done()) });
-  const code = await runAdmin(argv, { stdin: process.stdin, stdout: sink((t) => (out += t)), stderr: sink((t) => (err += t)), env: { DATABASE_URL: databaseUrl } });
+  const sink = (write: (t: string) => void) =>
+    new Writable({ write: (chunk: Buffer, _e, done) => (write(chunk.toString("utf8")), done()) });
+  const code = await runAdmin(argv, {
+    stdin: process.stdin,
+    stdout: sink((t) => (out += t)),
+    stderr: sink((t) => (err += t)),
+    env: { DATABASE_URL: databaseUrl },
+  });
   if (code !== 0) throw new Error(`admin ${argv.slice(0, 2).join(" ")}: ${err}`);
   return out;
 }
 
-async function call(service: RealService, operation: string, params: Record<string, string>): Promise<string> {
-  const answer = await callHttpPost(service.port, operation, { ...USER, ...params }, { maxBodyBytes: 64 * 1024 * 1024 });
-  if (answer.kind !== "answer" || answer.status !== 200) throw new Error(`${operation}: ${answer.kind === "answer" ? `${answer.status} ${answer.body.slice(0, 300)}` : answer.detail}`);
+async function call(
+  service: RealService,
+  operation: string,
+  params: Record<string, string>,
+): Promise<string> {
+  const answer = await callHttpPost(
+    service.port,
+    operation,
+    { ...USER, ...params },
+    { maxBodyBytes: 64 * 1024 * 1024 },
+  );
+  if (answer.kind !== "answer" || answer.status !== 200)
+    throw new Error(
+      `${operation}: ${answer.kind === "answer" ? `${answer.status} ${answer.body.slice(0, 300)}` : answer.detail}`,
+    );
   return answer.body;
 }
 
@@ -63,16 +100,49 @@ async function setUp(service: RealService): Promise<Tokens> {
   const dataDir = service.info.dataDir;
   const databaseUrl = `sqlite:${path.join(dataDir, "service.db")}`;
   const list = String(service.info.accounts[0]!.lists[0]!);
-  await call(service, "InsertSubscriberSid", { strEmail: "attacker@example.com", strName: "A", strFormat: "HTML", strCountryCode: "", strPhoneNumber: "", strMailingListID: list });
+  await call(service, "InsertSubscriberSid", {
+    strEmail: "attacker@example.com",
+    strName: "A",
+    strFormat: "HTML",
+    strCountryCode: "",
+    strPhoneNumber: "",
+    strMailingListID: list,
+  });
   const html = path.join(dataDir, "t.html");
   fs.writeFileSync(html, '<p><a href="https://shop.example/">Shop</a></p>');
-  await admin(databaseUrl, ["template", "create", "--account", "shop", "--name", "T", "--html-file", html, "--subject", "Hi"]);
+  await admin(databaseUrl, [
+    "template",
+    "create",
+    "--account",
+    "shop",
+    "--name",
+    "T",
+    "--html-file",
+    html,
+    "--subject",
+    "Hi",
+  ]);
   const sendings: string[] = [];
   for (const tracking of ["all", "roi"]) {
-    const newsletter = number(await call(service, "InsertTemplateNewsletter", { strTemplateName: "T", strNewsletterName: tracking, strSubject: "", strTracking: tracking }));
+    const newsletter = number(
+      await call(service, "InsertTemplateNewsletter", {
+        strTemplateName: "T",
+        strNewsletterName: tracking,
+        strSubject: "",
+        strTracking: tracking,
+      }),
+    );
     sendings.push(
       number(
-        await call(service, "SendNewsletter", { strFromEmail: "news@example.com", strFromName: "Shop", strNewsletterId: newsletter, strMailingListId: list, strSendDate: "", strSendTime: "", strFilterId: "" }),
+        await call(service, "SendNewsletter", {
+          strFromEmail: "news@example.com",
+          strFromName: "Shop",
+          strNewsletterId: newsletter,
+          strMailingListId: list,
+          strSendDate: "",
+          strSendTime: "",
+          strFilterId: "",
+        }),
       ),
     );
   }
@@ -81,7 +151,8 @@ async function setUp(service: RealService): Promise<Tokens> {
   for (let waited = 0; waited < 30_000; waited += 100) {
     const files = fs.existsSync(outbox) ? fs.readdirSync(outbox).filter((f) => f.endsWith(".eml")) : [];
     if (files.length >= 2) {
-      for (const file of files.sort()) htmls.push(String((await simpleParser(fs.readFileSync(path.join(outbox, file)))).html));
+      for (const file of files.sort())
+        htmls.push(String((await simpleParser(fs.readFileSync(path.join(outbox, file)))).html));
       break;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -90,27 +161,48 @@ async function setUp(service: RealService): Promise<Tokens> {
   const clicks = htmls.map((h) => /\/t\/c\/([A-Za-z0-9_.-]+)/.exec(h)?.[1]);
   const all = pixels.findIndex((p) => p !== undefined);
   const roi = 1 - all;
-  if (all < 0 || clicks[all] === undefined || clicks[roi] === undefined) throw new Error(`no tracked mail in ${outbox} after 30 s`);
-  return { allSending: sendings[0]!, roiSending: sendings[1]!, pixel: pixels[all]!, click: clicks[all]!, roiClick: clicks[roi]! };
+  if (all < 0 || clicks[all] === undefined || clicks[roi] === undefined)
+    throw new Error(`no tracked mail in ${outbox} after 30 s`);
+  return {
+    allSending: sendings[0]!,
+    roiSending: sendings[1]!,
+    pixel: pixels[all]!,
+    click: clicks[all]!,
+    roiClick: clicks[roi]!,
+  };
 }
 
 /** Views recorded for the sending (GetReportViewsByDateInterval over a wide interval): its rows. */
 async function viewsRecorded(service: RealService, sending: string): Promise<number> {
   const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19);
   const now = Date.now();
-  const xml = await call(service, "GetReportViewsByDateInterval", { strSendQueueId: sending, datIntervalFrom: stamp(now - 86_400_000), datIntervalTo: stamp(now + 86_400_000), ddField: "DD1" });
+  const xml = await call(service, "GetReportViewsByDateInterval", {
+    strSendQueueId: sending,
+    datIntervalFrom: stamp(now - 86_400_000),
+    datIntervalTo: stamp(now + 86_400_000),
+    ddField: "DD1",
+  });
   return (xml.match(/<Table /g) ?? []).length;
 }
 
 /** GetRoiResults of the sending's one link: clicks, closures, value. */
-async function roiRecorded(service: RealService, sending: string): Promise<{ clicks: number; closures: number; value: number }> {
+async function roiRecorded(
+  service: RealService,
+  sending: string,
+): Promise<{ clicks: number; closures: number; value: number }> {
   const xml = await call(service, "GetRoiResults", { strSendQueueId: sending });
-  const field = (name: string) => Number(new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1] ?? Number.NaN);
+  const field = (name: string) =>
+    Number(new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1] ?? Number.NaN);
   return { clicks: field("Clicks"), closures: field("Closures"), value: field("Value") };
 }
 
 /** Loads `target` `count` times, 16 at a time, with a probe running; the statuses seen and the probes. */
-async function hammer(service: RealService, target: string, count: number, good: (r: { status: number; type: string | undefined; location: string | undefined }) => boolean) {
+async function hammer(
+  service: RealService,
+  target: string,
+  count: number,
+  good: (r: { status: number; type: string | undefined; location: string | undefined }) => boolean,
+) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
   let ok = 0;
   const other: string[] = [];
@@ -128,12 +220,19 @@ async function hammer(service: RealService, target: string, count: number, good:
 }
 
 export async function trackingSection(rows: Row[]): Promise<void> {
-  const service = await startRealService({ accounts: [{ username: USER.strUsername, password: USER.strPassword, lists: ["News"] }] });
+  const service = await startRealService({
+    accounts: [{ username: USER.strUsername, password: USER.strPassword, lists: ["News"] }],
+  });
   try {
     const tokens = await setUp(service);
 
     const pixels = 20_000;
-    const views = await hammer(service, `/t/o/${tokens.pixel}`, pixels, (r) => r.status === 200 && r.type === "image/gif");
+    const views = await hammer(
+      service,
+      `/t/o/${tokens.pixel}`,
+      pixels,
+      (r) => r.status === 200 && r.type === "image/gif",
+    );
     const viewRows = await viewsRecorded(service, tokens.allSending);
     rows.push({
       attack: "tracking: one recipient's pixel loaded 20,000 times (16 at a time)",
@@ -141,12 +240,22 @@ export async function trackingSection(rows: Row[]): Promise<void> {
       outcome: `${views.ok} answered the GIF in ${views.seconds.toFixed(1)} s`,
       measured: `${viewRows} views recorded; ${describeProbes(views.probes)}`,
       target: `every load gets the GIF; <= ${BOUND.viewsPerWindow} view per window; probe <= 1 s`,
-      pass: views.ok === pixels && viewRows <= BOUND.viewsPerWindow && viewRows >= 1 && views.probes.maxMs <= 1000 && views.probes.failed === 0,
+      pass:
+        views.ok === pixels &&
+        viewRows <= BOUND.viewsPerWindow &&
+        viewRows >= 1 &&
+        views.probes.maxMs <= 1000 &&
+        views.probes.failed === 0,
       details: [...views.other.slice(0, 5), ...views.probes.examples],
     });
 
     const follows = 2_000;
-    const clicks = await hammer(service, `/t/c/${tokens.click}`, follows, (r) => r.status === 302 && r.location === "https://shop.example/");
+    const clicks = await hammer(
+      service,
+      `/t/c/${tokens.click}`,
+      follows,
+      (r) => r.status === 302 && r.location === "https://shop.example/",
+    );
     const clickRoi = await roiRecorded(service, tokens.allSending);
     rows.push({
       attack: "tracking: one recipient's link followed 2,000 times (16 at a time)",
@@ -154,15 +263,30 @@ export async function trackingSection(rows: Row[]): Promise<void> {
       outcome: `${clicks.ok} redirected to the link in ${clicks.seconds.toFixed(1)} s`,
       measured: `${clickRoi.clicks} clicks recorded; ${describeProbes(clicks.probes)}`,
       target: `every follow redirected; <= ${BOUND.clicksPerWindow} click per link per window; probe <= 1 s`,
-      pass: clicks.ok === follows && clickRoi.clicks <= BOUND.clicksPerWindow && clickRoi.clicks >= 1 && clicks.probes.maxMs <= 1000 && clicks.probes.failed === 0,
+      pass:
+        clicks.ok === follows &&
+        clickRoi.clicks <= BOUND.clicksPerWindow &&
+        clickRoi.clicks >= 1 &&
+        clicks.probes.maxMs <= 1000 &&
+        clicks.probes.failed === 0,
       details: [...clicks.other.slice(0, 5), ...clicks.probes.examples],
     });
 
     const huge = 5;
-    const hugeRun = await hammer(service, `/t/v/${tokens.roiClick}?value=${"9".repeat(24)}`, huge, (r) => r.status === 400);
+    const hugeRun = await hammer(
+      service,
+      `/t/v/${tokens.roiClick}?value=${"9".repeat(24)}`,
+      huge,
+      (r) => r.status === 400,
+    );
     const afterHuge = await roiRecorded(service, tokens.roiSending);
     const maxed = 1_000;
-    const maxRun = await hammer(service, `/t/v/${tokens.roiClick}?value=${BOUND.maxValue}`, maxed, (r) => r.status === 204);
+    const maxRun = await hammer(
+      service,
+      `/t/v/${tokens.roiClick}?value=${BOUND.maxValue}`,
+      maxed,
+      (r) => r.status === 204,
+    );
     const conversions = await roiRecorded(service, tokens.roiSending);
     const ceiling = BOUND.conversionsPerLink * BOUND.maxValue;
     rows.push({
@@ -191,9 +315,16 @@ export async function trackingSection(rows: Row[]): Promise<void> {
       attack: "public port: GET /metrics and /healthz without credentials",
       requests: 2,
       outcome: `/metrics ${metrics.kind === "answer" ? metrics.status : metrics.detail}, /healthz ${health.kind === "answer" ? health.status : ""} ${healthBody.trim()}`,
-      measured: metrics.kind === "answer" && metrics.body.includes("eas_") ? "metrics text served" : "no metrics text",
+      measured:
+        metrics.kind === "answer" && metrics.body.includes("eas_")
+          ? "metrics text served"
+          : "no metrics text",
       target: '/metrics 404 (METRICS_TOKEN unset), /healthz {"status":"ok"} only',
-      pass: metrics.kind === "answer" && metrics.status === 404 && !metrics.body.includes("eas_") && healthBody === '{"status":"ok"}\n',
+      pass:
+        metrics.kind === "answer" &&
+        metrics.status === 404 &&
+        !metrics.body.includes("eas_") &&
+        healthBody === '{"status":"ok"}\n',
     });
   } finally {
     await service.child.stop();

@@ -38,25 +38,40 @@ function attributes(count: number, make: (i: number) => string): string {
 
 const LAUGHS =
   '<!DOCTYPE lolz [<!ENTITY lol "lol">' +
-  Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? "" : i};`.repeat(10)}">`).join("") +
+  Array.from(
+    { length: 9 },
+    (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? "" : i};`.repeat(10)}">`,
+  ).join("") +
   "]>";
 
 export const XML_ATTACKS: readonly XmlAttack[] = [
   {
     name: "100,000 attributes on one element",
-    build: () => soapWithPayload({ strName: `<strName${attributes(100_000, (i) => ` a${i}=""`)}>N</strName>` }),
+    build: () =>
+      soapWithPayload({ strName: `<strName${attributes(100_000, (i) => ` a${i}=""`)}>N</strName>` }),
   },
   {
     name: "30,000 xmlns declarations",
-    build: () => soapWithPayload({ strName: `<strName${attributes(30_000, (i) => ` xmlns:p${i}="urn:p${i}"`)}>N</strName>` }),
+    build: () =>
+      soapWithPayload({
+        strName: `<strName${attributes(30_000, (i) => ` xmlns:p${i}="urn:p${i}"`)}>N</strName>`,
+      }),
   },
   {
     name: "1,000,000 elements (<a/>) in a parameter",
-    build: () => soapWithPayload({ strName: Buffer.concat([Buffer.from("<strName>"), repeated("<a/>", 1_000_000), Buffer.from("</strName>")]) }),
+    build: () =>
+      soapWithPayload({
+        strName: Buffer.concat([
+          Buffer.from("<strName>"),
+          repeated("<a/>", 1_000_000),
+          Buffer.from("</strName>"),
+        ]),
+      }),
   },
   {
     name: "nesting 10,000 deep",
-    build: () => soapWithPayload({ strName: `<strName>${"<a>".repeat(10_000)}${"</a>".repeat(10_000)}</strName>` }),
+    build: () =>
+      soapWithPayload({ strName: `<strName>${"<a>".repeat(10_000)}${"</a>".repeat(10_000)}</strName>` }),
   },
   {
     name: "DOCTYPE: billion laughs",
@@ -65,32 +80,60 @@ export const XML_ATTACKS: readonly XmlAttack[] = [
   },
   {
     name: "DOCTYPE: external entity (XXE)",
-    build: () => soapWithPayload({ beforeEnvelope: '<!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>', strName: "<strName>&xxe;</strName>" }),
+    build: () =>
+      soapWithPayload({
+        beforeEnvelope: '<!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>',
+        strName: "<strName>&xxe;</strName>",
+      }),
     mustNotContain: "root:",
   },
   {
     name: "1 MB element name (operation, no SOAPAction)",
     build: () => {
       const name = repeated("a", 1024 * 1024);
-      return soapWithPayload({ operation: Buffer.concat([Buffer.from("<"), name, Buffer.from(' xmlns="http://tempuri.org/"/>')]), soapAction: null });
+      return soapWithPayload({
+        operation: Buffer.concat([Buffer.from("<"), name, Buffer.from(' xmlns="http://tempuri.org/"/>')]),
+        soapAction: null,
+      });
     },
   },
   {
     name: "60 MB text parameter",
     volume: true,
     quickScale: 0.1,
-    build: (scale = 1) => soapWithPayload({ strName: Buffer.concat([Buffer.from("<strName>"), repeated("x", Math.round(scale * 60 * 1024 * 1024)), Buffer.from("</strName>")]) }),
+    build: (scale = 1) =>
+      soapWithPayload({
+        strName: Buffer.concat([
+          Buffer.from("<strName>"),
+          repeated("x", Math.round(scale * 60 * 1024 * 1024)),
+          Buffer.from("</strName>"),
+        ]),
+      }),
   },
   {
     name: "60 MB of entity references (&amp;) in a parameter",
     volume: true,
     quickScale: 0.05,
-    build: (scale = 1) => soapWithPayload({ strName: Buffer.concat([Buffer.from("<strName>"), repeated("&amp;", Math.round((scale * 60 * 1024 * 1024) / 5)), Buffer.from("</strName>")]) }),
+    build: (scale = 1) =>
+      soapWithPayload({
+        strName: Buffer.concat([
+          Buffer.from("<strName>"),
+          repeated("&amp;", Math.round((scale * 60 * 1024 * 1024) / 5)),
+          Buffer.from("</strName>"),
+        ]),
+      }),
   },
   {
     name: "1,000,000 tiny text nodes and comments",
     quickScale: 0.1,
-    build: (scale = 1) => soapWithPayload({ strName: Buffer.concat([Buffer.from("<strName>"), repeated("x<!---->", Math.round(scale * 1_000_000)), Buffer.from("</strName>")]) }),
+    build: (scale = 1) =>
+      soapWithPayload({
+        strName: Buffer.concat([
+          Buffer.from("<strName>"),
+          repeated("x<!---->", Math.round(scale * 1_000_000)),
+          Buffer.from("</strName>"),
+        ]),
+      }),
   },
   // The HTTP POST binding's form reader meets the same kind of input.
   {
@@ -101,13 +144,19 @@ export const XML_ATTACKS: readonly XmlAttack[] = [
     name: "HTTP POST form: a 16 MB name of '+' (spaces)",
     volume: true,
     quickScale: 0.5,
-    build: (scale = 1) => formWithPrefix(Buffer.concat([repeated("+", Math.round(scale * 16 * 1024 * 1024)), Buffer.from("=1&")])),
+    build: (scale = 1) =>
+      formWithPrefix(
+        Buffer.concat([repeated("+", Math.round(scale * 16 * 1024 * 1024)), Buffer.from("=1&")]),
+      ),
   },
   {
     name: "HTTP POST form: 16 MB of %-escapes in a name",
     volume: true,
     quickScale: 0.25,
-    build: (scale = 1) => formWithPrefix(Buffer.concat([repeated("%41", Math.round((scale * 16 * 1024 * 1024) / 3)), Buffer.from("=1&")])),
+    build: (scale = 1) =>
+      formWithPrefix(
+        Buffer.concat([repeated("%41", Math.round((scale * 16 * 1024 * 1024) / 3)), Buffer.from("=1&")]),
+      ),
   },
 ];
 
@@ -123,7 +172,12 @@ export interface AttackMeasure {
 }
 
 /** Sends one attack and, right after its last byte, the probe on a second connection. */
-export async function runXmlAttack(port: number, attack: XmlAttack, timeoutMs = 30_000, scale = 1): Promise<AttackMeasure> {
+export async function runXmlAttack(
+  port: number,
+  attack: XmlAttack,
+  timeoutMs = 30_000,
+  scale = 1,
+): Promise<AttackMeasure> {
   const pieces = attack.build(scale);
   const bytes = pieces.reduce((n, p) => n + p.length, 0);
   const attacker = await RawConnection.open(port);
@@ -139,7 +193,8 @@ export async function runXmlAttack(port: number, attack: XmlAttack, timeoutMs = 
     if (outcome.kind !== "answer") problem = outcome.detail;
     else {
       problem = judgeAnswer(outcome);
-      if (!problem && attack.mustNotContain && outcome.body.toString("utf8").includes(attack.mustNotContain)) problem = `answer contains ${attack.mustNotContain}`;
+      if (!problem && attack.mustNotContain && outcome.body.toString("utf8").includes(attack.mustNotContain))
+        problem = `answer contains ${attack.mustNotContain}`;
     }
     if (!problem && probe.kind !== "answer") problem = `probe: ${probe.detail}`;
     return { attack: outcome, probe, problem, bytes };
@@ -152,7 +207,8 @@ export async function runXmlAttack(port: number, attack: XmlAttack, timeoutMs = 
 /** "400 DoctypeRefused" / "500 fault" / "200": what the attack got, for the table. */
 export function describeOutcome(outcome: Outcome): string {
   if (outcome.kind !== "answer") return outcome.kind;
-  const code = outcome.headers["x-error-code"] ?? /<Code>([^<]{1,40})<\/Code>/.exec(outcome.body.toString("utf8"))?.[1];
+  const code =
+    outcome.headers["x-error-code"] ?? /<Code>([^<]{1,40})<\/Code>/.exec(outcome.body.toString("utf8"))?.[1];
   return code ? `${outcome.status} ${code}` : String(outcome.status);
 }
 
@@ -178,9 +234,19 @@ export interface Linearity {
  * by the busy server notes late, so the shortest of a few can be far too short (a 4 MiB read once measured
  * 2.2 ms against 6-13 ms in every other run, and the ratio 11.5x).
  */
-export async function measureLinearity(port: number, piece: string, smallBytes: number, factor: number, rounds = 3): Promise<Linearity> {
+export async function measureLinearity(
+  port: number,
+  piece: string,
+  smallBytes: number,
+  factor: number,
+  rounds = 3,
+): Promise<Linearity> {
   const time = async (bytes: number) => {
-    const payload = Buffer.concat([Buffer.from("<strName>"), repeated(piece, Math.ceil(bytes / piece.length)), Buffer.from("</strName>")]);
+    const payload = Buffer.concat([
+      Buffer.from("<strName>"),
+      repeated(piece, Math.ceil(bytes / piece.length)),
+      Buffer.from("</strName>"),
+    ]);
     const times: number[] = [];
     for (let i = 0; i < rounds; i++) {
       const connection = await RawConnection.open(port);

@@ -26,7 +26,8 @@ describe("XML attacks on the server (one of each)", () => {
   beforeAll(async () => {
     child = await AttackChild.start({ mode: "service" });
     const plainMs: number[] = [];
-    for (let i = 0; i < 3; i++) plainMs.push((await runXmlAttack(child.port, REFERENCE, 5000, REFERENCE.quickScale)).attack.ms);
+    for (let i = 0; i < 3; i++)
+      plainMs.push((await runXmlAttack(child.port, REFERENCE, 5000, REFERENCE.quickScale)).attack.ms);
     plainMs.sort((a, b) => a - b);
     answerBoundMs = Math.min(ANSWER_CAP_MS, Math.max(ANSWER_BOUND_MS, 10 * plainMs[1]!));
   }, 30_000);

@@ -41,7 +41,10 @@ function browser(): Promise<Browser> {
 }
 
 async function newPage(width = 1280): Promise<Page> {
-  const context = await (await browser()).newContext({ viewport: { width, height: 900 }, colorScheme: "light" });
+  const context = await (await browser()).newContext({
+    viewport: { width, height: 900 },
+    colorScheme: "light",
+  });
   return context.newPage();
 }
 
@@ -86,18 +89,24 @@ describe.runIf(hasChromium())("help pages in Chromium", () => {
       strPhoneNumber: "123",
       strMailingListID: "1",
     };
-    for (const [name, value] of Object.entries(values)) await page.fill(`form.try input[name="${name}"]`, value);
+    for (const [name, value] of Object.entries(values))
+      await page.fill(`form.try input[name="${name}"]`, value);
     await page.locator("#try").screenshot({ path: `${SHOTS}/help-operation-form.png` });
     const before = server.calls.length;
     await page.click("form.try button[type=submit]");
     const body = page.locator("#answer-body");
     await body.getByText(ANSWER).waitFor({ timeout: 10_000 });
     await expect(body.textContent()).resolves.toBe(`<?xml version="1.0" encoding="utf-8"?>\n${ANSWER}`);
-    await expect(page.locator("#answer-status").textContent()).resolves.toMatch(/^HTTP 200 OK · text\/xml; charset=utf-8$/);
+    await expect(page.locator("#answer-status").textContent()).resolves.toMatch(
+      /^HTTP 200 OK · text\/xml; charset=utf-8$/,
+    );
     expect(await page.locator("#answer").isVisible()).toBe(true);
     const call = server.calls.slice(before);
     expect(call).toHaveLength(1);
-    expect(call[0]).toMatchObject({ operation: "InsertSubscriberSid", params: { strName: "Åsa & <Bo>", strEmail: "a@b" } });
+    expect(call[0]).toMatchObject({
+      operation: "InsertSubscriberSid",
+      params: { strName: "Åsa & <Bo>", strEmail: "a@b" },
+    });
     expect(call[0].context.binding).toBe("httpPost");
     await page.screenshot({ path: `${SHOTS}/help-operation.png`, fullPage: true });
     await page.locator("#try").screenshot({ path: `${SHOTS}/help-operation-answer.png` });
@@ -113,7 +122,9 @@ describe.runIf(hasChromium())("help pages in Chromium", () => {
     const status = page.locator("#answer-status.failed");
     await status.waitFor({ timeout: 10_000 });
     await expect(status.textContent()).resolves.toMatch(/^HTTP 500 /);
-    await expect(page.locator("#answer-body").textContent()).resolves.toMatch(/^System\.ArgumentException: Parameter strEmail is required/);
+    await expect(page.locator("#answer-body").textContent()).resolves.toMatch(
+      /^System\.ArgumentException: Parameter strEmail is required/,
+    );
     await page.locator("#try").screenshot({ path: `${SHOTS}/help-operation-error.png` });
     await page.context().close();
   });
@@ -126,7 +137,9 @@ describe.runIf(hasChromium())("help pages in Chromium", () => {
     const page = await newPage(390);
     await page.goto(server.endpointUrl + query);
     // Tables and sample messages scroll inside their own boxes; the page itself must not.
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     await page.screenshot({ path: `${SHOTS}/help-narrow-${name}.png`, fullPage: false });
     expect(overflow).toBeLessThanOrEqual(0);
     await page.context().close();

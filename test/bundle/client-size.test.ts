@@ -103,7 +103,10 @@ const SERVER_ONLY = [
   "The server could not complete the request.",
 ];
 
-const ENVELOPE = { soap11: "http://schemas.xmlsoap.org/soap/envelope/", soap12: "http://www.w3.org/2003/05/soap-envelope" };
+const ENVELOPE = {
+  soap11: "http://schemas.xmlsoap.org/soap/envelope/",
+  soap12: "http://www.w3.org/2003/05/soap-envelope",
+};
 
 /** Strings of the other bindings' client halves, by binding. */
 const OTHER_BINDINGS: Record<string, readonly string[]> = {
@@ -124,7 +127,9 @@ function record(label: string, b: Bundle): void {
     .slice(0, 4)
     .map(([file, bytes]) => `${file.replace(/^generated\//, "")} ${bytes}`)
     .join(", ");
-  measured.push(`  ${label.padEnd(40)} ${String(b.minified).padStart(6)} B minified, ${String(b.gzipped).padStart(5)} B gzipped (largest: ${top})`);
+  measured.push(
+    `  ${label.padEnd(40)} ${String(b.minified).padStart(6)} B minified, ${String(b.gzipped).padStart(5)} B gzipped (largest: ${top})`,
+  );
 }
 
 describe("client bundle", () => {
@@ -145,27 +150,44 @@ describe("client bundle", () => {
     });
 
     it("on browser, carries no scanner and no charset tables; on standard, no DOM reader", async () => {
-      expect(b.modules.map(([file]) => file).filter((file) => /xml\/scan\.ts|charset\.ts|standard\.ts/.test(file))).toEqual([]);
+      expect(
+        b.modules.map(([file]) => file).filter((file) => /xml\/scan\.ts|charset\.ts|standard\.ts/.test(file)),
+      ).toEqual([]);
       scanner = await bundle(oneBinding(binding, "standard"));
       record(`createClientWith(${binding}, standard)`, scanner);
-      expect(scanner.modules.map(([file]) => file).filter((file) => /xml\/dom\.ts|browser\.ts/.test(file))).toEqual([]);
+      expect(
+        scanner.modules.map(([file]) => file).filter((file) => /xml\/dom\.ts|browser\.ts/.test(file)),
+      ).toEqual([]);
       expect(scanner.modules.some(([file]) => file.endsWith("xml/scan.ts"))).toBe(true);
       expect(scanner.modules.some(([file]) => file.endsWith("protocol/charset.ts"))).toBe(true);
     });
 
     it("holds no server, WSDL or help code", () => {
       expect(SERVER_ONLY.filter((text) => b.text.includes(text))).toEqual([]);
-      expect(b.modules.map(([file]) => file).filter((file) => /server|bindings\.ts|wsdl|help|docs\.ts/.test(file))).toEqual([]);
+      expect(
+        b.modules.map(([file]) => file).filter((file) => /server|bindings\.ts|wsdl|help|docs\.ts/.test(file)),
+      ).toEqual([]);
     });
 
     it("carries no writer of enum, array or record values (the service's parameters are scalars)", () => {
-      expect(b.modules.map(([file]) => file).filter((file) => file.endsWith("typed-xml-write.ts"))).toEqual([]);
+      expect(b.modules.map(([file]) => file).filter((file) => file.endsWith("typed-xml-write.ts"))).toEqual(
+        [],
+      );
     });
 
     it("carries no generic reader of typed values and no codec it does not use (results: scalars, flat records, DataSets)", () => {
-      expect(b.modules.map(([file]) => file).filter((file) => /typed-xml-read\.ts|values-extra\.ts/.test(file))).toEqual([]);
+      expect(
+        b.modules.map(([file]) => file).filter((file) => /typed-xml-read\.ts|values-extra\.ts/.test(file)),
+      ).toEqual([]);
       // The writers of long, decimal and boolean and the reader of boolean (no parameter or result has those types).
-      expect(["is not a bigint or a safe integer", "is not a decimal string", "is not a boolean", "is not true or false"].filter((text) => b.text.includes(text))).toEqual([]);
+      expect(
+        [
+          "is not a bigint or a safe integer",
+          "is not a decimal string",
+          "is not a boolean",
+          "is not true or false",
+        ].filter((text) => b.text.includes(text)),
+      ).toEqual([]);
     });
 
     it("holds no documentation sentence of the spec", () => {
@@ -174,15 +196,18 @@ describe("client bundle", () => {
 
     it("holds no other binding", () => {
       expect(OTHER_BINDINGS[binding]!.filter((text) => b.text.includes(text))).toEqual([]);
-      const others = ["soap11", "soap12", "http-get", "http-post"].filter((dir) => dir !== binding.replace(/^http(Get|Post)$/, (_, m: string) => `http-${m.toLowerCase()}`));
-      expect(b.modules.map(([file]) => file).filter((file) => others.some((dir) => file.includes(`/${dir}/`)))).toEqual([]);
+      const others = ["soap11", "soap12", "http-get", "http-post"].filter(
+        (dir) => dir !== binding.replace(/^http(Get|Post)$/, (_, m: string) => `http-${m.toLowerCase()}`),
+      );
+      expect(
+        b.modules.map(([file]) => file).filter((file) => others.some((dir) => file.includes(`/${dir}/`))),
+      ).toEqual([]);
     });
 
     it(`is at most ${TARGET_GZIP_BYTES} bytes gzipped on browser (issue 8's target, ${ISSUE_TARGET_GZIP_BYTES}, is met), ${BUDGET_GZIP_BYTES} on standard`, () => {
       expect(b.gzipped).toBeLessThanOrEqual(TARGET_GZIP_BYTES);
       expect(scanner.gzipped).toBeLessThanOrEqual(BUDGET_GZIP_BYTES);
     });
-
   });
 
   it("createClient({ binding }) carries the four client halves and still no server code", async () => {

@@ -63,20 +63,25 @@ describe("errors the service answers with", () => {
     operation: "InsertSubscriberSid",
   });
 
-  it.each(soapBindings)("a client fault becomes SoapFaultError with its code and parameter (%s)", async (binding) => {
-    const error = await rejection(client(binding).InsertSubscriberSid(BAD_FORMAT));
-    expect(error).toBeInstanceOf(SoapFaultError);
-    expect(error).toBeInstanceOf(ClientCallError);
-    expect(error).toMatchObject({
-      faultCode: binding === "soap11" ? "Client" : "Sender",
-      side: "client",
-      parameter: "strFormat",
-      ...refusedFormat(binding),
-    });
-  });
+  it.each(soapBindings)(
+    "a client fault becomes SoapFaultError with its code and parameter (%s)",
+    async (binding) => {
+      const error = await rejection(client(binding).InsertSubscriberSid(BAD_FORMAT));
+      expect(error).toBeInstanceOf(SoapFaultError);
+      expect(error).toBeInstanceOf(ClientCallError);
+      expect(error).toMatchObject({
+        faultCode: binding === "soap11" ? "Client" : "Sender",
+        side: "client",
+        parameter: "strFormat",
+        ...refusedFormat(binding),
+      });
+    },
+  );
 
   it.each(soapBindings)("a server fault becomes SoapFaultError on the server side (%s)", async (binding) => {
-    const error = await rejection(client(binding).SendSmsWithSenderName(samples.SendSmsWithSenderName.params));
+    const error = await rejection(
+      client(binding).SendSmsWithSenderName(samples.SendSmsWithSenderName.params),
+    );
     expect(error).toBeInstanceOf(SoapFaultError);
     expect(error).toMatchObject({
       faultCode: binding === "soap11" ? "Server" : "Receiver",
@@ -90,13 +95,26 @@ describe("errors the service answers with", () => {
   it.each(httpBindings)("an error text becomes HttpBindingError (%s)", async (binding) => {
     const error = await rejection(client(binding).InsertSubscriberSid(BAD_FORMAT));
     expect(error).toBeInstanceOf(HttpBindingError);
-    expect(error).toMatchObject({ status: 500, exceptionType: "System.ArgumentException", ...refusedFormat(binding) });
+    expect(error).toMatchObject({
+      status: 500,
+      exceptionType: "System.ArgumentException",
+      ...refusedFormat(binding),
+    });
   });
 
-  it.each(httpBindings)("a failed operation becomes HttpBindingError with System.Exception (%s)", async (binding) => {
-    const error = await rejection(client(binding).SendSmsWithSenderName(samples.SendSmsWithSenderName.params));
-    expect(error).toMatchObject({ status: 500, exceptionType: "System.Exception", errorCode: "InternalError" });
-  });
+  it.each(httpBindings)(
+    "a failed operation becomes HttpBindingError with System.Exception (%s)",
+    async (binding) => {
+      const error = await rejection(
+        client(binding).SendSmsWithSenderName(samples.SendSmsWithSenderName.params),
+      );
+      expect(error).toMatchObject({
+        status: 500,
+        exceptionType: "System.Exception",
+        errorCode: "InternalError",
+      });
+    },
+  );
 });
 
 describe("one error base for every binding's refusal", () => {
@@ -107,7 +125,10 @@ describe("one error base for every binding's refusal", () => {
   afterAll(() => server.close());
 
   /** The base's four facts and reason, as each binding's error carries them. */
-  async function baseFields(binding: BindingName, call: (client: ReturnType<typeof createClient>) => Promise<unknown>) {
+  async function baseFields(
+    binding: BindingName,
+    call: (client: ReturnType<typeof createClient>) => Promise<unknown>,
+  ) {
     const error = await rejection(call(createClient({ baseUrl: server.baseUrl, binding, ...CREDENTIALS })));
     expect(error, binding).toBeInstanceOf(ServiceFaultError);
     const { errorCode, side, parameter, status, reason } = error as ServiceFaultError;
@@ -115,23 +136,43 @@ describe("one error base for every binding's refusal", () => {
   }
 
   it("a refused parameter reads the same on all four bindings: InvalidValue, client side, strFormat, 500", async () => {
-    const seen = await Promise.all(bindingNames.map((binding) => baseFields(binding, (c) => c.InsertSubscriberSid(BAD_FORMAT))));
-    const want = { errorCode: "InvalidValue", side: "client", parameter: "strFormat", status: 500, reason: "strFormat must be HTML or Text." };
+    const seen = await Promise.all(
+      bindingNames.map((binding) => baseFields(binding, (c) => c.InsertSubscriberSid(BAD_FORMAT))),
+    );
+    const want = {
+      errorCode: "InvalidValue",
+      side: "client",
+      parameter: "strFormat",
+      status: 500,
+      reason: "strFormat must be HTML or Text.",
+    };
     expect(seen).toEqual(bindingNames.map(() => want));
   });
 
   it("a failed operation reads the same on all four bindings: InternalError, server side, no parameter, 500", async () => {
     const seen = await Promise.all(
-      bindingNames.map((binding) => baseFields(binding, (c) => c.SendSmsWithSenderName(samples.SendSmsWithSenderName.params))),
+      bindingNames.map((binding) =>
+        baseFields(binding, (c) => c.SendSmsWithSenderName(samples.SendSmsWithSenderName.params)),
+      ),
     );
-    const want = { errorCode: "InternalError", side: "server", parameter: undefined, status: 500, reason: "The server could not complete the request." };
+    const want = {
+      errorCode: "InternalError",
+      side: "server",
+      parameter: undefined,
+      status: 500,
+      reason: "The server could not complete the request.",
+    };
     expect(seen).toEqual(bindingNames.map(() => want));
   });
 
   it("transport failures are ClientCallErrors but not ServiceFaultErrors", async () => {
     const closed = await listenOnLoopback(() => {});
     await closed.close();
-    const error = await rejection(createClient({ baseUrl: closed.origin, binding: "soap11", ...CREDENTIALS }).InsertSubscriberSid(BAD_FORMAT));
+    const error = await rejection(
+      createClient({ baseUrl: closed.origin, binding: "soap11", ...CREDENTIALS }).InsertSubscriberSid(
+        BAD_FORMAT,
+      ),
+    );
     expect(error).toBeInstanceOf(ClientCallError);
     expect(error).not.toBeInstanceOf(ServiceFaultError);
   });
@@ -154,13 +195,23 @@ describe("the side of an HTTP binding's error text", () => {
 });
 
 describe("X-Error-Parameter on the HTTP error text", () => {
-  const fields = { status: 500, exceptionType: "System.ArgumentException", message: "m", code: "InvalidValue" };
+  const fields = {
+    status: 500,
+    exceptionType: "System.ArgumentException",
+    message: "m",
+    code: "InvalidValue",
+  };
   it("carries a parameter name that is a token", () => {
-    expect(textErrorResponse({ ...fields, parameter: "strFormat" }).headers["x-error-parameter"]).toBe("strFormat");
+    expect(textErrorResponse({ ...fields, parameter: "strFormat" }).headers["x-error-parameter"]).toBe(
+      "strFormat",
+    );
   });
-  it.each([undefined, "", "a\r\nSet-Cookie: x=1", "p".repeat(65), "naïve"])("is left off for %j", (parameter) => {
-    expect(textErrorResponse({ ...fields, parameter }).headers).not.toHaveProperty("x-error-parameter");
-  });
+  it.each([undefined, "", "a\r\nSet-Cookie: x=1", "p".repeat(65), "naïve"])(
+    "is left off for %j",
+    (parameter) => {
+      expect(textErrorResponse({ ...fields, parameter }).headers).not.toHaveProperty("x-error-parameter");
+    },
+  );
 });
 
 interface Canned {
@@ -184,11 +235,14 @@ describe("answers the client cannot read", () => {
   afterAll(() => peer.close());
 
   const client = (binding: BindingName) => createClient({ baseUrl: peer.origin, binding, ...CREDENTIALS });
-  const callSid = (binding: BindingName) => client(binding).InsertSubscriberSid(samples.InsertSubscriberSid.params);
+  const callSid = (binding: BindingName) =>
+    client(binding).InsertSubscriberSid(samples.InsertSubscriberSid.params);
 
   const soapEnvelope = (binding: BindingName, inner: string) =>
     `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${
-      binding === "soap11" ? "http://schemas.xmlsoap.org/soap/envelope/" : "http://www.w3.org/2003/05/soap-envelope"
+      binding === "soap11"
+        ? "http://schemas.xmlsoap.org/soap/envelope/"
+        : "http://www.w3.org/2003/05/soap-envelope"
     }"><soap:Body>${inner}</soap:Body></soap:Envelope>`;
   const soapContentType = (binding: BindingName) =>
     binding === "soap11" ? "text/xml; charset=utf-8" : "application/soap+xml; charset=utf-8";
@@ -198,7 +252,10 @@ describe("answers the client cannot read", () => {
       ? {
           status: 200,
           contentType: soapContentType(binding),
-          body: soapEnvelope(binding, `<${op}Response xmlns="http://tempuri.org/"><${op}Result>${inner}</${op}Result></${op}Response>`),
+          body: soapEnvelope(
+            binding,
+            `<${op}Response xmlns="http://tempuri.org/"><${op}Result>${inner}</${op}Result></${op}Response>`,
+          ),
         }
       : {
           status: 200,
@@ -206,7 +263,8 @@ describe("answers the client cannot read", () => {
           body: `<?xml version="1.0" encoding="utf-8"?>\n<${root} xmlns="http://tempuri.org/">${inner}</${root}>`,
         };
   /** A well-formed answer of InsertSubscriberSid carrying `text`. */
-  const sidAnswer = (binding: BindingName, text: string, root = "long") => answer(binding, "InsertSubscriberSid", root, text);
+  const sidAnswer = (binding: BindingName, text: string, root = "long") =>
+    answer(binding, "InsertSubscriberSid", root, text);
 
   it.each(bindingNames)("reads the canned well-formed answer (%s)", async (binding) => {
     canned = sidAnswer(binding, "42");
@@ -236,18 +294,24 @@ describe("answers the client cannot read", () => {
     expect(await rejection(callSid(binding))).toBeInstanceOf(ResponseFormatError);
   });
 
-  it.each(soapBindings)("a Body holding another operation's response is a ResponseFormatError (%s)", async (binding) => {
-    canned = answer(binding, "UpdateMailingList", "int", "1");
-    const error = await rejection(callSid(binding));
-    expect(error).toBeInstanceOf(ResponseFormatError);
-    expect((error as Error).message).toContain("InsertSubscriberSidResponse");
-  });
+  it.each(soapBindings)(
+    "a Body holding another operation's response is a ResponseFormatError (%s)",
+    async (binding) => {
+      canned = answer(binding, "UpdateMailingList", "int", "1");
+      const error = await rejection(callSid(binding));
+      expect(error).toBeInstanceOf(ResponseFormatError);
+      expect((error as Error).message).toContain("InsertSubscriberSidResponse");
+    },
+  );
 
-  it.each(soapBindings)("an envelope of the other SOAP version is a ResponseFormatError (%s)", async (binding) => {
-    const other = binding === "soap11" ? "soap12" : "soap11";
-    canned = sidAnswer(other, "42");
-    expect(await rejection(callSid(binding))).toBeInstanceOf(ResponseFormatError);
-  });
+  it.each(soapBindings)(
+    "an envelope of the other SOAP version is a ResponseFormatError (%s)",
+    async (binding) => {
+      const other = binding === "soap11" ? "soap12" : "soap11";
+      canned = sidAnswer(other, "42");
+      expect(await rejection(callSid(binding))).toBeInstanceOf(ResponseFormatError);
+    },
+  );
 
   it.each(httpBindings)("a wrong root element is a ResponseFormatError (%s)", async (binding) => {
     canned = sidAnswer(binding, "42", "int");
@@ -264,29 +328,42 @@ describe("answers the client cannot read", () => {
     }
   });
 
-  it.each(bindingNames)("a record field that does not convert is a ResponseFormatError (%s)", async (binding) => {
-    const fields = "<Id>x99</Id><CreditCost>1.5</CreditCost><TotalCredits>98.25</TotalCredits>";
-    canned = answer(binding, "SendSmsWithSenderName", "SmsSingleMessageResult", fields);
-    const error = await rejection(client(binding).SendSmsWithSenderName(samples.SendSmsWithSenderName.params));
-    expect(error).toBeInstanceOf(ResponseFormatError);
-    expect((error as Error).message).toContain("Id");
-  });
+  it.each(bindingNames)(
+    "a record field that does not convert is a ResponseFormatError (%s)",
+    async (binding) => {
+      const fields = "<Id>x99</Id><CreditCost>1.5</CreditCost><TotalCredits>98.25</TotalCredits>";
+      canned = answer(binding, "SendSmsWithSenderName", "SmsSingleMessageResult", fields);
+      const error = await rejection(
+        client(binding).SendSmsWithSenderName(samples.SendSmsWithSenderName.params),
+      );
+      expect(error).toBeInstanceOf(ResponseFormatError);
+      expect((error as Error).message).toContain("Id");
+    },
+  );
 
   it.each(soapBindings)("an error status without a fault is a ResponseFormatError (%s)", async (binding) => {
     canned = { ...sidAnswer(binding, "42"), status: 500 };
     expect(await rejection(callSid(binding))).toBeInstanceOf(ResponseFormatError);
   });
 
-  it.each(httpBindings)("a .NET error text with a stack trace is an HttpBindingError without the trace (%s)", async (binding) => {
-    canned = {
-      status: 500,
-      contentType: "text/plain; charset=utf-8",
-      body: "System.InvalidOperationException: Missing parameter: strEmail.\r\n   at System.Web.Services.Protocols.ValueCollectionParameterReader.Read(NameValueCollection collection)\r\n",
-    };
-    const error = await rejection(callSid(binding));
-    expect(error).toBeInstanceOf(HttpBindingError);
-    expect(error).toMatchObject({ status: 500, exceptionType: "System.InvalidOperationException", reason: "Missing parameter: strEmail.", errorCode: undefined });
-  });
+  it.each(httpBindings)(
+    "a .NET error text with a stack trace is an HttpBindingError without the trace (%s)",
+    async (binding) => {
+      canned = {
+        status: 500,
+        contentType: "text/plain; charset=utf-8",
+        body: "System.InvalidOperationException: Missing parameter: strEmail.\r\n   at System.Web.Services.Protocols.ValueCollectionParameterReader.Read(NameValueCollection collection)\r\n",
+      };
+      const error = await rejection(callSid(binding));
+      expect(error).toBeInstanceOf(HttpBindingError);
+      expect(error).toMatchObject({
+        status: 500,
+        exceptionType: "System.InvalidOperationException",
+        reason: "Missing parameter: strEmail.",
+        errorCode: undefined,
+      });
+    },
+  );
 });
 
 describe("calls that get no answer", () => {
@@ -333,7 +410,9 @@ describe("calls that get no answer", () => {
       const client = createClient({ baseUrl: silent.origin, binding, ...CREDENTIALS, timeoutMs: 10_000 });
       const controller = new AbortController();
       const arrival = nextArrival();
-      const call = client.InsertSubscriberSid(samples.InsertSubscriberSid.params, { signal: controller.signal });
+      const call = client.InsertSubscriberSid(samples.InsertSubscriberSid.params, {
+        signal: controller.signal,
+      });
       await arrival;
       controller.abort();
       const error = await rejection(call);
@@ -345,12 +424,16 @@ describe("calls that get no answer", () => {
     it("a signal aborted before the call sends nothing", async () => {
       const client = createClient({ baseUrl: silent.origin, binding: "soap11", ...CREDENTIALS });
       const before = pending.length;
-      const error = await rejection(client.InsertSubscriberSid(samples.InsertSubscriberSid.params, { signal: AbortSignal.abort() }));
+      const error = await rejection(
+        client.InsertSubscriberSid(samples.InsertSubscriberSid.params, { signal: AbortSignal.abort() }),
+      );
       expect((error as Error).name).toBe("AbortError");
       // Instead of waiting a while for nothing: a call sent afterwards arrives, and it is the only one.
       const arrival = nextArrival();
       const next = new AbortController();
-      const call = client.InsertSubscriberSid(samples.InsertSubscriberSid.params, { signal: next.signal }).catch(() => undefined);
+      const call = client
+        .InsertSubscriberSid(samples.InsertSubscriberSid.params, { signal: next.signal })
+        .catch(() => undefined);
       await arrival;
       next.abort();
       await call;
@@ -374,22 +457,47 @@ describe("bad input on the client side", () => {
     return { client: createClient(config), sent };
   }
 
-  it.each(bindingNames)("refuses wrong values with a TypeError naming the parameter, sending nothing (%s)", async (binding) => {
-    const { client, sent } = countingClient(binding);
-    const cases: [() => Promise<unknown>, RegExp][] = [
-      [() => client.GetNewsletterFilters({ intNewsletterId: "5" as unknown as number }), /GetNewsletterFilters: parameter intNewsletterId is not a whole number/],
-      [() => client.GetNewsletterFilters({ intNewsletterId: 2 ** 31 }), /parameter intNewsletterId is outside the 32-bit integer range/],
-      [() => client.GetNewsletterFilters({ intNewsletterId: 1.5 }), /parameter intNewsletterId /],
-      [() => client.GetTriggerClicks({ ...samples.GetTriggerClicks.params, triggerId: -(2 ** 31) - 1 }), /parameter triggerId /],
-      [() => client.GetTriggerClicks({ ...samples.GetTriggerClicks.params, fromDate: "yesterday" }), /parameter fromDate /],
-      [() => client.InsertSubscriberSid({ ...samples.InsertSubscriberSid.params, strEmail: 5 as unknown as string }), /parameter strEmail is not a string/],
-      [() => client.GetNewsletterFilters({} as { intNewsletterId: number }), /parameter intNewsletterId is required/],
-    ];
-    for (const [call, message] of cases) {
-      const error = await rejection(call());
-      expect(error).toBeInstanceOf(TypeError);
-      expect((error as Error).message).toMatch(message);
-    }
-    expect(sent).toEqual([]);
-  });
+  it.each(bindingNames)(
+    "refuses wrong values with a TypeError naming the parameter, sending nothing (%s)",
+    async (binding) => {
+      const { client, sent } = countingClient(binding);
+      const cases: [() => Promise<unknown>, RegExp][] = [
+        [
+          () => client.GetNewsletterFilters({ intNewsletterId: "5" as unknown as number }),
+          /GetNewsletterFilters: parameter intNewsletterId is not a whole number/,
+        ],
+        [
+          () => client.GetNewsletterFilters({ intNewsletterId: 2 ** 31 }),
+          /parameter intNewsletterId is outside the 32-bit integer range/,
+        ],
+        [() => client.GetNewsletterFilters({ intNewsletterId: 1.5 }), /parameter intNewsletterId /],
+        [
+          () => client.GetTriggerClicks({ ...samples.GetTriggerClicks.params, triggerId: -(2 ** 31) - 1 }),
+          /parameter triggerId /,
+        ],
+        [
+          () => client.GetTriggerClicks({ ...samples.GetTriggerClicks.params, fromDate: "yesterday" }),
+          /parameter fromDate /,
+        ],
+        [
+          () =>
+            client.InsertSubscriberSid({
+              ...samples.InsertSubscriberSid.params,
+              strEmail: 5 as unknown as string,
+            }),
+          /parameter strEmail is not a string/,
+        ],
+        [
+          () => client.GetNewsletterFilters({} as { intNewsletterId: number }),
+          /parameter intNewsletterId is required/,
+        ],
+      ];
+      for (const [call, message] of cases) {
+        const error = await rejection(call());
+        expect(error).toBeInstanceOf(TypeError);
+        expect((error as Error).message).toMatch(message);
+      }
+      expect(sent).toEqual([]);
+    },
+  );
 });

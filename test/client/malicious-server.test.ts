@@ -40,7 +40,9 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 /** Runs `run`, sampling RSS every few milliseconds; the growth is peak minus the RSS before, in MiB. */
-async function withPeakRss<T>(run: () => Promise<T>): Promise<{ outcome: PromiseSettledResult<T>; growthMiB: number }> {
+async function withPeakRss<T>(
+  run: () => Promise<T>,
+): Promise<{ outcome: PromiseSettledResult<T>; growthMiB: number }> {
   const before = process.memoryUsage().rss;
   let peak = before;
   const sample = setInterval(() => {
@@ -73,7 +75,11 @@ const callSid = (binding: BindingName, config: Partial<ClientConfig> = {}) =>
   client(binding, config).InsertSubscriberSid(samples.InsertSubscriberSid.params);
 
 /** Writes `chunk` until the connection closes or `cap` bytes are out, honouring backpressure. */
-function pour(res: ServerResponse, chunk: Buffer, cap: number): { sent: () => number; closed: Promise<void> } {
+function pour(
+  res: ServerResponse,
+  chunk: Buffer,
+  cap: number,
+): { sent: () => number; closed: Promise<void> } {
   let sent = 0;
   const closed = new Promise<void>((resolve) => res.on("close", () => resolve()));
   const pump = () => {
@@ -104,21 +110,26 @@ async function within(closed: Promise<void>, ms: number, what: string): Promise<
 }
 
 describe("answers that never end", () => {
-  it.each(bindingNames)("an endless body stops at maxResponseBytes and the connection is closed (%s)", async (binding) => {
-    let stream: ReturnType<typeof pour> | undefined;
-    behaviour = (_req, res) => {
-      res.writeHead(200, { "content-type": "text/xml; charset=utf-8" });
-      stream = pour(res, Buffer.alloc(64 * 1024, 0x20), 1024 * MiB);
-    };
-    const error = await rejection(callSid(binding, { maxResponseBytes: MiB }));
-    expect(error).toBeInstanceOf(ResponseTooLargeError);
-    expect(error).toBeInstanceOf(ClientCallError);
-    expect(error).toMatchObject({ maxResponseBytes: MiB, binding, operation: "InsertSubscriberSid" });
-    expect((error as Error).message).toBe("InsertSubscriberSid: the answer is larger than maxResponseBytes (1048576 bytes)");
-    await within(stream!.closed, 5000, "closing the connection");
-    // What sat in socket buffers when the client stopped, not the 1 GiB the server meant to send.
-    expect(stream!.sent()).toBeLessThan(64 * MiB);
-  });
+  it.each(bindingNames)(
+    "an endless body stops at maxResponseBytes and the connection is closed (%s)",
+    async (binding) => {
+      let stream: ReturnType<typeof pour> | undefined;
+      behaviour = (_req, res) => {
+        res.writeHead(200, { "content-type": "text/xml; charset=utf-8" });
+        stream = pour(res, Buffer.alloc(64 * 1024, 0x20), 1024 * MiB);
+      };
+      const error = await rejection(callSid(binding, { maxResponseBytes: MiB }));
+      expect(error).toBeInstanceOf(ResponseTooLargeError);
+      expect(error).toBeInstanceOf(ClientCallError);
+      expect(error).toMatchObject({ maxResponseBytes: MiB, binding, operation: "InsertSubscriberSid" });
+      expect((error as Error).message).toBe(
+        "InsertSubscriberSid: the answer is larger than maxResponseBytes (1048576 bytes)",
+      );
+      await within(stream!.closed, 5000, "closing the connection");
+      // What sat in socket buffers when the client stopped, not the 1 GiB the server meant to send.
+      expect(stream!.sent()).toBeLessThan(64 * MiB);
+    },
+  );
 
   it("an endless body stops at the default maxResponseBytes of 64 MiB, with RSS growth far below the 1 GiB sent", async () => {
     let stream: ReturnType<typeof pour> | undefined;
@@ -128,7 +139,10 @@ describe("answers that never end", () => {
     };
     const { outcome, growthMiB } = await withPeakRss(() => callSid("soap11"));
     expect(outcome.status).toBe("rejected");
-    expect((outcome as PromiseRejectedResult).reason).toMatchObject({ name: "ResponseTooLargeError", maxResponseBytes: 64 * MiB });
+    expect((outcome as PromiseRejectedResult).reason).toMatchObject({
+      name: "ResponseTooLargeError",
+      maxResponseBytes: 64 * MiB,
+    });
     await within(stream!.closed, 5000, "closing the connection");
     expect(growthMiB).toBeLessThan(200);
   });
@@ -145,29 +159,32 @@ describe("answers that never end", () => {
     expect(stream!.sent()).toBeLessThan(64 * MiB);
   });
 
-  it.each(bindingNames)("a body dripping a byte every 100 ms ends in a TimeoutError at timeoutMs (%s)", async (binding) => {
-    let closed: Promise<void> = Promise.resolve();
-    behaviour = (_req, res) => {
-      res.writeHead(200, { "content-type": "text/xml; charset=utf-8" });
-      closed = new Promise((resolve) => res.on("close", () => resolve()));
-      const body = Buffer.from(`<?xml version="1.0" encoding="utf-8"?>${" ".repeat(10_000)}`);
-      let i = 0;
-      const drip = setInterval(() => {
-        if (res.destroyed || i >= body.length) {
-          clearInterval(drip);
-          res.end();
-          return;
-        }
-        res.write(body.subarray(i, ++i));
-      }, 100);
-    };
-    // No upper bound on the elapsed time: the whole drip takes 1,000 s, so a time limit that did not
-    // cover the body (or restarted at every byte) never settles and fails at the test's time limit.
-    const error = await rejection(callSid(binding, { timeoutMs: 400 }));
-    expect(error).toBeInstanceOf(TimeoutError);
-    expect(error).toMatchObject({ timeoutMs: 400, binding });
-    await within(closed, 5000, "closing the connection");
-  });
+  it.each(bindingNames)(
+    "a body dripping a byte every 100 ms ends in a TimeoutError at timeoutMs (%s)",
+    async (binding) => {
+      let closed: Promise<void> = Promise.resolve();
+      behaviour = (_req, res) => {
+        res.writeHead(200, { "content-type": "text/xml; charset=utf-8" });
+        closed = new Promise((resolve) => res.on("close", () => resolve()));
+        const body = Buffer.from(`<?xml version="1.0" encoding="utf-8"?>${" ".repeat(10_000)}`);
+        let i = 0;
+        const drip = setInterval(() => {
+          if (res.destroyed || i >= body.length) {
+            clearInterval(drip);
+            res.end();
+            return;
+          }
+          res.write(body.subarray(i, ++i));
+        }, 100);
+      };
+      // No upper bound on the elapsed time: the whole drip takes 1,000 s, so a time limit that did not
+      // cover the body (or restarted at every byte) never settles and fails at the test's time limit.
+      const error = await rejection(callSid(binding, { timeoutMs: 400 }));
+      expect(error).toBeInstanceOf(TimeoutError);
+      expect(error).toMatchObject({ timeoutMs: 400, binding });
+      await within(closed, 5000, "closing the connection");
+    },
+  );
 });
 
 describe("a gzip bomb", () => {
@@ -193,7 +210,11 @@ describe("a gzip bomb", () => {
     let closed: Promise<void> = Promise.resolve();
     behaviour = (_req, res) => {
       closed = new Promise((resolve) => res.on("close", () => resolve()));
-      res.writeHead(200, { "content-type": "text/xml; charset=utf-8", "content-encoding": "gzip", "content-length": bomb.length });
+      res.writeHead(200, {
+        "content-type": "text/xml; charset=utf-8",
+        "content-encoding": "gzip",
+        "content-length": bomb.length,
+      });
       res.end(bomb);
     };
     const { outcome, growthMiB } = await withPeakRss(() => callSid("soap11"));
@@ -210,8 +231,13 @@ describe("a gzip bomb", () => {
       res.writeHead(200, { "content-type": "text/xml; charset=utf-8", "content-encoding": "gzip" });
       res.end(bomb);
     };
-    const { outcome, growthMiB } = await withPeakRss(() => callSid("httpPost", { maxResponseBytes: 2 * MiB }));
-    expect((outcome as PromiseRejectedResult).reason).toMatchObject({ name: "ResponseTooLargeError", maxResponseBytes: 2 * MiB });
+    const { outcome, growthMiB } = await withPeakRss(() =>
+      callSid("httpPost", { maxResponseBytes: 2 * MiB }),
+    );
+    expect((outcome as PromiseRejectedResult).reason).toMatchObject({
+      name: "ResponseTooLargeError",
+      maxResponseBytes: 2 * MiB,
+    });
     expect(growthMiB).toBeLessThan(100);
   });
 });
@@ -228,27 +254,41 @@ describe("redirects", () => {
   });
   afterAll(() => elsewhere.close());
 
-  const redirectTo = (status: number, location: string | undefined): Behaviour => (_req, res) => {
-    res.writeHead(status, location === undefined ? {} : { location }).end("moved");
-  };
+  const redirectTo =
+    (status: number, location: string | undefined): Behaviour =>
+    (_req, res) => {
+      res.writeHead(status, location === undefined ? {} : { location }).end("moved");
+    };
 
-  it.each(bindingNames)("a 307 to another origin is a RedirectError and the other origin gets nothing (%s)", async (binding) => {
-    behaviour = redirectTo(307, `${elsewhere.origin}/steal/ExternalAPIService.asmx`);
-    const before = requests;
-    const error = await rejection(callSid(binding));
-    expect(error).toBeInstanceOf(RedirectError);
-    expect(error).toBeInstanceOf(ClientCallError);
-    expect(error).toMatchObject({ status: 307, targetOrigin: elsewhere.origin, binding, operation: "InsertSubscriberSid" });
-    expect((error as Error).message).toBe(
-      `InsertSubscriberSid: the answer is HTTP 307 to ${elsewhere.origin}, which the client does not follow`,
-    );
-    expect(requests - before).toBe(1);
-    expect(elsewhereRequests).toBe(0);
-  });
+  it.each(bindingNames)(
+    "a 307 to another origin is a RedirectError and the other origin gets nothing (%s)",
+    async (binding) => {
+      behaviour = redirectTo(307, `${elsewhere.origin}/steal/ExternalAPIService.asmx`);
+      const before = requests;
+      const error = await rejection(callSid(binding));
+      expect(error).toBeInstanceOf(RedirectError);
+      expect(error).toBeInstanceOf(ClientCallError);
+      expect(error).toMatchObject({
+        status: 307,
+        targetOrigin: elsewhere.origin,
+        binding,
+        operation: "InsertSubscriberSid",
+      });
+      expect((error as Error).message).toBe(
+        `InsertSubscriberSid: the answer is HTTP 307 to ${elsewhere.origin}, which the client does not follow`,
+      );
+      expect(requests - before).toBe(1);
+      expect(elsewhereRequests).toBe(0);
+    },
+  );
 
   it.each([301, 302, 303, 308])("a %i is not followed either", async (status) => {
     behaviour = redirectTo(status, `${elsewhere.origin}/ExternalAPIService.asmx`);
-    expect(await rejection(callSid("soap11"))).toMatchObject({ name: "RedirectError", status, targetOrigin: elsewhere.origin });
+    expect(await rejection(callSid("soap11"))).toMatchObject({
+      name: "RedirectError",
+      status,
+      targetOrigin: elsewhere.origin,
+    });
     expect(elsewhereRequests).toBe(0);
   });
 
@@ -261,21 +301,36 @@ describe("redirects", () => {
 
   it("a 3xx without a readable Location is a RedirectError without a target", async () => {
     behaviour = redirectTo(301, "http://[bad");
-    expect(await rejection(callSid("soap11"))).toMatchObject({ name: "RedirectError", status: 301, targetOrigin: undefined });
+    expect(await rejection(callSid("soap11"))).toMatchObject({
+      name: "RedirectError",
+      status: 301,
+      targetOrigin: undefined,
+    });
     behaviour = redirectTo(300, undefined);
-    expect(await rejection(callSid("soap11"))).toMatchObject({ name: "RedirectError", status: 300, targetOrigin: undefined });
+    expect(await rejection(callSid("soap11"))).toMatchObject({
+      name: "RedirectError",
+      status: 300,
+      targetOrigin: undefined,
+    });
   });
 
   it("a browser's opaque redirect is a RedirectError without status or target, and fetch is asked not to follow", async () => {
     const inits: RequestInit[] = [];
-    const opaque = { type: "opaqueredirect", status: 0, headers: new Headers(), body: null } as unknown as Response;
+    const opaque = {
+      type: "opaqueredirect",
+      status: 0,
+      headers: new Headers(),
+      body: null,
+    } as unknown as Response;
     const fetch = (async (_input: string | URL | Request, init?: RequestInit) => {
       inits.push(init ?? {});
       return opaque;
     }) as typeof globalThis.fetch;
     const error = await rejection(callSid("soap12", { fetch }));
     expect(error).toMatchObject({ name: "RedirectError", status: undefined, targetOrigin: undefined });
-    expect((error as Error).message).toBe("InsertSubscriberSid: the answer is a redirect, which the client does not follow");
+    expect((error as Error).message).toBe(
+      "InsertSubscriberSid: the answer is a redirect, which the client does not follow",
+    );
     expect(inits.map((init) => init.redirect)).toEqual(["manual"]);
   });
 });
@@ -284,9 +339,11 @@ describe("answers too big to parse", () => {
   const soapAnswer = (open: string, inner: string) =>
     `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${SOAP11_NS}"><soap:Body>` +
     `${open}<InsertSubscriberSidResult>42</InsertSubscriberSidResult>${inner}</InsertSubscriberSidResponse></soap:Body></soap:Envelope>`;
-  const serve = (body: string): Behaviour => (_req, res) => {
-    res.writeHead(200, { "content-type": "text/xml; charset=utf-8" }).end(body);
-  };
+  const serve =
+    (body: string): Behaviour =>
+    (_req, res) => {
+      res.writeHead(200, { "content-type": "text/xml; charset=utf-8" }).end(body);
+    };
   const readers = [
     ["the scanner", undefined],
     ["fast-xml-parser", readXmlWithFastXmlParser],
@@ -295,12 +352,18 @@ describe("answers too big to parse", () => {
   /** An answer as long as `body` that reads without refusal: whitespace between the response's elements. */
   const plainAnswerAsLongAs = (body: string) => {
     const short = soapAnswer('<InsertSubscriberSidResponse xmlns="http://tempuri.org/">', "");
-    return soapAnswer('<InsertSubscriberSidResponse xmlns="http://tempuri.org/">', " ".repeat(body.length - short.length));
+    return soapAnswer(
+      '<InsertSubscriberSidResponse xmlns="http://tempuri.org/">',
+      " ".repeat(body.length - short.length),
+    );
   };
 
   it.each(readers)("100,000 attributes on one element are refused quickly (%s)", async (_, xmlReader) => {
     const attributes = Array.from({ length: 100_000 }, (_, i) => ` a${i}="1"`).join("");
-    const hostileBody = soapAnswer(`<InsertSubscriberSidResponse xmlns="http://tempuri.org/"${attributes}>`, "");
+    const hostileBody = soapAnswer(
+      `<InsertSubscriberSidResponse xmlns="http://tempuri.org/"${attributes}>`,
+      "",
+    );
     const plainBody = plainAnswerAsLongAs(hostileBody);
     behaviour = serve(hostileBody);
     const error = await rejection(callSid("soap11", { xmlReader }));
@@ -317,22 +380,36 @@ describe("answers too big to parse", () => {
     expect(ratio).toBeLessThan(10);
   });
 
-  it.each(readers)("2,000,000 elements are refused at maxElements, without the tree (%s)", async (_, xmlReader) => {
-    const hostileBody = soapAnswer('<InsertSubscriberSidResponse xmlns="http://tempuri.org/">', "<a/>".repeat(2_000_000));
-    behaviour = serve(hostileBody);
-    // No time bound: that the readers refuse at the limit without reading further is shown exactly in
-    // test/runtime/xml/limits.test.ts; here, that the client keeps no tree of the rest.
-    const { outcome, growthMiB } = await withPeakRss(() => callSid("soap11", { xmlReader }));
-    const error = (outcome as PromiseRejectedResult).reason;
-    expect(error).toBeInstanceOf(ResponseFormatError);
-    expect((error as Error).cause).toMatchObject({ name: "XmlRefusal", reason: "elements" });
-    expect(growthMiB).toBeLessThan(300);
-  });
+  it.each(readers)(
+    "2,000,000 elements are refused at maxElements, without the tree (%s)",
+    async (_, xmlReader) => {
+      const hostileBody = soapAnswer(
+        '<InsertSubscriberSidResponse xmlns="http://tempuri.org/">',
+        "<a/>".repeat(2_000_000),
+      );
+      behaviour = serve(hostileBody);
+      // No time bound: that the readers refuse at the limit without reading further is shown exactly in
+      // test/runtime/xml/limits.test.ts; here, that the client keeps no tree of the rest.
+      const { outcome, growthMiB } = await withPeakRss(() => callSid("soap11", { xmlReader }));
+      const error = (outcome as PromiseRejectedResult).reason;
+      expect(error).toBeInstanceOf(ResponseFormatError);
+      expect((error as Error).cause).toMatchObject({ name: "XmlRefusal", reason: "elements" });
+      expect(growthMiB).toBeLessThan(300);
+    },
+  );
 
   it("maxElements in the config bounds an answer; the default reads a list of 20 records", async () => {
-    const trigger = (i: number) => ({ Id: i, Name: `t${i}`, Created: "2024-05-06T07:08:09", MailinglistId: 5, MailinglistName: "L" });
+    const trigger = (i: number) => ({
+      Id: i,
+      Name: `t${i}`,
+      Created: "2024-05-06T07:08:09",
+      MailinglistId: 5,
+      MailinglistName: "L",
+    });
     const records = Array.from({ length: 20 }, (_, i) => trigger(i));
-    const answer = bindingFactories.soap11(service, { readXml }).encodeResponse(operations.GetTriggerIdForAccount, records, {});
+    const answer = bindingFactories
+      .soap11(service, { readXml })
+      .encodeResponse(operations.GetTriggerIdForAccount, records, {});
     behaviour = serve(answer.body);
     const list = await client("soap11").GetTriggerIdForAccount({});
     expect(list).toHaveLength(20);
@@ -343,32 +420,53 @@ describe("answers too big to parse", () => {
 });
 
 describe("answers in other charsets", () => {
-  const RECORD = { Id: 1, Name: "café", Created: "2024-05-06T07:08:09", MailinglistId: 5, MailinglistName: "Löfgren" };
+  const RECORD = {
+    Id: 1,
+    Name: "café",
+    Created: "2024-05-06T07:08:09",
+    MailinglistId: 5,
+    MailinglistName: "Löfgren",
+  };
 
   /** The answer of GetTriggerIdForAccount with RECORD, as the binding writes it, and its content type's media type. */
   function wellFormed(binding: BindingName): { body: string; media: string } {
-    const answer = bindingFactories[binding](service, { readXml }).encodeResponse(operations.GetTriggerIdForAccount, [RECORD], {});
+    const answer = bindingFactories[binding](service, { readXml }).encodeResponse(
+      operations.GetTriggerIdForAccount,
+      [RECORD],
+      {},
+    );
     return { body: answer.body, media: (answer.headers["content-type"] ?? "").split(";")[0] };
   }
-  const serveBytes = (contentType: string, bytes: Uint8Array): Behaviour => (_req, res) => {
-    res.writeHead(200, { "content-type": contentType }).end(bytes);
-  };
+  const serveBytes =
+    (contentType: string, bytes: Uint8Array): Behaviour =>
+    (_req, res) => {
+      res.writeHead(200, { "content-type": contentType }).end(bytes);
+    };
   const latin1 = (text: string) => Buffer.from(text, "latin1");
   const call = (binding: BindingName) => client(binding).GetTriggerIdForAccount({});
 
-  it.each(bindingNames)("an iso-8859-1 answer (Content-Type charset) reads é correctly (%s)", async (binding) => {
-    const { body, media } = wellFormed(binding);
-    behaviour = serveBytes(`${media}; charset=iso-8859-1`, latin1(body.replace('encoding="utf-8"', 'encoding="iso-8859-1"')));
-    const [record] = await call(binding);
-    expect(record).toMatchObject({ Name: "café", MailinglistName: "Löfgren" });
-  });
+  it.each(bindingNames)(
+    "an iso-8859-1 answer (Content-Type charset) reads é correctly (%s)",
+    async (binding) => {
+      const { body, media } = wellFormed(binding);
+      behaviour = serveBytes(
+        `${media}; charset=iso-8859-1`,
+        latin1(body.replace('encoding="utf-8"', 'encoding="iso-8859-1"')),
+      );
+      const [record] = await call(binding);
+      expect(record).toMatchObject({ Name: "café", MailinglistName: "Löfgren" });
+    },
+  );
 
-  it.each(bindingNames)("an iso-8859-1 answer named only by its XML declaration reads é correctly (%s)", async (binding) => {
-    const { body, media } = wellFormed(binding);
-    behaviour = serveBytes(media, latin1(body.replace('encoding="utf-8"', 'encoding="ISO-8859-1"')));
-    const [record] = await call(binding);
-    expect(record).toMatchObject({ Name: "café", MailinglistName: "Löfgren" });
-  });
+  it.each(bindingNames)(
+    "an iso-8859-1 answer named only by its XML declaration reads é correctly (%s)",
+    async (binding) => {
+      const { body, media } = wellFormed(binding);
+      behaviour = serveBytes(media, latin1(body.replace('encoding="utf-8"', 'encoding="ISO-8859-1"')));
+      const [record] = await call(binding);
+      expect(record).toMatchObject({ Name: "café", MailinglistName: "Löfgren" });
+    },
+  );
 
   it.each(bindingNames)("a UTF-16 answer with a byte order mark is read (%s)", async (binding) => {
     const { body, media } = wellFormed(binding);
@@ -378,16 +476,22 @@ describe("answers in other charsets", () => {
     expect(record).toMatchObject({ Name: "café", MailinglistName: "Löfgren" });
   });
 
-  it.each(bindingNames)("an answer with invalid UTF-8 is a ResponseFormatError, not U+FFFD in a value (%s)", async (binding) => {
-    const { body, media } = wellFormed(binding);
-    const [before, after] = body.split("café");
-    behaviour = serveBytes(`${media}; charset=utf-8`, Buffer.concat([Buffer.from(before), Buffer.from([0x63, 0x61, 0x66, 0xc3]), Buffer.from(after)]));
-    const error = await rejection(call(binding));
-    expect(error).toBeInstanceOf(ResponseFormatError);
-    expect((error as Error).message).toBe(
-      "GetTriggerIdForAccount: HTTP 200: the answer cannot be read as text (The body is not valid UTF-8.)",
-    );
-  });
+  it.each(bindingNames)(
+    "an answer with invalid UTF-8 is a ResponseFormatError, not U+FFFD in a value (%s)",
+    async (binding) => {
+      const { body, media } = wellFormed(binding);
+      const [before, after] = body.split("café");
+      behaviour = serveBytes(
+        `${media}; charset=utf-8`,
+        Buffer.concat([Buffer.from(before), Buffer.from([0x63, 0x61, 0x66, 0xc3]), Buffer.from(after)]),
+      );
+      const error = await rejection(call(binding));
+      expect(error).toBeInstanceOf(ResponseFormatError);
+      expect((error as Error).message).toBe(
+        "GetTriggerIdForAccount: HTTP 200: the answer cannot be read as text (The body is not valid UTF-8.)",
+      );
+    },
+  );
 
   it("a charset the client does not read is a ResponseFormatError naming it", async () => {
     const { body } = wellFormed("soap11");
@@ -399,7 +503,9 @@ describe("answers in other charsets", () => {
 
   it("an HTTP binding's iso-8859-1 error text is read in its charset", async () => {
     behaviour = (_req, res) => {
-      res.writeHead(500, { "content-type": "text/plain; charset=iso-8859-1" }).end(latin1("System.Exception: Fermé à clé."));
+      res
+        .writeHead(500, { "content-type": "text/plain; charset=iso-8859-1" })
+        .end(latin1("System.Exception: Fermé à clé."));
     };
     const error = await rejection(call("httpGet"));
     expect(error).toBeInstanceOf(HttpBindingError);
@@ -447,7 +553,9 @@ describe("client defaults and limits", () => {
   it("a timeoutMs beyond the longest timer still waits (it does not fire at once)", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     let settled: unknown = "pending";
-    const call = callSid("soap11", { fetch: hangingFetch, timeoutMs: 1e12 }).catch((error: unknown) => (settled = error));
+    const call = callSid("soap11", { fetch: hangingFetch, timeoutMs: 1e12 }).catch(
+      (error: unknown) => (settled = error),
+    );
     await vi.advanceTimersByTimeAsync(24 * 3600 * 1000);
     expect(settled).toBe("pending");
     await vi.advanceTimersByTimeAsync(2 ** 31);
@@ -463,7 +571,8 @@ describe("client defaults and limits", () => {
         cancelled = true;
       },
     });
-    const fetch = (async () => new Response(stalled, { headers: { "content-type": "text/xml" } })) as typeof globalThis.fetch;
+    const fetch = (async () =>
+      new Response(stalled, { headers: { "content-type": "text/xml" } })) as typeof globalThis.fetch;
     const error = await rejection(callSid("soap11", { fetch, timeoutMs: 100 }));
     expect(error).toBeInstanceOf(TimeoutError);
     expect(cancelled).toBe(true);
@@ -484,7 +593,10 @@ describe("client defaults and limits", () => {
     const answer =
       '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>' +
       '<InsertSubscriberSidResponse xmlns="http://tempuri.org/"><InsertSubscriberSidResult>42</InsertSubscriberSidResult></InsertSubscriberSidResponse></soap:Body></soap:Envelope>';
-    const fetch = (async () => new Response(answer, { headers: { "content-type": "text/xml; charset=utf-8" } })) as typeof globalThis.fetch;
+    const fetch = (async () =>
+      new Response(answer, {
+        headers: { "content-type": "text/xml; charset=utf-8" },
+      })) as typeof globalThis.fetch;
     expect(await callSid("soap11", { fetch, timeoutMs })).toBe(42n);
   });
 });

@@ -37,23 +37,38 @@ async function remote(profile: "protocol" | "service"): Promise<{ code: number; 
 
 const outcomeOf = (line: string) => line.split(" | ")[1]?.trim();
 
-describe.runIf(monoInstalled)("the conformance profiles against ExternalAPIService on an ASMX host (Mono)", () => {
-  it("--profile protocol: every row passes, the WSDL and all 80 shapes among them", async () => {
-    const { code, lines } = await remote("protocol");
-    expect(lines.filter((l) => outcomeOf(l) === "failed")).toEqual([]);
-    expect(code).toBe(0);
-    const passed = lines.filter((l) => outcomeOf(l) === "passed").map((l) => l.split(" | ")[0]!.trim());
-    expect(passed.filter((name) => name.endsWith("/shape"))).toHaveLength(80);
-    expect(passed).toEqual(expect.arrayContaining(["wsdl/served", "wsdl/soap11", "wsdl/soap12", "wsdl/httpGet", "wsdl/httpPost"]));
-    // Rows skipped remotely are only the cases a live endpoint is never held to (limits of its own).
-    expect(lines.filter((l) => outcomeOf(l) === "skipped").every((l) => l.includes("not for live endpoints"))).toBe(true);
-  }, 300_000);
+describe.runIf(monoInstalled)(
+  "the conformance profiles against ExternalAPIService on an ASMX host (Mono)",
+  () => {
+    it("--profile protocol: every row passes, the WSDL and all 80 shapes among them", async () => {
+      const { code, lines } = await remote("protocol");
+      expect(lines.filter((l) => outcomeOf(l) === "failed")).toEqual([]);
+      expect(code).toBe(0);
+      const passed = lines.filter((l) => outcomeOf(l) === "passed").map((l) => l.split(" | ")[0]!.trim());
+      expect(passed.filter((name) => name.endsWith("/shape"))).toHaveLength(80);
+      expect(passed).toEqual(
+        expect.arrayContaining([
+          "wsdl/served",
+          "wsdl/soap11",
+          "wsdl/soap12",
+          "wsdl/httpGet",
+          "wsdl/httpPost",
+        ]),
+      );
+      // Rows skipped remotely are only the cases a live endpoint is never held to (limits of its own).
+      expect(
+        lines.filter((l) => outcomeOf(l) === "skipped").every((l) => l.includes("not for live endpoints")),
+      ).toBe(true);
+    }, 300_000);
 
-  it("--profile service: the host does none of our validation, so most rows fail there", async () => {
-    const { code, lines } = await remote("service");
-    const failed = lines.filter((l) => outcomeOf(l) === "failed").length;
-    const serviceRefusals = casesOf(loadCases(loadReferenceService()), "service").filter((c) => c.error).length;
-    expect(code).toBe(1);
-    expect(failed).toBeGreaterThan(serviceRefusals);
-  }, 300_000);
-});
+    it("--profile service: the host does none of our validation, so most rows fail there", async () => {
+      const { code, lines } = await remote("service");
+      const failed = lines.filter((l) => outcomeOf(l) === "failed").length;
+      const serviceRefusals = casesOf(loadCases(loadReferenceService()), "service").filter(
+        (c) => c.error,
+      ).length;
+      expect(code).toBe(1);
+      expect(failed).toBeGreaterThan(serviceRefusals);
+    }, 300_000);
+  },
+);

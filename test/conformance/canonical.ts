@@ -111,7 +111,9 @@ function convert(raw: RawNode, parentScope: ReadonlyMap<string, string>): XNode 
 export function readTree(xml: string): XNode {
   const valid = XMLValidator.validate(xml);
   if (valid !== true) throw new Error(`not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);
-  const roots = (parser.parse(xml) as RawNode[]).filter((n) => !Object.keys(n).some((k) => k.startsWith("#")));
+  const roots = (parser.parse(xml) as RawNode[]).filter(
+    (n) => !Object.keys(n).some((k) => k.startsWith("#")),
+  );
   if (roots.length !== 1) throw new Error(`expected one root element, found ${roots.length}`);
   return convert(roots[0], new Map());
 }

@@ -9,7 +9,13 @@ import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
-import { FIXTURE_DESCRIPTIONS, FIXTURE_KEYS, parseFixtureFlags, readFixturesFile, type GivenFixtures } from "./fixtures.js";
+import {
+  FIXTURE_DESCRIPTIONS,
+  FIXTURE_KEYS,
+  parseFixtureFlags,
+  readFixturesFile,
+  type GivenFixtures,
+} from "./fixtures.js";
 import { runRemote } from "./remote/run.js";
 import { setupFixtures } from "./remote/setup.js";
 
@@ -30,7 +36,11 @@ async function firstLine(stdin: NodeJS.ReadableStream): Promise<string> {
   return "";
 }
 
-async function check(argv: readonly string[], env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<number> {
+async function check(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  print: (line: string) => void,
+): Promise<number> {
   const args = await yargs(argv)
     .scriptName("npm run conformance --")
     .usage(
@@ -56,7 +66,10 @@ async function check(argv: readonly string[], env: NodeJS.ProcessEnv, print: (li
       default: [] as string[],
       describe: "one fixture, key=value (over the file's)",
     })
-    .option("username", { type: "string", describe: "account user name (strUsername); default: the fixtures file's" })
+    .option("username", {
+      type: "string",
+      describe: "account user name (strUsername); default: the fixtures file's",
+    })
     .option("password", {
       type: "string",
       describe: "account password (strPassword); default: CONFORMANCE_PASSWORD, else the fixtures file's",
@@ -74,7 +87,11 @@ async function check(argv: readonly string[], env: NodeJS.ProcessEnv, print: (li
         "validation adds; all: both",
     })
     .option("namespace", { type: "string", describe: "the service's XML namespace, if not the spec's" })
-    .option("timeout", { type: "number", default: 30_000, describe: "per-request time limit in milliseconds" })
+    .option("timeout", {
+      type: "number",
+      default: 30_000,
+      describe: "per-request time limit in milliseconds",
+    })
     .version(false)
     .strict()
     .help()
@@ -111,17 +128,26 @@ async function setup(
         "live-endpoint cases need, through the admin CLI (on the service's database) and the service's operations, " +
         "and writes the fixtures file (username and ids; never the password). Guide: docs/conformance.md.",
     )
-    .option("url", { type: "string", demandOption: true, describe: "the running service's endpoint, http://host:port/ExternalAPIService.asmx" })
+    .option("url", {
+      type: "string",
+      demandOption: true,
+      describe: "the running service's endpoint, http://host:port/ExternalAPIService.asmx",
+    })
     .option("username", { type: "string", demandOption: true, describe: "the new account's user name" })
     .option("database", {
       type: "string",
       describe: "the service's database URL (no password here: use DATABASE_URL or PGPASSWORD)",
       defaultDescription: "DATABASE_URL, else sqlite:data/service.db",
     })
-    .option("email", { type: "string", default: "conformance@example.test", describe: "the subscriber's e-mail address" })
+    .option("email", {
+      type: "string",
+      default: "conformance@example.test",
+      describe: "the subscriber's e-mail address",
+    })
     .option("import-url", {
       type: "string",
-      describe: "a CSV file's URL the service may fetch (its host in IMPORT_ALLOW_HOSTS if private), written as importUrl",
+      describe:
+        "a CSV file's URL the service may fetch (its host in IMPORT_ALLOW_HOSTS if private), written as importUrl",
     })
     .option("out", { type: "string", default: "fixtures.json", describe: "where to write the fixtures file" })
     .version(false)
@@ -130,7 +156,8 @@ async function setup(
     .fail(usageError)
     .parseAsync();
   const password = await firstLine(stdin);
-  if (password === "") throw new Error("setup: give the new account's password on standard input (first line)");
+  if (password === "")
+    throw new Error("setup: give the new account's password on standard input (first line)");
   const fixtures = await setupFixtures({
     url: args.url,
     databaseUrl: args.database ?? env.DATABASE_URL ?? "sqlite:data/service.db",
@@ -151,7 +178,9 @@ export async function main(
 ): Promise<number> {
   const env = io.env ?? process.env;
   const print = io.print ?? ((line: string) => console.log(line));
-  return argv[0] === "setup" ? setup(argv.slice(1), env, io.stdin ?? process.stdin, print) : check(argv, env, print);
+  return argv[0] === "setup"
+    ? setup(argv.slice(1), env, io.stdin ?? process.stdin, print)
+    : check(argv, env, print);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

@@ -45,7 +45,9 @@ describe("the matrix", () => {
     for (const op of service.operations.keys()) {
       for (const role of ["server", "client"] as const) {
         const covered = new Set(
-          runs.filter((r) => r.case.operation === op && r.role === role && r.case.result).map((r) => r.binding),
+          runs
+            .filter((r) => r.case.operation === op && r.role === role && r.case.result)
+            .map((r) => r.binding),
         );
         expect([op, role, [...covered].sort()]).toEqual([op, role, [...REF_BINDINGS].sort()]);
       }

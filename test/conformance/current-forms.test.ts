@@ -48,7 +48,9 @@ function currentFormsSpec(): { text: string; kinds: string[] } {
     params: [{ name: "strMailingListID", type: "string", required: true, doc: "Id of the mailing list." }],
     result: { type: "boolean", doc: "True when the list has at least one active subscriber." },
   });
-  const kinds = spec.groups.flatMap((g) => g.operations.flatMap((op) => ((op.result as Raw)?.kind ? [String((op.result as Raw).kind)] : [])));
+  const kinds = spec.groups.flatMap((g) =>
+    g.operations.flatMap((op) => ((op.result as Raw)?.kind ? [String((op.result as Raw).kind)] : [])),
+  );
   return { text: stringify(spec, { lineWidth: 0 }), kinds };
 }
 
@@ -86,7 +88,8 @@ let generated: { server: GeneratedServer; client: GeneratedClient } | undefined;
 
 beforeAll(async () => {
   const result = await generate({ spec: SPEC, out: OUT });
-  if (!result.ok) throw new Error(result.diagnostics.map((d) => `${d.line}:${d.col} ${d.message}`).join("\n"));
+  if (!result.ok)
+    throw new Error(result.diagnostics.map((d) => `${d.line}:${d.col} ${d.message}`).join("\n"));
   generated = {
     server: (await import(pathToFileURL(path.join(OUT, "server.ts")).href)) as GeneratedServer,
     client: (await import(pathToFileURL(path.join(OUT, "client.ts")).href)) as GeneratedClient,
@@ -113,7 +116,10 @@ for (const role of ["server", "client"] as Role[]) {
   describe(`${role} role on code generated from the current forms`, () => {
     let peer: ServerRole | ClientRole;
     beforeAll(async () => {
-      peer = role === "server" ? await startServerRole(service, generated!.server) : await startClientRole(service, generated!.client);
+      peer =
+        role === "server"
+          ? await startServerRole(service, generated!.server)
+          : await startClientRole(service, generated!.client);
     });
     afterAll(() => peer?.close());
     for (const run of runs.filter((r) => r.role === role)) it(run.path, () => peer.run(run));

@@ -86,7 +86,9 @@ function isFixtureKey(key: string): key is FixtureKey {
 function fixtureText(value: unknown, where: string): string {
   if (typeof value === "string" && value !== "") return value;
   if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);
-  throw new Error(`${where}: a fixture is a non-empty string or a whole number, got ${JSON.stringify(value)}`);
+  throw new Error(
+    `${where}: a fixture is a non-empty string or a whole number, got ${JSON.stringify(value)}`,
+  );
 }
 
 /**
@@ -100,7 +102,8 @@ export function readFixturesFile(file: string): GivenFixtures {
   } catch (error) {
     throw new Error(`--fixtures ${file}: ${(error as Error).message}`);
   }
-  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) throw new Error(`--fixtures ${file}: expected a JSON object`);
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc))
+    throw new Error(`--fixtures ${file}: expected a JSON object`);
   const values: Partial<Record<FixtureKey, string>> = {};
   let username: string | undefined;
   let password: string | undefined;
@@ -116,7 +119,11 @@ export function readFixturesFile(file: string): GivenFixtures {
       throw new Error(`${where}: not a fixture (username, password, ${FIXTURE_KEYS.join(", ")})`);
     }
   }
-  return { ...(username === undefined ? {} : { username }), ...(password === undefined ? {} : { password }), values };
+  return {
+    ...(username === undefined ? {} : { username }),
+    ...(password === undefined ? {} : { password }),
+    values,
+  };
 }
 
 /** `--fixture key=value` flags, over the file's values. */

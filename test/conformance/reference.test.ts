@@ -35,7 +35,11 @@ describe("reference requests match docs/wire.md", () => {
   it("§4 HTTP GET and HTTP POST", () => {
     const get = referenceRequest(op("GetReportViewsByDateInterval"), "httpGet", wire.GET_REQUEST_VALUES);
     expect(`${get.method} /ExternalAPIService.asmx${get.path}?${get.query}`).toBe(wire.GET_REQUEST_LINE);
-    const post = referenceRequest(op("InsertCsvSubscribersWithDemDataUpdateOption"), "httpPost", wire.POST_REQUEST_VALUES);
+    const post = referenceRequest(
+      op("InsertCsvSubscribersWithDemDataUpdateOption"),
+      "httpPost",
+      wire.POST_REQUEST_VALUES,
+    );
     expect(post).toEqual({
       method: "POST",
       path: "/InsertCsvSubscribersWithDemDataUpdateOption",
@@ -48,7 +52,9 @@ describe("reference requests match docs/wire.md", () => {
 
 describe("reference responses match docs/wire.md", () => {
   it("§2 SOAP 1.1 scalar", () => {
-    expect(referenceResponse(op("InsertSubscriberSid"), "soap11", "1234567890123", {}).body).toBe(wire.SOAP11_RESPONSE_BODY);
+    expect(referenceResponse(op("InsertSubscriberSid"), "soap11", "1234567890123", {}).body).toBe(
+      wire.SOAP11_RESPONSE_BODY,
+    );
   });
 
   it("§3 SOAP 1.2 single record", () => {
@@ -63,10 +69,22 @@ describe("reference responses match docs/wire.md", () => {
   });
 
   it("§4 HTTP documents: scalar, list, empty list, record", () => {
-    expect(referenceResponse(op("InsertSubscriberSid"), "httpGet", "1234567890123", {}).body).toBe(wire.LONG_DOCUMENT);
-    const trigger = { Id: "1", Name: "t1", Created: "2024-05-06T07:08:09", MailinglistId: "5", MailinglistName: "L" };
-    expect(referenceResponse(op("GetTriggerIdForAccount"), "httpPost", [trigger], {}).body).toBe(wire.TRIGGER_LIST_DOCUMENT);
-    expect(referenceResponse(op("GetNewsletterFilters"), "httpGet", [], {}).body).toBe(wire.EMPTY_LIST_DOCUMENT);
+    expect(referenceResponse(op("InsertSubscriberSid"), "httpGet", "1234567890123", {}).body).toBe(
+      wire.LONG_DOCUMENT,
+    );
+    const trigger = {
+      Id: "1",
+      Name: "t1",
+      Created: "2024-05-06T07:08:09",
+      MailinglistId: "5",
+      MailinglistName: "L",
+    };
+    expect(referenceResponse(op("GetTriggerIdForAccount"), "httpPost", [trigger], {}).body).toBe(
+      wire.TRIGGER_LIST_DOCUMENT,
+    );
+    expect(referenceResponse(op("GetNewsletterFilters"), "httpGet", [], {}).body).toBe(
+      wire.EMPTY_LIST_DOCUMENT,
+    );
     expect(
       referenceResponse(
         op("SendSmsWithSenderName"),

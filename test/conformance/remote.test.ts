@@ -77,31 +77,41 @@ function startLaxHost(target: string): Promise<Listening> {
     req.on("end", () => {
       const body = Buffer.concat(chunks);
       const headers = { ...req.headers, "content-length": String(body.length) };
-      const upstream = http.request(`${target}${req.url ?? ""}`, { method: req.method, headers, agent: false }, (answer) => {
-        const parts: Buffer[] = [];
-        answer.on("data", (c: Buffer) => parts.push(c));
-        answer.on("end", () => {
-          const text = Buffer.concat(parts).toString("utf8");
-          const code = String(answer.headers["x-error-code"] ?? /<Code>(\w+)<\/Code>/.exec(text)?.[1] ?? "");
-          if (!SERVICE_ONLY_CODES.has(code)) {
-            res.writeHead(answer.statusCode ?? 500, answer.headers);
-            res.end(text);
-            return;
-          }
-          const isSoap = !/\.asmx\/\w/i.test(req.url ?? "");
-          const soap12 = String(req.headers["content-type"] ?? "").startsWith("application/soap+xml");
-          if (!isSoap) {
-            res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });
-            res.end("System.Exception: Object reference not set to an instance of an object.");
-          } else if (soap12) {
-            res.writeHead(500, { "content-type": "application/soap+xml; charset=utf-8" });
-            res.end('<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://www.w3.org/2003/05/soap-envelope"><soap:Body><soap:Fault><soap:Code><soap:Value>soap:Receiver</soap:Value></soap:Code><soap:Reason><soap:Text xml:lang="en">Server was unable to process request.</soap:Text></soap:Reason><soap:Detail /></soap:Fault></soap:Body></soap:Envelope>');
-          } else {
-            res.writeHead(500, { "content-type": "text/xml; charset=utf-8" });
-            res.end('<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><soap:Fault><faultcode>soap:Server</faultcode><faultstring>Server was unable to process request.</faultstring><detail /></soap:Fault></soap:Body></soap:Envelope>');
-          }
-        });
-      });
+      const upstream = http.request(
+        `${target}${req.url ?? ""}`,
+        { method: req.method, headers, agent: false },
+        (answer) => {
+          const parts: Buffer[] = [];
+          answer.on("data", (c: Buffer) => parts.push(c));
+          answer.on("end", () => {
+            const text = Buffer.concat(parts).toString("utf8");
+            const code = String(
+              answer.headers["x-error-code"] ?? /<Code>(\w+)<\/Code>/.exec(text)?.[1] ?? "",
+            );
+            if (!SERVICE_ONLY_CODES.has(code)) {
+              res.writeHead(answer.statusCode ?? 500, answer.headers);
+              res.end(text);
+              return;
+            }
+            const isSoap = !/\.asmx\/\w/i.test(req.url ?? "");
+            const soap12 = String(req.headers["content-type"] ?? "").startsWith("application/soap+xml");
+            if (!isSoap) {
+              res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });
+              res.end("System.Exception: Object reference not set to an instance of an object.");
+            } else if (soap12) {
+              res.writeHead(500, { "content-type": "application/soap+xml; charset=utf-8" });
+              res.end(
+                '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://www.w3.org/2003/05/soap-envelope"><soap:Body><soap:Fault><soap:Code><soap:Value>soap:Receiver</soap:Value></soap:Code><soap:Reason><soap:Text xml:lang="en">Server was unable to process request.</soap:Text></soap:Reason><soap:Detail /></soap:Fault></soap:Body></soap:Envelope>',
+              );
+            } else {
+              res.writeHead(500, { "content-type": "text/xml; charset=utf-8" });
+              res.end(
+                '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><soap:Fault><faultcode>soap:Server</faultcode><faultstring>Server was unable to process request.</faultstring><detail /></soap:Fault></soap:Body></soap:Envelope>',
+              );
+            }
+          });
+        },
+      );
       upstream.on("error", () => res.destroy());
       upstream.end(body);
     });
@@ -149,7 +159,10 @@ describe("runRemote", () => {
     ["a wrong root element", "root {http://tempuri.org/}ArrayOfTrigger"],
     ["a non-convertible Id", "TriggerResult.Id: 'x' does not convert to int"],
   ] as const)("names the one operation a server answers with %s", async (wrong, detail) => {
-    const { code, lines } = await remote({ url: `${broken[wrong].origin}/ExternalAPIService.asmx`, allowWrites: true });
+    const { code, lines } = await remote({
+      url: `${broken[wrong].origin}/ExternalAPIService.asmx`,
+      allowWrites: true,
+    });
     expect(code).not.toBe(0);
     expect(rowsWith(lines, "failed")).toEqual(["GetTriggerIdForAccount/httpGet/shape"]);
     expect(lines.find((l) => l.startsWith("GetTriggerIdForAccount/httpGet/shape"))).toContain(detail);
@@ -195,23 +208,41 @@ describe("--profile", () => {
     expect([protocol.code, service.code]).toEqual([0, 0]);
     const protocolRows = rowsWith(protocol.lines, "passed");
     const serviceRows = rowsWith(service.lines, "passed");
-    expect(protocolRows).toEqual(expect.arrayContaining(["wsdl/served", "GetRoiResults/soap11/no-soapaction", "GetRoiResults/soap11/malformed-xml"]));
+    expect(protocolRows).toEqual(
+      expect.arrayContaining([
+        "wsdl/served",
+        "GetRoiResults/soap11/no-soapaction",
+        "GetRoiResults/soap11/malformed-xml",
+      ]),
+    );
     expect(protocolRows.filter((r) => r.endsWith("/shape"))).toHaveLength(OPERATIONS * 4);
     expect(serviceRows).toContain("GetRoiResults/soap11/soapaction-names-another-operation");
     expect(serviceRows.filter((r) => r.startsWith("wsdl/") || r.endsWith("/shape"))).toEqual([]);
     const serviceNames = namesOf("service");
     const protocolNames = namesOf("protocol");
-    expect(protocolRows.filter((r) => !r.startsWith("wsdl/") && !r.endsWith("/shape") && !protocolNames.has(caseName(r)))).toEqual([]);
+    expect(
+      protocolRows.filter(
+        (r) => !r.startsWith("wsdl/") && !r.endsWith("/shape") && !protocolNames.has(caseName(r)),
+      ),
+    ).toEqual([]);
     expect(serviceRows.filter((r) => !serviceNames.has(caseName(r)))).toEqual([]);
   });
 
   it("a host without our validation (a legacy ASMX host) passes --profile protocol, and fails only service cases", async () => {
     const lax = await startLaxHost(ours.baseUrl);
     try {
-      const protocol = await remote({ url: `${lax.origin}/ExternalAPIService.asmx`, allowWrites: true, profile: "protocol" });
+      const protocol = await remote({
+        url: `${lax.origin}/ExternalAPIService.asmx`,
+        allowWrites: true,
+        profile: "protocol",
+      });
       expect(rowsWith(protocol.lines, "failed")).toEqual([]);
       expect(protocol.code).toBe(0);
-      const all = await remote({ url: `${lax.origin}/ExternalAPIService.asmx`, allowWrites: true, profile: "all" });
+      const all = await remote({
+        url: `${lax.origin}/ExternalAPIService.asmx`,
+        allowWrites: true,
+        profile: "all",
+      });
       const failed = rowsWith(all.lines, "failed");
       expect(failed.length).toBeGreaterThan(10);
       const serviceNames = namesOf("service");
@@ -224,7 +255,15 @@ describe("--profile", () => {
 
 describe("npm run conformance (child process)", () => {
   it("exits 0 on our server and non-zero on the broken one, naming the case", async () => {
-    const good = await cli(["--url", ours.endpointUrl, "--username", "u", "--password", "p", "--allow-writes"]);
+    const good = await cli([
+      "--url",
+      ours.endpointUrl,
+      "--username",
+      "u",
+      "--password",
+      "p",
+      "--allow-writes",
+    ]);
     expect(good.code).toBe(0);
     expect(good.stdout.trimEnd().split("\n").at(-1)).toMatch(/^\d+ passed, 0 failed$/);
     const bad = await cli([

@@ -31,7 +31,8 @@ function yamlBlocks(page: string): Block[] {
     if (!open) continue;
     const end = lines.indexOf("```", i + 1);
     if (end < 0) throw new Error(`${PAGE}:${i + 1}: a code block that never closes`);
-    if (open[1] === "yaml") blocks.push({ mark: open[2]!.trim(), text: lines.slice(i + 1, end).join("\n"), line: i + 2 });
+    if (open[1] === "yaml")
+      blocks.push({ mark: open[2]!.trim(), text: lines.slice(i + 1, end).join("\n"), line: i + 2 });
     i = end;
   }
   return blocks;
@@ -63,23 +64,28 @@ const base = parse(smallest.text) as Plain;
 
 describe(`${PAGE}: every YAML example is checked by the generator`, () => {
   it("has examples of each mark, and no YAML block without a mark", () => {
-    expect(blocks.filter((b) => !["spec", "fragment", "refused"].includes(b.mark)).map((b) => `${PAGE}:${b.line} \`yaml ${b.mark}\``)).toEqual([]);
+    expect(
+      blocks
+        .filter((b) => !["spec", "fragment", "refused"].includes(b.mark))
+        .map((b) => `${PAGE}:${b.line} \`yaml ${b.mark}\``),
+    ).toEqual([]);
     const counts = (mark: string) => blocks.filter((b) => b.mark === mark).length;
     expect(counts("spec")).toBeGreaterThan(0);
     expect(counts("fragment")).toBeGreaterThan(5);
     expect(counts("refused")).toBeGreaterThan(5);
   });
 
-  it.each(blocks.filter((b) => b.mark === "spec" || b.mark === "fragment").map((b) => ({ ...b, at: `${PAGE}:${b.line}` })))(
-    "$at ($mark) is accepted and normalizes",
-    ({ mark, text, at }) => {
-      const whole = mark === "spec" ? text : stringify(mergeFragment(base, parse(text) as Plain));
-      const { loaded, diagnostics } = check(whole, at);
-      expect(diagnostics).toEqual([]);
-      const model = normalize(loaded.value as SpecDocument).model;
-      expect(model.operations.length).toBeGreaterThan(0);
-    },
-  );
+  it.each(
+    blocks
+      .filter((b) => b.mark === "spec" || b.mark === "fragment")
+      .map((b) => ({ ...b, at: `${PAGE}:${b.line}` })),
+  )("$at ($mark) is accepted and normalizes", ({ mark, text, at }) => {
+    const whole = mark === "spec" ? text : stringify(mergeFragment(base, parse(text) as Plain));
+    const { loaded, diagnostics } = check(whole, at);
+    expect(diagnostics).toEqual([]);
+    const model = normalize(loaded.value as SpecDocument).model;
+    expect(model.operations.length).toBeGreaterThan(0);
+  });
 
   it.each(blocks.filter((b) => b.mark === "refused").map((b) => ({ ...b, at: `${PAGE}:${b.line}` })))(
     "$at is refused with the message it names",
@@ -87,7 +93,10 @@ describe(`${PAGE}: every YAML example is checked by the generator`, () => {
       const first = /^# refused: (.+)$/.exec(text.split("\n")[0]!);
       expect(first, `${at}: the first line names the message, "# refused: …"`).not.toBeNull();
       const { diagnostics } = check(stringify(mergeFragment(base, parse(text) as Plain)), at);
-      expect(diagnostics.some((d) => d.includes(first![1]!)), `${at}: got ${JSON.stringify(diagnostics)}`).toBe(true);
+      expect(
+        diagnostics.some((d) => d.includes(first![1]!)),
+        `${at}: got ${JSON.stringify(diagnostics)}`,
+      ).toBe(true);
     },
   );
 });
@@ -99,7 +108,12 @@ describe("the page reader", () => {
       { mark: "spec", text: "a: 1", line: 4 },
       { mark: "", text: "b: 2", line: 12 },
     ]);
-    expect(mergeFragment({ service: { name: "A", doc: "d" }, groups: [1] }, { service: { bindings: ["soap11"] }, groups: [2], rules: { r: {} } })).toEqual({
+    expect(
+      mergeFragment(
+        { service: { name: "A", doc: "d" }, groups: [1] },
+        { service: { bindings: ["soap11"] }, groups: [2], rules: { r: {} } },
+      ),
+    ).toEqual({
       service: { name: "A", doc: "d", bindings: ["soap11"] },
       groups: [2],
       rules: { r: {} },

@@ -53,10 +53,15 @@ describe.each(bindingNames)("generated client ↔ generated server over %s", (bi
 describe("client reader choice", () => {
   it("reads the same answers with fast-xml-parser as with the scanner", async () => {
     for (const binding of bindingNames) {
-      const client = createClient({ baseUrl: server.baseUrl, binding, ...CREDENTIALS, xmlReader: readXmlWithFastXmlParser });
-      await expect(client.GetReportViewsByDateInterval(samples.GetReportViewsByDateInterval.params)).resolves.toEqual(
-        samples.GetReportViewsByDateInterval.result,
-      );
+      const client = createClient({
+        baseUrl: server.baseUrl,
+        binding,
+        ...CREDENTIALS,
+        xmlReader: readXmlWithFastXmlParser,
+      });
+      await expect(
+        client.GetReportViewsByDateInterval(samples.GetReportViewsByDateInterval.params),
+      ).resolves.toEqual(samples.GetReportViewsByDateInterval.result);
       await expect(client.SendSmsWithSenderName(samples.SendSmsWithSenderName.params)).resolves.toEqual(
         samples.SendSmsWithSenderName.result,
       );

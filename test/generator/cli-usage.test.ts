@@ -18,7 +18,10 @@ afterAll(removeTempDirs);
 const COMMANDS = cliCommands([]);
 const NAMES = COMMANDS.map((command) => command.name);
 
-async function run(argv: readonly string[], cwd?: string): Promise<{ code: number; out: string[]; err: string[] }> {
+async function run(
+  argv: readonly string[],
+  cwd?: string,
+): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = [];
   const err: string[] = [];
   const code = await runCli(argv, {
@@ -55,7 +58,13 @@ interface Row {
 
 function usageRows(): Row[] {
   const rows: Row[] = [];
-  rows.push({ title: "no command", argv: [], code: 2, message: `easgen: name a command: ${NAMES.join(", ")}`, usage: "" });
+  rows.push({
+    title: "no command",
+    argv: [],
+    code: 2,
+    message: `easgen: name a command: ${NAMES.join(", ")}`,
+    usage: "",
+  });
   for (const command of COMMANDS) {
     const name = command.name;
     const flags = Object.keys(command.options);
@@ -94,7 +103,10 @@ function usageRows(): Row[] {
         title: `${name}: --${flag}= (empty)`,
         argv: [name, ...required(command, flag), `--${flag}=`],
         code: 2,
-        message: option.type === "number" ? /^easgen \S+: --\S+ must be a (positive )?number/ : `easgen ${name}: --${flag} needs a value`,
+        message:
+          option.type === "number"
+            ? /^easgen \S+: --\S+ must be a (positive )?number/
+            : `easgen ${name}: --${flag} needs a value`,
         usage: name,
       });
       if (option.required) {
@@ -133,7 +145,9 @@ describe("the easgen command line refuses mistakes with exit 2, a message and a 
     expect(result.err).toHaveLength(2);
     if (typeof message === "string") expect(result.err[0]).toBe(message);
     else expect(result.err[0]).toMatch(message);
-    expect(result.err[1]).toMatch(usage ? new RegExp(`^usage: easgen ${usage} `) : /^usage: easgen <validate\|/);
+    expect(result.err[1]).toMatch(
+      usage ? new RegExp(`^usage: easgen ${usage} `) : /^usage: easgen <validate\|/,
+    );
     expect(result.err.join("\n")).not.toMatch(/\n\s+at /);
   });
 
@@ -143,12 +157,16 @@ describe("the easgen command line refuses mistakes with exit 2, a message and a 
     expect(check.err[0]).toBe("easgen check: unknown option --sepc (did you mean --spec?)");
     const credentials = await run(["import", "--wsdl", "a.wsdl", "--out", "b.yaml", "--credentails", "u,p"]);
     expect(credentials.code).toBe(2);
-    expect(credentials.err[0]).toBe("easgen import: unknown option --credentails (did you mean --credentials?)");
+    expect(credentials.err[0]).toBe(
+      "easgen import: unknown option --credentails (did you mean --credentials?)",
+    );
     const noWsdl = await run(["import", "--out", "x.yaml"]);
     expect(noWsdl.code).toBe(2);
     expect(noWsdl.err).toEqual([
       "easgen import: missing --wsdl",
-      expect.stringMatching(/^usage: easgen import --wsdl <file\|url> --out <file\.yaml> \[--credentials <names>\]/),
+      expect.stringMatching(
+        /^usage: easgen import --wsdl <file\|url> --out <file\.yaml> \[--credentials <names>\]/,
+      ),
     ]);
   });
 
@@ -168,11 +186,27 @@ describe("the easgen command line refuses mistakes with exit 2, a message and a 
 
 describe("user errors met while running exit 1 with one line, no stack", () => {
   it.each([
-    ["a --config that does not exist", ["validate", "--config", "nope.json"], /^easgen: nope\.json: no such file \(--config\)$/],
-    ["a config with an unknown key", ["generate"], /^easgen: easgen\.config\.json: "outDir" is not a config key/],
+    [
+      "a --config that does not exist",
+      ["validate", "--config", "nope.json"],
+      /^easgen: nope\.json: no such file \(--config\)$/,
+    ],
+    [
+      "a config with an unknown key",
+      ["generate"],
+      /^easgen: easgen\.config\.json: "outDir" is not a config key/,
+    ],
     ["verify of a folder that does not exist", ["verify", "DIR/nope"], /nope\/: no such folder$/],
-    ["import of a WSDL file that does not exist", ["import", "--wsdl", "DIR/nope.wsdl", "--out", "DIR/x.yaml"], /^easgen import: \S+nope\.wsdl: cannot read the file \(ENOENT\)$/],
-    ["import of a URL that is not one", ["import", "--wsdl", "http://", "--out", "DIR/x.yaml"], /^easgen import: http:\/\/: not a URL that can be read/],
+    [
+      "import of a WSDL file that does not exist",
+      ["import", "--wsdl", "DIR/nope.wsdl", "--out", "DIR/x.yaml"],
+      /^easgen import: \S+nope\.wsdl: cannot read the file \(ENOENT\)$/,
+    ],
+    [
+      "import of a URL that is not one",
+      ["import", "--wsdl", "http://", "--out", "DIR/x.yaml"],
+      /^easgen import: http:\/\/: not a URL that can be read/,
+    ],
   ])("%s", async (_title, argv, message) => {
     const dir = tempDir();
     writeFileSync(path.join(dir, "easgen.config.json"), '{ "spec": "s.yaml", "outDir": "x" }');
@@ -205,7 +239,9 @@ describe("user errors met while running exit 1 with one line, no stack", () => {
     const result = await run(["import", "--wsdl", `http://127.0.0.1:${port}/S.asmx?WSDL`, "--out", out]);
     expect(result.code).toBe(1);
     expect(result.err).toHaveLength(1);
-    expect(result.err[0]).toMatch(/^easgen import: http:\/\/127\.0\.0\.1:\d+\/S\.asmx\?WSDL: cannot fetch \(.*ECONNREFUSED/);
+    expect(result.err[0]).toMatch(
+      /^easgen import: http:\/\/127\.0\.0\.1:\d+\/S\.asmx\?WSDL: cannot fetch \(.*ECONNREFUSED/,
+    );
   });
 
   it("an output folder that is a file", async () => {

@@ -248,27 +248,25 @@ describe("npmScriptHint", () => {
     expect(npmScriptHint(["check"], {})).toBeUndefined();
   });
 
-  it(
-    "the repository's own `npm run check` on a stale folder names `npm run generate`",
-    { timeout: 120_000 },
-    () => {
-      const dir = project({ "easgen.config.json": '{ "spec": "spec/small.yaml", "out": "gen" }' });
-      writeFileSync(
-        path.join(dir, "package.json"),
-        JSON.stringify({
-          name: "p",
-          private: true,
-          scripts: {
-            generate: `node --import ${TSX} ${CLI} generate`,
-            check: `node --import ${TSX} ${CLI} check`,
-          },
-        }),
-      );
-      const result = spawnSync("npm", ["run", "--silent", "check"], { cwd: dir, encoding: "utf8" });
-      expect(result.status).toBe(1);
-      expect(result.stderr).toMatch(
-        /^easgen: gen\/ is not what the spec generates \(\d+ files differ\); run: npm run generate$/m,
-      );
-    },
-  );
+  it("the repository's own `npm run check` on a stale folder names `npm run generate`", {
+    timeout: 120_000,
+  }, () => {
+    const dir = project({ "easgen.config.json": '{ "spec": "spec/small.yaml", "out": "gen" }' });
+    writeFileSync(
+      path.join(dir, "package.json"),
+      JSON.stringify({
+        name: "p",
+        private: true,
+        scripts: {
+          generate: `node --import ${TSX} ${CLI} generate`,
+          check: `node --import ${TSX} ${CLI} check`,
+        },
+      }),
+    );
+    const result = spawnSync("npm", ["run", "--silent", "check"], { cwd: dir, encoding: "utf8" });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(
+      /^easgen: gen\/ is not what the spec generates \(\d+ files differ\); run: npm run generate$/m,
+    );
+  });
 });

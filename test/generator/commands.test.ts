@@ -158,29 +158,49 @@ describe("generate and check", () => {
     // line); an LF file with a change gets its diff and no hint.
     crlf("types.ts", (text) => text.replace("bigint", "number"));
     const docs = path.join(out, "docs.ts");
-    writeFileSync(docs, readFileSync(docs, "utf8").replace("export const docs", "// hand edit\nexport const docs"));
+    writeFileSync(
+      docs,
+      readFileSync(docs, "utf8").replace("export const docs", "// hand edit\nexport const docs"),
+    );
     const mixed = captureIo();
     expect(await checkCommand({ spec: SPEC, specFile: SPEC_FILE, out }, mixed.io)).toBe(1);
-    expect(mixed.err).toContain(`  stale    ${shown(out, "types.ts")} (and its line endings are CRLF, not LF)`);
+    expect(mixed.err).toContain(
+      `  stale    ${shown(out, "types.ts")} (and its line endings are CRLF, not LF)`,
+    );
     expect(mixed.err).toContain(`  stale    ${shown(out, "model.ts")} (line endings only: CRLF, not LF)`);
     expect(mixed.err).toContain(`  stale    ${shown(out, "docs.ts")}`);
     expect(mixed.err.at(-1)).toBe(hint.replace("2 files", "3 files"));
-    const typesDiff = mixed.err.slice(mixed.err.indexOf(`  stale    ${shown(out, "types.ts")} (and its line endings are CRLF, not LF)`) + 1);
-    const changed = typesDiff.slice(0, typesDiff.findIndex((line) => line.startsWith("  stale"))).filter((line) => /^ {6}[-+]/.test(line));
+    const typesDiff = mixed.err.slice(
+      mixed.err.indexOf(`  stale    ${shown(out, "types.ts")} (and its line endings are CRLF, not LF)`) + 1,
+    );
+    const changed = typesDiff
+      .slice(
+        0,
+        typesDiff.findIndex((line) => line.startsWith("  stale")),
+      )
+      .filter((line) => /^ {6}[-+]/.test(line));
     expect(changed.length).toBeGreaterThan(0);
     expect(changed.length).toBeLessThanOrEqual(4);
     // One inserted line is one "-" line (the file on disk is "-", what is generated "+"), nothing re-added.
     const docsDiff = mixed.err.slice(mixed.err.indexOf(`  stale    ${shown(out, "docs.ts")}`) + 1);
-    expect(docsDiff.slice(0, docsDiff.findIndex((line) => line.startsWith("  stale"))).filter((line) => /^ {6}[-+]/.test(line))).toEqual([
-      "      -// hand edit",
-    ]);
+    expect(
+      docsDiff
+        .slice(
+          0,
+          docsDiff.findIndex((line) => line.startsWith("  stale")),
+        )
+        .filter((line) => /^ {6}[-+]/.test(line)),
+    ).toEqual(["      -// hand edit"]);
   });
 
   it("renaming one parameter in a copy of the spec makes check name model.ts and types.ts", async () => {
     const renamed = path.join(tempDir(), "ExternalAPIService.yaml");
     // The spec's extension module travels with it (extensions.module is relative to the spec).
     const extensions = path.join(path.dirname(SPEC), "ExternalAPIService.extensions.ts");
-    writeFileSync(path.join(path.dirname(renamed), "ExternalAPIService.extensions.ts"), readFileSync(extensions));
+    writeFileSync(
+      path.join(path.dirname(renamed), "ExternalAPIService.extensions.ts"),
+      readFileSync(extensions),
+    );
     const text = readFileSync(SPEC, "utf8");
     expect(text).toContain(
       "{ name: strCountryCode, type: string, required: true, doc: Country calling code. }",
@@ -201,9 +221,7 @@ describe("generate and check", () => {
     expect(stale).toContain(`  stale    ${shown(first, "types.ts")}`);
     // manifest.json holds every file's hash, so it changes with them.
     expect(stale).toContain(`  stale    ${shown(first, "manifest.json")}`);
-    expect(
-      stale.every((line) => /\.(ts|wsdl|md)$|\/manifest\.json$/.test(line)),
-    ).toBe(true);
+    expect(stale.every((line) => /\.(ts|wsdl|md)$|\/manifest\.json$/.test(line))).toBe(true);
     expect(err.some((line) => line.includes("+") && line.includes("strCountry"))).toBe(true);
   });
 

@@ -24,13 +24,23 @@ export const differ = (values: Readonly<Record<string, unknown>>, params: readon
 `;
 
 /** The small spec with an extension rule on digit and an extension check, and the given module text. */
-function specWith(module: string | undefined, checkParams = "[label, digit]", validator = "evenDigit"): string {
+function specWith(
+  module: string | undefined,
+  checkParams = "[label, digit]",
+  validator = "evenDigit",
+): string {
   if (module !== undefined) writeFileSync(path.join(dir, "shop.extensions.ts"), module);
   else rmSync(path.join(dir, "shop.extensions.ts"), { force: true });
   return `${smallSpecWith(
-    ["rules:\n", `rules:\n  even:\n    kind: extension\n    validator: ${validator}\n    options: { code: Odd }\n    text: An even digit.\n    doc: Even.\n`],
+    [
+      "rules:\n",
+      `rules:\n  even:\n    kind: extension\n    validator: ${validator}\n    options: { code: Odd }\n    text: An even digit.\n    doc: Even.\n`,
+    ],
     ["rules: [count], doc: A digit.", "rules: [count, even], doc: A digit."],
-    ["          - { kind: atLeastOne, params: [label, color] }\n", `          - { kind: atLeastOne, params: [label, color] }\n          - { kind: extension, validator: differ, params: ${checkParams}, text: Label and digit differ. }\n`],
+    [
+      "          - { kind: atLeastOne, params: [label, color] }\n",
+      `          - { kind: atLeastOne, params: [label, color] }\n          - { kind: extension, validator: differ, params: ${checkParams}, text: Label and digit differ. }\n`,
+    ],
   )}extensions: { module: shop.extensions.ts }\n`;
 }
 
@@ -50,7 +60,9 @@ describe("validate: extensions", () => {
   });
 
   it("names a module that does not exist", () => {
-    expect(validate(specWith(undefined)).join("\n")).toContain("extension module shop.extensions.ts does not exist next to the spec");
+    expect(validate(specWith(undefined)).join("\n")).toContain(
+      "extension module shop.extensions.ts does not exist next to the spec",
+    );
   });
 
   it("names a validator the module does not export", () => {
@@ -60,7 +72,11 @@ describe("validate: extensions", () => {
   });
 
   it("refuses a module that imports", () => {
-    for (const line of ['import { x } from "./x.js";\n', 'export * from "./x.js";\n', 'const fs = require("node:fs");\n']) {
+    for (const line of [
+      'import { x } from "./x.js";\n',
+      'export * from "./x.js";\n',
+      'const fs = require("node:fs");\n',
+    ]) {
       expect(validate(specWith(line + MODULE)).join("\n")).toContain("must not import anything");
     }
   });
@@ -85,7 +101,9 @@ describe("generate: extensions", () => {
     if (!result.ok) return;
     const files = new Map(result.files.map((file) => [file.path, file.content]));
     expect(files.get("extensions.ts")).toContain("export function evenDigit");
-    expect(JSON.parse(files.get("manifest.json")!.replace(/^\/\/.*\n\n?/, "")).files).toContain("extensions.ts");
+    expect(JSON.parse(files.get("manifest.json")!.replace(/^\/\/.*\n\n?/, "")).files).toContain(
+      "extensions.ts",
+    );
     const serverModelText = files.get("server-model.ts")!;
     expect(serverModelText).toContain('import * as extensions from "./extensions.js";');
     expect(serverModelText).toContain("validate: extensions.evenDigit");
@@ -104,9 +122,12 @@ describe("generate: extensions", () => {
     const rules = serverModel.operations.flatMap((op) => op.params.flatMap((p) => p.rules));
     const csv = rules.find((rule) => rule.kind === "extension" && rule.validator === "csvSubscribers");
     expect(csv?.kind === "extension" && csv.validate !== undefined).toBe(true);
-    const checks = serverModel.operations.flatMap((op) => op.checks).filter((check) => check.kind === "extension");
+    const checks = serverModel.operations
+      .flatMap((op) => op.checks)
+      .filter((check) => check.kind === "extension");
     expect(checks).toHaveLength(4);
-    for (const check of checks) expect(check.kind === "extension" && check.validator === "demographicLists").toBe(true);
+    for (const check of checks)
+      expect(check.kind === "extension" && check.validator === "demographicLists").toBe(true);
     // The same functions as the module's (a copy of it), by behaviour.
     expect(csv?.kind === "extension" && csv.validate!("a@b,N,PDF", "strCsvData", csv.options)).toEqual(
       csvSubscribers("a@b,N,PDF", "strCsvData", { delimiters: [",", "|"], maxDemographicFields: 100 }),

@@ -36,11 +36,17 @@ function writeOutput(files: readonly GeneratedFile[], extra: Readonly<Record<str
 /** tsc over the folder with its generated tsconfig.json: the error lines, [] when clean. */
 function typeCheck(dir: string): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [TSC, "-p", "tsconfig.json", "--pretty", "false"], { cwd: dir, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const lines = `${stdout}\n${stderr}`.split("\n").filter((line) => /error TS\d+/.test(line));
-      if (error && lines.length === 0) reject(new Error(`tsc failed: ${error.message}\n${stdout}\n${stderr}`));
-      else resolve(lines);
-    });
+    execFile(
+      process.execPath,
+      [TSC, "-p", "tsconfig.json", "--pretty", "false"],
+      { cwd: dir, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const lines = `${stdout}\n${stderr}`.split("\n").filter((line) => /error TS\d+/.test(line));
+        if (error && lines.length === 0)
+          reject(new Error(`tsc failed: ${error.message}\n${stdout}\n${stderr}`));
+        else resolve(lines);
+      },
+    );
   });
 }
 
@@ -48,7 +54,8 @@ async function generate(text: string, name: string): Promise<readonly GeneratedF
   const spec = path.join(tempDir(), name);
   writeFileSync(spec, text);
   const generated = await generateFiles({ spec, specFile: `test/${name}` });
-  if (!generated.ok) throw new Error(generated.diagnostics.map((d) => `${d.line}:${d.col} ${d.message}`).join("\n"));
+  if (!generated.ok)
+    throw new Error(generated.diagnostics.map((d) => `${d.line}:${d.col} ${d.message}`).join("\n"));
   return generated.files;
 }
 
@@ -121,7 +128,9 @@ describe("hostile names and docs", () => {
     expect(types).toContain("*\\/");
     expect(types).toMatch(/at: string \| Date;/);
     // The doc of the parameter named __proto__ is a key of docs.ts, not the object's prototype.
-    expect(files.find((f) => f.path === "docs.ts")!.content).toContain('["__proto__"]: "A parameter named __proto__ */."');
+    expect(files.find((f) => f.path === "docs.ts")!.content).toContain(
+      '["__proto__"]: "A parameter named __proto__ */."',
+    );
   });
 
   it("type-checks under the generated tsconfig with a consumer of every hostile name", async () => {
@@ -145,10 +154,19 @@ describe("hostile names and docs", () => {
     let loaded: Loaded;
     const sent: { url: string; headers: Headers }[] = [];
     beforeAll(async () => {
-      const consumer = (await import(path.join(dir, "consumer.ts"))) as { implementation: object; config: object };
+      const consumer = (await import(path.join(dir, "consumer.ts"))) as {
+        implementation: object;
+        config: object;
+      };
       const client = (await import(path.join(dir, "client.ts"))) as Pick<Loaded, "createClient">;
-      const server = (await import(path.join(dir, "server.ts"))) as { createHandler(impl: object): Loaded["handler"] };
-      loaded = { createClient: client.createClient, handler: server.createHandler(consumer.implementation), implementation: consumer.implementation };
+      const server = (await import(path.join(dir, "server.ts"))) as {
+        createHandler(impl: object): Loaded["handler"];
+      };
+      loaded = {
+        createClient: client.createClient,
+        handler: server.createHandler(consumer.implementation),
+        implementation: consumer.implementation,
+      };
     }, 120_000);
 
     const clientOf = (binding: string, credentials: object = { accountId: 7, userName: "u" }) =>
@@ -163,15 +181,20 @@ describe("hostile names and docs", () => {
         },
       });
 
-    it.each(BINDINGS)("delivers __proto__, constructor and toString to the handler over %s", async (binding) => {
-      const client = clientOf(binding, { accountId: 7, userName: "u", strToken: "t" });
-      const echoed = (await client.Echo!({ ["__proto__"]: "p", constructor: "c", toString: "t" })) as { Value: string };
-      expect(echoed.Value).toBe("p|c|t|7|u|t");
-      // Absent, they are undefined in the handler: never Object.prototype's members.
-      const absent = (await client.Echo!({})) as { Value: string };
-      expect(absent.Value).toBe("|||7|u|t");
-      expect(await client.toString!()).toBe(7);
-    });
+    it.each(BINDINGS)(
+      "delivers __proto__, constructor and toString to the handler over %s",
+      async (binding) => {
+        const client = clientOf(binding, { accountId: 7, userName: "u", strToken: "t" });
+        const echoed = (await client.Echo!({ ["__proto__"]: "p", constructor: "c", toString: "t" })) as {
+          Value: string;
+        };
+        expect(echoed.Value).toBe("p|c|t|7|u|t");
+        // Absent, they are undefined in the handler: never Object.prototype's members.
+        const absent = (await client.Echo!({})) as { Value: string };
+        expect(absent.Value).toBe("|||7|u|t");
+        expect(await client.toString!()).toBe(7);
+      },
+    );
 
     it("sends and routes the .NET SOAPAction for a namespace without a trailing slash", async () => {
       sent.length = 0;
@@ -184,14 +207,20 @@ describe("hostile names and docs", () => {
         '<soap:Body><toString xmlns="urn:example:hostile:v2"><intAccount>5</intAccount><strUser>u</strUser></toString></soap:Body></soap:Envelope>';
       const post = (action: string) =>
         loaded.handler.fetch(
-          new Request("http://127.0.0.1/Hostile.asmx", { method: "POST", headers: { "content-type": "text/xml; charset=utf-8", soapaction: action }, body }),
+          new Request("http://127.0.0.1/Hostile.asmx", {
+            method: "POST",
+            headers: { "content-type": "text/xml; charset=utf-8", soapaction: action },
+            body,
+          }),
         );
       const ok = await post('"urn:example:hostile:v2/toString"');
       expect(ok.status).toBe(200);
       expect(await ok.text()).toContain("<toStringResult>5</toStringResult>");
       const glued = await post('"urn:example:hostile:v2toString"');
       expect(glued.status).toBe(500);
-      expect(await glued.text()).toContain("Server did not recognize the value of HTTP Header SOAPAction: urn:example:hostile:v2toString.");
+      expect(await glued.text()).toContain(
+        "Server did not recognize the value of HTTP Header SOAPAction: urn:example:hostile:v2toString.",
+      );
     });
 
     it("refuses an implementation whose toString operation is only Object.prototype's", async () => {
@@ -204,7 +233,9 @@ describe("hostile names and docs", () => {
       sent.length = 0;
       await clientOf("httpGet", { accountId: 42, userName: "u" }).toString!();
       expect(new URL(sent[0]!.url).searchParams.get("intAccount")).toBe("42");
-      await expect(clientOf("soap11", { accountId: "x", userName: "u" }).toString!()).rejects.toThrow(/intAccount/);
+      await expect(clientOf("soap11", { accountId: "x", userName: "u" }).toString!()).rejects.toThrow(
+        /intAccount/,
+      );
     });
   });
 });

@@ -36,7 +36,13 @@ describe("normalize", () => {
       group: "items",
       params: [
         user,
-        { name: "label", type: { kind: "scalar", type: "string" }, required: true, rules: [], credential: false },
+        {
+          name: "label",
+          type: { kind: "scalar", type: "string" },
+          required: true,
+          rules: [],
+          credential: false,
+        },
         {
           name: "color",
           type: { kind: "scalar", type: "string" },
@@ -46,7 +52,13 @@ describe("normalize", () => {
           credential: false,
         },
         // Value types are always sent, so they are required without saying so.
-        { name: "quantity", type: { kind: "scalar", type: "int" }, required: true, rules: [], credential: false },
+        {
+          name: "quantity",
+          type: { kind: "scalar", type: "int" },
+          required: true,
+          rules: [],
+          credential: false,
+        },
         {
           name: "digit",
           type: { kind: "scalar", type: "string" },
@@ -91,7 +103,9 @@ describe("normalize", () => {
   });
 
   it("adds a columnName check for a parameter that names a DataSet column, after the spec's checks", () => {
-    expect(model.operations[2]!.checks).toEqual([{ kind: "columnName", param: "column", reserved: ["ItemId"] }]);
+    expect(model.operations[2]!.checks).toEqual([
+      { kind: "columnName", param: "column", reserved: ["ItemId"] },
+    ]);
     const text = smallSpecWith([
       "          - { name: column, type: string, required: true, doc: Extra column name. }\n",
       "          - { name: column, type: string, required: true, doc: Extra column name. }\n" +
@@ -145,8 +159,20 @@ describe("normalize", () => {
     // The module path is relative to the spec, named spec/small.yaml here: ExternalAPIService's module.
     const withModule = `${text}extensions: { module: ExternalAPIService.extensions.ts }\n`;
     expect(modelOf(withModule).operations[0]!.checks).toEqual([
-      { kind: "extension", validator: "demographicLists", params: ["label", "digit"], options: {}, text: "Pairs." },
-      { kind: "extension", validator: "demographicLists", params: ["label", "digit"], options: { maxField: 25 }, text: "Lists." },
+      {
+        kind: "extension",
+        validator: "demographicLists",
+        params: ["label", "digit"],
+        options: {},
+        text: "Pairs.",
+      },
+      {
+        kind: "extension",
+        validator: "demographicLists",
+        params: ["label", "digit"],
+        options: { maxField: 25 },
+        text: "Lists.",
+      },
       { kind: "ordered", from: "label", to: "digit" },
     ]);
   });
@@ -163,7 +189,13 @@ describe("normalize", () => {
         AddItem: {
           doc: "Adds an item.",
           result: "The item id.",
-          params: { user: "User name.", label: "Label.", color: "Color.", quantity: "How many.", digit: "A digit." },
+          params: {
+            user: "User name.",
+            label: "Label.",
+            color: "Color.",
+            quantity: "How many.",
+            digit: "A digit.",
+          },
         },
         ListItems: { doc: "Lists items.", result: "Every item.", params: { user: "User name." } },
         GetStock: {
@@ -173,7 +205,9 @@ describe("normalize", () => {
         },
       },
       records: { Item: "One item." },
-      dataSets: { Stock: { doc: "Stock per item.", columns: { ItemId: "Item id.", Extra: "Named by the caller." } } },
+      dataSets: {
+        Stock: { doc: "Stock per item.", columns: { ItemId: "Item id.", Extra: "Named by the caller." } },
+      },
     });
   });
 });

@@ -2,7 +2,14 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { GeneratedFile } from "../../generator/generated-file.js";
-import { compareOutput, readManifest, sha256, unifiedDiff, verifyOutput, writeOutput } from "../../generator/output.js";
+import {
+  compareOutput,
+  readManifest,
+  sha256,
+  unifiedDiff,
+  verifyOutput,
+  writeOutput,
+} from "../../generator/output.js";
 import { removeTempDirs, tempDir } from "./fixtures/index.js";
 
 afterAll(removeTempDirs);
@@ -98,7 +105,8 @@ describe("compareOutput", () => {
 });
 
 describe("unifiedDiff", () => {
-  const lines = (n: number, from = 1): string => Array.from({ length: n }, (_, i) => `line ${i + from}`).join("\n");
+  const lines = (n: number, from = 1): string =>
+    Array.from({ length: n }, (_, i) => `line ${i + from}`).join("\n");
   const cases = [
     { name: "one changed line", disk: "a\nb\nc", gen: "a\nB\nc", want: "@@ -1,3 +1,3 @@\n a\n-b\n+B\n c" },
     { name: "inserted line", disk: "a\nc", gen: "a\nb\nc", want: "@@ -1,2 +1,3 @@\n a\n+b\n c" },
@@ -154,7 +162,11 @@ describe("unifiedDiff", () => {
 describe(".easgenignore", () => {
   it("generate keeps and check skips what it names; it cannot hide a generated file", () => {
     const out = tempDir();
-    writeOutput(out, [{ path: "a.ts", content: "a\n" }, { path: "old.ts", content: "" }, manifest("a.ts", "old.ts")]);
+    writeOutput(out, [
+      { path: "a.ts", content: "a\n" },
+      { path: "old.ts", content: "" },
+      manifest("a.ts", "old.ts"),
+    ]);
     writeFileSync(path.join(out, ".easgenignore"), "# mine\nindex.ts\nnotes/\nold.ts\na.ts\n");
     writeFileSync(path.join(out, "index.ts"), 'export * from "./a.js";\n');
     mkdirSync(path.join(out, "notes"));
@@ -170,7 +182,8 @@ describe(".easgenignore", () => {
     ]);
     // old.ts was listed by the previous manifest but is named in .easgenignore now: kept.
     expect(writeOutput(out, files)).toEqual({ written: ["a.ts", "manifest.json"], deleted: [] });
-    for (const kept of ["index.ts", "notes/x.md", "old.ts", ".easgenignore"]) expect(existsSync(path.join(out, kept))).toBe(true);
+    for (const kept of ["index.ts", "notes/x.md", "old.ts", ".easgenignore"])
+      expect(existsSync(path.join(out, kept))).toBe(true);
     expect(readFileSync(path.join(out, "a.ts"), "utf8")).toBe("a\n");
   });
 });
@@ -180,7 +193,9 @@ describe("verifyOutput", () => {
   function folder(files: Record<string, string>): string {
     const out = tempDir();
     const paths = [...Object.keys(files), "manifest.json"].sort();
-    const hashes = Object.fromEntries(Object.entries(files).map(([file, content]) => [file, sha256(content)]));
+    const hashes = Object.fromEntries(
+      Object.entries(files).map(([file, content]) => [file, sha256(content)]),
+    );
     writeOutput(out, [
       ...Object.entries(files).map(([file, content]) => ({ path: file, content })),
       { path: "manifest.json", content: JSON.stringify({ files: paths, sha256: hashes }) },
@@ -214,11 +229,20 @@ describe("verifyOutput", () => {
   it("refuses a folder without a manifest, a manifest without hashes, and one naming a path outside", () => {
     const out = tempDir();
     expect(verifyOutput(path.join(out, "nope"))).toEqual({ ok: false, problem: "no such folder" });
-    expect(verifyOutput(out)).toMatchObject({ ok: false, problem: expect.stringMatching(/^manifest\.json is missing/) });
+    expect(verifyOutput(out)).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/^manifest\.json is missing/),
+    });
     writeFileSync(path.join(out, "manifest.json"), JSON.stringify({ files: ["a.ts"] }));
     expect(verifyOutput(out)).toMatchObject({ ok: false, problem: expect.stringMatching(/holds no hashes/) });
-    writeFileSync(path.join(out, "manifest.json"), JSON.stringify({ files: ["../x.ts"], sha256: { "../x.ts": sha256("") } }));
-    expect(verifyOutput(out)).toMatchObject({ ok: false, problem: 'manifest.json lists "../x.ts", outside the folder' });
+    writeFileSync(
+      path.join(out, "manifest.json"),
+      JSON.stringify({ files: ["../x.ts"], sha256: { "../x.ts": sha256("") } }),
+    );
+    expect(verifyOutput(out)).toMatchObject({
+      ok: false,
+      problem: 'manifest.json lists "../x.ts", outside the folder',
+    });
     writeFileSync(path.join(out, "manifest.json"), JSON.stringify({ files: ["a.ts"], sha256: {} }));
     expect(verifyOutput(out)).toMatchObject({ ok: false, problem: "manifest.json has no hash for a.ts" });
   });

@@ -4,7 +4,17 @@
 // holds the generator's dependencies and nothing of the reference service's (no database driver).
 
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateFiles } from "../../generator/generate.js";
@@ -17,9 +27,28 @@ afterAll(removeTempDirs);
 const ROOT = readManifest(".");
 /** The easgen workspace's manifest: the published package's dependencies are its. */
 const WORKSPACE = readManifest("packages/easgen");
-const GENERATOR_DEPENDENCIES = ["ajv", "diff", "handlebars", "ignore", "prettier", "recheck", "ts-morph", "yaml", "yargs"];
+const GENERATOR_DEPENDENCIES = [
+  "ajv",
+  "diff",
+  "handlebars",
+  "ignore",
+  "prettier",
+  "recheck",
+  "ts-morph",
+  "yaml",
+  "yargs",
+];
 /** The reference service's packages, none of which installing easgen may bring. */
-const SERVICE_PACKAGES = ["better-sqlite3", "pg", "kysely", "nodemailer", "pino", "prom-client", "esbuild", "tsx"];
+const SERVICE_PACKAGES = [
+  "better-sqlite3",
+  "pg",
+  "kysely",
+  "nodemailer",
+  "pino",
+  "prom-client",
+  "esbuild",
+  "tsx",
+];
 
 let build: BuildResult;
 let tarball: string;
@@ -108,7 +137,9 @@ describe("the easgen package", { timeout: 120_000 }, () => {
     );
     // What npm installed is what the lockfile made from the repository's names, no more (optional packages
     // for other platforms are locked but not installed).
-    const locked = new Set(lockedKeys.map((key) => key.slice(key.lastIndexOf("node_modules/") + "node_modules/".length)));
+    const locked = new Set(
+      lockedKeys.map((key) => key.slice(key.lastIndexOf("node_modules/") + "node_modules/".length)),
+    );
     expect(installedPackages.filter((name) => !locked.has(name))).toEqual([]);
     for (const name of GENERATOR_DEPENDENCIES) expect(installedPackages).toContain(name);
     for (const name of SERVICE_PACKAGES) {
@@ -200,7 +231,9 @@ describe("the easgen package", { timeout: 120_000 }, () => {
     expect(run(["check", "--spec", "spec/small.yaml", "--out", "gen"]).status).toBe(0);
     const clean = run(["verify", "gen"]);
     expect(clean.stderr).toBe("");
-    expect(clean.stdout).toMatch(/^easgen: gen\/ matches its manifest\.json \(\d+ files, SHA-256, \d+ ms\)$/m);
+    expect(clean.stdout).toMatch(
+      /^easgen: gen\/ matches its manifest\.json \(\d+ files, SHA-256, \d+ ms\)$/m,
+    );
   });
 
   it("a mistyped flag exits 2 with did-you-mean and the usage line, no stack", () => {
@@ -222,19 +255,32 @@ describe("the easgen package", { timeout: 120_000 }, () => {
     const first = readFileSync(path.join(project, "spec/Calc.yaml"), "utf8").split("\n")[0]!;
     expect(first).toBe("# yaml-language-server: $schema=../node_modules/easgen/spec/service.schema.json");
     const schema = path.resolve(project, "spec", first.slice(first.indexOf("=") + 1));
-    expect(readFileSync(schema, "utf8")).toBe(readFileSync(path.join(REPO, "spec/service.schema.json"), "utf8"));
+    expect(readFileSync(schema, "utf8")).toBe(
+      readFileSync(path.join(REPO, "spec/service.schema.json"), "utf8"),
+    );
     // The package exports it too, for tools that resolve by package name.
-    const resolved = spawnSync(process.execPath, ["-e", 'console.log(require.resolve("easgen/spec/service.schema.json"))'], {
-      cwd: project,
-      encoding: "utf8",
-    });
+    const resolved = spawnSync(
+      process.execPath,
+      ["-e", 'console.log(require.resolve("easgen/spec/service.schema.json"))'],
+      {
+        cwd: project,
+        encoding: "utf8",
+      },
+    );
     expect(resolved.stdout.trim()).toBe(schema);
   });
 
   it("ships a README covering install, generate, check, verify, import and the spec reference it links", () => {
     const installed = path.join(project, "node_modules/easgen");
     const readme = readFileSync(path.join(installed, "README.md"), "utf8");
-    for (const command of ["npm install --save-dev easgen", "easgen generate", "easgen check", "easgen verify", "easgen import", "easgen validate"]) {
+    for (const command of [
+      "npm install --save-dev easgen",
+      "easgen generate",
+      "easgen check",
+      "easgen verify",
+      "easgen import",
+      "easgen validate",
+    ]) {
       expect(readme, command).toContain(command);
     }
     // Every relative link of the README resolves inside the installed package.
@@ -258,7 +304,10 @@ describe("the easgen package", { timeout: 120_000 }, () => {
   });
 
   it("exports the programmatic API: validate, generate, check, importToYaml, importWsdl", () => {
-    copyFileSync(path.join(REPO, "test/import/fixtures/calculator.wsdl"), path.join(project, "calculator.wsdl"));
+    copyFileSync(
+      path.join(REPO, "test/import/fixtures/calculator.wsdl"),
+      path.join(project, "calculator.wsdl"),
+    );
     const script = `
       import { readFileSync } from "node:fs";
       import { check, generate, ImportError, importToYaml, importWsdl, validate, version } from "easgen";

@@ -18,13 +18,17 @@ describe("did you mean", () => {
     expect(closest("OUTT", ["spec", "out"])).toBe("out");
     expect(closest("Thing", ["string", "int"])).toBeUndefined();
     expect(closest("spec", ["spec"])).toBeUndefined();
-    expect(didYouMean("credentails", ["credentials", "force"], (c) => `--${c}`)).toBe(" (did you mean --credentials?)");
+    expect(didYouMean("credentails", ["credentials", "force"], (c) => `--${c}`)).toBe(
+      " (did you mean --credentials?)",
+    );
     expect(didYouMean("zzz", ["credentials"])).toBe("");
   });
 
   it("a mistyped rule name in a spec", () => {
-    expect(validateText(smallSpecWith(["{ name: quantity, type: int,", "{ name: quantity, type: int, rules: [cuont],"]))).toEqual([
-      expect.stringMatching(/unknown rule "cuont" \(did you mean "count"\?\); defined rules: /),
-    ]);
+    expect(
+      validateText(
+        smallSpecWith(["{ name: quantity, type: int,", "{ name: quantity, type: int, rules: [cuont],"]),
+      ),
+    ).toEqual([expect.stringMatching(/unknown rule "cuont" \(did you mean "count"\?\); defined rules: /)]);
   });
 });

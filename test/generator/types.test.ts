@@ -70,7 +70,11 @@ describe("the types fixture", () => {
       itemElement: "string",
       typeName: "ArrayOfString",
     });
-    expect(op("Colors").result).toMatchObject({ kind: "array", itemElement: "Color", typeName: "ArrayOfColor" });
+    expect(op("Colors").result).toMatchObject({
+      kind: "array",
+      itemElement: "Color",
+      typeName: "ArrayOfColor",
+    });
     expect(op("FavoriteColor").result).toMatchObject({ kind: "enum", enum: { name: "Color" } });
     // An array of records is the list result the runtime already writes.
     expect(op("People").result).toMatchObject({ kind: "list", record: { name: "Person" } });
@@ -161,7 +165,9 @@ describe("generating the types fixture", () => {
 
   it("shares one type model per scalar type in the client's model", async () => {
     const model = (await files()).get("model.ts")!;
-    expect(model).toMatch(/const scalars = \{\n {2}base64Binary: \{ kind: "scalar", type: "base64Binary" \},/);
+    expect(model).toMatch(
+      /const scalars = \{\n {2}base64Binary: \{ kind: "scalar", type: "base64Binary" \},/,
+    );
     expect(model).toContain('["a", scalars.int]');
     // A record held by another record is its own constant, declared before the record holding it.
     expect(model.indexOf("const record$Address = {")).toBeGreaterThan(0);
@@ -198,8 +204,11 @@ describe("generating the types fixture", () => {
     );
     const tsc = path.join(REPO, "node_modules/typescript/bin/tsc");
     const output = await new Promise<string>((resolve) => {
-      execFile(process.execPath, [tsc, "-p", "tsconfig.json", "--pretty", "false"], { cwd: dir }, (_error, stdout, stderr) =>
-        resolve(`${stdout}${stderr}`),
+      execFile(
+        process.execPath,
+        [tsc, "-p", "tsconfig.json", "--pretty", "false"],
+        { cwd: dir },
+        (_error, stdout, stderr) => resolve(`${stdout}${stderr}`),
       );
     });
     expect(output).toBe("");
@@ -208,7 +217,9 @@ describe("generating the types fixture", () => {
   it("writes a WSDL declaring every type as .NET does", async () => {
     const wsdl = (await files()).get("TypeZoo.wsdl")!;
     const has = (text: string): void => expect(wsdl).toContain(text);
-    has(' xmlns:tns="urn:example:types" xmlns:s1="http://microsoft.com/wsdl/types/" xmlns:s="http://www.w3.org/2001/XMLSchema"');
+    has(
+      ' xmlns:tns="urn:example:types" xmlns:s1="http://microsoft.com/wsdl/types/" xmlns:s="http://www.w3.org/2001/XMLSchema"',
+    );
     has(' xmlns:s2="urn:example:types/AbstractTypes" xmlns:http=');
     has('      <s:import namespace="http://microsoft.com/wsdl/types/" />\n');
     // Value types required, reference types optional, nullable value types nillable.
@@ -249,8 +260,12 @@ describe("generating the types fixture", () => {
         "      </s:simpleType>",
       ].join("\n"),
     );
-    has('          <s:element minOccurs="0" maxOccurs="unbounded" name="string" nillable="true" type="s:string" />');
-    has('          <s:element minOccurs="0" maxOccurs="unbounded" name="Person" nillable="true" type="tns:Person" />');
+    has(
+      '          <s:element minOccurs="0" maxOccurs="unbounded" name="string" nillable="true" type="s:string" />',
+    );
+    has(
+      '          <s:element minOccurs="0" maxOccurs="unbounded" name="Person" nillable="true" type="tns:Person" />',
+    );
     // A nested record: the container first, then what it holds.
     has(
       [
@@ -276,7 +291,9 @@ describe("generating the types fixture", () => {
       expect(wsdl.split(`name="${name}">`).length - 1).toBe(1);
     }
     // HTTP: array parameters are soapenc string arrays; record parameters keep the operation off HTTP.
-    has('  <wsdl:message name="SumHttpGetIn">\n    <wsdl:part name="ids" type="s2:StringArray" />\n    <wsdl:part name="colors" type="s2:StringArray" />\n');
+    has(
+      '  <wsdl:message name="SumHttpGetIn">\n    <wsdl:part name="ids" type="s2:StringArray" />\n    <wsdl:part name="colors" type="s2:StringArray" />\n',
+    );
     expect(wsdl).not.toContain("EchoHttpGet");
     expect(wsdl).not.toContain("PeopleHttpPost");
     has('  <wsdl:message name="ResetHttpGetOut" />\n');

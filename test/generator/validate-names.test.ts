@@ -26,11 +26,22 @@ describe("validate: names that would break the output", () => {
   });
 
   it.each([
-    ["endpointUrl", 'operation name "endpointUrl" is a member of the generated client (ShopClient.endpointUrl); rename the operation'],
-    ["constructor", 'operation name "constructor" cannot be a method of the implementation or the client (a plain object or class cannot own it); rename the operation'],
-    ["__proto__", 'operation name "__proto__" cannot be a method of the implementation or the client (a plain object or class cannot own it); rename the operation'],
+    [
+      "endpointUrl",
+      'operation name "endpointUrl" is a member of the generated client (ShopClient.endpointUrl); rename the operation',
+    ],
+    [
+      "constructor",
+      'operation name "constructor" cannot be a method of the implementation or the client (a plain object or class cannot own it); rename the operation',
+    ],
+    [
+      "__proto__",
+      'operation name "__proto__" cannot be a method of the implementation or the client (a plain object or class cannot own it); rename the operation',
+    ],
   ])("refuses an operation named %s at its line", (name, message) => {
-    expect(validateText(smallSpecWith(["- name: ListItems", `- name: ${name}`]))).toEqual([`${F}:48:15 ${message}`]);
+    expect(validateText(smallSpecWith(["- name: ListItems", `- name: ${name}`]))).toEqual([
+      `${F}:48:15 ${message}`,
+    ]);
   });
 
   it("accepts an operation named toString (the server insists on a method of its own)", () => {
@@ -60,8 +71,14 @@ describe("validate: names that would break the output", () => {
 
   it("refuses a credential that is an array or a record, and property on an operation's own parameter", () => {
     const text = smallSpecWith(
-      [USER, `${USER}\n    - { name: items, type: "int[]", doc: A. }\n    - { name: item, type: Item, doc: B. }`],
-      ["- { name: label, type: string, required: true, doc: Label. }", "- { name: label, type: string, required: true, property: l, doc: Label. }"],
+      [
+        USER,
+        `${USER}\n    - { name: items, type: "int[]", doc: A. }\n    - { name: item, type: Item, doc: B. }`,
+      ],
+      [
+        "- { name: label, type: string, required: true, doc: Label. }",
+        "- { name: label, type: string, required: true, property: l, doc: Label. }",
+      ],
     );
     expect(validateText(text)).toEqual([
       `${F}:10:28 credential "items" is int[]: credentials are scalars or enums (they travel on every binding)`,
@@ -71,7 +88,10 @@ describe("validate: names that would break the output", () => {
   });
 
   it("refuses Object.prototype names as record fields and DataSet column properties", () => {
-    const text = smallSpecWith(["- { name: Label, type: string }", "- { name: __proto__, type: string }"], ["property: Extra,", "property: toString,"]);
+    const text = smallSpecWith(
+      ["- { name: Label, type: string }", "- { name: __proto__, type: string }"],
+      ["property: Extra,", "property: toString,"],
+    );
     expect(validateText(text)).toEqual([
       `${F}:25:17 field "__proto__" of record Item is a name every JavaScript object inherits; records are plain objects, so rename the field`,
       `${F}:33:21 column property "toString" is a name every JavaScript object inherits; rows are plain objects, so choose another property`,
@@ -79,7 +99,12 @@ describe("validate: names that would break the output", () => {
   });
 
   it("refuses __proto__ as a record or data set name", () => {
-    const text = smallSpecWith(["  Item:", "  __proto__:"], ["record: Item", "record: __proto__"], ["  Stock:", "  __proto__:"], ["dataSet: Stock", "dataSet: __proto__"]);
+    const text = smallSpecWith(
+      ["  Item:", "  __proto__:"],
+      ["record: Item", "record: __proto__"],
+      ["  Stock:", "  __proto__:"],
+      ["dataSet: Stock", "dataSet: __proto__"],
+    );
     expect(validateText(text)).toEqual([
       `${F}:21:3 record name "__proto__" cannot be a key of the generated model; rename the record`,
       `${F}:27:3 data set name "__proto__" cannot be a key of the generated model; rename the data set`,
@@ -98,14 +123,23 @@ describe("validate: names that would break the output", () => {
 
   it("refuses an operation named like the HTTP result root of an enum or an array (Color, ArrayOfColor, ArrayOfInt)", () => {
     const withEnum = (name: string) =>
-      smallSpecWith(["records:\n", "enums:\n  Color: { doc: A color., values: [Red, Green] }\nrecords:\n"], ["- name: ListItems", `- name: ${name}`]);
+      smallSpecWith(
+        ["records:\n", "enums:\n  Color: { doc: A color., values: [Red, Green] }\nrecords:\n"],
+        ["- name: ListItems", `- name: ${name}`],
+      );
     expect(validateText(withEnum("Color"))).toEqual([
       `${F}:21:3 enum Color is the WSDL element "Color" (the root of its result on the HTTP bindings), which operation Color (at 50:15) also uses; rename one of them`,
     ]);
     expect(validateText(withEnum("ArrayOfColor"))).toEqual([
       `${F}:21:3 the array of Color is the WSDL element "ArrayOfColor" (the root of its result on the HTTP bindings), which operation ArrayOfColor (at 50:15) also uses; rename one of them`,
     ]);
-    const ints = smallSpecWith(["result: { kind: list, record: Item, doc: Every item. }", 'result: { type: "int[]", doc: Every count. }'], ["- name: AddItem", "- name: ArrayOfInt"]);
+    const ints = smallSpecWith(
+      [
+        "result: { kind: list, record: Item, doc: Every item. }",
+        'result: { type: "int[]", doc: Every count. }',
+      ],
+      ["- name: AddItem", "- name: ArrayOfInt"],
+    );
     expect(validateText(ints)).toEqual([
       `${F}:50:25 the int[] result of ListItems answers the WSDL element "ArrayOfInt" on the HTTP bindings, which operation ArrayOfInt (at 38:15) also uses; rename the operation`,
     ]);
@@ -115,11 +149,18 @@ describe("validate: names that would break the output", () => {
 
   it("renames a record named after a global, and refuses a rename that meets another name", () => {
     expect(validateText(smallSpecWith(["  Item:", "  Date:"], ["record: Item", "record: Date"]))).toEqual([]);
-    const clash = smallSpecWith(["  Item:", "  Date_:\n    doc: Taken.\n    fields: []\n  Date:"], ["record: Item", "record: Date"]);
+    const clash = smallSpecWith(
+      ["  Item:", "  Date_:\n    doc: Taken.\n    fields: []\n  Date:"],
+      ["record: Item", "record: Date"],
+    );
     expect(validateText(clash)).toEqual([
       `${F}:24:3 record Date is declared in TypeScript as "Date_", as is record Date_ (at 21:3); rename one of them`,
     ]);
-    expect(validateText(smallSpecWith(["  Item:", "  ShopCredentials:"], ["record: Item", "record: ShopCredentials"]))).toEqual([
+    expect(
+      validateText(
+        smallSpecWith(["  Item:", "  ShopCredentials:"], ["record: Item", "record: ShopCredentials"]),
+      ),
+    ).toEqual([
       `${F}:21:3 record ShopCredentials is declared in TypeScript as "ShopCredentials", as is the credentials type (at 4:9); rename one of them`,
     ]);
   });
@@ -127,17 +168,11 @@ describe("validate: names that would break the output", () => {
 
 describe("reserved-names", () => {
   it("appends an underscore to globals, keywords and TypeScript library names only", () => {
-    expect(["Date", "Promise", "Error", "Response", "Record", "delete", "string", "Item", "Date_"].map((n) => typeScriptTypeName(n))).toEqual([
-      "Date_",
-      "Promise_",
-      "Error_",
-      "Response_",
-      "Record_",
-      "delete_",
-      "string_",
-      "Item",
-      "Date_",
-    ]);
+    expect(
+      ["Date", "Promise", "Error", "Response", "Record", "delete", "string", "Item", "Date_"].map((n) =>
+        typeScriptTypeName(n),
+      ),
+    ).toEqual(["Date_", "Promise_", "Error_", "Response_", "Record_", "delete_", "string_", "Item", "Date_"]);
   });
 
   it("knows XML NCNames", () => {

@@ -160,7 +160,9 @@ const cases: readonly Case[] = [
       ["  count:\n", "  day:\n    kind: format\n    format: date\n    doc: A day.\n  count:\n"],
       ["rules: [count],", 'rules: [day], default: "2024-02-30",'],
     ],
-    want: [`${F}:48:65 default "2024-02-30" fails rule "day": digit must have the form yyyy-MM-dd and name a real date or time.`],
+    want: [
+      `${F}:48:65 default "2024-02-30" fails rule "day": digit must have the form yyyy-MM-dd and name a real date or time.`,
+    ],
   },
   {
     name: "default on a required parameter",
@@ -175,7 +177,9 @@ const cases: readonly Case[] = [
   {
     name: "optional value type",
     given: [["{ name: quantity, type: int,", "{ name: quantity, type: int, required: false,"]],
-    want: [`${F}:43:52 "quantity" is int: value types are always sent, so it cannot be optional (make it nullable instead)`],
+    want: [
+      `${F}:43:52 "quantity" is int: value types are always sent, so it cannot be optional (make it nullable instead)`,
+    ],
   },
   {
     name: "column with both name and nameFromParam",
@@ -200,147 +204,216 @@ const cases: readonly Case[] = [
   // The types of issue 11: type references, nullable, arrays, records, results, rules by type.
   {
     name: "unknown parameter type",
-    given: [["{ name: quantity, type: int,","{ name: quantity, type: Quantity,"]],
-    want: [`${F}:43:37 parameter "quantity": unknown type "Quantity"; a type is one of: string, boolean, float, double, decimal, dateTime, byte, unsignedByte, short, unsignedShort, int, unsignedInt, long, unsignedLong, base64Binary, guid, char, Item (with [] for an array)`],
+    given: [["{ name: quantity, type: int,", "{ name: quantity, type: Quantity,"]],
+    want: [
+      `${F}:43:37 parameter "quantity": unknown type "Quantity"; a type is one of: string, boolean, float, double, decimal, dateTime, byte, unsignedByte, short, unsignedShort, int, unsignedInt, long, unsignedLong, base64Binary, guid, char, Item (with [] for an array)`,
+    ],
   },
   {
     name: "unknown array item type",
-    given: [["{ name: Id, type: long }","{ name: Id, type: \"Thing[]\" }"]],
-    want: [`${F}:24:27 field "Id" of record Item: unknown type "Thing"; a type is one of: string, boolean, float, double, decimal, dateTime, byte, unsignedByte, short, unsignedShort, int, unsignedInt, long, unsignedLong, base64Binary, guid, char, Item (with [] for an array)`],
+    given: [["{ name: Id, type: long }", '{ name: Id, type: "Thing[]" }']],
+    want: [
+      `${F}:24:27 field "Id" of record Item: unknown type "Thing"; a type is one of: string, boolean, float, double, decimal, dateTime, byte, unsignedByte, short, unsignedShort, int, unsignedInt, long, unsignedLong, base64Binary, guid, char, Item (with [] for an array)`,
+    ],
   },
   {
     name: "unknown result type",
-    given: [["result: { kind: list, record: Item, doc: Every item. }","result: { type: \"Itme[]\", doc: Every item. }"]],
-    want: [`${F}:50:25 result of ListItems: unknown type "Itme" (did you mean "Item"?); a type is one of: string, boolean, float, double, decimal, dateTime, byte, unsignedByte, short, unsignedShort, int, unsignedInt, long, unsignedLong, base64Binary, guid, char, Item (with [] for an array)`],
+    given: [
+      [
+        "result: { kind: list, record: Item, doc: Every item. }",
+        'result: { type: "Itme[]", doc: Every item. }',
+      ],
+    ],
+    want: [
+      `${F}:50:25 result of ListItems: unknown type "Itme" (did you mean "Item"?); a type is one of: string, boolean, float, double, decimal, dateTime, byte, unsignedByte, short, unsignedShort, int, unsignedInt, long, unsignedLong, base64Binary, guid, char, Item (with [] for an array)`,
+    ],
   },
   {
     name: "array of arrays",
-    given: [["{ name: Id, type: long }","{ name: Id, type: \"long[][]\" }"]],
-    want: [`${F}:24:27 field "Id" of record Item: arrays of arrays (long[][]) are not supported; hold the inner array in a record`],
+    given: [["{ name: Id, type: long }", '{ name: Id, type: "long[][]" }']],
+    want: [
+      `${F}:24:27 field "Id" of record Item: arrays of arrays (long[][]) are not supported; hold the inner array in a record`,
+    ],
   },
   {
     name: "nullable string field",
-    given: [["{ name: Label, type: string }","{ name: Label, type: string, nullable: true }"]],
-    want: [`${F}:25:48 field "Label" of record Item is string, a reference type (null is already its absent value): only value types (numbers, boolean, dateTime, guid, char and enums) can be nullable`],
+    given: [["{ name: Label, type: string }", "{ name: Label, type: string, nullable: true }"]],
+    want: [
+      `${F}:25:48 field "Label" of record Item is string, a reference type (null is already its absent value): only value types (numbers, boolean, dateTime, guid, char and enums) can be nullable`,
+    ],
   },
   {
     name: "nullable array field",
-    given: [["{ name: Label, type: string }","{ name: Label, type: \"int[]\", nullable: true }"]],
-    want: [`${F}:25:49 field "Label" of record Item is int[], a reference type (null is already its absent value): only value types (numbers, boolean, dateTime, guid, char and enums) can be nullable`],
+    given: [["{ name: Label, type: string }", '{ name: Label, type: "int[]", nullable: true }']],
+    want: [
+      `${F}:25:49 field "Label" of record Item is int[], a reference type (null is already its absent value): only value types (numbers, boolean, dateTime, guid, char and enums) can be nullable`,
+    ],
   },
   {
     name: "nullable record parameter",
-    given: [["{ name: quantity, type: int,","{ name: quantity, type: Item, nullable: true,"]],
-    want: [`${F}:43:53 parameter "quantity" is Item, a reference type (null is already its absent value): only value types (numbers, boolean, dateTime, guid, char and enums) can be nullable`],
+    given: [["{ name: quantity, type: int,", "{ name: quantity, type: Item, nullable: true,"]],
+    want: [
+      `${F}:43:53 parameter "quantity" is Item, a reference type (null is already its absent value): only value types (numbers, boolean, dateTime, guid, char and enums) can be nullable`,
+    ],
   },
   {
     name: "nullable base64Binary parameter",
-    given: [["{ name: quantity, type: int,","{ name: quantity, type: base64Binary, nullable: true,"]],
-    want: [`${F}:43:61 parameter "quantity" is base64Binary, a reference type (null is already its absent value): only value types (numbers, boolean, dateTime, guid, char and enums) can be nullable`],
+    given: [["{ name: quantity, type: int,", "{ name: quantity, type: base64Binary, nullable: true,"]],
+    want: [
+      `${F}:43:61 parameter "quantity" is base64Binary, a reference type (null is already its absent value): only value types (numbers, boolean, dateTime, guid, char and enums) can be nullable`,
+    ],
   },
   {
     name: "nullable and required",
-    given: [["{ name: quantity, type: int,","{ name: quantity, type: int, nullable: true, required: true,"]],
+    given: [["{ name: quantity, type: int,", "{ name: quantity, type: int, nullable: true, required: true,"]],
     want: [`${F}:43:68 "quantity" is nullable, so it cannot be required`],
   },
   {
     name: "range rule on a string",
-    given: [["rules:\n","rules:\n  pct: { kind: range, min: 0, max: 100, doc: A percentage. }\n"],["rules: [count]","rules: [pct]"]],
+    given: [
+      ["rules:\n", "rules:\n  pct: { kind: range, min: 0, max: 100, doc: A percentage. }\n"],
+      ["rules: [count]", "rules: [pct]"],
+    ],
     want: [`${F}:45:50 rule "pct" (range) applies to numeric parameters only; "digit" is string`],
   },
   {
     name: "pattern rule on an int",
-    given: [["rules:\n","rules:\n  code: { kind: pattern, pattern: \"^[A-Z]+$\", doc: Capitals. }\n"],["{ name: quantity, type: int,","{ name: quantity, type: int, rules: [code],"]],
+    given: [
+      ["rules:\n", 'rules:\n  code: { kind: pattern, pattern: "^[A-Z]+$", doc: Capitals. }\n'],
+      ["{ name: quantity, type: int,", "{ name: quantity, type: int, rules: [code],"],
+    ],
     want: [`${F}:44:50 rule "code" (pattern) applies to string parameters only; "quantity" is int`],
   },
   {
     name: "length rule on an enum",
-    given: [["records:\n","enums:\n  Size: { doc: A size., values: [S, M] }\nrecords:\n"],["rules:\n","rules:\n  short: { kind: length, max: 3, doc: Short. }\n"],["{ name: quantity, type: int,","{ name: quantity, type: Size, rules: [short],"]],
+    given: [
+      ["records:\n", "enums:\n  Size: { doc: A size., values: [S, M] }\nrecords:\n"],
+      ["rules:\n", "rules:\n  short: { kind: length, max: 3, doc: Short. }\n"],
+      ["{ name: quantity, type: int,", "{ name: quantity, type: Size, rules: [short],"],
+    ],
     want: [`${F}:46:51 rule "short" (length) applies to string parameters only; "quantity" is Size`],
   },
   {
     name: "length rule with min above max",
-    given: [["rules:\n","rules:\n  short: { kind: length, min: 5, max: 3, doc: Short. }\n"]],
+    given: [["rules:\n", "rules:\n  short: { kind: length, min: 5, max: 3, doc: Short. }\n"]],
     want: [`${F}:11:31 rule "short": min 5 is greater than max 3`],
   },
   {
     name: "range rule with min above max",
-    given: [["rules:\n","rules:\n  pct: { kind: range, min: 100, max: 0, doc: A percentage. }\n"]],
+    given: [["rules:\n", "rules:\n  pct: { kind: range, min: 100, max: 0, doc: A percentage. }\n"]],
     want: [`${F}:11:28 rule "pct": min 100 is greater than max 0`],
   },
   {
     name: "length rule without bounds",
-    given: [["rules:\n","rules:\n  short: { kind: length, doc: Short. }\n"]],
+    given: [["rules:\n", "rules:\n  short: { kind: length, doc: Short. }\n"]],
     want: [`${F}:11:18 rule "short" (length) needs min, max or both`],
   },
   {
     name: "pattern that does not compile",
-    given: [["rules:\n","rules:\n  code: { kind: pattern, pattern: \"^([A-Z]$\", doc: Capitals. }\n"]],
-    want: [`${F}:11:35 rule "code": the pattern does not compile as a JavaScript regular expression (unicode mode): Invalid regular expression: /^([A-Z]$/u: Unterminated group`],
+    given: [["rules:\n", 'rules:\n  code: { kind: pattern, pattern: "^([A-Z]$", doc: Capitals. }\n']],
+    want: [
+      `${F}:11:35 rule "code": the pattern does not compile as a JavaScript regular expression (unicode mode): Invalid regular expression: /^([A-Z]$/u: Unterminated group`,
+    ],
   },
   {
     name: "pattern with nested unbounded repetition",
-    given: [["rules:\n","rules:\n  code: { kind: pattern, pattern: \"^(a+)+$\", doc: Capitals. }\n"]],
-    want: [`${F}:11:35 rule "code": the pattern can take exponential time to match (catastrophic backtracking), as on the value 'a' + 'a'.repeat(31) + '\\x00'; the parts that backtrack: a. Rewrite it so that no text can be matched in two ways (for example (\\w|\\d)+ as \\w+, [^@]+@[^@]+\\.[^@]+ as [^@]+@[^@.]+(\\.[^@.]+)+)`],
+    given: [["rules:\n", 'rules:\n  code: { kind: pattern, pattern: "^(a+)+$", doc: Capitals. }\n']],
+    want: [
+      `${F}:11:35 rule "code": the pattern can take exponential time to match (catastrophic backtracking), as on the value 'a' + 'a'.repeat(31) + '\\x00'; the parts that backtrack: a. Rewrite it so that no text can be matched in two ways (for example (\\w|\\d)+ as \\w+, [^@]+@[^@]+\\.[^@]+ as [^@]+@[^@.]+(\\.[^@.]+)+)`,
+    ],
   },
   {
     // The issue's pattern: the old check (a repeated group holding an unbounded repetition) let it pass, and
     // one 28-character value held the event loop for 15.5 s.
     name: "pattern with an alternation of overlapping classes under a repetition",
-    given: [["rules:\n","rules:\n  code: { kind: pattern, pattern: \"^(\\\\w|\\\\d)+$\", doc: Word characters. }\n"]],
-    want: [expect.stringMatching(/^spec\/small\.yaml:11:35 rule "code": the pattern can take exponential time to match \(catastrophic backtracking\), as on the value 'A' \+ '0'\.repeat\(31\) \+ '\\x00'; the parts that backtrack: \\w, \\d\. /)],
+    given: [
+      ["rules:\n", 'rules:\n  code: { kind: pattern, pattern: "^(\\\\w|\\\\d)+$", doc: Word characters. }\n'],
+    ],
+    want: [
+      expect.stringMatching(
+        /^spec\/small\.yaml:11:35 rule "code": the pattern can take exponential time to match \(catastrophic backtracking\), as on the value 'A' \+ '0'\.repeat\(31\) \+ '\\x00'; the parts that backtrack: \\w, \\d\. /,
+      ),
+    ],
   },
   {
     name: "pattern that backtracks polynomially",
-    given: [["rules:\n","rules:\n  mail: { kind: pattern, pattern: \"^[^@]+@[^@]+\\\\.[^@]+$\", doc: An address. }\n"]],
-    want: [expect.stringMatching(/^spec\/small\.yaml:11:35 rule "mail": the pattern can take polynomial time \(degree 2\) to match \(catastrophic backtracking\), as on the value .*repeat\(\d+\)/)],
+    given: [
+      [
+        "rules:\n",
+        'rules:\n  mail: { kind: pattern, pattern: "^[^@]+@[^@]+\\\\.[^@]+$", doc: An address. }\n',
+      ],
+    ],
+    want: [
+      expect.stringMatching(
+        /^spec\/small\.yaml:11:35 rule "mail": the pattern can take polynomial time \(degree 2\) to match \(catastrophic backtracking\), as on the value .*repeat\(\d+\)/,
+      ),
+    ],
   },
   {
     name: "record holding itself",
-    given: [["{ name: Label, type: string }","{ name: Label, type: Item }"]],
+    given: [["{ name: Label, type: string }", "{ name: Label, type: Item }"]],
     want: [`${F}:25:30 record "Item" contains itself: Item → Item; records may nest but not in a cycle`],
   },
   {
     name: "records holding each other",
-    given: [["records:\n","records:\n  Box:\n    doc: A box.\n    fields:\n      - { name: Items, type: \"Item[]\" }\n"],["{ name: Label, type: string }","{ name: Label, type: Box }"]],
+    given: [
+      [
+        "records:\n",
+        'records:\n  Box:\n    doc: A box.\n    fields:\n      - { name: Items, type: "Item[]" }\n',
+      ],
+      ["{ name: Label, type: string }", "{ name: Label, type: Box }"],
+    ],
     want: [`${F}:24:30 record "Box" contains itself: Box → Item → Box; records may nest but not in a cycle`],
   },
   {
     name: "oneWay operation with a result",
-    given: [["        doc: Adds an item.\n","        doc: Adds an item.\n        oneWay: true\n"]],
+    given: [["        doc: Adds an item.\n", "        doc: Adds an item.\n        oneWay: true\n"]],
     want: [`${F}:48:17 AddItem is oneWay, so it has no result: remove "result" or "oneWay"`],
   },
   {
     name: "effect that is neither read nor write",
-    given: [["        doc: Adds an item.\n","        doc: Adds an item.\n        effect: readonly\n"]],
-    want: [`${F}:40:17 "effect" must be one of: read, write (not \"readonly\")`],
+    given: [["        doc: Adds an item.\n", "        doc: Adds an item.\n        effect: readonly\n"]],
+    want: [`${F}:40:17 "effect" must be one of: read, write (not "readonly")`],
   },
   {
     name: "enum named like a scalar",
-    given: [["records:\n","enums:\n  int: { doc: A size., values: [S, M] }\nrecords:\n"]],
+    given: [["records:\n", "enums:\n  int: { doc: A size., values: [S, M] }\nrecords:\n"]],
     want: [`${F}:21:3 enum "int" has the name of a scalar type`],
   },
   {
     name: "enum without values",
-    given: [["records:\n","enums:\n  Size: { doc: A size., values: [] }\nrecords:\n"]],
+    given: [["records:\n", "enums:\n  Size: { doc: A size., values: [] }\nrecords:\n"]],
     want: [`${F}:21:33 "values" must NOT have fewer than 1 items`],
   },
   {
     name: "result mixing both forms",
-    given: [["result: { kind: list, record: Item, doc: Every item. }","result: { kind: list, type: \"Item[]\", record: Item, doc: Every item. }"]],
+    given: [
+      [
+        "result: { kind: list, record: Item, doc: Every item. }",
+        'result: { kind: list, type: "Item[]", record: Item, doc: Every item. }',
+      ],
+    ],
     want: [`${F}:50:31 unknown property "type"; expected one of: kind, record, doc`],
   },
   {
     name: "typed result with a kind-form property",
-    given: [["result: { kind: list, record: Item, doc: Every item. }","result: { type: \"Item[]\", record: Item, doc: Every item. }"]],
+    given: [
+      [
+        "result: { kind: list, record: Item, doc: Every item. }",
+        'result: { type: "Item[]", record: Item, doc: Every item. }',
+      ],
+    ],
     want: [`${F}:50:35 unknown property "record"; expected one of: type, doc`],
   },
   {
     name: "DataSet column of a type DataSets do not carry",
-    given: [["{ property: ItemId, name: ItemId, type: long,","{ property: ItemId, name: ItemId, type: guid,"]],
-    want: [`${F}:32:49 "type" must be one of: string, int, long, double, decimal, dateTime, boolean (not "guid")`],
+    given: [
+      ["{ property: ItemId, name: ItemId, type: long,", "{ property: ItemId, name: ItemId, type: guid,"],
+    ],
+    want: [
+      `${F}:32:49 "type" must be one of: string, int, long, double, decimal, dateTime, boolean (not "guid")`,
+    ],
   },
-
 ];
 
 describe("validateSpec", () => {
@@ -361,7 +434,11 @@ describe("validateSpec", () => {
     "^\\d{1,3}(\\.\\d{1,3}){3}$",
   ])("accepts the linear pattern %s", { timeout: 60_000 }, (pattern) => {
     const yaml = pattern.replace(/\\/g, "\\\\");
-    expect(validateText(smallSpecWith(["rules:\n", `rules:\n  code: { kind: pattern, pattern: "${yaml}", doc: A code. }\n`]))).toEqual([]);
+    expect(
+      validateText(
+        smallSpecWith(["rules:\n", `rules:\n  code: { kind: pattern, pattern: "${yaml}", doc: A code. }\n`]),
+      ),
+    ).toEqual([]);
   });
 
   it("reports unknown properties and semantic errors in one pass, not one round each", () => {
@@ -374,14 +451,18 @@ describe("validateSpec", () => {
       expect.stringMatching(/unknown rule "cuont" \(did you mean "count"\?\)/),
     ]);
     // A wrong shape (a number for a string) still stops there: the semantic checks would misread it.
-    expect(validateText(smallSpecWith(["    max: 9\n", "    max: nine\n"], ["{ name: quantity, type: int,", "{ name: quantity, type: int, rules: [cuont],"]))).toHaveLength(1);
+    expect(
+      validateText(
+        smallSpecWith(
+          ["    max: 9\n", "    max: nine\n"],
+          ["{ name: quantity, type: int,", "{ name: quantity, type: int, rules: [cuont],"],
+        ),
+      ),
+    ).toHaveLength(1);
   });
 
   it("reports every schema error, not just the first", () => {
-    const text = smallSpecWith(
-      ["    max: 9\n", "    max: nine\n"],
-      ["    title: Items\n", ""],
-    );
+    const text = smallSpecWith(["    max: 9\n", "    max: nine\n"], ["    title: Items\n", ""]);
     expect(validateText(text)).toHaveLength(2);
   });
 

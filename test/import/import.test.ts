@@ -10,7 +10,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { importCommand, importToYaml, importWsdl, ImportError, schemaReference } from "../../generator/import/index.js";
+import {
+  importCommand,
+  importToYaml,
+  importWsdl,
+  ImportError,
+  schemaReference,
+} from "../../generator/import/index.js";
 import { scalar, specToYaml } from "../../generator/import/yaml-out.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -52,8 +58,21 @@ describe("easgen import: fixtures", () => {
   it("maps every shape the fixtures hold", () => {
     const lookup = importWsdl(fixture("lookup.wsdl"), { source: "lookup.wsdl" }).spec;
     expect(lookup.records).toEqual({
-      Country: { doc: expect.any(String), fields: [{ name: "Name", type: "string" }, { name: "Code", type: "string" }, { name: "Cities", type: "City[]" }] },
-      City: { doc: expect.any(String), fields: [{ name: "Name", type: "string" }, { name: "Population", type: "long" }] },
+      Country: {
+        doc: expect.any(String),
+        fields: [
+          { name: "Name", type: "string" },
+          { name: "Code", type: "string" },
+          { name: "Cities", type: "City[]" },
+        ],
+      },
+      City: {
+        doc: expect.any(String),
+        fields: [
+          { name: "Name", type: "string" },
+          { name: "Population", type: "long" },
+        ],
+      },
     });
     expect(lookup.service.doc).toBe("Looks up countries and their cities.");
     expect(lookup.service.endpoint).toBe("CountryLookup.asmx");
@@ -89,7 +108,14 @@ describe("easgen import: fixtures", () => {
     expect(byName.get("Notify")!.result).toBeUndefined();
     expect(byName.get("Log")!.doc).toBe("Imported; describe it.");
     expect(byName.get("Sum")!.params!.map((p) => p.type)).toEqual([
-      "byte", "unsignedByte", "short", "unsignedShort", "unsignedInt", "unsignedLong", "decimal", "float",
+      "byte",
+      "unsignedByte",
+      "short",
+      "unsignedShort",
+      "unsignedInt",
+      "unsignedLong",
+      "decimal",
+      "float",
     ]);
   });
 
@@ -117,8 +143,15 @@ describe("easgen import: ExternalAPIService", () => {
   /** The comparable structure of a spec: names and types, docs and rules left out. */
   function structure(spec: Record<string, unknown>) {
     const typeOf = (r: Record<string, unknown>): string =>
-      r.kind === "list" ? `${r.record as string}[]` : r.kind === "record" ? (r.record as string) : r.kind === "dataSet" ? `dataSet` : (r.type as string);
-    const param = (p: Record<string, unknown>) => `${p.name as string}: ${typeOf(p)}${p.nullable === true ? "?" : ""}`;
+      r.kind === "list"
+        ? `${r.record as string}[]`
+        : r.kind === "record"
+          ? (r.record as string)
+          : r.kind === "dataSet"
+            ? `dataSet`
+            : (r.type as string);
+    const param = (p: Record<string, unknown>) =>
+      `${p.name as string}: ${typeOf(p)}${p.nullable === true ? "?" : ""}`;
     const service = spec.service as Record<string, unknown>;
     const groups = spec.groups as { operations: Record<string, unknown>[] }[];
     return {
@@ -127,7 +160,9 @@ describe("easgen import: ExternalAPIService", () => {
       endpoint: service.endpoint,
       credentials: ((service.credentials ?? []) as Record<string, unknown>[]).map(param),
       records: Object.fromEntries(
-        Object.entries((spec.records ?? {}) as Record<string, { fields: Record<string, unknown>[] }>).map(([k, v]) => [k, v.fields.map(param)]),
+        Object.entries((spec.records ?? {}) as Record<string, { fields: Record<string, unknown>[] }>).map(
+          ([k, v]) => [k, v.fields.map(param)],
+        ),
       ),
       operations: groups.flatMap((g) =>
         g.operations.map((o) => ({
@@ -144,18 +179,36 @@ describe("easgen import: ExternalAPIService", () => {
       credentials: ["strUsername", "strPassword"],
     });
     const imported = parse(result.yaml) as Record<string, unknown>;
-    const original = parse(readFileSync(path.join(REPO, "spec/ExternalAPIService.yaml"), "utf8")) as Record<string, unknown>;
+    const original = parse(readFileSync(path.join(REPO, "spec/ExternalAPIService.yaml"), "utf8")) as Record<
+      string,
+      unknown
+    >;
     expect(structure(imported)).toEqual(structure(original));
     expect(result.warnings).toEqual([]);
     // Decision: a DataSet result imports as a stub without columns (the WSDL cannot say them), so the
     // spec does not validate until they are described by hand.
     expect(result.dataSetStubs).toEqual(["GetReportViewsByDateInterval", "GetSubscriberMailingLists"]);
     expect(imported.dataSets).toEqual({
-      GetReportViewsByDateInterval: { doc: "Imported; describe it.", dataSetName: "NewDataSet", table: "Table", columns: [] },
-      GetSubscriberMailingLists: { doc: "Imported; describe it.", dataSetName: "NewDataSet", table: "Table", columns: [] },
+      GetReportViewsByDateInterval: {
+        doc: "Imported; describe it.",
+        dataSetName: "NewDataSet",
+        table: "Table",
+        columns: [],
+      },
+      GetSubscriberMailingLists: {
+        doc: "Imported; describe it.",
+        dataSetName: "NewDataSet",
+        table: "Table",
+        columns: [],
+      },
     });
     expect(result.yaml).toContain("# The WSDL does not describe a DataSet's columns");
-    expect((imported.service as Record<string, unknown>).bindings).toEqual(["soap11", "soap12", "httpGet", "httpPost"]);
+    expect((imported.service as Record<string, unknown>).bindings).toEqual([
+      "soap11",
+      "soap12",
+      "httpGet",
+      "httpPost",
+    ]);
   });
 
   it("--credentials must name the first parameters of every operation, in order", () => {
@@ -164,18 +217,23 @@ describe("easgen import: ExternalAPIService", () => {
       /--credentials strPassword: operation GetTriggerClicks does not take strPassword as parameter 1 \(it has strUsername there\)/,
     );
     const allInt = fixture("calculator.wsdl").replaceAll('type="s:double"', 'type="s:int"');
-    expect(refusal(allInt, ["a", "b", "c"])).toMatch(/operation Add does not take c as parameter 3 \(it has 2 parameters\)/);
+    expect(refusal(allInt, ["a", "b", "c"])).toMatch(
+      /operation Add does not take c as parameter 3 \(it has 2 parameters\)/,
+    );
     const lookup = fixture("lookup.wsdl");
     expect(refusal(lookup, ["code"])).toMatch(/operation ListCountries does not take code as parameter 1/);
     // Same name, different type in two operations.
-    expect(refusal(fixture("calculator.wsdl"), ["a"])).toBe("x.wsdl: --credentials: a is int in Add but double in Multiply");
+    expect(refusal(fixture("calculator.wsdl"), ["a"])).toBe(
+      "x.wsdl: --credentials: a is int in Add but double in Multiply",
+    );
   });
 
   it("--credentials moves them into service.credentials", () => {
     const allInt = fixture("calculator.wsdl").replaceAll('type="s:double"', 'type="s:int"');
     const { spec } = importWsdl(allInt, { source: "c", credentials: ["a"] });
     expect(spec.service.credentials).toEqual([{ name: "a", type: "int", doc: "Imported; describe it." }]);
-    for (const op of spec.groups[0]!.operations) expect(op.params).toEqual([{ name: "b", type: "int", doc: "Imported; describe it." }]);
+    for (const op of spec.groups[0]!.operations)
+      expect(op.params).toEqual([{ name: "b", type: "int", doc: "Imported; describe it." }]);
     const both = importWsdl(allInt, { source: "c", credentials: ["a", "b"] }).spec;
     expect(both.service.credentials!.map((c) => c.name)).toEqual(["a", "b"]);
     for (const op of both.groups[0]!.operations) expect(op.params).toBeUndefined();
@@ -187,92 +245,223 @@ describe("easgen import: refusals name the element and line", () => {
   const lookup = fixture("lookup.wsdl");
 
   it("SOAP headers", () => {
-    const text = replaceOnce(calc, '<soap:body use="literal" />', '<soap:body use="literal" />\r\n        <soap:header message="tns:AuthHeader" part="AuthHeader" use="literal" />');
+    const text = replaceOnce(
+      calc,
+      '<soap:body use="literal" />',
+      '<soap:body use="literal" />\r\n        <soap:header message="tns:AuthHeader" part="AuthHeader" use="literal" />',
+    );
     expect(refusal(text)).toBe(
       `x.wsdl:${lineOf(text, "<soap:header")}: <soap:header>: operation Add uses a SOAP header (soap:header): SOAP headers are not supported`,
     );
   });
 
   it("rpc style and encoded use", () => {
-    let text = replaceOnce(calc, '<soap12:operation soapAction="http://tempuri.org/Divide" style="document" />', '<soap12:operation soapAction="http://tempuri.org/Divide" style="rpc" />');
-    expect(refusal(text)).toBe(`x.wsdl:${lineOf(text, 'style="rpc"')}: <soap12:operation>: operation Divide is style="rpc": only document/literal is supported`);
-    text = replaceOnce(calc, '<soap:body use="literal" />', '<soap:body use="encoded" encodingStyle="http://schemas.xmlsoap.org/soap/encoding/" />');
-    expect(refusal(text)).toMatch(new RegExp(`^x\\.wsdl:${lineOf(text, 'use="encoded"')}: <soap:body>: operation Add is use="encoded": rpc/encoded messages are not supported`));
-    text = replaceOnce(calc, '<soap:binding transport="http://schemas.xmlsoap.org/soap/http" />', '<soap:binding transport="http://schemas.xmlsoap.org/soap/http" style="rpc" />');
+    let text = replaceOnce(
+      calc,
+      '<soap12:operation soapAction="http://tempuri.org/Divide" style="document" />',
+      '<soap12:operation soapAction="http://tempuri.org/Divide" style="rpc" />',
+    );
+    expect(refusal(text)).toBe(
+      `x.wsdl:${lineOf(text, 'style="rpc"')}: <soap12:operation>: operation Divide is style="rpc": only document/literal is supported`,
+    );
+    text = replaceOnce(
+      calc,
+      '<soap:body use="literal" />',
+      '<soap:body use="encoded" encodingStyle="http://schemas.xmlsoap.org/soap/encoding/" />',
+    );
+    expect(refusal(text)).toMatch(
+      new RegExp(
+        `^x\\.wsdl:${lineOf(text, 'use="encoded"')}: <soap:body>: operation Add is use="encoded": rpc/encoded messages are not supported`,
+      ),
+    );
+    text = replaceOnce(
+      calc,
+      '<soap:binding transport="http://schemas.xmlsoap.org/soap/http" />',
+      '<soap:binding transport="http://schemas.xmlsoap.org/soap/http" style="rpc" />',
+    );
     expect(refusal(text)).toMatch(/<soap:binding>: the binding is style="rpc"/);
-    text = replaceOnce(calc, '<wsdl:part name="parameters" element="tns:Add" />', '<wsdl:part name="a" type="s:int" />');
-    expect(refusal(text)).toMatch(/<wsdl:part name="a">: part a of message AddSoapIn has a type, not an element: rpc-style messages are not supported/);
+    text = replaceOnce(
+      calc,
+      '<wsdl:part name="parameters" element="tns:Add" />',
+      '<wsdl:part name="a" type="s:int" />',
+    );
+    expect(refusal(text)).toMatch(
+      /<wsdl:part name="a">: part a of message AddSoapIn has a type, not an element: rpc-style messages are not supported/,
+    );
   });
 
   it("arrays of arrays, nullable items, unwrapped arrays and renamed items", () => {
-    let text = replaceOnce(lookup, '<s:element minOccurs="0" maxOccurs="unbounded" name="string" nillable="true" type="s:string" />', '<s:element minOccurs="0" maxOccurs="unbounded" name="ArrayOfCity" nillable="true" type="tns:ArrayOfCity" />');
+    let text = replaceOnce(
+      lookup,
+      '<s:element minOccurs="0" maxOccurs="unbounded" name="string" nillable="true" type="s:string" />',
+      '<s:element minOccurs="0" maxOccurs="unbounded" name="ArrayOfCity" nillable="true" type="tns:ArrayOfCity" />',
+    );
     expect(refusal(text)).toBe(
       `x.wsdl:${lineOf(text, 'name="ArrayOfCity" nillable')}: <s:element name="ArrayOfCity">: complexType ArrayOfString is an array of arrays (City[][]): arrays of arrays are not supported`,
     );
-    text = replaceOnce(lookup, 'name="Population" type="s:long" />', 'name="Population" type="s:long" />\r\n          <s:element minOccurs="0" maxOccurs="unbounded" name="Zip" type="s:int" />');
-    expect(refusal(text)).toMatch(/<s:element name="Zip">: field Zip of City repeats \(maxOccurs="unbounded"\) outside an ArrayOf type/);
-    text = replaceOnce(lookup, 'name="City" nillable="true" type="tns:City"', 'name="Town" nillable="true" type="tns:City"');
-    expect(refusal(text)).toMatch(/complexType ArrayOfCity: the items are named Town, not City after their type/);
-    text = [lookup]
-      .map((t) => replaceOnce(t, 'name="string" nillable="true" type="s:string"', 'name="int" nillable="true" type="s:int"'))[0]!;
-    expect(refusal(text)).toMatch(/complexType ArrayOfString: nullable items \(int\?\[\]\) are not supported/);
+    text = replaceOnce(
+      lookup,
+      'name="Population" type="s:long" />',
+      'name="Population" type="s:long" />\r\n          <s:element minOccurs="0" maxOccurs="unbounded" name="Zip" type="s:int" />',
+    );
+    expect(refusal(text)).toMatch(
+      /<s:element name="Zip">: field Zip of City repeats \(maxOccurs="unbounded"\) outside an ArrayOf type/,
+    );
+    text = replaceOnce(
+      lookup,
+      'name="City" nillable="true" type="tns:City"',
+      'name="Town" nillable="true" type="tns:City"',
+    );
+    expect(refusal(text)).toMatch(
+      /complexType ArrayOfCity: the items are named Town, not City after their type/,
+    );
+    text = [lookup].map((t) =>
+      replaceOnce(
+        t,
+        'name="string" nillable="true" type="s:string"',
+        'name="int" nillable="true" type="s:int"',
+      ),
+    )[0]!;
+    expect(refusal(text)).toMatch(
+      /complexType ArrayOfString: nullable items \(int\?\[\]\) are not supported/,
+    );
   });
 
   it("xs:choice, xs:all, attributes, derived types, xs:any", () => {
     const record = '<s:complexType name="City">\r\n        <s:sequence>';
     const cases: [string, RegExp][] = [
-      ['<s:complexType name="City">\r\n        <s:choice>', /<s:choice>: complexType City: xs:choice is not supported/],
-      ['<s:complexType name="City">\r\n        <s:all>', /<s:all>: complexType City: xs:all is not supported/],
-      [`${record}\r\n          <s:choice><s:element name="A" type="s:int" /></s:choice>`, /<s:choice>: complexType City: xs:choice is not supported/],
+      [
+        '<s:complexType name="City">\r\n        <s:choice>',
+        /<s:choice>: complexType City: xs:choice is not supported/,
+      ],
+      [
+        '<s:complexType name="City">\r\n        <s:all>',
+        /<s:all>: complexType City: xs:all is not supported/,
+      ],
+      [
+        `${record}\r\n          <s:choice><s:element name="A" type="s:int" /></s:choice>`,
+        /<s:choice>: complexType City: xs:choice is not supported/,
+      ],
       [`${record}\r\n          <s:any />`, /<s:any>: complexType City: xs:any .* is not supported/],
     ];
     for (const [to, message] of cases) {
       let text = replaceOnce(lookup, record, to);
-      if (to.endsWith("<s:choice>")) text = text.replace("</s:sequence>\r\n      </s:complexType>\r\n      <s:element name=\"ListCountries\">", "</s:choice>\r\n      </s:complexType>\r\n      <s:element name=\"ListCountries\">");
-      if (to.endsWith("<s:all>")) text = text.replace("</s:sequence>\r\n      </s:complexType>\r\n      <s:element name=\"ListCountries\">", "</s:all>\r\n      </s:complexType>\r\n      <s:element name=\"ListCountries\">");
+      if (to.endsWith("<s:choice>"))
+        text = text.replace(
+          '</s:sequence>\r\n      </s:complexType>\r\n      <s:element name="ListCountries">',
+          '</s:choice>\r\n      </s:complexType>\r\n      <s:element name="ListCountries">',
+        );
+      if (to.endsWith("<s:all>"))
+        text = text.replace(
+          '</s:sequence>\r\n      </s:complexType>\r\n      <s:element name="ListCountries">',
+          '</s:all>\r\n      </s:complexType>\r\n      <s:element name="ListCountries">',
+        );
       expect(refusal(text)).toMatch(message);
     }
-    let text = replaceOnce(lookup, `${record}`, '<s:complexType name="City">\r\n        <s:attribute name="id" type="s:int" />\r\n        <s:sequence>');
+    let text = replaceOnce(
+      lookup,
+      `${record}`,
+      '<s:complexType name="City">\r\n        <s:attribute name="id" type="s:int" />\r\n        <s:sequence>',
+    );
     expect(refusal(text)).toBe(
       `x.wsdl:${lineOf(text, "<s:attribute")}: <s:attribute name="id">: complexType City: XML attributes (xs:attribute) are not supported: the spec describes elements only`,
     );
-    text = replaceOnce(lookup, record, '<s:complexType name="City">\r\n        <s:complexContent mixed="false"><s:extension base="tns:Country"><s:sequence>');
-    text = text.replace("</s:sequence>\r\n      </s:complexType>\r\n      <s:element name=\"ListCountries\">", "</s:sequence></s:extension></s:complexContent>\r\n      </s:complexType>\r\n      <s:element name=\"ListCountries\">");
-    expect(refusal(text)).toMatch(/<s:complexContent>: complexType City: derived types \(xs:complexContent\) are not supported/);
+    text = replaceOnce(
+      lookup,
+      record,
+      '<s:complexType name="City">\r\n        <s:complexContent mixed="false"><s:extension base="tns:Country"><s:sequence>',
+    );
+    text = text.replace(
+      '</s:sequence>\r\n      </s:complexType>\r\n      <s:element name="ListCountries">',
+      '</s:sequence></s:extension></s:complexContent>\r\n      </s:complexType>\r\n      <s:element name="ListCountries">',
+    );
+    expect(refusal(text)).toMatch(
+      /<s:complexContent>: complexType City: derived types \(xs:complexContent\) are not supported/,
+    );
   });
 
   it("out parameters, DataSet parameters, unknown types, [Flags] enums, recursive records", () => {
-    let text = replaceOnce(calc, 'name="AddResult" type="s:int" />', 'name="AddResult" type="s:int" />\r\n            <s:element minOccurs="1" maxOccurs="1" name="carry" type="s:int" />');
-    expect(refusal(text)).toMatch(new RegExp(`^x\\.wsdl:${lineOf(text, 'name="carry"')}: <s:element name="carry">: the response of Add must hold exactly one element AddResult \\(out and ref parameters are not supported\\)`));
-    text = replaceOnce(calc, '<s:element minOccurs="1" maxOccurs="1" name="a" type="s:int" />', '<s:element minOccurs="0" maxOccurs="1" name="a"><s:complexType><s:sequence><s:element ref="s:schema" /><s:any /></s:sequence></s:complexType></s:element>');
-    expect(refusal(text)).toMatch(/<s:element name="a">: parameter a of Add is a DataSet: only results may be DataSets/);
+    let text = replaceOnce(
+      calc,
+      'name="AddResult" type="s:int" />',
+      'name="AddResult" type="s:int" />\r\n            <s:element minOccurs="1" maxOccurs="1" name="carry" type="s:int" />',
+    );
+    expect(refusal(text)).toMatch(
+      new RegExp(
+        `^x\\.wsdl:${lineOf(text, 'name="carry"')}: <s:element name="carry">: the response of Add must hold exactly one element AddResult \\(out and ref parameters are not supported\\)`,
+      ),
+    );
+    text = replaceOnce(
+      calc,
+      '<s:element minOccurs="1" maxOccurs="1" name="a" type="s:int" />',
+      '<s:element minOccurs="0" maxOccurs="1" name="a"><s:complexType><s:sequence><s:element ref="s:schema" /><s:any /></s:sequence></s:complexType></s:element>',
+    );
+    expect(refusal(text)).toMatch(
+      /<s:element name="a">: parameter a of Add is a DataSet: only results may be DataSets/,
+    );
     text = replaceOnce(calc, 'name="a" type="s:int"', 'name="a" type="s:duration"');
-    expect(refusal(text)).toMatch(/<s:element name="a">: parameter a of Add has type xs:duration, which the spec has no type for/);
+    expect(refusal(text)).toMatch(
+      /<s:element name="a">: parameter a of Add has type xs:duration, which the spec has no type for/,
+    );
     text = replaceOnce(calc, 'name="a" type="s:int"', 'name="a" type="s:anyType"');
     expect(refusal(text)).toMatch(/has type xs:anyType/);
     const registry = fixture("registry.wsdl");
-    text = replaceOnce(registry, '<s:simpleType name="Status">\r\n        <s:restriction base="s:string">', '<s:simpleType name="Status">\r\n        <s:list><s:simpleType><s:restriction base="s:string">');
-    text = replaceOnce(text, '<s:enumeration value="Closed" />\r\n        </s:restriction>', '<s:enumeration value="Closed" />\r\n        </s:restriction></s:simpleType></s:list>');
-    expect(refusal(text)).toMatch(/<s:list>: simpleType Status is a list of values \(\[Flags\] enum\): not supported/);
-    text = replaceOnce(lookup, 'name="Population" type="s:long" />', 'name="Population" type="s:long" />\r\n          <s:element minOccurs="0" maxOccurs="1" name="Capital" type="tns:Country" />');
-    expect(refusal(text)).toMatch(/complexType Country contains itself \(Country → City → Country\): recursive records are not supported/);
+    text = replaceOnce(
+      registry,
+      '<s:simpleType name="Status">\r\n        <s:restriction base="s:string">',
+      '<s:simpleType name="Status">\r\n        <s:list><s:simpleType><s:restriction base="s:string">',
+    );
+    text = replaceOnce(
+      text,
+      '<s:enumeration value="Closed" />\r\n        </s:restriction>',
+      '<s:enumeration value="Closed" />\r\n        </s:restriction></s:simpleType></s:list>',
+    );
+    expect(refusal(text)).toMatch(
+      /<s:list>: simpleType Status is a list of values \(\[Flags\] enum\): not supported/,
+    );
+    text = replaceOnce(
+      lookup,
+      'name="Population" type="s:long" />',
+      'name="Population" type="s:long" />\r\n          <s:element minOccurs="0" maxOccurs="1" name="Capital" type="tns:Country" />',
+    );
+    expect(refusal(text)).toMatch(
+      /complexType Country contains itself \(Country → City → Country\): recursive records are not supported/,
+    );
   });
 
   it("custom SOAPActions, wsdl:import, HTTP-only services, not a WSDL", () => {
     let text = replaceOnce(calc, 'soapAction="http://tempuri.org/Add"', 'soapAction="urn:add"');
-    expect(refusal(text)).toMatch(/<soap:operation>: operation Add has soapAction "urn:add"; the generator derives "http:\/\/tempuri.org\/Add"/);
+    expect(refusal(text)).toMatch(
+      /<soap:operation>: operation Add has soapAction "urn:add"; the generator derives "http:\/\/tempuri.org\/Add"/,
+    );
     // A namespace without a trailing slash: .NET puts one between it and the operation.
     const registry = importWsdl(fixture("registry.wsdl"), { source: "r" });
     expect(registry.spec.service.namespace).toBe("urn:example:registry");
-    text = replaceOnce(fixture("registry.wsdl"), 'soapAction="urn:example:registry/Register"', 'soapAction="urn:example:registryRegister"');
+    text = replaceOnce(
+      fixture("registry.wsdl"),
+      'soapAction="urn:example:registry/Register"',
+      'soapAction="urn:example:registryRegister"',
+    );
     expect(refusal(text)).toMatch(/derives "urn:example:registry\/Register"/);
-    text = replaceOnce(calc, "<wsdl:types>", '<wsdl:import namespace="urn:x" location="other.wsdl" />\r\n  <wsdl:types>');
-    expect(refusal(text)).toBe(`x.wsdl:3: <wsdl:import>: wsdl:import is not supported: import a WSDL that holds all its parts in one document`);
+    text = replaceOnce(
+      calc,
+      "<wsdl:types>",
+      '<wsdl:import namespace="urn:x" location="other.wsdl" />\r\n  <wsdl:types>',
+    );
+    expect(refusal(text)).toBe(
+      `x.wsdl:3: <wsdl:import>: wsdl:import is not supported: import a WSDL that holds all its parts in one document`,
+    );
     text = calc.replace(/ {4}<wsdl:port name="CalculatorSoap(12)?"[^]*?<\/wsdl:port>\r\n/g, "");
-    expect(refusal(text)).toMatch(/<wsdl:service name="Calculator">: the service has no SOAP 1.1 or SOAP 1.2 port/);
-    expect(refusal("<definitions/>")).toBe("x.wsdl:1: <definitions>: the root element is not wsdl:definitions (namespace http://schemas.xmlsoap.org/wsdl/); not a WSDL 1.1 document");
+    expect(refusal(text)).toMatch(
+      /<wsdl:service name="Calculator">: the service has no SOAP 1.1 or SOAP 1.2 port/,
+    );
+    expect(refusal("<definitions/>")).toBe(
+      "x.wsdl:1: <definitions>: the root element is not wsdl:definitions (namespace http://schemas.xmlsoap.org/wsdl/); not a WSDL 1.1 document",
+    );
     expect(refusal("<a><b></a>")).toMatch(/^x\.wsdl: not a well-formed XML document the reader accepts: /);
-    expect(refusal('<!DOCTYPE x [<!ENTITY a "b">]><x/>')).toMatch(/^x\.wsdl: not a well-formed XML document the reader accepts: /);
+    expect(refusal('<!DOCTYPE x [<!ENTITY a "b">]><x/>')).toMatch(
+      /^x\.wsdl: not a well-formed XML document the reader accepts: /,
+    );
     text = replaceOnce(calc, 'elementFormDefault="qualified" ', "");
     expect(refusal(text)).toMatch(/<s:schema>: the schema is not elementFormDefault="qualified"/);
   });
@@ -282,17 +471,39 @@ describe("easgen import: refusals name the element and line", () => {
     expect(refusal(text)).toBe(
       `x.wsdl:${lineOf(text, 'name="first-a"')}: <s:element name="first-a">: a parameter name of Add, "first-a", is not a name the spec can hold (a letter or underscore, then letters, digits or underscores)`,
     );
-    text = lookup.replaceAll('"tns:City"', '"tns:Ville.City"').replace('<s:complexType name="City">', '<s:complexType name="Ville.City">');
-    expect(refusal(text)).toMatch(/<s:complexType name="Ville.City">: a record name, "Ville.City", is not a name the spec can hold/);
-    text = lookup.replaceAll('"tns:City"', '"tns:guid"').replace('<s:complexType name="City">', '<s:complexType name="guid">');
-    expect(refusal(text)).toMatch(/<s:complexType name="guid">: a record name, "guid", is also the name of a scalar type in the spec/);
+    text = lookup
+      .replaceAll('"tns:City"', '"tns:Ville.City"')
+      .replace('<s:complexType name="City">', '<s:complexType name="Ville.City">');
+    expect(refusal(text)).toMatch(
+      /<s:complexType name="Ville.City">: a record name, "Ville.City", is not a name the spec can hold/,
+    );
+    text = lookup
+      .replaceAll('"tns:City"', '"tns:guid"')
+      .replace('<s:complexType name="City">', '<s:complexType name="guid">');
+    expect(refusal(text)).toMatch(
+      /<s:complexType name="guid">: a record name, "guid", is also the name of a scalar type in the spec/,
+    );
   });
 
   it("stays linear on a large record used many times", () => {
-    const fields = Array.from({ length: 20_000 }, (_, k) => `<s:element minOccurs="1" maxOccurs="1" name="F${k}" type="s:int" />`).join("");
-    const params = Array.from({ length: 20_000 }, (_, k) => `<s:element minOccurs="0" maxOccurs="1" name="p${k}" type="tns:Big" />`).join("");
-    let text = replaceOnce(calc, '<s:element minOccurs="1" maxOccurs="1" name="a" type="s:int" />\r\n            <s:element minOccurs="1" maxOccurs="1" name="b" type="s:int" />', params);
-    text = replaceOnce(text, "</s:schema>", `<s:complexType name="Big"><s:sequence>${fields}</s:sequence></s:complexType></s:schema>`);
+    const fields = Array.from(
+      { length: 20_000 },
+      (_, k) => `<s:element minOccurs="1" maxOccurs="1" name="F${k}" type="s:int" />`,
+    ).join("");
+    const params = Array.from(
+      { length: 20_000 },
+      (_, k) => `<s:element minOccurs="0" maxOccurs="1" name="p${k}" type="tns:Big" />`,
+    ).join("");
+    let text = replaceOnce(
+      calc,
+      '<s:element minOccurs="1" maxOccurs="1" name="a" type="s:int" />\r\n            <s:element minOccurs="1" maxOccurs="1" name="b" type="s:int" />',
+      params,
+    );
+    text = replaceOnce(
+      text,
+      "</s:schema>",
+      `<s:complexType name="Big"><s:sequence>${fields}</s:sequence></s:complexType></s:schema>`,
+    );
     const started = performance.now();
     const { spec } = importWsdl(text, { source: "x.wsdl" });
     expect(performance.now() - started).toBeLessThan(15_000); // quadratic work would take minutes
@@ -317,11 +528,20 @@ describe("easgen import: refusals name the element and line", () => {
         const k = random(l.length);
         const j = random(l.length);
         switch (random(5)) {
-          case 0: l.splice(k, 1); break;
-          case 1: l.splice(k, 0, l[j]!); break;
-          case 2: l[k] = l[k]!.replace(/ [a-zA-Z:]+="[^"]*"/, attrs[random(attrs.length)]!); break;
-          case 3: l[k] = l[k]!.replace(/ [a-zA-Z:]+="[^"]*"/, ""); break;
-          default: [l[k], l[j]] = [l[j]!, l[k]!];
+          case 0:
+            l.splice(k, 1);
+            break;
+          case 1:
+            l.splice(k, 0, l[j]!);
+            break;
+          case 2:
+            l[k] = l[k]!.replace(/ [a-zA-Z:]+="[^"]*"/, attrs[random(attrs.length)]!);
+            break;
+          case 3:
+            l[k] = l[k]!.replace(/ [a-zA-Z:]+="[^"]*"/, "");
+            break;
+          default:
+            [l[k], l[j]] = [l[j]!, l[k]!];
         }
         try {
           const result = importWsdl(l.join("\r\n"), { source: "m.wsdl" });
@@ -346,30 +566,67 @@ describe("easgen import: refusals name the element and line", () => {
   });
 
   it("warns about what it drops", () => {
-    let text = replaceOnce(calc, '<wsdl:output message="tns:AddSoapOut" />', '<wsdl:output message="tns:AddSoapOut" />\r\n      <wsdl:fault name="Oops" message="tns:AddSoapOut" />');
+    let text = replaceOnce(
+      calc,
+      '<wsdl:output message="tns:AddSoapOut" />',
+      '<wsdl:output message="tns:AddSoapOut" />\r\n      <wsdl:fault name="Oops" message="tns:AddSoapOut" />',
+    );
     let result = importWsdl(text, { source: "x.wsdl" });
     expect(result.warnings).toEqual([
       `x.wsdl:${lineOf(text, "<wsdl:fault")}: <wsdl:fault name="Oops">: the fault of operation Add is dropped (ASMX reports faults as SOAP faults)`,
     ]);
-    text = replaceOnce(calc, '<s:element minOccurs="1" maxOccurs="1" name="a" type="s:int" />', '<s:element minOccurs="0" maxOccurs="1" name="a" type="s:int" />');
+    text = replaceOnce(
+      calc,
+      '<s:element minOccurs="1" maxOccurs="1" name="a" type="s:int" />',
+      '<s:element minOccurs="0" maxOccurs="1" name="a" type="s:int" />',
+    );
     result = importWsdl(text, { source: "x.wsdl" });
     expect(result.warnings).toEqual([
       `x.wsdl:${lineOf(text, 'minOccurs="0" maxOccurs="1" name="a"')}: <s:element name="a">: parameter a of Add is an optional value type (minOccurs="0", a default value or a Specified member in .NET); imported as always sent`,
     ]);
-    text = replaceOnce(calc, "<http:urlEncoded />", '<http:urlReplacement />');
-    text = replaceOnce(text, '<http:operation location="/Subtract" />', '<http:operation location="/minus" />');
+    text = replaceOnce(calc, "<http:urlEncoded />", "<http:urlReplacement />");
+    text = replaceOnce(
+      text,
+      '<http:operation location="/Subtract" />',
+      '<http:operation location="/minus" />',
+    );
     result = importWsdl(text, { source: "x.wsdl" });
     expect(result.warnings).toEqual([
       `x.wsdl:${lineOf(text, "<http:urlReplacement")}: <http:urlReplacement>: operation Add: the httpGet input is http:urlReplacement; the generated binding uses http:urlEncoded`,
       `x.wsdl:${lineOf(text, '"/minus"')}: <http:operation>: operation Subtract is at location "/minus"; the generated httpGet binding serves it at /Subtract`,
     ]);
-    text = replaceOnce(calc, "</s:schema>", '  <s:complexType name="Unused"><s:sequence /></s:complexType>\r\n    </s:schema>');
+    text = replaceOnce(
+      calc,
+      "</s:schema>",
+      '  <s:complexType name="Unused"><s:sequence /></s:complexType>\r\n    </s:schema>',
+    );
     result = importWsdl(text, { source: "x.wsdl" });
-    expect(result.warnings).toEqual([`x.wsdl:${lineOf(text, '"Unused"')}: <s:complexType name="Unused">: complexType Unused is not used by any operation; left out`]);
+    expect(result.warnings).toEqual([
+      `x.wsdl:${lineOf(text, '"Unused"')}: <s:complexType name="Unused">: complexType Unused is not used by any operation; left out`,
+    ]);
   });
 
   it("writes scalars YAML cannot misread", () => {
-    for (const s of ["true", "No", "null", "~", "1.5", "0x10", ".inf", "-1", "a: b", "a #b", "[x]", "x,y", "'q'", "", " lead", "trail ", "é", "a\nb"]) {
+    for (const s of [
+      "true",
+      "No",
+      "null",
+      "~",
+      "1.5",
+      "0x10",
+      ".inf",
+      "-1",
+      "a: b",
+      "a #b",
+      "[x]",
+      "x,y",
+      "'q'",
+      "",
+      " lead",
+      "trail ",
+      "é",
+      "a\nb",
+    ]) {
       expect(parse(`v: ${scalar(s)}`)).toEqual({ v: s });
       expect(parse(`v: { w: ${scalar(s)} }`)).toEqual({ v: { w: s } });
     }
@@ -385,7 +642,10 @@ describe("easgen import: from a URL (127.0.0.1 only)", () => {
   beforeAll(async () => {
     server = createServer((req, res) => {
       if (req.url === "/Calculator.asmx?WSDL") {
-        res.writeHead(200, { "content-type": "text/xml; charset=utf-8", "content-length": Buffer.byteLength(wsdl) });
+        res.writeHead(200, {
+          "content-type": "text/xml; charset=utf-8",
+          "content-length": Buffer.byteLength(wsdl),
+        });
         res.end(wsdl);
       } else if (req.url === "/big") {
         res.writeHead(200, { "content-type": "text/xml" }); // chunked: no content-length
@@ -413,36 +673,55 @@ describe("easgen import: from a URL (127.0.0.1 only)", () => {
   it("fetches ?WSDL and imports it as from the file", async () => {
     const url = `${base}/Calculator.asmx?WSDL`;
     const { yaml } = await importToYaml(url);
-    expect(yaml.replace(`"Imported from ${url}; describe it."`, "Imported from calculator.wsdl; describe it.").replaceAll(url, "calculator.wsdl")).toBe(fixture("calculator.expected.yaml"));
+    expect(
+      yaml
+        .replace(`"Imported from ${url}; describe it."`, "Imported from calculator.wsdl; describe it.")
+        .replaceAll(url, "calculator.wsdl"),
+    ).toBe(fixture("calculator.expected.yaml"));
     expect(yaml).toContain(`doc: "Imported from ${url}; describe it."`);
     const moved = await importToYaml(`${base}/moved`);
     expect(moved.spec.service.name).toBe("Calculator");
   });
 
   it("refuses other schemes, error statuses, oversize and slow answers", async () => {
-    await expect(importToYaml("ftp://127.0.0.1/x.wsdl")).rejects.toThrow("only http and https URLs can be fetched, not ftp");
-    await expect(importToYaml("file:///etc/passwd")).rejects.toThrow("only http and https URLs can be fetched, not file");
-    await expect(importToYaml(`${base}/nothing`)).rejects.toThrow(`${base}/nothing: the server answered HTTP 404, not 200`);
+    await expect(importToYaml("ftp://127.0.0.1/x.wsdl")).rejects.toThrow(
+      "only http and https URLs can be fetched, not ftp",
+    );
+    await expect(importToYaml("file:///etc/passwd")).rejects.toThrow(
+      "only http and https URLs can be fetched, not file",
+    );
+    await expect(importToYaml(`${base}/nothing`)).rejects.toThrow(
+      `${base}/nothing: the server answered HTTP 404, not 200`,
+    );
     await expect(importToYaml(`${base}/Calculator.asmx?WSDL`, { maxBytes: 1000 })).rejects.toThrow(
       `the answer is ${Buffer.byteLength(wsdl)} bytes, over the limit of 1000`,
     );
-    await expect(importToYaml(`${base}/big`, { maxBytes: 1000 })).rejects.toThrow("the answer is over the limit of 1000 bytes");
+    await expect(importToYaml(`${base}/big`, { maxBytes: 1000 })).rejects.toThrow(
+      "the answer is over the limit of 1000 bytes",
+    );
     const started = Date.now();
-    await expect(importToYaml(`${base}/slow`, { timeoutMs: 300 })).rejects.toThrow(/did not complete within 300 ms|no answer within 300 ms/);
+    await expect(importToYaml(`${base}/slow`, { timeoutMs: 300 })).rejects.toThrow(
+      /did not complete within 300 ms|no answer within 300 ms/,
+    );
     expect(Date.now() - started).toBeLessThan(5000);
   });
 });
 
 /** A fixture's YAML as the command writes it at `out`: its schema reference relative to there. */
 function withSchema(yaml: string, out: string): string {
-  const schema = path.relative(path.dirname(out), path.join(REPO, "spec", "service.schema.json")).split(path.sep).join("/");
+  const schema = path
+    .relative(path.dirname(out), path.join(REPO, "spec", "service.schema.json"))
+    .split(path.sep)
+    .join("/");
   return yaml.replace("$schema=./service.schema.json", `$schema=${schema}`);
 }
 
 describe("easgen import: the command", () => {
   it("points the spec's schema reference at the schema of the easgen that wrote it", () => {
     expect(schemaReference(path.join(REPO, "spec", "New.yaml"))).toBe("./service.schema.json");
-    expect(schemaReference(path.join(REPO, "examples", "x", "spec", "New.yaml"))).toBe("../../../spec/service.schema.json");
+    expect(schemaReference(path.join(REPO, "examples", "x", "spec", "New.yaml"))).toBe(
+      "../../../spec/service.schema.json",
+    );
   });
 
   it("runs from the CLI: easgen import --wsdl --out [--credentials]", () => {
@@ -450,14 +729,27 @@ describe("easgen import: the command", () => {
     try {
       const out = path.join(dir, "Calc.yaml");
       const run = (...args: string[]) =>
-        spawnSync(process.execPath, ["--import", "tsx", "generator/cli.ts", "import", ...args], { cwd: REPO, encoding: "utf8" });
+        spawnSync(process.execPath, ["--import", "tsx", "generator/cli.ts", "import", ...args], {
+          cwd: REPO,
+          encoding: "utf8",
+        });
       let r = run("--wsdl", "test/import/fixtures/calculator.wsdl", "--out", out);
       expect(r.stderr).toBe("");
       expect(r.status).toBe(0);
       expect(readFileSync(out, "utf8")).toBe(withSchema(fixture("calculator.expected.yaml"), out));
-      r = run("--wsdl", "test/import/fixtures/calculator.wsdl", "--out", out, "--force", "--credentials", "a,b");
+      r = run(
+        "--wsdl",
+        "test/import/fixtures/calculator.wsdl",
+        "--out",
+        out,
+        "--force",
+        "--credentials",
+        "a,b",
+      );
       expect(r.status).toBe(1);
-      expect(r.stderr).toBe("easgen import: calculator.wsdl: --credentials: a is int in Add but double in Multiply\n");
+      expect(r.stderr).toBe(
+        "easgen import: calculator.wsdl: --credentials: a is int in Add but double in Multiply\n",
+      );
       r = run("--out", out);
       expect(r.status).toBe(2);
       expect(r.stderr.split("\n")[0]).toBe("easgen import: missing --wsdl");
@@ -474,26 +766,41 @@ describe("easgen import: the command", () => {
       const io = { out: (l: string) => lines.push(`out ${l}`), err: (l: string) => lines.push(`err ${l}`) };
       expect(await importCommand({ wsdl: path.join(FIXTURES, "calculator.wsdl"), out }, io)).toBe(0);
       expect(readFileSync(out, "utf8")).toBe(withSchema(fixture("calculator.expected.yaml"), out));
-      expect(lines).toEqual([`out easgen import: wrote ${out} (4 operations, 0 records, 0 enums, bindings soap11, soap12, httpGet, httpPost)`]);
+      expect(lines).toEqual([
+        `out easgen import: wrote ${out} (4 operations, 0 records, 0 enums, bindings soap11, soap12, httpGet, httpPost)`,
+      ]);
       lines.length = 0;
       expect(await importCommand({ wsdl: path.join(FIXTURES, "lookup.wsdl"), out }, io)).toBe(1);
-      expect(lines).toEqual([`err easgen import: ${out} exists; pass --force to overwrite it (it may hold hand edits)`]);
+      expect(lines).toEqual([
+        `err easgen import: ${out} exists; pass --force to overwrite it (it may hold hand edits)`,
+      ]);
       lines.length = 0;
       expect(await importCommand({ wsdl: path.join(FIXTURES, "lookup.wsdl"), out, force: true }, io)).toBe(0);
       expect(readFileSync(out, "utf8")).toBe(withSchema(fixture("lookup.expected.yaml"), out));
       lines.length = 0;
-      expect(await importCommand({ wsdl: path.join(REPO, "generated/ExternalAPIService.wsdl"), out, force: true }, io)).toBe(0);
+      expect(
+        await importCommand(
+          { wsdl: path.join(REPO, "generated/ExternalAPIService.wsdl"), out, force: true },
+          io,
+        ),
+      ).toBe(0);
       expect(lines.filter((l) => l.startsWith("err")).map((l) => l.replace(out, "OUT"))).toEqual([
         "err easgen import: warning: GetReportViewsByDateInterval returns a DataSet, whose columns the WSDL does not describe: list them under dataSets.GetReportViewsByDateInterval.columns in OUT (validate refuses the spec until then)",
         "err easgen import: warning: GetSubscriberMailingLists returns a DataSet, whose columns the WSDL does not describe: list them under dataSets.GetSubscriberMailingLists.columns in OUT (validate refuses the spec until then)",
       ]);
       lines.length = 0;
       expect(await importCommand({ wsdl: path.join(dir, "missing.wsdl"), out, force: true }, io)).toBe(1);
-      expect(lines).toEqual([`err easgen import: ${path.join(dir, "missing.wsdl")}: cannot read the file (ENOENT)`]);
+      expect(lines).toEqual([
+        `err easgen import: ${path.join(dir, "missing.wsdl")}: cannot read the file (ENOENT)`,
+      ]);
       lines.length = 0;
       writeFileSync(path.join(dir, "big.wsdl"), "x".repeat(2000));
-      expect(await importCommand({ wsdl: path.join(dir, "big.wsdl"), out, force: true, maxBytes: 1000 }, io)).toBe(1);
-      expect(lines).toEqual([`err easgen import: ${path.join(dir, "big.wsdl")}: 2000 bytes, over the limit of 1000`]);
+      expect(
+        await importCommand({ wsdl: path.join(dir, "big.wsdl"), out, force: true, maxBytes: 1000 }, io),
+      ).toBe(1);
+      expect(lines).toEqual([
+        `err easgen import: ${path.join(dir, "big.wsdl")}: 2000 bytes, over the limit of 1000`,
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -60,7 +60,10 @@ function sample(spec: ImportedSpec, type: string, variant: number): unknown {
   return value;
 }
 
-function paramsOf(spec: ImportedSpec, op: ImportedSpec["groups"][number]["operations"][number]): Record<string, unknown> {
+function paramsOf(
+  spec: ImportedSpec,
+  op: ImportedSpec["groups"][number]["operations"][number],
+): Record<string, unknown> {
   const params: Record<string, unknown> = {};
   (op.params ?? []).forEach((p, k) => {
     params[p.name] = p.nullable === true && k % 2 === 1 ? null : sample(spec, p.type, k);
@@ -95,7 +98,9 @@ function wsdlStructure(text: string) {
       into.tag = `${n.local}`;
       for (const a of n.el.attrs) {
         if (a.ns !== "") continue;
-        into[a.local] = ["type", "base", "ref", "element", "message", "binding"].includes(a.local) ? q(n, a.value) : a.value;
+        into[a.local] = ["type", "base", "ref", "element", "message", "binding"].includes(a.local)
+          ? q(n, a.value)
+          : a.value;
       }
       const kids: Record<string, unknown>[] = [];
       for (const c of n.children) {
@@ -122,7 +127,8 @@ function wsdlStructure(text: string) {
         if (target !== tns && target !== MSTYPES_NS) continue;
         const prefix = target === tns ? "" : "{ms} ";
         for (const item of schema.children) {
-          if (item.ns === XS_NS && item.local !== "import") schemaItems[`${prefix}${item.local} ${attr(item, "name")}`] = describe(item);
+          if (item.ns === XS_NS && item.local !== "import")
+            schemaItems[`${prefix}${item.local} ${attr(item, "name")}`] = describe(item);
         }
       }
     }
@@ -140,7 +146,9 @@ interface Loaded {
   readonly wsdl: string;
   readonly baseUrl: string;
   readonly endpointUrl: string;
-  readonly client: { createClient(config: Record<string, unknown>): Record<string, (params?: unknown) => Promise<unknown>> };
+  readonly client: {
+    createClient(config: Record<string, unknown>): Record<string, (params?: unknown) => Promise<unknown>>;
+  };
   readonly calls: { operation: string; params: Record<string, unknown> }[];
   readonly server: Server;
   readonly warnings: readonly string[];
@@ -179,7 +187,16 @@ describe.each(SHAPES)("%s.wsdl: import → generate → client ↔ server", (nam
     const server = serverModule.createServer(impl);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    loaded = { spec, wsdl, baseUrl, endpointUrl: `${baseUrl}/${spec.service.endpoint}`, client, calls, server, warnings: imported.warnings };
+    loaded = {
+      spec,
+      wsdl,
+      baseUrl,
+      endpointUrl: `${baseUrl}/${spec.service.endpoint}`,
+      client,
+      calls,
+      server,
+      warnings: imported.warnings,
+    };
   }, 120_000);
 
   afterAll(async () => {
@@ -201,7 +218,8 @@ describe.each(SHAPES)("%s.wsdl: import → generate → client ↔ server", (nam
         const result = await client[op.name]!(params);
         if (op.oneWay === true) {
           // The server answers 202 before the handler is done; wait for it.
-          for (let k = 0; k < 100 && loaded.calls.length === before; k++) await new Promise((r) => setTimeout(r, 10));
+          for (let k = 0; k < 100 && loaded.calls.length === before; k++)
+            await new Promise((r) => setTimeout(r, 10));
         }
         expect(loaded.calls.length, `${binding} ${op.name} reached the handler`).toBe(before + 1);
         expect(loaded.calls[before]!.params, `${binding} ${op.name} params`).toEqual(params);
@@ -230,7 +248,10 @@ describe.each(SHAPES)("%s.wsdl: import → generate → client ↔ server", (nam
     expect(ours.messages).toEqual(theirs.messages);
     expect(ours.portTypes).toEqual(theirs.portTypes);
     expect(ours.bindings).toEqual(theirs.bindings);
-    if (name === "registry") expect(Object.keys(theirs.schemaItems)).toEqual(expect.arrayContaining(["{ms} simpleType guid", "{ms} simpleType char"]));
+    if (name === "registry")
+      expect(Object.keys(theirs.schemaItems)).toEqual(
+        expect.arrayContaining(["{ms} simpleType guid", "{ms} simpleType char"]),
+      );
   });
 });
 
@@ -278,7 +299,9 @@ describe("ExternalAPIService.wsdl: import → (DataSet columns described by hand
     // The hand edit the import asks for: the DataSets' columns, here taken from the original spec.
     const { parse, stringify } = await import("yaml");
     const spec = parse(imported.yaml) as Record<string, Record<string, unknown>>;
-    const handWritten = parse(readFileSync(path.join(repo, "spec/ExternalAPIService.yaml"), "utf8")) as Record<string, Record<string, unknown>>;
+    const handWritten = parse(
+      readFileSync(path.join(repo, "spec/ExternalAPIService.yaml"), "utf8"),
+    ) as Record<string, Record<string, unknown>>;
     spec.dataSets = {
       GetReportViewsByDateInterval: handWritten.dataSets!.ReportViews,
       GetSubscriberMailingLists: handWritten.dataSets!.SubscriberMailingLists,
@@ -296,7 +319,9 @@ describe("ExternalAPIService.wsdl: import → (DataSet columns described by hand
       const ours = wsdlStructure(readFileSync(path.join(dir, "out", "ExternalAPIService.wsdl"), "utf8"));
       expect(ours).toEqual(wsdlStructure(original));
       // The comparison sees a change of one attribute.
-      expect(ours).not.toEqual(wsdlStructure(original.replace('name="triggerId" type="s:int"', 'name="triggerId" type="s:long"')));
+      expect(ours).not.toEqual(
+        wsdlStructure(original.replace('name="triggerId" type="s:int"', 'name="triggerId" type="s:long"')),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -41,7 +41,9 @@ class LoopbackHttpClient extends soap.HttpClient {
     check(url);
     return super.request(url, data, callback, headers, { ...options, proxy: false });
   }
-  override requestStream(...args: Parameters<soap.HttpClient["requestStream"]>): ReturnType<soap.HttpClient["requestStream"]> {
+  override requestStream(
+    ...args: Parameters<soap.HttpClient["requestStream"]>
+  ): ReturnType<soap.HttpClient["requestStream"]> {
     const [url, data, headers, options] = args;
     check(url);
     return super.requestStream(url, data, headers, { ...options, proxy: false });
@@ -56,7 +58,9 @@ type PortMethod = (args: unknown, callback: (error: unknown, result: unknown) =>
 /** Calls `op` through one named port of the client, so the binding used is never in doubt. */
 function callPort(client: soap.Client, port: string, op: Op, args: unknown): Promise<unknown> {
   const method = (client.ExternalAPIService as Record<string, Record<string, PortMethod>>)[port][op];
-  return new Promise((resolve, reject) => method(args, (error, result) => (error ? reject(error) : resolve(result))));
+  return new Promise((resolve, reject) =>
+    method(args, (error, result) => (error ? reject(error) : resolve(result))),
+  );
 }
 
 function withCredentials(op: Op): Record<string, unknown> {
@@ -82,7 +86,10 @@ function nodeSoapValue(type: SoapType, value: unknown): unknown {
   }
 }
 
-function nodeSoapRecord(fields: readonly { name: string; type: TypeModel }[], record: Record<string, unknown>) {
+function nodeSoapRecord(
+  fields: readonly { name: string; type: TypeModel }[],
+  record: Record<string, unknown>,
+) {
   const out: Record<string, unknown> = {};
   for (const f of fields) {
     const v = nodeSoapValue((f.type as { readonly type: SoapType }).type, record[f.name]);
@@ -92,9 +99,14 @@ function nodeSoapRecord(fields: readonly { name: string; type: TypeModel }[], re
 }
 
 /** The DataSet as node-soap gives it, reduced to columns and rows of wire text. */
-function dataSetView(result: unknown): { columns: { name: string; type: string }[]; rows: Record<string, unknown>[] } {
+function dataSetView(result: unknown): {
+  columns: { name: string; type: string }[];
+  rows: Record<string, unknown>[];
+} {
   const r = result as {
-    schema: { element: { complexType: { choice: { element: { complexType: { sequence: { element: unknown } } } } } } };
+    schema: {
+      element: { complexType: { choice: { element: { complexType: { sequence: { element: unknown } } } } } };
+    };
     diffgram: { NewDataSet?: { Table: unknown } };
   };
   const columnNodes = [r.schema.element.complexType.choice.element.complexType.sequence.element].flat() as {
@@ -121,7 +133,9 @@ function expectedFromNodeSoap(op: Op): unknown {
       value = nodeSoapRecord(model.record.fields, result as Record<string, unknown>);
       break;
     case "list": {
-      const records = (result as Record<string, unknown>[]).map((r) => nodeSoapRecord(model.record.fields, r));
+      const records = (result as Record<string, unknown>[]).map((r) =>
+        nodeSoapRecord(model.record.fields, r),
+      );
       value = records.length === 0 ? null : { [model.record.name]: records }; // NODE_SOAP_LIMITATIONS.emptyArray
       break;
     }
@@ -189,8 +203,13 @@ async function callAndReceive(c: soap.Client, port: string, op: Op, binding: str
 describe("node-soap over SOAP 1.1 (port ExternalAPIServiceSoap)", () => {
   it(`offers the two SOAP ports only: ${NODE_SOAP_LIMITATIONS.httpBindings}`, () => {
     const description = client.describe() as Record<string, Record<string, Record<string, unknown>>>;
-    expect(Object.keys(description.ExternalAPIService)).toEqual(["ExternalAPIServiceSoap", "ExternalAPIServiceSoap12"]);
-    expect(Object.keys(description.ExternalAPIService.ExternalAPIServiceSoap).sort()).toEqual([...opNames].sort());
+    expect(Object.keys(description.ExternalAPIService)).toEqual([
+      "ExternalAPIServiceSoap",
+      "ExternalAPIServiceSoap12",
+    ]);
+    expect(Object.keys(description.ExternalAPIService.ExternalAPIServiceSoap).sort()).toEqual(
+      [...opNames].sort(),
+    );
   });
 
   it.each(opNames.filter((op) => operations[op].result.kind !== "dataSet"))(
@@ -204,7 +223,10 @@ describe("node-soap over SOAP 1.1 (port ExternalAPIServiceSoap)", () => {
   it.each(["GetReportViewsByDateInterval", "GetSubscriberMailingLists"] as const)(
     `%s: node-soap returns the DataSet's columns and rows as wire text (${NODE_SOAP_LIMITATIONS.dataSet})`,
     async (op) => {
-      const result = (await callAndReceive(client, "ExternalAPIServiceSoap", op, "soap11")) as Record<string, unknown>;
+      const result = (await callAndReceive(client, "ExternalAPIServiceSoap", op, "soap11")) as Record<
+        string,
+        unknown
+      >;
       expect(dataSetView(result[`${op}Result`])).toEqual(expectedDataSet(op));
     },
   );
@@ -212,7 +234,12 @@ describe("node-soap over SOAP 1.1 (port ExternalAPIServiceSoap)", () => {
 
 describe("node-soap's known limitations still hold", () => {
   it(`long: ${NODE_SOAP_LIMITATIONS.long}`, async () => {
-    const result = (await callPort(client, "ExternalAPIServiceSoap", "InsertSubscriberSid", withCredentials("InsertSubscriberSid"))) as {
+    const result = (await callPort(
+      client,
+      "ExternalAPIServiceSoap",
+      "InsertSubscriberSid",
+      withCredentials("InsertSubscriberSid"),
+    )) as {
       InsertSubscriberSidResult: unknown;
     };
     expect(typeof result.InsertSubscriberSidResult).toBe("number");
@@ -221,7 +248,12 @@ describe("node-soap's known limitations still hold", () => {
   });
 
   it(`decimal: ${NODE_SOAP_LIMITATIONS.decimal}`, async () => {
-    const result = (await callPort(client, "ExternalAPIServiceSoap", "SendSmsWithSenderName", withCredentials("SendSmsWithSenderName"))) as {
+    const result = (await callPort(
+      client,
+      "ExternalAPIServiceSoap",
+      "SendSmsWithSenderName",
+      withCredentials("SendSmsWithSenderName"),
+    )) as {
       SendSmsWithSenderNameResult: { TotalCredits: unknown };
     };
     expect(result.SendSmsWithSenderNameResult.TotalCredits).toBe(98.25);
@@ -229,7 +261,12 @@ describe("node-soap's known limitations still hold", () => {
 
   it(`double: ${NODE_SOAP_LIMITATIONS.doubleInf}`, async () => {
     expect(samples.GetRoiResults.result[1]?.Value).toBe(Infinity);
-    const result = (await callPort(client, "ExternalAPIServiceSoap", "GetRoiResults", withCredentials("GetRoiResults"))) as {
+    const result = (await callPort(
+      client,
+      "ExternalAPIServiceSoap",
+      "GetRoiResults",
+      withCredentials("GetRoiResults"),
+    )) as {
       GetRoiResultsResult: { RoiResult: { Value: number }[] };
     };
     expect(result.GetRoiResultsResult.RoiResult[1].Value).toBeNaN();
@@ -237,13 +274,23 @@ describe("node-soap's known limitations still hold", () => {
 
   it(`empty array: ${NODE_SOAP_LIMITATIONS.emptyArray}`, async () => {
     expect(samples.GetNewsletterFilters.result).toEqual([]);
-    const result = await callPort(client, "ExternalAPIServiceSoap", "GetNewsletterFilters", withCredentials("GetNewsletterFilters"));
+    const result = await callPort(
+      client,
+      "ExternalAPIServiceSoap",
+      "GetNewsletterFilters",
+      withCredentials("GetNewsletterFilters"),
+    );
     expect(result).toEqual({ GetNewsletterFiltersResult: null });
   });
 
   it("DataSet: a single row is an object, not an array", async () => {
     expect(samples.GetSubscriberMailingLists.result.rows).toHaveLength(1);
-    const result = (await callPort(client, "ExternalAPIServiceSoap", "GetSubscriberMailingLists", withCredentials("GetSubscriberMailingLists"))) as {
+    const result = (await callPort(
+      client,
+      "ExternalAPIServiceSoap",
+      "GetSubscriberMailingLists",
+      withCredentials("GetSubscriberMailingLists"),
+    )) as {
       GetSubscriberMailingListsResult: { diffgram: { NewDataSet: { Table: unknown } } };
     };
     expect(Array.isArray(result.GetSubscriberMailingListsResult.diffgram.NewDataSet.Table)).toBe(false);
@@ -263,19 +310,27 @@ describe("node-soap with customDeserializer reads the exact values off our wire"
       },
     });
     const port = "ExternalAPIServiceSoap";
-    await expect(callPort(exact, port, "InsertSubscriberSid", withCredentials("InsertSubscriberSid"))).resolves.toEqual({
+    await expect(
+      callPort(exact, port, "InsertSubscriberSid", withCredentials("InsertSubscriberSid")),
+    ).resolves.toEqual({
       InsertSubscriberSidResult: LONG_MAX,
     });
-    await expect(callPort(exact, port, "InsertSubscriberWithDemData", withCredentials("InsertSubscriberWithDemData"))).resolves.toEqual({
+    await expect(
+      callPort(exact, port, "InsertSubscriberWithDemData", withCredentials("InsertSubscriberWithDemData")),
+    ).resolves.toEqual({
       InsertSubscriberWithDemDataResult: -9223372036854775808n,
     });
-    await expect(callPort(exact, port, "SendSmsWithSenderName", withCredentials("SendSmsWithSenderName"))).resolves.toEqual({
+    await expect(
+      callPort(exact, port, "SendSmsWithSenderName", withCredentials("SendSmsWithSenderName")),
+    ).resolves.toEqual({
       SendSmsWithSenderNameResult: { Id: 99n, CreditCost: "1.5", TotalCredits: "98.25" },
     });
     const roi = (await callPort(exact, port, "GetRoiResults", withCredentials("GetRoiResults"))) as {
       GetRoiResultsResult: { RoiResult: { Value: number }[] };
     };
-    expect(roi.GetRoiResultsResult.RoiResult.map((r) => r.Value)).toEqual(samples.GetRoiResults.result.map((r) => r?.Value));
+    expect(roi.GetRoiResultsResult.RoiResult.map((r) => r.Value)).toEqual(
+      samples.GetRoiResults.result.map((r) => r?.Value),
+    );
     const clicks = (await callPort(exact, port, "GetTriggerClicks", withCredentials("GetTriggerClicks"))) as {
       GetTriggerClicksResult: { TriggerSubscriberClicksResult: { ClickTime: string }[] };
     };
@@ -295,11 +350,13 @@ describe("node-soap over SOAP 1.2 (forceSoap12Headers, port ExternalAPIServiceSo
     });
   }, 60_000);
 
-  it.each(["InsertSubscriberSid", "GetTriggerIdForAccount", "SendSmsWithSenderName", "UpdateMailingList"] as const)(
-    "%s: node-soap decodes the answer and the server got a SOAP 1.2 call",
-    async (op) => {
-      const result = await callAndReceive(client12, "ExternalAPIServiceSoap12", op, "soap12");
-      expect(result).toEqual(expectedFromNodeSoap(op));
-    },
-  );
+  it.each([
+    "InsertSubscriberSid",
+    "GetTriggerIdForAccount",
+    "SendSmsWithSenderName",
+    "UpdateMailingList",
+  ] as const)("%s: node-soap decodes the answer and the server got a SOAP 1.2 call", async (op) => {
+    const result = await callAndReceive(client12, "ExternalAPIServiceSoap12", op, "soap12");
+    expect(result).toEqual(expectedFromNodeSoap(op));
+  });
 });

@@ -45,7 +45,9 @@ const emptyArrayIsNone =
   "zeep/xsd/types/complex.py ComplexType.parse_xmlelement returns None for an element without children " +
   "when allow_none is set, as it is for nested elements; over HTTP the empty array is the document root, which " +
   "MimeXML.deserialize parses with Element.parse's default allow_none=False, and zeep gives []";
-const ZEEP_LIMITATIONS: Partial<Record<`${PortKey}/${Op}`, { why: string; zeepGives: (sent: unknown) => unknown }>> = {
+const ZEEP_LIMITATIONS: Partial<
+  Record<`${PortKey}/${Op}`, { why: string; zeepGives: (sent: unknown) => unknown }>
+> = {
   "Soap/GetTriggerClicks": { why: emptyStringIsNone, zeepGives: (v) => emptyToNull(v) },
   "Soap12/GetTriggerClicks": { why: emptyStringIsNone, zeepGives: (v) => emptyToNull(v) },
   "HttpGet/GetTriggerClicks": { why: emptyStringIsNone, zeepGives: (v) => emptyToNull(v) },
@@ -72,7 +74,12 @@ const PROBE_MARK = "omitted-param-probe";
 /** The sample call without strName, marked so the server's record of it is found. */
 function probeParams(): Record<string, unknown> {
   const { strName: _omitted, ...rest } = samples[PROBE_OP].params;
-  return { strUsername: CREDENTIALS.username, strPassword: CREDENTIALS.password, ...rest, strIdentifier: PROBE_MARK };
+  return {
+    strUsername: CREDENTIALS.username,
+    strPassword: CREDENTIALS.password,
+    ...rest,
+    strIdentifier: PROBE_MARK,
+  };
 }
 
 /**
@@ -109,7 +116,9 @@ function runZeep(job: unknown): Promise<ZeepOutput> {
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.on("error", (error) => reject(new Error(`cannot run ${PYTHON} (${error.message}); ${INSTALL_HINT}`)));
+    child.on("error", (error) =>
+      reject(new Error(`cannot run ${PYTHON} (${error.message}); ${INSTALL_HINT}`)),
+    );
     child.on("close", (code) => {
       if (code !== 0) {
         const hint = /No module named '?zeep/.test(stderr) ? INSTALL_HINT : "zeep_calls.py failed";
@@ -165,7 +174,9 @@ function zeepValue(type: SoapType, value: unknown): unknown {
 }
 
 function zeepRecord(fields: readonly { name: string; type: TypeModel }[], record: Record<string, unknown>) {
-  return Object.fromEntries(fields.map((f) => [f.name, zeepValue((f.type as { readonly type: SoapType }).type, record[f.name])]));
+  return Object.fromEntries(
+    fields.map((f) => [f.name, zeepValue((f.type as { readonly type: SoapType }).type, record[f.name])]),
+  );
 }
 
 /** What zeep should give for the sample result of `op` on a port, before any ZEEP_LIMITATIONS. */
@@ -187,7 +198,11 @@ function expectedFromZeep(op: Op, http: boolean): unknown {
       // zeep reads the DataSet's inline xs:schema (kept as "schema") and decodes the diffgram's rows with it
       // (zeep/xsd/elements/any.py tries the inline schemas on the xs:any content): typed cells, every column
       // present, a null cell as None. The rows sit in the choice's "_value_1" list, one {Table: row} each.
-      const set = result as { dataSetName: string; table: string; columns: { name: string; type: SoapType }[] };
+      const set = result as {
+        dataSetName: string;
+        table: string;
+        columns: { name: string; type: SoapType }[];
+      };
       const rows = (result as { rows: Record<string, unknown>[] }).rows;
       const properties = model.dataSet.columns.map((c) => c.property);
       const signature = set.columns.map((c) => `${c.name}: xsd:${c.type}`).join(", ");
@@ -195,7 +210,9 @@ function expectedFromZeep(op: Op, http: boolean): unknown {
         schema: { $schema: { [set.dataSetName]: `${set.dataSetName}(({${set.table}: {${signature}}})[])` } },
         _value_1: {
           _value_1: rows.map((row) => ({
-            [set.table]: Object.fromEntries(set.columns.map((c, i) => [c.name, zeepValue(c.type, row[properties[i]])])),
+            [set.table]: Object.fromEntries(
+              set.columns.map((c, i) => [c.name, zeepValue(c.type, row[properties[i]])]),
+            ),
           })),
         },
       };
@@ -237,8 +254,16 @@ beforeAll(async () => {
     ports: portKeys.map((k) => PORTS[k].port),
     calls: Object.fromEntries(opNames.map((op) => [op, withCredentials(op)])),
     probes: [
-      ...(["HttpPost", "HttpGet"] as const).map((k) => ({ port: PORTS[k].port, operation: PROBE_OP, params: probeParams() })),
-      ...(["HttpPost", "HttpGet"] as const).map((k) => ({ port: PORTS[k].port, operation: DATETIME_OP, params: datetimeParams() })),
+      ...(["HttpPost", "HttpGet"] as const).map((k) => ({
+        port: PORTS[k].port,
+        operation: PROBE_OP,
+        params: probeParams(),
+      })),
+      ...(["HttpPost", "HttpGet"] as const).map((k) => ({
+        port: PORTS[k].port,
+        operation: DATETIME_OP,
+        params: datetimeParams(),
+      })),
     ],
   });
 }, 60_000);
@@ -262,7 +287,10 @@ describe.runIf(zeepInstalled).each(portKeys)("zeep over %s", (portKey) => {
 
     const received = server.calls.filter(
       (c) =>
-        c.operation === op && c.context.binding === binding && c.params.strIdentifier !== PROBE_MARK && c.params.triggerId !== DATETIME_MARK,
+        c.operation === op &&
+        c.context.binding === binding &&
+        c.params.strIdentifier !== PROBE_MARK &&
+        c.params.triggerId !== DATETIME_MARK,
     );
     expect(received).toHaveLength(1);
     expect(received[0].context.credentials.username).toBe(CREDENTIALS.username);
@@ -274,14 +302,20 @@ describe.runIf(zeepInstalled).each(portKeys)("zeep over %s", (portKey) => {
 describe.runIf(zeepInstalled)("zeep and HTTP parameters it is not given", () => {
   it(`HttpPost: ${ZEEP_HTTP_OMITTED_PARAM.HttpPost}`, () => {
     expect(output.probes[0].error).toBeUndefined();
-    const probe = server.calls.filter((c) => c.context.binding === "httpPost" && c.params.strIdentifier === PROBE_MARK);
+    const probe = server.calls.filter(
+      (c) => c.context.binding === "httpPost" && c.params.strIdentifier === PROBE_MARK,
+    );
     expect(probe).toHaveLength(1);
     expect(probe[0].params.strName).toBe("None");
   });
 
   it(`HttpGet: ${ZEEP_HTTP_OMITTED_PARAM.HttpGet}`, () => {
-    expect(output.probes[1].error).toBe("Fault: b'System.InvalidOperationException: Missing parameter: strName.'");
-    expect(server.calls.filter((c) => c.context.binding === "httpGet" && c.params.strIdentifier === PROBE_MARK)).toEqual([]);
+    expect(output.probes[1].error).toBe(
+      "Fault: b'System.InvalidOperationException: Missing parameter: strName.'",
+    );
+    expect(
+      server.calls.filter((c) => c.context.binding === "httpGet" && c.params.strIdentifier === PROBE_MARK),
+    ).toEqual([]);
   });
 });
 
@@ -289,11 +323,18 @@ describe.runIf(zeepInstalled)("zeep's HTTP ports and a Python datetime", () => {
   it.each([
     [2, "httpPost"],
     [3, "httpGet"],
-  ] as const)("probe %i (%s): sent as `2024-01-02 03:04:05`, received as xs:dateTime text", (index, binding) => {
-    expect(output.probes[index].error).toBeUndefined();
-    const calls = server.calls.filter((c) => c.context.binding === binding && c.params.triggerId === DATETIME_MARK);
-    expect(calls.map((c) => [c.params.fromDate, c.params.toDate])).toEqual([["2024-01-02T03:04:05", "2024-02-01T00:00:00"]]);
-  });
+  ] as const)(
+    "probe %i (%s): sent as `2024-01-02 03:04:05`, received as xs:dateTime text",
+    (index, binding) => {
+      expect(output.probes[index].error).toBeUndefined();
+      const calls = server.calls.filter(
+        (c) => c.context.binding === binding && c.params.triggerId === DATETIME_MARK,
+      );
+      expect(calls.map((c) => [c.params.fromDate, c.params.toDate])).toEqual([
+        ["2024-01-02T03:04:05", "2024-02-01T00:00:00"],
+      ]);
+    },
+  );
 });
 
 describe.runIf(zeepInstalled)("zeep", () => {

@@ -54,12 +54,13 @@ const WS = "[ \\t\\r\\n]";
 const DECL_START = /^<\?xml[ \t\r\n?]/;
 const DECL = new RegExp(
   `^<\\?xml${WS}+version${WS}*=${WS}*(?:"1\\.[0-9]+"|'1\\.[0-9]+')` +
-  `(?:${WS}+encoding${WS}*=${WS}*(?:"[A-Za-z][A-Za-z0-9._-]*"|'[A-Za-z][A-Za-z0-9._-]*'))?` +
-  `(?:${WS}+standalone${WS}*=${WS}*(?:"(?:yes|no)"|'(?:yes|no)'))?${WS}*\\?>`,
+    `(?:${WS}+encoding${WS}*=${WS}*(?:"[A-Za-z][A-Za-z0-9._-]*"|'[A-Za-z][A-Za-z0-9._-]*'))?` +
+    `(?:${WS}+standalone${WS}*=${WS}*(?:"(?:yes|no)"|'(?:yes|no)'))?${WS}*\\?>`,
 );
 const MARKUP = /<!--([\s\S]*?)-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?([\s\S]*?)\?>|<\/([^>]*)>|<[!?/]/g;
 const NOT_XML_CHAR = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
-const START = "A-Z_a-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF" +
+const START =
+  "A-Z_a-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF" +
   "\\u200C\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD\\u{10000}-\\u{EFFFF}";
 const NCNAME = `[${START}][${START}\\-.0-9\\u00B7\\u0300-\\u036F\\u203F\\u2040]*`;
 const NCNAME_RE = new RegExp(`^${NCNAME}$`, "u");
@@ -71,8 +72,10 @@ const SWAPPED = /[\u0002-\u0008\u000E-\u001F]/g;
 const SWAP_IN = new Map<string, string>();
 const SWAP_OUT = new Map<string, string>();
 {
-  const spaces = "\u00A0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF";
-  const controls = "\u0002\u0003\u0004\u0005\u0006\u0007\u0008\u000E\u000F\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019";
+  const spaces =
+    "\u00A0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF";
+  const controls =
+    "\u0002\u0003\u0004\u0005\u0006\u0007\u0008\u000E\u000F\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019";
   for (let k = 0; k < spaces.length; k++) {
     SWAP_IN.set(spaces[k], controls[k]);
     SWAP_OUT.set(controls[k], spaces[k]);
@@ -85,7 +88,7 @@ const swapBack: Restore = (s) => s.replace(SWAPPED, (c) => SWAP_OUT.get(c) ?? c)
 const PROTO = "__proto__";
 const BAD_REF = /&(?!(?:lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);)/;
 const REF = /&(lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);/g;
-const NAMED: Readonly<Record<string, string>> = { lt: "<", gt: ">", amp: "&", quot: "\"", apos: "'" };
+const NAMED: Readonly<Record<string, string>> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
 
 function fail(message: string): never {
   throw new XmlRefusal("malformed", message);
@@ -123,8 +126,14 @@ function parserFor(maxDepth: number): XMLParser {
 }
 
 function isXmlCharCp(cp: number): boolean {
-  return cp === 9 || cp === 10 || cp === 13 || (cp >= 0x20 && cp <= 0xd7ff) ||
-    (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
+  return (
+    cp === 9 ||
+    cp === 10 ||
+    cp === 13 ||
+    (cp >= 0x20 && cp <= 0xd7ff) ||
+    (cp >= 0xe000 && cp <= 0xfffd) ||
+    (cp >= 0x10000 && cp <= 0x10ffff)
+  );
 }
 
 function decodeRefs(raw: string): string {
@@ -193,7 +202,8 @@ function checkLimits(s: string, maxDepth: number, maxAttributes: number, maxElem
     } else if (c === 63) {
       // So do processing instructions; the XML declaration is not one.
       const declaration =
-        (i === 0 || (i === 1 && s.charCodeAt(0) === 0xfeff)) && s.startsWith("<?xml", i) &&
+        (i === 0 || (i === 1 && s.charCodeAt(0) === 0xfeff)) &&
+        s.startsWith("<?xml", i) &&
         (isWs(s.charCodeAt(i + 5)) || s.charCodeAt(i + 5) === 63);
       if (!declaration && ++elements > maxElements) throw tooManyElements(maxElements);
       const end = s.indexOf("?>", i + 2);
@@ -216,7 +226,7 @@ function checkLimits(s: string, maxDepth: number, maxAttributes: number, maxElem
         c = s.charCodeAt(++j);
         while (isWs(c)) c = s.charCodeAt(++j);
         if (c !== 34 && c !== 39) return;
-        j = s.indexOf(c === 34 ? "\"" : "'", j + 1);
+        j = s.indexOf(c === 34 ? '"' : "'", j + 1);
         if (j < 0) return;
         c = s.charCodeAt(++j);
       }
@@ -252,7 +262,7 @@ function prepare(text: string): string {
       if (!NCNAME_RE.test(target)) fail("Malformed processing instruction.");
       if (/^xml$/i.test(target)) fail("The XML declaration is only allowed at the start of the document.");
       if (NOT_XML_CHAR.test(pi)) fail("The document contains a character that XML does not allow.");
-      out += s.slice(last, m.index) + "<!---->";
+      out += `${s.slice(last, m.index)}<!---->`;
       last = m.index + token.length;
     } else if (endTag !== undefined) {
       // XMLValidator takes "</a x='1'/>" for an empty-element tag and never pops for it.
@@ -360,7 +370,7 @@ function openElement(node: Rec, key: string, parent: Scope, restore: Restore): F
     seen.add(expanded);
     attrs.push({ ns, local: l, value });
   }
-  const ns = prefix === "" ? scope.get("") ?? "" : scope.get(prefix);
+  const ns = prefix === "" ? (scope.get("") ?? "") : scope.get(prefix);
   if (ns === undefined || prefix === "xmlns") fail("Unbound namespace prefix.");
   const el: El = { ns, local, prefix, attrs, children: [], text: "" };
   return { el, items: list(node[key]), next: 0, scope };
@@ -416,7 +426,12 @@ function convert(top: readonly unknown[], maxDepth: number, restore: Restore): X
 /** Reads a whole document with fast-xml-parser and returns its root element. Throws XmlRefusal. */
 export function readXmlWithFastXmlParser(text: string, options?: ReadOptions): XmlElement {
   const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
-  checkLimits(text, maxDepth, options?.maxAttributes ?? DEFAULT_MAX_ATTRIBUTES, options?.maxElements ?? DEFAULT_MAX_ELEMENTS);
+  checkLimits(
+    text,
+    maxDepth,
+    options?.maxAttributes ?? DEFAULT_MAX_ATTRIBUTES,
+    options?.maxElements ?? DEFAULT_MAX_ELEMENTS,
+  );
   const prepared = prepare(text);
   if (NOT_XML_CHAR.test(prepared)) fail("The document contains a character that XML does not allow.");
   const [s, restore] = swapForParser(prepared);
@@ -424,7 +439,7 @@ export function readXmlWithFastXmlParser(text: string, options?: ReadOptions): X
   try {
     // The trailing empty comment makes the parser hand over text after the root, which it would
     // otherwise drop (and XMLValidator passes after an empty root element).
-    parsed = parserFor(maxDepth).parse(s + "<!---->");
+    parsed = parserFor(maxDepth).parse(`${s}<!---->`);
   } catch (e) {
     if (e instanceof Error && e.message === DEPTH_ERROR) {
       throw new XmlRefusal("depth", "The document is nested too deeply.");
@@ -434,7 +449,10 @@ export function readXmlWithFastXmlParser(text: string, options?: ReadOptions): X
   if (XMLValidator.validate(s) !== true) fail("The document is not well-formed XML.");
   // Text before the first markup is dropped by the parser, and XMLValidator skips a second BOM.
   // A document must end with markup; XMLValidator passes an unterminated "<a/" at the very end.
-  if (!WS_ONLY.test(s.slice(0, Math.max(0, s.indexOf("<")))) || !WS_ONLY.test(s.slice(s.lastIndexOf(">") + 1))) {
+  if (
+    !WS_ONLY.test(s.slice(0, Math.max(0, s.indexOf("<")))) ||
+    !WS_ONLY.test(s.slice(s.lastIndexOf(">") + 1))
+  ) {
     fail("The document must consist of one root element, with only comments, PIs and whitespace around it.");
   }
   return convert(list(parsed), maxDepth, restore);

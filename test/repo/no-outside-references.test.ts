@@ -40,11 +40,17 @@ function outsideReferences(root: string, files: readonly string[]): string[] {
 
 describe("no tracked file names the reference folder outside the repository", () => {
   it("git ls-files: no line of any tracked file names it", () => {
-    const files = execFileSync("git", ["ls-files", "-z"], { cwd: ROOT, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })
+    const files = execFileSync("git", ["ls-files", "-z"], {
+      cwd: ROOT,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    })
       .split("\0")
       .filter((file) => file !== "");
     // The listing is the repository's (CI's script, this test, the docs), not an empty or foreign one.
-    expect(files).toEqual(expect.arrayContaining([".ci/run", "docs/wire.md", path.relative(ROOT, import.meta.filename)]));
+    expect(files).toEqual(
+      expect.arrayContaining([".ci/run", "docs/wire.md", path.relative(ROOT, import.meta.filename)]),
+    );
     expect(outsideReferences(ROOT, files)).toEqual([]);
   });
 
@@ -55,6 +61,8 @@ describe("no tracked file names the reference folder outside the repository", ()
     const lines = NEEDLES.map((needle, i) => `line ${i} cites ${needle}`);
     writeFileSync(path.join(scratch, "hits.ts"), ["// clean", ...lines, "// clean"].join("\n"));
     writeFileSync(path.join(scratch, "clean.md"), `docs/wire.md §1a, ${FOLDER} memory, ./${FOLDER}-state\n`);
-    expect(outsideReferences(scratch, ["hits.ts", "clean.md"])).toEqual(lines.map((line, i) => `hits.ts:${i + 2}: ${line}`));
+    expect(outsideReferences(scratch, ["hits.ts", "clean.md"])).toEqual(
+      lines.map((line, i) => `hits.ts:${i + 2}: ${line}`),
+    );
   });
 });

@@ -5,17 +5,35 @@
 // resolves it. Each package has its vitest project, and only the service's starts PostgreSQL.
 
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { isBuiltin } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import ts from "typescript";
 import type { TestProjectInlineConfiguration } from "vitest/config";
 import { afterAll, describe, expect, it } from "vitest";
-import { type Manifest, npmChildEnv, readLockPackages, readManifest, REPO, WORKSPACES } from "../fixtures/workspaces.js";
+import {
+  type Manifest,
+  npmChildEnv,
+  readLockPackages,
+  readManifest,
+  REPO,
+  WORKSPACES,
+} from "../fixtures/workspaces.js";
 
 const ROOT = readManifest(".");
-const MANIFESTS = Object.fromEntries(Object.entries(WORKSPACES).map(([name, w]) => [name, readManifest(w.dir)]));
+const MANIFESTS = Object.fromEntries(
+  Object.entries(WORKSPACES).map(([name, w]) => [name, readManifest(w.dir)]),
+);
 /** Where the root's tests, benchmarks and tools live: they may import the dev tools and any package's dependencies. */
 const ROOT_CODE = ["test", "bench", "vitest.config.ts"];
 const SOURCE = /\.(?:[cm]?ts|[cm]?js)$/;
@@ -31,7 +49,9 @@ function sourceFiles(relative: string): string[] {
   if (!existsSync(full)) return [];
   if (!statSync(full).isDirectory()) return SOURCE.test(full) ? [full] : [];
   return readdirSync(full, { withFileTypes: true }).flatMap((entry) =>
-    entry.name === "node_modules" || entry.name === "dist" ? [] : sourceFiles(path.join(relative, entry.name)),
+    entry.name === "node_modules" || entry.name === "dist"
+      ? []
+      : sourceFiles(path.join(relative, entry.name)),
   );
 }
 
@@ -93,7 +113,8 @@ function importsOf(folders: readonly string[]): Map<string, string[]> {
 function scriptPackages(command: string): Set<string> {
   const found = new Set<string>();
   for (const match of command.matchAll(/(?:^|&&|\|\||;)\s*(?:npx\s+)?([a-z][\w.-]*)/g)) found.add(match[1]!);
-  for (const match of command.matchAll(/--(?:import|require|loader)[= ]([^\s"']+)/g)) found.add(packageName(match[1]!));
+  for (const match of command.matchAll(/--(?:import|require|loader)[= ]([^\s"']+)/g))
+    found.add(packageName(match[1]!));
   for (const match of command.matchAll(/node_modules\/((?:@[^/\s]+\/)?[^/\s]+)/g)) found.add(match[1]!);
   return found;
 }
@@ -109,6 +130,15 @@ function pathReferences(folders: readonly string[]): Set<string> {
   return found;
 }
 
+/** The command names a package installs (its package.json "bin"): a script runs `biome`, the package is @biomejs/biome. */
+function binariesOf(name: string): string[] {
+  const manifest = JSON.parse(readFileSync(path.join("node_modules", name, "package.json"), "utf8")) as {
+    bin?: string | Record<string, string>;
+  };
+  if (typeof manifest.bin === "string") return [name.replace(/^@[^/]+\//, "")];
+  return Object.keys(manifest.bin ?? {});
+}
+
 const sorted = (names: Iterable<string>): string[] => [...names].sort();
 
 describe("the npm workspaces", () => {
@@ -121,7 +151,18 @@ describe("the npm workspaces", () => {
         "(npm install --save-exact --no-audit --no-fund -w <easgen|service|book-catalog> name@version), a dev tool to devDependencies",
     ).toBeUndefined();
     // The scripts people use stay at the root.
-    for (const script of ["test", "start", "generate", "check", "typecheck", "bench", "fuzz", "admin", "conformance", "build:easgen"])
+    for (const script of [
+      "test",
+      "start",
+      "generate",
+      "check",
+      "typecheck",
+      "bench",
+      "fuzz",
+      "admin",
+      "conformance",
+      "build:easgen",
+    ])
       expect(ROOT.scripts?.[script], script).toBeDefined();
     for (const [name, manifest] of Object.entries(MANIFESTS)) {
       expect(manifest.name).toBe(name);
@@ -144,15 +185,22 @@ describe("the npm workspaces", () => {
       imports.delete(name); // its own name in a doc comment's example
       for (const [imported, files] of imports) {
         if (listed[imported] === undefined)
-          problems.push(`${files[0]} imports "${imported}", which ${workspace.dir}/package.json does not list under dependencies`);
+          problems.push(
+            `${files[0]} imports "${imported}", which ${workspace.dir}/package.json does not list under dependencies`,
+          );
       }
       for (const dependency of Object.keys(listed)) {
-        if (!imports.has(dependency)) problems.push(`${workspace.dir}/package.json lists "${dependency}", which nothing in ${workspace.code.join(", ")} imports`);
+        if (!imports.has(dependency))
+          problems.push(
+            `${workspace.dir}/package.json lists "${dependency}", which nothing in ${workspace.code.join(", ")} imports`,
+          );
       }
       for (const typings of Object.keys(manifest.devDependencies ?? {})) {
         const typed = typings.replace(/^@types\//, "");
         if (!typings.startsWith("@types/") || listed[typed] === undefined)
-          problems.push(`${workspace.dir}/package.json: devDependency "${typings}" is not the types of one of its dependencies`);
+          problems.push(
+            `${workspace.dir}/package.json: devDependency "${typings}" is not the types of one of its dependencies`,
+          );
       }
     }
     expect(problems).toEqual([]);
@@ -160,41 +208,60 @@ describe("the npm workspaces", () => {
 
   it("tests, benchmarks and configs import only the root's dev tools and the packages' dependencies, and each dev tool is used", () => {
     const dev = ROOT.devDependencies ?? {};
-    const packageDependencies = new Set(Object.values(MANIFESTS).flatMap((m) => Object.keys(m.dependencies ?? {})));
+    const packageDependencies = new Set(
+      Object.values(MANIFESTS).flatMap((m) => Object.keys(m.dependencies ?? {})),
+    );
     const imports = importsOf(ROOT_CODE);
     const problems: string[] = [];
     for (const [imported, files] of imports) {
-      if (dev[imported] === undefined && !packageDependencies.has(imported) && WORKSPACES[imported] === undefined)
+      if (
+        dev[imported] === undefined &&
+        !packageDependencies.has(imported) &&
+        WORKSPACES[imported] === undefined
+      )
         problems.push(`${files[0]} imports "${imported}", which no package.json lists`);
     }
     // Used: imported by the root's code or packages/easgen's build, run by a script, or named by a path.
     const used = new Set([
       ...imports.keys(),
       ...importsOf(WORKSPACES["easgen"]!.code).keys(),
-      ...Object.values({ ...ROOT.scripts, ...Object.assign({}, ...Object.values(MANIFESTS).map((m) => m.scripts)) })
-        .flatMap((command) => [...scriptPackages(command as string)]),
+      ...Object.values({
+        ...ROOT.scripts,
+        ...Object.assign({}, ...Object.values(MANIFESTS).map((m) => m.scripts)),
+      }).flatMap((command) => [...scriptPackages(command as string)]),
       ...pathReferences([...ROOT_CODE, "packages", "generator"]),
     ]);
     for (const tool of Object.keys(dev)) {
       const typed = tool.startsWith("@types/") ? tool.slice("@types/".length) : undefined;
-      const isUsed = typed === undefined ? used.has(tool) : typed === "node" || used.has(typed) || packageDependencies.has(typed);
-      if (!isUsed) problems.push(`package.json lists the dev tool "${tool}", which nothing imports, runs or names`);
+      const isUsed =
+        typed === undefined
+          ? used.has(tool) || binariesOf(tool).some((bin) => used.has(bin))
+          : typed === "node" || used.has(typed) || packageDependencies.has(typed);
+      if (!isUsed)
+        problems.push(`package.json lists the dev tool "${tool}", which nothing imports, runs or names`);
     }
     expect(problems).toEqual([]);
   });
 
   it("each package is pinned to one version, installed once in the root node_modules, where its importers resolve it", () => {
     const pins = new Map<string, Map<string, string>>();
-    const manifests: [string, Manifest][] = [[".", ROOT], ...Object.entries(WORKSPACES).map(([n, w]) => [w.dir, MANIFESTS[n]!] as [string, Manifest])];
+    const manifests: [string, Manifest][] = [
+      [".", ROOT],
+      ...Object.entries(WORKSPACES).map(([n, w]) => [w.dir, MANIFESTS[n]!] as [string, Manifest]),
+    ];
     for (const [dir, manifest] of manifests) {
-      for (const [name, version] of Object.entries({ ...manifest.dependencies, ...manifest.devDependencies })) {
+      for (const [name, version] of Object.entries({
+        ...manifest.dependencies,
+        ...manifest.devDependencies,
+      })) {
         pins.set(name, (pins.get(name) ?? new Map()).set(dir, version));
       }
     }
     const problems: string[] = [];
     for (const [name, byDir] of pins) {
       const versions = new Set(byDir.values());
-      if (versions.size > 1) problems.push(`${name} is pinned to ${[...byDir].map(([d, v]) => `${v} in ${d}`).join(", ")}`);
+      if (versions.size > 1)
+        problems.push(`${name} is pinned to ${[...byDir].map(([d, v]) => `${v} in ${d}`).join(", ")}`);
     }
     // Node looks for node_modules/<name> from the importing file upward: from generator/ and runtime/, from
     // service/, and from dist/service/ (npm start's bundle, whose packages stay imports) it must reach the root's.
@@ -211,18 +278,30 @@ describe("the npm workspaces", () => {
       const from = [...workspace.code, workspace.dir, ...(name === "service" ? ["dist/service"] : [])];
       for (const [dependency, version] of Object.entries(dependencies)) {
         if (lock[`node_modules/${dependency}`]?.version !== version)
-          problems.push(`package-lock.json does not hoist ${dependency}@${version} to node_modules/ (${name} needs it)`);
+          problems.push(
+            `package-lock.json does not hoist ${dependency}@${version} to node_modules/ (${name} needs it)`,
+          );
         for (const dir of from) {
           const found = lookup(dir, dependency);
-          const installed = found === undefined ? undefined : (JSON.parse(readFileSync(found, "utf8")) as { version: string }).version;
+          const installed =
+            found === undefined
+              ? undefined
+              : (JSON.parse(readFileSync(found, "utf8")) as { version: string }).version;
           if (found !== path.join(REPO, "node_modules", dependency, "package.json") || installed !== version)
-            problems.push(`from ${dir}/, "${dependency}" resolves to ${found === undefined ? "nothing" : `${path.relative(REPO, found)} (${installed})`}, not node_modules/${dependency} ${version}`);
+            problems.push(
+              `from ${dir}/, "${dependency}" resolves to ${found === undefined ? "nothing" : `${path.relative(REPO, found)} (${installed})`}, not node_modules/${dependency} ${version}`,
+            );
         }
       }
       // The lockfile records each workspace's lists as its package.json has them (npm ci refuses it otherwise).
       const locked = lock[workspace.dir];
-      expect(locked?.dependencies ?? {}, `package-lock.json's ${workspace.dir} dependencies`).toEqual(dependencies);
-      expect(locked?.["devDependencies"] ?? {}, `package-lock.json's ${workspace.dir} devDependencies`).toEqual(MANIFESTS[name]!.devDependencies ?? {});
+      expect(locked?.dependencies ?? {}, `package-lock.json's ${workspace.dir} dependencies`).toEqual(
+        dependencies,
+      );
+      expect(
+        locked?.["devDependencies"] ?? {},
+        `package-lock.json's ${workspace.dir} devDependencies`,
+      ).toEqual(MANIFESTS[name]!.devDependencies ?? {});
     }
     expect(lock[""]?.["devDependencies"]).toEqual(ROOT.devDependencies);
     expect(lock[""]?.dependencies).toEqual(ROOT.dependencies);
@@ -234,17 +313,28 @@ describe("the vitest projects", () => {
   const vitestBin = path.join(REPO, "node_modules/vitest/vitest.mjs");
   /** A child vitest or npm, without the parent run's vitest and npm variables. */
   const childEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
-    const env = Object.fromEntries(Object.entries(npmChildEnv()).filter(([key]) => !key.startsWith("VITEST") && key !== "CI" && key !== "NODE_ENV"));
+    const env = Object.fromEntries(
+      Object.entries(npmChildEnv()).filter(
+        ([key]) => !key.startsWith("VITEST") && key !== "CI" && key !== "NODE_ENV",
+      ),
+    );
     return { ...env, ...extra };
   };
 
   it("every test file belongs to exactly one project, the one of the package it tests", () => {
-    const listed = spawnSync(process.execPath, [vitestBin, "list", "--filesOnly", "--json"], { cwd: REPO, encoding: "utf8", env: childEnv({}) });
+    const listed = spawnSync(process.execPath, [vitestBin, "list", "--filesOnly", "--json"], {
+      cwd: REPO,
+      encoding: "utf8",
+      env: childEnv({}),
+    });
     expect(listed.status, listed.stderr).toBe(0);
     const files = JSON.parse(listed.stdout) as { file: string; projectName: string }[];
     const byFile = new Map<string, string[]>();
-    for (const { file, projectName } of files) byFile.set(path.relative(REPO, file), [...(byFile.get(path.relative(REPO, file)) ?? []), projectName]);
-    const onDisk = sourceFiles("test").filter((file) => file.endsWith(".test.ts")).map((file) => path.relative(REPO, file));
+    for (const { file, projectName } of files)
+      byFile.set(path.relative(REPO, file), [...(byFile.get(path.relative(REPO, file)) ?? []), projectName]);
+    const onDisk = sourceFiles("test")
+      .filter((file) => file.endsWith(".test.ts"))
+      .map((file) => path.relative(REPO, file));
     expect(sorted(byFile.keys())).toEqual(sorted(onDisk));
     const expected = (file: string): string =>
       file.startsWith("test/service/") || file === "test/attack/real-service.test.ts"
@@ -258,13 +348,24 @@ describe("the vitest projects", () => {
   });
 
   it("only the service's project has PostgreSQL's global setup", async () => {
-    const config = (await import("../../vitest.config.ts")).default as { test?: { globalSetup?: unknown; projects?: TestProjectInlineConfiguration[] } };
+    const config = (await import("../../vitest.config.ts")).default as {
+      test?: { globalSetup?: unknown; projects?: TestProjectInlineConfiguration[] };
+    };
     expect(config.test?.globalSetup).toBeUndefined();
-    const setups = Object.fromEntries((config.test?.projects ?? []).map((p) => [p.test?.name, p.test?.globalSetup ?? null]));
-    expect(setups).toEqual({ easgen: null, service: ["test/service/support/global-setup.ts"], example: null, repo: null });
+    const setups = Object.fromEntries(
+      (config.test?.projects ?? []).map((p) => [p.test?.name, p.test?.globalSetup ?? null]),
+    );
+    expect(setups).toEqual({
+      easgen: null,
+      service: ["test/service/support/global-setup.ts"],
+      example: null,
+      repo: null,
+    });
   });
 
-  it("`npm test -w easgen` runs its tests without starting PostgreSQL; `npm test -w service` starts it", { timeout: 180_000 }, () => {
+  it("`npm test -w easgen` runs its tests without starting PostgreSQL; `npm test -w service` starts it", {
+    timeout: 180_000,
+  }, () => {
     // A PostgreSQL that records being started: PG_BIN is the only place the global setup looks when set.
     // Its initdb and pg_ctl run as the `postgres` user when the tests run as root, so all may write the record.
     const fake = mkdtempSync(path.join(tmpdir(), "fake-pg-"));
@@ -278,7 +379,11 @@ describe("the vitest projects", () => {
       chmodSync(path.join(fake, program), 0o755);
     }
     const run = (workspace: string, file: string): string => {
-      const result = spawnSync("npm", ["test", "-w", workspace, "--", file], { cwd: REPO, encoding: "utf8", env: childEnv({ PG_BIN: fake }) });
+      const result = spawnSync("npm", ["test", "-w", workspace, "--", file], {
+        cwd: REPO,
+        encoding: "utf8",
+        env: childEnv({ PG_BIN: fake }),
+      });
       expect(result.status, `npm test -w ${workspace} -- ${file}:\n${result.stdout}${result.stderr}`).toBe(0);
       expect(result.stdout).toMatch(/Test Files\s+.*1 passed/);
       return readFileSync(record, "utf8");

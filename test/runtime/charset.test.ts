@@ -75,17 +75,25 @@ describe("UTF-8", () => {
 });
 
 describe("UTF-16", () => {
-  it.each(["le", "be"] as const)("reads UTF-16%s by its byte order mark, with or without a charset", (order) => {
-    const body = concat(order === "le" ? BOM_LE : BOM_BE, utf16(TEXT, order));
-    expect(decodeBody(body, undefined, "xml")).toBe(`\uFEFF${TEXT}`);
-    expect(decodeBody(body, undefined, "text")).toBe(TEXT);
-    expect(decodeBody(body, "text/xml; charset=utf-16", "xml")).toBe(`\uFEFF${TEXT}`);
-    expect(decodeBody(body, `text/xml; charset=utf-16${order}`, "xml")).toBe(`\uFEFF${TEXT}`);
-  });
+  it.each(["le", "be"] as const)(
+    "reads UTF-16%s by its byte order mark, with or without a charset",
+    (order) => {
+      const body = concat(order === "le" ? BOM_LE : BOM_BE, utf16(TEXT, order));
+      expect(decodeBody(body, undefined, "xml")).toBe(`\uFEFF${TEXT}`);
+      expect(decodeBody(body, undefined, "text")).toBe(TEXT);
+      expect(decodeBody(body, "text/xml; charset=utf-16", "xml")).toBe(`\uFEFF${TEXT}`);
+      expect(decodeBody(body, `text/xml; charset=utf-16${order}`, "xml")).toBe(`\uFEFF${TEXT}`);
+    },
+  );
 
-  it.each(["le", "be"] as const)("reads UTF-16%s without a byte order mark when the charset names it", (order) => {
-    expect(decodeBody(utf16(TEXT, order), `text/xml; charset=UTF-16${order.toUpperCase()}`, "xml")).toBe(TEXT);
-  });
+  it.each(["le", "be"] as const)(
+    "reads UTF-16%s without a byte order mark when the charset names it",
+    (order) => {
+      expect(decodeBody(utf16(TEXT, order), `text/xml; charset=UTF-16${order.toUpperCase()}`, "xml")).toBe(
+        TEXT,
+      );
+    },
+  );
 
   it("reads charset=utf-16 without a byte order mark as big-endian unless the bytes show little-endian", () => {
     expect(decodeBody(utf16("<a/>", "be"), "text/xml; charset=utf-16", "xml")).toBe("<a/>");
@@ -93,13 +101,19 @@ describe("UTF-16", () => {
     expect(decodeBody(utf16("北京", "be"), "text/plain; charset=utf-16", "text")).toBe("北京");
   });
 
-  it.each(["le", "be"] as const)("recognises UTF-16%s XML without a byte order mark or charset by its '<'", (order) => {
-    const xml = '<?xml version="1.0" encoding="utf-16"?><a>é</a>';
-    expect(decodeBody(utf16(xml, order), "text/xml", "xml")).toBe(xml);
-  });
+  it.each(["le", "be"] as const)(
+    "recognises UTF-16%s XML without a byte order mark or charset by its '<'",
+    (order) => {
+      const xml = '<?xml version="1.0" encoding="utf-16"?><a>é</a>';
+      expect(decodeBody(utf16(xml, order), "text/xml", "xml")).toBe(xml);
+    },
+  );
 
   it("reads a .NET client's UTF-16 SOAP request (RequestEncoding = Encoding.Unicode)", () => {
-    const xml = SOAP11_REQUEST_BODY.replace('encoding="utf-8"', 'encoding="utf-16"').replace(">N<", ">Åsa Öberg<");
+    const xml = SOAP11_REQUEST_BODY.replace('encoding="utf-8"', 'encoding="utf-16"').replace(
+      ">N<",
+      ">Åsa Öberg<",
+    );
     const body = concat(BOM_LE, utf16(xml, "le"));
     expect(decodeBody(body, "text/xml; charset=utf-16", "xml")).toBe(`\uFEFF${xml}`);
   });
@@ -132,26 +146,32 @@ describe("single-byte charsets", () => {
 
   it("reads us-ascii and refuses a byte above 0x7F", () => {
     expect(decodeBody(utf8("<a>b</a>"), "text/xml; charset=us-ascii", "xml")).toBe("<a>b</a>");
-    const error = refusal(() => decodeBody(bytes(0x3c, 0x61, 0x3e, 0xe9), "text/xml; charset=US-ASCII", "xml"));
+    const error = refusal(() =>
+      decodeBody(bytes(0x3c, 0x61, 0x3e, 0xe9), "text/xml; charset=US-ASCII", "xml"),
+    );
     expect(error.reason).toBe("invalid");
     expect(error.message).toBe("The body is not valid US-ASCII.");
   });
 });
 
 describe("where the charset comes from", () => {
-  const LATIN1_XML = "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a>café</a>";
+  const LATIN1_XML = '<?xml version="1.0" encoding="ISO-8859-1"?><a>café</a>';
 
   it("takes the XML declaration's encoding when the Content-Type has no charset", () => {
     expect(decodeBody(latin1(LATIN1_XML), "text/xml", "xml")).toBe(LATIN1_XML);
     expect(decodeBody(latin1(LATIN1_XML), undefined, "xml")).toBe(LATIN1_XML);
     const singleQuoted = "<?xml version='1.0' encoding='windows-1252' standalone='yes'?><a>€</a>";
-    expect(decodeBody(bytes(...latin1(singleQuoted.replace("€", "\u0080"))), undefined, "xml")).toBe(singleQuoted);
+    expect(decodeBody(bytes(...latin1(singleQuoted.replace("€", "\u0080"))), undefined, "xml")).toBe(
+      singleQuoted,
+    );
   });
 
   it("lets the Content-Type charset win over the XML declaration", () => {
-    const xml = "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a>café</a>";
+    const xml = '<?xml version="1.0" encoding="ISO-8859-1"?><a>café</a>';
     expect(decodeBody(utf8(xml), "text/xml; charset=utf-8", "xml")).toBe(xml);
-    expect(decodeBody(latin1(xml.replace("ISO-8859-1", "utf-8")), "text/xml; charset=iso-8859-1", "xml")).toContain("café");
+    expect(
+      decodeBody(latin1(xml.replace("ISO-8859-1", "utf-8")), "text/xml; charset=iso-8859-1", "xml"),
+    ).toContain("café");
   });
 
   it("reads a declaration saying utf-16 in an 8-bit document as UTF-8 (a .NET StringWriter's output)", () => {
@@ -160,7 +180,7 @@ describe("where the charset comes from", () => {
   });
 
   it("ignores an XML declaration for text bodies", () => {
-    const body = latin1("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>café");
+    const body = latin1('<?xml version="1.0" encoding="ISO-8859-1"?>café');
     expect(refusal(() => decodeBody(body, undefined, "text")).reason).toBe("invalid");
   });
 

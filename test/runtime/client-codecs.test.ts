@@ -21,7 +21,9 @@ import {
 
 describe("the client's codecs", () => {
   it("refuse a type nobody registered, naming what to register; the server's tables have it", () => {
-    expect(() => clientParse("long", "1")).toThrow("no client codec for long (registerClientCodecs; registerAllClientCodecs for a run-time model)");
+    expect(() => clientParse("long", "1")).toThrow(
+      "no client codec for long (registerClientCodecs; registerAllClientCodecs for a run-time model)",
+    );
     expect(() => clientFormat("long", 1n)).toThrow(TypeError);
     expect(parseValue("long", "1")).toBe(1n);
     expect(formatValue("long", 1n)).toBe("1");
@@ -69,7 +71,13 @@ describe("the client's codecs", () => {
       expect(verdict(() => clientParseDateTime(text))).toEqual(verdict(() => parseDateTime(text)));
       expect(verdict(() => clientFormatDateTime(text))).toEqual(verdict(() => formatDateTime(text)));
     }
-    for (const value of [new Date(Date.UTC(2024, 4, 6, 7, 8, 9)), new Date(Number.NaN), new Date(Date.UTC(10000, 0, 1)), 1, null]) {
+    for (const value of [
+      new Date(Date.UTC(2024, 4, 6, 7, 8, 9)),
+      new Date(Number.NaN),
+      new Date(Date.UTC(10000, 0, 1)),
+      1,
+      null,
+    ]) {
       expect(verdict(() => clientFormatDateTime(value))).toEqual(verdict(() => formatDateTime(value)));
     }
   });

@@ -7,16 +7,57 @@ import { describe, expect, it } from "vitest";
 import { detectDelimiter, isCsvProblem, readCsvRows } from "../../spec/ExternalAPIService.extensions.js";
 import { sameInputRatio } from "../fixtures/growth.js";
 
-const rows = (text: string, delimiter = ",", quoting = delimiter === ",") => [...readCsvRows(text, delimiter, quoting)];
+const rows = (text: string, delimiter = ",", quoting = delimiter === ",") => [
+  ...readCsvRows(text, delimiter, quoting),
+];
 
 describe("readCsvRows", () => {
   it.each([
-    { name: "plain rows, LF and CRLF", text: "a,b,c\r\nd,e,f\n", want: [{ line: 1, fields: ["a", "b", "c"] }, { line: 2, fields: ["d", "e", "f"] }] },
-    { name: "blank lines skipped, lines still counted", text: "\n  \na,b\n\nc,d", want: [{ line: 3, fields: ["a", "b"] }, { line: 5, fields: ["c", "d"] }] },
-    { name: "quoted delimiter and doubled quote", text: 'a,"b, ""c""",d', want: [{ line: 1, fields: ["a", 'b, "c"', "d"] }] },
-    { name: "quoted line break moves the next row's line", text: 'a,"x\ny\nz",b\nc,d,e', want: [{ line: 1, fields: ["a", "x\ny\nz", "b"] }, { line: 4, fields: ["c", "d", "e"] }] },
-    { name: "quoted field at the end with CRLF", text: 'a,"b"\r\nc,d', want: [{ line: 1, fields: ["a", "b"] }, { line: 2, fields: ["c", "d"] }] },
-    { name: "empty fields", text: "a,,\n,b,", want: [{ line: 1, fields: ["a", "", ""] }, { line: 2, fields: ["", "b", ""] }] },
+    {
+      name: "plain rows, LF and CRLF",
+      text: "a,b,c\r\nd,e,f\n",
+      want: [
+        { line: 1, fields: ["a", "b", "c"] },
+        { line: 2, fields: ["d", "e", "f"] },
+      ],
+    },
+    {
+      name: "blank lines skipped, lines still counted",
+      text: "\n  \na,b\n\nc,d",
+      want: [
+        { line: 3, fields: ["a", "b"] },
+        { line: 5, fields: ["c", "d"] },
+      ],
+    },
+    {
+      name: "quoted delimiter and doubled quote",
+      text: 'a,"b, ""c""",d',
+      want: [{ line: 1, fields: ["a", 'b, "c"', "d"] }],
+    },
+    {
+      name: "quoted line break moves the next row's line",
+      text: 'a,"x\ny\nz",b\nc,d,e',
+      want: [
+        { line: 1, fields: ["a", "x\ny\nz", "b"] },
+        { line: 4, fields: ["c", "d", "e"] },
+      ],
+    },
+    {
+      name: "quoted field at the end with CRLF",
+      text: 'a,"b"\r\nc,d',
+      want: [
+        { line: 1, fields: ["a", "b"] },
+        { line: 2, fields: ["c", "d"] },
+      ],
+    },
+    {
+      name: "empty fields",
+      text: "a,,\n,b,",
+      want: [
+        { line: 1, fields: ["a", "", ""] },
+        { line: 2, fields: ["", "b", ""] },
+      ],
+    },
   ])("reads $name", ({ text, want }) => {
     expect(rows(text)).toEqual(want);
   });
@@ -27,9 +68,21 @@ describe("readCsvRows", () => {
   });
 
   it.each([
-    { name: "a quote never closed", text: 'a,b\nc,"d\ne', want: { line: 2, problem: "a quoted field is never closed" } },
-    { name: "text after the closing quote", text: 'a,"b"c', want: { line: 1, problem: "a quoted field is followed by text before the next delimiter" } },
-    { name: "the line of the closing quote", text: 'a,"b\nc"x', want: { line: 2, problem: "a quoted field is followed by text before the next delimiter" } },
+    {
+      name: "a quote never closed",
+      text: 'a,b\nc,"d\ne',
+      want: { line: 2, problem: "a quoted field is never closed" },
+    },
+    {
+      name: "text after the closing quote",
+      text: 'a,"b"c',
+      want: { line: 1, problem: "a quoted field is followed by text before the next delimiter" },
+    },
+    {
+      name: "the line of the closing quote",
+      text: 'a,"b\nc"x',
+      want: { line: 2, problem: "a quoted field is followed by text before the next delimiter" },
+    },
   ])("stops at $name", ({ text, want }) => {
     const all = rows(text);
     const last = all[all.length - 1]!;
@@ -60,13 +113,23 @@ describe("readCsvRows", () => {
       return n;
     };
     expect(count(large)).toBeGreaterThan(count(small));
-    expect(sameInputRatio(() => count(small), () => count(large))).toBeLessThan(10);
+    expect(
+      sameInputRatio(
+        () => count(small),
+        () => count(large),
+      ),
+    ).toBeLessThan(10);
   });
 
   it("refuses an unclosed quote at the start of a large text in one pass", () => {
     const text = `"${"a,b\n".repeat(200_000)}`;
     const small = `"${"a,b\n".repeat(2_000)}`;
     expect(rows(text)).toEqual([{ line: 1, problem: "a quoted field is never closed" }]);
-    expect(sameInputRatio(() => rows(small), () => rows(text))).toBeLessThan(10);
+    expect(
+      sameInputRatio(
+        () => rows(small),
+        () => rows(text),
+      ),
+    ).toBeLessThan(10);
   });
 });

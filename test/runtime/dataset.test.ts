@@ -66,10 +66,13 @@ describe("writeDataSet", () => {
     const out = new XmlOut(pretty);
     writeDataSet(out, reportViews, [], REQUEST);
     const text = out.toString();
-    expect(text.endsWith(
-      '</xs:schema>' + (pretty ? "\n" : "") +
-        '<diffgr:diffgram xmlns:msdata="urn:schemas-microsoft-com:xml-msdata" xmlns:diffgr="urn:schemas-microsoft-com:xml-diffgram-v1" />',
-    )).toBe(true);
+    expect(
+      text.endsWith(
+        "</xs:schema>" +
+          (pretty ? "\n" : "") +
+          '<diffgr:diffgram xmlns:msdata="urn:schemas-microsoft-com:xml-msdata" xmlns:diffgr="urn:schemas-microsoft-com:xml-diffgram-v1" />',
+      ),
+    ).toBe(true);
     expect(text).not.toContain("<NewDataSet");
   });
 
@@ -123,7 +126,9 @@ describe("readDataSet", () => {
   it("reads the SOAP form: schema and diffgram directly inside <OpResult>", () => {
     const out = new XmlOut(false).open("GetReportViewsByDateIntervalResult");
     writeDataSet(out, reportViews, ROWS, REQUEST);
-    const holder = readXml(`<r xmlns="http://tempuri.org/">${out.close("GetReportViewsByDateIntervalResult")}</r>`).children[0];
+    const holder = readXml(
+      `<r xmlns="http://tempuri.org/">${out.close("GetReportViewsByDateIntervalResult")}</r>`,
+    ).children[0];
     expect(readDataSet(holder, reportViews, REQUEST).rows).toStrictEqual(ROWS);
   });
 
@@ -147,7 +152,12 @@ describe("readDataSet", () => {
       const result = readDataSet<ViewRow>(readXml(doc), reportViews, request);
       expect(result.columns.map((c) => c.name)).toStrictEqual(["DD3", "ViewTime", "Email", "SubscriberId"]);
       expect(result.rows).toStrictEqual([
-        { SubscriberId: 9223372036854775807n, Email: "e@x", ViewTime: "2024-05-06T07:08:09Z", FieldValue: "v1" },
+        {
+          SubscriberId: 9223372036854775807n,
+          Email: "e@x",
+          ViewTime: "2024-05-06T07:08:09Z",
+          FieldValue: "v1",
+        },
       ]);
     }
   });
@@ -162,13 +172,20 @@ describe("readDataSet", () => {
 
   it("round-trips escaped text, empty strings and extreme longs", () => {
     const rows = [
-      { SubscriberId: -9223372036854775808n, Email: "a&b<c>\"'", ViewTime: "2024-05-06T07:08:09.1234567", FieldValue: "" },
+      {
+        SubscriberId: -9223372036854775808n,
+        Email: "a&b<c>\"'",
+        ViewTime: "2024-05-06T07:08:09.1234567",
+        FieldValue: "",
+      },
       { SubscriberId: null, Email: null, ViewTime: null, FieldValue: "ÅÄÖ 😀" },
     ];
     for (const pretty of [false, true]) {
       const out = new XmlOut(pretty).open("DataSet", ' xmlns="http://tempuri.org/"');
       writeDataSet(out, reportViews, rows, REQUEST);
-      expect(readDataSet(readXml(out.close("DataSet").toString()), reportViews, REQUEST).rows).toStrictEqual(rows);
+      expect(readDataSet(readXml(out.close("DataSet").toString()), reportViews, REQUEST).rows).toStrictEqual(
+        rows,
+      );
     }
   });
 

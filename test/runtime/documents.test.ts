@@ -34,21 +34,39 @@ describe("renderers against golden files (small spec)", () => {
   });
 
   it.each(["AddItem", "ListItems", "GetStock"])("renders the %s page byte for byte", (name) => {
-    golden(`${name}.html`, renderHelpOperation(model, docs, model.operations.find((op) => op.name === name)!, SHOP_BASE));
+    golden(
+      `${name}.html`,
+      renderHelpOperation(model, docs, model.operations.find((op) => op.name === name)!, SHOP_BASE),
+    );
   });
 });
 
 describe("escapeMarkup", () => {
   const cases: { references: typeof XML_REFERENCES; name: string; given: string; want: string }[] = [
-    { name: "XML", references: XML_REFERENCES, given: `a&b<c>d"e'f\`g=h`, want: "a&amp;b&lt;c&gt;d&quot;e&apos;f`g=h" },
-    { name: "HTML", references: HTML_REFERENCES, given: `a&b<c>d"e'f\`g=h`, want: "a&amp;b&lt;c&gt;d&quot;e&#39;f`g=h" },
+    {
+      name: "XML",
+      references: XML_REFERENCES,
+      given: `a&b<c>d"e'f\`g=h`,
+      want: "a&amp;b&lt;c&gt;d&quot;e&apos;f`g=h",
+    },
+    {
+      name: "HTML",
+      references: HTML_REFERENCES,
+      given: `a&b<c>d"e'f\`g=h`,
+      want: "a&amp;b&lt;c&gt;d&quot;e&#39;f`g=h",
+    },
     {
       name: "page text",
       references: PAGE_TEXT_REFERENCES,
       given: `a&b<c>d"e'f\`g=h`,
       want: "a&amp;b&lt;c&gt;d&quot;e&#x27;f&#x60;g&#x3D;h",
     },
-    { name: "nothing to escape", references: XML_REFERENCES, given: "plain ü \u{1F600}", want: "plain ü \u{1F600}" },
+    {
+      name: "nothing to escape",
+      references: XML_REFERENCES,
+      given: "plain ü \u{1F600}",
+      want: "plain ü \u{1F600}",
+    },
     { name: "references are escaped again", references: XML_REFERENCES, given: "&amp;", want: "&amp;amp;" },
   ];
   it.each(cases)("$name", ({ references, given, want }) => {
@@ -62,7 +80,10 @@ describe("createDocuments", () => {
   const documents = createDocuments(model, docs);
 
   it("serves the renderers' bytes for every operation page, the index and the WSDL", () => {
-    for (const base of ["http://localhost:8080/ExternalAPIService.asmx", "https://example.org/a/b/ExternalAPIService.asmx/"]) {
+    for (const base of [
+      "http://localhost:8080/ExternalAPIService.asmx",
+      "https://example.org/a/b/ExternalAPIService.asmx/",
+    ]) {
       expect(documents.wsdlFor(base)).toBe(renderWsdl(model, docs, base));
       expect(documents.helpIndexHtml(base)).toBe(renderHelpIndex(model, docs, base));
       expect(model.operations).toHaveLength(20);
@@ -122,31 +143,34 @@ describe("createDocuments", () => {
     },
   ];
 
-  it.each(addresses)("puts the address $given into the documents escaped", ({ given, wsdl, endpoint, host, action }) => {
-    const wsdlText = documents.wsdlFor(given);
-    expect(wsdlText.split("\n").filter((line) => line.includes("address location="))).toEqual([
-      `      <soap:address location="${wsdl}" />`,
-      `      <soap12:address location="${wsdl}" />`,
-      `      <http:address location="${wsdl}" />`,
-      `      <http:address location="${wsdl}" />`,
-    ]);
-    const index = documents.helpIndexHtml(given);
-    expect(index.split("\n").filter((line) => line.includes("Endpoint <code>"))).toEqual([
-      `      <span>Endpoint <code>${endpoint}</code></span>`,
-    ]);
-    const page = documents.helpOperationHtml("GetTriggerClicks", given)!;
-    // SOAP 1.1, SOAP 1.2, HTTP GET (no body: the sample ends there), HTTP POST.
-    expect(page.split("\n").filter((line) => line.startsWith("Host: "))).toEqual([
-      `Host: ${host}`,
-      `Host: ${host}`,
-      `Host: ${host}</code></pre>`,
-      `Host: ${host}`,
-    ]);
-    expect(page.split("\n").filter((line) => line.includes("<form "))).toEqual([
-      `    <form class="card try" action="${action}" method="post" enctype="application/x-www-form-urlencoded">`,
-    ]);
-    for (const text of [wsdlText, index, page]) expect(text).not.toMatch(/<!--@|<script>alert/);
-  });
+  it.each(addresses)(
+    "puts the address $given into the documents escaped",
+    ({ given, wsdl, endpoint, host, action }) => {
+      const wsdlText = documents.wsdlFor(given);
+      expect(wsdlText.split("\n").filter((line) => line.includes("address location="))).toEqual([
+        `      <soap:address location="${wsdl}" />`,
+        `      <soap12:address location="${wsdl}" />`,
+        `      <http:address location="${wsdl}" />`,
+        `      <http:address location="${wsdl}" />`,
+      ]);
+      const index = documents.helpIndexHtml(given);
+      expect(index.split("\n").filter((line) => line.includes("Endpoint <code>"))).toEqual([
+        `      <span>Endpoint <code>${endpoint}</code></span>`,
+      ]);
+      const page = documents.helpOperationHtml("GetTriggerClicks", given)!;
+      // SOAP 1.1, SOAP 1.2, HTTP GET (no body: the sample ends there), HTTP POST.
+      expect(page.split("\n").filter((line) => line.startsWith("Host: "))).toEqual([
+        `Host: ${host}`,
+        `Host: ${host}`,
+        `Host: ${host}</code></pre>`,
+        `Host: ${host}`,
+      ]);
+      expect(page.split("\n").filter((line) => line.includes("<form "))).toEqual([
+        `    <form class="card try" action="${action}" method="post" enctype="application/x-www-form-urlencoded">`,
+      ]);
+      for (const text of [wsdlText, index, page]) expect(text).not.toMatch(/<!--@|<script>alert/);
+    },
+  );
 
   it("splits the WSDL only where the address goes, whatever the docs say", () => {
     const parts = renderWsdlParts(hostileModel(), { ...hostileDocs(), doc: "@@SOAP_ADDRESS@@ <@address>" });

@@ -12,15 +12,49 @@ const verdict = (escape: (s: string) => string, s: string): string => {
   }
 };
 
-const UNITS = ["a", "é", "&", "<", ">", '"', "'", "\r", "\n", "\t", "\u0000", "\u0008", "\u000b", "\u001f", " ", "\ud800", "\udbff", "\udc00", "\udfff", "\ufffd", "\ufffe", "\uffff", "\ud83d\ude00"];
+const UNITS = [
+  "a",
+  "é",
+  "&",
+  "<",
+  ">",
+  '"',
+  "'",
+  "\r",
+  "\n",
+  "\t",
+  "\u0000",
+  "\u0008",
+  "\u000b",
+  "\u001f",
+  " ",
+  "\ud800",
+  "\udbff",
+  "\udc00",
+  "\udfff",
+  "\ufffd",
+  "\ufffe",
+  "\uffff",
+  "\ud83d\ude00",
+];
 
 describe("escapeTextCompact", () => {
-  it.each(["", "plain", "a & b < c > d", "\r\n\t", "x\u0000y", "\ud83d\ude00", "\ud800", "a\udc00", "\ud800\ud800\udc00", "\ud800\udc00\udc00", "<\ufffe", "&\uffff"])(
-    "escapes %j as escapeText does",
-    (s) => {
-      expect(verdict(escapeTextCompact, s)).toBe(verdict(escapeText, s));
-    },
-  );
+  it.each([
+    "",
+    "plain",
+    "a & b < c > d",
+    "\r\n\t",
+    "x\u0000y",
+    "\ud83d\ude00",
+    "\ud800",
+    "a\udc00",
+    "\ud800\ud800\udc00",
+    "\ud800\udc00\udc00",
+    "<\ufffe",
+    "&\uffff",
+  ])("escapes %j as escapeText does", (s) => {
+    expect(verdict(escapeTextCompact, s)).toBe(verdict(escapeText, s));
+  });
 
   it("agrees with escapeText on 20,000 random strings", () => {
     let seed = 12345;

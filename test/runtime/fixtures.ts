@@ -22,7 +22,13 @@ export function typeOf(type: SoapType | TypeModel): TypeModel {
 export function param(
   name: string,
   type: SoapType | TypeModel,
-  extra: { required?: boolean; default?: string; rules?: RuleModel[]; credential?: boolean; nullable?: boolean } = {},
+  extra: {
+    required?: boolean;
+    default?: string;
+    rules?: RuleModel[];
+    credential?: boolean;
+    nullable?: boolean;
+  } = {},
 ): ParamModel {
   return {
     name,
@@ -58,7 +64,10 @@ export const mixedOp = operation("Mixed", [
   param("decAmount", "decimal"),
   param("datWhen", "dateTime"),
   param("blnFlag", "boolean"),
-  param("strFormat", "string", { default: "HTML", rules: [{ kind: "enum", name: "format", values: ["HTML", "Text"] }] }),
+  param("strFormat", "string", {
+    default: "HTML",
+    rules: [{ kind: "enum", name: "format", values: ["HTML", "Text"] }],
+  }),
   param("strNote", "string"),
 ]);
 

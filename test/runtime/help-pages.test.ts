@@ -43,7 +43,9 @@ function toElement(node: Ordered): Element | string {
 function parsePage(html: string): Element {
   const valid = XMLValidator.validate(html);
   if (valid !== true) throw new Error(`not well-formed: ${JSON.stringify(valid.err)}`);
-  const root = (parser.parse(html) as Ordered[]).map(toElement).find((n): n is Element => typeof n !== "string");
+  const root = (parser.parse(html) as Ordered[])
+    .map(toElement)
+    .find((n): n is Element => typeof n !== "string");
   return root!;
 }
 
@@ -73,7 +75,9 @@ function text(node: Element | string): string {
 
 /** Rows of the parameter table, as cell texts. */
 function paramRows(page: Element): string[][] {
-  return all(one(one(page, "section", { id: "parameters" }), "tbody"), "tr").map((tr) => all(tr, "td").map(text));
+  return all(one(one(page, "section", { id: "parameters" }), "tbody"), "tr").map((tr) =>
+    all(tr, "td").map(text),
+  );
 }
 
 const BASE = "https://api.example.com:8443/svc/ExternalAPIService.asmx";
@@ -90,7 +94,9 @@ describe("helpIndexHtml", () => {
     expect(sections.map((s) => text(one(s, "h2")))).toEqual(model.groups.map((g) => g.title));
     for (const [i, group] of model.groups.entries()) {
       const items = all(sections[i]!, "li");
-      expect(items.map((li) => one(li, "a").attrs.href)).toEqual(group.operations.map((name) => `?op=${name}`));
+      expect(items.map((li) => one(li, "a").attrs.href)).toEqual(
+        group.operations.map((name) => `?op=${name}`),
+      );
       expect(items.map((li) => text(one(li, "a")))).toEqual(group.operations);
       const docs = group.operations.map((name) => serviceText.operations[name]!.doc);
       expect(items.map((li) => text(one(li, "p")))).toEqual(docs);
@@ -122,8 +128,12 @@ describe("helpOperationHtml", () => {
     const page = parsePage(help.helpOperationHtml(op.name, BASE)!);
     const rows = paramRows(page);
     expect(rows.map((cells) => cells[0])).toEqual(op.params.map((p) => p.name));
-    expect(rows.map((cells) => cells[1])).toEqual(op.params.map((p) => (p.type.kind === "scalar" ? p.type.type : "")));
-    expect(rows.map((cells) => cells[4])).toEqual(op.params.map((p) => serviceText.operations[op.name]!.params[p.name]));
+    expect(rows.map((cells) => cells[1])).toEqual(
+      op.params.map((p) => (p.type.kind === "scalar" ? p.type.type : "")),
+    );
+    expect(rows.map((cells) => cells[4])).toEqual(
+      op.params.map((p) => serviceText.operations[op.name]!.params[p.name]),
+    );
     const format = rows.find((cells) => cells[0] === "strFormat")!;
     expect(format[2]).toBe("optionaldefault HTML");
     expect(format[3]).toBe(ruleText(op.params.find((p) => p.name === "strFormat")!.rules[0]!));
@@ -132,12 +142,16 @@ describe("helpOperationHtml", () => {
 
   it("describes value types, formats, ranges, lengths and cross-parameter checks", () => {
     const cellsOf = (opName: string, param: string): string => {
-      const row = paramRows(parsePage(help.helpOperationHtml(opName, BASE)!)).find((cells) => cells[0] === param)!;
+      const row = paramRows(parsePage(help.helpOperationHtml(opName, BASE)!)).find(
+        (cells) => cells[0] === param,
+      )!;
       return row[3]!;
     };
     expect(cellsOf("GetTriggerClicks", "triggerId")).toBe("Whole number from -2147483648 to 2147483647.");
     const ruleOf = (opName: string, param: string) =>
-      ruleText(model.operations.find((o) => o.name === opName)!.params.find((p) => p.name === param)!.rules[0]!);
+      ruleText(
+        model.operations.find((o) => o.name === opName)!.params.find((p) => p.name === param)!.rules[0]!,
+      );
     for (const [opName, param] of [
       ["SendNewsletter", "strSendDate"],
       ["SendSmsWithSenderName", "senderName"],
@@ -147,7 +161,9 @@ describe("helpOperationHtml", () => {
     }
     expect(ruleOf("SendSmsWithSenderName", "senderName")).toContain("16");
     const page = parsePage(help.helpOperationHtml("UpdateSubscriberData", BASE)!);
-    expect(all(page, "li").map(text)).toContain("At least one of strSubscriberId and strEmail must be given.");
+    expect(all(page, "li").map(text)).toContain(
+      "At least one of strSubscriberId and strEmail must be given.",
+    );
     const views = parsePage(help.helpOperationHtml("GetReportViewsByDateInterval", BASE)!);
     expect(all(views, "li").map(text)).toContain(
       "ddField must not name a fixed column of the result (SubscriberId, Email, Name, ViewTime), compared ignoring case.",
@@ -237,7 +253,10 @@ describe("helpOperationHtml", () => {
     const page = parsePage(help.helpOperationHtml(op.name, `${BASE}/`)!);
     const form = one(page, "form");
     // A path: the form posts to the origin the page came from, whatever Host the page was asked under.
-    expect(form.attrs).toMatchObject({ action: "/svc/ExternalAPIService.asmx/GetTriggerClicks", method: "post" });
+    expect(form.attrs).toMatchObject({
+      action: "/svc/ExternalAPIService.asmx/GetTriggerClicks",
+      method: "post",
+    });
     const inputs = all(form, "input");
     expect(inputs.map((i) => i.attrs.name)).toEqual(op.params.map((p) => p.name));
     expect(inputs.every((i) => i.attrs.type === "text")).toBe(true);
@@ -321,7 +340,9 @@ describe("sample messages of the issue 11 types", () => {
   it("spells out nested records, one item per array inside an array", () => {
     const people = samples("People");
     const response = people.get("soap11")!.response;
-    expect(response).toContain("          <Home>\n            <Street>string</Street>\n            <Zip>int</Zip>");
+    expect(response).toContain(
+      "          <Home>\n            <Street>string</Street>\n            <Zip>int</Zip>",
+    );
     // Others (an array inside the list) shows one Address, Tags inside it one string.
     expect(response.split("<Address>").length - 1).toBe(2);
     expect(response.split("<Person>").length - 1).toBe(2);
@@ -337,7 +358,12 @@ describe("sample messages of the issue 11 types", () => {
 
   it("shows each new scalar by its type name", () => {
     const find = samples("Find").get("soap12")!.request.rest;
-    for (const line of ["<id>guid</id>", "<initial>char</initial>", "<photo>base64Binary</photo>", "<big>unsignedLong</big>"]) {
+    for (const line of [
+      "<id>guid</id>",
+      "<initial>char</initial>",
+      "<photo>base64Binary</photo>",
+      "<big>unsignedLong</big>",
+    ]) {
       expect(find).toContain(line);
     }
   });

@@ -27,7 +27,10 @@ const ENDPOINT = "http://127.0.0.1/Shop.asmx";
 function shop(bindings: string | undefined, namespace = "urn:shop") {
   const text = smallSpecWith(
     ["namespace: urn:shop", `namespace: ${namespace}`],
-    ["  doc: A small shop.", `  doc: A small shop.${bindings === undefined ? "" : `\n  bindings: ${bindings}`}`],
+    [
+      "  doc: A small shop.",
+      `  doc: A small shop.${bindings === undefined ? "" : `\n  bindings: ${bindings}`}`,
+    ],
   );
   const { model, docs } = normalizedOf(text);
   const implementation = {
@@ -35,12 +38,23 @@ function shop(bindings: string | undefined, namespace = "urn:shop") {
     ListItems: () => [{ Id: 1n, Label: "one" }],
     GetStock: () => [],
   };
-  const core = createServiceCore(model, implementation, createDocuments(model, docs), serverBindings, readXml);
+  const core = createServiceCore(
+    model,
+    implementation,
+    createDocuments(model, docs),
+    serverBindings,
+    readXml,
+  );
   const handler = createFetchHandler(core);
   const client = (binding: BindingName) =>
     createClientCore(
       model,
-      { baseUrl: ENDPOINT, user: "u", platform: standard, fetch: (url, init) => handler(new Request(url, init)) } as ClientWithOptions,
+      {
+        baseUrl: ENDPOINT,
+        user: "u",
+        platform: standard,
+        fetch: (url, init) => handler(new Request(url, init)),
+      } as ClientWithOptions,
       clientBindings[binding],
     );
   return { model, docs, handler, client };
@@ -63,9 +77,18 @@ describe("service.bindings", () => {
   it("lists only the offered bindings, ports and messages in the WSDL", () => {
     const { model, docs } = shop("[soap12, httpPost]");
     const wsdl = renderWsdl(model, docs, ENDPOINT);
-    expect(wsdl.match(/<wsdl:binding name="[^"]+"/g)).toEqual(['<wsdl:binding name="ShopSoap12"', '<wsdl:binding name="ShopHttpPost"']);
-    expect(wsdl.match(/<wsdl:port name="[^"]+"/g)).toEqual(['<wsdl:port name="ShopSoap12"', '<wsdl:port name="ShopHttpPost"']);
-    expect(wsdl.match(/<wsdl:portType name="[^"]+"/g)).toEqual(['<wsdl:portType name="ShopSoap"', '<wsdl:portType name="ShopHttpPost"']);
+    expect(wsdl.match(/<wsdl:binding name="[^"]+"/g)).toEqual([
+      '<wsdl:binding name="ShopSoap12"',
+      '<wsdl:binding name="ShopHttpPost"',
+    ]);
+    expect(wsdl.match(/<wsdl:port name="[^"]+"/g)).toEqual([
+      '<wsdl:port name="ShopSoap12"',
+      '<wsdl:port name="ShopHttpPost"',
+    ]);
+    expect(wsdl.match(/<wsdl:portType name="[^"]+"/g)).toEqual([
+      '<wsdl:portType name="ShopSoap"',
+      '<wsdl:portType name="ShopHttpPost"',
+    ]);
     expect(wsdl).not.toContain("HttpGetIn");
     expect(wsdl).toContain('<wsdl:message name="AddItemSoapIn">');
     expect(wsdl).toContain('soap12:operation soapAction="urn:shop/AddItem"');
@@ -88,9 +111,15 @@ describe("service.bindings", () => {
     expect(await soap11.text()).toBe("System.InvalidOperationException: Request format is unrecognized.");
     const get = await handler(new Request(`${ENDPOINT}/ListItems?user=u`));
     expect(get.status).toBe(500);
-    expect(await get.text()).toBe("System.InvalidOperationException: Request format is unrecognized for URL unexpectedly ending in '/ListItems'.");
+    expect(await get.text()).toBe(
+      "System.InvalidOperationException: Request format is unrecognized for URL unexpectedly ending in '/ListItems'.",
+    );
     const post = await handler(
-      new Request(`${ENDPOINT}/ListItems`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "user=u" }),
+      new Request(`${ENDPOINT}/ListItems`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "user=u",
+      }),
     );
     expect(post.status).toBe(200);
   });
@@ -100,7 +129,9 @@ describe("service.bindings", () => {
     const add = model.operations.find((op) => op.name === "AddItem")!;
     expect(await client("soap12").call(add, ADD)).toBe(41n);
     expect(await client("httpPost").call(add, ADD)).toBe(41n);
-    expect(() => client("soap11")).toThrow("binding must be one the service offers (soap12, httpPost); got soap11.");
+    expect(() => client("soap11")).toThrow(
+      "binding must be one the service offers (soap12, httpPost); got soap11.",
+    );
     expect(() => client("httpGet")).toThrow(TypeError);
   });
 
@@ -110,7 +141,9 @@ describe("service.bindings", () => {
     expect(index).toContain("Every operation is reachable two ways at the same endpoint:");
     expect(index).toContain("<strong>SOAP 1.2</strong>");
     expect(index).not.toContain("<strong>SOAP 1.1</strong>");
-    expect(index).toContain("<code>POST</code> to the endpoint followed by <code>/</code> and the operation name");
+    expect(index).toContain(
+      "<code>POST</code> to the endpoint followed by <code>/</code> and the operation name",
+    );
     const page = await (await handler(new Request(`${ENDPOINT}?op=AddItem`))).text();
     expect(page).toContain('id="soap12"');
     expect(page).toContain('id="http-post"');
@@ -155,11 +188,19 @@ describe("SOAP action", () => {
     const body = (ns: string) =>
       `<?xml version="1.0"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><ListItems xmlns="${ns}"><user>u</user></ListItems></soap:Body></soap:Envelope>`;
     const post = (soapAction: string) =>
-      handler(new Request(ENDPOINT, { method: "POST", headers: { "content-type": "text/xml; charset=utf-8", soapaction: `"${soapAction}"` }, body: body(namespace) }));
+      handler(
+        new Request(ENDPOINT, {
+          method: "POST",
+          headers: { "content-type": "text/xml; charset=utf-8", soapaction: `"${soapAction}"` },
+          body: body(namespace),
+        }),
+      );
     expect((await post(soapActionOf(namespace, "ListItems"))).status).toBe(200);
     const wrong = namespace.endsWith("/") ? `${namespace}/ListItems` : `${namespace}ListItems`;
     const refused = await post(wrong);
     expect(refused.status).toBe(500);
-    expect(await refused.text()).toContain(`Server did not recognize the value of HTTP Header SOAPAction: ${wrong}.`);
+    expect(await refused.text()).toContain(
+      `Server did not recognize the value of HTTP Header SOAPAction: ${wrong}.`,
+    );
   });
 });

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { ErrorCodes, ServiceError } from "../../runtime/errors.js";
-import { readParams, writeParams, type ParamTexts, type ParamValues, type Presence } from "../../runtime/params.js";
+import {
+  readParams,
+  writeParams,
+  type ParamTexts,
+  type ParamValues,
+  type Presence,
+} from "../../runtime/params.js";
 import { mixedOp } from "./fixtures.js";
 import { registerAllClientCodecs } from "../../runtime/values.js";
 
@@ -55,16 +61,66 @@ describe("readParams", () => {
     });
   });
 
-  it.each<{ name: string; presence: Presence; given: Record<string, string | undefined>; want: Partial<ParamValues> }>([
-    { name: "absent optional string element stays undefined", presence: "element", given: { strNote: undefined }, want: { strNote: undefined } },
-    { name: "empty optional string stays empty", presence: "element", given: { strNote: "" }, want: { strNote: "" } },
-    { name: "empty optional string field stays empty", presence: "field", given: { strNote: "" }, want: { strNote: "" } },
-    { name: "absent defaulted string takes its default", presence: "element", given: { strFormat: undefined }, want: { strFormat: "HTML" } },
-    { name: "empty defaulted string takes its default", presence: "element", given: { strFormat: "" }, want: { strFormat: "HTML" } },
-    { name: "empty defaulted field takes its default", presence: "field", given: { strFormat: "" }, want: { strFormat: "HTML" } },
-    { name: "string text is kept as sent", presence: "field", given: { strNote: "  a & b  " }, want: { strNote: "  a & b  " } },
-    { name: "value types are trimmed", presence: "field", given: { intNewsletterId: " 7\n" }, want: { intNewsletterId: 7 } },
-    { name: "dateTime with zone is kept", presence: "field", given: { datWhen: "2024-05-06T07:08:09.5+02:00" }, want: { datWhen: "2024-05-06T07:08:09.5+02:00" } },
+  it.each<{
+    name: string;
+    presence: Presence;
+    given: Record<string, string | undefined>;
+    want: Partial<ParamValues>;
+  }>([
+    {
+      name: "absent optional string element stays undefined",
+      presence: "element",
+      given: { strNote: undefined },
+      want: { strNote: undefined },
+    },
+    {
+      name: "empty optional string stays empty",
+      presence: "element",
+      given: { strNote: "" },
+      want: { strNote: "" },
+    },
+    {
+      name: "empty optional string field stays empty",
+      presence: "field",
+      given: { strNote: "" },
+      want: { strNote: "" },
+    },
+    {
+      name: "absent defaulted string takes its default",
+      presence: "element",
+      given: { strFormat: undefined },
+      want: { strFormat: "HTML" },
+    },
+    {
+      name: "empty defaulted string takes its default",
+      presence: "element",
+      given: { strFormat: "" },
+      want: { strFormat: "HTML" },
+    },
+    {
+      name: "empty defaulted field takes its default",
+      presence: "field",
+      given: { strFormat: "" },
+      want: { strFormat: "HTML" },
+    },
+    {
+      name: "string text is kept as sent",
+      presence: "field",
+      given: { strNote: "  a & b  " },
+      want: { strNote: "  a & b  " },
+    },
+    {
+      name: "value types are trimmed",
+      presence: "field",
+      given: { intNewsletterId: " 7\n" },
+      want: { intNewsletterId: 7 },
+    },
+    {
+      name: "dateTime with zone is kept",
+      presence: "field",
+      given: { datWhen: "2024-05-06T07:08:09.5+02:00" },
+      want: { datWhen: "2024-05-06T07:08:09.5+02:00" },
+    },
   ])("$name", ({ presence, given, want }) => {
     const values = readParams(mixedOp, texts(given), presence);
     for (const [name, value] of Object.entries(want)) {
@@ -93,7 +149,8 @@ describe("readParams", () => {
     {
       param: "intNewsletterId",
       given: "x",
-      message: "Cannot convert 'x' to System.Int32 for parameter intNewsletterId: the value is not a whole number.",
+      message:
+        "Cannot convert 'x' to System.Int32 for parameter intNewsletterId: the value is not a whole number.",
     },
     {
       param: "intNewsletterId",
@@ -104,7 +161,8 @@ describe("readParams", () => {
     {
       param: "intNewsletterId",
       given: "",
-      message: "Cannot convert '' to System.Int32 for parameter intNewsletterId: the value is not a whole number.",
+      message:
+        "Cannot convert '' to System.Int32 for parameter intNewsletterId: the value is not a whole number.",
     },
     {
       param: "lngSubscriberId",
@@ -115,7 +173,8 @@ describe("readParams", () => {
     {
       param: "decAmount",
       given: "1e5",
-      message: "Cannot convert '1e5' to System.Decimal for parameter decAmount: the value is not a decimal number.",
+      message:
+        "Cannot convert '1e5' to System.Decimal for parameter decAmount: the value is not a decimal number.",
     },
     {
       param: "datWhen",
@@ -126,7 +185,8 @@ describe("readParams", () => {
     {
       param: "blnFlag",
       given: "yes",
-      message: "Cannot convert 'yes' to System.Boolean for parameter blnFlag: the value is not true or false.",
+      message:
+        "Cannot convert 'yes' to System.Boolean for parameter blnFlag: the value is not true or false.",
     },
     {
       param: "dblRate",
@@ -206,13 +266,43 @@ describe("writeParams", () => {
   });
 
   it.each<{ name: string; given: ParamValues; param: string; want: string | undefined }>([
-    { name: "absent optional string stays undefined", given: { strNote: undefined }, param: "strNote", want: undefined },
-    { name: "null optional string stays undefined", given: { strNote: null }, param: "strNote", want: undefined },
+    {
+      name: "absent optional string stays undefined",
+      given: { strNote: undefined },
+      param: "strNote",
+      want: undefined,
+    },
+    {
+      name: "null optional string stays undefined",
+      given: { strNote: null },
+      param: "strNote",
+      want: undefined,
+    },
     { name: "empty string is sent empty", given: { strNote: "" }, param: "strNote", want: "" },
-    { name: "long from a bigint", given: { lngSubscriberId: -9223372036854775808n }, param: "lngSubscriberId", want: "-9223372036854775808" },
-    { name: "long from a safe number", given: { lngSubscriberId: 1234567890123 }, param: "lngSubscriberId", want: "1234567890123" },
-    { name: "dateTime text as given", given: { datWhen: "2024-05-06T07:08:09" }, param: "datWhen", want: "2024-05-06T07:08:09" },
-    { name: "dateTime Date in UTC", given: { datWhen: new Date("2024-05-06T09:08:09.250+02:00") }, param: "datWhen", want: "2024-05-06T07:08:09.250Z" },
+    {
+      name: "long from a bigint",
+      given: { lngSubscriberId: -9223372036854775808n },
+      param: "lngSubscriberId",
+      want: "-9223372036854775808",
+    },
+    {
+      name: "long from a safe number",
+      given: { lngSubscriberId: 1234567890123 },
+      param: "lngSubscriberId",
+      want: "1234567890123",
+    },
+    {
+      name: "dateTime text as given",
+      given: { datWhen: "2024-05-06T07:08:09" },
+      param: "datWhen",
+      want: "2024-05-06T07:08:09",
+    },
+    {
+      name: "dateTime Date in UTC",
+      given: { datWhen: new Date("2024-05-06T09:08:09.250+02:00") },
+      param: "datWhen",
+      want: "2024-05-06T07:08:09.250Z",
+    },
     { name: "double NaN", given: { dblRate: NaN }, param: "dblRate", want: "NaN" },
   ])("$name", ({ given, param, want }) => {
     expect(write(given)[names.indexOf(param)]).toBe(want);
@@ -222,12 +312,24 @@ describe("writeParams", () => {
     { given: { intNewsletterId: undefined }, message: "Mixed: parameter intNewsletterId is required." },
     { given: { lngSubscriberId: null }, message: "Mixed: parameter lngSubscriberId is required." },
     { given: { intNewsletterId: "12" }, message: "Mixed: parameter intNewsletterId is not a whole number." },
-    { given: { intNewsletterId: 2 ** 31 }, message: "Mixed: parameter intNewsletterId is outside the 32-bit integer range." },
-    { given: { lngSubscriberId: 2 ** 53 }, message: "Mixed: parameter lngSubscriberId is not a bigint or a safe integer." },
-    { given: { lngSubscriberId: 2n ** 63n }, message: "Mixed: parameter lngSubscriberId is outside the 64-bit integer range." },
+    {
+      given: { intNewsletterId: 2 ** 31 },
+      message: "Mixed: parameter intNewsletterId is outside the 32-bit integer range.",
+    },
+    {
+      given: { lngSubscriberId: 2 ** 53 },
+      message: "Mixed: parameter lngSubscriberId is not a bigint or a safe integer.",
+    },
+    {
+      given: { lngSubscriberId: 2n ** 63n },
+      message: "Mixed: parameter lngSubscriberId is outside the 64-bit integer range.",
+    },
     { given: { decAmount: 98.25 }, message: "Mixed: parameter decAmount is not a decimal string." },
     { given: { datWhen: 0 }, message: "Mixed: parameter datWhen is not a string or a Date." },
-    { given: { datWhen: "yesterday" }, message: "Mixed: parameter datWhen is not a date and time of the form yyyy-MM-ddTHH:mm:ss." },
+    {
+      given: { datWhen: "yesterday" },
+      message: "Mixed: parameter datWhen is not a date and time of the form yyyy-MM-ddTHH:mm:ss.",
+    },
     { given: { datWhen: new Date(NaN) }, message: "Mixed: parameter datWhen is an invalid Date." },
     { given: { blnFlag: "true" }, message: "Mixed: parameter blnFlag is not a boolean." },
     { given: { strNote: 5 }, message: "Mixed: parameter strNote is not a string." },

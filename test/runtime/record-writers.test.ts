@@ -17,12 +17,19 @@ function random(seed: number): () => number {
 }
 
 const SAMPLES: { readonly [T in SoapType]: readonly unknown[] } = {
-  string: ["", "plain", "a & <b> \"q\"", "Å 日本 😀", "line\r\nnext", null, undefined, "bell\u0007", 7],
+  string: ["", "plain", 'a & <b> "q"', "Å 日本 😀", "line\r\nnext", null, undefined, "bell\u0007", 7],
   int: [0, -1, 2147483647, -2147483648, 2 ** 31, 1.5, "5", null, undefined],
   long: [0n, 9223372036854775807n, -5, 2 ** 53, 1.5, null, "x"],
   double: [0, -0, 1.5, 1e21, 1.5e-7, NaN, Infinity, "1", null],
   decimal: ["1.5", "98.25", 12n, "x", null, 3],
-  dateTime: ["2024-05-06T07:08:09", "2024-05-06T07:08:09.123+02:00", new Date(Date.UTC(2024, 4, 6)), "2023-02-29T00:00:00", null, 5],
+  dateTime: [
+    "2024-05-06T07:08:09",
+    "2024-05-06T07:08:09.123+02:00",
+    new Date(Date.UTC(2024, 4, 6)),
+    "2023-02-29T00:00:00",
+    null,
+    5,
+  ],
   boolean: [true, false, "true", null],
   float: [0, 1.5, 3.4028234663852886e38, 1e39, "1", null],
   byte: [0, -128, 127, 128, null],
@@ -42,7 +49,8 @@ function sampleRecord(record: RecordModel, next: () => number): Record<string, u
     // Flat records only (generated writers exist for no other): every field is a scalar.
     const samples = SAMPLES[(field.type as { readonly type: SoapType }).type];
     // Mostly valid values (the first three or four of each list), so most records write through.
-    const pick = next() < 0.9 ? Math.floor(next() * Math.min(4, samples.length)) : Math.floor(next() * samples.length);
+    const pick =
+      next() < 0.9 ? Math.floor(next() * Math.min(4, samples.length)) : Math.floor(next() * samples.length);
     value[field.name] = samples[pick];
   }
   return value;
@@ -69,21 +77,27 @@ describe("generated record writers", () => {
   });
 
   describe.each(service.records.map((record) => ({ record, name: record.name })))("$name", ({ record }) => {
-    it.each(LAYOUTS)("write what the model-made writer writes, refusals included: $name", ({ pretty, depth, tags }) => {
-      const layout = recordLayout(record, pretty, depth, tags);
-      const generated = recordWriters[record.name]!;
-      const fromModel = recordWrite(record);
-      const next = random(record.fields.length * 7919 + depth);
-      const values: unknown[] = [null, 7, "x", {}];
-      for (let i = 0; i < 300; i++) values.push(sampleRecord(record, next));
-      let written = 0;
-      for (const value of values) {
-        const want = outcome(fromModel, value, layout);
-        expect(outcome(generated, value, layout), JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? `${v}n` : v))).toBe(want);
-        if (want.startsWith("ok ")) written++;
-      }
-      // The comparison covered records that were written, not only refusals.
-      expect(written).toBeGreaterThan(20);
-    });
+    it.each(LAYOUTS)(
+      "write what the model-made writer writes, refusals included: $name",
+      ({ pretty, depth, tags }) => {
+        const layout = recordLayout(record, pretty, depth, tags);
+        const generated = recordWriters[record.name]!;
+        const fromModel = recordWrite(record);
+        const next = random(record.fields.length * 7919 + depth);
+        const values: unknown[] = [null, 7, "x", {}];
+        for (let i = 0; i < 300; i++) values.push(sampleRecord(record, next));
+        let written = 0;
+        for (const value of values) {
+          const want = outcome(fromModel, value, layout);
+          expect(
+            outcome(generated, value, layout),
+            JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? `${v}n` : v)),
+          ).toBe(want);
+          if (want.startsWith("ok ")) written++;
+        }
+        // The comparison covered records that were written, not only refusals.
+        expect(written).toBeGreaterThan(20);
+      },
+    );
   });
 });

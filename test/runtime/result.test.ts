@@ -11,7 +11,17 @@ import { readResult } from "../../runtime/protocol/result-read.js";
 import { XmlOut } from "../../runtime/xml/out.js";
 import { readXml } from "../../runtime/xml/scan.js";
 import { DATASET_COLUMNS, TRIGGER_LIST_DOCUMENT } from "../fixtures/wire-samples.js";
-import { dataSetOp, listOp, longOp, NS, operation, recordOp, reportViews, smsResult, triggerResult } from "./fixtures.js";
+import {
+  dataSetOp,
+  listOp,
+  longOp,
+  NS,
+  operation,
+  recordOp,
+  reportViews,
+  smsResult,
+  triggerResult,
+} from "./fixtures.js";
 import { registerAllClientCodecs } from "../../runtime/values.js";
 
 // The client's codecs of every scalar type (a generated model registers those its service uses).
@@ -33,7 +43,11 @@ function shapeError(run: () => unknown): ResultShapeError {
 
 describe("writeRecordFields", () => {
   it.each([
-    { name: "every field", given: TRIGGER, want: TRIGGER_XML.slice("<TriggerResult>".length, -"</TriggerResult>".length) },
+    {
+      name: "every field",
+      given: TRIGGER,
+      want: TRIGGER_XML.slice("<TriggerResult>".length, -"</TriggerResult>".length),
+    },
     {
       name: "null and undefined strings are omitted",
       given: { Id: 1, Name: null, Created: "2024-05-06T07:08:09", MailinglistId: 5 },
@@ -58,21 +72,49 @@ describe("writeRecordFields", () => {
   it("writes exact decimals and longs", () => {
     const out = new XmlOut(false);
     writeRecordFields(out, smsResult, { Id: 9223372036854775807n, CreditCost: "1.5", TotalCredits: "98.25" });
-    expect(out.toString()).toBe("<Id>9223372036854775807</Id><CreditCost>1.5</CreditCost><TotalCredits>98.25</TotalCredits>");
+    expect(out.toString()).toBe(
+      "<Id>9223372036854775807</Id><CreditCost>1.5</CreditCost><TotalCredits>98.25</TotalCredits>",
+    );
   });
 
   it.each([
     { name: "a missing int", given: { ...TRIGGER, Id: undefined }, message: "TriggerResult.Id is missing" },
-    { name: "a null dateTime", given: { ...TRIGGER, Created: null }, message: "TriggerResult.Created is missing" },
-    { name: "an int of the wrong kind", given: { ...TRIGGER, MailinglistId: "5" }, message: "TriggerResult.MailinglistId is not a whole number" },
-    { name: "an int out of range", given: { ...TRIGGER, Id: 2 ** 31 }, message: "TriggerResult.Id is outside the 32-bit integer range" },
-    { name: "a string of the wrong kind", given: { ...TRIGGER, Name: 3 }, message: "TriggerResult.Name is not a string" },
-    { name: "a bad dateTime", given: { ...TRIGGER, Created: "2023-02-29T00:00:00" }, message: "TriggerResult.Created is not a valid calendar date and time" },
-    { name: "text XML cannot carry", given: { ...TRIGGER, Name: "bell\u0007" }, message: "TriggerResult.Name String contains" },
+    {
+      name: "a null dateTime",
+      given: { ...TRIGGER, Created: null },
+      message: "TriggerResult.Created is missing",
+    },
+    {
+      name: "an int of the wrong kind",
+      given: { ...TRIGGER, MailinglistId: "5" },
+      message: "TriggerResult.MailinglistId is not a whole number",
+    },
+    {
+      name: "an int out of range",
+      given: { ...TRIGGER, Id: 2 ** 31 },
+      message: "TriggerResult.Id is outside the 32-bit integer range",
+    },
+    {
+      name: "a string of the wrong kind",
+      given: { ...TRIGGER, Name: 3 },
+      message: "TriggerResult.Name is not a string",
+    },
+    {
+      name: "a bad dateTime",
+      given: { ...TRIGGER, Created: "2023-02-29T00:00:00" },
+      message: "TriggerResult.Created is not a valid calendar date and time",
+    },
+    {
+      name: "text XML cannot carry",
+      given: { ...TRIGGER, Name: "bell\u0007" },
+      message: "TriggerResult.Name String contains",
+    },
     { name: "not an object", given: null, message: "TriggerResult is not an object" },
     { name: "a primitive", given: 7, message: "TriggerResult is not an object" },
   ])("refuses $name", ({ given, message }) => {
-    expect(shapeError(() => writeRecordFields(new XmlOut(false), triggerResult, given)).message).toContain(message);
+    expect(shapeError(() => writeRecordFields(new XmlOut(false), triggerResult, given)).message).toContain(
+      message,
+    );
   });
 });
 
@@ -96,7 +138,13 @@ describe("writeResultChildren", () => {
   });
 
   it.each<{ name: string; result: ResultModel; value: unknown; want: string; wrote: boolean }>([
-    { name: "a list, compact", result: listOp.result, value: [TRIGGER, TRIGGER], want: TRIGGER_XML + TRIGGER_XML, wrote: true },
+    {
+      name: "a list, compact",
+      result: listOp.result,
+      value: [TRIGGER, TRIGGER],
+      want: TRIGGER_XML + TRIGGER_XML,
+      wrote: true,
+    },
     { name: "an empty list writes nothing", result: listOp.result, value: [], want: "", wrote: false },
     {
       name: "a record puts its fields directly inside",
@@ -113,7 +161,10 @@ describe("writeResultChildren", () => {
 
   it.each([
     { name: "rows", value: [{ SubscriberId: 7n }] },
-    { name: "a DataSetResult", value: { dataSetName: "NewDataSet", table: "Table", columns: [], rows: [{ SubscriberId: 7n }] } },
+    {
+      name: "a DataSetResult",
+      value: { dataSetName: "NewDataSet", table: "Table", columns: [], rows: [{ SubscriberId: 7n }] },
+    },
   ])("a DataSet from $name", ({ value }) => {
     const out = new XmlOut(false);
     expect(writeResultChildren(out, dataSetOp.result, value, { ddField: "DD3" })).toBe(true);
@@ -123,12 +174,34 @@ describe("writeResultChildren", () => {
 
   it.each<{ name: string; result: ResultModel; value: unknown; message: string }>([
     { name: "a scalar", result: longOp.result, value: 1n, message: "a scalar result has no children" },
-    { name: "a list that is not an array", result: listOp.result, value: TRIGGER, message: "not an array of TriggerResult" },
-    { name: "a bad list item", result: listOp.result, value: [TRIGGER, { Id: 2 }], message: "TriggerResult.Created is missing" },
-    { name: "a DataSet without rows", result: dataSetOp.result, value: { rows: "x" }, message: "no rows array" },
-    { name: "a DataSet that is not an object", result: dataSetOp.result, value: null, message: "DataSet result is not an object" },
+    {
+      name: "a list that is not an array",
+      result: listOp.result,
+      value: TRIGGER,
+      message: "not an array of TriggerResult",
+    },
+    {
+      name: "a bad list item",
+      result: listOp.result,
+      value: [TRIGGER, { Id: 2 }],
+      message: "TriggerResult.Created is missing",
+    },
+    {
+      name: "a DataSet without rows",
+      result: dataSetOp.result,
+      value: { rows: "x" },
+      message: "no rows array",
+    },
+    {
+      name: "a DataSet that is not an object",
+      result: dataSetOp.result,
+      value: null,
+      message: "DataSet result is not an object",
+    },
   ])("refuses $name", ({ result, value, message }) => {
-    expect(shapeError(() => writeResultChildren(new XmlOut(false), result, value, {})).message).toContain(message);
+    expect(shapeError(() => writeResultChildren(new XmlOut(false), result, value, {})).message).toContain(
+      message,
+    );
   });
 
   it("dataSetRows takes an array as is", () => {
@@ -190,20 +263,35 @@ describe("readResult", () => {
 
   it("a record", () => {
     const xml = `<SendSmsWithSenderNameResult xmlns="${NS}"><Id>99</Id><CreditCost>1.5</CreditCost><TotalCredits>98.25</TotalCredits></SendSmsWithSenderNameResult>`;
-    expect(readResult(recordOp, holder(xml), NS, {})).toStrictEqual({ Id: 99n, CreditCost: "1.5", TotalCredits: "98.25" });
+    expect(readResult(recordOp, holder(xml), NS, {})).toStrictEqual({
+      Id: 99n,
+      CreditCost: "1.5",
+      TotalCredits: "98.25",
+    });
   });
 
   it("a record field named __proto__ is an own property, not the prototype", () => {
-    const fields = [{ name: "__proto__", type: { kind: "scalar", type: "int" } }, { name: "Name", type: { kind: "scalar", type: "string" } }] as const;
+    const fields = [
+      { name: "__proto__", type: { kind: "scalar", type: "int" } },
+      { name: "Name", type: { kind: "scalar", type: "string" } },
+    ] as const;
     const op = operation("Proto", [], { kind: "record", record: { name: "Proto", fields } });
-    const read = readResult(op, holder(`<ProtoResult xmlns="${NS}"><__proto__>7</__proto__><Name>n</Name></ProtoResult>`), NS, {}) as Record<string, unknown>;
+    const read = readResult(
+      op,
+      holder(`<ProtoResult xmlns="${NS}"><__proto__>7</__proto__><Name>n</Name></ProtoResult>`),
+      NS,
+      {},
+    ) as Record<string, unknown>;
     expect(Object.getPrototypeOf(read)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(read, "__proto__")?.value).toBe(7);
     expect(Object.keys(read)).toEqual(["__proto__", "Name"]);
   });
 
   it.each([
-    { xml: `<InsertSubscriberSidResult xmlns="${NS}">1234567890123</InsertSubscriberSidResult>`, want: 1234567890123n },
+    {
+      xml: `<InsertSubscriberSidResult xmlns="${NS}">1234567890123</InsertSubscriberSidResult>`,
+      want: 1234567890123n,
+    },
     { xml: `<long xmlns="${NS}">9223372036854775807</long>`, want: 9223372036854775807n },
     { xml: `<long xmlns="${NS}">\n  -9223372036854775808\n</long>`, want: -9223372036854775808n },
   ])("a long scalar $want", ({ xml, want }) => {
@@ -218,9 +306,14 @@ describe("readResult", () => {
   it("a DataSet", () => {
     const out = new XmlOut(false).open("GetReportViewsByDateIntervalResult", ` xmlns="${NS}"`);
     writeResultChildren(out, dataSetOp.result, [{ SubscriberId: 7n, Email: "e@x" }], { ddField: "DD3" });
-    const result = readResult(dataSetOp, holder(out.close("GetReportViewsByDateIntervalResult").toString()), NS, {
-      ddField: "DD3",
-    });
+    const result = readResult(
+      dataSetOp,
+      holder(out.close("GetReportViewsByDateIntervalResult").toString()),
+      NS,
+      {
+        ddField: "DD3",
+      },
+    );
     expect(result).toStrictEqual({
       dataSetName: reportViews.dataSetName,
       table: "Table",
@@ -238,7 +331,12 @@ describe("readResult", () => {
   });
 
   it.each([
-    { name: "an absent scalar", op: longOp, xml: undefined, message: "the answer holds no InsertSubscriberSidResult" },
+    {
+      name: "an absent scalar",
+      op: longOp,
+      xml: undefined,
+      message: "the answer holds no InsertSubscriberSidResult",
+    },
     {
       name: "a record missing a value field",
       op: recordOp,
@@ -255,15 +353,22 @@ describe("readResult", () => {
       name: "a field that does not convert",
       op: listOp,
       xml: `<r xmlns="${NS}">${TRIGGER_XML.replace("<Id>1</Id>", "<Id>x</Id>")}</r>`,
-      message: "Cannot convert 'x' to System.Int32 for GetTriggerIdForAccountResult[0].Id: the value is not a whole number.",
+      message:
+        "Cannot convert 'x' to System.Int32 for GetTriggerIdForAccountResult[0].Id: the value is not a whole number.",
     },
     {
       name: "a decimal in exponent form",
       op: recordOp,
       xml: `<r xmlns="${NS}"><Id>1</Id><CreditCost>1e5</CreditCost><TotalCredits>2</TotalCredits></r>`,
-      message: "Cannot convert '1e5' to System.Decimal for SendSmsWithSenderNameResult.CreditCost: the value is not a decimal number.",
+      message:
+        "Cannot convert '1e5' to System.Decimal for SendSmsWithSenderNameResult.CreditCost: the value is not a decimal number.",
     },
-    { name: "a scalar that does not convert", op: longOp, xml: `<long xmlns="${NS}">9223372036854775808</long>`, message: "64-bit" },
+    {
+      name: "a scalar that does not convert",
+      op: longOp,
+      xml: `<long xmlns="${NS}">9223372036854775808</long>`,
+      message: "64-bit",
+    },
   ])("refuses $name", ({ op, xml, message }) => {
     expect(() => readResult(op, xml === undefined ? undefined : holder(xml), NS, {})).toThrow(message);
   });

@@ -5,7 +5,12 @@ import { checkOperation, checkRule, PATTERN_MAX_CHARACTERS, validateParams } fro
 import { csvSubscribers, demographicLists } from "../../spec/ExternalAPIService.extensions.js";
 import { operation, param } from "./fixtures.js";
 
-function expectClientError(error: ServiceError | undefined, code: string, parameter: string, mentions: string[]): void {
+function expectClientError(
+  error: ServiceError | undefined,
+  code: string,
+  parameter: string,
+  mentions: string[],
+): void {
   expect(error).toBeInstanceOf(ServiceError);
   expect(error!.code).toBe(code);
   expect(error!.side).toBe("client");
@@ -73,7 +78,13 @@ describe("checkRule", () => {
     ...refused(fieldNameRule, ErrorCodes.InvalidName, ["at most 64"], "3DD", "a".repeat(65)),
     ...refused(fieldNameRule, ErrorCodes.InvalidName, ["field name"], "a-b", "xmlField", "<x/>"),
     ...refused(urlRule, ErrorCodes.InvalidUrl, ["http, https or ftp"], "mailto:a@b"),
-    ...refused(urlRule, ErrorCodes.InvalidUrl, ["forward slashes"], "file:///etc/passwd", "http:\\\\host\\a.csv"),
+    ...refused(
+      urlRule,
+      ErrorCodes.InvalidUrl,
+      ["forward slashes"],
+      "file:///etc/passwd",
+      "http:\\\\host\\a.csv",
+    ),
     ...refused(
       urlRule,
       ErrorCodes.InvalidUrl,
@@ -99,7 +110,10 @@ describe("csvSubscribers", () => {
     { name: "pipe rows", given: "a@b|N|HTML\nc@d|M|Text" },
     { name: "pipe rows", given: "a@b|N|HTML\nc@d|M, Jr|Text" },
     { name: "a quoted Name holding the delimiter", given: 'a@b,"Smith, J",HTML' },
-    { name: "a quoted Name holding a line break and a quote", given: 'a@b,"Line\nTwo ""Q""",HTML\nc@d,M,Text' },
+    {
+      name: "a quoted Name holding a line break and a quote",
+      given: 'a@b,"Line\nTwo ""Q""",HTML\nc@d,M,Text',
+    },
     { name: "quoted fields everywhere, CRLF", given: '"a@b","N","HTML","SE"\r\n"c@d","M","Text"\r\n' },
     { name: "blank lines between rows", given: "a@b,N,HTML\n\n  \nc@d,M,Text" },
     { name: "spaces around Format", given: "a@b,N, HTML " },
@@ -110,17 +124,41 @@ describe("csvSubscribers", () => {
   });
 
   it.each([
-    { name: "bad Format", given: "a@b,N,HTML\nc@d,M,Html", mentions: ["line 2", "Format must be HTML or Text"] },
+    {
+      name: "bad Format",
+      given: "a@b,N,HTML\nc@d,M,Html",
+      mentions: ["line 2", "Format must be HTML or Text"],
+    },
     { name: "bad Format with CRLF", given: "a@b,N,HTML\r\nc@d,M,PDF\r\n", mentions: ["line 2", "Format"] },
-    { name: "101 demographic fields", given: `a@b,N,HTML,${dd(101)}`, mentions: ["line 1", "101", "at most 100"] },
+    {
+      name: "101 demographic fields",
+      given: `a@b,N,HTML,${dd(101)}`,
+      mentions: ["line 1", "101", "at most 100"],
+    },
     { name: "too few fields", given: "a@b,N", mentions: ["line 1", "at least Email, Name and Format"] },
     { name: "no delimiter", given: "a@b N HTML", mentions: ["line 1", "separated by , or |"] },
-    { name: "no delimiter after blank lines", given: "\n\na@b N HTML", mentions: ["line 3", "separated by , or |"] },
+    {
+      name: "no delimiter after blank lines",
+      given: "\n\na@b N HTML",
+      mentions: ["line 3", "separated by , or |"],
+    },
     { name: "empty Email", given: " ,N,HTML", mentions: ["line 1", "empty Email"] },
     { name: "lines counted with blank lines", given: "a@b,N,HTML\n\nc@d,M", mentions: ["line 3"] },
-    { name: "one delimiter per text: a pipe row after comma rows", given: "a@b,N,HTML\nc@d|M|Text", mentions: ["line 2", "separated by ,"] },
-    { name: "lines counted past a quoted line break", given: 'a@b,"N\nN",HTML\nc@d,M,PDF', mentions: ["line 3", "Format"] },
-    { name: "a quoted field never closed", given: 'a@b,N,HTML\nc@d,"M,Text', mentions: ["line 2", "never closed"] },
+    {
+      name: "one delimiter per text: a pipe row after comma rows",
+      given: "a@b,N,HTML\nc@d|M|Text",
+      mentions: ["line 2", "separated by ,"],
+    },
+    {
+      name: "lines counted past a quoted line break",
+      given: 'a@b,"N\nN",HTML\nc@d,M,PDF',
+      mentions: ["line 3", "Format"],
+    },
+    {
+      name: "a quoted field never closed",
+      given: 'a@b,N,HTML\nc@d,"M,Text',
+      mentions: ["line 2", "never closed"],
+    },
     { name: "text after a closing quote", given: 'a@b,"N"x,HTML', mentions: ["line 1", "followed by text"] },
     { name: "only blank lines", given: "\r\n \n", mentions: ["holds no subscriber rows"] },
   ])("refuses $name", ({ given, mentions }) => {
@@ -131,13 +169,18 @@ describe("csvSubscribers", () => {
   });
 
   it("refuses the row past maxRows, naming its line, and reads no further", () => {
-    const capped: RuleModel = { ...csvRule, options: { delimiters: [",", "|"], maxDemographicFields: 100, maxRows: 2 } };
+    const capped: RuleModel = {
+      ...csvRule,
+      options: { delimiters: [",", "|"], maxDemographicFields: 100, maxRows: 2 },
+    };
     expect(checkRule(capped, "strCsvData", "a@b,N,HTML\n\nc@d,M,Text\n")).toBeUndefined();
     // Row 3 is on line 4; the broken quote after it is never read.
-    expectClientError(checkRule(capped, "strCsvData", 'a@b,N,HTML\n\nc@d,M,Text\ne@f,O,HTML\ng@h,"never closed'), "InvalidCsv", "strCsvData", [
-      "line 4",
-      "is row 3; one call takes at most 2 rows",
-    ]);
+    expectClientError(
+      checkRule(capped, "strCsvData", 'a@b,N,HTML\n\nc@d,M,Text\ne@f,O,HTML\ng@h,"never closed'),
+      "InvalidCsv",
+      "strCsvData",
+      ["line 4", "is row 3; one call takes at most 2 rows"],
+    );
   });
 
   it("leaves empty data to the required check: rules skip empty values", () => {
@@ -181,22 +224,57 @@ describe("demographicLists", () => {
     { name: "1200 characters at DD20 (DD20..DD22)", check: split, fields: "DD20", values: "x".repeat(1200) },
     { name: "500 characters at DD25", check: split, fields: "DD25", values: "x".repeat(500) },
     { name: "500 emoji count as 500 characters", check: split, fields: "DD25", values: "😀".repeat(500) },
-    { name: "split parts next to other fields", check: split, fields: "DD1;DD3", values: `${"x".repeat(1000)};y` },
+    {
+      name: "split parts next to other fields",
+      check: split,
+      fields: "DD1;DD3",
+      values: `${"x".repeat(1000)};y`,
+    },
   ])("accepts $name", ({ check, fields, values }) => {
     const names = namesOf(check);
     expect(checkOperation(check, { [names.fields]: fields, [names.values]: values })).toBeUndefined();
   });
 
   it.each([
-    { name: "mixed delimiters", check: lists, fields: "DD1;DD2|DD3", values: "a;b;c", mentions: ["one delimiter"] },
-    { name: "count mismatch", check: lists, fields: "DD1;DD2", values: "a", mentions: ["2 fields", "1 values"] },
-    { name: "count mismatch, other delimiter", check: lists, fields: "DD1;DD2", values: "a|b", mentions: ["strDatavalues"] },
-    { name: "values without fields", check: lists, fields: "", values: "a", mentions: ["strDatavalues", "empty"] },
+    {
+      name: "mixed delimiters",
+      check: lists,
+      fields: "DD1;DD2|DD3",
+      values: "a;b;c",
+      mentions: ["one delimiter"],
+    },
+    {
+      name: "count mismatch",
+      check: lists,
+      fields: "DD1;DD2",
+      values: "a",
+      mentions: ["2 fields", "1 values"],
+    },
+    {
+      name: "count mismatch, other delimiter",
+      check: lists,
+      fields: "DD1;DD2",
+      values: "a|b",
+      mentions: ["strDatavalues"],
+    },
+    {
+      name: "values without fields",
+      check: lists,
+      fields: "",
+      values: "a",
+      mentions: ["strDatavalues", "empty"],
+    },
     { name: "DD0", check: lists, fields: "DD0", values: "a", mentions: ["DD1 to DD100"] },
     { name: "DD101", check: lists, fields: "DD1;DD101", values: "a;b", mentions: ["item 2", "DD1 to DD100"] },
     { name: "not a DD name", check: lists, fields: "Name", values: "a", mentions: ["DD1 to DD100"] },
     { name: "duplicates", check: lists, fields: "DD4;dd4", values: "a;b", mentions: ["DD4 twice"] },
-    { name: "split parts overlap the next field", check: split, fields: "DD1;DD2", values: `${"x".repeat(501)};y`, mentions: ["DD2 twice"] },
+    {
+      name: "split parts overlap the next field",
+      check: split,
+      fields: "DD1;DD2",
+      values: `${"x".repeat(501)};y`,
+      mentions: ["DD2 twice"],
+    },
     { name: "DD26 with maxField 25", check: split, fields: "DD26", values: "a", mentions: ["DD1 to DD25"] },
   ])("refuses $name", ({ check, fields, values, mentions }) => {
     const names = namesOf(check);
@@ -209,17 +287,25 @@ describe("demographicLists", () => {
   });
 
   it.each([
-    { name: "1200 characters at DD24 (DD24..DD26)", fields: "DD24", values: "x".repeat(1200), mentions: ["too long", "past DD25"] },
+    {
+      name: "1200 characters at DD24 (DD24..DD26)",
+      fields: "DD24",
+      values: "x".repeat(1200),
+      mentions: ["too long", "past DD25"],
+    },
     { name: "501 characters at DD25", fields: "DD25", values: "x".repeat(501), mentions: ["past DD25"] },
-  ])("refuses a split that runs past the last field as TooManyFields: $name", ({ fields, values, mentions }) => {
-    const names = namesOf(split);
-    expectClientError(
-      checkOperation(split, { [names.fields]: fields, [names.values]: values }),
-      "TooManyFields",
-      names.values,
-      mentions,
-    );
-  });
+  ])(
+    "refuses a split that runs past the last field as TooManyFields: $name",
+    ({ fields, values, mentions }) => {
+      const names = namesOf(split);
+      expectClientError(
+        checkOperation(split, { [names.fields]: fields, [names.values]: values }),
+        "TooManyFields",
+        names.values,
+        mentions,
+      );
+    },
+  );
 });
 
 describe("extension rules and checks", () => {
@@ -247,7 +333,11 @@ describe("extension rules and checks", () => {
       text: "Pair.",
       validate: (values, params) =>
         values[params[0]!] === values[params[1]!]
-          ? { code: "Same", message: "a and b are the same.", ...(parameter === undefined ? {} : { parameter }) }
+          ? {
+              code: "Same",
+              message: "a and b are the same.",
+              ...(parameter === undefined ? {} : { parameter }),
+            }
           : undefined,
     });
     expectClientError(checkOperation(pair(undefined), { a: "1", b: "1" }), "Same", "a", ["the same"]);
@@ -262,7 +352,13 @@ describe("extension rules and checks", () => {
     expect(error!.code).toBe(ErrorCodes.InternalError);
     expect(error!.side).toBe("server");
     expect(error!.message).toContain("echo");
-    const unwiredCheck: CheckModel = { kind: "extension", validator: "demographicLists", params: ["a", "b"], options: {}, text: "DD lists" };
+    const unwiredCheck: CheckModel = {
+      kind: "extension",
+      validator: "demographicLists",
+      params: ["a", "b"],
+      options: {},
+      text: "DD lists",
+    };
     expect(checkOperation(unwiredCheck, {})!.code).toBe(ErrorCodes.InternalError);
     expect(checkOperation(unwiredCheck, {})!.message).toContain("demographicLists");
   });
@@ -280,14 +376,15 @@ describe("atLeastOne", () => {
     expect(checkOperation(check, given)).toBeUndefined();
   });
 
-  it.each([{ given: {} }, { given: { strSubscriberId: "", strEmail: "" } }, { given: { strEmail: undefined } }])(
-    "refuses $given",
-    ({ given }) => {
-      expectClientError(checkOperation(check, given), ErrorCodes.MissingIdentifier, "strSubscriberId", [
-        "strSubscriberId or strEmail",
-      ]);
-    },
-  );
+  it.each([
+    { given: {} },
+    { given: { strSubscriberId: "", strEmail: "" } },
+    { given: { strEmail: undefined } },
+  ])("refuses $given", ({ given }) => {
+    expectClientError(checkOperation(check, given), ErrorCodes.MissingIdentifier, "strSubscriberId", [
+      "strSubscriberId or strEmail",
+    ]);
+  });
 });
 
 describe("ordered", () => {
@@ -313,7 +410,11 @@ describe("ordered", () => {
 });
 
 describe("columnName", () => {
-  const check: CheckModel = { kind: "columnName", param: "ddField", reserved: ["SubscriberId", "Email", "Name", "ViewTime"] };
+  const check: CheckModel = {
+    kind: "columnName",
+    param: "ddField",
+    reserved: ["SubscriberId", "Email", "Name", "ViewTime"],
+  };
 
   it.each([
     { name: "a demographic field", given: "DD3" },
@@ -363,11 +464,36 @@ describe("validateParams", () => {
   );
 
   it.each([
-    { name: "all valid", given: { strFormat: "HTML", datIntervalFrom: "2024-01-01T00:00:00", datIntervalTo: "2024-01-02T00:00:00", intId: 1 }, want: undefined },
-    { name: "empty strings skip their rules", given: { strFormat: "", datIntervalFrom: "", datIntervalTo: "", intId: 1 }, want: undefined },
-    { name: "the first parameter at fault wins", given: { strFormat: "pdf", datIntervalFrom: "bad", intId: 1 }, want: "strFormat" },
-    { name: "parameter rules before checks", given: { datIntervalFrom: "2024-02-01T00:00:00", datIntervalTo: "bad" }, want: "datIntervalTo" },
-    { name: "checks after parameters", given: { datIntervalFrom: "2024-02-01T00:00:00", datIntervalTo: "2024-01-01T00:00:00" }, want: "datIntervalFrom" },
+    {
+      name: "all valid",
+      given: {
+        strFormat: "HTML",
+        datIntervalFrom: "2024-01-01T00:00:00",
+        datIntervalTo: "2024-01-02T00:00:00",
+        intId: 1,
+      },
+      want: undefined,
+    },
+    {
+      name: "empty strings skip their rules",
+      given: { strFormat: "", datIntervalFrom: "", datIntervalTo: "", intId: 1 },
+      want: undefined,
+    },
+    {
+      name: "the first parameter at fault wins",
+      given: { strFormat: "pdf", datIntervalFrom: "bad", intId: 1 },
+      want: "strFormat",
+    },
+    {
+      name: "parameter rules before checks",
+      given: { datIntervalFrom: "2024-02-01T00:00:00", datIntervalTo: "bad" },
+      want: "datIntervalTo",
+    },
+    {
+      name: "checks after parameters",
+      given: { datIntervalFrom: "2024-02-01T00:00:00", datIntervalTo: "2024-01-01T00:00:00" },
+      want: "datIntervalFrom",
+    },
   ])("$name", ({ given, want }) => {
     expect(validateParams(op, given)?.parameter).toBe(want);
   });
@@ -383,7 +509,9 @@ describe("generic rules (pattern, length, range)", () => {
 
   it("pattern matches the whole value in unicode mode", () => {
     expect(checkRule(code, "cur", "EUR")).toBeUndefined();
-    expectClientError(checkRule(code, "cur", "EURO"), ErrorCodes.InvalidFormat, "cur", ["must match the pattern ^[A-Z]{3}$."]);
+    expectClientError(checkRule(code, "cur", "EURO"), ErrorCodes.InvalidFormat, "cur", [
+      "must match the pattern ^[A-Z]{3}$.",
+    ]);
     expectClientError(checkRule(code, "cur", "eur"), ErrorCodes.InvalidFormat, "cur", ["^[A-Z]{3}$"]);
     // Unicode mode: one code point is one character of the pattern.
     const emoji: RuleModel = { kind: "pattern", name: "one", pattern: "^.$" };
@@ -399,14 +527,20 @@ describe("generic rules (pattern, length, range)", () => {
     // The exponential pattern of the issue (validate refuses it now): the cap alone would not save it, but a
     // value over the cap is refused before the engine sees it.
     const evil: RuleModel = { kind: "pattern", name: "evil", pattern: "^(\\w|\\d)+$" };
-    expect(checkRule(evil, "v", `A${"0".repeat(PATTERN_MAX_CHARACTERS)}\u0000`)?.code).toBe(ErrorCodes.TooLong);
+    expect(checkRule(evil, "v", `A${"0".repeat(PATTERN_MAX_CHARACTERS)}\u0000`)?.code).toBe(
+      ErrorCodes.TooLong,
+    );
   });
 
   it("length counts code points and names the bound and the count", () => {
     expect(checkRule(name, "n", "ab")).toBeUndefined();
     expect(checkRule(name, "n", "😀😀😀😀😀")).toBeUndefined();
-    expectClientError(checkRule(name, "n", "a"), ErrorCodes.InvalidValue, "n", ["at least 2 characters; it has 1."]);
-    expectClientError(checkRule(name, "n", "abcdef"), ErrorCodes.TooLong, "n", ["at most 5 characters; it has 6."]);
+    expectClientError(checkRule(name, "n", "a"), ErrorCodes.InvalidValue, "n", [
+      "at least 2 characters; it has 1.",
+    ]);
+    expectClientError(checkRule(name, "n", "abcdef"), ErrorCodes.TooLong, "n", [
+      "at most 5 characters; it has 6.",
+    ]);
     expect(checkRule(atMost, "s", "abc")).toBeUndefined();
     expectClientError(checkRule(atMost, "s", "abcd"), ErrorCodes.TooLong, "s", ["at most 3"]);
   });
@@ -450,7 +584,10 @@ describe("generic rules (pattern, length, range)", () => {
   });
 
   it("validateParams runs range rules on numbers and skips absent and nil values", () => {
-    const op = operation("Rate", [param("pct", "int", { rules: [percent] }), param("amount", "decimal", { rules: [percent] })]);
+    const op = operation("Rate", [
+      param("pct", "int", { rules: [percent] }),
+      param("amount", "decimal", { rules: [percent] }),
+    ]);
     expect(validateParams(op, { pct: 50, amount: "1.5" })).toBeUndefined();
     expect(validateParams(op, { pct: 150, amount: "1.5" })?.parameter).toBe("pct");
     expect(validateParams(op, { pct: 5, amount: "100.01" })?.parameter).toBe("amount");

@@ -3,7 +3,13 @@
 // that falls behind its window's quota.
 
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { BodyProgress, LARGE_BODY_BYTES, RequestLease, ServerBudget, type BodyWatch } from "../../generated/runtime/server-budget.js";
+import {
+  BodyProgress,
+  LARGE_BODY_BYTES,
+  RequestLease,
+  ServerBudget,
+  type BodyWatch,
+} from "../../generated/runtime/server-budget.js";
 
 describe("ServerBudget and RequestLease", () => {
   it("refuses a reservation that would pass the byte budget and reserves nothing for it", () => {
@@ -118,7 +124,15 @@ describe("BodyProgress", () => {
 
   function watch(): BodyWatch & { slowAt: number[] } {
     const slowAt: number[] = [];
-    return { received: 0, mark: -1, prevBody: null, nextBody: null, watched: false, slowAt, tooSlow: () => void slowAt.push(Date.now()) };
+    return {
+      received: 0,
+      mark: -1,
+      prevBody: null,
+      nextBody: null,
+      watched: false,
+      slowAt,
+      tooSlow: () => void slowAt.push(Date.now()),
+    };
   }
 
   it("cuts a body that stops, within two windows; one that keeps up, never", () => {

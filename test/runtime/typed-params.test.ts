@@ -8,7 +8,14 @@ import "../../runtime/values-extra.js";
 import type { ServiceError } from "../../runtime/errors.js";
 import type { RecordModel, TypeModel } from "../../runtime/model.js";
 import { readParams, writeParams, type ParamTexts, type Presence } from "../../runtime/params.js";
-import { readWire, recordWire, registerTypedWriters, wireOf, wireXml, type WireValue } from "../../runtime/protocol/typed-xml.js";
+import {
+  readWire,
+  recordWire,
+  registerTypedWriters,
+  wireOf,
+  wireXml,
+  type WireValue,
+} from "../../runtime/protocol/typed-xml.js";
 import { typedWriters } from "../../runtime/protocol/typed-xml-write.js";
 import { readXml } from "../../runtime/xml/scan.js";
 import { NS, operation, param, typeOf } from "./fixtures.js";
@@ -17,7 +24,12 @@ import { NS, operation, param, typeOf } from "./fixtures.js";
 registerTypedWriters(typedWriters);
 
 const ints: TypeModel = { kind: "array", item: typeOf("int"), itemElement: "int", typeName: "ArrayOfInt" };
-const strings: TypeModel = { kind: "array", item: typeOf("string"), itemElement: "string", typeName: "ArrayOfString" };
+const strings: TypeModel = {
+  kind: "array",
+  item: typeOf("string"),
+  itemElement: "string",
+  typeName: "ArrayOfString",
+};
 const Inner: RecordModel = { name: "Inner", fields: [{ name: "N", type: typeOf("int") }] };
 const Outer: RecordModel = {
   name: "Outer",
@@ -52,7 +64,14 @@ describe("readParams: absence and nil", () => {
   const read = (texts: ParamTexts, presence: Presence) => readParams(op, texts, presence);
 
   it("SOAP: an absent or nil nullable value is null; absent arrays, byte arrays and records are undefined", () => {
-    expect(read([], "element")).toEqual({ n: null, ids: undefined, bytes: undefined, names: undefined, o: undefined, s: "dflt" });
+    expect(read([], "element")).toEqual({
+      n: null,
+      ids: undefined,
+      bytes: undefined,
+      names: undefined,
+      o: undefined,
+      s: "dflt",
+    });
     expect(read([null, null, null, null, null, null], "element")).toEqual({
       n: null,
       ids: undefined,
@@ -65,7 +84,10 @@ describe("readParams: absence and nil", () => {
 
   it("HTTP: an empty nullable value is null, an absent array is empty, an absent byte array is missing", () => {
     // The HTTP bindings offer no operation with a record parameter: this one has none.
-    const httpOp = operation("Op", op.params.filter((p) => p.name !== "o"));
+    const httpOp = operation(
+      "Op",
+      op.params.filter((p) => p.name !== "o"),
+    );
     const readHttp = (texts: ParamTexts) => readParams(httpOp, texts, "field");
     expect(readHttp(["", undefined, "AAE=", ["a", ""], "x"])).toEqual({
       n: null,
@@ -81,13 +103,28 @@ describe("readParams: absence and nil", () => {
   it("a required record or array that is absent is RequiredParameter", () => {
     const required = operation("Req", [param("o", outer, { required: true })]);
     const error = refusal(() => readParams(required, [], "element"));
-    expect([error.code, error.parameter, error.message]).toEqual(["RequiredParameter", "o", "Parameter o is required and must not be empty."]);
+    expect([error.code, error.parameter, error.message]).toEqual([
+      "RequiredParameter",
+      "o",
+      "Parameter o is required and must not be empty.",
+    ]);
   });
 
   it("a record's value-type field absent: MissingParameter naming the path; a nullable one reads null", () => {
-    const error = refusal(() => read([undefined, undefined, undefined, undefined, { fields: [undefined, { fields: [] }] }], "element"));
-    expect([error.code, error.parameter, error.message]).toEqual(["MissingParameter", "o", "parameter o.In.N is missing."]);
-    expect(read([undefined, undefined, undefined, undefined, { fields: ["x", undefined, ["1"], undefined] }], "element").o).toEqual({
+    const error = refusal(() =>
+      read([undefined, undefined, undefined, undefined, { fields: [undefined, { fields: [] }] }], "element"),
+    );
+    expect([error.code, error.parameter, error.message]).toEqual([
+      "MissingParameter",
+      "o",
+      "parameter o.In.N is missing.",
+    ]);
+    expect(
+      read(
+        [undefined, undefined, undefined, undefined, { fields: ["x", undefined, ["1"], undefined] }],
+        "element",
+      ).o,
+    ).toEqual({
       S: "x",
       Ns: [1],
       Maybe: null,
@@ -97,7 +134,10 @@ describe("readParams: absence and nil", () => {
   it("nil string items are null, nil int items are refused", () => {
     expect(read([undefined, undefined, undefined, ["a", null]], "element").names).toEqual(["a", null]);
     const error = refusal(() => read([undefined, ["1", null]], "element"));
-    expect([error.code, error.message]).toEqual(["InvalidType", "parameter ids[1] is nil, but int items cannot be null."]);
+    expect([error.code, error.message]).toEqual([
+      "InvalidType",
+      "parameter ids[1] is nil, but int items cannot be null.",
+    ]);
   });
 });
 
@@ -107,7 +147,14 @@ describe("writeParams", () => {
   });
 
   it("formats items and fields, null string items stay null, records index-aligned", () => {
-    expect(writeParams(op, { ids: [1, 2], names: ["a", null], o: { In: { N: 3 }, Ns: [], Maybe: 5n }, bytes: new Uint8Array([255]) })).toEqual([
+    expect(
+      writeParams(op, {
+        ids: [1, 2],
+        names: ["a", null],
+        o: { In: { N: 3 }, Ns: [], Maybe: 5n },
+        bytes: new Uint8Array([255]),
+      }),
+    ).toEqual([
       null,
       ["1", "2"],
       "/w==",
@@ -118,24 +165,35 @@ describe("writeParams", () => {
   });
 
   it("refuses null int items and missing value fields, naming the path", () => {
-    expect(() => writeParams(op, { ids: [1, null] })).toThrow("Op: parameter ids[1] is null, but int items cannot be null.");
+    expect(() => writeParams(op, { ids: [1, null] })).toThrow(
+      "Op: parameter ids[1] is null, but int items cannot be null.",
+    );
     expect(() => writeParams(op, { o: { In: {} } })).toThrow("Op: parameter o.In.N is missing.");
     expect(() => writeParams(op, { o: [] })).toThrow("Op: parameter o is not a Outer object.");
   });
 });
 
 describe("typed XML", () => {
-  const el = (xml: string) => readXml(`<r xmlns="${NS}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">${xml}</r>`);
+  const el = (xml: string) =>
+    readXml(`<r xmlns="${NS}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">${xml}</r>`);
 
   it("reads a record's fields by name in any order, the first of a repeated field, skipping others", () => {
-    const wire = recordWire(Outer, el(`<Maybe>7</Maybe><S>a</S><S>b</S><Other>x</Other><Ns><int>1</int><long>2</long><int xmlns="">3</int></Ns>`), NS);
+    const wire = recordWire(
+      Outer,
+      el(
+        `<Maybe>7</Maybe><S>a</S><S>b</S><Other>x</Other><Ns><int>1</int><long>2</long><int xmlns="">3</int></Ns>`,
+      ),
+      NS,
+    );
     expect(readWire(outer, wire, "o")).toEqual({ S: "a", Ns: [1], Maybe: 7n });
   });
 
   it("writes what it reads, compact and indented", () => {
     const wire: WireValue = { fields: ["a&b", { fields: ["1"] }, ["1", "2"], null] };
     const compact = wireXml("o", outer, wire, false, 0);
-    expect(compact).toBe('<o><S>a&amp;b</S><In><N>1</N></In><Ns><int>1</int><int>2</int></Ns><Maybe xsi:nil="true" /></o>');
+    expect(compact).toBe(
+      '<o><S>a&amp;b</S><In><N>1</N></In><Ns><int>1</int><int>2</int></Ns><Maybe xsi:nil="true" /></o>',
+    );
     expect(wireXml("o", outer, wire, true, 0)).toBe(
       '<o>\n  <S>a&amp;b</S>\n  <In>\n    <N>1</N>\n  </In>\n  <Ns>\n    <int>1</int>\n    <int>2</int>\n  </Ns>\n  <Maybe xsi:nil="true" />\n</o>',
     );

@@ -14,7 +14,12 @@ import { registerAllClientCodecs } from "../../runtime/values.js";
 // The client's codecs of every scalar type (a generated model registers those its service uses).
 registerAllClientCodecs();
 
-const ints = { kind: "array", item: { kind: "scalar", type: "int" }, itemElement: "int", typeName: "ArrayOfInt" } as const;
+const ints = {
+  kind: "array",
+  item: { kind: "scalar", type: "int" },
+  itemElement: "int",
+  typeName: "ArrayOfInt",
+} as const;
 const arrayOp = operation("Ids", [], ints);
 const holder = (xml: string) => readXml(xml);
 
@@ -29,7 +34,11 @@ describe("registerTypedReaders", () => {
 
   it("once registered, arrays read", () => {
     registerTypedReaders(typedResultReader);
-    expect(readResult(arrayOp, holder(`<r xmlns="${NS}"><int>1</int><int>2</int></r>`), NS, {})).toEqual([1, 2]);
-    expect(() => readResult(arrayOp, holder(`<r xmlns="${NS}"><int>x</int></r>`), NS, {})).toThrow("IdsResult[0]");
+    expect(readResult(arrayOp, holder(`<r xmlns="${NS}"><int>1</int><int>2</int></r>`), NS, {})).toEqual([
+      1, 2,
+    ]);
+    expect(() => readResult(arrayOp, holder(`<r xmlns="${NS}"><int>x</int></r>`), NS, {})).toThrow(
+      "IdsResult[0]",
+    );
   });
 });

@@ -13,13 +13,20 @@ import { registerAllClientCodecs } from "../../runtime/values.js";
 // The client's codecs of every scalar type (a generated model registers those its service uses).
 registerAllClientCodecs();
 
-const ints = { kind: "array", item: { kind: "scalar", type: "int" }, itemElement: "int", typeName: "ArrayOfInt" } as const;
+const ints = {
+  kind: "array",
+  item: { kind: "scalar", type: "int" },
+  itemElement: "int",
+  typeName: "ArrayOfInt",
+} as const;
 const op = operation("Sum", [param("a", "int"), param("ids", ints)]);
 
 describe("registerTypedWriters", () => {
   it("scalars format without it; an array parameter is refused, naming what to register", () => {
     expect(writeParams(op, { a: 1 })).toEqual(["1", undefined]);
-    expect(() => writeParams(op, { a: 1, ids: [1, 2] })).toThrow(/no writer of array values \(registerTypedWriters with typed-xml-write\.js\)/);
+    expect(() => writeParams(op, { a: 1, ids: [1, 2] })).toThrow(
+      /no writer of array values \(registerTypedWriters with typed-xml-write\.js\)/,
+    );
     expect(() => wireXml("ids", ints, ["1"], false, 0)).toThrow(TypeError);
   });
 
@@ -28,6 +35,8 @@ describe("registerTypedWriters", () => {
     const texts = writeParams(op, { a: 1, ids: [1, 2] });
     expect(texts).toEqual(["1", ["1", "2"]]);
     expect(wireXml("ids", ints, texts[1], false, 0)).toBe("<ids><int>1</int><int>2</int></ids>");
-    expect(() => writeParams(op, { a: 1, ids: [1, null] })).toThrow("Sum: parameter ids[1] is null, but int items cannot be null.");
+    expect(() => writeParams(op, { a: 1, ids: [1, null] })).toThrow(
+      "Sum: parameter ids[1] is null, but int items cannot be null.",
+    );
   });
 });

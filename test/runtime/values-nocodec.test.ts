@@ -7,7 +7,9 @@ import { formatValue, parseValue } from "../../runtime/values.js";
 
 describe("scalar codecs not registered", () => {
   it("refuse a rare type, naming it and the registration", () => {
-    expect(() => parseValue("short", "1")).toThrow("no codec for short: registerScalarCodecs(extraScalarCodecs) of values-extra.js");
+    expect(() => parseValue("short", "1")).toThrow(
+      "no codec for short: registerScalarCodecs(extraScalarCodecs) of values-extra.js",
+    );
     expect(() => formatValue("guid", "x")).toThrow(TypeError);
     expect(parseValue("int", "7")).toBe(7);
     expect(formatValue("long", 5)).toBe("5");

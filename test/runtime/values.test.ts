@@ -157,8 +157,12 @@ describe("dateTime is kept as sent", () => {
 
   it("refuses an invalid Date and other kinds", () => {
     expect(refusal(() => formatValue("dateTime", new Date("nope"))).message).toMatch(/invalid Date/);
-    expect(refusal(() => formatValue("dateTime", new Date(Date.UTC(10000, 0, 1)))).message).toMatch(/years 1 to 9999/);
-    expect(refusal(() => formatValue("dateTime", new Date(Date.UTC(-1, 0, 1)))).message).toMatch(/years 1 to 9999/);
+    expect(refusal(() => formatValue("dateTime", new Date(Date.UTC(10000, 0, 1)))).message).toMatch(
+      /years 1 to 9999/,
+    );
+    expect(refusal(() => formatValue("dateTime", new Date(Date.UTC(-1, 0, 1)))).message).toMatch(
+      /years 1 to 9999/,
+    );
     expect(refusal(() => formatValue("dateTime", 1714979289000)).message).toMatch(/string or a Date/);
     expect(refusal(() => formatValue("dateTime", "2023-02-29T00:00:00")).message).toMatch(/calendar/);
   });
@@ -383,11 +387,27 @@ describe("the scalars of issue 11", () => {
     { type: "float", given: "INF", want: Infinity },
     { type: "float", given: "NaN", want: NaN },
     { type: "float", given: "1e-50", want: 0 },
-    { type: "guid", given: "0F8FAD5B-D9CB-469F-A165-70867728950E", want: "0f8fad5b-d9cb-469f-a165-70867728950e" },
-    { type: "guid", given: "{0f8fad5b-d9cb-469f-a165-70867728950e}", want: "0f8fad5b-d9cb-469f-a165-70867728950e" },
-    { type: "guid", given: "(0f8fad5b-d9cb-469f-a165-70867728950e)", want: "0f8fad5b-d9cb-469f-a165-70867728950e" },
+    {
+      type: "guid",
+      given: "0F8FAD5B-D9CB-469F-A165-70867728950E",
+      want: "0f8fad5b-d9cb-469f-a165-70867728950e",
+    },
+    {
+      type: "guid",
+      given: "{0f8fad5b-d9cb-469f-a165-70867728950e}",
+      want: "0f8fad5b-d9cb-469f-a165-70867728950e",
+    },
+    {
+      type: "guid",
+      given: "(0f8fad5b-d9cb-469f-a165-70867728950e)",
+      want: "0f8fad5b-d9cb-469f-a165-70867728950e",
+    },
     { type: "guid", given: "0f8fad5bd9cb469fa16570867728950e", want: "0f8fad5b-d9cb-469f-a165-70867728950e" },
-    { type: "guid", given: " 00000000-0000-0000-0000-000000000000 ", want: "00000000-0000-0000-0000-000000000000" },
+    {
+      type: "guid",
+      given: " 00000000-0000-0000-0000-000000000000 ",
+      want: "00000000-0000-0000-0000-000000000000",
+    },
     { type: "char", given: "65", want: "A" },
     { type: "char", given: "0", want: "\u0000" },
     { type: "char", given: "65535", want: "\uffff" },
@@ -406,7 +426,11 @@ describe("the scalars of issue 11", () => {
     { type: "unsignedShort", given: "65536", reason: /is outside the unsigned 16-bit integer range/ },
     { type: "unsignedInt", given: "4294967296", reason: /is outside the unsigned 32-bit integer range/ },
     { type: "unsignedInt", given: "-1", reason: /is outside the unsigned 32-bit integer range/ },
-    { type: "unsignedLong", given: "18446744073709551616", reason: /is outside the unsigned 64-bit integer range/ },
+    {
+      type: "unsignedLong",
+      given: "18446744073709551616",
+      reason: /is outside the unsigned 64-bit integer range/,
+    },
     { type: "unsignedLong", given: "-1", reason: /is outside the unsigned 64-bit integer range/ },
     { type: "short", given: "1.0", reason: /is not a whole number/ },
     { type: "unsignedLong", given: "0x10", reason: /is not a whole number/ },

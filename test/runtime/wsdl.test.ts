@@ -114,7 +114,9 @@ describe("renderWsdl document", () => {
     ] as const) {
       expect(binding[`${prefix}:binding`]["@transport"]).toBe("http://schemas.xmlsoap.org/soap/http");
       const operations: Node[] = binding["wsdl:operation"];
-      expect(operations.map((o) => o[`${prefix}:operation`]["@soapAction"])).toEqual(opNames.map((n) => ns + n));
+      expect(operations.map((o) => o[`${prefix}:operation`]["@soapAction"])).toEqual(
+        opNames.map((n) => ns + n),
+      );
       for (const operation of operations) {
         expect(operation[`${prefix}:operation`]["@style"]).toBe("document");
         expect(operation["wsdl:input"][`${prefix}:body`]["@use"]).toBe("literal");
@@ -156,7 +158,9 @@ describe("renderWsdl schema", () => {
         });
       }
     }
-    expect(sequence(element("GetTriggerClicks")).map((p) => [p["@name"], p["@minOccurs"], p["@type"]])).toEqual([
+    expect(
+      sequence(element("GetTriggerClicks")).map((p) => [p["@name"], p["@minOccurs"], p["@type"]]),
+    ).toEqual([
       ["strUsername", "0", "s:string"],
       ["strPassword", "0", "s:string"],
       ["triggerId", "1", "s:int"],
@@ -196,7 +200,10 @@ describe("renderWsdl schema", () => {
       "@name": "GetReportViewsByDateIntervalResult",
     });
     expect(dataSet).not.toHaveProperty("@type");
-    expect(dataSet["s:complexType"][0]["s:sequence"]).toEqual({ "s:element": [{ "@ref": "s:schema" }], "s:any": "" });
+    expect(dataSet["s:complexType"][0]["s:sequence"]).toEqual({
+      "s:element": [{ "@ref": "s:schema" }],
+      "s:any": "",
+    });
   });
 
   it("imports the XML Schema namespace without a location, as .NET does for DataSet results", () => {
@@ -221,7 +228,13 @@ describe("renderWsdl schema", () => {
     expect(listed.size).toBe(5);
     for (const name of listed) {
       expect(complexType(`ArrayOf${name}`)["s:sequence"]["s:element"]).toEqual([
-        { "@minOccurs": "0", "@maxOccurs": "unbounded", "@name": name, "@nillable": "true", "@type": `tns:${name}` },
+        {
+          "@minOccurs": "0",
+          "@maxOccurs": "unbounded",
+          "@name": name,
+          "@nillable": "true",
+          "@type": `tns:${name}`,
+        },
       ]);
     }
     const typeNames = (schema["s:complexType"] as Node[]).map((t) => t["@name"]);
@@ -346,7 +359,10 @@ describe("renderWsdl messages and service", () => {
     const ports: Node[] = definitions(escaped)["wsdl:service"]["wsdl:port"];
     expect(
       ports.map(
-        (p) => p["soap:address"]?.["@location"] ?? p["soap12:address"]?.["@location"] ?? p["http:address"]["@location"],
+        (p) =>
+          p["soap:address"]?.["@location"] ??
+          p["soap12:address"]?.["@location"] ??
+          p["http:address"]["@location"],
       ),
     ).toEqual([hostile, hostile, hostile, hostile]);
   });

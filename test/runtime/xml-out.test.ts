@@ -56,12 +56,17 @@ describe("XmlOut", () => {
     },
     {
       name: "indented after a raw declaration",
-      build: () => new XmlOut(true).raw(DECLARATION).leaf("long", "1234567890123", ' xmlns="http://tempuri.org/"').toString(),
+      build: () =>
+        new XmlOut(true)
+          .raw(DECLARATION)
+          .leaf("long", "1234567890123", ' xmlns="http://tempuri.org/"')
+          .toString(),
       want: `${DECLARATION}\n<long xmlns="http://tempuri.org/">1234567890123</long>`,
     },
     {
       name: "an empty root",
-      build: () => new XmlOut(true).raw(DECLARATION).empty("ArrayOfX", ' xmlns="http://tempuri.org/"').toString(),
+      build: () =>
+        new XmlOut(true).raw(DECLARATION).empty("ArrayOfX", ' xmlns="http://tempuri.org/"').toString(),
       want: `${DECLARATION}\n<ArrayOfX xmlns="http://tempuri.org/" />`,
     },
     {
@@ -90,7 +95,9 @@ describe("XmlOut", () => {
   });
 
   it("leaf writes an empty string as an empty element, as .NET does", () => {
-    expect(new XmlOut(true).open("r").leaf("t", "", ' a="1"').close("r").toString()).toBe('<r>\n  <t a="1" />\n</r>');
+    expect(new XmlOut(true).open("r").leaf("t", "", ' a="1"').close("r").toString()).toBe(
+      '<r>\n  <t a="1" />\n</r>',
+    );
   });
 
   it("leaf refuses text XML cannot carry", () => {

@@ -26,14 +26,20 @@ describe("fetch handler", () => {
 
   it.each(["soap11", "soap12"] as const)("answers a %s call", async (version) => {
     const { headers, body } = soapRequest(version, "InsertSubscriberSid", SID_PARAMS);
-    const response = await handler.fetch(new Request(ENDPOINT, { method: "POST", headers, body }), { remoteAddress: "192.0.2.7" });
+    const response = await handler.fetch(new Request(ENDPOINT, { method: "POST", headers, body }), {
+      remoteAddress: "192.0.2.7",
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe(
       version === "soap11" ? "text/xml; charset=utf-8" : "application/soap+xml; charset=utf-8",
     );
     expect(soapResultText(await response.text())).toBe("9223372036854775807");
     const call = calls.at(-1) as ReceivedCall;
-    expect(call.context).toMatchObject<Partial<CallContext>>({ binding: version, remoteAddress: "192.0.2.7", credentials: { username: "u", password: "p" } });
+    expect(call.context).toMatchObject<Partial<CallContext>>({
+      binding: version,
+      remoteAddress: "192.0.2.7",
+      credentials: { username: "u", password: "p" },
+    });
     expect(call.params).toMatchObject({ strEmail: "a@b", strMailingListID: "1" });
   });
 
@@ -44,7 +50,10 @@ describe("fetch handler", () => {
     expect(await response.text()).toBe(
       '<?xml version="1.0" encoding="utf-8"?>\n<ArrayOfNewsletterFilterResult xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns="http://tempuri.org/" />',
     );
-    expect(calls.at(-1)).toMatchObject({ operation: "GetNewsletterFilters", params: { intNewsletterId: 12 } });
+    expect(calls.at(-1)).toMatchObject({
+      operation: "GetNewsletterFilters",
+      params: { intNewsletterId: 12 },
+    });
     expect(calls.at(-1)?.context.binding).toBe("httpGet");
   });
 
@@ -58,7 +67,9 @@ describe("fetch handler", () => {
     );
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/xml; charset=utf-8");
-    expect(await response.text()).toBe('<?xml version="1.0" encoding="utf-8"?>\n<long xmlns="http://tempuri.org/">9223372036854775807</long>');
+    expect(await response.text()).toBe(
+      '<?xml version="1.0" encoding="utf-8"?>\n<long xmlns="http://tempuri.org/">9223372036854775807</long>',
+    );
     expect(calls.at(-1)?.context.binding).toBe("httpPost");
   });
 
@@ -73,7 +84,9 @@ describe("fetch handler", () => {
     const response = await handler.fetch(new Request(`${ORIGIN}/base/ExternalAPIService.asmx?WSDL`));
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/xml; charset=utf-8");
-    expect(wsdlAddresses(await response.text())).toEqual(Array(4).fill(`${ORIGIN}/base/ExternalAPIService.asmx`));
+    expect(wsdlAddresses(await response.text())).toEqual(
+      Array(4).fill(`${ORIGIN}/base/ExternalAPIService.asmx`),
+    );
   });
 
   it("serves the help pages, and HEAD without a body", async () => {
@@ -115,7 +128,10 @@ describe("fetch handler body limit", () => {
   }
 
   it("refuses a body over the limit in the SOAP binding's fault form", async () => {
-    const { headers, body } = soapRequest("soap12", "InsertSubscriberSid", { ...SID_PARAMS, strName: "x".repeat(LIMIT) });
+    const { headers, body } = soapRequest("soap12", "InsertSubscriberSid", {
+      ...SID_PARAMS,
+      strName: "x".repeat(LIMIT),
+    });
     const response = await handler.fetch(new Request(ENDPOINT, { method: "POST", headers, body }));
     expect(response.status).toBe(413);
     const fault = faultOf(await response.text());
@@ -134,7 +150,9 @@ describe("fetch handler body limit", () => {
     const response = await postForm(stream, { "content-length": "5000000000" });
     expect(response.status).toBe(413);
     expect(response.headers.get("x-error-code")).toBe("BodyTooLarge");
-    expect(await response.text()).toBe(`System.Web.HttpException: The request body is larger than ${LIMIT} bytes.`);
+    expect(await response.text()).toBe(
+      `System.Web.HttpException: The request body is larger than ${LIMIT} bytes.`,
+    );
     // A ReadableStream pulls ahead to fill its queue; the handler itself read nothing.
     expect(pulls).toBeLessThanOrEqual(1);
     expect(calls).toHaveLength(0);

@@ -13,7 +13,15 @@ import {
   type ServerOptions,
 } from "../../generated/server.js";
 import { sampleImplementation } from "../fixtures/fixture-server.js";
-import { faultOf, listenOnLoopback, rawRequest, socketExchange, soapRequest, wsdlAddresses, type Listening } from "../fixtures/raw-http.js";
+import {
+  faultOf,
+  listenOnLoopback,
+  rawRequest,
+  socketExchange,
+  soapRequest,
+  wsdlAddresses,
+  type Listening,
+} from "../fixtures/raw-http.js";
 import { SOAP11_REQUEST_VALUES as SID_PARAMS } from "../fixtures/wire-samples.js";
 
 const SID_FORM = new URLSearchParams(SID_PARAMS).toString();
@@ -24,13 +32,18 @@ afterEach(async () => {
 });
 
 async function serve(override: Partial<ExternalAPIService>, options: ServerOptions = {}): Promise<Listening> {
-  const listening = await listenOnLoopback(createHandler(sampleImplementation([], override), { log: () => undefined, ...options }));
+  const listening = await listenOnLoopback(
+    createHandler(sampleImplementation([], override), { log: () => undefined, ...options }),
+  );
   open.push(listening);
   return listening;
 }
 
 /** One InsertSubscriberSid call over each binding, as raw requests. */
-function sidCalls(origin: string): { binding: string; send: () => Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> }[] {
+function sidCalls(origin: string): {
+  binding: string;
+  send: () => Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>;
+}[] {
   const endpoint = `${origin}/ExternalAPIService.asmx`;
   return [
     ...(["soap11", "soap12"] as const).map((version) => ({
@@ -70,7 +83,21 @@ describe("whatever a handler throws, every binding answers and the server stays 
     ["status NaN", () => forged({ status: Number.NaN })],
     ["a message with NUL and CR/LF", () => forged({ message: "one\u0000two\r\nthree" })],
     ["an object without a prototype", () => Object.create(null)],
-    ["a Proxy whose every trap throws", () => new Proxy({}, new Proxy({}, { get: () => () => { throw new Error("trap"); } }))],
+    [
+      "a Proxy whose every trap throws",
+      () =>
+        new Proxy(
+          {},
+          new Proxy(
+            {},
+            {
+              get: () => () => {
+                throw new Error("trap");
+              },
+            },
+          ),
+        ),
+    ],
     ["a Symbol", () => Symbol("thrown")],
     ["undefined", () => undefined],
   ];
@@ -89,7 +116,9 @@ describe("whatever a handler throws, every binding answers and the server stays 
         for (const call of sidCalls(l.origin)) {
           const answer = await call.send();
           expect(answer.status, `${call.binding} ${mode ? "async" : "sync"}`).toBe(500);
-          const code = call.binding.startsWith("soap") ? faultOf(answer.body).errorCode : answer.headers["x-error-code"];
+          const code = call.binding.startsWith("soap")
+            ? faultOf(answer.body).errorCode
+            : answer.headers["x-error-code"];
           expect(code).toMatch(/^[A-Za-z0-9_.-]+$/);
           if (!call.binding.startsWith("soap")) {
             expect(answer.body).toMatch(/^[A-Za-z_][\w.]*: [^\r\n\u0000]*$/);
@@ -98,13 +127,19 @@ describe("whatever a handler throws, every binding answers and the server stays 
         }
       }
       // Still up: a well-behaved operation on the same server answers.
-      const ok = await rawRequest(`${l.origin}/ExternalAPIService.asmx/GetNewsletterFilters?strUsername=u&strPassword=p&intNewsletterId=1`);
+      const ok = await rawRequest(
+        `${l.origin}/ExternalAPIService.asmx/GetNewsletterFilters?strUsername=u&strPassword=p&intNewsletterId=1`,
+      );
       expect(ok.status).toBe(200);
     });
   }
 
   it("a ServiceError's own valid status and code reach the wire", async () => {
-    const l = await serve({ InsertSubscriberSid: () => { throw new ServiceError("Throttled", "Too many calls.", { status: 429 }); } });
+    const l = await serve({
+      InsertSubscriberSid: () => {
+        throw new ServiceError("Throttled", "Too many calls.", { status: 429 });
+      },
+    });
     const answer = await sidCalls(l.origin)[2].send();
     expect(answer.status).toBe(429);
     expect(answer.headers["x-error-code"]).toBe("Throttled");
@@ -126,7 +161,14 @@ describe("a handler's parameters", () => {
       const call = sidCalls(l.origin).find((c) => c.binding === binding)!;
       expect((await call.send()).status).toBe(200);
       const params = seen[0]!;
-      expect(Object.keys(params)).toEqual(["strEmail", "strName", "strFormat", "strCountryCode", "strPhoneNumber", "strMailingListID"]);
+      expect(Object.keys(params)).toEqual([
+        "strEmail",
+        "strName",
+        "strFormat",
+        "strCountryCode",
+        "strPhoneNumber",
+        "strMailingListID",
+      ]);
       expect(params.strMailingListID).toBe("1");
       for (const name of ["toString", "constructor", "hasOwnProperty", "__proto__", "strUsername"]) {
         expect(name in params, name).toBe(false);
@@ -143,7 +185,9 @@ describe("logging never costs an answer", () => {
   it("the default logger describes a rejection with no prototype", async () => {
     const lines: string[] = [];
     vi.spyOn(console, "error").mockImplementation((line: unknown) => void lines.push(String(line)));
-    const handler = createHandler(sampleImplementation([], { InsertSubscriberSid: () => Promise.reject(Object.create(null)) }));
+    const handler = createHandler(
+      sampleImplementation([], { InsertSubscriberSid: () => Promise.reject(Object.create(null)) }),
+    );
     const l = await listenOnLoopback(handler);
     open.push(l);
     for (let i = 0; i < 20; i++) expect((await sidCalls(l.origin)[2].send()).status).toBe(500);
@@ -152,7 +196,18 @@ describe("logging never costs an answer", () => {
   });
 
   it("a logger that throws is ignored", async () => {
-    const l = await serve({ InsertSubscriberSid: () => { throw new Error("boom"); } }, { log: () => { throw new Error("logger down"); } });
+    const l = await serve(
+      {
+        InsertSubscriberSid: () => {
+          throw new Error("boom");
+        },
+      },
+      {
+        log: () => {
+          throw new Error("logger down");
+        },
+      },
+    );
     for (const call of sidCalls(l.origin)) expect((await call.send()).status).toBe(500);
   });
 });
@@ -161,9 +216,16 @@ describe("Express/Connect: next() only for paths that are not ours", () => {
   it("answers a handler's failure itself instead of passing it to next", async () => {
     const nextCalls: unknown[] = [];
     // A code with CR/LF made writeHead throw inside the answer's promise: the request hung under Express.
-    const handler = createHandler(sampleImplementation([], { InsertSubscriberSid: async () => { throw forged({ code: "A\r\nB" }); } }), {
-      log: () => undefined,
-    });
+    const handler = createHandler(
+      sampleImplementation([], {
+        InsertSubscriberSid: async () => {
+          throw forged({ code: "A\r\nB" });
+        },
+      }),
+      {
+        log: () => undefined,
+      },
+    );
     const l = await listenOnLoopback((req, res) =>
       handler(req, res, (error?: unknown) => {
         nextCalls.push(error);
@@ -180,10 +242,19 @@ describe("Express/Connect: next() only for paths that are not ours", () => {
 
 describe("fetch adapter", () => {
   it("answers a forged status with a well-formed 500", async () => {
-    const handler = createHandler(sampleImplementation([], { InsertSubscriberSid: () => { throw forged({ status: 1000, code: "A\r\nB" }); } }), {
-      log: () => undefined,
-    });
-    const response = await handler.fetch(new Request(`http://127.0.0.1/ExternalAPIService.asmx/InsertSubscriberSid?${SID_FORM}`));
+    const handler = createHandler(
+      sampleImplementation([], {
+        InsertSubscriberSid: () => {
+          throw forged({ status: 1000, code: "A\r\nB" });
+        },
+      }),
+      {
+        log: () => undefined,
+      },
+    );
+    const response = await handler.fetch(
+      new Request(`http://127.0.0.1/ExternalAPIService.asmx/InsertSubscriberSid?${SID_FORM}`),
+    );
     expect(response.status).toBe(500);
     expect(response.headers.get("x-error-code")).toBe("AB");
   });
@@ -211,7 +282,9 @@ describe("server-wide budget", () => {
     const waiting: Array<{ count: number; resolve: () => void }> = [];
     /** Resolves once `count` handlers have started: an event, not a poll. */
     const whenEntered = (count: number) =>
-      new Promise<void>((resolve) => (entered.length >= count ? resolve() : waiting.push({ count, resolve })));
+      new Promise<void>((resolve) =>
+        entered.length >= count ? resolve() : waiting.push({ count, resolve }),
+      );
     const l = await serve(
       {
         InsertCsvSubscribersWithDemDataUpdateOption: async (params) => {
@@ -227,11 +300,19 @@ describe("server-wide budget", () => {
   }
 
   function csvPost(origin: string, list: string, size: number) {
-    const csv = `a@b.example,N,HTML\n${"c@d.example,M,Text\n".repeat(Math.ceil(size / 19))}`.slice(0, size).replace(/\n[^\n]*$/, "");
+    const csv = `a@b.example,N,HTML\n${"c@d.example,M,Text\n".repeat(Math.ceil(size / 19))}`
+      .slice(0, size)
+      .replace(/\n[^\n]*$/, "");
     return rawRequest(`${origin}/ExternalAPIService.asmx/InsertCsvSubscribersWithDemDataUpdateOption`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ strUsername: "u", strPassword: "p", strMailingListId: list, strCsvData: csv, strUpdate: "false" }).toString(),
+      body: new URLSearchParams({
+        strUsername: "u",
+        strPassword: "p",
+        strMailingListId: list,
+        strCsvData: csv,
+        strUpdate: "false",
+      }).toString(),
     });
   }
 
@@ -270,7 +351,11 @@ describe("server-wide budget", () => {
       const body = `${SID_FORM}&pad=${"x".repeat(5000)}`;
       const answer = await rawRequest(`${origin}/ExternalAPIService.asmx/InsertSubscriberSid`, {
         method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", expect: "100-continue", "content-length": body.length },
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          expect: "100-continue",
+          "content-length": body.length,
+        },
         body,
         waitForContinue: true,
       });
@@ -278,7 +363,11 @@ describe("server-wide budget", () => {
       expect(answer.continued).toBe(false);
       const small = await rawRequest(`${origin}/ExternalAPIService.asmx/InsertSubscriberSid`, {
         method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", expect: "100-continue", "content-length": SID_FORM.length },
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          expect: "100-continue",
+          "content-length": SID_FORM.length,
+        },
         body: SID_FORM,
         waitForContinue: true,
       });
@@ -295,7 +384,9 @@ describe("server-wide budget", () => {
   /** The server side of the next connection, and a promise of its close. */
   function nextServerSocket(l: Listening): Promise<{ closed: Promise<void> }> {
     return new Promise((resolve) =>
-      l.server.once("connection", (socket: net.Socket) => resolve({ closed: new Promise<void>((done) => socket.once("close", () => done())) })),
+      l.server.once("connection", (socket: net.Socket) =>
+        resolve({ closed: new Promise<void>((done) => socket.once("close", () => done())) }),
+      ),
     );
   }
 
@@ -309,10 +400,14 @@ describe("server-wide budget", () => {
       for (let k = 0; k < 20; k++) {
         statuses.push(
           await new Promise<number>((resolve, reject) => {
-            const req = http.get(`${l.origin}/ExternalAPIService.asmx/InsertSubscriberSid?${SID_FORM}`, { agent }, (res) => {
-              res.resume();
-              res.on("end", () => resolve(res.statusCode ?? 0));
-            });
+            const req = http.get(
+              `${l.origin}/ExternalAPIService.asmx/InsertSubscriberSid?${SID_FORM}`,
+              { agent },
+              (res) => {
+                res.resume();
+                res.on("end", () => resolve(res.statusCode ?? 0));
+              },
+            );
             req.on("error", reject);
           }),
         );
@@ -359,7 +454,13 @@ describe("server-wide budget", () => {
     const serverSide = nextServerSocket(s.l);
     const socket = net.connect(s.l.port, "127.0.0.1");
     const request = (list: string) => {
-      const body = new URLSearchParams({ strUsername: "u", strPassword: "p", strMailingListId: list, strCsvData: "a@b.example,N,HTML", strUpdate: "false" }).toString();
+      const body = new URLSearchParams({
+        strUsername: "u",
+        strPassword: "p",
+        strMailingListId: list,
+        strCsvData: "a@b.example,N,HTML",
+        strUpdate: "false",
+      }).toString();
       return (
         `POST /ExternalAPIService.asmx/InsertCsvSubscribersWithDemDataUpdateOption HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
         `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}`
@@ -381,30 +482,47 @@ describe("server-wide budget", () => {
 
 describe("Host header", () => {
   const wsdlWith = (l: Listening, host: string, extra: Record<string, string> = {}) =>
-    socketExchange(l.port, `GET /ExternalAPIService.asmx?WSDL HTTP/1.1\r\nHost: ${host}\r\n${Object.entries(extra).map(([k, v]) => `${k}: ${v}\r\n`).join("")}\r\n`);
+    socketExchange(
+      l.port,
+      `GET /ExternalAPIService.asmx?WSDL HTTP/1.1\r\nHost: ${host}\r\n${Object.entries(extra)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join("")}\r\n`,
+    );
 
   it("publicUrl is the WSDL's address whatever Host says", async () => {
     const l = await serve({}, { publicUrl: "https://api.example/soap/" });
     const answer = await wsdlWith(l, "evil.example", { "x-forwarded-host": "evil.example" });
-    expect(wsdlAddresses(answer.body).every((a) => a === "https://api.example/soap/ExternalAPIService.asmx")).toBe(true);
+    expect(
+      wsdlAddresses(answer.body).every((a) => a === "https://api.example/soap/ExternalAPIService.asmx"),
+    ).toBe(true);
   });
 
   it("a Host with user info is not used; the listening address is", async () => {
     const l = await serve({});
     const answer = await wsdlWith(l, "good.example@evil.example");
     expect(answer.status).toBe(200);
-    expect(new Set(wsdlAddresses(answer.body))).toEqual(new Set([`http://127.0.0.1:${l.port}/ExternalAPIService.asmx`]));
+    expect(new Set(wsdlAddresses(answer.body))).toEqual(
+      new Set([`http://127.0.0.1:${l.port}/ExternalAPIService.asmx`]),
+    );
   });
 
   it("a Host outside allowedHosts is not used", async () => {
     const l = await serve({}, { allowedHosts: ["good.example"] });
-    expect(new Set(wsdlAddresses((await wsdlWith(l, "evil.example")).body))).toEqual(new Set([`http://127.0.0.1:${l.port}/ExternalAPIService.asmx`]));
-    expect(new Set(wsdlAddresses((await wsdlWith(l, "good.example")).body))).toEqual(new Set(["http://good.example/ExternalAPIService.asmx"]));
+    expect(new Set(wsdlAddresses((await wsdlWith(l, "evil.example")).body))).toEqual(
+      new Set([`http://127.0.0.1:${l.port}/ExternalAPIService.asmx`]),
+    );
+    expect(new Set(wsdlAddresses((await wsdlWith(l, "good.example")).body))).toEqual(
+      new Set(["http://good.example/ExternalAPIService.asmx"]),
+    );
   });
 
   it("a Host the URL parser refuses still gets a whole answer on the help pages", async () => {
     const l = await serve({});
-    for (const path of ["/ExternalAPIService.asmx", "/ExternalAPIService.asmx?op=InsertSubscriberSid", "/ExternalAPIService.asmx?WSDL"]) {
+    for (const path of [
+      "/ExternalAPIService.asmx",
+      "/ExternalAPIService.asmx?op=InsertSubscriberSid",
+      "/ExternalAPIService.asmx?WSDL",
+    ]) {
       const answer = await socketExchange(l.port, `GET ${path} HTTP/1.1\r\nHost: [bad\r\n\r\n`);
       expect(answer.status, path).toBe(200);
       expect(answer.body.length).toBeGreaterThan(100);
@@ -414,7 +532,10 @@ describe("Host header", () => {
 
   it("the help page's test form posts to a path, never to the Host the page was asked under", async () => {
     const l = await serve({});
-    const page = await socketExchange(l.port, "GET /ExternalAPIService.asmx?op=InsertSubscriberSid HTTP/1.1\r\nHost: evil.example\r\n\r\n");
+    const page = await socketExchange(
+      l.port,
+      "GET /ExternalAPIService.asmx?op=InsertSubscriberSid HTTP/1.1\r\nHost: evil.example\r\n\r\n",
+    );
     const action = /<form[^>]* action="([^"]*)"/.exec(page.body)?.[1];
     expect(action).toBe("/ExternalAPIService.asmx/InsertSubscriberSid");
   });
@@ -448,17 +569,23 @@ describe("absolute-form request targets (RFC 9112 §3.2.2) and hosts only the UR
     const evil = await get(allowed, "http://evil.example/ExternalAPIService.asmx?WSDL", "good.example");
     expect(new Set(wsdlAddresses(evil.body))).toEqual(new Set([listening(allowed)]));
     const good = await get(allowed, "http://good.example/ExternalAPIService.asmx?WSDL", "evil.example");
-    expect(new Set(wsdlAddresses(good.body))).toEqual(new Set(["http://good.example/ExternalAPIService.asmx"]));
+    expect(new Set(wsdlAddresses(good.body))).toEqual(
+      new Set(["http://good.example/ExternalAPIService.asmx"]),
+    );
     const fixed = await serve({}, { publicUrl: "https://api.example/soap" });
     const answer = await get(fixed, "http://evil.example/ExternalAPIService.asmx?WSDL");
-    expect(new Set(wsdlAddresses(answer.body))).toEqual(new Set(["https://api.example/soap/ExternalAPIService.asmx"]));
+    expect(new Set(wsdlAddresses(answer.body))).toEqual(
+      new Set(["https://api.example/soap/ExternalAPIService.asmx"]),
+    );
   });
 
   it("serves the help pages and calls at an absolute-form target; the form posts to the path", async () => {
     const l = await serve({});
     const page = await get(l, "https://x.example/ExternalAPIService.asmx?op=InsertSubscriberSid");
     expect(page.status).toBe(200);
-    expect(/<form[^>]* action="([^"]*)"/.exec(page.body)?.[1]).toBe("/ExternalAPIService.asmx/InsertSubscriberSid");
+    expect(/<form[^>]* action="([^"]*)"/.exec(page.body)?.[1]).toBe(
+      "/ExternalAPIService.asmx/InsertSubscriberSid",
+    );
     const index = await get(l, "http://x.example/ExternalAPIService.asmx");
     expect(index.status).toBe(200);
     expect(index.body).not.toContain("good.example");
@@ -467,8 +594,11 @@ describe("absolute-form request targets (RFC 9112 §3.2.2) and hosts only the UR
     const { headers, body } = soapRequest("soap11", "InsertSubscriberSid", SID_PARAMS);
     const soap = await socketExchange(
       l.port,
-      `POST http://x.example/ExternalAPIService.asmx HTTP/1.1\r\nHost: good.example\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("")}` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      `POST http://x.example/ExternalAPIService.asmx HTTP/1.1\r\nHost: good.example\r\n${Object.entries(
+        headers,
+      )
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join("")}` + `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
     expect(soap.status).toBe(200);
     // Not the endpoint's path: not ours (404 without a next()).
@@ -480,7 +610,10 @@ describe("absolute-form request targets (RFC 9112 §3.2.2) and hosts only the UR
     const l = await serve({}, { log: (entry) => void lines.push(entry) });
     for (const host of ["[:::::]", "[1.2.3.4]", "1.2.3.256", "example.123"]) {
       for (const page of ["", "?op=InsertSubscriberSid", "?WSDL"]) {
-        for (const [target, hostHeader] of [[`/ExternalAPIService.asmx${page}`, host], [`http://${host}/ExternalAPIService.asmx${page}`, "good.example"]]) {
+        for (const [target, hostHeader] of [
+          [`/ExternalAPIService.asmx${page}`, host],
+          [`http://${host}/ExternalAPIService.asmx${page}`, "good.example"],
+        ]) {
           const answer = await get(l, target, hostHeader);
           expect(answer.status, `${target} Host: ${hostHeader}`).toBe(200);
           expect(answer.body, target).not.toContain(host);
@@ -505,7 +638,9 @@ describe("absolute-form request targets (RFC 9112 §3.2.2) and hosts only the UR
     open.push(l);
     const answer = await get(l, "http://x.example/api/ExternalAPIService.asmx?WSDL");
     expect(answer.status).toBe(200);
-    expect(new Set(wsdlAddresses(answer.body))).toEqual(new Set(["http://x.example/api/ExternalAPIService.asmx"]));
+    expect(new Set(wsdlAddresses(answer.body))).toEqual(
+      new Set(["http://x.example/api/ExternalAPIService.asmx"]),
+    );
   });
 });
 
@@ -561,20 +696,34 @@ describe("request body charsets", () => {
   }
   const soapBody = (name: string, declaration = '<?xml version="1.0" encoding="utf-8"?>') =>
     `${declaration}<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><InsertSubscriberSid xmlns="http://tempuri.org/"><strUsername>u</strUsername><strPassword>p</strPassword><strEmail>a@b.example</strEmail><strName>${name}</strName><strMailingListID>1</strMailingListID></InsertSubscriberSid></soap:Body></soap:Envelope>`;
-  const soapHeaders = (contentType: string) => ({ "content-type": contentType, soapaction: '"http://tempuri.org/InsertSubscriberSid"' });
+  const soapHeaders = (contentType: string) => ({
+    "content-type": contentType,
+    soapaction: '"http://tempuri.org/InsertSubscriberSid"',
+  });
 
   it("reads an iso-8859-1 body as Latin-1", async () => {
     const { l, seen } = await echoServer();
     const body = Buffer.from(soapBody("Jos\u00e9", '<?xml version="1.0" encoding="iso-8859-1"?>'), "latin1");
-    const answer = await rawRequest(`${l.origin}/ExternalAPIService.asmx`, { method: "POST", headers: soapHeaders("text/xml; charset=iso-8859-1"), body });
+    const answer = await rawRequest(`${l.origin}/ExternalAPIService.asmx`, {
+      method: "POST",
+      headers: soapHeaders("text/xml; charset=iso-8859-1"),
+      body,
+    });
     expect(answer.status).toBe(200);
     expect(seen).toEqual(["Jos\u00e9"]);
   });
 
   it("reads a UTF-16 body with a byte order mark, as .NET clients can send it", async () => {
     const { l, seen } = await echoServer();
-    const body = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(soapBody("\u65e5\u672c", '<?xml version="1.0" encoding="utf-16"?>'), "utf16le")]);
-    const answer = await rawRequest(`${l.origin}/ExternalAPIService.asmx`, { method: "POST", headers: soapHeaders("text/xml; charset=utf-16"), body });
+    const body = Buffer.concat([
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from(soapBody("\u65e5\u672c", '<?xml version="1.0" encoding="utf-16"?>'), "utf16le"),
+    ]);
+    const answer = await rawRequest(`${l.origin}/ExternalAPIService.asmx`, {
+      method: "POST",
+      headers: soapHeaders("text/xml; charset=utf-16"),
+      body,
+    });
     expect(answer.status).toBe(200);
     expect(seen).toEqual(["\u65e5\u672c"]);
   });
@@ -583,7 +732,11 @@ describe("request body charsets", () => {
     const { l, seen } = await echoServer();
     const [head, tail] = soapBody("@@").split("@@");
     const body = Buffer.concat([Buffer.from(head), Buffer.from([0xc3, 0x28]), Buffer.from(tail)]);
-    const answer = await rawRequest(`${l.origin}/ExternalAPIService.asmx`, { method: "POST", headers: soapHeaders("text/xml; charset=utf-8"), body });
+    const answer = await rawRequest(`${l.origin}/ExternalAPIService.asmx`, {
+      method: "POST",
+      headers: soapHeaders("text/xml; charset=utf-8"),
+      body,
+    });
     expect(answer.status).toBe(400);
     expect(seen).toEqual([]);
   });

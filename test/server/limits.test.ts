@@ -8,17 +8,29 @@ import type { CallContext, ExternalAPIService, ServerOptions } from "../../gener
 import { ServiceError } from "../../generated/server.js";
 import type { LogEntry } from "../../generated/runtime/server.js";
 import { startFixtureServer, type FixtureServer } from "../fixtures/fixture-server.js";
-import { faultOf, rawRequest, socketExchange, soapRequest, type SoapVersionName } from "../fixtures/raw-http.js";
+import {
+  faultOf,
+  rawRequest,
+  socketExchange,
+  soapRequest,
+  type SoapVersionName,
+} from "../fixtures/raw-http.js";
 import { SOAP11_REQUEST_VALUES as SID_PARAMS } from "../fixtures/wire-samples.js";
 
 const SID_FORM = new URLSearchParams(SID_PARAMS).toString();
 const soapVersions: SoapVersionName[] = ["soap11", "soap12"];
-const faultCodes = { soap11: { client: "Client", server: "Server" }, soap12: { client: "Sender", server: "Receiver" } };
+const faultCodes = {
+  soap11: { client: "Client", server: "Server" },
+  soap12: { client: "Sender", server: "Receiver" },
+};
 
 /** A fixture server whose InsertSubscriberSid does whatever `behave` says, logging into `logs`. */
 async function scriptedServer(options: ServerOptions = {}) {
   const logs: LogEntry[] = [];
-  const script: { behave: ExternalAPIService["InsertSubscriberSid"]; runs: number } = { behave: () => 1n, runs: 0 };
+  const script: { behave: ExternalAPIService["InsertSubscriberSid"]; runs: number } = {
+    behave: () => 1n,
+    runs: 0,
+  };
   const server = await startFixtureServer({
     ...options,
     log: (entry) => logs.push(entry),
@@ -32,10 +44,23 @@ async function scriptedServer(options: ServerOptions = {}) {
   return { server, logs, script, port: Number(new URL(server.baseUrl).port) };
 }
 
-async function postSoap(server: FixtureServer, version: SoapVersionName, params: Record<string, string> = SID_PARAMS) {
+async function postSoap(
+  server: FixtureServer,
+  version: SoapVersionName,
+  params: Record<string, string> = SID_PARAMS,
+) {
   const { headers, body } = soapRequest(version, "InsertSubscriberSid", params);
-  const response = await fetch(server.endpointUrl, { method: "POST", headers, body, signal: AbortSignal.timeout(10_000) });
-  return { status: response.status, contentType: response.headers.get("content-type"), body: await response.text() };
+  const response = await fetch(server.endpointUrl, {
+    method: "POST",
+    headers,
+    body,
+    signal: AbortSignal.timeout(10_000),
+  });
+  return {
+    status: response.status,
+    contentType: response.headers.get("content-type"),
+    body: await response.text(),
+  };
 }
 
 async function postForm(server: FixtureServer, op = "InsertSubscriberSid", form = SID_FORM) {
@@ -57,12 +82,28 @@ describe("body size limit", () => {
   afterAll(() => s.server.close());
 
   const targets = [
-    { binding: "soap11", path: "", headers: "Content-Type: text/xml; charset=utf-8\r\nSOAPAction: \"http://tempuri.org/InsertSubscriberSid\"\r\n" },
+    {
+      binding: "soap11",
+      path: "",
+      headers:
+        'Content-Type: text/xml; charset=utf-8\r\nSOAPAction: "http://tempuri.org/InsertSubscriberSid"\r\n',
+    },
     { binding: "soap12", path: "", headers: "Content-Type: application/soap+xml; charset=utf-8\r\n" },
-    { binding: "httpPost", path: "/InsertSubscriberSid", headers: "Content-Type: application/x-www-form-urlencoded\r\n" },
+    {
+      binding: "httpPost",
+      path: "/InsertSubscriberSid",
+      headers: "Content-Type: application/x-www-form-urlencoded\r\n",
+    },
   ] as const;
 
-  function expectRefusal(binding: string, answer: { status: number; headers: Readonly<Record<string, string | string[] | undefined>>; body: string }) {
+  function expectRefusal(
+    binding: string,
+    answer: {
+      status: number;
+      headers: Readonly<Record<string, string | string[] | undefined>>;
+      body: string;
+    },
+  ) {
     expect(answer.status).toBe(413);
     if (binding === "httpPost") {
       expect(answer.headers["content-type"]).toBe("text/plain; charset=utf-8");
@@ -76,18 +117,21 @@ describe("body size limit", () => {
     }
   }
 
-  it.each(targets)("refuses a declared Content-Length over the limit before reading the body ($binding)", async (target) => {
-    const before = s.script.runs;
-    // 10 GB declared, 5 bytes sent: an answer can only come from the header (a server waiting for the
-    // body never answers, and the test times out), however fast the machine is.
-    const answer = await socketExchange(
-      s.port,
-      `POST /ExternalAPIService.asmx${target.path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${target.headers}Content-Length: 10000000000\r\n\r\n<soap`,
-    );
-    expectRefusal(target.binding, answer);
-    expect(answer.headers["connection"]).toBe("close");
-    expect(s.script.runs).toBe(before);
-  });
+  it.each(targets)(
+    "refuses a declared Content-Length over the limit before reading the body ($binding)",
+    async (target) => {
+      const before = s.script.runs;
+      // 10 GB declared, 5 bytes sent: an answer can only come from the header (a server waiting for the
+      // body never answers, and the test times out), however fast the machine is.
+      const answer = await socketExchange(
+        s.port,
+        `POST /ExternalAPIService.asmx${target.path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${target.headers}Content-Length: 10000000000\r\n\r\n<soap`,
+      );
+      expectRefusal(target.binding, answer);
+      expect(answer.headers["connection"]).toBe("close");
+      expect(s.script.runs).toBe(before);
+    },
+  );
 
   it.each(targets)("refuses a chunked body once it passes the limit ($binding)", async (target) => {
     const before = s.script.runs;
@@ -118,7 +162,9 @@ describe("body size limit", () => {
     const { Socket } = await import("node:net");
     const socket = new Socket();
     await new Promise<void>((resolve) => socket.connect(s.port, "127.0.0.1", resolve));
-    socket.write(`POST /ExternalAPIService.asmx/InsertSubscriberSid HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nstrUser`);
+    socket.write(
+      `POST /ExternalAPIService.asmx/InsertSubscriberSid HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nstrUser`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
     socket.destroy();
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -143,7 +189,10 @@ describe("bulk CSV over HTTP POST under the default limit", () => {
     server = await startFixtureServer({
       override: {
         InsertCsvSubscribersWithDemDataUpdateOption: ({ strCsvData }) => {
-          received = { length: strCsvData.length, sha256: createHash("sha256").update(strCsvData).digest("hex") };
+          received = {
+            length: strCsvData.length,
+            sha256: createHash("sha256").update(strCsvData).digest("hex"),
+          };
           return strCsvData.split("\n").length;
         },
       },
@@ -161,7 +210,13 @@ describe("bulk CSV over HTTP POST under the default limit", () => {
       size += row.length + 1;
     }
     const csv = rows.join("\n");
-    const form = new URLSearchParams({ strUsername: "u", strPassword: "p", strMailingListId: "1", strCsvData: csv, strUpdate: "true" });
+    const form = new URLSearchParams({
+      strUsername: "u",
+      strPassword: "p",
+      strMailingListId: "1",
+      strCsvData: csv,
+      strUpdate: "true",
+    });
     const response = await postForm(server, "InsertCsvSubscribersWithDemDataUpdateOption", form.toString());
     expect(response.status, response.body).toBe(200);
     expect(response.body).toContain(`<int xmlns="http://tempuri.org/">${rows.length}</int>`);
@@ -179,7 +234,10 @@ describe("hostile XML", () => {
   // XML the reader refuses gets 400 and no fault, as ASMX answers it (docs/wire.md §1a).
   it.each(soapVersions)("refuses deep nesting with 400 TooDeep, no fault (%s)", async (version) => {
     const { headers, body } = soapRequest(version, "InsertSubscriberSid", SID_PARAMS);
-    const deep = body.replace("<strName>N</strName>", `<strName>${"<a>".repeat(500)}N${"</a>".repeat(500)}</strName>`);
+    const deep = body.replace(
+      "<strName>N</strName>",
+      `<strName>${"<a>".repeat(500)}N${"</a>".repeat(500)}</strName>`,
+    );
     const before = s.script.runs;
     const response = await fetch(s.server.endpointUrl, { method: "POST", headers, body: deep });
     expect(response.status).toBe(400);
@@ -189,9 +247,15 @@ describe("hostile XML", () => {
   });
 
   it.each(soapVersions)("refuses a DOCTYPE with 400 DoctypeRefused, no fault (%s)", async (version) => {
-    const { headers, body } = soapRequest(version, "InsertSubscriberSid", { ...SID_PARAMS, strName: "&lol;" });
+    const { headers, body } = soapRequest(version, "InsertSubscriberSid", {
+      ...SID_PARAMS,
+      strName: "&lol;",
+    });
     const withDoctype = body
-      .replace('<?xml version="1.0" encoding="utf-8"?>', '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY lol "lol">]>')
+      .replace(
+        '<?xml version="1.0" encoding="utf-8"?>',
+        '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY lol "lol">]>',
+      )
       .replace("&amp;lol;", "&lol;");
     const response = await fetch(s.server.endpointUrl, { method: "POST", headers, body: withDoctype });
     expect(response.status).toBe(400);
@@ -241,21 +305,24 @@ describe("handler errors", () => {
     }
   }
 
-  it.each(soapVersions)("an unexpected error becomes a generic server fault and a log entry (%s)", async (version) => {
-    s.script.behave = secretError;
-    s.logs.length = 0;
-    const response = await postSoap(s.server, version);
-    expect(response.status).toBe(500);
-    expectNoLeak(response.body);
-    const fault = faultOf(response.body);
-    expect(fault.code).toBe(faultCodes[version].server);
-    expect(fault.errorCode).toBe("InternalError");
-    expect(fault.reason).toBe("The server could not complete the request.");
-    expect(s.logs).toHaveLength(1);
-    expect(s.logs[0]).toMatchObject({ level: "error", operation: "InsertSubscriberSid" });
-    expect((s.logs[0].error as Error).message).toBe("secret /etc/passwd at line 3");
-    expect(s.logs[0].requestId).toMatch(/\S/);
-  });
+  it.each(soapVersions)(
+    "an unexpected error becomes a generic server fault and a log entry (%s)",
+    async (version) => {
+      s.script.behave = secretError;
+      s.logs.length = 0;
+      const response = await postSoap(s.server, version);
+      expect(response.status).toBe(500);
+      expectNoLeak(response.body);
+      const fault = faultOf(response.body);
+      expect(fault.code).toBe(faultCodes[version].server);
+      expect(fault.errorCode).toBe("InternalError");
+      expect(fault.reason).toBe("The server could not complete the request.");
+      expect(s.logs).toHaveLength(1);
+      expect(s.logs[0]).toMatchObject({ level: "error", operation: "InsertSubscriberSid" });
+      expect((s.logs[0].error as Error).message).toBe("secret /etc/passwd at line 3");
+      expect(s.logs[0].requestId).toMatch(/\S/);
+    },
+  );
 
   it("an unexpected error becomes a generic 500 text over HTTP", async () => {
     s.script.behave = secretError;
@@ -283,7 +350,9 @@ describe("handler errors", () => {
     const http = await postForm(s.server);
     expect(http.status).toBe(500);
     expect(http.headers.get("x-error-code")).toBe("InternalError");
-    expect(s.logs.map((l) => l.message)).toEqual(Array(3).fill(expect.stringContaining("result of InsertSubscriberSid")));
+    expect(s.logs.map((l) => l.message)).toEqual(
+      Array(3).fill(expect.stringContaining("result of InsertSubscriberSid")),
+    );
   });
 });
 
@@ -362,22 +431,25 @@ describe("handler time limit", () => {
   });
   afterAll(() => s.server.close());
 
-  it.each(soapVersions)("answers a fault when the handler overruns, and aborts its signal (%s)", async (version) => {
-    let context: CallContext | undefined;
-    // A handler that ignores its signal and never finishes.
-    s.script.behave = (_, c) => {
-      context = c;
-      return new Promise<never>(() => {});
-    };
-    // No bound on the elapsed time: a handler that never finishes gets an answer only from the 150 ms
-    // limit (postSoap gives up after 10 s, far short of the 120 s default), and the fault names it.
-    const response = await postSoap(s.server, version);
-    expect(response.status).toBe(500);
-    const fault = faultOf(response.body);
-    expect(fault.code).toBe(faultCodes[version].server);
-    expect(fault.errorCode).toBe("RequestTimeout");
-    expect(context?.signal.aborted).toBe(true);
-  });
+  it.each(soapVersions)(
+    "answers a fault when the handler overruns, and aborts its signal (%s)",
+    async (version) => {
+      let context: CallContext | undefined;
+      // A handler that ignores its signal and never finishes.
+      s.script.behave = (_, c) => {
+        context = c;
+        return new Promise<never>(() => {});
+      };
+      // No bound on the elapsed time: a handler that never finishes gets an answer only from the 150 ms
+      // limit (postSoap gives up after 10 s, far short of the 120 s default), and the fault names it.
+      const response = await postSoap(s.server, version);
+      expect(response.status).toBe(500);
+      const fault = faultOf(response.body);
+      expect(fault.code).toBe(faultCodes[version].server);
+      expect(fault.errorCode).toBe("RequestTimeout");
+      expect(context?.signal.aborted).toBe(true);
+    },
+  );
 
   it("answers a 500 text over HTTP when a handler that heeds its signal overruns", async () => {
     let context: CallContext | undefined;

@@ -57,14 +57,21 @@ const CASES = readdirSync(RECORDED)
 
 /** The local name of the first header marked mustUnderstand "1"/"true" in either envelope namespace. */
 function firstMustUnderstand(header: string): string {
-  const root = readXml(`<r xmlns:soap="${SOAP11}">${header.replace(/^<soap:Header>|<\/soap:Header>$/g, "")}</r>`);
-  const el = root.children.find((c) => c.attrs.some((a) => a.local === "mustUnderstand" && ["1", "true"].includes(a.value)));
+  const root = readXml(
+    `<r xmlns:soap="${SOAP11}">${header.replace(/^<soap:Header>|<\/soap:Header>$/g, "")}</r>`,
+  );
+  const el = root.children.find((c) =>
+    c.attrs.some((a) => a.local === "mustUnderstand" && ["1", "true"].includes(a.value)),
+  );
   if (!el) throw new Error(`no mustUnderstand header in ${header}`);
   return el.local;
 }
 
 /** Our operation's request with the recorded Header put in front of the Body. */
-function withHeader(version: "soap11" | "soap12", header: string): { headers: Record<string, string>; body: string } {
+function withHeader(
+  version: "soap11" | "soap12",
+  header: string,
+): { headers: Record<string, string>; body: string } {
   const { headers, body } = soapRequest(version, "GetNewsletterFilters", FILTERS);
   return { headers, body: body.replace("<soap:Body>", `${header}<soap:Body>`) };
 }
@@ -83,7 +90,10 @@ describe("mustUnderstand headers: answered as the ASMX host answered (recorded)"
 
   it.each(CASES.map((c) => [c.name, c] as const))("%s", async (_, c) => {
     const before = server.calls.length;
-    const answer = await rawRequest(server.endpointUrl, { method: "POST", ...withHeader(c.version, c.header) });
+    const answer = await rawRequest(server.endpointUrl, {
+      method: "POST",
+      ...withHeader(c.version, c.header),
+    });
     expect(answer.status).toBe(c.status);
     if (c.status === 500) {
       expect(answer.headers["content-type"]).toBe(c.contentType);
@@ -103,7 +113,11 @@ describe("mustUnderstand headers: beyond the recorded cases", () => {
 
   it("a refusal of the Body comes first: an unknown SOAPAction or operation is answered as such", async () => {
     const { headers, body } = withHeader("soap11", unknown(' soap:mustUnderstand="1"'));
-    const badAction = await rawRequest(server.endpointUrl, { method: "POST", headers: { ...headers, soapaction: '"http://tempuri.org/Nope"' }, body });
+    const badAction = await rawRequest(server.endpointUrl, {
+      method: "POST",
+      headers: { ...headers, soapaction: '"http://tempuri.org/Nope"' },
+      body,
+    });
     expect(faultOf(badAction.body).errorCode).toBe("UnknownSoapAction");
     const badOp = await rawRequest(server.endpointUrl, {
       method: "POST",
@@ -116,7 +130,10 @@ describe("mustUnderstand headers: beyond the recorded cases", () => {
   it("refuses the first of several, in document order, and looks at every Header element", async () => {
     const two = `<soap:Header><a:First xmlns:a="urn:a" soap:mustUnderstand="0"/><b:Second xmlns:b="urn:b" soap:mustUnderstand="1"/><c:Third xmlns:c="urn:c" soap:mustUnderstand="1"/></soap:Header>`;
     const answer = await rawRequest(server.endpointUrl, { method: "POST", ...withHeader("soap11", two) });
-    expect(faultOf(answer.body)).toMatchObject({ code: "MustUnderstand", reason: "SOAP header Second was not understood." });
+    expect(faultOf(answer.body)).toMatchObject({
+      code: "MustUnderstand",
+      reason: "SOAP header Second was not understood.",
+    });
     const second = `<soap:Header/><soap:Header><b:Late xmlns:b="urn:b" soap:mustUnderstand="true"/></soap:Header>`;
     const late = await rawRequest(server.endpointUrl, { method: "POST", ...withHeader("soap12", second) });
     expect([late.status, faultOf(late.body).code]).toEqual([500, "MustUnderstand"]);
@@ -124,13 +141,24 @@ describe("mustUnderstand headers: beyond the recorded cases", () => {
 
   it("cuts a long header name in the message to 40 characters", async () => {
     const name = `H${"x".repeat(5000)}`;
-    const answer = await rawRequest(server.endpointUrl, { method: "POST", ...withHeader("soap11", unknown(' soap:mustUnderstand="1"', name)) });
+    const answer = await rawRequest(server.endpointUrl, {
+      method: "POST",
+      ...withHeader("soap11", unknown(' soap:mustUnderstand="1"', name)),
+    });
     expect(faultOf(answer.body).reason).toBe(`SOAP header ${name.slice(0, 40)}... was not understood.`);
   });
 
   it("an empty Header and headers not marked are no reason to refuse", async () => {
-    for (const header of ["<soap:Header/>", "<soap:Header></soap:Header>", unknown(""), unknown(' soap:mustUnderstand="false"')]) {
-      const answer = await rawRequest(server.endpointUrl, { method: "POST", ...withHeader("soap11", header) });
+    for (const header of [
+      "<soap:Header/>",
+      "<soap:Header></soap:Header>",
+      unknown(""),
+      unknown(' soap:mustUnderstand="false"'),
+    ]) {
+      const answer = await rawRequest(server.endpointUrl, {
+        method: "POST",
+        ...withHeader("soap11", header),
+      });
       expect(answer.status, header).toBe(200);
     }
   });
@@ -139,14 +167,23 @@ describe("mustUnderstand headers: beyond the recorded cases", () => {
     const fetchHandler = createHandler(sampleImplementation([])).fetch;
     for (const version of ["soap11", "soap12"] as const) {
       const { headers, body } = withHeader(version, unknown(' soap:mustUnderstand="1"'));
-      const response = await fetchHandler(new Request("http://127.0.0.1/ExternalAPIService.asmx", { method: "POST", headers, body }));
+      const response = await fetchHandler(
+        new Request("http://127.0.0.1/ExternalAPIService.asmx", { method: "POST", headers, body }),
+      );
       expect(response.status).toBe(500);
-      expect(faultOf(await response.text())).toMatchObject({ code: "MustUnderstand", reason: "SOAP header Security was not understood." });
+      expect(faultOf(await response.text())).toMatchObject({
+        code: "MustUnderstand",
+        reason: "SOAP header Security was not understood.",
+      });
     }
   });
 
   it("the generated client reports it as a SoapFaultError of the caller's side", () => {
-    const error = new SoapFaultError({ faultCode: "MustUnderstand", reason: "SOAP header Security was not understood.", status: 500 }, "soap11", "GetNewsletterFilters");
+    const error = new SoapFaultError(
+      { faultCode: "MustUnderstand", reason: "SOAP header Security was not understood.", status: 500 },
+      "soap11",
+      "GetNewsletterFilters",
+    );
     expect(error.side).toBe("client");
   });
 
@@ -166,6 +203,8 @@ describe("mustUnderstand headers: beyond the recorded cases", () => {
     const decoded = binding.decodeRequest(request(unknown(' soap:mustUnderstand="1"')));
     expect(decoded.op.name).toBe(operations.GetNewsletterFilters.name);
     expect(understood).toEqual(["GetNewsletterFilters {urn:example:sec}Security"]);
-    expect(() => binding.decodeRequest(request(unknown(' soap:mustUnderstand="1"', "Other")))).toThrow("SOAP header Other was not understood.");
+    expect(() => binding.decodeRequest(request(unknown(' soap:mustUnderstand="1"', "Other")))).toThrow(
+      "SOAP header Other was not understood.",
+    );
   });
 });

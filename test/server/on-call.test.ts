@@ -33,7 +33,9 @@ describe("ServerOptions.onCall", () => {
       expect(event.durationMs).toBeGreaterThanOrEqual(0);
       expect(event.requestId).toMatch(/\S/);
       // The node adapter hands over the IncomingMessage, so a hook can find its own request record.
-      expect((event.transport as { method?: string }).method).toBe(event.binding === "httpGet" ? "GET" : "POST");
+      expect((event.transport as { method?: string }).method).toBe(
+        event.binding === "httpGet" ? "GET" : "POST",
+      );
     }
     expect(new Set(events.map((e) => e.requestId)).size).toBe(4);
   });
@@ -50,10 +52,21 @@ describe("ServerOptions.onCall", () => {
       },
       log: () => undefined,
     });
-    const client = createClient({ baseUrl: server!.baseUrl, username: "u", password: "p", binding: "soap12" });
-    await expect(client.InsertSubscriberSid({ strEmail: "a@b.c", strMailingListID: "1", strFormat: "PDF" as "HTML" })).rejects.toBeInstanceOf(ServiceFaultError);
-    await expect(client.UpdateMailingList({ strMailingListID: "1" })).rejects.toBeInstanceOf(ServiceFaultError);
-    await expect(client.UpdateSubscriberData({ strSubscriberId: "1", strDataField: "1" })).rejects.toBeInstanceOf(ServiceFaultError);
+    const client = createClient({
+      baseUrl: server!.baseUrl,
+      username: "u",
+      password: "p",
+      binding: "soap12",
+    });
+    await expect(
+      client.InsertSubscriberSid({ strEmail: "a@b.c", strMailingListID: "1", strFormat: "PDF" as "HTML" }),
+    ).rejects.toBeInstanceOf(ServiceFaultError);
+    await expect(client.UpdateMailingList({ strMailingListID: "1" })).rejects.toBeInstanceOf(
+      ServiceFaultError,
+    );
+    await expect(
+      client.UpdateSubscriberData({ strSubscriberId: "1", strDataField: "1" }),
+    ).rejects.toBeInstanceOf(ServiceFaultError);
     expect(events.map((e) => [e.operation, e.outcome])).toEqual([
       ["InsertSubscriberSid", "InvalidValue"],
       ["UpdateMailingList", "NotFound"],
@@ -67,7 +80,14 @@ describe("ServerOptions.onCall", () => {
         throw new Error("hook broke");
       },
     });
-    const client = createClient({ baseUrl: server.baseUrl, username: "u", password: "p", binding: "httpPost" });
-    expect(typeof (await client.InsertSubscriberSid({ strEmail: "a@b.c", strMailingListID: "1" }))).toBe("bigint");
+    const client = createClient({
+      baseUrl: server.baseUrl,
+      username: "u",
+      password: "p",
+      binding: "httpPost",
+    });
+    expect(typeof (await client.InsertSubscriberSid({ strEmail: "a@b.c", strMailingListID: "1" }))).toBe(
+      "bigint",
+    );
   });
 });

@@ -5,8 +5,21 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operations } from "../../generated/model.js";
 import { createHandler, type ServiceHandler } from "../../generated/server.js";
-import { sampleImplementation, startFixtureServer, type FixtureServer, type ReceivedCall } from "../fixtures/fixture-server.js";
-import { faultOf, listenOnLoopback, parseXml, rawRequest, soapRequest, wsdlAddresses, type Listening } from "../fixtures/raw-http.js";
+import {
+  sampleImplementation,
+  startFixtureServer,
+  type FixtureServer,
+  type ReceivedCall,
+} from "../fixtures/fixture-server.js";
+import {
+  faultOf,
+  listenOnLoopback,
+  parseXml,
+  rawRequest,
+  soapRequest,
+  wsdlAddresses,
+  type Listening,
+} from "../fixtures/raw-http.js";
 import { SOAP11_REQUEST_BODY, SOAP11_REQUEST_HEADERS } from "../fixtures/wire-samples.js";
 
 let server: FixtureServer;
@@ -26,8 +39,12 @@ describe("documents", () => {
   });
 
   it("addresses the WSDL at the Host the caller used", async () => {
-    const response = await rawRequest(`${server.endpointUrl}?wsdl`, { headers: { host: "api.example.test:8080" } });
-    expect(wsdlAddresses(response.body)).toEqual(Array(4).fill("http://api.example.test:8080/ExternalAPIService.asmx"));
+    const response = await rawRequest(`${server.endpointUrl}?wsdl`, {
+      headers: { host: "api.example.test:8080" },
+    });
+    expect(wsdlAddresses(response.body)).toEqual(
+      Array(4).fill("http://api.example.test:8080/ExternalAPIService.asmx"),
+    );
   });
 
   it("serves the help index listing every operation", async () => {
@@ -54,7 +71,9 @@ describe("documents", () => {
     const response = await fetch(`${server.endpointUrl}?op=Nope`);
     expect(response.status).toBe(404);
     expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8");
-    expect(await response.text()).toBe("System.InvalidOperationException: Nope Web Service method name is not valid.");
+    expect(await response.text()).toBe(
+      "System.InvalidOperationException: Nope Web Service method name is not valid.",
+    );
   });
 
   it("answers HEAD of the help page with its headers and no body", async () => {
@@ -72,7 +91,9 @@ describe("documents", () => {
     const wsdl = await fetch(`${origin}/externalapiservice.asmx?wsdl`);
     expect(wsdl.status).toBe(200);
     expect(wsdlAddresses(await wsdl.text())).toEqual(Array(4).fill(`${origin}/externalapiservice.asmx`));
-    const call = await fetch(`${origin}/EXTERNALAPISERVICE.ASMX/GetTriggerIdForAccount?strUsername=u&strPassword=p`);
+    const call = await fetch(
+      `${origin}/EXTERNALAPISERVICE.ASMX/GetTriggerIdForAccount?strUsername=u&strPassword=p`,
+    );
     expect(call.status).toBe(200);
     expect(parseXml(await call.text()).local).toBe("ArrayOfTriggerResult");
   });
@@ -84,7 +105,9 @@ describe("refusals", () => {
     expect(response.status).toBe(500);
     expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     expect(response.headers.get("x-error-code")).toBe("UnknownOperation");
-    expect(await response.text()).toBe("System.InvalidOperationException: NoSuchOp Web Service method name is not valid.");
+    expect(await response.text()).toBe(
+      "System.InvalidOperationException: NoSuchOp Web Service method name is not valid.",
+    );
   });
 
   it("answers the same over HTTP POST", async () => {
@@ -94,7 +117,9 @@ describe("refusals", () => {
       body: "strUsername=u",
     });
     expect(response.status).toBe(500);
-    expect(await response.text()).toBe("System.InvalidOperationException: NoSuchOp Web Service method name is not valid.");
+    expect(await response.text()).toBe(
+      "System.InvalidOperationException: NoSuchOp Web Service method name is not valid.",
+    );
   });
 
   it.each([
@@ -108,7 +133,9 @@ describe("refusals", () => {
     expect(response.headers.get("allow")).toBe(allow);
     expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     expect(response.headers.get("x-error-code")).toBe("MethodNotAllowed");
-    expect(await response.text()).toBe(`System.InvalidOperationException: The method ${method} is not allowed here.`);
+    expect(await response.text()).toBe(
+      `System.InvalidOperationException: The method ${method} is not allowed here.`,
+    );
   });
 
   it.each([["text/plain"], ["application/json"], [""]])(
@@ -132,7 +159,9 @@ describe("refusals", () => {
       body: "strUsername=u",
     });
     expect(response.status).toBe(500);
-    expect(await response.text()).toBe("System.InvalidOperationException: Request format is invalid: text/plain.");
+    expect(await response.text()).toBe(
+      "System.InvalidOperationException: Request format is invalid: text/plain.",
+    );
   });
 });
 
@@ -140,7 +169,11 @@ describe("SOAP with Expect: 100-continue", () => {
   it("sends 100 Continue, then reads the body and answers", async () => {
     const response = await rawRequest(server.endpointUrl, {
       method: "POST",
-      headers: { ...SOAP11_REQUEST_HEADERS, expect: "100-continue", "content-length": Buffer.byteLength(SOAP11_REQUEST_BODY) },
+      headers: {
+        ...SOAP11_REQUEST_HEADERS,
+        expect: "100-continue",
+        "content-length": Buffer.byteLength(SOAP11_REQUEST_BODY),
+      },
       body: SOAP11_REQUEST_BODY,
       waitForContinue: true,
     });
@@ -194,23 +227,31 @@ describe("as middleware", () => {
   it("addresses the WSDL at the full path when mounted under a base path", async () => {
     const response = await fetch(`${mounted.origin}/api/v1/ExternalAPIService.asmx?WSDL`);
     expect(response.status).toBe(200);
-    expect(wsdlAddresses(await response.text())).toEqual(Array(4).fill(`${mounted.origin}/api/v1/ExternalAPIService.asmx`));
+    expect(wsdlAddresses(await response.text())).toEqual(
+      Array(4).fill(`${mounted.origin}/api/v1/ExternalAPIService.asmx`),
+    );
   });
 
   it("points the mounted help page's form at the full path", async () => {
-    const html = await (await fetch(`${mounted.origin}/api/v1/ExternalAPIService.asmx?op=InsertSubscriberSid`)).text();
+    const html = await (
+      await fetch(`${mounted.origin}/api/v1/ExternalAPIService.asmx?op=InsertSubscriberSid`)
+    ).text();
     expect(html).toContain(`action="/api/v1/ExternalAPIService.asmx/InsertSubscriberSid"`);
   });
 
   it("serves calls when mounted", async () => {
-    const response = await fetch(`${mounted.origin}/api/v1/ExternalAPIService.asmx/GetNewsletterFilters?strUsername=u&strPassword=p&intNewsletterId=3`);
+    const response = await fetch(
+      `${mounted.origin}/api/v1/ExternalAPIService.asmx/GetNewsletterFilters?strUsername=u&strPassword=p&intNewsletterId=3`,
+    );
     expect(response.status).toBe(200);
     expect(calls.at(-1)?.params).toEqual({ intNewsletterId: 3 });
   });
 
   it("addresses the WSDL under a path prefix without a mount too", async () => {
     const response = await fetch(`${bare.origin}/legacy/ExternalAPIService.asmx?wsdl`);
-    expect(wsdlAddresses(await response.text())).toEqual(Array(4).fill(`${bare.origin}/legacy/ExternalAPIService.asmx`));
+    expect(wsdlAddresses(await response.text())).toEqual(
+      Array(4).fill(`${bare.origin}/legacy/ExternalAPIService.asmx`),
+    );
   });
 
   it.each(["/", "/other", "/ExternalAPIService.asmx/A/B", "/ExternalAPIService.asmxx", "/x.asmx?wsdl"])(
@@ -246,15 +287,21 @@ describe("ASMX routing and refusals (docs/wire.md §1a)", () => {
 
   it("SOAP 1.1 with no SOAPAction header: 200, the operation the Body names runs", async () => {
     const { body } = soapRequest("soap11", "GetNewsletterFilters", filters);
-    const { answer, calls } = await calledOnce(() => post({ "content-type": "text/xml; charset=utf-8" }, body));
+    const { answer, calls } = await calledOnce(() =>
+      post({ "content-type": "text/xml; charset=utf-8" }, body),
+    );
     expect(answer.status).toBe(200);
     expect(parseXml(answer.body).children[0].children[0].local).toBe("GetNewsletterFiltersResponse");
-    expect(calls.map((c) => [c.operation, c.params])).toEqual([["GetNewsletterFilters", { intNewsletterId: 7 }]]);
+    expect(calls.map((c) => [c.operation, c.params])).toEqual([
+      ["GetNewsletterFilters", { intNewsletterId: 7 }],
+    ]);
   });
 
   it('SOAP 1.1 with SOAPAction "": 500 soap:Client, the .NET wording', async () => {
     const { body } = soapRequest("soap11", "GetNewsletterFilters", filters);
-    const { answer, calls } = await calledOnce(() => post({ "content-type": "text/xml; charset=utf-8", soapaction: '""' }, body));
+    const { answer, calls } = await calledOnce(() =>
+      post({ "content-type": "text/xml; charset=utf-8", soapaction: '""' }, body),
+    );
     expect(answer.status).toBe(500);
     expect(faultOf(answer.body)).toMatchObject({
       code: "Client",
@@ -269,23 +316,37 @@ describe("ASMX routing and refusals (docs/wire.md §1a)", () => {
     ["without one", {}],
   ])("a SOAP 1.2 envelope sent as text/xml (%s) is answered as SOAP 1.2", async (_, extra) => {
     const { body } = soapRequest("soap12", "GetNewsletterFilters", filters);
-    const { answer, calls } = await calledOnce(() => post({ "content-type": "text/xml; charset=utf-8", ...extra }, body));
+    const { answer, calls } = await calledOnce(() =>
+      post({ "content-type": "text/xml; charset=utf-8", ...extra }, body),
+    );
     expect(answer.status).toBe(200);
     expect(answer.headers["content-type"]).toBe("application/soap+xml; charset=utf-8");
     const envelope = parseXml(answer.body);
-    expect([envelope.ns, envelope.children[0].children[0].local]).toEqual([SOAP12_NS, "GetNewsletterFiltersResponse"]);
+    expect([envelope.ns, envelope.children[0].children[0].local]).toEqual([
+      SOAP12_NS,
+      "GetNewsletterFiltersResponse",
+    ]);
     expect(calls.map((c) => c.context.binding)).toEqual(["soap12"]);
   });
 
   it("a SOAP 1.1 envelope sent as application/soap+xml: 415, empty body, no call", async () => {
     const { body } = soapRequest("soap11", "GetNewsletterFilters", filters);
-    const { answer, calls } = await calledOnce(() => post({ "content-type": "application/soap+xml; charset=utf-8" }, body));
-    expect([answer.status, answer.body, answer.headers["x-error-code"]]).toEqual([415, "", "UnsupportedMediaType"]);
+    const { answer, calls } = await calledOnce(() =>
+      post({ "content-type": "application/soap+xml; charset=utf-8" }, body),
+    );
+    expect([answer.status, answer.body, answer.headers["x-error-code"]]).toEqual([
+      415,
+      "",
+      "UnsupportedMediaType",
+    ]);
     expect(calls).toEqual([]);
   });
 
   const { body: goodBody } = soapRequest("soap11", "GetNewsletterFilters", filters);
-  const soap11Headers = { "content-type": "text/xml; charset=utf-8", soapaction: '"http://tempuri.org/GetNewsletterFilters"' };
+  const soap11Headers = {
+    "content-type": "text/xml; charset=utf-8",
+    soapaction: '"http://tempuri.org/GetNewsletterFilters"',
+  };
   const soap12Headers = { "content-type": "application/soap+xml; charset=utf-8" };
   const as12 = (body: string) => body.replace(SOAP11_NS, SOAP12_NS);
   it.each([
@@ -293,17 +354,32 @@ describe("ASMX routing and refusals (docs/wire.md §1a)", () => {
     ["SOAP 1.2", "XML that is not well-formed", soap12Headers, as12(goodBody).slice(0, -3), "MalformedXml"],
     ["SOAP 1.1", "an empty body", soap11Headers, "", "MalformedXml"],
     ["SOAP 1.1", "a DOCTYPE", soap11Headers, goodBody.replace("?>", "?><!DOCTYPE x []>"), "DoctypeRefused"],
-    ["SOAP 1.2", "a DOCTYPE", soap12Headers, as12(goodBody).replace("?>", "?><!DOCTYPE x []>"), "DoctypeRefused"],
-    ["SOAP 1.1", "nesting past the depth limit", soap11Headers, goodBody.replace("<intNewsletterId>", `${"<x>".repeat(40)}${"</x>".repeat(40)}<intNewsletterId>`), "TooDeep"],
-  ])("%s, %s: 400, one line of text/plain with X-Error-Code, no fault", async (_v, _what, headers, body, code) => {
-    const { answer, calls } = await calledOnce(() => post(headers, body));
-    expect(answer.status).toBe(400);
-    expect(answer.headers["content-type"]).toBe("text/plain; charset=utf-8");
-    expect(answer.headers["x-content-type-options"]).toBe("nosniff");
-    expect(answer.headers["x-error-code"]).toBe(code);
-    expect(answer.body).toMatch(/^System\.[\w.]+: [^\n]+$/);
-    expect(calls).toEqual([]);
-  });
+    [
+      "SOAP 1.2",
+      "a DOCTYPE",
+      soap12Headers,
+      as12(goodBody).replace("?>", "?><!DOCTYPE x []>"),
+      "DoctypeRefused",
+    ],
+    [
+      "SOAP 1.1",
+      "nesting past the depth limit",
+      soap11Headers,
+      goodBody.replace("<intNewsletterId>", `${"<x>".repeat(40)}${"</x>".repeat(40)}<intNewsletterId>`),
+      "TooDeep",
+    ],
+  ])(
+    "%s, %s: 400, one line of text/plain with X-Error-Code, no fault",
+    async (_v, _what, headers, body, code) => {
+      const { answer, calls } = await calledOnce(() => post(headers, body));
+      expect(answer.status).toBe(400);
+      expect(answer.headers["content-type"]).toBe("text/plain; charset=utf-8");
+      expect(answer.headers["x-content-type-options"]).toBe("nosniff");
+      expect(answer.headers["x-error-code"]).toBe(code);
+      expect(answer.body).toMatch(/^System\.[\w.]+: [^\n]+$/);
+      expect(calls).toEqual([]);
+    },
+  );
 
   // One UTF-8 byte order mark is the encoding's signature; a second is a character before the root element,
   // which XML does not allow.
@@ -315,7 +391,10 @@ describe("ASMX routing and refusals (docs/wire.md §1a)", () => {
     const one = await calledOnce(() => post(headers, Buffer.concat([BOM, Buffer.from(body)])));
     expect(one.answer.status).toBe(200);
     expect(one.calls).toHaveLength(1);
-    for (const bytes of [Buffer.concat([BOM, BOM, Buffer.from(body)]), Buffer.concat([BOM, BOM, Buffer.from(body.replace(/^<\?xml[^>]*>/, ""))])]) {
+    for (const bytes of [
+      Buffer.concat([BOM, BOM, Buffer.from(body)]),
+      Buffer.concat([BOM, BOM, Buffer.from(body.replace(/^<\?xml[^>]*>/, ""))]),
+    ]) {
       const two = await calledOnce(() => post(headers, bytes));
       expect(two.answer.status).toBe(400);
       expect(two.answer.headers["x-error-code"]).toBe("MalformedXml");
@@ -325,16 +404,28 @@ describe("ASMX routing and refusals (docs/wire.md §1a)", () => {
 
   it.each([
     ["no action", soap12Headers],
-    ["an action naming no operation", { "content-type": `${soap12Headers["content-type"]}; action="http://tempuri.org/Nope"` }],
-  ])("SOAP 1.2 with an empty body and %s: 500 soap:Receiver, Root element is missing.", async (_what, headers) => {
-    const answer = await post(headers, "");
-    expect(answer.status).toBe(500);
-    expect(answer.headers["content-type"]).toBe("application/soap+xml; charset=utf-8");
-    expect(faultOf(answer.body)).toMatchObject({ code: "Receiver", reason: "Root element is missing.", errorCode: "MalformedXml" });
-  });
+    [
+      "an action naming no operation",
+      { "content-type": `${soap12Headers["content-type"]}; action="http://tempuri.org/Nope"` },
+    ],
+  ])(
+    "SOAP 1.2 with an empty body and %s: 500 soap:Receiver, Root element is missing.",
+    async (_what, headers) => {
+      const answer = await post(headers, "");
+      expect(answer.status).toBe(500);
+      expect(answer.headers["content-type"]).toBe("application/soap+xml; charset=utf-8");
+      expect(faultOf(answer.body)).toMatchObject({
+        code: "Receiver",
+        reason: "Root element is missing.",
+        errorCode: "MalformedXml",
+      });
+    },
+  );
 
   it("SOAP 1.2 with an empty body and the action of an operation (as .NET clients send): 400, as SOAP 1.1", async () => {
-    const headers = { "content-type": `${soap12Headers["content-type"]}; action="http://tempuri.org/GetNewsletterFilters"` };
+    const headers = {
+      "content-type": `${soap12Headers["content-type"]}; action="http://tempuri.org/GetNewsletterFilters"`,
+    };
     const { answer, calls } = await calledOnce(() => post(headers, ""));
     expect(answer.status).toBe(400);
     expect(answer.headers["x-error-code"]).toBe("MalformedXml");
@@ -347,7 +438,9 @@ describe("ASMX routing and refusals (docs/wire.md §1a)", () => {
     const cut = `${"Z".repeat(40)}...`;
     it("an unknown SOAPAction", async () => {
       const answer = await post({ ...soap11Headers, soapaction: `"${long}"` }, goodBody);
-      expect(faultOf(answer.body).reason).toBe(`Server did not recognize the value of HTTP Header SOAPAction: ${cut}.`);
+      expect(faultOf(answer.body).reason).toBe(
+        `Server did not recognize the value of HTTP Header SOAPAction: ${cut}.`,
+      );
     });
     it("an unknown Body element name, 1 MB long", async () => {
       const name = "Z".repeat(1_000_000);
@@ -359,27 +452,55 @@ describe("ASMX routing and refusals (docs/wire.md §1a)", () => {
     it("an unknown operation name on HTTP GET and POST", async () => {
       const get = await rawRequest(`${server.endpointUrl}/${long}?a=1`);
       expect(get.body).toBe(`System.InvalidOperationException: ${cut} Web Service method name is not valid.`);
-      const postAnswer = await rawRequest(`${server.endpointUrl}/${long}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "a=1" });
+      const postAnswer = await rawRequest(`${server.endpointUrl}/${long}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "a=1",
+      });
       expect(postAnswer.body).toBe(get.body);
     });
     it("a media type the HTTP POST binding does not take", async () => {
-      const answer = await rawRequest(`${server.endpointUrl}/GetNewsletterFilters`, { method: "POST", headers: { "content-type": `text/${long}` }, body: "a=1" });
-      expect(answer.body).toBe(`System.InvalidOperationException: Request format is invalid: text/${"z".repeat(35)}....`);
+      const answer = await rawRequest(`${server.endpointUrl}/GetNewsletterFilters`, {
+        method: "POST",
+        headers: { "content-type": `text/${long}` },
+        body: "a=1",
+      });
+      expect(answer.body).toBe(
+        `System.InvalidOperationException: Request format is invalid: text/${"z".repeat(35)}....`,
+      );
     });
   });
 });
 
 describe("HTTP GET/POST values as .NET converts text (docs/wire.md §1a)", () => {
   const triggerQuery = (fromDate: string, triggerId = "1") =>
-    new URLSearchParams({ strUsername: "u", strPassword: "p", triggerId, fromDate, toDate: "2024-02-01T00:00:00" }).toString();
+    new URLSearchParams({
+      strUsername: "u",
+      strPassword: "p",
+      triggerId,
+      fromDate,
+      toDate: "2024-02-01T00:00:00",
+    }).toString();
 
-  async function received(method: "GET" | "POST", query: string): Promise<{ status: number; params: unknown; body: string; code: unknown }> {
+  async function received(
+    method: "GET" | "POST",
+    query: string,
+  ): Promise<{ status: number; params: unknown; body: string; code: unknown }> {
     const before = server.calls.length;
     const answer =
       method === "GET"
         ? await rawRequest(`${server.endpointUrl}/GetTriggerClicks?${query}`)
-        : await rawRequest(`${server.endpointUrl}/GetTriggerClicks`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: query });
-    return { status: answer.status, params: server.calls.slice(before)[0]?.params, body: answer.body, code: answer.headers["x-error-code"] };
+        : await rawRequest(`${server.endpointUrl}/GetTriggerClicks`, {
+            method: "POST",
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+            body: query,
+          });
+    return {
+      status: answer.status,
+      params: server.calls.slice(before)[0]?.params,
+      body: answer.body,
+      code: answer.headers["x-error-code"],
+    };
   }
 
   it.each([
@@ -401,7 +522,11 @@ describe("HTTP GET/POST values as .NET converts text (docs/wire.md §1a)", () =>
     }
   });
 
-  it.each([["+42", 42], [" 42 ", 42], ["-0", 0]])("int %j reaches the handler as %j", async (sent, value) => {
+  it.each([
+    ["+42", 42],
+    [" 42 ", 42],
+    ["-0", 0],
+  ])("int %j reaches the handler as %j", async (sent, value) => {
     const answer = await received("GET", triggerQuery("2024-01-02", sent));
     expect(answer.status).toBe(200);
     expect(answer.params).toMatchObject({ triggerId: value });
@@ -427,43 +552,102 @@ describe("HTTP GET/POST values as .NET converts text (docs/wire.md §1a)", () =>
     ["year 10000", "10000-01-01T00:00:00"],
     ["offset +14:59", "2024-01-02T03:04:05+14:59"],
   ])("and in SOAP: dateTime with %s is a soap:Client InvalidType fault", async (_, sent) => {
-    const { headers, body } = soapRequest("soap11", "GetTriggerClicks", { strUsername: "u", strPassword: "p", triggerId: "1", fromDate: sent, toDate: "2024-02-01T00:00:00" });
+    const { headers, body } = soapRequest("soap11", "GetTriggerClicks", {
+      strUsername: "u",
+      strPassword: "p",
+      triggerId: "1",
+      fromDate: sent,
+      toDate: "2024-02-01T00:00:00",
+    });
     const answer = await rawRequest(server.endpointUrl, { method: "POST", headers, body });
     expect(answer.status).toBe(500);
-    expect(faultOf(answer.body)).toMatchObject({ code: "Client", errorCode: "InvalidType", parameter: "fromDate" });
+    expect(faultOf(answer.body)).toMatchObject({
+      code: "Client",
+      errorCode: "InvalidType",
+      parameter: "fromDate",
+    });
   });
 
   it("SOAP stays strict: 2024-01-02 03:04:05 is refused there", async () => {
-    const { headers, body } = soapRequest("soap11", "GetTriggerClicks", { strUsername: "u", strPassword: "p", triggerId: "1", fromDate: "2024-01-02 03:04:05", toDate: "2024-02-01T00:00:00" });
+    const { headers, body } = soapRequest("soap11", "GetTriggerClicks", {
+      strUsername: "u",
+      strPassword: "p",
+      triggerId: "1",
+      fromDate: "2024-01-02 03:04:05",
+      toDate: "2024-02-01T00:00:00",
+    });
     const answer = await rawRequest(server.endpointUrl, { method: "POST", headers, body });
     expect(faultOf(answer.body)).toMatchObject({ code: "Client", errorCode: "InvalidType" });
   });
 
-  it.each(["GET", "POST"] as const)("%s: %%-escapes that are not UTF-8 are refused naming the parameter (InvalidEncoding), not made U+FFFD", async (method) => {
-    const query = `${triggerQuery("2024-01-02")}&strUsername=x`.replace("strPassword=p", "strPassword=%C3%28");
-    const answer = await received(method, query);
-    expect([answer.status, answer.code, answer.params]).toEqual([400, "InvalidEncoding", undefined]);
-    expect(answer.body).toBe("System.ArgumentException: The value of strPassword holds %-escapes that are not UTF-8 text.");
-  });
+  it.each(["GET", "POST"] as const)(
+    "%s: %%-escapes that are not UTF-8 are refused naming the parameter (InvalidEncoding), not made U+FFFD",
+    async (method) => {
+      const query = `${triggerQuery("2024-01-02")}&strUsername=x`.replace(
+        "strPassword=p",
+        "strPassword=%C3%28",
+      );
+      const answer = await received(method, query);
+      expect([answer.status, answer.code, answer.params]).toEqual([400, "InvalidEncoding", undefined]);
+      expect(answer.body).toBe(
+        "System.ArgumentException: The value of strPassword holds %-escapes that are not UTF-8 text.",
+      );
+    },
+  );
 });
 
 describe("the fetch adapter answers the §1a refusals as node:http does", () => {
   const handler = createHandler(sampleImplementation([])).fetch;
   const endpoint = "http://127.0.0.1/ExternalAPIService.asmx";
   it("two UTF-8 byte order marks: 400 MalformedXml (one is read)", async () => {
-    const { headers, body } = soapRequest("soap11", "GetNewsletterFilters", { strUsername: "u", strPassword: "p", intNewsletterId: "7" });
+    const { headers, body } = soapRequest("soap11", "GetNewsletterFilters", {
+      strUsername: "u",
+      strPassword: "p",
+      intNewsletterId: "7",
+    });
     const bom = [0xef, 0xbb, 0xbf];
-    const send = (marks: number) => handler(new Request(endpoint, { method: "POST", headers, body: new Uint8Array([...Array(marks).fill(bom).flat(), ...Buffer.from(body)]) }));
+    const send = (marks: number) =>
+      handler(
+        new Request(endpoint, {
+          method: "POST",
+          headers,
+          body: new Uint8Array([...Array(marks).fill(bom).flat(), ...Buffer.from(body)]),
+        }),
+      );
     expect((await send(1)).status).toBe(200);
     const response = await send(2);
     expect(response.status).toBe(400);
     expect(response.headers.get("x-error-code")).toBe("MalformedXml");
   });
   it.each([
-    ["a POST as text/plain", { method: "POST", headers: { "content-type": "text/plain" }, body: "x" }, 415, ""],
-    ["a SOAP 1.1 envelope as application/soap+xml", { method: "POST", headers: { "content-type": "application/soap+xml" }, body: soapRequest("soap11", "GetNewsletterFilters", { strUsername: "u" }).body }, 415, ""],
-    ["malformed XML", { method: "POST", headers: { "content-type": "text/xml" }, body: "<a>" }, 400, /^System\.InvalidOperationException: [^\n]+$/],
-    ["a DELETE", { method: "DELETE" }, 405, "System.InvalidOperationException: The method DELETE is not allowed here."],
+    [
+      "a POST as text/plain",
+      { method: "POST", headers: { "content-type": "text/plain" }, body: "x" },
+      415,
+      "",
+    ],
+    [
+      "a SOAP 1.1 envelope as application/soap+xml",
+      {
+        method: "POST",
+        headers: { "content-type": "application/soap+xml" },
+        body: soapRequest("soap11", "GetNewsletterFilters", { strUsername: "u" }).body,
+      },
+      415,
+      "",
+    ],
+    [
+      "malformed XML",
+      { method: "POST", headers: { "content-type": "text/xml" }, body: "<a>" },
+      400,
+      /^System\.InvalidOperationException: [^\n]+$/,
+    ],
+    [
+      "a DELETE",
+      { method: "DELETE" },
+      405,
+      "System.InvalidOperationException: The method DELETE is not allowed here.",
+    ],
   ] as const)("%s", async (_, init, status, body) => {
     const response = await handler(new Request(endpoint, init));
     expect(response.status).toBe(status);

@@ -19,7 +19,9 @@ afterEach(async () => {
 });
 
 async function serve(options: ServerOptions): Promise<Listening> {
-  const l = await listenOnLoopback(createHandler(sampleImplementation([]), { log: () => undefined, ...options }));
+  const l = await listenOnLoopback(
+    createHandler(sampleImplementation([]), { log: () => undefined, ...options }),
+  );
   open.push(l);
   return l;
 }
@@ -60,7 +62,9 @@ const WITHIN_MS = 8_000;
 function within<T>(promise: Promise<T>, what: string): Promise<T> {
   return Promise.race([
     promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} not within ${WITHIN_MS} ms`)), WITHIN_MS).unref()),
+    new Promise<T>((_, reject) =>
+      setTimeout(() => reject(new Error(`${what} not within ${WITHIN_MS} ms`)), WITHIN_MS).unref(),
+    ),
   ]);
 }
 
@@ -85,8 +89,13 @@ describe("node adapter: slow and idle bodies", () => {
   it("holds only the bytes that arrived: an announced 900 KB with 1 byte sent leaves room for a 600 KB call", async () => {
     const l = await serve({ maxBufferedBytes: 1_000_000 });
     await slowPeer(l, 900_000, "<");
-    const { headers, body } = soapRequest("soap11", "InsertSubscriberSid", { ...SID_PARAMS, strName: "n".repeat(600_000) });
-    expect((await rawRequest(`${l.origin}/ExternalAPIService.asmx`, { method: "POST", headers, body })).status).toBe(200);
+    const { headers, body } = soapRequest("soap11", "InsertSubscriberSid", {
+      ...SID_PARAMS,
+      strName: "n".repeat(600_000),
+    });
+    expect(
+      (await rawRequest(`${l.origin}/ExternalAPIService.asmx`, { method: "POST", headers, body })).status,
+    ).toBe(200);
   });
 
   it("more idle peers than maxConcurrentCalls do not take the call slots", async () => {
@@ -102,7 +111,11 @@ describe("node adapter: slow and idle bodies", () => {
       const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const answer = await rawRequest(`${origin}/ExternalAPIService.asmx/InsertSubscriberSid`, {
         method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", expect: "100-continue", "content-length": 5000 },
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          expect: "100-continue",
+          "content-length": 5000,
+        },
         body: "x".repeat(5000),
         waitForContinue: true,
       });
@@ -162,10 +175,18 @@ describe("node adapter: slow and idle bodies", () => {
   it("refuses bodyTimeoutMs and minBodyBytesPerSecond that are not numbers of the right range, naming them", () => {
     expect(() => createHandler(sampleImplementation([]), { bodyTimeoutMs: 0 })).toThrow(/bodyTimeoutMs/);
     // A timer past 2^31 - 1 ms fires after 1 ms: Infinity would cut every body (or time out every handler) at once.
-    expect(() => createHandler(sampleImplementation([]), { bodyTimeoutMs: Number.POSITIVE_INFINITY })).toThrow(/bodyTimeoutMs/);
-    expect(() => createHandler(sampleImplementation([]), { handlerTimeoutMs: 2 ** 31 })).toThrow(/handlerTimeoutMs/);
-    expect(() => createHandler(sampleImplementation([]), { minBodyBytesPerSecond: -1 })).toThrow(/minBodyBytesPerSecond/);
-    expect(() => createHandler(sampleImplementation([]), { minBodyBytesPerSecond: Number.NaN })).toThrow(/minBodyBytesPerSecond/);
+    expect(() =>
+      createHandler(sampleImplementation([]), { bodyTimeoutMs: Number.POSITIVE_INFINITY }),
+    ).toThrow(/bodyTimeoutMs/);
+    expect(() => createHandler(sampleImplementation([]), { handlerTimeoutMs: 2 ** 31 })).toThrow(
+      /handlerTimeoutMs/,
+    );
+    expect(() => createHandler(sampleImplementation([]), { minBodyBytesPerSecond: -1 })).toThrow(
+      /minBodyBytesPerSecond/,
+    );
+    expect(() => createHandler(sampleImplementation([]), { minBodyBytesPerSecond: Number.NaN })).toThrow(
+      /minBodyBytesPerSecond/,
+    );
     expect(() => createHandler(sampleImplementation([]), { minBodyBytesPerSecond: 0 })).not.toThrow();
   });
 });
@@ -189,11 +210,17 @@ describe("fetch adapter: slow and idle bodies", () => {
 
   function call(handler: ReturnType<typeof createHandler>): Promise<Response> {
     const { headers, body } = soapRequest("soap11", "InsertSubscriberSid", SID_PARAMS);
-    return handler.fetch(new Request("http://127.0.0.1/ExternalAPIService.asmx", { method: "POST", headers, body }));
+    return handler.fetch(
+      new Request("http://127.0.0.1/ExternalAPIService.asmx", { method: "POST", headers, body }),
+    );
   }
 
   it("a stalled body takes no call slot and is answered 408 after bodyTimeoutMs", async () => {
-    const handler = createHandler(sampleImplementation([]), { maxConcurrentCalls: 1, bodyTimeoutMs: 200, log: () => undefined });
+    const handler = createHandler(sampleImplementation([]), {
+      maxConcurrentCalls: 1,
+      bodyTimeoutMs: 200,
+      log: () => undefined,
+    });
     const pending = handler.fetch(stalled("<", 1000));
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect((await call(handler)).status).toBe(200);
@@ -203,7 +230,11 @@ describe("fetch adapter: slow and idle bodies", () => {
   });
 
   it("a stalled body announcing more than the byte budget holds only what arrived", async () => {
-    const handler = createHandler(sampleImplementation([]), { maxBufferedBytes: 10_000, bodyTimeoutMs: 300, log: () => undefined });
+    const handler = createHandler(sampleImplementation([]), {
+      maxBufferedBytes: 10_000,
+      bodyTimeoutMs: 300,
+      log: () => undefined,
+    });
     const pending = handler.fetch(stalled("<", 9_000));
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect((await call(handler)).status).toBe(200);

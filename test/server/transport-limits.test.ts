@@ -9,10 +9,20 @@ import { sampleImplementation } from "../fixtures/fixture-server.js";
 
 const servers: ReturnType<typeof createServer>[] = [];
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise<void>((resolve) => { s.closeAllConnections(); s.close(() => resolve()); })));
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          s.closeAllConnections();
+          s.close(() => resolve());
+        }),
+    ),
+  );
 });
 
-async function listen(options: Parameters<typeof createServer>[1]): Promise<{ port: number; server: ReturnType<typeof createServer> }> {
+async function listen(
+  options: Parameters<typeof createServer>[1],
+): Promise<{ port: number; server: ReturnType<typeof createServer> }> {
   const server = createServer(sampleImplementation([]), options);
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -62,7 +72,9 @@ describe("createServer transport limits", () => {
 
   it("serves normally within the limits", async () => {
     const { port } = await listen({ headersTimeoutMs: 1_000, requestTimeoutMs: 2_000 });
-    const res = await fetch(`http://127.0.0.1:${port}/ExternalAPIService.asmx/GetTriggerIdForAccount?strUsername=u&strPassword=p`);
+    const res = await fetch(
+      `http://127.0.0.1:${port}/ExternalAPIService.asmx/GetTriggerIdForAccount?strUsername=u&strPassword=p`,
+    );
     expect(res.status).toBe(200);
     expect(await res.text()).toContain("<ArrayOfTriggerResult");
   });

@@ -78,7 +78,13 @@ const Person: RecordModel = {
   ],
 };
 /** A flat record: written by the record layouts (the ExternalAPIService path). */
-const Point: RecordModel = { name: "Point", fields: [{ name: "X", type: scalar("int") }, { name: "Y", type: scalar("double") }] };
+const Point: RecordModel = {
+  name: "Point",
+  fields: [
+    { name: "X", type: scalar("int") },
+    { name: "Y", type: scalar("double") },
+  ],
+};
 
 function param(name: string, type: TypeModel, extra: Partial<ParamModel> = {}): ParamModel {
   return { name, type, required: false, credential: false, rules: [], ...extra };
@@ -105,24 +111,44 @@ const SCALARS: { type: SoapType; value: unknown; text: string }[] = [
   { type: "long", value: 9007199254740993n, text: "9007199254740993" },
   { type: "unsignedLong", value: 18446744073709551615n, text: "18446744073709551615" },
   { type: "base64Binary", value: new Uint8Array([0, 1, 255]), text: "AAH/" },
-  { type: "guid", value: "d3b07384-d9a0-4c9e-8b1a-2f0c6e1d7f11", text: "d3b07384-d9a0-4c9e-8b1a-2f0c6e1d7f11" },
+  {
+    type: "guid",
+    value: "d3b07384-d9a0-4c9e-8b1a-2f0c6e1d7f11",
+    text: "d3b07384-d9a0-4c9e-8b1a-2f0c6e1d7f11",
+  },
   { type: "char", value: "A", text: "65" },
 ];
 
-const echoOps = SCALARS.map(({ type }) => op(`Echo_${type}`, [param("v", scalar(type))], { kind: "scalar", type }));
+const echoOps = SCALARS.map(({ type }) =>
+  op(`Echo_${type}`, [param("v", scalar(type))], { kind: "scalar", type }),
+);
 
 const operations: OperationModel[] = [
   ...echoOps,
   op("EchoColor", [param("c", colorType)], { kind: "enum", enum: Color }),
-  op("Nullable", [param("n", scalar("int"), { nullable: true }), param("d", scalar("dateTime"), { nullable: true })], {
-    kind: "scalar",
-    type: "string",
-  }),
+  op(
+    "Nullable",
+    [param("n", scalar("int"), { nullable: true }), param("d", scalar("dateTime"), { nullable: true })],
+    {
+      kind: "scalar",
+      type: "string",
+    },
+  ),
   op("EchoInts", [param("ids", arrayOf(scalar("int"), "int"))], arrayOf(scalar("int"), "int")),
-  op("EchoStrings", [param("names", arrayOf(scalar("string"), "string"))], arrayOf(scalar("string"), "string")),
+  op(
+    "EchoStrings",
+    [param("names", arrayOf(scalar("string"), "string"))],
+    arrayOf(scalar("string"), "string"),
+  ),
   op("EchoColors", [param("cs", arrayOf(colorType, "Color"))], arrayOf(colorType, "Color")),
-  op("EchoPerson", [param("p", { kind: "record", record: Person }), param("tag", scalar("string"))], { kind: "record", record: Person }),
-  op("EchoPeople", [param("ps", arrayOf({ kind: "record", record: Person }, "Person"))], { kind: "list", record: Person }),
+  op("EchoPerson", [param("p", { kind: "record", record: Person }), param("tag", scalar("string"))], {
+    kind: "record",
+    record: Person,
+  }),
+  op("EchoPeople", [param("ps", arrayOf({ kind: "record", record: Person }, "Person"))], {
+    kind: "list",
+    record: Person,
+  }),
   op("GetAddress", [param("street", scalar("string"))], { kind: "record", record: Address }),
   op("GetPoints", [param("n", scalar("int"))], { kind: "list", record: Point }),
   op("Addresses", [], { kind: "list", record: Address }),
@@ -155,14 +181,21 @@ const implementation: Record<string, (params: Record<string, unknown>) => unknow
 for (const { type } of SCALARS) implementation[`Echo_${type}`] = ({ v }) => v;
 Object.assign(implementation, {
   EchoColor: ({ c }: Record<string, unknown>) => c,
-  Nullable: ({ n, d }: Record<string, unknown>) => `${n === null ? "null" : String(n)}|${d === null ? "null" : String(d)}`,
+  Nullable: ({ n, d }: Record<string, unknown>) =>
+    `${n === null ? "null" : String(n)}|${d === null ? "null" : String(d)}`,
   EchoInts: ({ ids }: Record<string, unknown>) => ids,
   EchoStrings: ({ names }: Record<string, unknown>) => names,
   EchoColors: ({ cs }: Record<string, unknown>) => cs,
   EchoPerson: ({ p }: Record<string, unknown>) => p ?? null,
   EchoPeople: ({ ps }: Record<string, unknown>) => ps,
-  GetAddress: ({ street }: Record<string, unknown>) => ({ Street: street, Zip: null, Tags: ["a", null, ""], Color: "Green" }),
-  GetPoints: ({ n }: Record<string, unknown>) => Array.from({ length: n as number }, (_, i) => ({ X: i, Y: i + 0.5 })),
+  GetAddress: ({ street }: Record<string, unknown>) => ({
+    Street: street,
+    Zip: null,
+    Tags: ["a", null, ""],
+    Color: "Green",
+  }),
+  GetPoints: ({ n }: Record<string, unknown>) =>
+    Array.from({ length: n as number }, (_, i) => ({ X: i, Y: i + 0.5 })),
   Addresses: () => [{ Street: "s", Zip: 1, Tags: [], Color: "Red" }, null],
   Hello: () => "Hello World",
   NullString: () => null,
@@ -189,13 +222,24 @@ const clients = {} as Record<BindingName, ClientCore>;
 const byName = new Map(operations.map((o) => [o.name, o]));
 
 beforeAll(async () => {
-  const documents = { wsdlFor: () => "<wsdl/>", helpIndexHtml: () => "<html/>", helpOperationHtml: () => undefined };
-  const core = createServiceCore(service, implementation, documents, serverBindings, readXml, { log: (entry) => logs.push(entry) });
+  const documents = {
+    wsdlFor: () => "<wsdl/>",
+    helpIndexHtml: () => "<html/>",
+    helpOperationHtml: () => undefined,
+  };
+  const core = createServiceCore(service, implementation, documents, serverBindings, readXml, {
+    log: (entry) => logs.push(entry),
+  });
   server = http.createServer(createNodeHandler(core));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   endpoint = `http://127.0.0.1:${port}/TypesService.asmx`;
-  for (const b of BINDINGS) clients[b] = createClientCore(service, { baseUrl: `http://127.0.0.1:${port}`, platform: standard }, clientBinding(b));
+  for (const b of BINDINGS)
+    clients[b] = createClientCore(
+      service,
+      { baseUrl: `http://127.0.0.1:${port}`, platform: standard },
+      clientBinding(b),
+    );
 });
 
 afterAll(
@@ -230,9 +274,12 @@ async function get(path: string): Promise<{ status: number; type: string | null;
 describe("round trips on all four bindings", () => {
   describe.each(BINDINGS)("%s", (binding) => {
     // A guid parameter is SOAP only, as in ASMX (its ScalarFormatter cannot read a Guid): see the refusal below.
-    it.each(SCALARS.filter(({ type }) => !(binding.startsWith("http") && type === "guid")))("a $type parameter and result", async ({ type, value }) => {
-      expect(await call(binding, `Echo_${type}`, { v: value })).toStrictEqual(value);
-    });
+    it.each(SCALARS.filter(({ type }) => !(binding.startsWith("http") && type === "guid")))(
+      "a $type parameter and result",
+      async ({ type, value }) => {
+        expect(await call(binding, `Echo_${type}`, { v: value })).toStrictEqual(value);
+      },
+    );
 
     it("an enum", async () => {
       expect(await call(binding, "EchoColor", { c: "Blue" })).toBe("Blue");
@@ -246,14 +293,20 @@ describe("round trips on all four bindings", () => {
         return;
       }
       expect(await call(binding, "Nullable", { n: null, d: null })).toBe("null|null");
-      expect(await call(binding, "Nullable", { n: 0, d: "2024-01-02T03:04:05" })).toBe("0|2024-01-02T03:04:05");
+      expect(await call(binding, "Nullable", { n: 0, d: "2024-01-02T03:04:05" })).toBe(
+        "0|2024-01-02T03:04:05",
+      );
     });
 
     it("arrays of ints, strings and enums; empty arrays", async () => {
       expect(await call(binding, "EchoInts", { ids: [1, -2, 3] })).toStrictEqual([1, -2, 3]);
       expect(await call(binding, "EchoInts", { ids: [] })).toStrictEqual([]);
       expect(await call(binding, "EchoStrings", { names: ["a", "", "<b>"] })).toStrictEqual(["a", "", "<b>"]);
-      expect(await call(binding, "EchoColors", { cs: ["Red", "Red", "Green"] })).toStrictEqual(["Red", "Red", "Green"]);
+      expect(await call(binding, "EchoColors", { cs: ["Red", "Red", "Green"] })).toStrictEqual([
+        "Red",
+        "Red",
+        "Green",
+      ]);
     });
 
     it("a record result with a nested array holding a nil item and a nil nullable field", async () => {
@@ -313,7 +366,10 @@ describe("round trips on all four bindings", () => {
 
     it("an array of records as parameter and a list of them as result", async () => {
       // An absent nullable field is sent nil, and so comes back null.
-      expect(await call(binding, "EchoPeople", { ps: [person, { Scores: [7] }] })).toStrictEqual([person, { Scores: [7], Age: null }]);
+      expect(await call(binding, "EchoPeople", { ps: [person, { Scores: [7] }] })).toStrictEqual([
+        person,
+        { Scores: [7], Age: null },
+      ]);
     });
   });
 });
@@ -322,7 +378,9 @@ describe("the wire text, as .NET writes it", () => {
   it("SOAP: an int array result is one <int> per item inside <OpResult>", async () => {
     const answer = await soap11("EchoInts", "<ids><int>1</int><int>2</int></ids>");
     expect(answer.body).toBe(
-      envelope(`<EchoIntsResponse xmlns="${NS}"><EchoIntsResult><int>1</int><int>2</int></EchoIntsResult></EchoIntsResponse>`),
+      envelope(
+        `<EchoIntsResponse xmlns="${NS}"><EchoIntsResult><int>1</int><int>2</int></EchoIntsResult></EchoIntsResponse>`,
+      ),
     );
   });
 
@@ -337,7 +395,9 @@ describe("the wire text, as .NET writes it", () => {
   });
 
   it("SOAP: void is an empty response element; a null string result leaves <OpResult> out", async () => {
-    expect((await soap11("Reset", "<all>false</all>")).body).toBe(envelope(`<ResetResponse xmlns="${NS}" />`));
+    expect((await soap11("Reset", "<all>false</all>")).body).toBe(
+      envelope(`<ResetResponse xmlns="${NS}" />`),
+    );
     expect((await soap11("NullString", "")).body).toBe(envelope(`<NullStringResponse xmlns="${NS}" />`));
   });
 
@@ -359,7 +419,9 @@ describe("the wire text, as .NET writes it", () => {
   });
 
   it("HTTP GET: scalar roots are named by the type, in the service namespace", async () => {
-    expect((await get("Hello")).body).toBe(`<?xml version="1.0" encoding="utf-8"?>\n<string xmlns="${NS}">Hello World</string>`);
+    expect((await get("Hello")).body).toBe(
+      `<?xml version="1.0" encoding="utf-8"?>\n<string xmlns="${NS}">Hello World</string>`,
+    );
     // A guid parameter keeps the operation off HTTP, as in ASMX.
     expect(await get("Echo_guid?v=D3B07384-D9A0-4C9E-8B1A-2F0C6E1D7F11")).toMatchObject({
       status: 500,
@@ -368,8 +430,12 @@ describe("the wire text, as .NET writes it", () => {
     await expect(call("httpGet", "Echo_guid", { v: "d3b07384-d9a0-4c9e-8b1a-2f0c6e1d7f11" })).rejects.toThrow(
       "Echo_guid takes a guid parameter (v), which httpGet cannot carry (as in ASMX): call it over SOAP.",
     );
-    expect((await get("Echo_boolean?v=True")).body).toBe(`<?xml version="1.0" encoding="utf-8"?>\n<boolean xmlns="${NS}">true</boolean>`);
-    expect((await get("EchoColor?c=Red")).body).toBe(`<?xml version="1.0" encoding="utf-8"?>\n<Color xmlns="${NS}">Red</Color>`);
+    expect((await get("Echo_boolean?v=True")).body).toBe(
+      `<?xml version="1.0" encoding="utf-8"?>\n<boolean xmlns="${NS}">true</boolean>`,
+    );
+    expect((await get("EchoColor?c=Red")).body).toBe(
+      `<?xml version="1.0" encoding="utf-8"?>\n<Color xmlns="${NS}">Red</Color>`,
+    );
   });
 
   it("a list of records with nested fields, a null record nil: HTTP indented, SOAP compact", async () => {
@@ -384,11 +450,16 @@ describe("the wire text, as .NET writes it", () => {
           `<Address xsi:nil="true" /></AddressesResult></AddressesResponse>`,
       ),
     );
-    expect(await call("httpPost", "Addresses")).toStrictEqual([{ Street: "s", Zip: 1, Tags: [], Color: "Red" }, null]);
+    expect(await call("httpPost", "Addresses")).toStrictEqual([
+      { Street: "s", Zip: 1, Tags: [], Color: "Red" },
+      null,
+    ]);
   });
 
   it("HTTP GET: a char parameter is the character itself (Convert.ToChar), the result its code as in XML", async () => {
-    expect((await get("Echo_char?v=A")).body).toBe(`<?xml version="1.0" encoding="utf-8"?>\n<char xmlns="${NS}">65</char>`);
+    expect((await get("Echo_char?v=A")).body).toBe(
+      `<?xml version="1.0" encoding="utf-8"?>\n<char xmlns="${NS}">65</char>`,
+    );
     const refused = await get("Echo_char?v=65");
     expect([refused.status, refused.body]).toEqual([
       500,
@@ -435,7 +506,10 @@ describe("the wire text, as .NET writes it", () => {
 });
 
 describe("refusals", () => {
-  async function fault(name: string, children: string): Promise<{ code: string | undefined; reason: string; parameter: string | undefined }> {
+  async function fault(
+    name: string,
+    children: string,
+  ): Promise<{ code: string | undefined; reason: string; parameter: string | undefined }> {
     const answer = await soap11(name, children);
     expect(answer.status).toBe(500);
     const body = readXml(answer.body).children[0]!.children[0]!;
@@ -470,11 +544,17 @@ describe("refusals", () => {
     expect((await fault("EchoInts", '<ids><int xsi:nil="true" /></ids>')).reason).toBe(
       "parameter ids[0] is nil, but int items cannot be null.",
     );
-    expect((await get("EchoInts?ids=1&ids=")).body).toContain("Cannot convert '' to System.Int32 for parameter ids[1]");
+    expect((await get("EchoInts?ids=1&ids=")).body).toContain(
+      "Cannot convert '' to System.Int32 for parameter ids[1]",
+    );
   });
 
   it("nil on a value type that is not nullable; a record missing a value field", async () => {
-    expect(await fault("Echo_int", '<v xsi:nil="true" />')).toEqual({ code: "MissingParameter", reason: "Missing parameter: v.", parameter: "v" });
+    expect(await fault("Echo_int", '<v xsi:nil="true" />')).toEqual({
+      code: "MissingParameter",
+      reason: "Missing parameter: v.",
+      parameter: "v",
+    });
     expect(await fault("EchoPerson", "<p><Home><Street>s</Street></Home></p>")).toEqual({
       code: "MissingParameter",
       reason: "parameter p.Home.Color is missing.",
@@ -484,7 +564,10 @@ describe("refusals", () => {
 
   it("a record parameter over HTTP GET/POST: not an operation there (server); a TypeError before sending (client)", async () => {
     const answer = await get("EchoPerson?p=x&tag=t");
-    expect([answer.status, answer.body]).toEqual([500, "System.InvalidOperationException: EchoPerson Web Service method name is not valid."]);
+    expect([answer.status, answer.body]).toEqual([
+      500,
+      "System.InvalidOperationException: EchoPerson Web Service method name is not valid.",
+    ]);
     await expect(call("httpPost", "EchoPerson", { p: { Name: "x" } })).rejects.toThrow(
       "EchoPerson takes a record parameter (p), which httpPost cannot carry (as in ASMX): call it over SOAP.",
     );
@@ -494,7 +577,9 @@ describe("refusals", () => {
     await expect(call("soap11", "EchoColor", { c: "Purple" })).rejects.toThrow(
       "EchoColor: parameter c is not a valid value for Color (Red, Green, Blue).",
     );
-    await expect(call("soap11", "EchoInts", { ids: [1, "2"] })).rejects.toThrow("EchoInts: parameter ids[1] is not a whole number.");
+    await expect(call("soap11", "EchoInts", { ids: [1, "2"] })).rejects.toThrow(
+      "EchoInts: parameter ids[1] is not a whole number.",
+    );
     await expect(call("soap11", "EchoPerson", { p: { Home: { Street: "s" } } })).rejects.toThrow(
       "EchoPerson: parameter p.Home.Color is missing.",
     );
@@ -529,7 +614,9 @@ describe("HTTP POST array bounds", () => {
     });
     expect(response.status).toBe(400);
     expect(response.headers.get("x-error-code")).toBe("TooManyElements");
-    expect(await response.text()).toBe("System.InvalidOperationException: The form holds more than 10000 array items (at ids).");
+    expect(await response.text()).toBe(
+      "System.InvalidOperationException: The form holds more than 10000 array items (at ids).",
+    );
     const ok = await fetch(`${endpoint}/EchoInts`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -543,18 +630,55 @@ describe("the client reading answers it should not trust", () => {
   /** A client whose fetch answers every call with `body` (SOAP 1.1 envelope around it, or HTTP text). */
   function answering(binding: BindingName, body: string, status = 200): ClientCore {
     const fetchAnswer = async () =>
-      new Response(binding.startsWith("soap") ? envelope(body) : body, { status, headers: { "content-type": "text/xml; charset=utf-8" } });
-    return createClientCore(service, { baseUrl: "http://127.0.0.1:9", platform: standard, fetch: fetchAnswer as typeof fetch }, clientBinding(binding));
+      new Response(binding.startsWith("soap") ? envelope(body) : body, {
+        status,
+        headers: { "content-type": "text/xml; charset=utf-8" },
+      });
+    return createClientCore(
+      service,
+      { baseUrl: "http://127.0.0.1:9", platform: standard, fetch: fetchAnswer as typeof fetch },
+      clientBinding(binding),
+    );
   }
 
   it.each([
-    ["an enum outside the values", "EchoColor", `<EchoColorResponse xmlns="${NS}"><EchoColorResult>Purple</EchoColorResult></EchoColorResponse>`, "is not a valid value for Color"],
-    ["an int item that does not convert", "EchoInts", `<EchoIntsResponse xmlns="${NS}"><EchoIntsResult><int>1</int><int>1.5</int></EchoIntsResult></EchoIntsResponse>`, "EchoIntsResult[1]"],
-    ["a nil int item", "EchoInts", `<EchoIntsResponse xmlns="${NS}"><EchoIntsResult><int xsi:nil="true" /></EchoIntsResult></EchoIntsResponse>`, "EchoIntsResult[0] is nil"],
-    ["a record without its enum field", "GetAddress", `<GetAddressResponse xmlns="${NS}"><GetAddressResult><Street>s</Street></GetAddressResult></GetAddressResponse>`, "GetAddressResult.Color is missing."],
-    ["an absent int result", "Echo_int", `<Echo_intResponse xmlns="${NS}" />`, "the answer holds no Echo_intResult"],
+    [
+      "an enum outside the values",
+      "EchoColor",
+      `<EchoColorResponse xmlns="${NS}"><EchoColorResult>Purple</EchoColorResult></EchoColorResponse>`,
+      "is not a valid value for Color",
+    ],
+    [
+      "an int item that does not convert",
+      "EchoInts",
+      `<EchoIntsResponse xmlns="${NS}"><EchoIntsResult><int>1</int><int>1.5</int></EchoIntsResult></EchoIntsResponse>`,
+      "EchoIntsResult[1]",
+    ],
+    [
+      "a nil int item",
+      "EchoInts",
+      `<EchoIntsResponse xmlns="${NS}"><EchoIntsResult><int xsi:nil="true" /></EchoIntsResult></EchoIntsResponse>`,
+      "EchoIntsResult[0] is nil",
+    ],
+    [
+      "a record without its enum field",
+      "GetAddress",
+      `<GetAddressResponse xmlns="${NS}"><GetAddressResult><Street>s</Street></GetAddressResult></GetAddressResponse>`,
+      "GetAddressResult.Color is missing.",
+    ],
+    [
+      "an absent int result",
+      "Echo_int",
+      `<Echo_intResponse xmlns="${NS}" />`,
+      "the answer holds no Echo_intResult",
+    ],
   ])("SOAP: %s is a ResponseFormatError naming the value", async (_what, name, body, message) => {
-    const error = await answering("soap11", body).call(byName.get(name)!, name === "EchoColor" ? { c: "Red" } : name === "EchoInts" ? { ids: [] } : { v: 1, street: "s" }).catch((e: unknown) => e);
+    const error = await answering("soap11", body)
+      .call(
+        byName.get(name)!,
+        name === "EchoColor" ? { c: "Red" } : name === "EchoInts" ? { ids: [] } : { v: 1, street: "s" },
+      )
+      .catch((e: unknown) => e);
     expect((error as Error).name).toBe("ResponseFormatError");
     expect((error as Error).message).toContain(message);
   });

@@ -9,7 +9,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../service/app.js";
 import { Authenticator, MAX_PASSWORD, MAX_USERNAME, hashPassword } from "../../service/app/auth.js";
 import { CheckGate, GateFull } from "../../service/app/auth-gate.js";
-import { DECAY_MS, FIRST_DELAY_MS, FREE_FAILURES, MAX_COUNT, TRUST_MS, delayAfter, sourceOf, waitMs } from "../../service/app/auth-throttle.js";
+import {
+  DECAY_MS,
+  FIRST_DELAY_MS,
+  FREE_FAILURES,
+  MAX_COUNT,
+  TRUST_MS,
+  delayAfter,
+  sourceOf,
+  waitMs,
+} from "../../service/app/auth-throttle.js";
 import { createClient } from "../../generated/client.js";
 import { ServiceError } from "../../generated/server.js";
 import { type Store, openStore } from "../../service/db/database.js";
@@ -20,7 +29,11 @@ import { type TestService, fault, fetchFrom, startService } from "./support/serv
 const hashes = new Map<string, Promise<string>>();
 async function addAccount(store: Store, username: string, password: string): Promise<number> {
   if (!hashes.has(password)) hashes.set(password, hashPassword(password));
-  const row = await store.db.insertInto("accounts").values({ username, password_hash: await hashes.get(password)!, created_at: 0 }).returning("id").executeTakeFirstOrThrow();
+  const row = await store.db
+    .insertInto("accounts")
+    .values({ username, password_hash: await hashes.get(password)!, created_at: 0 })
+    .returning("id")
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
@@ -37,16 +50,26 @@ async function outcome(promise: Promise<unknown>): Promise<string> {
 
 describe("sign-in throttle rules", () => {
   it("delays start after each kind's free failures, double, and stop growing at 1024 s", () => {
-    expect([1, 10, 11, 12, 13, 20, 21, 22, 40].map((n) => delayAfter(n, "name"))).toEqual([0, 0, 1000, 2000, 4000, 512_000, 1_024_000, 1_024_000, 1_024_000]);
+    expect([1, 10, 11, 12, 13, 20, 21, 22, 40].map((n) => delayAfter(n, "name"))).toEqual([
+      0, 0, 1000, 2000, 4000, 512_000, 1_024_000, 1_024_000, 1_024_000,
+    ]);
     expect(delayAfter(FREE_FAILURES.source, "source")).toBe(0);
     expect(delayAfter(FREE_FAILURES.source + 1, "source")).toBe(FIRST_DELAY_MS);
     expect(delayAfter(FREE_FAILURES.pair + 1, "pair")).toBe(FIRST_DELAY_MS);
     // Counts are capped far past the longest delay of every kind.
-    for (const kind of ["pair", "name", "source"] as const) expect(delayAfter(MAX_COUNT, kind)).toBe(1_024_000);
+    for (const kind of ["pair", "name", "source"] as const)
+      expect(delayAfter(MAX_COUNT, kind)).toBe(1_024_000);
   });
 
   it("a trusted pair waits only for its own delay; an untrusted one for the name's and the source's too", () => {
-    const row = (blocked: number, trusted = 0) => ({ key: "k", failures: 0, last_failure_at: 0, blocked_until: blocked, trusted_until: trusted, expires_at: 0 });
+    const row = (blocked: number, trusted = 0) => ({
+      key: "k",
+      failures: 0,
+      last_failure_at: 0,
+      blocked_until: blocked,
+      trusted_until: trusted,
+      expires_at: 0,
+    });
     expect(waitMs({ pair: undefined, name: row(5000), source: row(3000) }, 1000)).toBe(4000);
     expect(waitMs({ pair: row(0, 2000), name: row(5000), source: row(9000) }, 1000)).toBe(0);
     expect(waitMs({ pair: row(4000, 2000), name: row(5000), source: undefined }, 1000)).toBe(3000);
@@ -93,7 +116,8 @@ describe("password check gate", () => {
     // The trusted lane first, then the lanes in turn; "a" never ran two at once, so its queue came last.
     expect(order).toEqual(["a", "b", "t", "c", "a", "b", "a", "a"]);
     expect(peak).toBe(2);
-    for (let i = 0; i < 10 && gate.load.running > 0; i++) await new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 10 && gate.load.running > 0; i++)
+      await new Promise((resolve) => setImmediate(resolve));
     expect(gate.load).toEqual({ running: 0, waiting: 0, lanes: 0 });
   });
 
@@ -156,7 +180,9 @@ describeEngines("sign-in with a clock of the test's own", (engine) => {
     expect(auth.stats).toMatchObject({ checks: 0, tooLong: 10 });
     expect(await store.db.selectFrom("auth_throttle").selectAll().execute()).toEqual([]);
     // At the limits themselves: an ordinary failed sign-in.
-    expect(await outcome(auth.verify("\u{1F600}".repeat(MAX_USERNAME), "p".repeat(MAX_PASSWORD), "127.0.0.1"))).toMatch(/^InvalidCredentials/);
+    expect(
+      await outcome(auth.verify("\u{1F600}".repeat(MAX_USERNAME), "p".repeat(MAX_PASSWORD), "127.0.0.1")),
+    ).toMatch(/^InvalidCredentials/);
   });
 
   it("delays a name after 10 failures by 1 s, doubling to 1024 s, without a check during a delay", async () => {
@@ -169,7 +195,9 @@ describeEngines("sign-in with a clock of the test's own", (engine) => {
       // The failure that set this delay; now every attempt from an untrusted source is refused unchecked.
       const before = auth.stats.checks;
       expect(await outcome(auth.verify("dave", "wrong-again", "127.0.2.99"))).toMatch(/^InvalidCredentials/);
-      expect(await outcome(auth.verify("dave", "dave-password-1", "127.0.3.1"))).toBe(`TooManyAttempts: Too many failed sign-ins; try again in ${delay === 1 ? "1 second" : `${delay} seconds`}.`);
+      expect(await outcome(auth.verify("dave", "dave-password-1", "127.0.3.1"))).toBe(
+        `TooManyAttempts: Too many failed sign-ins; try again in ${delay === 1 ? "1 second" : `${delay} seconds`}.`,
+      );
       expect(await outcome(auth.verify("DAVE", "x", "127.0.3.2"))).toMatch(/^TooManyAttempts/);
       expect(auth.stats.checks).toBe(before + 1);
       clock += delay * 1000;
@@ -187,12 +215,17 @@ describeEngines("sign-in with a clock of the test's own", (engine) => {
     const auth = new Authenticator(store, { now });
     for (let i = 0; i < 10; i++) await outcome(auth.verify("erin", `wrong-${i}`, `127.0.4.${i}`));
     expect(await outcome(auth.verify("erin", "wrong", "127.0.4.50"))).toMatch(/^InvalidCredentials/);
-    expect(await outcome(auth.verify("erin", "wrong", "127.0.4.51"))).toMatch(/^TooManyAttempts: .* 1 second\./);
+    expect(await outcome(auth.verify("erin", "wrong", "127.0.4.51"))).toMatch(
+      /^TooManyAttempts: .* 1 second\./,
+    );
     // 3 hours later the count is 11 - 3 = 8: two more failures are free, the third delays again.
     clock += 3 * DECAY_MS;
-    for (let i = 0; i < 2; i++) expect(await outcome(auth.verify("erin", "wrong", `127.0.4.${60 + i}`))).toMatch(/^InvalidCredentials/);
+    for (let i = 0; i < 2; i++)
+      expect(await outcome(auth.verify("erin", "wrong", `127.0.4.${60 + i}`))).toMatch(/^InvalidCredentials/);
     expect(await outcome(auth.verify("erin", "wrong", "127.0.4.70"))).toMatch(/^InvalidCredentials/);
-    expect(await outcome(auth.verify("erin", "wrong", "127.0.4.71"))).toMatch(/^TooManyAttempts: .* 1 second\./);
+    expect(await outcome(auth.verify("erin", "wrong", "127.0.4.71"))).toMatch(
+      /^TooManyAttempts: .* 1 second\./,
+    );
   });
 
   it("a delayed unknown name and a delayed known name get the same answer after the same work", async () => {
@@ -215,7 +248,11 @@ describeEngines("sign-in with a clock of the test's own", (engine) => {
     // And their rows are alike: nothing in the table says which name exists.
     const row = async (name: string) => {
       const key = (await auth.throttleStore.keys(name, "-")).name;
-      return store.db.selectFrom("auth_throttle").select(["failures", "last_failure_at", "blocked_until", "trusted_until", "expires_at"]).where("key", "=", key).executeTakeFirstOrThrow();
+      return store.db
+        .selectFrom("auth_throttle")
+        .select(["failures", "last_failure_at", "blocked_until", "trusted_until", "expires_at"])
+        .where("key", "=", key)
+        .executeTakeFirstOrThrow();
     };
     expect(await row("ghost")).toEqual(await row("dave"));
     expect((await row("dave")).failures).toBe(12);
@@ -248,19 +285,26 @@ describeEngines("sign-in with a clock of the test's own", (engine) => {
   it("a trusted pair has delays of its own after 5 failures, and its right password clears them", async () => {
     const auth = new Authenticator(store, { now });
     expect(await outcome(auth.verify("erin", "erin-password-1", "127.0.9.1"))).toBe("OK");
-    for (let i = 0; i < 5; i++) expect(await outcome(auth.verify("erin", `wrong-${i}`, "127.0.9.1"))).toMatch(/^InvalidCredentials/);
+    for (let i = 0; i < 5; i++)
+      expect(await outcome(auth.verify("erin", `wrong-${i}`, "127.0.9.1"))).toMatch(/^InvalidCredentials/);
     expect(await outcome(auth.verify("erin", "wrong-5", "127.0.9.1"))).toMatch(/^InvalidCredentials/);
     auth.forget();
-    expect(await outcome(auth.verify("erin", "erin-password-1", "127.0.9.1"))).toMatch(/^TooManyAttempts: .* 1 second\./);
+    expect(await outcome(auth.verify("erin", "erin-password-1", "127.0.9.1"))).toMatch(
+      /^TooManyAttempts: .* 1 second\./,
+    );
     clock += 1000;
     expect(await outcome(auth.verify("erin", "erin-password-1", "127.0.9.1"))).toBe("OK");
-    for (let i = 0; i < 5; i++) expect(await outcome(auth.verify("erin", `wrong-${i}`, "127.0.9.1"))).toMatch(/^InvalidCredentials/);
+    for (let i = 0; i < 5; i++)
+      expect(await outcome(auth.verify("erin", `wrong-${i}`, "127.0.9.1"))).toMatch(/^InvalidCredentials/);
   });
 
   it("a source failing for many names is delayed after 20, except for the names it signed in as", async () => {
     const auth = new Authenticator(store, { now });
     expect(await outcome(auth.verify("erin", "erin-password-1", "127.0.10.1"))).toBe("OK");
-    for (let i = 0; i < 21; i++) expect(await outcome(auth.verify(`spray-${i}`, "password1", "127.0.10.1"))).toMatch(/^InvalidCredentials/);
+    for (let i = 0; i < 21; i++)
+      expect(await outcome(auth.verify(`spray-${i}`, "password1", "127.0.10.1"))).toMatch(
+        /^InvalidCredentials/,
+      );
     expect(await outcome(auth.verify("spray-99", "password1", "127.0.10.1"))).toMatch(/^TooManyAttempts/);
     expect(await outcome(auth.verify("dave", "dave-password-1", "127.0.10.1"))).toMatch(/^TooManyAttempts/);
     auth.forget();
@@ -310,13 +354,21 @@ describeEngines("sign-in with a clock of the test's own", (engine) => {
 
   it("the same pair from the same source at once is checked once; a source has one check running at a time", async () => {
     const auth = new Authenticator(store, { now, concurrency: 2, perSource: 4 });
-    const same = await Promise.all(Array.from({ length: 6 }, () => outcome(auth.verify("erin", "erin-password-1", "127.0.13.1"))));
+    const same = await Promise.all(
+      Array.from({ length: 6 }, () => outcome(auth.verify("erin", "erin-password-1", "127.0.13.1"))),
+    );
     expect(same).toEqual(Array(6).fill("OK"));
     expect(auth.stats.checks).toBe(1);
     // 12 different guesses at once from one source: 4 are checked (one lane), 8 refused at once.
-    const guesses = await Promise.all(Array.from({ length: 12 }, (_, i) => outcome(auth.verify("dave", `guess-${i}`, "127.0.13.2"))));
+    const guesses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => outcome(auth.verify("dave", `guess-${i}`, "127.0.13.2"))),
+    );
     expect(guesses.filter((g) => g.startsWith("InvalidCredentials"))).toHaveLength(4);
-    expect(guesses.filter((g) => g === "TooManyAttempts: Too many sign-ins at once from this address; try again in 1 second.")).toHaveLength(8);
+    expect(
+      guesses.filter(
+        (g) => g === "TooManyAttempts: Too many sign-ins at once from this address; try again in 1 second.",
+      ),
+    ).toHaveLength(8);
     expect(auth.stats.busy).toBe(8);
   });
 });
@@ -328,12 +380,17 @@ describeEngines("migration 0007_auth_throttle", (engine) => {
     // As a database migrated before 0007 existed, with 0010 applied.
     await first.db.schema.dropTable("auth_throttle").execute();
     await first.db.deleteFrom("secrets").where("name", "=", "auth_key").execute();
-    await (first.db as unknown as Kysely<{ kysely_migration: { name: string } }>).deleteFrom("kysely_migration").where("name", "=", "0007_auth_throttle").execute();
+    await (first.db as unknown as Kysely<{ kysely_migration: { name: string } }>)
+      .deleteFrom("kysely_migration")
+      .where("name", "=", "0007_auth_throttle")
+      .execute();
     await first.close();
     const again = await openStore(url);
     try {
       expect(await again.db.selectFrom("auth_throttle").select("key").execute()).toEqual([]);
-      expect(await again.db.selectFrom("secrets").select("name").where("name", "=", "auth_key").execute()).toHaveLength(1);
+      expect(
+        await again.db.selectFrom("secrets").select("name").where("name", "=", "auth_key").execute(),
+      ).toHaveLength(1);
     } finally {
       await again.close();
     }
@@ -345,7 +402,11 @@ describeEngines("sign-in through the service", (engine) => {
   let second: App | undefined;
   beforeAll(async () => {
     svc = await startService(engine, "auth");
-    for (const [name, password] of [["owner", "owner-password-1"], ["other", "other-password-1"], ["frank", "frank-password-1"]] as const) {
+    for (const [name, password] of [
+      ["owner", "owner-password-1"],
+      ["other", "other-password-1"],
+      ["frank", "frank-password-1"],
+    ] as const) {
       const id = await svc.createAccount(name, password);
       await svc.createList(id, `${name} list`);
     }
@@ -355,7 +416,8 @@ describeEngines("sign-in through the service", (engine) => {
     await svc?.close();
   });
 
-  const trigger = (username: string, password: string, from?: string) => svc.client(username, password, "soap11", from).GetTriggerIdForAccount({});
+  const trigger = (username: string, password: string, from?: string) =>
+    svc.client(username, password, "soap11", from).GetTriggerIdForAccount({});
 
   it("answers an over-long user name or password TooLong naming the parameter, with nothing kept", async () => {
     const before = process.memoryUsage().heapUsed;
@@ -375,7 +437,10 @@ describeEngines("sign-in through the service", (engine) => {
     const flood = Promise.all(
       Array.from({ length: 8 }, async (_, s) => {
         const codes: string[] = [];
-        for (let i = 0; i < 6; i++) codes.push((await fault(trigger("owner", `wrong-${s}-${i}`, `127.0.21.${s + 1}`))).errorCode ?? "none");
+        for (let i = 0; i < 6; i++)
+          codes.push(
+            (await fault(trigger("owner", `wrong-${s}-${i}`, `127.0.21.${s + 1}`))).errorCode ?? "none",
+          );
         return codes;
       }),
     );
@@ -383,13 +448,23 @@ describeEngines("sign-in through the service", (engine) => {
     const during: string[] = [];
     for (let i = 0; i < 4; i++) {
       if (i % 2 === 1) svc.app.auth.forget();
-      during.push(await trigger("owner", "owner-password-1", "127.0.20.1").then(() => "OK", (e: { errorCode?: string }) => e.errorCode ?? String(e)));
+      during.push(
+        await trigger("owner", "owner-password-1", "127.0.20.1").then(
+          () => "OK",
+          (e: { errorCode?: string }) => e.errorCode ?? String(e),
+        ),
+      );
     }
     const codes = (await flood).flat();
     // After the flood, the name delayed: from the cache, then (the cache gone) through the trusted pair.
     for (let i = 0; i < 2; i++) {
       if (i === 1) svc.app.auth.forget();
-      during.push(await trigger("owner", "owner-password-1", "127.0.20.1").then(() => "OK", (e: { errorCode?: string }) => e.errorCode ?? String(e)));
+      during.push(
+        await trigger("owner", "owner-password-1", "127.0.20.1").then(
+          () => "OK",
+          (e: { errorCode?: string }) => e.errorCode ?? String(e),
+        ),
+      );
     }
     expect(during).toEqual(["OK", "OK", "OK", "OK", "OK", "OK"]);
     // 48 wrong passwords: 10 free, then the name is delayed (1 s, 2 s, ...) for every source that never
@@ -397,24 +472,50 @@ describeEngines("sign-in through the service", (engine) => {
     expect(codes.filter((c) => c === "InvalidCredentials").length).toBeLessThanOrEqual(14);
     expect(codes.filter((c) => c === "TooManyAttempts").length).toBeGreaterThanOrEqual(34);
     // Another source, even with the right password, waits for the name's delay.
-    expect((await fault(trigger("owner", "owner-password-1", "127.0.20.2"))).errorCode).toBe("TooManyAttempts");
+    expect((await fault(trigger("owner", "owner-password-1", "127.0.20.2"))).errorCode).toBe(
+      "TooManyAttempts",
+    );
   });
 
   it("a burst of guesses at once from one source gets one check at a time, eight in line at most", async () => {
-    const faults = await Promise.all(Array.from({ length: 24 }, (_, i) => fault(trigger(`burst-${i}`, `guess-${i}`, "127.0.23.1"))));
+    const faults = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => fault(trigger(`burst-${i}`, `guess-${i}`, "127.0.23.1"))),
+    );
     const checked = faults.filter((f) => f.errorCode === "InvalidCredentials").length;
-    const atOnce = faults.filter((f) => f.errorCode === "TooManyAttempts" && f.message.includes("at once from this address")).length;
+    const atOnce = faults.filter(
+      (f) => f.errorCode === "TooManyAttempts" && f.message.includes("at once from this address"),
+    ).length;
     expect(checked + atOnce).toBe(24);
     expect(atOnce).toBeGreaterThanOrEqual(8);
     expect(checked).toBeLessThanOrEqual(16);
   });
 
   it("two instances on one database share the delays", async () => {
-    second = await createApp(readConfig({ PORT: "0", DATABASE_URL: svc.databaseUrl, LOG_LEVEL: "silent", PUBLIC_URL: "http://127.0.0.1:1", SQLITE_SYNC: "NORMAL" }), {});
+    second = await createApp(
+      readConfig({
+        PORT: "0",
+        DATABASE_URL: svc.databaseUrl,
+        LOG_LEVEL: "silent",
+        PUBLIC_URL: "http://127.0.0.1:1",
+        SQLITE_SYNC: "NORMAL",
+      }),
+      {},
+    );
     const { url } = await second.start();
-    const clientOf = (base: string, i: number) => createClient({ baseUrl: base, username: "frank", password: `wrong-${i}`, binding: "soap11", fetch: fetchFrom(`127.0.22.${i + 1}`) });
+    const clientOf = (base: string, i: number) =>
+      createClient({
+        baseUrl: base,
+        username: "frank",
+        password: `wrong-${i}`,
+        binding: "soap11",
+        fetch: fetchFrom(`127.0.22.${i + 1}`),
+      });
     const codes: string[] = [];
-    for (let i = 0; i < 12; i++) codes.push((await fault(clientOf(i % 2 === 0 ? svc.url : url!, i).GetTriggerIdForAccount({}))).errorCode ?? "none");
+    for (let i = 0; i < 12; i++)
+      codes.push(
+        (await fault(clientOf(i % 2 === 0 ? svc.url : url!, i).GetTriggerIdForAccount({}))).errorCode ??
+          "none",
+      );
     expect(codes.slice(0, 10)).toEqual(Array(10).fill("InvalidCredentials"));
     // The 11th failure (on either instance) set a delay both see.
     expect(codes[10]).toBe("InvalidCredentials");

@@ -40,7 +40,11 @@ describe("service configuration", () => {
   });
 
   it("reads lists and derived defaults", () => {
-    const config = readConfig({ PORT: "9000", IMPORT_ALLOW_HOSTS: " files.internal , 10.0.0.5:8080 ,", PUBLIC_URL: "https://news.example/" });
+    const config = readConfig({
+      PORT: "9000",
+      IMPORT_ALLOW_HOSTS: " files.internal , 10.0.0.5:8080 ,",
+      PUBLIC_URL: "https://news.example/",
+    });
     expect(config.importAllowHosts).toEqual(["files.internal", "10.0.0.5:8080"]);
     expect(config.publicUrl).toBe("https://news.example");
     expect(config.mailFrom).toBe("no-reply@news.example");
@@ -58,7 +62,9 @@ describe("service configuration", () => {
 
   it("the README has each section once (a bad edit once pasted the whole file into itself)", () => {
     const readme = fs.readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-    const headings = readme.split("\n").filter((line) => /^#{1,3} /.test(line) && !line.startsWith("# in ") && !line.startsWith("# a "));
+    const headings = readme
+      .split("\n")
+      .filter((line) => /^#{1,3} /.test(line) && !line.startsWith("# in ") && !line.startsWith("# a "));
     const seen = new Set<string>();
     const repeated = headings.filter((h) => (seen.has(h) ? true : (seen.add(h), false)));
     expect(repeated).toEqual([]);

@@ -41,7 +41,19 @@ describeEngines("npm run conformance against our service", (engine) => {
     fixturesFile = join(dir, "fixtures.json");
     const lines: string[] = [];
     const code = await main(
-      ["setup", "--url", endpoint, "--database", service.databaseUrl, "--username", "conformance", "--import-url", `http://${filesHost}/list.csv`, "--out", fixturesFile],
+      [
+        "setup",
+        "--url",
+        endpoint,
+        "--database",
+        service.databaseUrl,
+        "--username",
+        "conformance",
+        "--import-url",
+        `http://${filesHost}/list.csv`,
+        "--out",
+        fixturesFile,
+      ],
       { env: {}, stdin: Readable.from([`${PASSWORD}\n`]), print: (line) => lines.push(line) },
     );
     expect(code, lines.join("\n")).toBe(0);
@@ -57,7 +69,20 @@ describeEngines("npm run conformance against our service", (engine) => {
   it("setup writes the account's user name and every fixture, never the password", () => {
     const written = JSON.parse(readFileSync(fixturesFile, "utf8")) as Record<string, string>;
     expect(Object.keys(written).sort()).toEqual(
-      ["username", "list", "subscriber", "email", "sending", "trigger", "newsletter", "template", "module", "filter", "project", "importUrl"].sort(),
+      [
+        "username",
+        "list",
+        "subscriber",
+        "email",
+        "sending",
+        "trigger",
+        "newsletter",
+        "template",
+        "module",
+        "filter",
+        "project",
+        "importUrl",
+      ].sort(),
     );
     expect(written.username).toBe("conformance");
     expect(JSON.stringify(written)).not.toContain(PASSWORD);
@@ -67,10 +92,13 @@ describeEngines("npm run conformance against our service", (engine) => {
     "--profile %s with the fixtures file and --allow-writes: 0 failures, nothing passed as missing data",
     async (profile) => {
       const lines: string[] = [];
-      const code = await main(["--url", endpoint, "--fixtures", fixturesFile, "--profile", profile, "--allow-writes"], {
-        env: { CONFORMANCE_PASSWORD: PASSWORD },
-        print: (line) => lines.push(line),
-      });
+      const code = await main(
+        ["--url", endpoint, "--fixtures", fixturesFile, "--profile", profile, "--allow-writes"],
+        {
+          env: { CONFORMANCE_PASSWORD: PASSWORD },
+          print: (line) => lines.push(line),
+        },
+      );
       expect(failedRows(lines)).toEqual([]);
       expect(missingRows(lines)).toEqual([]);
       expect(code).toBe(0);
@@ -83,7 +111,10 @@ describeEngines("npm run conformance against our service", (engine) => {
 
   it("without fixtures, cases on data the account lacks pass as missing data and say which fixture to give", async () => {
     const lines: string[] = [];
-    const code = await runRemote({ url: endpoint, username: "conformance", password: PASSWORD, profile: "protocol" }, (l) => lines.push(l));
+    const code = await runRemote(
+      { url: endpoint, username: "conformance", password: PASSWORD, profile: "protocol" },
+      (l) => lines.push(l),
+    );
     expect(failedRows(lines)).toEqual([]);
     expect(code).toBe(0);
     const sending = lines.find((l) => l.startsWith("GetRoiResults/soap11/shape "));
@@ -93,13 +124,22 @@ describeEngines("npm run conformance against our service", (engine) => {
   it("a given fixture the account lacks fails, naming it", async () => {
     const lines: string[] = [];
     const code = await runRemote(
-      { url: endpoint, username: "conformance", password: PASSWORD, profile: "protocol", fixtures: { sending: "999999" } },
+      {
+        url: endpoint,
+        username: "conformance",
+        password: PASSWORD,
+        profile: "protocol",
+        fixtures: { sending: "999999" },
+      },
       (l) => lines.push(l),
     );
     expect(code).toBe(1);
     const failed = failedRows(lines);
     expect(failed.length).toBeGreaterThan(0);
-    for (const row of failed) expect(row).toContain("(the fixtures given, sending: do they exist on this account?)");
-    expect(failed.map((l) => l.split(" | ")[0]!.split("/")[0])).toEqual(expect.arrayContaining(["GetRoiResults", "GetReportViewsByDateInterval"]));
+    for (const row of failed)
+      expect(row).toContain("(the fixtures given, sending: do they exist on this account?)");
+    expect(failed.map((l) => l.split(" | ")[0]!.split("/")[0])).toEqual(
+      expect.arrayContaining(["GetRoiResults", "GetReportViewsByDateInterval"]),
+    );
   }, 300_000);
 });

@@ -25,13 +25,26 @@ describe("exact decimals", () => {
     expect(normalizeDecimal("123456789012345678901234.999999")).toBe("123456789012345678901234.999999");
   });
 
-  it.each(["", " 1", "1 ", "+1", "1e3", ".5", "5.", "1.0000001", "1,5", "0x10", "NaN", "Infinity", "--1", "1.2.3", "١"])(
-    "refuses %j, naming what it is",
-    (text) => {
-      expect(() => parseDecimal(text, "--amount")).toThrow(DecimalError);
-      expect(() => parseDecimal(text, "--amount")).toThrow(/--amount must be a decimal number/);
-    },
-  );
+  it.each([
+    "",
+    " 1",
+    "1 ",
+    "+1",
+    "1e3",
+    ".5",
+    "5.",
+    "1.0000001",
+    "1,5",
+    "0x10",
+    "NaN",
+    "Infinity",
+    "--1",
+    "1.2.3",
+    "١",
+  ])("refuses %j, naming what it is", (text) => {
+    expect(() => parseDecimal(text, "--amount")).toThrow(DecimalError);
+    expect(() => parseDecimal(text, "--amount")).toThrow(/--amount must be a decimal number/);
+  });
 
   it("adds, subtracts and multiplies exactly where binary floats do not", () => {
     expect(0.1 + 0.2).not.toBe(0.3);

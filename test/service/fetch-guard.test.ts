@@ -83,7 +83,8 @@ function fakeLookup(table: Record<string, string[]>): {
   const lookup = async (hostname: string): Promise<ResolvedAddress[]> => {
     calls.push(hostname);
     const addresses = table[hostname];
-    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
+    if (!addresses)
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
     return addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
   };
   return { lookup, calls };
@@ -145,7 +146,13 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 describe("checkImportUrl", () => {
   it("refuses schemes other than http and https", () => {
-    for (const url of ["ftp://files.example.com/a.csv", "file:///etc/passwd", "gopher://files.example.com/", "data:text/plain,a", "ws://files.example.com/"]) {
+    for (const url of [
+      "ftp://files.example.com/a.csv",
+      "file:///etc/passwd",
+      "gopher://files.example.com/",
+      "data:text/plain,a",
+      "ws://files.example.com/",
+    ]) {
       const refusal = checkImportUrl(url, []);
       expect(refusal, url).toBeInstanceOf(ImportUrlRefusedError);
       expect(refusal?.reason, url).toBe("scheme");
@@ -156,10 +163,16 @@ describe("checkImportUrl", () => {
   });
 
   it("refuses credentials in the URL, even for an allowed host", () => {
-    for (const url of ["http://user@files.example.com/", "https://user:secret@files.example.com/", "http://:secret@files.example.com/"]) {
+    for (const url of [
+      "http://user@files.example.com/",
+      "https://user:secret@files.example.com/",
+      "http://:secret@files.example.com/",
+    ]) {
       expect(checkImportUrl(url, []), url).toMatchObject({ reason: "credentials" });
     }
-    expect(checkImportUrl("http://user:secret@127.0.0.1/", ["127.0.0.1"])).toMatchObject({ reason: "credentials" });
+    expect(checkImportUrl("http://user:secret@127.0.0.1/", ["127.0.0.1"])).toMatchObject({
+      reason: "credentials",
+    });
   });
 
   it("refuses what is not an absolute URL with a host", () => {
@@ -216,7 +229,12 @@ describe("checkImportUrl", () => {
   });
 
   it("refuses localhost, *.localhost and metadata.google.internal by name", () => {
-    for (const url of ["http://localhost/", "http://LOCALHOST./", "http://files.localhost:8080/", "http://metadata.google.internal/computeMetadata/v1/"]) {
+    for (const url of [
+      "http://localhost/",
+      "http://LOCALHOST./",
+      "http://files.localhost:8080/",
+      "http://metadata.google.internal/computeMetadata/v1/",
+    ]) {
       expect(checkImportUrl(url, []), url).toMatchObject({ reason: "blocked-hostname" });
     }
   });
@@ -239,7 +257,9 @@ describe("checkImportUrl", () => {
   it("exempts hosts in allowHosts from the address and name rules, by host or host:port", () => {
     expect(checkImportUrl("http://127.0.0.1:8080/a.csv", ["127.0.0.1"])).toBeUndefined();
     expect(checkImportUrl("http://127.0.0.1:8080/a.csv", ["127.0.0.1:8080"])).toBeUndefined();
-    expect(checkImportUrl("http://127.0.0.1:8081/a.csv", ["127.0.0.1:8080"])).toMatchObject({ reason: "blocked-address" });
+    expect(checkImportUrl("http://127.0.0.1:8081/a.csv", ["127.0.0.1:8080"])).toMatchObject({
+      reason: "blocked-address",
+    });
     expect(checkImportUrl("http://127.0.0.1/a.csv", ["127.0.0.1:80"])).toBeUndefined();
     expect(checkImportUrl("http://localhost/", [" LocalHost "])).toBeUndefined();
     expect(checkImportUrl("http://[::1]:9000/", ["[::1]"])).toBeUndefined();
@@ -284,7 +304,8 @@ describe("openGuardedStream", () => {
     expect(first.value.toString()).toBe("first;chunk\n");
     release();
     let rest = "";
-    for (let step = await iterator.next(); !step.done; step = await iterator.next()) rest += step.value.toString();
+    for (let step = await iterator.next(); !step.done; step = await iterator.next())
+      rest += step.value.toString();
     expect(rest).toBe("second;chunk\n");
   });
 
@@ -306,7 +327,9 @@ describe("openGuardedStream", () => {
       ["meta.test", "169.254.169.254", "a cloud metadata address"],
     ]) {
       const { lookup, calls } = fakeLookup({ [host]: [address] });
-      const error = await rejection(openGuardedStream(`http://${host}:${server.port}/`, options({ allowHosts: [], lookup })));
+      const error = await rejection(
+        openGuardedStream(`http://${host}:${server.port}/`, options({ allowHosts: [], lookup })),
+      );
       expect(error, host).toBeInstanceOf(ImportUrlRefusedError);
       expect((error as ImportUrlRefusedError).reason).toBe("blocked-address");
       expect((error as Error).message).toContain(`the address ${address} of host ${host} is ${rule}`);
@@ -319,11 +342,17 @@ describe("openGuardedStream", () => {
     const server = await startServer((_req, res) => res.end("allowed"));
     const { lookup } = fakeLookup({ "files.test": ["127.0.0.1"] });
     for (const allowHosts of [["files.test"], ["FILES.TEST"], [`files.test:${server.port}`]]) {
-      const result = await openGuardedStream(`http://files.test:${server.port}/a.csv`, options({ allowHosts, lookup }));
+      const result = await openGuardedStream(
+        `http://files.test:${server.port}/a.csv`,
+        options({ allowHosts, lookup }),
+      );
       expect(await readAll(result.body)).toBe("allowed");
     }
     const otherPort = await rejection(
-      openGuardedStream(`http://files.test:${server.port}/a.csv`, options({ allowHosts: [`files.test:${server.port + 1}`], lookup })),
+      openGuardedStream(
+        `http://files.test:${server.port}/a.csv`,
+        options({ allowHosts: [`files.test:${server.port + 1}`], lookup }),
+      ),
     );
     expect(otherPort).toBeInstanceOf(ImportUrlRefusedError);
     expect(server.requests).toHaveLength(3);
@@ -338,7 +367,10 @@ describe("openGuardedStream", () => {
     ]) {
       const { lookup } = fakeLookup({ "mixed.test": addresses });
       const error = await rejection(
-        openGuardedStream(`http://mixed.test:${server.port}/`, options({ allowHosts: [], lookup, timeoutMs: 2_000 })),
+        openGuardedStream(
+          `http://mixed.test:${server.port}/`,
+          options({ allowHosts: [], lookup, timeoutMs: 2_000 }),
+        ),
       );
       expect(error, addresses.join()).toBeInstanceOf(ImportUrlRefusedError);
       expect((error as Error).message).toMatch(/of host mixed\.test is (loopback|link-local)/);
@@ -354,7 +386,10 @@ describe("openGuardedStream", () => {
       calls.push(hostname);
       return [{ address: calls.length === 1 ? "127.0.0.1" : "127.0.0.3", family: 4 }];
     };
-    const result = await openGuardedStream(`http://files.test:${server.port}/a.csv`, options({ allowHosts: ["files.test"], lookup }));
+    const result = await openGuardedStream(
+      `http://files.test:${server.port}/a.csv`,
+      options({ allowHosts: ["files.test"], lookup }),
+    );
     expect(await readAll(result.body)).toBe(`host=files.test:${server.port}`);
     expect(calls).toEqual(["files.test"]);
     expect(server.sockets).toHaveLength(1);
@@ -383,7 +418,9 @@ describe("openGuardedStream", () => {
     });
     const port = (tlsServer.address() as AddressInfo).port;
     const { lookup } = fakeLookup({ "files.test": ["127.0.0.1"] });
-    const error = await rejection(openGuardedStream(`https://files.test:${port}/a.csv`, options({ allowHosts: ["files.test"], lookup })));
+    const error = await rejection(
+      openGuardedStream(`https://files.test:${port}/a.csv`, options({ allowHosts: ["files.test"], lookup })),
+    );
     expect(error).toBeInstanceOf(FetchFailedError);
     expect((error as FetchFailedError).kind).toBe("network");
     expect((error as Error).message).toMatch(/certificate/i);
@@ -391,14 +428,21 @@ describe("openGuardedStream", () => {
   });
 
   it("reports resolution failures as FetchFailedError, and refuses answers that are not addresses", async () => {
-    const missing = await rejection(openGuardedStream("http://nowhere.test/", options({ lookup: fakeLookup({}).lookup })));
+    const missing = await rejection(
+      openGuardedStream("http://nowhere.test/", options({ lookup: fakeLookup({}).lookup })),
+    );
     expect(missing).toBeInstanceOf(FetchFailedError);
     expect(missing).toMatchObject({ kind: "dns" });
     expect((missing as Error).message).toMatch(/could not resolve the host nowhere\.test \(ENOTFOUND\)/);
-    const empty = await rejection(openGuardedStream("http://empty.test/", options({ lookup: fakeLookup({ "empty.test": [] }).lookup })));
+    const empty = await rejection(
+      openGuardedStream("http://empty.test/", options({ lookup: fakeLookup({ "empty.test": [] }).lookup })),
+    );
     expect(empty).toMatchObject({ kind: "dns" });
     const garbage = await rejection(
-      openGuardedStream("http://odd.test/", options({ lookup: async () => [{ address: "example.com", family: 4 }] })),
+      openGuardedStream(
+        "http://odd.test/",
+        options({ lookup: async () => [{ address: "example.com", family: 4 }] }),
+      ),
     );
     expect(garbage).toBeInstanceOf(ImportUrlRefusedError);
     expect(garbage).toMatchObject({ reason: "invalid-address" });
@@ -462,7 +506,10 @@ describe("openGuardedStream", () => {
       res.end(`final ${req.url} ${req.headers.host}`);
     });
     const { lookup } = fakeLookup({ "files.test": ["127.0.0.1"] });
-    const result = await openGuardedStream(`${server.base}/a`, options({ allowHosts: ["127.0.0.1", "files.test"], lookup }));
+    const result = await openGuardedStream(
+      `${server.base}/a`,
+      options({ allowHosts: ["127.0.0.1", "files.test"], lookup }),
+    );
     expect(result.finalUrl).toBe(`${server.base}/final.csv`);
     expect(await readAll(result.body)).toBe(`final /final.csv 127.0.0.1:${server.port}`);
     expect(server.requests.map((req) => req.url)).toEqual(["/a", "/b", "/b2?q=1", "/c", "/d", "/final.csv"]);
@@ -509,7 +556,9 @@ describe("openGuardedStream", () => {
     const notFound = await rejection(openGuardedStream(`${server.base}/gone`, options()));
     expect(notFound).toBeInstanceOf(FetchFailedError);
     expect(notFound).toMatchObject({ kind: "status", status: 404, message: "the server answered HTTP 404" });
-    expect(await rejection(openGuardedStream(`${server.base}/boom`, options()))).toMatchObject({ status: 500 });
+    expect(await rejection(openGuardedStream(`${server.base}/boom`, options()))).toMatchObject({
+      status: 500,
+    });
     expect(await rejection(openGuardedStream(`${server.base}/no-location`, options()))).toMatchObject({
       kind: "status",
       message: "the server answered HTTP 302 without a Location header",
@@ -531,7 +580,9 @@ describe("openGuardedStream", () => {
       res.writeHead(200, { "content-length": "10" });
       res.end("0123456789");
     });
-    expect(await readAll((await openGuardedStream(`${exact.base}/`, options({ maxBytes: 10 }))).body)).toBe("0123456789");
+    expect(await readAll((await openGuardedStream(`${exact.base}/`, options({ maxBytes: 10 }))).body)).toBe(
+      "0123456789",
+    );
   });
 
   it("stops a chunked body that passes maxBytes mid-stream and closes the connection", async () => {
@@ -550,43 +601,62 @@ describe("openGuardedStream", () => {
       failure = error;
     }
     expect(failure).toBeInstanceOf(FetchFailedError);
-    expect(failure).toMatchObject({ kind: "too-large", message: "the file is larger than the limit of 40000 bytes" });
+    expect(failure).toMatchObject({
+      kind: "too-large",
+      message: "the file is larger than the limit of 40000 bytes",
+    });
     expect(received).toBeLessThanOrEqual(40_000);
     await closedWithin5s(server.sockets[0]);
   });
 
   // The whole download's limit, and the stall limit far below it.
   const limits = [
-    { limit: "timeoutMs", given: { timeoutMs: 300 }, kind: "timeout", message: "the download did not finish within 300 ms" },
-    { limit: "stallMs", given: { timeoutMs: 60_000, stallMs: 200 }, kind: "stall", message: "no data arrived for 200 ms" },
+    {
+      limit: "timeoutMs",
+      given: { timeoutMs: 300 },
+      kind: "timeout",
+      message: "the download did not finish within 300 ms",
+    },
+    {
+      limit: "stallMs",
+      given: { timeoutMs: 60_000, stallMs: 200 },
+      kind: "stall",
+      message: "no data arrived for 200 ms",
+    },
   ] as const;
 
-  it.each(limits)("gives up a server that accepts and never answers ($limit)", async ({ given, kind, message }) => {
-    const server = await startServer(() => undefined);
-    const error = await rejection(openGuardedStream(`${server.base}/`, options(given)));
-    expect(error).toBeInstanceOf(FetchFailedError);
-    expect(error).toMatchObject({ kind, message });
-    await closedWithin5s(server.sockets[0]);
-  });
+  it.each(limits)(
+    "gives up a server that accepts and never answers ($limit)",
+    async ({ given, kind, message }) => {
+      const server = await startServer(() => undefined);
+      const error = await rejection(openGuardedStream(`${server.base}/`, options(given)));
+      expect(error).toBeInstanceOf(FetchFailedError);
+      expect(error).toMatchObject({ kind, message });
+      await closedWithin5s(server.sockets[0]);
+    },
+  );
 
-  it.each(limits)("gives up a body that never finishes, and closes the connection ($limit)", async ({ given, kind }) => {
-    const server = await startServer((_req, res) => {
-      res.writeHead(200, { "content-type": "text/csv" });
-      res.write("a;b\n");
-    });
-    const { body } = await openGuardedStream(`${server.base}/`, options(given));
-    const chunks: string[] = [];
-    let failure: unknown;
-    try {
-      for await (const chunk of body) chunks.push(chunk.toString());
-    } catch (error) {
-      failure = error;
-    }
-    expect(chunks).toEqual(["a;b\n"]);
-    expect(failure).toBeInstanceOf(FetchFailedError);
-    expect(failure).toMatchObject({ kind });
-    await closedWithin5s(server.sockets[0]);
-  });
+  it.each(limits)(
+    "gives up a body that never finishes, and closes the connection ($limit)",
+    async ({ given, kind }) => {
+      const server = await startServer((_req, res) => {
+        res.writeHead(200, { "content-type": "text/csv" });
+        res.write("a;b\n");
+      });
+      const { body } = await openGuardedStream(`${server.base}/`, options(given));
+      const chunks: string[] = [];
+      let failure: unknown;
+      try {
+        for await (const chunk of body) chunks.push(chunk.toString());
+      } catch (error) {
+        failure = error;
+      }
+      expect(chunks).toEqual(["a;b\n"]);
+      expect(failure).toBeInstanceOf(FetchFailedError);
+      expect(failure).toMatchObject({ kind });
+      await closedWithin5s(server.sockets[0]);
+    },
+  );
 
   it("counts a stall only while waiting for bytes: a consumer slower than stallMs is not a stall", async () => {
     const server = await startServer(async (_req, res) => {
@@ -621,21 +691,33 @@ describe("openGuardedStream", () => {
     });
     const strong = await openGuardedStream(`${server.base}/strong`, options());
     await readAll(strong.body);
-    expect(strong.version).toEqual({ etag: '"abc"', lastModified: "Tue, 01 Dec 2026 10:00:00 GMT", length: 2 });
+    expect(strong.version).toEqual({
+      etag: '"abc"',
+      lastModified: "Tue, 01 Dec 2026 10:00:00 GMT",
+      length: 2,
+    });
     const weak = await openGuardedStream(`${server.base}/weak`, options());
     await readAll(weak.body);
     expect(weak.version).toEqual({ etag: undefined, lastModified: undefined, length: undefined });
     expect(sameFileVersion(strong.version, { ...strong.version })).toBe(true);
     expect(sameFileVersion(strong.version, { ...strong.version, etag: '"abd"' })).toBe(false);
     expect(sameFileVersion(strong.version, { ...strong.version, length: 3 })).toBe(false);
-    expect(sameFileVersion({ etag: undefined, lastModified: "Tue, 01 Dec 2026 10:00:00 GMT", length: undefined }, { etag: undefined, lastModified: "Tue, 01 Dec 2026 10:00:00 GMT", length: undefined })).toBe(true);
+    expect(
+      sameFileVersion(
+        { etag: undefined, lastModified: "Tue, 01 Dec 2026 10:00:00 GMT", length: undefined },
+        { etag: undefined, lastModified: "Tue, 01 Dec 2026 10:00:00 GMT", length: undefined },
+      ),
+    ).toBe(true);
     // Nothing tells two versions apart without a validator: never the same.
     expect(sameFileVersion(weak.version, { ...weak.version })).toBe(false);
   });
 
   it("times out a resolver that never answers", async () => {
     const error = await rejection(
-      openGuardedStream("http://slow.test/", options({ timeoutMs: 300, lookup: () => new Promise<ResolvedAddress[]>(() => undefined) })),
+      openGuardedStream(
+        "http://slow.test/",
+        options({ timeoutMs: 300, lookup: () => new Promise<ResolvedAddress[]>(() => undefined) }),
+      ),
     );
     expect(error).toMatchObject({ kind: "timeout" });
   });
@@ -701,8 +783,19 @@ describe("openGuardedStream", () => {
   });
 
   it("rejects limits that would disable the guard", async () => {
-    for (const bad of [{ maxBytes: Number.NaN }, { maxBytes: -1 }, { timeoutMs: 0 }, { timeoutMs: Number.POSITIVE_INFINITY }, { maxRedirects: -1 }, { stallMs: 0 }, { stallMs: Number.NaN }]) {
-      expect(await rejection(openGuardedStream("http://127.0.0.1:9/", options(bad))), JSON.stringify(bad)).toBeInstanceOf(TypeError);
+    for (const bad of [
+      { maxBytes: Number.NaN },
+      { maxBytes: -1 },
+      { timeoutMs: 0 },
+      { timeoutMs: Number.POSITIVE_INFINITY },
+      { maxRedirects: -1 },
+      { stallMs: 0 },
+      { stallMs: Number.NaN },
+    ]) {
+      expect(
+        await rejection(openGuardedStream("http://127.0.0.1:9/", options(bad))),
+        JSON.stringify(bad),
+      ).toBeInstanceOf(TypeError);
     }
   });
 

@@ -36,8 +36,12 @@ describe("length checks", () => {
     expect(longerThan(`${"😀".repeat(255)}a`, 255)).toBe(true);
     expect(longerThan("x".repeat(511), 255)).toBe(true);
     expect(longerThan(undefined, 0)).toBe(false);
-    expect(() => checkLength("😀".repeat(3 << 20), 255, "strName")).toThrow("strName must be at most 255 characters; it has at least 3145728.");
-    expect(() => checkLength("x".repeat(3 << 20), 255, "strName")).toThrow("strName must be at most 255 characters; it has 3145728.");
+    expect(() => checkLength("😀".repeat(3 << 20), 255, "strName")).toThrow(
+      "strName must be at most 255 characters; it has at least 3145728.",
+    );
+    expect(() => checkLength("x".repeat(3 << 20), 255, "strName")).toThrow(
+      "strName must be at most 255 characters; it has 3145728.",
+    );
     expect(() => checkLength(`${"😀".repeat(300)}`, 255, "strName")).toThrow("it has 300.");
   });
 });
@@ -56,8 +60,24 @@ describeEngines("field length limits", (engine) => {
   const fileBodies = new Map<string, string>();
   const creds = { strUsername: "alice", strPassword: "alice-secret-1" };
   const client = () => svc.client("alice", "alice-secret-1");
-  const count = async (table: "subscribers" | "transactions" | "newsletters" | "newsletter_modules" | "sendings" | "mail_outbox" | "sms_messages") =>
-    Number((await svc.app.store.db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+  const count = async (
+    table:
+      | "subscribers"
+      | "transactions"
+      | "newsletters"
+      | "newsletter_modules"
+      | "sendings"
+      | "mail_outbox"
+      | "sms_messages",
+  ) =>
+    Number(
+      (
+        await svc.app.store.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const ok = async (args: string[]) => {
     const r = await admin(svc.databaseUrl, [...args, "--json"]);
     expect(r.stderr).toBe("");
@@ -65,7 +85,12 @@ describeEngines("field length limits", (engine) => {
   };
 
   /** The call is refused TooLong naming `parameter`, and the table has as many rows as before. */
-  async function refused(call: () => Promise<unknown>, parameter: string, table: Parameters<typeof count>[0], reason?: RegExp) {
+  async function refused(
+    call: () => Promise<unknown>,
+    parameter: string,
+    table: Parameters<typeof count>[0],
+    reason?: RegExp,
+  ) {
     const before = await count(table);
     const error = await fault(call());
     expect([error.errorCode, error.parameter]).toEqual(["TooLong", parameter]);
@@ -79,8 +104,32 @@ describeEngines("field length limits", (engine) => {
     list = await svc.createList(alice, "News");
     const tmp = fs.mkdtempSync(path.join(svc.outboxDir, "..", "eas-limits-"));
     fs.writeFileSync(path.join(tmp, "body.txt"), "Hi {{Name}} {{DD1}}");
-    project = (await ok(["project", "create", "--account", "alice", "--name", "P", "--subject", "S {{Name}}", "--text-file", path.join(tmp, "body.txt")])).id;
-    await ok(["template", "create", "--account", "alice", "--name", "T", "--html", "<p>{{holder:0}}</p>", "--subject", "Default"]);
+    project = (
+      await ok([
+        "project",
+        "create",
+        "--account",
+        "alice",
+        "--name",
+        "P",
+        "--subject",
+        "S {{Name}}",
+        "--text-file",
+        path.join(tmp, "body.txt"),
+      ])
+    ).id;
+    await ok([
+      "template",
+      "create",
+      "--account",
+      "alice",
+      "--name",
+      "T",
+      "--html",
+      "<p>{{holder:0}}</p>",
+      "--subject",
+      "Default",
+    ]);
     module = (await ok(["module", "create", "--account", "alice", "--name", "M", "--code", "<p>m</p>"])).id;
     files = createServer((req, res) => {
       const body = fileBodies.get(req.url ?? "");
@@ -104,10 +153,25 @@ describeEngines("field length limits", (engine) => {
       strDatafields: "DD1;DD100",
       strDatavalues: `${chars(MAX_FIELD_VALUE)};${chars(MAX_FIELD_VALUE, "é")}`,
     };
-    const id = await client().InsertSubscriberWithDemData({ strMailingListID: String(list), strEmail: "full@example.com", ...at });
-    const row = await svc.app.store.db.selectFrom("subscribers").selectAll().where("id", "=", Number(id)).executeTakeFirstOrThrow();
-    expect([row.name, row.country_code, row.phone]).toEqual([at.strName, at.strCountryCode, at.strPhoneNumber]);
-    expect(JSON.parse(row.fields)).toEqual({ "1": chars(MAX_FIELD_VALUE), "100": chars(MAX_FIELD_VALUE, "é") });
+    const id = await client().InsertSubscriberWithDemData({
+      strMailingListID: String(list),
+      strEmail: "full@example.com",
+      ...at,
+    });
+    const row = await svc.app.store.db
+      .selectFrom("subscribers")
+      .selectAll()
+      .where("id", "=", Number(id))
+      .executeTakeFirstOrThrow();
+    expect([row.name, row.country_code, row.phone]).toEqual([
+      at.strName,
+      at.strCountryCode,
+      at.strPhoneNumber,
+    ]);
+    expect(JSON.parse(row.fields)).toEqual({
+      "1": chars(MAX_FIELD_VALUE),
+      "100": chars(MAX_FIELD_VALUE, "é"),
+    });
 
     const base = { strMailingListID: String(list), strEmail: "over@example.com" };
     for (const [parameter, value] of [
@@ -115,18 +179,47 @@ describeEngines("field length limits", (engine) => {
       ["strCountryCode", chars(MAX_COUNTRY_CODE + 1, "4")],
       ["strPhoneNumber", chars(MAX_PHONE + 1, "7")],
     ] as const) {
-      await refused(() => client().InsertSubscriberSid({ ...base, [parameter]: value }), parameter, "subscribers", new RegExp(`^${parameter} must be at most \\d+ characters; it has \\d+\\.$`));
-      await refused(() => client().InsertSubscriberWithDemData({ ...base, [parameter]: value }), parameter, "subscribers");
-      await refused(() => client().InsertSubscriberWithDemDataPendingOption({ ...base, strPending: "true", [parameter]: value }), parameter, "subscribers");
+      await refused(
+        () => client().InsertSubscriberSid({ ...base, [parameter]: value }),
+        parameter,
+        "subscribers",
+        new RegExp(`^${parameter} must be at most \\d+ characters; it has \\d+\\.$`),
+      );
+      await refused(
+        () => client().InsertSubscriberWithDemData({ ...base, [parameter]: value }),
+        parameter,
+        "subscribers",
+      );
+      await refused(
+        () =>
+          client().InsertSubscriberWithDemDataPendingOption({
+            ...base,
+            strPending: "true",
+            [parameter]: value,
+          }),
+        parameter,
+        "subscribers",
+      );
     }
     await refused(
-      () => client().InsertSubscriberWithDemData({ ...base, strDatafields: "DD2|DD7", strDatavalues: `ok|${chars(MAX_FIELD_VALUE + 1)}` }),
+      () =>
+        client().InsertSubscriberWithDemData({
+          ...base,
+          strDatafields: "DD2|DD7",
+          strDatavalues: `ok|${chars(MAX_FIELD_VALUE + 1)}`,
+        }),
       "strDatavalues",
       "subscribers",
       /^strDatavalues: the value of DD7 must be at most 500 characters; it has 501\.$/,
     );
     await refused(
-      () => client().InsertSubscriberWithDemDataPendingOption({ ...base, strPending: "true", strDatafields: "DD3", strDatavalues: chars(MAX_FIELD_VALUE + 1, "x") }),
+      () =>
+        client().InsertSubscriberWithDemDataPendingOption({
+          ...base,
+          strPending: "true",
+          strDatafields: "DD3",
+          strDatavalues: chars(MAX_FIELD_VALUE + 1, "x"),
+        }),
       "strDatavalues",
       "subscribers",
     );
@@ -136,7 +229,15 @@ describeEngines("field length limits", (engine) => {
   it("refuses a 10 MiB name and a 10 MiB DD value over HTTP POST, writing nothing", async () => {
     const before = await count("subscribers");
     const huge = "n".repeat(10 * 1024 * 1024);
-    const name = await post(svc.url, "InsertSubscriberSid", { ...creds, strMailingListID: String(list), strEmail: "huge@example.com", strName: huge, strFormat: "HTML", strCountryCode: "", strPhoneNumber: "" });
+    const name = await post(svc.url, "InsertSubscriberSid", {
+      ...creds,
+      strMailingListID: String(list),
+      strEmail: "huge@example.com",
+      strName: huge,
+      strFormat: "HTML",
+      strCountryCode: "",
+      strPhoneNumber: "",
+    });
     expect(name.status).toBe(500);
     expect(name.text).toContain(`strName must be at most ${MAX_NAME} characters; it has ${huge.length}.`);
     const value = await post(svc.url, "InsertSubscriberWithDemData", {
@@ -159,22 +260,59 @@ describeEngines("field length limits", (engine) => {
     const before = await count("subscribers");
     const good = `a@example.com,${chars(MAX_NAME)},HTML,${chars(MAX_FIELD_VALUE)}`;
     for (const [bad, why] of [
-      [`b@example.com,${"n".repeat(MAX_NAME + 1)},HTML`, `Name is longer than ${MAX_NAME} characters (it has ${MAX_NAME + 1})`],
-      [`b@example.com,B,Text,,"${"v".repeat(MAX_FIELD_VALUE + 1)}"`, `DD2 is longer than ${MAX_FIELD_VALUE} characters (it has ${MAX_FIELD_VALUE + 1})`],
+      [
+        `b@example.com,${"n".repeat(MAX_NAME + 1)},HTML`,
+        `Name is longer than ${MAX_NAME} characters (it has ${MAX_NAME + 1})`,
+      ],
+      [
+        `b@example.com,B,Text,,"${"v".repeat(MAX_FIELD_VALUE + 1)}"`,
+        `DD2 is longer than ${MAX_FIELD_VALUE} characters (it has ${MAX_FIELD_VALUE + 1})`,
+      ],
     ] as const) {
-      const error = await fault(client().InsertCsvSubscribersWithDemDataUpdateOption({ strMailingListId: String(list), strCsvData: `${good}\n\n${bad}`, strUpdate: "true" }));
-      expect([error.errorCode, error.parameter, error.reason]).toEqual(["InvalidCsv", "strCsvData", `strCsvData line 3: ${why}.`]);
+      const error = await fault(
+        client().InsertCsvSubscribersWithDemDataUpdateOption({
+          strMailingListId: String(list),
+          strCsvData: `${good}\n\n${bad}`,
+          strUpdate: "true",
+        }),
+      );
+      expect([error.errorCode, error.parameter, error.reason]).toEqual([
+        "InvalidCsv",
+        "strCsvData",
+        `strCsvData line 3: ${why}.`,
+      ]);
     }
     expect(await count("subscribers")).toBe(before);
-    expect(await client().InsertCsvSubscribersWithDemDataUpdateOption({ strMailingListId: String(list), strCsvData: good, strUpdate: "true" })).toBe(1);
+    expect(
+      await client().InsertCsvSubscribersWithDemDataUpdateOption({
+        strMailingListId: String(list),
+        strCsvData: good,
+        strUpdate: "true",
+      }),
+    ).toBe(1);
   });
 
   it("the queued file import counts such rows bad with their line and imports the others", async () => {
-    fileBodies.set("/limits.csv", [`i1@example.com;${chars(MAX_NAME)};HTML;${chars(MAX_FIELD_VALUE)}`, `i2@example.com;${"n".repeat(MAX_NAME + 1)};HTML`, `i3@example.com;C;Text;x;${"v".repeat(MAX_FIELD_VALUE + 1)}`, "i4@example.com;D;HTML"].join("\n"));
-    const id = await client().InsertCSVSubscribersWithDemDataFromFileToQueue({ strMailingListID: String(list), strCSVUrl: `${fileBase}/limits.csv` });
+    fileBodies.set(
+      "/limits.csv",
+      [
+        `i1@example.com;${chars(MAX_NAME)};HTML;${chars(MAX_FIELD_VALUE)}`,
+        `i2@example.com;${"n".repeat(MAX_NAME + 1)};HTML`,
+        `i3@example.com;C;Text;x;${"v".repeat(MAX_FIELD_VALUE + 1)}`,
+        "i4@example.com;D;HTML",
+      ].join("\n"),
+    );
+    const id = await client().InsertCSVSubscribersWithDemDataFromFileToQueue({
+      strMailingListID: String(list),
+      strCSVUrl: `${fileBase}/limits.csv`,
+    });
     const watched = await admin(svc.databaseUrl, ["import", "watch", "--id", String(id), "--timeout", "60"]);
     expect(watched.code).toBe(0);
-    const row = await svc.app.store.db.selectFrom("imports").selectAll().where("id", "=", Number(id)).executeTakeFirstOrThrow();
+    const row = await svc.app.store.db
+      .selectFrom("imports")
+      .selectAll()
+      .where("id", "=", Number(id))
+      .executeTakeFirstOrThrow();
     expect([row.state, row.rows_imported, row.rows_bad]).toEqual(["done", 2, 2]);
     expect(JSON.parse(row.first_errors)).toEqual([
       { line: 2, error: `Name is longer than ${MAX_NAME} characters (it has ${MAX_NAME + 1})` },
@@ -183,13 +321,34 @@ describeEngines("field length limits", (engine) => {
   });
 
   it("UpdateSubscriberData and UpdateMailingList refuse values over their limits, changing nothing", async () => {
-    expect(await client().UpdateSubscriberData({ strEmail: "full@example.com", strDataField: "5", strDataValue: chars(MAX_FIELD_VALUE) })).toBe(1);
-    const error = await fault(client().UpdateSubscriberData({ strEmail: "full@example.com", strDataField: "5", strDataValue: chars(MAX_FIELD_VALUE + 1) }));
+    expect(
+      await client().UpdateSubscriberData({
+        strEmail: "full@example.com",
+        strDataField: "5",
+        strDataValue: chars(MAX_FIELD_VALUE),
+      }),
+    ).toBe(1);
+    const error = await fault(
+      client().UpdateSubscriberData({
+        strEmail: "full@example.com",
+        strDataField: "5",
+        strDataValue: chars(MAX_FIELD_VALUE + 1),
+      }),
+    );
     expect([error.errorCode, error.parameter]).toEqual(["TooLong", "strDataValue"]);
-    const stored = await svc.app.store.db.selectFrom("subscribers").select("fields").where("email", "=", "full@example.com").executeTakeFirstOrThrow();
+    const stored = await svc.app.store.db
+      .selectFrom("subscribers")
+      .select("fields")
+      .where("email", "=", "full@example.com")
+      .executeTakeFirstOrThrow();
     expect((JSON.parse(stored.fields) as Record<string, string>)["5"]).toBe(chars(MAX_FIELD_VALUE));
 
-    const listRow = () => svc.app.store.db.selectFrom("mailing_lists").selectAll().where("id", "=", list).executeTakeFirstOrThrow();
+    const listRow = () =>
+      svc.app.store.db
+        .selectFrom("mailing_lists")
+        .selectAll()
+        .where("id", "=", list)
+        .executeTakeFirstOrThrow();
     const was = await listRow();
     for (const [parameter, max] of [
       ["strListName", MAX_NAME],
@@ -197,29 +356,68 @@ describeEngines("field length limits", (engine) => {
       ["strDescription", MAX_DESCRIPTION],
       ["strCharacterset", MAX_CHARSET],
     ] as const) {
-      const e = await fault(client().UpdateMailingList({ strMailingListID: String(list), [parameter]: chars(max + 1, "x") }));
+      const e = await fault(
+        client().UpdateMailingList({ strMailingListID: String(list), [parameter]: chars(max + 1, "x") }),
+      );
       expect([e.errorCode, e.parameter]).toEqual(["TooLong", parameter]);
       expect(await listRow()).toEqual(was);
     }
-    expect(await client().UpdateMailingList({ strMailingListID: String(list), strListName: chars(MAX_NAME), strDescription: chars(MAX_DESCRIPTION), strCharacterset: chars(MAX_CHARSET, "u") })).toBe(1);
+    expect(
+      await client().UpdateMailingList({
+        strMailingListID: String(list),
+        strListName: chars(MAX_NAME),
+        strDescription: chars(MAX_DESCRIPTION),
+        strCharacterset: chars(MAX_CHARSET, "u"),
+      }),
+    ).toBe(1);
   });
 
   it("newsletters: names and subject at most 255, a module's code at most 65,536, a newsletter's modules at most 262,144 merged", async () => {
     const base = { strTemplateName: "T", strNewsletterName: "N" };
-    await refused(() => client().InsertTemplateNewsletter({ ...base, strNewsletterName: chars(MAX_NAME + 1) }), "strNewsletterName", "newsletters");
-    await refused(() => client().InsertTemplateNewsletter({ ...base, strSubject: chars(MAX_SUBJECT + 1) }), "strSubject", "newsletters");
-    await refused(() => client().InsertTemplateNewsletter({ ...base, strTemplateName: chars(MAX_NAME + 1) }), "strTemplateName", "newsletters");
-    const newsletter = await client().InsertTemplateNewsletter({ strTemplateName: "T", strNewsletterName: chars(MAX_NAME), strSubject: chars(MAX_SUBJECT) });
+    await refused(
+      () => client().InsertTemplateNewsletter({ ...base, strNewsletterName: chars(MAX_NAME + 1) }),
+      "strNewsletterName",
+      "newsletters",
+    );
+    await refused(
+      () => client().InsertTemplateNewsletter({ ...base, strSubject: chars(MAX_SUBJECT + 1) }),
+      "strSubject",
+      "newsletters",
+    );
+    await refused(
+      () => client().InsertTemplateNewsletter({ ...base, strTemplateName: chars(MAX_NAME + 1) }),
+      "strTemplateName",
+      "newsletters",
+    );
+    const newsletter = await client().InsertTemplateNewsletter({
+      strTemplateName: "T",
+      strNewsletterName: chars(MAX_NAME),
+      strSubject: chars(MAX_SUBJECT),
+    });
 
-    const place = (code: string) => client().InsertActiveTemplateModule({ strNewsletterID: String(newsletter), strModuleID: String(module), strModuleCode: code });
+    const place = (code: string) =>
+      client().InsertActiveTemplateModule({
+        strNewsletterID: String(newsletter),
+        strModuleID: String(module),
+        strModuleCode: code,
+      });
     await refused(() => place("x".repeat(MAX_MODULE_CODE + 1)), "strModuleCode", "newsletter_modules");
     // Three modules of 65,536 characters (196,608), then one whose 130 merge tags count 500 each.
     for (let k = 0; k < 3; k++) await place("x".repeat(MAX_MODULE_CODE));
     const tags = "{{DD1}}".repeat(130);
     const merged = MAX_MODULE_CODE * 3 + tags.length + 130 * MAX_FIELD_VALUE;
     expect(merged).toBeGreaterThan(MAX_NEWSLETTER_MODULES);
-    await refused(() => place(tags), "strModuleCode", "newsletter_modules", new RegExp(`modules ${merged} characters merged at their longest .*at most ${MAX_NEWSLETTER_MODULES}\\.$`));
-    const fits = "{{DD1}}".repeat(Math.floor((MAX_NEWSLETTER_MODULES - MAX_MODULE_CODE * 3) / (7 + MAX_FIELD_VALUE)));
+    await refused(
+      () => place(tags),
+      "strModuleCode",
+      "newsletter_modules",
+      new RegExp(
+        `modules ${merged} characters merged at their longest .*at most ${MAX_NEWSLETTER_MODULES}\\.$`,
+      ),
+    );
+    const fits = "{{DD1}}".repeat(
+      Math.floor((MAX_NEWSLETTER_MODULES - MAX_MODULE_CODE * 3) / (7 + MAX_FIELD_VALUE)),
+    );
     expect(await place(fits)).toBeGreaterThan(0);
     const left = MAX_NEWSLETTER_MODULES - MAX_MODULE_CODE * 3 - (fits.length / 7) * (7 + MAX_FIELD_VALUE);
     await refused(() => place("y".repeat(left + 1)), "strModuleCode", "newsletter_modules");
@@ -228,30 +426,79 @@ describeEngines("field length limits", (engine) => {
   });
 
   it("SendNewsletter refuses a sender name over 255 characters", async () => {
-    const newsletter = await client().InsertTemplateNewsletter({ strTemplateName: "T", strNewsletterName: "Send" });
-    const base = { strFromEmail: "news@example.com", strNewsletterId: String(newsletter), strMailingListId: String(list), strSendDate: "2099-01-01" };
-    await refused(() => client().SendNewsletter({ ...base, strFromName: chars(MAX_NAME + 1) }), "strFromName", "sendings");
+    const newsletter = await client().InsertTemplateNewsletter({
+      strTemplateName: "T",
+      strNewsletterName: "Send",
+    });
+    const base = {
+      strFromEmail: "news@example.com",
+      strNewsletterId: String(newsletter),
+      strMailingListId: String(list),
+      strSendDate: "2099-01-01",
+    };
+    await refused(
+      () => client().SendNewsletter({ ...base, strFromName: chars(MAX_NAME + 1) }),
+      "strFromName",
+      "sendings",
+    );
     expect(await client().SendNewsletter({ ...base, strFromName: chars(MAX_NAME) })).toBeGreaterThan(0);
   });
 
   it("InsertTransaction refuses a name, identifier or DD value over its limit; WithSplit takes a long value into following fields", async () => {
     const base = { strId: String(project), strEmail: "t@example.com" };
-    await refused(() => client().InsertTransaction({ ...base, strName: chars(MAX_NAME + 1) }), "strName", "transactions");
-    await refused(() => client().InsertTransactionWithSplit({ ...base, strName: chars(MAX_NAME + 1) }), "strName", "transactions");
-    await refused(() => client().InsertTransaction({ ...base, strIdentifier: chars(MAX_IDENTIFIER + 1, "i") }), "strIdentifier", "transactions");
     await refused(
-      () => client().InsertTransaction({ ...base, strDataFields: "DD1;DD99", strDataValues: `a;${chars(MAX_FIELD_VALUE + 1)}` }),
+      () => client().InsertTransaction({ ...base, strName: chars(MAX_NAME + 1) }),
+      "strName",
+      "transactions",
+    );
+    await refused(
+      () => client().InsertTransactionWithSplit({ ...base, strName: chars(MAX_NAME + 1) }),
+      "strName",
+      "transactions",
+    );
+    await refused(
+      () => client().InsertTransaction({ ...base, strIdentifier: chars(MAX_IDENTIFIER + 1, "i") }),
+      "strIdentifier",
+      "transactions",
+    );
+    await refused(
+      () =>
+        client().InsertTransaction({
+          ...base,
+          strDataFields: "DD1;DD99",
+          strDataValues: `a;${chars(MAX_FIELD_VALUE + 1)}`,
+        }),
       "strDataValues",
       "transactions",
       /^strDataValues: the value of DD99 must be at most 500 characters; it has 501\.$/,
     );
-    expect(await client().InsertTransaction({ ...base, strName: chars(MAX_NAME), strIdentifier: chars(MAX_IDENTIFIER, "i"), strDataFields: "DD100", strDataValues: chars(MAX_FIELD_VALUE) })).toBeGreaterThan(0);
-    expect(await client().InsertTransactionWithSplit({ ...base, strDataFields: "DD1", strDataValues: chars(MAX_FIELD_VALUE * 25) })).toBeGreaterThan(0);
+    expect(
+      await client().InsertTransaction({
+        ...base,
+        strName: chars(MAX_NAME),
+        strIdentifier: chars(MAX_IDENTIFIER, "i"),
+        strDataFields: "DD100",
+        strDataValues: chars(MAX_FIELD_VALUE),
+      }),
+    ).toBeGreaterThan(0);
+    expect(
+      await client().InsertTransactionWithSplit({
+        ...base,
+        strDataFields: "DD1",
+        strDataValues: chars(MAX_FIELD_VALUE * 25),
+      }),
+    ).toBeGreaterThan(0);
   });
 
   it("SendSmsWithSenderName refuses a 10 MiB text as TooLong, before pricing it", async () => {
     await refused(
-      () => client().SendSmsWithSenderName({ senderName: "Shop", strCountryCode: "46", strPhoneNumber: "701234567", strMessage: "€".repeat(10 * 1024 * 1024) }),
+      () =>
+        client().SendSmsWithSenderName({
+          senderName: "Shop",
+          strCountryCode: "46",
+          strPhoneNumber: "701234567",
+          strMessage: "€".repeat(10 * 1024 * 1024),
+        }),
       "strMessage",
       "sms_messages",
       /^strMessage is longer than 10 segments can carry/,

@@ -81,11 +81,20 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /** A static file server's validators for `body`: a strong ETag of its digest and a Last-Modified. */
 function versionOf(body: Buffer): Record<string, string> {
-  return { etag: `"${createHash("sha256").update(body).digest("hex").slice(0, 16)}"`, "last-modified": "Tue, 01 Dec 2026 10:00:00 GMT" };
+  return {
+    etag: `"${createHash("sha256").update(body).digest("hex").slice(0, 16)}"`,
+    "last-modified": "Tue, 01 Dec 2026 10:00:00 GMT",
+  };
 }
 
 /** Sends `body` in chunks of `chunkBytes`, `delayMs` apart (with its validators); stops when the client goes away. */
-async function sendSlowly(res: ServerResponse, body: Buffer, chunkBytes: number, delayMs: number, headers: Record<string, string> = versionOf(body)): Promise<void> {
+async function sendSlowly(
+  res: ServerResponse,
+  body: Buffer,
+  chunkBytes: number,
+  delayMs: number,
+  headers: Record<string, string> = versionOf(body),
+): Promise<void> {
   res.writeHead(200, { "content-type": "text/plain", ...headers });
   for (let at = 0; at < body.length && !res.destroyed; at += chunkBytes) {
     res.write(body.subarray(at, at + chunkBytes));
@@ -124,12 +133,21 @@ function expectedDigest(prefix: string, n: number): string {
   for (let i = 0; i < n; i++) {
     const fields: Record<string, string> = { "1": String(i % 10) };
     if (i % 3 === 0) fields["2"] = `dd2-${i}`;
-    rows.push({ email: `${prefix}${i}@example.com`, name: `Name ${i}`, format: i % 2 === 0 ? "HTML" : "Text", fields: JSON.stringify(fields) });
+    rows.push({
+      email: `${prefix}${i}@example.com`,
+      name: `Name ${i}`,
+      format: i % 2 === 0 ? "HTML" : "Text",
+      fields: JSON.stringify(fields),
+    });
   }
   return digest(rows);
 }
 
-async function count(store: Store, table: "subscribers" | "memberships", where: { account_id?: number; list_id?: number }): Promise<number> {
+async function count(
+  store: Store,
+  table: "subscribers" | "memberships",
+  where: { account_id?: number; list_id?: number },
+): Promise<number> {
   let q = store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as("n"));
   if (where.account_id !== undefined) q = q.where("account_id", "=", where.account_id);
   if (where.list_id !== undefined) q = q.where("list_id", "=", where.list_id);
@@ -137,13 +155,25 @@ async function count(store: Store, table: "subscribers" | "memberships", where: 
 }
 
 /** Exactly the n generated subscribers, each an active member of the list, no other subscriber. */
-async function expectExactlyGenerated(store: Store, account: Account, listId: number, prefix: string, n: number): Promise<void> {
+async function expectExactlyGenerated(
+  store: Store,
+  account: Account,
+  listId: number,
+  prefix: string,
+  n: number,
+): Promise<void> {
   expect(await count(store, "subscribers", { account_id: account.id })).toBe(n);
   expect(await count(store, "memberships", { list_id: listId })).toBe(n);
   const rows = await store.db
     .selectFrom("subscribers")
     .innerJoin("memberships", "memberships.subscriber_id", "subscribers.id")
-    .select(["subscribers.email", "subscribers.name", "subscribers.format", "subscribers.fields", "memberships.state"])
+    .select([
+      "subscribers.email",
+      "subscribers.name",
+      "subscribers.format",
+      "subscribers.fields",
+      "memberships.state",
+    ])
     .where("memberships.list_id", "=", listId)
     .where("subscribers.account_id", "=", account.id)
     .execute();
@@ -165,7 +195,11 @@ async function waitFor(what: string, check: () => Promise<boolean> | boolean, ms
 
 /** Rows of the import staged and not applied yet. */
 async function staged(store: Store, id: number): Promise<number> {
-  const batches = await store.db.selectFrom("import_batches").select("rows").where("import_id", "=", id).execute();
+  const batches = await store.db
+    .selectFrom("import_batches")
+    .select("rows")
+    .where("import_id", "=", id)
+    .execute();
   return batches.reduce((n, b) => n + (JSON.parse(b.rows) as unknown[]).length, 0);
 }
 
@@ -194,7 +228,9 @@ describeEngines("queued file imports", (engine) => {
   });
 
   /** A fresh database with one account (25 DD fields) and one list. */
-  async function fresh(label: string): Promise<{ url: string; store: Store; account: Account; listId: number }> {
+  async function fresh(
+    label: string,
+  ): Promise<{ url: string; store: Store; account: Account; listId: number }> {
     const url = await freshDatabaseUrl(engine, `imports_${label}`);
     const store = await openStore(url);
     cleanups.push(() => store.close());
@@ -209,12 +245,24 @@ describeEngines("queued file imports", (engine) => {
       .values({ username: `user-${label}`, password_hash: "not-a-hash", created_at: now })
       .returning("id")
       .executeTakeFirstOrThrow();
-    const account = await store.db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
-    const list = await store.db.insertInto("mailing_lists").values({ account_id: id, name: "Main", created_at: now }).returning("id").executeTakeFirstOrThrow();
+    const account = await store.db
+      .selectFrom("accounts")
+      .selectAll()
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
+    const list = await store.db
+      .insertInto("mailing_lists")
+      .values({ account_id: id, name: "Main", created_at: now })
+      .returning("id")
+      .executeTakeFirstOrThrow();
     return { account, listId: list.id };
   }
 
-  function worker(store: Store, options: Partial<ImportWorkerOptions> = {}, logs?: Record<string, unknown>[]): ImportWorker {
+  function worker(
+    store: Store,
+    options: Partial<ImportWorkerOptions> = {},
+    logs?: Record<string, unknown>[],
+  ): ImportWorker {
     const w = new ImportWorker(store, {
       allowHosts: ALLOW,
       leaseMs: 2_000,
@@ -228,86 +276,141 @@ describeEngines("queued file imports", (engine) => {
   }
 
   async function untilFinished(store: Store, id: number, ms = 30_000) {
-    await waitFor(`import ${id} to finish`, async () => ["done", "failed"].includes((await row(store, id)).state), ms);
+    await waitFor(
+      `import ${id} to finish`,
+      async () => ["done", "failed"].includes((await row(store, id)).state),
+      ms,
+    );
     return row(store, id);
   }
 
   // -------------------------------------------------------------------------------------------------------
 
-  it.each([1000, 2])("imports a small file (batches of %i lines): rows, memberships, counts, bad lines, opt-outs", async (batchRows) => {
-    const { store, account, listId } = await fresh(`small_${batchRows}`);
-    const now = Date.now();
-    await store.db.insertInto("optouts").values({ account_id: account.id, email_key: "optout@example.com", created_at: now }).execute();
-    await store.db
-      .insertInto("subscribers")
-      .values({ account_id: account.id, email: "Old@Example.com", email_key: "old@example.com", name: "Old", fields: '{"1":"keep"}', created_at: now })
-      .execute();
-    const tooMany = Array.from({ length: 26 }, (_, i) => `v${i + 1}`).join(";");
-    const lines = [
-      "\uFEFFa@example.com;Alice;HTML;x1", // 1: BOM stripped
-      "b@example.com;Bob;Text\r", // 2: CRLF
-      "", // 3: blank: a line, not a row
-      "not-an-email;X;HTML", // 4: bad
-      "c@example.com;Carol;Pdf", // 5: bad format
-      "optout@example.com;Opt;HTML", // 6: opted out: skipped
-      "old@example.com;;HTML;;new2", // 7: existing: name kept, DD2 added
-      "d@example.com;Dee", // 8: too few fields
-      `e@example.com;E;HTML;${tooMany}`, // 9: DD26 not activated (25)
-      "a@example.com;Alice Again;HTML", // 10: same address again: last one wins, counted again
-      'f@example.com;"Quoted; Name";HTML', // 11: no quoting: the ; splits, the format is wrong
-      "g@example.com;G;HTML", // 12: no line break at the end
-    ];
-    files.routes.set("/small.csv", whole(Buffer.from(lines.join("\n"))));
-    const queue = createImportQueue(store, { allowHosts: ALLOW });
-    const id = await queue.enqueue(account, listId, `${files.base}/small.csv`);
-    expect((await row(store, id)).state).toBe("queued");
+  it.each([1000, 2])(
+    "imports a small file (batches of %i lines): rows, memberships, counts, bad lines, opt-outs",
+    async (batchRows) => {
+      const { store, account, listId } = await fresh(`small_${batchRows}`);
+      const now = Date.now();
+      await store.db
+        .insertInto("optouts")
+        .values({ account_id: account.id, email_key: "optout@example.com", created_at: now })
+        .execute();
+      await store.db
+        .insertInto("subscribers")
+        .values({
+          account_id: account.id,
+          email: "Old@Example.com",
+          email_key: "old@example.com",
+          name: "Old",
+          fields: '{"1":"keep"}',
+          created_at: now,
+        })
+        .execute();
+      const tooMany = Array.from({ length: 26 }, (_, i) => `v${i + 1}`).join(";");
+      const lines = [
+        "\uFEFFa@example.com;Alice;HTML;x1", // 1: BOM stripped
+        "b@example.com;Bob;Text\r", // 2: CRLF
+        "", // 3: blank: a line, not a row
+        "not-an-email;X;HTML", // 4: bad
+        "c@example.com;Carol;Pdf", // 5: bad format
+        "optout@example.com;Opt;HTML", // 6: opted out: skipped
+        "old@example.com;;HTML;;new2", // 7: existing: name kept, DD2 added
+        "d@example.com;Dee", // 8: too few fields
+        `e@example.com;E;HTML;${tooMany}`, // 9: DD26 not activated (25)
+        "a@example.com;Alice Again;HTML", // 10: same address again: last one wins, counted again
+        'f@example.com;"Quoted; Name";HTML', // 11: no quoting: the ; splits, the format is wrong
+        "g@example.com;G;HTML", // 12: no line break at the end
+      ];
+      files.routes.set("/small.csv", whole(Buffer.from(lines.join("\n"))));
+      const queue = createImportQueue(store, { allowHosts: ALLOW });
+      const id = await queue.enqueue(account, listId, `${files.base}/small.csv`);
+      expect((await row(store, id)).state).toBe("queued");
 
-    const w = worker(store, { batchRows });
-    queue.onEnqueue(() => w.wake());
-    w.start();
-    const done = await untilFinished(store, id);
+      const w = worker(store, { batchRows });
+      queue.onEnqueue(() => w.wake());
+      w.start();
+      const done = await untilFinished(store, id);
 
-    expect(done.state).toBe("done");
-    expect(done.error).toBeNull();
-    expect(done.finished_at).toBeTypeOf("number");
-    expect(done.lease_owner).toBeNull();
-    expect(done.attempts).toBe(1);
-    expect(done.lines_done).toBe(12);
-    expect(done.rows_imported).toBe(5); // a, b, old, a again, g
-    expect(done.rows_skipped).toBe(1);
-    expect(done.rows_bad).toBe(5);
-    expect(done.first_errors.map((e) => e.line)).toEqual([4, 5, 8, 9, 11]);
-    for (const e of done.first_errors) expect(e.error).not.toBe("");
-    expect(done.first_errors.find((e) => e.line === 9)?.error).toContain("DD26");
+      expect(done.state).toBe("done");
+      expect(done.error).toBeNull();
+      expect(done.finished_at).toBeTypeOf("number");
+      expect(done.lease_owner).toBeNull();
+      expect(done.attempts).toBe(1);
+      expect(done.lines_done).toBe(12);
+      expect(done.rows_imported).toBe(5); // a, b, old, a again, g
+      expect(done.rows_skipped).toBe(1);
+      expect(done.rows_bad).toBe(5);
+      expect(done.first_errors.map((e) => e.line)).toEqual([4, 5, 8, 9, 11]);
+      for (const e of done.first_errors) expect(e.error).not.toBe("");
+      expect(done.first_errors.find((e) => e.line === 9)?.error).toContain("DD26");
 
-    const subs = await store.db.selectFrom("subscribers").selectAll().where("account_id", "=", account.id).orderBy("email_key").execute();
-    expect(subs.map((s) => s.email_key)).toEqual(["a@example.com", "b@example.com", "g@example.com", "old@example.com"]);
-    const by = new Map(subs.map((s) => [s.email_key, s]));
-    expect(by.get("a@example.com")).toMatchObject({ name: "Alice Again", format: "HTML", fields: '{"1":"x1"}' });
-    expect(by.get("b@example.com")).toMatchObject({ name: "Bob", format: "Text" });
-    expect(by.get("old@example.com")).toMatchObject({ email: "Old@Example.com", name: "Old", fields: '{"1":"keep","2":"new2"}' });
-    const members = await store.db.selectFrom("memberships").select(["subscriber_id", "state"]).where("list_id", "=", listId).execute();
-    expect(members.length).toBe(4);
-    expect(members.every((m) => m.state === "active")).toBe(true);
-  });
+      const subs = await store.db
+        .selectFrom("subscribers")
+        .selectAll()
+        .where("account_id", "=", account.id)
+        .orderBy("email_key")
+        .execute();
+      expect(subs.map((s) => s.email_key)).toEqual([
+        "a@example.com",
+        "b@example.com",
+        "g@example.com",
+        "old@example.com",
+      ]);
+      const by = new Map(subs.map((s) => [s.email_key, s]));
+      expect(by.get("a@example.com")).toMatchObject({
+        name: "Alice Again",
+        format: "HTML",
+        fields: '{"1":"x1"}',
+      });
+      expect(by.get("b@example.com")).toMatchObject({ name: "Bob", format: "Text" });
+      expect(by.get("old@example.com")).toMatchObject({
+        email: "Old@Example.com",
+        name: "Old",
+        fields: '{"1":"keep","2":"new2"}',
+      });
+      const members = await store.db
+        .selectFrom("memberships")
+        .select(["subscriber_id", "state"])
+        .where("list_id", "=", listId)
+        .execute();
+      expect(members.length).toBe(4);
+      expect(members.every((m) => m.state === "active")).toBe(true);
+    },
+  );
 
   it("keeps only the first errors, with their line numbers", async () => {
     const { store, account, listId } = await fresh("first_errors");
     const lines = Array.from({ length: 13 }, (_, i) => `bad${i};X;Nope`);
     lines.splice(5, 0, "ok@example.com;OK;HTML");
     files.routes.set("/bad.csv", whole(Buffer.from(`${lines.join("\r\n")}\r\n`)));
-    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(account, listId, `${files.base}/bad.csv`);
+    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(
+      account,
+      listId,
+      `${files.base}/bad.csv`,
+    );
     worker(store, { batchRows: 4 }).start();
     const done = await untilFinished(store, id);
-    expect(done).toMatchObject({ state: "done", lines_done: 14, rows_imported: 1, rows_bad: 13, rows_skipped: 0 });
-    expect(done.first_errors.map((e) => e.line)).toEqual([1, 2, 3, 4, 5, 7, 8, 9, 10, 11].slice(0, FIRST_ERRORS_KEPT));
+    expect(done).toMatchObject({
+      state: "done",
+      lines_done: 14,
+      rows_imported: 1,
+      rows_bad: 13,
+      rows_skipped: 0,
+    });
+    expect(done.first_errors.map((e) => e.line)).toEqual(
+      [1, 2, 3, 4, 5, 7, 8, 9, 10, 11].slice(0, FIRST_ERRORS_KEPT),
+    );
   });
 
   it("refuses private, loopback, non-http and privately resolving URLs at enqueue, writing nothing", async () => {
     const { store, account, listId } = await fresh("refuse");
     const lookup: Lookup = async (host) => {
       if (host === "files.test") return [{ address: "127.0.0.1", family: 4 }];
-      if (host === "mixed.test") return [{ address: "93.184.215.14", family: 4 }, { address: "fd00::1", family: 6 }];
+      if (host === "mixed.test")
+        return [
+          { address: "93.184.215.14", family: 4 },
+          { address: "fd00::1", family: 6 },
+        ];
       if (host === "public.test") return [{ address: "93.184.215.14", family: 4 }];
       throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
     };
@@ -346,7 +449,10 @@ describeEngines("queued file imports", (engine) => {
     // The log has the detail (host, address, rule), one line per refusal, never the whole URL.
     const refusals = logs.filter((e) => e.event === "import.url_refused");
     expect(refusals.length).toBe(refusedUrls.length);
-    expect(refusals.find((e) => e.host === "files.test")).toMatchObject({ account: account.id, rule: "blocked-address" });
+    expect(refusals.find((e) => e.host === "files.test")).toMatchObject({
+      account: account.id,
+      rule: "blocked-address",
+    });
     expect(String(refusals.find((e) => e.host === "files.test")?.detail)).toContain("127.0.0.1");
     expect(String(refusals.find((e) => e.host === "mixed.test")?.detail)).toContain("fd00::1");
     expect(refusals.find((e) => e.host === "nowhere.test")).toMatchObject({ rule: "no-host" });
@@ -357,11 +463,17 @@ describeEngines("queued file imports", (engine) => {
     const ids = [
       await queue.enqueue(account, listId, "http://public.test/x.csv"),
       await queue.enqueue(account, listId, `${files.base}/x.csv`),
-      await createImportQueue(store, { allowHosts: ["files.test"], lookup }).enqueue(account, listId, "http://files.test/x.csv"),
+      await createImportQueue(store, { allowHosts: ["files.test"], lookup }).enqueue(
+        account,
+        listId,
+        "http://files.test/x.csv",
+      ),
     ];
     const rows = await store.db.selectFrom("imports").selectAll().orderBy("id").execute();
     expect(rows.map((r) => r.id)).toEqual(ids);
-    expect(rows.map((r) => [r.state, r.account_id, r.list_id, r.attempts])).toEqual(ids.map(() => ["queued", account.id, listId, 0]));
+    expect(rows.map((r) => [r.state, r.account_id, r.list_id, r.attempts])).toEqual(
+      ids.map(() => ["queued", account.id, listId, 0]),
+    );
   });
 
   it("streams: the first batch is committed before the rest of the file is sent", async () => {
@@ -377,7 +489,11 @@ describeEngines("queued file imports", (engine) => {
       sawProgress = true;
       res.end(body.subarray(half));
     });
-    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(account, listId, `${files.base}/stream.csv`);
+    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(
+      account,
+      listId,
+      `${files.base}/stream.csv`,
+    );
     worker(store, { batchRows: 100 }).start();
     const done = await untilFinished(store, id);
     expect(sawProgress).toBe(true);
@@ -398,7 +514,11 @@ describeEngines("queued file imports", (engine) => {
       sawProgress = true;
       res.end("a@example.com;A;HTML\n");
     });
-    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(account, listId, `${files.base}/long.csv`);
+    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(
+      account,
+      listId,
+      `${files.base}/long.csv`,
+    );
     worker(store).start();
     const done = await untilFinished(store, id);
     expect(sawProgress).toBe(true);
@@ -415,7 +535,11 @@ describeEngines("queued file imports", (engine) => {
       await sleep(1500); // five lease periods without a byte
       res.end(body.subarray(half));
     });
-    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(account, listId, `${files.base}/stall.csv`);
+    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(
+      account,
+      listId,
+      `${files.base}/stall.csv`,
+    );
     const logs: Record<string, unknown>[] = [];
     worker(store, { batchRows: 100, leaseMs: 300, workerId: "first" }, logs).start();
     await waitFor("the first worker's claim", () => logs.some((e) => e.event === "import.claimed"));
@@ -429,8 +553,14 @@ describeEngines("queued file imports", (engine) => {
 
   it("fails at once when the download is refused after a redirect; nothing is written", async () => {
     const { store, account, listId } = await fresh("redirect");
-    files.routes.set("/moved.csv", (_req, res) => res.writeHead(302, { location: "http://10.0.0.1/secret" }).end());
-    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(account, listId, `${files.base}/moved.csv`);
+    files.routes.set("/moved.csv", (_req, res) =>
+      res.writeHead(302, { location: "http://10.0.0.1/secret" }).end(),
+    );
+    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(
+      account,
+      listId,
+      `${files.base}/moved.csv`,
+    );
     worker(store).start();
     const done = await untilFinished(store, id);
     expect(done).toMatchObject({ state: "failed", attempts: 1, lines_done: 0, rows_imported: 0 });
@@ -457,7 +587,9 @@ describeEngines("queued file imports", (engine) => {
 
   it("recovers when a retry succeeds, and fails an import whose list vanished", async () => {
     const { store, account, listId } = await fresh("recover");
-    files.routes.set("/once.csv", (req, res, hit) => (hit === 1 ? res.writeHead(500).end() : whole(genFile("r", 50))(req, res, hit)));
+    files.routes.set("/once.csv", (req, res, hit) =>
+      hit === 1 ? res.writeHead(500).end() : whole(genFile("r", 50))(req, res, hit),
+    );
     const queue = createImportQueue(store, { allowHosts: ALLOW });
     const id = await queue.enqueue(account, listId, `${files.base}/once.csv`);
     const other = await store.db
@@ -480,8 +612,14 @@ describeEngines("queued file imports", (engine) => {
     const { store, account, listId } = await fresh("stop");
     const n = 10_000;
     const body = genFile("p", n);
-    files.routes.set("/stop.csv", (req, res, hit) => (hit === 1 ? sendSlowly(res, body, 4096, 15) : whole(body)(req, res, hit)));
-    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(account, listId, `${files.base}/stop.csv`);
+    files.routes.set("/stop.csv", (req, res, hit) =>
+      hit === 1 ? sendSlowly(res, body, 4096, 15) : whole(body)(req, res, hit),
+    );
+    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(
+      account,
+      listId,
+      `${files.base}/stop.csv`,
+    );
     const first = worker(store, { batchRows: 200 });
     first.start();
     await waitFor("progress", async () => (await row(store, id)).lines_done >= 1000);
@@ -503,7 +641,14 @@ describeEngines("queued file imports", (engine) => {
     const logs: Record<string, unknown>[] = [];
     worker(store, { batchRows: 300 }, logs).start();
     const done = await untilFinished(store, id);
-    expect(done).toMatchObject({ state: "done", attempts: 1, lines_done: n, rows_imported: n, rows_bad: 0, rows_skipped: 0 });
+    expect(done).toMatchObject({
+      state: "done",
+      attempts: 1,
+      lines_done: n,
+      rows_imported: n,
+      rows_bad: 0,
+      rows_skipped: 0,
+    });
     expect(files.hits.get("/stop.csv")).toBe(2);
     // The same version (ETag, Last-Modified, length): the staged lines were skipped, not staged again.
     expect(logs.filter((e) => e.event === "import.restarted")).toEqual([]);
@@ -516,15 +661,29 @@ describeEngines("queued file imports", (engine) => {
     const { store, account, listId } = await fresh("lease");
     const n = 5000;
     const body = genFile("l", n);
-    files.routes.set("/lease.csv", (req, res, hit) => (hit === 1 ? sendSlowly(res, body, 2048, 15) : whole(body)(req, res, hit)));
-    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(account, listId, `${files.base}/lease.csv`);
+    files.routes.set("/lease.csv", (req, res, hit) =>
+      hit === 1 ? sendSlowly(res, body, 2048, 15) : whole(body)(req, res, hit),
+    );
+    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(
+      account,
+      listId,
+      `${files.base}/lease.csv`,
+    );
     const logs: Record<string, unknown>[] = [];
     worker(store, { batchRows: 100, leaseMs: 600 }, logs).start();
     await waitFor("progress", async () => (await row(store, id)).lines_done >= 300);
     // Another owner takes the import over (as after a stall longer than the lease).
-    await store.db.updateTable("imports").set({ lease_owner: "intruder", lease_until: Date.now() + 60_000 }).where("id", "=", id).execute();
+    await store.db
+      .updateTable("imports")
+      .set({ lease_owner: "intruder", lease_until: Date.now() + 60_000 })
+      .where("id", "=", id)
+      .execute();
     const taken = await row(store, id);
-    await waitFor("the lease loss to be noticed", () => logs.some((e) => e.event === "import.lease_lost"), 10_000);
+    await waitFor(
+      "the lease loss to be noticed",
+      () => logs.some((e) => e.event === "import.lease_lost"),
+      10_000,
+    );
     await sleep(300);
     const after = await row(store, id);
     expect(after.lines_done).toBe(taken.lines_done);
@@ -532,7 +691,11 @@ describeEngines("queued file imports", (engine) => {
     expect(await staged(store, id)).toBe(taken.lines_done);
     expect(await count(store, "memberships", { list_id: listId })).toBe(0);
 
-    await store.db.updateTable("imports").set({ lease_owner: null, lease_until: null }).where("id", "=", id).execute();
+    await store.db
+      .updateTable("imports")
+      .set({ lease_owner: null, lease_until: null })
+      .where("id", "=", id)
+      .execute();
     const done = await untilFinished(store, id);
     expect(done).toMatchObject({ state: "done", lines_done: n, rows_imported: n, attempts: 2 });
     await expectExactlyGenerated(store, account, listId, "l", n);
@@ -573,7 +736,7 @@ describeEngines("queued file imports", (engine) => {
     expect(done).toMatchObject({ state: "done", rows_imported: 500 });
     // Account one's first file is still being read; its second never started (one import per account).
     expect((await row(store, a1)).state).toBe("importing");
-    expect((await row(store, a2))).toMatchObject({ state: "queued", attempts: 0 });
+    expect(await row(store, a2)).toMatchObject({ state: "queued", attempts: 0 });
     expect(files.hits.get("/drip2.csv")).toBeUndefined();
   });
 
@@ -581,15 +744,18 @@ describeEngines("queued file imports", (engine) => {
     const { store, account, listId } = await fresh("turns");
     const b = await addAccount(store, "turns_b");
     const c = await addAccount(store, "turns_c");
-    for (const name of ["a1", "a2", "a3", "b1", "c1"]) files.routes.set(`/${name}.csv`, whole(genFile(name, 20)));
+    for (const name of ["a1", "a2", "a3", "b1", "c1"])
+      files.routes.set(`/${name}.csv`, whole(genFile(name, 20)));
     const queue = createImportQueue(store, { allowHosts: ALLOW });
     const ids = new Map<number, string>();
-    for (const name of ["a1", "a2", "a3"]) ids.set(await queue.enqueue(account, listId, `${files.base}/${name}.csv`), name);
+    for (const name of ["a1", "a2", "a3"])
+      ids.set(await queue.enqueue(account, listId, `${files.base}/${name}.csv`), name);
     ids.set(await queue.enqueue(b.account, b.listId, `${files.base}/b1.csv`), "b1");
     ids.set(await queue.enqueue(c.account, c.listId, `${files.base}/c1.csv`), "c1");
     const logs: Record<string, unknown>[] = [];
     worker(store, { concurrency: 1 }, logs).start();
-    for (const id of ids.keys()) expect(await untilFinished(store, id)).toMatchObject({ state: "done", rows_imported: 20 });
+    for (const id of ids.keys())
+      expect(await untilFinished(store, id)).toMatchObject({ state: "done", rows_imported: 20 });
     const order = logs.filter((e) => e.event === "import.claimed").map((e) => ids.get(e.import as number));
     expect(order).toEqual(["a1", "b1", "c1", "a2", "a3"]);
   });
@@ -611,7 +777,13 @@ describeEngines("queued file imports", (engine) => {
     const queue = createImportQueue(store, { allowHosts: ALLOW });
     const headless = await queue.enqueue(account, listId, `${files.base}/headless.csv`);
     const stopped = await queue.enqueue(account, listId, `${files.base}/stops.csv`);
-    worker(store, { stallMs: 200, timeoutMs: 600_000, retryBackoffMs: 20, concurrency: 2, batchRows: 5 }).start();
+    worker(store, {
+      stallMs: 200,
+      timeoutMs: 600_000,
+      retryBackoffMs: 20,
+      concurrency: 2,
+      batchRows: 5,
+    }).start();
     for (const id of [headless, stopped]) {
       const failed = await untilFinished(store, id, 30_000);
       expect(failed).toMatchObject({ state: "failed", attempts: 3, rows_imported: 0 });
@@ -641,30 +813,52 @@ describeEngines("queued file imports", (engine) => {
   it.each([
     ["a new ETag", (body: Buffer) => versionOf(body)],
     ["no validators at all", () => ({})],
-  ])("a file that changed between attempts (%s) is staged again from line 1: only the new version's rows", async (_label, headersOf) => {
-    const { store, account, listId } = await fresh(`version_${_label.replace(/\W+/g, "_")}`);
-    const v1 = genFile("old", 3000);
-    const v2 = genFile("new", 1200); // shorter: the old version's lines past its end must go too
-    files.routes.set("/changing.csv", (req, res, hit) => (hit === 1 ? cutAfter(v1, 2500, headersOf(v1))(req, res, hit) : whole(v2, headersOf(v2))(req, res, hit)));
-    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(account, listId, `${files.base}/changing.csv`);
-    const logs: Record<string, unknown>[] = [];
-    worker(store, { batchRows: 100 }, logs).start();
-    const done = await untilFinished(store, id);
-    expect(done).toMatchObject({ state: "done", attempts: 2, lines_done: 1200, rows_imported: 1200, rows_bad: 0, rows_skipped: 0 });
-    // The first attempt staged some of the old version's lines (how many depends on when the cut came).
-    const restarts = logs.filter((e) => e.event === "import.restarted");
-    expect(restarts).toHaveLength(1);
-    expect(restarts[0]!.linesDone).toBeGreaterThan(0);
-    expect(files.hits.get("/changing.csv")).toBe(2);
-    await expectExactlyGenerated(store, account, listId, "new", 1200);
-    expect(await staged(store, id)).toBe(0);
-  });
+  ])(
+    "a file that changed between attempts (%s) is staged again from line 1: only the new version's rows",
+    async (_label, headersOf) => {
+      const { store, account, listId } = await fresh(`version_${_label.replace(/\W+/g, "_")}`);
+      const v1 = genFile("old", 3000);
+      const v2 = genFile("new", 1200); // shorter: the old version's lines past its end must go too
+      files.routes.set("/changing.csv", (req, res, hit) =>
+        hit === 1
+          ? cutAfter(v1, 2500, headersOf(v1))(req, res, hit)
+          : whole(v2, headersOf(v2))(req, res, hit),
+      );
+      const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(
+        account,
+        listId,
+        `${files.base}/changing.csv`,
+      );
+      const logs: Record<string, unknown>[] = [];
+      worker(store, { batchRows: 100 }, logs).start();
+      const done = await untilFinished(store, id);
+      expect(done).toMatchObject({
+        state: "done",
+        attempts: 2,
+        lines_done: 1200,
+        rows_imported: 1200,
+        rows_bad: 0,
+        rows_skipped: 0,
+      });
+      // The first attempt staged some of the old version's lines (how many depends on when the cut came).
+      const restarts = logs.filter((e) => e.event === "import.restarted");
+      expect(restarts).toHaveLength(1);
+      expect(restarts[0]!.linesDone).toBeGreaterThan(0);
+      expect(files.hits.get("/changing.csv")).toBe(2);
+      await expectExactlyGenerated(store, account, listId, "new", 1200);
+      expect(await staged(store, id)).toBe(0);
+    },
+  );
 
   it("a file larger than maxBytes without a Content-Length fails with nothing of it applied or left staged", async () => {
     const { store, account, listId } = await fresh("too_large");
     const body = genFile("big", 20_000); // about 800 KB
     files.routes.set("/chunked.csv", (_req, res) => sendSlowly(res, body, 16_384, 2, {}));
-    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(account, listId, `${files.base}/chunked.csv`);
+    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(
+      account,
+      listId,
+      `${files.base}/chunked.csv`,
+    );
     const logs: Record<string, unknown>[] = [];
     worker(store, { batchRows: 100, maxBytes: 300_000 }, logs).start();
     const failed = await untilFinished(store, id);
@@ -679,11 +873,25 @@ describeEngines("queued file imports", (engine) => {
   });
 
   /** Runs a worker in a child process (test/service/fixtures/worker.ts) until the test kills it. */
-  function childWorker(url: string, options: Partial<ImportWorkerOptions> & { workerId: string }): { child: ChildProcess; exited: Promise<unknown[]>; stderr: () => string } {
-    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", CHILD, "import", url, JSON.stringify({ allowHosts: ALLOW, pollMs: 20, ...options })], {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+  function childWorker(
+    url: string,
+    options: Partial<ImportWorkerOptions> & { workerId: string },
+  ): { child: ChildProcess; exited: Promise<unknown[]>; stderr: () => string } {
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        CHILD,
+        "import",
+        url,
+        JSON.stringify({ allowHosts: ALLOW, pollMs: 20, ...options }),
+      ],
+      {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stderr = "";
     child.stderr?.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
     const exited = once(child, "exit");
@@ -711,81 +919,113 @@ describeEngines("queued file imports", (engine) => {
     expect(code).toBeNull();
   }
 
-  it(
-    "kill -9 of the worker process while staging and again while applying 100,000 rows: the next worker ends with exactly the rows",
-    async () => {
-      const { url, store, account, listId } = await fresh("kill9");
-      const n = 100_000;
-      const body = genFile("k", n);
-      // The first download trickles (the killed one); the second comes at once.
-      files.routes.set("/big.csv", (req, res, hit) => (hit === 1 ? sendSlowly(res, body, 16_384, 20) : whole(body)(req, res, hit)));
-      const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(account, listId, `${files.base}/big.csv`);
+  it("kill -9 of the worker process while staging and again while applying 100,000 rows: the next worker ends with exactly the rows", async () => {
+    const { url, store, account, listId } = await fresh("kill9");
+    const n = 100_000;
+    const body = genFile("k", n);
+    // The first download trickles (the killed one); the second comes at once.
+    files.routes.set("/big.csv", (req, res, hit) =>
+      hit === 1 ? sendSlowly(res, body, 16_384, 20) : whole(body)(req, res, hit),
+    );
+    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(
+      account,
+      listId,
+      `${files.base}/big.csv`,
+    );
 
-      // 1. Killed while staging: the staged lines are exactly the committed batches, nothing is applied.
-      const first = childWorker(url, { batchRows: 500, leaseMs: 1500, workerId: "child" });
-      await killNineWhen(first, "the child to commit batches", async () => (await row(store, id)).lines_done >= 2000, 30_000);
-      const killed = await row(store, id);
-      expect(killed.state).toBe("importing");
-      expect(killed.lease_owner).toBe("child");
-      expect(killed.lines_done).toBeGreaterThan(0);
-      expect(killed.lines_done).toBeLessThan(n);
-      expect(killed.lines_done % 500).toBe(0);
-      expect(await staged(store, id)).toBe(killed.lines_done);
-      expect(await count(store, "memberships", { list_id: listId })).toBe(0);
+    // 1. Killed while staging: the staged lines are exactly the committed batches, nothing is applied.
+    const first = childWorker(url, { batchRows: 500, leaseMs: 1500, workerId: "child" });
+    await killNineWhen(
+      first,
+      "the child to commit batches",
+      async () => (await row(store, id)).lines_done >= 2000,
+      30_000,
+    );
+    const killed = await row(store, id);
+    expect(killed.state).toBe("importing");
+    expect(killed.lease_owner).toBe("child");
+    expect(killed.lines_done).toBeGreaterThan(0);
+    expect(killed.lines_done).toBeLessThan(n);
+    expect(killed.lines_done % 500).toBe(0);
+    expect(await staged(store, id)).toBe(killed.lines_done);
+    expect(await count(store, "memberships", { list_id: listId })).toBe(0);
 
-      // 2. The next worker stages the rest of the same version (skipping what is staged) and is killed
-      // while applying: the rows applied and the rows still staged are the whole file.
-      const second = childWorker(url, { batchRows: 100, leaseMs: 1500, workerId: "child2" });
-      await killNineWhen(second, "the apply to begin", async () => {
+    // 2. The next worker stages the rest of the same version (skipping what is staged) and is killed
+    // while applying: the rows applied and the rows still staged are the whole file.
+    const second = childWorker(url, { batchRows: 100, leaseMs: 1500, workerId: "child2" });
+    await killNineWhen(
+      second,
+      "the apply to begin",
+      async () => {
         const r = await row(store, id);
         return r.state === "applying" && r.rows_imported >= 1000;
-      }, 60_000);
-      const applying = await row(store, id);
-      expect(applying).toMatchObject({ state: "applying", lease_owner: "child2", lines_done: n, attempts: 2 });
-      expect(applying.rows_imported).toBeLessThan(n);
-      expect(applying.rows_imported + (await staged(store, id))).toBe(n);
-      expect(await count(store, "memberships", { list_id: listId })).toBe(applying.rows_imported);
-      expect(second.stderr()).not.toContain("import.restarted");
+      },
+      60_000,
+    );
+    const applying = await row(store, id);
+    expect(applying).toMatchObject({ state: "applying", lease_owner: "child2", lines_done: n, attempts: 2 });
+    expect(applying.rows_imported).toBeLessThan(n);
+    expect(applying.rows_imported + (await staged(store, id))).toBe(n);
+    expect(await count(store, "memberships", { list_id: listId })).toBe(applying.rows_imported);
+    expect(second.stderr()).not.toContain("import.restarted");
 
-      // 3. The restarted service applies the rest once the dead one's lease ran out, without downloading.
-      const logs: Record<string, unknown>[] = [];
-      worker(store, { leaseMs: 5_000 }, logs).start();
-      const done = await untilFinished(store, id, 100_000);
-      const claim = logs.find((e) => e.event === "import.claimed");
-      expect(claim).toMatchObject({ import: id, attempts: 3, linesDone: n, state: "applying" });
-      expect(done).toMatchObject({ state: "done", attempts: 3, lines_done: n, rows_imported: n, rows_skipped: 0, rows_bad: 0 });
-      expect(done.first_errors).toEqual([]);
-      expect(files.hits.get("/big.csv")).toBe(2);
-      expect(await staged(store, id)).toBe(0);
-      await expectExactlyGenerated(store, account, listId, "k", n);
-    },
-    200_000,
-  );
+    // 3. The restarted service applies the rest once the dead one's lease ran out, without downloading.
+    const logs: Record<string, unknown>[] = [];
+    worker(store, { leaseMs: 5_000 }, logs).start();
+    const done = await untilFinished(store, id, 100_000);
+    const claim = logs.find((e) => e.event === "import.claimed");
+    expect(claim).toMatchObject({ import: id, attempts: 3, linesDone: n, state: "applying" });
+    expect(done).toMatchObject({
+      state: "done",
+      attempts: 3,
+      lines_done: n,
+      rows_imported: n,
+      rows_skipped: 0,
+      rows_bad: 0,
+    });
+    expect(done.first_errors).toEqual([]);
+    expect(files.hits.get("/big.csv")).toBe(2);
+    expect(await staged(store, id)).toBe(0);
+    await expectExactlyGenerated(store, account, listId, "k", n);
+  }, 200_000);
 
-  it(
-    "kill -9 while staging, and the file changes before the next attempt: only the new version's rows",
-    async () => {
-      const { url, store, account, listId } = await fresh("kill9_version");
-      const v1 = genFile("k1", 20_000);
-      const v2 = genFile("k2", 15_000);
-      files.routes.set("/moving.csv", (req, res, hit) => (hit === 1 ? sendSlowly(res, v1, 4096, 20) : whole(v2)(req, res, hit)));
-      const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(account, listId, `${files.base}/moving.csv`);
-      const child = childWorker(url, { batchRows: 250, leaseMs: 1500, workerId: "child" });
-      await killNineWhen(child, "the child to stage batches", async () => (await row(store, id)).lines_done >= 1000, 30_000);
-      const killed = await row(store, id);
-      expect(killed.state).toBe("importing");
-      expect(await staged(store, id)).toBe(killed.lines_done);
+  it("kill -9 while staging, and the file changes before the next attempt: only the new version's rows", async () => {
+    const { url, store, account, listId } = await fresh("kill9_version");
+    const v1 = genFile("k1", 20_000);
+    const v2 = genFile("k2", 15_000);
+    files.routes.set("/moving.csv", (req, res, hit) =>
+      hit === 1 ? sendSlowly(res, v1, 4096, 20) : whole(v2)(req, res, hit),
+    );
+    const id = await createImportQueue(store, { allowHosts: ALLOW }).enqueue(
+      account,
+      listId,
+      `${files.base}/moving.csv`,
+    );
+    const child = childWorker(url, { batchRows: 250, leaseMs: 1500, workerId: "child" });
+    await killNineWhen(
+      child,
+      "the child to stage batches",
+      async () => (await row(store, id)).lines_done >= 1000,
+      30_000,
+    );
+    const killed = await row(store, id);
+    expect(killed.state).toBe("importing");
+    expect(await staged(store, id)).toBe(killed.lines_done);
 
-      const logs: Record<string, unknown>[] = [];
-      worker(store, { leaseMs: 5_000, batchRows: 500 }, logs).start();
-      const done = await untilFinished(store, id, 60_000);
-      expect(done).toMatchObject({ state: "done", attempts: 2, lines_done: 15_000, rows_imported: 15_000, rows_bad: 0 });
-      expect(logs.filter((e) => e.event === "import.restarted")).toHaveLength(1);
-      await expectExactlyGenerated(store, account, listId, "k2", 15_000);
-      expect(await staged(store, id)).toBe(0);
-    },
-    120_000,
-  );
+    const logs: Record<string, unknown>[] = [];
+    worker(store, { leaseMs: 5_000, batchRows: 500 }, logs).start();
+    const done = await untilFinished(store, id, 60_000);
+    expect(done).toMatchObject({
+      state: "done",
+      attempts: 2,
+      lines_done: 15_000,
+      rows_imported: 15_000,
+      rows_bad: 0,
+    });
+    expect(logs.filter((e) => e.event === "import.restarted")).toHaveLength(1);
+    await expectExactlyGenerated(store, account, listId, "k2", 15_000);
+    expect(await staged(store, id)).toBe(0);
+  }, 120_000);
 
   if (engine === "postgres") {
     it("two instances on one database import each queued file exactly once, one import of an account at a time", async () => {
@@ -802,7 +1042,8 @@ describeEngines("queued file imports", (engine) => {
         { name: "d", account, listId },
       ];
       // Each download lasts several lease periods, so a lease that were not renewed would be taken over.
-      for (const { name } of plan) files.routes.set(`/${name}.csv`, (_req, res) => sendSlowly(res, genFile(name, n), 8_192, 50));
+      for (const { name } of plan)
+        files.routes.set(`/${name}.csv`, (_req, res) => sendSlowly(res, genFile(name, n), 8_192, 50));
       const queue = createImportQueue(store, { allowHosts: ALLOW });
       const logs: Record<string, unknown>[] = [];
       const w1 = worker(store, { batchRows: 500, leaseMs: 2_000, workerId: "one" }, logs);
@@ -810,7 +1051,8 @@ describeEngines("queued file imports", (engine) => {
       w1.start();
       w2.start();
       const ids: number[] = [];
-      for (const { name, account: owner, listId: list } of plan) ids.push(await queue.enqueue(owner, list, `${files.base}/${name}.csv`));
+      for (const { name, account: owner, listId: list } of plan)
+        ids.push(await queue.enqueue(owner, list, `${files.base}/${name}.csv`));
       w1.wake();
       w2.wake();
       // How many of account one's imports are being worked on (leased), sampled while they run: each
@@ -836,7 +1078,10 @@ describeEngines("queued file imports", (engine) => {
       })();
       for (const id of ids) {
         const done = await untilFinished(store, id, 90_000);
-        expect(done, JSON.stringify(logs.filter((e) => e.event !== "import.claimed" && e.event !== "import.done"))).toMatchObject({ state: "done", attempts: 1, lines_done: n, rows_imported: n, rows_bad: 0 });
+        expect(
+          done,
+          JSON.stringify(logs.filter((e) => e.event !== "import.claimed" && e.event !== "import.done")),
+        ).toMatchObject({ state: "done", attempts: 1, lines_done: n, rows_imported: n, rows_bad: 0 });
       }
       for (const { name } of plan) expect(files.hits.get(`/${name}.csv`)).toBe(1);
       const claims = logs.filter((e) => e.event === "import.claimed");
@@ -849,7 +1094,8 @@ describeEngines("queued file imports", (engine) => {
       expect(mostAtOnce).toBe(1);
       expect(await count(store, "subscribers", { account_id: account.id })).toBe(2 * n);
       expect(await count(store, "memberships", { list_id: listId })).toBe(2 * n);
-      for (const other of others) expect(await count(store, "memberships", { list_id: other.listId })).toBe(n);
+      for (const other of others)
+        expect(await count(store, "memberships", { list_id: other.listId })).toBe(n);
     }, 120_000);
   }
 });

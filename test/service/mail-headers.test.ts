@@ -8,7 +8,14 @@
 import { simpleParser, type AddressObject } from "mailparser";
 import { describe, expect, it } from "vitest";
 import { renderMessage } from "../../service/app/mail.js";
-import { FOLD_AT, MAX_LINE_OCTETS, headerText, mailboxField, plainField, unstructuredField } from "../../service/app/mail-headers.js";
+import {
+  FOLD_AT,
+  MAX_LINE_OCTETS,
+  headerText,
+  mailboxField,
+  plainField,
+  unstructuredField,
+} from "../../service/app/mail-headers.js";
 import { Random } from "../fixtures/random.js";
 
 const HOSTILE: readonly string[] = [
@@ -74,13 +81,17 @@ async function roundTrip(text: string, name = text) {
       to: { name, address: "to@example.com" },
       subject: text,
       text: "body",
-      headers: { "List-Unsubscribe": "<http://127.0.0.1:1/u/1.2.3.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+      headers: {
+        "List-Unsubscribe": "<http://127.0.0.1:1/u/1.2.3.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ>",
+        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+      },
     },
     0,
     "example.com",
   );
   const parsed = await simpleParser(message);
-  const first = (field: AddressObject | AddressObject[] | undefined) => (Array.isArray(field) ? field[0] : field)?.value[0];
+  const first = (field: AddressObject | AddressObject[] | undefined) =>
+    (Array.isArray(field) ? field[0] : field)?.value[0];
   return { lines: dataLines(message), parsed, from: first(parsed.from), to: first(parsed.to) };
 }
 
@@ -94,13 +105,36 @@ describe("mail header fields", () => {
       expect(from?.address).toBe("from@example.com");
       expect(to?.name ?? "").toBe(expected(text));
       expect(to?.address).toBe("to@example.com");
-      expect(parsed.headerLines.find((h) => h.key === "list-unsubscribe-post")?.line).toBe("List-Unsubscribe-Post: List-Unsubscribe=One-Click");
+      expect(parsed.headerLines.find((h) => h.key === "list-unsubscribe-post")?.line).toBe(
+        "List-Unsubscribe-Post: List-Unsubscribe=One-Click",
+      );
       expect(parsed.headers.has("bcc")).toBe(false);
     }
   });
 
   it("fold seeded random mixes of hostile pieces the same way", async () => {
-    const pieces = ["a", "Z", " ", "  ", "\t", "\r\n", "=?", "?=", "é", "😀", "\u0301", "日", '"', "\\", "<", "x".repeat(90), " ".repeat(12), "\ud800", "_", "?"];
+    const pieces = [
+      "a",
+      "Z",
+      " ",
+      "  ",
+      "\t",
+      "\r\n",
+      "=?",
+      "?=",
+      "é",
+      "😀",
+      "\u0301",
+      "日",
+      '"',
+      "\\",
+      "<",
+      "x".repeat(90),
+      " ".repeat(12),
+      "\ud800",
+      "_",
+      "?",
+    ];
     const random = new Random(20261127);
     for (let round = 0; round < 300; round++) {
       let text = "";
@@ -115,7 +149,9 @@ describe("mail header fields", () => {
 
   it("keep short plain text as it is: a quoted display name, an unencoded subject", () => {
     expect(unstructuredField("Subject", "Order 12 for Ann")).toBe("Subject: Order 12 for Ann");
-    expect(mailboxField("From", 'Shop "A" \\ B', "shop@example.com")).toBe('From: "Shop \\"A\\" \\\\ B" <shop@example.com>');
+    expect(mailboxField("From", 'Shop "A" \\ B', "shop@example.com")).toBe(
+      'From: "Shop \\"A\\" \\\\ B" <shop@example.com>',
+    );
     expect(mailboxField("To", "", "ann@example.com")).toBe("To: <ann@example.com>");
     expect(unstructuredField("Subject", "Ä")).toBe("Subject: =?UTF-8?B?w4Q=?=");
   });
@@ -129,7 +165,9 @@ describe("mail header fields", () => {
   });
 
   it("fold a service-made field at its spaces, and refuse one that cannot fit 998 octets", () => {
-    expect(plainField("List-Unsubscribe", "<https://a.test/u/1>, <mailto:u@a.test>")).toBe("List-Unsubscribe: <https://a.test/u/1>, <mailto:u@a.test>");
+    expect(plainField("List-Unsubscribe", "<https://a.test/u/1>, <mailto:u@a.test>")).toBe(
+      "List-Unsubscribe: <https://a.test/u/1>, <mailto:u@a.test>",
+    );
     const long = plainField("X-Long", Array.from({ length: 30 }, (_, i) => `token${i}`).join(" "));
     for (const line of long.split("\r\n")) expect(line.length).toBeLessThanOrEqual(FOLD_AT);
     expect(plainField("X-Break", "a\r\nBcc: x@example.com")).toBe("X-Break: a Bcc: x@example.com");

@@ -13,11 +13,62 @@ import { Random } from "../fixtures/random.js";
 import { CHROMIUM, hasChromium } from "../fixtures/system-component.js";
 
 const PIECES = [
-  '<a href="', "<a href='", "<a href=", "<a HREF = ", '<img src="', "<img src=", '<img srcset="', '<form action="', '<td background="',
-  '<p class="', "<p class=", "<p ", '"', "'", ">", " ", "\t", "<", "</", "a", "p", "/", "=", "&", "#", "&#106;", "&#x6A;", "java",
-  "http", "//ok.example/", "<!--", "-->", "--", "-", "!", "<!", "<?", "<script>", "</script>", "<style>", "</style>", "</style ",
-  "<title>", "</title>", "<textarea>", "</textarea>", "<noscript>", "</noscript>", "<xmp>", "</xmp>", "</a>", "x",
-  "{{DD1}}", "{{DD1}}", "{{DD2}}", "{{Name}}",
+  '<a href="',
+  "<a href='",
+  "<a href=",
+  "<a HREF = ",
+  '<img src="',
+  "<img src=",
+  '<img srcset="',
+  '<form action="',
+  '<td background="',
+  '<p class="',
+  "<p class=",
+  "<p ",
+  '"',
+  "'",
+  ">",
+  " ",
+  "\t",
+  "<",
+  "</",
+  "a",
+  "p",
+  "/",
+  "=",
+  "&",
+  "#",
+  "&#106;",
+  "&#x6A;",
+  "java",
+  "http",
+  "//ok.example/",
+  "<!--",
+  "-->",
+  "--",
+  "-",
+  "!",
+  "<!",
+  "<?",
+  "<script>",
+  "</script>",
+  "<style>",
+  "</style>",
+  "</style ",
+  "<title>",
+  "</title>",
+  "<textarea>",
+  "</textarea>",
+  "<noscript>",
+  "</noscript>",
+  "<xmp>",
+  "</xmp>",
+  "</a>",
+  "x",
+  "{{DD1}}",
+  "{{DD1}}",
+  "{{DD2}}",
+  "{{Name}}",
 ];
 
 const HOSTILE = [
@@ -46,7 +97,14 @@ const HOSTILE = [
   "https://ok.example/",
 ];
 
-const values = (dd1: string, dd2: string, name: string): MergeValues => ({ name, email: "ann@example.com", fields: new Map([[1, dd1], [2, dd2]]) });
+const values = (dd1: string, dd2: string, name: string): MergeValues => ({
+  name,
+  email: "ann@example.com",
+  fields: new Map([
+    [1, dd1],
+    [2, dd2],
+  ]),
+});
 
 let launching: Promise<Browser> | undefined;
 afterAll(async () => {
@@ -55,7 +113,11 @@ afterAll(async () => {
 
 describe.runIf(hasChromium())("merged HTML in Chromium", () => {
   it("no value adds an element or attribute, or gives a URL attribute a scheme but http, https or mailto", async () => {
-    launching ??= chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"], timeout: 20_000 });
+    launching ??= chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
+      timeout: 20_000,
+    });
     const page = await (await launching).newPage();
     const random = new Random(27112026);
     const cases: { template: string; hostile: string; neutral: string; label: string }[] = [];
@@ -68,44 +130,93 @@ describe.runIf(hasChromium())("merged HTML in Chromium", () => {
         // The neutral values are as long as the hostile ones: an empty value stays empty (text before <title>
         // moves it into the body, which is the tree, not the tokenizer).
         const x = (value: string) => value.replace(/./gsu, "x");
-        cases.push({ template, hostile: mergeHtml(template, values(a, b, c)), neutral: mergeHtml(template, values(x(a), x(b), x(c))), label: JSON.stringify([template, a, b, c]) });
+        cases.push({
+          template,
+          hostile: mergeHtml(template, values(a, b, c)),
+          neutral: mergeHtml(template, values(x(a), x(b), x(c))),
+          label: JSON.stringify([template, a, b, c]),
+        });
       }
     }
-    const verdicts = await page.evaluate((items) => {
-      const URLS = new Set(["href", "src", "action", "formaction", "background", "cite", "poster", "longdesc", "usemap", "codebase", "data", "archive", "classid", "profile", "manifest", "icon", "lowsrc", "dynsrc", "xlink:href", "srcset", "ping"]);
-      const skeleton = (html: string) => {
-        const doc = new DOMParser().parseFromString(html, "text/html");
-        return Array.from(doc.querySelectorAll("*"))
-          .map((el) => `${el.tagName}(${Array.from(el.attributes).map((a) => a.name).join(",")})`)
-          .join(" ");
-      };
-      const badUrls = (html: string) => {
-        const doc = new DOMParser().parseFromString(html, "text/html");
-        const bad: string[] = [];
-        for (const el of Array.from(doc.querySelectorAll("*"))) {
-          for (const attr of Array.from(el.attributes)) {
-            if (!URLS.has(attr.name)) continue;
-            const urls = attr.name === "srcset" ? attr.value.split(",").map((c: string) => c.trim().split(/\s+/)[0] ?? "") : attr.name === "ping" ? attr.value.trim().split(/\s+/) : [attr.value];
-            for (const url of urls) {
-              let protocol = "";
-              try {
-                protocol = new URL(url, "https://base.invalid/").protocol;
-              } catch {
-                continue; // not a URL a browser follows
+    const verdicts = await page.evaluate(
+      (items) => {
+        const URLS = new Set([
+          "href",
+          "src",
+          "action",
+          "formaction",
+          "background",
+          "cite",
+          "poster",
+          "longdesc",
+          "usemap",
+          "codebase",
+          "data",
+          "archive",
+          "classid",
+          "profile",
+          "manifest",
+          "icon",
+          "lowsrc",
+          "dynsrc",
+          "xlink:href",
+          "srcset",
+          "ping",
+        ]);
+        const skeleton = (html: string) => {
+          const doc = new DOMParser().parseFromString(html, "text/html");
+          return Array.from(doc.querySelectorAll("*"))
+            .map(
+              (el) =>
+                `${el.tagName}(${Array.from(el.attributes)
+                  .map((a) => a.name)
+                  .join(",")})`,
+            )
+            .join(" ");
+        };
+        const badUrls = (html: string) => {
+          const doc = new DOMParser().parseFromString(html, "text/html");
+          const bad: string[] = [];
+          for (const el of Array.from(doc.querySelectorAll("*"))) {
+            for (const attr of Array.from(el.attributes)) {
+              if (!URLS.has(attr.name)) continue;
+              const urls =
+                attr.name === "srcset"
+                  ? attr.value.split(",").map((c: string) => c.trim().split(/\s+/)[0] ?? "")
+                  : attr.name === "ping"
+                    ? attr.value.trim().split(/\s+/)
+                    : [attr.value];
+              for (const url of urls) {
+                let protocol = "";
+                try {
+                  protocol = new URL(url, "https://base.invalid/").protocol;
+                } catch {
+                  continue; // not a URL a browser follows
+                }
+                if (!["http:", "https:", "mailto:"].includes(protocol))
+                  bad.push(`${attr.name}=${JSON.stringify(attr.value)} (${protocol})`);
               }
-              if (!["http:", "https:", "mailto:"].includes(protocol)) bad.push(`${attr.name}=${JSON.stringify(attr.value)} (${protocol})`);
             }
           }
-        }
-        return bad;
-      };
-      return items.map((item) => ({ same: skeleton(item.hostile) === skeleton(item.neutral), bad: badUrls(item.hostile), hostile: skeleton(item.hostile), neutral: skeleton(item.neutral) }));
-    }, cases.map(({ hostile, neutral }) => ({ hostile, neutral })));
+          return bad;
+        };
+        return items.map((item) => ({
+          same: skeleton(item.hostile) === skeleton(item.neutral),
+          bad: badUrls(item.hostile),
+          hostile: skeleton(item.hostile),
+          neutral: skeleton(item.neutral),
+        }));
+      },
+      cases.map(({ hostile, neutral }) => ({ hostile, neutral })),
+    );
     const failures = verdicts
       .map((v, i) => ({ ...v, label: cases[i]!.label, html: cases[i]!.hostile }))
       .filter((v) => !v.same || v.bad.length > 0)
       .slice(0, 5)
-      .map((v) => `${v.label}\n  -> ${v.html}\n  ${v.same ? "" : `elements differ: ${v.hostile} vs neutral ${v.neutral}`} ${v.bad.join("; ")}`);
+      .map(
+        (v) =>
+          `${v.label}\n  -> ${v.html}\n  ${v.same ? "" : `elements differ: ${v.hostile} vs neutral ${v.neutral}`} ${v.bad.join("; ")}`,
+      );
     expect(failures).toEqual([]);
     expect(cases.length).toBe(2400);
   }, 120_000);

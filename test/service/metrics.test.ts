@@ -22,10 +22,19 @@ describeEngines("metrics access", (engine) => {
   }, 60_000);
   afterAll(async () => svc?.close());
 
-  const scrape = (url: string, authorization?: string) => fetch(url, authorization === undefined ? {} : { headers: { authorization } });
+  const scrape = (url: string, authorization?: string) =>
+    fetch(url, authorization === undefined ? {} : { headers: { authorization } });
 
   it("the public port answers 401 without the right bearer token, and the metrics with it", async () => {
-    for (const authorization of [undefined, "", "Bearer", `Bearer ${TOKEN.slice(0, -1)}`, `Bearer ${TOKEN}x`, `Basic ${Buffer.from(`x:${TOKEN}`).toString("base64")}`, `Bearer ${TOKEN} extra`]) {
+    for (const authorization of [
+      undefined,
+      "",
+      "Bearer",
+      `Bearer ${TOKEN.slice(0, -1)}`,
+      `Bearer ${TOKEN}x`,
+      `Basic ${Buffer.from(`x:${TOKEN}`).toString("base64")}`,
+      `Bearer ${TOKEN} extra`,
+    ]) {
       const refused = await scrape(`${svc.url}/metrics`, authorization);
       expect(refused.status, String(authorization)).toBe(401);
       expect(refused.headers.get("www-authenticate")).toBe('Bearer realm="metrics"');
@@ -34,7 +43,9 @@ describeEngines("metrics access", (engine) => {
     const metrics = await scrape(`${svc.url}/metrics`, `Bearer ${TOKEN}`);
     expect(metrics.status).toBe(200);
     const text = await metrics.text();
-    expect(text).toMatch(/eas_requests_total\{operation="GetTriggerIdForAccount",binding="soap11",outcome="OK"\} \d+/);
+    expect(text).toMatch(
+      /eas_requests_total\{operation="GetTriggerIdForAccount",binding="soap11",outcome="OK"\} \d+/,
+    );
     expect(text).toContain("eas_request_duration_seconds_bucket");
     expect(text).toContain("# TYPE eas_queue_depth gauge");
     expect((await scrape(`${svc.url}/metrics`, `bearer  ${TOKEN}`)).status).toBe(200); // the scheme is case-insensitive
@@ -47,13 +58,24 @@ describeEngines("metrics access", (engine) => {
     expect(await metrics.text()).toContain("eas_requests_total");
     const health = await scrape(`${svc.metricsUrl}/healthz`);
     expect(await health.text()).toBe('{"status":"ok"}\n');
-    for (const path of ["/", "/ExternalAPIService.asmx", "/confirm/x", "/t/o/x", "/metrics/x"]) expect((await scrape(`${svc.metricsUrl}${path}`)).status, path).toBe(404);
+    for (const path of ["/", "/ExternalAPIService.asmx", "/confirm/x", "/t/o/x", "/metrics/x"])
+      expect((await scrape(`${svc.metricsUrl}${path}`)).status, path).toBe(404);
     const post = await fetch(`${svc.metricsUrl}/metrics`, { method: "POST", body: "x" });
     expect(post.status).toBe(405);
   });
 
   it("a worker-role process serves its metrics on METRICS_PORT (it has no public port)", async () => {
-    const app = await createApp(readConfig({ DATABASE_URL: await freshDatabaseUrl(engine, "metrics-worker"), METRICS_PORT: "0", SQLITE_SYNC: "NORMAL", LOG_LEVEL: "silent" }, "worker"));
+    const app = await createApp(
+      readConfig(
+        {
+          DATABASE_URL: await freshDatabaseUrl(engine, "metrics-worker"),
+          METRICS_PORT: "0",
+          SQLITE_SYNC: "NORMAL",
+          LOG_LEVEL: "silent",
+        },
+        "worker",
+      ),
+    );
     try {
       const { url, metricsUrl } = await app.start();
       expect(url).toBeUndefined();

@@ -43,19 +43,38 @@ function tempDir(label: string): string {
 }
 
 async function account(store: Store, username: string): Promise<number> {
-  const row = await store.db.insertInto("accounts").values({ username, password_hash: "x", created_at: T0 }).returning("id").executeTakeFirstOrThrow();
+  const row = await store.db
+    .insertInto("accounts")
+    .values({ username, password_hash: "x", created_at: T0 })
+    .returning("id")
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
 /** Queues `count` mails of `kind` for the account in one transaction; returns their ids. */
-async function queue(store: Store, accountId: number, kind: string, count: number, at = T0, extra: { html?: string; headers?: Record<string, string> } = {}): Promise<number[]> {
+async function queue(
+  store: Store,
+  accountId: number,
+  kind: string,
+  count: number,
+  at = T0,
+  extra: { html?: string; headers?: Record<string, string> } = {},
+): Promise<number[]> {
   return store.write(async (trx) => {
     const ids: number[] = [];
     for (let i = 0; i < count; i++) {
       ids.push(
         await queueMail(
           trx,
-          { accountId, kind, from: { name: "Sender", address: "sender@example.com" }, to: { name: "", address: `r${accountId}-${i}@example.com` }, subject: `${kind} ${i}`, text: "Hello\n", ...extra },
+          {
+            accountId,
+            kind,
+            from: { name: "Sender", address: "sender@example.com" },
+            to: { name: "", address: `r${accountId}-${i}@example.com` },
+            subject: `${kind} ${i}`,
+            text: "Hello\n",
+            ...extra,
+          },
           at,
           "example.com",
         ),
@@ -66,7 +85,9 @@ async function queue(store: Store, accountId: number, kind: string, count: numbe
 }
 
 /** A transport that keeps what it was given, and can run something before a given send. */
-function memoryTransport(before?: (index: number) => Promise<void>): MailTransport & { sent: OutgoingMail[] } {
+function memoryTransport(
+  before?: (index: number) => Promise<void>,
+): MailTransport & { sent: OutgoingMail[] } {
   const sent: OutgoingMail[] = [];
   return {
     description: "memory",
@@ -97,9 +118,18 @@ describeEngines("outbox fairness", (engine) => {
     let urgent: number[] = [];
     // 120 of the backlog are out when the shop's receipt and the club's confirmation are queued
     const transport = memoryTransport(async (index) => {
-      if (index === 120) urgent = [...(await queue(store, shop, "transactional", 1, T0 + 1)), ...(await queue(store, club, "confirmation", 1, T0 + 1))];
+      if (index === 120)
+        urgent = [
+          ...(await queue(store, shop, "transactional", 1, T0 + 1)),
+          ...(await queue(store, club, "confirmation", 1, T0 + 1)),
+        ];
     });
-    const worker = new OutboxWorker(store, { dir: "/nonexistent", transport, now: () => T0 + 2, batchSize: 50 });
+    const worker = new OutboxWorker(store, {
+      dir: "/nonexistent",
+      transport,
+      now: () => T0 + 2,
+      batchSize: 50,
+    });
     expect(await worker.flush()).toBe(1002);
     const order = transport.sent.map((m) => m.id);
     const positions = urgent.map((id) => order.indexOf(id));
@@ -117,7 +147,12 @@ describeEngines("outbox fairness", (engine) => {
     await queue(store, flood, "transactional", 1000);
     const [single] = await queue(store, quiet, "transactional", 1, T0 + 1);
     const transport = memoryTransport();
-    const worker = new OutboxWorker(store, { dir: "/nonexistent", transport, now: () => T0 + 2, batchSize: 50 });
+    const worker = new OutboxWorker(store, {
+      dir: "/nonexistent",
+      transport,
+      now: () => T0 + 2,
+      batchSize: 50,
+    });
     await worker.flush();
     // both accounts share the first claim
     expect(transport.sent.map((m) => m.id).indexOf(single!)).toBeLessThan(50);
@@ -129,7 +164,12 @@ describeEngines("outbox fairness", (engine) => {
     const earlyIds = new Set(await queue(store, early, "newsletter", 600));
     const lateIds = new Set(await queue(store, late, "newsletter", 600, T0 + 1));
     const transport = memoryTransport();
-    const worker = new OutboxWorker(store, { dir: "/nonexistent", transport, now: () => T0 + 2, batchSize: 50 });
+    const worker = new OutboxWorker(store, {
+      dir: "/nonexistent",
+      transport,
+      now: () => T0 + 2,
+      batchSize: 50,
+    });
     await worker.flush();
     expect(transport.sent).toHaveLength(1200);
     // after every 100 deliveries, each account has had half, give or take one claim's share
@@ -142,25 +182,44 @@ describeEngines("outbox fairness", (engine) => {
   });
 
   it("two workers draining the same queue at once deliver each message once", async () => {
-    const accounts = [await account(store, "pair-a"), await account(store, "pair-b"), await account(store, "pair-c")];
+    const accounts = [
+      await account(store, "pair-a"),
+      await account(store, "pair-b"),
+      await account(store, "pair-c"),
+    ];
     const queued = new Set<number>();
-    for (const id of accounts) for (const mail of await queue(store, id, id === accounts[0] ? "transactional" : "newsletter", 150)) queued.add(mail);
+    for (const id of accounts)
+      for (const mail of await queue(store, id, id === accounts[0] ? "transactional" : "newsletter", 150))
+        queued.add(mail);
     const transports = [memoryTransport(), memoryTransport()];
-    const workers = transports.map((transport) => new OutboxWorker(store, { dir: "/nonexistent", transport, now: () => T0 + 2, batchSize: 20 }));
+    const workers = transports.map(
+      (transport) =>
+        new OutboxWorker(store, { dir: "/nonexistent", transport, now: () => T0 + 2, batchSize: 20 }),
+    );
     await Promise.all(workers.map((worker) => worker.flush()));
     const sent = transports.flatMap((t) => t.sent.map((m) => m.id));
     expect(sent.length).toBe(queued.size);
     expect(new Set(sent)).toEqual(queued);
-    if (engine === "postgres") for (const transport of transports) expect(transport.sent.length).toBeGreaterThan(0);
+    if (engine === "postgres")
+      for (const transport of transports) expect(transport.sent.length).toBeGreaterThan(0);
   });
 
   it("a claim skips accounts whose mail is scheduled later or leased, and comes back to them when due", async () => {
     const later = await account(store, "scheduled");
     const now = await account(store, "now");
     const [future] = await queue(store, later, "transactional", 1, T0, {});
-    await store.db.updateTable("mail_outbox").set({ next_attempt_at: T0 + DAY }).where("id", "=", future!).execute();
+    await store.db
+      .updateTable("mail_outbox")
+      .set({ next_attempt_at: T0 + DAY })
+      .where("id", "=", future!)
+      .execute();
     const [due] = await queue(store, now, "transactional", 1);
-    const worker = new OutboxWorker(store, { dir: "/nonexistent", transport: memoryTransport(), now: () => T0 + 5, batchSize: 50 });
+    const worker = new OutboxWorker(store, {
+      dir: "/nonexistent",
+      transport: memoryTransport(),
+      now: () => T0 + 5,
+      batchSize: 50,
+    });
     expect((await worker.claim(50, T0 + 5)).map((m) => m.id)).toEqual([due]);
     // leased now: not claimed again until the lease runs out
     expect(await worker.claim(50, T0 + 6)).toEqual([]);
@@ -178,29 +237,75 @@ describeEngines("migration 0008 on a database made before it", (engine) => {
         : new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2 }) });
     // the database as the service made it before 0008: every other migration, 0010 included
     const before = new Kysely<any>({ dialect }); // eslint-disable-line @typescript-eslint/no-explicit-any -- the schema before 0008
-    const older = Object.fromEntries(Object.entries(codeMigrations(engine)).filter(([name]) => name !== "0008_outbox_security"));
-    const { error } = await new Migrator({ db: before, provider: { getMigrations: async () => older } }).migrateToLatest();
+    const older = Object.fromEntries(
+      Object.entries(codeMigrations(engine)).filter(([name]) => name !== "0008_outbox_security"),
+    );
+    const { error } = await new Migrator({
+      db: before,
+      provider: { getMigrations: async () => older },
+    }).migrateToLatest();
     expect(error).toBeUndefined();
-    const { id: owner } = await before.insertInto("accounts").values({ username: "upgrade", password_hash: "x", created_at: T0 }).returning("id").executeTakeFirstOrThrow();
-    const row = (kind: string, state: string) => ({ account_id: owner, kind, to_address: "r@example.com", subject: kind, message: "From: <a@example.com>\r\nList-Unsubscribe: <https://svc.example/u/token>\r\n\r\nbody with https://svc.example/t/c/token\r\n", state, attempts: 0, next_attempt_at: T0, created_at: T0, sent_at: state === "sent" ? T0 : null });
+    const { id: owner } = await before
+      .insertInto("accounts")
+      .values({ username: "upgrade", password_hash: "x", created_at: T0 })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    const row = (kind: string, state: string) => ({
+      account_id: owner,
+      kind,
+      to_address: "r@example.com",
+      subject: kind,
+      message:
+        "From: <a@example.com>\r\nList-Unsubscribe: <https://svc.example/u/token>\r\n\r\nbody with https://svc.example/t/c/token\r\n",
+      state,
+      attempts: 0,
+      next_attempt_at: T0,
+      created_at: T0,
+      sent_at: state === "sent" ? T0 : null,
+    });
     const ids = [];
-    for (const [kind, state] of [["newsletter", "queued"], ["transactional", "queued"], ["confirmation", "queued"], ["newsletter", "sent"]]) {
-      ids.push((await before.insertInto("mail_outbox").values(row(kind!, state!)).returning("id").executeTakeFirstOrThrow()).id as number);
+    for (const [kind, state] of [
+      ["newsletter", "queued"],
+      ["transactional", "queued"],
+      ["confirmation", "queued"],
+      ["newsletter", "sent"],
+    ]) {
+      ids.push(
+        (
+          await before
+            .insertInto("mail_outbox")
+            .values(row(kind!, state!))
+            .returning("id")
+            .executeTakeFirstOrThrow()
+        ).id as number,
+      );
     }
     await before.destroy();
 
     const store = await openStore(url, FAST);
     try {
-      const rows = await store.db.selectFrom("mail_outbox").select(["id", "priority", "retained_since"]).orderBy("id").execute();
+      const rows = await store.db
+        .selectFrom("mail_outbox")
+        .select(["id", "priority", "retained_since"])
+        .orderBy("id")
+        .execute();
       expect(rows).toEqual([
         { id: ids[0], priority: 1, retained_since: null },
         { id: ids[1], priority: 0, retained_since: null },
         { id: ids[2], priority: 0, retained_since: null },
         { id: ids[3], priority: 1, retained_since: T0 },
       ]);
-      const worker = new OutboxWorker(store, { dir: "/nonexistent", transport: memoryTransport(), now: () => T0 + 1 });
+      const worker = new OutboxWorker(store, {
+        dir: "/nonexistent",
+        transport: memoryTransport(),
+        now: () => T0 + 1,
+      });
       expect(await worker.purge(T0 + 1)).toBe(1);
-      const cut = await store.db.selectFrom("mail_outbox").select("message").where("id", "=", ids[3]!).executeTakeFirstOrThrow();
+      const cut = await store.db
+        .selectFrom("mail_outbox")
+        .select("message")
+        .where("id", "=", ids[3]!)
+        .executeTakeFirstOrThrow();
       expect(cut.message).toBe("From: <a@example.com>\r\n\r\n");
       expect((await worker.claim(50, T0 + 1)).map((m) => m.id)).toEqual([ids[1], ids[2], ids[0]]);
     } finally {
@@ -221,11 +326,17 @@ describe("outbox claims on SQLite use the index", () => {
       const logged = new Kysely<Database>({
         dialect: new SqliteDialect({ database: raw }),
         log: (event) => {
-          if (event.level === "query") statements.push({ sql: event.query.sql, parameters: event.query.parameters });
+          if (event.level === "query")
+            statements.push({ sql: event.query.sql, parameters: event.query.parameters });
         },
       });
       const tapped: Store = { ...store, db: logged, write: (work) => logged.transaction().execute(work) };
-      const worker = new OutboxWorker(tapped, { dir: "/nonexistent", transport: memoryTransport(), now: () => T0 + 1, batchSize: 50 });
+      const worker = new OutboxWorker(tapped, {
+        dir: "/nonexistent",
+        transport: memoryTransport(),
+        now: () => T0 + 1,
+        batchSize: 50,
+      });
       await worker.claim(50, T0 + 1);
       await worker.claim(50, T0 + 1);
       const claimStatements = statements.length;
@@ -234,8 +345,13 @@ describe("outbox claims on SQLite use the index", () => {
       const plans = new Map<string, string[]>();
       for (const { sql, parameters } of statements) {
         if (!/^\s*(with|select|update|delete)/i.test(sql) || plans.has(sql)) continue;
-        const rows = raw.prepare(`explain query plan ${sql}`).all(...(parameters as unknown[])) as { detail: string }[];
-        plans.set(sql, rows.map((r) => r.detail));
+        const rows = raw.prepare(`explain query plan ${sql}`).all(...(parameters as unknown[])) as {
+          detail: string;
+        }[];
+        plans.set(
+          sql,
+          rows.map((r) => r.detail),
+        );
       }
       for (const [sql, details] of plans) {
         for (const detail of details) {
@@ -247,7 +363,9 @@ describe("outbox claims on SQLite use the index", () => {
           if (search !== null) expect(search[2], why).toMatch(/account_id|retained_since/);
         }
       }
-      expect([...plans.values()].flat().some((d) => /USING (COVERING )?INDEX mail_outbox_fair/.test(d))).toBe(true);
+      expect([...plans.values()].flat().some((d) => /USING (COVERING )?INDEX mail_outbox_fair/.test(d))).toBe(
+        true,
+      );
     } finally {
       raw.close();
       await store.close();
@@ -269,10 +387,15 @@ describeEngines("outbox retries against a real SMTP server", (engine) => {
     await smtp?.close();
   });
 
-  const row = (id: number) => store.db.selectFrom("mail_outbox").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+  const row = (id: number) =>
+    store.db.selectFrom("mail_outbox").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 
   function worker(): OutboxWorker {
-    const transport = smtpTransport(smtpUrl(smtp.port), { fallbackFrom: "x@example.com", allowPlaintextAuth: true, timeoutMs: 5000 });
+    const transport = smtpTransport(smtpUrl(smtp.port), {
+      fallbackFrom: "x@example.com",
+      allowPlaintextAuth: true,
+      timeoutMs: 5000,
+    });
     return new OutboxWorker(store, { dir: "/nonexistent", transport, now: () => T0 });
   }
 
@@ -326,7 +449,12 @@ describeEngines("outbox retries against a real SMTP server", (engine) => {
     } finally {
       await outbox.stop();
     }
-    expect(await row(id!)).toMatchObject({ state: "sent", attempts: 4, sent_at: T0 + 7 * MINUTE, last_error: null });
+    expect(await row(id!)).toMatchObject({
+      state: "sent",
+      attempts: 4,
+      sent_at: T0 + 7 * MINUTE,
+      last_error: null,
+    });
     expect(smtp.arrivals.length).toBe(arrived + 1);
   });
 
@@ -355,7 +483,11 @@ describeEngines("outbox retries against a real SMTP server", (engine) => {
   });
 
   it("a 5xx refusal of the message is dead at once; MAIL_MAX_ATTEMPTS, when set, still ends retries early", async () => {
-    const transport = smtpTransport(smtpUrl(smtp.port), { fallbackFrom: "x@example.com", allowPlaintextAuth: true, timeoutMs: 5000 });
+    const transport = smtpTransport(smtpUrl(smtp.port), {
+      fallbackFrom: "x@example.com",
+      allowPlaintextAuth: true,
+      timeoutMs: 5000,
+    });
     const outbox = new OutboxWorker(store, { dir: "/nonexistent", transport, now: () => T0, maxAttempts: 2 });
     const [refused] = await queue(store, owner, "transactional", 1);
     try {
@@ -388,7 +520,12 @@ describe("SMTP login needs TLS", () => {
   });
 
   async function deliverOne(smtp: TestSmtp, allowPlaintextAuth: boolean) {
-    const transport = smtpTransport(smtpUrl(smtp.port), { fallbackFrom: "x@example.com", allowPlaintextAuth, timeoutMs: 5000, tls: { rejectUnauthorized: false } });
+    const transport = smtpTransport(smtpUrl(smtp.port), {
+      fallbackFrom: "x@example.com",
+      allowPlaintextAuth,
+      timeoutMs: 5000,
+      tls: { rejectUnauthorized: false },
+    });
     const outbox = new OutboxWorker(store, { dir: "/nonexistent", transport, now: () => T0 });
     const [id] = await queue(store, owner, "transactional", 1);
     try {
@@ -454,8 +591,12 @@ describeEngines("delivered mail at rest", (engine) => {
   });
 
   const token = "c2VjcmV0LXVuc3Vic2NyaWJlLXRva2Vu.bWFj";
-  const withLinks = { html: `<p><a href="https://svc.example/t/c/${token}">Offer</a></p>`, headers: { "List-Unsubscribe": `<https://svc.example/u/${token}>` } };
-  const row = (id: number) => store.db.selectFrom("mail_outbox").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+  const withLinks = {
+    html: `<p><a href="https://svc.example/t/c/${token}">Offer</a></p>`,
+    headers: { "List-Unsubscribe": `<https://svc.example/u/${token}>` },
+  };
+  const row = (id: number) =>
+    store.db.selectFrom("mail_outbox").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 
   it("by default a delivered message keeps only From, To, Subject, Date and Message-ID; the transport got it whole", async () => {
     const [id] = await queue(store, owner, "newsletter", 1, T0, withLinks);
@@ -467,7 +608,9 @@ describeEngines("delivered mail at rest", (engine) => {
     const kept = await row(id!);
     expect(kept).toMatchObject({ state: "sent", retained_since: null });
     expect(kept.message).toBe(deliveredCopy(whole));
-    expect(kept.message).toMatch(/^From: "Sender" <sender@example\.com>\r\nTo: <r\d+-0@example\.com>\r\nSubject: newsletter 0\r\nDate: .*\r\nMessage-ID: <[0-9a-f]+@example\.com>\r\n\r\n$/);
+    expect(kept.message).toMatch(
+      /^From: "Sender" <sender@example\.com>\r\nTo: <r\d+-0@example\.com>\r\nSubject: newsletter 0\r\nDate: .*\r\nMessage-ID: <[0-9a-f]+@example\.com>\r\n\r\n$/,
+    );
     expect(kept.message).not.toContain(token);
     expect(kept.message).not.toContain("List-Unsubscribe");
     expect(kept.message.length).toBeLessThan(250);
@@ -476,7 +619,12 @@ describeEngines("delivered mail at rest", (engine) => {
   it("with OUTBOX_RETENTION_DAYS the whole text stays that long and is cut after it; older deliveries are cut at the first pass", async () => {
     const [id] = await queue(store, owner, "newsletter", 1, T0, withLinks);
     const whole = (await row(id!)).message;
-    const outbox = new OutboxWorker(store, { dir: "/nonexistent", transport: memoryTransport(), now: () => T0, retentionMs: 2 * DAY });
+    const outbox = new OutboxWorker(store, {
+      dir: "/nonexistent",
+      transport: memoryTransport(),
+      now: () => T0,
+      retentionMs: 2 * DAY,
+    });
     await outbox.flush(T0);
     expect(await row(id!)).toMatchObject({ state: "sent", message: whole, retained_since: T0 });
     await outbox.flush(T0 + 2 * DAY - 1);
@@ -486,8 +634,18 @@ describeEngines("delivered mail at rest", (engine) => {
 
     // a message delivered before retention existed (the migration marks it retained since its delivery)
     const [old] = await queue(store, owner, "newsletter", 1, T0, withLinks);
-    await store.db.updateTable("mail_outbox").set({ state: "sent", sent_at: T0 - 30 * DAY, retained_since: T0 - 30 * DAY }).where("id", "=", old!).execute();
-    expect(await new OutboxWorker(store, { dir: "/nonexistent", transport: memoryTransport(), now: () => T0 }).purge(T0)).toBe(1);
+    await store.db
+      .updateTable("mail_outbox")
+      .set({ state: "sent", sent_at: T0 - 30 * DAY, retained_since: T0 - 30 * DAY })
+      .where("id", "=", old!)
+      .execute();
+    expect(
+      await new OutboxWorker(store, {
+        dir: "/nonexistent",
+        transport: memoryTransport(),
+        now: () => T0,
+      }).purge(T0),
+    ).toBe(1);
     expect((await row(old!)).message).not.toContain(token);
     // queued and dead messages keep their text: they are still to be delivered
     const [waiting] = await queue(store, owner, "newsletter", 1, T0 + DAY, withLinks);
@@ -514,7 +672,8 @@ describe("data files are owner-only under umask 022", () => {
       await account(store, "modes");
       expect(mode(path.join(root, "data"))).toBe(0o700);
       expect(mode(path.join(root, "data", "nested"))).toBe(0o700);
-      for (const name of [file, `${file}-wal`, `${file}-shm`]) expect([name, mode(name)]).toEqual([name, 0o600]);
+      for (const name of [file, `${file}-wal`, `${file}-shm`])
+        expect([name, mode(name)]).toEqual([name, 0o600]);
     } finally {
       await store.close();
     }
@@ -540,7 +699,24 @@ describe("data files are owner-only under umask 022", () => {
 
       const sms = await store.db
         .insertInto("sms_messages")
-        .values({ account_id: owner, sender_name: "Shop", country_code: "46", phone_number: "701234567", message: "Your code is 123456", encoding: "GSM-7", segments: 1, cost: "1", state: "queued", next_attempt_at: T0, lease_owner: null, lease_until: null, last_error: null, created_at: T0, paid_at: T0, sent_at: null })
+        .values({
+          account_id: owner,
+          sender_name: "Shop",
+          country_code: "46",
+          phone_number: "701234567",
+          message: "Your code is 123456",
+          encoding: "GSM-7",
+          segments: 1,
+          cost: "1",
+          state: "queued",
+          next_attempt_at: T0,
+          lease_owner: null,
+          lease_until: null,
+          last_error: null,
+          created_at: T0,
+          paid_at: T0,
+          sent_at: null,
+        })
         .returning("id")
         .executeTakeFirstOrThrow();
       const smsDir = path.join(root, "sms");
@@ -568,12 +744,44 @@ describe("temporary files left by a killed writer", () => {
 
   it("the sweep removes this naming's files older than the bound, never a fresh one, its own, or other names", async () => {
     dir = tempDir("sweep");
-    plant([`12.eml.outbox-${uuid(1)}.tmp`, `13.eml.outbox-${uuid(2)}.tmp`, `14.eml.outbox-${uuid(9)}.tmp`, "notes.tmp", `15.eml.tmp`, `16.eml.sms-${uuid(3)}.tmp`, "17.eml"], true);
+    plant(
+      [
+        `12.eml.outbox-${uuid(1)}.tmp`,
+        `13.eml.outbox-${uuid(2)}.tmp`,
+        `14.eml.outbox-${uuid(9)}.tmp`,
+        "notes.tmp",
+        `15.eml.tmp`,
+        `16.eml.sms-${uuid(3)}.tmp`,
+        "17.eml",
+      ],
+      true,
+    );
     plant([`18.eml.outbox-${uuid(4)}.tmp`], false);
-    const removed = await sweepTemporaries(dir, { finalName: "\\d+\\.eml", ownerPrefix: "outbox-" }, `outbox-${uuid(9)}`, Date.now() - 30_000);
+    const removed = await sweepTemporaries(
+      dir,
+      { finalName: "\\d+\\.eml", ownerPrefix: "outbox-" },
+      `outbox-${uuid(9)}`,
+      Date.now() - 30_000,
+    );
     expect(removed.sort()).toEqual([`12.eml.outbox-${uuid(1)}.tmp`, `13.eml.outbox-${uuid(2)}.tmp`]);
-    expect(fs.readdirSync(dir).sort()).toEqual([`14.eml.outbox-${uuid(9)}.tmp`, `15.eml.tmp`, `16.eml.sms-${uuid(3)}.tmp`, "17.eml", `18.eml.outbox-${uuid(4)}.tmp`, "notes.tmp"].sort());
-    expect(await sweepTemporaries(path.join(dir, "missing"), { finalName: "\\d+\\.eml", ownerPrefix: "outbox-" }, "x", Date.now())).toEqual([]);
+    expect(fs.readdirSync(dir).sort()).toEqual(
+      [
+        `14.eml.outbox-${uuid(9)}.tmp`,
+        `15.eml.tmp`,
+        `16.eml.sms-${uuid(3)}.tmp`,
+        "17.eml",
+        `18.eml.outbox-${uuid(4)}.tmp`,
+        "notes.tmp",
+      ].sort(),
+    );
+    expect(
+      await sweepTemporaries(
+        path.join(dir, "missing"),
+        { finalName: "\\d+\\.eml", ownerPrefix: "outbox-" },
+        "x",
+        Date.now(),
+      ),
+    ).toEqual([]);
   });
 
   it("the outbox and SMS workers sweep their folders when they start, leaving a live writer's fresh file", async () => {
@@ -584,8 +792,14 @@ describe("temporary files left by a killed writer", () => {
       const smsDir = path.join(dir, "sms");
       fs.mkdirSync(mailDir);
       fs.mkdirSync(smsDir);
-      const stale = [path.join(mailDir, `3.eml.outbox-${uuid(1)}.tmp`), path.join(smsDir, `4.json.sms-${uuid(2)}.tmp`)];
-      const live = [path.join(mailDir, `5.eml.outbox-${uuid(3)}.tmp`), path.join(smsDir, `6.json.sms-${uuid(4)}.tmp`)];
+      const stale = [
+        path.join(mailDir, `3.eml.outbox-${uuid(1)}.tmp`),
+        path.join(smsDir, `4.json.sms-${uuid(2)}.tmp`),
+      ];
+      const live = [
+        path.join(mailDir, `5.eml.outbox-${uuid(3)}.tmp`),
+        path.join(smsDir, `6.json.sms-${uuid(4)}.tmp`),
+      ];
       for (const file of [...stale, ...live]) fs.writeFileSync(file, "partial");
       for (const file of stale) fs.utimesSync(file, hourAgo, hourAgo);
       const outbox = new OutboxWorker(store, { dir: mailDir, leaseMs: 30_000 });

@@ -29,13 +29,24 @@ describeEngines("reports", (engine) => {
     alice = await svc.createAccount("alice", "alice-secret-1");
     bob = await svc.createAccount("bob", "bob-secret-123");
     // Europe/Stockholm is UTC+1 in January: local 10:00:00 is 09:00:00Z.
-    await svc.app.store.db.updateTable("accounts").set({ time_zone: "Europe/Stockholm" }).where("id", "=", alice).execute();
+    await svc.app.store.db
+      .updateTable("accounts")
+      .set({ time_zone: "Europe/Stockholm" })
+      .where("id", "=", alice)
+      .execute();
     list = await svc.createList(alice, "News");
     const subscriber = async (account: number, email: string, name: string, fields: Record<string, string>) =>
       (
         await svc.app.store.db
           .insertInto("subscribers")
-          .values({ account_id: account, email, email_key: email.toLowerCase(), name, fields: JSON.stringify(fields), created_at: Date.now() })
+          .values({
+            account_id: account,
+            email,
+            email_key: email.toLowerCase(),
+            name,
+            fields: JSON.stringify(fields),
+            created_at: Date.now(),
+          })
           .returning("id")
           .executeTakeFirstOrThrow()
       ).id;
@@ -43,7 +54,11 @@ describeEngines("reports", (engine) => {
     ben = await subscriber(alice, "ben@example.com", "", { "4": "x" });
     bobSub = await subscriber(bob, "secret@example.com", "Bob's own", { "3": "BOB" });
     template = (
-      await svc.app.store.db.insertInto("templates").values({ account_id: alice, name: "T", html: "<p>x</p>", created_at: Date.now() }).returning("id").executeTakeFirstOrThrow()
+      await svc.app.store.db
+        .insertInto("templates")
+        .values({ account_id: alice, name: "T", html: "<p>x</p>", created_at: Date.now() })
+        .returning("id")
+        .executeTakeFirstOrThrow()
     ).id;
   });
   afterAll(async () => svc?.close());
@@ -53,13 +68,28 @@ describeEngines("reports", (engine) => {
   async function sending(tracking: Tracking = "all"): Promise<number> {
     const newsletter = await db()
       .insertInto("newsletters")
-      .values({ account_id: alice, template_id: template, name: `N-${tracking}`, subject: "S", tracking, created_at: Date.now() })
+      .values({
+        account_id: alice,
+        template_id: template,
+        name: `N-${tracking}`,
+        subject: "S",
+        tracking,
+        created_at: Date.now(),
+      })
       .returning("id")
       .executeTakeFirstOrThrow();
     return (
       await db()
         .insertInto("sendings")
-        .values({ account_id: alice, newsletter_id: newsletter.id, list_id: list, filter_id: null, from_email: "news@example.com", send_at: Date.now(), created_at: Date.now() })
+        .values({
+          account_id: alice,
+          newsletter_id: newsletter.id,
+          list_id: list,
+          filter_id: null,
+          from_email: "news@example.com",
+          send_at: Date.now(),
+          created_at: Date.now(),
+        })
         .returning("id")
         .executeTakeFirstOrThrow()
     ).id;
@@ -87,7 +117,13 @@ describeEngines("reports", (engine) => {
   }
 
   const link = async (sendingId: number, url: string) =>
-    (await db().insertInto("tracked_links").values({ account_id: alice, sending_id: sendingId, url }).returning("id").executeTakeFirstOrThrow()).id;
+    (
+      await db()
+        .insertInto("tracked_links")
+        .values({ account_id: alice, sending_id: sendingId, url })
+        .returning("id")
+        .executeTakeFirstOrThrow()
+    ).id;
 
   it("lists the views in the interval oldest first, with the DD column named after ddField", async () => {
     const s = await sending();
@@ -98,24 +134,60 @@ describeEngines("reports", (engine) => {
     await event(s, ann, "view", at("2026-01-15T09:59:59.999Z")); // local 10:59:59.999: inside the to second
     await event(s, ann, "view", at("2026-01-15T08:59:59.999Z")); // just before
     await event(s, ann, "view", at("2026-01-15T10:00:00.000Z")); // just after
-    await event(s, ann, "click", at("2026-01-15T09:10:00.000Z"), { link: await link(s, "https://a.example/") });
+    await event(s, ann, "click", at("2026-01-15T09:10:00.000Z"), {
+      link: await link(s, "https://a.example/"),
+    });
     await event(other, ann, "view", at("2026-01-15T09:20:00.000Z"));
     // A row carrying another account's id never shows, even on this sending.
     await event(s, bobSub, "view", at("2026-01-15T09:40:00.000Z"), { account: bob });
 
-    const params = { strSendQueueId: String(s), datIntervalFrom: "2026-01-15T10:00:00", datIntervalTo: "2026-01-15T10:59:59", ddField: "DD3" };
+    const params = {
+      strSendQueueId: String(s),
+      datIntervalFrom: "2026-01-15T10:00:00",
+      datIntervalTo: "2026-01-15T10:59:59",
+      ddField: "DD3",
+    };
     for (const binding of BINDINGS) {
-      const result = await svc.client("alice", "alice-secret-1", binding).GetReportViewsByDateInterval(params);
-      expect(result.columns.map((c) => c.name), binding).toEqual(["SubscriberId", "Email", "Name", "ViewTime", "DD3"]);
+      const result = await svc
+        .client("alice", "alice-secret-1", binding)
+        .GetReportViewsByDateInterval(params);
       expect(
-        result.rows.map((r) => ({ ...r, ViewTime: r.ViewTime === null ? null : new Date(r.ViewTime).toISOString() })),
+        result.columns.map((c) => c.name),
+        binding,
+      ).toEqual(["SubscriberId", "Email", "Name", "ViewTime", "DD3"]);
+      expect(
+        result.rows.map((r) => ({
+          ...r,
+          ViewTime: r.ViewTime === null ? null : new Date(r.ViewTime).toISOString(),
+        })),
         binding,
       ).toEqual([
-        { SubscriberId: BigInt(ann), Email: "Ann@example.com", Name: "Ann <b>A</b>", ViewTime: "2026-01-15T09:00:00.000Z", FieldValue: "SE" },
-        { SubscriberId: BigInt(ben), Email: "ben@example.com", Name: "", ViewTime: "2026-01-15T09:30:00.000Z", FieldValue: null },
-        { SubscriberId: BigInt(ann), Email: "Ann@example.com", Name: "Ann <b>A</b>", ViewTime: "2026-01-15T09:59:59.999Z", FieldValue: "SE" },
+        {
+          SubscriberId: BigInt(ann),
+          Email: "Ann@example.com",
+          Name: "Ann <b>A</b>",
+          ViewTime: "2026-01-15T09:00:00.000Z",
+          FieldValue: "SE",
+        },
+        {
+          SubscriberId: BigInt(ben),
+          Email: "ben@example.com",
+          Name: "",
+          ViewTime: "2026-01-15T09:30:00.000Z",
+          FieldValue: null,
+        },
+        {
+          SubscriberId: BigInt(ann),
+          Email: "Ann@example.com",
+          Name: "Ann <b>A</b>",
+          ViewTime: "2026-01-15T09:59:59.999Z",
+          FieldValue: "SE",
+        },
       ]);
-      expect(result.rows.every((r) => r.ViewTime?.endsWith("Z")), binding).toBe(true);
+      expect(
+        result.rows.every((r) => r.ViewTime?.endsWith("Z")),
+        binding,
+      ).toBe(true);
     }
 
     const client = svc.client("alice", "alice-secret-1");
@@ -126,31 +198,62 @@ describeEngines("reports", (engine) => {
     const dd4 = await client.GetReportViewsByDateInterval({ ...params, ddField: "DD4" });
     expect(dd4.rows.map((r) => r.FieldValue)).toEqual([null, "x", null]);
     // A one-second interval on the from bound; an interval with no views.
-    const one = await client.GetReportViewsByDateInterval({ ...params, datIntervalTo: "2026-01-15T10:00:00" });
-    expect(one.rows.map((r) => r.ViewTime && new Date(r.ViewTime).toISOString())).toEqual(["2026-01-15T09:00:00.000Z"]);
-    const none = await client.GetReportViewsByDateInterval({ ...params, datIntervalFrom: "2026-01-16T00:00:00", datIntervalTo: "2026-01-17T00:00:00" });
+    const one = await client.GetReportViewsByDateInterval({
+      ...params,
+      datIntervalTo: "2026-01-15T10:00:00",
+    });
+    expect(one.rows.map((r) => r.ViewTime && new Date(r.ViewTime).toISOString())).toEqual([
+      "2026-01-15T09:00:00.000Z",
+    ]);
+    const none = await client.GetReportViewsByDateInterval({
+      ...params,
+      datIntervalFrom: "2026-01-16T00:00:00",
+      datIntervalTo: "2026-01-17T00:00:00",
+    });
     expect(none.rows).toEqual([]);
     expect(none.columns.map((c) => c.name)).toContain("DD3");
   });
 
   it("refuses fields that are not DD1..DD100 or not activated, reversed intervals, other accounts' sendings and wrong credentials", async () => {
     const s = await sending();
-    const params = { strSendQueueId: String(s), datIntervalFrom: "2026-01-15T10:00:00", datIntervalTo: "2026-01-15T10:59:59", ddField: "DD3" };
+    const params = {
+      strSendQueueId: String(s),
+      datIntervalFrom: "2026-01-15T10:00:00",
+      datIntervalTo: "2026-01-15T10:59:59",
+      ddField: "DD3",
+    };
     const client = svc.client("alice", "alice-secret-1");
-    expect(await fault(client.GetReportViewsByDateInterval({ ...params, ddField: "DD26" }))).toMatchObject({ errorCode: "FieldNotActivated", parameter: "ddField" });
+    expect(await fault(client.GetReportViewsByDateInterval({ ...params, ddField: "DD26" }))).toMatchObject({
+      errorCode: "FieldNotActivated",
+      parameter: "ddField",
+    });
     for (const ddField of ["Country", "DD0", "DD101", "Email", "viewtime"]) {
-      expect(await fault(client.GetReportViewsByDateInterval({ ...params, ddField })), ddField).toMatchObject({ errorCode: "InvalidName", parameter: "ddField" });
+      expect(await fault(client.GetReportViewsByDateInterval({ ...params, ddField })), ddField).toMatchObject(
+        { errorCode: "InvalidName", parameter: "ddField" },
+      );
     }
-    expect(await fault(client.GetReportViewsByDateInterval({ ...params, datIntervalFrom: "2026-01-15T11:00:00" }))).toMatchObject({ errorCode: "InvalidInterval" });
+    expect(
+      await fault(client.GetReportViewsByDateInterval({ ...params, datIntervalFrom: "2026-01-15T11:00:00" })),
+    ).toMatchObject({ errorCode: "InvalidInterval" });
 
     const bobClient = svc.client("bob", "bob-secret-123", "soap12");
     for (const id of [String(s), "0", "abc", "999999"]) {
-      expect(await fault(bobClient.GetReportViewsByDateInterval({ ...params, strSendQueueId: id })), id).toMatchObject({ errorCode: "NotFound", parameter: "strSendQueueId" });
-      expect(await fault(bobClient.GetRoiResults({ strSendQueueId: id })), id).toMatchObject({ errorCode: "NotFound", parameter: "strSendQueueId" });
+      expect(
+        await fault(bobClient.GetReportViewsByDateInterval({ ...params, strSendQueueId: id })),
+        id,
+      ).toMatchObject({ errorCode: "NotFound", parameter: "strSendQueueId" });
+      expect(await fault(bobClient.GetRoiResults({ strSendQueueId: id })), id).toMatchObject({
+        errorCode: "NotFound",
+        parameter: "strSendQueueId",
+      });
     }
     const wrong = svc.client("alice", "wrong-password");
-    expect(await fault(wrong.GetReportViewsByDateInterval(params))).toMatchObject({ errorCode: "InvalidCredentials" });
-    expect(await fault(wrong.GetRoiResults({ strSendQueueId: String(s) }))).toMatchObject({ errorCode: "InvalidCredentials" });
+    expect(await fault(wrong.GetReportViewsByDateInterval(params))).toMatchObject({
+      errorCode: "InvalidCredentials",
+    });
+    expect(await fault(wrong.GetRoiResults({ strSendQueueId: String(s) }))).toMatchObject({
+      errorCode: "InvalidCredentials",
+    });
   });
 
   it("gives ROI per URL by id: clicks, closures and exactly summed values; URLs without events too", async () => {
@@ -177,7 +280,9 @@ describeEngines("reports", (engine) => {
     for (let i = 0; i < 10; i++) await event(s, ben, "conversion", t, { link: blog, value: "0.000001" });
 
     for (const binding of BINDINGS) {
-      const roi = await svc.client("alice", "alice-secret-1", binding).GetRoiResults({ strSendQueueId: String(s) });
+      const roi = await svc
+        .client("alice", "alice-secret-1", binding)
+        .GetRoiResults({ strSendQueueId: String(s) });
       expect(roi, binding).toEqual([
         { Url: "https://shop.example/a", Clicks: 2, Closures: 2, Value: 0.3 },
         { Url: "https://blog.example/", Clicks: 1, Closures: 11, Value: 0.00001 },
@@ -187,7 +292,9 @@ describeEngines("reports", (engine) => {
     expect(0.1 + 0.2).not.toBe(0.3); // what the exact sum avoids
     expect([shop, blog, quiet]).toEqual([...[shop, blog, quiet]].sort((a, b) => a - b));
     const empty = await sending("roi");
-    expect(await svc.client("alice", "alice-secret-1").GetRoiResults({ strSendQueueId: ` ${empty} ` })).toEqual([]);
+    expect(
+      await svc.client("alice", "alice-secret-1").GetRoiResults({ strSendQueueId: ` ${empty} ` }),
+    ).toEqual([]);
   });
 
   it("reports what the tracking routes recorded from signed tokens", async () => {
@@ -196,17 +303,36 @@ describeEngines("reports", (engine) => {
     const shop = await link(s, "https://shop.example/buy");
     const get = (path: string) => fetch(`${svc.url}${path}`, { redirect: "manual" });
     const before = Date.now();
-    expect((await get(`/t/o/${signToken(key, { kind: "o", sendingId: s, subscriberId: ann })}`)).status).toBe(200);
+    expect((await get(`/t/o/${signToken(key, { kind: "o", sendingId: s, subscriberId: ann })}`)).status).toBe(
+      200,
+    );
     const click = signToken(key, { kind: "c", sendingId: s, subscriberId: ann, linkId: shop });
     expect((await get(`/t/c/${click}`)).status).toBe(302);
     expect((await get(`/t/v/${click}?value=19.99`)).status).toBe(204);
-    expect((await get(`/t/v/${signToken(key, { kind: "v", sendingId: s, subscriberId: ben, linkId: shop })}?value=0.01`)).status).toBe(204);
+    expect(
+      (
+        await get(
+          `/t/v/${signToken(key, { kind: "v", sendingId: s, subscriberId: ben, linkId: shop })}?value=0.01`,
+        )
+      ).status,
+    ).toBe(204);
 
     const client = svc.client("alice", "alice-secret-1", "httpPost");
-    expect(await client.GetRoiResults({ strSendQueueId: String(s) })).toEqual([{ Url: "https://shop.example/buy", Clicks: 1, Closures: 2, Value: 20 }]);
+    expect(await client.GetRoiResults({ strSendQueueId: String(s) })).toEqual([
+      { Url: "https://shop.example/buy", Clicks: 1, Closures: 2, Value: 20 },
+    ]);
     // The interval in Europe/Stockholm wall-clock time, a day either side of now.
     const local = (ms: number) =>
-      new Intl.DateTimeFormat("sv-SE", { timeZone: "Europe/Stockholm", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" })
+      new Intl.DateTimeFormat("sv-SE", {
+        timeZone: "Europe/Stockholm",
+        year: "numeric",
+        month: "2-digit",
+        day: "2-digit",
+        hour: "2-digit",
+        minute: "2-digit",
+        second: "2-digit",
+        hourCycle: "h23",
+      })
         .format(ms)
         .replace(" ", "T");
     const views = await client.GetReportViewsByDateInterval({
@@ -216,7 +342,11 @@ describeEngines("reports", (engine) => {
       ddField: "DD3",
     });
     expect(views.rows).toHaveLength(1);
-    expect(views.rows[0]).toMatchObject({ SubscriberId: BigInt(ann), Email: "Ann@example.com", FieldValue: "SE" });
+    expect(views.rows[0]).toMatchObject({
+      SubscriberId: BigInt(ann),
+      Email: "Ann@example.com",
+      FieldValue: "SE",
+    });
     expect(Date.parse(views.rows[0]!.ViewTime!)).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
   });
 });

@@ -68,7 +68,9 @@ describe("FairGate", () => {
     await expect(failing).rejects.toThrow("boom");
     expect(await gate.run("d", async () => "after")).toBe("after");
     // An already aborted signal never waits.
-    await expect(gate.run("e", async () => "x", AbortSignal.abort(new Error("gone")))).rejects.toThrow("gone");
+    await expect(gate.run("e", async () => "x", AbortSignal.abort(new Error("gone")))).rejects.toThrow(
+      "gone",
+    );
   });
 });
 

@@ -8,7 +8,6 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addDecimal, formatDecimal, parseDecimal } from "../../service/app/decimal.ts";
 import { MAX_SEGMENTS, checkRecipient, priceSms, refill } from "../../service/app/sms.ts";
@@ -16,24 +15,11 @@ import { SmsWorker } from "../../service/app/sms-outbox.ts";
 import { describeEngines } from "./support/engines.ts";
 import { BINDINGS, fault, startService, type TestService, admin } from "./support/service.ts";
 
-
 /** A SendSmsWithSenderName result, which the type allows to be null (a null record result): never null here. */
 function present<T>(value: T | null): T {
   if (value === null) throw new Error("SendSmsWithSenderName answered a null result");
   return value;
 }
-
-function sink(): Writable & { text: string } {
-  const stream = new Writable({
-    write(chunk: Buffer | string, _encoding, callback) {
-      stream.text += chunk.toString();
-      callback();
-    },
-  }) as Writable & { text: string };
-  stream.text = "";
-  return stream;
-}
-
 
 describe("SMS pricing", () => {
   it.each([
@@ -43,20 +29,20 @@ describe("SMS pricing", () => {
     ["a".repeat(307), "GSM-7", 3],
     ["€".repeat(80), "GSM-7", 1],
     ["€".repeat(81), "GSM-7", 2],
-    ["a".repeat(159) + "^", "GSM-7", 2],
+    [`${"a".repeat(159)}^`, "GSM-7", 2],
     ["\f".repeat(80), "GSM-7", 1],
     // An extension character's two septets never straddle two parts: 306 septets, yet 3 parts.
-    ["a".repeat(152) + "€" + "a".repeat(152), "GSM-7", 3],
+    [`${"a".repeat(152)}€${"a".repeat(152)}`, "GSM-7", 3],
     ["@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ ¤§¿¡ÄÖÑÜäöñüà{}[]~|\\", "GSM-7", 1],
     ["ж".repeat(70), "UCS-2", 1],
     ["ж".repeat(71), "UCS-2", 2],
     ["ж".repeat(134), "UCS-2", 2],
     ["ж".repeat(135), "UCS-2", 3],
-    ["a".repeat(159) + "ç", "UCS-2", 3],
+    [`${"a".repeat(159)}ç`, "UCS-2", 3],
     ["😀".repeat(35), "UCS-2", 1],
     ["😀".repeat(36), "UCS-2", 2],
     // A surrogate pair never straddles two parts: 134 code units, yet 3 parts.
-    ["ж".repeat(66) + "😀" + "ж".repeat(66), "UCS-2", 3],
+    [`${"ж".repeat(66)}😀${"ж".repeat(66)}`, "UCS-2", 3],
   ] as const)("%#: %j is %s in %i segment(s)", (text, encoding, segments) => {
     const pricing = priceSms(text);
     expect(pricing.encoding).toBe(encoding);
@@ -80,7 +66,9 @@ describe("SMS pricing", () => {
       ["46", "123", "strPhoneNumber"],
       ["46", "1".repeat(14), "strPhoneNumber"],
     ] as const) {
-      expect(() => checkRecipient(cc, number)).toThrow(expect.objectContaining({ code: "InvalidFormat", parameter }));
+      expect(() => checkRecipient(cc, number)).toThrow(
+        expect.objectContaining({ code: "InvalidFormat", parameter }),
+      );
     }
   });
 });
@@ -91,9 +79,27 @@ describeEngines("SendSmsWithSenderName", (engine) => {
   let bob: number;
   let carol: number;
   const credits = async (id: number) =>
-    (await svc.app.store.db.selectFrom("accounts").select("sms_credits").where("id", "=", id).executeTakeFirstOrThrow()).sms_credits;
-  const messages = (id: number) => svc.app.store.db.selectFrom("sms_messages").selectAll().where("account_id", "=", id).orderBy("id").execute();
-  const ledger = (id: number) => svc.app.store.db.selectFrom("credit_ledger").selectAll().where("account_id", "=", id).orderBy("id").execute();
+    (
+      await svc.app.store.db
+        .selectFrom("accounts")
+        .select("sms_credits")
+        .where("id", "=", id)
+        .executeTakeFirstOrThrow()
+    ).sms_credits;
+  const messages = (id: number) =>
+    svc.app.store.db
+      .selectFrom("sms_messages")
+      .selectAll()
+      .where("account_id", "=", id)
+      .orderBy("id")
+      .execute();
+  const ledger = (id: number) =>
+    svc.app.store.db
+      .selectFrom("credit_ledger")
+      .selectAll()
+      .where("account_id", "=", id)
+      .orderBy("id")
+      .execute();
 
   /** The ledger's amounts sum to the balance, and no balance in it was ever negative. */
   async function checkLedger(id: number): Promise<void> {
@@ -115,32 +121,77 @@ describeEngines("SendSmsWithSenderName", (engine) => {
   }, 60_000);
   afterAll(async () => svc?.close());
 
-  it.each(BINDINGS)("over %s: paid at once with enough credits; the result is the id, the cost and the credits left", async (binding) => {
-    await refill(svc.app.store, bob, "10", Date.now());
-    const before = await credits(bob);
-    const client = svc.client("bob", "bob-secret-12", binding);
-    const result = present(await client.SendSmsWithSenderName({ senderName: "Bob Shop", strCountryCode: "46", strPhoneNumber: "070-123 45 67", strMessage: "ж".repeat(71) }));
-    expect(typeof result.Id).toBe("bigint");
-    expect(result.CreditCost).toBe("2");
-    expect(result.TotalCredits).toBe(addDecimal(before, "-2"));
-    expect(await credits(bob)).toBe(result.TotalCredits);
-    const row = await svc.app.store.db.selectFrom("sms_messages").selectAll().where("id", "=", Number(result.Id)).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ account_id: bob, state: "queued", encoding: "UCS-2", segments: 2, cost: "2", sender_name: "Bob Shop", country_code: "46", phone_number: "0701234567" });
-    await checkLedger(bob);
-  });
+  it.each(BINDINGS)(
+    "over %s: paid at once with enough credits; the result is the id, the cost and the credits left",
+    async (binding) => {
+      await refill(svc.app.store, bob, "10", Date.now());
+      const before = await credits(bob);
+      const client = svc.client("bob", "bob-secret-12", binding);
+      const result = present(
+        await client.SendSmsWithSenderName({
+          senderName: "Bob Shop",
+          strCountryCode: "46",
+          strPhoneNumber: "070-123 45 67",
+          strMessage: "ж".repeat(71),
+        }),
+      );
+      expect(typeof result.Id).toBe("bigint");
+      expect(result.CreditCost).toBe("2");
+      expect(result.TotalCredits).toBe(addDecimal(before, "-2"));
+      expect(await credits(bob)).toBe(result.TotalCredits);
+      const row = await svc.app.store.db
+        .selectFrom("sms_messages")
+        .selectAll()
+        .where("id", "=", Number(result.Id))
+        .executeTakeFirstOrThrow();
+      expect(row).toMatchObject({
+        account_id: bob,
+        state: "queued",
+        encoding: "UCS-2",
+        segments: 2,
+        cost: "2",
+        sender_name: "Bob Shop",
+        country_code: "46",
+        phone_number: "0701234567",
+      });
+      await checkLedger(bob);
+    },
+  );
 
   it("too few credits: stored waiting, not refused; later sends wait behind it; refills pay oldest first, stopping at the first that does not fit", async () => {
     const client = svc.client("alice", "alice-secret-1");
-    const send = (text: string) => client.SendSmsWithSenderName({ senderName: "Alice", strCountryCode: "1", strPhoneNumber: "5550100", strMessage: text }).then(present);
+    const send = (text: string) =>
+      client
+        .SendSmsWithSenderName({
+          senderName: "Alice",
+          strCountryCode: "1",
+          strPhoneNumber: "5550100",
+          strMessage: text,
+        })
+        .then(present);
     const a = await send("a".repeat(200)); // 2 segments
     expect(a).toMatchObject({ CreditCost: "2", TotalCredits: "0" });
     await refill(svc.app.store, alice, "1", Date.now());
     const b = await send("short"); // 1 credit available, but a is older and waiting
     expect(b).toMatchObject({ CreditCost: "1", TotalCredits: "1" });
     expect((await messages(alice)).map((m) => m.state)).toEqual(["waiting", "waiting"]);
-    const first = await admin(svc.databaseUrl, ["credits", "add", "--account", "alice", "--amount", "1.5", "--json"]);
+    const first = await admin(svc.databaseUrl, [
+      "credits",
+      "add",
+      "--account",
+      "alice",
+      "--amount",
+      "1.5",
+      "--json",
+    ]);
     expect(first.code).toBe(0);
-    expect(JSON.parse(first.stdout)).toEqual({ account: "alice", added: "1.5", balance: "0.5", paid: [Number(a.Id)], stillWaiting: 1 });
+    expect(JSON.parse(first.stdout)).toEqual({
+      account: "alice",
+      added: "1.5",
+      balance: "0.5",
+      paid: [Number(a.Id)],
+      stillWaiting: 1,
+    });
     const second = await admin(svc.databaseUrl, ["credits", "add", "--account", "alice", "--amount", "0.5"]);
     expect(second.stdout).toContain("1 waiting SMS paid and queued");
     expect((await messages(alice)).map((m) => m.state)).toEqual(["queued", "queued"]);
@@ -152,12 +203,21 @@ describeEngines("SendSmsWithSenderName", (engine) => {
   it("50 concurrent sends against credits for exactly 20: 20 paid, 30 waiting, credits exactly 0; refills pay the rest in order", async () => {
     const price = await admin(svc.databaseUrl, ["credits", "price", "--account", "carol", "--price", "0.1"]);
     expect(price.code).toBe(0);
-    expect((await admin(svc.databaseUrl, ["credits", "add", "--account", "carol", "--amount", "2"])).code).toBe(0);
+    expect(
+      (await admin(svc.databaseUrl, ["credits", "add", "--account", "carol", "--amount", "2"])).code,
+    ).toBe(0);
     const bobBefore = await credits(bob);
     const client = svc.client("carol", "carol-secret-1");
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        client.SendSmsWithSenderName({ senderName: "Carol", strCountryCode: "46", strPhoneNumber: `70100${String(i).padStart(4, "0")}`, strMessage: `message ${i}` }).then(present),
+        client
+          .SendSmsWithSenderName({
+            senderName: "Carol",
+            strCountryCode: "46",
+            strPhoneNumber: `70100${String(i).padStart(4, "0")}`,
+            strMessage: `message ${i}`,
+          })
+          .then(present),
       ),
     );
     expect(new Set(results.map((r) => r.Id)).size).toBe(50);
@@ -171,17 +231,42 @@ describeEngines("SendSmsWithSenderName", (engine) => {
     // Everything paid is older than everything waiting; the paid answers counted down 1.9 … 0, each once.
     expect(Math.max(...paid.map((m) => m.id))).toBeLessThan(Math.min(...waiting.map((m) => m.id)));
     const paidIds = new Set(paid.map((m) => BigInt(m.id)));
-    const left = results.filter((r) => paidIds.has(r.Id)).map((r) => r.TotalCredits).sort((x, y) => Number(parseDecimal(y) - parseDecimal(x)));
-    expect(left).toEqual(Array.from({ length: 20 }, (_, i) => formatDecimal(1_900_000n - BigInt(i) * 100_000n)));
+    const left = results
+      .filter((r) => paidIds.has(r.Id))
+      .map((r) => r.TotalCredits)
+      .sort((x, y) => Number(parseDecimal(y) - parseDecimal(x)));
+    expect(left).toEqual(
+      Array.from({ length: 20 }, (_, i) => formatDecimal(1_900_000n - BigInt(i) * 100_000n)),
+    );
     for (const r of results.filter((r) => !paidIds.has(r.Id))) expect(r.TotalCredits).toBe("0");
     await checkLedger(carol);
 
-    const refill1 = await admin(svc.databaseUrl, ["credits", "add", "--account", "carol", "--amount", "2.55", "--json"]);
+    const refill1 = await admin(svc.databaseUrl, [
+      "credits",
+      "add",
+      "--account",
+      "carol",
+      "--amount",
+      "2.55",
+      "--json",
+    ]);
     const out = JSON.parse(refill1.stdout) as { paid: number[]; balance: string; stillWaiting: number };
     expect(out.paid).toEqual(waiting.slice(0, 25).map((m) => m.id));
     expect(out).toMatchObject({ balance: "0.05", stillWaiting: 5 });
-    const refill2 = await admin(svc.databaseUrl, ["credits", "add", "--account", "carol", "--amount", "0.45", "--json"]);
-    expect(JSON.parse(refill2.stdout)).toMatchObject({ paid: waiting.slice(25).map((m) => m.id), balance: "0", stillWaiting: 0 });
+    const refill2 = await admin(svc.databaseUrl, [
+      "credits",
+      "add",
+      "--account",
+      "carol",
+      "--amount",
+      "0.45",
+      "--json",
+    ]);
+    expect(JSON.parse(refill2.stdout)).toMatchObject({
+      paid: waiting.slice(25).map((m) => m.id),
+      balance: "0",
+      stillWaiting: 0,
+    });
     rows = await messages(carol);
     expect(rows.filter((m) => m.state === "waiting")).toEqual([]);
     // Paid in id order: the ledger's SMS payments follow the message ids.
@@ -190,18 +275,42 @@ describeEngines("SendSmsWithSenderName", (engine) => {
     await checkLedger(carol);
     expect(await credits(bob)).toBe(bobBefore);
 
-    const shown = await admin(svc.databaseUrl, ["credits", "show", "--account", "carol", "--json", "--limit", "3"]);
-    const show = JSON.parse(shown.stdout) as { credits: string; price: string; waiting: number; ledger: unknown[] };
+    const shown = await admin(svc.databaseUrl, [
+      "credits",
+      "show",
+      "--account",
+      "carol",
+      "--json",
+      "--limit",
+      "3",
+    ]);
+    const show = JSON.parse(shown.stdout) as {
+      credits: string;
+      price: string;
+      waiting: number;
+      ledger: unknown[];
+    };
     expect(show).toMatchObject({ credits: "0", price: "0.1", waiting: 0 });
     expect(show.ledger).toHaveLength(3);
 
     // Delivery: the service's worker writes every paid SMS as one JSON file to SMS_OUTBOX_DIR.
     const dir = svc.smsDir;
-    for (let i = 0; i < 500 && !(await messages(carol)).every((m) => m.state === "sent"); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 500 && !(await messages(carol)).every((m) => m.state === "sent"); i++)
+      await new Promise((r) => setTimeout(r, 20));
     const files = fs.readdirSync(dir);
     for (const row of rows) {
-      const doc = JSON.parse(fs.readFileSync(path.join(dir, `${row.id}.json`), "utf8")) as Record<string, unknown>;
-      expect(doc).toMatchObject({ id: row.id, from: "Carol", to: `+46${row.phone_number}`, text: row.message, encoding: "GSM-7", segments: 1 });
+      const doc = JSON.parse(fs.readFileSync(path.join(dir, `${row.id}.json`), "utf8")) as Record<
+        string,
+        unknown
+      >;
+      expect(doc).toMatchObject({
+        id: row.id,
+        from: "Carol",
+        to: `+46${row.phone_number}`,
+        text: row.message,
+        encoding: "GSM-7",
+        segments: 1,
+      });
     }
     expect(files.filter((f) => f.endsWith(".tmp"))).toEqual([]);
     expect((await messages(carol)).every((m) => m.state === "sent" && m.sent_at !== null)).toBe(true);
@@ -211,7 +320,12 @@ describeEngines("SendSmsWithSenderName", (engine) => {
     const frank = await svc.createAccount("frank", "frank-secret-1");
     await refill(svc.app.store, frank, "1", Date.now());
     const client = svc.client("frank", "frank-secret-1");
-    const params = { senderName: "Frank", strCountryCode: "33", strPhoneNumber: "612345678", strMessage: "Bonjour" };
+    const params = {
+      senderName: "Frank",
+      strCountryCode: "33",
+      strPhoneNumber: "612345678",
+      strMessage: "Bonjour",
+    };
     const paid = present(await client.SendSmsWithSenderName(params));
     const waiting = present(await client.SendSmsWithSenderName({ ...params, strMessage: "Encore" }));
     expect([paid.TotalCredits, waiting.TotalCredits]).toEqual(["0", "0"]);
@@ -221,9 +335,15 @@ describeEngines("SendSmsWithSenderName", (engine) => {
       expect(check()).toBe(true);
     };
     await until(() => fs.existsSync(file(paid.Id)));
-    expect(JSON.parse(fs.readFileSync(file(paid.Id), "utf8"))).toMatchObject({ from: "Frank", to: "+33612345678", text: "Bonjour" });
+    expect(JSON.parse(fs.readFileSync(file(paid.Id), "utf8"))).toMatchObject({
+      from: "Frank",
+      to: "+33612345678",
+      text: "Bonjour",
+    });
     expect(fs.existsSync(file(waiting.Id))).toBe(false);
-    expect((await admin(svc.databaseUrl, ["credits", "add", "--account", "frank", "--amount", "1"])).code).toBe(0);
+    expect(
+      (await admin(svc.databaseUrl, ["credits", "add", "--account", "frank", "--amount", "1"])).code,
+    ).toBe(0);
     await until(() => fs.existsSync(file(waiting.Id)));
     expect(JSON.parse(fs.readFileSync(file(waiting.Id), "utf8"))).toMatchObject({ text: "Encore" });
   });
@@ -247,9 +367,17 @@ describeEngines("SendSmsWithSenderName", (engine) => {
   });
 
   it("wrong credentials are InvalidCredentials and store nothing", async () => {
-    const count = async () => (await svc.app.store.db.selectFrom("sms_messages").select("id").execute()).length;
+    const count = async () =>
+      (await svc.app.store.db.selectFrom("sms_messages").select("id").execute()).length;
     const before = await count();
-    const refused = await fault(svc.client("bob", "not-bobs-pass").SendSmsWithSenderName({ senderName: "Bob", strCountryCode: "46", strPhoneNumber: "0701234567", strMessage: "hi" }));
+    const refused = await fault(
+      svc.client("bob", "not-bobs-pass").SendSmsWithSenderName({
+        senderName: "Bob",
+        strCountryCode: "46",
+        strPhoneNumber: "0701234567",
+        strMessage: "hi",
+      }),
+    );
     expect(refused.errorCode).toBe("InvalidCredentials");
     expect(await count()).toBe(before);
   });
@@ -262,7 +390,9 @@ describeEngines("SendSmsWithSenderName", (engine) => {
       expect(run.stdout).toBe("");
       expect(run.stderr).toMatch(/--amount/);
     }
-    expect((await admin(svc.databaseUrl, ["credits", "add", "--account", "nobody", "--amount", "1"])).code).toBe(1);
+    expect(
+      (await admin(svc.databaseUrl, ["credits", "add", "--account", "nobody", "--amount", "1"])).code,
+    ).toBe(1);
     expect((await ledger(bob)).length).toBe(before);
   });
 });
@@ -285,7 +415,10 @@ describeEngines("SMS delivery", (engine) => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
-        posts.push({ key: req.headers["idempotency-key"] as string | undefined, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown> });
+        posts.push({
+          key: req.headers["idempotency-key"] as string | undefined,
+          body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>,
+        });
         res.writeHead(answers.shift() ?? 200).end();
       });
     });
@@ -298,9 +431,29 @@ describeEngines("SMS delivery", (engine) => {
   });
 
   const send = (text: string) =>
-    svc.client("dave", "dave-secret-12").SendSmsWithSenderName({ senderName: "Dave", strCountryCode: "44", strPhoneNumber: "7700 900123", strMessage: text }).then(present);
-  const credits = async () => (await svc.app.store.db.selectFrom("accounts").select("sms_credits").where("id", "=", dave).executeTakeFirstOrThrow()).sms_credits;
-  const state = async (id: bigint) => svc.app.store.db.selectFrom("sms_messages").selectAll().where("id", "=", Number(id)).executeTakeFirstOrThrow();
+    svc
+      .client("dave", "dave-secret-12")
+      .SendSmsWithSenderName({
+        senderName: "Dave",
+        strCountryCode: "44",
+        strPhoneNumber: "7700 900123",
+        strMessage: text,
+      })
+      .then(present);
+  const credits = async () =>
+    (
+      await svc.app.store.db
+        .selectFrom("accounts")
+        .select("sms_credits")
+        .where("id", "=", dave)
+        .executeTakeFirstOrThrow()
+    ).sms_credits;
+  const state = async (id: bigint) =>
+    svc.app.store.db
+      .selectFrom("sms_messages")
+      .selectAll()
+      .where("id", "=", Number(id))
+      .executeTakeFirstOrThrow();
 
   it("a retry after a crash rewrites the same file, never a second one", async () => {
     const sms = await send("crash test");
@@ -315,7 +468,11 @@ describeEngines("SMS delivery", (engine) => {
     clock += 1001;
     expect(await other.flush()).toBe(1);
     expect(fs.readdirSync(dir)).toEqual([`${sms.Id}.json`]);
-    expect(JSON.parse(fs.readFileSync(path.join(dir, `${sms.Id}.json`), "utf8"))).toMatchObject({ id: Number(sms.Id), to: "+447700900123", text: "crash test" });
+    expect(JSON.parse(fs.readFileSync(path.join(dir, `${sms.Id}.json`), "utf8"))).toMatchObject({
+      id: Number(sms.Id),
+      to: "+447700900123",
+      text: "crash test",
+    });
     expect((await state(sms.Id)).state).toBe("sent");
   });
 
@@ -334,17 +491,35 @@ describeEngines("SMS delivery", (engine) => {
     const mine = posts.filter((p) => p.body.id === Number(first.Id));
     expect(mine).toHaveLength(3);
     expect(new Set(mine.map((p) => p.key))).toEqual(new Set([`sms-${first.Id}`]));
-    expect(mine[0]!.body).toMatchObject({ from: "Dave", to: "+447700900123", text: "via gateway", encoding: "GSM-7", segments: 1 });
+    expect(mine[0]!.body).toMatchObject({
+      from: "Dave",
+      to: "+447700900123",
+      text: "via gateway",
+      encoding: "GSM-7",
+      segments: 1,
+    });
     expect(await state(first.Id)).toMatchObject({ state: "sent", attempts: 3 });
 
     const refused = await send("refused");
     answers = [400];
     await worker.flush();
-    expect(await state(refused.Id)).toMatchObject({ state: "dead", attempts: 1, last_error: "the SMS gateway answered HTTP 400" });
+    expect(await state(refused.Id)).toMatchObject({
+      state: "dead",
+      attempts: 1,
+      last_error: "the SMS gateway answered HTTP 400",
+    });
     // A dead SMS gives its credits back, with a ledger row.
     expect(await credits()).toBe(addDecimal(refused.TotalCredits, refused.CreditCost));
-    const refund = await svc.app.store.db.selectFrom("credit_ledger").selectAll().where("sms_id", "=", Number(refused.Id)).orderBy("id").execute();
-    expect(refund.map((l) => [l.reason, l.amount])).toEqual([["sms", "-1"], ["refund", "1"]]);
+    const refund = await svc.app.store.db
+      .selectFrom("credit_ledger")
+      .selectAll()
+      .where("sms_id", "=", Number(refused.Id))
+      .orderBy("id")
+      .execute();
+    expect(refund.map((l) => [l.reason, l.amount])).toEqual([
+      ["sms", "-1"],
+      ["refund", "1"],
+    ]);
 
     const failing = await send("always failing");
     answers = [500, 500, 500, 500, 500];
@@ -361,7 +536,12 @@ describeEngines("SMS delivery", (engine) => {
     const eve = await svc.createAccount("eve", "eve-secret-123");
     await refill(svc.app.store, eve, "1", Date.now());
     const client = svc.client("eve", "eve-secret-123");
-    const params = { senderName: "Eve", strCountryCode: "49", strPhoneNumber: "15123456789", strMessage: "one" };
+    const params = {
+      senderName: "Eve",
+      strCountryCode: "49",
+      strPhoneNumber: "15123456789",
+      strMessage: "one",
+    };
     const a = present(await client.SendSmsWithSenderName(params));
     const b = present(await client.SendSmsWithSenderName({ ...params, strMessage: "two" }));
     expect([a.TotalCredits, b.TotalCredits]).toEqual(["0", "0"]);
@@ -371,7 +551,12 @@ describeEngines("SMS delivery", (engine) => {
     expect(await worker.flush()).toBe(1);
     expect((await state(a.Id)).state).toBe("dead");
     expect((await state(b.Id)).state).toBe("sent");
-    const rows = await svc.app.store.db.selectFrom("credit_ledger").select(["reason", "amount", "balance", "sms_id"]).where("account_id", "=", eve).orderBy("id").execute();
+    const rows = await svc.app.store.db
+      .selectFrom("credit_ledger")
+      .select(["reason", "amount", "balance", "sms_id"])
+      .where("account_id", "=", eve)
+      .orderBy("id")
+      .execute();
     expect(rows).toEqual([
       { reason: "refill", amount: "1", balance: "1", sms_id: null },
       { reason: "sms", amount: "-1", balance: "0", sms_id: Number(a.Id) },

@@ -15,7 +15,13 @@ import { openStore } from "../../service/db/database.js";
 import { ConfigError, readConfig } from "../../service/config.js";
 import { describeEngines, freshDatabaseUrl } from "./support/engines.js";
 import { startService, type TestService, admin } from "./support/service.js";
-import { SMTP_PASSWORD as PASSWORD, SMTP_USER as USER, type TestSmtp, smtpUrl, startSmtp } from "./support/smtp.js";
+import {
+  SMTP_PASSWORD as PASSWORD,
+  SMTP_USER as USER,
+  type TestSmtp,
+  smtpUrl,
+  startSmtp,
+} from "./support/smtp.js";
 
 /** The test servers offer no STARTTLS: the login in clear text has to be allowed (loopback only). */
 const PLAINTEXT = { SMTP_ALLOW_PLAINTEXT_AUTH: "true" };
@@ -40,10 +46,20 @@ describeEngines("SMTP delivery", (engine) => {
   /** A pending insert, which queues a confirmation mail; returns that mail's row. */
   async function queueConfirmation(name: string) {
     const email = `${name}.${++serial}@example.com`;
-    await svc.client("alice", "alice-secret-1").InsertSubscriberWithDemDataPendingOption({ strEmail: email, strName: name, strMailingListID: String(listId), strPending: "true" });
-    return svc.app.store.db.selectFrom("mail_outbox").selectAll().where("to_address", "=", email).executeTakeFirstOrThrow();
+    await svc.client("alice", "alice-secret-1").InsertSubscriberWithDemDataPendingOption({
+      strEmail: email,
+      strName: name,
+      strMailingListID: String(listId),
+      strPending: "true",
+    });
+    return svc.app.store.db
+      .selectFrom("mail_outbox")
+      .selectAll()
+      .where("to_address", "=", email)
+      .executeTakeFirstOrThrow();
   }
-  const row = (id: number) => svc.app.store.db.selectFrom("mail_outbox").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+  const row = (id: number) =>
+    svc.app.store.db.selectFrom("mail_outbox").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 
   it("delivers the confirmation as queued, with the envelope from the message, and mailparser reads the link", async () => {
     const before = smtp.arrivals.length;
@@ -64,7 +80,9 @@ describeEngines("SMTP delivery", (engine) => {
     // the link in the arrived mail is the one the service honours
     expect((await fetch(`${svc.url}/confirm/${link![1]}`, { method: "POST" })).status).toBe(200);
     // the start-up line names the SMTP server without the password
-    expect(svc.logs).toContainEqual(expect.objectContaining({ msg: "mail delivery", outbox: `smtp://${USER}:***@127.0.0.1:${smtp.port}` }));
+    expect(svc.logs).toContainEqual(
+      expect.objectContaining({ msg: "mail delivery", outbox: `smtp://${USER}:***@127.0.0.1:${smtp.port}` }),
+    );
   });
 
   it("a 451 answer is retried: queued with the reason, then sent at the next attempt's time", async () => {
@@ -106,13 +124,22 @@ describeEngines("SMTP delivery", (engine) => {
     expect(await row(queued.id)).toMatchObject({ state: "dead", attempts: 1 });
     const retried = await admin(svc.databaseUrl, ["outbox", "retry", "--id", String(queued.id)]);
     expect(retried).toMatchObject({ code: 0, stderr: "" });
-    expect(retried.stdout).toContain(`Message ${queued.id} is queued and due now (was dead after 1 attempt: `);
+    expect(retried.stdout).toContain(
+      `Message ${queued.id} is queued and due now (was dead after 1 attempt: `,
+    );
     expect(await row(queued.id)).toMatchObject({ state: "queued", attempts: 0 });
     await svc.app.outbox!.flush();
     expect(await row(queued.id)).toMatchObject({ state: "sent", attempts: 1 });
     expect(smtp.arrivals.slice(before).map((a) => a.raw)).toEqual([queued.message]);
-    expect(await admin(svc.databaseUrl, ["outbox", "retry", "--id", String(queued.id)])).toEqual({ code: 1, stdout: "", stderr: `error: --id: message ${queued.id} was sent already; it is not sent twice, and nothing was retried\n` });
-    expect(await admin(svc.databaseUrl, ["outbox", "retry", "--id", "999999"])).toMatchObject({ code: 1, stderr: "error: --id: there is no message 999999 in the outbox; nothing was retried\n" });
+    expect(await admin(svc.databaseUrl, ["outbox", "retry", "--id", String(queued.id)])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `error: --id: message ${queued.id} was sent already; it is not sent twice, and nothing was retried\n`,
+    });
+    expect(await admin(svc.databaseUrl, ["outbox", "retry", "--id", "999999"])).toMatchObject({
+      code: 1,
+      stderr: "error: --id: there is no message 999999 in the outbox; nothing was retried\n",
+    });
   });
 });
 
@@ -122,7 +149,11 @@ describeEngines("SMTP delivery to a failing server", (engine) => {
 
   beforeAll(async () => {
     smtp = await startSmtp({ echoPasswordOnAuth: true });
-    svc = await startService(engine, "smtp-down", { SMTP_URL: smtpUrl(smtp.port), MAIL_MAX_ATTEMPTS: "3", ...PLAINTEXT });
+    svc = await startService(engine, "smtp-down", {
+      SMTP_URL: smtpUrl(smtp.port),
+      MAIL_MAX_ATTEMPTS: "3",
+      ...PLAINTEXT,
+    });
   }, 60_000);
   afterAll(async () => {
     await svc?.close();
@@ -132,8 +163,17 @@ describeEngines("SMTP delivery to a failing server", (engine) => {
   it("retries a refused login and an unreachable server, dead after MAIL_MAX_ATTEMPTS; the password is never written", async () => {
     const account = await svc.createAccount("bob", "bob-secret-12");
     const listId = await svc.createList(account, "Bob news");
-    await svc.client("bob", "bob-secret-12").InsertSubscriberWithDemDataPendingOption({ strEmail: "down@example.com", strMailingListID: String(listId), strPending: "true" });
-    const row = () => svc.app.store.db.selectFrom("mail_outbox").selectAll().where("to_address", "=", "down@example.com").executeTakeFirstOrThrow();
+    await svc.client("bob", "bob-secret-12").InsertSubscriberWithDemDataPendingOption({
+      strEmail: "down@example.com",
+      strMailingListID: String(listId),
+      strPending: "true",
+    });
+    const row = () =>
+      svc.app.store.db
+        .selectFrom("mail_outbox")
+        .selectAll()
+        .where("to_address", "=", "down@example.com")
+        .executeTakeFirstOrThrow();
 
     // attempt 1: the server refuses the login and echoes the password in its 535 answer
     await svc.app.outbox!.flush();
@@ -156,7 +196,11 @@ describeEngines("SMTP delivery to a failing server", (engine) => {
 
     // the failures were logged, and neither the password nor its URL form appears anywhere
     const failures = svc.logs.filter((l) => l.msg === "mail delivery failed");
-    expect(failures.map((l) => [l.attempts, l.dead])).toEqual([[1, false], [2, false], [3, true]]);
+    expect(failures.map((l) => [l.attempts, l.dead])).toEqual([
+      [1, false],
+      [2, false],
+      [3, true],
+    ]);
     expect(String(failures[0]!.err)).toContain("535");
     const written = JSON.stringify([first, second, third, svc.logs]);
     expect(written).not.toContain(PASSWORD);
@@ -175,16 +219,33 @@ describe("SMTP configuration", () => {
       outboxRetentionDays: 0,
     });
     expect(
-      readConfig({ SMTP_URL: "smtps://u:p@mail.example:465", MAIL_MAX_ATTEMPTS: "8", MAIL_RETRY_MAX_AGE_MS: "86400000", MAIL_RETRY_MAX_INTERVAL_MS: "600000", SMTP_ALLOW_PLAINTEXT_AUTH: "TRUE", OUTBOX_RETENTION_DAYS: "7" }),
-    ).toMatchObject({ smtpUrl: "smtps://u:p@mail.example:465", mailMaxAttempts: 8, mailRetryMaxAgeMs: 86_400_000, mailRetryMaxIntervalMs: 600_000, smtpAllowPlaintextAuth: true, outboxRetentionDays: 7 });
+      readConfig({
+        SMTP_URL: "smtps://u:p@mail.example:465",
+        MAIL_MAX_ATTEMPTS: "8",
+        MAIL_RETRY_MAX_AGE_MS: "86400000",
+        MAIL_RETRY_MAX_INTERVAL_MS: "600000",
+        SMTP_ALLOW_PLAINTEXT_AUTH: "TRUE",
+        OUTBOX_RETENTION_DAYS: "7",
+      }),
+    ).toMatchObject({
+      smtpUrl: "smtps://u:p@mail.example:465",
+      mailMaxAttempts: 8,
+      mailRetryMaxAgeMs: 86_400_000,
+      mailRetryMaxIntervalMs: 600_000,
+      smtpAllowPlaintextAuth: true,
+      outboxRetentionDays: 7,
+    });
     expect(readConfig({ SMTP_ALLOW_PLAINTEXT_AUTH: "false" }).smtpAllowPlaintextAuth).toBe(false);
   });
 
-  it.each(["http://u:hunter22@mail.example", "smtp://u:hunter22@", "hunter22"])("refuses SMTP_URL %s without repeating it", (url) => {
-    expect(() => readConfig({ SMTP_URL: url })).toThrow(ConfigError);
-    expect(() => readConfig({ SMTP_URL: url })).toThrow("SMTP_URL");
-    expect(() => readConfig({ SMTP_URL: url })).not.toThrow("hunter22");
-  });
+  it.each(["http://u:hunter22@mail.example", "smtp://u:hunter22@", "hunter22"])(
+    "refuses SMTP_URL %s without repeating it",
+    (url) => {
+      expect(() => readConfig({ SMTP_URL: url })).toThrow(ConfigError);
+      expect(() => readConfig({ SMTP_URL: url })).toThrow("SMTP_URL");
+      expect(() => readConfig({ SMTP_URL: url })).not.toThrow("hunter22");
+    },
+  );
 
   it.each([
     ["MAIL_MAX_ATTEMPTS", "0"],
@@ -204,9 +265,25 @@ describe("outbox leases with a slow transport", () => {
     try {
       const t0 = Date.now();
       let clock = t0;
-      const account = await store.db.insertInto("accounts").values({ username: "lease", password_hash: "x", created_at: t0 }).returning("id").executeTakeFirstOrThrow();
+      const account = await store.db
+        .insertInto("accounts")
+        .values({ username: "lease", password_hash: "x", created_at: t0 })
+        .returning("id")
+        .executeTakeFirstOrThrow();
       for (const n of [1, 2, 3]) {
-        await queueMail(store.db, { accountId: account.id, kind: "test", from: { name: "", address: "a@example.com" }, to: { name: "", address: `r${n}@example.com` }, subject: `m${n}`, text: "hi" }, t0, "example.com");
+        await queueMail(
+          store.db,
+          {
+            accountId: account.id,
+            kind: "test",
+            from: { name: "", address: "a@example.com" },
+            to: { name: "", address: `r${n}@example.com` },
+            subject: `m${n}`,
+            text: "hi",
+          },
+          t0,
+          "example.com",
+        );
       }
       // every send takes 8 s of the (fake) clock; the lease is 20 s and a send may take up to 10 s
       const sends: { to: string; at: number; leaseUntil: number }[] = [];
@@ -214,13 +291,22 @@ describe("outbox leases with a slow transport", () => {
         description: "slow",
         sendTimeoutMs: 10_000,
         async send(mail) {
-          const row = await store.db.selectFrom("mail_outbox").select("lease_until").where("id", "=", mail.id).executeTakeFirstOrThrow();
+          const row = await store.db
+            .selectFrom("mail_outbox")
+            .select("lease_until")
+            .where("id", "=", mail.id)
+            .executeTakeFirstOrThrow();
           sends.push({ to: mail.to_address, at: clock, leaseUntil: row.lease_until! });
           clock += 8_000;
         },
         async close() {},
       };
-      const worker = new OutboxWorker(store, { dir: "/nonexistent", transport, leaseMs: 20_000, now: () => clock });
+      const worker = new OutboxWorker(store, {
+        dir: "/nonexistent",
+        transport,
+        leaseMs: 20_000,
+        now: () => clock,
+      });
       worker.start();
       await worker.flush();
       await worker.stop();
@@ -228,7 +314,10 @@ describe("outbox leases with a slow transport", () => {
       // the third came at t0 + 16 s, with 4 s of its first lease left: it went back and was claimed again
       for (const send of sends) expect(send.leaseUntil - send.at).toBeGreaterThanOrEqual(10_000);
       expect(sends[2]!.leaseUntil).toBe(t0 + 16_000 + 20_000);
-      const rows = await store.db.selectFrom("mail_outbox").select(["state", "attempts", "lease_owner"]).execute();
+      const rows = await store.db
+        .selectFrom("mail_outbox")
+        .select(["state", "attempts", "lease_owner"])
+        .execute();
       expect(rows).toEqual([1, 2, 3].map(() => ({ state: "sent", attempts: 1, lease_owner: null })));
     } finally {
       await store.close();

@@ -9,7 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { hashPassword } from "../../service/app/auth.js";
-import { type SubscriberRow, type UpsertOptions, insertNewPostgres, upsertOneSqlite, upsertSubscribers } from "../../service/app/subscribers.js";
+import {
+  type SubscriberRow,
+  type UpsertOptions,
+  insertNewPostgres,
+  upsertOneSqlite,
+  upsertSubscribers,
+} from "../../service/app/subscribers.js";
 import { openStore, type Store } from "../../service/db/database.js";
 import type { Account } from "../../service/db/schema.js";
 import { describeEngines, engines, freshDatabaseUrl } from "./support/engines.js";
@@ -22,18 +28,26 @@ afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
 });
 
-async function freshStore(sync: "FULL" | "NORMAL" | "postgres" = "NORMAL"): Promise<{ store: Store; account: Account; listId: number }> {
+async function freshStore(
+  sync: "FULL" | "NORMAL" | "postgres" = "NORMAL",
+): Promise<{ store: Store; account: Account; listId: number }> {
   const store =
     sync === "postgres"
       ? await openStore(await freshDatabaseUrl("postgres", "fast-path"))
-      : await openStore(`sqlite:${join(mkdtempSync(join(tmpdir(), "eas-fast-path-")), "s.db")}`, { sqliteSync: sync });
+      : await openStore(`sqlite:${join(mkdtempSync(join(tmpdir(), "eas-fast-path-")), "s.db")}`, {
+          sqliteSync: sync,
+        });
   stores.push(store);
   const account = await store.db
     .insertInto("accounts")
     .values({ username: "fast", password_hash: "x", dd_fields: 25, created_at: 1 })
     .returningAll()
     .executeTakeFirstOrThrow();
-  const list = await store.db.insertInto("mailing_lists").values({ account_id: account.id, name: "L", created_at: 1 }).returning("id").executeTakeFirstOrThrow();
+  const list = await store.db
+    .insertInto("mailing_lists")
+    .values({ account_id: account.id, name: "L", created_at: 1 })
+    .returning("id")
+    .executeTakeFirstOrThrow();
   return { store, account, listId: list.id };
 }
 
@@ -43,7 +57,11 @@ async function dump(store: Store) {
     .select(["id", "email", "email_key", "name", "format", "country_code", "phone", "fields", "created_at"])
     .orderBy("id")
     .execute();
-  const memberships = await store.db.selectFrom("memberships").select(["list_id", "subscriber_id", "state", "created_at", "changed_at"]).orderBy("subscriber_id").execute();
+  const memberships = await store.db
+    .selectFrom("memberships")
+    .select(["list_id", "subscriber_id", "state", "created_at", "changed_at"])
+    .orderBy("subscriber_id")
+    .execute();
   return { subscribers, memberships };
 }
 
@@ -65,31 +83,78 @@ const fields = (entries: [number, string][]) => new Map(entries);
 
 /** Single inserts covering each branch: new, changed, unchanged, kept without update, opted out. */
 const STEPS: { row: SubscriberRow; options: UpsertOptions; optOut?: string }[] = [
-  { row: { email: "A@Example.com", name: "A", format: "Text", countryCode: "SE", phone: "1", fields: fields([[3, "x"], [4, ""]]) }, options: { update: true, state: "active", recordOptedOut: true } },
-  { row: { email: "a@example.com", name: "", fields: fields([[4, "y"]]) }, options: { update: true, state: "active", recordOptedOut: true } },
+  {
+    row: {
+      email: "A@Example.com",
+      name: "A",
+      format: "Text",
+      countryCode: "SE",
+      phone: "1",
+      fields: fields([
+        [3, "x"],
+        [4, ""],
+      ]),
+    },
+    options: { update: true, state: "active", recordOptedOut: true },
+  },
+  {
+    row: { email: "a@example.com", name: "", fields: fields([[4, "y"]]) },
+    options: { update: true, state: "active", recordOptedOut: true },
+  },
   { row: { email: "a@example.com" }, options: { update: true, state: "active", recordOptedOut: true } },
-  { row: { email: "a@example.com", name: "Kept?" }, options: { update: false, state: "pending", recordOptedOut: true } },
-  { row: { email: "b@example.com", name: "B" }, options: { update: true, state: "pending", recordOptedOut: true } },
+  {
+    row: { email: "a@example.com", name: "Kept?" },
+    options: { update: false, state: "pending", recordOptedOut: true },
+  },
+  {
+    row: { email: "b@example.com", name: "B" },
+    options: { update: true, state: "pending", recordOptedOut: true },
+  },
   { row: { email: "b@example.com" }, options: { update: true, state: "pending", recordOptedOut: true } },
   { row: { email: "b@example.com" }, options: { update: true, state: "active", recordOptedOut: true } },
   { row: { email: "b@example.com" }, options: { update: true, state: "pending", recordOptedOut: true } },
-  { row: { email: "out@example.com", name: "Out" }, options: { update: true, state: "active", recordOptedOut: true }, optOut: "out@example.com" },
-  { row: { email: "new-out@example.com" }, options: { update: true, state: "active", recordOptedOut: true }, optOut: "new-out@example.com" },
-  { row: { email: "skip-out@example.com" }, options: { update: true, state: "active", recordOptedOut: false }, optOut: "skip-out@example.com" },
-  { row: { email: "b@example.com", phone: "+46", fields: fields([[25, "z"]]) }, options: { update: true, state: "active", recordOptedOut: true } },
+  {
+    row: { email: "out@example.com", name: "Out" },
+    options: { update: true, state: "active", recordOptedOut: true },
+    optOut: "out@example.com",
+  },
+  {
+    row: { email: "new-out@example.com" },
+    options: { update: true, state: "active", recordOptedOut: true },
+    optOut: "new-out@example.com",
+  },
+  {
+    row: { email: "skip-out@example.com" },
+    options: { update: true, state: "active", recordOptedOut: false },
+    optOut: "skip-out@example.com",
+  },
+  {
+    row: { email: "b@example.com", phone: "+46", fields: fields([[25, "z"]]) },
+    options: { update: true, state: "active", recordOptedOut: true },
+  },
 ];
 
 /**
  * A step's opt-out, in each store before the step runs; for out@example.com, an existing subscriber who opts
  * out afterwards: inserted first, then opted out.
  */
-async function optOutFirst(step: (typeof STEPS)[number], engine: "sqlite" | "postgres", stores: { store: Store; account: Account; listId: number }[], now: number) {
+async function optOutFirst(
+  step: (typeof STEPS)[number],
+  engine: "sqlite" | "postgres",
+  stores: { store: Store; account: Account; listId: number }[],
+  now: number,
+) {
   if (step.optOut === undefined) return;
   for (const { store, account, listId } of stores) {
     if (step.optOut === "out@example.com") {
-      await store.write((trx) => upsertSubscribers(trx, engine, account, listId, [step.row], step.options, now - 500));
+      await store.write((trx) =>
+        upsertSubscribers(trx, engine, account, listId, [step.row], step.options, now - 500),
+      );
     }
-    await store.db.insertInto("optouts").values({ account_id: account.id, email_key: step.optOut, created_at: now }).execute();
+    await store.db
+      .insertInto("optouts")
+      .values({ account_id: account.id, email_key: step.optOut, created_at: now })
+      .execute();
   }
 }
 
@@ -101,15 +166,32 @@ describe("SQLite single-insert fast path", () => {
     for (const step of STEPS) {
       now += 1000;
       await optOutFirst(step, "sqlite", [kysely, fast], now);
-      const expected = await kysely.store.write((trx) => upsertSubscribers(trx, "sqlite", kysely.account, kysely.listId, [step.row], step.options, now));
+      const expected = await kysely.store.write((trx) =>
+        upsertSubscribers(trx, "sqlite", kysely.account, kysely.listId, [step.row], step.options, now),
+      );
       const sqlite = fast.store.sqlite!;
-      const got = await sqlite.writeSync(() => upsertOneSqlite(sqlite, fast.account, String(fast.listId), "strMailingListID", step.row, step.options, now));
+      const got = await sqlite.writeSync(() =>
+        upsertOneSqlite(
+          sqlite,
+          fast.account,
+          String(fast.listId),
+          "strMailingListID",
+          step.row,
+          step.options,
+          now,
+        ),
+      );
       expect(got === undefined ? [] : [got], JSON.stringify(step.row)).toEqual(expected);
       expect(await dump(fast.store), JSON.stringify(step.row)).toEqual(await dump(kysely.store));
     }
     const [a, b] = [await dump(kysely.store), await dump(fast.store)];
     expect(b).toEqual(a);
-    expect(a.subscribers.map((s) => s.email_key)).toEqual(["a@example.com", "b@example.com", "out@example.com", "new-out@example.com"]);
+    expect(a.subscribers.map((s) => s.email_key)).toEqual([
+      "a@example.com",
+      "b@example.com",
+      "out@example.com",
+      "new-out@example.com",
+    ]);
     expect(a.subscribers[1]).toMatchObject({ phone: "+46", fields: JSON.stringify({ "25": "z" }) });
   });
 
@@ -119,17 +201,51 @@ describe("SQLite single-insert fast path", () => {
     const row = (email: string): SubscriberRow => ({ email });
     const options: UpsertOptions = { update: true, state: "active", recordOptedOut: true };
     const results = await Promise.allSettled([
-      sqlite.writeSync(() => upsertOneSqlite(sqlite, account, String(listId), "strMailingListID", row("one@example.com"), options, 1)),
+      sqlite.writeSync(() =>
+        upsertOneSqlite(
+          sqlite,
+          account,
+          String(listId),
+          "strMailingListID",
+          row("one@example.com"),
+          options,
+          1,
+        ),
+      ),
       sqlite.writeSync(() => {
-        upsertOneSqlite(sqlite, account, String(listId), "strMailingListID", row("rolled-back@example.com"), options, 1);
+        upsertOneSqlite(
+          sqlite,
+          account,
+          String(listId),
+          "strMailingListID",
+          row("rolled-back@example.com"),
+          options,
+          1,
+        );
         throw new Error("refused after writing");
       }),
-      store.write((trx) => upsertSubscribers(trx, "sqlite", account, listId, [row("kysely@example.com")], options, 1)),
-      sqlite.writeSync(() => upsertOneSqlite(sqlite, account, String(listId), "strMailingListID", row("two@example.com"), options, 1)),
+      store.write((trx) =>
+        upsertSubscribers(trx, "sqlite", account, listId, [row("kysely@example.com")], options, 1),
+      ),
+      sqlite.writeSync(() =>
+        upsertOneSqlite(
+          sqlite,
+          account,
+          String(listId),
+          "strMailingListID",
+          row("two@example.com"),
+          options,
+          1,
+        ),
+      ),
     ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
     const { subscribers, memberships } = await dump(store);
-    expect(subscribers.map((s) => s.email_key)).toEqual(["one@example.com", "kysely@example.com", "two@example.com"]);
+    expect(subscribers.map((s) => s.email_key)).toEqual([
+      "one@example.com",
+      "kysely@example.com",
+      "two@example.com",
+    ]);
     expect(memberships).toHaveLength(3);
   });
 
@@ -141,16 +257,31 @@ describe("SQLite single-insert fast path", () => {
     const held: (() => void)[] = [];
     const synced: string[] = [];
     const real = fs.fdatasync;
-    vi.spyOn(fs, "fdatasync").mockImplementation(((fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
+    vi.spyOn(fs, "fdatasync").mockImplementation(((
+      fd: number,
+      callback: (error: NodeJS.ErrnoException | null) => void,
+    ) => {
       synced.push(fs.readlinkSync(`/proc/self/fd/${fd}`));
       held.push(() => real(fd, callback));
     }) as typeof fs.fdatasync);
 
     let answered = false;
-    const write = sqlite.writeSync(() => upsertOneSqlite(sqlite, account, String(listId), "strMailingListID", { email: "durable@example.com" }, options, 1)).then((outcome) => {
-      answered = true;
-      return outcome;
-    });
+    const write = sqlite
+      .writeSync(() =>
+        upsertOneSqlite(
+          sqlite,
+          account,
+          String(listId),
+          "strMailingListID",
+          { email: "durable@example.com" },
+          options,
+          1,
+        ),
+      )
+      .then((outcome) => {
+        answered = true;
+        return outcome;
+      });
     await vi.waitFor(() => expect(held).toHaveLength(1), { timeout: 5000, interval: 5 });
     expect(synced[0]).toMatch(/s\.db-wal$/);
     // Committed, not yet synced: no answer, and a Kysely read waits for the sync.
@@ -170,15 +301,22 @@ describe("SQLite single-insert fast path", () => {
     const options: UpsertOptions = { update: true, state: "active", recordOptedOut: true };
     const held: (() => void)[] = [];
     const real = fs.fdatasync;
-    vi.spyOn(fs, "fdatasync").mockImplementation(((fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
+    vi.spyOn(fs, "fdatasync").mockImplementation(((
+      fd: number,
+      callback: (error: NodeJS.ErrnoException | null) => void,
+    ) => {
       held.push(() => real(fd, callback));
     }) as typeof fs.fdatasync);
     const answered: string[] = [];
     const insert = (email: string) =>
-      sqlite.writeSync(() => upsertOneSqlite(sqlite, account, String(listId), "strMailingListID", { email }, options, 1)).then((outcome) => {
-        answered.push(email);
-        return outcome;
-      });
+      sqlite
+        .writeSync(() =>
+          upsertOneSqlite(sqlite, account, String(listId), "strMailingListID", { email }, options, 1),
+        )
+        .then((outcome) => {
+          answered.push(email);
+          return outcome;
+        });
     const first = insert("first@example.com");
     await vi.waitFor(() => expect(held).toHaveLength(1), { timeout: 5000, interval: 5 });
     // The first batch is committed and syncing: a second write commits without waiting for that sync.
@@ -204,39 +342,63 @@ describe("SQLite single-insert fast path", () => {
 
 const postgres = engines().find((e) => e.name === "postgres")!;
 
-describe.skipIf(postgres.skip !== undefined)(`PostgreSQL single-statement insert of a new address${postgres.skip ? ` (skipped: ${postgres.skip})` : ""}`, () => {
-  it("writes a new address with its active membership and nothing otherwise; with the general path after it, the rows of upsertSubscribers", async () => {
-    const kysely = await freshStore("postgres");
-    const fast = await freshStore("postgres");
-    const other = await fast.store.db.insertInto("accounts").values({ username: "other", password_hash: "x", dd_fields: 25, created_at: 1 }).returningAll().executeTakeFirstOrThrow();
-    const otherList = await fast.store.db.insertInto("mailing_lists").values({ account_id: other.id, name: "O", created_at: 1 }).returning("id").executeTakeFirstOrThrow();
-    // Another account's list, a list that does not exist, no list id: nothing is written.
-    for (const listId of [String(otherList.id), "999999", undefined]) {
-      expect(await insertNewPostgres(fast.store.db, fast.account, listId, { email: "nowhere@example.com" }, 1)).toBeUndefined();
-    }
-    expect((await dump(fast.store)).subscribers).toEqual([]);
-    let now = 1000;
-    let written = 0;
-    for (const step of STEPS.filter((s) => s.options.state === "active" && s.options.update)) {
-      now += 1000;
-      await optOutFirst(step, "postgres", [kysely, fast], now);
-      const expected = await kysely.store.write((trx) => upsertSubscribers(trx, "postgres", kysely.account, kysely.listId, [step.row], step.options, now));
-      const before = await dump(fast.store);
-      const id = await insertNewPostgres(fast.store.db, fast.account, String(fast.listId), step.row, now);
-      if (id === undefined) {
-        // Not a new address on the list (or opted out): nothing written, the general path answers.
-        expect(await dump(fast.store), JSON.stringify(step.row)).toEqual(before);
-        await fast.store.write((trx) => upsertSubscribers(trx, "postgres", fast.account, fast.listId, [step.row], step.options, now));
-      } else {
-        written++;
-        expect(expected, JSON.stringify(step.row)).toEqual([{ id: expect.any(Number), emailKey: step.row.email.toLowerCase(), outcome: "inserted", state: "active" }]);
+describe.skipIf(postgres.skip !== undefined)(
+  `PostgreSQL single-statement insert of a new address${postgres.skip ? ` (skipped: ${postgres.skip})` : ""}`,
+  () => {
+    it("writes a new address with its active membership and nothing otherwise; with the general path after it, the rows of upsertSubscribers", async () => {
+      const kysely = await freshStore("postgres");
+      const fast = await freshStore("postgres");
+      const other = await fast.store.db
+        .insertInto("accounts")
+        .values({ username: "other", password_hash: "x", dd_fields: 25, created_at: 1 })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const otherList = await fast.store.db
+        .insertInto("mailing_lists")
+        .values({ account_id: other.id, name: "O", created_at: 1 })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      // Another account's list, a list that does not exist, no list id: nothing is written.
+      for (const listId of [String(otherList.id), "999999", undefined]) {
+        expect(
+          await insertNewPostgres(fast.store.db, fast.account, listId, { email: "nowhere@example.com" }, 1),
+        ).toBeUndefined();
       }
-      expect(await dump(fast.store), JSON.stringify(step.row)).toEqual(await dump(kysely.store));
-    }
-    // A@Example.com and b@example.com were new; the others existed or opted out.
-    expect(written).toBe(2);
-  }, 60_000);
-});
+      expect((await dump(fast.store)).subscribers).toEqual([]);
+      let now = 1000;
+      let written = 0;
+      for (const step of STEPS.filter((s) => s.options.state === "active" && s.options.update)) {
+        now += 1000;
+        await optOutFirst(step, "postgres", [kysely, fast], now);
+        const expected = await kysely.store.write((trx) =>
+          upsertSubscribers(trx, "postgres", kysely.account, kysely.listId, [step.row], step.options, now),
+        );
+        const before = await dump(fast.store);
+        const id = await insertNewPostgres(fast.store.db, fast.account, String(fast.listId), step.row, now);
+        if (id === undefined) {
+          // Not a new address on the list (or opted out): nothing written, the general path answers.
+          expect(await dump(fast.store), JSON.stringify(step.row)).toEqual(before);
+          await fast.store.write((trx) =>
+            upsertSubscribers(trx, "postgres", fast.account, fast.listId, [step.row], step.options, now),
+          );
+        } else {
+          written++;
+          expect(expected, JSON.stringify(step.row)).toEqual([
+            {
+              id: expect.any(Number),
+              emailKey: step.row.email.toLowerCase(),
+              outcome: "inserted",
+              state: "active",
+            },
+          ]);
+        }
+        expect(await dump(fast.store), JSON.stringify(step.row)).toEqual(await dump(kysely.store));
+      }
+      // A@Example.com and b@example.com were new; the others existed or opted out.
+      expect(written).toBe(2);
+    }, 60_000);
+  },
+);
 
 describeEngines("single inserts with cached credentials", (engine) => {
   let svc: TestService;
@@ -248,22 +410,50 @@ describeEngines("single inserts with cached credentials", (engine) => {
     const list = await svc.createList(id, "News");
     const old = svc.client("carla", "carla-secret-1");
     // The first call verifies with scrypt and caches the pair; the second is a cache hit.
-    expect(typeof (await old.InsertSubscriberSid({ strEmail: "one@example.com", strMailingListID: String(list) }))).toBe("bigint");
-    expect(typeof (await old.InsertSubscriberSid({ strEmail: "two@example.com", strMailingListID: String(list) }))).toBe("bigint");
+    expect(
+      typeof (await old.InsertSubscriberSid({ strEmail: "one@example.com", strMailingListID: String(list) })),
+    ).toBe("bigint");
+    expect(
+      typeof (await old.InsertSubscriberSid({ strEmail: "two@example.com", strMailingListID: String(list) })),
+    ).toBe("bigint");
     // Changed in the database only, as another instance or the admin CLI does: the cache must not answer.
     await svc.app.store.db
       .updateTable("accounts")
-      .set((eb) => ({ password_hash: "scrypt$16384$8$1$AAAA$AAAA", password_version: eb("password_version", "+", 1) }))
+      .set((eb) => ({
+        password_hash: "scrypt$16384$8$1$AAAA$AAAA",
+        password_version: eb("password_version", "+", 1),
+      }))
       .where("id", "=", id)
       .execute();
-    expect((await fault(old.InsertSubscriberSid({ strEmail: "three@example.com", strMailingListID: String(list) }))).errorCode).toBe("InvalidCredentials");
+    expect(
+      (
+        await fault(
+          old.InsertSubscriberSid({ strEmail: "three@example.com", strMailingListID: String(list) }),
+        )
+      ).errorCode,
+    ).toBe("InvalidCredentials");
     // A cache hit still checks the list, the address and the fields, and writes nothing when refused.
-    await svc.app.store.db.updateTable("accounts").set({ password_hash: await hashPassword("carla-secret-2") }).where("id", "=", id).execute();
+    await svc.app.store.db
+      .updateTable("accounts")
+      .set({ password_hash: await hashPassword("carla-secret-2") })
+      .where("id", "=", id)
+      .execute();
     const fresh = svc.client("carla", "carla-secret-2");
     await fresh.InsertSubscriberSid({ strEmail: "four@example.com", strMailingListID: String(list) });
-    expect((await fault(fresh.InsertSubscriberSid({ strEmail: "five@example.com", strMailingListID: "999999" }))).errorCode).toBe("NotFound");
-    expect((await fault(fresh.InsertSubscriberSid({ strEmail: "not an address", strMailingListID: String(list) }))).errorCode).toBe("InvalidFormat");
-    const rows = await svc.app.store.db.selectFrom("subscribers").select("email").where("account_id", "=", id).orderBy("id").execute();
+    expect(
+      (await fault(fresh.InsertSubscriberSid({ strEmail: "five@example.com", strMailingListID: "999999" })))
+        .errorCode,
+    ).toBe("NotFound");
+    expect(
+      (await fault(fresh.InsertSubscriberSid({ strEmail: "not an address", strMailingListID: String(list) })))
+        .errorCode,
+    ).toBe("InvalidFormat");
+    const rows = await svc.app.store.db
+      .selectFrom("subscribers")
+      .select("email")
+      .where("account_id", "=", id)
+      .orderBy("id")
+      .execute();
     expect(rows.map((r) => r.email)).toEqual(["one@example.com", "two@example.com", "four@example.com"]);
   }, 60_000);
 });

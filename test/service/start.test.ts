@@ -6,7 +6,10 @@ import { bundleEntry } from "../../service/start.mjs";
 
 describe("npm start's bundle of the service", () => {
   it("is one ES module named by its content, reused by the next start, with no kept-name wrappers", async () => {
-    const [first, second] = await Promise.all([bundleEntry("service/main.ts", "main"), bundleEntry("service/main.ts", "main")]);
+    const [first, second] = await Promise.all([
+      bundleEntry("service/main.ts", "main"),
+      bundleEntry("service/main.ts", "main"),
+    ]);
     expect(first).toMatch(/dist\/service\/main-[0-9a-f]{16}\.mjs$/);
     expect(second).toBe(first);
     const text = fs.readFileSync(first, "utf8");
@@ -16,6 +19,8 @@ describe("npm start's bundle of the service", () => {
     // tsx's keepNames wraps each named function made per call in a defineProperty (~0.4 µs each).
     expect(text).not.toContain("__name(");
     // Two starts at once leave no temporary file behind.
-    expect(fs.readdirSync(new URL("../../dist/service/", import.meta.url)).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+    expect(
+      fs.readdirSync(new URL("../../dist/service/", import.meta.url)).filter((f) => f.endsWith(".tmp")),
+    ).toEqual([]);
   }, 60_000);
 });

@@ -7,7 +7,15 @@
 // scanner is linear on 1 MB of hostile HTML.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TRACKING_LIMITS, TrackingLimiter, findAnchorHrefs, loadLinkKey, prepareTracking, signToken, verifyToken } from "../../service/app/tracking.js";
+import {
+  TRACKING_LIMITS,
+  TrackingLimiter,
+  findAnchorHrefs,
+  loadLinkKey,
+  prepareTracking,
+  signToken,
+  verifyToken,
+} from "../../service/app/tracking.js";
 import type { Tracking } from "../../service/db/schema.js";
 import { sameInputRatio, sameInputRatioAsync } from "../fixtures/growth.js";
 import { describeEngines } from "./support/engines.js";
@@ -39,7 +47,18 @@ describe("tokens", () => {
       const forged = token.slice(0, i) + (token[i] === "A" ? "B" : "A") + token.slice(i + 1);
       expect(verifyToken(key, forged), forged).toBeUndefined();
     }
-    for (const bad of ["", ".", "x", "a.b.c", `${token}.`, `${token}=`, `${token}x`, token.replace(".", "%2E"), "é.é", "x".repeat(10_000)]) {
+    for (const bad of [
+      "",
+      ".",
+      "x",
+      "a.b.c",
+      `${token}.`,
+      `${token}=`,
+      `${token}x`,
+      token.replace(".", "%2E"),
+      "é.é",
+      "x".repeat(10_000),
+    ]) {
       expect(verifyToken(key, bad)).toBeUndefined();
     }
     expect(() => signToken(key, { kind: "o", sendingId: 1, subscriberId: 1, linkId: 1 })).toThrow();
@@ -53,15 +72,18 @@ describe("tokens", () => {
       `<a href="${"<a ".repeat(n)}`, // an unterminated quote
       "<a\thref='x'>".repeat(n), // many closed tags
       `<a ${"x=".repeat(n)}>`,
-      "<".repeat(n) + "a",
-      "<a =".repeat(n) + ">",
+      `${"<".repeat(n)}a`,
+      `${"<a =".repeat(n)}>`,
     ];
     // 100 scans of 10 KB against one of 1 MB (sameInputRatio): linear time is a ratio near 1 (1.9 at most
     // over 28 runs here) and quadratic near 100 (a quadratic scan measured 117).
     const small = hostile(2_500).map((s) => s.slice(0, 10_000));
     const large = hostile(250_000).map((s) => s.slice(0, 1_000_000));
     for (let k = 0; k < small.length; k++) {
-      const ratio = sameInputRatio(() => findAnchorHrefs(small[k]!), () => findAnchorHrefs(large[k]!));
+      const ratio = sameInputRatio(
+        () => findAnchorHrefs(small[k]!),
+        () => findAnchorHrefs(large[k]!),
+      );
       expect(ratio, `pattern ${k}`).toBeLessThan(10);
     }
   });
@@ -84,30 +106,70 @@ describeEngines("tracking", (engine) => {
     account = await svc.createAccount("tracker", "secret-pass");
     list = await svc.createList(account, "News");
     const subscriber = async (email: string) =>
-      (await svc.app.store.db.insertInto("subscribers").values({ account_id: account, email, email_key: email.toLowerCase(), created_at: Date.now() }).returning("id").executeTakeFirstOrThrow()).id;
+      (
+        await svc.app.store.db
+          .insertInto("subscribers")
+          .values({ account_id: account, email, email_key: email.toLowerCase(), created_at: Date.now() })
+          .returning("id")
+          .executeTakeFirstOrThrow()
+      ).id;
     ann = await subscriber("ann@example.com");
     bob = await subscriber("bob@example.com");
-    template = (await svc.app.store.db.insertInto("templates").values({ account_id: account, name: "T", html: HTML, created_at: Date.now() }).returning("id").executeTakeFirstOrThrow()).id;
+    template = (
+      await svc.app.store.db
+        .insertInto("templates")
+        .values({ account_id: account, name: "T", html: HTML, created_at: Date.now() })
+        .returning("id")
+        .executeTakeFirstOrThrow()
+    ).id;
   });
   afterAll(async () => svc?.close());
 
   const db = () => svc.app.store.db;
 
   async function sending(tracking: Tracking): Promise<number> {
-    const newsletter = await db().insertInto("newsletters").values({ account_id: account, template_id: template, name: `N-${tracking}`, subject: "S", tracking, created_at: Date.now() }).returning("id").executeTakeFirstOrThrow();
+    const newsletter = await db()
+      .insertInto("newsletters")
+      .values({
+        account_id: account,
+        template_id: template,
+        name: `N-${tracking}`,
+        subject: "S",
+        tracking,
+        created_at: Date.now(),
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
     const row = await db()
       .insertInto("sendings")
-      .values({ account_id: account, newsletter_id: newsletter.id, list_id: list, filter_id: null, from_email: "news@example.com", send_at: Date.now(), created_at: Date.now() })
+      .values({
+        account_id: account,
+        newsletter_id: newsletter.id,
+        list_id: list,
+        filter_id: null,
+        from_email: "news@example.com",
+        send_at: Date.now(),
+        created_at: Date.now(),
+      })
       .returning("id")
       .executeTakeFirstOrThrow();
     return row.id;
   }
 
   const prepare = (sendingId: number, subscriberId: number, tracking: Tracking, html = HTML) =>
-    svc.app.store.write((trx) => prepareTracking(trx, { accountId: account, sendingId, subscriberId, tracking }, html, PUBLIC, key));
+    svc.app.store.write((trx) =>
+      prepareTracking(trx, { accountId: account, sendingId, subscriberId, tracking }, html, PUBLIC, key),
+    );
 
-  const links = (sendingId: number) => db().selectFrom("tracked_links").selectAll().where("sending_id", "=", sendingId).orderBy("id").execute();
-  const events = (sendingId: number) => db().selectFrom("tracking_events").selectAll().where("sending_id", "=", sendingId).orderBy("id").execute();
+  const links = (sendingId: number) =>
+    db().selectFrom("tracked_links").selectAll().where("sending_id", "=", sendingId).orderBy("id").execute();
+  const events = (sendingId: number) =>
+    db()
+      .selectFrom("tracking_events")
+      .selectAll()
+      .where("sending_id", "=", sendingId)
+      .orderBy("id")
+      .execute();
   const get = (path: string) => fetch(`${svc.url}${path}`, { redirect: "manual" });
   const clickTokens = (html: string) => [...html.matchAll(/\/t\/c\/([A-Za-z0-9_.-]+)/g)].map((m) => m[1]!);
 
@@ -119,18 +181,36 @@ describeEngines("tracking", (engine) => {
     const all = await sending("all");
     const out = await prepare(all, ann, "all");
     const tracked = await links(all);
-    expect(tracked.map((l) => l.url)).toEqual(["https://shop.example/item?id=7&ref=news", "http://plain.example/a"]);
+    expect(tracked.map((l) => l.url)).toEqual([
+      "https://shop.example/item?id=7&ref=news",
+      "http://plain.example/a",
+    ]);
     const tokens = clickTokens(out);
     expect(tokens).toHaveLength(3);
-    expect(tokens.map((t) => verifyToken(key, t)?.linkId)).toEqual([tracked[0]!.id, tracked[0]!.id, tracked[1]!.id]);
+    expect(tokens.map((t) => verifyToken(key, t)?.linkId)).toEqual([
+      tracked[0]!.id,
+      tracked[0]!.id,
+      tracked[1]!.id,
+    ]);
     expect(out).toContain(`<a href="${PUBLIC}/t/c/${tokens[0]}">Item</a>`);
     expect(out).toContain(`HREF='${PUBLIC}/t/c/${tokens[1]}'>Again`);
     expect(out).toContain(`<a href="${PUBLIC}/t/c/${tokens[2]}">Unquoted`);
-    for (const kept of ['href="mailto:ann@example.com"', 'href="tel:+46701234567"', 'href="#top"', 'href="/relative"', 'href="javascript:alert(1)"', `href="${PUBLIC}/u/abc.def"`, 'src="https://img.example/logo.png"']) {
+    for (const kept of [
+      'href="mailto:ann@example.com"',
+      'href="tel:+46701234567"',
+      'href="#top"',
+      'href="/relative"',
+      'href="javascript:alert(1)"',
+      `href="${PUBLIC}/u/abc.def"`,
+      'src="https://img.example/logo.png"',
+    ]) {
       expect(out).toContain(kept);
     }
     expect(out).not.toContain("shop.example");
-    const pixel = /<img src="http:\/\/127\.0\.0\.1:1\/t\/o\/([A-Za-z0-9_.-]+)" width="1" height="1" alt="">\n?<\/body>/.exec(out);
+    const pixel =
+      /<img src="http:\/\/127\.0\.0\.1:1\/t\/o\/([A-Za-z0-9_.-]+)" width="1" height="1" alt="">\n?<\/body>/.exec(
+        out,
+      );
     expect(pixel).not.toBeNull();
     expect(verifyToken(key, pixel![1]!)).toEqual({ kind: "o", sendingId: all, subscriberId: ann });
 
@@ -143,7 +223,9 @@ describeEngines("tracking", (engine) => {
     const roiOut = await prepare(roi, ann, "roi");
     expect(clickTokens(roiOut)).toHaveLength(3);
     expect(roiOut).not.toContain("/t/o/");
-    expect(await prepare(roi, ann, "all", "<p><a href='https://x.example/'>x</a></p>")).toMatch(/<\/a><\/p><img src="[^"]+\/t\/o\/[^"]+" width="1" height="1" alt="">$/);
+    expect(await prepare(roi, ann, "all", "<p><a href='https://x.example/'>x</a></p>")).toMatch(
+      /<\/a><\/p><img src="[^"]+\/t\/o\/[^"]+" width="1" height="1" alt="">$/,
+    );
   });
 
   it("records a view per pixel load and answers the GIF, also for invalid tokens", async () => {
@@ -158,7 +240,11 @@ describeEngines("tracking", (engine) => {
     expect(gif.subarray(0, 6).toString("latin1")).toBe("GIF89a");
     expect((await events(s)).map((e) => [e.kind, e.subscriber_id, e.link_id])).toEqual([["view", ann, null]]);
 
-    for (const bad of [`${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`, "nonsense", signToken(Buffer.alloc(32), { kind: "o", sendingId: s, subscriberId: ann })]) {
+    for (const bad of [
+      `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`,
+      "nonsense",
+      signToken(Buffer.alloc(32), { kind: "o", sendingId: s, subscriberId: ann }),
+    ]) {
       const r = await get(`/t/o/${bad}`);
       expect(r.status).toBe(200);
       expect(r.headers.get("content-type")).toBe("image/gif");
@@ -177,7 +263,9 @@ describeEngines("tracking", (engine) => {
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toBe("https://shop.example/item?id=7&ref=news");
     const recorded = await events(s);
-    expect(recorded.map((e) => [e.kind, e.subscriber_id, e.link_id, e.account_id])).toEqual([["click", bob, verifyToken(key, token!)!.linkId, account]]);
+    expect(recorded.map((e) => [e.kind, e.subscriber_id, e.link_id, e.account_id])).toEqual([
+      ["click", bob, verifyToken(key, token!)!.linkId, account],
+    ]);
     // A token counts views and clicks: request logs name the route, never the token.
     const redirects = () => svc.logs.filter((l) => l.path === "/t/c/{token}" && l.status === 302).length;
     await eventually(() => redirects() >= 2);
@@ -205,7 +293,14 @@ describeEngines("tracking", (engine) => {
       "https:%2F%2Fevil.example",
       "%2F%2Fevil.example",
     ];
-    const paths = [...attempts.map((t) => `/t/c/${t}`), "/t/c/https://evil.example", "/t/c//evil.example", "/t/c/%2F%2Fevil", "/t/c/", "/t/c/x?url=https://evil.example"];
+    const paths = [
+      ...attempts.map((t) => `/t/c/${t}`),
+      "/t/c/https://evil.example",
+      "/t/c//evil.example",
+      "/t/c/%2F%2Fevil",
+      "/t/c/",
+      "/t/c/x?url=https://evil.example",
+    ];
     for (const path of paths) {
       const res = await get(path);
       expect(res.status, path).toBe(404);
@@ -257,7 +352,11 @@ describeEngines("tracking", (engine) => {
         const res = await get(`/t/o/${token}`);
         expect(res.status).toBe(200);
         expect(res.headers.get("content-type")).toBe("image/gif");
-        expect(Buffer.from(await res.arrayBuffer()).subarray(0, 6).toString("latin1")).toBe("GIF89a");
+        expect(
+          Buffer.from(await res.arrayBuffer())
+            .subarray(0, 6)
+            .toString("latin1"),
+        ).toBe("GIF89a");
       };
       for (let i = 0; i < 30; i++) await load(annPixel);
       await load(bobPixel); // another recipient's own bound
@@ -273,7 +372,9 @@ describeEngines("tracking", (engine) => {
         offset += windowMs;
         await load(annPixel);
       }
-      expect((await events(s)).filter((e) => e.subscriber_id === ann)).toHaveLength(TRACKING_LIMITS.view.total);
+      expect((await events(s)).filter((e) => e.subscriber_id === ann)).toHaveLength(
+        TRACKING_LIMITS.view.total,
+      );
     });
 
     it("a link records one click per recipient per window and 20 in all; every follow is redirected", async () => {
@@ -296,7 +397,9 @@ describeEngines("tracking", (engine) => {
         await follow(first!);
         await follow(first!);
       }
-      expect((await events(s)).filter((e) => e.link_id === verifyToken(key, first!)!.linkId)).toHaveLength(TRACKING_LIMITS.click.total);
+      expect((await events(s)).filter((e) => e.link_id === verifyToken(key, first!)!.linkId)).toHaveLength(
+        TRACKING_LIMITS.click.total,
+      );
     });
 
     it("a conversion is at most 1,000,000,000 (400 above) and a click token records 10 in all, answered 204", async () => {
@@ -324,11 +427,19 @@ describeEngines("tracking", (engine) => {
       const limiters = [new TrackingLimiter(), new TrackingLimiter()];
       const at = Date.now() + offset;
       const key = { kind: "click", sendingId: s, subscriberId: ann, linkId: 1 } as const;
-      const admitted = await Promise.all(Array.from({ length: 20 }, (_, i) => svc.app.store.write((trx) => limiters[i % 2]!.admit(trx, key, at))));
+      const admitted = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          svc.app.store.write((trx) => limiters[i % 2]!.admit(trx, key, at)),
+        ),
+      );
       expect(admitted.filter(Boolean)).toHaveLength(1);
       expect(limiters.every((l) => l.exhaustedAt(key, at))).toBe(true);
       expect(limiters[0]!.exhaustedAt(key, at + windowMs)).toBe(false);
-      const later = await Promise.all(Array.from({ length: 6 }, (_, i) => svc.app.store.write((trx) => limiters[i % 2]!.admit(trx, key, at + windowMs))));
+      const later = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          svc.app.store.write((trx) => limiters[i % 2]!.admit(trx, key, at + windowMs)),
+        ),
+      );
       expect(later.filter(Boolean)).toHaveLength(1);
     });
 
@@ -352,14 +463,37 @@ describeEngines("tracking", (engine) => {
   it("rewrites 1 MB of hostile HTML in linear time", async () => {
     const s = await sending("all");
     // Many closed tags whose hrefs are entity soup (decoded, parsed, refused), then one tag that never closes.
-    const hostile = (n: number) => `${'<a href="&#x1&amp;&#9&#">'.repeat(n / 50)}${"<a href=&#x ".repeat(n / 20)}`.slice(0, n);
+    const hostile = (n: number) =>
+      `${'<a href="&#x1&amp;&#9&#">'.repeat(n / 50)}${"<a href=&#x ".repeat(n / 20)}`.slice(0, n);
     // 100 rewrites of 10 KB against one of 1 MB (sameInputRatioAsync): about the same time when linear
     // (less: the small side is 100 transactions), about 100 times when quadratic.
     const small = hostile(10_000);
     const large = hostile(1_000_000);
     const ratio = await sameInputRatioAsync(
-      () => svc.app.store.db.transaction().execute((trx) => prepareTracking(trx, { accountId: account, sendingId: s, subscriberId: ann, tracking: "all" }, small, PUBLIC, key)),
-      () => svc.app.store.db.transaction().execute((trx) => prepareTracking(trx, { accountId: account, sendingId: s, subscriberId: ann, tracking: "all" }, large, PUBLIC, key)),
+      () =>
+        svc.app.store.db
+          .transaction()
+          .execute((trx) =>
+            prepareTracking(
+              trx,
+              { accountId: account, sendingId: s, subscriberId: ann, tracking: "all" },
+              small,
+              PUBLIC,
+              key,
+            ),
+          ),
+      () =>
+        svc.app.store.db
+          .transaction()
+          .execute((trx) =>
+            prepareTracking(
+              trx,
+              { accountId: account, sendingId: s, subscriberId: ann, tracking: "all" },
+              large,
+              PUBLIC,
+              key,
+            ),
+          ),
     );
     expect(ratio).toBeLessThan(10);
   });

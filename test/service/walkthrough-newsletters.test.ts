@@ -34,8 +34,24 @@ describeEngines("README walk-through: newsletters, tracking and SMS", (engine) =
 
   it("runs every step of the README", { timeout: 120_000 }, async () => {
     // 1. Account, list, subscribers.
-    expect((await admin(svc.databaseUrl, ["account", "create", "--username", "demo", "--json"], "a-long-password\n")).code).toBe(0);
-    const list = await admin(svc.databaseUrl, ["list", "create", "--account", "demo", "--name", "Newsletter", "--json"]);
+    expect(
+      (
+        await admin(
+          svc.databaseUrl,
+          ["account", "create", "--username", "demo", "--json"],
+          "a-long-password\n",
+        )
+      ).code,
+    ).toBe(0);
+    const list = await admin(svc.databaseUrl, [
+      "list",
+      "create",
+      "--account",
+      "demo",
+      "--name",
+      "Newsletter",
+      "--json",
+    ]);
     expect(list.code).toBe(0);
     const listId = String((JSON.parse(list.stdout) as { id: number }).id);
     const creds = { strUsername: "demo", strPassword: "a-long-password" };
@@ -43,20 +59,59 @@ describeEngines("README walk-through: newsletters, tracking and SMS", (engine) =
       ["ann@example.com", "Ann"],
       ["bo@example.com", "Bo"],
     ]) {
-      const r = await post(svc.url, "InsertSubscriberSid", { ...creds, strEmail: email!, strName: name!, strFormat: "HTML", strCountryCode: "", strPhoneNumber: "", strMailingListID: listId });
+      const r = await post(svc.url, "InsertSubscriberSid", {
+        ...creds,
+        strEmail: email!,
+        strName: name!,
+        strFormat: "HTML",
+        strCountryCode: "",
+        strPhoneNumber: "",
+        strMailingListID: listId,
+      });
       expect(r.status).toBe(200);
       expect(valueOf(r.text)).toMatch(/^\d+$/);
     }
 
     // 2. Template and module (admin CLI), newsletter with the module (HTTP).
     const htmlFile = path.join(work, "welcome.html");
-    fs.writeFileSync(htmlFile, '<p>Hello {{Name}}!</p>\n<p><a href="https://shop.example/">Visit the shop</a></p>\n{{holder:1}}\n<p><a href="{{unsubscribe}}">Unsubscribe</a></p>\n');
-    const template = await admin(svc.databaseUrl, ["template", "create", "--account", "demo", "--name", "Welcome", "--html-file", htmlFile, "--subject", "Hello {{Name}}", "--json"]);
+    fs.writeFileSync(
+      htmlFile,
+      '<p>Hello {{Name}}!</p>\n<p><a href="https://shop.example/">Visit the shop</a></p>\n{{holder:1}}\n<p><a href="{{unsubscribe}}">Unsubscribe</a></p>\n',
+    );
+    const template = await admin(svc.databaseUrl, [
+      "template",
+      "create",
+      "--account",
+      "demo",
+      "--name",
+      "Welcome",
+      "--html-file",
+      htmlFile,
+      "--subject",
+      "Hello {{Name}}",
+      "--json",
+    ]);
     expect(template.code, template.stderr).toBe(0);
-    const mod = await admin(svc.databaseUrl, ["module", "create", "--account", "demo", "--name", "Offer", "--code", '<p><a href="https://shop.example/offer">This week\'s offer</a></p>', "--json"]);
+    const mod = await admin(svc.databaseUrl, [
+      "module",
+      "create",
+      "--account",
+      "demo",
+      "--name",
+      "Offer",
+      "--code",
+      '<p><a href="https://shop.example/offer">This week\'s offer</a></p>',
+      "--json",
+    ]);
     expect(mod.code, mod.stderr).toBe(0);
     const moduleId = String((JSON.parse(mod.stdout) as { id: number }).id);
-    const newsletter = await post(svc.url, "InsertTemplateNewsletter", { ...creds, strTemplateName: "Welcome", strNewsletterName: "Welcome 1", strSubject: "", strTracking: "all" });
+    const newsletter = await post(svc.url, "InsertTemplateNewsletter", {
+      ...creds,
+      strTemplateName: "Welcome",
+      strNewsletterName: "Welcome 1",
+      strSubject: "",
+      strTracking: "all",
+    });
     expect(newsletter.status, newsletter.text).toBe(200);
     const newsletterId = valueOf(newsletter.text)!;
     expect(newsletterId).toMatch(/^\d+$/);
@@ -88,10 +143,22 @@ describeEngines("README walk-through: newsletters, tracking and SMS", (engine) =
     expect(sendQueueId).toMatch(/^\d+$/);
     await svc.app.sendings!.flush();
     await svc.app.outbox!.flush();
-    const sending = await admin(svc.databaseUrl, ["sending", "show", "--account", "demo", "--id", sendQueueId, "--json"]);
+    const sending = await admin(svc.databaseUrl, [
+      "sending",
+      "show",
+      "--account",
+      "demo",
+      "--id",
+      sendQueueId,
+      "--json",
+    ]);
     expect(sending.code, sending.stderr).toBe(0);
     const shownSending = JSON.parse(sending.stdout) as unknown;
-    expect(Array.isArray(shownSending) ? shownSending[0] : shownSending).toMatchObject({ state: "done", recipients: 2, sent: 2 });
+    expect(Array.isArray(shownSending) ? shownSending[0] : shownSending).toMatchObject({
+      state: "done",
+      recipients: 2,
+      sent: 2,
+    });
 
     // 4. Open Ann's .eml: the open pixel and the tracked link.
     const outbox = await admin(svc.databaseUrl, ["outbox", "show", "--account", "demo", "--json"]);
@@ -113,7 +180,11 @@ describeEngines("README walk-through: newsletters, tracking and SMS", (engine) =
     const gif = await fetch(`${svc.url}${pixel}`);
     expect(gif.status).toBe(200);
     expect(gif.headers.get("content-type")).toBe("image/gif");
-    expect(Buffer.from(await gif.arrayBuffer()).subarray(0, 6).toString("latin1")).toMatch(/^GIF8[79]a$/);
+    expect(
+      Buffer.from(await gif.arrayBuffer())
+        .subarray(0, 6)
+        .toString("latin1"),
+    ).toMatch(/^GIF8[79]a$/);
     const click = await fetch(`${svc.url}${shopLink}`, { redirect: "manual" });
     expect(click.status).toBe(302);
     expect(click.headers.get("location")).toBe("https://shop.example/");
@@ -131,13 +202,22 @@ describeEngines("README walk-through: newsletters, tracking and SMS", (engine) =
     expect(viewsText.match(/<Table /g)).toHaveLength(1);
     const roi = await post(svc.url, "GetRoiResults", { ...creds, strSendQueueId: sendQueueId });
     expect(roi.status, roi.text).toBe(200);
-    const shopRow = /<RoiResult>(?:(?!<\/RoiResult>)[\s\S])*<Url>https:\/\/shop\.example\/<\/Url>(?:(?!<\/RoiResult>)[\s\S])*<\/RoiResult>/.exec(roi.text)?.[0];
+    const shopRow =
+      /<RoiResult>(?:(?!<\/RoiResult>)[\s\S])*<Url>https:\/\/shop\.example\/<\/Url>(?:(?!<\/RoiResult>)[\s\S])*<\/RoiResult>/.exec(
+        roi.text,
+      )?.[0];
     expect(shopRow, roi.text).toBeDefined();
     expect(shopRow).toContain("<Clicks>1</Clicks>");
     expect(roi.text).toContain("<Url>https://shop.example/offer</Url>");
 
     // 6. An SMS without credits waits; a refill pays it; the worker sends it.
-    const sms = await post(svc.url, "SendSmsWithSenderName", { ...creds, senderName: "Shop", strCountryCode: "46", strPhoneNumber: "701234567", strMessage: "Your order has shipped" });
+    const sms = await post(svc.url, "SendSmsWithSenderName", {
+      ...creds,
+      senderName: "Shop",
+      strCountryCode: "46",
+      strPhoneNumber: "701234567",
+      strMessage: "Your order has shipped",
+    });
     expect(sms.status, sms.text).toBe(200);
     const smsId = /<Id>(\d+)<\/Id>/.exec(sms.text)?.[1];
     expect(smsId, sms.text).toBeDefined();
@@ -147,12 +227,28 @@ describeEngines("README walk-through: newsletters, tracking and SMS", (engine) =
     expect(JSON.parse(before.stdout)).toMatchObject({ waiting: 1 });
     await svc.app.sms!.flush();
     expect(fs.existsSync(path.join(svc.smsDir, `${smsId}.json`))).toBe(false);
-    const refill = await admin(svc.databaseUrl, ["credits", "add", "--account", "demo", "--amount", "5", "--json"]);
+    const refill = await admin(svc.databaseUrl, [
+      "credits",
+      "add",
+      "--account",
+      "demo",
+      "--amount",
+      "5",
+      "--json",
+    ]);
     expect(refill.code, refill.stderr).toBe(0);
     expect(JSON.parse(refill.stdout)).toMatchObject({ balance: "4", paid: [Number(smsId)], stillWaiting: 0 });
     await svc.app.sms!.flush();
-    const delivered = JSON.parse(fs.readFileSync(path.join(svc.smsDir, `${smsId}.json`), "utf8")) as Record<string, unknown>;
-    expect(delivered).toMatchObject({ id: Number(smsId), from: "Shop", to: "+46701234567", text: "Your order has shipped" });
+    const delivered = JSON.parse(fs.readFileSync(path.join(svc.smsDir, `${smsId}.json`), "utf8")) as Record<
+      string,
+      unknown
+    >;
+    expect(delivered).toMatchObject({
+      id: Number(smsId),
+      from: "Shop",
+      to: "+46701234567",
+      text: "Your order has shipped",
+    });
     const after = await admin(svc.databaseUrl, ["credits", "show", "--account", "demo", "--json"]);
     expect(JSON.parse(after.stdout)).toMatchObject({ waiting: 0 });
   });

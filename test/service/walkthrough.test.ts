@@ -10,7 +10,6 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeEngines } from "./support/engines.js";
 import { startService, type TestService, admin, post } from "./support/service.js";
 
-
 const valueOf = (xml: string) => /<(?:long|int)[^>]*>(-?\d+)</.exec(xml)?.[1];
 
 describeEngines("README walk-through", (engine) => {
@@ -22,7 +21,9 @@ describeEngines("README walk-through", (engine) => {
     files = http.createServer((req, res) => {
       if (req.url === "/subscribers.csv") {
         res.writeHead(200, { "content-type": "text/csv" });
-        res.end("file1@example.com;File One;HTML;SE\nfile2@example.com;File Two;Text\nnot-an-email;Bad;HTML\n");
+        res.end(
+          "file1@example.com;File One;HTML;SE\nfile2@example.com;File Two;Text\nnot-an-email;Bad;HTML\n",
+        );
       } else {
         res.writeHead(404).end();
       }
@@ -37,10 +38,22 @@ describeEngines("README walk-through", (engine) => {
   });
 
   it("runs every step of the README", { timeout: 120_000 }, async () => {
-    const created = await admin(svc.databaseUrl, ["account", "create", "--username", "demo", "--json"], "a-long-password\n");
+    const created = await admin(
+      svc.databaseUrl,
+      ["account", "create", "--username", "demo", "--json"],
+      "a-long-password\n",
+    );
     expect(created.code).toBe(0);
     expect(created.stdout + created.stderr).not.toContain("a-long-password");
-    const list = await admin(svc.databaseUrl, ["list", "create", "--account", "demo", "--name", "Newsletter", "--json"]);
+    const list = await admin(svc.databaseUrl, [
+      "list",
+      "create",
+      "--account",
+      "demo",
+      "--name",
+      "Newsletter",
+      "--json",
+    ]);
     expect(list.code).toBe(0);
     const listId = String((JSON.parse(list.stdout) as { id: number }).id);
     const creds = { strUsername: "demo", strPassword: "a-long-password" };
@@ -60,12 +73,24 @@ describeEngines("README walk-through", (engine) => {
     });
     expect(valueOf(csv.text)).toBe("2");
 
-    const queued = await post(svc.url, "InsertCSVSubscribersWithDemDataFromFileToQueue", { ...creds, strMailingListID: listId, strCSVUrl: `${fileBase}/subscribers.csv` });
+    const queued = await post(svc.url, "InsertCSVSubscribersWithDemDataFromFileToQueue", {
+      ...creds,
+      strMailingListID: listId,
+      strCSVUrl: `${fileBase}/subscribers.csv`,
+    });
     expect(queued.status).toBe(200);
     const importId = valueOf(queued.text)!;
     const watched = await admin(svc.databaseUrl, ["import", "watch", "--id", importId, "--timeout", "60"]);
     expect(watched.code).toBe(0);
-    const shown = await admin(svc.databaseUrl, ["import", "show", "--account", "demo", "--id", importId, "--json"]);
+    const shown = await admin(svc.databaseUrl, [
+      "import",
+      "show",
+      "--account",
+      "demo",
+      "--id",
+      importId,
+      "--json",
+    ]);
     expect(JSON.parse(shown.stdout)).toMatchObject({ state: "done", imported: 2, bad: 1 });
 
     const pending = await post(svc.url, "InsertSubscriberWithDemDataPendingOption", {
@@ -83,24 +108,40 @@ describeEngines("README walk-through", (engine) => {
     expect(pending.status).toBe(200);
     await svc.app.outbox!.flush();
     const outbox = await admin(svc.databaseUrl, ["outbox", "show", "--json"]);
-    const mail = (JSON.parse(outbox.stdout) as { id: number; to: string; state: string }[]).find((m) => JSON.stringify(m).includes("dee@example.com"));
+    const mail = (JSON.parse(outbox.stdout) as { id: number; to: string; state: string }[]).find((m) =>
+      JSON.stringify(m).includes("dee@example.com"),
+    );
     expect(mail).toBeDefined();
     const eml = fs.readFileSync(path.join(svc.outboxDir, `${mail!.id}.eml`), "utf8");
     const body = Buffer.from(eml.split("\r\n\r\n")[1]!.replace(/\r\n/g, ""), "base64").toString("utf8");
     const token = /\/confirm\/([A-Za-z0-9_-]+)/.exec(body)![1]!;
-    const before = await fetch(`${svc.url}/ExternalAPIService.asmx/GetSubscriberMailingLists?${new URLSearchParams({ ...creds, strSubscriberId: "", strEmail: "dee@example.com" })}`);
+    const before = await fetch(
+      `${svc.url}/ExternalAPIService.asmx/GetSubscriberMailingLists?${new URLSearchParams({ ...creds, strSubscriberId: "", strEmail: "dee@example.com" })}`,
+    );
     expect(await before.text()).not.toContain("<MailingListId>");
     // Opening the link shows the page with the button and changes nothing; the button POSTs.
     expect((await fetch(`${svc.url}/confirm/${token}`)).status).toBe(200);
-    const still = await fetch(`${svc.url}/ExternalAPIService.asmx/GetSubscriberMailingLists?${new URLSearchParams({ ...creds, strSubscriberId: "", strEmail: "dee@example.com" })}`);
+    const still = await fetch(
+      `${svc.url}/ExternalAPIService.asmx/GetSubscriberMailingLists?${new URLSearchParams({ ...creds, strSubscriberId: "", strEmail: "dee@example.com" })}`,
+    );
     expect(await still.text()).not.toContain("<MailingListId>");
     expect((await fetch(`${svc.url}/confirm/${token}`, { method: "POST" })).status).toBe(200);
-    const after = await fetch(`${svc.url}/ExternalAPIService.asmx/GetSubscriberMailingLists?${new URLSearchParams({ ...creds, strSubscriberId: "", strEmail: "dee@example.com" })}`);
+    const after = await fetch(
+      `${svc.url}/ExternalAPIService.asmx/GetSubscriberMailingLists?${new URLSearchParams({ ...creds, strSubscriberId: "", strEmail: "dee@example.com" })}`,
+    );
     const lists = await after.text();
     expect(lists).toContain(`<MailingListId>${listId}</MailingListId>`);
     expect(lists).toContain("<MailingListName>Newsletter</MailingListName>");
 
-    const shownList = await admin(svc.databaseUrl, ["list", "show", "--account", "demo", "--id", listId, "--json"]);
+    const shownList = await admin(svc.databaseUrl, [
+      "list",
+      "show",
+      "--account",
+      "demo",
+      "--id",
+      listId,
+      "--json",
+    ]);
     expect(JSON.parse(shownList.stdout)).toMatchObject({ members: { active: 6, pending: 0 } });
   });
 });

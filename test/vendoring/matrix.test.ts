@@ -104,7 +104,10 @@ function writeConsumer(consumer: Consumer): string {
   const dir = path.join(work, consumer.name);
   mkdirSync(path.join(dir, "src"), { recursive: true });
   cpSync(GENERATED, path.join(dir, "src/generated"), { recursive: true });
-  writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: consumer.name, private: true, type: consumer.packageType }));
+  writeFileSync(
+    path.join(dir, "package.json"),
+    JSON.stringify({ name: consumer.name, private: true, type: consumer.packageType }),
+  );
   const tsconfig = {
     compilerOptions: { ...BASE, ...consumer.compilerOptions, ...STRICT_FLAGS },
     include: ["src/**/*.ts", "src/**/*.cts"],
@@ -117,12 +120,18 @@ function writeConsumer(consumer: Consumer): string {
 /** The compiler's error lines (file(line,col): error TSxxxx: ...), with the temp folder cut off; [] when clean. */
 function compile(compiler: Compiler, dir: string): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [COMPILERS[compiler], "-p", "tsconfig.json", "--pretty", "false"], { cwd: dir, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const lines = `${stdout}\n${stderr}`.split("\n").filter((line) => /error TS\d+/.test(line));
-      // A non-zero exit with no error line is a crash, not a type error: fail loudly with what it printed.
-      if (error && lines.length === 0) reject(new Error(`tsc ${compiler} in ${dir} failed: ${error.message}\n${stdout}\n${stderr}`));
-      else resolve(lines.map((line) => line.replaceAll(`${dir}${path.sep}`, "")));
-    });
+    execFile(
+      process.execPath,
+      [COMPILERS[compiler], "-p", "tsconfig.json", "--pretty", "false"],
+      { cwd: dir, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const lines = `${stdout}\n${stderr}`.split("\n").filter((line) => /error TS\d+/.test(line));
+        // A non-zero exit with no error line is a crash, not a type error: fail loudly with what it printed.
+        if (error && lines.length === 0)
+          reject(new Error(`tsc ${compiler} in ${dir} failed: ${error.message}\n${stdout}\n${stderr}`));
+        else resolve(lines.map((line) => line.replaceAll(`${dir}${path.sep}`, "")));
+      },
+    );
   });
 }
 

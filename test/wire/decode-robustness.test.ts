@@ -24,14 +24,22 @@ const bindings = {
 };
 
 /** Transport headers naming `op` the way each version does (SOAPAction / action parameter). */
-function headersFor(name: SoapName, op: string, options: { action?: string; contentType?: string } = {}): Record<string, string> {
+function headersFor(
+  name: SoapName,
+  op: string,
+  options: { action?: string; contentType?: string } = {},
+): Record<string, string> {
   const action = options.action ?? `"${NS}${op}"`;
   return name === "soap11"
     ? { "content-type": options.contentType ?? "text/xml; charset=utf-8", soapaction: action }
     : { "content-type": options.contentType ?? `application/soap+xml; charset=utf-8; action=${action}` };
 }
 
-function decode(name: SoapName, body: string, headers: Record<string, string>): { op: string; values: ParamValues } {
+function decode(
+  name: SoapName,
+  body: string,
+  headers: Record<string, string>,
+): { op: string; values: ParamValues } {
   const binding = bindings[name];
   const decoded = binding.decodeRequest({ method: "POST", path: "", query: "", headers, body });
   return { op: decoded.op.name, values: readParams(decoded.op, decoded.texts, binding.presence) };
@@ -128,7 +136,10 @@ describe.each(["soap11", "soap12"] as const)("%s decode accepts other stacks' sh
   it("parameters in another order, unknown elements ignored, CDATA and character references read", () => {
     const body =
       `<soapenv:Envelope xmlns:soapenv="${env}"><soapenv:Body><InsertSubscriberSid xmlns="${NS}">` +
-      `${[...SID_PARAMS].reverse().map(([n, v]) => `<${n}>${v}</${n}>`).join("")}<extra>1</extra>` +
+      `${[...SID_PARAMS]
+        .reverse()
+        .map(([n, v]) => `<${n}>${v}</${n}>`)
+        .join("")}<extra>1</extra>` +
       `<strName><![CDATA[A&<B>]]></strName>` +
       `</InsertSubscriberSid></soapenv:Body></soapenv:Envelope>`;
     // The first occurrence of a parameter wins; the later strName is ignored like any duplicate.
@@ -143,11 +154,21 @@ describe.each(["soap11", "soap12"] as const)("%s decode accepts other stacks' sh
       "<strUsername>u</strUsername><strPassword>p</strPassword><strId>p1</strId><strEmail>a@b</strEmail>" +
       "<strDataFields>DD1</strDataFields><strDataValues>x</strDataValues></InsertTransactionWithSplit></s:Body></s:Envelope>";
     const got = decode(name, body, headersFor(name, "InsertTransactionWithSplit"));
-    const sent: ParamValues = { strUsername: "u", strPassword: "p", strId: "p1", strEmail: "a@b", strDataFields: "DD1", strDataValues: "x" };
+    const sent: ParamValues = {
+      strUsername: "u",
+      strPassword: "p",
+      strId: "p1",
+      strEmail: "a@b",
+      strDataFields: "DD1",
+      strDataValues: "x",
+    };
     const params: readonly ParamModel[] = operations.InsertTransactionWithSplit.params;
     const want: ParamValues = {};
     for (const p of params) want[p.name] = sent[p.name] ?? p.default;
-    expect(params.some((p) => sent[p.name] === undefined && p.default !== undefined), "the case covers a default").toBe(true);
+    expect(
+      params.some((p) => sent[p.name] === undefined && p.default !== undefined),
+      "the case covers a default",
+    ).toBe(true);
     expect(got).toEqual({ op: "InsertTransactionWithSplit", values: want });
   });
 
@@ -165,7 +186,11 @@ describe.each(["soap11", "soap12"] as const)("%s decode accepts other stacks' sh
       `<s:Envelope xmlns:s="${env}" xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><s:Body><GetNewsletterFilters xmlns="${NS}">` +
       '<strUsername>u</strUsername><strPassword>p</strPassword><intNewsletterId i:nil="true" /></GetNewsletterFilters></s:Body></s:Envelope>';
     const error = refusal(() => decode(name, body, headersFor(name, "GetNewsletterFilters")));
-    expect([error.code, error.side, error.parameter]).toEqual(["MissingParameter", "client", "intNewsletterId"]);
+    expect([error.code, error.side, error.parameter]).toEqual([
+      "MissingParameter",
+      "client",
+      "intNewsletterId",
+    ]);
   });
 });
 
@@ -173,12 +198,15 @@ describe("transport naming of the operation", () => {
   const body = (env: string) =>
     `<s:Envelope xmlns:s="${env}"><s:Body><InsertSubscriberSid xmlns="${NS}">${sidChildren()}</InsertSubscriberSid></s:Body></s:Envelope>`;
 
-  it.each(['"http://tempuri.org/InsertSubscriberSid"', "http://tempuri.org/InsertSubscriberSid", ' "http://tempuri.org/InsertSubscriberSid" '])(
-    "SOAP 1.1 SOAPAction %s",
-    (action) => {
-      expect(decode("soap11", body(ENVELOPE.soap11), headersFor("soap11", "InsertSubscriberSid", { action })).op).toBe("InsertSubscriberSid");
-    },
-  );
+  it.each([
+    '"http://tempuri.org/InsertSubscriberSid"',
+    "http://tempuri.org/InsertSubscriberSid",
+    ' "http://tempuri.org/InsertSubscriberSid" ',
+  ])("SOAP 1.1 SOAPAction %s", (action) => {
+    expect(
+      decode("soap11", body(ENVELOPE.soap11), headersFor("soap11", "InsertSubscriberSid", { action })).op,
+    ).toBe("InsertSubscriberSid");
+  });
 
   it.each([
     "application/soap+xml",
@@ -186,16 +214,23 @@ describe("transport naming of the operation", () => {
     'application/soap+xml;charset=utf-8;action="http://tempuri.org/InsertSubscriberSid"',
     "application/soap+xml; action=http://tempuri.org/InsertSubscriberSid; charset=utf-8",
   ])("SOAP 1.2 content type %s", (contentType) => {
-    expect(decode("soap12", body(ENVELOPE.soap12), { "content-type": contentType }).op).toBe("InsertSubscriberSid");
+    expect(decode("soap12", body(ENVELOPE.soap12), { "content-type": contentType }).op).toBe(
+      "InsertSubscriberSid",
+    );
   });
 
   it("SOAP 1.1 with no SOAPAction header at all: the Body element names the operation (docs/wire.md §1a)", () => {
-    expect(decode("soap11", body(ENVELOPE.soap11), { "content-type": "text/xml; charset=utf-8" }).op).toBe("InsertSubscriberSid");
+    expect(decode("soap11", body(ENVELOPE.soap11), { "content-type": "text/xml; charset=utf-8" }).op).toBe(
+      "InsertSubscriberSid",
+    );
   });
 });
 
 describe("decode refuses, with the right error code", () => {
-  const sidBody = (env: string, inner = `<InsertSubscriberSid xmlns="${NS}">${sidChildren()}</InsertSubscriberSid>`) =>
+  const sidBody = (
+    env: string,
+    inner = `<InsertSubscriberSid xmlns="${NS}">${sidChildren()}</InsertSubscriberSid>`,
+  ) =>
     `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${env}"><soap:Body>${inner}</soap:Body></soap:Envelope>`;
   const deep = (levels: number) => `${"<a>".repeat(levels)}x${"</a>".repeat(levels)}`;
   const billionLaughs =
@@ -203,30 +238,94 @@ describe("decode refuses, with the right error code", () => {
     '<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>' +
     `<soap:Envelope xmlns:soap="${ENVELOPE.soap11}"><soap:Body><InsertSubscriberSid xmlns="${NS}"><strUsername>&lol3;</strUsername></InsertSubscriberSid></soap:Body></soap:Envelope>`;
 
-  type Case = { name: string; binding: SoapName; body: string; headers?: Record<string, string>; code: string };
+  type Case = {
+    name: string;
+    binding: SoapName;
+    body: string;
+    headers?: Record<string, string>;
+    code: string;
+  };
   const cases: Case[] = [
-    { name: "a DOCTYPE", binding: "soap11", body: sidBody(ENVELOPE.soap11).replace("?>", '?><!DOCTYPE soap:Envelope SYSTEM "file:///etc/passwd">'), code: "DoctypeRefused" },
-    { name: "billion laughs (entity declarations)", binding: "soap11", body: billionLaughs, code: "DoctypeRefused" },
-    { name: "a DOCTYPE in SOAP 1.2", binding: "soap12", body: sidBody(ENVELOPE.soap12).replace("?>", "?><!DOCTYPE x []>"), code: "DoctypeRefused" },
+    {
+      name: "a DOCTYPE",
+      binding: "soap11",
+      body: sidBody(ENVELOPE.soap11).replace("?>", '?><!DOCTYPE soap:Envelope SYSTEM "file:///etc/passwd">'),
+      code: "DoctypeRefused",
+    },
+    {
+      name: "billion laughs (entity declarations)",
+      binding: "soap11",
+      body: billionLaughs,
+      code: "DoctypeRefused",
+    },
+    {
+      name: "a DOCTYPE in SOAP 1.2",
+      binding: "soap12",
+      body: sidBody(ENVELOPE.soap12).replace("?>", "?><!DOCTYPE x []>"),
+      code: "DoctypeRefused",
+    },
     {
       name: "nesting deeper than the limit inside a parameter",
       binding: "soap11",
       body: sidBody(ENVELOPE.soap11).replace("<strName>N</strName>", `<strName>${deep(40)}</strName>`),
       code: "TooDeep",
     },
-    { name: "deep nesting in SOAP 1.2", binding: "soap12", body: sidBody(ENVELOPE.soap12, deep(100)), code: "TooDeep" },
-    { name: "malformed XML", binding: "soap11", body: sidBody(ENVELOPE.soap11).replace("</strEmail>", "</strEmai>"), code: "MalformedXml" },
-    { name: "an unbound prefix", binding: "soap11", body: sidBody(ENVELOPE.soap11, "<tns:InsertSubscriberSid />"), code: "MalformedXml" },
-    { name: "not an envelope", binding: "soap11", body: `<InsertSubscriberSid xmlns="${NS}">${sidChildren()}</InsertSubscriberSid>`, code: "InvalidEnvelope" },
-    { name: "a SOAP 1.2 envelope sent as text/xml", binding: "soap11", body: sidBody(ENVELOPE.soap12), code: "InvalidEnvelope" },
-    { name: "a SOAP 1.1 envelope sent as application/soap+xml", binding: "soap12", body: sidBody(ENVELOPE.soap11), code: "InvalidEnvelope" },
-    { name: "an Envelope without Body", binding: "soap11", body: `<soap:Envelope xmlns:soap="${ENVELOPE.soap11}"><soap:Header /></soap:Envelope>`, code: "InvalidEnvelope" },
+    {
+      name: "deep nesting in SOAP 1.2",
+      binding: "soap12",
+      body: sidBody(ENVELOPE.soap12, deep(100)),
+      code: "TooDeep",
+    },
+    {
+      name: "malformed XML",
+      binding: "soap11",
+      body: sidBody(ENVELOPE.soap11).replace("</strEmail>", "</strEmai>"),
+      code: "MalformedXml",
+    },
+    {
+      name: "an unbound prefix",
+      binding: "soap11",
+      body: sidBody(ENVELOPE.soap11, "<tns:InsertSubscriberSid />"),
+      code: "MalformedXml",
+    },
+    {
+      name: "not an envelope",
+      binding: "soap11",
+      body: `<InsertSubscriberSid xmlns="${NS}">${sidChildren()}</InsertSubscriberSid>`,
+      code: "InvalidEnvelope",
+    },
+    {
+      name: "a SOAP 1.2 envelope sent as text/xml",
+      binding: "soap11",
+      body: sidBody(ENVELOPE.soap12),
+      code: "InvalidEnvelope",
+    },
+    {
+      name: "a SOAP 1.1 envelope sent as application/soap+xml",
+      binding: "soap12",
+      body: sidBody(ENVELOPE.soap11),
+      code: "InvalidEnvelope",
+    },
+    {
+      name: "an Envelope without Body",
+      binding: "soap11",
+      body: `<soap:Envelope xmlns:soap="${ENVELOPE.soap11}"><soap:Header /></soap:Envelope>`,
+      code: "InvalidEnvelope",
+    },
     { name: "an empty Body", binding: "soap11", body: sidBody(ENVELOPE.soap11, ""), code: "InvalidEnvelope" },
-    { name: "an empty Body in SOAP 1.2", binding: "soap12", body: sidBody(ENVELOPE.soap12, "\n  "), code: "InvalidEnvelope" },
+    {
+      name: "an empty Body in SOAP 1.2",
+      binding: "soap12",
+      body: sidBody(ENVELOPE.soap12, "\n  "),
+      code: "InvalidEnvelope",
+    },
     {
       name: "the operation element in another namespace",
       binding: "soap11",
-      body: sidBody(ENVELOPE.soap11, `<InsertSubscriberSid xmlns="http://example.org/">${sidChildren()}</InsertSubscriberSid>`),
+      body: sidBody(
+        ENVELOPE.soap11,
+        `<InsertSubscriberSid xmlns="http://example.org/">${sidChildren()}</InsertSubscriberSid>`,
+      ),
       code: "UnknownOperation",
     },
     {
@@ -236,13 +335,55 @@ describe("decode refuses, with the right error code", () => {
       headers: { "content-type": "application/soap+xml; charset=utf-8" },
       code: "UnknownOperation",
     },
-    { name: "an unknown Body element", binding: "soap12", body: sidBody(ENVELOPE.soap12, `<Nope xmlns="${NS}" />`), headers: { "content-type": "application/soap+xml" }, code: "UnknownOperation" },
-    { name: "an unknown SOAPAction", binding: "soap11", body: sidBody(ENVELOPE.soap11), headers: headersFor("soap11", "", { action: '"http://tempuri.org/Nope"' }), code: "UnknownSoapAction" },
-    { name: "a SOAPAction in another namespace", binding: "soap11", body: sidBody(ENVELOPE.soap11), headers: headersFor("soap11", "", { action: '"http://example.org/InsertSubscriberSid"' }), code: "UnknownSoapAction" },
-    { name: "an empty SOAPAction", binding: "soap11", body: sidBody(ENVELOPE.soap11), headers: headersFor("soap11", "", { action: '""' }), code: "UnknownSoapAction" },
-    { name: "an unknown SOAP 1.2 action", binding: "soap12", body: sidBody(ENVELOPE.soap12), headers: headersFor("soap12", "", { action: '"http://tempuri.org/Nope"' }), code: "UnknownSoapAction" },
-    { name: "SOAPAction and Body disagree", binding: "soap11", body: sidBody(ENVELOPE.soap11), headers: headersFor("soap11", "GetNewsletterFilters"), code: "SoapActionMismatch" },
-    { name: "SOAP 1.2 action and Body disagree", binding: "soap12", body: sidBody(ENVELOPE.soap12), headers: headersFor("soap12", "GetNewsletterFilters"), code: "SoapActionMismatch" },
+    {
+      name: "an unknown Body element",
+      binding: "soap12",
+      body: sidBody(ENVELOPE.soap12, `<Nope xmlns="${NS}" />`),
+      headers: { "content-type": "application/soap+xml" },
+      code: "UnknownOperation",
+    },
+    {
+      name: "an unknown SOAPAction",
+      binding: "soap11",
+      body: sidBody(ENVELOPE.soap11),
+      headers: headersFor("soap11", "", { action: '"http://tempuri.org/Nope"' }),
+      code: "UnknownSoapAction",
+    },
+    {
+      name: "a SOAPAction in another namespace",
+      binding: "soap11",
+      body: sidBody(ENVELOPE.soap11),
+      headers: headersFor("soap11", "", { action: '"http://example.org/InsertSubscriberSid"' }),
+      code: "UnknownSoapAction",
+    },
+    {
+      name: "an empty SOAPAction",
+      binding: "soap11",
+      body: sidBody(ENVELOPE.soap11),
+      headers: headersFor("soap11", "", { action: '""' }),
+      code: "UnknownSoapAction",
+    },
+    {
+      name: "an unknown SOAP 1.2 action",
+      binding: "soap12",
+      body: sidBody(ENVELOPE.soap12),
+      headers: headersFor("soap12", "", { action: '"http://tempuri.org/Nope"' }),
+      code: "UnknownSoapAction",
+    },
+    {
+      name: "SOAPAction and Body disagree",
+      binding: "soap11",
+      body: sidBody(ENVELOPE.soap11),
+      headers: headersFor("soap11", "GetNewsletterFilters"),
+      code: "SoapActionMismatch",
+    },
+    {
+      name: "SOAP 1.2 action and Body disagree",
+      binding: "soap12",
+      body: sidBody(ENVELOPE.soap12),
+      headers: headersFor("soap12", "GetNewsletterFilters"),
+      code: "SoapActionMismatch",
+    },
   ];
 
   /** XML the reader refuses is refused at the HTTP level, 400 (docs/wire.md §1a); the rest are faults. */
@@ -264,17 +405,29 @@ describe("decode refuses, with the right error code", () => {
       expect(response.status).toBe(500);
       const fault = readXml(response.body).children[0].children[0];
       expect(fault.local).toBe("Fault");
-      expect(response.body).toContain(name === "soap11" ? "<faultcode>soap:Client</faultcode>" : "<soap:Value>soap:Sender</soap:Value>");
+      expect(response.body).toContain(
+        name === "soap11" ? "<faultcode>soap:Client</faultcode>" : "<soap:Value>soap:Sender</soap:Value>",
+      );
       expect(response.body).toContain(`<Error xmlns="${NS}"><Code>UnknownSoapAction</Code></Error>`);
     }
   });
 
   it("a DOCTYPE becomes 400 with one line of text and the code, no fault envelope (docs/wire.md §1a)", () => {
-    const error = refusal(() => decode("soap11", sidBody(ENVELOPE.soap11).replace("?>", "?><!DOCTYPE x []>"), headersFor("soap11", "InsertSubscriberSid")));
+    const error = refusal(() =>
+      decode(
+        "soap11",
+        sidBody(ENVELOPE.soap11).replace("?>", "?><!DOCTYPE x []>"),
+        headersFor("soap11", "InsertSubscriberSid"),
+      ),
+    );
     for (const name of ["soap11", "soap12"] as const) {
       const response = bindings[name].encodeError(error);
       expect(response.status).toBe(400);
-      expect(response.headers).toEqual({ "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff", "x-error-code": "DoctypeRefused" });
+      expect(response.headers).toEqual({
+        "content-type": "text/plain; charset=utf-8",
+        "x-content-type-options": "nosniff",
+        "x-error-code": "DoctypeRefused",
+      });
       expect(response.body).toMatch(/^System\.InvalidOperationException: [^\n<]+$/);
     }
   });
@@ -283,14 +436,26 @@ describe("decode refuses, with the right error code", () => {
     ["soap11", "an empty body", ""],
     ["soap11", "only whitespace", " \r\n\t"],
     ["soap12", "an empty body with the operation's action", ""],
-  ] as const)("%s: %s is refused with 400, \"Root element is missing.\"", (binding, _what, body) => {
+  ] as const)('%s: %s is refused with 400, "Root element is missing."', (binding, _what, body) => {
     const error = refusal(() => decode(binding, body, headersFor(binding, "InsertSubscriberSid")));
-    expect([error.status, error.side, error.code, error.message]).toEqual([400, "client", "MalformedXml", "Root element is missing."]);
+    expect([error.status, error.side, error.code, error.message]).toEqual([
+      400,
+      "client",
+      "MalformedXml",
+      "Root element is missing.",
+    ]);
   });
 
-  it("soap12: an empty body without an action is a Receiver fault, 500, \"Root element is missing.\" (docs/wire.md §1a)", () => {
-    const error = refusal(() => decode("soap12", "", { "content-type": "application/soap+xml; charset=utf-8" }));
-    expect([error.status, error.side, error.code, error.message]).toEqual([500, "server", "MalformedXml", "Root element is missing."]);
+  it('soap12: an empty body without an action is a Receiver fault, 500, "Root element is missing." (docs/wire.md §1a)', () => {
+    const error = refusal(() =>
+      decode("soap12", "", { "content-type": "application/soap+xml; charset=utf-8" }),
+    );
+    expect([error.status, error.side, error.code, error.message]).toEqual([
+      500,
+      "server",
+      "MalformedXml",
+      "Root element is missing.",
+    ]);
     const response = bindings.soap12.encodeError(error);
     expect(response.status).toBe(500);
     expect(response.body).toContain("<soap:Value>soap:Receiver</soap:Value>");
@@ -298,8 +463,18 @@ describe("decode refuses, with the right error code", () => {
   });
 
   it.each([
-    ["an unknown SOAPAction", "soap11", sidBody(ENVELOPE.soap11), headersFor("soap11", "", { action: `"${"A".repeat(1_000_000)}"` })],
-    ["an unknown Body element name", "soap12", sidBody(ENVELOPE.soap12, `<${"B".repeat(1_000_000)} xmlns="${NS}" />`), { "content-type": "application/soap+xml" }],
+    [
+      "an unknown SOAPAction",
+      "soap11",
+      sidBody(ENVELOPE.soap11),
+      headersFor("soap11", "", { action: `"${"A".repeat(1_000_000)}"` }),
+    ],
+    [
+      "an unknown Body element name",
+      "soap12",
+      sidBody(ENVELOPE.soap12, `<${"B".repeat(1_000_000)} xmlns="${NS}" />`),
+      { "content-type": "application/soap+xml" },
+    ],
   ] as const)("echoes at most 40 characters of %s", (_what, binding, body, headers) => {
     const error = refusal(() => decode(binding, body, headers));
     expect(error.message.length).toBeLessThan(200);

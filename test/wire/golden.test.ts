@@ -59,7 +59,9 @@ describe.each(bindingNames)("%s wire bytes", (name: BindingName) => {
       await expect(requestMessage(request)).toMatchFileSnapshot(`golden/${name}/${op}.request.http`);
       const decoded = server.decodeRequest(request);
       expect(decoded.op.name).toBe(op);
-      expect(readParams(decoded.op, decoded.texts, server.presence)).toEqual(receivedValues(op, server.presence));
+      expect(readParams(decoded.op, decoded.texts, server.presence)).toEqual(
+        receivedValues(op, server.presence),
+      );
     });
 
     it("response matches the golden file and decodes to the sample result", async () => {
@@ -78,6 +80,8 @@ it("golden/ holds exactly the files of the current operations and bindings (none
     .filter((e) => e.isFile())
     .map((e) => `${relative(dir, e.parentPath)}/${e.name}`)
     .sort();
-  const want = bindingNames.flatMap((b) => opNames.flatMap((op) => [`${b}/${op}.request.http`, `${b}/${op}.response.http`])).sort();
+  const want = bindingNames
+    .flatMap((b) => opNames.flatMap((op) => [`${b}/${op}.request.http`, `${b}/${op}.response.http`]))
+    .sort();
   expect(onDisk).toEqual(want);
 });

@@ -98,13 +98,23 @@ describe("§2 SOAP 1.1", () => {
   });
 
   it("decodes the .NET client's request", () => {
-    const request = { method: "POST", path: "", query: "", headers: SOAP11_REQUEST_HEADERS, body: SOAP11_REQUEST_BODY } as const;
+    const request = {
+      method: "POST",
+      path: "",
+      query: "",
+      headers: SOAP11_REQUEST_HEADERS,
+      body: SOAP11_REQUEST_BODY,
+    } as const;
     expect(decode("soap11", request)).toEqual({ op: "InsertSubscriberSid", values: SOAP11_REQUEST_VALUES });
   });
 
   it("encodes the response byte for byte and reads it back", () => {
     const response = binding("soap11").encodeResponse(op, 1234567890123n, {});
-    expect(response).toEqual({ status: 200, headers: { "content-type": "text/xml; charset=utf-8" }, body: SOAP11_RESPONSE_BODY });
+    expect(response).toEqual({
+      status: 200,
+      headers: { "content-type": "text/xml; charset=utf-8" },
+      body: SOAP11_RESPONSE_BODY,
+    });
     expect(binding("soap11").decodeResponse(op, response, {})).toBe(1234567890123n);
   });
 
@@ -141,7 +151,13 @@ describe("§3 SOAP 1.2", () => {
   it("decodes the .NET client's request, with and without the action parameter", () => {
     const want = { op: "SendSmsWithSenderName", values: SOAP12_REQUEST_VALUES };
     for (const contentType of [SOAP12_REQUEST_CONTENT_TYPE, "application/soap+xml; charset=utf-8"]) {
-      const request = { method: "POST", path: "", query: "", headers: { "content-type": contentType }, body: SOAP12_REQUEST_BODY } as const;
+      const request = {
+        method: "POST",
+        path: "",
+        query: "",
+        headers: { "content-type": contentType },
+        body: SOAP12_REQUEST_BODY,
+      } as const;
       expect(decode("soap12", request)).toEqual(want);
     }
   });
@@ -177,13 +193,32 @@ describe("§4 HTTP GET and HTTP POST", () => {
   });
 
   it.each<{ name: string; op: OperationModel; result: unknown; want: string }>([
-    { name: "<long> document", op: operations.InsertSubscriberSid, result: 1234567890123n, want: LONG_DOCUMENT },
-    { name: "ArrayOfTriggerResult document", op: operations.GetTriggerIdForAccount, result: [TRIGGER], want: TRIGGER_LIST_DOCUMENT },
-    { name: "empty list, self-closed", op: operations.GetNewsletterFilters, result: [], want: EMPTY_LIST_DOCUMENT },
+    {
+      name: "<long> document",
+      op: operations.InsertSubscriberSid,
+      result: 1234567890123n,
+      want: LONG_DOCUMENT,
+    },
+    {
+      name: "ArrayOfTriggerResult document",
+      op: operations.GetTriggerIdForAccount,
+      result: [TRIGGER],
+      want: TRIGGER_LIST_DOCUMENT,
+    },
+    {
+      name: "empty list, self-closed",
+      op: operations.GetNewsletterFilters,
+      result: [],
+      want: EMPTY_LIST_DOCUMENT,
+    },
   ])("answers the $name byte for byte on GET and POST", ({ op, result, want }) => {
     for (const name of ["httpGet", "httpPost"] as const) {
       const response = binding(name).encodeResponse(op, result, {});
-      expect(response).toEqual({ status: 200, headers: { "content-type": "text/xml; charset=utf-8" }, body: want });
+      expect(response).toEqual({
+        status: 200,
+        headers: { "content-type": "text/xml; charset=utf-8" },
+        body: want,
+      });
       expect(binding(name).decodeResponse(op, response, {})).toEqual(result);
     }
   });
@@ -215,13 +250,22 @@ describe("§5 DataSet", () => {
   ];
 
   it("the sample model has exactly the sample's columns", () => {
-    expect(sampleModel.columns.map((c) => c.name ?? c.nameFromParam)).toEqual(["SubscriberId", "Email", "ViewTime", "ddField"]);
+    expect(sampleModel.columns.map((c) => c.name ?? c.nameFromParam)).toEqual([
+      "SubscriberId",
+      "Email",
+      "ViewTime",
+      "ddField",
+    ]);
   });
 
   it("writes the HTTP GET/POST DataSet document byte for byte", () => {
     for (const name of ["httpGet", "httpPost"] as const) {
       const response = binding(name).encodeResponse(op, rows, request);
-      expect(response).toEqual({ status: 200, headers: { "content-type": "text/xml; charset=utf-8" }, body: DATASET_DOCUMENT });
+      expect(response).toEqual({
+        status: 200,
+        headers: { "content-type": "text/xml; charset=utf-8" },
+        body: DATASET_DOCUMENT,
+      });
     }
   });
 
@@ -238,14 +282,30 @@ describe("§5 DataSet", () => {
   });
 
   it("reads the sample with the spec's model: columns from the schema, omitted cells null", () => {
-    const response = { status: 200, headers: { "content-type": "text/xml; charset=utf-8" }, body: DATASET_DOCUMENT };
+    const response = {
+      status: 200,
+      headers: { "content-type": "text/xml; charset=utf-8" },
+      body: DATASET_DOCUMENT,
+    };
     expect(binding("httpGet").decodeResponse(real, response, request)).toEqual({
       dataSetName: "NewDataSet",
       table: "Table",
       columns: DATASET_COLUMNS,
       rows: [
-        { SubscriberId: 7n, Email: "e@x", Name: null, ViewTime: "2024-05-06T07:08:09+00:00", FieldValue: "v1" },
-        { SubscriberId: 8n, Email: "f@x", Name: null, ViewTime: "2024-05-06T07:08:09+00:00", FieldValue: null },
+        {
+          SubscriberId: 7n,
+          Email: "e@x",
+          Name: null,
+          ViewTime: "2024-05-06T07:08:09+00:00",
+          FieldValue: "v1",
+        },
+        {
+          SubscriberId: 8n,
+          Email: "f@x",
+          Name: null,
+          ViewTime: "2024-05-06T07:08:09+00:00",
+          FieldValue: null,
+        },
       ],
     });
   });
@@ -262,12 +322,27 @@ const handler = createHandler(
   } satisfies Partial<ExternalAPIService>),
 ).fetch;
 
-async function send(method: "GET" | "POST", target: string, headers: Record<string, string> = {}, body?: string) {
-  const response = await handler(new Request(`http://example.test${ENDPOINT_PATH}${target}`, { method, headers, body }));
-  return { status: response.status, contentType: response.headers.get("content-type"), body: await response.text() };
+async function send(
+  method: "GET" | "POST",
+  target: string,
+  headers: Record<string, string> = {},
+  body?: string,
+) {
+  const response = await handler(
+    new Request(`http://example.test${ENDPOINT_PATH}${target}`, { method, headers, body }),
+  );
+  return {
+    status: response.status,
+    contentType: response.headers.get("content-type"),
+    body: await response.text(),
+  };
 }
 
-function soapBody(name: "soap11" | "soap12", op: OperationModel, params: ParamValues): { headers: Record<string, string>; body: string } {
+function soapBody(
+  name: "soap11" | "soap12",
+  op: OperationModel,
+  params: ParamValues,
+): { headers: Record<string, string>; body: string } {
   const request = encode(name, op, params);
   return { headers: { ...request.headers }, body: request.body };
 }
@@ -295,25 +370,52 @@ function detailCode(detail: XmlElement): string | undefined {
 /** SOAP 1.1: faultcode, faultstring, detail, unqualified, in that order. */
 function soap11Fault(body: string) {
   const f = fault(SOAP11_NS, body);
-  expect(f.children.map((c) => [c.ns, c.local])).toEqual([["", "faultcode"], ["", "faultstring"], ["", "detail"]]);
+  expect(f.children.map((c) => [c.ns, c.local])).toEqual([
+    ["", "faultcode"],
+    ["", "faultstring"],
+    ["", "detail"],
+  ]);
   return { code: f.children[0].text, reason: f.children[1].text, errorCode: detailCode(f.children[2]) };
 }
 
 /** SOAP 1.2: Code/Value, Reason/Text xml:lang="en", Detail, all in the envelope namespace. */
 function soap12Fault(body: string) {
   const f = fault(SOAP12_NS, body);
-  expect(f.children.map((c) => [c.ns, c.local])).toEqual([[SOAP12_NS, "Code"], [SOAP12_NS, "Reason"], [SOAP12_NS, "Detail"]]);
+  expect(f.children.map((c) => [c.ns, c.local])).toEqual([
+    [SOAP12_NS, "Code"],
+    [SOAP12_NS, "Reason"],
+    [SOAP12_NS, "Detail"],
+  ]);
   const text = only(f.children[1], SOAP12_NS, "Text");
   expect(text.attrs).toEqual([{ ns: XML_NS, local: "lang", value: "en" }]);
-  return { code: only(f.children[0], SOAP12_NS, "Value").text, reason: text.text, errorCode: detailCode(f.children[2]) };
+  return {
+    code: only(f.children[0], SOAP12_NS, "Value").text,
+    reason: text.text,
+    errorCode: detailCode(f.children[2]),
+  };
 }
 
 describe("SOAP faults", () => {
   const sid = operations.InsertSubscriberSid;
   const filters = operations.GetNewsletterFilters;
-  type Case = { name: string; op: OperationModel; params: ParamValues; edit?: (r: { headers: Record<string, string>; body: string }) => void; side: "client" | "server"; errorCode: string; reason?: string };
+  type Case = {
+    name: string;
+    op: OperationModel;
+    params: ParamValues;
+    edit?: (r: { headers: Record<string, string>; body: string }) => void;
+    side: "client" | "server";
+    errorCode: string;
+    reason?: string;
+  };
   const cases: Case[] = [
-    { name: "the operation failed", op: sid, params: SOAP11_REQUEST_VALUES, side: "server", errorCode: "InvalidCredentials", reason: "Invalid credentials" },
+    {
+      name: "the operation failed",
+      op: sid,
+      params: SOAP11_REQUEST_VALUES,
+      side: "server",
+      errorCode: "InvalidCredentials",
+      reason: "Invalid credentials",
+    },
     {
       name: "a value that does not parse as its type",
       op: filters,
@@ -326,8 +428,20 @@ describe("SOAP faults", () => {
 
   /** What differs between the versions: the content type, the fault's shape and its code for each side. */
   const versions = [
-    { version: "soap11", label: "SOAP 1.1", contentType: "text/xml; charset=utf-8", read: soap11Fault, codes: { client: "soap:Client", server: "soap:Server" } },
-    { version: "soap12", label: "SOAP 1.2", contentType: "application/soap+xml; charset=utf-8", read: soap12Fault, codes: { client: "soap:Sender", server: "soap:Receiver" } },
+    {
+      version: "soap11",
+      label: "SOAP 1.1",
+      contentType: "text/xml; charset=utf-8",
+      read: soap11Fault,
+      codes: { client: "soap:Client", server: "soap:Server" },
+    },
+    {
+      version: "soap12",
+      label: "SOAP 1.2",
+      contentType: "application/soap+xml; charset=utf-8",
+      read: soap12Fault,
+      codes: { client: "soap:Sender", server: "soap:Receiver" },
+    },
   ] as const;
 
   it.each(versions.flatMap((v) => cases.map((c) => ({ ...v, ...c, code: v.codes[c.side] }))))(
@@ -349,25 +463,36 @@ describe("SOAP faults", () => {
   it.each([
     { version: "soap11", label: "SOAP 1.1", want: SOAP11_FAULT_BODY },
     { version: "soap12", label: "SOAP 1.2", want: SOAP12_FAULT_BODY },
-  ] as const)("$label, the operation failed: the page's fault sample byte for byte", async ({ version, want }) => {
-    const r = soapBody(version, sid, SOAP11_REQUEST_VALUES);
-    const response = await send("POST", "", r.headers, r.body);
-    expect(response.status).toBe(500);
-    expect(response.body).toBe(want);
-  });
+  ] as const)(
+    "$label, the operation failed: the page's fault sample byte for byte",
+    async ({ version, want }) => {
+      const r = soapBody(version, sid, SOAP11_REQUEST_VALUES);
+      const response = await send("POST", "", r.headers, r.body);
+      expect(response.status).toBe(500);
+      expect(response.body).toBe(want);
+    },
+  );
 
   // §1a: ASMX answers XML it cannot read with 400 and no fault; ours adds one line of text and the code.
-  it.each(versions)("$label, XML that is not well-formed: 400, one line of text, no fault", async ({ version }) => {
-    const r = soapBody(version, filters, { intNewsletterId: 1 });
-    const response = await send("POST", "", r.headers, r.body.slice(0, -5));
-    expect(response.status).toBe(400);
-    expect(response.contentType).toBe("text/plain; charset=utf-8");
-    expect(response.body).toMatch(/^System\.InvalidOperationException: [^\n]+$/);
-  });
+  it.each(versions)(
+    "$label, XML that is not well-formed: 400, one line of text, no fault",
+    async ({ version }) => {
+      const r = soapBody(version, filters, { intNewsletterId: 1 });
+      const response = await send("POST", "", r.headers, r.body.slice(0, -5));
+      expect(response.status).toBe(400);
+      expect(response.contentType).toBe("text/plain; charset=utf-8");
+      expect(response.body).toMatch(/^System\.InvalidOperationException: [^\n]+$/);
+    },
+  );
 
   it("unknown SOAPAction: soap:Client with the .NET wording", async () => {
     const r = soapBody("soap11", filters, { intNewsletterId: 1 });
-    const response = await send("POST", "", { ...r.headers, soapaction: '"http://tempuri.org/Nope"' }, r.body);
+    const response = await send(
+      "POST",
+      "",
+      { ...r.headers, soapaction: '"http://tempuri.org/Nope"' },
+      r.body,
+    );
     expect(response.status).toBe(500);
     expect(soap11Fault(response.body)).toEqual({
       code: "soap:Client",
@@ -380,20 +505,79 @@ describe("SOAP faults", () => {
 describe("HTTP GET/POST errors: 500 text/plain `<ExceptionType>: <message>`", () => {
   const sidQuery = (omit: string) =>
     new URLSearchParams(Object.entries(SOAP11_REQUEST_VALUES).filter(([k]) => k !== omit)).toString();
-  const cases: { name: string; method: "GET" | "POST"; target: string; form?: string; contentType?: string; want: string | RegExp }[] = [
-    { name: "missing parameter (GET)", method: "GET", target: `/InsertSubscriberSid?${sidQuery("strEmail")}`, want: "System.InvalidOperationException: Missing parameter: strEmail." },
-    { name: "missing parameter (POST)", method: "POST", target: "/InsertSubscriberSid", form: sidQuery("strEmail"), want: "System.InvalidOperationException: Missing parameter: strEmail." },
-    { name: "value that does not convert (GET)", method: "GET", target: "/GetNewsletterFilters?strUsername=u&strPassword=p&intNewsletterId=x", want: /^System\.ArgumentException: Cannot convert .*x.* to System\.Int32\b/ },
-    { name: "value that does not convert (POST)", method: "POST", target: "/GetNewsletterFilters", form: "strUsername=u&strPassword=p&intNewsletterId=x", want: /^System\.ArgumentException: Cannot convert .*x.* to System\.Int32\b/ },
-    { name: "unknown operation (GET)", method: "GET", target: "/NoSuchOp?a=1", want: "System.InvalidOperationException: NoSuchOp Web Service method name is not valid." },
-    { name: "unknown operation (POST)", method: "POST", target: "/NoSuchOp", form: "a=1", want: "System.InvalidOperationException: NoSuchOp Web Service method name is not valid." },
-    { name: "POST with text/plain", method: "POST", target: "/GetNewsletterFilters", form: "strUsername=u", contentType: "text/plain", want: "System.InvalidOperationException: Request format is invalid: text/plain." },
-    { name: "the operation failed (GET)", method: "GET", target: `/InsertSubscriberSid?${sidQuery("")}`, want: "System.Exception: Invalid credentials" },
-    { name: "the operation failed (POST)", method: "POST", target: "/InsertSubscriberSid", form: sidQuery(""), want: "System.Exception: Invalid credentials" },
+  const cases: {
+    name: string;
+    method: "GET" | "POST";
+    target: string;
+    form?: string;
+    contentType?: string;
+    want: string | RegExp;
+  }[] = [
+    {
+      name: "missing parameter (GET)",
+      method: "GET",
+      target: `/InsertSubscriberSid?${sidQuery("strEmail")}`,
+      want: "System.InvalidOperationException: Missing parameter: strEmail.",
+    },
+    {
+      name: "missing parameter (POST)",
+      method: "POST",
+      target: "/InsertSubscriberSid",
+      form: sidQuery("strEmail"),
+      want: "System.InvalidOperationException: Missing parameter: strEmail.",
+    },
+    {
+      name: "value that does not convert (GET)",
+      method: "GET",
+      target: "/GetNewsletterFilters?strUsername=u&strPassword=p&intNewsletterId=x",
+      want: /^System\.ArgumentException: Cannot convert .*x.* to System\.Int32\b/,
+    },
+    {
+      name: "value that does not convert (POST)",
+      method: "POST",
+      target: "/GetNewsletterFilters",
+      form: "strUsername=u&strPassword=p&intNewsletterId=x",
+      want: /^System\.ArgumentException: Cannot convert .*x.* to System\.Int32\b/,
+    },
+    {
+      name: "unknown operation (GET)",
+      method: "GET",
+      target: "/NoSuchOp?a=1",
+      want: "System.InvalidOperationException: NoSuchOp Web Service method name is not valid.",
+    },
+    {
+      name: "unknown operation (POST)",
+      method: "POST",
+      target: "/NoSuchOp",
+      form: "a=1",
+      want: "System.InvalidOperationException: NoSuchOp Web Service method name is not valid.",
+    },
+    {
+      name: "POST with text/plain",
+      method: "POST",
+      target: "/GetNewsletterFilters",
+      form: "strUsername=u",
+      contentType: "text/plain",
+      want: "System.InvalidOperationException: Request format is invalid: text/plain.",
+    },
+    {
+      name: "the operation failed (GET)",
+      method: "GET",
+      target: `/InsertSubscriberSid?${sidQuery("")}`,
+      want: "System.Exception: Invalid credentials",
+    },
+    {
+      name: "the operation failed (POST)",
+      method: "POST",
+      target: "/InsertSubscriberSid",
+      form: sidQuery(""),
+      want: "System.Exception: Invalid credentials",
+    },
   ];
 
   it.each(cases)("$name", async ({ method, target, form, contentType, want }) => {
-    const headers: Record<string, string> = method === "POST" ? { "content-type": contentType ?? "application/x-www-form-urlencoded" } : {};
+    const headers: Record<string, string> =
+      method === "POST" ? { "content-type": contentType ?? "application/x-www-form-urlencoded" } : {};
     const response = await send(method, target, headers, form);
     expect(response.status).toBe(500);
     expect(response.contentType).toBe("text/plain; charset=utf-8");
@@ -406,7 +590,9 @@ describe("HTTP GET/POST errors: 500 text/plain `<ExceptionType>: <message>`", ()
 describe("the page's samples (docs/wire.md)", () => {
   it("reads each marked code block, and refuses a name used twice or a marker without a block", () => {
     const block = (name: string, text: string) => `<!-- sample: ${name} -->\n\`\`\`xml\n${text}\n\`\`\`\n`;
-    expect([...readSamples(`# t\n\n${block("a", "<a/>")}\ntext\n\n${block("b", "<b>\n  <c/>\n</b>")}`)]).toEqual([
+    expect([
+      ...readSamples(`# t\n\n${block("a", "<a/>")}\ntext\n\n${block("b", "<b>\n  <c/>\n</b>")}`),
+    ]).toEqual([
       ["a", "<a/>"],
       ["b", "<b>\n  <c/>\n</b>"],
     ]);

@@ -54,10 +54,14 @@ export function createCatalog(options: CatalogOptions): BookCatalog & { readonly
       if (!book) throw clientError("RequiredParameter", "Parameter book is required.", { parameter: "book" });
       const isbn = book.Isbn ?? "";
       if (!/^97[89][0-9]{10}$/.test(isbn)) {
-        throw clientError("InvalidFormat", "book.Isbn must be an ISBN-13 without hyphens.", { parameter: "book" });
+        throw clientError("InvalidFormat", "book.Isbn must be an ISBN-13 without hyphens.", {
+          parameter: "book",
+        });
       }
-      if (!book.Title) throw clientError("RequiredParameter", "book.Title must not be empty.", { parameter: "book" });
-      if (book.Copies < 1) throw clientError("OutOfRange", "book.Copies must be 1 or more.", { parameter: "book" });
+      if (!book.Title)
+        throw clientError("RequiredParameter", "book.Title must not be empty.", { parameter: "book" });
+      if (book.Copies < 1)
+        throw clientError("OutOfRange", "book.Copies must be 1 or more.", { parameter: "book" });
       const stored: Book = { ...book, Authors: book.Authors ?? [] };
       books.set(isbn, stored);
       return stored;
@@ -72,7 +76,10 @@ export function createCatalog(options: CatalogOptions): BookCatalog & { readonly
       authorize(context);
       const needle = (text ?? "").toLowerCase();
       return [...books.values()]
-        .filter((book) => (genre == null || book.Genre === genre) && (book.Title ?? "").toLowerCase().includes(needle))
+        .filter(
+          (book) =>
+            (genre == null || book.Genre === genre) && (book.Title ?? "").toLowerCase().includes(needle),
+        )
         .sort((a, b) => ((a.Title ?? "") < (b.Title ?? "") ? -1 : (a.Title ?? "") > (b.Title ?? "") ? 1 : 0))
         .slice(0, limit);
     },

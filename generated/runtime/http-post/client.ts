@@ -18,4 +18,5 @@ export const httpPostClientVariant: HttpClientVariant = {
 };
 
 /** The HTTP POST client binding: `createClientWith(httpPost, config)`. */
-export const httpPostClient: ClientBindingFactory = (service, options) => createHttpClientBinding(httpPostClientVariant, service, options);
+export const httpPostClient: ClientBindingFactory = (service, options) =>
+  createHttpClientBinding(httpPostClientVariant, service, options);

@@ -29,7 +29,11 @@ function charsetParameter(contentType: string): string | undefined {
 }
 
 /** decodeBody's contract on TextDecoder: throws a TypeError or RangeError for invalid bytes or an unknown label. */
-export function decodeTextBrowser(bytes: Uint8Array, contentType: string | undefined, kind: "xml" | "text"): string {
+export function decodeTextBrowser(
+  bytes: Uint8Array,
+  contentType: string | undefined,
+  kind: "xml" | "text",
+): string {
   const [a, b, c] = bytes;
   const utf16 = a === 0xff && b === 0xfe ? "utf-16le" : a === 0xfe && b === 0xff ? "utf-16be" : undefined;
   let label = a === 0xef && b === 0xbb && c === 0xbf ? "utf-8" : utf16;
@@ -37,7 +41,10 @@ export function decodeTextBrowser(bytes: Uint8Array, contentType: string | undef
   if (label === undefined && kind === "xml") {
     label = a === 0x3c && b === 0 ? "utf-16le" : a === 0 && b === 0x3c ? "utf-16be" : undefined;
     // A declaration saying UTF-16 over 8-bit bytes (a .NET StringWriter's document sent as UTF-8) is read as UTF-8.
-    label ??= DECLARATION.exec(String.fromCharCode(...bytes.subarray(0, 256)))?.[1]?.replace(/^utf-?16.*/i, "utf-8");
+    label ??= DECLARATION.exec(String.fromCharCode(...bytes.subarray(0, 256)))?.[1]?.replace(
+      /^utf-?16.*/i,
+      "utf-8",
+    );
   }
   // XML keeps a byte order mark for the reader, as decodeBody does (one is taken, a second refused).
   return new TextDecoder(label ?? "utf-8", { fatal: true, ignoreBOM: kind === "xml" }).decode(bytes);

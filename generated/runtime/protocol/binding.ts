@@ -17,7 +17,9 @@ export type BindingName = "soap11" | "soap12" | "httpGet" | "httpPost";
 export const ALL_BINDINGS: readonly BindingName[] = ["soap11", "soap12", "httpGet", "httpPost"];
 
 /** The bindings a service offers (spec `service.bindings`), in ALL_BINDINGS order; all four when it names none. */
-export function offeredBindings(model: { readonly bindings?: readonly BindingName[] | undefined }): readonly BindingName[] {
+export function offeredBindings(model: {
+  readonly bindings?: readonly BindingName[] | undefined;
+}): readonly BindingName[] {
   const named = model.bindings;
   return named === undefined ? ALL_BINDINGS : ALL_BINDINGS.filter((b) => named.includes(b));
 }

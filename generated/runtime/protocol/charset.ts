@@ -31,16 +31,29 @@ const LABELS: ReadonlyMap<string, Charset> = /* @__PURE__ */ labels();
 function labels(): ReadonlyMap<string, Charset> {
   return new Map<string, Charset>([
     ...(["utf-8", "utf8", "unicode-1-1-utf-8"].map((l) => [l, "utf-8"]) as [string, Charset][]),
-    ...(["utf-16", "utf16", "unicode", "ucs-2", "iso-10646-ucs-2", "csunicode"].map((l) => [l, "utf-16"]) as [string, Charset][]),
+    ...(["utf-16", "utf16", "unicode", "ucs-2", "iso-10646-ucs-2", "csunicode"].map((l) => [l, "utf-16"]) as [
+      string,
+      Charset,
+    ][]),
     ...(["utf-16le", "unicodelittleunmarked"].map((l) => [l, "utf-16le"]) as [string, Charset][]),
     ...(["utf-16be", "unicodefffe", "unicodebigunmarked"].map((l) => [l, "utf-16be"]) as [string, Charset][]),
-    ...(
-      ["iso-8859-1", "iso8859-1", "iso_8859-1", "iso_8859-1:1987", "latin1", "l1", "iso-ir-100", "cp819", "ibm819", "csisolatin1"].map(
-        (l) => [l, "iso-8859-1"],
-      ) as [string, Charset][]
-    ),
+    ...([
+      "iso-8859-1",
+      "iso8859-1",
+      "iso_8859-1",
+      "iso_8859-1:1987",
+      "latin1",
+      "l1",
+      "iso-ir-100",
+      "cp819",
+      "ibm819",
+      "csisolatin1",
+    ].map((l) => [l, "iso-8859-1"]) as [string, Charset][]),
     ...(["windows-1252", "cp1252", "x-cp1252"].map((l) => [l, "windows-1252"]) as [string, Charset][]),
-    ...(["us-ascii", "ascii", "ansi_x3.4-1968", "iso646-us", "csascii", "us"].map((l) => [l, "us-ascii"]) as [string, Charset][]),
+    ...(["us-ascii", "ascii", "ansi_x3.4-1968", "iso646-us", "csascii", "us"].map((l) => [l, "us-ascii"]) as [
+      string,
+      Charset,
+    ][]),
   ]);
 }
 
@@ -67,7 +80,8 @@ function contentTypeCharset(contentType: string | undefined): Charset | undefine
 
 function charsetOf(label: string): Charset {
   const charset = LABELS.get(label.trim().toLowerCase());
-  if (charset === undefined) throw new CharsetError("unsupported", `The charset "${shown(label)}" is not supported.`);
+  if (charset === undefined)
+    throw new CharsetError("unsupported", `The charset "${shown(label)}" is not supported.`);
   return charset;
 }
 
@@ -80,7 +94,10 @@ export function charsetParameter(contentType: string | undefined): string | unde
   while (i >= 0) {
     let j = i + 1;
     while (j < text.length && text[j] !== "=" && text[j] !== ";") j++;
-    const name = text.slice(i + 1, j).trim().toLowerCase();
+    const name = text
+      .slice(i + 1, j)
+      .trim()
+      .toLowerCase();
     if (text[j] !== "=") {
       i = j < text.length ? j : -1;
       continue;
@@ -136,7 +153,6 @@ function declaredEncoding(bytes: Uint8Array): string | undefined {
   return DECLARATION.exec(utf8.decode(bytes.subarray(0, end)))?.[2];
 }
 
-
 function invalid(charset: Charset): CharsetError {
   return new CharsetError("invalid", `The body is not valid ${charset.toUpperCase()}.`);
 }
@@ -162,8 +178,9 @@ function decodeUtf16be(bytes: Uint8Array, marked: boolean): string {
 
 /** windows-1252's 0x80-0x9F; the five bytes it leaves undefined map to the C1 control of the same number. */
 const CP1252_HIGH = [
-  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f,
-  0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d,
+  0x17d, 0x8f, 0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a,
+  0x153, 0x9d, 0x17e, 0x178,
 ];
 
 /**
@@ -231,7 +248,8 @@ export function decodeBody(bytes: Uint8Array, contentType: string | undefined, k
       const charset = charsetOf(encoding);
       // A declaration saying UTF-16 in a document whose bytes are 8-bit (a .NET StringWriter's document
       // sent as UTF-8, a common sight) cannot be right about itself: read the bytes as UTF-8.
-      if (charset !== "utf-16" && charset !== "utf-16le" && charset !== "utf-16be") return decodeIn(bytes, charset);
+      if (charset !== "utf-16" && charset !== "utf-16le" && charset !== "utf-16be")
+        return decodeIn(bytes, charset);
     }
   }
   return decodeIn(bytes, "utf-8");

@@ -26,7 +26,11 @@ export function parseErrorText(body: string): { exceptionType: string; reason: s
   return m ? { exceptionType: m[1]!, reason: m[2]!.trim() } : { exceptionType: "", reason: text };
 }
 
-export function createHttpClientBinding(variant: HttpClientVariant, service: ClientServiceModel, options: BindingOptions): ClientBinding {
+export function createHttpClientBinding(
+  variant: HttpClientVariant,
+  service: ClientServiceModel,
+  options: BindingOptions,
+): ClientBinding {
   const ns = service.namespace;
 
   return {
@@ -35,7 +39,9 @@ export function createHttpClientBinding(variant: HttpClientVariant, service: Cli
     encodeRequest(op: ClientOperationModel, texts: ParamTexts): WireRequest {
       if (!offeredOnHttp(op)) {
         const param = op.params.find((q) => notOnHttp(q) !== undefined)!;
-        throw new TypeError(`${op.name} takes ${notOnHttp(param)} (${param.name}), which ${variant.binding} cannot carry (as in ASMX): call it over SOAP.`);
+        throw new TypeError(
+          `${op.name} takes ${notOnHttp(param)} (${param.name}), which ${variant.binding} cannot carry (as in ASMX): call it over SOAP.`,
+        );
       }
       // Every parameter is sent (an absent one empty, a null nullable value empty too); an array is its
       // field repeated, once per item (none for an empty array), as ASMX reads arrays of primitives.
@@ -45,8 +51,13 @@ export function createHttpClientBinding(variant: HttpClientVariant, service: Cli
         const text = texts[i];
         const type = p.type.kind === "array" ? p.type.item : p.type;
         const field = (value: WireValue): string =>
-          typeof value !== "string" ? "" : type.kind === "scalar" && type.type === "char" ? String.fromCharCode(Number(value)) : value;
-        if (Array.isArray(text)) for (const item of text as readonly WireValue[]) pairs.push([p.name, field(item)]);
+          typeof value !== "string"
+            ? ""
+            : type.kind === "scalar" && type.type === "char"
+              ? String.fromCharCode(Number(value))
+              : value;
+        if (Array.isArray(text))
+          for (const item of text as readonly WireValue[]) pairs.push([p.name, field(item)]);
         else if (p.type.kind !== "array") pairs.push([p.name, field(text as WireValue)]);
       });
       return variant.toRequest(`/${op.name}`, new URLSearchParams(pairs).toString());
@@ -65,7 +76,11 @@ export function createHttpClientBinding(variant: HttpClientVariant, service: Cli
         const { exceptionType, reason } = parseErrorText(response.body);
         const errorCode = response.headers[ERROR_CODE_HEADER];
         const parameter = response.headers[ERROR_PARAMETER_HEADER];
-        throw new HttpBindingError({ status, exceptionType, reason, errorCode, parameter }, variant.binding, op.name);
+        throw new HttpBindingError(
+          { status, exceptionType, reason, errorCode, parameter },
+          variant.binding,
+          op.name,
+        );
       }
       // Void and one-way: 200 with an empty body; nothing to read.
       if (op.result.kind === "void" || op.result.kind === "oneWay") return undefined;

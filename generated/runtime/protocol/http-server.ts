@@ -98,21 +98,29 @@ function decodeFormPart(part: string): string | undefined {
 }
 
 function invalidEncoding(name: string): ServiceError {
-  return new ServiceError(ErrorCodes.InvalidEncoding, `The value of ${name} holds %-escapes that are not UTF-8 text.`, {
-    side: "client",
-    status: 400,
-    exceptionType: "System.ArgumentException",
-    parameter: name,
-  });
+  return new ServiceError(
+    ErrorCodes.InvalidEncoding,
+    `The value of ${name} holds %-escapes that are not UTF-8 text.`,
+    {
+      side: "client",
+      status: 400,
+      exceptionType: "System.ArgumentException",
+      parameter: name,
+    },
+  );
 }
 
 function tooManyItems(name: string, limit: number): ServiceError {
-  return new ServiceError(ErrorCodes.TooManyElements, `The form holds more than ${limit} array items (at ${name}).`, {
-    side: "client",
-    status: 400,
-    exceptionType: "System.InvalidOperationException",
-    parameter: name,
-  });
+  return new ServiceError(
+    ErrorCodes.TooManyElements,
+    `The form holds more than ${limit} array items (at ${name}).`,
+    {
+      side: "client",
+      status: 400,
+      exceptionType: "System.InvalidOperationException",
+      parameter: name,
+    },
+  );
 }
 
 /**
@@ -157,7 +165,9 @@ function formTexts(
       const nameEnd = hasValue ? eq : end;
       const rawLength = nameEnd - start;
       const name =
-        rawLength > maxEncodedName || rawLength < shortestName ? undefined : decodeFormPart(form.slice(start, nameEnd));
+        rawLength > maxEncodedName || rawLength < shortestName
+          ? undefined
+          : decodeFormPart(form.slice(start, nameEnd));
       const i = name === undefined ? undefined : index.get(name);
       if (i !== undefined && (texts[i] === undefined || isArray[i])) {
         const value = hasValue ? decodeFormPart(form.slice(eq + 1, end)) : "";
@@ -165,8 +175,7 @@ function formTexts(
         if (isArray[i]) {
           if (++items > maxItems) throw tooManyItems(params[i]!.name, maxItems);
           ((texts[i] ??= []) as string[]).push(value);
-        }
-        else texts[i] = value;
+        } else texts[i] = value;
       }
     }
     start = end + 1;
@@ -195,7 +204,11 @@ function dotNetText(type: TypeModel, text: string, name: string): string {
 const EMPTY_OK: WireResponse = { status: 200, headers: {}, body: "" };
 
 function document(root: string): WireResponse {
-  return { status: 200, headers: { "content-type": "text/xml; charset=utf-8" }, body: `${XML_DECLARATION}\n${root}` };
+  return {
+    status: 200,
+    headers: { "content-type": "text/xml; charset=utf-8" },
+    body: `${XML_DECLARATION}\n${root}`,
+  };
 }
 
 export function createHttpServerBinding(
@@ -222,13 +235,23 @@ export function createHttpServerBinding(
       const name = request.path.startsWith("/") ? request.path.slice(1) : request.path;
       const op = byName.get(name);
       if (!op) {
-        throw new ServiceError(ErrorCodes.UnknownOperation, `${oneLine(name, 40)} Web Service method name is not valid.`, {
-          side: "client",
-          exceptionType: "System.InvalidOperationException",
-        });
+        throw new ServiceError(
+          ErrorCodes.UnknownOperation,
+          `${oneLine(name, 40)} Web Service method name is not valid.`,
+          {
+            side: "client",
+            exceptionType: "System.InvalidOperationException",
+          },
+        );
       }
       const params = op.params;
-      const texts = formTexts(variant.fromRequest(request), params, indexes.get(op) as Map<string, number>, arrays.get(op)!, maxItems);
+      const texts = formTexts(
+        variant.fromRequest(request),
+        params,
+        indexes.get(op) as Map<string, number>,
+        arrays.get(op)!,
+        maxItems,
+      );
       // Values as .NET's invariant culture reads them (values.ts fromDotNetText), each item of an array too.
       for (let i = 0; i < params.length; i++) {
         const text = texts[i];
@@ -251,9 +274,16 @@ export function createHttpServerBinding(
       const root = httpRootName(op.result);
       if (isNullResult(op.result, result)) {
         // A null string, byte array, array or record: the root element, nil (its WSDL element is nillable).
-        return document(`<${root} xmlns:xsd="${XSD_NS}" xmlns:xsi="${XSI_NS}" xsi:nil="true" xmlns="${ns}" />`);
+        return document(
+          `<${root} xmlns:xsd="${XSD_NS}" xmlns:xsi="${XSI_NS}" xsi:nil="true" xmlns="${ns}" />`,
+        );
       }
-      if (kind === "scalar" || kind === "enum" || kind === "array" || ((kind === "list" || kind === "record") && !isFlatRecord(op.result.record))) {
+      if (
+        kind === "scalar" ||
+        kind === "enum" ||
+        kind === "array" ||
+        ((kind === "list" || kind === "record") && !isFlatRecord(op.result.record))
+      ) {
         const attrs = kind === "scalar" || kind === "enum" ? ` xmlns="${ns}"` : arrayAttrs;
         return document(resultElement(root, op.result, result, true, attrs, options.recordWriters));
       }

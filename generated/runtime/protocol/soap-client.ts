@@ -25,7 +25,11 @@ export function localPart(qname: string): string {
   return t.slice(t.indexOf(":") + 1);
 }
 
-export function createSoapClientBinding(version: SoapClientVersion, service: ClientServiceModel, options: BindingOptions): ClientBinding {
+export function createSoapClientBinding(
+  version: SoapClientVersion,
+  service: ClientServiceModel,
+  options: BindingOptions,
+): ClientBinding {
   const ns = service.namespace;
   const open = envelopeOpen(version);
 
@@ -50,7 +54,13 @@ export function createSoapClientBinding(version: SoapClientVersion, service: Cli
         }
       });
       body += `</${op.name}>${ENVELOPE_CLOSE}`;
-      return { method: "POST", path: "", query: "", headers: version.requestHeaders(soapActionOf(ns, op.name)), body };
+      return {
+        method: "POST",
+        path: "",
+        query: "",
+        headers: version.requestHeaders(soapActionOf(ns, op.name)),
+        body,
+      };
     },
 
     decodeResponse(op: ClientOperationModel, response: WireResponse, request: ParamValues): unknown {

@@ -26,4 +26,5 @@ export const soap12ClientVersion: SoapClientVersion = {
 };
 
 /** The SOAP 1.2 client binding: `createClientWith(soap12, config)`. */
-export const soap12Client: ClientBindingFactory = (service, options) => createSoapClientBinding(soap12ClientVersion, service, options);
+export const soap12Client: ClientBindingFactory = (service, options) =>
+  createSoapClientBinding(soap12ClientVersion, service, options);

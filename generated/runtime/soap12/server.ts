@@ -5,7 +5,11 @@
 
 import { ErrorCodes, type ServiceError } from "../errors.js";
 import type { ServerBindingFactory } from "../protocol/binding.js";
-import { createSoapServerBinding, type SoapServerVersion, type TransportAction } from "../protocol/soap-server.js";
+import {
+  createSoapServerBinding,
+  type SoapServerVersion,
+  type TransportAction,
+} from "../protocol/soap-server.js";
 import { escapeText } from "../xml/write.js";
 import { SOAP12_CONTENT_TYPE, SOAP12_ENVELOPE_NS, SOAP12_LABEL } from "./index.js";
 
@@ -14,7 +18,7 @@ const ACTION_RE = /;\s*action\s*=\s*(?:"([^"]*)"|([^;\s]*))/i;
 // A client sends the same Content-Type on every call: the last answer is kept (a string comparison
 // costs less than the regex and its match array).
 let lastContentType = "";
-let lastAction: string | undefined = undefined;
+let lastAction: string | undefined;
 
 /** The `action` parameter of a SOAP 1.2 Content-Type, if any. */
 export function contentTypeAction(contentType: string | undefined): string | undefined {
@@ -39,7 +43,12 @@ export const soap12ServerVersion: SoapServerVersion = {
   },
   faultXml(error: ServiceError, detail: string | undefined): string {
     // ASMX writes no NotUnderstood header block with a MustUnderstand fault (SOAP 1.2 recommends one).
-    const code = error.code === ErrorCodes.MustUnderstand ? "soap:MustUnderstand" : error.side === "client" ? "soap:Sender" : "soap:Receiver";
+    const code =
+      error.code === ErrorCodes.MustUnderstand
+        ? "soap:MustUnderstand"
+        : error.side === "client"
+          ? "soap:Sender"
+          : "soap:Receiver";
     return (
       `<soap:Fault><soap:Code><soap:Value>${code}</soap:Value></soap:Code>` +
       `<soap:Reason><soap:Text xml:lang="en">${escapeText(error.message)}</soap:Text></soap:Reason>` +
@@ -48,4 +57,5 @@ export const soap12ServerVersion: SoapServerVersion = {
   },
 };
 
-export const soap12Server: ServerBindingFactory = (service, options) => createSoapServerBinding(soap12ServerVersion, service, options);
+export const soap12Server: ServerBindingFactory = (service, options) =>
+  createSoapServerBinding(soap12ServerVersion, service, options);

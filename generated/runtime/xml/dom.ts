@@ -13,7 +13,14 @@
 // links (no recursion on the input's depth). The parse itself is bounded by the client's
 // maxResponseBytes. Messages are fixed texts (the browser's error text can quote the input).
 
-import { DEFAULT_MAX_ATTRIBUTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_ELEMENTS, tooManyAttributes, tooManyElements, XmlRefusal } from "./tree.js";
+import {
+  DEFAULT_MAX_ATTRIBUTES,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_ELEMENTS,
+  tooManyAttributes,
+  tooManyElements,
+  XmlRefusal,
+} from "./tree.js";
 import type { ReadOptions, XmlAttribute, XmlElement } from "./tree.js";
 
 interface Out {
@@ -51,7 +58,8 @@ export function readXmlDom(text: string, options?: ReadOptions): XmlElement {
   const maxElements = options?.maxElements ?? DEFAULT_MAX_ELEMENTS;
   checkProlog(text);
   const parse = (s: string): Document => new DOMParser().parseFromString(s, "application/xml");
-  if (errorNs === undefined) errorNs = parse("<").getElementsByTagName("parsererror")[0]?.namespaceURI ?? null;
+  if (errorNs === undefined)
+    errorNs = parse("<").getElementsByTagName("parsererror")[0]?.namespaceURI ?? null;
   const doc = parse(text);
   // Declared after the root element (which the parser refuses) or in a parser we did not foresee.
   if (doc.doctype) refuseDoctype();
@@ -81,7 +89,14 @@ export function readXmlDom(text: string, options?: ReadOptions): XmlElement {
         const attrs: XmlAttribute[] = Array.from(el.attributes)
           .filter((a) => a.namespaceURI !== XMLNS_NS)
           .map((a) => ({ ns: a.namespaceURI ?? "", local: a.localName, value: a.value }));
-        const out: Out = { ns: el.namespaceURI ?? "", local: el.localName, prefix: el.prefix ?? "", attrs, children: [], text: "" };
+        const out: Out = {
+          ns: el.namespaceURI ?? "",
+          local: el.localName,
+          prefix: el.prefix ?? "",
+          attrs,
+          children: [],
+          text: "",
+        };
         if (parent) parent.children.push(out);
         else result = out;
         if (node.firstChild) {
@@ -99,6 +114,7 @@ export function readXmlDom(text: string, options?: ReadOptions): XmlElement {
       node = node.parentNode;
       open.pop();
     }
+    // biome-ignore lint/complexity/useOptionalChain: null, not undefined, ends the walk (Node | null)
     node = node && node.nextSibling;
   }
   if (failed || !result) {

@@ -18,7 +18,7 @@ export class XmlOut {
   }
 
   private line(): void {
-    if (this.pretty && this.out !== "") this.out += "\n" + "  ".repeat(this.depth);
+    if (this.pretty && this.out !== "") this.out += `\n${"  ".repeat(this.depth)}`;
   }
 
   /** Whether nothing has been written yet (the first element gets no line break before it). */

@@ -11,7 +11,8 @@
 /** Throws a RangeError naming the first character XML 1.0 does not allow, found at index i. */
 function refuse(s: string, i: number): never {
   const code = s.charCodeAt(i);
-  const what = code >= 0xd800 && code <= 0xdfff ? "an unpaired surrogate" : "a character XML 1.0 does not allow";
+  const what =
+    code >= 0xd800 && code <= 0xdfff ? "an unpaired surrogate" : "a character XML 1.0 does not allow";
   const hex = code.toString(16).toUpperCase().padStart(4, "0");
   throw new RangeError(`String contains ${what} (U+${hex}) at index ${i}.`);
 }
@@ -55,9 +56,13 @@ function escapeFrom(s: string, i: number, attr: boolean): string {
       else continue;
     } else if (c < 0x20) {
       if (c === 13) rep = "&#xD;";
-      else if (c === 10) { if (!attr) continue; rep = "&#xA;"; }
-      else if (c === 9) { if (!attr) continue; rep = "&#x9;"; }
-      else refuse(s, i);
+      else if (c === 10) {
+        if (!attr) continue;
+        rep = "&#xA;";
+      } else if (c === 9) {
+        if (!attr) continue;
+        rep = "&#x9;";
+      } else refuse(s, i);
     } else {
       i = high(s, i);
       continue;
@@ -75,14 +80,21 @@ function escapeFrom(s: string, i: number, attr: boolean): string {
 export function escapeText(s: string): string {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c < 0x20 ? c !== 10 && c !== 9 : c === 38 || c === 60 || c === 62 || c >= 0xd800) return escapeFrom(s, i, false);
+    if (c < 0x20 ? c !== 10 && c !== 9 : c === 38 || c === 60 || c === 62 || c >= 0xd800)
+      return escapeFrom(s, i, false);
   }
   return s;
 }
 
 /** The first character XML 1.0 does not allow: a control character, an unpaired surrogate, U+FFFE or U+FFFF. */
-const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const TEXT_ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\r": "&#xD;" };
+const NOT_XML =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const TEXT_ESCAPES: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  "\r": "&#xD;",
+};
 
 /**
  * escapeText in a few regular expressions: the same text and the same refusals, for the client, which
@@ -101,7 +113,8 @@ export function escapeTextCompact(s: string): string {
 export function escapeAttr(s: string): string {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c < 0x20 || c === 34 || c === 38 || c === 60 || c === 62 || c >= 0xd800) return escapeFrom(s, i, true);
+    if (c < 0x20 || c === 34 || c === 38 || c === 60 || c === 62 || c >= 0xd800)
+      return escapeFrom(s, i, true);
   }
   return s;
 }

@@ -29,7 +29,12 @@ export interface ReferenceAnswer {
   readonly body: string;
 }
 
-const INVALID_OPERATION = new Set(["MissingParameter", "UnknownOperation", "UnsupportedMediaType", "MethodNotAllowed"]);
+const INVALID_OPERATION = new Set([
+  "MissingParameter",
+  "UnknownOperation",
+  "UnsupportedMediaType",
+  "MethodNotAllowed",
+]);
 
 /** The exception type .NET names for a refusal of this code (§4's table), or for a failed operation. */
 export function defaultException(code: string, side: Side): string {
@@ -59,7 +64,10 @@ export function referenceFault(
       body: `${error.exception}: ${message}`,
     };
   }
-  const detailParts = [leaf("Code", error.code), ...(error.parameter ? [leaf("Parameter", error.parameter)] : [])];
+  const detailParts = [
+    leaf("Code", error.code),
+    ...(error.parameter ? [leaf("Parameter", error.parameter)] : []),
+  ];
   const detail = el("Error", ` xmlns="${namespace}"`, detailParts);
   const client = error.side === "client";
   const fault =

@@ -10,7 +10,11 @@ import { compact, el, indented, leaf, XML_DECLARATION, type El } from "./xml.js"
 /** One record or DataSet row as wire texts; an absent key is a null (omitted) value. */
 export type WireRecord = Readonly<Record<string, string>>;
 /** A scalar's text, a list of records, one record, or a DataSet's rows (keyed by wire column name). */
-export type WireResult = string | readonly WireRecord[] | WireRecord | { readonly rows: readonly WireRecord[] };
+export type WireResult =
+  | string
+  | readonly WireRecord[]
+  | WireRecord
+  | { readonly rows: readonly WireRecord[] };
 
 const XS = "http://www.w3.org/2001/XMLSchema";
 const MSDATA = "urn:schemas-microsoft-com:xml-msdata";
@@ -29,15 +33,25 @@ function dataSetChildren(
   const columns = names.map((name, i) =>
     el("xs:element", ` name="${name}" type="xs:${result.columns[i].type}" minOccurs="0"`),
   );
-  const schema = el("xs:schema", ` id="${result.dataSetName}" xmlns="" xmlns:xs="${XS}" xmlns:msdata="${MSDATA}"`, [
-    el("xs:element", ` name="${result.dataSetName}" msdata:IsDataSet="true" msdata:UseCurrentLocale="true"`, [
-      el("xs:complexType", "", [
-        el("xs:choice", ' minOccurs="0" maxOccurs="unbounded"', [
-          el("xs:element", ` name="${result.table}"`, [el("xs:complexType", "", [el("xs:sequence", "", columns)])]),
-        ]),
-      ]),
-    ]),
-  ]);
+  const schema = el(
+    "xs:schema",
+    ` id="${result.dataSetName}" xmlns="" xmlns:xs="${XS}" xmlns:msdata="${MSDATA}"`,
+    [
+      el(
+        "xs:element",
+        ` name="${result.dataSetName}" msdata:IsDataSet="true" msdata:UseCurrentLocale="true"`,
+        [
+          el("xs:complexType", "", [
+            el("xs:choice", ' minOccurs="0" maxOccurs="unbounded"', [
+              el("xs:element", ` name="${result.table}"`, [
+                el("xs:complexType", "", [el("xs:sequence", "", columns)]),
+              ]),
+            ]),
+          ]),
+        ],
+      ),
+    ],
+  );
   const rowEls = rows.map((row, i) =>
     el(
       result.table,
@@ -57,7 +71,9 @@ function resultContent(op: RefOperation, result: WireResult, input: WireValues):
     case "scalar":
       return result as string;
     case "list":
-      return (result as readonly WireRecord[]).map((r) => el(shape.record, "", recordFields(shape.fields, r)));
+      return (result as readonly WireRecord[]).map((r) =>
+        el(shape.record, "", recordFields(shape.fields, r)),
+      );
     case "record":
       return recordFields(shape.fields, result as WireRecord);
     case "dataSet":

@@ -34,10 +34,17 @@ function convert(type: RefType, text: string, what: string, problems: string[]):
   }
 }
 
-function checkRecord(node: XNode, record: string, fields: readonly RefField[], ns: string, problems: string[]): void {
+function checkRecord(
+  node: XNode,
+  record: string,
+  fields: readonly RefField[],
+  ns: string,
+  problems: string[],
+): void {
   for (const child of node.children) {
     const field = fields.find((f) => f.name === child.local);
-    if (!field || child.ns !== ns) problems.push(`${record} holds an unexpected element {${child.ns}}${child.local}`);
+    if (!field || child.ns !== ns)
+      problems.push(`${record} holds an unexpected element {${child.ns}}${child.local}`);
     else convert(field.type, child.text, `${record}.${field.name}`, problems);
   }
   for (const field of fields) {
@@ -46,7 +53,11 @@ function checkRecord(node: XNode, record: string, fields: readonly RefField[], n
   }
 }
 
-function checkDataSet(holder: XNode, result: Extract<RefResult, { kind: "dataSet" }>, problems: string[]): void {
+function checkDataSet(
+  holder: XNode,
+  result: Extract<RefResult, { kind: "dataSet" }>,
+  problems: string[],
+): void {
   const schema = childNamed(holder, XS, "schema");
   const diffgram = childNamed(holder, DIFFGR, "diffgram");
   if (!schema || !diffgram) {
@@ -66,7 +77,8 @@ function checkDataSet(holder: XNode, result: Extract<RefResult, { kind: "dataSet
     columns.set(name, SCHEMA_TYPES[type.slice(type.lastIndexOf("}") + 1)] ?? "string");
   }
   for (const c of result.columns) {
-    if (c.name !== undefined && !columns.has(c.name)) problems.push(`the DataSet schema has no column ${c.name}`);
+    if (c.name !== undefined && !columns.has(c.name))
+      problems.push(`the DataSet schema has no column ${c.name}`);
   }
   for (const data of diffgram.children.filter((c) => c.ns !== DIFFGR)) {
     for (const row of data.children) {
@@ -83,7 +95,8 @@ function checkResult(op: RefOperation, holder: XNode, problems: string[]): void 
   const result = op.result;
   switch (result.kind) {
     case "scalar":
-      return convert(result.type, holder.text, `${op.name} result`, problems);
+      convert(result.type, holder.text, `${op.name} result`, problems);
+      return;
     case "list":
       for (const item of holder.children) {
         if (item.local !== result.record || item.ns !== op.namespace)
@@ -92,9 +105,11 @@ function checkResult(op: RefOperation, holder: XNode, problems: string[]): void 
       }
       return;
     case "record":
-      return checkRecord(holder, result.record, result.fields, op.namespace, problems);
+      checkRecord(holder, result.record, result.fields, op.namespace, problems);
+      return;
     case "dataSet":
-      return checkDataSet(holder, result, problems);
+      checkDataSet(holder, result, problems);
+      return;
   }
 }
 
@@ -193,8 +208,13 @@ export function checkAnswerShape(
       }
       note = soapShape(op, binding, answer, problems);
     } else {
-      if (answer.status === 200 && !sameContentType(answer.headers["content-type"], "text/xml; charset=utf-8")) {
-        problems.push(`content type ${answer.headers["content-type"] ?? "(none)"}, want text/xml; charset=utf-8`);
+      if (
+        answer.status === 200 &&
+        !sameContentType(answer.headers["content-type"], "text/xml; charset=utf-8")
+      ) {
+        problems.push(
+          `content type ${answer.headers["content-type"] ?? "(none)"}, want text/xml; charset=utf-8`,
+        );
       }
       note = httpShape(op, answer, refusals, problems);
     }

@@ -71,7 +71,8 @@ function refType(type: TypeModel, nullable: boolean | undefined, where: string):
   if (type.kind === "scalar" && !nullable && (REF_TYPES as readonly string[]).includes(type.type)) {
     return type.type as RefType;
   }
-  const name = type.kind === "scalar" ? type.type : type.kind === "array" ? `${type.itemElement}[]` : type.kind;
+  const name =
+    type.kind === "scalar" ? type.type : type.kind === "array" ? `${type.itemElement}[]` : type.kind;
   throw new Error(
     `conformance reference: ${where} is ${nullable ? "nullable " : ""}${name}; the reference covers ` +
       `${REF_TYPES.join(", ")} (extend test/conformance/reference/ to cover more)`,
@@ -81,7 +82,10 @@ function refType(type: TypeModel, nullable: boolean | undefined, where: string):
 function toResult(op: OperationModel): RefResult {
   const result = op.result;
   const fields = (record: RecordModel): RefField[] =>
-    record.fields.map((f) => ({ name: f.name, type: refType(f.type, f.nullable, `${record.name}.${f.name}`) }));
+    record.fields.map((f) => ({
+      name: f.name,
+      type: refType(f.type, f.nullable, `${record.name}.${f.name}`),
+    }));
   switch (result.kind) {
     case "scalar":
       return { kind: "scalar", type: refType(result, false, `${op.name}'s result`) };

@@ -16,7 +16,8 @@ export class NotConvertible extends Error {}
 
 function integer(text: string, min: bigint, max: bigint, type: RefType): bigint {
   const n = INTEGER.test(text) ? BigInt(text) : undefined;
-  if (n === undefined || n < min || n > max) throw new NotConvertible(`'${text}' does not convert to ${type}`);
+  if (n === undefined || n < min || n > max)
+    throw new NotConvertible(`'${text}' does not convert to ${type}`);
   return n;
 }
 

@@ -37,7 +37,8 @@ export function compact(e: El): string {
 
 export function indented(e: El, depth = 0): string {
   const pad = "  ".repeat(depth);
-  if (e.text !== undefined && e.text !== "") return `${pad}<${e.name}${e.attrs}>${escapeText(e.text)}</${e.name}>`;
+  if (e.text !== undefined && e.text !== "")
+    return `${pad}<${e.name}${e.attrs}>${escapeText(e.text)}</${e.name}>`;
   if (e.children.length === 0) return `${pad}<${e.name}${e.attrs} />`;
   const inner = e.children.map((c) => indented(c, depth + 1)).join("\n");
   return `${pad}<${e.name}${e.attrs}>\n${inner}\n${pad}</${e.name}>`;

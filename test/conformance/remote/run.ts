@@ -15,7 +15,14 @@ import { fixtureValues, MISSING_DATA_CODES, type FixtureKey } from "../fixtures.
 import type { ReferenceAnswer } from "../reference/errors.js";
 import { checkAnswerShape } from "../reference/shape.js";
 import { loadReferenceService, type RefOperation } from "../reference/spec.js";
-import { casesOf, expectedError, loadCases, sentValues, type ConformanceCase, type Profile } from "../suite/cases.js";
+import {
+  casesOf,
+  expectedError,
+  loadCases,
+  sentValues,
+  type ConformanceCase,
+  type Profile,
+} from "../suite/cases.js";
 import { sendRequest } from "../suite/http.js";
 import { answerErrorCode, checkRefusal } from "../suite/refusal.js";
 import { caseRequest } from "../suite/request.js";
@@ -86,7 +93,8 @@ export async function runRemote(options: RemoteOptions, print: (line: string) =>
     const isSuccess = c.name === "success";
     // A result case that varies the request (tampered, or lenient values) is held to the shape too; other
     // result cases only vary the data, which a live endpoint has its own of.
-    const isShape = c.result !== undefined && (isSuccess || c.tamper !== undefined || c.received !== undefined);
+    const isShape =
+      c.result !== undefined && (isSuccess || c.tamper !== undefined || c.received !== undefined);
     // Refusals: the caller's fault, or a runtime refusal of a tampered request (an empty SOAP 1.2 body);
     // a server-side error without tampering is a handler's, which only our suite can script.
     const isRefusal = c.error !== undefined && (c.error.side === "client" || c.tamper !== undefined);
@@ -109,7 +117,10 @@ export async function runRemote(options: RemoteOptions, print: (line: string) =>
       }
       const verdict = isShape
         ? checkAnswerShape(op, binding, answer, refusalCodes)
-        : { problems: checkRefusal(binding, answer, expectedError(c.error!, binding), false), note: `refused: ${c.error!.code}` };
+        : {
+            problems: checkRefusal(binding, answer, expectedError(c.error!, binding), false),
+            note: `refused: ${c.error!.code}`,
+          };
       if (verdict.problems.length === 0) {
         rows.push({ name, outcome: "passed", detail: verdict.note });
         continue;
@@ -117,11 +128,17 @@ export async function runRemote(options: RemoteOptions, print: (line: string) =>
       const code = answerErrorCode(binding, answer);
       const missing = c.fixtures.filter((key) => given[key] === undefined);
       const meansMissing = (keys: readonly FixtureKey[]) =>
-        code !== undefined && code !== c.error?.code && keys.some((key) => MISSING_DATA_CODES[key].includes(code));
+        code !== undefined &&
+        code !== c.error?.code &&
+        keys.some((key) => MISSING_DATA_CODES[key].includes(code));
       if (meansMissing(c.fixtures)) {
         rows.push(
           meansMissing(missing)
-            ? { name, outcome: "passed", detail: `missing data: ${code} (give the fixtures ${missing.join(", ")} to check this case)` }
+            ? {
+                name,
+                outcome: "passed",
+                detail: `missing data: ${code} (give the fixtures ${missing.join(", ")} to check this case)`,
+              }
             : {
                 name,
                 outcome: "failed",

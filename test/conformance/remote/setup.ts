@@ -28,14 +28,21 @@ export interface SetupOptions {
 }
 
 /** What setup made: the fixtures file's content (username and every fixture, no password). */
-export type SetupResult = { readonly username: string } & Readonly<Record<Exclude<FixtureKey, "importUrl">, string>> & {
-  readonly importUrl?: string;
-};
+export type SetupResult = { readonly username: string } & Readonly<
+  Record<Exclude<FixtureKey, "importUrl">, string>
+> & {
+    readonly importUrl?: string;
+  };
 
 /** One admin CLI command in-process (`npm run admin -- …`), its JSON output parsed; throws its error line. */
-async function admin(databaseUrl: string, argv: readonly string[], stdin = ""): Promise<Record<string, unknown>> {
+async function admin(
+  databaseUrl: string,
+  argv: readonly string[],
+  stdin = "",
+): Promise<Record<string, unknown>> {
   const { code, stdout, stderr } = await runAdminCommand(databaseUrl, [...argv, "--json"], stdin);
-  if (code !== 0) throw new Error(`admin ${argv.slice(0, 2).join(" ")}: ${stderr.trim() || `exit code ${code}`}`);
+  if (code !== 0)
+    throw new Error(`admin ${argv.slice(0, 2).join(" ")}: ${stderr.trim() || `exit code ${code}`}`);
   return JSON.parse(stdout) as Record<string, unknown>;
 }
 
@@ -58,28 +65,98 @@ export async function setupFixtures(options: SetupOptions): Promise<SetupResult>
 
   await admin(db, ["account", "create", "--username", account], `${options.password}\n`);
   log(`account: ${account}`);
-  const list = made("list", idOf(await admin(db, ["list", "create", "--account", account, "--name", name]), "list create"));
-  const client = createClient({ baseUrl: options.url, username: account, password: options.password, binding: "soap11" });
+  const list = made(
+    "list",
+    idOf(await admin(db, ["list", "create", "--account", account, "--name", name]), "list create"),
+  );
+  const client = createClient({
+    baseUrl: options.url,
+    username: account,
+    password: options.password,
+    binding: "soap11",
+  });
   const subscriber = made(
     "subscriber",
-    String(await client.InsertSubscriberSid({ strEmail: email, strName: name, strMailingListID: list, strFormat: "HTML", strCountryCode: "", strPhoneNumber: "" })),
+    String(
+      await client.InsertSubscriberSid({
+        strEmail: email,
+        strName: name,
+        strMailingListID: list,
+        strFormat: "HTML",
+        strCountryCode: "",
+        strPhoneNumber: "",
+      }),
+    ),
   );
   const html = '<p>Hello {{Name}}</p>{{holder:0}}<p><a href="{{unsubscribe}}">Unsubscribe</a></p>';
-  await admin(db, ["template", "create", "--account", account, "--name", name, "--html", html, "--subject", name]);
+  await admin(db, [
+    "template",
+    "create",
+    "--account",
+    account,
+    "--name",
+    name,
+    "--html",
+    html,
+    "--subject",
+    name,
+  ]);
   log(`template: ${name}`);
-  const module = made("module", idOf(await admin(db, ["module", "create", "--account", account, "--name", name, "--code", "<p>Module</p>"]), "module create"));
+  const module = made(
+    "module",
+    idOf(
+      await admin(db, ["module", "create", "--account", account, "--name", name, "--code", "<p>Module</p>"]),
+      "module create",
+    ),
+  );
   const filter = made(
     "filter",
-    idOf(await admin(db, ["filter", "create", "--account", account, "--name", name, "--field", "Email", "--operator", "contains", "--value", "@"]), "filter create"),
+    idOf(
+      await admin(db, [
+        "filter",
+        "create",
+        "--account",
+        account,
+        "--name",
+        name,
+        "--field",
+        "Email",
+        "--operator",
+        "contains",
+        "--value",
+        "@",
+      ]),
+      "filter create",
+    ),
   );
   const newsletter = made(
     "newsletter",
-    String(await client.InsertTemplateNewsletter({ strTemplateName: name, strNewsletterName: name, strSubject: "", strTracking: "all" })),
+    String(
+      await client.InsertTemplateNewsletter({
+        strTemplateName: name,
+        strNewsletterName: name,
+        strSubject: "",
+        strTracking: "all",
+      }),
+    ),
   );
   const trigger = made(
     "trigger",
     idOf(
-      await admin(db, ["trigger", "create", "--account", account, "--name", name, "--list", list, "--newsletter", newsletter, "--from-email", email]),
+      await admin(db, [
+        "trigger",
+        "create",
+        "--account",
+        account,
+        "--name",
+        name,
+        "--list",
+        list,
+        "--newsletter",
+        newsletter,
+        "--from-email",
+        email,
+      ]),
       "trigger create",
     ),
   );
@@ -99,7 +176,21 @@ export async function setupFixtures(options: SetupOptions): Promise<SetupResult>
   );
   const project = made(
     "project",
-    idOf(await admin(db, ["project", "create", "--account", account, "--name", name, "--subject", name, "--text", "Hello {{Name}}"]), "project create"),
+    idOf(
+      await admin(db, [
+        "project",
+        "create",
+        "--account",
+        account,
+        "--name",
+        name,
+        "--subject",
+        name,
+        "--text",
+        "Hello {{Name}}",
+      ]),
+      "project create",
+    ),
   );
   return {
     username: account,

@@ -164,22 +164,28 @@ const NO_FIXTURES: Reading = { fixtures: SUITE_FIXTURES, used: new Set() };
  */
 function wireText(value: unknown, where: string, reading: Reading = NO_FIXTURES): string {
   if (typeof value === "string") return value;
-  if (Array.isArray(value)) return value.map((piece, i) => wireText(piece, `${where}[${i}]`, reading)).join("");
+  if (Array.isArray(value))
+    return value.map((piece, i) => wireText(piece, `${where}[${i}]`, reading)).join("");
   if (isObject(value) && typeof value.repeat === "string" && typeof value.times === "number") {
     return value.repeat.repeat(value.times);
   }
   if (isObject(value) && typeof value.fixture === "string" && Object.keys(value).length === 1) {
     const key = value.fixture as FixtureKey;
-    if (!FIXTURE_KEYS.includes(key)) throw new Error(`${where}: fixture ${key} is none of ${FIXTURE_KEYS.join(", ")}`);
+    if (!FIXTURE_KEYS.includes(key))
+      throw new Error(`${where}: fixture ${key} is none of ${FIXTURE_KEYS.join(", ")}`);
     reading.used.add(key);
     return reading.fixtures[key];
   }
-  throw new Error(`${where}: wire values are strings (quote numbers and booleans), got ${JSON.stringify(value)}`);
+  throw new Error(
+    `${where}: wire values are strings (quote numbers and booleans), got ${JSON.stringify(value)}`,
+  );
 }
 
 function wireRecord(value: unknown, where: string, reading: Reading = NO_FIXTURES): WireRecord {
   if (!isObject(value)) throw new Error(`${where}: expected a map of wire texts`);
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, wireText(v, `${where}.${k}`, reading)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, wireText(v, `${where}.${k}`, reading)]),
+  );
 }
 
 function checkKeys(raw: Raw, allowed: ReadonlySet<string>, where: string): void {
@@ -193,7 +199,8 @@ function readResult(raw: unknown, kind: string, where: string): WireResult {
     return raw.map((r, i) => wireRecord(r, `${where}[${i}]`));
   }
   if (kind === "record") return wireRecord(raw, where);
-  if (!isObject(raw) || !Array.isArray(raw.rows)) throw new Error(`${where}: a DataSet result is { rows: [...] }`);
+  if (!isObject(raw) || !Array.isArray(raw.rows))
+    throw new Error(`${where}: a DataSet result is { rows: [...] }`);
   return { rows: raw.rows.map((r, i) => wireRecord(r, `${where}.rows[${i}]`)) };
 }
 
@@ -214,10 +221,17 @@ function readError(raw: unknown, where: string): CaseError {
   };
 }
 
-function readCase(raw: unknown, operation: string, file: string, service: RefService, fixtures: Fixtures): ConformanceCase {
+function readCase(
+  raw: unknown,
+  operation: string,
+  file: string,
+  service: RefService,
+  fixtures: Fixtures,
+): ConformanceCase {
   const op = service.operations.get(operation);
   if (!op) throw new Error(`${file}: ${operation} is not an operation of the spec`);
-  if (!isObject(raw) || typeof raw.name !== "string") throw new Error(`${file}: ${operation}: every case needs a name`);
+  if (!isObject(raw) || typeof raw.name !== "string")
+    throw new Error(`${file}: ${operation}: every case needs a name`);
   const where = `${file}: ${operation}/${raw.name}`;
   checkKeys(raw, CASE_KEYS, where);
   const paramNames = new Set(op.params.map((p) => p.name));
@@ -248,15 +262,19 @@ function readCase(raw: unknown, operation: string, file: string, service: RefSer
   const profile = (raw.profile ?? "protocol") as Profile;
   if (!PROFILES.includes(profile)) throw new Error(`${where}: profile is protocol or service`);
   if (profile === "protocol" && isObject(raw.error) && SERVICE_ONLY_CODES.has(String(raw.error.code))) {
-    throw new Error(`${where}: ${String(raw.error.code)} is our validation, not every ASMX host's: mark it profile: service`);
+    throw new Error(
+      `${where}: ${String(raw.error.code)} is our validation, not every ASMX host's: mark it profile: service`,
+    );
   }
   let received: Record<string, string> | undefined;
   if (raw.received !== undefined) {
     received = wireRecord(raw.received, `${where} received`);
     for (const name of Object.keys(received)) {
-      if (!paramNames.has(name)) throw new Error(`${where}: received ${name} is not a parameter of ${operation}`);
+      if (!paramNames.has(name))
+        throw new Error(`${where}: received ${name} is not a parameter of ${operation}`);
     }
-    if (roles.includes("client")) throw new Error(`${where}: received is what the server's handler gets; pin roles: [server]`);
+    if (roles.includes("client"))
+      throw new Error(`${where}: received is what the server's handler gets; pin roles: [server]`);
   }
   const base = {
     file,

@@ -37,7 +37,11 @@ function sameXml(got: string, want: string): boolean {
 }
 
 /** How the request the client sent differs from the reference request; empty when it does not. */
-export function requestDifferences(binding: RefBinding, got: ReferenceRequest, want: ReferenceRequest): string[] {
+export function requestDifferences(
+  binding: RefBinding,
+  got: ReferenceRequest,
+  want: ReferenceRequest,
+): string[] {
   const problems: string[] = [];
   const same = (what: string, a: unknown, b: unknown) => {
     if (JSON.stringify(a) !== JSON.stringify(b))
@@ -100,12 +104,18 @@ export async function startClientRole(
         body: Buffer.concat(chunks).toString("utf8"),
       };
       const exchange = current;
-      const problems = exchange ? requestDifferences(exchange.binding, got, exchange.request) : ["no case is running"];
+      const problems = exchange
+        ? requestDifferences(exchange.binding, got, exchange.request)
+        : ["no case is running"];
       if (exchange) exchange.problems = problems;
       const answer =
         exchange && problems.length === 0
           ? exchange.answer
-          : { status: 400, headers: { "content-type": "text/plain" }, body: `request differs: ${problems.join("; ")}` };
+          : {
+              status: 400,
+              headers: { "content-type": "text/plain" },
+              body: `request differs: ${problems.join("; ")}`,
+            };
       res.writeHead(answer.status, answer.headers);
       res.end(answer.body);
     });
@@ -121,9 +131,19 @@ export async function startClientRole(
     const answer = want
       ? referenceFault(binding, want, op.namespace)
       : referenceResponse(op, binding, c.result ?? "", values);
-    const exchange: Exchange = { binding, request: referenceRequest(op, binding, values), answer, problems: undefined };
+    const exchange: Exchange = {
+      binding,
+      request: referenceRequest(op, binding, values),
+      answer,
+      problems: undefined,
+    };
     current = exchange;
-    const client = createClient({ baseUrl, binding, username: values.strUsername, password: values.strPassword });
+    const client = createClient({
+      baseUrl,
+      binding,
+      username: values.strUsername,
+      password: values.strPassword,
+    });
     const call = (client as unknown as Record<string, (params: unknown) => Promise<unknown>>)[op.name];
     const outcome = await call(clientParams(op, values)).then(
       (value) => ({ value }),
@@ -154,7 +174,11 @@ export async function startClientRole(
     } else {
       expect(outcome.error).toBeInstanceOf(HttpBindingError);
       const failure = outcome.error as InstanceType<typeof HttpBindingError>;
-      expect({ status: failure.status, exceptionType: failure.exceptionType, errorCode: failure.errorCode }).toEqual({
+      expect({
+        status: failure.status,
+        exceptionType: failure.exceptionType,
+        errorCode: failure.errorCode,
+      }).toEqual({
         status: want.status,
         exceptionType: want.exception,
         errorCode: want.code,

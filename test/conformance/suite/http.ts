@@ -17,18 +17,26 @@ export function sendRequest(
   if (request.method !== "GET" || body.length > 0) headers["content-length"] = body.length;
   const transport = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
-    const req = transport.request(url, { method: request.method, headers, agent: false, timeout: timeoutMs }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("error", reject);
-      res.on("end", () => {
-        const flat: Record<string, string> = {};
-        for (const [name, value] of Object.entries(res.headers)) {
-          if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: flat, body: Buffer.concat(chunks).toString("utf8") });
-      });
-    });
+    const req = transport.request(
+      url,
+      { method: request.method, headers, agent: false, timeout: timeoutMs },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("error", reject);
+        res.on("end", () => {
+          const flat: Record<string, string> = {};
+          for (const [name, value] of Object.entries(res.headers)) {
+            if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
+          }
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: flat,
+            body: Buffer.concat(chunks).toString("utf8"),
+          });
+        });
+      },
+    );
     req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.on("error", reject);
     req.end(body.length > 0 ? body : undefined);

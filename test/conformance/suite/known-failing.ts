@@ -30,12 +30,18 @@ export function loadKnownFailing(path = KNOWN_FAILING_PATH): KnownFailing[] {
   });
 }
 
-export function knownFailingEntry(list: readonly KnownFailing[], run: ExpandedCase): KnownFailing | undefined {
+export function knownFailingEntry(
+  list: readonly KnownFailing[],
+  run: ExpandedCase,
+): KnownFailing | undefined {
   return list.find((e) => e.case === run.path && (e.role === undefined || e.role === run.role));
 }
 
 /** Runs a case; a known-failing one must fail, and its passing is the failure. */
-export async function runExpectingListed(entry: KnownFailing | undefined, body: () => Promise<void>): Promise<void> {
+export async function runExpectingListed(
+  entry: KnownFailing | undefined,
+  body: () => Promise<void>,
+): Promise<void> {
   if (!entry) return body();
   let passed = false;
   try {

@@ -28,7 +28,8 @@ function localPart(qname: string): string {
 export function readFault(binding: "soap11" | "soap12", body: string): ReadFault {
   const env = envelopeNs(binding);
   const root = readTree(body);
-  if (root.ns !== env || root.local !== "Envelope") throw new Error(`the answer is not a ${binding} envelope`);
+  if (root.ns !== env || root.local !== "Envelope")
+    throw new Error(`the answer is not a ${binding} envelope`);
   const fault = childNamed(childNamed(root, env, "Body"), env, "Fault");
   if (!fault) throw new Error("the envelope's Body holds no Fault");
   let code: XNode | undefined;
@@ -72,7 +73,9 @@ export function namedExceptionType(body: string): string | undefined {
 function isSoapEnvelope(body: string): boolean {
   try {
     const root = readTree(body);
-    return root.local === "Envelope" && (root.ns === envelopeNs("soap11") || root.ns === envelopeNs("soap12"));
+    return (
+      root.local === "Envelope" && (root.ns === envelopeNs("soap11") || root.ns === envelopeNs("soap12"))
+    );
   } catch {
     return false;
   }
@@ -99,14 +102,17 @@ function checkBare(answer: ReferenceAnswer, want: RefError, strict: boolean): st
     problems.push(`a refusal at the HTTP level carries ${strict ? "XML" : "a SOAP envelope"}, want none`);
   }
   const code = answer.headers["x-error-code"];
-  if (code === undefined ? strict : code !== want.code) problems.push(`error code ${code ?? "(none)"}, want ${want.code}`);
+  if (code === undefined ? strict : code !== want.code)
+    problems.push(`error code ${code ?? "(none)"}, want ${want.code}`);
   if (strict) {
     const contentType = contentTypeOf("httpGet", "text");
     if (normalized(answer.headers["content-type"]) !== normalized(contentType)) {
       problems.push(`content type ${answer.headers["content-type"] ?? "(none)"}, want ${contentType}`);
     }
     if (want.status === 415 ? answer.body !== "" : !/^[\w.]+: [^\r\n]+$/.test(answer.body)) {
-      problems.push(`body ${JSON.stringify(answer.body.slice(0, 80))}, want ${want.status === 415 ? "none" : "one line"}`);
+      problems.push(
+        `body ${JSON.stringify(answer.body.slice(0, 80))}, want ${want.status === 415 ? "none" : "one line"}`,
+      );
     }
   }
   return problems;

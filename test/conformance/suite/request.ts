@@ -9,7 +9,11 @@ function isSoap(binding: RefBinding): binding is "soap11" | "soap12" {
   return binding === "soap11" || binding === "soap12";
 }
 
-function withAction(binding: "soap11" | "soap12", headers: Record<string, string>, action: string | undefined): void {
+function withAction(
+  binding: "soap11" | "soap12",
+  headers: Record<string, string>,
+  action: string | undefined,
+): void {
   if (binding === "soap11") {
     if (action === undefined) delete headers.soapaction;
     else headers.soapaction = `"${action}"`;
@@ -24,23 +28,32 @@ function withAction(binding: "soap11" | "soap12", headers: Record<string, string
  * parameter, credentials and fixtures included, escaped), {nested:N} (N nested elements), {many:N} (N
  * sibling elements), {attributes:N} (N attributes, each with a leading space).
  */
-function fillBody(template: string, op: RefOperation, binding: RefBinding, values: Record<string, string>): string {
+function fillBody(
+  template: string,
+  op: RefOperation,
+  binding: RefBinding,
+  values: Record<string, string>,
+): string {
   const env = isSoap(binding) ? envelopeNs(binding) : "";
-  return template.replace(/\{(env|ns|op|params|params:\w+|value:\w+|nested:\d+|many:\d+|attributes:\d+)\}/g, (_m, key: string) => {
-    if (key === "env") return env;
-    if (key.startsWith("value:")) return escapeText(values[key.slice(6)] ?? "");
-    if (key === "ns") return op.namespace;
-    if (key === "op") return op.name;
-    if (key === "params") return soapParams(op, values);
-    if (key.startsWith("params:")) {
-      const prefix = key.slice(7);
-      return soapParams(op, values).replace(/<(\/?)(\w+)/g, `<$1${prefix}:$2`);
-    }
-    const count = Number(key.slice(key.indexOf(":") + 1));
-    if (key.startsWith("many:")) return "<e/>".repeat(count);
-    if (key.startsWith("attributes:")) return Array.from({ length: count }, (_, i) => ` a${i}="1"`).join("");
-    return "<d>".repeat(count) + "</d>".repeat(count);
-  });
+  return template.replace(
+    /\{(env|ns|op|params|params:\w+|value:\w+|nested:\d+|many:\d+|attributes:\d+)\}/g,
+    (_m, key: string) => {
+      if (key === "env") return env;
+      if (key.startsWith("value:")) return escapeText(values[key.slice(6)] ?? "");
+      if (key === "ns") return op.namespace;
+      if (key === "op") return op.name;
+      if (key === "params") return soapParams(op, values);
+      if (key.startsWith("params:")) {
+        const prefix = key.slice(7);
+        return soapParams(op, values).replace(/<(\/?)(\w+)/g, `<$1${prefix}:$2`);
+      }
+      const count = Number(key.slice(key.indexOf(":") + 1));
+      if (key.startsWith("many:")) return "<e/>".repeat(count);
+      if (key.startsWith("attributes:"))
+        return Array.from({ length: count }, (_, i) => ` a${i}="1"`).join("");
+      return "<d>".repeat(count) + "</d>".repeat(count);
+    },
+  );
 }
 
 function pad(request: ReferenceRequest, bytes: number): string {
@@ -71,10 +84,14 @@ export function caseRequest(
   if (tamper.soapActionHeader !== undefined) headers.soapaction = tamper.soapActionHeader;
   if (tamper.contentType !== undefined) headers["content-type"] = tamper.contentType;
   let changed: ReferenceRequest = { ...request, headers, method: tamper.method ?? request.method };
-  if (tamper.body !== undefined) changed = { ...changed, body: fillBody(tamper.body, target, binding, values) };
+  if (tamper.body !== undefined)
+    changed = { ...changed, body: fillBody(tamper.body, target, binding, values) };
   if (tamper.form !== undefined) {
     const form = (reference: string) => (tamper.form ?? "").replaceAll("{params}", reference);
-    changed = binding === "httpGet" ? { ...changed, query: form(changed.query) } : { ...changed, body: form(changed.body) };
+    changed =
+      binding === "httpGet"
+        ? { ...changed, query: form(changed.query) }
+        : { ...changed, body: form(changed.body) };
   }
   if (tamper.padBodyTo !== undefined) changed = { ...changed, body: pad(changed, tamper.padBodyTo) };
   return changed;

@@ -76,9 +76,11 @@ export async function startServerRole(
       throw new ServiceError(error?.code ?? "", "The operation failed.", { side: error?.side ?? "server" });
     };
     current = { respond, received };
-    const answer = await sendRequest(endpointUrl, caseRequest(op, binding, values, c.omit, c.tamper)).finally(() => {
-      current = undefined;
-    });
+    const answer = await sendRequest(endpointUrl, caseRequest(op, binding, values, c.omit, c.tamper)).finally(
+      () => {
+        current = undefined;
+      },
+    );
     if (c.result !== undefined) {
       const want = referenceResponse(op, binding, c.result, values);
       expect({ status: answer.status, contentType: answer.headers["content-type"] }, answer.body).toEqual({
@@ -94,7 +96,10 @@ export async function startServerRole(
     expect(received.map((r) => r.operation)).toEqual(calledHandler ? [c.operation] : []);
     if (calledHandler) {
       expect(received[0].params).toEqual(handlerParams(op, { ...values, ...c.received }, c.omit));
-      const { credentials: { username, password }, binding: seen } = received[0].context;
+      const {
+        credentials: { username, password },
+        binding: seen,
+      } = received[0].context;
       expect({ username, password, binding: seen }).toEqual({
         username: values.strUsername,
         password: values.strPassword,

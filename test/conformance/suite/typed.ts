@@ -6,7 +6,11 @@ import type { WireRecord, WireResult } from "../reference/response.js";
 import { columnNames, type RefField, type RefOperation } from "../reference/spec.js";
 import { typedValue, type TypedValue } from "../reference/values.js";
 
-function typedRecord(fields: readonly RefField[], record: WireRecord, where: string): Record<string, TypedValue> {
+function typedRecord(
+  fields: readonly RefField[],
+  record: WireRecord,
+  where: string,
+): Record<string, TypedValue> {
   const out: Record<string, TypedValue> = {};
   for (const key of Object.keys(record)) {
     if (!fields.some((f) => f.name === key)) throw new Error(`${where}: ${key} is not a field`);
@@ -14,19 +18,26 @@ function typedRecord(fields: readonly RefField[], record: WireRecord, where: str
   for (const field of fields) {
     const text = record[field.name];
     if (text !== undefined) out[field.name] = typedValue(field.type, text);
-    else if (field.type !== "string") throw new Error(`${where}: ${field.name} (${field.type}) cannot be null`);
+    else if (field.type !== "string")
+      throw new Error(`${where}: ${field.name} (${field.type}) cannot be null`);
   }
   return out;
 }
 
 /** The typed result a client returns and a handler gives back for a case's wire result. */
-export function typedResult(op: RefOperation, result: WireResult, input: Readonly<Record<string, string>>): unknown {
+export function typedResult(
+  op: RefOperation,
+  result: WireResult,
+  input: Readonly<Record<string, string>>,
+): unknown {
   const shape = op.result;
   switch (shape.kind) {
     case "scalar":
       return typedValue(shape.type, result as string);
     case "list":
-      return (result as readonly WireRecord[]).map((r, i) => typedRecord(shape.fields, r, `${op.name} result[${i}]`));
+      return (result as readonly WireRecord[]).map((r, i) =>
+        typedRecord(shape.fields, r, `${op.name} result[${i}]`),
+      );
     case "record":
       return typedRecord(shape.fields, result as WireRecord, `${op.name} result`);
     case "dataSet": {
@@ -46,12 +57,16 @@ export function typedResult(op: RefOperation, result: WireResult, input: Readonl
 }
 
 /** The params a typed client is called with: every parameter, "" for a string the case leaves out. */
-export function clientParams(op: RefOperation, input: Readonly<Record<string, string>>): Record<string, TypedValue> {
+export function clientParams(
+  op: RefOperation,
+  input: Readonly<Record<string, string>>,
+): Record<string, TypedValue> {
   const params: Record<string, TypedValue> = {};
   for (const p of op.params) {
     if (p.credential) continue;
     const text = input[p.name];
-    if (text === undefined && p.type !== "string") throw new Error(`${op.name}: the case must give ${p.name}`);
+    if (text === undefined && p.type !== "string")
+      throw new Error(`${op.name}: the case must give ${p.name}`);
     params[p.name] = typedValue(p.type, text ?? "");
   }
   return params;

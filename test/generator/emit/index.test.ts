@@ -9,7 +9,10 @@ import { sha256 } from "../../../generator/output.js";
 const model = modelOf(SMALL_TEXT);
 const ctx = {
   docs: docsOf(SMALL_TEXT),
-  specFile: "spec/small.yaml", templatesDir: path.join(REPO, "templates"), runtimeDir: path.join(REPO, "runtime") };
+  specFile: "spec/small.yaml",
+  templatesDir: path.join(REPO, "templates"),
+  runtimeDir: path.join(REPO, "runtime"),
+};
 const only = (...files: GeneratedFile[]): { name: string; emit: Emitter }[] => [
   { name: "test", emit: () => files },
 ];
@@ -42,7 +45,10 @@ describe("emitAll", () => {
     expect(sha256("a")).toBe("ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb");
     // The README's file table lists every file, its own row and the manifest's included.
     const readme = byPath.get("README.md")!;
-    const filesSection = readme.slice(readme.indexOf("## Files"), readme.indexOf("## ", readme.indexOf("## Files") + 1));
+    const filesSection = readme.slice(
+      readme.indexOf("## Files"),
+      readme.indexOf("## ", readme.indexOf("## Files") + 1),
+    );
     expect(filesSection.split("\n").filter((line) => line.startsWith("| `"))).toEqual([
       "| `README.md` | This file. |",
       "| `a/b.md` |  |",

@@ -14,11 +14,23 @@ describe("literal", () => {
     { name: "null", given: null, want: "null" },
     { name: "an array", given: [1, "x", [false]], want: '[1, "x", [false]]' },
     { name: "an empty array", given: [], want: "[]" },
-    { name: "an object: identifier keys bare, others quoted, undefined left out", given: { a: 1, "b-c": 2, u: undefined }, want: '{ a: 1, "b-c": 2 }' },
+    {
+      name: "an object: identifier keys bare, others quoted, undefined left out",
+      given: { a: 1, "b-c": 2, u: undefined },
+      want: '{ a: 1, "b-c": 2 }',
+    },
     { name: "an empty object (prettier tidies the spaces)", given: {}, want: "{  }" },
     { name: "a Code node, as is", given: code("rules.color"), want: "rules.color" },
-    { name: "a spread inside an array", given: [spread("credentials"), { name: "x" }], want: '[...credentials, { name: "x" }]' },
-    { name: "nested", given: { params: [code("a"), { rules: [] }], n: 1n }, want: "{ params: [a, { rules: [] }], n: 1n }" },
+    {
+      name: "a spread inside an array",
+      given: [spread("credentials"), { name: "x" }],
+      want: '[...credentials, { name: "x" }]',
+    },
+    {
+      name: "nested",
+      given: { params: [code("a"), { rules: [] }], n: 1n },
+      want: "{ params: [a, { rules: [] }], n: 1n }",
+    },
   ])("$name", ({ given, want }) => {
     expect(literal(given)).toBe(want);
   });
@@ -49,7 +61,12 @@ describe("propertyKey", () => {
 
 describe("__proto__ as a key", () => {
   it("is a computed key in an object literal, so it stays a key instead of setting the prototype", () => {
-    const printed = literal(Object.fromEntries([["__proto__", "doc"], ["constructor", "c"]]));
+    const printed = literal(
+      Object.fromEntries([
+        ["__proto__", "doc"],
+        ["constructor", "c"],
+      ]),
+    );
     expect(printed).toBe('{ ["__proto__"]: "doc", constructor: "c" }');
     const value = new Function(`return ${printed};`)() as Record<string, unknown>;
     expect(Object.hasOwn(value, "__proto__")).toBe(true);

@@ -4,7 +4,12 @@ import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { emitAll } from "../../../generator/emit/index.js";
 import { emitModel } from "../../../generator/emit/model.js";
-import type { ClientOperationModel, ClientServiceModel, OperationModel, ServiceModel } from "../../../runtime/model.js";
+import type {
+  ClientOperationModel,
+  ClientServiceModel,
+  OperationModel,
+  ServiceModel,
+} from "../../../runtime/model.js";
 import { docsOf, modelOf, REPO, removeTempDirs, SMALL_TEXT, tempDir } from "../fixtures/index.js";
 
 afterAll(removeTempDirs);
@@ -27,7 +32,9 @@ function clientPart(model: ServiceModel): unknown {
     service: { namespace: model.namespace, endpoint: model.endpoint },
     operations: model.operations.map(({ name, params, result }) => ({
       name,
-      params: params.map(({ name, type, credential }) => (credential ? { name, type, credential } : { name, type })),
+      params: params.map(({ name, type, credential }) =>
+        credential ? { name, type, credential } : { name, type },
+      ),
       result,
     })),
   };
@@ -36,10 +43,18 @@ function clientPart(model: ServiceModel): unknown {
 describe("emitModel", () => {
   const model = modelOf(SMALL_TEXT);
 
-  async function load(): Promise<{ text: string; module: ModelModule; serverText: string; server: ServerModelModule }> {
+  async function load(): Promise<{
+    text: string;
+    module: ModelModule;
+    serverText: string;
+    server: ServerModelModule;
+  }> {
     const ctx = {
       docs: docsOf(SMALL_TEXT),
-      specFile: "spec/small.yaml", templatesDir: path.join(REPO, "templates"), runtimeDir: path.join(REPO, "runtime") };
+      specFile: "spec/small.yaml",
+      templatesDir: path.join(REPO, "templates"),
+      runtimeDir: path.join(REPO, "runtime"),
+    };
     const files = await emitAll(model, ctx, [{ name: "model", emit: emitModel }]);
     const dir = tempDir();
     const text = (name: string): string => {
@@ -82,14 +97,27 @@ describe("emitModel", () => {
 
   it("exports the typed operations, the service and the record, enum and data set lists; the shared pieces stay module-local", async () => {
     const { text, module, serverText, server } = await load();
-    expect(Object.keys(module).sort()).toEqual(["dataSetModels", "enumModels", "operations", "recordModels", "service"]);
-    expect(text).toContain("export const operations: Operations = /* @__PURE__ */ clientOperations<Operations>({");
+    expect(Object.keys(module).sort()).toEqual([
+      "dataSetModels",
+      "enumModels",
+      "operations",
+      "recordModels",
+      "service",
+    ]);
+    expect(text).toContain(
+      "export const operations: Operations = /* @__PURE__ */ clientOperations<Operations>({",
+    );
     expect(text).toContain("export const service: ClientServiceModel = {");
     expect(text).toMatch(/readonly AddItem: ClientOperationModel<AddItemParams, AddItemResult>;/);
     // The compact form (runtime/model-compact.ts): [params, result], a string parameter by its name.
-    expect(text).toMatch(/AddItem: \[\s*\[\.\.\.credentials, "label", "color", \["quantity", scalars\.int\], "digit"\]/);
+    expect(text).toMatch(
+      /AddItem: \[\s*\[\.\.\.credentials, "label", "color", \["quantity", scalars\.int\], "digit"\]/,
+    );
     expect(module.operations.AddItem!.name).toBe("AddItem");
-    expect(module.operations.AddItem!.params.find((p) => p.name === "label")).toEqual({ name: "label", type: { kind: "scalar", type: "string" } });
+    expect(module.operations.AddItem!.params.find((p) => p.name === "label")).toEqual({
+      name: "label",
+      type: { kind: "scalar", type: "string" },
+    });
     expect(text).not.toContain("rules");
     expect(Object.keys(server).sort()).toEqual(["serverModel", "serverOperations"]);
     expect(serverText).toContain("export const serverModel: ServiceModel = {");

@@ -41,7 +41,10 @@ export function hostileDocs(): ServiceDocs {
 
 /** One operation of each result kind, every text field hostile (the doc texts are hostileDocs()). */
 export function hostileModel(): ServiceModel {
-  const record = { name: "Thing", fields: [{ name: "Id", type: { kind: "scalar" as const, type: "int" as const } }] };
+  const record = {
+    name: "Thing",
+    fields: [{ name: "Id", type: { kind: "scalar" as const, type: "int" as const } }],
+  };
   const dataSet = {
     name: "Rows",
     dataSetName: "NewDataSet",

@@ -9,7 +9,8 @@ describe("emitPackageJson", () => {
       {
         path: "package.json",
         content: '{\n  "type": "module"\n}\n',
-        description: 'Declares the folder ES modules (`"type": "module"`), for CommonJS projects that vendor it.',
+        description:
+          'Declares the folder ES modules (`"type": "module"`), for CommonJS projects that vendor it.',
       },
     ]);
   });

@@ -11,7 +11,12 @@ import { emitTypes } from "../../../generator/emit/types.js";
 import { docsOf, modelOf, REPO, SMALL_TEXT } from "../fixtures/index.js";
 
 const GOLDEN = path.join(import.meta.dirname, "golden", "README.md.golden");
-const ctx = { docs: docsOf(SMALL_TEXT), specFile: "spec/small.yaml", templatesDir: path.join(REPO, "templates"), runtimeDir: path.join(REPO, "runtime") };
+const ctx = {
+  docs: docsOf(SMALL_TEXT),
+  specFile: "spec/small.yaml",
+  templatesDir: path.join(REPO, "templates"),
+  runtimeDir: path.join(REPO, "runtime"),
+};
 
 describe("emitReadme", () => {
   it("writes README.md for the small spec exactly as test/generator/emit/golden/README.md.golden", async () => {
@@ -26,24 +31,29 @@ describe("emitReadme", () => {
     ["a line break", "one\ntwo", "one two"],
   ])("keeps a file description with %s inside its table cell", (_what, description, want) => {
     const [readme] = emitReadme(modelOf(SMALL_TEXT), ctx, [{ path: "x.ts", content: "", description }]);
-    expect(readme!.content.split("\n").filter((line) => line.startsWith("| `x.ts`"))).toEqual([`| \`x.ts\` | ${want} |`]);
+    expect(readme!.content.split("\n").filter((line) => line.startsWith("| `x.ts`"))).toEqual([
+      `| \`x.ts\` | ${want} |`,
+    ]);
   });
 
   it.each([
     [undefined, "soap11", "soap12", "`soap11`, `soap12`, `httpGet`, `httpPost`"],
     [["httpPost"], "httpPost", "httpPost", "`httpPost`"],
     [["soap11", "httpGet"], "soap11", "soap11", "`soap11`, `httpGet`"],
-  ] as const)("with bindings %j, the client examples use bindings the service offers", (bindings, client, browser, list) => {
-    const model = { ...modelOf(SMALL_TEXT), bindings };
-    const [readme] = emitReadme(model, ctx, []);
-    const text = readme!.content;
-    expect(text).toContain(`  binding: "${client}",`);
-    expect(text).toContain(`import { browser, createClientWith, ${browser} } from`);
-    expect(text).toContain(`const client = createClientWith(${browser}, {`);
-    expect(text).toContain(`one of those ${model.name} offers: ${list}.`);
-    for (const other of ["soap11", "soap12", "httpGet", "httpPost"].filter((b) => !list.includes(b))) {
-      expect(text).not.toContain(`createClientWith(${other}`);
-      expect(text).not.toContain(`binding: "${other}"`);
-    }
-  });
+  ] as const)(
+    "with bindings %j, the client examples use bindings the service offers",
+    (bindings, client, browser, list) => {
+      const model = { ...modelOf(SMALL_TEXT), bindings };
+      const [readme] = emitReadme(model, ctx, []);
+      const text = readme!.content;
+      expect(text).toContain(`  binding: "${client}",`);
+      expect(text).toContain(`import { browser, createClientWith, ${browser} } from`);
+      expect(text).toContain(`const client = createClientWith(${browser}, {`);
+      expect(text).toContain(`one of those ${model.name} offers: ${list}.`);
+      for (const other of ["soap11", "soap12", "httpGet", "httpPost"].filter((b) => !list.includes(b))) {
+        expect(text).not.toContain(`createClientWith(${other}`);
+        expect(text).not.toContain(`binding: "${other}"`);
+      }
+    },
+  );
 });

@@ -13,9 +13,18 @@ describe("ruleText", () => {
     { given: { kind: "format", name: "m", format: "dateTimeMinutes" }, want: "Shape yyyy-MM-dd HH:mm." },
     { given: { kind: "format", name: "s", format: "dateTimeSeconds" }, want: "Shape yyyy-MM-ddTHH:mm:ss." },
     { given: { kind: "maxLength", name: "x", max: 50 }, want: "At most 50 characters." },
-    { given: { kind: "intText", name: "digit", min: 0, max: 9 }, want: "A whole number from 0 to 9, as text." },
-    { given: { kind: "xmlName", name: "n", max: 64 }, want: "A valid XML element name of at most 64 characters." },
-    { given: { kind: "url", name: "u", schemes: ["http", "https"] }, want: "An absolute URL with scheme http, https." },
+    {
+      given: { kind: "intText", name: "digit", min: 0, max: 9 },
+      want: "A whole number from 0 to 9, as text.",
+    },
+    {
+      given: { kind: "xmlName", name: "n", max: 64 },
+      want: "A valid XML element name of at most 64 characters.",
+    },
+    {
+      given: { kind: "url", name: "u", schemes: ["http", "https"] },
+      want: "An absolute URL with scheme http, https.",
+    },
     {
       given: {
         kind: "extension",

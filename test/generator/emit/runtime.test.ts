@@ -21,7 +21,10 @@ describe("emitRuntime", () => {
 
     const ctx = {
       docs: { doc: "", operations: {}, records: {}, dataSets: {} },
-      specFile: "spec/x.yaml", templatesDir: templates, runtimeDir: path.join(templates, "runtime") };
+      specFile: "spec/x.yaml",
+      templatesDir: templates,
+      runtimeDir: path.join(templates, "runtime"),
+    };
     expect(emitRuntime(undefined, ctx)).toEqual([
       {
         path: "runtime/model.ts",

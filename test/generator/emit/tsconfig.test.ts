@@ -8,7 +8,8 @@ describe("emitTsconfig", () => {
     expect(emitTsconfig()).toEqual([
       {
         path: "tsconfig.json",
-        description: "Type-checks this folder on its own under every strict flag: `npx tsc -p tsconfig.json`.",
+        description:
+          "Type-checks this folder on its own under every strict flag: `npx tsc -p tsconfig.json`.",
         content: `{
   "compilerOptions": {
     "target": "ES2022",

@@ -13,14 +13,22 @@ const GOLDEN = path.join(import.meta.dirname, "golden", "types.ts.golden");
 
 /** generated/types.ts for a spec text, formatted and headed as `generate` writes it. */
 async function typesOf(text: string): Promise<string> {
-  const ctx = { docs: docsOf(text), specFile: "spec/small.yaml", templatesDir: path.join(REPO, "templates"), runtimeDir: path.join(REPO, "runtime") };
+  const ctx = {
+    docs: docsOf(text),
+    specFile: "spec/small.yaml",
+    templatesDir: path.join(REPO, "templates"),
+    runtimeDir: path.join(REPO, "runtime"),
+  };
   const files = await emitAll(modelOf(text), ctx, [{ name: "types", emit: emitTypes }]);
   return files.find((f) => f.path === "types.ts")!.content;
 }
 
 /** The declaration `export <kind> <name>` of a types.ts text with its TSDoc, exactly as written. */
 function declaration(text: string, name: string): string {
-  const m = new RegExp(`(?:^/\\*\\*(?:(?!\\*/)[\\s\\S])*\\*/\\n)?^export (?:interface|type) ${name}\\b[^\\n]*(?:\\n(?!export |/\\*\\*)[^\\n]*)*`, "m").exec(text);
+  const m = new RegExp(
+    `(?:^/\\*\\*(?:(?!\\*/)[\\s\\S])*\\*/\\n)?^export (?:interface|type) ${name}\\b[^\\n]*(?:\\n(?!export |/\\*\\*)[^\\n]*)*`,
+    "m",
+  ).exec(text);
   if (!m) throw new Error(`no declaration of ${name}`);
   return m[0].trimEnd();
 }
@@ -34,15 +42,19 @@ describe("emitTypes", () => {
 
   // Variants of the small spec, given as replacements, and the declarations they change, exactly.
   const DATE_TIMES = [
-    ["{ name: quantity, type: int,", "{ name: when, type: dateTime, doc: When. }\n          - { name: quantity, type: int,"],
+    [
+      "{ name: quantity, type: int,",
+      "{ name: when, type: dateTime, doc: When. }\n          - { name: quantity, type: int,",
+    ],
     ["{ name: Label, type: string }", "{ name: Label, type: string }\n      - { name: At, type: dateTime }"],
   ] as const;
-  it.each<{ name: string; given: readonly (readonly [string, string])[]; declaration: string; want: string }>([
-    {
-      name: "a dateTime parameter is string | Date",
-      given: DATE_TIMES,
-      declaration: "AddItemParams",
-      want: `/**
+  it.each<{ name: string; given: readonly (readonly [string, string])[]; declaration: string; want: string }>(
+    [
+      {
+        name: "a dateTime parameter is string | Date",
+        given: DATE_TIMES,
+        declaration: "AddItemParams",
+        want: `/**
  * Parameters of AddItem. Adds an item.
  *
  * The credentials (user) are not part of it.
@@ -62,12 +74,12 @@ export interface AddItemParams {
   /** A digit. A whole number from 0 to 9, as text. */
   digit?: string;
 }`,
-    },
-    {
-      name: "a dateTime record field is string",
-      given: DATE_TIMES,
-      declaration: "Item",
-      want: `/** One item. */
+      },
+      {
+        name: "a dateTime record field is string",
+        given: DATE_TIMES,
+        declaration: "Item",
+        want: `/** One item. */
 export interface Item {
   /** xs:long on the wire. Every 64-bit value round-trips exactly, 9223372036854775807 included. */
   Id: bigint;
@@ -79,19 +91,29 @@ export interface Item {
    */
   At: string;
 }`,
-    },
-    {
-      name: "an int scalar result is number",
-      given: [["result: { kind: scalar, type: long, doc: The item id. }", "result: { kind: scalar, type: int, doc: The item id. }"]],
-      declaration: "AddItemResult",
-      want: `/** Result of AddItem: the item id. */
+      },
+      {
+        name: "an int scalar result is number",
+        given: [
+          [
+            "result: { kind: scalar, type: long, doc: The item id. }",
+            "result: { kind: scalar, type: int, doc: The item id. }",
+          ],
+        ],
+        declaration: "AddItemResult",
+        want: `/** Result of AddItem: the item id. */
 export type AddItemResult = number;`,
-    },
-    {
-      name: "a required enum parameter is required",
-      given: [["{ name: color, type: string, rules: [color], default: red, doc: Color. }", "{ name: color, type: string, required: true, rules: [color], doc: Color. }"]],
-      declaration: "AddItemParams",
-      want: `/**
+      },
+      {
+        name: "a required enum parameter is required",
+        given: [
+          [
+            "{ name: color, type: string, rules: [color], default: red, doc: Color. }",
+            "{ name: color, type: string, required: true, rules: [color], doc: Color. }",
+          ],
+        ],
+        declaration: "AddItemParams",
+        want: `/**
  * Parameters of AddItem. Adds an item.
  *
  * The credentials (user) are not part of it.
@@ -106,8 +128,9 @@ export interface AddItemParams {
   /** A digit. A whole number from 0 to 9, as text. */
   digit?: string;
 }`,
-    },
-  ])("$name", async ({ given, declaration: name, want }) => {
+      },
+    ],
+  )("$name", async ({ given, declaration: name, want }) => {
     expect(declaration(await typesOf(smallSpecWith(...given)), name)).toBe(want);
   });
 });

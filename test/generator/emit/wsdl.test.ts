@@ -26,12 +26,17 @@ describe("emitWsdl", () => {
     const [file] = emitWsdl(model, { docs, wsdlAddress: "https://api.example.com/shop/" });
     expect(file!.content).toBe(renderWsdl(model, docs, "https://api.example.com/shop/Shop.asmx"));
     expect(file!.content).not.toContain("localhost");
-    expect(file!.description).toBe("WSDL 1.1 of the service, located at https://api.example.com/shop/Shop.asmx.");
+    expect(file!.description).toBe(
+      "WSDL 1.1 of the service, located at https://api.example.com/shop/Shop.asmx.",
+    );
   });
 
   it("gives the bytes of the committed generated/ExternalAPIService.wsdl", () => {
     const [file] = emitWsdl(serviceModel(), { docs: serviceDocs() });
-    const committed = readFileSync(new URL("../../../generated/ExternalAPIService.wsdl", import.meta.url), "utf8");
+    const committed = readFileSync(
+      new URL("../../../generated/ExternalAPIService.wsdl", import.meta.url),
+      "utf8",
+    );
     expect(withHeader(file!, "spec/ExternalAPIService.yaml").content === committed).toBe(true);
   });
 });

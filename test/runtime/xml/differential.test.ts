@@ -27,28 +27,93 @@ const SEED = Number(process.env.XML_DIFF_SEED ?? 0x5eed);
 const DOCUMENTS = Number(process.env.XML_DIFF_DOCUMENTS ?? 3000);
 const XML_NS = "http://www.w3.org/XML/1998/namespace";
 
-
 type Piece = readonly [raw: string, value: string];
 
-const NAMES = ["a", "b", "Body", "Envelope", "x1", "_u", "é", "名前", "data.v", "a-b", "Ω", "constructor",
-  "__proto__", "toString", "hasOwnProperty", "xmlThing", "text", "cdata"];
+const NAMES = [
+  "a",
+  "b",
+  "Body",
+  "Envelope",
+  "x1",
+  "_u",
+  "é",
+  "名前",
+  "data.v",
+  "a-b",
+  "Ω",
+  "constructor",
+  "__proto__",
+  "toString",
+  "hasOwnProperty",
+  "xmlThing",
+  "text",
+  "cdata",
+];
 const PREFIXES = ["soap", "s", "ns0", "tns", "SOAP-ENV", "p", "q", "é"];
-const URIS: Piece[] = [["http://schemas.xmlsoap.org/soap/envelope/", "http://schemas.xmlsoap.org/soap/envelope/"],
-  ["http://tempuri.org/", "http://tempuri.org/"], ["urn:a", "urn:a"], ["urn:b", "urn:b"],
-  ["urn:x?y=1&amp;z=2", "urn:x?y=1&z=2"], ["urn:é", "urn:é"]];
+const URIS: Piece[] = [
+  ["http://schemas.xmlsoap.org/soap/envelope/", "http://schemas.xmlsoap.org/soap/envelope/"],
+  ["http://tempuri.org/", "http://tempuri.org/"],
+  ["urn:a", "urn:a"],
+  ["urn:b", "urn:b"],
+  ["urn:x?y=1&amp;z=2", "urn:x?y=1&z=2"],
+  ["urn:é", "urn:é"],
+];
 // No piece starts with '>' so no sequence forms "]]>"; a CR is never followed by a piece starting with LF.
-const TEXT: Piece[] = [["hello", "hello"], [" ", " "], ["\n  ", "\n  "], ["\t", "\t"], ["&amp;", "&"],
-  ["&lt;", "<"], ["&gt;", ">"], ["&quot;", "\""], ["&apos;", "'"], ["&#65;", "A"], ["&#x1F600;", "\u{1F600}"],
-  ["&#xD;", "\r"], ["é", "é"], ["名", "名"], ["\u{1F600}", "\u{1F600}"], ["]]", "]]"], ["a>b", "a>b"],
-  ["\r\n", "\n"], ["\rx", "\nx"], ["x=1;y", "x=1;y"], ["'\"", "'\""]];
-const CDATA: Piece[] = [["<b>", "<b>"], ["&amp;", "&amp;"], ["]]", "]]"], ["x", "x"], ["\r\n", "\n"],
-  ["\rz", "\nz"], ["é", "é"], ["-->", "-->"], ["]", "]"]];
-const ATTR: Piece[] = [["v", "v"], [" ", " "], ["\t", " "], ["\n", " "], ["\r\n", " "], ["\rq", " q"],
-  ["&amp;", "&"], ["&lt;", "<"], ["&#9;", "\t"], ["&#10;", "\n"], ["&#xD;", "\r"], ["'", "'"], ["\"", "\""],
-  ["é", "é"], [">", ">"], ["&quot;", "\""]];
+const TEXT: Piece[] = [
+  ["hello", "hello"],
+  [" ", " "],
+  ["\n  ", "\n  "],
+  ["\t", "\t"],
+  ["&amp;", "&"],
+  ["&lt;", "<"],
+  ["&gt;", ">"],
+  ["&quot;", '"'],
+  ["&apos;", "'"],
+  ["&#65;", "A"],
+  ["&#x1F600;", "\u{1F600}"],
+  ["&#xD;", "\r"],
+  ["é", "é"],
+  ["名", "名"],
+  ["\u{1F600}", "\u{1F600}"],
+  ["]]", "]]"],
+  ["a>b", "a>b"],
+  ["\r\n", "\n"],
+  ["\rx", "\nx"],
+  ["x=1;y", "x=1;y"],
+  ["'\"", "'\""],
+];
+const CDATA: Piece[] = [
+  ["<b>", "<b>"],
+  ["&amp;", "&amp;"],
+  ["]]", "]]"],
+  ["x", "x"],
+  ["\r\n", "\n"],
+  ["\rz", "\nz"],
+  ["é", "é"],
+  ["-->", "-->"],
+  ["]", "]"],
+];
+const ATTR: Piece[] = [
+  ["v", "v"],
+  [" ", " "],
+  ["\t", " "],
+  ["\n", " "],
+  ["\r\n", " "],
+  ["\rq", " q"],
+  ["&amp;", "&"],
+  ["&lt;", "<"],
+  ["&#9;", "\t"],
+  ["&#10;", "\n"],
+  ["&#xD;", "\r"],
+  ["'", "'"],
+  ['"', '"'],
+  ["é", "é"],
+  [">", ">"],
+  ["&quot;", '"'],
+];
 const COMMENT = ["x", " ", "- x", "<a>", "&", "é", "]]>"];
 const PI_TARGETS = ["pi", "a.b", "xml-stylesheet", "tgt_1"];
-const PI_CONTENT = ["x", "y=1", " ", "<b>", "&", "é", "?", "it's", "\"q\""];
+const PI_CONTENT = ["x", "y=1", " ", "<b>", "&", "é", "?", "it's", '"q"'];
 const SPACE = [" ", "  ", "\n  ", "\t", "\r\n"];
 
 interface Generated {
@@ -73,11 +138,13 @@ class DocumentGenerator {
   /** Whitespace (outside the root only), a comment or a PI. */
   private misc(outside: boolean): string {
     switch (this.r.int(outside ? 3 : 2) + (outside ? 0 : 1)) {
-      case 0: return this.r.pick(SPACE);
-      case 1: return `<!--${Array.from({ length: this.r.int(4) }, () => this.r.pick(COMMENT)).join("")}-->`;
+      case 0:
+        return this.r.pick(SPACE);
+      case 1:
+        return `<!--${Array.from({ length: this.r.int(4) }, () => this.r.pick(COMMENT)).join("")}-->`;
       default: {
         const body = Array.from({ length: this.r.int(4) }, () => this.r.pick(PI_CONTENT)).join("");
-        return `<?${this.r.pick(PI_TARGETS)}${body === "" ? "" : " " + body}?>`;
+        return `<?${this.r.pick(PI_TARGETS)}${body === "" ? "" : ` ${body}`}?>`;
       }
     }
   }
@@ -101,7 +168,7 @@ class DocumentGenerator {
       inner.set(p, uri);
     }
     const bound = [...inner.keys()].filter((p) => p !== "");
-    const prefix = r.chance(0.5) ? r.pick(bound.filter((p) => p !== "xml")) ?? "" : "";
+    const prefix = r.chance(0.5) ? (r.pick(bound.filter((p) => p !== "xml")) ?? "") : "";
     const local = r.pick(NAMES);
     const qname = prefix === "" ? local : `${prefix}:${local}`;
     const ns = inner.get(prefix) ?? "";
@@ -109,14 +176,20 @@ class DocumentGenerator {
     for (let n = r.int(4); n > 0; n--) {
       const ap = r.chance(0.3) ? r.pick(bound) : "";
       const al = r.pick(NAMES);
-      const ans = ap === "" ? "" : inner.get(ap) ?? "";
+      const ans = ap === "" ? "" : (inner.get(ap) ?? "");
       if (seen.has(`${ans} ${al}`) || (ap === "" && al === "xmlns")) continue;
       seen.add(`${ans} ${al}`);
-      const q = r.chance(0.5) ? "\"" : "'";
-      const [raw, value] = this.run(ATTR.filter(([pr]) => !pr.includes(q)), 5);
+      const q = r.chance(0.5) ? '"' : "'";
+      const [raw, value] = this.run(
+        ATTR.filter(([pr]) => !pr.includes(q)),
+        5,
+      );
       const eq = r.chance(0.2) ? " = " : "=";
       const attr = { ns: ans, local: al, value };
-      parts.splice(r.int(parts.length + 1), 0, { text: `${ap === "" ? al : `${ap}:${al}`}${eq}${q}${raw}${q}`, attr });
+      parts.splice(r.int(parts.length + 1), 0, {
+        text: `${ap === "" ? al : `${ap}:${al}`}${eq}${q}${raw}${q}`,
+        attr,
+      });
     }
     const attrs = parts.flatMap((p) => (p.attr === undefined ? [] : [p.attr]));
     // Declarations may come anywhere among the attributes; attribute order is what the tree keeps.
@@ -158,8 +231,11 @@ class DocumentGenerator {
     const r = this.r;
     let head = r.chance(0.2) ? "\uFEFF" : "";
     if (r.chance(0.5)) {
-      head += r.pick([`<?xml version="1.0"?>`, `<?xml version='1.0' encoding='utf-8'?>`,
-        `<?xml version="1.0" encoding="UTF-8" standalone="no" ?>`]);
+      head += r.pick([
+        `<?xml version="1.0"?>`,
+        `<?xml version='1.0' encoding='utf-8'?>`,
+        `<?xml version="1.0" encoding="UTF-8" standalone="no" ?>`,
+      ]);
     }
     for (let n = r.int(3); n > 0; n--) head += this.misc(true);
     const root = this.element(1, new Map([["xml", XML_NS]]));
@@ -169,18 +245,63 @@ class DocumentGenerator {
   }
 }
 
-const INSERTS = ["<", ">", "&", ";", "\"", "'", "/", "=", "!", "?", "[", "]", "-", ":", "x", " ", "\t", "\n",
-  "\r", "#", "\u0000", "\u00A0", "é", "\uD800", "\uFEFF", "<a>", "</", "/>", "xmlns:p='u'", " xmlns='u'",
-  " __proto__='x'", "<![CDATA[", "]]>", "<!--", "-->", "<?", "?>", "&#", "&#x", "<!DOCTYPE a>"];
+const INSERTS = [
+  "<",
+  ">",
+  "&",
+  ";",
+  '"',
+  "'",
+  "/",
+  "=",
+  "!",
+  "?",
+  "[",
+  "]",
+  "-",
+  ":",
+  "x",
+  " ",
+  "\t",
+  "\n",
+  "\r",
+  "#",
+  "\u0000",
+  "\u00A0",
+  "é",
+  "\uD800",
+  "\uFEFF",
+  "<a>",
+  "</",
+  "/>",
+  "xmlns:p='u'",
+  " xmlns='u'",
+  " __proto__='x'",
+  "<![CDATA[",
+  "]]>",
+  "<!--",
+  "-->",
+  "<?",
+  "?>",
+  "&#",
+  "&#x",
+  "<!DOCTYPE a>",
+];
 
 function mutate(r: Random, doc: string): string {
   let s = doc;
   for (let n = 1 + r.int(3); n > 0; n--) {
     const at = r.int(s.length + 1);
     switch (r.int(4)) {
-      case 0: s = s.slice(0, at) + s.slice(at + 1); break;
-      case 1: s = s.slice(0, at) + r.pick(INSERTS) + s.slice(at); break;
-      case 2: s = s.slice(0, at) + s.charAt(at + 1) + s.charAt(at) + s.slice(at + 2); break;
+      case 0:
+        s = s.slice(0, at) + s.slice(at + 1);
+        break;
+      case 1:
+        s = s.slice(0, at) + r.pick(INSERTS) + s.slice(at);
+        break;
+      case 2:
+        s = s.slice(0, at) + s.charAt(at + 1) + s.charAt(at) + s.slice(at + 2);
+        break;
       default: {
         const from = r.int(s.length);
         s = s.slice(0, at) + s.slice(from, from + 1 + r.int(8)) + s.slice(at);
@@ -192,7 +313,11 @@ function mutate(r: Random, doc: string): string {
 
 type Outcome = { ok: true; tree: XmlElement } | { ok: false; refusal: XmlRefusal };
 
-function attempt(read: (text: string, options?: ReadOptions) => XmlElement, text: string, options?: ReadOptions): Outcome {
+function attempt(
+  read: (text: string, options?: ReadOptions) => XmlElement,
+  text: string,
+  options?: ReadOptions,
+): Outcome {
   try {
     return { ok: true, tree: read(text, options) };
   } catch (e) {
@@ -211,7 +336,9 @@ function depthOf(el: XmlElement): number {
  * same tree.
  */
 function onlyNameCharsFxpRefuses(doc: string): boolean {
-  const tamed = doc.replace(/[\u{10000}-\u{EFFFF}\uFEFF\u1680]/gu, (c: string, at: number) => (at === 0 ? c : "x"));
+  const tamed = doc.replace(/[\u{10000}-\u{EFFFF}\uFEFF\u1680]/gu, (c: string, at: number) =>
+    at === 0 ? c : "x",
+  );
   if (tamed === doc) return false;
   const scan = attempt(readXml, tamed);
   const fxp = attempt(readXmlWithFastXmlParser, tamed);
@@ -256,14 +383,17 @@ describe("scanner and fast-xml-parser reader agree", () => {
       const scan = attempt(readXml, raw, options);
       const fxp = attempt(readXmlWithFastXmlParser, raw, options);
       const context = `${JSON.stringify(raw)} ${JSON.stringify(options)}`;
-      expect(fxp.ok ? "accepted" : fxp.refusal.reason, context).toBe(scan.ok ? "accepted" : scan.refusal.reason);
+      expect(fxp.ok ? "accepted" : fxp.refusal.reason, context).toBe(
+        scan.ok ? "accepted" : scan.refusal.reason,
+      );
       if (scan.ok) expect(scan.tree, context).toEqual(tree);
       if (fxp.ok) expect(fxp.tree, context).toEqual(tree);
       const outcome = scan.ok ? "accepted" : scan.refusal.reason;
       reasons.set(outcome, (reasons.get(outcome) ?? 0) + 1);
     }
     // Every limit must be exercised, and some documents must pass them all.
-    for (const outcome of ["accepted", "attributes", "elements", "depth"]) expect(reasons.get(outcome) ?? 0, outcome).toBeGreaterThan(10);
+    for (const outcome of ["accepted", "attributes", "elements", "depth"])
+      expect(reasons.get(outcome) ?? 0, outcome).toBeGreaterThan(10);
   });
 
   it(`agree on ${DOCUMENTS} mutated documents`, () => {
@@ -283,7 +413,9 @@ describe("scanner and fast-xml-parser reader agree", () => {
       } else if (!scan.ok && fxp.ok && scan.refusal.message === STRAY_EQUALS) {
         strayEquals++;
       } else if (scan.ok || fxp.ok) {
-        const refusal = scan.ok ? `fxp: ${fxp.ok ? "" : fxp.refusal.message}` : `scan: ${scan.refusal.message}`;
+        const refusal = scan.ok
+          ? `fxp: ${fxp.ok ? "" : fxp.refusal.message}`
+          : `scan: ${scan.refusal.message}`;
         disagreements.push(`${JSON.stringify(doc)} -> ${refusal}`);
       }
     }

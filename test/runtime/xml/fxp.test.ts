@@ -12,7 +12,13 @@ const readers = [
   ["readXmlWithFastXmlParser", readXmlWithFastXmlParser],
 ] as const;
 
-const raw = new XMLParser({ preserveOrder: true, ignoreAttributes: false, processEntities: false, trimValues: false, parseTagValue: false });
+const raw = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  processEntities: false,
+  trimValues: false,
+  parseTagValue: false,
+});
 
 /** fast-xml-parser alone: the validator accepts and the parser produces a tree. */
 function fastXmlParserAccepts(text: string): boolean {
@@ -80,9 +86,14 @@ describe.each(readers)("%s reads what fast-xml-parser on its own gets wrong", (_
   it("a processing instruction with an apostrophe (fast-xml-parser throws or swallows markup)", () => {
     const doc = "<a><?pi it's?><b c='1'/><?q don't?>x</a>";
     // fast-xml-parser skips quoted runs inside a PI, so <b c='1'/> disappears into "?pi".
-    expect(raw.parse(doc)).toEqual([{ a: [{ "?pi": [{ "#text": "" }], ":@": { "@_c": "1" } }, { "#text": "x" }] }]);
+    expect(raw.parse(doc)).toEqual([
+      { a: [{ "?pi": [{ "#text": "" }], ":@": { "@_c": "1" } }, { "#text": "x" }] },
+    ]);
     expect(() => raw.parse("<a><?pi it's?></a>")).toThrow();
-    expect(read(doc)).toEqual({ ...leaf("a", "x"), children: [{ ...leaf("b"), attrs: [{ ns: "", local: "c", value: "1" }] }] });
+    expect(read(doc)).toEqual({
+      ...leaf("a", "x"),
+      children: [{ ...leaf("b"), attrs: [{ ns: "", local: "c", value: "1" }] }],
+    });
   });
 
   it.each(["constructor", "__proto__", "prototype", "toString", "hasOwnProperty", "valueOf"])(
@@ -100,7 +111,10 @@ describe.each(readers)("%s reads what fast-xml-parser on its own gets wrong", (_
     const doc = "<__proto__ __proto__='__proto__' p__proto__='一'>__proto__proto__一丁</__proto__>";
     expect(read(doc)).toEqual({
       ...leaf("__proto__", "__proto__proto__一丁"),
-      attrs: [{ ns: "", local: "__proto__", value: "__proto__" }, { ns: "", local: "p__proto__", value: "一" }],
+      attrs: [
+        { ns: "", local: "__proto__", value: "__proto__" },
+        { ns: "", local: "p__proto__", value: "一" },
+      ],
     });
   });
 
@@ -142,7 +156,10 @@ describe("known differences between the readers", () => {
   const doc = "<a\u{10000} b\u{E0100}='1'>\u{1F600}</a\u{10000}>";
 
   it("the scanner reads names beyond U+FFFF", () => {
-    expect(readXml(doc)).toEqual({ ...leaf("a\u{10000}", "\u{1F600}"), attrs: [{ ns: "", local: "b\u{E0100}", value: "1" }] });
+    expect(readXml(doc)).toEqual({
+      ...leaf("a\u{10000}", "\u{1F600}"),
+      attrs: [{ ns: "", local: "b\u{E0100}", value: "1" }],
+    });
   });
 
   it("the fast-xml-parser reader refuses them", () => {

@@ -13,9 +13,6 @@ import {
   type XmlRefusalReason,
 } from "../../../runtime/xml/tree.js";
 
-
-
-
 /** ` a0="1" a1="1" ...`: n plain attributes. */
 function plain(n: number, from = 0): string {
   let s = "";
@@ -32,20 +29,47 @@ function declarations(n: number): string {
 
 /** A SOAP 1.1 request whose operation element carries `attrs`. */
 function soap(attrs: string): string {
-  return `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/">` +
+  return (
+    `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/">` +
     `<soap:Body><InsertSubscriberSid xmlns="http://tempuri.org/"${attrs}><strUsername>u</strUsername>` +
-    `</InsertSubscriberSid></soap:Body></soap:Envelope>`;
+    `</InsertSubscriberSid></soap:Body></soap:Envelope>`
+  );
 }
 
 describe.each(readers)("%s", (_name, read) => {
   describe("maxAttributes (default 64, namespace declarations included)", () => {
     it.each([
       ["plain attributes at the default limit", `<a${plain(DEFAULT_MAX_ATTRIBUTES)}/>`, undefined, true],
-      ["plain attributes one past the default limit", `<a${plain(DEFAULT_MAX_ATTRIBUTES + 1)}/>`, undefined, false],
-      ["namespace declarations at the default limit", `<a${declarations(DEFAULT_MAX_ATTRIBUTES)}/>`, undefined, true],
-      ["namespace declarations one past the default limit", `<a${declarations(DEFAULT_MAX_ATTRIBUTES + 1)}/>`, undefined, false],
-      ["declarations and attributes at the limit together", `<a xmlns="urn:d"${declarations(2)}${plain(DEFAULT_MAX_ATTRIBUTES - 3)}/>`, undefined, true],
-      ["declarations and attributes one past the limit together", `<a xmlns="urn:d"${declarations(2)}${plain(DEFAULT_MAX_ATTRIBUTES - 2)}/>`, undefined, false],
+      [
+        "plain attributes one past the default limit",
+        `<a${plain(DEFAULT_MAX_ATTRIBUTES + 1)}/>`,
+        undefined,
+        false,
+      ],
+      [
+        "namespace declarations at the default limit",
+        `<a${declarations(DEFAULT_MAX_ATTRIBUTES)}/>`,
+        undefined,
+        true,
+      ],
+      [
+        "namespace declarations one past the default limit",
+        `<a${declarations(DEFAULT_MAX_ATTRIBUTES + 1)}/>`,
+        undefined,
+        false,
+      ],
+      [
+        "declarations and attributes at the limit together",
+        `<a xmlns="urn:d"${declarations(2)}${plain(DEFAULT_MAX_ATTRIBUTES - 3)}/>`,
+        undefined,
+        true,
+      ],
+      [
+        "declarations and attributes one past the limit together",
+        `<a xmlns="urn:d"${declarations(2)}${plain(DEFAULT_MAX_ATTRIBUTES - 2)}/>`,
+        undefined,
+        false,
+      ],
       ["attributes at a custom limit, on an element with content", `<a${plain(3)}><b/></a>`, 3, true],
       ["attributes one past a custom limit, on an element with content", `<a${plain(4)}><b/></a>`, 3, false],
       ["one attribute under a limit of zero", `<a b="1"/>`, 0, false],
@@ -77,7 +101,9 @@ describe.each(readers)("%s", (_name, read) => {
 
     it("refuses 30,000 namespace declarations on one element, before reading past the limit", () => {
       expect(refusal(read, soap(declarations(30_000))).reason).toBe<XmlRefusalReason>("attributes");
-      const unread = soap(`${declarations(DEFAULT_MAX_ATTRIBUTES - 1)} <<<&&& unterminated="${declarations(30_000)}`);
+      const unread = soap(
+        `${declarations(DEFAULT_MAX_ATTRIBUTES - 1)} <<<&&& unterminated="${declarations(30_000)}`,
+      );
       expect(refusal(read, unread).reason).toBe<XmlRefusalReason>("attributes");
     });
   });
@@ -115,7 +141,9 @@ describe.each(readers)("%s", (_name, read) => {
 
     it("does not count the XML declaration, and counts PIs in the prolog", () => {
       expect(read('<?xml version="1.0"?><a/>', { maxElements: 1 }).local).toBe("a");
-      expect(refusal(read, '<?xml version="1.0"?><?pi x?><a/>', { maxElements: 1 }).reason).toBe<XmlRefusalReason>("elements");
+      expect(
+        refusal(read, '<?xml version="1.0"?><?pi x?><a/>', { maxElements: 1 }).reason,
+      ).toBe<XmlRefusalReason>("elements");
       expect(refusal(read, "<!-- c --><a/>", { maxElements: 1 }).reason).toBe<XmlRefusalReason>("elements");
     });
   });
@@ -163,7 +191,12 @@ describe("readXml works linearly", () => {
     const many = deep(20_000, true, 7);
     const few = deep(20_000, false, 7);
     // Searching the bindings made this ~8 times slower; a map makes it ~1.
-    expect(timeRatio(() => readXml(few), () => readXml(many))).toBeLessThan(3);
+    expect(
+      timeRatio(
+        () => readXml(few),
+        () => readXml(many),
+      ),
+    ).toBeLessThan(3);
   });
 
   it("reads 16,000 attributes on one element about as fast per attribute as 250", () => {
@@ -212,10 +245,12 @@ describe("readXml's tree stays within its documented multiple of the input", () 
   });
 
   it.each([
-    ["<a x=\"1\"/>", "<a x=\"1\"/>"],
-    ["<a b=\"\"/> (the worst shape)", "<a b=\"\"/>"],
+    ['<a x="1"/>', '<a x="1"/>'],
+    ['<a b=""/> (the worst shape)', '<a b=""/>'],
     ["<a>t</a>", "<a>t</a>"],
   ])("4 MB of %s", (_what, unit) => {
-    expect(heapPerInputUnit(`<r>${unit.repeat(Math.floor(4_000_000 / unit.length))}</r>`)).toBeLessThan(MULTIPLE);
+    expect(heapPerInputUnit(`<r>${unit.repeat(Math.floor(4_000_000 / unit.length))}</r>`)).toBeLessThan(
+      MULTIPLE,
+    );
   });
 });

@@ -5,8 +5,6 @@ import { readXml } from "../../../runtime/xml/scan.js";
 import { DEFAULT_MAX_DEPTH } from "../../../runtime/xml/tree.js";
 import type { XmlRefusalReason } from "../../../runtime/xml/tree.js";
 
-
-
 const BILLION_LAUGHS = `<?xml version="1.0"?>
 <!DOCTYPE lolz [
  <!ENTITY lol "lol">
@@ -20,7 +18,10 @@ const BILLION_LAUGHS = `<?xml version="1.0"?>
 const doctypes: Array<[string, string]> = [
   ["a bare DOCTYPE", "<!DOCTYPE a><a/>"],
   ["internal entity expansion (billion laughs)", BILLION_LAUGHS],
-  ["external entity (XXE)", `<?xml version="1.0"?><!DOCTYPE foo [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><foo>&xxe;</foo>`],
+  [
+    "external entity (XXE)",
+    `<?xml version="1.0"?><!DOCTYPE foo [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><foo>&xxe;</foo>`,
+  ],
   ["external DTD", `<!DOCTYPE soap:Envelope SYSTEM "http://evil.example/x.dtd"><soap:Envelope/>`],
   ["parameter entity", `<!DOCTYPE a [<!ENTITY % p SYSTEM "http://evil.example/p"> %p;]><a/>`],
   ["DOCTYPE after a comment and a PI", "\uFEFF<?xml version='1.0'?><!-- c --><?pi?><!DOCTYPE a []><a/>"],
@@ -129,14 +130,14 @@ describe.each(readers)("%s", (_name, read) => {
   });
 
   it("refuses 10 000 nested elements without overflowing the stack", () => {
-    const doc = "<a>".repeat(10_000) + "x" + "</a>".repeat(10_000);
+    const doc = `${"<a>".repeat(10_000)}x${"</a>".repeat(10_000)}`;
     expect(refusal(read, doc).reason).toBe<XmlRefusalReason>("depth");
   });
 
   it("refuses at the start tag that passes the depth limit, before reading what follows", () => {
     // Instead of a time bound: garbage right after the limit is never read, so the refusal costs the
     // same whatever follows (a reader that read the document first would call it malformed).
-    const doc = "<a>".repeat(DEFAULT_MAX_DEPTH + 1) + "<<<&&& unterminated" + "</a>".repeat(10_000);
+    const doc = `${"<a>".repeat(DEFAULT_MAX_DEPTH + 1)}<<<&&& unterminated${"</a>".repeat(10_000)}`;
     expect(refusal(read, doc).reason).toBe<XmlRefusalReason>("depth");
   });
 
@@ -150,7 +151,7 @@ describe.each(readers)("%s", (_name, read) => {
     ["at a custom limit", 3, 3, true],
     ["one past a custom limit", 4, 3, false],
   ] as const)("nesting %s", (_what, depth, maxDepth, ok) => {
-    const open = "<a>".repeat(depth - 1) + "<b/>";
+    const open = `${"<a>".repeat(depth - 1)}<b/>`;
     const doc = open + "</a>".repeat(depth - 1);
     const options = maxDepth === undefined ? undefined : { maxDepth };
     if (ok) expect(read(doc, options).local).toBe("a");

@@ -9,7 +9,6 @@ import type { XmlAttribute, XmlElement } from "../../../runtime/xml/tree.js";
 import { DATASET_DOCUMENT, SOAP11_REQUEST_BODY, SOAP11_REQUEST_VALUES } from "../../fixtures/wire-samples.js";
 import { sameInputRatio } from "../../fixtures/growth.js";
 
-
 const SOAP11 = "http://schemas.xmlsoap.org/soap/envelope/";
 const SOAP12 = "http://www.w3.org/2003/05/soap-envelope";
 const TEMPURI = "http://tempuri.org/";
@@ -51,9 +50,18 @@ const cases: Array<{ name: string; given: string; want: XmlElement }> = [
   },
   ...(["soapenv", "SOAP-ENV", "s"] as const).map((p) => ({
     name: `envelope prefix ${p}: with prefixed operation`,
-    given: `<${p}:Envelope xmlns:${p}="${SOAP12}"><${p}:Body><ns0:Op xmlns:ns0="${TEMPURI}">` +
+    given:
+      `<${p}:Envelope xmlns:${p}="${SOAP12}"><${p}:Body><ns0:Op xmlns:ns0="${TEMPURI}">` +
       `<ns0:a>1</ns0:a></ns0:Op></${p}:Body></${p}:Envelope>`,
-    want: envelope(p, SOAP12, el("Op", { ns: TEMPURI, prefix: "ns0", children: [el("a", { ns: TEMPURI, prefix: "ns0", text: "1" })] })),
+    want: envelope(
+      p,
+      SOAP12,
+      el("Op", {
+        ns: TEMPURI,
+        prefix: "ns0",
+        children: [el("a", { ns: TEMPURI, prefix: "ns0", text: "1" })],
+      }),
+    ),
   })),
   {
     name: "tns: declared on the envelope, unqualified children",
@@ -64,7 +72,9 @@ const cases: Array<{ name: string; given: string; want: XmlElement }> = [
     name: "default namespace undeclared, prefix redefined in a nested scope, outer binding back for a sibling",
     given: `<p:a xmlns:p="urn:1" xmlns="urn:d"><b xmlns=""><p:c xmlns:p="urn:2"/></b><p:c/><d/></p:a>`,
     want: el("a", {
-      ns: "urn:1", prefix: "p", children: [
+      ns: "urn:1",
+      prefix: "p",
+      children: [
         el("b", { children: [el("c", { ns: "urn:2", prefix: "p" })] }),
         el("c", { ns: "urn:1", prefix: "p" }),
         el("d", { ns: "urn:d" }),
@@ -75,9 +85,12 @@ const cases: Array<{ name: string; given: string; want: XmlElement }> = [
     name: "attributes: prefixed, xml:, declarations left out, order kept, both quotes",
     given: `<a xmlns:q="urn:q" z='1' q:y="2" xml:lang="en" xmlns="urn:d" b = "3"/>`,
     want: el("a", {
-      ns: "urn:d", attrs: [
-        { ns: "", local: "z", value: "1" }, { ns: "urn:q", local: "y", value: "2" },
-        { ns: XML_NS, local: "lang", value: "en" }, { ns: "", local: "b", value: "3" },
+      ns: "urn:d",
+      attrs: [
+        { ns: "", local: "z", value: "1" },
+        { ns: "urn:q", local: "y", value: "2" },
+        { ns: XML_NS, local: "lang", value: "en" },
+        { ns: "", local: "b", value: "3" },
       ],
     }),
   },
@@ -86,8 +99,10 @@ const cases: Array<{ name: string; given: string; want: XmlElement }> = [
     given: `<a v="a\tb\nc\r\nd\re" r="&#9;&#10;&#xD;&amp;&lt;&gt;&quot;&apos;" s='"x"' t="'>'"/>`,
     want: el("a", {
       attrs: [
-        { ns: "", local: "v", value: "a b c d e" }, { ns: "", local: "r", value: "\t\n\r&<>\"'" },
-        { ns: "", local: "s", value: "\"x\"" }, { ns: "", local: "t", value: "'>'" },
+        { ns: "", local: "v", value: "a b c d e" },
+        { ns: "", local: "r", value: "\t\n\r&<>\"'" },
+        { ns: "", local: "s", value: '"x"' },
+        { ns: "", local: "t", value: "'>'" },
       ],
     }),
   },
@@ -125,16 +140,42 @@ const cases: Array<{ name: string; given: string; want: XmlElement }> = [
     }),
   },
   { name: "BOM", given: "\uFEFF<a/>", want: el("a") },
-  { name: "BOM and declaration", given: `\uFEFF<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><a/>`, want: el("a") },
+  {
+    name: "BOM and declaration",
+    given: `\uFEFF<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><a/>`,
+    want: el("a"),
+  },
   { name: "whitespace around the root", given: " \r\n\t<a/> \n", want: el("a") },
-  { name: "line ends normalized in text and CDATA", given: "<a>1\r\n2\r3<![CDATA[\r\n4\r]]></a>", want: el("a", { text: "1\n2\n3\n4\n" }) },
-  { name: "'>', ']>' and ']]' alone are text", given: "<a>]> ]]&gt; a>b ]]</a>", want: el("a", { text: "]> ]]> a>b ]]" }) },
-  { name: "names with '.', '-', '_' and digits", given: "<_a.b-c1 x.y-z_2='1'/>", want: el("_a.b-c1", { attrs: [{ ns: "", local: "x.y-z_2", value: "1" }] }) },
-  { name: "xml-prefixed PI target and names starting with xml", given: "<?xml-stylesheet href='a'?><xmlThing/>", want: el("xmlThing") },
+  {
+    name: "line ends normalized in text and CDATA",
+    given: "<a>1\r\n2\r3<![CDATA[\r\n4\r]]></a>",
+    want: el("a", { text: "1\n2\n3\n4\n" }),
+  },
+  {
+    name: "'>', ']>' and ']]' alone are text",
+    given: "<a>]> ]]&gt; a>b ]]</a>",
+    want: el("a", { text: "]> ]]> a>b ]]" }),
+  },
+  {
+    name: "names with '.', '-', '_' and digits",
+    given: "<_a.b-c1 x.y-z_2='1'/>",
+    want: el("_a.b-c1", { attrs: [{ ns: "", local: "x.y-z_2", value: "1" }] }),
+  },
+  {
+    name: "xml-prefixed PI target and names starting with xml",
+    given: "<?xml-stylesheet href='a'?><xmlThing/>",
+    want: el("xmlThing"),
+  },
   {
     name: "same local name in two namespaces is not a duplicate",
     given: `<a xmlns:p="urn:1" xmlns:q="urn:2" p:x="1" q:x="2" x="3"/>`,
-    want: el("a", { attrs: [{ ns: "urn:1", local: "x", value: "1" }, { ns: "urn:2", local: "x", value: "2" }, { ns: "", local: "x", value: "3" }] }),
+    want: el("a", {
+      attrs: [
+        { ns: "urn:1", local: "x", value: "1" },
+        { ns: "urn:2", local: "x", value: "2" },
+        { ns: "", local: "x", value: "3" },
+      ],
+    }),
   },
   {
     name: "xml prefix may be declared to its own namespace",
@@ -152,7 +193,11 @@ describe.each(readers)("%s", (_name, read) => {
     const root = read(DATASET_DOCUMENT);
     expect([root.ns, root.local]).toEqual([TEMPURI, "DataSet"]);
     const [schema, diffgram] = root.children;
-    expect([schema.ns, schema.local, schema.attrs]).toEqual([XS, "schema", [{ ns: "", local: "id", value: "NewDataSet" }]]);
+    expect([schema.ns, schema.local, schema.attrs]).toEqual([
+      XS,
+      "schema",
+      [{ ns: "", local: "id", value: "NewDataSet" }],
+    ]);
     const top = schema.children[0];
     expect(top.attrs).toEqual([
       { ns: "", local: "name", value: "NewDataSet" },
@@ -221,7 +266,12 @@ describe("reference searches stay linear across text runs", () => {
     const doc = (runs: number) => `<r><a>&amp;</a>${"<b>x\ry</b>".repeat(runs)}<c>&lt;</c></r>`;
     const small = doc(2_000);
     const large = doc(200_000);
-    expect(sameInputRatio(() => readXml(small), () => readXml(large))).toBeLessThan(10);
+    expect(
+      sameInputRatio(
+        () => readXml(small),
+        () => readXml(large),
+      ),
+    ).toBeLessThan(10);
     const root = readXml(large);
     expect(root.children).toHaveLength(200_002);
     expect(root.children[1].text).toBe("x\ny");

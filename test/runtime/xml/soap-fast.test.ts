@@ -32,7 +32,11 @@ function reader(limits: FastLimits = LIMITS, envelopeNs = SOAP11) {
 }
 
 /** The general reader's Body: the element, "refused" when it refuses the document, undefined without a Body. */
-function generalBody(text: string, limits: FastLimits = LIMITS, envelopeNs = SOAP11): XmlElement | "refused" | undefined {
+function generalBody(
+  text: string,
+  limits: FastLimits = LIMITS,
+  envelopeNs = SOAP11,
+): XmlElement | "refused" | undefined {
   let root: XmlElement;
   try {
     root = readXml(text, limits);
@@ -44,7 +48,14 @@ function generalBody(text: string, limits: FastLimits = LIMITS, envelopeNs = SOA
 
 /** Plain data of an element, for deep comparison (the readers share frozen empty lists; data is what counts). */
 function plain(el: XmlElement): unknown {
-  return { ns: el.ns, local: el.local, prefix: el.prefix, attrs: [...el.attrs], text: el.text, children: el.children.map(plain) };
+  return {
+    ns: el.ns,
+    local: el.local,
+    prefix: el.prefix,
+    attrs: [...el.attrs],
+    text: el.text,
+    children: el.children.map(plain),
+  };
 }
 
 const DOTNET =
@@ -83,7 +94,10 @@ describe("fast SOAP reader: the shapes clients send are read as the general read
     const op = body.children[0]!;
     expect([op.ns, op.local]).toEqual([NS, "InsertSubscriberSid"]);
     expect(op.children.map((c) => [c.local, c.text])).toEqual([
-      ["strUsername", "u"], ["strPassword", "p"], ["strEmail", "a@b"], ["strName", "N"],
+      ["strUsername", "u"],
+      ["strPassword", "p"],
+      ["strEmail", "a@b"],
+      ["strName", "N"],
     ]);
   });
 
@@ -104,7 +118,10 @@ describe("fast SOAP reader: the shapes clients send are read as the general read
   it("reads a PHP SoapClient envelope (the operation's prefix declared on the Envelope) and one with a default namespace there", () => {
     const body = expectSameAsGeneral(PHP);
     expect([body.children[0]!.prefix, body.children[0]!.local]).toEqual(["ns1", "GetTriggerIdForAccount"]);
-    expect(body.children[0]!.children.map((c) => [c.ns, c.text])).toEqual([[NS, "u"], [NS, "p"]]);
+    expect(body.children[0]!.children.map((c) => [c.ns, c.text])).toEqual([
+      [NS, "u"],
+      [NS, "p"],
+    ]);
     expectSameAsGeneral(
       PHP.replace('xmlns:ns1="http://tempuri.org/"', 'xmlns="http://tempuri.org/"').replace(/ns1:/g, ""),
     );
@@ -112,13 +129,27 @@ describe("fast SOAP reader: the shapes clients send are read as the general read
 
   it("reads an indented envelope with a byte order mark, CRLF, spaces in tags and empty and unknown parameters", () => {
     const body = expectSameAsGeneral(PRETTY);
-    expect(body.children[0]!.children.map((c) => [c.local, c.text])).toEqual([["strUsername", "u s"], ["strPassword", ""], ["unknown", "x"]]);
+    expect(body.children[0]!.children.map((c) => [c.local, c.text])).toEqual([
+      ["strUsername", "u s"],
+      ["strPassword", ""],
+      ["unknown", "x"],
+    ]);
     expect(body.text).toBe("\n    \n  ");
   });
 
   it("reads an empty operation element and parameters in another order", () => {
-    expectSameAsGeneral(DOTNET.replace(/<InsertSubscriberSid[^]*<\/InsertSubscriberSid>/, '<Ping xmlns="http://tempuri.org/" />'));
-    expectSameAsGeneral(DOTNET.replace("<strUsername>u</strUsername><strPassword>p</strPassword>", "<strPassword>p</strPassword><strUsername>u</strUsername>"));
+    expectSameAsGeneral(
+      DOTNET.replace(
+        /<InsertSubscriberSid[^]*<\/InsertSubscriberSid>/,
+        '<Ping xmlns="http://tempuri.org/" />',
+      ),
+    );
+    expectSameAsGeneral(
+      DOTNET.replace(
+        "<strUsername>u</strUsername><strPassword>p</strPassword>",
+        "<strPassword>p</strPassword><strUsername>u</strUsername>",
+      ),
+    );
   });
 
   it("reads SOAP 1.2 envelopes with the 1.2 namespace and leaves 1.1 envelopes to the general reader there", () => {
@@ -132,7 +163,13 @@ describe("fast SOAP reader: anything outside the common shape is left to the gen
   const outside: [string, string][] = [
     ["a Header", DOTNET.replace("<soap:Body>", "<soap:Header/><soap:Body>")],
     // Headers marked mustUnderstand are the SOAP binding's to refuse, after the general reader.
-    ["a Header with a mustUnderstand header", DOTNET.replace("<soap:Body>", '<soap:Header><s:Sec xmlns:s="urn:s" soap:mustUnderstand="1"/></soap:Header><soap:Body>')],
+    [
+      "a Header with a mustUnderstand header",
+      DOTNET.replace(
+        "<soap:Body>",
+        '<soap:Header><s:Sec xmlns:s="urn:s" soap:mustUnderstand="1"/></soap:Header><soap:Body>',
+      ),
+    ],
     ["two byte order marks", `\uFEFF\uFEFF${DOTNET}`],
     ["xsi:nil", DOTNET.replace("<strName>N</strName>", '<strName xsi:nil="true" />')],
     ["an entity reference", DOTNET.replace(">a@b<", ">a&amp;b<")],
@@ -143,27 +180,54 @@ describe("fast SOAP reader: anything outside the common shape is left to the gen
     ["a lone surrogate in text", DOTNET.replace(">a@b<", ">a\uD800b<")],
     ["a comment", DOTNET.replace("<strName>", "<!-- c --><strName>")],
     ["CDATA", DOTNET.replace(">a@b<", "><![CDATA[a@b]]><")],
-    ["a processing instruction after the root", DOTNET + "<?pi x?>"],
+    ["a processing instruction after the root", `${DOTNET}<?pi x?>`],
     ["a nested parameter", DOTNET.replace("<strName>N</strName>", "<strName><a>N</a></strName>")],
     ["a non-ASCII parameter name", DOTNET.replace("<strName>N</strName>", "<strNämé>N</strNämé>")],
     ["a mismatched end tag", DOTNET.replace("</strName>", "</strNam>")],
-    ["another service namespace", DOTNET.replace('xmlns="http://tempuri.org/"', 'xmlns="http://tempuri.org/x"')],
-    ["the envelope prefix bound elsewhere", DOTNET.replace('xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"', 'xmlns:soap="urn:other"')],
+    [
+      "another service namespace",
+      DOTNET.replace('xmlns="http://tempuri.org/"', 'xmlns="http://tempuri.org/x"'),
+    ],
+    [
+      "the envelope prefix bound elsewhere",
+      DOTNET.replace('xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"', 'xmlns:soap="urn:other"'),
+    ],
     ["an unbound envelope prefix", DOTNET.replace(/xmlns:soap="[^"]*" /, "")],
     ["a duplicate declaration", DOTNET.replace('xmlns:xsd="', 'xmlns:xsi="x" xmlns:xsd="')],
     ["a rebound xml prefix", DOTNET.replace('xmlns:xsd="', 'xmlns:xml="urn:x" xmlns:xsd="')],
-    ["a prefix bound to nothing", DOTNET.replace('xmlns:xsd="http://www.w3.org/2001/XMLSchema"', 'xmlns:xsd=""')],
-    ["an attribute that is not a declaration", DOTNET.replace("<soap:Envelope ", '<soap:Envelope soap:encodingStyle="x" ')],
-    ["an attribute on the operation", DOTNET.replace('<InsertSubscriberSid xmlns="http://tempuri.org/">', '<InsertSubscriberSid xmlns="http://tempuri.org/" a="1">')],
-    ["a tab in a namespace value", DOTNET.replace('xmlns:xsd="http://www.w3.org/2001/XMLSchema"', 'xmlns:xsd="http://www.w3.org/2001/\tXMLSchema"')],
-    ["text after the envelope", DOTNET + "x"],
-    ["a second root", DOTNET + "<a/>"],
+    [
+      "a prefix bound to nothing",
+      DOTNET.replace('xmlns:xsd="http://www.w3.org/2001/XMLSchema"', 'xmlns:xsd=""'),
+    ],
+    [
+      "an attribute that is not a declaration",
+      DOTNET.replace("<soap:Envelope ", '<soap:Envelope soap:encodingStyle="x" '),
+    ],
+    [
+      "an attribute on the operation",
+      DOTNET.replace(
+        '<InsertSubscriberSid xmlns="http://tempuri.org/">',
+        '<InsertSubscriberSid xmlns="http://tempuri.org/" a="1">',
+      ),
+    ],
+    [
+      "a tab in a namespace value",
+      DOTNET.replace(
+        'xmlns:xsd="http://www.w3.org/2001/XMLSchema"',
+        'xmlns:xsd="http://www.w3.org/2001/\tXMLSchema"',
+      ),
+    ],
+    ["text after the envelope", `${DOTNET}x`],
+    ["a second root", `${DOTNET}<a/>`],
     ["a truncated document", DOTNET.slice(0, -3)],
     ["a malformed declaration", DOTNET.replace('version="1.0"', 'version="2.0"')],
     ["a body of 16 Ki code units or more", DOTNET.replace(">a@b<", `>${"a".repeat(16_384)}<`)],
     ["unprefixed parameters under a prefixed operation", ZEEP.replace(/ns0:strPassword/g, "strPassword")],
     ["an operation prefix the Envelope does not declare", PHP.replace(/ns1:/g, "ns2:")],
-    ["an operation prefix the Envelope binds to another namespace", PHP.replace('xmlns:ns1="http://tempuri.org/"', 'xmlns:ns1="urn:other"')],
+    [
+      "an operation prefix the Envelope binds to another namespace",
+      PHP.replace('xmlns:ns1="http://tempuri.org/"', 'xmlns:ns1="urn:other"'),
+    ],
     ["an unprefixed operation with no default namespace", PHP.replace(/ns1:/g, "")],
   ];
   for (const [name, text] of outside) {
@@ -219,8 +283,34 @@ describe("fast SOAP reader: anything outside the common shape is left to the gen
 // ---- fuzzing ----------------------------------------------------------------------------------------
 
 const WS = ["", "", "", " ", "\n", "\r\n", "\t", "  "];
-const TEXTS = ["", "u", "a@b", "some text", "46", "é", "名前", "\t", "\n", "a b", "x".repeat(40), "&amp;", "a>b", "]]", "\r"];
-const PARAM_NAMES = ["strUsername", "strPassword", "strEmail", "strName", "other", "a.b", "a-b", "_x", "Ping"];
+const TEXTS = [
+  "",
+  "u",
+  "a@b",
+  "some text",
+  "46",
+  "é",
+  "名前",
+  "\t",
+  "\n",
+  "a b",
+  "x".repeat(40),
+  "&amp;",
+  "a>b",
+  "]]",
+  "\r",
+];
+const PARAM_NAMES = [
+  "strUsername",
+  "strPassword",
+  "strEmail",
+  "strName",
+  "other",
+  "a.b",
+  "a-b",
+  "_x",
+  "Ping",
+];
 const PREFIXES = ["soap", "s", "soap-env", "SOAP-ENV", "e", "xsi"];
 
 /** A random envelope, mostly of the common shape, sometimes just outside it. */
@@ -244,29 +334,74 @@ function envelope(r: Random): string {
   const pq = prefixed ? "ns0:" : "";
   // Now and then the operation's namespace is declared on the Envelope instead (PHP), rightly or not.
   const onEnvelope = r.chance(0.25);
-  if (onEnvelope) declarations.push(`${prefixed ? "xmlns:ns0" : "xmlns"}=${q(r.chance(0.85) ? NS : "urn:other")}`);
+  if (onEnvelope)
+    declarations.push(`${prefixed ? "xmlns:ns0" : "xmlns"}=${q(r.chance(0.85) ? NS : "urn:other")}`);
   const params: string[] = [];
   const names = r.chance(0.7) ? op.params : Array.from({ length: r.int(5) }, () => r.pick(PARAM_NAMES));
   for (const name of names) {
     const text = r.pick(TEXTS);
     params.push(r.pick(WS));
-    params.push(text === "" && r.chance(0.5) ? `<${pq}${name}${r.pick(WS)}/>` : `<${pq}${name}>${text}</${pq}${name}${r.pick(WS)}>`);
+    params.push(
+      text === "" && r.chance(0.5)
+        ? `<${pq}${name}${r.pick(WS)}/>`
+        : `<${pq}${name}>${text}</${pq}${name}${r.pick(WS)}>`,
+    );
   }
-  const opAttr = onEnvelope ? "" : prefixed ? `xmlns:ns0=${q(NS)}` : `xmlns${r.pick(WS)}=${r.pick(WS)}${q(NS)}`;
+  const opAttr = onEnvelope
+    ? ""
+    : prefixed
+      ? `xmlns:ns0=${q(NS)}`
+      : `xmlns${r.pick(WS)}=${r.pick(WS)}${q(NS)}`;
   const inner =
     names.length === 0 && r.chance(0.5)
       ? `<${pq}${op.name} ${opAttr}${r.pick(WS)}/>`
       : `<${pq}${op.name} ${opAttr}${r.pick(WS)}>${params.join("")}${r.pick(WS)}</${pq}${op.name}>`;
-  const declaration = r.pick(["", '<?xml version="1.0" encoding="utf-8"?>', "<?xml version='1.0'?>", '<?xml version="1.0" standalone="yes" ?>']);
+  const declaration = r.pick([
+    "",
+    '<?xml version="1.0" encoding="utf-8"?>',
+    "<?xml version='1.0'?>",
+    '<?xml version="1.0" standalone="yes" ?>',
+  ]);
   return (
-    (r.chance(0.05) ? "\uFEFF" : "") + declaration + r.pick(WS) +
+    (r.chance(0.05) ? "\uFEFF" : "") +
+    declaration +
+    r.pick(WS) +
     `<${p}:Envelope ${declarations.join(r.pick([" ", "\n  ", " \t"]))}${r.pick(WS)}>${r.pick(WS)}` +
     `<${p}:Body${r.pick(WS)}>${r.pick(WS)}${inner}${r.pick(WS)}</${p}:Body>${r.pick(WS)}</${p}:Envelope>${r.pick(WS)}`
   );
 }
 
-const INSERTS = ["<", ">", "/", '"', "'", "=", " ", "\r", "\n", "&", ":", "x", "é", "\u0001", "]", "?", "!", "-",
-  "xmlns", ' xmlns:q="urn:q"', "soap:", "<a>b</a>", "<a/>", "\uD800", "\uFEFF", "&amp;", "<!--c-->", "Body", "ns0:"];
+const INSERTS = [
+  "<",
+  ">",
+  "/",
+  '"',
+  "'",
+  "=",
+  " ",
+  "\r",
+  "\n",
+  "&",
+  ":",
+  "x",
+  "é",
+  "\u0001",
+  "]",
+  "?",
+  "!",
+  "-",
+  "xmlns",
+  ' xmlns:q="urn:q"',
+  "soap:",
+  "<a>b</a>",
+  "<a/>",
+  "\uD800",
+  "\uFEFF",
+  "&amp;",
+  "<!--c-->",
+  "Body",
+  "ns0:",
+];
 
 function mutate(r: Random, text: string): string {
   const at = r.int(text.length + 1);
@@ -302,7 +437,8 @@ describe("fast SOAP reader: fuzzing against the general reader", () => {
         const body = fast.read(text);
         if (body !== undefined) {
           const general = generalBody(text);
-          if (general === "refused" || general === undefined) throw new Error(`the fast path read what the general reader does not: ${JSON.stringify(text)}`);
+          if (general === "refused" || general === undefined)
+            throw new Error(`the fast path read what the general reader does not: ${JSON.stringify(text)}`);
           expect(plain(body), JSON.stringify(text)).toEqual(plain(general));
           if (m === 0) accepted++;
           else acceptedMutants++;
@@ -322,7 +458,10 @@ describe("fast SOAP reader: the attack suite's mutated requests", () => {
   it("reads the bodies of the attack suite's mutations (its seed, 20,000 of them) as the general reader does, or leaves them", () => {
     // Another mutation engine over every operation's .NET request (test/attack/mutate.ts: truncation, splices,
     // byte flips, encodings); this corpus, sent to the server, first showed a truncated body read as whole.
-    const operations = serverModel.operations.map((op) => ({ name: op.name, params: op.params.map((p) => p.name) }));
+    const operations = serverModel.operations.map((op) => ({
+      name: op.name,
+      params: op.params.map((p) => p.name),
+    }));
     const readers = [SOAP11, SOAP12].map((envelopeNs) => ({
       envelopeNs,
       read: createFastSoapReader(envelopeNs, serverModel.namespace, operations, LIMITS)!,
@@ -340,7 +479,8 @@ describe("fast SOAP reader: the attack suite's mutated requests", () => {
         if (body === undefined) continue;
         read++;
         const general = generalBody(text, LIMITS, envelopeNs);
-        if (general === "refused" || general === undefined) throw new Error(`read what the general reader does not: ${JSON.stringify(text)}`);
+        if (general === "refused" || general === undefined)
+          throw new Error(`read what the general reader does not: ${JSON.stringify(text)}`);
         expect(plain(body)).toEqual(plain(general));
       }
     }

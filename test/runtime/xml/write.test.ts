@@ -30,7 +30,7 @@ describe("escapeAttr", () => {
   it.each([
     ["", ""],
     ["plain", "plain"],
-    ["a \"quoted\" value", "a &quot;quoted&quot; value"],
+    ['a "quoted" value', "a &quot;quoted&quot; value"],
     ["single ' stays", "single ' stays"],
     ["<&>", "&lt;&amp;&gt;"],
     ["\t\n\r", "&#x9;&#xA;&#xD;"],
@@ -64,7 +64,9 @@ describe.each([
   });
 
   it("names the character and where it is", () => {
-    expect(() => fn("ab\u0001")).toThrow("String contains a character XML 1.0 does not allow (U+0001) at index 2.");
+    expect(() => fn("ab\u0001")).toThrow(
+      "String contains a character XML 1.0 does not allow (U+0001) at index 2.",
+    );
     expect(() => fn("\uD800")).toThrow("String contains an unpaired surrogate (U+D800) at index 0.");
   });
 
@@ -80,10 +82,31 @@ it("assertXmlChars returns its argument", () => {
 
 describe("round trip through readXml", () => {
   // Seeded random strings over an alphabet of awkward characters.
-  const alphabet = ["a", " ", "\t", "\n", "\r", "\r\n", "&", "<", ">", "\"", "'", "]]>", "é", "\u{1F600}", ";", "&amp;"];
+  const alphabet = [
+    "a",
+    " ",
+    "\t",
+    "\n",
+    "\r",
+    "\r\n",
+    "&",
+    "<",
+    ">",
+    '"',
+    "'",
+    "]]>",
+    "é",
+    "\u{1F600}",
+    ";",
+    "&amp;",
+  ];
   const next = mulberry32(42);
   const strings = Array.from({ length: 500 }, () =>
-    Array.from({ length: Math.floor(next() * 12) }, () => alphabet[Math.floor(next() * alphabet.length)]).join(""));
+    Array.from(
+      { length: Math.floor(next() * 12) },
+      () => alphabet[Math.floor(next() * alphabet.length)],
+    ).join(""),
+  );
 
   it("escapeText output reads back as the original text", () => {
     for (const s of strings) expect(readXml(`<a>${escapeText(s)}</a>`).text).toBe(s);

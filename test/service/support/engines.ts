@@ -51,7 +51,9 @@ export function engines(): Engine[] {
 export function describeEngines(title: string, body: (engine: EngineName) => void): void {
   for (const engine of engines()) {
     const suffix = engine.skip ? ` (skipped: ${engine.skip})` : "";
-    describe.skipIf(engine.skip !== undefined)(`${title} on ${engine.name}${suffix}`, () => body(engine.name));
+    describe.skipIf(engine.skip !== undefined)(`${title} on ${engine.name}${suffix}`, () =>
+      body(engine.name),
+    );
   }
 }
 

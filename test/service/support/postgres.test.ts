@@ -64,13 +64,16 @@ describe(`throwaway cluster${skip ? ` (skipped: ${skip})` : ""}`, () => {
     },
   );
 
-  it.skipIf(skip !== undefined)("refuses database names that are not plain lower-case identifiers", async () => {
-    const admin = inject("pgAdminUrl") as string;
-    for (const bad of ["", "A", "1abc", "x y", 'x"; DROP DATABASE postgres; --', "a-b", "é"]) {
-      expect(DATABASE_NAME.test(bad)).toBe(false);
-      await expect(createDatabase(admin, bad)).rejects.toThrow(/invalid database name/);
-    }
-  });
+  it.skipIf(skip !== undefined)(
+    "refuses database names that are not plain lower-case identifiers",
+    async () => {
+      const admin = inject("pgAdminUrl") as string;
+      for (const bad of ["", "A", "1abc", "x y", 'x"; DROP DATABASE postgres; --', "a-b", "é"]) {
+        expect(DATABASE_NAME.test(bad)).toBe(false);
+        await expect(createDatabase(admin, bad)).rejects.toThrow(/invalid database name/);
+      }
+    },
+  );
 });
 
 describe("freshDatabaseUrl on sqlite", () => {

@@ -12,7 +12,16 @@
  * nothing else of ours but this temporary directory, which is deleted on stop.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { accessSync, chownSync, constants, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import {
+  accessSync,
+  chownSync,
+  constants,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
@@ -117,7 +126,9 @@ export function searchPostgresBin(): PostgresBinSearch {
     }
   }
   tried.push("PATH");
-  return { reason: `no initdb and pg_ctl found (tried ${tried.join(", ")}); install PostgreSQL or set PG_BIN` };
+  return {
+    reason: `no initdb and pg_ctl found (tried ${tried.join(", ")}); install PostgreSQL or set PG_BIN`,
+  };
 }
 
 /** The directory holding `initdb` and `pg_ctl`, or undefined (see {@link searchPostgresBin}). */
@@ -162,7 +173,9 @@ function runAsUser(): RunAs | undefined {
       // no such user: try the next
     }
   }
-  throw new Error(`running as root and none of the users ${candidates.join(", ")} exists to run PostgreSQL as`);
+  throw new Error(
+    `running as root and none of the users ${candidates.join(", ")} exists to run PostgreSQL as`,
+  );
 }
 
 function childEnv(): NodeJS.ProcessEnv {
@@ -172,7 +185,13 @@ function childEnv(): NodeJS.ProcessEnv {
 }
 
 /** Runs a PostgreSQL binary (as `runAs` when given) to completion; rejects with its output on failure. */
-function run(file: string, args: string[], cwd: string, runAs: RunAs | undefined, timeoutMs: number): Promise<string> {
+function run(
+  file: string,
+  args: string[],
+  cwd: string,
+  runAs: RunAs | undefined,
+  timeoutMs: number,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, {
       cwd,
@@ -191,12 +210,21 @@ function run(file: string, args: string[], cwd: string, runAs: RunAs | undefined
     child.once("close", (code, signal) => {
       clearTimeout(timer);
       if (code === 0) resolve(output);
-      else reject(new Error(`${file} ${args.join(" ")} failed (${signal ?? `exit ${code}`}):\n${output.trim()}`));
+      else
+        reject(
+          new Error(`${file} ${args.join(" ")} failed (${signal ?? `exit ${code}`}):\n${output.trim()}`),
+        );
     });
   });
 }
 
-function runSync(file: string, args: string[], cwd: string, runAs: RunAs | undefined, timeoutMs: number): void {
+function runSync(
+  file: string,
+  args: string[],
+  cwd: string,
+  runAs: RunAs | undefined,
+  timeoutMs: number,
+): void {
   execFileSync(file, args, {
     cwd,
     env: childEnv(),
@@ -218,7 +246,8 @@ function withDatabase(url: string, name: string): string {
  * `name` must match {@link DATABASE_NAME}, so it is safe as an unquoted identifier.
  */
 export async function createDatabase(adminUrl: string, name: string): Promise<string> {
-  if (!DATABASE_NAME.test(name) || name.length > 63) throw new Error(`invalid database name ${JSON.stringify(name)}`);
+  if (!DATABASE_NAME.test(name) || name.length > 63)
+    throw new Error(`invalid database name ${JSON.stringify(name)}`);
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
@@ -251,7 +280,9 @@ async function waitUntilAccepting(url: string, attempts: number, delayMs: number
  * Starts a throwaway cluster with the binaries in `bin` (default {@link findPostgresBin}); rejects with
  * initdb's/pg_ctl's output when it cannot. The caller must `stop()` it.
  */
-export async function startThrowawayCluster(bin: string | undefined = findPostgresBin()): Promise<ThrowawayCluster> {
+export async function startThrowawayCluster(
+  bin: string | undefined = findPostgresBin(),
+): Promise<ThrowawayCluster> {
   if (bin === undefined) throw new Error(searchPostgresBin().reason ?? "PostgreSQL not found");
   const started = performance.now();
   const runAs = runAsUser();
@@ -311,7 +342,13 @@ export async function startThrowawayCluster(bin: string | undefined = findPostgr
         "-c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=200",
       ].join(" ");
       try {
-        await run(pgCtl, ["start", "-D", data, "-l", log, "-w", "-t", "60", "-o", options], dir, runAs, 90_000);
+        await run(
+          pgCtl,
+          ["start", "-D", data, "-l", log, "-w", "-t", "60", "-o", options],
+          dir,
+          runAs,
+          90_000,
+        );
         break;
       } catch (err) {
         if (attempt >= maxAttempts) throw err;

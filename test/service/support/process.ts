@@ -14,7 +14,10 @@ export interface ServiceProcess {
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
 
-export async function spawnService(env: Record<string, string>, args: string[] = []): Promise<ServiceProcess> {
+export async function spawnService(
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ["service/start.mjs", ...args], {
     cwd: ROOT,
     env: { ...process.env, PORT: "0", LOG_LEVEL: "info", ...env },

@@ -31,7 +31,12 @@ export interface TestService {
    * A client of the service; `from` is the loopback address its calls come from (127.0.0.0/8), so a test
    * can call as several sources (default: the usual 127.0.0.1).
    */
-  client(username: string, password: string, binding?: BindingName, from?: string): ReturnType<typeof createClient>;
+  client(
+    username: string,
+    password: string,
+    binding?: BindingName,
+    from?: string,
+  ): ReturnType<typeof createClient>;
   close(): Promise<void>;
 }
 
@@ -40,13 +45,19 @@ export const BINDINGS: readonly BindingName[] = ["soap11", "soap12", "httpGet", 
 /** Password hashes cost a scrypt each: one per distinct password per process. */
 const hashes = new Map<string, Promise<string>>();
 
-export async function startService(engine: EngineName, label: string, env: Record<string, string> = {}, options: { now?: () => number } = {}): Promise<TestService> {
+export async function startService(
+  engine: EngineName,
+  label: string,
+  env: Record<string, string> = {},
+  options: { now?: () => number } = {},
+): Promise<TestService> {
   const outboxDir = mkdtempSync(join(tmpdir(), "eas-outbox-"));
   const smsDir = mkdtempSync(join(tmpdir(), "eas-sms-"));
   const logs: Record<string, unknown>[] = [];
   const logDestination = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString("utf8").split("\n")) if (line !== "") logs.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString("utf8").split("\n"))
+        if (line !== "") logs.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
@@ -90,7 +101,13 @@ export async function startService(engine: EngineName, label: string, env: Recor
       return row.id;
     },
     client(username, password, binding = "soap11", from) {
-      return createClient({ baseUrl: base, username, password, binding, ...(from === undefined ? {} : { fetch: fetchFrom(from) }) });
+      return createClient({
+        baseUrl: base,
+        username,
+        password,
+        binding,
+        ...(from === undefined ? {} : { fetch: fetchFrom(from) }),
+      });
     },
     close: () => app.close(),
   };
@@ -103,18 +120,29 @@ export async function startService(engine: EngineName, label: string, env: Recor
 export function fetchFrom(localAddress: string): typeof fetch {
   return (async (input: string | URL | Request, init: RequestInit = {}) => {
     const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
-    const body = init.body === null || init.body === undefined ? undefined : Buffer.from(init.body as string, "utf8");
+    const body =
+      init.body === null || init.body === undefined ? undefined : Buffer.from(init.body as string, "utf8");
     const headers: Record<string, string> = { ...(init.headers as Record<string, string> | undefined) };
     if (body !== undefined) headers["content-length"] = String(body.length);
     return new Promise<Response>((resolve, reject) => {
       const req = http.request(
-        { host: url.hostname, port: url.port, path: url.pathname + url.search, method: init.method ?? "GET", headers, localAddress, agent: false, timeout: 10_000 },
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname + url.search,
+          method: init.method ?? "GET",
+          headers,
+          localAddress,
+          agent: false,
+          timeout: 10_000,
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on("data", (chunk: Buffer) => chunks.push(chunk));
           res.on("end", () => {
             const answer = new Headers();
-            for (const [name, value] of Object.entries(res.headers)) if (typeof value === "string") answer.set(name, value);
+            for (const [name, value] of Object.entries(res.headers))
+              if (typeof value === "string") answer.set(name, value);
             resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 0, headers: answer }));
           });
           res.on("error", reject);
@@ -140,11 +168,16 @@ export async function fault(promise: Promise<unknown>): Promise<ServiceFaultErro
 
 /** Waits until `ready()` holds (log lines are written when a response closes), at most `ms`. */
 export async function eventually(ready: () => boolean, ms = 5000): Promise<void> {
-  for (let waited = 0; !ready() && waited < ms; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let waited = 0; !ready() && waited < ms; waited += 10)
+    await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 /** `npm run admin -- ...argv` in-process on a database, with `stdin` as its standard input. */
-export async function admin(databaseUrl: string, argv: readonly string[], stdin = ""): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function admin(
+  databaseUrl: string,
+  argv: readonly string[],
+  stdin = "",
+): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
   const sink = (write: (text: string) => void) =>
@@ -164,7 +197,11 @@ export async function admin(databaseUrl: string, argv: readonly string[], stdin 
 }
 
 /** A curl-like call: an HTTP POST form to endpoint/Operation; the raw answer text. */
-export async function post(base: string, operation: string, form: Record<string, string>): Promise<{ status: number; text: string }> {
+export async function post(
+  base: string,
+  operation: string,
+  form: Record<string, string>,
+): Promise<{ status: number; text: string }> {
   const response = await fetch(`${base}/ExternalAPIService.asmx/${operation}`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },

@@ -61,8 +61,10 @@ export async function startSmtp(options: SmtpServerOptions = {}): Promise<TestSm
     logger: false,
     onAuth(auth, session, callback) {
       logins.push({ username: auth.username ?? "", secure: session.secure });
-      if (options.echoPasswordOnAuth) return callback(new Error(`no entry for ${auth.username} with password ${auth.password}`));
-      if (!state.refuseLogins && auth.username === SMTP_USER && auth.password === SMTP_PASSWORD) return callback(null, { user: SMTP_USER });
+      if (options.echoPasswordOnAuth)
+        return callback(new Error(`no entry for ${auth.username} with password ${auth.password}`));
+      if (!state.refuseLogins && auth.username === SMTP_USER && auth.password === SMTP_PASSWORD)
+        return callback(null, { user: SMTP_USER });
       return callback(new Error("Invalid username or password"));
     },
     onData(stream, session: SMTPServerSession, callback) {
@@ -71,7 +73,8 @@ export async function startSmtp(options: SmtpServerOptions = {}): Promise<TestSm
       stream.on("end", () => {
         const answer = state.refuseAllWith ?? plan.shift() ?? "ok";
         if (answer !== "ok") state.refused++;
-        if (answer !== "ok") return callback(Object.assign(new Error(`refused by plan (${answer})`), { responseCode: answer }));
+        if (answer !== "ok")
+          return callback(Object.assign(new Error(`refused by plan (${answer})`), { responseCode: answer }));
         arrivals.push({
           raw: Buffer.concat(chunks).toString("utf8"),
           from: session.envelope.mailFrom === false ? false : session.envelope.mailFrom.address,

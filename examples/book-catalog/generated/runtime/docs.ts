@@ -12,7 +12,10 @@ export interface ServiceDocs {
   /** By enum name; absent in documents written before enums existed. */
   readonly enums?: { readonly [enumName: string]: string };
   readonly dataSets: {
-    readonly [dataSet: string]: { readonly doc: string; readonly columns: { readonly [property: string]: string } };
+    readonly [dataSet: string]: {
+      readonly doc: string;
+      readonly columns: { readonly [property: string]: string };
+    };
   };
 }
 

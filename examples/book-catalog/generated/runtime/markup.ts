@@ -14,7 +14,12 @@ const BASE = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" } as const;
 /** XML text and attribute values (the WSDL). */
 export const XML_REFERENCES: MarkupReferences = { ...BASE, "'": "&apos;" };
 /** Spec text on the help pages. */
-export const PAGE_TEXT_REFERENCES: MarkupReferences = { ...BASE, "'": "&#x27;", "`": "&#x60;", "=": "&#x3D;" };
+export const PAGE_TEXT_REFERENCES: MarkupReferences = {
+  ...BASE,
+  "'": "&#x27;",
+  "`": "&#x60;",
+  "=": "&#x3D;",
+};
 /** The endpoint address and the sample messages on the help pages. */
 export const HTML_REFERENCES: MarkupReferences = { ...BASE, "'": "&#39;" };
 
@@ -23,7 +28,9 @@ const patterns = new WeakMap<MarkupReferences, RegExp>();
 export function escapeMarkup(text: string, references: MarkupReferences): string {
   let pattern = patterns.get(references);
   if (pattern === undefined) {
-    const characters = Object.keys(references).map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    const characters = Object.keys(references).map(
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    );
     pattern = new RegExp(`[${characters.join("")}]`, "g");
     patterns.set(references, pattern);
   }

@@ -225,7 +225,8 @@ export interface ClientOperationModel<Params = unknown, Result = unknown> {
  * One operation as the server reads it: its parameters with rules and defaults, its checks, its group, and
  * whether it changes data.
  */
-export interface OperationModel<Params = unknown, Result = unknown> extends ClientOperationModel<Params, Result> {
+export interface OperationModel<Params = unknown, Result = unknown>
+  extends ClientOperationModel<Params, Result> {
   readonly group: string;
   readonly params: readonly ParamModel[];
   readonly checks: readonly CheckModel[];

@@ -7,7 +7,14 @@
 
 import { clientError, ErrorCodes, ServiceError } from "./errors.js";
 import type { ClientOperationModel, OperationModel, ParamModel, ServiceModel } from "./model.js";
-import { isReference, readWire, setKey, TypedValueError, registeredWriters, type WireValue } from "./protocol/typed-xml.js";
+import {
+  isReference,
+  readWire,
+  setKey,
+  TypedValueError,
+  registeredWriters,
+  type WireValue,
+} from "./protocol/typed-xml.js";
 import { clientFormat, ConversionError } from "./values.js";
 import { validateParams } from "./rules.js";
 
@@ -35,9 +42,13 @@ function missing(param: ParamModel): ServiceError {
 }
 
 function requiredError(param: ParamModel): ServiceError {
-  return clientError(ErrorCodes.RequiredParameter, `Parameter ${param.name} is required and must not be empty.`, {
-    parameter: param.name,
-  });
+  return clientError(
+    ErrorCodes.RequiredParameter,
+    `Parameter ${param.name} is required and must not be empty.`,
+    {
+      parameter: param.name,
+    },
+  );
 }
 
 /** A value that does not read as its type, as the client error naming the parameter. */
@@ -121,7 +132,8 @@ export function writeParams(op: ClientOperationModel, values: ParamValues): Para
       if (isReference(param.type)) return undefined;
       throw fail(`${param.name} is required`);
     }
-    if (param.type.kind !== "scalar") return registeredWriters(param.type).format(param.type, value, param.name, fail);
+    if (param.type.kind !== "scalar")
+      return registeredWriters(param.type).format(param.type, value, param.name, fail);
     // A scalar, by the client's writers (registerClientCodecs), as formatWire formats it.
     try {
       return clientFormat(param.type.type, value);

@@ -14,7 +14,9 @@ const INT_TEXT_RE = /^[+-]?\d+$/;
 
 /** `a, b or c` (or `and`): how messages and the help pages list names. */
 export function listInWords(items: readonly string[], conjunction: "and" | "or" = "or"): string {
-  return items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} ${conjunction} ${items[items.length - 1]}`;
+  return items.length <= 1
+    ? items.join("")
+    : `${items.slice(0, -1).join(", ")} ${conjunction} ${items[items.length - 1]}`;
 }
 
 /** Counts characters as code points, so an emoji is one character, not two UTF-16 units. */
@@ -108,7 +110,8 @@ function plainDecimal(n: number): string {
  * as a whole number, a decimal's text digit by digit. Undefined for anything else (NaN included).
  */
 function compareWithBound(value: unknown, bound: number): number | undefined {
-  if (typeof value === "number") return Number.isNaN(value) ? undefined : value < bound ? -1 : value > bound ? 1 : 0;
+  if (typeof value === "number")
+    return Number.isNaN(value) ? undefined : value < bound ? -1 : value > bound ? 1 : 0;
   if (typeof value === "bigint") {
     // A whole number v is below a fractional bound b exactly when it is below ceil(b).
     if (!Number.isInteger(bound)) return value < BigInt(Math.ceil(bound)) ? -1 : 1;
@@ -142,7 +145,10 @@ export function checkRule(rule: RuleModel, name: string, value: unknown): Servic
   switch (rule.kind) {
     case "pattern":
       if (value.length > PATTERN_MAX_CHARACTERS) {
-        return fail(ErrorCodes.TooLong, `${name} must be at most ${PATTERN_MAX_CHARACTERS} characters to be matched against its pattern.`);
+        return fail(
+          ErrorCodes.TooLong,
+          `${name} must be at most ${PATTERN_MAX_CHARACTERS} characters to be matched against its pattern.`,
+        );
       }
       return patternOf(rule).test(value)
         ? undefined
@@ -150,7 +156,10 @@ export function checkRule(rule: RuleModel, name: string, value: unknown): Servic
     case "length": {
       const count = characterCount(value);
       if (rule.min !== undefined && count < rule.min) {
-        return fail(ErrorCodes.InvalidValue, `${name} must be at least ${rule.min} characters; it has ${count}.`);
+        return fail(
+          ErrorCodes.InvalidValue,
+          `${name} must be at least ${rule.min} characters; it has ${count}.`,
+        );
       }
       if (rule.max !== undefined && count > rule.max) {
         return fail(ErrorCodes.TooLong, `${name} must be at most ${rule.max} characters; it has ${count}.`);
@@ -158,11 +167,16 @@ export function checkRule(rule: RuleModel, name: string, value: unknown): Servic
       return undefined;
     }
     case "enum":
-      return rule.values.includes(value) ? undefined : fail(ErrorCodes.InvalidValue, `${name} must be ${listInWords(rule.values)}.`);
+      return rule.values.includes(value)
+        ? undefined
+        : fail(ErrorCodes.InvalidValue, `${name} must be ${listInWords(rule.values)}.`);
     case "format":
       return matchesTextFormat(rule.format, value)
         ? undefined
-        : fail(ErrorCodes.InvalidFormat, `${name} must have the form ${textFormatShape(rule.format)} and name a real date or time.`);
+        : fail(
+            ErrorCodes.InvalidFormat,
+            `${name} must have the form ${textFormatShape(rule.format)} and name a real date or time.`,
+          );
     case "maxLength": {
       const count = characterCount(value);
       return count <= rule.max
@@ -171,16 +185,24 @@ export function checkRule(rule: RuleModel, name: string, value: unknown): Servic
     }
     case "intText": {
       const ok = INT_TEXT_RE.test(value) && Number(value) >= rule.min && Number(value) <= rule.max;
-      return ok ? undefined : fail(ErrorCodes.OutOfRange, `${name} must be a whole number from ${rule.min} to ${rule.max}.`);
+      return ok
+        ? undefined
+        : fail(ErrorCodes.OutOfRange, `${name} must be a whole number from ${rule.min} to ${rule.max}.`);
     }
     case "xmlName":
       return XML_NAME_RE.test(value) && value.length <= rule.max && !/^xml/i.test(value)
         ? undefined
-        : fail(ErrorCodes.InvalidName, `${name} must be a field name of letters, digits and underscores, at most ${rule.max} characters.`);
+        : fail(
+            ErrorCodes.InvalidName,
+            `${name} must be a field name of letters, digits and underscores, at most ${rule.max} characters.`,
+          );
     case "url":
       return isAbsoluteUrl(value, rule.schemes)
         ? undefined
-        : fail(ErrorCodes.InvalidUrl, `${name} must be a complete ${listInWords(rule.schemes)} address with forward slashes.`);
+        : fail(
+            ErrorCodes.InvalidUrl,
+            `${name} must be a complete ${listInWords(rule.schemes)} address with forward slashes.`,
+          );
     case "extension": {
       if (rule.validate === undefined) return missingValidator(rule.validator);
       const problem = rule.validate(value, name, rule.options);
@@ -218,7 +240,9 @@ export function checkOperation(check: CheckModel, values: Record<string, unknown
       const from = values[check.from];
       const to = values[check.to];
       return typeof from === "string" && typeof to === "string" && from !== "" && to !== "" && from > to
-        ? clientError(ErrorCodes.InvalidInterval, `${check.from} must not be after ${check.to}.`, { parameter: check.from })
+        ? clientError(ErrorCodes.InvalidInterval, `${check.from} must not be after ${check.to}.`, {
+            parameter: check.from,
+          })
         : undefined;
     }
     case "extension": {
@@ -229,7 +253,9 @@ export function checkOperation(check: CheckModel, values: Record<string, unknown
     case "columnName": {
       const value = values[check.param];
       // .NET compares DataTable column names ignoring case; a duplicate name breaks the DataSet schema.
-      const taken = typeof value === "string" && check.reserved.some((name) => name.toLowerCase() === value.toLowerCase());
+      const taken =
+        typeof value === "string" &&
+        check.reserved.some((name) => name.toLowerCase() === value.toLowerCase());
       return taken
         ? clientError(
             ErrorCodes.InvalidName,
@@ -242,7 +268,10 @@ export function checkOperation(check: CheckModel, values: Record<string, unknown
 }
 
 /** Runs every parameter rule and operation check; the first failure is returned. */
-export function validateParams(op: OperationModel, values: Record<string, unknown>): ServiceError | undefined {
+export function validateParams(
+  op: OperationModel,
+  values: Record<string, unknown>,
+): ServiceError | undefined {
   for (const param of op.params) {
     const value = values[param.name];
     // Absent, nil and empty values have no rules to meet (required/atLeastOne say whether they may be so).
@@ -258,4 +287,3 @@ export function validateParams(op: OperationModel, values: Record<string, unknow
   }
   return undefined;
 }
-

@@ -47,7 +47,10 @@ export function oneLine(value: string, max: number = MAX_MESSAGE): string {
   const cut = value.length > max ? `${value.slice(0, max)}...` : value;
   return cut
     .replace(/[\u0000-\u001f\u007f]+/g, " ")
-    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|[\ufffe\uffff]/g, "\ufffd")
+    .replace(
+      /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|[\ufffe\uffff]/g,
+      "\ufffd",
+    )
     .trim();
 }
 
@@ -65,12 +68,16 @@ export function wireServiceError(thrown: unknown): ServiceError | undefined {
   const message = read(thrown, "message");
   const exceptionType = token(read(thrown, "exceptionType"), NOT_TYPE_NAME);
   const parameter = token(read(thrown, "parameter"), NOT_CODE);
-  return new ServiceError(token(read(thrown, "code"), NOT_CODE) ?? ErrorCodes.InternalError, oneLine(typeof message === "string" ? message : ""), {
-    side,
-    status: cleanStatus(read(thrown, "status")),
-    ...(exceptionType === undefined ? {} : { exceptionType }),
-    ...(parameter === undefined ? {} : { parameter }),
-  });
+  return new ServiceError(
+    token(read(thrown, "code"), NOT_CODE) ?? ErrorCodes.InternalError,
+    oneLine(typeof message === "string" ? message : ""),
+    {
+      side,
+      status: cleanStatus(read(thrown, "status")),
+      ...(exceptionType === undefined ? {} : { exceptionType }),
+      ...(parameter === undefined ? {} : { parameter }),
+    },
+  );
 }
 
 /** A short description of any thrown value for a log line. Never throws. */
@@ -82,7 +89,8 @@ export function describeThrown(value: unknown): string {
       return `${String(read(value, "name"))}: ${String(read(value, "message"))}`;
     }
     if (typeof value === "symbol") return value.toString();
-    if (typeof value === "object" && value !== null && Object.getPrototypeOf(value) === null) return "[object with no prototype]";
+    if (typeof value === "object" && value !== null && Object.getPrototypeOf(value) === null)
+      return "[object with no prototype]";
     return String(value);
   } catch {
     return "[a value that cannot be described]";

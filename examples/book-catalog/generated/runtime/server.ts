@@ -10,7 +10,13 @@ import { offeredBindings, type BindingName } from "./protocol/binding.js";
 import type { DataSetResult, DataSetRows } from "./dataset.js";
 import type { ClientOperationModel, OperationModel, ServiceModel } from "./model.js";
 import { readParams, type ParamValues } from "./params.js";
-import type { ServerBinding, ServerBindingFactory, WireRequest, WireResponse, XmlReader } from "./protocol/binding.js";
+import type {
+  ServerBinding,
+  ServerBindingFactory,
+  WireRequest,
+  WireResponse,
+  XmlReader,
+} from "./protocol/binding.js";
 import { ResultShapeError, type RecordWriters } from "./protocol/result.js";
 import { createRouter, isBinding } from "./protocol/route.js";
 import { ECHO_MAX } from "./protocol/soap.js";
@@ -64,7 +70,10 @@ export type Returned<Result> = Result extends DataSetResult<infer Row> ? DataSet
 /** The handler of an operation descriptor. */
 export type HandlerOf<Op, Credentials extends object = AnyCredentials> =
   Op extends ClientOperationModel<infer Params, infer Result>
-    ? (params: Received<Params>, context: CallContextOf<Credentials>) => Promise<Returned<Result>> | Returned<Result>
+    ? (
+        params: Received<Params>,
+        context: CallContextOf<Credentials>,
+      ) => Promise<Returned<Result>> | Returned<Result>
     : never;
 
 /** One handler per descriptor, under the descriptor's key (its JSDoc carries over). */
@@ -195,7 +204,13 @@ class RequestContext implements CallContext {
   /** Set when the time limit passed (before or after the signal was asked for). */
   private timedOut = false;
 
-  constructor(operation: string, credentials: AnyCredentials, binding: BindingName, call: IncomingCall, seq: number) {
+  constructor(
+    operation: string,
+    credentials: AnyCredentials,
+    binding: BindingName,
+    call: IncomingCall,
+    seq: number,
+  ) {
     this.operation = operation;
     this.credentials = credentials;
     this.binding = binding;
@@ -223,7 +238,8 @@ class RequestContext implements CallContext {
 
   timeOut(): void {
     this.timedOut = true;
-    if (this.controller !== undefined && !this.controller.signal.aborted) this.controller.abort(timeoutReason());
+    if (this.controller !== undefined && !this.controller.signal.aborted)
+      this.controller.abort(timeoutReason());
   }
 }
 
@@ -233,7 +249,11 @@ function timeoutReason(): DOMException {
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }
 
 /**
@@ -305,7 +325,8 @@ function defaultLog(entry: LogEntry): void {
 
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!(typeof value === "number" && value > 0)) throw new TypeError(`${name} must be a positive number; got ${String(value)}.`);
+  if (!(typeof value === "number" && value > 0))
+    throw new TypeError(`${name} must be a positive number; got ${String(value)}.`);
   return value;
 }
 
@@ -315,7 +336,9 @@ const MAX_TIMER_MS = 2_147_483_647;
 function timeoutMs(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!(typeof value === "number" && value > 0 && value <= MAX_TIMER_MS)) {
-    throw new TypeError(`${name} must be a number of milliseconds from 1 to ${MAX_TIMER_MS}; got ${String(value)}.`);
+    throw new TypeError(
+      `${name} must be a number of milliseconds from 1 to ${MAX_TIMER_MS}; got ${String(value)}.`,
+    );
   }
   return value;
 }
@@ -351,14 +374,30 @@ export function createServiceCore(
 ): ServiceCore {
   const options: ResolvedServerOptions = {
     maxBodyBytes: positive("maxBodyBytes", serverOptions.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
-    maxBufferedBytes: positive("maxBufferedBytes", serverOptions.maxBufferedBytes, DEFAULT_MAX_BUFFERED_BYTES),
-    maxConcurrentCalls: positive("maxConcurrentCalls", serverOptions.maxConcurrentCalls, DEFAULT_MAX_CONCURRENT_CALLS),
+    maxBufferedBytes: positive(
+      "maxBufferedBytes",
+      serverOptions.maxBufferedBytes,
+      DEFAULT_MAX_BUFFERED_BYTES,
+    ),
+    maxConcurrentCalls: positive(
+      "maxConcurrentCalls",
+      serverOptions.maxConcurrentCalls,
+      DEFAULT_MAX_CONCURRENT_CALLS,
+    ),
     maxDepth: positive("maxDepth", serverOptions.maxDepth, 32),
     maxElements: positive("maxElements", serverOptions.maxElements, DEFAULT_MAX_ELEMENTS),
     maxAttributes: positive("maxAttributes", serverOptions.maxAttributes, DEFAULT_MAX_ATTRIBUTES),
-    handlerTimeoutMs: timeoutMs("handlerTimeoutMs", serverOptions.handlerTimeoutMs, DEFAULT_HANDLER_TIMEOUT_MS),
+    handlerTimeoutMs: timeoutMs(
+      "handlerTimeoutMs",
+      serverOptions.handlerTimeoutMs,
+      DEFAULT_HANDLER_TIMEOUT_MS,
+    ),
     bodyTimeoutMs: timeoutMs("bodyTimeoutMs", serverOptions.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS),
-    minBodyBytesPerSecond: nonNegative("minBodyBytesPerSecond", serverOptions.minBodyBytesPerSecond, DEFAULT_MIN_BODY_BYTES_PER_SECOND),
+    minBodyBytesPerSecond: nonNegative(
+      "minBodyBytesPerSecond",
+      serverOptions.minBodyBytesPerSecond,
+      DEFAULT_MIN_BODY_BYTES_PER_SECOND,
+    ),
     log: serverOptions.log,
     onCall: serverOptions.onCall,
     publicUrl: serverOptions.publicUrl,
@@ -366,7 +405,9 @@ export function createServiceCore(
     allowedHosts: serverOptions.allowedHosts,
   };
   const publicEndpoint =
-    options.publicUrl === undefined ? undefined : completeEndpoint(checkPublicUrl(options.publicUrl), service.endpoint);
+    options.publicUrl === undefined
+      ? undefined
+      : completeEndpoint(checkPublicUrl(options.publicUrl), service.endpoint);
   const budget = new ServerBudget(options.maxBufferedBytes, options.maxConcurrentCalls);
   const bodyProgress = new BodyProgress(options.bodyTimeoutMs, options.minBodyBytesPerSecond);
   const writeLog = options.log ?? defaultLog;
@@ -393,7 +434,8 @@ export function createServiceCore(
     const handler = handlers[op.name];
     // An operation named like an Object.prototype method (toString) needs a method of its own, not the inherited one.
     const inherited = (Object.prototype as unknown as Record<string, unknown>)[op.name];
-    if (typeof handler !== "function" || handler === inherited) throw new TypeError(`The implementation has no ${op.name} method.`);
+    if (typeof handler !== "function" || handler === inherited)
+      throw new TypeError(`The implementation has no ${op.name} method.`);
   }
   /** Per operation, its credentials as [parameter name, context property]. */
   const credentialKeys = new Map(
@@ -411,7 +453,11 @@ export function createServiceCore(
 
   // Routing and the 415/405 answers live in protocol/route.ts (easgen docs/wire.md §1a).
   const router = createRouter(bindings);
-  function bindingFor(method: string, path: string, contentType: string | undefined): ServerBinding | undefined {
+  function bindingFor(
+    method: string,
+    path: string,
+    contentType: string | undefined,
+  ): ServerBinding | undefined {
     return router.bindingFor(method, path, contentType);
   }
 
@@ -422,7 +468,8 @@ export function createServiceCore(
    */
   function handlerParams(op: OperationModel, values: ParamValues): Record<string, unknown> {
     const params = Object.create(PARAMS_BASE) as Record<string, unknown>;
-    for (const p of op.params) if (!p.credential && values[p.name] !== undefined) params[p.name] = values[p.name];
+    for (const p of op.params)
+      if (!p.credential && values[p.name] !== undefined) params[p.name] = values[p.name];
     return params;
   }
 
@@ -431,15 +478,28 @@ export function createServiceCore(
   const internalError = () => new ServiceError(ErrorCodes.InternalError, LAST_RESORT_MESSAGE);
 
   /** The wire answer for an error thrown while decoding, in the handler or while encoding. */
-  function failure(binding: ServerBinding, error: unknown, op: OperationModel | undefined, seq: number): WireResponse {
+  function failure(
+    binding: ServerBinding,
+    error: unknown,
+    op: OperationModel | undefined,
+    seq: number,
+  ): WireResponse {
     try {
       const wire = wireServiceError(error);
       if (wire !== undefined) return binding.encodeError(wire);
       const message =
-        error instanceof ResultShapeError ? `result of ${op?.name}: ${error.message}` : "unexpected error in the handler";
+        error instanceof ResultShapeError
+          ? `result of ${op?.name}: ${error.message}`
+          : "unexpected error in the handler";
       log({ level: "error", message, requestId: requestIdOf(seq), operation: op?.name, error });
     } catch (second) {
-      log({ level: "error", message: "an error could not be answered", requestId: requestIdOf(seq), operation: op?.name, error: second });
+      log({
+        level: "error",
+        message: "an error could not be answered",
+        requestId: requestIdOf(seq),
+        operation: op?.name,
+        error: second,
+      });
     }
     return internalErrorResponse(binding);
   }
@@ -454,7 +514,14 @@ export function createServiceCore(
     return LAST_RESORT;
   }
 
-  function encode(binding: ServerBinding, op: OperationModel, result: unknown, values: ParamValues, seq: number, observer?: Observer): WireResponse {
+  function encode(
+    binding: ServerBinding,
+    op: OperationModel,
+    result: unknown,
+    values: ParamValues,
+    seq: number,
+    observer?: Observer,
+  ): WireResponse {
     try {
       return binding.encodeResponse(op, result, values);
     } catch (error) {
@@ -464,7 +531,11 @@ export function createServiceCore(
   }
 
   // Synchronous up to the handler's result; only a handler that returns a promise costs a promise here.
-  function invoke(binding: ServerBinding, call: IncomingCall, seq: number): WireResponse | Promise<WireResponse> {
+  function invoke(
+    binding: ServerBinding,
+    call: IncomingCall,
+    seq: number,
+  ): WireResponse | Promise<WireResponse> {
     if (onCall === undefined) return answer(binding, call, seq);
     const started = performance.now();
     let operation: string | undefined;
@@ -514,7 +585,10 @@ export function createServiceCore(
       const wire = wireServiceError(error);
       log({
         level: wire === undefined ? "error" : "warn",
-        message: wire === undefined ? "unexpected error in a one-way handler" : `one-way handler failed: ${wire.code}`,
+        message:
+          wire === undefined
+            ? "unexpected error in a one-way handler"
+            : `one-way handler failed: ${wire.code}`,
         requestId: requestIdOf(seq),
         operation: op.name,
         error,
@@ -529,7 +603,12 @@ export function createServiceCore(
     return binding.encodeResponse(op, undefined, values);
   }
 
-  function answer(binding: ServerBinding, call: IncomingCall, seq: number, observer?: Observer): WireResponse | Promise<WireResponse> {
+  function answer(
+    binding: ServerBinding,
+    call: IncomingCall,
+    seq: number,
+    observer?: Observer,
+  ): WireResponse | Promise<WireResponse> {
     let op: OperationModel | undefined;
     const fail = (error: unknown, known: OperationModel | undefined): WireResponse => {
       observer?.failed(error);
@@ -543,7 +622,8 @@ export function createServiceCore(
       const values = readParams(op, decoded.texts, binding.presence);
       const context = new RequestContext(op.name, credentialsOf(op, values), binding.name, call, seq);
       const handler = handlers[op.name] as (params: unknown, context: CallContext) => unknown;
-      if (op.result.kind === "oneWay" && binding.presence === "element") return runOneWay(binding, op, handler, values, context, seq);
+      if (op.result.kind === "oneWay" && binding.presence === "element")
+        return runOneWay(binding, op, handler, values, context, seq);
       const result = handler.call(implementation, handlerParams(op, values), context);
       if (!isThenable(result)) return binding.encodeResponse(op, result, values);
       const known = op;
@@ -557,7 +637,12 @@ export function createServiceCore(
   }
 
   /** A refusal before the operation is known, in the error form of the binding the request is for. */
-  function refuse(method: string, path: string, contentType: string | undefined, error: ServiceError): WireResponse {
+  function refuse(
+    method: string,
+    path: string,
+    contentType: string | undefined,
+    error: ServiceError,
+  ): WireResponse {
     const binding = bindingFor(method, path, contentType);
     return binding ? binding.encodeError(error) : textErrorResponse(error);
   }
@@ -565,7 +650,8 @@ export function createServiceCore(
   function documentResponse(call: IncomingCall): WireResponse {
     const query = new URLSearchParams(call.query);
     const keys = [...query.keys()].map((k) => k.toLowerCase());
-    if (keys.includes("wsdl")) return { status: 200, headers: XML, body: documents.wsdlFor(call.endpointUrl) };
+    if (keys.includes("wsdl"))
+      return { status: 200, headers: XML, body: documents.wsdlFor(call.endpointUrl) };
     const opName = query.get("op");
     if (opName !== null) {
       const page = documents.helpOperationHtml(opName, call.endpointUrl);
@@ -615,7 +701,12 @@ export function createServiceCore(
     },
     refuse,
     lastResort(error, method, path, contentType): WireResponse {
-      log({ level: "error", message: "unexpected error outside the handler", requestId: requestIdOf(++requestCounter), error });
+      log({
+        level: "error",
+        message: "unexpected error outside the handler",
+        requestId: requestIdOf(++requestCounter),
+        error,
+      });
       return internalErrorResponse(bindingFor(method, path, contentType));
     },
   };

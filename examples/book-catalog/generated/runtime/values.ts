@@ -20,7 +20,15 @@ export class ConversionError extends Error {
 }
 
 /** The .NET names that are not the SOAP type's name capitalized (an unsigned one adds a U to its signed one's). */
-const DOT_NET: Partial<Record<string, string>> = { float: "Single", byte: "SByte", unsignedByte: "Byte", short: "Int16", int: "Int32", long: "Int64", base64Binary: "Byte[]" };
+const DOT_NET: Partial<Record<string, string>> = {
+  float: "Single",
+  byte: "SByte",
+  unsignedByte: "Byte",
+  short: "Int16",
+  int: "Int32",
+  long: "Int64",
+  base64Binary: "Byte[]",
+};
 
 /**
  * The .NET type name ASMX uses in "Cannot convert x to System.Int32." messages: System.Int32 for int,
@@ -99,7 +107,14 @@ const INT64_MAX = 2n ** 63n - 1n;
  * A whole number of a type (a bigint for long; int here, and byte, unsignedByte, short, unsignedShort and
  * unsignedInt in values-extra.ts, as a number) within [min, max]; `range` words the range error.
  */
-function whole<T extends number | bigint>(type: SoapType, text: string, min: T, max: T, range: string, of: (t: string) => T): T {
+function whole<T extends number | bigint>(
+  type: SoapType,
+  text: string,
+  min: T,
+  max: T,
+  range: string,
+  of: (t: string) => T,
+): T {
   const t = text.trim();
   if (!INT_RE.test(t)) throw new ConversionError(type, "is not a whole number");
   const n = of(t);
@@ -114,7 +129,8 @@ export function parseWhole(type: SoapType, text: string, min: number, max: numbe
 
 /** The text of a whole number within [min, max], as parseWhole reads it. */
 export function formatWhole(type: SoapType, value: unknown, min: number, max: number, range: string): string {
-  if (typeof value !== "number" || !Number.isInteger(value)) throw new ConversionError(type, "is not a whole number");
+  if (typeof value !== "number" || !Number.isInteger(value))
+    throw new ConversionError(type, "is not a whole number");
   if (value < min || value > max) throw new ConversionError(type, `is outside the ${range} range`);
   return String(value === 0 ? 0 : value);
 }
@@ -148,7 +164,12 @@ export function parseDecimal(text: string): string {
  * (the low bit of month ^ (month >> 3)), the rest 30.
  */
 function isCalendarDate(year: number, month: number, day: number): boolean {
-  return month >= 1 && month <= 12 && day >= 1 && day <= (month === 2 ? (year % (year % 100 ? 4 : 400) ? 28 : 29) : 30 + ((month ^ (month >> 3)) & 1));
+  return (
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= (month === 2 ? (year % (year % 100 ? 4 : 400) ? 28 : 29) : 30 + ((month ^ (month >> 3)) & 1))
+  );
 }
 
 function isClockTime(hour: number, minute: number, second: number): boolean {
@@ -172,18 +193,46 @@ function twoDigits(t: string, i: number): number {
 function isPlainDateTime(t: string): boolean {
   const n = t.length;
   if (n !== 19 && n !== 20 && n !== 25) return false;
-  if (t.charCodeAt(4) !== 45 || t.charCodeAt(7) !== 45 || t.charCodeAt(10) !== 84 || t.charCodeAt(13) !== 58 || t.charCodeAt(16) !== 58) {
+  if (
+    t.charCodeAt(4) !== 45 ||
+    t.charCodeAt(7) !== 45 ||
+    t.charCodeAt(10) !== 84 ||
+    t.charCodeAt(13) !== 58 ||
+    t.charCodeAt(16) !== 58
+  ) {
     return false;
   }
   // Each digit is its code unit minus '0'; `>>> 0` makes a code below '0' a large number, so one
   // comparison per digit refuses anything but 0-9.
-  const y0 = t.charCodeAt(0) - 48, y1 = t.charCodeAt(1) - 48, y2 = t.charCodeAt(2) - 48, y3 = t.charCodeAt(3) - 48;
-  const mo0 = t.charCodeAt(5) - 48, mo1 = t.charCodeAt(6) - 48, d0 = t.charCodeAt(8) - 48, d1 = t.charCodeAt(9) - 48;
-  const h0 = t.charCodeAt(11) - 48, h1 = t.charCodeAt(12) - 48, mi0 = t.charCodeAt(14) - 48, mi1 = t.charCodeAt(15) - 48;
-  const s0 = t.charCodeAt(17) - 48, s1 = t.charCodeAt(18) - 48;
+  const y0 = t.charCodeAt(0) - 48,
+    y1 = t.charCodeAt(1) - 48,
+    y2 = t.charCodeAt(2) - 48,
+    y3 = t.charCodeAt(3) - 48;
+  const mo0 = t.charCodeAt(5) - 48,
+    mo1 = t.charCodeAt(6) - 48,
+    d0 = t.charCodeAt(8) - 48,
+    d1 = t.charCodeAt(9) - 48;
+  const h0 = t.charCodeAt(11) - 48,
+    h1 = t.charCodeAt(12) - 48,
+    mi0 = t.charCodeAt(14) - 48,
+    mi1 = t.charCodeAt(15) - 48;
+  const s0 = t.charCodeAt(17) - 48,
+    s1 = t.charCodeAt(18) - 48;
   if (
-    y0 >>> 0 > 9 || y1 >>> 0 > 9 || y2 >>> 0 > 9 || y3 >>> 0 > 9 || mo0 >>> 0 > 9 || mo1 >>> 0 > 9 || d0 >>> 0 > 9 ||
-    d1 >>> 0 > 9 || h0 >>> 0 > 9 || h1 >>> 0 > 9 || mi0 >>> 0 > 9 || mi1 >>> 0 > 9 || s0 >>> 0 > 9 || s1 >>> 0 > 9
+    y0 >>> 0 > 9 ||
+    y1 >>> 0 > 9 ||
+    y2 >>> 0 > 9 ||
+    y3 >>> 0 > 9 ||
+    mo0 >>> 0 > 9 ||
+    mo1 >>> 0 > 9 ||
+    d0 >>> 0 > 9 ||
+    d1 >>> 0 > 9 ||
+    h0 >>> 0 > 9 ||
+    h1 >>> 0 > 9 ||
+    mi0 >>> 0 > 9 ||
+    mi1 >>> 0 > 9 ||
+    s0 >>> 0 > 9 ||
+    s1 >>> 0 > 9
   ) {
     return false;
   }
@@ -196,7 +245,11 @@ function isPlainDateTime(t: string): boolean {
     if (zh < 0 || zm < 0 || !isZoneOffset(zh, zm)) return false;
   }
   const year = y0 * 1000 + y1 * 100 + y2 * 10 + y3;
-  return year >= 1 && isCalendarDate(year, mo0 * 10 + mo1, d0 * 10 + d1) && isClockTime(h0 * 10 + h1, mi0 * 10 + mi1, s0 * 10 + s1);
+  return (
+    year >= 1 &&
+    isCalendarDate(year, mo0 * 10 + mo1, d0 * 10 + d1) &&
+    isClockTime(h0 * 10 + h1, mi0 * 10 + mi1, s0 * 10 + s1)
+  );
 }
 
 /** .NET's offsets run from -14:00 to +14:00 (DateTimeOffset); minutes 0-59. */
@@ -228,7 +281,8 @@ function checkDateTime(t: string): string {
   if (!m) throw new ConversionError("dateTime", "is not a date and time of the form yyyy-MM-ddTHH:mm:ss");
   // .NET's DateTime holds the years 0001 to 9999; xs:dateTime's year 0000, negative years and five-digit
   // years have no .NET value, so ASMX refuses them.
-  if (m[1]!.length !== 4 || m[1] === "0000") throw new ConversionError("dateTime", "is outside the years 0001 to 9999");
+  if (m[1]!.length !== 4 || m[1] === "0000")
+    throw new ConversionError("dateTime", "is outside the years 0001 to 9999");
   if (!isCalendarDate(+m[1]!, +m[2]!, +m[3]!) || !isClockTime(+m[4]!, +m[5]!, +m[6]!)) {
     throw new ConversionError("dateTime", "is not a valid calendar date and time");
   }
@@ -265,7 +319,10 @@ export type ExtraScalarType =
 
 /** Text <-> value for some scalar types, as registerScalarCodecs takes them. */
 export type ScalarCodecs = {
-  readonly [K in SoapType]?: { readonly parse: (text: string) => SoapValueTypes[K]; readonly format: (value: unknown) => string };
+  readonly [K in SoapType]?: {
+    readonly parse: (text: string) => SoapValueTypes[K];
+    readonly format: (value: unknown) => string;
+  };
 };
 
 /** A string's text is its value. */
@@ -320,10 +377,11 @@ export function clientFormatDateTime(value: unknown): string {
 /** A Date as xs:dateTime text in UTC; anything else that is not a string is refused. */
 function dateText(value: unknown): string {
   if (value instanceof Date) {
-    if (isNaN(value.getTime())) throw new ConversionError("dateTime", "is an invalid Date");
+    if (Number.isNaN(value.getTime())) throw new ConversionError("dateTime", "is an invalid Date");
     // toISOString writes other years as +010000 / -000001, which is not xs:dateTime text.
     const year = value.getUTCFullYear();
-    if (year < 1 || year > 9999) throw new ConversionError("dateTime", "is a Date outside the years 1 to 9999");
+    if (year < 1 || year > 9999)
+      throw new ConversionError("dateTime", "is a Date outside the years 1 to 9999");
     // A Date is an instant: send it in UTC so no machine's zone leaks onto the wire.
     return value.toISOString().replace(/\.000Z$/, "Z");
   }
@@ -360,7 +418,8 @@ export function formatInt32(value: unknown): string {
 export function formatInt64(value: unknown): string {
   const n = typeof value === "number" && Number.isSafeInteger(value) ? BigInt(value) : value;
   if (typeof n !== "bigint") throw new ConversionError("long", "is not a bigint or a safe integer");
-  if (n < INT64_MIN || n > INT64_MAX) throw new ConversionError("long", "is outside the 64-bit integer range");
+  if (n < INT64_MIN || n > INT64_MAX)
+    throw new ConversionError("long", "is outside the 64-bit integer range");
   return n.toString();
 }
 
@@ -434,7 +493,9 @@ export function registerAllClientCodecs(): void {
 function clientCodec<F>(table: { [K in SoapType]?: F }, type: SoapType): F {
   const codec = table[type];
   if (codec === undefined) {
-    throw new TypeError(`no client codec for ${type} (registerClientCodecs; registerAllClientCodecs for a run-time model)`);
+    throw new TypeError(
+      `no client codec for ${type} (registerClientCodecs; registerAllClientCodecs for a run-time model)`,
+    );
   }
   return codec;
 }

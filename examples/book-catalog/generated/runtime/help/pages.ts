@@ -16,7 +16,7 @@ import { isValueType } from "../values.js";
 import { offeredOnHttp } from "../protocol/http.js";
 import { sampleExchanges, type SampleRequest } from "./samples.js";
 import { HELP_STYLE } from "./style.js";
-import { checkInWords, ruleText, typeInWords, typeLabel, typeModelInWords, valueHint } from "./words.js";
+import { checkInWords, ruleText, typeLabel, typeModelInWords, valueHint } from "./words.js";
 
 const SLOTS = {
   baseUrl: "<!--@base-url-->",
@@ -54,7 +54,12 @@ const BINDING_LINES: Readonly<Record<BindingName, string>> = {
 /** The HTTP POST line when HTTP GET, whose address it calls "the same", is not offered. */
 const HTTP_POST_ALONE = `        <li><strong>HTTP POST</strong>: <code>POST</code> to the endpoint followed by <code>/</code> and the operation name, parameters as <code>application/x-www-form-urlencoded</code>.</li>\n`;
 /** The sample exchanges' ids (samples.ts) by binding. */
-const SAMPLE_IDS: Readonly<Record<BindingName, string>> = { soap11: "soap11", soap12: "soap12", httpGet: "http-get", httpPost: "http-post" };
+const SAMPLE_IDS: Readonly<Record<BindingName, string>> = {
+  soap11: "soap11",
+  soap12: "soap12",
+  httpGet: "http-get",
+  httpPost: "http-post",
+};
 const COUNT_WORDS = ["no", "one", "two", "three", "four"];
 
 function callingWays(model: ServiceModel): string {
@@ -240,7 +245,9 @@ ${checksBlock}  </section>
     <h2>Result</h2>
     <p><code>${text(result.type)}</code> — ${text(result.doc)}</p>
 ${membersBlock}  </section>
-${tryIt ? `  <section id="try">
+${
+  tryIt
+    ? `  <section id="try">
     <h2>Try it</h2>
     <form class="card try" action="${formAction}" method="post" enctype="application/x-www-form-urlencoded">
       <p class="note">Calls the HTTP POST binding. It needs every parameter; an empty field is sent as an empty string.</p>
@@ -254,7 +261,9 @@ ${fields}      <div class="actions">
       <pre id="answer-body"></pre>
     </div>
   </section>
-` : ""}  <section id="samples">
+`
+    : ""
+}  <section id="samples">
     <h2>Sample messages</h2>
     <p class="note">The placeholders shown (<code>string</code>, <code>int</code>, <code>long</code>, <code>dateTime</code>, <code>length</code>) stand for actual values.</p>
 ${samples}  </section>
@@ -340,7 +349,13 @@ function resultView(result: ResultModel, resultDoc: string, docs: ServiceDocs): 
         members: [],
       };
     case "void":
-      return { type: "void", doc: resultDoc, memberKind: "", membersNote: "An empty response element.", members: [] };
+      return {
+        type: "void",
+        doc: resultDoc,
+        memberKind: "",
+        membersNote: "An empty response element.",
+        members: [],
+      };
     case "oneWay":
       return {
         type: "none (one-way)",

@@ -37,8 +37,10 @@ export interface SampleRequest {
 }
 
 const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
-const XSI_XSD = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"';
-const XSD_XSI = 'xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';
+const XSI_XSD =
+  'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"';
+const XSD_XSI =
+  'xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';
 const INDENT = "  ";
 
 /**
@@ -73,7 +75,9 @@ function allExchanges(model: ServiceModel, op: OperationModel): SampleExchange[]
   // A one-way operation has no output message: the server answers 202 with an empty body.
   const accepted = "HTTP/1.1 202 Accepted";
   const soapResponse = (head: readonly string[], prefix: string, envelopeNs: string): string =>
-    op.result.kind === "oneWay" ? accepted : lines(...head, ...soapEnvelope(prefix, envelopeNs, responseElement(op, ns)));
+    op.result.kind === "oneWay"
+      ? accepted
+      : lines(...head, ...soapEnvelope(prefix, envelopeNs, responseElement(op, ns)));
   const httpResponse =
     op.result.kind === "oneWay"
       ? accepted
@@ -154,13 +158,18 @@ function soapEnvelope(prefix: string, envelopeNs: string, body: readonly string[
 
 function requestElement(op: OperationModel, ns: string): string[] {
   if (op.params.length === 0) return [`<${op.name} xmlns="${ns}" />`];
-  return [`<${op.name} xmlns="${ns}">`, ...indent(op.params.flatMap((p) => valueLines(p.name, p.type))), `</${op.name}>`];
+  return [
+    `<${op.name} xmlns="${ns}">`,
+    ...indent(op.params.flatMap((p) => valueLines(p.name, p.type))),
+    `</${op.name}>`,
+  ];
 }
 
 /** The query or form fields of one parameter: an array repeats its name, as ASMX reads it. */
 function queryFields(name: string, type: TypeModel): string[] {
   const field = encodeURIComponent(name);
-  if (type.kind === "array") return [`${field}=${placeholder(type.item)}`, `${field}=${placeholder(type.item)}`];
+  if (type.kind === "array")
+    return [`${field}=${placeholder(type.item)}`, `${field}=${placeholder(type.item)}`];
   return [`${field}=${placeholder(type)}`];
 }
 
@@ -200,12 +209,16 @@ function valueLines(name: string, type: TypeModel, inArray = false): string[] {
 
 function responseElement(op: OperationModel, ns: string): string[] {
   const result = `${op.name}Result`;
-  if (op.result.kind === "void" || op.result.kind === "oneWay") return [`<${op.name}Response xmlns="${ns}" />`];
+  if (op.result.kind === "void" || op.result.kind === "oneWay")
+    return [`<${op.name}Response xmlns="${ns}" />`];
   return [
     `<${op.name}Response xmlns="${ns}">`,
     ...indent(
       op.result.kind === "scalar" || op.result.kind === "enum"
-        ? valueLines(result, op.result.kind === "scalar" ? { kind: "scalar", type: op.result.type } : op.result)
+        ? valueLines(
+            result,
+            op.result.kind === "scalar" ? { kind: "scalar", type: op.result.type } : op.result,
+          )
         : [`<${result}>`, ...indent(resultContent(op.result)), `</${result}>`],
     ),
     `</${op.name}Response>`,

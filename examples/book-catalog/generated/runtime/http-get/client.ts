@@ -11,4 +11,5 @@ export const httpGetClientVariant: HttpClientVariant = {
 };
 
 /** The HTTP GET client binding: `createClientWith(httpGet, config)`. */
-export const httpGetClient: ClientBindingFactory = (service, options) => createHttpClientBinding(httpGetClientVariant, service, options);
+export const httpGetClient: ClientBindingFactory = (service, options) =>
+  createHttpClientBinding(httpGetClientVariant, service, options);

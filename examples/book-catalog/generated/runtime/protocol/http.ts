@@ -39,12 +39,19 @@ export function httpRootName(result: ResultModel): string {
  * its HttpGet/HttpPost bindings: absent from the HTTP bindings of the WSDL, refused there as an unknown
  * operation by the server, and refused with a TypeError by the client before anything is sent.
  */
-export function offeredOnHttp(op: { readonly params: readonly { readonly type: TypeModel; readonly nullable?: boolean }[] }): boolean {
-  return op.params.every((p) => p.nullable !== true && formReadable(p.type.kind === "array" ? p.type.item : p.type));
+export function offeredOnHttp(op: {
+  readonly params: readonly { readonly type: TypeModel; readonly nullable?: boolean }[];
+}): boolean {
+  return op.params.every(
+    (p) => p.nullable !== true && formReadable(p.type.kind === "array" ? p.type.item : p.type),
+  );
 }
 
 /** Why HTTP GET/POST cannot carry the parameter (a record, a guid, a nullable value), or undefined when they can. */
-export function notOnHttp(param: { readonly type: TypeModel; readonly nullable?: boolean }): string | undefined {
+export function notOnHttp(param: {
+  readonly type: TypeModel;
+  readonly nullable?: boolean;
+}): string | undefined {
   if (param.nullable === true) return "a nullable parameter";
   const type = param.type.kind === "array" ? param.type.item : param.type;
   if (type.kind === "record") return "a record parameter";

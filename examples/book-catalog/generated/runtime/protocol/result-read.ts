@@ -19,7 +19,12 @@ import { isNilElement, isReference } from "./typed-xml.js";
 export type TypedResult = Extract<ResultModel, { kind: "enum" | "array" | "list" | "record" }>;
 
 /** Reads such a result from its (present, not nil) holder; `label` names it in messages. */
-export type TypedResultReader = (result: TypedResult, holder: XmlElement, ns: string, label: string) => unknown;
+export type TypedResultReader = (
+  result: TypedResult,
+  holder: XmlElement,
+  ns: string,
+  label: string,
+) => unknown;
 
 let typedReader: TypedResultReader | undefined;
 
@@ -47,7 +52,13 @@ function scalar(type: SoapType, text: string, label: string, index: number, fiel
  * are skipped, as XmlSerializer skips unknown elements). An absent or nil string or base64Binary field is
  * left out (null in .NET); any other is missing.
  */
-function flatRecord(fields: readonly FieldModel[], el: XmlElement, ns: string, label: string, index: number): Record<string, unknown> {
+function flatRecord(
+  fields: readonly FieldModel[],
+  el: XmlElement,
+  ns: string,
+  label: string,
+  index: number,
+): Record<string, unknown> {
   // Entries, made an object by Object.fromEntries, which defines each key as an own property (`__proto__` too).
   return Object.fromEntries(
     fields.flatMap((field): [string, unknown][] => {
@@ -56,12 +67,18 @@ function flatRecord(fields: readonly FieldModel[], el: XmlElement, ns: string, l
         if (isReference(field.type)) return [];
         throw new Error(`${at(label, index, field.name)} is missing.`);
       }
-      return [[field.name, scalar((field.type as { readonly type: SoapType }).type, found.text, label, index, field.name)]];
+      return [
+        [
+          field.name,
+          scalar((field.type as { readonly type: SoapType }).type, found.text, label, index, field.name),
+        ],
+      ];
     }),
   );
 }
 
-const isFlat = (fields: readonly FieldModel[]): boolean => fields.every((f) => f.type.kind === "scalar" && !f.nullable);
+const isFlat = (fields: readonly FieldModel[]): boolean =>
+  fields.every((f) => f.type.kind === "scalar" && !f.nullable);
 
 /**
  * Reads a result from the element that holds it (`<OpResult>` or the HTTP root). `holder` is undefined
@@ -69,7 +86,12 @@ const isFlat = (fields: readonly FieldModel[]): boolean => fields.every((f) => f
  * of a null) reads the same: an empty array for an array or list, null for a string, byte array or record.
  * Void and one-way read as undefined. Throws Error with a reason.
  */
-export function readResult(op: ClientOperationModel, holder: XmlElement | undefined, ns: string, request: ParamValues): unknown {
+export function readResult(
+  op: ClientOperationModel,
+  holder: XmlElement | undefined,
+  ns: string,
+  request: ParamValues,
+): unknown {
   const result = op.result;
   if (result.kind === "void" || result.kind === "oneWay") return undefined;
   const label = `${op.name}Result`;

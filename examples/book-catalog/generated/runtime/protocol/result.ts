@@ -4,7 +4,14 @@
 // that holds the result (SOAP `<OpResult>` vs. an HTTP root element) and in layout (compact vs. indented).
 
 import { writeDataSet } from "../dataset.js";
-import type { ArrayTypeModel, OperationModel, RecordModel, ResultModel, SoapType, TypeModel } from "../model.js";
+import type {
+  ArrayTypeModel,
+  OperationModel,
+  RecordModel,
+  ResultModel,
+  SoapType,
+  TypeModel,
+} from "../model.js";
 import type { ParamValues } from "../params.js";
 import { ConversionError, formatterOf, formatValue } from "../values.js";
 import { escapeText } from "../xml/write.js";
@@ -71,7 +78,7 @@ export type RecordWrite = (value: unknown, layout: RecordLayout) => string;
 export type RecordWriters = { readonly [record: string]: RecordWrite | undefined };
 
 function separator(pretty: boolean, depth: number): string {
-  return pretty ? "\n" + "  ".repeat(depth) : "";
+  return pretty ? `\n${"  ".repeat(depth)}` : "";
 }
 
 /**
@@ -108,7 +115,12 @@ function makeLayout(record: RecordModel, pretty: boolean, depth: number, tags: b
 const layouts = new WeakMap<RecordModel, Map<number, RecordLayout>>();
 
 /** The layout of a record at `depth` (its fields at depth + 1 with its tags, at depth without), made once. */
-export function recordLayout(record: RecordModel, pretty: boolean, depth: number, tags: boolean): RecordLayout {
+export function recordLayout(
+  record: RecordModel,
+  pretty: boolean,
+  depth: number,
+  tags: boolean,
+): RecordLayout {
   let byKey = layouts.get(record);
   if (byKey === undefined) layouts.set(record, (byKey = new Map()));
   const key = (pretty ? depth * 4 + 2 : 0) + (tags ? 1 : 0);
@@ -150,12 +162,19 @@ const formatInt = formatterOf("int");
 /** A whole number in the 32-bit range (`v | 0` keeps exactly those) is written directly; anything else
  * goes through the formatter, which gives the verdict and message. */
 export function intText(layout: RecordLayout, i: number, value: unknown): string {
-  return typeof value === "number" && (value | 0) === value ? String(value) : valueText(layout, i, value, formatInt);
+  return typeof value === "number" && (value | 0) === value
+    ? String(value)
+    : valueText(layout, i, value, formatInt);
 }
 
 /** A field of another type, through its formatter (which validates). Only strings can hold markup
  * characters: the other types' texts are validated numbers, dates and booleans, not escaped again. */
-export function valueText(layout: RecordLayout, i: number, value: unknown, format: (value: unknown) => string): string {
+export function valueText(
+  layout: RecordLayout,
+  i: number,
+  value: unknown,
+  format: (value: unknown) => string,
+): string {
   if (value === undefined || value === null) throw missing(layout, i);
   try {
     return format(value);
@@ -172,7 +191,8 @@ export function recordByTag(layout: RecordLayout, texts: readonly (string | unde
   let xml = layout.open;
   for (let i = 0; i < texts.length; i++) {
     const text = texts[i];
-    if (text !== undefined) xml += text === "" ? layout.fieldEmpty[i] : layout.fieldOpen[i] + text + layout.fieldClose[i];
+    if (text !== undefined)
+      xml += text === "" ? layout.fieldEmpty[i] : layout.fieldOpen[i] + text + layout.fieldClose[i];
   }
   return xml + layout.close;
 }
@@ -222,7 +242,9 @@ function nestedRecordWrite(record: RecordModel): RecordWrite {
   const fields = record.fields;
   return (value, layout) => {
     recordFields(value, layout);
-    const wire = formatTyped(type, value, record.name, shapeFailure) as { readonly fields: readonly WireValue[] };
+    const wire = formatTyped(type, value, record.name, shapeFailure) as {
+      readonly fields: readonly WireValue[];
+    };
     const inner = markup(record.name, () => {
       let xml = "";
       for (let i = 0; i < fields.length; i++) {
@@ -282,21 +304,34 @@ function append(out: XmlOut, xml: string): void {
 }
 
 /** Writes a record's fields as child elements; a null/undefined string field is omitted, as .NET does. */
-export function writeRecordFields(out: XmlOut, record: RecordModel, value: unknown, writers?: RecordWriters): void {
+export function writeRecordFields(
+  out: XmlOut,
+  record: RecordModel,
+  value: unknown,
+  writers?: RecordWriters,
+): void {
   append(out, writerOf(record, writers)(value, layoutIn(out, record, false)));
 }
 
 /** A list's records in a layout, as one string: `+=` leaves one rope that the send flattens once
  * (Buffer.byteLength); joining an array flattened each record's rope on its own first, measured ~3 µs more
  * per 100-record SOAP answer (whole node handler, same process). */
-function listXml(record: RecordModel, value: unknown, layout: RecordLayout, writers: RecordWriters | undefined): string {
+function listXml(
+  record: RecordModel,
+  value: unknown,
+  layout: RecordLayout,
+  writers: RecordWriters | undefined,
+): string {
   if (!Array.isArray(value)) throw new ResultShapeError(`the result is not an array of ${record.name}`);
   const write = writerOf(record, writers);
   let xml = "";
   for (let i = 0; i < value.length; i++) {
     const item: unknown = value[i];
     // A null record in a list is `<R xsi:nil="true" />`, as .NET writes it (xsi is declared above).
-    xml += item === null || item === undefined ? layout.empty.slice(0, -3) + ' xsi:nil="true" />' : write(item, layout);
+    xml +=
+      item === null || item === undefined
+        ? `${layout.empty.slice(0, -3)} xsi:nil="true" />`
+        : write(item, layout);
   }
   return xml;
 }
@@ -375,7 +410,10 @@ export function scalarText(result: Extract<ResultModel, { kind: "scalar" }>, val
 }
 
 /** The text of a scalar or enum result; throws ResultShapeError. */
-export function resultText(result: Extract<ResultModel, { kind: "scalar" | "enum" }>, value: unknown): string {
+export function resultText(
+  result: Extract<ResultModel, { kind: "scalar" | "enum" }>,
+  value: unknown,
+): string {
   if (result.kind === "scalar") return scalarText(result, value);
   if (typeof value === "string" && result.enum.values.includes(value)) return value;
   throw new ResultShapeError(`the ${result.enum.name} result is not one of ${result.enum.values.join(", ")}`);
@@ -390,7 +428,12 @@ const listTypes = new WeakMap<RecordModel, ArrayTypeModel>();
 export function listType(record: RecordModel): ArrayTypeModel {
   let type = listTypes.get(record);
   if (type === undefined) {
-    type = { kind: "array", item: { kind: "record", record }, itemElement: record.name, typeName: `${record.name}[]` };
+    type = {
+      kind: "array",
+      item: { kind: "record", record },
+      itemElement: record.name,
+      typeName: `${record.name}[]`,
+    };
     listTypes.set(record, type);
   }
   return type;
@@ -438,14 +481,25 @@ export function isNullResult(result: ResultModel, value: unknown): boolean {
  * the root element, `attrs` on it) or the compact one (SOAP `<OpResult>`): scalars and enums as text, flat
  * records and lists by the record writers, other arrays and records by typed-xml. Throws ResultShapeError.
  */
-export function resultElement(name: string, result: TypedResult, value: unknown, pretty: boolean, attrs: string, writers?: RecordWriters): string {
+export function resultElement(
+  name: string,
+  result: TypedResult,
+  value: unknown,
+  pretty: boolean,
+  attrs: string,
+  writers?: RecordWriters,
+): string {
   if (result.kind === "scalar" || result.kind === "enum") {
     const text = resultText(result, value);
-    return text === "" ? `<${name}${attrs} />` : `<${name}${attrs}>${markup(`the ${name} result`, () => escapeText(text))}</${name}>`;
+    return text === ""
+      ? `<${name}${attrs} />`
+      : `<${name}${attrs}>${markup(`the ${name} result`, () => escapeText(text))}</${name}>`;
   }
   if ((result.kind === "list" || result.kind === "record") && isFlatRecord(result.record)) {
     const out = new XmlOut(pretty).open(name, attrs);
-    return writeResultChildren(out, result, value, {}, writers) ? out.close(name).toString() : `<${name}${attrs} />`;
+    return writeResultChildren(out, result, value, {}, writers)
+      ? out.close(name).toString()
+      : `<${name}${attrs} />`;
   }
   const type = resultType(result);
   const wire = formatTyped(type, value, name, shapeFailure);
@@ -457,7 +511,12 @@ export function resultElement(name: string, result: TypedResult, value: unknown,
  * null string, byte array, array, list or record, which .NET leaves out). One-way operations have no
  * response at all (the binding answers 202).
  */
-export function soapResultXml(op: OperationModel, value: unknown, request: ParamValues, writers?: RecordWriters): string {
+export function soapResultXml(
+  op: OperationModel,
+  value: unknown,
+  request: ParamValues,
+  writers?: RecordWriters,
+): string {
   const result = op.result;
   const tag = `${op.name}Result`;
   switch (result.kind) {
@@ -479,10 +538,10 @@ export function soapResultXml(op: OperationModel, value: unknown, request: Param
       return resultElement(tag, result, value, false, "", writers);
     case "scalar":
       // The usual scalar (an id): its text between the tags, as before.
-      if (result.type !== "string" && result.type !== "base64Binary") return `<${tag}>${scalarText(result, value)}</${tag}>`;
+      if (result.type !== "string" && result.type !== "base64Binary")
+        return `<${tag}>${scalarText(result, value)}</${tag}>`;
       return isNullResult(result, value) ? "" : resultElement(tag, result, value, false, "", writers);
     default:
       return isNullResult(result, value) ? "" : resultElement(tag, result, value, false, "", writers);
   }
 }
-

@@ -85,7 +85,12 @@ export interface Router {
    * The binding a request is for, now that its body is known; or the refusal when no binding takes it;
    * or undefined for a GET or HEAD of the endpoint itself (the WSDL and help pages).
    */
-  route(method: string, path: string, contentType: string | undefined, body: string): ServerBinding | WireResponse | undefined;
+  route(
+    method: string,
+    path: string,
+    contentType: string | undefined,
+    body: string,
+  ): ServerBinding | WireResponse | undefined;
 }
 
 /** Not a SOAP media type, or a SOAP 1.1 envelope sent as SOAP 1.2: 415 with an empty body, as ASMX. */
@@ -100,7 +105,12 @@ const UNSUPPORTED_MEDIA: WireResponse = textErrorResponse(
 function methodNotAllowed(method: string, allow: string): WireResponse {
   const message = `The method ${oneLine(method, ECHO_MAX)} is not allowed here.`;
   return textErrorResponse(
-    { status: 405, exceptionType: "System.InvalidOperationException", message, code: ErrorCodes.MethodNotAllowed },
+    {
+      status: 405,
+      exceptionType: "System.InvalidOperationException",
+      message,
+      code: ErrorCodes.MethodNotAllowed,
+    },
     { allow },
   );
 }
@@ -132,10 +142,15 @@ function offered(binding: ServerBinding | undefined, path: string): ServerBindin
 export function createRouter(bindings: Readonly<Partial<Record<BindingName, ServerBinding>>>): Router {
   return {
     bindingFor(method, path, contentType) {
-      if (path !== "") return method === "GET" ? bindings.httpGet : method === "POST" ? bindings.httpPost : undefined;
+      if (path !== "")
+        return method === "GET" ? bindings.httpGet : method === "POST" ? bindings.httpPost : undefined;
       if (method !== "POST") return undefined;
       const media = mediaType(contentType);
-      return media === "text/xml" ? bindings.soap11 : media === "application/soap+xml" ? bindings.soap12 : undefined;
+      return media === "text/xml"
+        ? bindings.soap11
+        : media === "application/soap+xml"
+          ? bindings.soap12
+          : undefined;
     },
 
     route(method, path, contentType, body) {
@@ -152,10 +167,17 @@ export function createRouter(bindings: Readonly<Partial<Record<BindingName, Serv
       // The pre-scan can only name the other version when its namespace URI is in the body at all: a
       // native indexOf spares it on nearly every request.
       if (media === "text/xml") {
-        return offered(body.includes(SOAP12_ENVELOPE_NS) && envelopeVersion(body) === "soap12" ? bindings.soap12 : bindings.soap11, path);
+        return offered(
+          body.includes(SOAP12_ENVELOPE_NS) && envelopeVersion(body) === "soap12"
+            ? bindings.soap12
+            : bindings.soap11,
+          path,
+        );
       }
       if (media === "application/soap+xml") {
-        return body.includes(SOAP11_ENVELOPE_NS) && envelopeVersion(body) === "soap11" ? UNSUPPORTED_MEDIA : offered(bindings.soap12, path);
+        return body.includes(SOAP11_ENVELOPE_NS) && envelopeVersion(body) === "soap11"
+          ? UNSUPPORTED_MEDIA
+          : offered(bindings.soap12, path);
       }
       return UNSUPPORTED_MEDIA;
     },

@@ -62,7 +62,17 @@ function nameEnd(s: string, i: number): number {
   if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95)) return i;
   for (i++; ; i++) {
     const d = s.charCodeAt(i);
-    if (!((d >= 97 && d <= 122) || (d >= 65 && d <= 90) || (d >= 48 && d <= 57) || d === 95 || d === 45 || d === 46)) return i;
+    if (
+      !(
+        (d >= 97 && d <= 122) ||
+        (d >= 65 && d <= 90) ||
+        (d >= 48 && d <= 57) ||
+        d === 95 ||
+        d === 45 ||
+        d === 46
+      )
+    )
+      return i;
   }
 }
 
@@ -77,7 +87,13 @@ function plainValue(s: string, from: number, to: number): boolean {
 
 /** Index just past `</` + pq + q + optional whitespace + `>` at i, or -1. */
 function endTag(s: string, i: number, pq: string, q: string): number {
-  if (s.charCodeAt(i) !== 60 || s.charCodeAt(i + 1) !== 47 || !s.startsWith(pq, i + 2) || !s.startsWith(q, i + 2 + pq.length)) return -1;
+  if (
+    s.charCodeAt(i) !== 60 ||
+    s.charCodeAt(i + 1) !== 47 ||
+    !s.startsWith(pq, i + 2) ||
+    !s.startsWith(q, i + 2 + pq.length)
+  )
+    return -1;
   const j = skipWs(s, i + 2 + pq.length + q.length);
   return s.charCodeAt(j) === 62 ? j + 1 : -1;
 }
@@ -94,7 +110,12 @@ function wsText(s: string, from: number, to: number): string {
  * (its text, the prefix P, the prefixes bound to the service's namespace, P's closing tags), or undefined when
  * the opening is not of the common shape.
  */
-function readOpening(s: string, envelopeNs: string, serviceNs: string, maxAttributes: number | undefined): Opening | undefined {
+function readOpening(
+  s: string,
+  envelopeNs: string,
+  serviceNs: string,
+  maxAttributes: number | undefined,
+): Opening | undefined {
   let i = s.charCodeAt(0) === 0xfeff ? 1 : 0;
   if (s.charCodeAt(i) === 60 && s.charCodeAt(i + 1) === 63) {
     DECLARATION.lastIndex = i;
@@ -130,7 +151,14 @@ function readOpening(s: string, envelopeNs: string, serviceNs: string, maxAttrib
     if (end < 0 || !plainValue(s, v, end)) return undefined;
     const uri = s.slice(v, end);
     // What the general reader refuses or reads otherwise is its own to answer.
-    if (name === "xml" || name === "xmlns" || uri === XML_NS || uri === XMLNS_NS || (uri === "" && name !== "")) return undefined;
+    if (
+      name === "xml" ||
+      name === "xmlns" ||
+      uri === XML_NS ||
+      uri === XMLNS_NS ||
+      (uri === "" && name !== "")
+    )
+      return undefined;
     if (declared.includes(name) || declared.length === DECLARATIONS) return undefined;
     declared.push(name);
     if (maxAttributes !== undefined && declared.length > maxAttributes) return undefined;
@@ -143,7 +171,8 @@ function readOpening(s: string, envelopeNs: string, serviceNs: string, maxAttrib
   }
   if (!bound) return undefined;
   i = skipWs(s, i + 1);
-  if (s.charCodeAt(i) !== 60 || !s.startsWith(prefix, i + 1) || s.charCodeAt(i + 1 + prefix.length) !== 58) return undefined;
+  if (s.charCodeAt(i) !== 60 || !s.startsWith(prefix, i + 1) || s.charCodeAt(i + 1 + prefix.length) !== 58)
+    return undefined;
   const b = i + 2 + prefix.length;
   if (!s.startsWith("Body", b)) return undefined;
   i = skipWs(s, b + 4);
@@ -208,9 +237,12 @@ export function createFastSoapReader(
 ): FastSoapReader | undefined {
   // A namespace that needs escaping or normalization in an attribute is never matched as written.
   const usable =
-    limits.maxDepth >= 4 && (limits.maxElements === undefined || limits.maxElements >= 3) &&
+    limits.maxDepth >= 4 &&
+    (limits.maxElements === undefined || limits.maxElements >= 3) &&
     (limits.maxAttributes === undefined || limits.maxAttributes >= 1) &&
-    serviceNs !== "" && plainValue(serviceNs, 0, serviceNs.length) && !/["'>]/.test(serviceNs);
+    serviceNs !== "" &&
+    plainValue(serviceNs, 0, serviceNs.length) &&
+    !/["'>]/.test(serviceNs);
   if (!usable) return undefined;
   const openings: Opening[] = [];
   /** `<Op xmlns="NS">` as .NET writes it, for each operation: its name and its parameters' tags. */
@@ -230,7 +262,8 @@ export function createFastSoapReader(
       if (s.slice(0, text.length) === text) return openings[k];
     }
     const read = readOpening(s, envelopeNs, serviceNs, limits.maxAttributes);
-    if (read !== undefined && openings.length < OPENINGS && read.text.length <= OPENING_MAX) openings.push(read);
+    if (read !== undefined && openings.length < OPENINGS && read.text.length <= OPENING_MAX)
+      openings.push(read);
     return read;
   }
 
@@ -283,7 +316,12 @@ export function createFastSoapReader(
           j += 1 + opPrefix.length;
         }
         const v = valueAt(s, j);
-        if (v < 0 || !s.startsWith(serviceNs, v) || s.charCodeAt(v + serviceNs.length) !== s.charCodeAt(v - 1)) return undefined;
+        if (
+          v < 0 ||
+          !s.startsWith(serviceNs, v) ||
+          s.charCodeAt(v + serviceNs.length) !== s.charCodeAt(v - 1)
+        )
+          return undefined;
         j = skipWs(s, v + serviceNs.length + 1);
       }
     }
@@ -339,7 +377,14 @@ export function createFastSoapReader(
       if (i < 0) return undefined;
       if (params.length > 0) children = params;
     }
-    const op: XmlElement = { ns: serviceNs, local: opName, prefix: opPrefix, attrs: NO_ATTRS, children, text: opText };
+    const op: XmlElement = {
+      ns: serviceNs,
+      local: opName,
+      prefix: opPrefix,
+      attrs: NO_ATTRS,
+      children,
+      text: opText,
+    };
 
     // </P:Body></P:Envelope> to the end (one comparison), or the same with whitespace between and after.
     let bodyTail = "";
@@ -352,7 +397,14 @@ export function createFastSoapReader(
       i = endTag(s, skipWs(s, i), prefix, ":Envelope");
       if (i < 0 || skipWs(s, i) !== len) return undefined;
     }
-    return { ns: envelopeNs, local: "Body", prefix, attrs: NO_ATTRS, children: [op], text: bodyText + bodyTail };
+    return {
+      ns: envelopeNs,
+      local: "Body",
+      prefix,
+      attrs: NO_ATTRS,
+      children: [op],
+      text: bodyText + bodyTail,
+    };
   }
 
   return { read, cachedOpenings: () => openings.length };

@@ -41,5 +41,7 @@ export function soapActionOf(namespace: string, operation: string): string {
 
 /** The Body of a document that is an Envelope of the version, else undefined. */
 export function envelopeBody(root: XmlElement, version: SoapVersion): XmlElement | undefined {
-  return root.local === "Envelope" && root.ns === version.envelopeNs ? child(root, version.envelopeNs, "Body") : undefined;
+  return root.local === "Envelope" && root.ns === version.envelopeNs
+    ? child(root, version.envelopeNs, "Body")
+    : undefined;
 }

@@ -25,14 +25,19 @@ export interface TextErrorFields {
   readonly parameter?: string | undefined;
 }
 
-export function textErrorResponse(error: TextErrorFields, extraHeaders?: Readonly<Record<string, string>>): WireResponse {
+export function textErrorResponse(
+  error: TextErrorFields,
+  extraHeaders?: Readonly<Record<string, string>>,
+): WireResponse {
   return {
     status: error.status,
     headers: {
       "content-type": "text/plain; charset=utf-8",
       "x-content-type-options": "nosniff",
       [ERROR_CODE_HEADER]: error.code,
-      ...(error.parameter !== undefined && HEADER_TOKEN.test(error.parameter) ? { [ERROR_PARAMETER_HEADER]: error.parameter } : {}),
+      ...(error.parameter !== undefined && HEADER_TOKEN.test(error.parameter)
+        ? { [ERROR_PARAMETER_HEADER]: error.parameter }
+        : {}),
       ...extraHeaders,
     },
     body: error.status === 415 ? "" : `${error.exceptionType}: ${oneLine(error.message)}`,

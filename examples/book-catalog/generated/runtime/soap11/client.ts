@@ -15,9 +15,14 @@ export const soap11ClientVersion: SoapClientVersion = {
   readFault(fault: XmlElement) {
     // faultcode, faultstring and detail are unqualified in SOAP 1.1.
     const part = (name: string) => child(fault, "", name);
-    return { faultCode: localPart(part("faultcode")?.text ?? ""), reason: part("faultstring")?.text ?? "", detail: part("detail") };
+    return {
+      faultCode: localPart(part("faultcode")?.text ?? ""),
+      reason: part("faultstring")?.text ?? "",
+      detail: part("detail"),
+    };
   },
 };
 
 /** The SOAP 1.1 client binding: `createClientWith(soap11, config)`. */
-export const soap11Client: ClientBindingFactory = (service, options) => createSoapClientBinding(soap11ClientVersion, service, options);
+export const soap11Client: ClientBindingFactory = (service, options) =>
+  createSoapClientBinding(soap11ClientVersion, service, options);

@@ -5,7 +5,11 @@
 
 import { ErrorCodes, type ServiceError } from "../errors.js";
 import type { ServerBindingFactory } from "../protocol/binding.js";
-import { createSoapServerBinding, type SoapServerVersion, type TransportAction } from "../protocol/soap-server.js";
+import {
+  createSoapServerBinding,
+  type SoapServerVersion,
+  type TransportAction,
+} from "../protocol/soap-server.js";
 import { escapeText } from "../xml/write.js";
 import { SOAP11_CONTENT_TYPE, SOAP11_ENVELOPE_NS, SOAP11_LABEL } from "./index.js";
 
@@ -25,10 +29,16 @@ export const soap11ServerVersion: SoapServerVersion = {
     return value === undefined ? { present: false } : { present: true, action: unquote(value) };
   },
   faultXml(error: ServiceError, detail: string | undefined): string {
-    const code = error.code === ErrorCodes.MustUnderstand ? "soap:MustUnderstand" : error.side === "client" ? "soap:Client" : "soap:Server";
+    const code =
+      error.code === ErrorCodes.MustUnderstand
+        ? "soap:MustUnderstand"
+        : error.side === "client"
+          ? "soap:Client"
+          : "soap:Server";
     const details = detail === undefined ? "" : `<detail>${detail}</detail>`;
     return `<soap:Fault><faultcode>${code}</faultcode><faultstring>${escapeText(error.message)}</faultstring>${details}</soap:Fault>`;
   },
 };
 
-export const soap11Server: ServerBindingFactory = (service, options) => createSoapServerBinding(soap11ServerVersion, service, options);
+export const soap11Server: ServerBindingFactory = (service, options) =>
+  createSoapServerBinding(soap11ServerVersion, service, options);
