@@ -57,7 +57,16 @@ const MAX_SHOWN = 200;
 /** Reader limits for answers: deeper than a request may be (a DataSet inside an envelope), still bounded. */
 const READ_LIMITS = { maxDepth: 64, maxAttributes: 256, maxElements: 1_000_000 } as const;
 /** Schema attributes that carry meaning for a DataSet's columns; the rest (msdata:*, id) vary by host. */
-const SCHEMA_ATTRIBUTES = new Set(["name", "type", "ref", "base", "minOccurs", "maxOccurs", "nillable", "value"]);
+const SCHEMA_ATTRIBUTES = new Set([
+  "name",
+  "type",
+  "ref",
+  "base",
+  "minOccurs",
+  "maxOccurs",
+  "nillable",
+  "value",
+]);
 const QNAME_IN_SCHEMA = new Set(["type", "ref", "base"]);
 
 /** The media type and charset of a Content-Type, lower case: "text/xml; charset=utf-8". */
@@ -90,7 +99,12 @@ type Body =
   | { readonly kind: "bytes"; readonly bytes: Uint8Array }
   | { readonly kind: "text"; readonly text: string }
   | { readonly kind: "fault"; readonly codes: readonly string[]; readonly detailCode?: string }
-  | { readonly kind: "xml"; readonly root: XmlElement; readonly result: XmlElement; readonly prefixes: Prefixes };
+  | {
+      readonly kind: "xml";
+      readonly root: XmlElement;
+      readonly result: XmlElement;
+      readonly prefixes: Prefixes;
+    };
 
 /** prefix → URI where the document binds the prefix to one URI only; null where it binds it to several. */
 type Prefixes = Map<string, string | null>;
@@ -218,7 +232,10 @@ function canonicalAttributes(el: XmlElement, inSchema: boolean, prefixes: Prefix
   for (const a of el.attrs) {
     if (inSchema && (a.ns !== "" || !SCHEMA_ATTRIBUTES.has(a.local))) continue;
     const qnameValued = (a.ns === XSI_NS && a.local === "type") || (inSchema && QNAME_IN_SCHEMA.has(a.local));
-    out.push([a.ns === "" ? a.local : `{${a.ns}}${a.local}`, qnameValued ? resolveQName(a.value, prefixes) : a.value]);
+    out.push([
+      a.ns === "" ? a.local : `{${a.ns}}${a.local}`,
+      qnameValued ? resolveQName(a.value, prefixes) : a.value,
+    ]);
   }
   return out.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
 }
@@ -249,7 +266,9 @@ function below(place: Place, step: ElementStep): Place {
 
 function isVolatile(rules: CompareRules, place: Place): boolean {
   return rules.volatile.some((rule) =>
-    rule.absolute ? pathMatches(rule, place.absolute) : place.relative !== undefined && pathMatches(rule, place.relative),
+    rule.absolute
+      ? pathMatches(rule, place.absolute)
+      : place.relative !== undefined && pathMatches(rule, place.relative),
   );
 }
 
@@ -368,15 +387,19 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 
 /** Compares the bodies of two answers of the same status and content type. */
 function compareBodies(legacy: Body, ours: Body, status: number, rules: CompareRules): Verdict {
-  if (legacy.kind !== ours.kind) return diverged("body", "the answers are of different kinds", describeBody(legacy), describeBody(ours));
+  if (legacy.kind !== ours.kind)
+    return diverged("body", "the answers are of different kinds", describeBody(legacy), describeBody(ours));
   switch (legacy.kind) {
     case "empty":
       return MATCHED;
     case "bytes":
-      return sameBytes(legacy.bytes, (ours as typeof legacy).bytes) ? MATCHED : diverged("body", "the bytes differ", "", "");
+      return sameBytes(legacy.bytes, (ours as typeof legacy).bytes)
+        ? MATCHED
+        : diverged("body", "the bytes differ", "", "");
     case "text": {
       const o = (ours as typeof legacy).text;
-      if (status < 400) return legacy.text === o ? MATCHED : diverged("body", "the text differs", legacy.text, o);
+      if (status < 400)
+        return legacy.text === o ? MATCHED : diverged("body", "the text differs", legacy.text, o);
       // An error text: "System.ArgumentException: <message>"; the message's wording is the host's own.
       // A host that writes the message alone gives no type to compare: the status and content type matched.
       const l = exceptionType(legacy.text);
@@ -401,7 +424,13 @@ function compareBodies(legacy: Body, ours: Body, status: number, rules: CompareR
         oursPrefixes: other.prefixes,
       };
       const rootStep: ElementStep = { name: legacy.root.local, index: 1, repeated: false };
-      const found = compareElements(walk, legacy.root, other.root, { absolute: [rootStep], relative: undefined }, false);
+      const found = compareElements(
+        walk,
+        legacy.root,
+        other.root,
+        { absolute: [rootStep], relative: undefined },
+        false,
+      );
       if (!found) return MATCHED;
       const secret = rules.secrets?.has(found.name) ?? false;
       return {
@@ -425,9 +454,12 @@ function ourCode(answer: Answer, body: Body): string | undefined {
 const CLIENT_CODES = new Set(["Client", "Sender"]);
 
 const KNOWN: Readonly<Record<string, string>> = {
-  SoapActionMismatch: "the SOAPAction names one operation and the Body another: ASMX runs the action's with null parameters, we refuse (docs/wire.md §9)",
-  UnknownSoapAction: "a SOAP 1.2 action that names no operation: ASMX runs the Body's operation, we refuse (docs/wire.md §9)",
-  UnknownOperation: "the operation element is in another namespace: ASMX runs the action's with null parameters, we refuse (docs/wire.md §9)",
+  SoapActionMismatch:
+    "the SOAPAction names one operation and the Body another: ASMX runs the action's with null parameters, we refuse (docs/wire.md §9)",
+  UnknownSoapAction:
+    "a SOAP 1.2 action that names no operation: ASMX runs the Body's operation, we refuse (docs/wire.md §9)",
+  UnknownOperation:
+    "the operation element is in another namespace: ASMX runs the action's with null parameters, we refuse (docs/wire.md §9)",
   InvalidEncoding: "%-escapes that are not UTF-8: ASMX hands the method U+FFFD, we refuse (docs/wire.md §9)",
   InvalidEnvelope: "an empty soap:Body or a root that is not an envelope: we refuse (docs/wire.md §9)",
   TooDeep: "nesting past our reader's limit, which ASMX reads (docs/wire.md §9, reader limits)",

@@ -228,7 +228,10 @@ class Reader {
     if (!map) return undefined;
     this.keys(map, at, ["host", "port"]);
     const host = this.string(map["host"], [...at, "host"], `${what} host`) ?? "127.0.0.1";
-    const p = map["port"] === undefined ? this.problem([...at], `${what} needs a port`) : port(map["port"], [...at, "port"]);
+    const p =
+      map["port"] === undefined
+        ? this.problem([...at], `${what} needs a port`)
+        : port(map["port"], [...at, "port"]);
     return p === undefined ? undefined : { host, port: p };
   }
 
@@ -240,7 +243,10 @@ class Reader {
     try {
       url = new URL(text);
     } catch {
-      this.problem(at, `${what} must be an http(s) URL such as http://host/${endpointName}, not ${shownValue(text)}`);
+      this.problem(
+        at,
+        `${what} must be an http(s) URL such as http://host/${endpointName}, not ${shownValue(text)}`,
+      );
       return undefined;
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") {
@@ -272,7 +278,9 @@ export function loadShadowConfig(file: string, cwd: string = process.cwd()): Sha
     text = readFileSync(absolute, "utf8");
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new ShadowConfigError([{ file: shown, line: 1, col: 1, message: `cannot read the config (${reason})` }]);
+    throw new ShadowConfigError([
+      { file: shown, line: 1, col: 1, message: `cannot read the config (${reason})` },
+    ]);
   }
   return parseShadowConfig(text, shown, path.dirname(absolute));
 }
@@ -295,7 +303,8 @@ export function parseShadowConfig(text: string, file: string, dir: string): Shad
 
   // The spec first: the operations' names are what the rest is checked against.
   const specPath = read.string(raw["spec"], ["spec"], "spec");
-  if (specPath === undefined && raw["spec"] === undefined) read.problem([], 'missing "spec": the service\'s spec YAML');
+  if (specPath === undefined && raw["spec"] === undefined)
+    read.problem([], 'missing "spec": the service\'s spec YAML');
   const namespace = read.string(raw["namespace"], ["namespace"], "namespace");
   let model: ServiceModel | undefined;
   if (specPath !== undefined) {
@@ -313,13 +322,16 @@ export function parseShadowConfig(text: string, file: string, dir: string): Shad
   const endpointName = model?.endpoint ?? "Service.asmx";
 
   const listen = read.hostPort(raw["listen"], ["listen"], "listen");
-  if (raw["listen"] === undefined) read.problem([], 'missing "listen": the address callers reach the proxy at, such as 127.0.0.1:8090');
+  if (raw["listen"] === undefined)
+    read.problem([], 'missing "listen": the address callers reach the proxy at, such as 127.0.0.1:8090');
   const mode = read.oneOf(raw["mode"], ["mode"], "mode", ["mirror", "cutover"] as const) ?? "mirror";
   const legacy = read.endpoint(raw["legacy"], ["legacy"], "legacy", endpointName);
   if (raw["legacy"] === undefined) read.problem([], 'missing "legacy": the legacy host\'s endpoint URL');
   const ours = read.endpoint(raw["ours"], ["ours"], "ours", endpointName);
-  if (raw["ours"] === undefined && mode === "cutover") read.problem([], 'missing "ours": in cutover mode our server answers');
-  const mirror = read.oneOf(raw["mirror"], ["mirror"], "mirror", ["reads", "all", "none"] as const) ?? "reads";
+  if (raw["ours"] === undefined && mode === "cutover")
+    read.problem([], 'missing "ours": in cutover mode our server answers');
+  const mirror =
+    read.oneOf(raw["mirror"], ["mirror"], "mirror", ["reads", "all", "none"] as const) ?? "reads";
 
   const knownOps = new Set(model?.operations.map((op) => op.name) ?? []);
   const volatile = (value: unknown, at: SpecPath): VolatilePath[] =>
@@ -336,7 +348,11 @@ export function parseShadowConfig(text: string, file: string, dir: string): Shad
   for (const [name, value] of Object.entries(rawOps ?? {})) {
     const at = ["operations", name];
     if (model && !knownOps.has(name)) {
-      read.problem(at, `${quoted(name)} is not an operation of ${model.name}${didYouMean(name, knownOps, quoted)}`, "key");
+      read.problem(
+        at,
+        `${quoted(name)} is not an operation of ${model.name}${didYouMean(name, knownOps, quoted)}`,
+        "key",
+      );
       continue;
     }
     const op = read.map(value, at, `operations.${name}`) ?? {};
@@ -350,7 +366,8 @@ export function parseShadowConfig(text: string, file: string, dir: string): Shad
   const everyVolatile = volatile(raw["volatile"], ["volatile"]);
   const secrets = read.strings(raw["secrets"], ["secrets"], "secrets");
   secrets.forEach((name, i) => {
-    if (!/^[A-Za-z_][\w.-]*$/.test(name)) read.problem(["secrets", i], `secret ${quoted(name)} must be an element or parameter name`);
+    if (!/^[A-Za-z_][\w.-]*$/.test(name))
+      read.problem(["secrets", i], `secret ${quoted(name)} must be an element or parameter name`);
   });
 
   const rawReport = read.map(raw["report"], ["report"], "report") ?? {};
@@ -358,7 +375,13 @@ export function parseShadowConfig(text: string, file: string, dir: string): Shad
   const reportDir = read.string(rawReport["dir"], ["report", "dir"], "report.dir");
   const examples = read.integer(rawReport["examples"], ["report", "examples"], "report.examples", 0, 10_000);
   const maxBytes = read.integer(rawReport["maxBytes"], ["report", "maxBytes"], "report.maxBytes", 0, 2 ** 40);
-  const interval = read.integer(rawReport["intervalSeconds"], ["report", "intervalSeconds"], "report.intervalSeconds", 1, 86_400);
+  const interval = read.integer(
+    rawReport["intervalSeconds"],
+    ["report", "intervalSeconds"],
+    "report.intervalSeconds",
+    1,
+    86_400,
+  );
   const report: ReportSettings = {
     ...(reportDir === undefined ? {} : { dir: path.resolve(dir, reportDir) }),
     examples: examples ?? DEFAULT_REPORT.examples,
@@ -381,11 +404,23 @@ export function parseShadowConfig(text: string, file: string, dir: string): Shad
     sockets: limit("sockets", 1, 100_000),
   };
   if (limits.compareBytes > limits.pendingBytes) {
-    read.problem(["limits", "compareBytes"], `limits.compareBytes (${limits.compareBytes}) must not exceed limits.pendingBytes (${limits.pendingBytes})`);
+    read.problem(
+      ["limits", "compareBytes"],
+      `limits.compareBytes (${limits.compareBytes}) must not exceed limits.pendingBytes (${limits.pendingBytes})`,
+    );
   }
   const preserveHost = read.boolean(raw["preserveHost"], ["preserveHost"], "preserveHost") ?? true;
-  if (listen && metrics && listen.port !== 0 && listen.port === metrics.port && listen.host === metrics.host) {
-    read.problem(["metrics"], "metrics must listen on another port than listen: the proxy's own port passes everything on");
+  if (
+    listen &&
+    metrics &&
+    listen.port !== 0 &&
+    listen.port === metrics.port &&
+    listen.host === metrics.host
+  ) {
+    read.problem(
+      ["metrics"],
+      "metrics must listen on another port than listen: the proxy's own port passes everything on",
+    );
   }
 
   if (reporter.diagnostics.length > 0 || !model || !listen || !legacy) return fail();
@@ -408,7 +443,10 @@ export function parseShadowConfig(text: string, file: string, dir: string): Shad
 }
 
 /** Whether an operation is sent to the compared host: its own rule, else the policy and the spec's effect. */
-export function mirrors(config: Pick<ShadowConfig, "mirror" | "operations" | "model">, operation: string): boolean {
+export function mirrors(
+  config: Pick<ShadowConfig, "mirror" | "operations" | "model">,
+  operation: string,
+): boolean {
   const own = config.operations.get(operation)?.mirror;
   if (own !== undefined) return own;
   if (config.mirror === "none") return false;

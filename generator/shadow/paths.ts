@@ -81,7 +81,10 @@ export function pathMatches(rule: VolatilePath, path: readonly ElementStep[]): b
       for (let j = 0; j < path.length; j++) {
         if (!reach[j]) continue;
         const el = path[j]!;
-        if ((step.name === "*" || step.name === el.name) && (step.index === undefined || step.index === el.index)) {
+        if (
+          (step.name === "*" || step.name === el.name) &&
+          (step.index === undefined || step.index === el.index)
+        ) {
           next[j + 1] = true;
         }
       }

@@ -6,7 +6,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadShadowConfig, mirrors, parseShadowConfig, ShadowConfigError } from "../../generator/shadow/config.js";
+import {
+  loadShadowConfig,
+  mirrors,
+  parseShadowConfig,
+  ShadowConfigError,
+} from "../../generator/shadow/config.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const SPEC = "spec/ExternalAPIService.yaml";
@@ -52,7 +57,9 @@ describe("the shadow config", () => {
   });
 
   it("opts single writes in and single reads out; all and none", () => {
-    const config = parse(`${BASE}operations:\n  InsertSubscriberSid:\n    mirror: true\n  GetRoiResults:\n    mirror: false\n`);
+    const config = parse(
+      `${BASE}operations:\n  InsertSubscriberSid:\n    mirror: true\n  GetRoiResults:\n    mirror: false\n`,
+    );
     expect(mirrors(config, "InsertSubscriberSid")).toBe(true);
     expect(mirrors(config, "GetRoiResults")).toBe(false);
     expect(mirrors(parse(`${BASE}mirror: all\n`), "SendSmsWithSenderName")).toBe(true);
@@ -86,7 +93,12 @@ limits: { queue: 10, concurrency: 2, shadowTimeoutMs: 500 }
     expect(config.volatile.map((v) => v.text)).toEqual(["**/Created"]);
     expect(config.operations.get("InsertSubscriberSid")?.volatile.map((v) => v.text)).toEqual(["."]);
     expect(config.secrets).toEqual(["strPhoneNumber"]);
-    expect(config.report).toEqual({ dir: path.join(dir, "out"), examples: 3, maxBytes: 256 * 1024 * 1024, intervalMs: 2000 });
+    expect(config.report).toEqual({
+      dir: path.join(dir, "out"),
+      examples: 3,
+      maxBytes: 256 * 1024 * 1024,
+      intervalMs: 2000,
+    });
     expect(config.metrics).toEqual({ host: "127.0.0.1", port: 9464 });
     expect(config.limits).toMatchObject({ queue: 10, concurrency: 2, shadowTimeoutMs: 500, sockets: 64 });
   });
@@ -109,12 +121,16 @@ limits: { queue: -1, compareBytes: 999999999, pendingBytes: 2048 }
       expect.stringMatching(/^shadow\.yaml:4:9 legacy must not carry a user name or password/),
       expect.stringMatching(/^shadow\.yaml:5:7 ours must be an http or https URL/),
       expect.stringMatching(/^shadow\.yaml:6:1 unknown key "mirorr" \(did you mean "mirror"\?\)/),
-      expect.stringMatching(/^shadow\.yaml:8:3 "InsertSubscriberSd" is not an operation of ExternalAPIService \(did you mean "InsertSubscriberSid"\?\)/),
+      expect.stringMatching(
+        /^shadow\.yaml:8:3 "InsertSubscriberSd" is not an operation of ExternalAPIService \(did you mean "InsertSubscriberSid"\?\)/,
+      ),
       expect.stringMatching(/^shadow\.yaml:9:28 operations\.GetRoiResults\.mirror must be true or false/),
       expect.stringMatching(/^shadow\.yaml:9:52 volatile path "a\/\/b": "" is not a step/),
       expect.stringMatching(/^shadow\.yaml:9:60 volatile path "x\[0\]": "x\[0\]": positions count from 1/),
       expect.stringMatching(/^shadow\.yaml:10:18 limits\.queue must be a whole number from 0 to 1000000/),
-      expect.stringMatching(/^shadow\.yaml:10:36 limits\.compareBytes \(999999999\) must not exceed limits\.pendingBytes \(2048\)/),
+      expect.stringMatching(
+        /^shadow\.yaml:10:36 limits\.compareBytes \(999999999\) must not exceed limits\.pendingBytes \(2048\)/,
+      ),
     ]);
   });
 
@@ -125,22 +141,32 @@ limits: { queue: -1, compareBytes: 999999999, pendingBytes: 2048 }
       expect.stringContaining('missing "ours": in cutover mode our server answers'),
       expect.stringContaining('missing "spec"'),
     ]);
-    expect(problems(`${BASE.replace(SPEC, "package.json")}`)[0]).toMatch(/the spec package\.json does not validate/);
+    expect(problems(`${BASE.replace(SPEC, "package.json")}`)[0]).toMatch(
+      /the spec package\.json does not validate/,
+    );
     expect(problems("[1, 2]\n")).toEqual([expect.stringContaining("the config must be a mapping")]);
     expect(problems("a: [\n")[0]).toMatch(/^shadow\.yaml:\d+:\d+ /);
   });
 
   it("refuses an endpoint that is not the service's, and metrics on the proxy's own port", () => {
-    expect(problems(BASE.replace("http://legacy.test/ExternalAPIService.asmx", "http://legacy.test/Other.asmx?x=1"))).toEqual([
-      expect.stringContaining("legacy must be the endpoint itself, without ?query"),
-    ]);
-    expect(problems(BASE.replace("http://legacy.test/ExternalAPIService.asmx", "http://legacy.test/Other.asmx"))).toEqual([
+    expect(
+      problems(
+        BASE.replace("http://legacy.test/ExternalAPIService.asmx", "http://legacy.test/Other.asmx?x=1"),
+      ),
+    ).toEqual([expect.stringContaining("legacy must be the endpoint itself, without ?query")]);
+    expect(
+      problems(BASE.replace("http://legacy.test/ExternalAPIService.asmx", "http://legacy.test/Other.asmx")),
+    ).toEqual([
       expect.stringContaining("legacy must end with the service's endpoint /ExternalAPIService.asmx"),
     ]);
-    expect(problems(`${BASE}metrics: 127.0.0.1:8090\n`)).toEqual([expect.stringContaining("metrics must listen on another port")]);
+    expect(problems(`${BASE}metrics: 127.0.0.1:8090\n`)).toEqual([
+      expect.stringContaining("metrics must listen on another port"),
+    ]);
   });
 
   it("names a file it cannot read", () => {
-    expect(() => loadShadowConfig("no-such-shadow.yaml", ROOT)).toThrow(/no-such-shadow\.yaml:1:1 cannot read the config \(ENOENT\)/);
+    expect(() => loadShadowConfig("no-such-shadow.yaml", ROOT)).toThrow(
+      /no-such-shadow\.yaml:1:1 cannot read the config \(ENOENT\)/,
+    );
   });
 });
