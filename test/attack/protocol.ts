@@ -1,7 +1,7 @@
 // Protocol edges a mutating fuzzer seldom builds whole, each a class of request the server once answered
 // wrongly: a body of two UTF-8 byte order marks (once 200: the XML was not well-formed) and SOAP headers
 // marked mustUnderstand that no operation understands (once 200: the call ran and a client's security header
-// was dropped). Each is applied to every SOAP request a .NET client sends (20 operations x 2 SOAP bindings,
+// was dropped). Each is applied to every SOAP request a .NET client sends (every operation x 2 SOAP bindings,
 // plus the wire page's two SOAP samples) and sent through the node:http handler, the fetch adapter and a
 // Connect-style middleware chain (faults.ts's listener); every answer must be exactly the expected one.
 

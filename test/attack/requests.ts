@@ -1,5 +1,5 @@
 // The requests the attacks start from: what a .NET client sends for every operation on every binding
-// (the conformance reference's `success` case of each of the 20 operations) plus the wire page's own
+// (the conformance reference's `success` case of each operation) plus the wire page's own
 // samples byte for byte, kept as parts (method, target, headers, body) so a mutator can bend any part and
 // `serialize` writes them exactly as bent.
 
