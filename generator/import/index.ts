@@ -95,8 +95,10 @@ export async function importCommand(
     }
     const spec = result.spec;
     const operations = spec.groups.reduce((n, g) => n + g.operations.length, 0);
+    // Every warning printed above counts, the DataSet ones included.
+    const warnings = result.warnings.length + result.dataSetStubs.length;
     io.out(
-      `easgen import: wrote ${options.out} (${operations} operations, ${Object.keys(spec.records ?? {}).length} records, ${Object.keys(spec.enums ?? {}).length} enums, bindings ${spec.service.bindings.join(", ")}${result.warnings.length > 0 ? `, ${result.warnings.length} warnings` : ""})`,
+      `easgen import: wrote ${options.out} (${operations} operations, ${Object.keys(spec.records ?? {}).length} records, ${Object.keys(spec.enums ?? {}).length} enums, bindings ${spec.service.bindings.join(", ")}${warnings > 0 ? `, ${warnings} warning${warnings === 1 ? "" : "s"}` : ""})`,
     );
     return 0;
   } catch (e) {

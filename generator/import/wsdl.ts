@@ -5,6 +5,8 @@
 // Every walk here is a loop over the tree's lists (no recursion on input); record nesting is followed
 // with a work list and the record cycle check is an iterative depth-first search.
 
+import { typeScriptTypeName } from "../reserved-names.js";
+import { dataSetRowTypeName, operationTypeNames, RESERVED_TYPE_NAMES } from "../type-names.js";
 import { attr, deepText, lookupPrefix, readTree, XmlReadError, type Node } from "./xml-tree.js";
 
 export const WSDL_NS = "http://schemas.xmlsoap.org/wsdl/";
@@ -78,7 +80,17 @@ export interface ImportResult {
 
 export class ImportError extends Error {
   override name = "ImportError";
+  constructor(
+    message: string,
+    /** The WSDL line the message is about, 0 when none. */
+    readonly line = 0,
+  ) {
+    super(message);
+  }
 }
+
+/** The ImportError that gathers the problems (not itself one of them). */
+class Refusal extends ImportError {}
 
 /** Deepest nesting an ASMX WSDL needs is about 10; the default leaves room without inviting abuse. */
 export const DEFAULT_IMPORT_MAX_DEPTH = 32;
@@ -122,6 +134,12 @@ export function importWsdl(text: string, options: ImportOptions): ImportResult {
 
 class Importer {
   private readonly warnings: string[] = [];
+  /** Operations a SOAP binding declares style="rpc", with their soap:operation. */
+  private readonly rpcOperations = new Map<string, Node>();
+  /** Operations whose soap:body is not use="literal", with that soap:body. */
+  private readonly encodedOperations = new Map<string, Node>();
+  /** Everything refused so far, reported together at the end (each once, in line order). */
+  private readonly problems = new Map<string, number>();
   private readonly source: string;
   private root!: Node;
   private tns = "";
@@ -139,13 +157,78 @@ class Importer {
   private readonly notArrays = new Set<string>();
 
   constructor(
-    private readonly text: string,
+    private text: string,
     private readonly options: ImportOptions,
   ) {
     this.source = options.source;
   }
 
   run(): ImportResult {
+    // A WSDL stored with blank lines before its XML declaration (seen in the corpus): the declaration is
+    // moved to the start, the blank lines after it, so every line keeps its number.
+    const late = /^([ \t\r\n]+)(<\?xml[^>]*\?>)/.exec(this.text);
+    if (late !== null) {
+      this.text = `${late[2]}${late[1]}${this.text.slice(late[0].length)}`;
+      this.warnings.push(
+        `${this.source}: the XML declaration is not at the start of the file; read as if it were`,
+      );
+    }
+    let result: ImportResult | undefined;
+    try {
+      result = this.runAll();
+    } catch (e) {
+      if (!(e instanceof ImportError)) throw e;
+      if (!(e instanceof Refusal)) this.problem(e);
+    }
+    if (this.problems.size > 0 || result === undefined) throw this.refusal();
+    return result;
+  }
+
+  /** One ImportError holding every problem found, in line order: one line, or a count and a list. */
+  private refusal(): ImportError {
+    const all = [...this.problems].sort((a, b) => a[1] - b[1]).map(([m]) => m);
+    if (all.length === 1) return new Refusal(all[0]!);
+    return new Refusal(
+      `${this.source}: ${all.length} constructs the spec cannot describe:\n${all.map((m) => `  ${m}`).join("\n")}`,
+    );
+  }
+
+  /**
+   * One problem for every operation refused for the same attribute (an rpc/encoded service has it on
+   * every operation): the first one's line, the count and the first names. Those operations are left out.
+   */
+  private foldedProblem(ops: ReadonlyMap<string, Node>, attrName: string, why: string): void {
+    if (ops.size === 0) return;
+    const [first, at] = [...ops][0]!;
+    const value = attr(at, attrName);
+    const names = [...ops.keys()];
+    this.problem(
+      this.error(
+        at,
+        ops.size === 1
+          ? `operation ${first} is ${attrName}="${value}": ${why}`
+          : `${names.length} operations are ${attrName}="${value}" (${names.slice(0, 3).join(", ")}${names.length > 3 ? ", …" : ""}): ${why}; they are left out of this report`,
+      ),
+    );
+  }
+
+  /** Records a refusal and goes on with the next construct. */
+  private problem(e: unknown): void {
+    if (!(e instanceof ImportError)) throw e;
+    if (!this.problems.has(e.message)) this.problems.set(e.message, e.line);
+  }
+
+  /** Runs `f`, recording its refusal instead of stopping; undefined when it refused. */
+  private attempt<T>(f: () => T): T | undefined {
+    try {
+      return f();
+    } catch (e) {
+      this.problem(e);
+      return undefined;
+    }
+  }
+
+  private runAll(): ImportResult {
     try {
       this.root = readTree(this.text, {
         maxDepth: this.options.maxDepth ?? DEFAULT_IMPORT_MAX_DEPTH,
@@ -180,13 +263,13 @@ class Importer {
           this.readTypes(child);
           break;
         case "message":
-          this.named(child, messages);
+          this.attempt(() => this.named(child, messages));
           break;
         case "portType":
-          this.named(child, portTypes);
+          this.attempt(() => this.named(child, portTypes));
           break;
         case "binding":
-          this.named(child, bindings);
+          this.attempt(() => this.named(child, bindings));
           break;
         case "service":
           services.push(child);
@@ -194,10 +277,13 @@ class Importer {
         case "documentation":
           break;
         case "import":
-          throw this.error(
-            child,
-            "wsdl:import is not supported: import a WSDL that holds all its parts in one document",
+          this.problem(
+            this.error(
+              child,
+              "wsdl:import is not supported: import a WSDL that holds all its parts in one document",
+            ),
           );
+          break;
         default:
           this.warn(child, "unknown WSDL element ignored");
       }
@@ -213,11 +299,15 @@ class Importer {
     let endpoint: string | undefined;
     for (const port of service.children) {
       if (port.ns !== WSDL_NS || port.local !== "port") continue;
-      const ref = this.qnameAttr(port, "binding");
-      const binding = ref.ns === tns ? bindings.get(ref.local) : undefined;
-      if (binding === undefined)
-        throw this.error(port, `the port's binding ${ref.local} is not defined in this WSDL`);
-      const kind = this.bindingKind(binding);
+      const found = this.attempt(() => {
+        const ref = this.qnameAttr(port, "binding");
+        const binding = ref.ns === tns ? bindings.get(ref.local) : undefined;
+        if (binding === undefined)
+          throw this.error(port, `the port's binding ${ref.local} is not defined in this WSDL`);
+        return { binding, kind: this.bindingKind(binding) };
+      });
+      if (found === undefined) continue;
+      const { binding, kind } = found;
       if (kinds.has(kind)) {
         this.warn(port, `a second ${kind} port is ignored`);
         continue;
@@ -263,8 +353,11 @@ class Importer {
     }
     for (const kind of ["soap11", "soap12"] as const) {
       const b = kinds.get(kind);
-      if (b !== undefined) this.checkSoapBinding(b.binding, kind);
+      if (b !== undefined) this.attempt(() => this.checkSoapBinding(b.binding, kind));
     }
+
+    this.foldedProblem(this.rpcOperations, "style", "only document/literal is supported");
+    this.foldedProblem(this.encodedOperations, "use", "rpc/encoded messages are not supported, only literal");
 
     // Operations, in portType order.
     const operations: SpecOperation[] = [];
@@ -275,24 +368,33 @@ class Importer {
           this.warn(op, "ignored inside wsdl:portType");
         continue;
       }
-      const name = this.identifier(op, "name", "an operation name");
-      if (seen.has(name)) {
-        throw this.error(
-          op,
-          `operation ${name} appears twice (overloads with MessageName are not supported)`,
-        );
-      }
-      seen.add(name);
-      operations.push(this.operation(op, name, messages));
+      const opName = attr(op, "name") ?? "";
+      if (this.rpcOperations.has(opName) || this.encodedOperations.has(opName)) continue;
+      const imported = this.attempt(() => {
+        this.identifier(op, "name", "an operation name");
+        const imported = this.operation(op, messages);
+        if (seen.has(imported.name)) {
+          throw this.error(
+            op,
+            `operation ${imported.name} appears twice${imported.name === opName ? " (an overload without a MessageName)" : ""}`,
+          );
+        }
+        seen.add(imported.name);
+        return imported;
+      });
+      if (imported !== undefined) operations.push(imported);
     }
-    if (operations.length === 0) throw this.error(portType, "the portType has no operations");
+    if (operations.length === 0 && this.problems.size === 0)
+      throw this.error(portType, "the portType has no operations");
     for (const kind of ["httpGet", "httpPost"] as const) {
       const b = kinds.get(kind);
       if (b !== undefined) this.checkHttpBinding(b.binding, kind, operations);
     }
 
     this.resolveRecords();
-    this.checkRecordCycles();
+    this.attempt(() => this.checkRecordCycles());
+    // What follows needs every operation and record: stop here when some were refused.
+    if (this.problems.size > 0) throw this.refusal();
 
     const spec: ImportedSpec = {
       service: {
@@ -339,12 +441,78 @@ class Importer {
         this.warn(node, `simpleType ${name} is not used by any operation; left out`);
     }
     spec.groups.push({ name: "operations", title: "Operations", operations });
+    this.renameClashes(spec);
     return { spec, warnings: this.warnings, dataSetStubs };
+  }
+
+  /**
+   * A record or enum whose TypeScript name is one the generator gives its own types (operation X's
+   * `XParams`/`XResult`, a DataSet's `XRow`, `{Service}Credentials`, …) is renamed with `_` appended,
+   * with a warning: its name in the WSDL we publish changes with it (and so the root element of its
+   * answer on HTTP GET/POST), which a SOAP client never sees.
+   */
+  private renameClashes(spec: ImportedSpec): void {
+    const generated = new Set<string>(RESERVED_TYPE_NAMES);
+    generated.add(`${spec.service.name}Credentials`);
+    for (const op of spec.groups.flatMap((g) => g.operations))
+      for (const n of Object.values(operationTypeNames(op.name))) generated.add(n);
+    for (const n of Object.keys(spec.dataSets ?? {})) generated.add(dataSetRowTypeName(n));
+    const taken = new Set([
+      ...generated,
+      ...Object.keys(spec.records ?? {}),
+      ...Object.keys(spec.enums ?? {}),
+    ]);
+    const renames = new Map<string, string>();
+    for (const [kind, table] of [
+      ["complexType", spec.records],
+      ["simpleType", spec.enums],
+    ] as const) {
+      if (table === undefined) continue;
+      for (const name of Object.keys(table)) {
+        if (!generated.has(typeScriptTypeName(name))) continue;
+        let renamed = `${name}_`;
+        while (taken.has(renamed) || taken.has(typeScriptTypeName(renamed))) renamed = `${renamed}_`;
+        taken.add(renamed);
+        renames.set(name, renamed);
+        const node = (kind === "complexType" ? this.complexTypes : this.simpleTypes).get(name)!;
+        this.warn(
+          node,
+          `${kind} ${name} is renamed ${renamed}: ${name} is the name of a type the generator makes (${name.endsWith("Result") ? "an operation's result" : name.endsWith("Params") ? "an operation's parameters" : "its own"}); the WSDL we publish (and the root element of its answers on HTTP GET/POST) says ${renamed}`,
+        );
+      }
+    }
+    if (renames.size === 0) return;
+    const fix = (type: string): string => {
+      const array = type.endsWith("[]");
+      const item = array ? type.slice(0, -2) : type;
+      const to = renames.get(item);
+      return to === undefined ? type : `${to}${array ? "[]" : ""}`;
+    };
+    const rekey = <T>(table: Record<string, T> | undefined): Record<string, T> | undefined =>
+      table === undefined
+        ? undefined
+        : Object.fromEntries(Object.entries(table).map(([k, v]) => [renames.get(k) ?? k, v]));
+    spec.records = rekey(spec.records);
+    spec.enums = rekey(spec.enums);
+    if (spec.records === undefined) delete spec.records;
+    if (spec.enums === undefined) delete spec.enums;
+    for (const r of Object.values(spec.records ?? {})) for (const f of r.fields) f.type = fix(f.type);
+    for (const p of spec.service.credentials ?? []) p.type = fix(p.type);
+    for (const op of spec.groups.flatMap((g) => g.operations)) {
+      for (const p of op.params ?? []) p.type = fix(p.type);
+      if (op.result?.type !== undefined) op.result.type = fix(op.result.type);
+    }
   }
 
   // ---- messages and operations -----------------------------------------------------------------
 
-  private operation(op: Node, name: string, messages: Map<string, Node>): SpecOperation {
+  /**
+   * One portType operation. Its name in the spec is its name on the wire: the request element's, which is
+   * the portType's name, or an overload's MessageName (`[WebMethod(MessageName = "AddDoubles")]`, which
+   * ASMX writes as the input's name and uses for the elements, the SOAPAction and the HTTP path).
+   */
+  private operation(op: Node, messages: Map<string, Node>): SpecOperation {
+    const method = this.requiredAttr(op, "name");
     let input: Node | undefined;
     let output: Node | undefined;
     for (const c of op.children) {
@@ -352,31 +520,41 @@ class Importer {
       if (c.local === "input") input = c;
       else if (c.local === "output") output = c;
       else if (c.local === "fault")
-        this.warn(c, `the fault of operation ${name} is dropped (ASMX reports faults as SOAP faults)`);
+        this.warn(c, `the fault of operation ${method} is dropped (ASMX reports faults as SOAP faults)`);
     }
     if (input === undefined)
-      throw this.error(op, `operation ${name} has no wsdl:input (notification operations are not supported)`);
+      throw this.error(
+        op,
+        `operation ${method} has no wsdl:input (notification operations are not supported)`,
+      );
+    const request = this.wrapperElement(input, messages, method);
+    const messageName = attr(input, "name");
+    let name = method;
+    if (request.name !== method) {
+      if (messageName !== request.name) {
+        throw this.error(
+          request.node,
+          `the request element of operation ${method} is named ${request.name}: a request element named other than its operation (or its MessageName) is not supported`,
+        );
+      }
+      name = this.identifier(input, "name", `the MessageName of ${method} (its name on the wire)`);
+    }
     const result: SpecOperation = { name, doc: docOf(op) ?? PLACEHOLDER_DOC };
 
-    const request = this.wrapperElement(input, messages, name);
-    if (request.name !== name) {
-      throw this.error(
-        request.node,
-        `the request element of operation ${name} is named ${request.name}: a request element named other than its operation is not supported`,
-      );
-    }
     const params: SpecParam[] = [];
     for (const el of this.sequenceOf(request.node, `request element ${name}`)) {
-      const paramName = this.identifier(el, "name", `a parameter name of ${name}`);
-      const t = this.elementType(el, `parameter ${paramName} of ${name}`, false);
-      if (t === "dataSet")
-        throw this.error(
-          el,
-          `parameter ${paramName} of ${name} is a DataSet: DataSet parameters are not supported`,
-        );
-      const p: SpecParam = { name: paramName, type: t.type, doc: PLACEHOLDER_DOC };
-      if (t.nullable) p.nullable = true;
-      params.push(p);
+      this.attempt(() => {
+        const paramName = this.identifier(el, "name", `a parameter name of ${name}`);
+        const t = this.elementType(el, `parameter ${paramName} of ${name}`, false);
+        if (t === "dataSet")
+          throw this.error(
+            el,
+            `parameter ${paramName} of ${name} is a DataSet: DataSet parameters are not supported`,
+          );
+        const p: SpecParam = { name: paramName, type: t.type, doc: PLACEHOLDER_DOC };
+        if (t.nullable) p.nullable = true;
+        params.push(p);
+      });
     }
     if (params.length > 0) result.params = params;
 
@@ -702,14 +880,17 @@ class Importer {
       const ct = this.complexTypes.get(name)!;
       const what = `complexType ${name}`;
       const fields: SpecField[] = [];
-      for (const el of this.particles(ct, what)) {
-        const fieldName = this.identifier(el, "name", `a field name of ${name}`);
-        const t = this.elementType(el, `field ${fieldName} of ${name}`, false);
-        if (t === "dataSet")
-          throw this.error(el, `field ${fieldName} of ${name} is a DataSet: not supported`);
-        const f: SpecField = { name: fieldName, type: t.type };
-        if (t.nullable) f.nullable = true;
-        fields.push(f);
+      const particles = this.attempt(() => this.particles(ct, what)) ?? [];
+      for (const el of particles) {
+        this.attempt(() => {
+          const fieldName = this.identifier(el, "name", `a field name of ${name}`);
+          const t = this.elementType(el, `field ${fieldName} of ${name}`, false);
+          if (t === "dataSet")
+            throw this.error(el, `field ${fieldName} of ${name} is a DataSet: not supported`);
+          const f: SpecField = { name: fieldName, type: t.type };
+          if (t.nullable) f.nullable = true;
+          fields.push(f);
+        });
       }
       this.records.set(name, { doc: docOf(ct) ?? PLACEHOLDER_DOC, fields });
     }
@@ -762,11 +943,22 @@ class Importer {
       if (schema.ns !== XS_NS || schema.local !== "schema") {
         throw this.error(schema, "wsdl:types may hold only xs:schema elements");
       }
+      this.attempt(() => {
+        main = this.readSchema(schema, main);
+      });
+    }
+    if (!main) throw this.error(types, `wsdl:types has no schema for the service namespace ${this.tns}`);
+  }
+
+  /** One xs:schema of wsdl:types; true once the service namespace's schema was read. */
+  private readSchema(schema: Node, mainBefore: boolean): boolean {
+    let main = mainBefore;
+    {
       const target = attr(schema, "targetNamespace") ?? "";
-      if (target === MSTYPES_NS) continue; // guid and char: known by name
+      if (target === MSTYPES_NS) return main; // guid and char: known by name
       // ASMX's soapenc arrays (StringArray, ...) for array parameters of the HTTP messages, which are
       // regenerated from the operations.
-      if (target === `${this.tns}AbstractTypes` || target === `${this.tns}/AbstractTypes`) continue;
+      if (target === `${this.tns}AbstractTypes` || target === `${this.tns}/AbstractTypes`) return main;
       if (target !== this.tns) {
         throw this.error(
           schema,
@@ -782,39 +974,42 @@ class Importer {
         );
       }
       for (const c of schema.children) {
-        if (c.ns !== XS_NS) throw this.error(c, "unexpected element inside xs:schema");
-        switch (c.local) {
-          case "element":
-            this.named(c, this.elements);
-            break;
-          case "complexType":
-            this.named(c, this.complexTypes);
-            break;
-          case "simpleType":
-            this.named(c, this.simpleTypes);
-            break;
-          case "import": {
-            const ns = attr(c, "namespace");
-            if (attr(c, "schemaLocation") !== undefined)
-              throw this.error(
-                c,
-                "xs:import with a schemaLocation is not supported: the WSDL must hold its whole schema",
-              );
-            if (ns !== XS_NS && ns !== MSTYPES_NS)
-              this.warn(c, `xs:import of ${ns ?? "(no namespace)"} ignored`);
-            break;
-          }
-          case "annotation":
-            break;
-          case "include":
-          case "redefine":
-            throw this.error(c, `xs:${c.local} is not supported: the WSDL must hold its whole schema`);
-          default:
-            this.warn(c, `top-level xs:${c.local} ignored`);
-        }
+        this.attempt(() => this.schemaChild(c));
       }
     }
-    if (!main) throw this.error(types, `wsdl:types has no schema for the service namespace ${this.tns}`);
+    return main;
+  }
+
+  private schemaChild(c: Node): void {
+    if (c.ns !== XS_NS) throw this.error(c, "unexpected element inside xs:schema");
+    switch (c.local) {
+      case "element":
+        this.named(c, this.elements);
+        break;
+      case "complexType":
+        this.named(c, this.complexTypes);
+        break;
+      case "simpleType":
+        this.named(c, this.simpleTypes);
+        break;
+      case "import": {
+        const ns = attr(c, "namespace");
+        if (attr(c, "schemaLocation") !== undefined)
+          throw this.error(
+            c,
+            "xs:import with a schemaLocation is not supported: the WSDL must hold its whole schema",
+          );
+        if (ns !== XS_NS && ns !== MSTYPES_NS) this.warn(c, `xs:import of ${ns ?? "(no namespace)"} ignored`);
+        break;
+      }
+      case "annotation":
+        break;
+      case "include":
+      case "redefine":
+        throw this.error(c, `xs:${c.local} is not supported: the WSDL must hold its whole schema`);
+      default:
+        this.warn(c, `top-level xs:${c.local} ignored`);
+    }
   }
 
   // ---- bindings ----------------------------------------------------------------------------------
@@ -846,18 +1041,33 @@ class Importer {
     const ns = kind === "soap11" ? SOAP_NS : SOAP12_NS;
     for (const op of binding.children) {
       if (op.ns !== WSDL_NS || op.local !== "operation") continue;
+      this.attempt(() => this.checkSoapOperation(op, ns));
+    }
+  }
+
+  private checkSoapOperation(op: Node, ns: string): void {
+    {
       const name = this.requiredAttr(op, "name");
+      // An overload's MessageName names its input (and everything on the wire); the operation keeps the
+      // method's name.
+      const input = op.children.find((c) => c.ns === WSDL_NS && c.local === "input");
+      const wire = (input === undefined ? undefined : attr(input, "name")) ?? name;
       for (const c of op.children) {
         if (c.ns === ns && c.local === "operation") {
           const style = attr(c, "style") ?? "document";
-          if (style !== "document")
-            throw this.error(c, `operation ${name} is style="${style}": only document/literal is supported`);
+          if (style !== "document") {
+            // Reported once for all of them, after every binding was read (an rpc service has many).
+            if (!this.rpcOperations.has(name)) this.rpcOperations.set(name, c);
+            continue;
+          }
           const action = attr(c, "soapAction");
-          const expected = this.tns.endsWith("/") ? `${this.tns}${name}` : `${this.tns}/${name}`;
+          const expected = this.tns.endsWith("/") ? `${this.tns}${wire}` : `${this.tns}/${wire}`;
           if (action !== undefined && action !== expected) {
-            throw this.error(
-              c,
-              `operation ${name} has soapAction "${action}"; the generator derives "${expected}" from the namespace and a custom SOAPAction is not supported`,
+            this.problem(
+              this.error(
+                c,
+                `operation ${wire} has soapAction "${action}"; the generator derives "${expected}" from the namespace and a custom SOAPAction is not supported`,
+              ),
             );
           }
         }
@@ -866,19 +1076,17 @@ class Importer {
         for (const e of c.children) {
           if (e.ns !== ns) continue;
           if (e.local === "header" || e.local === "headerfault") {
-            throw this.error(
-              e,
-              `operation ${name} uses a SOAP header (soap:${e.local}): SOAP headers are not supported`,
+            this.problem(
+              this.error(
+                e,
+                `operation ${wire} uses a SOAP header (soap:${e.local}): SOAP headers are not supported`,
+              ),
             );
           }
           if (e.local === "body") {
             const use = attr(e, "use") ?? "literal";
-            if (use !== "literal")
-              throw this.error(
-                e,
-                `operation ${name} is use="${use}": rpc/encoded messages are not supported, only literal`,
-              );
-            if (attr(e, "parts") !== undefined) this.warn(e, `operation ${name}: soap:body parts= ignored`);
+            if (use !== "literal" && !this.encodedOperations.has(name)) this.encodedOperations.set(name, e);
+            if (attr(e, "parts") !== undefined) this.warn(e, `operation ${wire}: soap:body parts= ignored`);
           }
         }
       }
@@ -896,7 +1104,8 @@ class Importer {
       kind === "httpGet" ? "http:urlEncoded" : 'mime:content type="application/x-www-form-urlencoded"';
     for (const op of binding.children) {
       if (op.ns !== WSDL_NS || op.local !== "operation") continue;
-      const name = attr(op, "name") ?? "";
+      const input = op.children.find((c) => c.ns === WSDL_NS && c.local === "input");
+      const name = (input === undefined ? undefined : attr(input, "name")) ?? attr(op, "name") ?? "";
       listed.add(name);
       // ASMX's shape: location /{Op}, the standard form encoding in, mime:mimeXml (or nothing) out.
       for (const c of op.children) {
@@ -1055,7 +1264,7 @@ class Importer {
   }
 
   private error(node: Node, message: string): ImportError {
-    return new ImportError(`${this.where(node)}: ${message}`);
+    return new ImportError(`${this.where(node)}: ${message}`, node.line);
   }
 
   private warn(node: Node, message: string): void {

@@ -466,6 +466,101 @@ describe("easgen import: refusals name the element and line", () => {
     expect(refusal(text)).toMatch(/<s:schema>: the schema is not elementFormDefault="qualified"/);
   });
 
+  it("reports every construct it refuses in one run, in line order", () => {
+    // Three refusals in three places: a header in the binding, xs:choice in a record, a custom action.
+    let text = replaceOnce(
+      lookup,
+      '<s:complexType name="City">\r\n        <s:sequence>',
+      '<s:complexType name="City">\r\n        <s:sequence><s:choice><s:element name="A" type="s:int" /></s:choice>',
+    );
+    const soapOp = /<soap:operation soapAction="([^"]+)"/.exec(text)!;
+    text = replaceOnce(text, soapOp[0], '<soap:operation soapAction="urn:custom"');
+    text = replaceOnce(
+      text,
+      '<soap:body use="literal" />',
+      '<soap:body use="literal" />\r\n        <soap:header message="tns:AuthHeader" part="AuthHeader" use="literal" />',
+    );
+    const message = refusal(text);
+    const lines = message.split("\n");
+    expect(lines[0]).toBe("x.wsdl: 3 constructs the spec cannot describe:");
+    expect(lines.slice(1).map((l) => Number(/^ {2}x\.wsdl:(\d+): /.exec(l)?.[1]))).toEqual(
+      [
+        lineOf(text, "<s:choice>"),
+        lineOf(text, 'soapAction="urn:custom"'),
+        lineOf(text, "<soap:header"),
+      ].sort((a, b) => a - b),
+    );
+    expect(message).toMatch(/xs:choice is not supported/);
+    expect(message).toMatch(/a custom SOAPAction is not supported/);
+    expect(message).toMatch(/SOAP headers are not supported/);
+    // One construct is one line, as before.
+    expect(refusal(replaceOnce(lookup, soapOp[0], '<soap:operation soapAction="urn:custom"'))).not.toMatch(
+      /\n/,
+    );
+  });
+
+  it("folds an rpc/encoded service into one line per construct", () => {
+    let text = calc.replaceAll('style="document" />', 'style="rpc" />');
+    text = text.replaceAll('<soap:body use="literal" />', '<soap:body use="encoded" />');
+    const lines = refusal(text).split("\n");
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toMatch(
+      /<soap:operation>: 4 operations are style="rpc" \(Add, Subtract, Multiply, …\): only document\/literal is supported; they are left out of this report$/,
+    );
+    expect(lines[2]).toMatch(/<soap:body>: 4 operations are use="encoded" \(Add, Subtract, Multiply, …\)/);
+  });
+
+  it("reads a WSDL stored with blank lines before its XML declaration, lines unchanged", () => {
+    const late = `\r\n\r\n${calc}`;
+    const { spec, warnings } = importWsdl(late, { source: "x.wsdl" });
+    expect(spec).toEqual(importWsdl(calc, { source: "x.wsdl" }).spec);
+    expect(warnings[0]).toBe(
+      "x.wsdl: the XML declaration is not at the start of the file; read as if it were",
+    );
+    const bad = replaceOnce(late, 'name="a" type="s:int"', 'name="a" type="s:duration"');
+    expect(refusal(bad)).toMatch(new RegExp(`^x\\.wsdl:${lineOf(bad, "s:duration")}: `));
+  });
+
+  it("renames a record whose name is a type the generator makes, with a warning", () => {
+    // Operation GetCountry returning a record named GetCountryResult: the generator's result type's name.
+    let text = lookup.replaceAll('"tns:Country"', '"tns:GetCountryResult"');
+    text = text.replaceAll('name="Country" nillable', 'name="GetCountryResult" nillable');
+    text = replaceOnce(text, '<s:complexType name="Country">', '<s:complexType name="GetCountryResult">');
+    const { spec, warnings } = importWsdl(text, { source: "x.wsdl" });
+    expect(Object.keys(spec.records!)).toContain("GetCountryResult_");
+    expect(Object.keys(spec.records!)).not.toContain("GetCountryResult");
+    expect(JSON.stringify(spec)).not.toMatch(/"GetCountryResult(\[\])?"/);
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        /<s:complexType name="GetCountryResult">: complexType GetCountryResult is renamed GetCountryResult_: GetCountryResult is the name of a type the generator makes \(an operation's result\)/,
+      ),
+    );
+  });
+
+  it("imports overloads as operations named by their MessageName (recorded from the ASMX host)", () => {
+    const recorded = readFileSync(
+      path.join(REPO, "test/asmx-host/recorded/constructs/Overloads/service.wsdl"),
+      "utf8",
+    );
+    // A MessageName with a dot is the one thing refused, and alone.
+    expect(refusal(recorded)).toBe(
+      `x.wsdl:${lineOf(recorded, '<wsdl:input name="Service.Ping"')}: <wsdl:input name="Service.Ping">: the MessageName of Ping (its name on the wire), "Service.Ping", is not a name the spec can hold (a letter or underscore, then letters, digits or underscores)`,
+    );
+    const { spec, warnings } = importWsdl(recorded.replaceAll("Service.Ping", "ServicePing"), {
+      source: "x.wsdl",
+    });
+    expect(warnings).toEqual([]);
+    const ops = spec.groups[0]!.operations;
+    expect(
+      ops.map((o) => [o.name, (o.params ?? []).map((p) => `${p.name}: ${p.type}`), o.result?.type]),
+    ).toEqual([
+      ["Add", ["a: int", "b: int"], "int"],
+      ["AddDoubles", ["a: double", "b: double"], "double"],
+      ["AddThree", ["a: int", "b: int", "c: int"], "int"],
+      ["ServicePing", [], "string"],
+    ]);
+  });
+
   it("names the spec cannot hold", () => {
     let text = replaceOnce(calc, 'name="a" type="s:int"', 'name="first-a" type="s:int"');
     expect(refusal(text)).toBe(
@@ -787,6 +882,10 @@ describe("easgen import: the command", () => {
       expect(lines.filter((l) => l.startsWith("err")).map((l) => l.replace(out, "OUT"))).toEqual([
         "err easgen import: warning: GetReportViewsByDateInterval returns a DataSet, whose columns the WSDL does not describe: list them under dataSets.GetReportViewsByDateInterval.columns in OUT (validate refuses the spec until then)",
         "err easgen import: warning: GetSubscriberMailingLists returns a DataSet, whose columns the WSDL does not describe: list them under dataSets.GetSubscriberMailingLists.columns in OUT (validate refuses the spec until then)",
+      ]);
+      // The DataSet warnings are counted with the others.
+      expect(lines.filter((l) => l.startsWith("out")).map((l) => l.replace(out, "OUT"))).toEqual([
+        "out easgen import: wrote OUT (20 operations, 6 records, 0 enums, bindings soap11, soap12, httpGet, httpPost, 2 warnings)",
       ]);
       lines.length = 0;
       expect(await importCommand({ wsdl: path.join(dir, "missing.wsdl"), out, force: true }, io)).toBe(1);

@@ -124,7 +124,11 @@ async function importAndGenerate(entry: Entry): Promise<Generated> {
   try {
     imported = await importToYaml(entry.wsdl);
   } catch (e) {
-    if (e instanceof ImportError) return { outcome: done("refused", [e.message.replace(`${path.dirname(entry.wsdl)}${path.sep}`, "")]) };
+    if (e instanceof ImportError) {
+      // One line per construct refused (after the count line when there are several).
+      const lines = e.message.split(`${path.dirname(entry.wsdl)}${path.sep}`).join("").split("\n");
+      return { outcome: done("refused", (lines.length > 1 ? lines.slice(1) : lines).map((l) => l.trim())) };
+    }
     throw e;
   }
   const name = entry.id.replace("/", "-");
@@ -193,7 +197,15 @@ const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 /** The table as Markdown: one row per WSDL, then the totals. */
 export function formatTable(outcomes: readonly Outcome[]): string {
   const rows = outcomes.map((o) => {
-    const message = o.messages[0] ?? (o.warnings > 0 ? `${o.warnings} import warnings` : "");
+    const first = o.messages[0];
+    const message =
+      first === undefined
+        ? o.warnings > 0
+          ? `${o.warnings} import warnings`
+          : ""
+        : o.status === "refused"
+          ? `${o.messages.length} refused; first: ${first}`
+          : first;
     return `| \`${o.id}\` | ${cell(o.source)} | ${o.operations} | ${o.bindings.join(", ")} | ${o.status} | ${cell(message.length > 300 ? `${message.slice(0, 297)}...` : message)} |`;
   });
   const count = (kind: "corpus" | "fixture") => {
@@ -201,7 +213,7 @@ export function formatTable(outcomes: readonly Outcome[]): string {
     return `${kind}: ${of.filter((o) => o.status === "imported").length} of ${of.length} import, generate and type-check`;
   };
   return [
-    "| WSDL | source | operations | bindings | outcome | first message |",
+    "| WSDL | source | operations | bindings | outcome | message |",
     "| --- | --- | ---: | --- | --- | --- |",
     ...rows,
     "",
@@ -222,7 +234,8 @@ licence) and with the WSDL each construct fixture publishes (\`test/asmx-host/re
 recorded from Mono's ASP.NET; see \`docs/asmx-evidence/\`).
 
 Outcomes: **imported** (imported, generated and type-checked without errors), **refused** (the import
-refused the WSDL; today it stops at the first construct it cannot describe, so only that one is named),
+refused the WSDL, naming every construct it cannot describe in one message: the table gives their count and
+the first),
 **generate-failed**, **typecheck-failed**. Operations are counted from the WSDL's first portType, bindings
 from its ports, whatever the import does.
 
