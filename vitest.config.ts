@@ -1,4 +1,4 @@
-// One vitest project per package of the workspace (README "Packages"), plus the repository-wide checks.
+// One vitest project per package of the workspace (docs/architecture.md "Packages"), plus the repository-wide checks.
 // `npx vitest run` (part of `npm test`) runs them all; `npm test -w easgen` (or `npx vitest run --project
 // easgen`) runs one. Only the service's project starts PostgreSQL: its global setup is in that project alone.
 

@@ -1,5 +1,5 @@
 // Names the generated TypeScript cannot give to a spec element as is. One place, so that validate (which refuses
-// what cannot be renamed) and the emitters (which rename what can) agree. See README "Names in the spec".
+// what cannot be renamed) and the emitters (which rename what can) agree. See docs/spec.md "Names".
 //
 // Rules:
 // - A record or enum is declared in generated/types.ts under its own name unless that name is reserved here

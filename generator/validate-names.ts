@@ -1,5 +1,5 @@
-// Names that pass the JSON Schema but would break the output, refused with the spec line (README "Names in the
-// spec"): every wire name must be an XML NCName; an operation may not take a name the generated client uses
+// Names that pass the JSON Schema but would break the output, refused with the spec line (docs/spec.md "Names"):
+// every wire name must be an XML NCName; an operation may not take a name the generated client uses
 // (endpointUrl) or one a plain object cannot hold as its own (__proto__, constructor); a service may not take
 // a name the generated modules declare or a global; record fields and DataSet column properties may not be
 // Object.prototype names (results are plain objects); a credential's property must be a key the client's

@@ -1,4 +1,4 @@
-// Text <-> value conversion for every SOAP type, lossless by rule (the value mapping table in README.md):
+// Text <-> value conversion for every SOAP type, lossless by rule (the value mapping table, easgen docs/generated-code.md):
 // long is bigint, decimal stays exact text, dateTime stays the text that was sent (never shifted).
 // float is a number holding a single-precision value, unsignedLong a bigint, guid lower-case text, char a
 // one-UTF-16-unit string (its wire text is the code as a number), base64Binary a Uint8Array.

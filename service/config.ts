@@ -1,5 +1,5 @@
 // Configuration: every option is an environment variable with a default, read once at start. The same
-// table feeds `npm start -- --help` and the README.
+// table feeds `npm start -- --help` and docs/operations.md ("Configuration").
 
 import { createHash } from "node:crypto";
 

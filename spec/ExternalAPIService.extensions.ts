@@ -1,4 +1,4 @@
-// ExternalAPIService's own rules, as an extension of the generic rules (see "Extension rules" in the README):
+// ExternalAPIService's own rules, as an extension of the generic rules (see docs/spec.md, "Extension rules and checks"):
 // the subscriber CSV of InsertCsvSubscribersWithDemDataUpdateOption and the DD<n> field lists of the
 // demographic and transactional operations. The generator copies this file into the output as
 // extensions.ts; the server's model (server-model.ts) imports the validators the spec names, so client

@@ -1,5 +1,5 @@
 // `easgen import --wsdl <file|url> --out spec/X.yaml`: an ASMX service's WSDL → a spec YAML that is then
-// the hand-edited source of truth. See README.md, "Importing a WSDL".
+// the hand-edited source of truth. See docs/easgen.md, "Importing a WSDL".
 
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";

@@ -1,4 +1,4 @@
-// The service's own fault codes (README "Errors of the service"), beside the generated validation codes. Every
+// The service's own fault codes (docs/service.md "Errors of the service"), beside the generated validation codes. Every
 // message is one sentence safe for the wire: it names the parameter or rule, never an internal detail.
 
 import { type ServiceError, clientError } from "../../generated/server.js";

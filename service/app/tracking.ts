@@ -341,7 +341,7 @@ export interface TrackingLimits extends Readonly<Record<EventKind, KindLimit>> {
 
 /**
  * What one recipient's token records at most: views per recipient of a sending, clicks and conversions
- * per recipient and link. The reports count only what was recorded (README "Tracking").
+ * per recipient and link. The reports count only what was recorded (docs/service.md "Tracking").
  */
 export const TRACKING_LIMITS: TrackingLimits = {
   /** Length of a window, ms (10 minutes). */

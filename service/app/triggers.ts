@@ -1,4 +1,4 @@
-// Triggers (README "What the service decides", Triggers): an admin-defined trigger mails a newsletter to each
+// Triggers (docs/service.md "What the service decides", Triggers): an admin-defined trigger mails a newsletter to each
 // subscriber who becomes active on its list after the trigger was made, exactly once per subscriber.
 //
 // - Firing is decoupled from the write paths (inserts, imports, /confirm): the TriggerWorker's pass looks,

@@ -40,7 +40,7 @@ export function formatTable(rows: readonly Row[]): string {
   return out.join("\n");
 }
 
-/** The same rows as a Markdown table (for the README). */
+/** The same rows as a Markdown table (for docs/testing.md, "Attack suite"). */
 export function formatMarkdown(rows: readonly Row[]): string {
   const esc = (s: string) => s.replace(/\|/g, "\\|");
   return [

@@ -5,7 +5,7 @@
 //   npm run fuzz                              everything
 //   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort tracking protocol auth content imports outbox patterns)
 //   npm run fuzz -- --requests 20000 --seed 7 a shorter or different fuzzing run
-//   npm run fuzz -- --markdown                also print the table as Markdown (for the README)
+//   npm run fuzz -- --markdown                also print the table as Markdown (for docs/testing.md)
 
 import { authSection } from "./auth.js";
 import { AttackChild } from "./child.js";

@@ -23,7 +23,7 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
  * Schema namespace instead of copies, the limits handed to the reader as they are, maps instead of loops
  * filling arrays by index) and the model writes scalar results as its scalar types: the target is met, and it
  * is the bound (today's size plus 2% would be above it), so that nothing grows past it unnoticed. On standard (the scanner and charset.ts, about 5 KB
- * more) 12.9-13.0 KB (see README, Vendoring).
+ * more) 12.9-13.0 KB (see docs/performance.md, "Client bundle size").
  */
 const ISSUE_TARGET_GZIP_BYTES = 8 * 1024;
 const TARGET_GZIP_BYTES = ISSUE_TARGET_GZIP_BYTES;

@@ -53,8 +53,8 @@ export const SUITE_FIXTURES: Fixtures = {
 };
 
 /**
- * The error codes that mean a fixture's data is not on the endpoint (README "Validation rules and error
- * codes"): NotFound for an id (or address) the account does not have, ImportUrlRefused for a URL the
+ * The error codes that mean a fixture's data is not on the endpoint (docs/service.md "Errors of
+ * the service"): NotFound for an id (or address) the account does not have, ImportUrlRefused for a URL the
  * service may not fetch. A legacy ASMX host has no codes: its method fails with an exception, which the
  * checks already take as a Server/Receiver fault or a 500 text.
  */

@@ -1,4 +1,4 @@
-// The npm workspaces (README "Packages"): the generator with its runtime (easgen, packages/easgen/), the
+// The npm workspaces (docs/architecture.md "Packages"): the generator with its runtime (easgen, packages/easgen/), the
 // reference service (service/) and the example (examples/book-catalog/), each listing exactly the packages its
 // code imports; the root keeps the scripts and the dev tools. Every package is installed once, at the version
 // its manifests pin, in the root node_modules where the code (and the service's bundle in dist/service/)

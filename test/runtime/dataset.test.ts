@@ -39,7 +39,7 @@ describe("columnName", () => {
 });
 
 describe("writeDataSet", () => {
-  it("writes the README §5 schema and diffgram from depth 1", () => {
+  it("writes the docs/wire.md §5 schema and diffgram from depth 1", () => {
     const out = new XmlOut(true, 1);
     writeDataSet(out, reportViews, ROWS, REQUEST);
     // XmlOut indents every line but the first: the caller's newline before it carries the indentation.
@@ -47,7 +47,7 @@ describe("writeDataSet", () => {
     expect(out.toString().split("\n")).toStrictEqual([INNER_LINES[0].trimStart(), ...INNER_LINES.slice(1)]);
   });
 
-  it("inside a <DataSet> document reproduces the README §5 sample byte for byte", () => {
+  it("inside a <DataSet> document reproduces the docs/wire.md §5 sample byte for byte", () => {
     const out = new XmlOut(true).raw(XML_DECLARATION).open("DataSet", ' xmlns="http://tempuri.org/"');
     writeDataSet(out, reportViews, ROWS, REQUEST);
     expect(out.close("DataSet").toString()).toBe(DATASET_DOCUMENT);
@@ -112,7 +112,7 @@ describe("readDataSet", () => {
   it.each([
     { name: "with the request", request: REQUEST },
     { name: "without the request (the ddField column is found in the schema)", request: undefined },
-  ])("reads the README §5 sample $name", ({ request }) => {
+  ])("reads the docs/wire.md §5 sample $name", ({ request }) => {
     const result = readDataSet<ViewRow>(readXml(DATASET_DOCUMENT), reportViews, request);
     expect(result).toStrictEqual({
       dataSetName: "NewDataSet",

@@ -91,7 +91,7 @@ export const smsResult: RecordModel = {
   ],
 };
 
-/** The wire README §5 sample's table; the fourth column is named by the request's ddField. */
+/** The docs/wire.md §5 sample's table; the fourth column is named by the request's ddField. */
 export const reportViews: DataSetModel = {
   name: "ReportViews",
   dataSetName: "NewDataSet",

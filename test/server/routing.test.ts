@@ -272,7 +272,7 @@ describe("as middleware", () => {
 });
 
 // docs/wire.md §1a: each row as the ASMX host answers it (rows marked "ours" are kept on purpose and
-// listed in README.md "Deliberate differences from ASMX").
+// listed in docs/wire.md §9, "Deliberate differences from ASMX").
 describe("ASMX routing and refusals (docs/wire.md §1a)", () => {
   const SOAP11_NS = "http://schemas.xmlsoap.org/soap/envelope/";
   const SOAP12_NS = "http://www.w3.org/2003/05/soap-envelope";

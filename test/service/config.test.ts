@@ -1,4 +1,4 @@
-// The configuration: defaults, refusals that name the variable, and the README's table and
+// The configuration: defaults, refusals that name the variable, and docs/operations.md's table and
 // `npm start -- --help` listing every variable with its default.
 
 import fs from "node:fs";
@@ -50,14 +50,21 @@ describe("service configuration", () => {
     expect(config.mailFrom).toBe("no-reply@news.example");
   });
 
-  it("the README's table lists every variable with its default, as --help does", () => {
-    const readme = fs.readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  it("docs/operations.md's configuration table lists every variable with its default, as --help does", () => {
+    const page = fs.readFileSync(new URL("../../docs/operations.md", import.meta.url), "utf8");
+    const at = page.indexOf("\n## Configuration\n");
+    const table = page.slice(at, page.indexOf("\n## ", at + 1));
     const help = helpText();
     for (const option of OPTIONS) {
       const shown = option.default === "" ? "(none)" : `\`${option.default}\``;
-      expect(readme).toContain(`| \`${option.name}\` | ${shown} |`);
+      expect(table, `docs/operations.md "Configuration" lacks ${option.name}`).toContain(
+        `| \`${option.name}\` | ${shown} |`,
+      );
       expect(help).toContain(option.name);
     }
+    // And nothing else: a row for a variable the service no longer reads is a lie.
+    const rows = [...table.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|/gm)].map((m) => m[1]);
+    expect(rows.sort()).toEqual(OPTIONS.map((option) => option.name).sort());
   });
 
   it("the README has each section once (a bad edit once pasted the whole file into itself)", () => {

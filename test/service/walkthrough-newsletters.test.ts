@@ -1,7 +1,8 @@
-// The README's second walk-through, step by step, on both engines: the admin CLI makes an account, a list,
-// a template and a module; curl-style HTTP calls add subscribers, create the newsletter with the module and
-// send it; the recipient's .eml from the outbox is opened, its open pixel and tracked link fetched; the view
-// and the click show in the reports. Then an SMS without credits waits, a refill pays it, and it goes out.
+// The second walk-through of docs/service.md, step by step, on both engines: the admin CLI makes an account,
+// a list, a template and a module; curl-style HTTP calls add subscribers, create the newsletter with the
+// module and send it; the recipient's .eml from the outbox is opened, its open pixel and tracked link
+// fetched; the view and the click show in the reports. Then an SMS without credits waits, a refill pays it,
+// and it goes out.
 
 import fs from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +20,7 @@ const valueOf = (xml: string) => /<(?:long|int)[^>]*>(-?\d+)</.exec(xml)?.[1];
 /** yyyy-MM-ddTHH:mm:ss of an instant in UTC (the account zone is at most a day away: the interval is wide). */
 const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19);
 
-describeEngines("README walk-through: newsletters, tracking and SMS", (engine) => {
+describeEngines("docs/service.md walk-through: newsletters, tracking and SMS", (engine) => {
   let svc: TestService;
   let work: string;
 
@@ -32,7 +33,7 @@ describeEngines("README walk-through: newsletters, tracking and SMS", (engine) =
     if (work !== undefined) fs.rmSync(work, { recursive: true, force: true });
   });
 
-  it("runs every step of the README", { timeout: 120_000 }, async () => {
+  it("runs every step of the second walk-through in docs/service.md", { timeout: 120_000 }, async () => {
     // 1. Account, list, subscribers.
     expect(
       (

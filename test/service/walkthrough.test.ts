@@ -1,6 +1,7 @@
-// The README's walk-through, step by step, on both engines: the admin CLI makes an account and a list;
-// curl-style HTTP calls insert a subscriber and bulk-insert a CSV; a queued import fetches a file from an
-// allow-listed host; a pending subscriber is confirmed through the link in the outbox; the lists read back.
+// The first walk-through of docs/service.md, step by step, on both engines: the admin CLI makes an account
+// and a list; curl-style HTTP calls insert a subscriber and bulk-insert a CSV; a queued import fetches a file
+// from an allow-listed host; a pending subscriber is confirmed through the link in the outbox; the lists read
+// back.
 
 import fs from "node:fs";
 import http from "node:http";
@@ -12,7 +13,7 @@ import { startService, type TestService, admin, post } from "./support/service.j
 
 const valueOf = (xml: string) => /<(?:long|int)[^>]*>(-?\d+)</.exec(xml)?.[1];
 
-describeEngines("README walk-through", (engine) => {
+describeEngines("docs/service.md walk-through", (engine) => {
   let svc: TestService;
   let files: http.Server;
   let fileBase: string;
@@ -37,7 +38,7 @@ describeEngines("README walk-through", (engine) => {
     files?.close();
   });
 
-  it("runs every step of the README", { timeout: 120_000 }, async () => {
+  it("runs every step of the first walk-through in docs/service.md", { timeout: 120_000 }, async () => {
     const created = await admin(
       svc.databaseUrl,
       ["account", "create", "--username", "demo", "--json"],

@@ -1,5 +1,5 @@
-// What an ASMX host answers when it refuses or fails a call (docs/wire.md §2–4, README "Validation
-// rules and error codes"): a SOAP fault with the error code in <detail>, or a 500 text/plain line
+// What an ASMX host answers when it refuses or fails a call (docs/wire.md §2–4, docs/spec.md
+// "Validation rules and error codes"): a SOAP fault with the error code in <detail>, or a 500 text/plain line
 // `<ExceptionType>: <message>` with the code in X-Error-Code.
 
 import { soapEnvelope } from "./request.js";

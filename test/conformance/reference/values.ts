@@ -1,4 +1,4 @@
-// Wire text to the value a typed caller sees (docs/wire.md §6, README "Value mapping"): int → number,
+// Wire text to the value a typed caller sees (docs/wire.md §6, docs/generated-code.md "Value mapping"): int → number,
 // long → bigint, double → number (INF, -INF, NaN), decimal and dateTime → the text itself. Throws for
 // text that is not a value of its type, which is also how the remote mode checks that values convert.
 

@@ -1,6 +1,6 @@
 // Loads the cases (test/conformance/cases/*.yaml), checks them against the reference's reading of the
 // spec, and expands each across its bindings and roles. A case file maps operation names to lists of
-// cases; see README.md "Conformance suite" for the format.
+// cases; see docs/conformance.md "The conformance suite" for the format.
 
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -24,7 +24,7 @@ export type Profile = "protocol" | "service";
 export const PROFILES: readonly Profile[] = ["protocol", "service"];
 
 /**
- * Error codes only our validation produces (README "Validation rules and error codes"): a case expecting
+ * Error codes only our validation produces (docs/spec.md "Validation rules and error codes"): a case expecting
  * one is a service case, whatever its file says, so a legacy host is never held to it as protocol.
  */
 export const SERVICE_ONLY_CODES: ReadonlySet<string> = new Set([

@@ -4,7 +4,7 @@
 // unsignedInt, unsignedLong, guid, char, base64Binary), kept out of values.ts so that a client bundle of a
 // service without them carries none of their code: the generated model of a service that uses one passes
 // extraScalarCodecs to registerScalarCodecs (importing this module also registers them). The value
-// mapping table in README.md says what each becomes.
+// mapping table (easgen docs/generated-code.md) says what each becomes.
 
 import {
   ConversionError,
