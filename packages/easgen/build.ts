@@ -8,7 +8,8 @@
 //                 scripts, devDependencies and `private`, plus bin easgen → lib/generator/bin.js and exports →
 //                 the programmatic API (lib/generator/index.js)
 //   README.md   packages/easgen/README.md
-//   docs/       docs/spec.md (the spec reference) and docs/ci.md (CI examples), which the README links
+//   docs/       the docs/ pages the README links (the spec reference, the CI example) and, in turn, the pages
+//               those link, so that every relative link of a shipped page resolves inside the package
 //
 // Then `cd dist/easgen && npm pack` makes the tarball. Exit 1 (naming the file, import or field) when the code
 // does not type-check, imports a package packages/easgen/package.json does not list under dependencies, or
@@ -30,8 +31,37 @@ import { fileURLToPath } from "node:url";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 export const OUT = path.join(REPO, "dist", "easgen");
-/** The docs the package README links: the spec reference and the CI example. */
-const SHIPPED_DOCS = ["spec.md", "ci.md"] as const;
+/**
+ * The docs/ pages to ship: those the package README links (`./docs/<page>.md`), then every page a shipped
+ * page links (`<page>.md`, `../docs/<page>.md`, with or without an #anchor), to the end. Paths are relative
+ * to docs/. A link to a page that does not exist throws, naming the page that links it.
+ */
+export function shippedDocs(
+  readme: string = readFileSync(path.join(REPO, "packages", "easgen", "README.md"), "utf8"),
+): string[] {
+  const docs = path.join(REPO, "docs");
+  const pending = [...readme.matchAll(/\]\(\.\/docs\/([^)#\s]+\.md)(?:#[^)]*)?\)/g)].map((m) => ({
+    page: m[1]!,
+    from: "README.md",
+  }));
+  const shipped = new Set<string>();
+  for (let next = pending.shift(); next !== undefined; next = pending.shift()) {
+    const { page, from } = next;
+    if (shipped.has(page)) continue;
+    const file = path.join(docs, page);
+    if (path.relative(docs, file).startsWith("..") || !existsSync(file)) {
+      throw new Error(`easgen build: ${from} links docs/${page}, which is not a page of docs/`);
+    }
+    shipped.add(page);
+    for (const m of readFileSync(file, "utf8").matchAll(/\]\(([^)#\s:]+\.md)(?:#[^)]*)?\)/g)) {
+      pending.push({
+        page: path.relative(docs, path.resolve(path.dirname(file), m[1]!)),
+        from: `docs/${page}`,
+      });
+    }
+  }
+  return [...shipped].sort();
+}
 /** The workspace manifest: the published package.json starts from it. */
 const WORKSPACE_MANIFEST = path.join(REPO, "packages", "easgen", "package.json");
 
@@ -89,8 +119,10 @@ export function buildEasgen(log: (line: string) => void = console.log, dir: stri
   mkdirSync(path.join(dir, "spec"), { recursive: true });
   cpSync(path.join(REPO, "spec", "service.schema.json"), path.join(dir, "spec", "service.schema.json"));
   cpSync(path.join(REPO, "packages", "easgen", "README.md"), path.join(dir, "README.md"));
-  mkdirSync(path.join(dir, "docs"), { recursive: true });
-  for (const doc of SHIPPED_DOCS) cpSync(path.join(REPO, "docs", doc), path.join(dir, "docs", doc));
+  for (const doc of shippedDocs()) {
+    mkdirSync(path.dirname(path.join(dir, "docs", doc)), { recursive: true });
+    cpSync(path.join(REPO, "docs", doc), path.join(dir, "docs", doc));
+  }
 
   const dependencies = importedPackages(lib, workspace, dir);
   const manifest = {

@@ -18,8 +18,9 @@ import {
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateFiles } from "../../generator/generate.js";
-import { buildEasgen, type BuildResult } from "../../packages/easgen/build.js";
+import { buildEasgen, type BuildResult, shippedDocs } from "../../packages/easgen/build.js";
 import { npmChildEnv, readManifest, writeTarballProject } from "../fixtures/workspaces.js";
+import { brokenLinks } from "../fixtures/markdown-links.js";
 import { readTree, REPO, removeTempDirs, SMALL_SPEC, tempDir } from "./fixtures/index.js";
 
 afterAll(removeTempDirs);
@@ -287,6 +288,16 @@ describe("the easgen package", { timeout: 120_000 }, () => {
     const links = [...readme.matchAll(/\]\((\.\/[^)#]+)(#[^)]*)?\)/g)].map((m) => m[1]!);
     expect(links).toEqual(expect.arrayContaining(["./docs/spec.md", "./docs/ci.md"]));
     for (const link of links) expect(existsSync(path.join(installed, link)), link).toBe(true);
+    // So does every relative link (and #anchor) of every page the package ships: the build follows the
+    // README's links into docs/ and ships each page they reach.
+    const pages = [
+      "README.md",
+      ...readdirSync(path.join(installed, "docs"), { recursive: true, encoding: "utf8" })
+        .filter((file) => file.endsWith(".md"))
+        .map((file) => path.join("docs", file)),
+    ];
+    expect(pages).toEqual(expect.arrayContaining(["docs/spec.md", "docs/ci.md", "docs/wire.md"]));
+    expect(brokenLinks(installed, pages)).toEqual([]);
     const ci = readFileSync(path.join(installed, "docs/ci.md"), "utf8");
     expect(ci).toContain("npm ci --ignore-scripts");
     expect(ci).toContain("npx easgen check");
@@ -436,3 +447,18 @@ function treeBytes(dir: string): number {
     return sum + (entry.isDirectory() ? treeBytes(full) : entry.isFile() ? statSync(full).size : 0);
   }, 0);
 }
+
+describe("the docs the easgen package ships", () => {
+  it("are the pages the README links and, in turn, the pages those link", () => {
+    expect(shippedDocs("See [ci](./docs/ci.md).")).toEqual(["ci.md"]);
+    const fromSpec = shippedDocs("[spec](./docs/spec.md#rules)");
+    expect(fromSpec).toEqual(expect.arrayContaining(["spec.md", "wire.md", "generated-code.md"]));
+    expect(fromSpec).not.toContain("ci.md");
+  });
+
+  it("refuses a link to a page docs/ does not have, naming the page that links it", () => {
+    expect(() => shippedDocs("[gone](./docs/gone.md)")).toThrow(
+      "README.md links docs/gone.md, which is not a page of docs/",
+    );
+  });
+});

@@ -1,0 +1,112 @@
+// The README is the front door and docs/ holds the detail (issue 22): the README stays at most 250 lines,
+// and every relative link and #anchor of README.md and docs/*.md resolves, so a renamed heading or a moved
+// page cannot leave a dead link behind. Each page says what it covers in its first paragraph, and no
+// heading is pasted twice into one page.
+
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { anchors, brokenLinks, slug } from "../fixtures/markdown-links.js";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const README_MAX_LINES = 250;
+/** README.md and every Markdown page of docs/ (its subfolders included), relative to the root. */
+const PAGES = [
+  "README.md",
+  ...readdirSync(path.join(ROOT, "docs"), { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".md"))
+    .map((file) => path.join("docs", file))
+    .sort(),
+];
+
+describe("README.md and docs/", () => {
+  it(`README.md has at most ${README_MAX_LINES} lines`, () => {
+    const lines = readFileSync(path.join(ROOT, "README.md"), "utf8").replace(/\n$/, "").split("\n").length;
+    expect(lines, `README.md has ${lines} lines; move the detail into a docs/ page`).toBeLessThanOrEqual(
+      README_MAX_LINES,
+    );
+  });
+
+  it("every relative link and #anchor of README.md and docs/**/*.md resolves", () => {
+    expect(PAGES).toEqual(expect.arrayContaining(["README.md", "docs/wire.md", "docs/architecture.md"]));
+    expect(brokenLinks(ROOT, PAGES)).toEqual([]);
+  });
+
+  it("the README links every page of docs/", () => {
+    const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const top = readdirSync(path.join(ROOT, "docs")).filter((file) => file.endsWith(".md"));
+    expect(top.filter((file) => !readme.includes(`](docs/${file})`))).toEqual([]);
+  });
+
+  it.each(PAGES.filter((page) => page.startsWith("docs/") && path.dirname(page) === "docs"))(
+    "%s opens with a title and a paragraph saying what it covers",
+    (page) => {
+      const lines = readFileSync(path.join(ROOT, page), "utf8").split("\n");
+      expect(lines[0]).toMatch(/^# \S/);
+      expect(lines[1]).toBe("");
+      expect(lines[2], `${page}: the first paragraph comes before any heading, list, table or code`).toMatch(
+        /^(?!```|#|\||- |\s)./,
+      );
+    },
+  );
+
+  it.each(PAGES)("%s has each heading once (a bad edit once pasted a whole file into itself)", (page) => {
+    const text = readFileSync(path.join(ROOT, page), "utf8");
+    const headings: string[] = [];
+    let fenced = false;
+    for (const line of text.split("\n")) {
+      if (line.startsWith("```")) fenced = !fenced;
+      else if (!fenced && /^#{1,3} /.test(line)) headings.push(line);
+    }
+    const seen = new Set<string>();
+    expect(headings.filter((h) => (seen.has(h) ? true : (seen.add(h), false)))).toEqual([]);
+  });
+});
+
+describe("the link check", () => {
+  const scratch = mkdtempSync(path.join(tmpdir(), "docs-links-"));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it("makes GitHub's slugs", () => {
+    expect(slug('Decisions where the seed says "not shown"')).toBe("decisions-where-the-seed-says-not-shown");
+    expect(slug("6a. Other types on the wire")).toBe("6a-other-types-on-the-wire");
+    expect(slug("The conformance suite (`test/conformance/`)")).toBe("the-conformance-suite-testconformance");
+    expect(slug("What is in `generated/`")).toBe("what-is-in-generated");
+    expect([...anchors('# A\n## B\n## B\n```\n# not a heading\n```\n<a id="x"></a>\n')]).toEqual([
+      "a",
+      "b",
+      "b-1",
+      "x",
+    ]);
+  });
+
+  it("names every broken link, anchor and escape, and passes the good ones", () => {
+    writeFileSync(
+      path.join(scratch, "a.md"),
+      "# A page\n\n## Two words\n\nSee [b](b.md#real) and [self](#two-words).\n",
+    );
+    writeFileSync(path.join(scratch, "b.md"), "# Real\n");
+    writeFileSync(
+      path.join(scratch, "bad.md"),
+      [
+        "# Bad",
+        "[gone](gone.md)",
+        "[no anchor](a.md#one-word)",
+        "[self](#nowhere)",
+        "[out](../elsewhere.md)",
+        "`[in code](gone.md)` and [web](https://example.com/x.md)",
+        "```",
+        "[in a block](gone.md)",
+        "```",
+      ].join("\n"),
+    );
+    expect(brokenLinks(scratch, ["a.md", "b.md"])).toEqual([]);
+    expect(brokenLinks(scratch, ["bad.md"])).toEqual([
+      "bad.md:2: gone.md: no such file",
+      "bad.md:3: a.md#one-word: no heading with that anchor in a.md",
+      "bad.md:4: #nowhere: no heading with that anchor in bad.md",
+      "bad.md:5: ../elsewhere.md: leaves the folder",
+    ]);
+  });
+});
