@@ -1,13 +1,16 @@
 // The README is the front door and docs/ holds the detail (issue 22): the README stays at most 250 lines,
 // and every relative link and #anchor of README.md and docs/*.md resolves, so a renamed heading or a moved
-// page cannot leave a dead link behind. Each page says what it covers in its first paragraph, and no
-// heading is pasted twice into one page.
+// page cannot leave a dead link behind. Every docs/ page a tracked file names (a code comment, a spec
+// comment, a case file) exists, and a section it quotes after the path ("docs/spec.md "Names"") is a heading
+// or a bold lead of that page. Each page says what it covers in its first paragraph, and no heading is
+// pasted twice into one page.
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { anchors, brokenLinks, slug } from "../fixtures/markdown-links.js";
+import { anchors, brokenLinks, citedSections, slug } from "../fixtures/markdown-links.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const README_MAX_LINES = 250;
@@ -20,6 +23,21 @@ const PAGES = [
     .sort(),
 ];
 
+/** What a quoted section may name: a heading's text (backticks dropped, or the part before " (") or a bold lead. */
+function pageSections(text: string): Set<string> {
+  const names = new Set<string>();
+  for (const line of text.split("\n")) {
+    const heading = /^#{1,6}\s+(?:§?\d+[a-z]?\.\s+)?(.*?)\s*$/.exec(line);
+    if (heading) {
+      const name = heading[1]!.replaceAll("`", "");
+      names.add(name);
+      names.add(name.replace(/\s+\(.*$/, ""));
+    }
+    for (const m of line.matchAll(/\*\*([^*]+?)\.?\*\*/g)) names.add(m[1]!.replaceAll("`", ""));
+  }
+  return names;
+}
+
 describe("README.md and docs/", () => {
   it(`README.md has at most ${README_MAX_LINES} lines`, () => {
     const lines = readFileSync(path.join(ROOT, "README.md"), "utf8").replace(/\n$/, "").split("\n").length;
@@ -31,6 +49,33 @@ describe("README.md and docs/", () => {
   it("every relative link and #anchor of README.md and docs/**/*.md resolves", () => {
     expect(PAGES).toEqual(expect.arrayContaining(["README.md", "docs/wire.md", "docs/architecture.md"]));
     expect(brokenLinks(ROOT, PAGES)).toEqual([]);
+  });
+
+  it("every docs/ page a tracked file cites exists, and every section it quotes is in that page", () => {
+    const files = execFileSync("git", ["ls-files", "-z"], {
+      cwd: ROOT,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    })
+      .split("\0")
+      .filter((file) => file !== "" && existsSync(path.join(ROOT, file)));
+    const problems: string[] = [];
+    let citations = 0;
+    for (const file of files) {
+      const text = readFileSync(path.join(ROOT, file));
+      if (text.length > 4 * 1024 * 1024 || text.includes(0)) continue;
+      for (const cite of citedSections(text.toString("utf8"))) {
+        citations++;
+        const where = `${file}:${cite.line}: ${cite.page}${cite.section === undefined ? "" : ` "${cite.section}"`}`;
+        const page = path.join(ROOT, cite.page);
+        if (!existsSync(page)) problems.push(`${where}: no such page`);
+        else if (cite.section !== undefined && !pageSections(readFileSync(page, "utf8")).has(cite.section)) {
+          problems.push(`${where}: no such heading or bold lead in ${cite.page}`);
+        }
+      }
+    }
+    expect(citations).toBeGreaterThan(50);
+    expect(problems).toEqual([]);
   });
 
   it("the README links every page of docs/", () => {
@@ -79,6 +124,25 @@ describe("the link check", () => {
       "b-1",
       "x",
     ]);
+  });
+
+  it("finds cited pages and the sections quoted after them", () => {
+    const text = [
+      '// see docs/spec.md "Names", and docs/wire.md §9 (easgen docs/wire.md)',
+      '# (docs/service.md, "Errors of the service") but not `docs/$' + "{name}.md` or mydocs/a.md",
+    ].join("\n");
+    expect(citedSections(text)).toEqual([
+      { line: 1, page: "docs/spec.md", section: "Names" },
+      { line: 1, page: "docs/wire.md" },
+      { line: 1, page: "docs/wire.md" },
+      { line: 2, page: "docs/service.md", section: "Errors of the service" },
+    ]);
+    const page = "# Title\n\n## 9. Deliberate differences\n### The suite (`test/x/`)\n- **Tracking.** …\n";
+    const sections = pageSections(page);
+    for (const name of ["Title", "Deliberate differences", "The suite (test/x/)", "The suite", "Tracking"]) {
+      expect(sections.has(name), name).toBe(true);
+    }
+    expect(sections.has("Tracking links")).toBe(false);
   });
 
   it("names every broken link, anchor and escape, and passes the good ones", () => {
