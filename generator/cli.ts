@@ -32,6 +32,7 @@ import {
 import { ConfigError, loadConfig, NAMESPACE_PATTERN, wsdlAddressProblem } from "./config.js";
 import { TOOL_VERSION } from "./generated-file.js";
 import { importCommandSpec } from "./import/command.js";
+import { shadowCommandSpec } from "./shadow/command.js";
 import { closest, didYouMean } from "./suggest.js";
 
 /** How the executable is started, for hints that name a command to run. */
@@ -186,6 +187,7 @@ export function cliCommands(argv: readonly string[], cli: CliOptions = {}): read
       },
     },
     importCommandSpec,
+    shadowCommandSpec,
   ];
 }
 

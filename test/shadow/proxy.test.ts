@@ -1,0 +1,286 @@
+// The shadow proxy against real peers on loopback: a legacy stand-in with planted differences, our server,
+// and compared hosts that are slow, dead or answer garbage. The divergences found are exactly the planted
+// ones, the caller's answers are the answering host's bytes, nothing waits on the compared host, and what
+// the proxy holds stays within its limits.
+
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "../../generated/client.js";
+import { startFixtureServer, type FixtureServer } from "../fixtures/fixture-server.js";
+import { listenOnLoopback } from "../fixtures/raw-http.js";
+import { samples } from "../fixtures/samples.js";
+import {
+  callReads,
+  deadPort,
+  endToEndHeaders,
+  PLANTED,
+  rawExchange,
+  runProxy,
+  shadowConfig,
+  startGarbageHost,
+  startHeldHost,
+  startLegacyStandIn,
+  until,
+  type LegacyStandIn,
+  type RunningProxy,
+} from "./support.js";
+
+const READS = [
+  "GetTriggerClicks",
+  "GetTriggerViews",
+  "GetTriggerIdForAccount",
+  "GetRoiResults",
+  "GetNewsletterFilters",
+  "GetReportViewsByDateInterval",
+  "GetSubscriberMailingLists",
+];
+
+let legacy: LegacyStandIn;
+let ours: FixtureServer;
+const running: RunningProxy[] = [];
+const closers: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  legacy = await startLegacyStandIn();
+  ours = await startFixtureServer();
+});
+afterAll(async () => {
+  await legacy.close();
+  await ours.close();
+});
+afterEach(async () => {
+  for (const r of running.splice(0)) await r.proxy.close();
+  for (const close of closers.splice(0)) await close();
+});
+
+async function proxy(extra: string, oursUrl = ours.endpointUrl, options = {}): Promise<RunningProxy> {
+  const config = shadowConfig(`legacy: ${legacy.endpointUrl}\nours: ${oursUrl}\n${extra}`);
+  const r = await runProxy(config, options);
+  running.push(r);
+  return r;
+}
+
+async function metricValue(r: RunningProxy, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const counter = Object.values(r.proxy.metrics).find((m) => typeof m === "object" && m.name === name);
+  if (!counter || typeof counter !== "object") throw new Error(`no metric ${name}`);
+  return counter.sum(labels);
+}
+
+const VOLATILE = "operations:\n  GetTriggerIdForAccount:\n    volatile: [ TriggerResult/Created ]\n";
+
+describe("mirror mode against a legacy stand-in with planted differences", () => {
+  it("finds exactly the planted divergences over every read on every binding", async () => {
+    const r = await proxy(VOLATILE);
+    const calls = await callReads(r.baseUrl("/legacy"), READS);
+    await r.proxy.drain();
+    expect(calls).toBe(28);
+    expect(r.comparisons).toHaveLength(28);
+    const diverged = r.comparisons
+      .filter((c) => c.verdict.outcome !== "matched")
+      .map((c) => ({ operation: c.operation, binding: c.binding, path: c.verdict.path, legacy: c.verdict.legacy, ours: c.verdict.ours }))
+      .sort((a, b) => `${a.operation} ${a.binding}`.localeCompare(`${b.operation} ${b.binding}`));
+    const { roiValue, filtersOnGet } = PLANTED;
+    expect(diverged).toEqual([
+      { operation: filtersOnGet.operation, binding: "httpGet", path: "status", legacy: "500", ours: "200" },
+      ...["httpGet", "httpPost", "soap11", "soap12"].map((binding) => ({
+        operation: roiValue.operation,
+        binding,
+        path: roiValue.path,
+        legacy: roiValue.legacy,
+        ours: roiValue.ours,
+      })),
+    ]);
+    // The legacy's DataSet schema in .NET's other form and its volatile creation times matched.
+    const matched = (op: string) => r.comparisons.filter((c) => c.operation === op && c.verdict.outcome === "matched").length;
+    expect(matched("GetSubscriberMailingLists")).toBe(4);
+    expect(matched("GetTriggerIdForAccount")).toBe(4);
+    expect(await metricValue(r, "shadow_requests_total")).toBe(28);
+    expect(await metricValue(r, "shadow_mirrored_total")).toBe(28);
+    expect(await metricValue(r, "shadow_matched_total")).toBe(23);
+    expect(await metricValue(r, "shadow_diverged_total", { operation: "GetRoiResults" })).toBe(4);
+    expect(await metricValue(r, "shadow_diverged_total", { binding: "httpGet" })).toBe(2);
+    expect(r.proxy.held()).toEqual({ queued: 0, inFlight: 0, pendingBytes: 0 });
+  });
+
+  it("without the volatile rule the changing creation times diverge", async () => {
+    const r = await proxy("");
+    await callReads(r.baseUrl("/legacy"), ["GetTriggerIdForAccount"]);
+    await r.proxy.drain();
+    expect(r.comparisons.map((c) => c.verdict.path)).toEqual(Array(4).fill("TriggerResult[1]/Created"));
+  });
+
+  it("gives the caller the legacy host's answer byte for byte, headers included", async () => {
+    const r = await proxy("");
+    const soap = `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><GetRoiResults xmlns="http://tempuri.org/"><strUsername>u</strUsername><strPassword>p</strPassword><strSendQueueId>17</strSendQueueId></GetRoiResults></soap:Body></soap:Envelope>`;
+    const requests: [string, string, Record<string, string>, string][] = [
+      ["GET", "/legacy/ExternalAPIService.asmx/GetRoiResults?strUsername=u&strPassword=p&strSendQueueId=17", {}, ""],
+      ["GET", "/legacy/ExternalAPIService.asmx/GetNewsletterFilters?strUsername=u&strPassword=p&intNewsletterId=0", {}, ""],
+      ["POST", "/legacy/ExternalAPIService.asmx", { "Content-Type": "text/xml; charset=utf-8", SOAPAction: '"http://tempuri.org/GetRoiResults"' }, soap],
+      ["POST", "/legacy/ExternalAPIService.asmx", { "Content-Type": "text/xml; charset=utf-8", SOAPAction: '"http://tempuri.org/Nope"' }, soap],
+      ["GET", "/legacy/ExternalAPIService.asmx?WSDL", {}, ""],
+      ["GET", "/legacy/nowhere", {}, ""],
+    ];
+    const origin = new URL(legacy.endpointUrl).origin;
+    for (const [method, path, headers, body] of requests) {
+      // The same Host both ways (the proxy passes the caller's on): the WSDL writes it into its addresses.
+      const direct = await rawExchange(`${origin}${path}`, method, { Host: "legacy.example", ...headers }, body);
+      const through = await rawExchange(`${r.proxy.url}${path}`, method, { Host: "legacy.example", ...headers }, body);
+      expect(through.statusLine, path).toBe(direct.statusLine);
+      expect(endToEndHeaders(through), path).toEqual(endToEndHeaders(direct));
+      expect(through.body.equals(direct.body), path).toBe(true);
+    }
+    await r.proxy.drain();
+    // The operation calls were compared (the unknown action too: its Body names a read, and both hosts
+    // refuse it alike); the WSDL and the other path were not.
+    expect(r.comparisons.map((c) => `${c.operation} ${c.binding} ${c.verdict.outcome} ${c.verdict.path ?? ""}`).sort()).toEqual([
+      "GetNewsletterFilters httpGet diverged status",
+      "GetRoiResults httpGet diverged RoiResult[1]/Value",
+      "GetRoiResults soap11 diverged RoiResult[1]/Value",
+      "GetRoiResults soap11 matched ",
+    ]);
+  });
+
+  it("does not mirror writes unless the config opts them in", async () => {
+    const before = ours.calls.filter((c) => c.operation === "InsertSubscriberSid").length;
+    const r = await proxy("");
+    const client = createClient({ baseUrl: r.baseUrl("/legacy"), username: "u", password: "p", binding: "soap11" });
+    expect(await client.InsertSubscriberSid(samples.InsertSubscriberSid.params)).toBe(samples.InsertSubscriberSid.result);
+    await r.proxy.drain();
+    expect(ours.calls.filter((c) => c.operation === "InsertSubscriberSid").length).toBe(before);
+    expect(r.comparisons).toEqual([]);
+    expect(await metricValue(r, "shadow_requests_total", { operation: "InsertSubscriberSid" })).toBe(1);
+
+    const opted = await proxy("operations:\n  InsertSubscriberSid: { mirror: true }\n");
+    const client2 = createClient({ baseUrl: opted.baseUrl("/legacy"), username: "u", password: "p", binding: "httpPost" });
+    await client2.InsertSubscriberSid(samples.InsertSubscriberSid.params);
+    await opted.proxy.drain();
+    expect(ours.calls.filter((c) => c.operation === "InsertSubscriberSid").length).toBe(before + 1);
+    expect(opted.comparisons.map((c) => c.verdict.outcome)).toEqual(["matched"]);
+  });
+
+  it("does not mirror a SOAP request whose action is a write, whatever its Body names", async () => {
+    const r = await proxy("");
+    const body = `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><GetRoiResults xmlns="http://tempuri.org/"><strUsername>u</strUsername><strPassword>p</strPassword><strSendQueueId>1</strSendQueueId></GetRoiResults></soap:Body></soap:Envelope>`;
+    await rawExchange(`${r.proxy.url}/legacy/ExternalAPIService.asmx`, "POST", { "Content-Type": "text/xml; charset=utf-8", SOAPAction: '"http://tempuri.org/InsertSubscriberSid"' }, body);
+    await r.proxy.drain();
+    expect(r.comparisons).toEqual([]);
+    expect(await metricValue(r, "shadow_mirrored_total")).toBe(0);
+  });
+});
+
+describe("cut-over mode", () => {
+  it("answers from our server and compares the legacy host", async () => {
+    const config = `mode: cutover\n`;
+    const r = await proxy(config);
+    const client = createClient({ baseUrl: r.proxy.url, username: "u", password: "p", binding: "soap12" });
+    const rows = await client.GetRoiResults(samples.GetRoiResults.params);
+    expect(rows[0]!.Value).toBe(12.5);
+    await r.proxy.drain();
+    expect(r.comparisons).toHaveLength(1);
+    expect(r.comparisons[0]!.verdict).toMatchObject({ outcome: "diverged", path: PLANTED.roiValue.path, legacy: "12.75", ours: "12.5" });
+  });
+});
+
+describe("a compared host that is slow, dead or broken", () => {
+  it("slow: every caller is answered while the compared host holds every copy", async () => {
+    const held = await startHeldHost(ours.baseUrl);
+    closers.push(() => held.close());
+    const r = await proxy("limits: { queue: 100, concurrency: 64 }\n", `${held.origin}/ExternalAPIService.asmx`);
+    const calls = await callReads(r.baseUrl("/legacy"), READS);
+    await until(() => held.received === calls, "the copies to arrive");
+    // Every caller has its answer, and nothing has been compared: the compared host answered nothing yet.
+    expect(r.comparisons).toEqual([]);
+    held.release();
+    await r.proxy.drain();
+    expect(r.comparisons).toHaveLength(calls);
+  });
+
+  it("slow: the queue holds at most its limit, the rest is dropped and counted", async () => {
+    const held = await startHeldHost(ours.baseUrl);
+    closers.push(() => held.close());
+    const r = await proxy("limits: { queue: 4, concurrency: 2 }\n", `${held.origin}/ExternalAPIService.asmx`);
+    const client = createClient({ baseUrl: r.baseUrl("/legacy"), username: "u", password: "p", binding: "httpGet" });
+    for (let i = 0; i < 20; i++) await client.GetRoiResults(samples.GetRoiResults.params);
+    expect(r.proxy.held()).toMatchObject({ queued: 4, inFlight: 2 });
+    expect(await metricValue(r, "shadow_dropped_total", { reason: "queue", operation: "GetRoiResults" })).toBe(14);
+    held.release();
+    await r.proxy.drain();
+    expect(r.comparisons).toHaveLength(6);
+    expect(r.proxy.held()).toEqual({ queued: 0, inFlight: 0, pendingBytes: 0 });
+  });
+
+  it("silent: copies time out, callers are answered", async () => {
+    const held = await startHeldHost(ours.baseUrl);
+    closers.push(() => held.close());
+    const r = await proxy("limits: { shadowTimeoutMs: 100 }\n", `${held.origin}/ExternalAPIService.asmx`);
+    await callReads(r.baseUrl("/legacy"), ["GetRoiResults"]);
+    await r.proxy.drain();
+    expect(r.comparisons).toEqual([]);
+    expect(await metricValue(r, "shadow_compared_host_failures_total", { reason: "timeout" })).toBe(4);
+  });
+
+  it("dead: refused copies are counted, callers are answered", async () => {
+    const port = await deadPort();
+    const r = await proxy("", `http://127.0.0.1:${port}/ExternalAPIService.asmx`);
+    const calls = await callReads(r.baseUrl("/legacy"), READS);
+    await r.proxy.drain();
+    expect(await metricValue(r, "shadow_compared_host_failures_total", { reason: "refused" })).toBe(calls);
+    expect(r.comparisons).toEqual([]);
+    expect(r.proxy.held()).toEqual({ queued: 0, inFlight: 0, pendingBytes: 0 });
+  });
+
+  it("garbage: bytes that are not HTTP are a protocol failure", async () => {
+    const garbage = await startGarbageHost();
+    closers.push(() => garbage.close());
+    const r = await proxy("", `http://127.0.0.1:${garbage.port}/ExternalAPIService.asmx`);
+    await callReads(r.baseUrl("/legacy"), ["GetRoiResults", "GetTriggerClicks"]);
+    await r.proxy.drain();
+    expect(await metricValue(r, "shadow_compared_host_failures_total", { reason: "protocol" })).toBe(8);
+  });
+
+  it("garbage: an HTTP answer that is not the service's is a divergence", async () => {
+    const junk = await listenOnLoopback((_req, res) => {
+      res.writeHead(200, { "Content-Type": "text/html" });
+      res.end("<html><body>It works!");
+    });
+    closers.push(() => junk.close());
+    const r = await proxy("", `${junk.origin}/ExternalAPIService.asmx`);
+    await callReads(r.baseUrl("/legacy"), ["GetTriggerClicks"]);
+    await r.proxy.drain();
+    expect(r.comparisons.map((c) => c.verdict.path)).toEqual(Array(4).fill("content-type"));
+  });
+});
+
+describe("memory and the answering host", () => {
+  it("passes a request larger than compareBytes uncompared, and one past the byte budget", async () => {
+    const r = await proxy("limits: { compareBytes: 2048, pendingBytes: 4096 }\n");
+    const client = createClient({ baseUrl: r.baseUrl("/legacy"), username: "u", password: "p", binding: "httpPost" });
+    const rows = await client.GetRoiResults({ strSendQueueId: "9".repeat(3000) }).catch((e: Error) => e);
+    expect(rows).toBeDefined();
+    await r.proxy.drain();
+    expect(await metricValue(r, "shadow_dropped_total", { reason: "large", operation: "GetRoiResults" })).toBe(1);
+    expect(r.comparisons).toEqual([]);
+    expect(r.proxy.held().pendingBytes).toBe(0);
+  });
+
+  it("answers 502 when the answering host is down, and counts it", async () => {
+    const port = await deadPort();
+    const config = shadowConfig(`legacy: http://127.0.0.1:${port}/ExternalAPIService.asmx\nours: ${ours.endpointUrl}\n`);
+    const r = await runProxy(config);
+    running.push(r);
+    const answer = await rawExchange(`${r.proxy.url}/ExternalAPIService.asmx/GetRoiResults?strUsername=u&strPassword=p&strSendQueueId=1`, "GET", {});
+    expect(answer.statusLine).toBe("HTTP/1.1 502 Bad Gateway");
+    expect(await metricValue(r, "shadow_primary_errors_total")).toBe(1);
+    expect(r.comparisons).toEqual([]);
+  });
+
+  it("serves the metrics in Prometheus' text format on their own port", async () => {
+    const r = await proxy("metrics: 127.0.0.1:0\n");
+    await callReads(r.baseUrl("/legacy"), ["GetRoiResults"]);
+    await r.proxy.drain();
+    const text = await (await fetch(r.proxy.metricsUrl!)).text();
+    expect(text).toContain('shadow_diverged_total{operation="GetRoiResults",binding="soap11"} 1');
+    expect(text).toContain('shadow_requests_total{operation="GetRoiResults",binding="httpPost"} 1');
+    expect(text).toContain("shadow_queue_length 0");
+    expect((await fetch(r.proxy.metricsUrl!.replace("/metrics", "/other"))).status).toBe(404);
+  });
+});
