@@ -214,6 +214,8 @@ interface Pending {
   done: boolean;
   /** Why the request itself could not be collected (counted when it is classified). */
   dropped: DropReason | undefined;
+  /** The caller sent the body chunked. */
+  readonly chunked: boolean;
 }
 
 const SHADOW_RESPONSE_LIMIT_HEADERS = 16 * 1024;
@@ -354,9 +356,10 @@ export async function startShadowProxy(config: ShadowConfig, options: ShadowProx
     inFlight++;
     metrics.mirrored.inc(label(p));
     const body = p.request.body();
-    // The caller's headers, with Content-Length for the buffered body (a chunked request is sent with its length).
-    const sent = stripContentLength(withHost(endToEnd(p.rawHeaders), config.preserveHost ? undefined : target.hostHeader));
-    sent.push("Content-Length", String(body.length));
+    // The caller's headers as the answering host got them, framing included: the copy must be read as the
+    // original was (a duplicated or wrong Content-Length is refused by both, or by neither).
+    const sent = withHost(endToEnd(p.rawHeaders), config.preserveHost ? undefined : target.hostHeader);
+    if (p.chunked) sent.push("Transfer-Encoding", "chunked");
     let ended = false;
     const end = (reason?: ShadowFailure) => {
       if (ended) return;
@@ -390,8 +393,8 @@ export async function startShadowProxy(config: ShadowConfig, options: ShadowProx
         res.on("data", (chunk: Buffer) => {
           if (p.done) return;
           if (!collector.add(chunk)) {
-            res.destroy();
             end("large");
+            res.destroy();
           }
         });
         res.on("end", () => {
@@ -473,8 +476,12 @@ export async function startShadowProxy(config: ShadowConfig, options: ShadowProx
       shadowCollector: undefined,
       done: !candidate,
       dropped: undefined,
+      chunked: /chunked/i.test(String(req.headers["transfer-encoding"] ?? "")),
     };
     const forwardHeaders = withHost(endToEnd(req.rawHeaders), config.preserveHost ? undefined : primary.hostHeader);
+    // A chunked body stays chunked: node frames a GET's or DELETE's body only when told to, and an unframed
+    // body would reach the host as the start of another request.
+    if (p.chunked) forwardHeaders.push("Transfer-Encoding", "chunked");
     const out = primary.request({
       protocol: primary.url.protocol,
       hostname: primary.url.hostname,
@@ -540,6 +547,11 @@ export async function startShadowProxy(config: ShadowConfig, options: ShadowProx
       }
     });
     req.on("end", () => decide(p));
+    // A request that never ended (the caller went away mid-body, or sent less than it announced) is not
+    // compared; whatever was collected for it is let go.
+    req.on("close", () => {
+      if (!req.complete && p.role === "undecided") finish(p);
+    });
     // The caller went away: the answering host's exchange is abandoned too.
     res.on("close", () => {
       if (!res.writableFinished) {
@@ -595,15 +607,6 @@ export async function startShadowProxy(config: ShadowConfig, options: ShadowProx
       ours?.agent.destroy();
     },
   };
-}
-
-function stripContentLength(raw: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() === "content-length") continue;
-    out.push(raw[i]!, raw[i + 1]!);
-  }
-  return out;
 }
 
 function listen(server: http.Server, at: HostPort): Promise<void> {

@@ -3,6 +3,7 @@
 // ones, the caller's answers are the answering host's bytes, nothing waits on the compared host, and what
 // the proxy holds stays within its limits.
 
+import net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../generated/client.js";
 import { startFixtureServer, type FixtureServer } from "../fixtures/fixture-server.js";
@@ -137,6 +138,27 @@ describe("mirror mode against a legacy stand-in with planted differences", () =>
       "GetRoiResults soap11 diverged RoiResult[1]/Value",
       "GetRoiResults soap11 matched ",
     ]);
+  });
+
+  it("keeps a chunked body chunked, even on a GET (no second request smuggled to the host)", async () => {
+    const r = await proxy("");
+    const before = legacy.received.length;
+    const body = "<x>not a request line</x>";
+    const path = "/legacy/ExternalAPIService.asmx/GetRoiResults?strUsername=u&strPassword=p&strSendQueueId=17";
+    const raw = `GET ${path} HTTP/1.1\r\nHost: legacy.example\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(new URL(r.proxy.url).port), "127.0.0.1");
+      let text = "";
+      socket.on("data", (d: Buffer) => (text += d.toString("latin1")));
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+      socket.write(raw);
+    });
+    expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 200 OK");
+    await r.proxy.drain();
+    // The host read one request with its body, framed as the caller framed it.
+    expect(legacy.received.slice(before)).toEqual([{ method: "GET", url: path, bodyBytes: body.length }]);
+    expect(r.comparisons.map((c) => c.verdict.path)).toEqual([PLANTED.roiValue.path]);
   });
 
   it("does not mirror writes unless the config opts them in", async () => {

@@ -58,6 +58,8 @@ export interface LegacyStandIn {
   readonly inner: FixtureServer;
   /** Requests the stand-in answered, by operation. */
   readonly answered: Map<string, number>;
+  /** Every request's method, path and body length, in order. */
+  readonly received: { method: string; url: string; bodyBytes: number }[];
   /** Raw answers as the stand-in sent them (status line, headers as written, body), newest last. */
   close(): Promise<void>;
 }
@@ -65,12 +67,14 @@ export interface LegacyStandIn {
 export async function startLegacyStandIn(): Promise<LegacyStandIn> {
   const inner = await startFixtureServer();
   const answered = new Map<string, number>();
+  const received: LegacyStandIn["received"] = [];
   let calls = 0;
   const outer: Listening = await listenOnLoopback((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const request = Buffer.concat(chunks);
+      received.push({ method: req.method ?? "", url: req.url ?? "", bodyBytes: request.length });
       const operation = operationOf(req, request.toString("utf8"));
       answered.set(operation ?? "?", (answered.get(operation ?? "?") ?? 0) + 1);
       // No Date header: the bytes a caller gets are then the same on every call.
@@ -82,7 +86,8 @@ export async function startLegacyStandIn(): Promise<LegacyStandIn> {
         return;
       }
       const path = (req.url ?? "").replace(/^\/legacy/, "");
-      const headers = { ...req.headers, "content-length": String(request.length) };
+      const headers: http.OutgoingHttpHeaders = { ...req.headers, "content-length": String(request.length) };
+      delete headers["transfer-encoding"];
       const up = http.request(`${inner.baseUrl}${path}`, { method: req.method, headers, agent: false }, (answer) => {
         const parts: Buffer[] = [];
         answer.on("data", (c: Buffer) => parts.push(c));
@@ -104,6 +109,7 @@ export async function startLegacyStandIn(): Promise<LegacyStandIn> {
     endpointUrl: `${outer.origin}/legacy/ExternalAPIService.asmx`,
     inner,
     answered,
+    received,
     close: async () => {
       await outer.close();
       await inner.close();
