@@ -32,7 +32,7 @@ import {
 import { ConfigError, loadConfig, NAMESPACE_PATTERN, wsdlAddressProblem } from "./config.js";
 import { TOOL_VERSION } from "./generated-file.js";
 import { importCommandSpec } from "./import/command.js";
-import { shadowCommandSpec } from "./shadow/command.js";
+import { recordCommandSpec, shadowCommandSpec } from "./shadow/command.js";
 import { closest, didYouMean } from "./suggest.js";
 
 /** How the executable is started, for hints that name a command to run. */
@@ -188,6 +188,7 @@ export function cliCommands(argv: readonly string[], cli: CliOptions = {}): read
     },
     importCommandSpec,
     shadowCommandSpec,
+    recordCommandSpec,
   ];
 }
 

@@ -3,9 +3,10 @@
 // and our server is only compared, so the proxy must run in front of either, for any spec, without our
 // server's code; it needs the spec alone (operations, bindings, credentials, which operations write).
 
-import { UserError, type CommandSpec, type Io } from "../cli-command.js";
+import { UsageError, UserError, type CommandSpec, type Io } from "../cli-command.js";
 import { loadShadowConfig, ShadowConfigError, type ShadowConfig } from "./config.js";
 import { startShadowProxy, type Exchange, type ShadowProxy } from "./proxy.js";
+import { createRecorder } from "./record.js";
 import { createReport, type Report } from "./report.js";
 
 export function readConfig(file: string): ShadowConfig {
@@ -78,6 +79,39 @@ export const shadowCommandSpec: CommandSpec = {
   run: async (args, io) => {
     const config = readConfig(args["config"] as string);
     await runShadow(config, io, stopSignal().then((signal) => io.out(`shadow: ${signal}, stopping`)));
+    return 0;
+  },
+};
+
+export const recordCommandSpec: CommandSpec = {
+  name: "record",
+  describe:
+    "Run the shadow proxy and write each operation exchange of the answering host into a folder of conformance cases, redacted, for npm run conformance -- --cases",
+  options: {
+    config: { type: "string", value: "shadow.yaml", required: true, describe: "The proxy's config file (docs/migration.md)" },
+    out: { type: "string", value: "dir", required: true, describe: "The folder the cases go to (one YAML file a case)" },
+    "max-cases": { type: "number", value: "n", default: 1000, describe: "Most cases written in all" },
+    "per-operation": { type: "number", value: "n", default: 20, describe: "Most cases per operation and binding" },
+  },
+  check: (args) => {
+    for (const name of ["max-cases", "per-operation"]) {
+      const value = args[name] as number;
+      if (!(Number.isInteger(value) && value > 0)) throw new UsageError(`--${name} must be a positive number of cases, not ${value}`);
+    }
+  },
+  run: async (args, io) => {
+    const config = readConfig(args["config"] as string);
+    const out = args["out"] as string;
+    const recorder = createRecorder(config, out, {
+      maxCases: args["max-cases"] as number,
+      perOperation: args["per-operation"] as number,
+    });
+    io.out(`record: writing cases into ${out}`);
+    await runShadow(config, io, stopSignal().then((signal) => io.out(`record: ${signal}, stopping`)), {
+      collectAll: true,
+      exchange: (e) => recorder.add(e),
+    });
+    io.out(`record: ${recorder.written()} cases in ${out}`);
     return 0;
   },
 };

@@ -1,6 +1,7 @@
 // npm run conformance -- --url <.../ExternalAPIService.asmx> [--fixtures F] [--fixture key=value]
 //   [--username U] [--password P] [--allow-writes] [--profile protocol|service|all]
 // npm run conformance -- setup --url <endpoint> [--database URL] --username U [--out fixtures.json]
+// npm run conformance -- --cases <folder> --url <endpoint> [--username U] [--password P]
 // Checks a live endpoint against the conformance cases (remote/run.ts), or makes on our own service the
 // account and data those cases need (remote/setup.ts). docs/conformance.md is the guide.
 
@@ -92,12 +93,27 @@ async function check(
       default: 30_000,
       describe: "per-request time limit in milliseconds",
     })
+    .option("cases", {
+      type: "string",
+      describe:
+        "a folder of recorded cases (easgen record) to replay instead of the suite: each answer compared with the " +
+        "recorded one as the shadow proxy compares (docs/migration.md)",
+    })
     .version(false)
     .strict()
     .help()
     .fail(usageError)
     .parseAsync();
   const file: GivenFixtures = args.fixtures === undefined ? { values: {} } : readFixturesFile(args.fixtures);
+  if (args.cases !== undefined) {
+    return replayFolder(
+      args.cases,
+      args.url,
+      { strUsername: args.username ?? file.username, strPassword: args.password ?? env.CONFORMANCE_PASSWORD ?? file.password },
+      args.timeout,
+      print,
+    );
+  }
   const fixtures = { ...file.values, ...parseFixtureFlags(args.fixture.map(String)) };
   return runRemote(
     {
@@ -112,6 +128,27 @@ async function check(
     },
     print,
   );
+}
+
+/** Replays a folder of recorded cases; the same table and exit codes as the suite. */
+async function replayFolder(
+  folder: string,
+  url: string,
+  given: Readonly<Record<string, string | undefined>>,
+  timeoutMs: number,
+  print: (line: string) => void,
+): Promise<number> {
+  // Loaded only for a replay: the suite's runs start as fast as before.
+  const { readRecordedCases } = await import("../../generator/shadow/record.js");
+  const { replayCases } = await import("../../generator/shadow/replay.js");
+  const cases = readRecordedCases(folder);
+  if (cases.length === 0) throw new Error(`--cases ${folder}: no recorded cases (*.yaml) in the folder`);
+  const credentials = Object.fromEntries(Object.entries(given).filter((e): e is [string, string] => e[1] !== undefined));
+  const results = await replayCases(cases, { url, credentials, timeoutMs });
+  for (const r of results) print(`${r.file} | ${r.outcome} | ${r.detail}`);
+  const failed = results.filter((r) => r.outcome === "failed").length;
+  print(`${results.length - failed} passed, ${failed} failed`);
+  return failed > 0 ? 1 : 0;
 }
 
 async function setup(
