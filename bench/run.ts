@@ -12,8 +12,8 @@
 // bench:service` runs it alone). Every child process is killed on exit, on error and on Ctrl-C; every wait
 // is bounded.
 //
-// Rows (ids for --only): floor, soap11, soap12, get, post, floor-list, list-build, list, node-soap, and
-// service (the whole service section).
+// Rows (ids for --only): floor, soap11, soap12, get, post, floor-list, list-build, list, node-soap,
+// service (the whole service section) and shadow (the shadow proxy's section, bench/shadow.ts).
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -55,6 +55,7 @@ const { values: flags } = parseArgs({
     "no-service": { type: "boolean", default: false },
     "import-rows": { type: "string", default: "1000000" },
     "server-node-args": { type: "string", default: "" },
+    "shadow-rate": { type: "string", default: "1000" },
   },
   allowPositionals: false,
 });
@@ -427,8 +428,9 @@ async function main(): Promise<void> {
   const withService =
     !flags["client-only"] && !flags["no-service"] && (only === undefined || only.includes("service"));
   const selected = only ? rows.filter((r) => only.includes(r.id)) : rows;
-  if (selected.length === 0 && !withService && !flags["client-only"])
-    throw new Error(`--only matches no row; the rows are ${rows.map((r) => r.id).join(", ")}, service`);
+  const withShadow = only === undefined || only.includes("shadow");
+  if (selected.length === 0 && !withService && !withShadow && !flags["client-only"])
+    throw new Error(`--only matches no row; the rows are ${rows.map((r) => r.id).join(", ")}, service, shadow`);
   if (!flags["client-only"] && selected.length > 0) {
     const command = await serversCommand("bench");
     serverArgs = command.args;
@@ -503,7 +505,15 @@ async function main(): Promise<void> {
     say();
     servicePass = service.pass;
   }
-  say(serversPass && clientPass && servicePass ? "All targets PASS." : "Some targets MISS (see above).");
+  let shadowPass = true;
+  if (!flags["client-only"] && withShadow) {
+    const { runShadowBench } = await import("./shadow.js");
+    const shadow = await runShadowBench({ rate: positive("shadow-rate", flags["shadow-rate"]), seconds: DURATION, warmup: WARMUP, rounds: ROUNDS });
+    say(shadow.text);
+    say();
+    shadowPass = shadow.pass;
+  }
+  say(serversPass && clientPass && servicePass && shadowPass ? "All targets PASS." : "Some targets MISS (see above).");
   saveReport();
 }
 

@@ -9,9 +9,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
 import type { ExternalAPIService } from "../generated/server.js";
-import { FLOOR_RESPONSE, SID, TRIGGER_MARKUP, triggerRecords } from "./wire.js";
+import { FLOOR_RESPONSE, ROI_ROWS, SID, TRIGGER_MARKUP, triggerRecords } from "./wire.js";
 
-type Kind = "floor" | "floor-list" | "list-build" | "ours" | "node-soap";
+type Kind = "floor" | "floor-list" | "list-build" | "ours" | "node-soap" | "shadow";
 
 /** A raw node:http server that reads each request's whole body, then calls `answer`. */
 function afterBody(answer: (res: http.ServerResponse) => void): http.Server {
@@ -81,6 +81,7 @@ async function oursServer(): Promise<http.Server> {
     impl[name] = () => Promise.reject(new Error(`${name} is not benchmarked`));
   impl.InsertSubscriberSid = () => SID;
   impl.GetTriggerIdForAccount = () => triggers;
+  impl.GetRoiResults = () => ROI_ROWS;
   return http.createServer(createHandler(impl as unknown as ExternalAPIService, { log: () => {} }));
 }
 
@@ -128,6 +129,15 @@ async function main(): Promise<void> {
     server = listBuildServer(readFileSync(process.env.EAS_BENCH_BODY ?? "", "utf8"));
   else if (kind === "ours") server = await oursServer();
   else if (kind === "node-soap") server = await nodeSoapServer();
+  else if (kind === "shadow") {
+    // The shadow proxy (easgen shadow) with the config text in EAS_SHADOW_CONFIG; it listens itself.
+    const { parseShadowConfig } = await import("../generator/shadow/config.js");
+    const { startShadowProxy } = await import("../generator/shadow/proxy.js");
+    const config = parseShadowConfig(process.env.EAS_SHADOW_CONFIG ?? "", "bench-shadow.yaml", process.cwd());
+    const proxy = await startShadowProxy(config);
+    process.send({ port: Number(new URL(proxy.url).port), metrics: proxy.metricsUrl });
+    return;
+  }
   else throw new Error(`unknown server kind ${String(kind)}`);
   if (!server.listening) await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   server.keepAliveTimeout = 60_000;

@@ -53,6 +53,16 @@ export const SOAP11_TRIGGERS = envelope(
   SOAP11_NS,
   `<GetTriggerIdForAccount xmlns="${NS}"><strUsername>u</strUsername><strPassword>p</strPassword></GetTriggerIdForAccount>`,
 );
+/** A small read (the shadow proxy's bench mirrors it): GetRoiResults as a .NET client sends it. */
+export const SOAP11_ROI = envelope(
+  SOAP11_NS,
+  `<GetRoiResults xmlns="${NS}"><strUsername>u</strUsername><strPassword>p</strPassword><strSendQueueId>17</strSendQueueId></GetRoiResults>`,
+);
+/** What every GetRoiResults handler returns. */
+export const ROI_ROWS = [
+  { Url: "https://example.test/a", Clicks: 3, Closures: 1, Value: 12.5 },
+  { Url: "https://example.test/b", Clicks: 0, Closures: 0, Value: 0 },
+];
 /** The same InsertSubscriberSid parameters as an HTTP GET query / HTTP POST form. */
 export const INSERT_FORM =
   "strUsername=u&strPassword=p&strEmail=a%40b&strName=N&strFormat=HTML&strCountryCode=46&strPhoneNumber=123&strMailingListID=1";
