@@ -430,7 +430,9 @@ async function main(): Promise<void> {
   const selected = only ? rows.filter((r) => only.includes(r.id)) : rows;
   const withShadow = only === undefined || only.includes("shadow");
   if (selected.length === 0 && !withService && !withShadow && !flags["client-only"])
-    throw new Error(`--only matches no row; the rows are ${rows.map((r) => r.id).join(", ")}, service, shadow`);
+    throw new Error(
+      `--only matches no row; the rows are ${rows.map((r) => r.id).join(", ")}, service, shadow`,
+    );
   if (!flags["client-only"] && selected.length > 0) {
     const command = await serversCommand("bench");
     serverArgs = command.args;
@@ -508,12 +510,21 @@ async function main(): Promise<void> {
   let shadowPass = true;
   if (!flags["client-only"] && withShadow) {
     const { runShadowBench } = await import("./shadow.js");
-    const shadow = await runShadowBench({ rate: positive("shadow-rate", flags["shadow-rate"]), seconds: DURATION, warmup: WARMUP, rounds: ROUNDS });
+    const shadow = await runShadowBench({
+      rate: positive("shadow-rate", flags["shadow-rate"]),
+      seconds: DURATION,
+      warmup: WARMUP,
+      rounds: ROUNDS,
+    });
     say(shadow.text);
     say();
     shadowPass = shadow.pass;
   }
-  say(serversPass && clientPass && servicePass && shadowPass ? "All targets PASS." : "Some targets MISS (see above).");
+  say(
+    serversPass && clientPass && servicePass && shadowPass
+      ? "All targets PASS."
+      : "Some targets MISS (see above).",
+  );
   saveReport();
 }
 

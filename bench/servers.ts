@@ -137,8 +137,7 @@ async function main(): Promise<void> {
     const proxy = await startShadowProxy(config);
     process.send({ port: Number(new URL(proxy.url).port), metrics: proxy.metricsUrl });
     return;
-  }
-  else throw new Error(`unknown server kind ${String(kind)}`);
+  } else throw new Error(`unknown server kind ${String(kind)}`);
   if (!server.listening) await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   server.keepAliveTimeout = 60_000;
   const { port } = server.address() as AddressInfo;

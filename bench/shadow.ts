@@ -17,7 +17,15 @@ import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { cleanup, cleanupOnSignals, peakRss, serversCommand, stopChild, track, withTimeout } from "./process.js";
+import {
+  cleanup,
+  cleanupOnSignals,
+  peakRss,
+  serversCommand,
+  stopChild,
+  track,
+  withTimeout,
+} from "./process.js";
 import { median, table } from "./summary.js";
 import { NS, SOAP11_ROI } from "./wire.js";
 
@@ -45,12 +53,25 @@ const LABELS: Readonly<Record<Variant, string>> = {
   silent: "proxy, compared host silent (never answers)",
 };
 
-async function startChild(serverArgs: readonly string[], kind: string, env: Record<string, string> = {}): Promise<Child> {
-  const child = track(spawn(process.execPath, [...serverArgs, kind], { stdio: ["ignore", "inherit", "inherit", "ipc"], env: { ...process.env, ...env } }));
+async function startChild(
+  serverArgs: readonly string[],
+  kind: string,
+  env: Record<string, string> = {},
+): Promise<Child> {
+  const child = track(
+    spawn(process.execPath, [...serverArgs, kind], {
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+      env: { ...process.env, ...env },
+    }),
+  );
   const message = await withTimeout(
     new Promise<{ port: number; metrics?: string }>((resolve, reject) => {
-      child.once("message", (m: { port?: number; metrics?: string }) => (m.port ? resolve(m as { port: number }) : reject(new Error(`bad message ${JSON.stringify(m)}`))));
-      child.once("exit", (code) => reject(new Error(`the ${kind} process exited with ${code} before listening`)));
+      child.once("message", (m: { port?: number; metrics?: string }) =>
+        m.port ? resolve(m as { port: number }) : reject(new Error(`bad message ${JSON.stringify(m)}`)),
+      );
+      child.once("exit", (code) =>
+        reject(new Error(`the ${kind} process exited with ${code} before listening`)),
+      );
     }),
     60_000,
     `starting ${kind}`,
@@ -102,7 +123,11 @@ function openLoop(port: number, rate: number, seconds: number): Promise<LoadRun>
   const latencies = new Float64Array(total);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const body = Buffer.from(SOAP11_ROI, "utf8");
-  const headers = { "Content-Type": "text/xml; charset=utf-8", SOAPAction: `"${NS}GetRoiResults"`, "Content-Length": String(body.length) };
+  const headers = {
+    "Content-Type": "text/xml; charset=utf-8",
+    SOAPAction: `"${NS}GetRoiResults"`,
+    "Content-Length": String(body.length),
+  };
   let sent = 0;
   let done = 0;
   let ok = 0;
@@ -116,14 +141,17 @@ function openLoop(port: number, rate: number, seconds: number): Promise<LoadRun>
     };
     const send = (i: number) => {
       const due = start + (i * 1000) / rate;
-      const req = http.request({ host: "127.0.0.1", port, method: "POST", path: "/ExternalAPIService.asmx", headers, agent }, (res) => {
-        res.resume();
-        res.on("end", () => {
-          latencies[done++] = performance.now() - due;
-          if (res.statusCode === 200) ok++;
-          if (done === total) finish();
-        });
-      });
+      const req = http.request(
+        { host: "127.0.0.1", port, method: "POST", path: "/ExternalAPIService.asmx", headers, agent },
+        (res) => {
+          res.resume();
+          res.on("end", () => {
+            latencies[done++] = performance.now() - due;
+            if (res.statusCode === 200) ok++;
+            if (done === total) finish();
+          });
+        },
+      );
       req.on("error", () => {
         latencies[done++] = performance.now() - due;
         if (done === total) finish();
@@ -142,7 +170,9 @@ function openLoop(port: number, rate: number, seconds: number): Promise<LoadRun>
 /** A counter's sum from the proxy's metrics text. */
 function metric(text: string, name: string): number {
   let sum = 0;
-  for (const line of text.split("\n")) if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+  for (const line of text.split("\n"))
+    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+      sum += Number(line.slice(line.lastIndexOf(" ") + 1));
   return sum;
 }
 
@@ -172,7 +202,9 @@ export async function runShadowBench(options: ShadowBenchOptions): Promise<{ tex
   try {
     for (let round = 1; round <= options.rounds; round++) {
       for (const variant of ["direct", "live", "dead", "silent"] as const) {
-        process.stderr.write(`  ${options.rounds > 1 ? `round ${round}/${options.rounds}: ` : ""}shadow ${variant} ...\n`);
+        process.stderr.write(
+          `  ${options.rounds > 1 ? `round ${round}/${options.rounds}: ` : ""}shadow ${variant} ...\n`,
+        );
         if (variant === "direct") {
           if (options.warmup > 0) await openLoop(primary.port, options.rate, options.warmup);
           const run = await openLoop(primary.port, options.rate, options.seconds);
@@ -218,7 +250,8 @@ export async function runShadowBench(options: ShadowBenchOptions): Promise<{ tex
   const ms = (x: number) => x.toFixed(2);
   const summaries = (["direct", "live", "dead", "silent"] as const).map((variant) => {
     const list = runs.get(variant)!;
-    const pick = (f: (m: Measured) => number | undefined) => median(list.map(f).filter((x): x is number => x !== undefined));
+    const pick = (f: (m: Measured) => number | undefined) =>
+      median(list.map(f).filter((x): x is number => x !== undefined));
     const added = median(list.map((m, i) => m.run.p99ms - (directRuns[i] ?? directP99)));
     return {
       variant,
@@ -255,18 +288,22 @@ export async function runShadowBench(options: ShadowBenchOptions): Promise<{ tex
     `Shadow proxy (easgen shadow): open-loop SOAP 1.1 GetRoiResults at ${options.rate} req/s, ${options.warmup} s warm-up + ${options.seconds} s per row, ` +
       `${options.rounds} round${options.rounds === 1 ? "" : "s"} (medians); latency from each request's scheduled time; ${note}.`,
     "",
-    table(["row", "p50 ms", "p99 ms", "added p99 ms", "answered 200", "proxy peak RSS", "mirrored", "matched", "dropped", "shadow failures"], body, [
-      false,
-      true,
-      true,
-      true,
-      true,
-      true,
-      true,
-      true,
-      true,
-      true,
-    ]),
+    table(
+      [
+        "row",
+        "p50 ms",
+        "p99 ms",
+        "added p99 ms",
+        "answered 200",
+        "proxy peak RSS",
+        "mirrored",
+        "matched",
+        "dropped",
+        "shadow failures",
+      ],
+      body,
+      [false, true, true, true, true, true, true, true, true, true],
+    ),
     "",
     `Targets: added p99 with a live compared host ≤ 1 ms: ${ms(live.added)} ms ${addedPass ? "PASS" : "MISS"}; ` +
       `peak RSS with a dead or silent compared host within 64 MiB of the live row: ${memoryPass ? "PASS" : "MISS"}; ` +
@@ -285,7 +322,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       rounds: { type: "string", default: "3" },
     },
   });
-  runShadowBench({ rate: Number(values.rate), seconds: Number(values.duration), warmup: Number(values.warmup), rounds: Number(values.rounds) })
+  runShadowBench({
+    rate: Number(values.rate),
+    seconds: Number(values.duration),
+    warmup: Number(values.warmup),
+    rounds: Number(values.rounds),
+  })
     .then((r) => {
       console.log(r.text);
       process.exitCode = r.pass ? 0 : 1;

@@ -31,7 +31,12 @@ const REQUEST_LIMITS = { maxDepth: 32, maxAttributes: 64, maxElements: 100_000 }
 export interface Router {
   /** The endpoint's path, lower case (/path/ExternalAPIService.asmx). */
   readonly endpointPath: string;
-  classify(method: string, url: string, headers: Readonly<Record<string, string | string[] | undefined>>, body?: Uint8Array): Classified;
+  classify(
+    method: string,
+    url: string,
+    headers: Readonly<Record<string, string | string[] | undefined>>,
+    body?: Uint8Array,
+  ): Classified;
 }
 
 function mediaType(value: string | string[] | undefined): string {
@@ -62,7 +67,10 @@ export function createRouter(model: ServiceModel, endpointPath: string): Router 
   const fromBody = (body: Uint8Array | undefined): string | undefined => {
     if (body === undefined || body.length === 0) return undefined;
     try {
-      const root = readXml(Buffer.from(body.buffer, body.byteOffset, body.length).toString("utf8"), REQUEST_LIMITS);
+      const root = readXml(
+        Buffer.from(body.buffer, body.byteOffset, body.length).toString("utf8"),
+        REQUEST_LIMITS,
+      );
       const soapBody = root.children.find((c) => c.local === "Body" && c.ns === root.ns);
       const first = soapBody?.children[0];
       return first && first.ns === model.namespace ? byName.get(first.local) : undefined;
@@ -79,15 +87,23 @@ export function createRouter(model: ServiceModel, endpointPath: string): Router 
       if (path === lowerEndpoint) {
         if (method !== "POST") return OTHER_REQUEST;
         const media = mediaType(headers["content-type"]);
-        const binding = media === "text/xml" ? "soap11" : media === "application/soap+xml" ? "soap12" : undefined;
+        const binding =
+          media === "text/xml" ? "soap11" : media === "application/soap+xml" ? "soap12" : undefined;
         if (binding === undefined) return OTHER_REQUEST;
         const header = headers["soapaction"];
-        const action = fromAction(binding === "soap11" ? (Array.isArray(header) ? header[0] : header) : actionParameter(headers["content-type"]));
+        const action = fromAction(
+          binding === "soap11"
+            ? Array.isArray(header)
+              ? header[0]
+              : header
+            : actionParameter(headers["content-type"]),
+        );
         const inBody = fromBody(body);
         const named = [...new Set([action, inBody].filter((n): n is string => n !== undefined))];
         return { operation: inBody ?? action ?? OTHER, binding, named };
       }
-      if (!path.startsWith(`${lowerEndpoint}/`) || (method !== "GET" && method !== "POST")) return OTHER_REQUEST;
+      if (!path.startsWith(`${lowerEndpoint}/`) || (method !== "GET" && method !== "POST"))
+        return OTHER_REQUEST;
       const rest = path.slice(lowerEndpoint.length + 1);
       let name: string;
       try {
@@ -104,7 +120,8 @@ export function createRouter(model: ServiceModel, endpointPath: string): Router 
         exact = undefined;
       }
       const operation = exact ?? byLowerName.get(name);
-      if (operation === undefined) return { operation: OTHER, binding: method === "GET" ? "httpGet" : "httpPost", named: [] };
+      if (operation === undefined)
+        return { operation: OTHER, binding: method === "GET" ? "httpGet" : "httpPost", named: [] };
       return { operation, binding: method === "GET" ? "httpGet" : "httpPost", named: [operation] };
     },
   };

@@ -57,9 +57,15 @@ export async function runShadow(
   }
   const [answering, compared] = config.mode === "mirror" ? ["legacy", "ours"] : ["ours", "legacy"];
   const comparedUrl = config.mode === "mirror" ? config.ours : config.legacy;
-  io.out(`shadow: ${config.mode} mode on ${proxy.url}${new URL(config.mode === "mirror" ? config.legacy : config.ours!).pathname}`);
+  io.out(
+    `shadow: ${config.mode} mode on ${proxy.url}${new URL(config.mode === "mirror" ? config.legacy : config.ours!).pathname}`,
+  );
   io.out(`  answering: ${answering} ${(config.mode === "mirror" ? config.legacy : config.ours!).href}`);
-  io.out(comparedUrl ? `  compared:  ${compared} ${comparedUrl.href} (mirror: ${config.mirror})` : "  compared:  none");
+  io.out(
+    comparedUrl
+      ? `  compared:  ${compared} ${comparedUrl.href} (mirror: ${config.mirror})`
+      : "  compared:  none",
+  );
   if (proxy.metricsUrl) io.out(`  metrics:   ${proxy.metricsUrl}`);
   if (report) io.out(`  report:    ${report.dir} (divergences.jsonl, report.html, stats.json)`);
   report?.start(proxy);
@@ -74,11 +80,20 @@ export const shadowCommandSpec: CommandSpec = {
   describe:
     "Run the shadow proxy its config file describes: answer from the legacy host (mirror) or ours (cutover), compare the other's answers, report divergences",
   options: {
-    config: { type: "string", value: "shadow.yaml", required: true, describe: "The proxy's config file (docs/migration.md)" },
+    config: {
+      type: "string",
+      value: "shadow.yaml",
+      required: true,
+      describe: "The proxy's config file (docs/migration.md)",
+    },
   },
   run: async (args, io) => {
     const config = readConfig(args["config"] as string);
-    await runShadow(config, io, stopSignal().then((signal) => io.out(`shadow: ${signal}, stopping`)));
+    await runShadow(
+      config,
+      io,
+      stopSignal().then((signal) => io.out(`shadow: ${signal}, stopping`)),
+    );
     return 0;
   },
 };
@@ -88,15 +103,31 @@ export const recordCommandSpec: CommandSpec = {
   describe:
     "Run the shadow proxy and write each operation exchange of the answering host into a folder of conformance cases, redacted, for npm run conformance -- --cases",
   options: {
-    config: { type: "string", value: "shadow.yaml", required: true, describe: "The proxy's config file (docs/migration.md)" },
-    out: { type: "string", value: "dir", required: true, describe: "The folder the cases go to (one YAML file a case)" },
+    config: {
+      type: "string",
+      value: "shadow.yaml",
+      required: true,
+      describe: "The proxy's config file (docs/migration.md)",
+    },
+    out: {
+      type: "string",
+      value: "dir",
+      required: true,
+      describe: "The folder the cases go to (one YAML file a case)",
+    },
     "max-cases": { type: "number", value: "n", default: 1000, describe: "Most cases written in all" },
-    "per-operation": { type: "number", value: "n", default: 20, describe: "Most cases per operation and binding" },
+    "per-operation": {
+      type: "number",
+      value: "n",
+      default: 20,
+      describe: "Most cases per operation and binding",
+    },
   },
   check: (args) => {
     for (const name of ["max-cases", "per-operation"]) {
       const value = args[name] as number;
-      if (!(Number.isInteger(value) && value > 0)) throw new UsageError(`--${name} must be a positive number of cases, not ${value}`);
+      if (!(Number.isInteger(value) && value > 0))
+        throw new UsageError(`--${name} must be a positive number of cases, not ${value}`);
     }
   },
   run: async (args, io) => {
@@ -107,10 +138,15 @@ export const recordCommandSpec: CommandSpec = {
       perOperation: args["per-operation"] as number,
     });
     io.out(`record: writing cases into ${out}`);
-    await runShadow(config, io, stopSignal().then((signal) => io.out(`record: ${signal}, stopping`)), {
-      collectAll: true,
-      exchange: (e) => recorder.add(e),
-    });
+    await runShadow(
+      config,
+      io,
+      stopSignal().then((signal) => io.out(`record: ${signal}, stopping`)),
+      {
+        collectAll: true,
+        exchange: (e) => recorder.add(e),
+      },
+    );
     io.out(`record: ${recorder.written()} cases in ${out}`);
     return 0;
   },

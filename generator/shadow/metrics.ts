@@ -56,7 +56,11 @@ function labelValue(value: string): string {
   return value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
 }
 
-export function createMetrics(gauges: { queued: () => number; inFlight: () => number; pendingBytes: () => number }): ShadowMetrics {
+export function createMetrics(gauges: {
+  queued: () => number;
+  inFlight: () => number;
+  pendingBytes: () => number;
+}): ShadowMetrics {
   const ob = ["operation", "binding"];
   const counters = {
     requests: new Counter("shadow_requests_total", "Requests answered by the answering host", ob),
@@ -68,8 +72,15 @@ export function createMetrics(gauges: { queued: () => number; inFlight: () => nu
     ),
     matched: new Counter("shadow_matched_total", "Comparisons where both answers are the same", ob),
     diverged: new Counter("shadow_diverged_total", "Comparisons where the answers differ", ob),
-    explained: new Counter("shadow_explained_total", "Comparisons that differ in a documented deliberate way", ob),
-    failed: new Counter("shadow_compared_host_failures_total", "The compared host failed to answer", [...ob, "reason"]),
+    explained: new Counter(
+      "shadow_explained_total",
+      "Comparisons that differ in a documented deliberate way",
+      ob,
+    ),
+    failed: new Counter("shadow_compared_host_failures_total", "The compared host failed to answer", [
+      ...ob,
+      "reason",
+    ]),
     primaryErrors: new Counter(
       "shadow_primary_errors_total",
       "The answering host failed to answer (the caller got 502 or 504)",
@@ -92,7 +103,8 @@ export function createMetrics(gauges: { queued: () => number; inFlight: () => nu
           out.push(`${c.name}{${text}} ${value}`);
         }
       }
-      for (const [name, help, read] of gaugeList) out.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name} ${read()}`);
+      for (const [name, help, read] of gaugeList)
+        out.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name} ${read()}`);
       return `${out.join("\n")}\n`;
     },
   };

@@ -18,7 +18,13 @@ import type { AddressInfo } from "node:net";
 import { compareAnswers, type Answer, type CompareRules, type Verdict } from "./compare.js";
 import { createRouter, type BindingLabel, type Classified } from "./classify.js";
 import { mirrors, type HostPort, type ShadowConfig } from "./config.js";
-import { createMetrics, METRICS_CONTENT_TYPE, type DropReason, type ShadowFailure, type ShadowMetrics } from "./metrics.js";
+import {
+  createMetrics,
+  METRICS_CONTENT_TYPE,
+  type DropReason,
+  type ShadowFailure,
+  type ShadowMetrics,
+} from "./metrics.js";
 
 /** One compared exchange, as reports take it. Bodies are the bytes as sent; redaction is the report's. */
 export interface Comparison {
@@ -141,7 +147,12 @@ interface Upstream {
 
 function upstream(url: URL, sockets: number): Upstream {
   const secure = url.protocol === "https:";
-  const options = { keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets, scheduling: "lifo" as const };
+  const options = {
+    keepAlive: true,
+    maxSockets: sockets,
+    maxFreeSockets: sockets,
+    scheduling: "lifo" as const,
+  };
   return {
     url,
     agent: secure ? new https.Agent(options) : new http.Agent(options),
@@ -221,7 +232,10 @@ interface Pending {
 const SHADOW_RESPONSE_LIMIT_HEADERS = 16 * 1024;
 
 /** Starts the proxy (and its metrics listener) as the config says. */
-export async function startShadowProxy(config: ShadowConfig, options: ShadowProxyOptions = {}): Promise<ShadowProxy> {
+export async function startShadowProxy(
+  config: ShadowConfig,
+  options: ShadowProxyOptions = {},
+): Promise<ShadowProxy> {
   const { limits } = config;
   const legacy = upstream(config.legacy, limits.sockets);
   const ours = config.ours === undefined ? undefined : upstream(config.ours, limits.sockets);
@@ -235,7 +249,11 @@ export async function startShadowProxy(config: ShadowConfig, options: ShadowProx
   const idle: (() => void)[] = [];
   const observer = options.observer ?? {};
   const collectAll = options.collectAll === true;
-  const metrics = createMetrics({ queued: () => queue.length - queueHead, inFlight: () => inFlight, pendingBytes: () => budget.used });
+  const metrics = createMetrics({
+    queued: () => queue.length - queueHead,
+    inFlight: () => inFlight,
+    pendingBytes: () => budget.used,
+  });
   const rulesByOperation = new Map<string, CompareRules>();
   const secrets = new Set(config.secrets);
   for (const op of config.model.operations) {
@@ -247,7 +265,10 @@ export async function startShadowProxy(config: ShadowConfig, options: ShadowProx
   }
   const everyRules: CompareRules = { volatile: config.volatile, secrets };
 
-  const label = (p: Pending) => ({ operation: p.classified?.operation ?? "(other)", binding: p.classified?.binding ?? "other" });
+  const label = (p: Pending) => ({
+    operation: p.classified?.operation ?? "(other)",
+    binding: p.classified?.binding ?? "other",
+  });
 
   /** The path and query for another host: the answering host's endpoint path replaced by that host's. */
   const pathFor = (target: Upstream, url: string): string => {
@@ -296,7 +317,8 @@ export async function startShadowProxy(config: ShadowConfig, options: ShadowProx
       return;
     }
     if (p.role !== "mirror" || p.shadowAnswer === undefined) return;
-    const [legacyAnswer, oursAnswer] = config.mode === "mirror" ? [p.primaryAnswer, p.shadowAnswer] : [p.shadowAnswer, p.primaryAnswer];
+    const [legacyAnswer, oursAnswer] =
+      config.mode === "mirror" ? [p.primaryAnswer, p.shadowAnswer] : [p.shadowAnswer, p.primaryAnswer];
     const rules = rulesByOperation.get(operation) ?? everyRules;
     const verdict = compareAnswers(legacyAnswer, oursAnswer, rules);
     const labels = { operation, binding };
@@ -403,7 +425,11 @@ export async function startShadowProxy(config: ShadowConfig, options: ShadowProx
             end();
             return;
           }
-          p.shadowAnswer = { status: res.statusCode ?? 0, headers: headerRecord(res.rawHeaders), body: collector.body() };
+          p.shadowAnswer = {
+            status: res.statusCode ?? 0,
+            headers: headerRecord(res.rawHeaders),
+            body: collector.body(),
+          };
           end();
           settle(p);
         });
@@ -430,10 +456,16 @@ export async function startShadowProxy(config: ShadowConfig, options: ShadowProx
 
   /** Once the caller's request is read: what becomes of the exchange. */
   const decide = (p: Pending) => {
-    p.classified = router.classify(p.method, p.url, headerRecord(p.rawHeaders), p.done ? undefined : p.request.body());
+    p.classified = router.classify(
+      p.method,
+      p.url,
+      headerRecord(p.rawHeaders),
+      p.done ? undefined : p.request.body(),
+    );
     metrics.requests.inc(label(p));
     const known = p.classified.named.length > 0;
-    const wanted = compared !== undefined && known && p.classified.named.every((name) => mirrors(config, name));
+    const wanted =
+      compared !== undefined && known && p.classified.named.every((name) => mirrors(config, name));
     if (p.dropped !== undefined) {
       if (wanted || (collectAll && known)) metrics.dropped.inc({ ...label(p), reason: p.dropped });
       return;
@@ -461,7 +493,8 @@ export async function startShadowProxy(config: ShadowConfig, options: ShadowProx
   const handle = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const url = req.url ?? "/";
     const method = req.method ?? "GET";
-    const candidate = (compared !== undefined || collectAll) && url.toLowerCase().startsWith(router.endpointPath);
+    const candidate =
+      (compared !== undefined || collectAll) && url.toLowerCase().startsWith(router.endpointPath);
     const p: Pending = {
       at: Date.now(),
       method,
@@ -478,7 +511,10 @@ export async function startShadowProxy(config: ShadowConfig, options: ShadowProx
       dropped: undefined,
       chunked: /chunked/i.test(String(req.headers["transfer-encoding"] ?? "")),
     };
-    const forwardHeaders = withHost(endToEnd(req.rawHeaders), config.preserveHost ? undefined : primary.hostHeader);
+    const forwardHeaders = withHost(
+      endToEnd(req.rawHeaders),
+      config.preserveHost ? undefined : primary.hostHeader,
+    );
     // A chunked body stays chunked: node frames a GET's or DELETE's body only when told to, and an unframed
     // body would reach the host as the start of another request.
     if (p.chunked) forwardHeaders.push("Transfer-Encoding", "chunked");
@@ -504,11 +540,20 @@ export async function startShadowProxy(config: ShadowConfig, options: ShadowProx
         res.destroy();
         return;
       }
-      const text = status === 504 ? "The answering host did not answer in time.\r\n" : "The answering host could not be reached.\r\n";
-      res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8", "Content-Length": Buffer.byteLength(text), Connection: "close" });
+      const text =
+        status === 504
+          ? "The answering host did not answer in time.\r\n"
+          : "The answering host could not be reached.\r\n";
+      res.writeHead(status, {
+        "Content-Type": "text/plain; charset=utf-8",
+        "Content-Length": Buffer.byteLength(text),
+        Connection: "close",
+      });
       res.end(text);
     };
-    out.on("error", (error: NodeJS.ErrnoException) => fail(502, error.code === "ECONNREFUSED" ? "refused" : "reset"));
+    out.on("error", (error: NodeJS.ErrnoException) =>
+      fail(502, error.code === "ECONNREFUSED" ? "refused" : "reset"),
+    );
     out.on("response", (answer) => {
       if (answered) {
         answer.destroy();
@@ -526,7 +571,11 @@ export async function startShadowProxy(config: ShadowConfig, options: ShadowProx
       answer.on("end", () => {
         clearTimeout(timer);
         if (collector && !p.done) {
-          p.primaryAnswer = { status: answer.statusCode ?? 0, headers: headerRecord(answer.rawHeaders), body: collector.body() };
+          p.primaryAnswer = {
+            status: answer.statusCode ?? 0,
+            headers: headerRecord(answer.rawHeaders),
+            body: collector.body(),
+          };
           settle(p);
         }
       });
@@ -563,9 +612,13 @@ export async function startShadowProxy(config: ShadowConfig, options: ShadowProx
     req.pipe(out);
   };
 
-  const server = http.createServer({ keepAlive: true, requestTimeout: limits.primaryTimeoutMs + 10_000, headersTimeout: 30_000 }, handle);
+  const server = http.createServer(
+    { keepAlive: true, requestTimeout: limits.primaryTimeoutMs + 10_000, headersTimeout: 30_000 },
+    handle,
+  );
   server.on("clientError", (_error, socket) => {
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+    if (socket.writable)
+      socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
     else socket.destroy();
   });
   await listen(server, config.listen);
@@ -577,7 +630,9 @@ export async function startShadowProxy(config: ShadowConfig, options: ShadowProx
         res.end(metrics.text());
         return;
       }
-      res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" }).end("Not found: the metrics are at /metrics\n");
+      res
+        .writeHead(404, { "Content-Type": "text/plain; charset=utf-8" })
+        .end("Not found: the metrics are at /metrics\n");
     });
     await listen(metricsServer, config.metrics);
   }

@@ -59,7 +59,9 @@ export interface Recorder {
 export function createRecorder(config: ShadowConfig, dir: string, limits: RecordLimits): Recorder {
   mkdirSync(dir, { recursive: true });
   const redact = createRedactor(secretNames(config));
-  const endpointPath = new URL(config.mode === "mirror" ? config.legacy : config.ours!).pathname.toLowerCase();
+  const endpointPath = new URL(
+    config.mode === "mirror" ? config.legacy : config.ours!,
+  ).pathname.toLowerCase();
   const source = (config.mode === "mirror" ? config.legacy : config.ours!).href;
   const perGroup = new Map<string, number>();
   let written = readdirSync(dir).filter((f) => f.endsWith(".yaml")).length;
@@ -93,7 +95,9 @@ export function createRecorder(config: ShadowConfig, dir: string, limits: Record
           contentType: e.answer.headers["content-type"] ?? "",
           body: redact.xml(text(e.answer.body)),
         },
-        volatile: [...config.volatile, ...(config.operations.get(e.operation)?.volatile ?? [])].map((v) => v.text),
+        volatile: [...config.volatile, ...(config.operations.get(e.operation)?.volatile ?? [])].map(
+          (v) => v.text,
+        ),
       };
       let name: string;
       let n = count + 1;
@@ -121,16 +125,19 @@ export function readRecordedCases(dir: string): { file: string; recorded: Record
   return files.map((file) => {
     const value = parse(readFileSync(path.join(dir, file), "utf8")) as Record<string, unknown> | null;
     const problem = (what: string) => new Error(`${path.join(dir, file)}: ${what}`);
-    if (typeof value !== "object" || value === null) throw problem("not a recorded case (a mapping with operation, request, answer)");
+    if (typeof value !== "object" || value === null)
+      throw problem("not a recorded case (a mapping with operation, request, answer)");
     const request = value["request"] as Record<string, unknown> | undefined;
     const answer = value["answer"] as Record<string, unknown> | undefined;
     if (typeof value["operation"] !== "string") throw problem("operation must be a string");
     if (typeof request !== "object" || request === null) throw problem("request must be a mapping");
     if (typeof answer !== "object" || answer === null) throw problem("answer must be a mapping");
-    if (typeof request["method"] !== "string" || typeof request["target"] !== "string") throw problem("request needs method and target");
+    if (typeof request["method"] !== "string" || typeof request["target"] !== "string")
+      throw problem("request needs method and target");
     if (typeof answer["status"] !== "number") throw problem("answer.status must be a number");
     const volatile = value["volatile"] ?? [];
-    if (!Array.isArray(volatile) || volatile.some((v) => typeof v !== "string")) throw problem("volatile must be a list of paths");
+    if (!Array.isArray(volatile) || volatile.some((v) => typeof v !== "string"))
+      throw problem("volatile must be a list of paths");
     return {
       file,
       recorded: {
@@ -143,7 +150,11 @@ export function readRecordedCases(dir: string): { file: string; recorded: Record
           headers: (request["headers"] ?? {}) as Record<string, string>,
           body: String(request["body"] ?? ""),
         },
-        answer: { status: answer["status"], contentType: String(answer["contentType"] ?? ""), body: String(answer["body"] ?? "") },
+        answer: {
+          status: answer["status"],
+          contentType: String(answer["contentType"] ?? ""),
+          body: String(answer["body"] ?? ""),
+        },
         volatile: volatile as string[],
       },
     };

@@ -59,7 +59,10 @@ export function createRedactor(names: ReadonlySet<string>): Redactor {
         return lowerNames.has(name.toLowerCase()) ? `${rawName}=${encodeURIComponent(REDACTED)}` : pair;
       })
       .join("&");
-  const xml = (text: string): string => (element === undefined ? text : text.replace(element, (_m, open: string, _n, _t, close: string) => `${open}${REDACTED}${close}`));
+  const xml = (text: string): string =>
+    element === undefined
+      ? text
+      : text.replace(element, (_m, open: string, _n, _t, close: string) => `${open}${REDACTED}${close}`);
   return {
     names,
     xml,
@@ -70,7 +73,8 @@ export function createRedactor(names: ReadonlySet<string>): Redactor {
     },
     headers: (headers) => {
       const out: Record<string, string> = {};
-      for (const [name, value] of Object.entries(headers)) out[name] = SECRET_HEADERS.has(name.toLowerCase()) ? REDACTED : value;
+      for (const [name, value] of Object.entries(headers))
+        out[name] = SECRET_HEADERS.has(name.toLowerCase()) ? REDACTED : value;
       return out;
     },
     body: (text, contentType) =>

@@ -36,15 +36,24 @@ function escapeRegExp(text: string): string {
 }
 
 /** The request with each given credential put back where the recording redacted it. */
-export function fillCredentials(request: RecordedCase["request"], credentials: Readonly<Record<string, string>>): { target: string; body: string } {
+export function fillCredentials(
+  request: RecordedCase["request"],
+  credentials: Readonly<Record<string, string>>,
+): { target: string; body: string } {
   let { target, body } = request;
   for (const [name, value] of Object.entries(credentials)) {
     const n = escapeRegExp(name);
     const inForm = new RegExp(`((?:^|[?&])${n}=)${escapeRegExp(ENCODED_REDACTED)}(?=&|$)`, "gi");
     target = target.replace(inForm, (_m, head: string) => `${head}${encodeURIComponent(value)}`);
     body = body.replace(inForm, (_m, head: string) => `${head}${encodeURIComponent(value)}`);
-    const inXml = new RegExp(`(<((?:[A-Za-z_][\\w.-]*:)?${n})(?:\\s[^<>]*)?>)${escapeRegExp(REDACTED)}(</\\2\\s*>)`, "g");
-    body = body.replace(inXml, (_m, open: string, _name, close: string) => `${open}${escapeXml(value)}${close}`);
+    const inXml = new RegExp(
+      `(<((?:[A-Za-z_][\\w.-]*:)?${n})(?:\\s[^<>]*)?>)${escapeRegExp(REDACTED)}(</\\2\\s*>)`,
+      "g",
+    );
+    body = body.replace(
+      inXml,
+      (_m, open: string, _name, close: string) => `${open}${escapeXml(value)}${close}`,
+    );
   }
   return { target, body };
 }
@@ -57,7 +66,12 @@ function volatileOf(c: RecordedCase, file: string): VolatilePath[] {
   });
 }
 
-async function send(url: string, c: RecordedCase, filled: { target: string; body: string }, timeoutMs: number): Promise<Answer> {
+async function send(
+  url: string,
+  c: RecordedCase,
+  filled: { target: string; body: string },
+  timeoutMs: number,
+): Promise<Answer> {
   const endpoint = url.replace(/\/+$/, "");
   const hasBody = c.request.method !== "GET" && c.request.method !== "HEAD";
   const response = await fetch(`${endpoint}${filled.target}`, {
@@ -89,7 +103,12 @@ export async function replayCases(
     };
     let live: Answer;
     try {
-      live = await send(options.url, recorded, fillCredentials(recorded.request, options.credentials), options.timeoutMs);
+      live = await send(
+        options.url,
+        recorded,
+        fillCredentials(recorded.request, options.credentials),
+        options.timeoutMs,
+      );
     } catch (error) {
       const e = error as Error & { cause?: { code?: string } };
       results.push({ file, outcome: "failed", detail: `no answer: ${e.cause?.code ?? e.name}` });

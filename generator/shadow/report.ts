@@ -44,7 +44,12 @@ export interface DivergenceRecord {
   readonly legacyValue: string;
   readonly oursValue: string;
   readonly known?: { readonly id: string; readonly why: string };
-  readonly request: { readonly method: string; readonly url: string; readonly headers: Record<string, string>; readonly body: string };
+  readonly request: {
+    readonly method: string;
+    readonly url: string;
+    readonly headers: Record<string, string>;
+    readonly body: string;
+  };
   readonly legacy: StoredAnswer;
   readonly ours: StoredAnswer;
 }
@@ -99,11 +104,17 @@ export interface Report {
 
 function bodyText(body: Uint8Array): string {
   const text = Buffer.from(body.buffer, body.byteOffset, body.length).toString("utf8");
-  return text.length > MAX_BODY_CHARS ? `${text.slice(0, MAX_BODY_CHARS)}\n… (${text.length} characters)` : text;
+  return text.length > MAX_BODY_CHARS
+    ? `${text.slice(0, MAX_BODY_CHARS)}\n… (${text.length} characters)`
+    : text;
 }
 
 function stored(answer: Answer, redact: Redactor): StoredAnswer {
-  return { status: answer.status, headers: redact.headers(answer.headers), body: redact.xml(bodyText(answer.body)) };
+  return {
+    status: answer.status,
+    headers: redact.headers(answer.headers),
+    body: redact.xml(bodyText(answer.body)),
+  };
 }
 
 /** The record of a comparison that differed, redacted. */
@@ -170,7 +181,11 @@ export function createReport(config: ShadowConfig, now: () => number = Date.now)
           ...(c.otherPaths > 0 ? { otherPaths: c.otherPaths } : {}),
         };
       })
-      .sort((a, b) => (a.operation === b.operation ? a.binding.localeCompare(b.binding) : a.operation.localeCompare(b.operation)));
+      .sort((a, b) =>
+        a.operation === b.operation
+          ? a.binding.localeCompare(b.binding)
+          : a.operation.localeCompare(b.operation),
+      );
     return {
       mode: config.mode,
       legacy: config.legacy.href,
@@ -192,7 +207,9 @@ export function createReport(config: ShadowConfig, now: () => number = Date.now)
   const flush = async (proxy?: ShadowProxy) => {
     const stats = snapshot(proxy);
     writeAtomically(path.join(dir, "stats.json"), `${JSON.stringify(stats, null, 2)}\n`);
-    const examples = [...counts.values()].flatMap((c) => [...c.groups.values()].map((g) => ({ ...g.example, count: g.count })));
+    const examples = [...counts.values()].flatMap((c) =>
+      [...c.groups.values()].map((g) => ({ ...g.example, count: g.count })),
+    );
     writeAtomically(path.join(dir, "report.html"), renderReport(stats, examples));
   };
 
@@ -256,7 +273,10 @@ export function createReport(config: ShadowConfig, now: () => number = Date.now)
 // ---- the page ---------------------------------------------------------------------------------------
 
 function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
+  );
 }
 
 function escapeXmlText(text: string): string {
@@ -327,10 +347,22 @@ function percent(part: number, whole: number): string {
 }
 
 /** The static HTML report: no script, no external resource. */
-export function renderReport(stats: ReportStats, examples: readonly (DivergenceRecord & { count: number })[]): string {
-  const byOperation = new Map<string, { compared: number; matched: number; explained: number; diverged: number; bindings: string[] }>();
+export function renderReport(
+  stats: ReportStats,
+  examples: readonly (DivergenceRecord & { count: number })[],
+): string {
+  const byOperation = new Map<
+    string,
+    { compared: number; matched: number; explained: number; diverged: number; bindings: string[] }
+  >();
   for (const row of stats.operations) {
-    const op = byOperation.get(row.operation) ?? { compared: 0, matched: 0, explained: 0, diverged: 0, bindings: [] };
+    const op = byOperation.get(row.operation) ?? {
+      compared: 0,
+      matched: 0,
+      explained: 0,
+      diverged: 0,
+      bindings: [],
+    };
     op.compared += row.compared;
     op.matched += row.matched;
     op.explained += row.explained;
@@ -339,7 +371,12 @@ export function renderReport(stats: ReportStats, examples: readonly (DivergenceR
     byOperation.set(row.operation, op);
   }
   const total = [...byOperation.values()].reduce(
-    (t, o) => ({ compared: t.compared + o.compared, matched: t.matched + o.matched, explained: t.explained + o.explained, diverged: t.diverged + o.diverged }),
+    (t, o) => ({
+      compared: t.compared + o.compared,
+      matched: t.matched + o.matched,
+      explained: t.explained + o.explained,
+      diverged: t.diverged + o.diverged,
+    }),
     { compared: 0, matched: 0, explained: 0, diverged: 0 },
   );
   const operationRows = [...byOperation.entries()]
@@ -348,7 +385,9 @@ export function renderReport(stats: ReportStats, examples: readonly (DivergenceR
       return `<tr class="${o.diverged > 0 ? "bad" : "good"}"><td>${escapeHtml(name)}</td><td class="n">${o.compared}</td><td class="n">${o.matched}</td><td class="n">${o.explained}</td><td class="n">${o.diverged}</td><td><span class="bar"><span style="width:${(rate * 100).toFixed(1)}%"></span></span> ${percent(o.matched + o.explained, o.compared)}</td><td>${escapeHtml(o.bindings.join(" · "))}</td></tr>`;
     })
     .join("\n");
-  const sorted = [...examples].sort((a, b) => (a.outcome === b.outcome ? b.count - a.count : a.outcome === "diverged" ? -1 : 1));
+  const sorted = [...examples].sort((a, b) =>
+    a.outcome === b.outcome ? b.count - a.count : a.outcome === "diverged" ? -1 : 1,
+  );
   const sections = sorted
     .map(
       (e) => `<section class="${e.outcome}">

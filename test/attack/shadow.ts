@@ -38,7 +38,9 @@ export async function shadowSection(rows: Row[], requests: number, seed: number)
     observer: {
       comparison: (c) => {
         if (c.verdict.outcome === "diverged" && divergences.length < 5) {
-          divergences.push(`${c.operation} ${c.binding} ${c.verdict.path}: ${c.verdict.what} (${c.verdict.legacy} / ${c.verdict.ours}) for ${c.method} ${c.url} ${JSON.stringify(c.requestHeaders)} body ${c.requestBody.length} B; legacy ${JSON.stringify(c.legacy.headers)} ${Buffer.from(c.legacy.body).toString("latin1").slice(0, 200)}; ours ${JSON.stringify(c.ours.headers)} ${Buffer.from(c.ours.body).toString("latin1").slice(0, 200)}`);
+          divergences.push(
+            `${c.operation} ${c.binding} ${c.verdict.path}: ${c.verdict.what} (${c.verdict.legacy} / ${c.verdict.ours}) for ${c.method} ${c.url} ${JSON.stringify(c.requestHeaders)} body ${c.requestBody.length} B; legacy ${JSON.stringify(c.legacy.headers)} ${Buffer.from(c.legacy.body).toString("latin1").slice(0, 200)}; ours ${JSON.stringify(c.ours.headers)} ${Buffer.from(c.ours.body).toString("latin1").slice(0, 200)}`,
+          );
         }
       },
     },
@@ -71,7 +73,12 @@ export async function shadowSection(rows: Row[], requests: number, seed: number)
       held.pendingBytes === 0 &&
       held.queued === 0 &&
       compared > 0,
-    details: [topCounts(result.problems, 10), ...result.examples, ...divergences, `failures: ${JSON.stringify([...m.failed.values.values()])}`],
+    details: [
+      topCounts(result.problems, 10),
+      ...result.examples,
+      ...divergences,
+      `failures: ${JSON.stringify([...m.failed.values.values()])}`,
+    ],
   });
 
   // A compared host that answers 256 MiB: the proxy reads it only up to compareBytes, then lets go.
@@ -92,7 +99,9 @@ export async function shadowSection(rows: Row[], requests: number, seed: number)
   });
   await new Promise<void>((resolve) => flood.listen(0, "127.0.0.1", resolve));
   const floodPort = (flood.address() as AddressInfo).port;
-  const big = await startShadowProxy(config(answering.port, floodPort, "limits: { compareBytes: 1048576, pendingBytes: 8388608 }\n"));
+  const big = await startShadowProxy(
+    config(answering.port, floodPort, "limits: { compareBytes: 1048576, pendingBytes: 8388608 }\n"),
+  );
   const bigPort = Number(new URL(big.url).port);
   const heap0 = heapMb();
   let answered = 0;
@@ -115,7 +124,9 @@ export async function shadowSection(rows: Row[], requests: number, seed: number)
     requests: 20,
     outcome: `${answered}/20 callers answered 200`,
     measured: `${large} copies given up past compareBytes (1 MiB); held after ${bigHeld.pendingBytes} B; heap ${mb(heap0)} -> ${mb(heap1)}`,
-    details: [`mirrored ${big.metrics.mirrored.sum()}, dropped ${JSON.stringify([...big.metrics.dropped.values.values()])}, failed ${JSON.stringify([...big.metrics.failed.values.values()])}`],
+    details: [
+      `mirrored ${big.metrics.mirrored.sum()}, dropped ${JSON.stringify([...big.metrics.dropped.values.values()])}, failed ${JSON.stringify([...big.metrics.failed.values.values()])}`,
+    ],
     target: "every caller answered, every copy given up, heap growth < 32 MB",
     pass: answered === 20 && large === 20 && bigHeld.pendingBytes === 0 && heap1 - heap0 < 32,
   });

@@ -109,7 +109,10 @@ async function check(
     return replayFolder(
       args.cases,
       args.url,
-      { strUsername: args.username ?? file.username, strPassword: args.password ?? env.CONFORMANCE_PASSWORD ?? file.password },
+      {
+        strUsername: args.username ?? file.username,
+        strPassword: args.password ?? env.CONFORMANCE_PASSWORD ?? file.password,
+      },
       args.timeout,
       print,
     );
@@ -143,7 +146,9 @@ async function replayFolder(
   const { replayCases } = await import("../../generator/shadow/replay.js");
   const cases = readRecordedCases(folder);
   if (cases.length === 0) throw new Error(`--cases ${folder}: no recorded cases (*.yaml) in the folder`);
-  const credentials = Object.fromEntries(Object.entries(given).filter((e): e is [string, string] => e[1] !== undefined));
+  const credentials = Object.fromEntries(
+    Object.entries(given).filter((e): e is [string, string] => e[1] !== undefined),
+  );
   const results = await replayCases(cases, { url, credentials, timeoutMs });
   for (const r of results) print(`${r.file} | ${r.outcome} | ${r.detail}`);
   const failed = results.filter((r) => r.outcome === "failed").length;

@@ -60,7 +60,11 @@ async function proxy(extra: string, oursUrl = ours.endpointUrl, options = {}): P
   return r;
 }
 
-async function metricValue(r: RunningProxy, name: string, labels: Record<string, string> = {}): Promise<number> {
+async function metricValue(
+  r: RunningProxy,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
   const counter = Object.values(r.proxy.metrics).find((m) => typeof m === "object" && m.name === name);
   if (!counter || typeof counter !== "object") throw new Error(`no metric ${name}`);
   return counter.sum(labels);
@@ -77,7 +81,13 @@ describe("mirror mode against a legacy stand-in with planted differences", () =>
     expect(r.comparisons).toHaveLength(28);
     const diverged = r.comparisons
       .filter((c) => c.verdict.outcome !== "matched")
-      .map((c) => ({ operation: c.operation, binding: c.binding, path: c.verdict.path, legacy: c.verdict.legacy, ours: c.verdict.ours }))
+      .map((c) => ({
+        operation: c.operation,
+        binding: c.binding,
+        path: c.verdict.path,
+        legacy: c.verdict.legacy,
+        ours: c.verdict.ours,
+      }))
       .sort((a, b) => `${a.operation} ${a.binding}`.localeCompare(`${b.operation} ${b.binding}`));
     const { roiValue, filtersOnGet } = PLANTED;
     expect(diverged).toEqual([
@@ -91,7 +101,8 @@ describe("mirror mode against a legacy stand-in with planted differences", () =>
       })),
     ]);
     // The legacy's DataSet schema in .NET's other form and its volatile creation times matched.
-    const matched = (op: string) => r.comparisons.filter((c) => c.operation === op && c.verdict.outcome === "matched").length;
+    const matched = (op: string) =>
+      r.comparisons.filter((c) => c.operation === op && c.verdict.outcome === "matched").length;
     expect(matched("GetSubscriberMailingLists")).toBe(4);
     expect(matched("GetTriggerIdForAccount")).toBe(4);
     expect(await metricValue(r, "shadow_requests_total")).toBe(28);
@@ -113,18 +124,48 @@ describe("mirror mode against a legacy stand-in with planted differences", () =>
     const r = await proxy("");
     const soap = `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><GetRoiResults xmlns="http://tempuri.org/"><strUsername>u</strUsername><strPassword>p</strPassword><strSendQueueId>17</strSendQueueId></GetRoiResults></soap:Body></soap:Envelope>`;
     const requests: [string, string, Record<string, string>, string][] = [
-      ["GET", "/legacy/ExternalAPIService.asmx/GetRoiResults?strUsername=u&strPassword=p&strSendQueueId=17", {}, ""],
-      ["GET", "/legacy/ExternalAPIService.asmx/GetNewsletterFilters?strUsername=u&strPassword=p&intNewsletterId=0", {}, ""],
-      ["POST", "/legacy/ExternalAPIService.asmx", { "Content-Type": "text/xml; charset=utf-8", SOAPAction: '"http://tempuri.org/GetRoiResults"' }, soap],
-      ["POST", "/legacy/ExternalAPIService.asmx", { "Content-Type": "text/xml; charset=utf-8", SOAPAction: '"http://tempuri.org/Nope"' }, soap],
+      [
+        "GET",
+        "/legacy/ExternalAPIService.asmx/GetRoiResults?strUsername=u&strPassword=p&strSendQueueId=17",
+        {},
+        "",
+      ],
+      [
+        "GET",
+        "/legacy/ExternalAPIService.asmx/GetNewsletterFilters?strUsername=u&strPassword=p&intNewsletterId=0",
+        {},
+        "",
+      ],
+      [
+        "POST",
+        "/legacy/ExternalAPIService.asmx",
+        { "Content-Type": "text/xml; charset=utf-8", SOAPAction: '"http://tempuri.org/GetRoiResults"' },
+        soap,
+      ],
+      [
+        "POST",
+        "/legacy/ExternalAPIService.asmx",
+        { "Content-Type": "text/xml; charset=utf-8", SOAPAction: '"http://tempuri.org/Nope"' },
+        soap,
+      ],
       ["GET", "/legacy/ExternalAPIService.asmx?WSDL", {}, ""],
       ["GET", "/legacy/nowhere", {}, ""],
     ];
     const origin = new URL(legacy.endpointUrl).origin;
     for (const [method, path, headers, body] of requests) {
       // The same Host both ways (the proxy passes the caller's on): the WSDL writes it into its addresses.
-      const direct = await rawExchange(`${origin}${path}`, method, { Host: "legacy.example", ...headers }, body);
-      const through = await rawExchange(`${r.proxy.url}${path}`, method, { Host: "legacy.example", ...headers }, body);
+      const direct = await rawExchange(
+        `${origin}${path}`,
+        method,
+        { Host: "legacy.example", ...headers },
+        body,
+      );
+      const through = await rawExchange(
+        `${r.proxy.url}${path}`,
+        method,
+        { Host: "legacy.example", ...headers },
+        body,
+      );
       expect(through.statusLine, path).toBe(direct.statusLine);
       expect(endToEndHeaders(through), path).toEqual(endToEndHeaders(direct));
       expect(through.body.equals(direct.body), path).toBe(true);
@@ -132,7 +173,11 @@ describe("mirror mode against a legacy stand-in with planted differences", () =>
     await r.proxy.drain();
     // The operation calls were compared (the unknown action too: its Body names a read, and both hosts
     // refuse it alike); the WSDL and the other path were not.
-    expect(r.comparisons.map((c) => `${c.operation} ${c.binding} ${c.verdict.outcome} ${c.verdict.path ?? ""}`).sort()).toEqual([
+    expect(
+      r.comparisons
+        .map((c) => `${c.operation} ${c.binding} ${c.verdict.outcome} ${c.verdict.path ?? ""}`)
+        .sort(),
+    ).toEqual([
       "GetNewsletterFilters httpGet diverged status",
       "GetRoiResults httpGet diverged RoiResult[1]/Value",
       "GetRoiResults soap11 diverged RoiResult[1]/Value",
@@ -144,7 +189,8 @@ describe("mirror mode against a legacy stand-in with planted differences", () =>
     const r = await proxy("");
     const before = legacy.received.length;
     const body = "<x>not a request line</x>";
-    const path = "/legacy/ExternalAPIService.asmx/GetRoiResults?strUsername=u&strPassword=p&strSendQueueId=17";
+    const path =
+      "/legacy/ExternalAPIService.asmx/GetRoiResults?strUsername=u&strPassword=p&strSendQueueId=17";
     const raw = `GET ${path} HTTP/1.1\r\nHost: legacy.example\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = net.connect(Number(new URL(r.proxy.url).port), "127.0.0.1");
@@ -164,15 +210,27 @@ describe("mirror mode against a legacy stand-in with planted differences", () =>
   it("does not mirror writes unless the config opts them in", async () => {
     const before = ours.calls.filter((c) => c.operation === "InsertSubscriberSid").length;
     const r = await proxy("");
-    const client = createClient({ baseUrl: r.baseUrl("/legacy"), username: "u", password: "p", binding: "soap11" });
-    expect(await client.InsertSubscriberSid(samples.InsertSubscriberSid.params)).toBe(samples.InsertSubscriberSid.result);
+    const client = createClient({
+      baseUrl: r.baseUrl("/legacy"),
+      username: "u",
+      password: "p",
+      binding: "soap11",
+    });
+    expect(await client.InsertSubscriberSid(samples.InsertSubscriberSid.params)).toBe(
+      samples.InsertSubscriberSid.result,
+    );
     await r.proxy.drain();
     expect(ours.calls.filter((c) => c.operation === "InsertSubscriberSid").length).toBe(before);
     expect(r.comparisons).toEqual([]);
     expect(await metricValue(r, "shadow_requests_total", { operation: "InsertSubscriberSid" })).toBe(1);
 
     const opted = await proxy("operations:\n  InsertSubscriberSid: { mirror: true }\n");
-    const client2 = createClient({ baseUrl: opted.baseUrl("/legacy"), username: "u", password: "p", binding: "httpPost" });
+    const client2 = createClient({
+      baseUrl: opted.baseUrl("/legacy"),
+      username: "u",
+      password: "p",
+      binding: "httpPost",
+    });
     await client2.InsertSubscriberSid(samples.InsertSubscriberSid.params);
     await opted.proxy.drain();
     expect(ours.calls.filter((c) => c.operation === "InsertSubscriberSid").length).toBe(before + 1);
@@ -182,7 +240,12 @@ describe("mirror mode against a legacy stand-in with planted differences", () =>
   it("does not mirror a SOAP request whose action is a write, whatever its Body names", async () => {
     const r = await proxy("");
     const body = `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><GetRoiResults xmlns="http://tempuri.org/"><strUsername>u</strUsername><strPassword>p</strPassword><strSendQueueId>1</strSendQueueId></GetRoiResults></soap:Body></soap:Envelope>`;
-    await rawExchange(`${r.proxy.url}/legacy/ExternalAPIService.asmx`, "POST", { "Content-Type": "text/xml; charset=utf-8", SOAPAction: '"http://tempuri.org/InsertSubscriberSid"' }, body);
+    await rawExchange(
+      `${r.proxy.url}/legacy/ExternalAPIService.asmx`,
+      "POST",
+      { "Content-Type": "text/xml; charset=utf-8", SOAPAction: '"http://tempuri.org/InsertSubscriberSid"' },
+      body,
+    );
     await r.proxy.drain();
     expect(r.comparisons).toEqual([]);
     expect(await metricValue(r, "shadow_mirrored_total")).toBe(0);
@@ -198,7 +261,12 @@ describe("cut-over mode", () => {
     expect(rows[0]!.Value).toBe(12.5);
     await r.proxy.drain();
     expect(r.comparisons).toHaveLength(1);
-    expect(r.comparisons[0]!.verdict).toMatchObject({ outcome: "diverged", path: PLANTED.roiValue.path, legacy: "12.75", ours: "12.5" });
+    expect(r.comparisons[0]!.verdict).toMatchObject({
+      outcome: "diverged",
+      path: PLANTED.roiValue.path,
+      legacy: "12.75",
+      ours: "12.5",
+    });
   });
 });
 
@@ -206,7 +274,10 @@ describe("a compared host that is slow, dead or broken", () => {
   it("slow: every caller is answered while the compared host holds every copy", async () => {
     const held = await startHeldHost(ours.baseUrl);
     closers.push(() => held.close());
-    const r = await proxy("limits: { queue: 100, concurrency: 64 }\n", `${held.origin}/ExternalAPIService.asmx`);
+    const r = await proxy(
+      "limits: { queue: 100, concurrency: 64 }\n",
+      `${held.origin}/ExternalAPIService.asmx`,
+    );
     const calls = await callReads(r.baseUrl("/legacy"), READS);
     await until(() => held.received === calls, "the copies to arrive");
     // Every caller has its answer, and nothing has been compared: the compared host answered nothing yet.
@@ -220,10 +291,17 @@ describe("a compared host that is slow, dead or broken", () => {
     const held = await startHeldHost(ours.baseUrl);
     closers.push(() => held.close());
     const r = await proxy("limits: { queue: 4, concurrency: 2 }\n", `${held.origin}/ExternalAPIService.asmx`);
-    const client = createClient({ baseUrl: r.baseUrl("/legacy"), username: "u", password: "p", binding: "httpGet" });
+    const client = createClient({
+      baseUrl: r.baseUrl("/legacy"),
+      username: "u",
+      password: "p",
+      binding: "httpGet",
+    });
     for (let i = 0; i < 20; i++) await client.GetRoiResults(samples.GetRoiResults.params);
     expect(r.proxy.held()).toMatchObject({ queued: 4, inFlight: 2 });
-    expect(await metricValue(r, "shadow_dropped_total", { reason: "queue", operation: "GetRoiResults" })).toBe(14);
+    expect(
+      await metricValue(r, "shadow_dropped_total", { reason: "queue", operation: "GetRoiResults" }),
+    ).toBe(14);
     held.release();
     await r.proxy.drain();
     expect(r.comparisons).toHaveLength(6);
@@ -275,21 +353,34 @@ describe("a compared host that is slow, dead or broken", () => {
 describe("memory and the answering host", () => {
   it("passes a request larger than compareBytes uncompared, and one past the byte budget", async () => {
     const r = await proxy("limits: { compareBytes: 2048, pendingBytes: 4096 }\n");
-    const client = createClient({ baseUrl: r.baseUrl("/legacy"), username: "u", password: "p", binding: "httpPost" });
+    const client = createClient({
+      baseUrl: r.baseUrl("/legacy"),
+      username: "u",
+      password: "p",
+      binding: "httpPost",
+    });
     const rows = await client.GetRoiResults({ strSendQueueId: "9".repeat(3000) }).catch((e: Error) => e);
     expect(rows).toBeDefined();
     await r.proxy.drain();
-    expect(await metricValue(r, "shadow_dropped_total", { reason: "large", operation: "GetRoiResults" })).toBe(1);
+    expect(
+      await metricValue(r, "shadow_dropped_total", { reason: "large", operation: "GetRoiResults" }),
+    ).toBe(1);
     expect(r.comparisons).toEqual([]);
     expect(r.proxy.held().pendingBytes).toBe(0);
   });
 
   it("answers 502 when the answering host is down, and counts it", async () => {
     const port = await deadPort();
-    const config = shadowConfig(`legacy: http://127.0.0.1:${port}/ExternalAPIService.asmx\nours: ${ours.endpointUrl}\n`);
+    const config = shadowConfig(
+      `legacy: http://127.0.0.1:${port}/ExternalAPIService.asmx\nours: ${ours.endpointUrl}\n`,
+    );
     const r = await runProxy(config);
     running.push(r);
-    const answer = await rawExchange(`${r.proxy.url}/ExternalAPIService.asmx/GetRoiResults?strUsername=u&strPassword=p&strSendQueueId=1`, "GET", {});
+    const answer = await rawExchange(
+      `${r.proxy.url}/ExternalAPIService.asmx/GetRoiResults?strUsername=u&strPassword=p&strSendQueueId=1`,
+      "GET",
+      {},
+    );
     expect(answer.statusLine).toBe("HTTP/1.1 502 Bad Gateway");
     expect(await metricValue(r, "shadow_primary_errors_total")).toBe(1);
     expect(r.comparisons).toEqual([]);

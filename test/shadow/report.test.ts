@@ -12,7 +12,7 @@ import { createClient } from "../../generated/client.js";
 import { runShadow } from "../../generator/shadow/command.js";
 import { loadShadowConfig } from "../../generator/shadow/config.js";
 import { createRedactor } from "../../generator/shadow/redact.js";
-import { type DivergenceRecord, type ReportStats } from "../../generator/shadow/report.js";
+import type { DivergenceRecord, ReportStats } from "../../generator/shadow/report.js";
 import { startFixtureServer, type FixtureServer } from "../fixtures/fixture-server.js";
 import { samples } from "../fixtures/samples.js";
 import { CHROMIUM, hasChromium } from "../fixtures/system-component.js";
@@ -86,13 +86,19 @@ afterAll(async () => {
 
 describe("easgen shadow's report", () => {
   it("prints where it listens, what answers and where the report goes", () => {
-    expect(lines[0]).toMatch(/^shadow: mirror mode on http:\/\/127\.0\.0\.1:\d+\/legacy\/ExternalAPIService\.asmx$/);
-    expect(lines).toContainEqual(expect.stringMatching(/^ {2}report: {4}\S+out \(divergences\.jsonl, report\.html, stats\.json\)$/));
+    expect(lines[0]).toMatch(
+      /^shadow: mirror mode on http:\/\/127\.0\.0\.1:\d+\/legacy\/ExternalAPIService\.asmx$/,
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^ {2}report: {4}\S+out \(divergences\.jsonl, report\.html, stats\.json\)$/),
+    );
   });
 
   it("writes the planted divergences, at most `examples` per operation, binding and path", () => {
     const got = records.map((r) => `${r.operation} ${r.binding} ${r.path}`).sort();
-    const roi = BINDINGS.flatMap((b) => Array(2).fill(`${PLANTED.roiValue.operation} ${b} ${PLANTED.roiValue.path}`));
+    const roi = BINDINGS.flatMap((b) =>
+      Array(2).fill(`${PLANTED.roiValue.operation} ${b} ${PLANTED.roiValue.path}`),
+    );
     expect(got).toEqual([`${PLANTED.filtersOnGet.operation} httpGet status`, ...roi].sort());
     expect(records.find((r) => r.operation === "GetRoiResults")).toMatchObject({
       outcome: "diverged",
@@ -106,8 +112,14 @@ describe("easgen shadow's report", () => {
   });
 
   it("counts every comparison per operation and binding", () => {
-    const row = (op: string, binding: string) => stats.operations.find((o) => o.operation === op && o.binding === binding);
-    expect(row("GetRoiResults", "soap12")).toMatchObject({ compared: 3, matched: 0, diverged: 3, paths: [{ path: "RoiResult[1]/Value", count: 3 }] });
+    const row = (op: string, binding: string) =>
+      stats.operations.find((o) => o.operation === op && o.binding === binding);
+    expect(row("GetRoiResults", "soap12")).toMatchObject({
+      compared: 3,
+      matched: 0,
+      diverged: 3,
+      paths: [{ path: "RoiResult[1]/Value", count: 3 }],
+    });
     expect(row("GetNewsletterFilters", "httpGet")).toMatchObject({ compared: 1, diverged: 1 });
     expect(row("GetNewsletterFilters", "httpPost")).toMatchObject({ compared: 1, matched: 1 });
     expect(row("InsertSubscriberSid", "soap11")).toMatchObject({ compared: 1, matched: 1 });
@@ -133,7 +145,11 @@ describe("easgen shadow's report", () => {
     expect(html).toContain("GetRoiResults");
     expect(html).not.toContain("<script");
     if (!hasChromium()) return;
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu"], timeout: 20_000 });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu"],
+      timeout: 20_000,
+    });
     try {
       const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
       await page.goto(`file://${path.join(dir, "out", "report.html")}`);
@@ -153,7 +169,9 @@ describe("easgen shadow's report", () => {
 describe("redaction", () => {
   it("redacts elements with any prefix, forms ignoring case, and credential headers", () => {
     const r = createRedactor(new Set(["strPassword", "Token"]));
-    expect(r.xml('<a><p:strPassword xmlns:p="x">s&amp;</p:strPassword><strPassword/><Token a="1">t</Token></a>')).toBe(
+    expect(
+      r.xml('<a><p:strPassword xmlns:p="x">s&amp;</p:strPassword><strPassword/><Token a="1">t</Token></a>'),
+    ).toBe(
       '<a><p:strPassword xmlns:p="x">[redacted]</p:strPassword><strPassword/><Token a="1">[redacted]</Token></a>',
     );
     expect(r.form("strUsername=u&STRPASSWORD=s%26&x=1")).toBe("strUsername=u&STRPASSWORD=%5Bredacted%5D&x=1");

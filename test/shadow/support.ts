@@ -8,7 +8,13 @@ import { fileURLToPath } from "node:url";
 import { createClient } from "../../generated/client.js";
 import type { BindingName } from "../../generated/runtime/protocol/binding.js";
 import { parseShadowConfig, type ShadowConfig } from "../../generator/shadow/config.js";
-import { startShadowProxy, type Comparison, type Exchange, type ShadowProxy, type ShadowProxyOptions } from "../../generator/shadow/proxy.js";
+import {
+  startShadowProxy,
+  type Comparison,
+  type Exchange,
+  type ShadowProxy,
+  type ShadowProxyOptions,
+} from "../../generator/shadow/proxy.js";
 import { startFixtureServer, type FixtureServer } from "../fixtures/fixture-server.js";
 import { listenOnLoopback, type Listening } from "../fixtures/raw-http.js";
 import { samples } from "../fixtures/samples.js";
@@ -25,7 +31,13 @@ export const PLANTED = {
   /** Every binding: the first ROI row's value differs. */
   roiValue: { operation: "GetRoiResults", path: "RoiResult[1]/Value", legacy: "12.75", ours: "12.5" },
   /** HTTP GET only: the host fails the call with a 500 text. */
-  filtersOnGet: { operation: "GetNewsletterFilters", binding: "httpGet", path: "status", legacy: "500", ours: "200" },
+  filtersOnGet: {
+    operation: "GetNewsletterFilters",
+    binding: "httpGet",
+    path: "status",
+    legacy: "500",
+    ours: "200",
+  },
 } as const;
 
 /** Legacy rewrites that are not differences: a volatile timestamp, and a DataSet schema in .NET's other form. */
@@ -35,10 +47,17 @@ function rewrite(operation: string | undefined, body: string, calls: number): st
       return body.replace(">12.5<", ">12.75<");
     case "GetTriggerIdForAccount":
       // A creation time the host fills in: the config calls it volatile.
-      return body.replace(/<Created>[^<]*<\/Created>/g, `<Created>2031-01-01T00:00:${String(calls % 60).padStart(2, "0")}</Created>`);
+      return body.replace(
+        /<Created>[^<]*<\/Created>/g,
+        `<Created>2031-01-01T00:00:${String(calls % 60).padStart(2, "0")}</Created>`,
+      );
     case "GetSubscriberMailingLists":
       // Another .NET version's schema: no msdata:UseCurrentLocale, another prefix for XML Schema.
-      return body.replace(' msdata:UseCurrentLocale="true"', "").replace(/xmlns:xs=/g, "xmlns:x2=").replace(/(<\/?)xs:/g, "$1x2:").replace(/"xs:/g, '"x2:');
+      return body
+        .replace(' msdata:UseCurrentLocale="true"', "")
+        .replace(/xmlns:xs=/g, "xmlns:x2=")
+        .replace(/(<\/?)xs:/g, "$1x2:")
+        .replace(/"xs:/g, '"x2:');
     default:
       return body;
   }
@@ -81,27 +100,42 @@ export async function startLegacyStandIn(): Promise<LegacyStandIn> {
       res.sendDate = false;
       if (operation === "GetNewsletterFilters" && req.method === "GET") {
         const text = "System.Exception: The filters are offline\r\n   at Legacy.Filters()";
-        res.writeHead(500, "Internal Server Error", { "Content-Type": "text/plain; charset=utf-8", "X-AspNet-Version": "4.0.30319", "Content-Length": Buffer.byteLength(text) });
+        res.writeHead(500, "Internal Server Error", {
+          "Content-Type": "text/plain; charset=utf-8",
+          "X-AspNet-Version": "4.0.30319",
+          "Content-Length": Buffer.byteLength(text),
+        });
         res.end(text);
         return;
       }
       const path = (req.url ?? "").replace(/^\/legacy/, "");
       const headers: http.OutgoingHttpHeaders = { ...req.headers, "content-length": String(request.length) };
       delete headers["transfer-encoding"];
-      const up = http.request(`${inner.baseUrl}${path}`, { method: req.method, headers, agent: false }, (answer) => {
-        const parts: Buffer[] = [];
-        answer.on("data", (c: Buffer) => parts.push(c));
-        answer.on("end", () => {
-          const body = Buffer.from(rewrite(operation, Buffer.concat(parts).toString("utf8"), calls++), "utf8");
-          const out: Record<string, string> = { "X-AspNet-Version": "4.0.30319", "Cache-Control": "private, max-age=0" };
-          for (const [name, value] of Object.entries(answer.headers)) {
-            if (name === "content-type" || name === "x-error-code") out[name === "content-type" ? "Content-Type" : name] = String(value);
-          }
-          out["Content-Length"] = String(body.length);
-          res.writeHead(answer.statusCode ?? 500, out);
-          res.end(body);
-        });
-      });
+      const up = http.request(
+        `${inner.baseUrl}${path}`,
+        { method: req.method, headers, agent: false },
+        (answer) => {
+          const parts: Buffer[] = [];
+          answer.on("data", (c: Buffer) => parts.push(c));
+          answer.on("end", () => {
+            const body = Buffer.from(
+              rewrite(operation, Buffer.concat(parts).toString("utf8"), calls++),
+              "utf8",
+            );
+            const out: Record<string, string> = {
+              "X-AspNet-Version": "4.0.30319",
+              "Cache-Control": "private, max-age=0",
+            };
+            for (const [name, value] of Object.entries(answer.headers)) {
+              if (name === "content-type" || name === "x-error-code")
+                out[name === "content-type" ? "Content-Type" : name] = String(value);
+            }
+            out["Content-Length"] = String(body.length);
+            res.writeHead(answer.statusCode ?? 500, out);
+            res.end(body);
+          });
+        },
+      );
       up.end(request);
     });
   });
@@ -118,7 +152,9 @@ export async function startLegacyStandIn(): Promise<LegacyStandIn> {
 }
 
 /** A compared host that takes requests and answers none until released. */
-export async function startHeldHost(target: string): Promise<Listening & { received: number; release(): void }> {
+export async function startHeldHost(
+  target: string,
+): Promise<Listening & { received: number; release(): void }> {
   const waiting: (() => void)[] = [];
   let released = false;
   const state = { received: 0 };
@@ -128,10 +164,14 @@ export async function startHeldHost(target: string): Promise<Listening & { recei
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const go = () => {
-        const up = http.request(`${target}${req.url ?? ""}`, { method: req.method, headers: req.headers, agent: false }, (answer) => {
-          res.writeHead(answer.statusCode ?? 500, answer.headers);
-          answer.pipe(res);
-        });
+        const up = http.request(
+          `${target}${req.url ?? ""}`,
+          { method: req.method, headers: req.headers, agent: false },
+          (answer) => {
+            res.writeHead(answer.statusCode ?? 500, answer.headers);
+            answer.pipe(res);
+          },
+        );
         up.on("error", () => res.destroy());
         up.end(Buffer.concat(chunks));
       };
@@ -183,7 +223,10 @@ export interface RunningProxy {
   baseUrl(prefix: string): string;
 }
 
-export async function runProxy(config: ShadowConfig, options: Omit<ShadowProxyOptions, "observer"> = {}): Promise<RunningProxy> {
+export async function runProxy(
+  config: ShadowConfig,
+  options: Omit<ShadowProxyOptions, "observer"> = {},
+): Promise<RunningProxy> {
   const comparisons: Comparison[] = [];
   const exchanges: Exchange[] = [];
   const proxy = await startShadowProxy(config, {
@@ -197,7 +240,10 @@ export async function runProxy(config: ShadowConfig, options: Omit<ShadowProxyOp
 export async function callReads(baseUrl: string, operations: readonly string[]): Promise<number> {
   let calls = 0;
   for (const binding of BINDINGS) {
-    const client = createClient({ baseUrl, username: "u", password: "p", binding }) as unknown as Record<string, (p: unknown) => Promise<unknown>>;
+    const client = createClient({ baseUrl, username: "u", password: "p", binding }) as unknown as Record<
+      string,
+      (p: unknown) => Promise<unknown>
+    >;
     for (const op of operations) {
       await client[op]!(samples[op as keyof typeof samples].params).catch(() => undefined);
       calls++;
@@ -214,7 +260,12 @@ export interface RawAnswer {
 }
 
 /** Sends a request over a fresh connection (Connection: close) and reads the response as sent. */
-export function rawExchange(url: string, method: string, headers: Record<string, string>, body = ""): Promise<RawAnswer> {
+export function rawExchange(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body = "",
+): Promise<RawAnswer> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(target.port), target.hostname);
@@ -244,7 +295,11 @@ export function rawExchange(url: string, method: string, headers: Record<string,
       resolve({ statusLine: head[0]!, headers: lines, body: rest });
     });
     const bytes = Buffer.from(body, "utf8");
-    const lines = [`${method} ${target.pathname}${target.search} HTTP/1.1`, `Host: ${headers["Host"] ?? target.host}`, "Connection: close"];
+    const lines = [
+      `${method} ${target.pathname}${target.search} HTTP/1.1`,
+      `Host: ${headers["Host"] ?? target.host}`,
+      "Connection: close",
+    ];
     for (const [name, value] of Object.entries(headers)) if (name !== "Host") lines.push(`${name}: ${value}`);
     if (method !== "GET") lines.push(`Content-Length: ${bytes.length}`);
     socket.write(`${lines.join("\r\n")}\r\n\r\n`);
