@@ -6,7 +6,6 @@
 // The server's model: the codecs here write and read both sides.
 import { serverModel as service, serverOperations as operations } from "../generated/server-model.js";
 import { bindingFactories } from "../test/fixtures/bindings.js";
-import type { BindingName } from "../generated/runtime/protocol/binding.js";
 import { writeParams, type ParamValues } from "../generated/runtime/params.js";
 import type { WireResponse } from "../generated/runtime/protocol/binding.js";
 import { readXml } from "../generated/runtime/xml/scan.js";
@@ -14,6 +13,7 @@ import { SOAP11_REQUEST_VALUES } from "../test/fixtures/wire-samples.js";
 import { table } from "./summary.js";
 import { timePerOp } from "./timing.js";
 import { NS, SID, SOAP11_NS, SOAP12_NS } from "./wire.js";
+import type { BindingName } from "../generated/runtime/model.js";
 
 export const CLIENT_TARGET_US = 10;
 

@@ -5,21 +5,21 @@
 // that names a column of the operation's DataSet.
 
 import type { ServiceDocs } from "../runtime/docs.js";
-import { ALL_BINDINGS } from "../runtime/protocol/binding.js";
-import type {
-  CheckModel,
-  ColumnModel,
-  DataSetModel,
-  EnumModel,
-  FieldModel,
-  OperationModel,
-  ParamModel,
-  RecordModel,
-  ResultModel,
-  RuleModel,
-  ServiceModel,
-  SoapType,
-  TypeModel,
+import {
+  type CheckModel,
+  type ColumnModel,
+  type DataSetModel,
+  type EnumModel,
+  type FieldModel,
+  type OperationModel,
+  type ParamModel,
+  type RecordModel,
+  type ResultModel,
+  type RuleModel,
+  type ServiceModel,
+  type SoapType,
+  type TypeModel,
+  ALL_BINDINGS,
 } from "../runtime/model.js";
 import { isValueType } from "../runtime/values.js";
 import {

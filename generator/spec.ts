@@ -1,8 +1,7 @@
 // The shape of a spec YAML document once it has passed spec/service.schema.json. Only validate.ts and
 // normalize.ts read it; everything after normalization reads the ServiceModel instead.
 
-import type { CheckModel, SoapType, TextFormat } from "../runtime/model.js";
-import type { BindingName } from "../runtime/protocol/binding.js";
+import type { CheckModel, SoapType, TextFormat, BindingName } from "../runtime/model.js";
 
 export interface SpecDocument {
   readonly service: SpecService;

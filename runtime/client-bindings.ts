@@ -4,9 +4,10 @@
 
 import { httpGetClient } from "./http-get/client.js";
 import { httpPostClient } from "./http-post/client.js";
-import type { BindingName, ClientBindingFactory } from "./protocol/binding.js";
+import type { ClientBindingFactory } from "./protocol/binding.js";
 import { soap11Client } from "./soap11/client.js";
 import { soap12Client } from "./soap12/client.js";
+import type { BindingName } from "./model.js";
 
 export const clientBindings: Readonly<Record<BindingName, ClientBindingFactory>> = {
   soap11: soap11Client,

@@ -3,8 +3,8 @@
 // the answer's charset. Web-standard APIs only.
 
 import { RedirectError, ResponseFormatError, ResponseTooLargeError } from "./errors.js";
-import type { BindingName } from "./protocol/binding.js";
 import type { WireResponse } from "./protocol/binding.js";
+import type { BindingName } from "./model.js";
 
 /** Who the answer is for, so that errors name the call. */
 export interface AnswerContext {

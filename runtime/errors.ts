@@ -1,7 +1,7 @@
 // One error type for everything the service side answers with a fault or a 500 text, and the typed
 // errors the client raises. Messages are one sentence, safe for the wire: no stack, no paths.
 
-import type { BindingName } from "./protocol/binding.js";
+import type { BindingName } from "./model.js";
 
 /** Who is at fault: SOAP 1.1 Client/Server, SOAP 1.2 Sender/Receiver. */
 export type FaultSide = "client" | "server";

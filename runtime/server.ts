@@ -4,9 +4,14 @@
 
 import { checkPublicUrl, type EndpointUrlOptions } from "./endpoint-url.js";
 import { clientError, ErrorCodes, ServiceError } from "./errors.js";
-import { offeredBindings, type BindingName } from "./protocol/binding.js";
 import type { DataSetResult, DataSetRows } from "./dataset.js";
-import type { ClientOperationModel, OperationModel, ServiceModel } from "./model.js";
+import {
+  type ClientOperationModel,
+  type OperationModel,
+  type ServiceModel,
+  offeredBindings,
+  type BindingName,
+} from "./model.js";
 import { readParams, type ParamValues } from "./params.js";
 import type {
   ServerBinding,

@@ -4,9 +4,10 @@
 
 import { httpGetServer } from "./http-get/server.js";
 import { httpPostServer } from "./http-post/server.js";
-import type { BindingName, ServerBindingFactory } from "./protocol/binding.js";
+import type { ServerBindingFactory } from "./protocol/binding.js";
 import { soap11Server } from "./soap11/server.js";
 import { soap12Server } from "./soap12/server.js";
+import type { BindingName } from "./model.js";
 
 export const serverBindings: Readonly<Record<BindingName, ServerBindingFactory>> = {
   soap11: soap11Server,

@@ -6,15 +6,9 @@
 import { DEFAULT_MAX_ATTRIBUTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_ELEMENTS } from "./xml/tree.js";
 import { readAnswer } from "./client-response.js";
 import { ClientCallError, TimeoutError, TransportError } from "./errors.js";
-import type { ClientOperationModel, ClientServiceModel } from "./model.js";
+import type { ClientOperationModel, ClientServiceModel, BindingName } from "./model.js";
 import { writeParams, type ParamValues } from "./params.js";
-import type {
-  BindingName,
-  ClientBinding,
-  ClientBindingFactory,
-  WireResponse,
-  XmlReader,
-} from "./protocol/binding.js";
+import type { ClientBinding, ClientBindingFactory, WireResponse, XmlReader } from "./protocol/binding.js";
 
 /** .NET's SoapHttpClientProtocol.Timeout default. */
 export const DEFAULT_TIMEOUT_MS = 100_000;

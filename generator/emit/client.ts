@@ -3,14 +3,13 @@
 // four client bindings and the two XML readers as values (a bundler keeps the ones used), and
 // createClient(config) naming the binding as a string (all four bundled, the scanner by default).
 
-import type { ServiceModel } from "../../runtime/model.js";
+import { type ServiceModel, offeredBindings } from "../../runtime/model.js";
 import type { GeneratedFile } from "../generated-file.js";
 import { importSymbol, importType } from "../import-symbol.js";
 import { TypeScriptFile, VariableDeclarationKind } from "../typescript-file.js";
 import type { EmitContext } from "./context.js";
-import { offeredBindings } from "../../runtime/protocol/binding.js";
 import { credentialsTypeName } from "./credentials.js";
-import { docs } from "./types.js";
+import { docs } from "./tsdoc.js";
 
 /** The client binding values createClientWith takes: exported name, runtime module, runtime export. */
 const CLIENT_BINDINGS = [

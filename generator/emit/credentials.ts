@@ -9,7 +9,7 @@ import type { ServiceDocs } from "../../runtime/docs.js";
 import type { ParamModel, ServiceModel, TypeModel } from "../../runtime/model.js";
 import { StructureKind } from "../typescript-file.js";
 import { propertyKey } from "./literal.js";
-import { docs } from "./types.js";
+import { docs } from "./tsdoc.js";
 import { VALUE_MAPPING } from "./value-mapping.js";
 
 /** The generated interface's name: `{Service}Credentials`. */

@@ -32,7 +32,7 @@ import { StructureKind, TypeScriptFile, VariableDeclarationKind } from "../types
 import type { EmitContext } from "./context.js";
 import { code, literal, propertyKey, spread, type Code } from "./literal.js";
 import { EXTENSIONS_FILE } from "./extensions.js";
-import { docs } from "./types.js";
+import { docs } from "./tsdoc.js";
 
 const RUNTIME_MODEL = "runtime/model.ts";
 

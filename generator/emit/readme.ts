@@ -5,8 +5,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import Handlebars from "handlebars";
-import type { OperationModel, ServiceModel, SoapType } from "../../runtime/model.js";
-import { ALL_BINDINGS } from "../../runtime/protocol/binding.js";
+import { type OperationModel, type ServiceModel, type SoapType, ALL_BINDINGS } from "../../runtime/model.js";
 import { offeredOnHttp } from "../../runtime/protocol/http.js";
 import type { GeneratedFile } from "../generated-file.js";
 import type { EmitContext } from "./context.js";

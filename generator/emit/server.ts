@@ -2,13 +2,12 @@
 // mapped from the typed descriptors in model.ts) and createHandler(impl), which serves all four bindings,
 // the WSDL and the help pages.
 
-import type { ServiceModel } from "../../runtime/model.js";
+import { type ServiceModel, offeredBindings } from "../../runtime/model.js";
 import type { GeneratedFile } from "../generated-file.js";
 import { importSymbol, importType } from "../import-symbol.js";
 import { TypeScriptFile } from "../typescript-file.js";
-import { offeredBindings } from "../../runtime/protocol/binding.js";
 import { credentialsTypeName } from "./credentials.js";
-import { docs } from "./types.js";
+import { docs } from "./tsdoc.js";
 
 const RUNTIME_ERRORS = "runtime/errors.ts";
 

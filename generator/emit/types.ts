@@ -28,11 +28,11 @@ import { StructureKind, TypeScriptFile } from "../typescript-file.js";
 import { typeScriptTypeName } from "../reserved-names.js";
 import { credentialsInterface } from "./credentials.js";
 import { propertyKey } from "./literal.js";
+import { docs } from "./tsdoc.js";
 import { columnNameText, ruleText } from "./rule-text.js";
 import { VALUE_MAPPING } from "./value-mapping.js";
 
 const DATASET_MODULE = "runtime/dataset.ts";
-const DOC_WIDTH = 100;
 
 export function emitTypes(model: ServiceModel, { docs: text }: Pick<EmitContext, "docs">): GeneratedFile[] {
   const file = new TypeScriptFile("types.ts");
@@ -256,47 +256,6 @@ function columnDoc(column: DataSetModel["columns"][number], columnText: string):
   return [columnText, wireName, `xs:${column.type}; null when the row has no value.`]
     .filter(Boolean)
     .join(" ");
-}
-
-/** TSDoc from spec text: paragraphs kept, lines wrapped, optional tags such as defaultValue. */
-export function docs(
-  text: string,
-  tags: readonly { tagName: string; text: string }[] = [],
-): OptionalKind<JSDocStructure>[] {
-  const description = commentSafe(text)
-    .split("\n\n")
-    .map((paragraph) => wrap(paragraph, DOC_WIDTH))
-    .join("\n\n");
-  return [
-    {
-      description,
-      tags: tags.map((tag) => ({ tagName: tag.tagName, text: wrap(commentSafe(tag.text), DOC_WIDTH) })),
-    },
-  ];
-}
-
-/**
- * Spec text made safe inside a block comment: a star followed by a slash would end the comment, so a
- * backslash goes between them. Nothing else in a doc can end a comment or reach the code.
- */
-export function commentSafe(text: string): string {
-  return text.replaceAll("*/", "*\\/");
-}
-
-/** Greedy word wrap; TSDoc lines stay readable without depending on the formatter. */
-export function wrap(text: string, width: number): string {
-  const lines: string[] = [];
-  let line = "";
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    if (line && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = line ? `${line} ${word}` : word;
-    }
-  }
-  if (line) lines.push(line);
-  return lines.join("\n");
 }
 
 function lowerFirst(text: string): string {

@@ -4,23 +4,15 @@
 
 import type { RecordWriters } from "./result.js";
 import type { ServiceError } from "../errors.js";
-import type { ClientOperationModel, ClientServiceModel, OperationModel, ServiceModel } from "../model.js";
+import type {
+  BindingName,
+  ClientOperationModel,
+  ClientServiceModel,
+  OperationModel,
+  ServiceModel,
+} from "../model.js";
 import type { ParamTexts, ParamValues, Presence } from "../params.js";
 import type { ReadOptions, XmlElement } from "../xml/tree.js";
-
-/** The four bindings an ASMX endpoint answers on. */
-export type BindingName = "soap11" | "soap12" | "httpGet" | "httpPost";
-
-/** The four bindings, in the order the WSDL and the help pages list them. */
-export const ALL_BINDINGS: readonly BindingName[] = ["soap11", "soap12", "httpGet", "httpPost"];
-
-/** The bindings a service offers (spec `service.bindings`), in ALL_BINDINGS order; all four when it names none. */
-export function offeredBindings(model: {
-  readonly bindings?: readonly BindingName[] | undefined;
-}): readonly BindingName[] {
-  const named = model.bindings;
-  return named === undefined ? ALL_BINDINGS : ALL_BINDINGS.filter((b) => named.includes(b));
-}
 
 /** An HTTP request as a binding sees it, independent of node:http or fetch. */
 export interface WireRequest {

@@ -2,8 +2,8 @@
 // soap-client.ts and soap-server.ts hold the two halves; each version module (soap11/, soap12/)
 // supplies a SoapVersion describing where the two versions differ.
 
-import type { BindingName } from "./binding.js";
 import { child, type XmlElement } from "../xml/tree.js";
+import type { BindingName } from "../model.js";
 
 export const XSI_NS = "http://www.w3.org/2001/XMLSchema-instance";
 export const XSD_NS = "http://www.w3.org/2001/XMLSchema";

@@ -16,10 +16,10 @@ import {
 import { bindingNames } from "../../generated/runtime/bindings.js";
 import { httpErrorSide, ServiceFaultError } from "../../generated/runtime/errors.js";
 import { textErrorResponse } from "../../generated/runtime/protocol/text-error.js";
-import type { BindingName } from "../../generated/runtime/protocol/binding.js";
 import { startFixtureServer, type FixtureServer } from "../fixtures/fixture-server.js";
 import { listenOnLoopback, type Listening } from "../fixtures/raw-http.js";
 import { CREDENTIALS, samples } from "../fixtures/samples.js";
+import type { BindingName } from "../../generated/runtime/model.js";
 
 const soapBindings = ["soap11", "soap12"] as const;
 const httpBindings = ["httpGet", "httpPost"] as const;

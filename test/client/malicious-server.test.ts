@@ -19,12 +19,12 @@ import {
 // The server's model: the codecs here write and read both sides.
 import { serverModel as service, serverOperations as operations } from "../../generated/server-model.js";
 import { bindingFactories, bindingNames } from "../fixtures/bindings.js";
-import type { BindingName } from "../../generated/runtime/protocol/binding.js";
 import { readXmlWithFastXmlParser } from "../oracle/fxp.js";
 import { readXml } from "../../generated/runtime/xml/scan.js";
 import { listenOnLoopback, type Listening } from "../fixtures/raw-http.js";
 import { CREDENTIALS, samples } from "../fixtures/samples.js";
 import { timeRatioAsync } from "../fixtures/growth.js";
+import type { BindingName } from "../../generated/runtime/model.js";
 
 const MiB = 1024 * 1024;
 const SOAP11_NS = "http://schemas.xmlsoap.org/soap/envelope/";

@@ -9,8 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasZeep, PYTHON } from "../fixtures/system-component.js";
 // The defaults the server applies are in the server's model.
 import { serverOperations as operations } from "../../generated/server-model.js";
-import type { BindingName } from "../../generated/runtime/protocol/binding.js";
-import type { SoapType, TypeModel } from "../../generated/runtime/model.js";
+import type { SoapType, TypeModel, BindingName } from "../../generated/runtime/model.js";
 import { startFixtureServer, type FixtureServer } from "../fixtures/fixture-server.js";
 import { CREDENTIALS, samples } from "../fixtures/samples.js";
 

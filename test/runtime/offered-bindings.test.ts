@@ -8,8 +8,7 @@ import { createClientCore, type ClientWithOptions } from "../../runtime/client.j
 import { clientBindings } from "../../runtime/client-bindings.js";
 import { serverBindings } from "../../runtime/bindings.js";
 import { createDocuments } from "../../runtime/documents.js";
-import type { ServiceModel } from "../../runtime/model.js";
-import { offeredBindings, type BindingName } from "../../runtime/protocol/binding.js";
+import { type ServiceModel, offeredBindings, type BindingName } from "../../runtime/model.js";
 import { soapActionOf } from "../../runtime/protocol/soap.js";
 import { standard } from "../../runtime/platform/standard.js";
 import { createFetchHandler } from "../../runtime/server-fetch.js";

@@ -22,9 +22,9 @@ import type {
   ServiceModel,
   SoapType,
   TypeModel,
+  BindingName,
 } from "../../runtime/model.js";
 import { standard } from "../../runtime/platform/standard.js";
-import type { BindingName } from "../../runtime/protocol/binding.js";
 import { createServiceCore, type LogEntry } from "../../runtime/server.js";
 import { createNodeHandler } from "../../runtime/server-node.js";
 import { registerTypedWriters } from "../../runtime/protocol/typed-xml.js";

@@ -11,8 +11,7 @@ import { describe, expect, it } from "vitest";
 // The server's model: the codecs here write and read both sides.
 import { serverModel as service, serverOperations as operations } from "../../generated/server-model.js";
 import { bindingFactories, bindingNames } from "../fixtures/bindings.js";
-import type { BindingName } from "../../generated/runtime/protocol/binding.js";
-import type { OperationModel } from "../../generated/runtime/model.js";
+import type { OperationModel, BindingName } from "../../generated/runtime/model.js";
 import { readParams, writeParams, type ParamValues } from "../../generated/runtime/params.js";
 import { readXmlWithFastXmlParser } from "../oracle/fxp.js";
 import { readXml } from "../../generated/runtime/xml/scan.js";

@@ -6,8 +6,7 @@ import { describe, expect, it } from "vitest";
 // The server's model: the codecs here write and read both sides.
 import { serverModel as service, serverOperations as operations } from "../../generated/server-model.js";
 import { bindingFactories } from "../fixtures/bindings.js";
-import type { BindingName } from "../../generated/runtime/protocol/binding.js";
-import type { DataSetModel, OperationModel } from "../../generated/runtime/model.js";
+import type { DataSetModel, OperationModel, BindingName } from "../../generated/runtime/model.js";
 import { readParams, writeParams, type ParamValues } from "../../generated/runtime/params.js";
 import type { WireRequest } from "../../generated/runtime/protocol/binding.js";
 import type { XmlElement } from "../../generated/runtime/xml/tree.js";

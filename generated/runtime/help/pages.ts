@@ -10,8 +10,14 @@
 
 import type { ServiceDocs } from "../docs.js";
 import { escapeMarkup, HTML_REFERENCES, PAGE_TEXT_REFERENCES } from "../markup.js";
-import type { OperationModel, ParamModel, ResultModel, ServiceModel } from "../model.js";
-import { offeredBindings, type BindingName } from "../protocol/binding.js";
+import {
+  type OperationModel,
+  type ParamModel,
+  type ResultModel,
+  type ServiceModel,
+  offeredBindings,
+  type BindingName,
+} from "../model.js";
 import { isValueType } from "../values.js";
 import { offeredOnHttp } from "../protocol/http.js";
 import { sampleExchanges, type SampleRequest } from "./samples.js";

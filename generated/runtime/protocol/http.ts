@@ -4,8 +4,7 @@
 // element of a result document. http-client.ts and http-server.ts hold the two halves; each variant
 // module (http-get/, http-post/) says where the parameters travel.
 
-import type { ResultModel, TypeModel } from "../model.js";
-import type { BindingName } from "./binding.js";
+import type { ResultModel, TypeModel, BindingName } from "../model.js";
 
 export const FORM_CONTENT_TYPE = "application/x-www-form-urlencoded";
 

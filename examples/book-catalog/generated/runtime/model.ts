@@ -8,8 +8,6 @@
 // generated/docs.ts).
 
 /** The scalar types of XML Schema (and .NET's guid and char from http://microsoft.com/wsdl/types/). */
-import type { BindingName } from "./protocol/binding.js";
-
 export type SoapType =
   | "string"
   | "boolean"
@@ -266,4 +264,18 @@ export interface ServiceModel extends ClientServiceModel {
   readonly enums: readonly EnumModel[];
   readonly dataSets: readonly DataSetModel[];
   readonly operations: readonly OperationModel[];
+}
+
+/** The four bindings an ASMX endpoint answers on. */
+export type BindingName = "soap11" | "soap12" | "httpGet" | "httpPost";
+
+/** The four bindings, in the order the WSDL and the help pages list them. */
+export const ALL_BINDINGS: readonly BindingName[] = ["soap11", "soap12", "httpGet", "httpPost"];
+
+/** The bindings a service offers (spec `service.bindings`), in ALL_BINDINGS order; all four when it names none. */
+export function offeredBindings(model: {
+  readonly bindings?: readonly BindingName[] | undefined;
+}): readonly BindingName[] {
+  const named = model.bindings;
+  return named === undefined ? ALL_BINDINGS : ALL_BINDINGS.filter((b) => named.includes(b));
 }

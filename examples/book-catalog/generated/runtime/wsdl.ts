@@ -6,9 +6,17 @@
 
 import type { ServiceDocs } from "./docs.js";
 import { escapeMarkup, XML_REFERENCES } from "./markup.js";
-import { offeredBindings, type BindingName } from "./protocol/binding.js";
 import { soapActionOf } from "./protocol/soap.js";
-import type { OperationModel, RecordModel, ResultModel, ServiceModel, SoapType, TypeModel } from "./model.js";
+import {
+  type OperationModel,
+  type RecordModel,
+  type ResultModel,
+  type ServiceModel,
+  type SoapType,
+  type TypeModel,
+  offeredBindings,
+  type BindingName,
+} from "./model.js";
 import { offeredOnHttp } from "./protocol/http.js";
 import { isValueType } from "./values.js";
 

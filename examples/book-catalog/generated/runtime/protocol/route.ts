@@ -8,9 +8,10 @@ import { ErrorCodes, ServiceError } from "../errors.js";
 import { oneLine } from "../safe-error.js";
 import { SOAP11_ENVELOPE_NS } from "../soap11/index.js";
 import { SOAP12_ENVELOPE_NS } from "../soap12/index.js";
-import type { ServerBinding, BindingName, WireResponse } from "./binding.js";
+import type { ServerBinding, WireResponse } from "./binding.js";
 import { ECHO_MAX } from "./soap.js";
 import { textErrorResponse } from "./text-error.js";
+import type { BindingName } from "../model.js";
 
 /** The media type of a Content-Type value, lower case, without parameters ("" when none). */
 export function mediaType(contentType: string | undefined): string {
