@@ -6,7 +6,7 @@ import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { createClient } from "../../generated/client.js";
-import type { BindingName } from "../../generated/runtime/protocol/binding.js";
+import type { BindingName } from "../../generated/runtime/model.js";
 import { parseShadowConfig, type ShadowConfig } from "../../generator/shadow/config.js";
 import {
   startShadowProxy,
