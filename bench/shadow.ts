@@ -14,12 +14,14 @@
 
 import { spawn, type ChildProcess } from "node:child_process";
 import http from "node:http";
+import { availableParallelism, loadavg } from "node:os";
 import net, { type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import {
   cleanup,
   cleanupOnSignals,
+  cpuSeconds,
   peakRss,
   serversCommand,
   stopChild,
@@ -180,6 +182,8 @@ interface Measured {
   readonly variant: Variant;
   readonly run: LoadRun;
   readonly rss?: number;
+  /** The proxy process's CPU time per request, µs. */
+  readonly cpuUs?: number;
   readonly mirrored?: number;
   readonly dropped?: number;
   readonly failures?: number;
@@ -224,12 +228,15 @@ export async function runShadowBench(options: ShadowBenchOptions): Promise<{ tex
         const proxy = await startChild(serverArgs, "shadow", { EAS_SHADOW_CONFIG: config });
         try {
           if (options.warmup > 0) await openLoop(proxy.port, options.rate, options.warmup);
+          const cpuBefore = cpuSeconds(proxy.child.pid!);
           const run = await openLoop(proxy.port, options.rate, options.seconds);
+          const cpuUs = ((cpuSeconds(proxy.child.pid!) - cpuBefore) * 1e6) / run.sent;
           const text = await (await fetch(proxy.metrics!, { signal: AbortSignal.timeout(10_000) })).text();
           runs.get(variant)!.push({
             variant,
             run,
             rss: peakRss(proxy.child.pid!),
+            cpuUs,
             mirrored: metric(text, "shadow_mirrored_total"),
             dropped: metric(text, "shadow_dropped_total"),
             failures: metric(text, "shadow_compared_host_failures_total"),
@@ -260,6 +267,7 @@ export async function runShadowBench(options: ShadowBenchOptions): Promise<{ tex
       added,
       ok: pick((m) => m.run.ok / m.run.sent),
       rss: variant === "direct" ? undefined : pick((m) => m.rss),
+      cpuUs: variant === "direct" ? undefined : pick((m) => m.cpuUs),
       mirrored: variant === "direct" ? undefined : pick((m) => m.mirrored),
       matched: variant === "direct" ? undefined : pick((m) => m.matched),
       dropped: variant === "direct" ? undefined : pick((m) => m.dropped),
@@ -279,6 +287,7 @@ export async function runShadowBench(options: ShadowBenchOptions): Promise<{ tex
     s.variant === "direct" ? "–" : `${s.added >= 0 ? "+" : ""}${ms(s.added)}`,
     `${(s.ok * 100).toFixed(1)} %`,
     s.rss === undefined ? "–" : mib(s.rss),
+    s.cpuUs === undefined ? "–" : s.cpuUs.toFixed(0),
     s.mirrored === undefined ? "–" : String(s.mirrored),
     s.matched === undefined ? "–" : String(s.matched),
     s.dropped === undefined ? "–" : String(s.dropped),
@@ -286,7 +295,8 @@ export async function runShadowBench(options: ShadowBenchOptions): Promise<{ tex
   ]);
   const text = [
     `Shadow proxy (easgen shadow): open-loop SOAP 1.1 GetRoiResults at ${options.rate} req/s, ${options.warmup} s warm-up + ${options.seconds} s per row, ` +
-      `${options.rounds} round${options.rounds === 1 ? "" : "s"} (medians); latency from each request's scheduled time; ${note}.`,
+      `${options.rounds} round${options.rounds === 1 ? "" : "s"} (medians); latency from each request's scheduled time; ${note}; ` +
+      `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} CPUs at the end.`,
     "",
     table(
       [
@@ -296,14 +306,19 @@ export async function runShadowBench(options: ShadowBenchOptions): Promise<{ tex
         "added p99 ms",
         "answered 200",
         "proxy peak RSS",
+        "proxy CPU µs/req",
         "mirrored",
         "matched",
         "dropped",
         "shadow failures",
       ],
       body,
-      [false, true, true, true, true, true, true, true, true, true],
+      [false, true, true, true, true, true, true, true, true, true, true],
     ),
+    "",
+    "Proxy CPU µs/req is the proxy process's user+system time per request (its forwarding, the copy and the",
+    "comparison): it does not depend on what else runs, so rate x CPU tells whether the proxy keeps up. Latency does:",
+    "with the machine's cores busy elsewhere, a proxy that gets less CPU than rate x CPU queues, and p99 grows.",
     "",
     `Targets: added p99 with a live compared host ≤ 1 ms: ${ms(live.added)} ms ${addedPass ? "PASS" : "MISS"}; ` +
       `peak RSS with a dead or silent compared host within 64 MiB of the live row: ${memoryPass ? "PASS" : "MISS"}; ` +
