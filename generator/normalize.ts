@@ -142,11 +142,12 @@ export class TypeResolver {
         return { kind: "dataSet", dataSet: lookup(dataSets, spec.dataSet, "data set") };
       case undefined: {
         const type = this.type(spec.type);
+        const nullable = spec.nullable === true ? { nullable: true as const } : {};
         switch (type.kind) {
           case "scalar":
-            return { kind: "scalar", type: type.type };
+            return { kind: "scalar", type: type.type, ...nullable };
           case "enum":
-            return { kind: "enum", enum: type.enum };
+            return { kind: "enum", enum: type.enum, ...nullable };
           case "record":
             return { kind: "record", record: type.record };
           case "array":

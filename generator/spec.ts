@@ -126,6 +126,8 @@ export type SpecKindResult = { readonly doc: string } & (
 export interface SpecTypedResult {
   readonly kind?: undefined;
   readonly type: SpecTypeRef;
+  /** A value type or enum that may be null (`int?`). */
+  readonly nullable?: boolean;
   readonly doc?: string;
 }
 

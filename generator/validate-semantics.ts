@@ -244,7 +244,14 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
     if (op.oneWay && op.result !== undefined) {
       report([...path, "result"], `${op.name} is oneWay, so it has no result: remove "result" or "oneWay"`);
     } else if (op.result !== undefined && op.result.kind === undefined) {
-      typeKind(op.result.type, [...path, "result", "type"], `result of ${op.name}`);
+      if (typeKind(op.result.type, [...path, "result", "type"], `result of ${op.name}`)) {
+        checkNullable(
+          op.result.type,
+          op.result.nullable,
+          [...path, "result", "nullable"],
+          `the result of ${op.name}`,
+        );
+      }
     }
     checkResult(op, path, doc, report);
   }

@@ -186,8 +186,9 @@ export interface DataSetModel {
 }
 
 export type ResultModel =
-  | { readonly kind: "scalar"; readonly type: SoapType }
-  | { readonly kind: "enum"; readonly enum: EnumModel }
+  /** `nullable`: a value type that may be null (.NET `int?`), `xsi:nil` on the wire. */
+  | { readonly kind: "scalar"; readonly type: SoapType; readonly nullable?: true }
+  | { readonly kind: "enum"; readonly enum: EnumModel; readonly nullable?: true }
   /** An array of records (ArrayOf<Record>). */
   | { readonly kind: "list"; readonly record: RecordModel }
   | { readonly kind: "record"; readonly record: RecordModel }

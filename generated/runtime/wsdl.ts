@@ -291,7 +291,10 @@ function render(model: ServiceModel, docs: ServiceDocs, address: string): string
         out.push(ANY_SCHEMA("              "));
         line("            </s:element>");
       } else {
-        line(`            ${memberElement(`${op.name}Result`, result, false)}`);
+        // A nullable value type or enum result is nillable="true" (minOccurs="1"), as .NET's `int?`.
+        const nullable =
+          (op.result.kind === "scalar" || op.result.kind === "enum") && op.result.nullable === true;
+        line(`            ${memberElement(`${op.name}Result`, result, nullable)}`);
       }
       line("          </s:sequence>");
       line("        </s:complexType>");

@@ -267,8 +267,8 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
   const resultValue = (result: ResultModel): unknown => {
     switch (result.kind) {
       case "scalar":
-        // The scalars table's model of the type: a scalar result has the same shape.
-        return typeValue(result);
+        // A nullable one as it is; the others by the scalars table's model of the type (the same shape).
+        return result.nullable === true ? result : typeValue(result);
       case "void":
       case "oneWay":
         return result;

@@ -225,12 +225,13 @@ function paramDocs(param: ParamModel, op: OperationModel, paramDoc: string): Opt
 function resultType(result: ResultModel, dataSetResult: () => string): string {
   switch (result.kind) {
     // A null string or byte array is a result too: .NET leaves the result element out.
+    // A nullable value type or enum (`int?`) is null when the answer is xsi:nil.
     case "scalar":
-      return result.type === "string" || result.type === "base64Binary"
+      return result.type === "string" || result.type === "base64Binary" || result.nullable === true
         ? `${VALUE_MAPPING[result.type].result} | null`
         : VALUE_MAPPING[result.type].result;
     case "enum":
-      return result.enum.name;
+      return `${typeScriptTypeName(result.enum.name)}${result.nullable === true ? " | null" : ""}`;
     case "list":
       // A nil item of a list (`<R xsi:nil="true" />`) reads as null, as in an array of records.
       return `(${typeScriptTypeName(result.record.name)} | null)[]`;

@@ -31,6 +31,7 @@ export interface SpecParam {
 }
 export interface SpecResult {
   type?: string;
+  nullable?: true;
   kind?: "dataSet";
   dataSet?: string;
   doc: string;
@@ -583,12 +584,11 @@ class Importer {
     if (t === "dataSet") {
       result.result = { kind: "dataSet", dataSet: name, doc: PLACEHOLDER_DOC };
     } else {
-      if (t.nullable)
-        this.warn(
-          first,
-          `the result of ${name} is nillable; imported as not nullable (the spec has no nullable results)`,
-        );
-      result.result = { type: t.type, doc: PLACEHOLDER_DOC };
+      result.result = {
+        type: t.type,
+        ...(t.nullable ? { nullable: true as const } : {}),
+        doc: PLACEHOLDER_DOC,
+      };
     }
     return result;
   }

@@ -149,6 +149,7 @@ export function specToYaml(spec: ImportedSpec, header: YamlHeader): string {
                 ])
               : flow([
                   ["type", r.type],
+                  ["nullable", r.nullable],
                   ["doc", r.doc],
                 ])
           }`,

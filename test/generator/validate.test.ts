@@ -403,7 +403,7 @@ const cases: readonly Case[] = [
         'result: { type: "Item[]", record: Item, doc: Every item. }',
       ],
     ],
-    want: [`${F}:50:35 unknown property "record"; expected one of: type, doc`],
+    want: [`${F}:50:35 unknown property "record"; expected one of: type, nullable, doc`],
   },
   {
     name: "DataSet column of a type DataSets do not carry",

@@ -4,6 +4,7 @@ import {
   dataSetRows,
   ResultShapeError,
   scalarText,
+  soapResultXml,
   writeRecordFields,
   writeResultChildren,
 } from "../../runtime/protocol/result.js";
@@ -371,5 +372,38 @@ describe("readResult", () => {
     },
   ])("refuses $name", ({ op, xml, message }) => {
     expect(() => readResult(op, xml === undefined ? undefined : holder(xml), NS, {})).toThrow(message);
+  });
+});
+
+describe("nullable value type and enum results (.NET int?, Color?)", () => {
+  const XSI = "http://www.w3.org/2001/XMLSchema-instance";
+  const nextOp = operation("Next", [], { kind: "scalar", type: "int", nullable: true });
+  const plainOp = operation("Count", [], { kind: "scalar", type: "int" });
+  const colorOp = operation("Favourite", [], {
+    kind: "enum",
+    enum: { name: "Color", values: ["Red", "Green"] },
+    nullable: true,
+  });
+  const nilResult = (name: string) =>
+    readXml(`<r xmlns="${NS}" xmlns:xsi="${XSI}"><${name} xsi:nil="true" /></r>`).children[0]!;
+
+  it('a null is written <OpResult xsi:nil="true" /> on SOAP, as ASMX writes it', () => {
+    expect(soapResultXml(nextOp, null, {})).toBe('<NextResult xsi:nil="true" />');
+    expect(soapResultXml(nextOp, undefined, {})).toBe('<NextResult xsi:nil="true" />');
+    expect(soapResultXml(nextOp, 6, {})).toBe("<NextResult>6</NextResult>");
+    expect(soapResultXml(colorOp, null, {})).toBe('<FavouriteResult xsi:nil="true" />');
+    expect(soapResultXml(colorOp, "Green", {})).toBe("<FavouriteResult>Green</FavouriteResult>");
+    // Not nullable: a null is the handler's mistake.
+    shapeError(() => soapResultXml(plainOp, null, {}));
+  });
+
+  it("a nil or absent result reads as null; a nil result that is not nullable says so", () => {
+    expect(readResult(nextOp, nilResult("NextResult"), NS, {})).toBeNull();
+    expect(readResult(nextOp, undefined, NS, {})).toBeNull();
+    expect(readResult(colorOp, nilResult("FavouriteResult"), NS, {})).toBeNull();
+    expect(() => readResult(plainOp, nilResult("CountResult"), NS, {})).toThrow(
+      "the answer's CountResult is nil (xsi:nil), but the int result is not nullable",
+    );
+    expect(() => readResult(plainOp, undefined, NS, {})).toThrow("the answer holds no CountResult");
   });
 });

@@ -459,14 +459,17 @@ export function resultType(result: TypedResult): TypeModel {
 
 /**
  * Whether a null/undefined handler value is a null result, which .NET writes by leaving `<OpResult>` out
- * (SOAP) or as an `xsi:nil` root (HTTP): a string, byte array, array, list or record. Value types and
- * enums cannot be null; void and one-way have no value.
+ * (SOAP) or as an `xsi:nil` root (HTTP): a string, byte array, array, list or record; and a nullable value
+ * type or enum (`int?`), which SOAP writes `<OpResult xsi:nil="true" />`. Other value types and enums
+ * cannot be null; void and one-way have no value.
  */
 export function isNullResult(result: ResultModel, value: unknown): boolean {
   if (value !== null && value !== undefined) return false;
   switch (result.kind) {
     case "scalar":
-      return isReference({ kind: "scalar", type: result.type });
+      return result.nullable === true || isReference({ kind: "scalar", type: result.type });
+    case "enum":
+      return result.nullable === true;
     case "array":
     case "list":
     case "record":
@@ -537,10 +540,15 @@ export function soapResultXml(
       }
       return resultElement(tag, result, value, false, "", writers);
     case "scalar":
+      // A null nullable value type is written, nil (.NET: `<NextResult xsi:nil="true" />`).
+      if (result.nullable === true && isNullResult(result, value)) return `<${tag} xsi:nil="true" />`;
       // The usual scalar (an id): its text between the tags, as before.
       if (result.type !== "string" && result.type !== "base64Binary")
         return `<${tag}>${scalarText(result, value)}</${tag}>`;
       return isNullResult(result, value) ? "" : resultElement(tag, result, value, false, "", writers);
+    case "enum":
+      if (isNullResult(result, value)) return `<${tag} xsi:nil="true" />`;
+      return resultElement(tag, result, value, false, "", writers);
     default:
       return isNullResult(result, value) ? "" : resultElement(tag, result, value, false, "", writers);
   }

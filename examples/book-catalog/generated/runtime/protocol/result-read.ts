@@ -97,9 +97,15 @@ export function readResult(
   const label = `${op.name}Result`;
   if (holder === undefined || (result.kind !== "dataSet" && isNilElement(holder))) {
     if (result.kind === "list" || result.kind === "array") return [];
-    // A record, string or byte array (a reference type, as a type model of the same shape says).
+    // A record, string or byte array (a reference type, as a type model of the same shape says), or a
+    // nullable value type or enum (.NET writes its null `<OpResult xsi:nil="true" />`).
     if (isReference(result as TypeModel)) return null;
-    throw new Error(`the answer holds no ${label}`);
+    if ((result.kind === "scalar" || result.kind === "enum") && result.nullable === true) return null;
+    throw new Error(
+      holder === undefined
+        ? `the answer holds no ${label}`
+        : `the answer's ${label} is nil (xsi:nil), but the ${result.kind === "scalar" ? result.type : result.kind} result is not nullable`,
+    );
   }
   switch (result.kind) {
     case "dataSet":
