@@ -8,6 +8,8 @@ import { RawConnection, type Outcome } from "./connection.js";
 import { judgeAnswer } from "./judge.js";
 import { formWithPrefix, PROBE_REQUEST, soapWithPayload } from "./requests.js";
 
+const XSI_NS = "http://www.w3.org/2001/XMLSchema-instance";
+
 export interface XmlAttack {
   readonly name: string;
   /**
@@ -132,6 +134,52 @@ export const XML_ATTACKS: readonly XmlAttack[] = [
           Buffer.from("<strName>"),
           repeated("x<!---->", Math.round(scale * 1_000_000)),
           Buffer.from("</strName>"),
+        ]),
+      }),
+  },
+  // xsi:nil, xsi:type and xs:any-shaped input (issue 24: nullable values, derived types and XML carried as
+  // XML are read from what a client sends): floods of each, inside a parameter and beside the parameters.
+  {
+    name: "100,000 xsi:nil elements in a parameter",
+    build: () =>
+      soapWithPayload({
+        strName: Buffer.concat([
+          Buffer.from(`<strName xmlns:xsi="${XSI_NS}">`),
+          repeated('<a xsi:nil="true"/>', 100_000),
+          Buffer.from("</strName>"),
+        ]),
+      }),
+  },
+  {
+    name: "xsi:nil on a parameter that has content",
+    build: () => soapWithPayload({ strName: `<strName xmlns:xsi="${XSI_NS}" xsi:nil="true">N</strName>` }),
+  },
+  {
+    name: "100,000 elements with xsi:type of an unknown type",
+    build: () =>
+      soapWithPayload({
+        strName: Buffer.concat([
+          Buffer.from(`<strName xmlns:xsi="${XSI_NS}" xmlns:q="urn:q">`),
+          repeated('<a xsi:type="q:Unknown"/>', 100_000),
+          Buffer.from("</strName>"),
+        ]),
+      }),
+  },
+  {
+    name: "xsi:type of an unknown type on a parameter",
+    build: () =>
+      soapWithPayload({
+        strName: `<strName xmlns:xsi="${XSI_NS}" xmlns:q="urn:q" xsi:type="q:Derived"><q:Extra>1</q:Extra>N</strName>`,
+      }),
+  },
+  {
+    name: "xs:any-shaped: 100,000 unknown elements beside the parameters",
+    build: () =>
+      soapWithPayload({
+        strName: Buffer.concat([
+          Buffer.from("<strName>N</strName><Extra>"),
+          repeated('<q:any xmlns:q="urn:q" q:at="1"><b/></q:any>', 20_000),
+          Buffer.from("</Extra>"),
         ]),
       }),
   },
