@@ -584,6 +584,9 @@ export async function startShadowProxy(
         finish(p);
         res.destroy();
       });
+      answer.on("close", () => {
+        if (!answer.complete && p.primaryAnswer === undefined) finish(p);
+      });
       answer.pipe(res);
     });
     req.on("data", (chunk: Buffer) => {
@@ -602,11 +605,13 @@ export async function startShadowProxy(
       if (!req.complete && p.role === "undecided") finish(p);
     });
     // The caller went away: the answering host's exchange is abandoned too.
+    // Whatever its role, an exchange whose answer will not arrive whole is not compared: a copy in the queue
+    // or in flight finds it done, and what it holds is let go now.
     res.on("close", () => {
       if (!res.writableFinished) {
         clearTimeout(timer);
         out.destroy();
-        if (p.role === "undecided") finish(p);
+        if (p.primaryAnswer === undefined) finish(p);
       }
     });
     req.pipe(out);

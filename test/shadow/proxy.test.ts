@@ -369,6 +369,66 @@ describe("memory and the answering host", () => {
     expect(r.proxy.held().pendingBytes).toBe(0);
   });
 
+  it("lets go of a mirrored exchange whose caller leaves in the middle of the answer", async () => {
+    // An answering host that sends half an answer and waits; the compared host answers at once.
+    const half = await listenOnLoopback((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { "Content-Type": "text/xml; charset=utf-8", "Content-Length": "100000" });
+        res.write('<?xml version="1.0"?><ArrayOfRoiResult>');
+      });
+    });
+    closers.push(() => half.close());
+    const config = shadowConfig(
+      `legacy: ${half.origin}/ExternalAPIService.asmx\nours: ${ours.endpointUrl}\n`,
+    );
+    const r = await runProxy(config);
+    running.push(r);
+    const socket = net.connect(Number(new URL(r.proxy.url).port), "127.0.0.1");
+    await new Promise<void>((resolve) => {
+      socket.once("data", () => resolve());
+      socket.write(
+        "GET /ExternalAPIService.asmx/GetRoiResults?strUsername=u&strPassword=p&strSendQueueId=17 HTTP/1.1\r\nHost: x\r\n\r\n",
+      );
+    });
+    socket.destroy();
+    await until(() => ours.calls.length > 0 && r.proxy.held().inFlight === 0, "the copy to be answered");
+    await r.proxy.drain();
+    await until(() => r.proxy.held().pendingBytes === 0, "the held bytes to be let go", 5_000);
+    expect(r.comparisons).toEqual([]);
+  });
+
+  it("lets go of a mirrored exchange whose answering host breaks off its answer", async () => {
+    const broken = await listenOnLoopback((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { "Content-Type": "text/xml; charset=utf-8", "Content-Length": "100000" });
+        res.write('<?xml version="1.0"?><ArrayOfRoiResult>', () =>
+          setTimeout(() => res.socket?.destroy(), 50),
+        );
+      });
+    });
+    closers.push(() => broken.close());
+    const config = shadowConfig(
+      `legacy: ${broken.origin}/ExternalAPIService.asmx\nours: ${ours.endpointUrl}\n`,
+    );
+    const r = await runProxy(config);
+    running.push(r);
+    const answer = await rawExchange(
+      `${r.proxy.url}/ExternalAPIService.asmx/GetRoiResults?strUsername=u&strPassword=p&strSendQueueId=17`,
+      "GET",
+      {},
+    ).catch((e: Error) => e);
+    expect(answer).toBeDefined();
+    await until(
+      () => r.proxy.held().inFlight === 0 && r.proxy.held().queued === 0,
+      "the copy to be answered",
+    );
+    await r.proxy.drain();
+    await until(() => r.proxy.held().pendingBytes === 0, "the held bytes to be let go", 5_000);
+    expect(r.comparisons).toEqual([]);
+  });
+
   it("answers 502 when the answering host is down, and counts it", async () => {
     const port = await deadPort();
     const config = shadowConfig(
