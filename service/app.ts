@@ -18,6 +18,7 @@ import { SmsWorker } from "./app/sms-outbox.js";
 import { bearerMatches, createMetricsServer, sendMetrics } from "./app/metrics.js";
 import { TrackingLimiter, handleTrackingRequest, loadLinkKey, prepareTracking } from "./app/tracking.js";
 import { TriggerWorker } from "./app/triggers.js";
+import { unsubscribeAllRoute } from "./app/unsubscribe-all.js";
 import { confirmRoute, createService } from "./app/service.js";
 import type { Config } from "./config.js";
 import { openStore, type Store } from "./db/database.js";
@@ -276,6 +277,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       res.writeHead(status, { "content-type": type, "cache-control": "no-store" });
       res.end(req.method === "HEAD" ? undefined : body);
     };
+    const unsubscribeAll = /^\/u\/([^/]*)\/all$/.exec(path);
+    if (unsubscribeAll !== null) return unsubscribeAllRoute(store, req, res, unsubscribeAll[1]!, now());
     const unsubscribe = /^\/u\/([^/]*)$/.exec(path);
     if (unsubscribe !== null) return unsubscribeRoute(store, req, res, unsubscribe[1]!, now());
     // A token is base64url: anything else (a malformed %-escape included) is simply not one.

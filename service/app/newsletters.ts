@@ -16,7 +16,8 @@
 //   strModuleCode at most 65,536, and a newsletter's placed modules, merged at their longest (each merge
 //   tag counted 500 characters), at most 262,144 together (the newsletter row is locked FOR UPDATE on
 //   PostgreSQL while that is checked); more is TooLong naming the parameter, with nothing written.
-// - GetNewsletterFilters lists the distinct filters the newsletter's modules use, ordered by id.
+// - GetNewsletterFilters lists the distinct filters the newsletter's modules and sendings (SendNewsletter's
+//   strFilterId) use, ordered by id.
 // - Filters compare without SQL: the field's value (a missing DD field is "") against the filter's
 //   value, case-insensitively for = != contains startsWith; empty/notEmpty look at the value with
 //   surrounding white space removed.
@@ -25,7 +26,9 @@
 //   once (merge.ts): values by their context in the HTML (escaped; a URL attribute never gets a scheme
 //   other than http, https or mailto from a value), raw in the text, one line in the subject. Text
 //   holders get each module's HTML as plain text (htmlToText), one per line. A holder tag inside a
-//   module's code is not filled again (it stays as written).
+//   module's code is not filled again (it stays as written). A template whose text body is empty gets
+//   the merged HTML as plain text (plain-text.ts: links kept as `text (href)`), so no mail, HTML or Text
+//   format, has an empty text part.
 
 import { ErrorCodes, clientError } from "../../generated/server.js";
 import type {
@@ -57,6 +60,7 @@ import {
   checkLength,
 } from "./limits.js";
 import { type MergeValues, mergeHtml, mergeTagCount, mergeTemplate } from "./merge.js";
+import { htmlToText } from "./plain-text.js";
 
 export type Template = Selectable<TemplatesTable>;
 export type Newsletter = Selectable<NewslettersTable>;
@@ -181,34 +185,6 @@ export function templateHolders(template: Pick<Template, "html" | "text">): numb
   return [...found].sort((a, b) => a - b);
 }
 
-const ENTITIES: Readonly<Record<string, string>> = {
-  amp: "&",
-  lt: "<",
-  gt: ">",
-  quot: '"',
-  "#39": "'",
-  apos: "'",
-  nbsp: " ",
-};
-
-/**
- * A module's HTML as plain text for the text part: links as `text (href)`, tags removed, breaks and
- * paragraphs as new lines, basic entities decoded.
- */
-export function htmlToText(html: string): string {
-  return html
-    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, "")
-    .replace(
-      /<a\b[^>]*?\bhref\s*=\s*"([^"]*)"[^>]*>([\s\S]*?)<\/a\s*>/gi,
-      (_a, href: string, inner: string) => `${inner} (${href})`,
-    )
-    .replace(/<br\s*\/?>/gi, "\n")
-    .replace(/<\/(p|div|h[1-6]|li|tr)\s*>/gi, "\n")
-    .replace(/<[^>]*>/g, "")
-    .replace(/&(amp|lt|gt|quot|#39|apos|nbsp);/g, (_e, name: string) => ENTITIES[name]!)
-    .replace(/\n{3,}/g, "\n\n");
-}
-
 export interface RenderedNewsletter {
   readonly subject: string;
   readonly html: string;
@@ -245,10 +221,15 @@ export function renderNewsletter(
         .join(asText ? "\n" : ""),
     );
   const values: MergeValues = { name: recipient.name, email: recipient.email, fields, tags };
+  const html = mergeHtml(fill(template.html, false), values);
   return {
     subject: mergeTemplate(newsletter.subject, values, (v) => v.replace(/[\r\n]+/g, " ")),
-    html: mergeHtml(fill(template.html, false), values),
-    text: mergeTemplate(fill(template.text, true), values, (v) => v),
+    html,
+    // A template without a text body: the text part is the merged HTML as text (links kept).
+    text:
+      template.text.trim() === ""
+        ? htmlToText(html)
+        : mergeTemplate(fill(template.text, true), values, (v) => v),
   };
 }
 
@@ -467,26 +448,40 @@ export async function insertActiveTemplateModule(
   });
 }
 
-/** GetNewsletterFilters: the distinct filters the newsletter's modules use, by id. */
+/** GetNewsletterFilters: the distinct filters the newsletter's modules and sendings use, by id. */
 export async function getNewsletterFilters(
   db: Db,
   account: Pick<Account, "id">,
   newsletterId: number,
 ): Promise<NewsletterFilterResult[]> {
   await newsletterOf(db, account, String(newsletterId), "intNewsletterId");
-  // Sendings (SendNewsletter's strFilterId) add their filters here once they exist: a union with the
-  // sendings of this newsletter.
   const rows = await db
     .selectFrom("filters")
     .select(["id", "name"])
     .where("account_id", "=", account.id)
-    .where("id", "in", (eb) =>
-      eb
-        .selectFrom("newsletter_modules")
-        .select("filter_id")
-        .where("newsletter_id", "=", newsletterId)
-        .where("filter_id", "is not", null)
-        .$narrowType<{ filter_id: number }>(),
+    .where((eb) =>
+      eb.or([
+        eb(
+          "id",
+          "in",
+          eb
+            .selectFrom("newsletter_modules")
+            .select("filter_id")
+            .where("newsletter_id", "=", newsletterId)
+            .where("filter_id", "is not", null)
+            .$narrowType<{ filter_id: number }>(),
+        ),
+        eb(
+          "id",
+          "in",
+          eb
+            .selectFrom("sendings")
+            .select("filter_id")
+            .where("newsletter_id", "=", newsletterId)
+            .where("filter_id", "is not", null)
+            .$narrowType<{ filter_id: number }>(),
+        ),
+      ]),
     )
     .orderBy("id")
     .execute();

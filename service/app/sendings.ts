@@ -22,7 +22,8 @@
 //   binds sending, subscriber and list with an HMAC-SHA256 under the `link_key` secret ("unsub\0" is
 //   prefixed to the MAC input, so it can never pass for a tracking token). GET shows a page with a
 //   button; POST (the one-click body, or the button) makes the membership `unsubscribed`. A token that
-//   does not verify is 404.
+//   does not verify is 404. The page's second button, and `{{unsubscribe_all}}` in the template, lead to
+//   `/u/{token}/all`: the address goes on the account's opt-out-all set (unsubscribe-all.ts).
 
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type http from "node:http";
@@ -35,14 +36,7 @@ import type { Account, Database } from "../db/schema.js";
 import { notFound } from "./errors.js";
 import { MAX_NAME, checkLength } from "./limits.js";
 import { queueMail } from "./mail.js";
-import {
-  BODY_TOO_LARGE_PAGE,
-  METHOD_NOT_ALLOWED_PAGE,
-  buttonPage,
-  discardBody,
-  page,
-  sendPage,
-} from "./pages.js";
+import { BODY_TOO_LARGE_PAGE, METHOD_NOT_ALLOWED_PAGE, discardBody, page, sendPage } from "./pages.js";
 import {
   type FilterRule,
   type NewsletterContent,
@@ -209,12 +203,14 @@ export function verifyUnsubscribeToken(
   return { sendingId: Number(m[1]), subscriberId: Number(m[2]), listId: Number(m[3]) };
 }
 
-const UNSUBSCRIBE_FORM = buttonPage(
-  "Unsubscribe",
-  "Press the button to stop receiving this mailing list.",
-  "Unsubscribe",
-  '<input type="hidden" name="List-Unsubscribe" value="One-Click">',
-);
+/** The page of a verified token: unsubscribe from this list (one-click form), or from all (`/u/{token}/all`). */
+function unsubscribeForm(token: string): string {
+  return page(
+    "Unsubscribe",
+    '<p>Press the button to stop receiving this mailing list.</p><form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>' +
+      `<p>Or stop every mailing list of this sender:</p><form method="post" action="${token}/all"><button type="submit">Unsubscribe from all</button></form>`,
+  );
+}
 const UNSUBSCRIBED_PAGE = page(
   "Unsubscribed",
   "<p>You are unsubscribed from this mailing list and will not receive it any more.</p>",
@@ -239,7 +235,8 @@ export async function unsubscribeRoute(
   if (method === "POST" && !(await discardBody(req)))
     return sendPage(req, res, 413, BODY_TOO_LARGE_PAGE, { connection: "close" });
   if (ids === undefined) return sendPage(req, res, 404, INVALID_PAGE);
-  if (method !== "POST") return sendPage(req, res, 200, UNSUBSCRIBE_FORM);
+  // The token matched its pattern (digits, dots, base64url): safe in the second form's relative action.
+  if (method !== "POST") return sendPage(req, res, 200, unsubscribeForm(token));
   await store.write(async (trx) => {
     await trx
       .updateTable("memberships")
@@ -563,7 +560,10 @@ export class SendingWorker extends PollingWorker {
           content.newsletter,
           content.modules,
           r,
-          new Map([["unsubscribe", link]]),
+          new Map([
+            ["unsubscribe", link],
+            ["unsubscribe_all", `${link}/all`],
+          ]),
         );
         const tracking = content.newsletter.tracking;
         let html: string | undefined =

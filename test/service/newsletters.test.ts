@@ -13,11 +13,11 @@ import {
   type PlacedModule,
   type Recipient,
   evaluateFilter,
-  htmlToText,
   loadNewsletterContent,
   renderNewsletter,
   templateHolders,
 } from "../../service/app/newsletters.js";
+import { htmlToText } from "../../service/app/plain-text.js";
 import { describeEngines } from "./support/engines.js";
 import { type TestService, fault, startService, admin } from "./support/service.js";
 
@@ -155,7 +155,7 @@ describe("renderNewsletter", () => {
     expect(htmlToText("<p>A &amp; B</p><br/>C<script>x</script>&lt;tag&gt;")).toBe("A & B\n\nC<tag>");
     expect(
       htmlToText('<p>Read <a class="x" href="https://x.test/?a=1&amp;b={{DD1}}">the <b>news</b></a></p>'),
-    ).toBe("Read the news (https://x.test/?a=1&b={{DD1}})\n");
+    ).toBe("Read the news (https://x.test/?a=1&b={{DD1}})");
   });
 });
 
