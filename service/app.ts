@@ -352,18 +352,24 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     sendings,
     triggerWorker,
     async start() {
+      // Listen first: an instance whose port is taken fails here, before any worker claims a job.
+      const metricsUrl =
+        metricsServer === undefined
+          ? undefined
+          : await listen(metricsServer, config.metricsPort, config.metricsHost);
+      const url = server === undefined ? undefined : await listen(server, config.port, config.host);
       if (outbox !== undefined) logger.info({ outbox: outbox.destination }, "mail delivery");
+      if (runWorkers && !config.mailFromSet)
+        logger.warn(
+          { mailFrom: config.mailFrom },
+          "MAIL_FROM is not set: mail of accounts and lists without a sender address comes from this made-up address",
+        );
       outbox?.start();
       sms?.start();
       importWorker?.start();
       sendings?.start();
       triggerWorker?.start();
-      const metricsUrl =
-        metricsServer === undefined
-          ? undefined
-          : await listen(metricsServer, config.metricsPort, config.metricsHost);
-      if (server === undefined) return { url: undefined, metricsUrl };
-      return { url: await listen(server, config.port, config.host), metricsUrl };
+      return { url, metricsUrl };
     },
     async close() {
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref());

@@ -33,6 +33,8 @@ export interface Config {
   /** HTTP gateway paid SMS are POSTed to; undefined: the SMS folder. */
   readonly smsUrl: string | undefined;
   readonly mailFrom: string;
+  /** MAIL_FROM was set (else mailFrom is made up from PUBLIC_URL's host, and the start warns). */
+  readonly mailFromSet: boolean;
   readonly logLevel: string;
   readonly sqliteSync: "FULL" | "NORMAL";
   readonly databasePool: number;
@@ -138,7 +140,7 @@ export const OPTIONS: readonly Option[] = [
   {
     name: "MAIL_FROM",
     default: "no-reply@<PUBLIC_URL host>",
-    doc: "From address of service mail when the account and list set none.",
+    doc: "From address of service mail when the account and list set none (unset: the start logs a warning).",
   },
   { name: "LOG_LEVEL", default: "info", doc: "pino level: fatal, error, warn, info, debug, silent." },
   {
@@ -295,6 +297,7 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
     smsOutboxDir: env.SMS_OUTBOX_DIR || "data/sms",
     smsUrl: httpUrl(env, "SMS_URL"),
     mailFrom: env.MAIL_FROM || `no-reply@${publicHost.replace(/^\[|\]$/g, "")}`,
+    mailFromSet: (env.MAIL_FROM ?? "") !== "",
     logLevel: env.LOG_LEVEL || "info",
     sqliteSync: sync,
     databasePool: int(env, "DATABASE_POOL", 10, 1, 1000),

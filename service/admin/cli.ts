@@ -112,6 +112,8 @@ interface Selected {
   readonly verb: Verb;
   readonly values: Record<string, string | undefined>;
   readonly json: boolean;
+  /** --quiet: only the id of the record the command made or showed. */
+  readonly quiet: boolean;
   readonly database: string | undefined;
 }
 
@@ -134,14 +136,23 @@ function addVerb(y: Argv, verb: Verb, select: (s: Selected) => void): Argv {
           ...(spec.default === undefined ? {} : { defaultDescription: spec.default }),
         });
       }
-      v.group(Object.keys(verb.options), "Options:").group(["database", "json", "help"], "Global options:");
+      v.group(Object.keys(verb.options), "Options:").group(
+        ["database", "json", "quiet", "help"],
+        "Global options:",
+      );
       if (verb.epilog !== undefined) v.epilog(verb.epilog);
       return v;
     },
     (args) => {
       const values: Record<string, string | undefined> = {};
       for (const name of Object.keys(verb.options)) values[name] = optionText(args[name]);
-      select({ verb, values, json: args.json === true, database: optionText(args.database) });
+      select({
+        verb,
+        values,
+        json: args.json === true,
+        quiet: args.quiet === true,
+        database: optionText(args.database),
+      });
     },
   );
 }
@@ -188,7 +199,15 @@ async function parse(
         "Database URL: sqlite:path/to/file.db or postgres://user@host/db (no password here: use DATABASE_URL or PGPASSWORD)",
       defaultDescription: `DATABASE_URL, else ${DEFAULT_DATABASE_URL}`,
     })
-    .option("json", { type: "boolean", global: true, describe: "Print one JSON document instead of tables" });
+    .option("json", { type: "boolean", global: true, describe: "Print one JSON document instead of tables" })
+    .option("quiet", {
+      type: "boolean",
+      alias: "q",
+      global: true,
+      describe:
+        "Print only the id of the record made or shown (for scripts); the usual output when it has none",
+    })
+    .conflicts("json", "quiet");
   for (const noun of nouns) y = addNoun(y, noun, select);
   y = y
     .demandCommand(1, `Name a noun: ${nouns.map((n) => n.name).join(" | ")}`)
@@ -259,8 +278,12 @@ function makeContext(io: AdminIo, selected: Selected): AdminContext & { close():
   };
 }
 
-function render(output: Output, json: boolean): string {
-  return json ? jsonText(output.json) : output.text;
+function render(output: Output, selected: Selected): string {
+  if (selected.quiet) {
+    const id = (output.json as { id?: unknown } | null)?.id;
+    if (typeof id === "number" || typeof id === "string") return `${id}\n`;
+  }
+  return selected.json ? jsonText(output.json) : output.text;
 }
 
 /**
@@ -285,7 +308,7 @@ export async function runAdmin(
   const ctx = makeContext(io, parsed);
   try {
     const output = await parsed.verb.run(ctx, parsed.values);
-    io.stdout.write(render(output, parsed.json));
+    io.stdout.write(render(output, parsed));
     return 0;
   } catch (error) {
     return fail(io, error);

@@ -804,6 +804,8 @@ export class ImportWorker {
         if (line <= job.linesDone) continue; // staged by an earlier attempt, from this same version
         batch.lines += 1;
         batch.chars += text?.length ?? 0;
+        if (job.linesDone === 0 && batch.rows.length === 0 && batch.bad.length === 0 && line <= 1000)
+          refuseCommaFile(text, line);
         parseLine(text, line, batch, job.account.dd_fields);
         if (batch.lines >= this.batchRows || batch.chars >= MAX_BATCH_CHARS) {
           await this.commit(job, batch);
@@ -1180,6 +1182,17 @@ function parseLine(text: string | undefined, line: number, batch: Batch, activat
   const row = rowToSubscriber(clean.split(";"), ";", activated);
   if ("problem" in row) batch.bad.push({ line, error: row.problem });
   else batch.rows.push(row);
+}
+
+/**
+ * The first row of the file decides: a line with a comma and no semicolon means a comma-separated file,
+ * refused at once (GoneError: failed, nothing applied) instead of counting every row bad.
+ */
+function refuseCommaFile(text: string | undefined, line: number): void {
+  if (text === undefined || text.trim() === "" || text.includes(";") || !text.includes(",")) return;
+  throw new GoneError(
+    `the file is comma-separated (line ${line} has commas and no semicolon); queued imports take semicolon-delimited rows: Email;Name;Format;dd1;...`,
+  );
 }
 
 /** Creates and starts a worker. */

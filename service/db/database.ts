@@ -131,13 +131,24 @@ function cachedStatements(sqlite: SQLite.Database) {
 }
 
 /**
- * Makes the SQLite file's folder (0700 when made here) and the file itself 0600 before SQLite opens it:
+ * Makes the SQLite file's folder (0700 when made here; its parent must exist) and the file itself 0600 before SQLite opens it:
  * it holds password hashes and the link key. SQLite creates its -wal and -shm files with the database
  * file's mode, so they are 0600 too, whatever the umask. An existing file (and its -wal, -shm) readable by
  * group or others is narrowed to its owner.
  */
 function privateSqliteFile(target: string): void {
-  fs.mkdirSync(path.dirname(path.resolve(target)), { recursive: true, mode: 0o700 });
+  // Only the file's own folder is made (data/ of sqlite:data/service.db): a path whose parent folder is
+  // missing is a typo far more often than a wish, and is refused.
+  const folder = path.dirname(path.resolve(target));
+  if (!fs.existsSync(path.dirname(folder)))
+    throw new Error(
+      `DATABASE_URL: the folder ${path.dirname(folder)} does not exist (the service makes at most the database file's own folder)`,
+    );
+  try {
+    fs.mkdirSync(folder, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
   fs.closeSync(fs.openSync(target, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600));
   for (const file of [target, `${target}-wal`, `${target}-shm`]) {
     let mode: number;
