@@ -13,11 +13,13 @@ import { Authenticator } from "./app/auth.js";
 import { createImportQueue, ImportWorker } from "./app/imports.js";
 import { smtpTransport } from "./app/mail-transport.js";
 import { OutboxWorker } from "./app/outbox.js";
-import { SendingWorker, unsubscribeRoute } from "./app/sendings.js";
+import { SendingWorker, unsubscribeKey, unsubscribeRoute } from "./app/sendings.js";
 import { SmsWorker } from "./app/sms-outbox.js";
 import { bearerMatches, createMetricsServer, sendMetrics } from "./app/metrics.js";
 import { TrackingLimiter, handleTrackingRequest, loadLinkKey, prepareTracking } from "./app/tracking.js";
 import { TriggerWorker } from "./app/triggers.js";
+import { bounceWebhook, createBounceSmtpServer, listenSmtp } from "./app/bounce-receivers.js";
+import { recordVerdict, verpAddress } from "./app/bounces.js";
 import { unsubscribeAllRoute } from "./app/unsubscribe-all.js";
 import { confirmRoute, createService } from "./app/service.js";
 import type { Config } from "./config.js";
@@ -36,6 +38,8 @@ export interface App {
   readonly sendings: SendingWorker | undefined;
   /** Fires triggers: queues their newsletter for subscribers newly active on the list. */
   readonly triggerWorker: TriggerWorker | undefined;
+  /** The port the inbound bounce receiver took (BOUNCE_SMTP_PORT; 0 picks one), once started. */
+  readonly bounceSmtpPort: number | undefined;
   /**
    * Listens on config.port/host (api and all roles) and, with METRICS_PORT, on the metrics listener (any
    * role), and starts the workers (worker and all roles).
@@ -136,6 +140,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // in as, by request id, until its onCall event takes it (every handled call has one).
   const records = new WeakMap<object, RequestRecord>();
   const accounts = new Map<string, number>();
+  const bounce = config.bounce;
+  let linkKey: Buffer | undefined;
+  const bounceLog = (e: Record<string, unknown>) => logger.info(e);
+  const receiverOptions = { ...bounce, now, log: bounceLog };
+  const bounceSmtp =
+    runWorkers && bounce.smtpPort !== undefined ? createBounceSmtpServer(store, receiverOptions) : undefined;
+  const bounces =
+    serveApi && bounce.webhookTokenHash !== undefined
+      ? bounceWebhook(store, { ...receiverOptions, tokenHash: bounce.webhookTokenHash })
+      : undefined;
   const outbox = runWorkers
     ? new OutboxWorker(store, {
         dir: config.outboxDir,
@@ -148,6 +162,28 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
                 allowPlaintextAuth: config.smtpAllowPlaintextAuth,
               }),
             }),
+        ...(bounce.domain === undefined
+          ? {}
+          : {
+              returnPath: async (mailId: number) => {
+                linkKey ??= await unsubscribeKey(store.db);
+                return verpAddress(linkKey, mailId, bounce.domain!);
+              },
+            }),
+        onRefused: async (trx, mail, reason, at) => {
+          await recordVerdict(
+            trx,
+            mail.id,
+            {
+              kind: "hard",
+              status: /\b5\.\d{1,3}\.\d{1,3}\b/.exec(reason)?.[0] ?? "5.0.0",
+              diagnostic: reason,
+            },
+            "send",
+            at,
+            bounce,
+          );
+        },
         maxAttempts: config.mailMaxAttempts,
         retryMaxAgeMs: config.mailRetryMaxAgeMs,
         retryMaxIntervalMs: config.mailRetryMaxIntervalMs,
@@ -289,6 +325,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         triggerWorker?.wake();
       });
     }
+    if (path === "/bounces" && bounces !== undefined) return bounces(req, res);
     if (req.method !== "GET" && req.method !== "HEAD")
       return send(405, "text/plain; charset=utf-8", "Method not allowed.\n");
     if (path === "/healthz") return health(req, res);
@@ -339,6 +376,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       })
     : undefined;
 
+  let bounceSmtpPort: number | undefined;
   const metricsServer = config.metricsPort === undefined ? undefined : createMetricsServer(registry, health);
 
   return {
@@ -351,6 +389,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     importWorker,
     sendings,
     triggerWorker,
+    get bounceSmtpPort() {
+      return bounceSmtpPort;
+    },
     async start() {
       // Listen first: an instance whose port is taken fails here, before any worker claims a job.
       const metricsUrl =
@@ -358,6 +399,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
           ? undefined
           : await listen(metricsServer, config.metricsPort, config.metricsHost);
       const url = server === undefined ? undefined : await listen(server, config.port, config.host);
+      if (bounceSmtp !== undefined) {
+        const address = await listenSmtp(bounceSmtp, bounce.smtpPort!, bounce.smtpHost);
+        logger.info({ port: address.port, host: address.address }, "bounce receiver");
+        bounceSmtpPort = address.port;
+      }
       if (outbox !== undefined) logger.info({ outbox: outbox.destination }, "mail delivery");
       if (runWorkers && !config.mailFromSet)
         logger.warn(
@@ -380,6 +426,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         await Promise.race([Promise.all([drained, closed]), deadline]);
         server.closeAllConnections();
       }
+      if (bounceSmtpPort !== undefined)
+        await new Promise<void>((resolve) => bounceSmtp?.close(() => resolve()) ?? resolve());
       if (metricsServer?.listening === true) {
         const closed = new Promise<void>((resolve) => metricsServer.close(() => resolve()));
         metricsServer.closeAllConnections();

@@ -50,6 +50,22 @@ export interface Config {
   /** Port of the separate metrics listener; undefined: none. */
   readonly metricsPort: number | undefined;
   readonly metricsHost: string;
+  /** Bounces and complaints (service/app/bounces.ts). */
+  readonly bounce: BounceConfig;
+}
+
+export interface BounceConfig {
+  /** VERP domain of the envelope sender; undefined: the From address is the envelope sender. */
+  readonly domain: string | undefined;
+  /** Port of the inbound SMTP receiver; undefined: none. */
+  readonly smtpPort: number | undefined;
+  readonly smtpHost: string;
+  /** SHA-256 of BOUNCE_WEBHOOK_TOKEN; undefined: no webhook. */
+  readonly webhookTokenHash: Buffer | undefined;
+  readonly maxBytes: number;
+  readonly softLimit: number;
+  /** Reports a minute from one address (each receiver). */
+  readonly perMinute: number;
 }
 
 interface Option {
@@ -64,7 +80,7 @@ export const OPTIONS: readonly Option[] = [
   {
     name: "DATABASE_URL",
     default: "sqlite:data/service.db",
-    doc: "sqlite:<file> (created and migrated on start) or postgres://user:pass@host/db.",
+    doc: "sqlite:<file> (created and migrated on start; the file's own folder is made, a missing parent folder is refused) or postgres://user:pass@host/db.",
   },
   {
     name: "PUBLIC_URL",
@@ -184,6 +200,37 @@ export const OPTIONS: readonly Option[] = [
     default: "127.0.0.1",
     doc: "Address the METRICS_PORT listener binds (loopback: only this host can scrape).",
   },
+  {
+    name: "BOUNCE_DOMAIN",
+    default: "",
+    doc: "Domain of the per-message return path (VERP: bounce-<mail id>-<mac>@<domain>), whose MX is the bounce receiver; unset: the From address is the envelope sender.",
+  },
+  {
+    name: "BOUNCE_SMTP_PORT",
+    default: "",
+    doc: "Port of the inbound SMTP receiver of bounces and feedback reports (worker and all roles); unset: none.",
+  },
+  { name: "BOUNCE_SMTP_HOST", default: "127.0.0.1", doc: "Address the bounce receiver binds." },
+  {
+    name: "BOUNCE_WEBHOOK_TOKEN",
+    default: "",
+    doc: "Bearer token (at least 32 characters) of POST /bounces, which takes a forwarded report; unset: /bounces is 404.",
+  },
+  {
+    name: "BOUNCE_MAX_BYTES",
+    default: "262144",
+    doc: "Largest report the receiver and the webhook read, in bytes.",
+  },
+  {
+    name: "BOUNCE_SOFT_LIMIT",
+    default: "3",
+    doc: "Soft bounces of one address within 30 days that put it on the account's opt-out-all set.",
+  },
+  {
+    name: "BOUNCE_RATE",
+    default: "60",
+    doc: "Reports a minute one address may send to the receiver or the webhook.",
+  },
 ];
 
 export class ConfigError extends Error {}
@@ -231,6 +278,31 @@ function metricsToken(env: NodeJS.ProcessEnv): Buffer | undefined {
     );
   }
   return metricsTokenHash(token);
+}
+
+/** BOUNCE_WEBHOOK_TOKEN's hash; refused (without echoing it) when too short to be a secret. */
+function bounceToken(env: NodeJS.ProcessEnv): Buffer | undefined {
+  const token = env.BOUNCE_WEBHOOK_TOKEN;
+  if (token === undefined || token === "") return undefined;
+  if (token.length < MIN_METRICS_TOKEN || /\s/.test(token))
+    throw new ConfigError(
+      `BOUNCE_WEBHOOK_TOKEN must be at least ${MIN_METRICS_TOKEN} characters without spaces (as from: openssl rand -hex 16).`,
+    );
+  return metricsTokenHash(token);
+}
+
+function bounceDomain(env: NodeJS.ProcessEnv): string | undefined {
+  const text = (env.BOUNCE_DOMAIN ?? "").trim().toLowerCase();
+  if (text === "") return undefined;
+  if (
+    !/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/.test(
+      text,
+    )
+  )
+    throw new ConfigError(
+      `BOUNCE_DOMAIN must be a domain name, like bounces.example.com; it is "${env.BOUNCE_DOMAIN}".`,
+    );
+  return text;
 }
 
 /** An optional true/false variable (also 1/0, yes/no; any case). */
@@ -309,6 +381,15 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
     metricsTokenHash: metricsToken(env),
     metricsPort: env.METRICS_PORT ? int(env, "METRICS_PORT", 0, 0, 65535) : undefined,
     metricsHost: env.METRICS_HOST || "127.0.0.1",
+    bounce: {
+      domain: bounceDomain(env),
+      smtpPort: env.BOUNCE_SMTP_PORT ? int(env, "BOUNCE_SMTP_PORT", 0, 0, 65535) : undefined,
+      smtpHost: env.BOUNCE_SMTP_HOST || "127.0.0.1",
+      webhookTokenHash: bounceToken(env),
+      maxBytes: int(env, "BOUNCE_MAX_BYTES", 262_144, 1024, 16 * 1024 * 1024),
+      softLimit: int(env, "BOUNCE_SOFT_LIMIT", 3, 1, 1000),
+      perMinute: int(env, "BOUNCE_RATE", 60, 1, 1_000_000),
+    },
   };
 }
 

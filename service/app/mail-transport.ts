@@ -13,6 +13,8 @@ export interface OutgoingMail {
   readonly id: number;
   readonly to_address: string;
   readonly message: string;
+  /** The envelope sender (a VERP address); default: the message's From. */
+  readonly returnPath?: string;
 }
 
 export interface MailTransport {
@@ -171,7 +173,10 @@ export function smtpTransport(url: string, options: SmtpOptions): MailTransport 
         await Promise.race([
           transporter.sendMail({
             raw: mail.message,
-            envelope: { from: fromAddress(mail.message) ?? options.fallbackFrom, to: [mail.to_address] },
+            envelope: {
+              from: mail.returnPath ?? fromAddress(mail.message) ?? options.fallbackFrom,
+              to: [mail.to_address],
+            },
           }),
           timeout,
         ]);

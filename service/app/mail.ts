@@ -66,6 +66,7 @@ export async function queueMail(
   domain: string,
   sendAt: number = now,
 ): Promise<number> {
+  const message = renderMessage(input, sendAt, domain);
   const row = await trx
     .insertInto("mail_outbox")
     .values({
@@ -74,7 +75,8 @@ export async function queueMail(
       priority: outboxPriority(input.kind),
       to_address: input.to.address,
       subject: input.subject,
-      message: renderMessage(input, sendAt, domain),
+      message,
+      message_id: /^Message-ID: <([^>]*)>/m.exec(message)?.[1] ?? null,
       next_attempt_at: sendAt,
       lease_owner: null,
       lease_until: null,

@@ -73,6 +73,13 @@ export interface OutboxOptions {
   readonly retentionMs?: number;
   readonly now?: () => number;
   readonly log?: (entry: Record<string, unknown>) => void;
+  /** The envelope sender of a message (BOUNCE_DOMAIN: its VERP address); default: its From. */
+  readonly returnPath?: (mailId: number) => Promise<string | undefined>;
+  /**
+   * Told in the transaction that makes a message dead because the server refused it (SMTP 5xx): records
+   * the hard bounce (bounces.ts).
+   */
+  readonly onRefused?: (trx: Transaction<Database>, mail: Mail, reason: string, at: number) => Promise<void>;
 }
 
 /** The wait before the attempt after `attempts` failed ones: 1 min doubling, at most `maxIntervalMs`. */
@@ -254,7 +261,8 @@ export class OutboxWorker extends PollingWorker {
     const { db } = this.store;
     const firstAttempt = mail.first_attempt_at ?? now();
     try {
-      await this.transport.send(mail);
+      const returnPath = await this.options.returnPath?.(mail.id);
+      await this.transport.send(returnPath === undefined ? mail : { ...mail, returnPath });
       const at = now();
       const keep = (this.options.retentionMs ?? 0) > 0;
       await db
@@ -285,20 +293,24 @@ export class OutboxWorker extends PollingWorker {
       const reason = (error instanceof Error ? error.message : String(error)).slice(0, 500);
       // The last retry falls at the give-up time itself, so a message is tried for the whole period.
       const next = Math.min(at + retryDelay(attempts, this.options.retryMaxIntervalMs), giveUpAt);
-      await db
-        .updateTable("mail_outbox")
-        .set({
-          state: dead ? "dead" : "queued",
-          attempts,
-          first_attempt_at: firstAttempt,
-          next_attempt_at: dead ? at : next,
-          lease_owner: null,
-          lease_until: null,
-          last_error: reason,
-        })
-        .where("id", "=", mail.id)
-        .where("lease_owner", "=", this.owner)
-        .execute();
+      await this.store.write(async (trx) => {
+        const failed = await trx
+          .updateTable("mail_outbox")
+          .set({
+            state: dead ? "dead" : "queued",
+            attempts,
+            first_attempt_at: firstAttempt,
+            next_attempt_at: dead ? at : next,
+            lease_owner: null,
+            lease_until: null,
+            last_error: reason,
+          })
+          .where("id", "=", mail.id)
+          .where("lease_owner", "=", this.owner)
+          .executeTakeFirst();
+        if (permanent && Number(failed.numUpdatedRows) === 1)
+          await this.options.onRefused?.(trx, mail, reason, at);
+      });
       this.options.log?.({
         msg: "mail delivery failed",
         mailId: mail.id,

@@ -106,6 +106,30 @@ export interface MailOutboxTable {
   first_attempt_at: number | null;
   /** Delivered, whole text still kept since then (OUTBOX_RETENTION_DAYS); null once cut to its headers. */
   retained_since: number | null;
+  /** The message's Message-ID without angle brackets (migration 0011: a returned report names it). */
+  message_id: string | null;
+}
+
+/**
+ * What happened to a message after it left (migration 0011, service/app/bounces.ts): a hard or soft
+ * bounce or a complaint, at most one of each kind per message.
+ */
+export interface MailEventsTable {
+  id: Generated<number>;
+  account_id: number;
+  mail_id: number;
+  sending_id: number | null;
+  subscriber_id: number | null;
+  /** The recipient's lower-cased address. */
+  email_key: string;
+  kind: "hard" | "soft" | "complaint";
+  /** Where it was learnt: smtp (the inbound receiver), webhook, send (an SMTP 5xx at delivery). */
+  source: string;
+  /** RFC 3463 status (5.1.1) or the feedback type (abuse). */
+  status: string;
+  /** The diagnostic, at most 500 characters. */
+  detail: string;
+  created_at: number;
 }
 
 /**
@@ -397,6 +421,7 @@ export interface Database {
   triggers: TriggersTable;
   trigger_fired: TriggerFiredTable;
   auth_throttle: AuthThrottleTable;
+  mail_events: MailEventsTable;
 }
 
 export type Account = Selectable<AccountsTable>;

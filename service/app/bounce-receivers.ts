@@ -1,0 +1,212 @@
+// The two ways reports reach the service (bounces.ts reads and records them):
+//
+// - An inbound SMTP receiver (the `smtp-server` package) on BOUNCE_SMTP_PORT: the MX of BOUNCE_DOMAIN
+//   points at it. It takes mail only for VERP addresses whose mac verifies (any other recipient: 550),
+//   at most 10 recipients per message, no AUTH, messages of at most BOUNCE_MAX_BYTES (larger: 552, read
+//   no further), at most 20 connections at once and BOUNCE_RATE messages a minute from one address
+//   (more: 421 and the connection closes). A message that is no report is accepted and dropped (logged):
+//   refusing it would only make another bounce.
+// - An HTTP webhook, `POST /bounces` on the service's port, for a provider that forwards reports: the body
+//   is the report as a message (message/rfc822), `Authorization: Bearer <BOUNCE_WEBHOOK_TOKEN>` (without
+//   the token set the route is 404). 202 with `{"recorded":n}`; 400 for a body that is no DSN or ARF
+//   report; 401 for a wrong token; 413 past BOUNCE_MAX_BYTES (Content-Length or chunks: reading stops
+//   there); 429 past BOUNCE_RATE a minute from one address.
+//
+// The rate limit is per remote address, a fixed one-minute window, kept for at most 10,000 addresses (the
+// oldest forgotten first), so its memory is bounded whatever the peers do.
+
+import { createHash, timingSafeEqual } from "node:crypto";
+import type http from "node:http";
+import type { AddressInfo } from "node:net";
+import { SMTPServer } from "smtp-server";
+import type { Store } from "../db/database.js";
+import { type BounceOptions, type HandledReport, handleReport, verpMailId } from "./bounces.js";
+import { unsubscribeKey } from "./sendings.js";
+
+const MAX_TRACKED_SOURCES = 10_000;
+const WINDOW_MS = 60_000;
+
+/** Requests per source address per minute (fixed window), bounded memory. */
+export class RateLimiter {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+  constructor(private readonly perMinute: number) {}
+
+  /** True when `source` may go on now (and counts it). */
+  take(source: string, now: number): boolean {
+    let w = this.windows.get(source);
+    if (w === undefined || now - w.start >= WINDOW_MS) {
+      this.windows.delete(source);
+      if (this.windows.size >= MAX_TRACKED_SOURCES) {
+        const oldest = this.windows.keys().next().value;
+        if (oldest !== undefined) this.windows.delete(oldest);
+      }
+      w = { start: now, count: 0 };
+      this.windows.set(source, w);
+    }
+    w.count++;
+    return w.count <= this.perMinute;
+  }
+}
+
+export interface ReceiverOptions extends BounceOptions {
+  readonly maxBytes: number;
+  readonly perMinute: number;
+  readonly now: () => number;
+  readonly log: (entry: Record<string, unknown>) => void;
+}
+
+function logOutcome(
+  log: ReceiverOptions["log"],
+  source: string,
+  handled: HandledReport,
+  extra: Record<string, unknown> = {},
+): void {
+  log({
+    event: handled.report ? "bounce.report" : "bounce.not_a_report",
+    source,
+    recorded: handled.events.map((e) => ({ mail: e.mailId, kind: e.kind, suppressed: e.suppressed })),
+    ...extra,
+  });
+}
+
+/** The inbound SMTP receiver (see the top of this file); listen() it on BOUNCE_SMTP_PORT. */
+export function createBounceSmtpServer(store: Store, options: ReceiverOptions): SMTPServer {
+  const limiter = new RateLimiter(options.perMinute);
+  let key: Buffer | undefined;
+  const server = new SMTPServer({
+    name: "bounces",
+    banner: "bounce receiver",
+    size: options.maxBytes,
+    authOptional: true,
+    disabledCommands: ["AUTH", "STARTTLS"],
+    hideSTARTTLS: true,
+    maxClients: 20,
+    socketTimeout: 30_000,
+    closeTimeout: 5_000,
+    logger: false,
+    onMailFrom(_address, session, callback) {
+      if (!limiter.take(session.remoteAddress, options.now())) {
+        const error = Object.assign(new Error("Too many messages, try again later"), { responseCode: 421 });
+        return callback(error);
+      }
+      callback();
+    },
+    onRcptTo(address, session, callback) {
+      void (async () => {
+        key ??= await unsubscribeKey(store.db);
+        if (session.envelope.rcptTo.length >= 10)
+          return callback(Object.assign(new Error("Too many recipients"), { responseCode: 452 }));
+        if (verpMailId(key, address.address) === undefined)
+          return callback(Object.assign(new Error("No such recipient"), { responseCode: 550 }));
+        callback();
+      })().catch((error: unknown) => callback(error instanceof Error ? error : new Error(String(error))));
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      stream.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= options.maxBytes) chunks.push(chunk);
+      });
+      stream.on("end", () => {
+        if ((stream as { sizeExceeded?: boolean }).sizeExceeded || size > options.maxBytes)
+          return callback(Object.assign(new Error("Message too large"), { responseCode: 552 }));
+        void (async () => {
+          key ??= await unsubscribeKey(store.db);
+          const ids = session.envelope.rcptTo.flatMap((r) => verpMailId(key!, r.address) ?? []);
+          const handled = await handleReport(
+            store,
+            Buffer.concat(chunks),
+            ids,
+            "smtp",
+            options.now(),
+            options,
+          );
+          logOutcome(options.log, "smtp", handled, { from: session.remoteAddress });
+          callback();
+        })().catch((error: unknown) => {
+          options.log({ event: "bounce.error", source: "smtp", err: String(error) });
+          callback(Object.assign(new Error("Try again later"), { responseCode: 451 }));
+        });
+      });
+    },
+  });
+  server.on("error", (error) => options.log({ event: "bounce.smtp_error", err: String(error) }));
+  return server;
+}
+
+/** Listens on port/host; the address it took. */
+export async function listenSmtp(server: SMTPServer, port: number, host: string): Promise<AddressInfo> {
+  const net = (server as unknown as { server: import("node:net").Server }).server;
+  await new Promise<void>((resolve, reject) => {
+    net.once("error", reject);
+    server.listen(port, host, () => {
+      net.off("error", reject);
+      resolve();
+    });
+  });
+  return net.address() as AddressInfo;
+}
+
+export interface WebhookOptions extends ReceiverOptions {
+  /** SHA-256 of BOUNCE_WEBHOOK_TOKEN. */
+  readonly tokenHash: Buffer;
+}
+
+function tokenMatches(req: http.IncomingMessage, hash: Buffer): boolean {
+  const m = /^Bearer\s+(\S{1,512})$/i.exec(req.headers.authorization ?? "");
+  if (m === null) return false;
+  return timingSafeEqual(createHash("sha256").update(m[1]!).digest(), hash);
+}
+
+/** Reads the body up to `max` bytes; undefined when it is longer (reading stops there). */
+function readBody(req: http.IncomingMessage, max: number): Promise<Buffer | undefined> {
+  const declared = Number(req.headers["content-length"] ?? "0");
+  if (declared > max) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (value: Buffer | undefined) => {
+      req.off("data", data).off("end", end).off("error", failed).off("close", failed);
+      resolve(value);
+    };
+    const data = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        req.pause();
+        done(undefined);
+      } else chunks.push(chunk);
+    };
+    const end = () => done(Buffer.concat(chunks));
+    const failed = () => done(undefined);
+    req.on("data", data).on("end", end).on("error", failed).on("close", failed);
+  });
+}
+
+/** `POST /bounces` (see the top of this file). */
+export function bounceWebhook(store: Store, options: WebhookOptions) {
+  const limiter = new RateLimiter(options.perMinute);
+  return async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    const send = (status: number, body: string, extra: Record<string, string> = {}) => {
+      res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", ...extra });
+      res.end(`${body}\n`);
+    };
+    if (req.method !== "POST") return send(405, '{"error":"POST only"}', { allow: "POST" });
+    const source = req.socket.remoteAddress ?? "";
+    if (!limiter.take(source, options.now()))
+      return send(429, '{"error":"too many reports"}', { "retry-after": "60", connection: "close" });
+    if (!tokenMatches(req, options.tokenHash))
+      return send(401, '{"error":"Authorization: Bearer <BOUNCE_WEBHOOK_TOKEN> needed"}', {
+        "www-authenticate": 'Bearer realm="bounces"',
+        connection: "close",
+      });
+    const body = await readBody(req, options.maxBytes);
+    if (body === undefined)
+      return send(413, `{"error":"a report is at most ${options.maxBytes} bytes"}`, { connection: "close" });
+    const handled = await handleReport(store, body, [], "webhook", options.now(), options);
+    logOutcome(options.log, "webhook", handled);
+    if (!handled.report)
+      return send(400, '{"error":"the body is no delivery status notification or feedback report"}');
+    return send(202, JSON.stringify({ recorded: handled.events.length }));
+  };
+}
