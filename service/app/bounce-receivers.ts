@@ -9,7 +9,7 @@
 // - An HTTP webhook, `POST /bounces` on the service's port, for a provider that forwards reports: the body
 //   is the report as a message (message/rfc822), `Authorization: Bearer <BOUNCE_WEBHOOK_TOKEN>` (without
 //   the token set the route is 404). 202 with `{"recorded":n}`; 400 for a body that is no DSN or ARF
-//   report; 401 for a wrong token; 413 past BOUNCE_MAX_BYTES (Content-Length or chunks: reading stops
+//   report; 503 while 16 reports wait to be read; 401 for a wrong token; 413 past BOUNCE_MAX_BYTES (Content-Length or chunks: reading stops
 //   there); 429 past BOUNCE_RATE a minute from one address.
 //
 // The rate limit is per remote address, a fixed one-minute window, kept for at most 10,000 addresses (the
@@ -20,7 +20,13 @@ import type http from "node:http";
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
 import type { Store } from "../db/database.js";
-import { type BounceOptions, type HandledReport, handleReport, verpMailId } from "./bounces.js";
+import {
+  type BounceOptions,
+  type HandledReport,
+  ReportsBusyError,
+  handleReport,
+  verpMailId,
+} from "./bounces.js";
 import { unsubscribeKey } from "./sendings.js";
 
 const MAX_TRACKED_SOURCES = 10_000;
@@ -125,7 +131,8 @@ export function createBounceSmtpServer(store: Store, options: ReceiverOptions): 
           logOutcome(options.log, "smtp", handled, { from: session.remoteAddress });
           callback();
         })().catch((error: unknown) => {
-          options.log({ event: "bounce.error", source: "smtp", err: String(error) });
+          if (!(error instanceof ReportsBusyError))
+            options.log({ event: "bounce.error", source: "smtp", err: String(error) });
           callback(Object.assign(new Error("Try again later"), { responseCode: 451 }));
         });
       });
@@ -203,7 +210,14 @@ export function bounceWebhook(store: Store, options: WebhookOptions) {
     const body = await readBody(req, options.maxBytes);
     if (body === undefined)
       return send(413, `{"error":"a report is at most ${options.maxBytes} bytes"}`, { connection: "close" });
-    const handled = await handleReport(store, body, [], "webhook", options.now(), options);
+    let handled: HandledReport;
+    try {
+      handled = await handleReport(store, body, [], "webhook", options.now(), options);
+    } catch (error) {
+      if (error instanceof ReportsBusyError)
+        return send(503, '{"error":"busy: try again later"}', { "retry-after": "5" });
+      throw error;
+    }
     logOutcome(options.log, "webhook", handled);
     if (!handled.report)
       return send(400, '{"error":"the body is no delivery status notification or feedback report"}');

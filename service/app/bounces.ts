@@ -113,9 +113,43 @@ function messageIdsOf(headersText: string): string[] {
   return m === null ? [] : [m[1]!];
 }
 
-/** A report (DSN or ARF) read by mailparser; undefined when it is neither. */
+/** Reports parsed at once in this process; more wait in turn (at most MAX_WAITING). */
+let parsing: Promise<unknown> = Promise.resolve();
+let waiting = 0;
+const MAX_WAITING = 16;
+
+/** Too many reports wait to be parsed: the receiver answers 451 / 503 and the sender tries later. */
+export class ReportsBusyError extends Error {}
+
+/**
+ * A report (DSN or ARF) read by postal-mime; undefined when it is neither (or MIME it will not read: more
+ * than 20 levels of nesting, more than 32 KiB of headers in all). One parse at a time per process, so
+ * hostile reports sent at once cannot stack on the event loop; ReportsBusyError past MAX_WAITING.
+ */
 export async function parseReport(raw: Buffer): Promise<ParsedReport | undefined> {
-  const mail = await PostalMime.parse(raw, { attachmentEncoding: "utf8", forceRfc822Attachments: true });
+  if (waiting >= MAX_WAITING) throw new ReportsBusyError("too many reports are being read");
+  waiting++;
+  const turn = parsing.then(() => parseOne(raw));
+  parsing = turn.catch(() => undefined);
+  try {
+    return await turn;
+  } finally {
+    waiting--;
+  }
+}
+
+async function parseOne(raw: Buffer): Promise<ParsedReport | undefined> {
+  let mail: Awaited<ReturnType<typeof PostalMime.parse>>;
+  try {
+    mail = await PostalMime.parse(raw, {
+      attachmentEncoding: "utf8",
+      forceRfc822Attachments: true,
+      maxNestingDepth: 20,
+      maxHeadersSize: 32_768,
+    });
+  } catch {
+    return undefined; // not MIME it will read: no report
+  }
   const verdicts: Verdict[] = [];
   const messageIds: string[] = [];
   let report = false;
