@@ -6,6 +6,7 @@
 import type http from "node:http";
 import type { AddressInfo } from "node:net";
 import pino, { type Logger } from "pino";
+import pinoPretty from "pino-pretty";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { createNodeServer } from "../generated/runtime/server-listen.js";
 import { type CallEvent, createHandler } from "../generated/server.js";
@@ -82,7 +83,21 @@ async function listen(server: http.Server, port: number | undefined, host: strin
 }
 
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
-  const logger = pino({ level: config.logLevel, base: undefined }, options.logDestination ?? process.stdout);
+  const destination = options.logDestination ?? process.stdout;
+  const pretty =
+    config.logFormat === "pretty" ||
+    (config.logFormat === "auto" && (destination as { isTTY?: boolean }).isTTY === true);
+  const logger = pino(
+    { level: config.logLevel, base: undefined },
+    pretty
+      ? pinoPretty({
+          destination,
+          colorize: (destination as { isTTY?: boolean }).isTTY === true,
+          sync: true,
+          translateTime: "SYS:HH:MM:ss.l",
+        })
+      : destination,
+  );
   const store = await openStore(config.databaseUrl, {
     sqliteSync: config.sqliteSync,
     poolSize: config.databasePool,

@@ -36,6 +36,8 @@ export interface Config {
   /** MAIL_FROM was set (else mailFrom is made up from PUBLIC_URL's host, and the start warns). */
   readonly mailFromSet: boolean;
   readonly logLevel: string;
+  /** LOG_FORMAT: json lines, or pretty (human-readable); auto: pretty when standard output is a terminal. */
+  readonly logFormat: "json" | "pretty" | "auto";
   readonly sqliteSync: "FULL" | "NORMAL";
   readonly databasePool: number;
   readonly jobLeaseMs: number;
@@ -159,6 +161,11 @@ export const OPTIONS: readonly Option[] = [
     doc: "From address of service mail when the account and list set none (unset: the start logs a warning).",
   },
   { name: "LOG_LEVEL", default: "info", doc: "pino level: fatal, error, warn, info, debug, silent." },
+  {
+    name: "LOG_FORMAT",
+    default: "auto",
+    doc: "json (one JSON line per entry), pretty (human-readable, pino-pretty) or auto: pretty when standard output is a terminal, else json.",
+  },
   {
     name: "SQLITE_SYNC",
     default: "FULL",
@@ -305,6 +312,13 @@ function bounceDomain(env: NodeJS.ProcessEnv): string | undefined {
   return text;
 }
 
+function logFormat(env: NodeJS.ProcessEnv): "json" | "pretty" | "auto" {
+  const text = (env.LOG_FORMAT ?? "").trim().toLowerCase();
+  if (text === "") return "auto";
+  if (text === "json" || text === "pretty" || text === "auto") return text;
+  throw new ConfigError(`LOG_FORMAT must be json, pretty or auto; it is "${env.LOG_FORMAT}".`);
+}
+
 /** An optional true/false variable (also 1/0, yes/no; any case). */
 function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
   const text = (env[name] ?? "").trim().toLowerCase();
@@ -371,6 +385,7 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
     mailFrom: env.MAIL_FROM || `no-reply@${publicHost.replace(/^\[|\]$/g, "")}`,
     mailFromSet: (env.MAIL_FROM ?? "") !== "",
     logLevel: env.LOG_LEVEL || "info",
+    logFormat: logFormat(env),
     sqliteSync: sync,
     databasePool: int(env, "DATABASE_POOL", 10, 1, 1000),
     jobLeaseMs: int(env, "JOB_LEASE_MS", 30_000, 100, 3600_000),

@@ -37,6 +37,46 @@ describe("DATABASE_URL on SQLite", () => {
   });
 });
 
+describe("LOG_FORMAT", () => {
+  /** The start's log lines of an app on a fresh SQLite database, written to a stream (a terminal or not). */
+  const startLines = async (env: Record<string, string>, tty: boolean): Promise<string> => {
+    let text = "";
+    const sink = Object.assign(
+      new Writable({
+        write(chunk: Buffer, _e, done) {
+          text += chunk.toString("utf8");
+          done();
+        },
+      }),
+      tty ? { isTTY: true } : {},
+    );
+    const app = await createApp(
+      readConfig({ DATABASE_URL: await freshDatabaseUrl("sqlite", "logformat"), PORT: "0", ...env }),
+      { logDestination: sink },
+    );
+    await app.start();
+    await app.close();
+    return text;
+  };
+
+  it("json lines by default off a terminal; human-readable lines on one or with LOG_FORMAT=pretty", async () => {
+    const json = await startLines({}, false);
+    expect(
+      json
+        .split("\n")
+        .filter((l) => l !== "")
+        .every((l) => l.startsWith("{")),
+    ).toBe(true);
+    const pretty = await startLines({ LOG_FORMAT: "pretty" }, false);
+    expect(pretty).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: MAIL_FROM is not set/m);
+    expect(pretty).not.toMatch(/^\{/m);
+    const tty = await startLines({}, true);
+    expect(tty).toContain("MAIL_FROM is not set");
+    expect(tty).not.toMatch(/^\{/m);
+    expect(() => readConfig({ LOG_FORMAT: "xml" })).toThrow("LOG_FORMAT must be json, pretty or auto");
+  });
+});
+
 describeEngines("walk-through papercuts", (engine) => {
   let svc: TestService;
   let files: Server;
