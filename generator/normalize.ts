@@ -11,6 +11,7 @@ import {
   type DataSetModel,
   type EnumModel,
   type FieldModel,
+  type HeaderModel,
   type OperationModel,
   type ParamModel,
   type RecordModel,
@@ -27,6 +28,7 @@ import {
   type SpecCheck,
   type SpecColumn,
   type SpecDocument,
+  type SpecHeader,
   type SpecOperation,
   type SpecParam,
   type SpecRule,
@@ -207,15 +209,38 @@ function normalizeModel(doc: SpecDocument, options: NormalizeOptions): ServiceMo
       ...(spec.property === undefined || spec.property === spec.name ? {} : { property: spec.property }),
     }),
   );
+  const credentialsHeader = doc.service.credentialsHeader;
+  /**
+   * An operation's headers in spec order; the credentials header (spec `service.credentialsHeader`) first,
+   * in and required, unless the operation lists it itself (then as it says, marked the credential).
+   */
+  const headers = (specs: readonly SpecHeader[]): HeaderModel[] => {
+    const listed = specs.map(
+      (spec): HeaderModel => ({
+        record: types.record(spec.record),
+        direction: spec.direction ?? "in",
+        ...(spec.required === true ? { required: true as const } : {}),
+        ...(spec.record === credentialsHeader ? { credential: true as const } : {}),
+      }),
+    );
+    if (credentialsHeader === undefined || specs.some((spec) => spec.record === credentialsHeader))
+      return listed;
+    return [
+      { record: types.record(credentialsHeader), direction: "in", required: true, credential: true },
+      ...listed,
+    ];
+  };
   const operations = doc.groups.flatMap((group) =>
     group.operations.map((op): OperationModel => {
       const opResult = types.result(op, dataSets);
+      const opHeaders = headers(op.headers ?? []);
       return {
         name: op.name,
         group: group.name,
         params: [...credentials, ...(op.params ?? []).map((spec) => param(spec, false))],
         checks: [...(op.checks ?? []).map(checkModel), ...columnNameChecks(opResult)],
         result: opResult,
+        ...(opHeaders.length > 0 ? { headers: opHeaders } : {}),
         ...(op.effect === undefined ? {} : { effect: op.effect }),
       };
     }),

@@ -21,8 +21,17 @@ export interface SpecService {
   readonly doc: string;
   /** Parameters every operation takes first; each may name its `property` (the config and context key). */
   readonly credentials?: readonly SpecParam[];
+  /** The record of a SOAP header every operation takes as its credentials (not with `credentials`). */
+  readonly credentialsHeader?: string;
   /** The bindings offered; all four when absent. */
   readonly bindings?: readonly BindingName[];
+}
+
+/** A SOAP header of an operation: a record, its direction (default in) and whether it is required. */
+export interface SpecHeader {
+  readonly record: string;
+  readonly direction?: "in" | "out" | "inOut";
+  readonly required?: boolean;
 }
 
 /**
@@ -137,6 +146,7 @@ export interface SpecOperation {
   readonly name: string;
   readonly doc: string;
   readonly params?: readonly SpecParam[];
+  readonly headers?: readonly SpecHeader[];
   readonly checks?: readonly SpecCheck[];
   /** Absent: the operation returns nothing (void). */
   readonly result?: SpecResult;

@@ -164,6 +164,19 @@ export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[]
     }
   });
 
+  // A credentials header: its fields are the config's credential keys, as credential properties are.
+  const headerName = service.credentialsHeader;
+  const header =
+    headerName !== undefined && Object.hasOwn(records, headerName) ? records[headerName] : undefined;
+  header?.fields.forEach((field, i) => {
+    if (configKeys.has(field.name) || !isIdentifier(field.name) || field.name === "__proto__") {
+      report(
+        ["records", headerName!, "fields", i, "name"],
+        `field "${field.name}" of the credentials header ${headerName} is a key of the client's config (one of its credentials), but ${configKeys.has(field.name) ? `the config uses it itself (${CLIENT_CONFIG_KEYS.join(", ")})` : "it is not a usable JavaScript property name"}; rename the field`,
+      );
+    }
+  });
+
   const operations = doc.groups.flatMap((group, g) =>
     group.operations.map((op, o) => ({ op, path: ["groups", g, "operations", o] as SpecPath })),
   );

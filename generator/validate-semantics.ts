@@ -222,6 +222,48 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
 
   credentials.forEach((param, i) => checkParam(param, ["service", "credentials", i]));
 
+  /** Reports a header record that is not a record of the spec. */
+  const checkHeaderRecord = (record: string, path: SpecPath): boolean => {
+    if (Object.hasOwn(records, record)) return true;
+    report(
+      path,
+      `SOAP header "${record}" is not a record${didYouMean(record, Object.keys(records), quoted)}; a header holds a record of the spec's records`,
+    );
+    return false;
+  };
+  const credentialsHeader = doc.service.credentialsHeader;
+  if (credentialsHeader !== undefined) {
+    checkHeaderRecord(credentialsHeader, ["service", "credentialsHeader"]);
+    if (credentials.length > 0)
+      report(
+        ["service", "credentialsHeader"],
+        "credentialsHeader and credentials cannot be used together: the credentials come either in a header or as parameters",
+      );
+  }
+  for (const { op, path } of operations) {
+    const headers = op.headers ?? [];
+    headers.forEach((header, i) => {
+      const headerPath = [...path, "headers", i];
+      checkHeaderRecord(header.record, [...headerPath, "record"]);
+      if (header.required === true && header.direction === "out")
+        report(
+          [...headerPath, "required"],
+          `header "${header.record}" of ${op.name} is out (answered by the server), so it cannot be required`,
+        );
+      if (header.record === credentialsHeader && header.direction === "out")
+        report(
+          [...headerPath, "direction"],
+          `header "${header.record}" of ${op.name} is the credentials header, which the client sends: it cannot be out`,
+        );
+    });
+    uniqueNames(
+      `SOAP header of ${op.name}`,
+      headers.map((h, i) => ({ name: h.record, path: [...path, "headers", i, "record"] })),
+    );
+    if (op.oneWay && headers.some((h) => h.direction !== "in"))
+      report([...path, "headers"], `${op.name} is oneWay, so it answers nothing: its headers can only be in`);
+  }
+
   for (const { op, path } of operations) {
     const params = op.params ?? [];
     const credentialNames = new Set(credentials.map((p) => p.name));

@@ -6,7 +6,11 @@ import { checkPublicUrl, type EndpointUrlOptions } from "./endpoint-url.js";
 import { clientError, ErrorCodes, ServiceError } from "./errors.js";
 import type { DataSetResult, DataSetRows } from "./dataset.js";
 import {
+  headerIsAnswered,
+  headerIsSent,
   type ClientOperationModel,
+  type HeaderTypes,
+  type NoHeaders,
   type OperationModel,
   type ServiceModel,
   offeredBindings,
@@ -42,13 +46,25 @@ export type AnyCredentials = Readonly<Record<string, unknown>>;
  * What a handler learns about the call besides its parameters. generated/server.ts exports
  * `CallContext = CallContextOf<{Service}Credentials>`.
  */
-export interface CallContextOf<Credentials extends object> {
+export interface CallContextOf<Credentials extends object, Headers extends HeaderTypes = NoHeaders> {
   readonly operation: string;
   /**
    * The credentials (the parameters every operation takes first, spec `service.credentials`) as received
-   * and validated, each under its `property`; an absent optional one is undefined.
+   * and validated, each under its `property`; an absent optional one is undefined. With a credentials
+   * header (spec `service.credentialsHeader`), that header's fields as received.
    */
   readonly credentials: Readonly<Credentials>;
+  /**
+   * The SOAP headers the operation takes (in and inOut, the credentials header aside) that came, by name;
+   * a required one is always there. Empty on HTTP GET and POST, which carry no headers.
+   */
+  readonly soapHeaders: Readonly<Headers["in"]>;
+  /**
+   * The SOAP headers the operation answers (out and inOut), by name: set one to send it back; one left
+   * unset (or null) is not written, as ASMX leaves out a null header. An inOut header starts as received,
+   * as in ASMX. Not sent on HTTP GET and POST.
+   */
+  readonly replyHeaders: Headers["out"];
   readonly binding: BindingName;
   readonly requestId: string;
   readonly remoteAddress: string;
@@ -72,10 +88,10 @@ export type Returned<Result> = Result extends DataSetResult<infer Row> ? DataSet
 
 /** The handler of an operation descriptor. */
 export type HandlerOf<Op, Credentials extends object = AnyCredentials> =
-  Op extends ClientOperationModel<infer Params, infer Result>
+  Op extends ClientOperationModel<infer Params, infer Result, infer Headers>
     ? (
         params: Received<Params>,
-        context: CallContextOf<Credentials>,
+        context: CallContextOf<Credentials, Headers>,
       ) => Promise<Returned<Result>> | Returned<Result>
     : never;
 
@@ -197,7 +213,10 @@ function requestIdOf(seq: number): string {
  */
 class RequestContext implements CallContext {
   readonly operation: string;
-  readonly credentials: AnyCredentials;
+  /** Set once more by the server core when the credentials come in a header. */
+  credentials: AnyCredentials;
+  soapHeaders: Readonly<Record<string, unknown>> = NO_HEADERS;
+  replyHeaders: Record<string, unknown> = NO_HEADERS;
   readonly binding: BindingName;
   readonly remoteAddress: string;
   private readonly call: IncomingCall;
@@ -245,6 +264,9 @@ class RequestContext implements CallContext {
       this.controller.abort(timeoutReason());
   }
 }
+
+/** The headers of an operation without any (or of a call on HTTP GET/POST): nothing to read, nothing to set. */
+const NO_HEADERS: Record<string, unknown> = Object.freeze(Object.create(null) as Record<string, unknown>);
 
 /** The same reason AbortSignal.timeout gives. */
 function timeoutReason(): DOMException {
@@ -453,6 +475,58 @@ export function createServiceCore(
     for (const [name, property] of credentialKeys.get(op) ?? []) credentials[property] = values[name];
     return credentials;
   }
+  /** Per operation with headers: the credentials header's name, the other headers taken, those answered. */
+  const headerPlans = new Map(
+    service.operations.flatMap((op) => {
+      const headers = op.headers ?? [];
+      if (headers.length === 0) return [];
+      return [
+        [
+          op,
+          {
+            credential: headers.find((h) => h.credential)?.record.name,
+            taken: headers.filter((h) => headerIsSent(h) && !h.credential).map((h) => h.record.name),
+            answered: headers.filter(headerIsAnswered),
+            required: headers.find((h) => h.required && headerIsSent(h))?.record.name,
+          },
+        ] as const,
+      ];
+    }),
+  );
+  /**
+   * Fills the context's headers and, with a credentials header, its credentials. A call on HTTP GET/POST
+   * carries no headers: one that requires a header is refused there.
+   */
+  function withHeaders(
+    context: RequestContext,
+    op: OperationModel,
+    binding: ServerBinding,
+    received: Readonly<Record<string, unknown>> | undefined,
+  ): void {
+    const plan = headerPlans.get(op);
+    if (plan === undefined) return;
+    if (binding.presence === "field" && plan.required !== undefined) {
+      throw clientError(
+        ErrorCodes.MustUnderstand,
+        `${op.name} requires the SOAP header ${plan.required}, which ${binding.name} cannot carry: call it over SOAP.`,
+        { parameter: plan.required },
+      );
+    }
+    const soapHeaders = Object.create(null) as Record<string, unknown>;
+    for (const name of plan.taken)
+      if (received !== undefined && Object.hasOwn(received, name)) soapHeaders[name] = received[name];
+    context.soapHeaders = soapHeaders;
+    if (plan.answered.length > 0) {
+      const reply = Object.create(null) as Record<string, unknown>;
+      // An inOut header goes back as received unless the handler changes it, as in ASMX.
+      for (const h of plan.answered)
+        if (h.direction === "inOut" && Object.hasOwn(soapHeaders, h.record.name))
+          reply[h.record.name] = soapHeaders[h.record.name];
+      context.replyHeaders = reply;
+    }
+    if (plan.credential !== undefined)
+      context.credentials = (received?.[plan.credential] ?? {}) as AnyCredentials;
+  }
 
   // Routing and the 415/405 answers live in protocol/route.ts (easgen docs/wire.md §1a).
   const router = createRouter(bindings);
@@ -524,9 +598,10 @@ export function createServiceCore(
     values: ParamValues,
     seq: number,
     observer?: Observer,
+    replyHeaders?: Readonly<Record<string, unknown>>,
   ): WireResponse {
     try {
-      return binding.encodeResponse(op, result, values);
+      return binding.encodeResponse(op, result, values, replyHeaders);
     } catch (error) {
       observer?.failed(error);
       return failure(binding, error, op, seq);
@@ -624,14 +699,15 @@ export function createServiceCore(
       observer?.operation(op.name);
       const values = readParams(op, decoded.texts, binding.presence);
       const context = new RequestContext(op.name, credentialsOf(op, values), binding.name, call, seq);
+      withHeaders(context, op, binding, decoded.headers);
       const handler = handlers[op.name] as (params: unknown, context: CallContext) => unknown;
       if (op.result.kind === "oneWay" && binding.presence === "element")
         return runOneWay(binding, op, handler, values, context, seq);
       const result = handler.call(implementation, handlerParams(op, values), context);
-      if (!isThenable(result)) return binding.encodeResponse(op, result, values);
+      if (!isThenable(result)) return binding.encodeResponse(op, result, values, context.replyHeaders);
       const known = op;
       return withinTime(result, context, handlerTimeoutMs).then(
-        (value) => encode(binding, known, value, values, seq, observer),
+        (value) => encode(binding, known, value, values, seq, observer, context.replyHeaders),
         (error: unknown) => fail(error, known),
       );
     } catch (error) {

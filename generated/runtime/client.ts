@@ -6,9 +6,10 @@
 import { DEFAULT_MAX_ATTRIBUTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_ELEMENTS } from "./xml/tree.js";
 import { readAnswer } from "./client-response.js";
 import { ClientCallError, TimeoutError, TransportError } from "./errors.js";
-import type { ClientOperationModel, ClientServiceModel, BindingName } from "./model.js";
+import type { ClientOperationModel, ClientServiceModel, BindingName, HeaderTypes } from "./model.js";
 import { writeParams, type ParamValues } from "./params.js";
 import type { ClientBinding, ClientBindingFactory, WireResponse, XmlReader } from "./protocol/binding.js";
+import { headerHooks } from "./protocol/header-codec.js";
 
 /** .NET's SoapHttpClientProtocol.Timeout default. */
 export const DEFAULT_TIMEOUT_MS = 100_000;
@@ -42,6 +43,11 @@ export interface ClientBaseOptions {
   readonly maxElements?: number;
   /** Extra request headers sent with every call (for example a proxy's authorization). */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * SOAP headers sent with every call over SOAP, by header (record) name: each call sends those its
+   * operation takes (a call's own `soapHeaders` replace them). The HTTP bindings carry none.
+   */
+  readonly soapHeaders?: Readonly<Record<string, unknown>>;
 }
 
 /** How answers are read: the bytes decoded to text, then the text parsed to a tree. */
@@ -60,7 +66,14 @@ export interface ClientPlatform {
  * `ClientOptions = ClientOptionsOf<{Service}Credentials>` (the credential properties typed from the spec,
  * required where the spec requires them).
  */
-export type ClientOptionsOf<Credentials extends object> = ClientBaseOptions & Readonly<Credentials>;
+export type ClientOptionsOf<Credentials extends object, SoapHeaders extends object = object> = Omit<
+  ClientBaseOptions,
+  "soapHeaders"
+> &
+  Readonly<Credentials> & {
+    /** SOAP headers sent with every call over SOAP (ClientBaseOptions.soapHeaders), typed by name. */
+    readonly soapHeaders?: Readonly<Partial<SoapHeaders>>;
+  };
 
 /** The platform createClientWith takes besides the options. */
 export interface ClientPlatformOption {
@@ -72,8 +85,10 @@ export interface ClientPlatformOption {
 }
 
 /** createClientWith's options: the client's options and the platform. */
-export type ClientWithOptionsOf<Credentials extends object> = ClientOptionsOf<Credentials> &
-  ClientPlatformOption;
+export type ClientWithOptionsOf<
+  Credentials extends object,
+  SoapHeaders extends object = object,
+> = ClientOptionsOf<Credentials, SoapHeaders> & ClientPlatformOption;
 
 /** What createClient takes besides the client's options. */
 export interface ClientBindingOption<Binding extends BindingName = BindingName> {
@@ -87,7 +102,8 @@ export interface ClientBindingOption<Binding extends BindingName = BindingName> 
 export type ClientConfigOf<
   Credentials extends object,
   Binding extends BindingName = BindingName,
-> = ClientOptionsOf<Credentials> & ClientBindingOption<Binding>;
+  SoapHeaders extends object = object,
+> = ClientOptionsOf<Credentials, SoapHeaders> & ClientBindingOption<Binding>;
 
 /** Credentials of no particular service: what the runtime itself reads (each under its property). */
 export type AnyCredentials = Readonly<Record<string, unknown>>;
@@ -105,6 +121,7 @@ const CONFIG_KEYS: Readonly<Record<ConfigKey, true>> = {
   maxResponseBytes: true,
   maxElements: true,
   headers: true,
+  soapHeaders: true,
   platform: true,
   binding: true,
   xmlReader: true,
@@ -119,14 +136,22 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
 }
 
+/** A call's options for an operation whose SOAP headers are `Headers` (HeaderTypes). */
+export interface CallOptionsFor<Headers extends HeaderTypes> extends CallOptions {
+  /** SOAP headers for this call, by name, instead of the client's `soapHeaders` (the HTTP bindings carry none). */
+  readonly soapHeaders?: Readonly<Partial<Headers["in"]>>;
+  /** Told the SOAP headers the answer carries (out and inOut), by name, before the call resolves. */
+  readonly onSoapHeaders?: (headers: Partial<Headers["out"]>) => void;
+}
+
 export interface ClientCore {
   readonly endpointUrl: string;
   readonly binding: ClientBinding;
   /** One call of `op`; the result's type is the descriptor's. */
-  call<Params, Result>(
-    op: ClientOperationModel<Params, Result>,
+  call<Params, Result, Headers extends HeaderTypes>(
+    op: ClientOperationModel<Params, Result, Headers>,
     params: NoInfer<Params>,
-    options?: CallOptions,
+    options?: CallOptionsFor<NoInfer<Headers>>,
   ): Promise<Result>;
 }
 
@@ -135,11 +160,11 @@ export interface ClientCore {
  * (an operation that takes only the credentials, which the client adds).
  */
 export type OperationMethod<Op> =
-  Op extends ClientOperationModel<infer Params, infer Result>
+  Op extends ClientOperationModel<infer Params, infer Result, infer Headers>
     ? // biome-ignore lint/complexity/noBannedTypes: `{} extends P` asks whether every parameter is optional
       {} extends Params
-      ? (params?: Params, options?: CallOptions) => Promise<Result>
-      : (params: Params, options?: CallOptions) => Promise<Result>
+      ? (params?: Params, options?: CallOptionsFor<Headers>) => Promise<Result>
+      : (params: Params, options?: CallOptionsFor<Headers>) => Promise<Result>
     : never;
 
 /** One method per descriptor, under the descriptor's key (its JSDoc carries over to the method). */
@@ -150,7 +175,10 @@ export function bindOperations<Ops extends { readonly [Name in keyof Ops]: Clien
   operations: Ops,
   core: ClientCore,
 ): ClientOf<Ops> {
-  const methods: Record<string, (params?: object, options?: CallOptions) => Promise<unknown>> = {};
+  const methods: Record<
+    string,
+    (params?: object, options?: CallOptionsFor<HeaderTypes>) => Promise<unknown>
+  > = {};
   for (const [name, op] of Object.entries<ClientOperationModel>(operations)) {
     methods[name] = (params = {}, options) => core.call(op, params, options);
   }
@@ -205,14 +233,13 @@ export function createClientCore(
   }
   const url = endpointUrl(config.baseUrl, service.endpoint);
   const fetchFn = config.fetch ?? globalThis.fetch;
-
   return {
     endpointUrl: url,
     binding,
-    async call<Params, Result>(
-      op: ClientOperationModel<Params, Result>,
+    async call<Params, Result, Headers extends HeaderTypes>(
+      op: ClientOperationModel<Params, Result, Headers>,
       params: Params,
-      options: CallOptions = {},
+      options: CallOptionsFor<Headers> = {},
     ): Promise<Result> {
       // Params is an object type in every descriptor (the generated Params types). Copied to an object
       // without a prototype, so that parameters named __proto__, constructor or toString are plain keys.
@@ -223,7 +250,18 @@ export function createClientCore(
         const key = p.property ?? p.name;
         values[p.name] = Object.hasOwn(config, key) ? (config as AnyCredentials)[key] : undefined;
       }
-      const request = binding.encodeRequest(op, writeParams(op, values));
+      let request = binding.encodeRequest(op, writeParams(op, values));
+      // SOAP headers: the model of a service with headers registers their codec (header-codec.ts).
+      const codec = op.headers && headerHooks.codec;
+      if (codec)
+        request = codec.attach(
+          request,
+          op,
+          options.soapHeaders ?? config.soapHeaders,
+          config,
+          binding.name,
+          service.namespace,
+        );
       const target = url + request.path + (request.query ? `?${request.query}` : "");
       const caller = options.signal;
       // A timer of our own (none for 0 or Infinity), cleared when the exchange ends, rather than
@@ -266,7 +304,13 @@ export function createClientCore(
         clearTimeout(timer);
       }
       // The binding reads the answer by the descriptor's result model, which Result is the type of.
-      return binding.decodeResponse(op, response, values) as Result;
+      const received = options.onSoapHeaders as ((headers: object) => void) | undefined;
+      return binding.decodeResponse(
+        op,
+        response,
+        values,
+        codec && received && ((root) => received(codec.read(op, root, service.namespace))),
+      ) as Result;
     },
   };
 }

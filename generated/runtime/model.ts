@@ -185,6 +185,44 @@ export interface DataSetModel {
   readonly columns: readonly ColumnModel[];
 }
 
+/** Which way a SOAP header goes: sent by the client, answered by the server, or both. */
+export type HeaderDirection = "in" | "out" | "inOut";
+
+/**
+ * A SOAP header of an operation (ASMX's [SoapHeader]): an element named as its record, in the service
+ * namespace, holding the record's fields. HTTP GET and POST carry none.
+ */
+export interface HeaderModel {
+  readonly record: RecordModel;
+  readonly direction: HeaderDirection;
+  /** An in or inOut header every call must carry (the server refuses a call without it). */
+  readonly required?: true;
+  /**
+   * The service's credentials (spec `service.credentialsHeader`): the client fills it from its config, the
+   * server hands it to the handler as context.credentials.
+   */
+  readonly credential?: true;
+}
+
+/** Whether the client sends the header (in, inOut). */
+export const headerIsSent = (header: HeaderModel): boolean => header.direction !== "out";
+/** Whether the server answers the header (out, inOut). */
+export const headerIsAnswered = (header: HeaderModel): boolean => header.direction !== "in";
+
+/** The TypeScript types of an operation's headers: those sent (`in`) and those answered (`out`), by name. */
+export interface HeaderTypes {
+  readonly in: object;
+  readonly out: object;
+}
+
+/** An operation without headers. */
+export interface NoHeaders {
+  // biome-ignore lint/complexity/noBannedTypes: no header at all
+  readonly in: {};
+  // biome-ignore lint/complexity/noBannedTypes: no header at all
+  readonly out: {};
+}
+
 export type ResultModel =
   /** `nullable`: a value type that may be null (.NET `int?`), `xsi:nil` on the wire. */
   | { readonly kind: "scalar"; readonly type: SoapType; readonly nullable?: true }
@@ -211,21 +249,27 @@ export type ResultModel =
  * never set), so the client and the server take their method types from the descriptors (ClientOf,
  * HandlersOf).
  */
-export interface ClientOperationModel<Params = unknown, Result = unknown> {
-  /** Never present at run time: carries Params and Result for the type checker. */
-  readonly "~types"?: { readonly params: Params; readonly result: Result };
+export interface ClientOperationModel<
+  Params = unknown,
+  Result = unknown,
+  Headers extends HeaderTypes = HeaderTypes,
+> {
+  /** Never present at run time: carries Params, Result and Headers for the type checker. */
+  readonly "~types"?: { readonly params: Params; readonly result: Result; readonly headers: Headers };
   readonly name: string;
   /** Credentials first, then the operation's own parameters, in wire order. */
   readonly params: readonly ClientParamModel[];
   readonly result: ResultModel;
+  /** Its SOAP headers, in the WSDL's order; absent when it has none. */
+  readonly headers?: readonly HeaderModel[] | undefined;
 }
 
 /**
  * One operation as the server reads it: its parameters with rules and defaults, its checks, its group, and
  * whether it changes data.
  */
-export interface OperationModel<Params = unknown, Result = unknown>
-  extends ClientOperationModel<Params, Result> {
+export interface OperationModel<Params = unknown, Result = unknown, Headers extends HeaderTypes = HeaderTypes>
+  extends ClientOperationModel<Params, Result, Headers> {
   readonly group: string;
   readonly params: readonly ParamModel[];
   readonly checks: readonly CheckModel[];
@@ -241,6 +285,10 @@ export type ParamsOf<Op> = Op extends ClientOperationModel<infer Params, unknown
 
 /** The result type of an operation descriptor. */
 export type ResultOf<Op> = Op extends ClientOperationModel<unknown, infer Result> ? Result : never;
+
+/** The header types of an operation descriptor. */
+export type HeadersOf<Op> =
+  Op extends ClientOperationModel<unknown, unknown, infer Headers> ? Headers : NoHeaders;
 
 export interface GroupModel {
   readonly name: string;

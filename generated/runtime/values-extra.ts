@@ -43,8 +43,9 @@ function formatUInt64(value: unknown): string {
 /** xs:float: a number holding the single-precision value (Math.fround); values past ±3.4028235E+38 are refused. */
 export function parseFloat32(text: string): number {
   const t = trimXml(text);
-  if (t === "INF") return Infinity;
-  if (t === "-INF") return -Infinity;
+  // .NET's spellings too, as XmlConvert reads them (it falls back to Double.Parse).
+  if (t === "INF" || t === "Infinity") return Infinity;
+  if (t === "-INF" || t === "-Infinity") return -Infinity;
   if (t === "NaN") return NaN;
   if (!DOUBLE_RE.test(t)) throw new ConversionError("float", "is not a number");
   const n = Math.fround(Number(t));

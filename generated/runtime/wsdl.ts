@@ -8,6 +8,8 @@ import type { ServiceDocs } from "./docs.js";
 import { escapeMarkup, XML_REFERENCES } from "./markup.js";
 import { soapActionOf } from "./protocol/soap.js";
 import {
+  headerIsAnswered,
+  headerIsSent,
   type OperationModel,
   type RecordModel,
   type ResultModel,
@@ -141,6 +143,7 @@ function msTypesUsed(operations: readonly OperationModel[]): SoapType[] {
   };
   for (const op of operations) {
     for (const p of op.params) walk(p.type);
+    for (const h of op.headers ?? []) walk({ kind: "record", record: h.record });
     const result = resultType(op.result);
     if (result) walk(result);
   }
@@ -153,6 +156,9 @@ function msTypesUsed(operations: readonly OperationModel[]): SoapType[] {
  */
 class SchemaTypes {
   private readonly declared = new Set<string>();
+
+  /** `headers`: the records some operation uses as a SOAP header (their types end with anyAttribute, as SoapHeader's). */
+  constructor(private readonly headers: ReadonlySet<RecordModel> = new Set()) {}
 
   /** The definitions `type` needs that are not written yet, in order. */
   definitions(type: TypeModel, out: string[]): void {
@@ -174,6 +180,7 @@ class SchemaTypes {
           complexType(
             xml(type.record.name),
             type.record.fields.map((f) => memberElement(f.name, f.type, f.nullable)),
+            this.headers.has(type.record),
           ),
         );
         for (const field of type.record.fields) this.definitions(field.type, out);
@@ -259,7 +266,9 @@ function render(model: ServiceModel, docs: ServiceDocs, address: string): string
     line('      <s:import namespace="http://www.w3.org/2001/XMLSchema" />');
   }
   if (msTypes.length > 0) line(`      <s:import namespace="${MS_TYPES_NS}" />`);
-  const types = new SchemaTypes();
+  const headerRecords = new Set(model.operations.flatMap((op) => (op.headers ?? []).map((h) => h.record)));
+  const types = new SchemaTypes(headerRecords);
+  const headerElements = new Set<RecordModel>();
   const rootElements = new Map<string, string>();
   const onHttp = new Set(httpOperations);
   for (const op of model.operations) {
@@ -301,6 +310,14 @@ function render(model: ServiceModel, docs: ServiceDocs, address: string): string
     }
     line("      </s:element>");
     if (result) types.definitions(result, out);
+    // Each header's global element and its type, after the first operation that uses it, as ASMX.
+    for (const header of op.headers ?? []) {
+      if (headerElements.has(header.record)) continue;
+      headerElements.add(header.record);
+      const headerName = xml(header.record.name);
+      line(`      <s:element name="${headerName}" type="tns:${headerName}" />`);
+      types.definitions({ kind: "record", record: header.record }, out);
+    }
     if (http && onHttp.has(op)) {
       const root = httpRootElement(op.result);
       if (root !== undefined && !rootElements.has(root.name)) rootElements.set(root.name, root.text);
@@ -334,10 +351,18 @@ function render(model: ServiceModel, docs: ServiceDocs, address: string): string
     line(`  <wsdl:message name="${name}SoapIn">`);
     line(`    <wsdl:part name="parameters" element="tns:${name}" />`);
     line("  </wsdl:message>");
-    if (op.result.kind === "oneWay") continue;
-    line(`  <wsdl:message name="${name}SoapOut">`);
-    line(`    <wsdl:part name="parameters" element="tns:${name}Response" />`);
-    line("  </wsdl:message>");
+    if (op.result.kind !== "oneWay") {
+      line(`  <wsdl:message name="${name}SoapOut">`);
+      line(`    <wsdl:part name="parameters" element="tns:${name}Response" />`);
+      line("  </wsdl:message>");
+    }
+    // One message per header of the operation, its part named after the header's type (ASMX).
+    for (const header of op.headers ?? []) {
+      const headerName = xml(header.record.name);
+      line(`  <wsdl:message name="${xml(op.name)}${headerName}">`);
+      line(`    <wsdl:part name="${headerName}" element="tns:${headerName}" />`);
+      line("  </wsdl:message>");
+    }
   }
   for (const { suffix } of HTTP_BINDINGS.filter((b) => offered.has(b.binding))) {
     for (const op of httpOperations) {
@@ -392,12 +417,24 @@ function render(model: ServiceModel, docs: ServiceDocs, address: string): string
       line(
         `      <${prefix}:operation soapAction="${xml(soapActionOf(model.namespace, op.name))}" style="document" />`,
       );
+      const headerLines = (answered: boolean): void => {
+        for (const header of op.headers ?? []) {
+          if ((answered ? headerIsAnswered : headerIsSent)(header)) {
+            const headerName = xml(header.record.name);
+            line(
+              `        <${prefix}:header message="tns:${xml(op.name)}${headerName}" part="${headerName}" use="literal" />`,
+            );
+          }
+        }
+      };
       line("      <wsdl:input>");
       line(`        <${prefix}:body use="literal" />`);
+      headerLines(false);
       line("      </wsdl:input>");
       if (op.result.kind !== "oneWay") {
         line("      <wsdl:output>");
         line(`        <${prefix}:body use="literal" />`);
+        headerLines(true);
         line("      </wsdl:output>");
       }
       line("    </wsdl:operation>");
@@ -469,10 +506,12 @@ function httpRootElement(result: ResultModel): { name: string; text: string } | 
   return { name, text: `      <s:element name="${name}"${nil} type="${typeRef(type)}" />\n` };
 }
 
-function complexType(name: string, elements: readonly string[]): string {
+function complexType(name: string, elements: readonly string[], anyAttribute = false): string {
   return (
     `      <s:complexType name="${name}">\n        <s:sequence>\n` +
     elements.map((element) => `          ${element}\n`).join("") +
-    "        </s:sequence>\n      </s:complexType>\n"
+    "        </s:sequence>\n" +
+    (anyAttribute ? "        <s:anyAttribute />\n" : "") +
+    "      </s:complexType>\n"
   );
 }

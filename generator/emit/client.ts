@@ -3,7 +3,9 @@
 // four client bindings and the two XML readers as values (a bundler keeps the ones used), and
 // createClient(config) naming the binding as a string (all four bundled, the scanner by default).
 
-import { type ServiceModel, offeredBindings } from "../../runtime/model.js";
+import { headerIsSent, type ServiceModel, offeredBindings } from "../../runtime/model.js";
+import { typeScriptTypeName } from "../reserved-names.js";
+import { propertyKey } from "./literal.js";
 import type { GeneratedFile } from "../generated-file.js";
 import { importSymbol, importType } from "../import-symbol.js";
 import { TypeScriptFile, VariableDeclarationKind } from "../typescript-file.js";
@@ -42,6 +44,16 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
   const offered = offeredBindings(model);
   const bindings = CLIENT_BINDINGS.filter((binding) => offered.includes(binding.name));
   const bindingUnion = bindings.map((binding) => JSON.stringify(binding.name)).join(" | ");
+  // The SOAP headers a client's config may send with every call: those some operation takes.
+  const taken = new Map<string, string>();
+  for (const op of model.operations)
+    for (const h of op.headers ?? [])
+      if (headerIsSent(h) && !h.credential)
+        taken.set(h.record.name, file.use(importType(typeScriptTypeName(h.record.name), "types.ts")));
+  const soapHeaders =
+    taken.size === 0
+      ? ""
+      : `, { ${[...taken].map(([name, type]) => `${propertyKey(name)}: ${type}`).join("; ")} }`;
   // The config types of this service: the runtime's, with its credentials (and its bindings) filled in.
   const typeAlias = (name: string, docText: string, type: string): string => {
     source.addTypeAlias({ name, isExported: true, docs: docs(docText), type });
@@ -50,17 +62,17 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
   typeAlias(
     "ClientOptions",
     `A client's options: the address, limits and hooks, and the credentials (${credentials}).`,
-    `${file.use(importType("ClientOptionsOf", "runtime/client.ts"))}<${credentials}>`,
+    `${file.use(importType("ClientOptionsOf", "runtime/client.ts"))}<${credentials}${soapHeaders}>`,
   );
   const withOptions = typeAlias(
     "ClientWithOptions",
     "createClientWith's options: the client's options and the platform.",
-    `${file.use(importType("ClientWithOptionsOf", "runtime/client.ts"))}<${credentials}>`,
+    `${file.use(importType("ClientWithOptionsOf", "runtime/client.ts"))}<${credentials}${soapHeaders}>`,
   );
   const config = typeAlias(
     "ClientConfig",
     `createClient's config: the client's options and the binding by name (${bindings.map((b) => b.name).join(", ")}).`,
-    `${file.use(importType("ClientConfigOf", "runtime/client.ts"))}<${credentials}, ${bindingUnion}>`,
+    `${file.use(importType("ClientConfigOf", "runtime/client.ts"))}<${credentials}, ${bindingUnion}${soapHeaders}>`,
   );
   const callOptions = file.use(importType("CallOptions", "runtime/client.ts"));
   const factory = file.use(importType("ClientBindingFactory", "runtime/protocol/binding.ts"));

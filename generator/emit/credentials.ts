@@ -6,10 +6,12 @@
 
 import type { InterfaceDeclarationStructure } from "ts-morph";
 import type { ServiceDocs } from "../../runtime/docs.js";
-import type { ParamModel, ServiceModel, TypeModel } from "../../runtime/model.js";
+import type { ParamModel, RecordModel, ServiceModel, TypeModel } from "../../runtime/model.js";
+import { isValueType } from "../../runtime/values.js";
 import { StructureKind } from "../typescript-file.js";
 import { propertyKey } from "./literal.js";
 import { docs } from "./tsdoc.js";
+import { tsType } from "./types.js";
 import { VALUE_MAPPING } from "./value-mapping.js";
 
 /** The generated interface's name: `{Service}Credentials`. */
@@ -49,8 +51,37 @@ export function credentialOptional(param: ParamModel): boolean {
   return !param.required && (param.nullable === true || (type.kind === "scalar" && type.type === "string"));
 }
 
+/** The record of the service's credentials header (spec `service.credentialsHeader`), if it has one. */
+export function credentialsHeader(model: ServiceModel): RecordModel | undefined {
+  for (const op of model.operations) {
+    const header = op.headers?.find((h) => h.credential);
+    if (header !== undefined) return header.record;
+  }
+  return undefined;
+}
+
 /** `export interface {Service}Credentials { ... }` for generated/types.ts. */
 export function credentialsInterface(model: ServiceModel, text: ServiceDocs): InterfaceDeclarationStructure {
+  const header = credentialsHeader(model);
+  if (header !== undefined) {
+    // The header's fields, as a caller gives a parameter of their types (a string may be left out).
+    return {
+      kind: StructureKind.Interface,
+      name: credentialsTypeName(model.name),
+      isExported: true,
+      docs: docs(
+        `The credentials of ${model.name}, sent in the SOAP header ${header.name} (the fields of that record): ` +
+          "the client's config carries them and a handler's context.credentials holds the header as received.",
+      ),
+      properties: header.fields.map((field) => ({
+        name: propertyKey(field.name),
+        isReadonly: true,
+        type: field.nullable ? `${tsType(field.type, "param")} | null` : tsType(field.type, "param"),
+        hasQuestionToken: !isValueType(field.type) || field.nullable === true,
+        docs: docs(`The field ${field.name} of the SOAP header ${header.name}.`),
+      })),
+    };
+  }
   const credentials = serviceCredentials(model);
   const first = model.operations[0];
   const paramDocs = first === undefined ? {} : (text.operations[first.name]?.params ?? {});

@@ -13,20 +13,24 @@
 // Exported constants carry explicit types (isolatedDeclarations); the shared pieces are module-local.
 
 import type { StatementStructures } from "ts-morph";
-import type {
-  CheckModel,
-  ClientParamModel,
-  OperationModel,
-  ParamModel,
-  RecordModel,
-  ResultModel,
-  RuleModel,
-  ServiceModel,
-  SoapType,
-  TypeModel,
+import {
+  headerIsAnswered,
+  headerIsSent,
+  type CheckModel,
+  type ClientParamModel,
+  type HeaderModel,
+  type OperationModel,
+  type ParamModel,
+  type RecordModel,
+  type ResultModel,
+  type RuleModel,
+  type ServiceModel,
+  type SoapType,
+  type TypeModel,
 } from "../../runtime/model.js";
 import type { GeneratedFile } from "../generated-file.js";
 import { importSymbol, importType } from "../import-symbol.js";
+import { typeScriptTypeName } from "../reserved-names.js";
 import { operationTypeNames } from "../type-names.js";
 import { StructureKind, TypeScriptFile, VariableDeclarationKind } from "../typescript-file.js";
 import type { EmitContext } from "./context.js";
@@ -171,7 +175,10 @@ export function extraScalarsUsed(model: ServiceModel): SoapType[] {
  * that module out of its client bundles (the server's result writers import it themselves).
  */
 export function paramsNeedTypedWriters(model: ServiceModel): boolean {
-  return model.operations.some((op) => op.params.some((param) => param.type.kind !== "scalar"));
+  // SOAP headers are records, written by the same writers.
+  return model.operations.some(
+    (op) => op.headers !== undefined || op.params.some((param) => param.type.kind !== "scalar"),
+  );
 }
 
 /** The core scalar types' readers and writers in runtime/values.ts (the others are values-extra.ts's). */
@@ -221,6 +228,22 @@ export function resultsNeedTypedReaders(model: ServiceModel): boolean {
     if (result.kind !== "list" && result.kind !== "record") return false;
     return result.record.fields.some((field) => field.type.kind !== "scalar" || field.nullable === true);
   });
+}
+
+/**
+ * The HeaderTypes of an operation's headers: `in`, those it takes (the credentials header aside: the
+ * client's config and the handler's context.credentials carry it), required ones not optional; `out`,
+ * those it answers, each optional (a header left unset is not sent).
+ */
+function headerTypes(headers: readonly HeaderModel[], typeName: (name: string) => string): string {
+  const entry = (header: HeaderModel, optional: boolean): string =>
+    `${propertyKey(header.record.name)}${optional ? "?" : ""}: ${typeName(typeScriptTypeName(header.record.name))}`;
+  const taken = headers.filter((h) => headerIsSent(h) && !h.credential).map((h) => entry(h, !h.required));
+  const answered = headers.filter(headerIsAnswered).map((h) => entry(h, true));
+  // None at all is Record<string, never>, so that a header given there anyway is an error ({} takes anything).
+  const object = (entries: readonly string[]): string =>
+    entries.length === 0 ? "Record<string, never>" : `{ ${entries.join("; ")} }`;
+  return `{ in: ${object(taken)}; out: ${object(answered)} }`;
 }
 
 /** The records some other record holds (as a field or an array item). */
@@ -292,10 +315,19 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
       ? client.name
       : [client.name, typeValue(client.type)];
   };
-  const operationValue = (op: OperationModel): unknown => [
-    withCredentials(op.params, credentials, compactParamValue),
-    resultValue(op.result),
-  ];
+  // A header: its record by reference, its direction, and the flags only where set.
+  const headerValue = (header: HeaderModel): unknown => ({
+    ...header,
+    record: (typeValue({ kind: "record", record: header.record }) as { record: unknown }).record,
+  });
+  const operationValue = (op: OperationModel): unknown =>
+    op.headers === undefined
+      ? [withCredentials(op.params, credentials, compactParamValue), resultValue(op.result)]
+      : [
+          withCredentials(op.params, credentials, compactParamValue),
+          resultValue(op.result),
+          op.headers.map(headerValue),
+        ];
   // Printed before the scalars table: printing them collects the scalar types used.
   const recordValue = (record: RecordModel): string =>
     literal({ name: record.name, fields: record.fields.map((f) => ({ ...f, type: typeValue(f.type) })) });
@@ -356,11 +388,12 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
     properties: model.operations.map((op) => {
       const names = operationTypeNames(op.name);
       const opDocs = text.operations[op.name];
+      const headers = op.headers === undefined ? "" : `, ${headerTypes(op.headers, types)}`;
       return {
         name: propertyKey(op.name),
         isReadonly: true,
         ...(opDocs ? { docs: docs(operationDoc(opDocs.doc, opDocs.result)) } : {}),
-        type: `${operationModel}<${types(names.params)}, ${types(names.result)}>`,
+        type: `${operationModel}<${types(names.params)}, ${types(names.result)}${headers}>`,
       };
     }),
   });
@@ -423,6 +456,13 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
       `\n/** The writers of enum, array and record parameters (runtime/protocol/typed-xml-write.ts). */\n${register}(${writers});\n`,
     );
   }
+  if (model.operations.some((op) => op.headers !== undefined)) {
+    const register = file.use(importSymbol("registerHeaderCodec", "runtime/protocol/header-codec.ts"));
+    const codec = file.use(importSymbol("soapHeaderCodec", "runtime/protocol/soap-headers.ts"));
+    file.source.addStatements(
+      `\n/** The writer and reader of SOAP headers (runtime/protocol/soap-headers.ts), which some operation has. */\n${register}(${codec});\n`,
+    );
+  }
   if (resultsNeedTypedReaders(model)) {
     const register = file.use(importSymbol("registerTypedReaders", "runtime/protocol/result-read.ts"));
     const reader = file.use(importSymbol("typedResultReader", "runtime/protocol/typed-xml-read.ts"));
@@ -475,8 +515,9 @@ function emitServerModel(model: ServiceModel): GeneratedFile {
     group: op.group,
     params: withCredentials(op.params, credentials.map(paramValue(firstOp ?? "")), paramValue(op.name)),
     checks: op.checks.map(checkValue),
-    // The client's result model: the same records and data sets.
+    // The client's result model: the same records and data sets; its headers likewise.
     result: code(`${clientOperations}.${op.name}.result`),
+    ...(op.headers === undefined ? {} : { headers: code(`${clientOperations}.${op.name}.headers`) }),
     ...(op.effect === undefined ? {} : { effect: op.effect }),
   });
 

@@ -36,10 +36,15 @@ export interface SpecResult {
   dataSet?: string;
   doc: string;
 }
+export interface SpecHeader {
+  record: string;
+  direction?: "out" | "inOut";
+}
 export interface SpecOperation {
   name: string;
   doc: string;
   params?: SpecParam[];
+  headers?: SpecHeader[];
   result?: SpecResult;
   oneWay?: true;
 }
@@ -156,6 +161,10 @@ class Importer {
   private readonly arrays = new Map<string, TypeRef>();
   /** complexTypes found to be records, so each is looked at once however often it is used. */
   private readonly notArrays = new Set<string>();
+  /** Per operation, the soap:header lines of the first SOAP binding (soap:header in input or output). */
+  private readonly soapHeaders = new Map<string, { node: Node; output: boolean }[]>();
+  /** The complexTypes used as SOAP headers: they end with SoapHeader's xs:anyAttribute. */
+  private readonly headerTypes = new Set<string>();
 
   constructor(
     private text: string,
@@ -354,7 +363,7 @@ class Importer {
     }
     for (const kind of ["soap11", "soap12"] as const) {
       const b = kinds.get(kind);
-      if (b !== undefined) this.attempt(() => this.checkSoapBinding(b.binding, kind));
+      if (b !== undefined) this.attempt(() => this.checkSoapBinding(b.binding, kind, b === soap));
     }
 
     this.foldedProblem(this.rpcOperations, "style", "only document/literal is supported");
@@ -381,6 +390,8 @@ class Importer {
           );
         }
         seen.add(imported.name);
+        const headers = this.headersOf(imported.name, messages);
+        if (headers.length > 0) imported.headers = headers;
         return imported;
       });
       if (imported !== undefined) operations.push(imported);
@@ -646,12 +657,14 @@ class Importer {
   }
 
   /** The xs:element children of a complexType holding nothing but one xs:sequence (or nothing). */
-  private particles(ct: Node, what: string): Node[] {
+  private particles(ct: Node, what: string, header = false): Node[] {
     for (const flag of ["mixed", "abstract"]) {
       if (attr(ct, flag) === "true")
         throw this.error(ct, `${what}: a complexType with ${flag}="true" is not supported`);
     }
     const kids = this.onlyChildren(ct, what);
+    // A SOAP header's type ends with SoapHeader's own attributes (mustUnderstand, actor...): not its data.
+    if (header && kids.at(-1)?.local === "anyAttribute") kids.pop();
     if (kids.length === 0) return [];
     const first = kids[0]!;
     if (kids.length > 1 || first.local !== "sequence") {
@@ -797,7 +810,7 @@ class Importer {
     if (known !== undefined) return known;
     if (this.notArrays.has(name)) return undefined;
     const what = `complexType ${name}`;
-    const elements = this.particles(ct, what);
+    const elements = this.particles(ct, what, this.headerTypes.has(name));
     if (elements.length !== 1 || (attr(elements[0]!, "maxOccurs") ?? "1") === "1") {
       this.notArrays.add(name);
       this.typeName(ct, "a record name");
@@ -880,7 +893,7 @@ class Importer {
       const ct = this.complexTypes.get(name)!;
       const what = `complexType ${name}`;
       const fields: SpecField[] = [];
-      const particles = this.attempt(() => this.particles(ct, what)) ?? [];
+      const particles = this.attempt(() => this.particles(ct, what, this.headerTypes.has(name))) ?? [];
       for (const el of particles) {
         this.attempt(() => {
           const fieldName = this.identifier(el, "name", `a field name of ${name}`);
@@ -1037,15 +1050,77 @@ class Importer {
     throw this.error(binding, "the binding is neither SOAP 1.1, SOAP 1.2 nor HTTP GET/POST");
   }
 
-  private checkSoapBinding(binding: Node, kind: "soap11" | "soap12"): void {
+  /**
+   * An operation's SOAP headers from its soap:header lines (ASMX: one message per header, whose part is a
+   * global element of the header's complexType, named as the type): in when only the input lists it, out
+   * when only the output does, inOut for both. The WSDL cannot say whether one is required (ASMX's
+   * Required leaves no trace), so none is.
+   */
+  private headersOf(op: string, messages: Map<string, Node>): SpecHeader[] {
+    const headers: SpecHeader[] = [];
+    const direction = new Map<string, { in: boolean; out: boolean }>();
+    for (const { node, output } of this.soapHeaders.get(op) ?? []) {
+      const ref = this.qnameAttr(node, "message");
+      const message = ref.ns === this.tns ? messages.get(ref.local) : undefined;
+      if (message === undefined)
+        throw this.error(node, `header message ${ref.local} of operation ${op} is not defined in this WSDL`);
+      const partName = this.requiredAttr(node, "part");
+      const part = message.children.find(
+        (c) => c.ns === WSDL_NS && c.local === "part" && attr(c, "name") === partName,
+      );
+      if (part === undefined || attr(part, "element") === undefined)
+        throw this.error(
+          node,
+          `header of operation ${op}: message ${ref.local} has no part ${partName} naming an element`,
+        );
+      const el = this.qnameAttr(part, "element");
+      const decl = el.ns === this.tns ? this.elements.get(el.local) : undefined;
+      if (decl === undefined)
+        throw this.error(
+          part,
+          `header element ${el.local} of operation ${op} is not declared in the service's schema`,
+        );
+      const typeAttr = attr(decl, "type");
+      const type = typeAttr === undefined ? undefined : this.qname(decl, typeAttr);
+      if (
+        type === undefined ||
+        type.ns !== this.tns ||
+        type.local !== el.local ||
+        !this.complexTypes.has(type.local)
+      )
+        throw this.error(
+          decl,
+          `header element ${el.local} of operation ${op} must have the complexType of its own name (as ASMX writes a SoapHeader); the spec's headers are records named as their element`,
+        );
+      this.headerTypes.add(type.local);
+      const t = this.typeRef(decl, type, `header ${el.local} of ${op}`);
+      if (t.array)
+        throw this.error(decl, `header ${el.local} of operation ${op} is an array: a header holds a record`);
+      let seen = direction.get(type.local);
+      if (seen === undefined) {
+        seen = { in: false, out: false };
+        direction.set(type.local, seen);
+        headers.push({ record: type.local });
+      }
+      if (output) seen.out = true;
+      else seen.in = true;
+    }
+    for (const header of headers) {
+      const seen = direction.get(header.record)!;
+      if (seen.out) header.direction = seen.in ? "inOut" : "out";
+    }
+    return headers;
+  }
+
+  private checkSoapBinding(binding: Node, kind: "soap11" | "soap12", first: boolean): void {
     const ns = kind === "soap11" ? SOAP_NS : SOAP12_NS;
     for (const op of binding.children) {
       if (op.ns !== WSDL_NS || op.local !== "operation") continue;
-      this.attempt(() => this.checkSoapOperation(op, ns));
+      this.attempt(() => this.checkSoapOperation(op, ns, first));
     }
   }
 
-  private checkSoapOperation(op: Node, ns: string): void {
+  private checkSoapOperation(op: Node, ns: string, first: boolean): void {
     {
       const name = this.requiredAttr(op, "name");
       // An overload's MessageName names its input (and everything on the wire); the operation keeps the
@@ -1075,13 +1150,33 @@ class Importer {
           continue;
         for (const e of c.children) {
           if (e.ns !== ns) continue;
-          if (e.local === "header" || e.local === "headerfault") {
+          if (e.local === "headerfault") {
             this.problem(
               this.error(
                 e,
-                `operation ${wire} uses a SOAP header (soap:${e.local}): SOAP headers are not supported`,
+                `operation ${wire} declares a header fault (soap:headerfault): not supported (ASMX answers header faults as SOAP faults)`,
               ),
             );
+            continue;
+          }
+          if (e.local === "header") {
+            const use = attr(e, "use") ?? "literal";
+            if (use !== "literal") {
+              this.problem(
+                this.error(
+                  e,
+                  `operation ${wire}: a SOAP header of use="${use}" is not supported, only literal`,
+                ),
+              );
+              continue;
+            }
+            // The headers are taken from the first SOAP binding; the other one lists the same (ASMX).
+            if (first) {
+              let list = this.soapHeaders.get(wire);
+              if (list === undefined) this.soapHeaders.set(wire, (list = []));
+              if (c.local !== "fault") list.push({ node: e, output: c.local === "output" });
+            }
+            continue;
           }
           if (e.local === "body") {
             const use = attr(e, "use") ?? "literal";

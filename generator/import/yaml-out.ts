@@ -136,6 +136,18 @@ export function specToYaml(spec: ImportedSpec, header: YamlHeader): string {
         line(8, "params:");
         for (const p of op.params) line(10, `- ${paramLine(p)}`);
       }
+      if (op.headers !== undefined) {
+        // The WSDL cannot say which headers are required: add `required: true` where the service needs one.
+        line(8, "headers:");
+        for (const h of op.headers)
+          line(
+            10,
+            `- ${flow([
+              ["record", h.record],
+              ["direction", h.direction],
+            ])}`,
+          );
+      }
       if (op.result !== undefined) {
         const r = op.result;
         line(

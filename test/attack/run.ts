@@ -3,7 +3,7 @@
 // times (well under 5 minutes on a 2-core machine). Prints one table; exits 1 if any row fails.
 //
 //   npm run fuzz                              everything
-//   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort tracking protocol auth content imports outbox patterns shadow bounces)
+//   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort tracking protocol auth content imports outbox patterns shadow bounces headers)
 //   npm run fuzz -- --requests 20000 --seed 7 a shorter or different fuzzing run
 //   npm run fuzz -- --markdown                also print the table as Markdown (for docs/testing.md)
 
@@ -34,6 +34,7 @@ import { contentSection } from "./content.js";
 import { importsSection } from "./imports.js";
 import { bouncesSection } from "./bounces.js";
 import { shadowSection } from "./shadow.js";
+import { headersSection } from "./headers.js";
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
@@ -55,6 +56,7 @@ const SECTIONS = [
   "patterns",
   "shadow",
   "bounces",
+  "headers",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -488,6 +490,7 @@ async function main(): Promise<void> {
     patterns: () => patternsSection(rows),
     bounces: () => bouncesSection(rows),
     shadow: () => shadowSection(rows, Math.min(requests, 20_000), seed),
+    headers: () => headersSection(rows),
   };
   for (const name of SECTIONS) {
     if (only && !only.includes(name)) continue;

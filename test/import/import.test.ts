@@ -250,8 +250,17 @@ describe("easgen import: refusals name the element and line", () => {
       '<soap:body use="literal" />',
       '<soap:body use="literal" />\r\n        <soap:header message="tns:AuthHeader" part="AuthHeader" use="literal" />',
     );
+    // Headers are imported (test/headers/); one whose message is not there, or a header fault, is refused.
     expect(refusal(text)).toBe(
-      `x.wsdl:${lineOf(text, "<soap:header")}: <soap:header>: operation Add uses a SOAP header (soap:header): SOAP headers are not supported`,
+      `x.wsdl:${lineOf(text, "<soap:header")}: <soap:header>: header message AuthHeader of operation Add is not defined in this WSDL`,
+    );
+    const fault = replaceOnce(
+      calc,
+      '<soap:body use="literal" />',
+      '<soap:body use="literal" />\r\n        <soap:headerfault message="tns:AuthHeader" part="AuthHeader" use="literal" />',
+    );
+    expect(refusal(fault)).toBe(
+      `x.wsdl:${lineOf(fault, "<soap:headerfault")}: <soap:headerfault>: operation Add declares a header fault (soap:headerfault): not supported (ASMX answers header faults as SOAP faults)`,
     );
   });
 
@@ -492,7 +501,7 @@ describe("easgen import: refusals name the element and line", () => {
     );
     expect(message).toMatch(/xs:choice is not supported/);
     expect(message).toMatch(/a custom SOAPAction is not supported/);
-    expect(message).toMatch(/SOAP headers are not supported/);
+    expect(message).toMatch(/header message AuthHeader of operation \w+ is not defined/);
     // One construct is one line, as before.
     expect(refusal(replaceOnce(lookup, soapOp[0], '<soap:operation soapAction="urn:custom"'))).not.toMatch(
       /\n/,

@@ -38,6 +38,9 @@ describe("parseValue", () => {
     { type: "double", given: "12.5", want: 12.5 },
     { type: "double", given: "INF", want: Infinity },
     { type: "double", given: "-INF", want: -Infinity },
+    // .NET's spellings, which XmlConvert also reads (docs/asmx-evidence/http-details.md).
+    { type: "double", given: "Infinity", want: Infinity },
+    { type: "double", given: "-Infinity", want: -Infinity },
     { type: "double", given: "NaN", want: NaN },
     { type: "double", given: "-0", want: -0 },
     { type: "double", given: "1E+21", want: 1e21 },
@@ -67,7 +70,7 @@ describe("parseValue", () => {
     { type: "long", given: "9223372036854775808", reason: /64-bit/ },
     { type: "long", given: "-9223372036854775809", reason: /64-bit/ },
     { type: "long", given: "12.0", reason: /whole number/ },
-    { type: "double", given: "Infinity", reason: /not a number/ },
+    { type: "double", given: "+Infinity", reason: /not a number/ },
     { type: "double", given: "inf", reason: /not a number/ },
     { type: "double", given: "1,5", reason: /not a number/ },
     { type: "double", given: "0x10", reason: /not a number/ },
@@ -318,7 +321,7 @@ describe("HTTP GET/POST text as .NET converts it (fromDotNetText)", () => {
   ])("dateTime %j is read as %j", (sent, canonical) => {
     const text = fromDotNetText("dateTime", sent);
     expect(text).toBe(canonical);
-    expect(parseValue("dateTime", text)).toBe(canonical);
+    expect(parseValue("dateTime", text!)).toBe(canonical);
   });
 
   it.each([
@@ -335,7 +338,7 @@ describe("HTTP GET/POST text as .NET converts it (fromDotNetText)", () => {
   ])("leaves %j to the strict parser (refused there)", (sent) => {
     expect(lenientDateTime(sent)).toBeUndefined();
     expect(fromDotNetText("dateTime", sent)).toBe(sent);
-    expect(() => parseValue("dateTime", fromDotNetText("dateTime", sent))).toThrow(ConversionError);
+    expect(() => parseValue("dateTime", fromDotNetText("dateTime", sent)!)).toThrow(ConversionError);
   });
 
   it.each([
@@ -344,7 +347,7 @@ describe("HTTP GET/POST text as .NET converts it (fromDotNetText)", () => {
     ["13/01/2024", /calendar/],
     ["2024-01-02 03:04:05+14:59", /-14:00 to \+14:00/],
   ])("rewrites %j but the strict parser still refuses it", (sent, reason) => {
-    expect(refusal(() => parseValue("dateTime", fromDotNetText("dateTime", sent))).message).toMatch(reason);
+    expect(refusal(() => parseValue("dateTime", fromDotNetText("dateTime", sent)!)).message).toMatch(reason);
   });
 
   it("reads a long dateTime text in linear time: it looks at no more than 64 characters", () => {
@@ -356,13 +359,31 @@ describe("HTTP GET/POST text as .NET converts it (fromDotNetText)", () => {
   it.each([
     ["boolean", "True", "true"],
     ["boolean", " FALSE ", "false"],
-    ["boolean", "1", "1"],
     ["double", "Infinity", "INF"],
     ["double", "-Infinity", "-INF"],
     ["int", "+42", "+42"],
     ["string", "2024-01-02 03:04:05", "2024-01-02 03:04:05"],
   ] as const)("%s %j is read as %j", (type, sent, want) => {
     expect(fromDotNetText(type, sent)).toBe(want);
+  });
+
+  it.each([
+    ["double", "INF"],
+    ["double", "-INF"],
+    ["float", " INF "],
+    ["float", "+INF"],
+    ["boolean", "1"],
+    ["boolean", " 0"],
+  ] as const)("refuses %s %j: XML Schema's spelling, which .NET's Parse refuses", (type, sent) => {
+    expect(fromDotNetText(type, sent)).toBeUndefined();
+  });
+
+  it.each([
+    ["double", "NaN"],
+    ["decimal", "NaN"],
+    ["decimal", "INF"],
+  ] as const)("leaves %s %j to the strict parser", (type, sent) => {
+    expect(fromDotNetText(type, sent)).toBe(sent);
   });
 });
 

@@ -4,7 +4,7 @@
 // document read back, and the binding's `500 text/plain` error text read into an HttpBindingError.
 
 import { HttpBindingError, ResponseFormatError } from "../errors.js";
-import type { ClientOperationModel, ClientServiceModel } from "../model.js";
+import type { ClientOperationModel, ClientServiceModel, SoapType } from "../model.js";
 import type { ParamTexts, ParamValues, WireValue } from "../params.js";
 import type { XmlElement } from "../xml/tree.js";
 import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "./binding.js";
@@ -26,6 +26,18 @@ export function parseErrorText(body: string): { exceptionType: string; reason: s
   return m ? { exceptionType: m[1]!, reason: m[2]!.trim() } : { exceptionType: "", reason: text };
 }
 
+/**
+ * A scalar's XML text as .NET reads it from an HTTP field: a char is the character itself (ASMX reads it
+ * with Convert.ToChar), not its code as in XML; an infinite float or double is `Infinity`/`-Infinity`
+ * (Double.Parse refuses XML Schema's INF; docs/asmx-evidence/http-details.md).
+ */
+function dotNetSpelling(type: SoapType, text: string): string {
+  if (type === "char") return String.fromCharCode(Number(text));
+  if (type === "double" || type === "float")
+    return text === "INF" ? "Infinity" : text === "-INF" ? "-Infinity" : text;
+  return text;
+}
+
 export function createHttpClientBinding(
   variant: HttpClientVariant,
   service: ClientServiceModel,
@@ -45,17 +57,13 @@ export function createHttpClientBinding(
       }
       // Every parameter is sent (an absent one empty, a null nullable value empty too); an array is its
       // field repeated, once per item (none for an empty array), as ASMX reads arrays of primitives.
-      // A char is the character itself there (ASMX reads it with Convert.ToChar), not its code as in XML.
+      // Scalars in .NET's spelling (dotNetSpelling).
       const pairs: [string, string][] = [];
       op.params.forEach((p, i) => {
         const text = texts[i];
         const type = p.type.kind === "array" ? p.type.item : p.type;
         const field = (value: WireValue): string =>
-          typeof value !== "string"
-            ? ""
-            : type.kind === "scalar" && type.type === "char"
-              ? String.fromCharCode(Number(value))
-              : value;
+          typeof value !== "string" ? "" : type.kind === "scalar" ? dotNetSpelling(type.type, value) : value;
         if (Array.isArray(text))
           for (const item of text as readonly WireValue[]) pairs.push([p.name, field(item)]);
         else if (p.type.kind !== "array") pairs.push([p.name, field(text as WireValue)]);

@@ -8,7 +8,7 @@ import { clientError, ErrorCodes, ServiceError } from "../errors.js";
 import type { OperationModel, ServiceModel, TypeModel } from "../model.js";
 import { paramIndexes, type ParamTexts, type ParamValues } from "../params.js";
 import { oneLine } from "../safe-error.js";
-import { fromDotNetText } from "../values.js";
+import { dotNetTypeName, fromDotNetText } from "../values.js";
 import { XmlOut } from "../xml/out.js";
 import type { BindingOptions, DecodedRequest, ServerBinding, WireRequest, WireResponse } from "./binding.js";
 import { httpRootName, offeredOnHttp, type HttpBindingName } from "./http.js";
@@ -42,16 +42,40 @@ function escapeAt(s: string, i: number): number {
   return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
 }
 
+/** The UTF-16 code unit of a well-formed `%uXXXX` escape at i (.NET's HttpUtility form), or -1. */
+function unitEscapeAt(s: string, i: number): number {
+  if (s.charCodeAt(i) !== 37 || s.charCodeAt(i + 1) !== 117 /* u */) return -1;
+  let unit = 0;
+  for (let k = 2; k < 6; k++) {
+    const digit = hexValue(s.charCodeAt(i + k));
+    if (digit < 0) return -1;
+    unit = unit * 16 + digit;
+  }
+  return unit;
+}
+
 /**
  * Percent-decodes as URLSearchParams does (a malformed escape such as `%zz` stays as written), except that
- * escapes whose bytes are not UTF-8 give undefined instead of U+FFFD. One pass; each run of escapes is
+ * escapes whose bytes are not UTF-8 give undefined instead of U+FFFD, and that `%uXXXX` is one UTF-16 code
+ * unit, as .NET Framework's HttpUtility.UrlDecode reads it (.NET's HttpGet/HttpPost proxies send every
+ * non-ASCII character so; a surrogate left unpaired gives undefined). One pass; each run of %XX escapes is
  * decoded at once, so a character split over several escapes is whole.
  */
 function percentDecode(s: string): string | undefined {
   let out = "";
   let last = 0;
+  let units = false;
   let i = s.indexOf("%");
   while (i >= 0 && i < s.length) {
+    const unit = unitEscapeAt(s, i);
+    if (unit >= 0) {
+      out += s.slice(last, i) + String.fromCharCode(unit);
+      units = true;
+      i += 6;
+      last = i;
+      i = s.indexOf("%", i);
+      continue;
+    }
     if (escapeAt(s, i) < 0) {
       i = s.indexOf("%", i + 1);
       continue;
@@ -69,7 +93,21 @@ function percentDecode(s: string): string | undefined {
     last = i;
     i = s.indexOf("%", i);
   }
-  return out + s.slice(last);
+  out += s.slice(last);
+  return units && hasLoneSurrogate(out) ? undefined : out;
+}
+
+/** Whether a text holds a surrogate code unit that is not half of a pair (not text UTF-8 can carry). */
+function hasLoneSurrogate(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    if (c > 0xdbff) return true;
+    const next = s.charCodeAt(i + 1);
+    if (!(next >= 0xdc00 && next <= 0xdfff)) return true;
+    i++;
+  }
+  return false;
 }
 
 const UTF8_ENCODER = new TextEncoder();
@@ -197,7 +235,13 @@ function dotNetText(type: TypeModel, text: string, name: string): string {
       { parameter: name },
     );
   }
-  return fromDotNetText(type.type, text);
+  const read = fromDotNetText(type.type, text);
+  if (read !== undefined) return read;
+  throw clientError(
+    ErrorCodes.InvalidType,
+    `Cannot convert '${oneLine(text, 40)}' to ${dotNetTypeName(type.type)} for parameter ${name}: HTTP GET and POST take .NET's spellings (${type.type === "boolean" ? "True, False" : "Infinity, -Infinity, NaN"}), not XML Schema's.`,
+    { parameter: name },
+  );
 }
 
 /** The answer of a void operation: 200 and nothing else. */

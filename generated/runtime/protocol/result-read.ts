@@ -37,8 +37,14 @@ export function registerTypedReaders(reader: TypedResultReader): void {
 const at = (label: string, index: number, field?: string): string =>
   (index < 0 ? label : `${label}[${index}]`) + (field === undefined ? "" : `.${field}`);
 
-/** A scalar's text as its type; a text that does not convert throws naming the value (`at`'s label). */
-function scalar(type: SoapType, text: string, label: string, index: number, field?: string): unknown {
+/**
+ * A scalar element's text as its type; a text that does not convert throws naming the value (`at`'s
+ * label), and so does an element holding elements, as XmlSerializer refuses it (typed-xml.ts textOf).
+ */
+function scalar(type: SoapType, el: XmlElement, label: string, index: number, field?: string): unknown {
+  if (el.children.length > 0)
+    throw new Error(`${el.local} holds XML elements where a text value is expected.`);
+  const text = el.text;
   try {
     return clientParse(type, text);
   } catch (error) {
@@ -70,7 +76,7 @@ function flatRecord(
       return [
         [
           field.name,
-          scalar((field.type as { readonly type: SoapType }).type, found.text, label, index, field.name),
+          scalar((field.type as { readonly type: SoapType }).type, found, label, index, field.name),
         ],
       ];
     }),
@@ -111,7 +117,7 @@ export function readResult(
     case "dataSet":
       return readDataSet(holder, result.dataSet, request) satisfies DataSetResult<unknown>;
     case "scalar":
-      return scalar(result.type, holder.text, label, -1);
+      return scalar(result.type, holder, label, -1);
     case "record":
       if (isFlat(result.record.fields)) return flatRecord(result.record.fields, holder, ns, label, -1);
       break;

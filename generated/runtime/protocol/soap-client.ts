@@ -4,7 +4,12 @@
 // No server code: a client bundle that uses one SOAP version carries this module and its version's.
 
 import { ResponseFormatError, SoapFaultError } from "../errors.js";
-import type { ClientOperationModel, ClientServiceModel } from "../model.js";
+import {
+  headerIsAnswered,
+  headerIsSent,
+  type ClientOperationModel,
+  type ClientServiceModel,
+} from "../model.js";
 import type { ParamTexts, ParamValues } from "../params.js";
 import { child, type XmlElement } from "../xml/tree.js";
 import { escapeTextCompact } from "../xml/write.js";
@@ -63,7 +68,12 @@ export function createSoapClientBinding(
       };
     },
 
-    decodeResponse(op: ClientOperationModel, response: WireResponse, request: ParamValues): unknown {
+    decodeResponse(
+      op: ClientOperationModel,
+      response: WireResponse,
+      request: ParamValues,
+      onEnvelope?: (envelope: XmlElement) => void,
+    ): unknown {
       // One-way: ASMX answers 202 with no body (a fault, if the request was refused, is read below).
       const status = response.status;
       const formatError = (message: string, cause?: unknown) =>
@@ -99,7 +109,10 @@ export function createSoapClientBinding(
         throw formatError(`the Body does not hold ${op.name}Response in ${ns}`);
       }
       try {
-        return readResult(op, child(first, ns, `${op.name}Result`), ns, request);
+        const result = readResult(op, child(first, ns, `${op.name}Result`), ns, request);
+        // The answer's headers are read by the caller (header-codec.ts), once the result is known to be good.
+        onEnvelope?.(root);
+        return result;
       } catch (error) {
         throw formatError((error as Error).message, error);
       }

@@ -152,6 +152,13 @@ export function parseDouble(text: string): number {
   return Number(t);
 }
 
+/** `Infinity`/`-Infinity` (.NET's spelling, surrounding whitespace allowed) as xs:double's INF/-INF; else the text. */
+export function dotNetInfinity(text: string): string {
+  if (text.length > 16) return text;
+  const t = text.trim();
+  return t === "Infinity" ? "INF" : t === "-Infinity" ? "-INF" : text;
+}
+
 export function parseDecimal(text: string): string {
   const t = text.trim();
   if (!DECIMAL_RE.test(t)) throw new ConversionError("decimal", "is not a decimal number");
@@ -333,7 +340,10 @@ export function parseString(text: string): string {
 const parsers: { [K in SoapType]?: (text: string) => SoapValueTypes[K] } = {
   string: parseString,
   boolean: parseBoolean,
-  double: parseDouble,
+  // The server also reads .NET's spellings, as XmlConvert does (it falls back to Double.Parse; the host
+  // answers Twice(Infinity) with INF: docs/asmx-evidence/http-details.md). A client's table (registered
+  // codecs) keeps to xs:double, which is all a .NET service writes.
+  double: (text) => parseDouble(dotNetInfinity(text)),
   decimal: parseDecimal,
   dateTime: parseDateTime,
   int: parseInt32,
@@ -638,21 +648,27 @@ export function lenientDateTime(text: string): string | undefined {
  * HTTP GET/POST: the xs: text for a value as .NET's invariant-culture conversion reads it (easgen
  * docs/wire.md §1a): dateTime in the forms lenientDateTime takes, `True`/`FALSE` in any case,
  * `Infinity`/`-Infinity`. Integers need nothing (the strict parser already takes a sign and surrounding
- * whitespace). Any other text comes back unchanged, for the strict parser to accept or refuse.
+ * whitespace). Undefined for a text the strict parser takes but .NET refuses: `INF`/`-INF` for a float or
+ * double, `1`/`0` for a boolean (docs/asmx-evidence/http-details.md). Any other text comes back unchanged, for the strict parser
+ * to accept or refuse (a decimal has no INF, NaN or Infinity in either).
  */
-export function fromDotNetText(type: SoapType, text: string): string {
+export function fromDotNetText(type: SoapType, text: string): string | undefined {
   switch (type) {
     case "dateTime":
       return isPlainDateTime(text) ? text : (lenientDateTime(text) ?? text);
     case "boolean": {
       if (text.length > 16) return text;
       const lower = text.trim().toLowerCase();
+      // Boolean.Parse takes True and False in any case, never XML Schema's 1 and 0.
+      if (lower === "1" || lower === "0") return undefined;
       return lower === "true" || lower === "false" ? lower : text;
     }
     case "float":
     case "double": {
       if (text.length > 16) return text;
       const t = text.trim();
+      // XML Schema's INF and -INF are not .NET's spellings: Double.Parse refuses them (NaN it takes).
+      if (t === "INF" || t === "-INF" || t === "+INF") return undefined;
       return t === "Infinity" || t === "+Infinity" ? "INF" : t === "-Infinity" ? "-INF" : text;
     }
     default:

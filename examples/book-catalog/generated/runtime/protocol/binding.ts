@@ -38,6 +38,8 @@ export interface WireResponse {
 export interface DecodedRequest {
   readonly op: OperationModel;
   readonly texts: ParamTexts;
+  /** The SOAP headers the operation takes that came, by name (absent: none came). */
+  readonly headers?: Readonly<Record<string, unknown>>;
 }
 
 export type XmlReader = (text: string, options?: ReadOptions) => XmlElement;
@@ -57,7 +59,8 @@ export interface BindingOptions extends ReadOptions {
   /**
    * SOAP server halves: whether an operation understands (binds) a SOAP header element. A header marked
    * mustUnderstand that it does not understand is refused with SOAP's MustUnderstand fault before the
-   * operation runs. None is understood when absent (a spec declares no SOAP headers yet).
+   * operation runs. The headers an operation declares are understood by being bound; this hook may
+   * understand more (none when absent).
    */
   readonly understoodHeaders?: ((op: OperationModel, header: XmlElement) => boolean) | undefined;
 }
@@ -68,9 +71,18 @@ export interface BindingOptions extends ReadOptions {
  */
 export interface ClientBinding {
   readonly name: BindingName;
+  /** The request without SOAP headers (the client core adds those: header-codec.ts). */
   encodeRequest(op: ClientOperationModel, texts: ParamTexts): WireRequest;
-  /** Returns the typed result, or throws a ClientCallError subclass. */
-  decodeResponse(op: ClientOperationModel, response: WireResponse, request: ParamValues): unknown;
+  /**
+   * Returns the typed result, or throws a ClientCallError subclass. A SOAP binding hands `onEnvelope` the
+   * answer's envelope once the result is read (for its headers); the HTTP bindings have none.
+   */
+  decodeResponse(
+    op: ClientOperationModel,
+    response: WireResponse,
+    request: ParamValues,
+    onEnvelope?: (envelope: XmlElement) => void,
+  ): unknown;
 }
 
 /** The server half of a binding: reads a request and writes the answer or the error. */
@@ -80,7 +92,13 @@ export interface ServerBinding {
   readonly presence: Presence;
   /** Throws a client-side ServiceError for a request it cannot route or read. */
   decodeRequest(request: WireRequest): DecodedRequest;
-  encodeResponse(op: OperationModel, result: unknown, request: ParamValues): WireResponse;
+  /** `replyHeaders`: the SOAP headers the handler answers, by name (the HTTP bindings carry none). */
+  encodeResponse(
+    op: OperationModel,
+    result: unknown,
+    request: ParamValues,
+    replyHeaders?: Readonly<Record<string, unknown>>,
+  ): WireResponse;
   encodeError(error: ServiceError): WireResponse;
 }
 

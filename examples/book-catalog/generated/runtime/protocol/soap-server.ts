@@ -4,14 +4,21 @@
 // Body element), reads the parameters, writes the answer envelope or the fault.
 
 import { clientError, ErrorCodes, ServiceError } from "../errors.js";
-import type { OperationModel, ServiceModel } from "../model.js";
+import {
+  headerIsAnswered,
+  headerIsSent,
+  type HeaderModel,
+  type OperationModel,
+  type ServiceModel,
+} from "../model.js";
 import { paramIndexes, type ParamTexts, type ParamValues } from "../params.js";
 import { oneLine } from "../safe-error.js";
 import { readXml } from "../xml/scan.js";
 import { DEFAULT_MAX_DEPTH, XmlRefusal, type XmlElement } from "../xml/tree.js";
 import { escapeText } from "../xml/write.js";
 import type { BindingOptions, DecodedRequest, ServerBinding, WireRequest, WireResponse } from "./binding.js";
-import { soapResultXml } from "./result.js";
+import { ResultShapeError, soapResultXml } from "./result.js";
+import { bindHeaders, headerElements, headersXml, type HeaderValues } from "./soap-headers.js";
 import {
   ECHO_MAX,
   ENVELOPE_CLOSE,
@@ -24,7 +31,7 @@ import { createFastSoapReader } from "./soap-fast.js";
 import { SOAP11_ENVELOPE_NS } from "../soap11/index.js";
 import { SOAP12_ENVELOPE_NS } from "../soap12/index.js";
 import { textErrorResponse } from "./text-error.js";
-import { isNilElement, wireOf } from "./typed-xml.js";
+import { isNilElement, TypedValueError, textOf, wireOf } from "./typed-xml.js";
 
 /** The transport's word on which operation is meant: absent, or an action URI. */
 export type TransportAction =
@@ -113,6 +120,34 @@ function notUnderstoodError(header: XmlElement): ServiceError {
   );
 }
 
+/**
+ * A value XmlSerializer cannot read (a scalar holding elements): ASMX answers 400 with no fault, as for XML
+ * it cannot read (docs/asmx-evidence/http-details.md); ours names the parameter.
+ */
+function unreadableValue(name: string, error: TypedValueError): ServiceError {
+  return clientError(ErrorCodes.InvalidType, `Parameter ${name}: ${error.message}`, {
+    parameter: name,
+    status: 400,
+    exceptionType: "System.InvalidOperationException",
+  });
+}
+
+/**
+ * A call without a header the operation requires (spec `required`): SOAP's MustUnderstand fault, as .NET
+ * answers a service that claims WS-I Basic Profile 1.1 (SoapServerProtocol: SoapHeaderException with the
+ * MustUnderstand code; docs/asmx-evidence/soap-headers.md; Mono's host does not check).
+ */
+export function missingHeaderError(name: string): ServiceError {
+  return clientError(ErrorCodes.MustUnderstand, `Required SOAP header ${name} was not received.`, {
+    parameter: name,
+  });
+}
+
+/** The header a TypedValueError's message names ("SOAP header X..."), for the error's parameter. */
+function headerOf(error: TypedValueError, headers: readonly HeaderModel[]): string | undefined {
+  return headers.find((h) => error.message.includes(`SOAP header ${h.record.name}`))?.record.name;
+}
+
 const ROOT_MISSING = "Root element is missing.";
 
 function emptyBodyError(version: SoapServerVersion, actionNamesOperation: boolean): ServiceError {
@@ -134,6 +169,8 @@ export function createSoapServerBinding(
 ): ServerBinding {
   const ns = service.namespace;
   const open = envelopeOpen(version);
+  /** The envelope's start without `<soap:Body>`, for an answer with a Header. */
+  const openHead = open.slice(0, -"<soap:Body>".length);
   const byName = new Map(service.operations.map((op) => [op.name, op]));
   const byAction = new Map(service.operations.map((op) => [soapActionOf(ns, op.name), op]));
   const indexes = paramIndexes(service);
@@ -182,17 +219,37 @@ export function createSoapServerBinding(
   const understood = options.understoodHeaders;
   const envelopeNs = version.envelopeNs;
 
+  /** Per operation, the headers it reads (in and inOut) and those it answers (out and inOut). */
+  const sent = new Map(service.operations.map((op) => [op, (op.headers ?? []).filter(headerIsSent)]));
+  const answered = new Map(service.operations.map((op) => [op, (op.headers ?? []).filter(headerIsAnswered)]));
+
   /**
-   * Refuses (MustUnderstand fault) the first header, in document order, marked mustUnderstand that the
-   * operation does not understand; every Header element of the Envelope is looked at.
+   * Binds the operation's headers (soap-headers.ts), then refuses a call without a required one and, as
+   * ASMX, (MustUnderstand fault) the first header in document order marked mustUnderstand that the
+   * operation does not bind: every Header element of the Envelope is looked at.
    */
-  function checkHeaders(op: OperationModel, root: XmlElement): void {
-    for (const part of root.children) {
-      if (part.local !== "Header" || part.ns !== envelopeNs) continue;
-      for (const header of part.children) {
-        if (marksMustUnderstand(header) && !understood?.(op, header)) throw notUnderstoodError(header);
-      }
+  function readHeaders(op: OperationModel, root: XmlElement): HeaderValues | undefined {
+    const elements = headerElements(root, envelopeNs);
+    const declared = sent.get(op)!;
+    if (elements.length === 0 && declared.length === 0) return undefined;
+    const bound = new Set<XmlElement>();
+    let values: HeaderValues;
+    try {
+      values = bindHeaders(declared, elements, ns, bound);
+    } catch (error) {
+      if (error instanceof TypedValueError)
+        throw clientError(ErrorCodes.InvalidType, error.message, { parameter: headerOf(error, declared) });
+      throw error;
     }
+    for (const header of declared) {
+      if (header.required && !Object.hasOwn(values, header.record.name))
+        throw missingHeaderError(header.record.name);
+    }
+    for (const header of elements) {
+      if (marksMustUnderstand(header) && !bound.has(header) && !understood?.(op, header))
+        throw notUnderstoodError(header);
+    }
+    return values;
   }
 
   function route(
@@ -245,12 +302,16 @@ export function createSoapServerBinding(
       next = i + 1;
       const type = params[i]!.type;
       // Scalars and enums are their text (null when nil); arrays and records their items and fields.
-      texts[i] =
-        type.kind === "scalar" || type.kind === "enum"
-          ? c.attrs.length > 0 && isNilElement(c)
-            ? null
-            : c.text
-          : wireOf(type, c, ns);
+      try {
+        texts[i] =
+          type.kind === "scalar" || type.kind === "enum"
+            ? c.attrs.length > 0 && isNilElement(c)
+              ? null
+              : textOf(c)
+            : wireOf(type, c, ns);
+      } catch (error) {
+        throw error instanceof TypedValueError ? unreadableValue(params[i]!.name, error) : error;
+      }
     }
     return texts;
   }
@@ -265,19 +326,36 @@ export function createSoapServerBinding(
       const root = fast === undefined ? readEnvelope(request.body, request.headers) : undefined;
       const { op, el } = route(fast ?? bodyOf(root!), request.headers);
       // After routing, as ASMX: an unknown operation or action is answered as such first.
-      if (root !== undefined) checkHeaders(op, root);
-      return { op, texts: paramTexts(op, el) };
+      const headers = root === undefined ? undefined : readHeaders(op, root);
+      if (headers === undefined) {
+        const required = sent.get(op)!.find((h) => h.required);
+        if (required !== undefined) throw missingHeaderError(required.record.name);
+        return { op, texts: paramTexts(op, el) };
+      }
+      return { op, texts: paramTexts(op, el), headers };
     },
 
-    encodeResponse(op: OperationModel, result: unknown, request: ParamValues): WireResponse {
+    encodeResponse(
+      op: OperationModel,
+      result: unknown,
+      request: ParamValues,
+      replyHeaders?: Readonly<Record<string, unknown>>,
+    ): WireResponse {
       // One-way: no output message; ASMX answers 202 Accepted with an empty body.
       if (op.result.kind === "oneWay") return ACCEPTED;
       const inner = soapResultXml(op, result, request, options.recordWriters);
+      // The headers the operation answers and the handler set, before the Body; none: no Header at all.
+      const headers = answered.get(op) ?? op.headers?.filter(headerIsAnswered) ?? [];
+      const headerXml =
+        headers.length === 0 || replyHeaders === undefined
+          ? ""
+          : headersXml(headers, replyHeaders, ns, (message) => new ResultShapeError(message));
+      const start = headerXml === "" ? open : `${openHead}<soap:Header>${headerXml}</soap:Header><soap:Body>`;
       // .NET writes the response element empty (`<OpResponse xmlns="..." />`) for void and for a null result.
       const body =
         inner === ""
-          ? `${open}<${op.name}Response xmlns="${ns}" />${ENVELOPE_CLOSE}`
-          : `${open}<${op.name}Response xmlns="${ns}">${inner}</${op.name}Response>${ENVELOPE_CLOSE}`;
+          ? `${start}<${op.name}Response xmlns="${ns}" />${ENVELOPE_CLOSE}`
+          : `${start}<${op.name}Response xmlns="${ns}">${inner}</${op.name}Response>${ENVELOPE_CLOSE}`;
       return { status: 200, headers: responseHeaders, body };
     },
 

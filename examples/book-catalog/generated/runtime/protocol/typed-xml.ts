@@ -103,6 +103,16 @@ function fieldIndex(record: RecordModel): Map<string, number> {
 }
 
 /**
+ * The text of an element holding a scalar or enum value. One holding elements is refused, as XmlSerializer
+ * refuses it (ReadElementString reads text only): its text alone would be a value nobody sent.
+ */
+export function textOf(el: XmlElement): string {
+  if (el.children.length > 0)
+    throw new TypedValueError("invalid", `${el.local} holds XML elements where a text value is expected.`);
+  return el.text;
+}
+
+/**
  * The wire form of an element holding a value of `type`: its text, null when nil, its items or fields.
  * Children in another namespace or of another name are skipped, as XmlSerializer skips unknown elements;
  * a field that repeats counts once (the first).
@@ -112,7 +122,7 @@ export function wireOf(type: TypeModel, el: XmlElement, ns: string): WireValue {
   switch (type.kind) {
     case "scalar":
     case "enum":
-      return el.text;
+      return textOf(el);
     case "array": {
       const items: WireValue[] = [];
       const children = el.children;
