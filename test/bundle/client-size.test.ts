@@ -25,11 +25,11 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
  * is the bound (today's size plus 2% would be above it), so that nothing grows past it unnoticed. On standard (the scanner and charset.ts, about 5 KB
  * more) 12.9-13.0 KB (see docs/performance.md, "Client bundle size"). Issue 24 added SOAP headers (one hook in the client core for
  * the header codec a service with headers registers, ~60 B), the refusal of text values holding elements
- * and .NET's Infinity on HTTP (~40 B): 8,103-8,267 bytes, up to 1% over issue 8's target, which the bound
- * now is (today's largest plus 0.6%) until that is won back.
+ * and .NET's Infinity on HTTP (~40 B), and nullable results came too: 8,163-8,332 bytes, up to 1.7% over
+ * issue 8's target; the bound is today's largest plus 0.8% until that is won back.
  */
 const ISSUE_TARGET_GZIP_BYTES = 8 * 1024;
-const TARGET_GZIP_BYTES = 8_320;
+const TARGET_GZIP_BYTES = 8_400;
 const BUDGET_GZIP_BYTES = 14_000;
 
 interface Bundle {
