@@ -34,7 +34,8 @@ export const OUT = path.join(REPO, "dist", "easgen");
 /**
  * The docs/ pages to ship: those the package README links (`./docs/<page>.md`), then every page a shipped
  * page links (`<page>.md`, `../docs/<page>.md`, with or without an #anchor), to the end. Paths are relative
- * to docs/. A link to a page that does not exist throws, naming the page that links it.
+ * to docs/, images the pages show included. A link to a page that does not exist throws, naming the page
+ * that links it.
  */
 export function shippedDocs(
   readme: string = readFileSync(path.join(REPO, "packages", "easgen", "README.md"), "utf8"),
@@ -53,7 +54,16 @@ export function shippedDocs(
       throw new Error(`easgen build: ${from} links docs/${page}, which is not a page of docs/`);
     }
     shipped.add(page);
-    for (const m of readFileSync(file, "utf8").matchAll(/\]\(([^)#\s:]+\.md)(?:#[^)]*)?\)/g)) {
+    const text = readFileSync(file, "utf8");
+    // Images a shipped page shows ship with it, so its links resolve inside the package too.
+    for (const m of text.matchAll(/\]\(([^)#\s:]+\.(?:png|svg|jpe?g|gif))\)/g)) {
+      const image = path.relative(docs, path.resolve(path.dirname(file), m[1]!));
+      if (image.startsWith("..") || !existsSync(path.join(docs, image))) {
+        throw new Error(`easgen build: docs/${page} shows docs/${image}, which does not exist`);
+      }
+      shipped.add(image);
+    }
+    for (const m of text.matchAll(/\]\(([^)#\s:]+\.md)(?:#[^)]*)?\)/g)) {
       pending.push({
         page: path.relative(docs, path.resolve(path.dirname(file), m[1]!)),
         from: `docs/${page}`,
