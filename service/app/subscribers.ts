@@ -4,7 +4,8 @@
 
 import { type Kysely, type Transaction, sql } from "kysely";
 import { ErrorCodes, clientError } from "../../generated/server.js";
-import type { Engine, SqliteAccess } from "../db/database.js";
+import type { SqliteAccess } from "../db/database.js";
+import type { Engine } from "../db/engine.js";
 import { ACCOUNT_BY_ID, Authenticator, type CachedCheck } from "./auth.js";
 import type { Account, Database, MailingList, MembershipState, Subscriber } from "../db/schema.js";
 import { fieldNotActivated, notFound } from "./errors.js";

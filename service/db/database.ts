@@ -11,10 +11,9 @@ import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, type Transaction } from "kysely";
 import pg from "pg";
 import { GatedSqliteDialect, WriteGate, longWriter } from "./long-write.js";
-import { migrate } from "./migrations.js";
+import type { Engine } from "./engine.js";
+import { migrate } from "./migrations/index.js";
 import type { Database } from "./schema.js";
-
-export type Engine = "sqlite" | "postgres";
 
 export interface DatabaseOptions {
   /** SQLite's `synchronous` setting: FULL (default) syncs the log at every commit. */

@@ -26,7 +26,7 @@ import { type MailTransport, type OutgoingMail, smtpTransport } from "../../serv
 import { OutboxWorker, deliveredCopy } from "../../service/app/outbox.js";
 import { SmsWorker } from "../../service/app/sms-outbox.js";
 import { type Store, openStore } from "../../service/db/database.js";
-import { codeMigrations } from "../../service/db/migrations.js";
+import { codeMigrations } from "../../service/db/migrations/index.js";
 import type { Database } from "../../service/db/schema.js";
 import { describeEngines, freshDatabaseUrl } from "./support/engines.js";
 import { SMTP_PASSWORD, SMTP_USER, type TestSmtp, smtpUrl, startSmtp } from "./support/smtp.js";
