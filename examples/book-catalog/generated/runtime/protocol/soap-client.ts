@@ -4,12 +4,7 @@
 // No server code: a client bundle that uses one SOAP version carries this module and its version's.
 
 import { ResponseFormatError, SoapFaultError } from "../errors.js";
-import {
-  headerIsAnswered,
-  headerIsSent,
-  type ClientOperationModel,
-  type ClientServiceModel,
-} from "../model.js";
+import type { ClientOperationModel, ClientServiceModel } from "../model.js";
 import type { ParamTexts, ParamValues } from "../params.js";
 import { child, type XmlElement } from "../xml/tree.js";
 import { escapeTextCompact } from "../xml/write.js";
