@@ -47,12 +47,14 @@ export async function shadowSection(rows: Row[], requests: number, seed: number)
   });
   const port = Number(new URL(proxy.url).port);
   const heapBefore = heapMb();
-  const result = await runFuzz({ port, requests, connections: 8, seed, maxMs: 150_000 });
+  // Each request crosses two hops and two child processes, on a machine the other sections (and other work) may
+  // load: 30 s per answer, not the fuzzer's 10 s, so that a slow machine is not read as a proxy that lost one.
+  const result = await runFuzz({ port, requests, connections: 8, seed, maxMs: 150_000, timeoutMs: 30_000 });
   await proxy.drain();
   // The fuzzer has closed its connections, but a request it left unfinished (a body shorter than its
   // Content-Length, answered early) is let go only when its connection's close reaches the proxy: wait for
-  // that, bounded.
-  for (let i = 0; i < 100 && proxy.held().pendingBytes > 0; i++) await new Promise((r) => setTimeout(r, 50));
+  // that, bounded (30 s: under load a close can take seconds to be read).
+  for (let i = 0; i < 600 && proxy.held().pendingBytes > 0; i++) await new Promise((r) => setTimeout(r, 50));
   const after = await exchangeOnce(port, PROBE_REQUEST, { timeoutMs: 10_000 });
   const held = proxy.held();
   const m = proxy.metrics;
@@ -66,7 +68,7 @@ export async function shadowSection(rows: Row[], requests: number, seed: number)
     attack: `shadow proxy: mutation fuzzing through it, every request mirrored (seed ${seed})`,
     requests: result.sent,
     outcome: `statuses ${topCounts(result.statuses, 6)}`,
-    measured: `${unanswered} unanswered, ${result.notWellFormed} not well-formed; ${after.kind === "answer" && after.status === 200 ? "serves the probe after" : "does NOT serve the probe after"}; ${compared} compared, ${m.diverged.sum()} diverged (same server both sides), ${m.dropped.sum()} dropped, ${m.failed.sum()} compared-host failures; held after: ${held.pendingBytes} B, heap ${mb(heapBefore)} -> ${mb(heapAfter)}`,
+    measured: `${unanswered} unanswered, ${result.notWellFormed} not well-formed; ${after.kind === "answer" && after.status === 200 ? "serves the probe after" : "does NOT serve the probe after"}; ${compared} compared, ${m.diverged.sum()} diverged (same server both sides), ${m.dropped.sum()} dropped, ${m.failed.sum()} compared-host failures; held after: ${held.pendingBytes} B (${held.queued} queued, ${held.inFlight} in flight), heap ${mb(heapBefore)} -> ${mb(heapAfter)}`,
     target: "0 unanswered, 0 not well-formed, 0 diverged, nothing held after",
     pass:
       unanswered === 0 &&
@@ -76,6 +78,7 @@ export async function shadowSection(rows: Row[], requests: number, seed: number)
       m.diverged.sum() === 0 &&
       held.pendingBytes === 0 &&
       held.queued === 0 &&
+      held.inFlight === 0 &&
       compared > 0,
     details: [
       topCounts(result.problems, 10),
