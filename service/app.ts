@@ -1,6 +1,6 @@
 // The whole service in one object: the store, the generated SOAP/HTTP endpoint with the reference
 // implementation behind it, the extra routes (/confirm/{token}, /u/{token}, /t/…, /healthz, and /metrics
-// with METRICS_TOKEN or on the METRICS_PORT listener), request logs, metrics and the background workers,
+// with METRICS_TOKEN or on the METRICS_PORT listener), the operator's console (/console/), request logs, metrics and the background workers,
 // with an orderly shutdown.
 
 import type http from "node:http";
@@ -24,6 +24,7 @@ import { recordVerdict, verpAddress } from "./app/bounces.js";
 import { unsubscribeAllRoute } from "./app/unsubscribe-all.js";
 import { confirmRoute, createService } from "./app/service.js";
 import type { Config } from "./config.js";
+import { createConsole } from "./console/index.js";
 import { openStore, type Store } from "./db/database.js";
 
 export interface App {
@@ -310,6 +311,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ),
   });
 
+  const consoleRoutes = createConsole({
+    store,
+    auth,
+    config: config.console,
+    outboxDir: config.outboxDir,
+    smsOutboxDir: config.smsOutboxDir,
+    now,
+  });
+
   /** GET /healthz: up or down, nothing more (not the engine, not a version). */
   async function health(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     let up = true;
@@ -328,6 +338,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       res.writeHead(status, { "content-type": type, "cache-control": "no-store" });
       res.end(req.method === "HEAD" ? undefined : body);
     };
+    if (await consoleRoutes(req, res)) return;
     const unsubscribeAll = /^\/u\/([^/]*)\/all$/.exec(path);
     if (unsubscribeAll !== null) return unsubscribeAllRoute(store, req, res, unsubscribeAll[1]!, now());
     const unsubscribe = /^\/u\/([^/]*)$/.exec(path);

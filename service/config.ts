@@ -54,6 +54,16 @@ export interface Config {
   readonly metricsHost: string;
   /** Bounces and complaints (service/app/bounces.ts). */
   readonly bounce: BounceConfig;
+  /** The operator's console at /console/ (service/console/). */
+  readonly console: ConsoleConfig;
+}
+
+export interface ConsoleConfig {
+  readonly enabled: boolean;
+  /** How long a console sign-in lasts, in ms. */
+  readonly sessionMs: number;
+  /** The session cookie is Secure even on a plain-HTTP request (TLS ends at a proxy). */
+  readonly secureCookie: boolean;
 }
 
 export interface BounceConfig {
@@ -238,6 +248,21 @@ export const OPTIONS: readonly Option[] = [
     default: "60",
     doc: "Reports a minute one address may send to the receiver or the webhook.",
   },
+  {
+    name: "CONSOLE",
+    default: "true",
+    doc: "false: no operator's console (/console/ is 404). The console signs in with an account's user name and password (docs/console.md).",
+  },
+  {
+    name: "CONSOLE_SESSION_HOURS",
+    default: "12",
+    doc: "How long a console sign-in lasts, in hours (1 to 720); then the operator signs in again.",
+  },
+  {
+    name: "CONSOLE_SECURE_COOKIE",
+    default: "false",
+    doc: "true: the console's session cookie is Secure on every request (TLS ends at a proxy); it always is on HTTPS requests and when PUBLIC_URL is https.",
+  },
 ];
 
 export class ConfigError extends Error {}
@@ -405,6 +430,11 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
       softLimit: int(env, "BOUNCE_SOFT_LIMIT", 3, 1, 1000),
       perMinute: int(env, "BOUNCE_RATE", 60, 1, 1_000_000),
     },
+    console: {
+      enabled: bool(env, "CONSOLE", true),
+      sessionMs: int(env, "CONSOLE_SESSION_HOURS", 12, 1, 720) * 3600_000,
+      secureCookie: bool(env, "CONSOLE_SECURE_COOKIE", false) || publicUrl.startsWith("https:"),
+    },
   };
 }
 
@@ -418,6 +448,7 @@ export function helpText(): string {
     "",
     "Serves ExternalAPIService (SOAP 1.1, SOAP 1.2, HTTP GET, HTTP POST) at /ExternalAPIService.asmx,",
     "with /confirm/{token}, /u/{token}, /t/..., /healthz (and /metrics with METRICS_TOKEN or METRICS_PORT),",
+    "the operator's console at /console/ (CONSOLE=false turns it off),",
     "and runs the background workers.",
     "",
     "  --role all     API and workers in one process (default)",

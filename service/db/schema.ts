@@ -393,6 +393,17 @@ export interface AuthThrottleTable {
   expires_at: number;
 }
 
+/** A console sign-in (service/console/sessions.ts, migration 0012). */
+export interface ConsoleSessionsTable {
+  /** SHA-256 of the cookie's token, base64url: the token itself is only in the browser. */
+  token_hash: string;
+  account_id: number;
+  /** The account's password_version at sign-in: a password change ends the session. */
+  password_version: number;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   mailing_lists: MailingListsTable;
@@ -422,6 +433,7 @@ export interface Database {
   trigger_fired: TriggerFiredTable;
   auth_throttle: AuthThrottleTable;
   mail_events: MailEventsTable;
+  console_sessions: ConsoleSessionsTable;
 }
 
 export type Account = Selectable<AccountsTable>;

@@ -1,0 +1,14 @@
+// Every console route: method, path pattern, whether a signed-out browser is sent to the sign-in page
+// ("page") or answered 401 ("data": polls, frames, raw sources), and the handler.
+
+import type { RouteContext } from "./index.js";
+import { DASHBOARD_ROUTES } from "./pages/dashboard.js";
+
+export interface ConsoleRoute {
+  readonly method: "GET" | "POST";
+  readonly path: RegExp;
+  readonly kind: "page" | "data";
+  run(ctx: RouteContext): Promise<void>;
+}
+
+export const ROUTES: readonly ConsoleRoute[] = [...DASHBOARD_ROUTES];

@@ -1,0 +1,294 @@
+// The operator's console over HTTP (docs/console.md), on SQLite and PostgreSQL: sign-in with the API's
+// credentials and throttle, the session cookie's attributes, server-side sessions (bounded per account,
+// ended by expiry, sign-out and a password change), CSRF tokens and cross-site refusals on every POST, no
+// open redirect, the security headers, bounded form bodies, escaping, and per-account isolation.
+
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { readConfig } from "../../service/config.js";
+import { isConsolePath } from "../../service/console/http.js";
+import { MAX_SESSIONS } from "../../service/console/sessions.js";
+import { ConsoleClient } from "./support/console.js";
+import { describeEngines } from "./support/engines.js";
+import { type TestService, startService } from "./support/service.js";
+
+const PASSWORD = "correct horse battery";
+
+describeEngines("console", (engine) => {
+  let service: TestService;
+  let clock = Date.now();
+  let alice: number;
+  let bob: number;
+
+  beforeAll(async () => {
+    service = await startService(engine, "console", {}, { now: () => clock });
+    alice = await service.createAccount("alice", PASSWORD);
+    bob = await service.createAccount("bob", PASSWORD);
+    const list = await service.createList(alice, "Alice's <b>list</b>");
+    const db = service.app.store.db;
+    const ids = await db
+      .insertInto("subscribers")
+      .values([
+        {
+          account_id: alice,
+          email: "a1@example.com",
+          email_key: "a1@example.com",
+          name: "<img src=x onerror=alert(1)>",
+          created_at: clock,
+        },
+        {
+          account_id: alice,
+          email: "a2@example.com",
+          email_key: "a2@example.com",
+          name: "Anna",
+          created_at: clock,
+        },
+      ])
+      .returning("id")
+      .execute();
+    await db
+      .insertInto("memberships")
+      .values(
+        ids.map((r, i) => ({
+          list_id: list,
+          subscriber_id: r.id,
+          account_id: alice,
+          state: i === 0 ? "active" : "pending",
+          created_at: clock,
+          changed_at: clock,
+        })),
+      )
+      .execute();
+  });
+  afterAll(async () => service?.close());
+
+  it("sends a signed-out browser to the sign-in page, with the page it asked for as next", async () => {
+    const client = new ConsoleClient(service.url);
+    const answer = await client.get("/console/lists?x=1");
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get("location")).toBe("/console/sign-in?next=%2Fconsole%2Flists%3Fx%3D1");
+    const data = await client.get("/console/");
+    expect(data.status).toBe(303);
+  });
+
+  it("signs in with the account's credentials; the cookie is HttpOnly, SameSite=Strict, Path=/console/", async () => {
+    const client = new ConsoleClient(service.url);
+    const form = await client.get("/console/sign-in");
+    expect(form.status).toBe(200);
+    expect(form.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(form.headers.get("content-security-policy")).not.toContain("unsafe-inline");
+    expect(form.headers.get("x-frame-options")).toBe("DENY");
+    expect(form.text).not.toMatch(/<script(?![^>]*\bsrc=)/);
+    const wrong = await client.post("/console/sign-in", { username: "alice", password: "nope" });
+    expect(wrong.status).toBe(401);
+    expect(wrong.text).toContain("The user name or password is wrong.");
+    expect(client.jar.has("eas_console")).toBe(false);
+    const right = await client.post("/console/sign-in", { username: "alice", password: PASSWORD });
+    expect(right.status).toBe(303);
+    expect(right.headers.get("location")).toBe("/console/");
+    const set = right.headers.getSetCookie().find((c) => c.startsWith("eas_console="))!;
+    expect(set).toMatch(/; HttpOnly/);
+    expect(set).toMatch(/; SameSite=Strict/);
+    expect(set).toMatch(/; Path=\/console\//);
+    expect(set).not.toMatch(/; Secure/);
+    const dashboard = await client.get("/console/");
+    expect(dashboard.status).toBe(200);
+    expect(dashboard.text).toContain("Dashboard");
+    // The token is kept only as a hash.
+    const token = client.jar.get("eas_console")!;
+    const rows = await service.app.store.db.selectFrom("console_sessions").select("token_hash").execute();
+    expect(rows.some((r) => r.token_hash === token)).toBe(false);
+    expect(rows.length).toBeGreaterThan(0);
+  });
+
+  it("never redirects off the console after sign-in", async () => {
+    for (const next of [
+      "//evil.example/",
+      "https://evil.example/",
+      "/\\evil.example",
+      "/console/\\..\\x",
+      "javascript:alert(1)",
+      "/elsewhere",
+    ]) {
+      const client = new ConsoleClient(service.url);
+      const answer = await client.signIn("alice", PASSWORD, next);
+      expect(answer.status, next).toBe(303);
+      expect(answer.headers.get("location"), next).toBe("/console/");
+    }
+    const client = new ConsoleClient(service.url);
+    const answer = await client.signIn("alice", PASSWORD, "/console/lists?x=1");
+    expect(answer.headers.get("location")).toBe("/console/lists?x=1");
+    expect(isConsolePath("/console/../../x")).toBe(false);
+    expect(isConsolePath("/console/%2e%2e/x")).toBe(false); // the URL parser reads %2e%2e as ..
+  });
+
+  it("refuses a sign-in without the form's nonce, or from another site", async () => {
+    const bare = new ConsoleClient(service.url);
+    const noNonce = await bare.post("/console/sign-in", {
+      username: "alice",
+      password: PASSWORD,
+      _csrf: "x",
+    });
+    expect(noNonce.status).toBe(403);
+    expect(bare.jar.has("eas_console")).toBe(false);
+    const client = new ConsoleClient(service.url);
+    await client.get("/console/sign-in");
+    const cross = await client.post(
+      "/console/sign-in",
+      { username: "alice", password: PASSWORD },
+      { "sec-fetch-site": "cross-site" },
+    );
+    expect(cross.status).toBe(403);
+    expect(client.jar.has("eas_console")).toBe(false);
+  });
+
+  it("refuses a POST without the session's CSRF token, or from another site, changing nothing", async () => {
+    const client = new ConsoleClient(service.url);
+    await client.signIn("alice", PASSWORD);
+    await client.get("/console/");
+    const forged = await client.post("/console/sign-out", { _csrf: "forged" });
+    expect(forged.status).toBe(403);
+    const cross = await client.post("/console/sign-out", {}, { "sec-fetch-site": "cross-site" });
+    expect(cross.status).toBe(403);
+    expect((await client.get("/console/")).status).toBe(200);
+    // Another session's token is not this one's.
+    const other = new ConsoleClient(service.url);
+    await other.signIn("alice", PASSWORD);
+    await other.get("/console/");
+    const swapped = await client.post("/console/sign-out", { _csrf: other.csrf! });
+    expect(swapped.status).toBe(403);
+    const out = await client.post("/console/sign-out", {});
+    expect(out.status).toBe(303);
+    expect(out.headers.get("location")).toBe("/console/sign-in");
+    expect((await client.get("/console/")).status).toBe(303);
+    // The old token is dead server-side too, not only forgotten by the browser.
+    expect((await other.get("/console/")).status).toBe(200);
+  });
+
+  it("ends a session at its expiry and on a password change", async () => {
+    const client = new ConsoleClient(service.url);
+    await client.signIn("alice", PASSWORD);
+    expect((await client.get("/console/")).status).toBe(200);
+    const started = clock;
+    clock += 12 * 3600_000 + 1;
+    try {
+      expect((await client.get("/console/")).status).toBe(303);
+    } finally {
+      clock = started;
+    }
+    await client.signIn("alice", PASSWORD);
+    expect((await client.get("/console/")).status).toBe(200);
+    const db = service.app.store.db;
+    await db.updateTable("accounts").set({ password_version: 99 }).where("id", "=", alice).execute();
+    try {
+      expect((await client.get("/console/")).status).toBe(303);
+    } finally {
+      await db.updateTable("accounts").set({ password_version: 1 }).where("id", "=", alice).execute();
+      service.app.auth.forget();
+    }
+  });
+
+  it(`keeps at most ${MAX_SESSIONS} sessions per account: the oldest goes`, async () => {
+    const first = new ConsoleClient(service.url);
+    await first.signIn("bob", PASSWORD);
+    expect((await first.get("/console/")).status).toBe(200);
+    for (let i = 0; i < MAX_SESSIONS; i++) {
+      clock += 1;
+      await new ConsoleClient(service.url).signIn("bob", PASSWORD);
+    }
+    expect((await first.get("/console/")).status).toBe(303);
+    const rows = await service.app.store.db
+      .selectFrom("console_sessions")
+      .select("token_hash")
+      .where("account_id", "=", bob)
+      .execute();
+    expect(rows.length).toBe(MAX_SESSIONS);
+  });
+
+  it("shows each account only its own data, escaped", async () => {
+    const a = new ConsoleClient(service.url);
+    await a.signIn("alice", PASSWORD);
+    const mine = await a.get("/console/");
+    expect(mine.text).toMatch(/<span class="tile-value">2<\/span><span class="tile-label">Subscribers/);
+    expect(mine.text).toMatch(
+      /<span class="tile-value">1<\/span><span class="tile-label">Active memberships/,
+    );
+    const b = new ConsoleClient(service.url);
+    await b.signIn("bob", PASSWORD);
+    const theirs = await b.get("/console/");
+    expect(theirs.text).toMatch(/<span class="tile-value">0<\/span><span class="tile-label">Subscribers/);
+    expect(theirs.text).toContain('<span class="who">bob</span>');
+  });
+
+  it("throttles failed sign-ins as the API does", async () => {
+    const client = new ConsoleClient(service.url);
+    await client.get("/console/sign-in");
+    let last = 0;
+    for (let i = 0; i < 12 && last !== 429; i++)
+      last = (await client.post("/console/sign-in", { username: "nobody", password: `guess ${i}` })).status;
+    expect(last).toBe(429);
+    const refused = await client.post("/console/sign-in", { username: "nobody", password: "again" });
+    expect(refused.status).toBe(429);
+    expect(refused.text).toContain("Too many failed sign-ins");
+  });
+
+  it("bounds form bodies: too big, wrong type", async () => {
+    const client = new ConsoleClient(service.url);
+    await client.get("/console/sign-in");
+    const big = await client.post("/console/sign-in", { username: "alice", password: "x".repeat(20_000) });
+    expect(big.status).toBe(413);
+    const res = await fetch(`${service.url}/console/sign-in`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(res.status).toBe(415);
+    const bad = await fetch(`${service.url}/console/`, { method: "DELETE" });
+    expect(bad.status).toBe(405);
+  });
+
+  it("serves its static files with the right types and nothing else", async () => {
+    const css = await fetch(`${service.url}/console/static/console.css`);
+    expect(css.headers.get("content-type")).toBe("text/css; charset=utf-8");
+    const chart = await fetch(`${service.url}/console/static/uplot.js`);
+    expect(chart.status).toBe(200);
+    expect(await chart.text()).toContain("uPlot");
+    for (const path of [
+      "..%2findex.ts",
+      "nope.js",
+      "..%5Chtml.ts",
+      "console.css%00",
+      "toString",
+      "__proto__",
+    ])
+      expect(
+        (await fetch(`${service.url}/console/static/${path}`, { redirect: "manual" })).status,
+        path,
+      ).toBe(404);
+  });
+});
+
+it("CONSOLE=false turns the console off; CONSOLE_SECURE_COOKIE and an https PUBLIC_URL make the cookie Secure", async () => {
+  expect(readConfig({}).console).toMatchObject({
+    enabled: true,
+    secureCookie: false,
+    sessionMs: 12 * 3600_000,
+  });
+  expect(readConfig({ CONSOLE: "false" }).console.enabled).toBe(false);
+  expect(readConfig({ CONSOLE_SECURE_COOKIE: "true" }).console.secureCookie).toBe(true);
+  expect(readConfig({ PUBLIC_URL: "https://news.example" }).console.secureCookie).toBe(true);
+  expect(() => readConfig({ CONSOLE_SESSION_HOURS: "0" })).toThrow(/CONSOLE_SESSION_HOURS/);
+  const off = await startService("sqlite", "console-off", { CONSOLE: "false" });
+  try {
+    expect((await fetch(`${off.url}/console/`)).status).toBe(404);
+    expect((await fetch(`${off.url}/console/sign-in`, { method: "POST" })).status).toBe(405);
+  } finally {
+    await off.close();
+  }
+  const secure = await startService("sqlite", "console-secure", { CONSOLE_SECURE_COOKIE: "true" });
+  try {
+    const answer = await new ConsoleClient(secure.url).get("/console/sign-in");
+    expect(answer.headers.getSetCookie()[0]).toMatch(/; Secure$/);
+  } finally {
+    await secure.close();
+  }
+});
