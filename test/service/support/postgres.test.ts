@@ -4,7 +4,13 @@ import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
 import { engines, freshDatabaseUrl } from "./engines.ts";
 import { isCI } from "./global-setup.ts";
-import { DATABASE_NAME, createDatabase, findPostgresBin, searchPostgresBin } from "./postgres.ts";
+import {
+  DATABASE_NAME,
+  createDatabase,
+  findPostgresBin,
+  searchPostgresBin,
+  startThrowawayCluster,
+} from "./postgres.ts";
 
 const postgres = engines().find((e) => e.name === "postgres");
 const skip = postgres?.skip;
@@ -73,6 +79,34 @@ describe(`throwaway cluster${skip ? ` (skipped: ${skip})` : ""}`, () => {
         await expect(createDatabase(admin, bad)).rejects.toThrow(/invalid database name/);
       }
     },
+  );
+});
+
+describe(`durable throwaway cluster${skip ? ` (skipped: ${skip})` : ""}`, () => {
+  it.skipIf(skip !== undefined)(
+    "runs with fsync, full_page_writes and synchronous_commit on (the tests' cluster has them off)",
+    async () => {
+      const settings = async (url: string) => {
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        try {
+          const out: string[] = [];
+          for (const name of ["fsync", "full_page_writes", "synchronous_commit"])
+            out.push(String((await client.query(`SHOW ${name}`)).rows[0]?.[name]));
+          return out;
+        } finally {
+          await client.end();
+        }
+      };
+      const durable = await startThrowawayCluster(undefined, { durable: true });
+      try {
+        expect(await settings(durable.url)).toEqual(["on", "on", "on"]);
+      } finally {
+        await durable.stop();
+      }
+      expect(await settings(inject("pgAdminUrl") as string)).toEqual(["off", "off", "off"]);
+    },
+    120_000,
   );
 });
 

@@ -53,6 +53,18 @@ export interface ThrowawayCluster {
   createDatabase(name: string): Promise<string>;
 }
 
+export interface ClusterOptions {
+  /**
+   * PostgreSQL's durable defaults (fsync, full_page_writes and synchronous_commit on, stated explicitly so a
+   * changed default cannot turn them off): every commit waits for its WAL flush. Default false: all three
+   * off, for speed in tests that never crash the server.
+   */
+  readonly durable?: boolean;
+}
+
+/** The settings of a durable cluster (ClusterOptions.durable), as `postgres -c` options. */
+export const DURABLE_SETTINGS = "-c fsync=on -c full_page_writes=on -c synchronous_commit=on";
+
 /** Database names accepted by {@link createDatabase}: lower-case identifiers, no quoting needed. */
 export const DATABASE_NAME = /^[a-z_][a-z0-9_]*$/;
 
@@ -282,6 +294,7 @@ async function waitUntilAccepting(url: string, attempts: number, delayMs: number
  */
 export async function startThrowawayCluster(
   bin: string | undefined = findPostgresBin(),
+  options: ClusterOptions = {},
 ): Promise<ThrowawayCluster> {
   if (bin === undefined) throw new Error(searchPostgresBin().reason ?? "PostgreSQL not found");
   const started = performance.now();
@@ -332,19 +345,22 @@ export async function startThrowawayCluster(
       runAs,
       120_000,
     );
-    // A throwaway cluster: durability is worthless here, so fsync, full page writes and synchronous
-    // commit are off (much faster, and a crash only loses data the run deletes anyway).
+    // A throwaway cluster: durability is worthless to the tests, so fsync, full page writes and synchronous
+    // commit are off (much faster, and a crash only loses data the run deletes anyway). The bench and the
+    // crash tests ask for PostgreSQL's durable defaults instead (options.durable).
     const maxAttempts = 3; // the free port can be taken between freePort() and the bind: retry a few times
     for (let attempt = 1; ; attempt++) {
       port = await freePort();
-      const options = [
-        `-h 127.0.0.1 -p ${port} -k '${dir}' -F`,
-        "-c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=200",
-      ].join(" ");
+      const settings = options.durable
+        ? [`-h 127.0.0.1 -p ${port} -k '${dir}'`, `${DURABLE_SETTINGS} -c max_connections=200`]
+        : [
+            `-h 127.0.0.1 -p ${port} -k '${dir}' -F`,
+            "-c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=200",
+          ];
       try {
         await run(
           pgCtl,
-          ["start", "-D", data, "-l", log, "-w", "-t", "60", "-o", options],
+          ["start", "-D", data, "-l", log, "-w", "-t", "60", "-o", settings.join(" ")],
           dir,
           runAs,
           90_000,
