@@ -3,7 +3,11 @@
 import type { Account } from "../db/schema.js";
 import { type Html, html } from "./html.js";
 
-export const NAV: ReadonlyArray<readonly [path: string, label: string]> = [["/console/", "Dashboard"]];
+export const NAV: ReadonlyArray<readonly [path: string, label: string]> = [
+  ["/console/", "Dashboard"],
+  ["/console/lists", "Lists"],
+  ["/console/subscribers", "Subscribers"],
+];
 
 export interface PageContext {
   readonly account: Account;

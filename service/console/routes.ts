@@ -3,6 +3,7 @@
 
 import type { RouteContext } from "./index.js";
 import { DASHBOARD_ROUTES } from "./pages/dashboard.js";
+import { SUBSCRIBER_ROUTES } from "./pages/subscribers.js";
 
 export interface ConsoleRoute {
   readonly method: "GET" | "POST";
@@ -11,4 +12,4 @@ export interface ConsoleRoute {
   run(ctx: RouteContext): Promise<void>;
 }
 
-export const ROUTES: readonly ConsoleRoute[] = [...DASHBOARD_ROUTES];
+export const ROUTES: readonly ConsoleRoute[] = [...DASHBOARD_ROUTES, ...SUBSCRIBER_ROUTES];

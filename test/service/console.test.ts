@@ -219,6 +219,122 @@ describeEngines("console", (engine) => {
     expect(theirs.text).toContain('<span class="who">bob</span>');
   });
 
+  it("lists the account's lists with members by state, escaped", async () => {
+    const a = new ConsoleClient(service.url);
+    await a.signIn("alice", PASSWORD);
+    const page = await a.get("/console/lists");
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("Alice&#39;s &lt;b&gt;list&lt;/b&gt;");
+    const b = new ConsoleClient(service.url);
+    await b.signIn("bob", PASSWORD);
+    expect((await b.get("/console/lists")).text).not.toContain("Alice");
+  });
+
+  it("searches subscribers by address or name prefix, in keyset pages that miss and repeat nothing", async () => {
+    const db = service.app.store.db;
+    const many = Array.from({ length: 120 }, (_, i) => ({
+      account_id: alice,
+      email: `Page${String(i).padStart(3, "0")}@Example.com`,
+      email_key: `page${String(i).padStart(3, "0")}@example.com`,
+      name: i % 2 === 0 ? `Zoë Even ${i}` : `zoë odd ${i}`,
+      created_at: clock,
+    }));
+    await db.insertInto("subscribers").values(many).execute();
+    // Another account's subscriber with a matching address and name never shows.
+    await db
+      .insertInto("subscribers")
+      .values({
+        account_id: bob,
+        email: "page999@example.com",
+        email_key: "page999@example.com",
+        name: "zoë bob",
+        created_at: clock,
+      })
+      .execute();
+    const a = new ConsoleClient(service.url);
+    await a.signIn("alice", PASSWORD);
+    const walk = async (query: string) => {
+      const seen: string[] = [];
+      let path: string | undefined = `/console/subscribers?${query}`;
+      for (let pages = 0; path !== undefined && pages < 10; pages++) {
+        const answer = await a.get(path);
+        expect(answer.status).toBe(200);
+        seen.push(
+          ...[...answer.text.matchAll(/<a href="\/console\/subscribers\/\d+">([^<]+)<\/a>/g)].map(
+            (m) => m[1]!,
+          ),
+        );
+        const next = /<a rel="next" href="([^"]+)"/.exec(answer.text);
+        path = next === null ? undefined : next[1]!.replaceAll("&amp;", "&");
+      }
+      return seen;
+    };
+    const byAddress = await walk("q=PAGE0&by=email");
+    expect(byAddress.length).toBe(100);
+    expect(new Set(byAddress).size).toBe(100);
+    expect(byAddress[0]).toBe("Page000@Example.com");
+    const byName = await walk(`q=${encodeURIComponent("zo")}&by=name`);
+    expect(byName.length).toBe(120);
+    expect(new Set(byName).size).toBe(120);
+    const all = await walk("q=");
+    expect(all.length).toBe(122);
+    expect(all).not.toContain("page999@example.com");
+    const none = await a.get("/console/subscribers?q=nobody");
+    expect(none.text).toContain("No subscriber matches.");
+  });
+
+  it("shows a subscriber's page escaped, and another account's subscriber as missing", async () => {
+    const db = service.app.store.db;
+    const hostile = await db
+      .selectFrom("subscribers")
+      .select("id")
+      .where("account_id", "=", alice)
+      .where("email_key", "=", "a1@example.com")
+      .executeTakeFirstOrThrow();
+    const a = new ConsoleClient(service.url);
+    await a.signIn("alice", PASSWORD);
+    const mine = await a.get(`/console/subscribers/${hostile.id}`);
+    expect(mine.status).toBe(200);
+    expect(mine.text).toContain("&lt;img src=x onerror=alert(1)&gt;");
+    expect(mine.text).not.toContain("<img src=x");
+    expect(mine.text).toContain("Alice&#39;s &lt;b&gt;list&lt;/b&gt;");
+    const b = new ConsoleClient(service.url);
+    await b.signIn("bob", PASSWORD);
+    const theirs = await b.get(`/console/subscribers/${hostile.id}`);
+    expect(theirs.status).toBe(404);
+    expect(theirs.text).not.toContain("a1@example.com");
+    // Bob's forms carry Bob's token: acting on Alice's subscriber is still a 404 that changes nothing.
+    const forged = await b.post(`/console/subscribers/${hostile.id}/opt-out`, {});
+    expect(forged.status).toBe(404);
+    const optouts = await db.selectFrom("optouts").selectAll().where("account_id", "=", alice).execute();
+    expect(optouts).toEqual([]);
+  });
+
+  it("opts a subscriber out of every list and back on, only with the session's CSRF token", async () => {
+    const db = service.app.store.db;
+    const target = await db
+      .selectFrom("subscribers")
+      .select("id")
+      .where("account_id", "=", alice)
+      .where("email_key", "=", "a1@example.com")
+      .executeTakeFirstOrThrow();
+    const a = new ConsoleClient(service.url);
+    await a.signIn("alice", PASSWORD);
+    await a.get(`/console/subscribers/${target.id}`);
+    const forged = await a.post(`/console/subscribers/${target.id}/opt-out`, { _csrf: "x".repeat(43) });
+    expect(forged.status).toBe(403);
+    expect(await db.selectFrom("optouts").selectAll().where("account_id", "=", alice).execute()).toEqual([]);
+    const done = await a.post(`/console/subscribers/${target.id}/opt-out`, {});
+    expect(done.status).toBe(303);
+    expect(done.headers.get("location")).toBe(`/console/subscribers/${target.id}`);
+    const page = await a.get(`/console/subscribers/${target.id}`);
+    expect(page.text).toContain("yes, since");
+    expect(page.text).toContain("state-unsubscribed");
+    const back = await a.post(`/console/subscribers/${target.id}/opt-in`, {});
+    expect(back.status).toBe(303);
+    expect(await db.selectFrom("optouts").selectAll().where("account_id", "=", alice).execute()).toEqual([]);
+  });
+
   it("throttles failed sign-ins as the API does", async () => {
     const client = new ConsoleClient(service.url);
     await client.get("/console/sign-in");

@@ -23,6 +23,7 @@ const SHIPPED = [
   "0009_import_security",
   "0010_tracking_security",
   "0011_bounces",
+  "0012_console",
 ];
 
 const FOLDER = fileURLToPath(new URL("../../service/db/migrations/", import.meta.url));
