@@ -10,6 +10,7 @@ import { ErrorCodes } from "./errors.js";
 import type { WireResponse } from "./protocol/binding.js";
 import { LAST_RESORT, textErrorResponse } from "./protocol/text-error.js";
 import { bodyKind, decodeRequestBody, SLOW_BODY } from "./server-body.js";
+import { corsHeaders, preflightAnswer } from "./server-cors.js";
 import {
   LARGE_BODY_BYTES,
   RequestLease,
@@ -466,6 +467,17 @@ export function createNodeHandler(core: ServiceCore): NodeHandler {
     if (state?.closing) return dropRequest(req, state);
     const method = req.method ?? "GET";
     const headers = flatHeaders(req);
+    const cors = core.cors;
+    if (cors !== undefined) {
+      const preflight = preflightAnswer(cors, method, headers);
+      if (preflight !== undefined) {
+        res.writeHead(preflight.status, preflight.headers);
+        return void res.end();
+      }
+      // Set on the response, so every answer below (refusals included) carries them: writeHead merges them.
+      const extra = corsHeaders(cors, headers["origin"]);
+      for (const name in extra) res.setHeader(name, extra[name]!);
+    }
     const contentType = headers["content-type"];
     const continuePending = (req as { [CONTINUE_PENDING]?: boolean })[CONTINUE_PENDING] === true;
     const declaredText = headers["content-length"];

@@ -300,6 +300,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const endpoint = createHandler(service, {
     onCall,
     ...(config.publicUrlSet ? { publicUrl: `${config.publicUrl}/ExternalAPIService.asmx` } : {}),
+    ...(config.corsOrigins.length > 0 ? { cors: { origins: config.corsOrigins } } : {}),
     log: (entry) =>
       logger.error(
         {

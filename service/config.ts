@@ -2,6 +2,7 @@
 // table feeds `npm start -- --help` and docs/operations.md ("Configuration").
 
 import { createHash } from "node:crypto";
+import { originProblem } from "../generated/runtime/server-cors.js";
 
 export type Role = "api" | "worker" | "all";
 
@@ -12,6 +13,8 @@ export interface Config {
   readonly publicUrl: string;
   /** PUBLIC_URL was set: the WSDL's address uses it instead of the Host the caller reached. */
   readonly publicUrlSet: boolean;
+  /** CORS_ORIGINS: web origins allowed to call the endpoint from a browser ("*": any); empty: none. */
+  readonly corsOrigins: string[];
   readonly importAllowHosts: string[];
   readonly importMaxBytes: number;
   readonly importTimeoutMs: number;
@@ -98,6 +101,11 @@ export const OPTIONS: readonly Option[] = [
     name: "PUBLIC_URL",
     default: "http://127.0.0.1:<PORT>",
     doc: "Base URL subscribers reach the service at (confirmation links).",
+  },
+  {
+    name: "CORS_ORIGINS",
+    default: "",
+    doc: "Comma-separated origins (https://app.example, http://localhost:5173) whose web pages may call /ExternalAPIService.asmx from a browser, or * for any; unset: no CORS headers, preflights get 405.",
   },
   {
     name: "IMPORT_ALLOW_HOSTS",
@@ -353,6 +361,19 @@ function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   throw new ConfigError(`${name} must be true or false; it is "${env[name]}".`);
 }
 
+/** CORS_ORIGINS as a list; each entry an origin as browsers send it, or "*". */
+function corsOrigins(env: NodeJS.ProcessEnv): string[] {
+  const list = (env.CORS_ORIGINS ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  for (const entry of list) {
+    const problem = entry === "*" ? undefined : originProblem(entry);
+    if (problem !== undefined) throw new ConfigError(`CORS_ORIGINS: "${entry}" ${problem}.`);
+  }
+  return list;
+}
+
 export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
   const port = int(env, "PORT", 8080, 0, 65535);
   const host = env.HOST || "127.0.0.1";
@@ -390,6 +411,7 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
     databaseUrl: env.DATABASE_URL || "sqlite:data/service.db",
     publicUrl,
     publicUrlSet: Boolean(env.PUBLIC_URL),
+    corsOrigins: corsOrigins(env),
     importAllowHosts: (env.IMPORT_ALLOW_HOSTS ?? "")
       .split(",")
       .map((h) => h.trim())

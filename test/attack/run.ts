@@ -3,7 +3,7 @@
 // times (well under 5 minutes on a 2-core machine). Prints one table; exits 1 if any row fails.
 //
 //   npm run fuzz                              everything
-//   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort tracking protocol auth content imports outbox patterns shadow bounces headers)
+//   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort tracking protocol auth content imports outbox patterns shadow bounces headers cors)
 //   npm run fuzz -- --requests 20000 --seed 7 a shorter or different fuzzing run
 //   npm run fuzz -- --markdown                also print the table as Markdown (for docs/testing.md)
 
@@ -28,6 +28,7 @@ import {
   XML_ATTACKS,
 } from "./xml-attacks.js";
 import { patternsSection } from "./patterns.js";
+import { corsSection } from "./cors.js";
 import { PROBE_REQUEST } from "./requests.js";
 import { trackingSection } from "./tracking.js";
 import { contentSection } from "./content.js";
@@ -57,6 +58,7 @@ const SECTIONS = [
   "shadow",
   "bounces",
   "headers",
+  "cors",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -491,6 +493,7 @@ async function main(): Promise<void> {
     bounces: () => bouncesSection(rows),
     shadow: () => shadowSection(rows, Math.min(requests, 20_000), seed),
     headers: () => headersSection(rows),
+    cors: () => corsSection(rows),
   };
   for (const name of SECTIONS) {
     if (only && !only.includes(name)) continue;

@@ -9,6 +9,7 @@ import { isAcceptedHost, resolveEndpointUrl } from "./endpoint-url.js";
 import type { WireResponse } from "./protocol/binding.js";
 import { LAST_RESORT } from "./protocol/text-error.js";
 import { bodyKind, decodeRequestBody, SLOW_BODY } from "./server-body.js";
+import { corsHeaders, preflightAnswer } from "./server-cors.js";
 import { RequestLease, type BodyProgress, type BodyWatch } from "./server-budget.js";
 import type { ServiceCore } from "./server.js";
 import { NOT_FOUND, pathBelowEndpoint } from "./server-node.js";
@@ -87,6 +88,36 @@ async function readLimited(
 
 export function createFetchHandler(core: ServiceCore): FetchHandler {
   const limit = core.options.maxBodyBytes;
+  const handle = answer(core, limit);
+  const cors = core.cors;
+  if (cors === undefined) return handle;
+  return async (request, info) => {
+    if (!isOurs(core, request)) return handle(request, info);
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    const preflight = preflightAnswer(cors, request.method.toUpperCase(), headers);
+    if (preflight !== undefined) return new Response(null, preflight);
+    const response = await handle(request, info);
+    const extra = corsHeaders(cors, headers["origin"]);
+    for (const name in extra) response.headers.set(name, extra[name]!);
+    return response;
+  };
+}
+
+function isOurs(core: ServiceCore, request: Request): boolean {
+  const pathname = new URL(request.url).pathname;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    decoded = pathname;
+  }
+  return pathBelowEndpoint(decoded, core.service.endpoint) !== undefined;
+}
+
+function answer(core: ServiceCore, limit: number): FetchHandler {
   return async (request, info = {}) => {
     const url = new URL(request.url);
     let pathname: string;

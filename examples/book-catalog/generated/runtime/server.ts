@@ -5,6 +5,7 @@
 // server-node.ts and server-fetch.ts; generated/server.ts types the implementation.
 
 import { checkPublicUrl, type EndpointUrlOptions } from "./endpoint-url.js";
+import { corsPolicy, type CorsOptions, type CorsPolicy } from "./server-cors.js";
 import { clientError, ErrorCodes, ServiceError } from "./errors.js";
 import type { DataSetResult, DataSetRows } from "./dataset.js";
 import {
@@ -151,6 +152,12 @@ export interface ServerOptions extends EndpointUrlOptions {
    * throws is ignored.
    */
   readonly onCall?: ((event: CallEvent) => void) | undefined;
+  /**
+   * Cross-origin calls from browsers (server-cors.ts): the origins allowed, answered with
+   * Access-Control-Allow-Origin and a preflight for SOAP's headers. Unset: no CORS header at all, and a
+   * preflight gets 405 as in ASMX.
+   */
+  readonly cors?: CorsOptions | undefined;
 }
 
 /** One operation call, as ServerOptions.onCall hears of it. */
@@ -329,13 +336,15 @@ export interface ServiceCore {
   readonly bodyProgress: BodyProgress;
   /** publicUrl checked and completed with the endpoint's name, or undefined. */
   readonly publicEndpoint: string | undefined;
+  /** ServerOptions.cors checked; undefined when not configured. */
+  readonly cors: CorsPolicy | undefined;
   readonly options: ResolvedServerOptions;
 }
 
 export type ResolvedServerOptions = Required<
-  Omit<ServerOptions, "log" | "onCall" | "publicUrl" | "trustProxy" | "allowedHosts">
+  Omit<ServerOptions, "log" | "onCall" | "publicUrl" | "trustProxy" | "allowedHosts" | "cors">
 > &
-  Pick<ServerOptions, "log" | "onCall" | "publicUrl" | "trustProxy" | "allowedHosts">;
+  Pick<ServerOptions, "log" | "onCall" | "publicUrl" | "trustProxy" | "allowedHosts" | "cors">;
 
 /** The default logger: one JSON line on stderr, whatever the entry's error is. */
 function defaultLog(entry: LogEntry): void {
@@ -430,7 +439,9 @@ export function createServiceCore(
     publicUrl: serverOptions.publicUrl,
     trustProxy: serverOptions.trustProxy,
     allowedHosts: serverOptions.allowedHosts,
+    cors: serverOptions.cors,
   };
+  const cors = corsPolicy(options.cors);
   const publicEndpoint =
     options.publicUrl === undefined
       ? undefined
@@ -765,6 +776,7 @@ export function createServiceCore(
     budget,
     bodyProgress,
     publicEndpoint,
+    cors,
     tooLarge(method, path, contentType, limit): WireResponse {
       const error = clientError(ErrorCodes.BodyTooLarge, `The request body is larger than ${limit} bytes.`, {
         status: 413,
