@@ -29,7 +29,14 @@ import {
   verifyCommand,
   type OutputOptions,
 } from "./commands.js";
-import { ConfigError, loadConfig, NAMESPACE_PATTERN, wsdlAddressProblem } from "./config.js";
+import {
+  ConfigError,
+  type FileExtension,
+  isFileExtension,
+  loadConfig,
+  NAMESPACE_PATTERN,
+  wsdlAddressProblem,
+} from "./config.js";
 import { TOOL_VERSION } from "./generated-file.js";
 import { importCommandSpec } from "./import/command.js";
 import { recordCommandSpec, shadowCommandSpec } from "./shadow/command.js";
@@ -80,6 +87,17 @@ const OUT_OPTIONS: Readonly<Record<string, OptionSpec>> = {
     describe:
       "Base URL written into the static {Service}.wsdl (default: the config's wsdlAddress, else http://localhost/)",
   },
+  "client-only": {
+    type: "boolean",
+    describe:
+      "Only the client and the files it imports: no server, WSDL or help pages; needs neither Node's types nor the DOM's (default: the config's clientOnly)",
+  },
+  "file-extension": {
+    type: "string",
+    value: ".ts|.mts",
+    describe:
+      "Extension of the TypeScript files: .mts makes them ES modules whatever the package.json around them says, for CommonJS projects built with tsc (default: the config's fileExtension, else .ts)",
+  },
 };
 
 function checkSpecArgs(args: ParsedArgs): void {
@@ -92,6 +110,9 @@ function checkSpecArgs(args: ParsedArgs): void {
   const address = args["wsdl-address"] as string | undefined;
   const problem = address === undefined ? undefined : wsdlAddressProblem(address);
   if (problem !== undefined) throw new UsageError(`--wsdl-address must be ${problem}, not "${address}"`);
+  const extension = args["file-extension"] as string | undefined;
+  if (extension !== undefined && !isFileExtension(extension))
+    throw new UsageError(`--file-extension must be .ts or .mts, not "${extension}"`);
 }
 
 /**
@@ -134,11 +155,15 @@ export function cliCommands(argv: readonly string[], cli: CliOptions = {}): read
     }
     const namespace = (args["namespace"] as string | undefined) ?? loaded.namespace;
     const wsdlAddress = (args["wsdl-address"] as string | undefined) ?? loaded.wsdlAddress;
+    const clientOnly = (args["client-only"] as boolean | undefined) ?? loaded.clientOnly;
+    const fileExtension = (args["file-extension"] as FileExtension | undefined) ?? loaded.fileExtension;
     return {
       spec,
       out: (args["out"] as string | undefined) ?? loaded.out ?? DEFAULT_OUT,
       ...(namespace === undefined ? {} : { namespace }),
       ...(wsdlAddress === undefined ? {} : { wsdlAddress }),
+      ...(clientOnly === true ? { clientOnly } : {}),
+      ...(fileExtension === undefined ? {} : { fileExtension }),
     };
   };
 

@@ -122,6 +122,9 @@ export function regenerateCommand(options: OutputOptions, program = "npx easgen"
   ];
   if (options.namespace !== undefined) args.push("--namespace", quote(options.namespace));
   if (options.wsdlAddress !== undefined) args.push("--wsdl-address", quote(options.wsdlAddress));
+  if (options.clientOnly === true) args.push("--client-only");
+  if (options.fileExtension !== undefined && options.fileExtension !== ".ts")
+    args.push("--file-extension", options.fileExtension);
   return args.join(" ");
 }
 

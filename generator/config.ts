@@ -16,7 +16,15 @@ export interface EasgenConfig {
   readonly namespace?: string;
   /** Base URL written into the static {Service}.wsdl's addresses. Default: http://localhost/. */
   readonly wsdlAddress?: string;
+  /** Only the client: no server, WSDL or help pages; needs neither Node's types nor the DOM's. */
+  readonly clientOnly?: boolean;
+  /** ".mts" writes every TypeScript file as .mts with .mjs specifiers (ES modules whatever package.json says). */
+  readonly fileExtension?: FileExtension;
 }
+
+/** The extensions the TypeScript files may be written with. */
+export const FILE_EXTENSIONS = [".ts", ".mts"] as const;
+export type FileExtension = (typeof FILE_EXTENSIONS)[number];
 
 /** The names looked for in the working directory, in this order. */
 export const CONFIG_FILES = ["easgen.config.json", "easgen.config.mjs", "easgen.config.js"] as const;
@@ -29,6 +37,8 @@ export interface LoadedConfig {
   readonly out?: string;
   readonly namespace?: string;
   readonly wsdlAddress?: string;
+  readonly clientOnly?: boolean;
+  readonly fileExtension?: FileExtension;
 }
 
 /** A config file that cannot be used; the message names the file and, where one is at fault, the key. */
@@ -52,6 +62,8 @@ const KEYS: Readonly<Record<keyof EasgenConfig | "$schema", string>> = {
   out: "a path to the output folder",
   namespace: "an absolute URI such as http://tempuri.org/",
   wsdlAddress: "an http(s) base URL ending in /, such as https://api.example.com/services/",
+  clientOnly: "true or false",
+  fileExtension: '".ts" or ".mts"',
 };
 
 /**
@@ -110,12 +122,25 @@ function checkConfig(raw: unknown, name: string, dir: string): Omit<LoadedConfig
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new ConfigError(name, undefined, 'must hold an object such as { "spec": "spec/Service.yaml" }');
   }
-  const config: { spec?: string; out?: string; namespace?: string; wsdlAddress?: string } = {};
+  const config: {
+    spec?: string;
+    out?: string;
+    namespace?: string;
+    wsdlAddress?: string;
+    clientOnly?: boolean;
+    fileExtension?: FileExtension;
+  } = {};
   for (const [key, value] of Object.entries(raw)) {
     if (!Object.hasOwn(KEYS, key)) {
       throw new ConfigError(name, key, `is not a config key; known keys: ${Object.keys(KEYS).join(", ")}`);
     }
     const want = KEYS[key as keyof typeof KEYS];
+    if (key === "clientOnly") {
+      if (typeof value !== "boolean")
+        throw new ConfigError(name, key, `must be ${want}, not ${JSON.stringify(value) ?? String(value)}`);
+      config.clientOnly = value;
+      continue;
+    }
     if (typeof value !== "string" || value === "") {
       throw new ConfigError(name, key, `must be ${want}, not ${JSON.stringify(value) ?? String(value)}`);
     }
@@ -133,9 +158,17 @@ function checkConfig(raw: unknown, name: string, dir: string): Omit<LoadedConfig
         if (!ADDRESS_PATTERN.test(value)) throw new ConfigError(name, key, `must be ${want}, not "${value}"`);
         config.wsdlAddress = value;
         break;
+      case "fileExtension":
+        if (!isFileExtension(value)) throw new ConfigError(name, key, `must be ${want}, not "${value}"`);
+        config.fileExtension = value;
+        break;
     }
   }
   return config;
+}
+
+export function isFileExtension(value: string): value is FileExtension {
+  return (FILE_EXTENSIONS as readonly string[]).includes(value);
 }
 
 /** Checks a --wsdl-address value; undefined when it is fine, else what it must be. */

@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { ServiceDocs } from "../runtime/docs.js";
 import type { ServiceModel } from "../runtime/model.js";
+import type { FileExtension } from "./config.js";
 import type { Diagnostic } from "./diagnostic.js";
 import { prepareFormatter, saveFormatCache } from "./format.js";
 import type { GeneratedFile } from "./generated-file.js";
@@ -34,6 +35,10 @@ export interface GenerateOptions extends SpecOptions {
   readonly wsdlAddress?: string;
   readonly templatesDir?: string;
   readonly runtimeDir?: string;
+  /** Only the client and what it imports (emit/select.ts). */
+  readonly clientOnly?: boolean;
+  /** ".mts": TypeScript files as .mts with .mjs specifiers (emit/select.ts). Default ".ts". */
+  readonly fileExtension?: FileExtension;
 }
 
 export type Loaded =
@@ -86,6 +91,8 @@ export async function generateFiles(options: GenerateOptions): Promise<Generated
           },
         }),
     ...(options.wsdlAddress === undefined ? {} : { wsdlAddress: options.wsdlAddress }),
+    ...(options.clientOnly === true ? { clientOnly: true } : {}),
+    ...(options.fileExtension === undefined ? {} : { fileExtension: options.fileExtension }),
   });
   saveFormatCache();
   return { ok: true, model: loaded.model, files };

@@ -63,8 +63,11 @@ async function readBytes(response: Response, context: AnswerContext): Promise<Ui
     context.signal?.removeEventListener("abort", stop);
   }
   if (context.signal?.aborted) throw context.signal.reason;
-  // One copy of the chunks, by Blob (a bundle then carries no copying loop of its own).
-  return new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer());
+  // One copy of the chunks, by Blob (a bundle then carries no copying loop of its own). Typed by Blob's own
+  // constructor, so that the DOM library (BlobPart) and @types/node (BinaryLike) alike accept it.
+  return new Uint8Array(
+    await new Blob(chunks as unknown as NonNullable<ConstructorParameters<typeof Blob>[0]>).arrayBuffer(),
+  );
 }
 
 /** Media types whose body is text, not XML: the HTTP bindings' error answers. */

@@ -1,6 +1,7 @@
 // What every emitter gets besides the model.
 
 import type { ServiceDocs } from "../../runtime/docs.js";
+import type { FileExtension } from "../config.js";
 
 export interface EmitContext {
   /** The spec's doc texts (the model carries none): JSDoc of the types, the WSDL, the help pages, docs.ts. */
@@ -15,4 +16,8 @@ export interface EmitContext {
   readonly runtimeDir: string;
   /** The spec's extension module: its absolute path, and the path as the spec writes it. */
   readonly extensions?: { readonly path: string; readonly module: string };
+  /** Only the client and the files it imports (select.ts). */
+  readonly clientOnly?: boolean;
+  /** The TypeScript files' extension (default .ts; .mts: select.ts renames them). */
+  readonly fileExtension?: FileExtension;
 }

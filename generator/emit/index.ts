@@ -14,6 +14,7 @@ import { emitModel } from "./model.js";
 import { emitPackageJson } from "./package-json.js";
 import { emitReadme, README } from "./readme.js";
 import { emitRuntime } from "./runtime.js";
+import { asMts, clientOnlyFiles } from "./select.js";
 import { emitServer } from "./server.js";
 import { emitTsconfig } from "./tsconfig.js";
 import { emitTypes } from "./types.js";
@@ -62,7 +63,23 @@ export async function emitAll(
       if (finish) finishing.push(formatFile(file).then((formatted) => withHeader(formatted, ctx.specFile)));
     }
   };
-  for (const { name, emit } of list) add(name, await emit(model, ctx));
+  // The default shape formats each emitter's files while the next one runs; the others need them all first.
+  const reshape = ctx.clientOnly === true || ctx.fileExtension === ".mts";
+  const emitted: { name: string; file: GeneratedFile }[] = [];
+  for (const { name, emit } of list) {
+    const files = await emit(model, ctx);
+    if (reshape) emitted.push(...files.map((file) => ({ name, file })));
+    else add(name, files);
+  }
+  if (reshape) {
+    const emitter = new Map(emitted.map(({ name, file }) => [file, name]));
+    let shaped = emitted.map(({ file }) => file);
+    if (ctx.clientOnly === true) shaped = clientOnlyFiles(shaped);
+    for (const file of shaped) {
+      const name = emitter.get(file)!;
+      add(name, [ctx.fileExtension === ".mts" ? asMts(file) : file]);
+    }
+  }
   const manifest = {
     path: MANIFEST,
     content: "{}",

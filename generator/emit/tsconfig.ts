@@ -3,6 +3,7 @@
 // `npm run typecheck` proves the folder compiles under them (test/vendoring/ adds TS 7 and CommonJS).
 
 import type { GeneratedFile } from "../generated-file.js";
+import type { EmitContext } from "./context.js";
 
 /** The strict flags generated/ compiles under, all at once; the vendoring matrix test uses the same list. */
 export const STRICT_FLAGS = {
@@ -16,6 +17,15 @@ export const STRICT_FLAGS = {
   isolatedModules: true,
   noImplicitOverride: true,
   noPropertyAccessFromIndexSignature: true,
+  // What @tsconfig/strictest and Vite's templates add (issue 23 found a parameter property that broke
+  // them): TypeScript 5.8+ and 7. noUnusedLocals/Parameters are not here: generated code for a spec without
+  // credentials or records still has unused locals (ExternalAPIService's passes them: test/vendoring/run.test.ts).
+  erasableSyntaxOnly: true,
+  noImplicitReturns: true,
+  noFallthroughCasesInSwitch: true,
+  noUncheckedSideEffectImports: true,
+  allowUnusedLabels: false,
+  allowUnreachableCode: false,
 } as const;
 
 const TSCONFIG = {
@@ -33,11 +43,24 @@ const TSCONFIG = {
   include: ["**/*.ts"],
 };
 
-export function emitTsconfig(): GeneratedFile[] {
+/**
+ * The default, or for clientOnly a browser's libraries and no @types at all (the client needs neither
+ * Node's types nor more than the web platform's globals); for .mts files, those.
+ */
+function tsconfigFor(ctx: Shape): typeof TSCONFIG {
+  const compilerOptions =
+    ctx.clientOnly === true ? { ...TSCONFIG.compilerOptions, types: [] } : TSCONFIG.compilerOptions;
+  return { compilerOptions, include: [ctx.fileExtension === ".mts" ? "**/*.mts" : "**/*.ts"] };
+}
+
+/** What the tsconfig depends on. */
+type Shape = Pick<EmitContext, "clientOnly" | "fileExtension">;
+
+export function emitTsconfig(_model?: unknown, ctx: Shape = {}): GeneratedFile[] {
   return [
     {
       path: "tsconfig.json",
-      content: `${JSON.stringify(TSCONFIG, null, 2)}\n`,
+      content: `${JSON.stringify(tsconfigFor(ctx), null, 2)}\n`,
       description: "Type-checks this folder on its own under every strict flag: `npx tsc -p tsconfig.json`.",
     },
   ];

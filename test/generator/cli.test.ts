@@ -152,14 +152,14 @@ describe("easgen.config.json", { timeout: 120_000 }, () => {
     expect(status).toBe(1);
     expect(stdout).toBe("");
     expect(stderr.trim()).toBe(
-      'easgen: easgen.config.json: "outDir" is not a config key; known keys: $schema, spec, out, namespace, wsdlAddress',
+      'easgen: easgen.config.json: "outDir" is not a config key; known keys: $schema, spec, out, namespace, wsdlAddress, clientOnly, fileExtension',
     );
   });
 
   it.each([
     [
       '{ "spec": "spec/small.yaml", "outDir": "x" }',
-      '"outDir" is not a config key; known keys: $schema, spec, out, namespace, wsdlAddress',
+      '"outDir" is not a config key; known keys: $schema, spec, out, namespace, wsdlAddress, clientOnly, fileExtension',
     ],
     ['{ "spec": 3 }', '"spec" must be a path to the spec YAML, not 3'],
     [

@@ -108,8 +108,12 @@ function writeConsumer(consumer: Consumer): string {
     path.join(dir, "package.json"),
     JSON.stringify({ name: consumer.name, private: true, type: consumer.packageType }),
   );
+  // The CommonJS consumer's own `import x = require()` and `export =` are not erasable syntax; the vendored
+  // folder is held to erasableSyntaxOnly by the ESM consumers and run.test.ts's CommonJS program.
+  const flags =
+    consumer.packageType === "commonjs" ? { ...STRICT_FLAGS, erasableSyntaxOnly: false } : STRICT_FLAGS;
   const tsconfig = {
-    compilerOptions: { ...BASE, ...consumer.compilerOptions, ...STRICT_FLAGS },
+    compilerOptions: { ...BASE, ...consumer.compilerOptions, ...flags },
     include: ["src/**/*.ts", "src/**/*.cts"],
   };
   writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify(tsconfig, null, 2));

@@ -157,7 +157,11 @@ function invalid(charset: Charset): CharsetError {
   return new CharsetError("invalid", `The body is not valid ${charset.toUpperCase()}.`);
 }
 
-function decodeWith(decoder: TextDecoder, bytes: Uint8Array, charset: Charset): string {
+function decodeWith(
+  decoder: { decode(bytes: Uint8Array): string },
+  bytes: Uint8Array,
+  charset: Charset,
+): string {
   try {
     return decoder.decode(bytes);
   } catch {

@@ -23,6 +23,34 @@ import {
 } from "./tree.js";
 import type { ReadOptions, XmlAttribute, XmlElement } from "./tree.js";
 
+// The parts of the DOM read here, declared here: the file then type-checks without the DOM library (a Node
+// project's tsconfig, lib es2023 and no "dom", compiles the whole client), and runs wherever a DOMParser is.
+interface DomNode {
+  readonly nodeType: number;
+  readonly firstChild: DomNode | null;
+  readonly nextSibling: DomNode | null;
+  readonly parentNode: DomNode | null;
+}
+interface DomCharacterData extends DomNode {
+  readonly data: string;
+}
+interface DomAttr {
+  readonly namespaceURI: string | null;
+  readonly localName: string;
+  readonly value: string;
+}
+interface DomElement extends DomNode {
+  readonly namespaceURI: string | null;
+  readonly localName: string;
+  readonly prefix: string | null;
+  readonly attributes: ArrayLike<DomAttr>;
+}
+interface DomDocument extends DomNode {
+  readonly doctype: unknown;
+  getElementsByTagName(name: string): ArrayLike<DomElement>;
+}
+type DomParserClass = new () => { parseFromString(text: string, type: "application/xml"): DomDocument };
+
 interface Out {
   ns: string;
   local: string;
@@ -57,7 +85,8 @@ export function readXmlDom(text: string, options?: ReadOptions): XmlElement {
   const maxAttributes = options?.maxAttributes ?? DEFAULT_MAX_ATTRIBUTES;
   const maxElements = options?.maxElements ?? DEFAULT_MAX_ELEMENTS;
   checkProlog(text);
-  const parse = (s: string): Document => new DOMParser().parseFromString(s, "application/xml");
+  const Parser = (globalThis as unknown as { DOMParser: DomParserClass }).DOMParser;
+  const parse = (s: string): DomDocument => new Parser().parseFromString(s, "application/xml");
   if (errorNs === undefined)
     errorNs = parse("<").getElementsByTagName("parsererror")[0]?.namespaceURI ?? null;
   const doc = parse(text);
@@ -72,15 +101,15 @@ export function readXmlDom(text: string, options?: ReadOptions): XmlElement {
   let failed = false;
   const open: Out[] = [];
   let result: Out | undefined;
-  let node: Node | null = doc.firstChild;
+  let node: DomNode | null = doc.firstChild;
   while (node) {
     const type = node.nodeType;
     const parent = open[open.length - 1];
     if (type === 3 || type === 4) {
       if (type === 4 && ++elements > maxElements) throw tooManyElements(maxElements);
-      parent!.text += (node as CharacterData).data;
+      parent!.text += (node as DomCharacterData).data;
     } else if (type === 1) {
-      const el = node as Element;
+      const el = node as DomElement;
       if (el.localName === "parsererror" && el.namespaceURI === errorNs) failed = true;
       else {
         if (++elements > maxElements) throw tooManyElements(maxElements);
@@ -114,7 +143,7 @@ export function readXmlDom(text: string, options?: ReadOptions): XmlElement {
       node = node.parentNode;
       open.pop();
     }
-    // biome-ignore lint/complexity/useOptionalChain: null, not undefined, ends the walk (Node | null)
+    // biome-ignore lint/complexity/useOptionalChain: null, not undefined, ends the walk (DomNode | null)
     node = node && node.nextSibling;
   }
   if (failed || !result) {

@@ -31,6 +31,12 @@ describe("emitTsconfig", () => {
     "isolatedModules": true,
     "noImplicitOverride": true,
     "noPropertyAccessFromIndexSignature": true,
+    "erasableSyntaxOnly": true,
+    "noImplicitReturns": true,
+    "noFallthroughCasesInSwitch": true,
+    "noUncheckedSideEffectImports": true,
+    "allowUnusedLabels": false,
+    "allowUnreachableCode": false,
     "noEmit": true,
     "skipLibCheck": true
   },
@@ -41,6 +47,15 @@ describe("emitTsconfig", () => {
 `,
       },
     ]);
+  });
+
+  it("for clientOnly, loads no @types (the client needs no Node types); for .mts, includes .mts files", () => {
+    const client = JSON.parse(emitTsconfig(undefined, { clientOnly: true })[0]!.content);
+    expect(client.compilerOptions.types).toEqual([]);
+    expect(client.include).toEqual(["**/*.ts"]);
+    const mts = JSON.parse(emitTsconfig(undefined, { fileExtension: ".mts" })[0]!.content);
+    expect(mts.compilerOptions.types).toEqual(["node"]);
+    expect(mts.include).toEqual(["**/*.mts"]);
   });
 
   it("turns on every flag of STRICT_FLAGS (the list the vendoring matrix uses)", () => {

@@ -65,8 +65,12 @@ export function createDocuments(
 /** At most `limit` strings by key; the least recently used goes first. */
 export class RecentCache {
   readonly #entries = new Map<string, string>();
+  readonly limit: number;
 
-  constructor(readonly limit: number) {}
+  // A plain field, not a parameter property: erasableSyntaxOnly (TypeScript 5.8+) refuses those.
+  constructor(limit: number) {
+    this.limit = limit;
+  }
 
   get size(): number {
     return this.#entries.size;
