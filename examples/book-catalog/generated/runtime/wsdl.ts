@@ -156,9 +156,12 @@ function msTypesUsed(operations: readonly OperationModel[]): SoapType[] {
  */
 class SchemaTypes {
   private readonly declared = new Set<string>();
+  /** The records some operation uses as a SOAP header (their types end with anyAttribute, as SoapHeader's). */
+  private readonly headers: ReadonlySet<RecordModel>;
 
-  /** `headers`: the records some operation uses as a SOAP header (their types end with anyAttribute, as SoapHeader's). */
-  constructor(private readonly headers: ReadonlySet<RecordModel> = new Set()) {}
+  constructor(headers: ReadonlySet<RecordModel> = new Set()) {
+    this.headers = headers;
+  }
 
   /** The definitions `type` needs that are not written yet, in order. */
   definitions(type: TypeModel, out: string[]): void {
