@@ -29,7 +29,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { sql } from "kysely";
 import { createApp } from "../service/app.js";
-import { hashPassword } from "../service/app/auth.js";
+import { hashPassword } from "../service/auth/authenticator.js";
 import { readConfig } from "../service/config.js";
 import { fromAutocannon, type AutocannonResult, type LoadResult } from "./summary.js";
 

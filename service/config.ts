@@ -55,7 +55,7 @@ export interface Config {
   /** Port of the separate metrics listener; undefined: none. */
   readonly metricsPort: number | undefined;
   readonly metricsHost: string;
-  /** Bounces and complaints (service/app/bounces.ts). */
+  /** Bounces and complaints (service/operations/mailing/bounces.ts). */
   readonly bounce: BounceConfig;
   /** The operator's console at /console/ (service/console/). */
   readonly console: ConsoleConfig;

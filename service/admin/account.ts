@@ -1,8 +1,8 @@
 // `account create | set-password | set | show`: accounts, their password (standard input only) and
 // their settings. Hashes are never printed.
 
-import { hashPassword } from "../app/auth.js";
-import { emailProblem } from "../app/subscribers.js";
+import { hashPassword } from "../auth/authenticator.js";
+import { emailProblem } from "../operations/subscriber/subscribers.js";
 import type { Account } from "../db/schema.js";
 import { AdminError, type Noun, type Output, findAccount, isUniqueViolation, verb } from "./context.js";
 import { record, table, timeJson, timeText } from "./format.js";

@@ -3,8 +3,8 @@
 // prints the balance, the price per segment, the SMS still waiting and the newest ledger rows; `price`
 // sets the price per segment (SMS sent later cost segments × it; waiting ones keep the cost they had).
 
-import { DecimalError, formatDecimal, parseDecimal } from "../app/decimal.js";
-import { RefillError, refill } from "../app/sms.js";
+import { DecimalError, formatDecimal, parseDecimal } from "../common/decimal.js";
+import { RefillError, refill } from "../operations/transactional/sms.js";
 import { AdminError, type Noun, findAccount, verb, wholeNumber } from "./context.js";
 import { record, table, timeJson, timeText } from "./format.js";
 

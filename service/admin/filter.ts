@@ -3,7 +3,7 @@
 // Phone, DD1..DD<activated>; operators = != contains startsWith (case-insensitive) and empty notEmpty
 // (no value). Filters are evaluated in code (newsletters.ts evaluateFilter), never turned into SQL.
 
-import { FILTER_OPERATORS, canonicalField, canonicalOperator } from "../app/newsletters.js";
+import { FILTER_OPERATORS, canonicalField, canonicalOperator } from "../operations/mailing/newsletters.js";
 import type { FiltersTable } from "../db/schema.js";
 import type { Selectable } from "kysely";
 import { checkLine } from "./account.js";

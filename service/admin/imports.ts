@@ -1,4 +1,4 @@
-// `import show | watch`: queued file imports (service/app/imports.ts writes them) and their progress.
+// `import show | watch`: queued file imports (service/workers/imports.ts writes them) and their progress.
 // Reads the imports table itself (the shape documented in db/schema.ts), so the CLI needs nothing of the
 // worker.
 

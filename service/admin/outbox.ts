@@ -5,7 +5,7 @@
 import type { MailState } from "../db/schema.js";
 import { AdminError, type Noun, findAccount, idOption, verb, wholeNumber } from "./context.js";
 import { table, timeJson, timeText } from "./format.js";
-import { stateIs } from "../app/polling-worker.js";
+import { stateIs } from "../workers/polling-worker.js";
 
 const STATES: readonly MailState[] = ["queued", "sent", "dead"];
 /** Ids one `retry --id` takes at most. */

@@ -3,7 +3,7 @@
 // ({{Name}}, {{Email}}, {{DD1}}..{{DD100}}, {{unsubscribe}}) and numbered module holders {{holder:N}}
 // that InsertActiveTemplateModule's strHolderID fills.
 
-import { templateHolders } from "../app/newsletters.js";
+import { templateHolders } from "../operations/mailing/newsletters.js";
 import type { TemplatesTable } from "../db/schema.js";
 import type { Selectable } from "kysely";
 import { checkLine } from "./account.js";

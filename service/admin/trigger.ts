@@ -1,9 +1,9 @@
-// `trigger create | show`: an account's triggers (app/triggers.ts): the newsletter --newsletter is mailed,
+// `trigger create | show`: an account's triggers (service/workers/triggers.ts): the newsletter --newsletter is mailed,
 // from --from-email, to each subscriber who becomes active on --list after the trigger is made (inserted
 // active, or confirming a pending subscription), once per subscriber. GetTriggerIdForAccount lists them;
 // GetTriggerClicks/GetTriggerViews report their tracked clicks and views.
 
-import { emailProblem } from "../app/subscribers.js";
+import { emailProblem } from "../operations/subscriber/subscribers.js";
 import { checkLine } from "./account.js";
 import { AdminError, type Noun, findAccount, idOption, verb } from "./context.js";
 import { table, timeJson, timeText } from "./format.js";

@@ -5,7 +5,7 @@
 
 import type http from "node:http";
 import { ServiceError } from "../../generated/server.js";
-import type { Authenticator } from "../app/auth.js";
+import type { Authenticator } from "../auth/authenticator.js";
 import type { ConsoleConfig } from "../config.js";
 import type { Store } from "../db/database.js";
 import type { Account } from "../db/schema.js";

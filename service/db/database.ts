@@ -15,6 +15,9 @@ import type { Engine } from "./engine.js";
 import { migrate } from "./migrations/index.js";
 import type { Database } from "./schema.js";
 
+/** The database or a transaction on it: what a query helper takes. */
+export type Db = Kysely<Database> | Transaction<Database>;
+
 export interface DatabaseOptions {
   /** SQLite's `synchronous` setting: FULL (default) syncs the log at every commit. */
   readonly sqliteSync?: "FULL" | "NORMAL";

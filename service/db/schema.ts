@@ -111,7 +111,7 @@ export interface MailOutboxTable {
 }
 
 /**
- * What happened to a message after it left (migration 0011, service/app/bounces.ts): a hard or soft
+ * What happened to a message after it left (migration 0011, service/operations/mailing/bounces.ts): a hard or soft
  * bounce or a complaint, at most one of each kind per message.
  */
 export interface MailEventsTable {
@@ -378,7 +378,7 @@ export interface SecretsTable {
   value: string;
 }
 
-/** Sign-in throttling (service/app/auth-throttle.ts): one row per name, source or (name, source) key. */
+/** Sign-in throttling (service/auth/throttle.ts): one row per name, source or (name, source) key. */
 export interface AuthThrottleTable {
   /** A kind letter (n, s, p) and a keyed hash: never a user name or an address. */
   key: string;

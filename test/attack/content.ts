@@ -24,7 +24,7 @@ import {
   MAX_MODULE_CODE,
   MAX_NAME,
   MAX_NEWSLETTER_MODULES,
-} from "../../service/app/limits.js";
+} from "../../service/common/limits.js";
 import { checkMail } from "../fixtures/mail-checks.js";
 import {
   ENDPOINT_PATH,

@@ -12,8 +12,8 @@
 import fs from "node:fs";
 import type { Insertable } from "kysely";
 import path from "node:path";
-import { renderMessage } from "../../service/app/mail.js";
-import { outboxPriority } from "../../service/app/outbox.js";
+import { renderMessage } from "../../service/delivery/mail.js";
+import { outboxPriority } from "../../service/delivery/mail.js";
 import { openStore, type Store } from "../../service/db/database.js";
 import type { MailOutboxTable } from "../../service/db/schema.js";
 import type { Row } from "./report.js";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { createApp } from "../../service/app.js";
-import { hashPassword } from "../../service/app/auth.js";
+import { hashPassword } from "../../service/auth/authenticator.js";
 import { readConfig } from "../../service/config.js";
 
 export interface RealServiceAccount {

@@ -26,7 +26,7 @@ import {
 import type { Row } from "./report.js";
 
 const USER = { strUsername: "shop", strPassword: "shop-password-1" };
-/** The service's bounds (service/app/tracking.ts TRACKING_LIMITS) as the docs state them. */
+/** The service's bounds (service/http/tracking.ts TRACKING_LIMITS) as the docs state them. */
 const BOUND = { viewsPerWindow: 1, clicksPerWindow: 1, conversionsPerLink: 10, maxValue: 1_000_000_000 };
 
 /** A GET on a keep-alive connection of `agent`: its status, or the failure. */

@@ -7,8 +7,8 @@
 import type { Kysely } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../service/app.js";
-import { Authenticator, MAX_PASSWORD, MAX_USERNAME, hashPassword } from "../../service/app/auth.js";
-import { CheckGate, GateFull } from "../../service/app/auth-gate.js";
+import { Authenticator, MAX_PASSWORD, MAX_USERNAME, hashPassword } from "../../service/auth/authenticator.js";
+import { CheckGate, GateFull } from "../../service/auth/gate.js";
 import {
   DECAY_MS,
   FIRST_DELAY_MS,
@@ -18,7 +18,7 @@ import {
   delayAfter,
   sourceOf,
   waitMs,
-} from "../../service/app/auth-throttle.js";
+} from "../../service/auth/throttle.js";
 import { createClient } from "../../generated/client.js";
 import { ServiceError } from "../../generated/server.js";
 import { type Store, openStore } from "../../service/db/database.js";

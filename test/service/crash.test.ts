@@ -3,7 +3,7 @@
 
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createClient } from "../../generated/client.js";
-import { hashPassword } from "../../service/app/auth.js";
+import { hashPassword } from "../../service/auth/authenticator.js";
 import { openStore } from "../../service/db/database.js";
 import { describeEngines, freshDatabaseUrl } from "./support/engines.js";
 import { spawnService } from "./support/process.js";

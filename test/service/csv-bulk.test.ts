@@ -1,5 +1,5 @@
 /**
- * The CSV bulk insert shares the event loop and the database (service/app/csv-import.ts, Store.writeLong),
+ * The CSV bulk insert shares the event loop and the database (service/operations/subscriber/csv-import.ts, Store.writeLong),
  * on both engines: during a 100,000-row insert the event loop keeps turning and other callers' reads are
  * answered, seeing the list before the insert or after it, never half of it; on SQLite, writes issued
  * meanwhile (group commit, the single-insert fast path, plain Kysely writes and transactions) wait for its
@@ -8,8 +8,8 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import SQLite from "better-sqlite3";
 import { afterEach, expect, it } from "vitest";
-import { importCsvText } from "../../service/app/csv-import.js";
-import { upsertOneSqlite } from "../../service/app/subscribers.js";
+import { importCsvText } from "../../service/operations/subscriber/csv-import.js";
+import { upsertOneSqlite } from "../../service/operations/subscriber/subscribers.js";
 import { type Store, openStore } from "../../service/db/database.js";
 import type { Account } from "../../service/db/schema.js";
 import { describeEngines, freshDatabaseUrl } from "./support/engines.ts";

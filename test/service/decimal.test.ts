@@ -1,4 +1,4 @@
-// Exact decimal text arithmetic (service/app/decimal.ts): SMS credits and prices never pass through a float.
+// Exact decimal text arithmetic (service/common/decimal.ts): SMS credits and prices never pass through a float.
 
 import { describe, expect, it } from "vitest";
 import {
@@ -10,7 +10,7 @@ import {
   normalizeDecimal,
   parseDecimal,
   subDecimal,
-} from "../../service/app/decimal.ts";
+} from "../../service/common/decimal.ts";
 
 describe("exact decimals", () => {
   it("parses to millionths and formats back to the shortest exact text", () => {

@@ -1,5 +1,5 @@
 /**
- * The import worker's guarded download (service/app/fetch-guard.ts). Every server here listens on
+ * The import worker's guarded download (service/common/fetch-guard.ts). Every server here listens on
  * 127.0.0.1; host names are answered by a fake resolver, so nothing leaves the machine.
  */
 import { once } from "node:events";
@@ -16,7 +16,7 @@ import {
   sameFileVersion,
   type GuardOptions,
   type ResolvedAddress,
-} from "../../service/app/fetch-guard.js";
+} from "../../service/common/fetch-guard.js";
 
 // A self-signed certificate for files.test (valid until 2126), only to see the TLS handshake start.
 const TEST_KEY = `-----BEGIN PRIVATE KEY-----

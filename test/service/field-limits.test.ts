@@ -1,4 +1,4 @@
-// The length limits of stored text fields (service/app/limits.ts) on both engines, through the wire: each
+// The length limits of stored text fields (service/common/limits.ts) on both engines, through the wire: each
 // operation takes a value at its limit (counted in code points: emoji at the limit pass) and refuses one
 // character more with TooLong naming the parameter (and the DD field), writing nothing; CSV rows get
 // InvalidCsv naming the line and the queued file import counts such rows bad with their line; a 10 MiB
@@ -24,7 +24,7 @@ import {
   characterCount,
   checkLength,
   longerThan,
-} from "../../service/app/limits.js";
+} from "../../service/common/limits.js";
 import { describeEngines } from "./support/engines.js";
 import { type TestService, admin, fault, post, startService } from "./support/service.js";
 

@@ -1,5 +1,5 @@
 /**
- * The queued file import (service/app/imports.ts) on both engines: the queue's URL checks, the worker's
+ * The queued file import (service/workers/imports.ts) on both engines: the queue's URL checks, the worker's
  * parsing and counts, streaming, failures and retries, and its durability: a worker stopped, robbed of
  * its lease, or killed with SIGKILL mid-import leaves the import at its last committed batch, and the next
  * worker ends with exactly the rows of an uninterrupted run. Files are served from 127.0.0.1.
@@ -14,17 +14,13 @@ import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { ServiceError } from "../../generated/server.js";
 import { type Store, openStore } from "../../service/db/database.js";
 import type { Account } from "../../service/db/schema.js";
-import {
-  FIRST_ERRORS_KEPT,
-  IMPORT_URL_REFUSED,
-  MAX_BATCH_CHARS,
-  ImportWorker,
-  type ImportWorkerOptions,
-  type Lookup,
-  createImportQueue,
-  importStatus,
-} from "../../service/app/imports.js";
+import { MAX_BATCH_CHARS, ImportWorker, type ImportWorkerOptions } from "../../service/workers/imports.js";
 import { describeEngines, freshDatabaseUrl } from "./support/engines.ts";
+import { FIRST_ERRORS_KEPT } from "../../service/operations/subscriber/import-queue.js";
+import { IMPORT_URL_REFUSED } from "../../service/operations/subscriber/import-queue.js";
+import type { Lookup } from "../../service/operations/subscriber/import-queue.js";
+import { createImportQueue } from "../../service/operations/subscriber/import-queue.js";
+import { importStatus } from "../../service/operations/subscriber/import-queue.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CHILD = "test/service/fixtures/worker.ts";

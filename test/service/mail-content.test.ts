@@ -9,7 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { MAX_FIELD_VALUE, MAX_NAME } from "../../service/app/limits.js";
+import { MAX_FIELD_VALUE, MAX_NAME } from "../../service/common/limits.js";
 import { type MailCheck, checkMail } from "../fixtures/mail-checks.js";
 import { describeEngines } from "./support/engines.js";
 import { type TestService, admin, startService } from "./support/service.js";

@@ -7,7 +7,7 @@
 
 import { simpleParser, type AddressObject } from "mailparser";
 import { describe, expect, it } from "vitest";
-import { renderMessage } from "../../service/app/mail.js";
+import { renderMessage } from "../../service/delivery/mail.js";
 import {
   FOLD_AT,
   MAX_LINE_OCTETS,
@@ -15,7 +15,7 @@ import {
   mailboxField,
   plainField,
   unstructuredField,
-} from "../../service/app/mail-headers.js";
+} from "../../service/delivery/mail-headers.js";
 import { Random } from "../fixtures/random.js";
 
 const HOSTILE: readonly string[] = [

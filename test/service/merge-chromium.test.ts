@@ -8,7 +8,7 @@
 
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { type MergeValues, mergeHtml } from "../../service/app/merge.js";
+import { type MergeValues, mergeHtml } from "../../service/common/merge.js";
 import { Random } from "../fixtures/random.js";
 import { CHROMIUM, hasChromium } from "../fixtures/system-component.js";
 

@@ -1,11 +1,11 @@
-// Merge tags in HTML by context (service/app/merge.ts mergeHtml): a value never gives a URL attribute a
+// Merge tags in HTML by context (service/common/merge.ts mergeHtml): a value never gives a URL attribute a
 // scheme other than http, https or mailto (javascript:, data:, vbscript: in any spelling browsers accept,
 // across template text and value, in every URL attribute and quoting), never opens a tag, adds an
 // attribute or ends a comment, and safe values come out as before (HTML-escaped). The browser's own reading
 // of the same output is test/service/merge-chromium.test.ts.
 
 import { describe, expect, it } from "vitest";
-import { type MergeValues, mergeHtml, urlScheme } from "../../service/app/merge.js";
+import { type MergeValues, mergeHtml, urlScheme } from "../../service/common/merge.js";
 
 const values = (fields: Record<number, string>, name = "Ann"): MergeValues => ({
   name,

@@ -16,8 +16,8 @@ import {
   loadNewsletterContent,
   renderNewsletter,
   templateHolders,
-} from "../../service/app/newsletters.js";
-import { htmlToText } from "../../service/app/plain-text.js";
+} from "../../service/operations/mailing/newsletters.js";
+import { htmlToText } from "../../service/delivery/plain-text.js";
 import { describeEngines } from "./support/engines.js";
 import { type TestService, fault, startService, admin } from "./support/service.js";
 

@@ -11,7 +11,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../service/app.js";
-import { queueMail } from "../../service/app/mail.js";
+import { queueMail } from "../../service/delivery/mail.js";
 import { readConfig } from "../../service/config.js";
 import { describeEngines, freshDatabaseUrl } from "./support/engines.js";
 import { type TestService, admin, startService } from "./support/service.js";

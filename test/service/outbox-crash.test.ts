@@ -6,7 +6,7 @@ import fs from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, inject, it } from "vitest";
-import { queueMail } from "../../service/app/mail.js";
+import { queueMail } from "../../service/delivery/mail.js";
 import { openStore } from "../../service/db/database.js";
 import { describeEngines, freshDatabaseUrl } from "./support/engines.js";
 import { spawnService } from "./support/process.js";

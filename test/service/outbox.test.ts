@@ -20,11 +20,15 @@ import SQLite from "better-sqlite3";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import { sweepTemporaries } from "../../service/app/drop-folder.js";
-import { queueMail } from "../../service/app/mail.js";
-import { type MailTransport, type OutgoingMail, smtpTransport } from "../../service/app/mail-transport.js";
-import { OutboxWorker, deliveredCopy } from "../../service/app/outbox.js";
-import { SmsWorker } from "../../service/app/sms-outbox.js";
+import { sweepTemporaries } from "../../service/delivery/drop-folder.js";
+import { queueMail } from "../../service/delivery/mail.js";
+import {
+  type MailTransport,
+  type OutgoingMail,
+  smtpTransport,
+} from "../../service/delivery/mail-transport.js";
+import { OutboxWorker, deliveredCopy } from "../../service/workers/outbox.js";
+import { SmsWorker } from "../../service/workers/sms-outbox.js";
 import { type Store, openStore } from "../../service/db/database.js";
 import { codeMigrations } from "../../service/db/migrations/index.js";
 import type { Database } from "../../service/db/schema.js";

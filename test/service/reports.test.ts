@@ -7,10 +7,11 @@
 // tracking routes with signed tokens and reads what they recorded.
 
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { loadLinkKey, signToken } from "../../service/app/tracking.js";
 import type { Tracking } from "../../service/db/schema.js";
 import { describeEngines } from "./support/engines.js";
 import { BINDINGS, type TestService, fault, startService } from "./support/service.js";
+import { loadLinkKey } from "../../service/operations/mailing/tracking.js";
+import { signToken } from "../../service/operations/mailing/tracking.js";
 
 const at = (iso: string) => Date.parse(iso);
 

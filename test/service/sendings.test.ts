@@ -13,16 +13,12 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { runAdmin } from "../../service/admin/cli.js";
 import { type Store, openStore } from "../../service/db/database.js";
 import type { MembershipState } from "../../service/db/schema.js";
-import {
-  SendingWorker,
-  sendNewsletter,
-  sendingTime,
-  unsubscribeToken,
-  verifyUnsubscribeToken,
-} from "../../service/app/sendings.js";
-import { zonedInstant } from "../../service/app/zoned-time.js";
+import { sendNewsletter, sendingTime } from "../../service/operations/mailing/sendings.js";
+import { zonedInstant } from "../../service/common/zoned-time.js";
 import { describeEngines, freshDatabaseUrl } from "./support/engines.js";
 import { type TestService, fault, startService } from "./support/service.js";
+import { SendingWorker } from "../../service/workers/sendings.js";
+import { unsubscribeToken, verifyUnsubscribeToken } from "../../service/operations/mailing/unsubscribe.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const CHILD = "test/service/fixtures/worker.ts";

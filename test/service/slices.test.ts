@@ -1,10 +1,10 @@
 /**
- * service/app/slices.ts: the fair gate of the CSV bulk insert (at most `limit` at once, one per account,
+ * service/common/slices.ts: the fair gate of the CSV bulk insert (at most `limit` at once, one per account,
  * accounts served in turn, a caller gone while waiting dropped) and the time slicer.
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { FairGate, TimeSlicer } from "../../service/app/slices.js";
+import { FairGate, TimeSlicer } from "../../service/common/slices.js";
 
 /** A task that runs until released; records its start. */
 function task(started: string[], name: string): { work: () => Promise<string>; release: () => void } {

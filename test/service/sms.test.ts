@@ -9,9 +9,14 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addDecimal, formatDecimal, parseDecimal } from "../../service/app/decimal.ts";
-import { MAX_SEGMENTS, checkRecipient, priceSms, refill } from "../../service/app/sms.ts";
-import { SmsWorker } from "../../service/app/sms-outbox.ts";
+import { addDecimal, formatDecimal, parseDecimal } from "../../service/common/decimal.ts";
+import {
+  MAX_SEGMENTS,
+  checkRecipient,
+  priceSms,
+  refill,
+} from "../../service/operations/transactional/sms.ts";
+import { SmsWorker } from "../../service/workers/sms-outbox.ts";
 import { describeEngines } from "./support/engines.ts";
 import { BINDINGS, fault, startService, type TestService, admin } from "./support/service.ts";
 

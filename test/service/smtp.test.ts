@@ -8,9 +8,9 @@
 
 import { simpleParser } from "mailparser";
 import { describe, afterAll, beforeAll, expect, it } from "vitest";
-import { queueMail } from "../../service/app/mail.js";
-import type { MailTransport } from "../../service/app/mail-transport.js";
-import { OutboxWorker } from "../../service/app/outbox.js";
+import { queueMail } from "../../service/delivery/mail.js";
+import type { MailTransport } from "../../service/delivery/mail-transport.js";
+import { OutboxWorker } from "../../service/workers/outbox.js";
 import { openStore } from "../../service/db/database.js";
 import { ConfigError, readConfig } from "../../service/config.js";
 import { describeEngines, freshDatabaseUrl } from "./support/engines.js";

@@ -8,14 +8,14 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
-import { hashPassword } from "../../service/app/auth.js";
+import { hashPassword } from "../../service/auth/authenticator.js";
 import {
   type SubscriberRow,
   type UpsertOptions,
   insertNewPostgres,
   upsertOneSqlite,
   upsertSubscribers,
-} from "../../service/app/subscribers.js";
+} from "../../service/operations/subscriber/subscribers.js";
 import { openStore, type Store } from "../../service/db/database.js";
 import type { Account } from "../../service/db/schema.js";
 import { describeEngines, engines, freshDatabaseUrl } from "./support/engines.js";

@@ -14,7 +14,7 @@ describe("npm start's bundle of the service", () => {
     expect(second).toBe(first);
     const text = fs.readFileSync(first, "utf8");
     // The service's own modules are inside; packages stay imports from node_modules.
-    expect(text).toContain("// service/app/auth.ts");
+    expect(text).toContain("// service/auth/authenticator.ts");
     expect(text).toMatch(/from "better-sqlite3"/);
     // tsx's keepNames wraps each named function made per call in a defineProperty (~0.4 µs each).
     expect(text).not.toContain("__name(");

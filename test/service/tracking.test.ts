@@ -7,19 +7,16 @@
 // scanner is linear on 1 MB of hostile HTML.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  TRACKING_LIMITS,
-  TrackingLimiter,
-  findAnchorHrefs,
-  loadLinkKey,
-  prepareTracking,
-  signToken,
-  verifyToken,
-} from "../../service/app/tracking.js";
+import { TRACKING_LIMITS, TrackingLimiter } from "../../service/http/tracking.js";
 import type { Tracking } from "../../service/db/schema.js";
 import { sameInputRatio, sameInputRatioAsync } from "../fixtures/growth.js";
 import { describeEngines } from "./support/engines.js";
 import { type TestService, eventually, startService } from "./support/service.js";
+import { findAnchorHrefs } from "../../service/operations/mailing/tracking.js";
+import { loadLinkKey } from "../../service/operations/mailing/tracking.js";
+import { prepareTracking } from "../../service/operations/mailing/tracking.js";
+import { signToken } from "../../service/operations/mailing/tracking.js";
+import { verifyToken } from "../../service/operations/mailing/tracking.js";
 
 const PUBLIC = "http://127.0.0.1:1";
 

@@ -8,9 +8,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { escapeHtml, mergeTemplate } from "../../service/app/merge.js";
-import { IDEMPOTENCY_WINDOW_MS, insertTransaction, splitFields } from "../../service/app/transactions.js";
-import { parseLocalMinute } from "../../service/app/zoned-time.js";
+import { escapeHtml, mergeTemplate } from "../../service/common/merge.js";
+import {
+  IDEMPOTENCY_WINDOW_MS,
+  insertTransaction,
+  splitFields,
+} from "../../service/operations/transactional/transactions.js";
+import { parseLocalMinute } from "../../service/common/zoned-time.js";
 import { describeEngines } from "./support/engines.js";
 import { startService, type TestService, fault, admin } from "./support/service.js";
 

@@ -8,9 +8,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { TriggerWorker, parseDateTime } from "../../service/app/triggers.js";
+import { TriggerWorker } from "../../service/workers/triggers.js";
 import { describeEngines } from "./support/engines.js";
 import { type TestService, fault, startService, admin } from "./support/service.js";
+import { parseDateTime } from "../../service/operations/reading/triggers.js";
 
 it("parseDateTime: zone offsets, Z and no zone (UTC); nonsense is InvalidValue naming the parameter", () => {
   expect(parseDateTime("2026-01-31T12:00:00Z", "fromDate")).toBe(Date.UTC(2026, 0, 31, 12));

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import type { AnyDb } from "./tables.js";
 
 export async function up(db: AnyDb): Promise<void> {
-  // Sign-in throttling shared by every instance (service/app/auth-throttle.ts): one row per key, a
+  // Sign-in throttling shared by every instance (service/auth/throttle.ts): one row per key, a
   // keyed hash of a lower-cased user name, a source address, or the two (never the name or address).
   await db.schema
     .createTable("auth_throttle")

@@ -6,7 +6,7 @@ import { type AnyDb, idTable } from "./tables.js";
 
 export async function up(db: AnyDb, engine: Engine): Promise<void> {
   const idColumn = (table: string) => idTable(db, engine, table);
-  // Bounces and complaints (service/app/bounces.ts): a report names a message by its Message-ID,
+  // Bounces and complaints (service/operations/mailing/bounces.ts): a report names a message by its Message-ID,
   // and what came back is one row per message and kind.
   await db.schema.alterTable("mail_outbox").addColumn("message_id", "text").execute();
   await db.schema.createIndex("mail_outbox_message_id").on("mail_outbox").column("message_id").execute();

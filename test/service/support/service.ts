@@ -9,7 +9,7 @@ import { Readable, Writable } from "node:stream";
 import { runAdmin } from "../../../service/admin/cli.js";
 import { ServiceFaultError, createClient } from "../../../generated/client.js";
 import { type App, createApp } from "../../../service/app.js";
-import { hashPassword } from "../../../service/app/auth.js";
+import { hashPassword } from "../../../service/auth/authenticator.js";
 import { readConfig } from "../../../service/config.js";
 import { type EngineName, freshDatabaseUrl } from "./engines.js";
 import type { BindingName } from "../../../generated/runtime/model.js";

@@ -5,8 +5,8 @@
 // Opting out keeps (or makes) a bare subscriber record, so single inserts of the address still return an
 // id, and turns each of that subscriber's memberships in the account to `unsubscribed`.
 
-import type { Db } from "./subscribers.js";
 import { emailKey } from "./subscribers.js";
+import type { Db } from "../../db/database.js";
 
 export interface OptoutOutcome {
   /** The lower-cased address now on the set. */

@@ -23,15 +23,15 @@
 //   (TooLong naming strDataValues and the field: 500 is what a field holds, limits.ts), as it does a
 //   strName over 255 and an strIdentifier over 255.
 
-import type { InsertTransactionParams } from "../../generated/types.js";
-import type { Store } from "../db/database.js";
-import type { Account, Project } from "../db/schema.js";
-import { notFound } from "./errors.js";
-import { type MergeValues, mergeHtml, mergeTemplate } from "./merge.js";
-import { MAX_IDENTIFIER, MAX_NAME, checkFieldValues, checkLength } from "./limits.js";
-import { queueMail } from "./mail.js";
-import { type Db, checkEmail, demographicValues, idFromText } from "./subscribers.js";
-import { parseLocalMinute } from "./zoned-time.js";
+import type { InsertTransactionParams } from "../../../generated/types.js";
+import type { Store, Db } from "../../db/database.js";
+import type { Account, Project } from "../../db/schema.js";
+import { notFound } from "../../common/errors.js";
+import { type MergeValues, mergeHtml, mergeTemplate } from "../../common/merge.js";
+import { MAX_IDENTIFIER, MAX_NAME, checkFieldValues, checkLength } from "../../common/limits.js";
+import { queueMail } from "../../delivery/mail.js";
+import { checkEmail, demographicValues, idFromText } from "../subscriber/subscribers.js";
+import { parseLocalMinute } from "../../common/zoned-time.js";
 
 /** How long an identifier names the same transaction. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;

@@ -28,16 +28,8 @@ import {
   type MailTransport,
   OUTBOX_OWNER_PREFIX,
   PermanentMailError,
-} from "./mail-transport.js";
+} from "../delivery/mail-transport.js";
 import { PollingWorker, stateIs } from "./polling-worker.js";
-
-/** Kinds of mail someone is waiting for: claimed before any bulk mail. */
-export const PRIORITY_KINDS: readonly string[] = ["confirmation", "transactional"];
-
-/** mail_outbox.priority of a kind: 0 for PRIORITY_KINDS, 1 (bulk) for the rest. */
-export function outboxPriority(kind: string): number {
-  return PRIORITY_KINDS.includes(kind) ? 0 : 1;
-}
 
 const PRIORITIES = [0, 1] as const;
 

@@ -3,8 +3,15 @@
 
 import { randomBytes } from "node:crypto";
 import { mailboxField, plainField, unstructuredField } from "./mail-headers.js";
-import { outboxPriority } from "./outbox.js";
-import type { Db } from "./subscribers.js";
+import type { Db } from "../db/database.js";
+
+/** Kinds of mail someone is waiting for: claimed before any bulk mail. */
+export const PRIORITY_KINDS: readonly string[] = ["confirmation", "transactional"];
+
+/** mail_outbox.priority of a kind: 0 for PRIORITY_KINDS, 1 (bulk) for the rest. */
+export function outboxPriority(kind: string): number {
+  return PRIORITY_KINDS.includes(kind) ? 0 : 1;
+}
 
 export interface MailInput {
   readonly accountId: number;

@@ -16,13 +16,13 @@
 // ledger row with the balance after it, so the ledger's amounts sum to the balance; it is never negative.
 // An SMS that goes dead in delivery (sms-outbox.ts) gets its cost back (ledger reason "refund").
 
-import { clientError, ErrorCodes } from "../../generated/server.js";
-import type { SendSmsWithSenderNameParams, SmsSingleMessageResult } from "../../generated/types.js";
-import type { Store } from "../db/database.js";
-import type { Account, SmsMessage } from "../db/schema.js";
-import { formatDecimal, parseDecimal } from "./decimal.js";
+import { clientError, ErrorCodes } from "../../../generated/server.js";
+import type { SendSmsWithSenderNameParams, SmsSingleMessageResult } from "../../../generated/types.js";
+import type { Store } from "../../db/database.js";
+import type { Account, SmsMessage } from "../../db/schema.js";
+import { formatDecimal, parseDecimal } from "../../common/decimal.js";
 import type { Transaction } from "kysely";
-import type { Database } from "../db/schema.js";
+import type { Database } from "../../db/schema.js";
 
 /** The most segments one SMS may have (1,530 GSM-7 characters or 670 UCS-2 code units). */
 export const MAX_SEGMENTS = 10;

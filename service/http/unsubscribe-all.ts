@@ -1,13 +1,14 @@
 // The unsubscribe-from-all link of a newsletter mail: `{{unsubscribe_all}}` in a template is
-// `{publicUrl}/u/{token}/all`, the recipient's unsubscribe token (sendings.ts) with `/all`, and the page
-// of the plain unsubscribe link offers it as a second button. GET shows a button; POST puts the address on
-// the account's opt-out-all set (optouts.ts addOptout, as `optout add` does: every membership of the
-// address in the account becomes `unsubscribed` and no list of the account mails it again). A token that
-// does not verify is 404, a subscriber no longer there (erased) 404 too; a second POST changes nothing.
+// `{publicUrl}/u/{token}/all`, the recipient's unsubscribe token (operations/mailing/unsubscribe.ts) with
+// `/all`, and the page of the plain unsubscribe link offers it as a second button. GET shows a button; POST
+// puts the address on the account's opt-out-all set (operations/subscriber/optouts.ts addOptout, as `optout
+// add` does: every membership of the address in the account becomes `unsubscribed` and no list of the
+// account mails it again). A token that does not verify is 404, a subscriber no longer there (erased) 404
+// too; a second POST changes nothing.
 
 import type http from "node:http";
 import type { Store } from "../db/database.js";
-import { addOptout } from "./optouts.js";
+import { addOptout } from "../operations/subscriber/optouts.js";
 import {
   BODY_TOO_LARGE_PAGE,
   METHOD_NOT_ALLOWED_PAGE,
@@ -16,7 +17,7 @@ import {
   page,
   sendPage,
 } from "./pages.js";
-import { unsubscribeKey, verifyUnsubscribeToken } from "./sendings.js";
+import { unsubscribeKey, verifyUnsubscribeToken } from "../operations/mailing/unsubscribe.js";
 
 const FORM = buttonPage(
   "Unsubscribe from all",

@@ -12,13 +12,13 @@ import {
   isCsvProblem,
   readCsvRows,
   subscriberRowProblem,
-} from "../../generated/extensions.js";
-import { clientError } from "../../generated/server.js";
-import type { Store } from "../db/database.js";
-import type { Account } from "../db/schema.js";
-import { ServiceCodes, fieldNotActivated, invalidCsv } from "./errors.js";
-import { rowLengthProblem } from "./limits.js";
-import { FairGate, TimeSlicer } from "./slices.js";
+} from "../../../generated/extensions.js";
+import { clientError } from "../../../generated/server.js";
+import type { Store } from "../../db/database.js";
+import type { Account } from "../../db/schema.js";
+import { ServiceCodes, fieldNotActivated, invalidCsv } from "../../common/errors.js";
+import { rowLengthProblem } from "../../common/limits.js";
+import { FairGate, TimeSlicer } from "../../common/slices.js";
 import {
   CHUNK_ROWS,
   type SubscriberRow,

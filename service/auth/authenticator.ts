@@ -9,7 +9,7 @@ import { hash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import { ServiceError } from "../../generated/server.js";
 import { type Store, sqliteOf } from "../db/database.js";
 import type { Account } from "../db/schema.js";
-import { CheckGate, GateFull } from "./auth-gate.js";
+import { CheckGate, GateFull } from "./gate.js";
 import {
   ThrottleStore,
   type ThrottleKeys,
@@ -17,8 +17,8 @@ import {
   sourceOf,
   trusted,
   waitMs,
-} from "./auth-throttle.js";
-import { credentialTooLong, invalidCredentials, tooManyAttempts } from "./errors.js";
+} from "./throttle.js";
+import { credentialTooLong, invalidCredentials, tooManyAttempts } from "../common/errors.js";
 
 /** The longest user name an account can have (the admin CLI's rule), in characters (code points). */
 export const MAX_USERNAME = 100;

@@ -27,16 +27,16 @@
 //   other than http, https or mailto from a value), raw in the text, one line in the subject. Text
 //   holders get each module's HTML as plain text (htmlToText), one per line. A holder tag inside a
 //   module's code is not filled again (it stays as written). A template whose text body is empty gets
-//   the merged HTML as plain text (plain-text.ts: links kept as `text (href)`), so no mail, HTML or Text
-//   format, has an empty text part.
+//   the merged HTML as plain text (delivery/plain-text.ts: links kept as `text (href)`), so no mail, HTML
+//   or Text format, has an empty text part.
 
-import { ErrorCodes, clientError } from "../../generated/server.js";
+import { ErrorCodes, clientError } from "../../../generated/server.js";
 import type {
   InsertActiveTemplateModuleParams,
   InsertTemplateNewsletterParams,
   NewsletterFilterResult,
-} from "../../generated/types.js";
-import type { Store } from "../db/database.js";
+} from "../../../generated/types.js";
+import type { Store, Db } from "../../db/database.js";
 import type {
   Account,
   FilterOperator,
@@ -46,10 +46,10 @@ import type {
   Subscriber,
   TemplatesTable,
   Tracking,
-} from "../db/schema.js";
+} from "../../db/schema.js";
 import type { Selectable } from "kysely";
-import { notFound } from "./errors.js";
-import { type Db, idFromText } from "./subscribers.js";
+import { notFound } from "../../common/errors.js";
+import { idFromText } from "../subscriber/subscribers.js";
 import {
   MAX_FIELD_VALUE,
   MAX_MODULE_CODE,
@@ -58,9 +58,9 @@ import {
   MAX_SUBJECT,
   characterCount,
   checkLength,
-} from "./limits.js";
-import { type MergeValues, mergeHtml, mergeTagCount, mergeTemplate } from "./merge.js";
-import { htmlToText } from "./plain-text.js";
+} from "../../common/limits.js";
+import { type MergeValues, mergeHtml, mergeTagCount, mergeTemplate } from "../../common/merge.js";
+import { htmlToText } from "../../delivery/plain-text.js";
 
 export type Template = Selectable<TemplatesTable>;
 export type Newsletter = Selectable<NewslettersTable>;

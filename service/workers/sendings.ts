@@ -1,12 +1,6 @@
-// Sendings (docs/service-interface.md "Mailing list, newsletter and sending operations"): SendNewsletter
-// schedules one, the SendingWorker delivers it exactly once per recipient, and the signed one-click
-// unsubscribe link of its messages.
+// The sending worker: delivers each scheduled sending (operations/mailing/sendings.ts SendNewsletter, or a
+// trigger's) exactly once per recipient.
 //
-// - SendNewsletter: strFromEmail is checked like any address; the newsletter, list and (optional) filter
-//   must be the account's, else NotFound naming the parameter. The send time is wall-clock time in the
-//   account's zone (zoned-time.ts): date and time as given; a date alone is that day at 00:00; a time
-//   alone is that time today (in the account's zone); neither is now. A time not after now is now (so a
-//   time alone that has passed today sends at once, not tomorrow). The result is the sending's id.
 // - The worker claims a due sending under a lease (PostgreSQL: FOR UPDATE SKIP LOCKED, so several
 //   instances share the queue). Expansion is one transaction: the list's active members whose address
 //   is not opted out and who match the sending's filter (evaluated in code) become sending_recipients
@@ -17,240 +11,23 @@
 //   The mail row and the recipient's `sent` commit together, so a crash anywhere leaves every recipient
 //   with exactly one mail row (or none yet, to be made by the next claim). Pending and unsubscribed
 //   members and opted-out addresses never get one.
-// - Each message has `List-Unsubscribe: <{publicUrl}/u/{token}>` and `List-Unsubscribe-Post:
-//   List-Unsubscribe=One-Click` (RFC 8058); `{{unsubscribe}}` in the template is the same link. The token
-//   binds sending, subscriber and list with an HMAC-SHA256 under the `link_key` secret ("unsub\0" is
-//   prefixed to the MAC input, so it can never pass for a tracking token). GET shows a page with a
-//   button; POST (the one-click body, or the button) makes the membership `unsubscribed`. A token that
-//   does not verify is 404. The page's second button, and `{{unsubscribe_all}}` in the template, lead to
-//   `/u/{token}/all`: the address goes on the account's opt-out-all set (unsubscribe-all.ts).
 
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import type http from "node:http";
+import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Transaction } from "kysely";
-import { ErrorCodes, clientError } from "../../generated/server.js";
-import type { SendNewsletterParams } from "../../generated/types.js";
 import type { Store } from "../db/database.js";
-import type { Account, Database } from "../db/schema.js";
-import { notFound } from "./errors.js";
-import { MAX_NAME, checkLength } from "./limits.js";
-import { queueMail } from "./mail.js";
-import { BODY_TOO_LARGE_PAGE, METHOD_NOT_ALLOWED_PAGE, discardBody, page, sendPage } from "./pages.js";
+import type { Database } from "../db/schema.js";
+import { queueMail } from "../delivery/mail.js";
 import {
   type FilterRule,
   type NewsletterContent,
   evaluateFilter,
   loadNewsletterContent,
   renderNewsletter,
-} from "./newsletters.js";
+} from "../operations/mailing/newsletters.js";
 import { PollingWorker } from "./polling-worker.js";
-import { type Db, checkEmail, idFromText, listOf } from "./subscribers.js";
-import { zoneOffset, zonedInstant } from "./zoned-time.js";
-
-/** The account's local date today ("yyyy-MM-dd" parts) at `now`. */
-function localToday(timeZone: string, now: number): [number, number, number] {
-  const local = new Date(now + zoneOffset(timeZone, now));
-  return [local.getUTCFullYear(), local.getUTCMonth() + 1, local.getUTCDate()];
-}
-
-/** When the sending is due (see the top of this file); InvalidValue for a date that does not exist. */
-export function sendingTime(
-  date: string | undefined,
-  time: string | undefined,
-  timeZone: string,
-  now: number,
-): number {
-  const d = date?.trim() ?? "";
-  const t = time?.trim() ?? "";
-  if (d === "" && t === "") return now;
-  let ymd: [number, number, number];
-  if (d === "") ymd = localToday(timeZone, now);
-  else {
-    const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(d);
-    const parts =
-      m === null ? undefined : ([Number(m[1]), Number(m[2]), Number(m[3])] as [number, number, number]);
-    const check = parts === undefined ? undefined : new Date(Date.UTC(2000, parts[1] - 1, parts[2]));
-    if (
-      parts === undefined ||
-      check === undefined ||
-      check.getUTCMonth() !== parts[1] - 1 ||
-      check.getUTCDate() !== parts[2] ||
-      (parts[1] === 2 && parts[2] === 29 && !isLeap(parts[0]))
-    )
-      throw clientError(ErrorCodes.InvalidValue, "strSendDate must be a date that exists, as yyyy-MM-dd.", {
-        parameter: "strSendDate",
-      });
-    ymd = parts;
-  }
-  let hour = 0;
-  let minute = 0;
-  if (t !== "") {
-    const m = /^(\d{2}):(\d{2})$/.exec(t);
-    if (m === null || Number(m[1]) > 23 || Number(m[2]) > 59)
-      throw clientError(ErrorCodes.InvalidValue, "strSendTime must be a time of day, as HH:mm.", {
-        parameter: "strSendTime",
-      });
-    hour = Number(m[1]);
-    minute = Number(m[2]);
-  }
-  const at = zonedInstant(timeZone, ymd[0], ymd[1], ymd[2], hour, minute);
-  return Math.max(at, now);
-}
-
-function isLeap(year: number): boolean {
-  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-}
-
-/** SendNewsletter: records the sending (see the top of this file) and returns its id, the send queue id. */
-export async function sendNewsletter(
-  store: Store,
-  account: Account,
-  params: SendNewsletterParams,
-  now: number,
-): Promise<number> {
-  const fromEmail = checkEmail(params.strFromEmail, "strFromEmail");
-  checkLength(params.strFromName, MAX_NAME, "strFromName");
-  const fromName = (params.strFromName ?? "").replace(/[\r\n]+/g, " ").trim();
-  const sendAt = sendingTime(params.strSendDate, params.strSendTime, account.time_zone, now);
-  return store.write(async (trx) => {
-    const newsletterId = idFromText(params.strNewsletterId);
-    const newsletter =
-      newsletterId === undefined
-        ? undefined
-        : await trx
-            .selectFrom("newsletters")
-            .select("id")
-            .where("id", "=", newsletterId)
-            .where("account_id", "=", account.id)
-            .executeTakeFirst();
-    if (newsletter === undefined) throw notFound("newsletter", "strNewsletterId");
-    const list = await listOf(trx, account, params.strMailingListId, "strMailingListId");
-    let filterId: number | null = null;
-    if (params.strFilterId !== undefined && params.strFilterId.trim() !== "") {
-      const id = idFromText(params.strFilterId);
-      const filter =
-        id === undefined
-          ? undefined
-          : await trx
-              .selectFrom("filters")
-              .select("id")
-              .where("id", "=", id)
-              .where("account_id", "=", account.id)
-              .executeTakeFirst();
-      if (filter === undefined) throw notFound("filter", "strFilterId");
-      filterId = filter.id;
-    }
-    const row = await trx
-      .insertInto("sendings")
-      .values({
-        account_id: account.id,
-        newsletter_id: newsletter.id,
-        list_id: list.id,
-        filter_id: filterId,
-        from_email: fromEmail,
-        from_name: fromName,
-        send_at: sendAt,
-        lease_owner: null,
-        lease_until: null,
-        created_at: now,
-        finished_at: null,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    return row.id;
-  });
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Unsubscribe tokens
-
-/** The `link_key` secret as bytes (made by the migrations). */
-export async function unsubscribeKey(db: Db): Promise<Buffer> {
-  const row = await db
-    .selectFrom("secrets")
-    .select("value")
-    .where("name", "=", "link_key")
-    .executeTakeFirstOrThrow();
-  return Buffer.from(row.value, "base64url");
-}
-
-function unsubscribeMac(key: Buffer, payload: string): Buffer {
-  return createHmac("sha256", key).update(`unsub\0${payload}`).digest();
-}
-
-/** The token of one recipient's unsubscribe link: `sending.subscriber.list.mac` (mac base64url). */
-export function unsubscribeToken(
-  key: Buffer,
-  sendingId: number,
-  subscriberId: number,
-  listId: number,
-): string {
-  const payload = `${sendingId}.${subscriberId}.${listId}`;
-  return `${payload}.${unsubscribeMac(key, payload).toString("base64url")}`;
-}
-
-/** The ids a token names when its MAC verifies; undefined otherwise. */
-export function verifyUnsubscribeToken(
-  key: Buffer,
-  token: string,
-): { sendingId: number; subscriberId: number; listId: number } | undefined {
-  const m = /^(\d{1,15})\.(\d{1,15})\.(\d{1,15})\.([A-Za-z0-9_-]{43})$/.exec(token);
-  if (m === null) return undefined;
-  const given = Buffer.from(m[4]!, "base64url");
-  const expected = unsubscribeMac(key, `${m[1]}.${m[2]}.${m[3]}`);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-  return { sendingId: Number(m[1]), subscriberId: Number(m[2]), listId: Number(m[3]) };
-}
-
-/** The page of a verified token: unsubscribe from this list (one-click form), or from all (`/u/{token}/all`). */
-function unsubscribeForm(token: string): string {
-  return page(
-    "Unsubscribe",
-    '<p>Press the button to stop receiving this mailing list.</p><form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>' +
-      `<p>Or stop every mailing list of this sender:</p><form method="post" action="${token}/all"><button type="submit">Unsubscribe from all</button></form>`,
-  );
-}
-const UNSUBSCRIBED_PAGE = page(
-  "Unsubscribed",
-  "<p>You are unsubscribed from this mailing list and will not receive it any more.</p>",
-);
-const INVALID_PAGE = page("Link not valid", "<p>This unsubscribe link is not valid or not complete.</p>");
-
-/**
- * `GET|HEAD|POST /u/{token}`: GET shows the button, POST unsubscribes (RFC 8058 one-click); 404 for a
- * token that does not verify, 405 for another method.
- */
-export async function unsubscribeRoute(
-  store: Store,
-  req: http.IncomingMessage,
-  res: http.ServerResponse,
-  token: string,
-  now: number,
-): Promise<void> {
-  const method = req.method ?? "GET";
-  if (method !== "GET" && method !== "HEAD" && method !== "POST")
-    return sendPage(req, res, 405, METHOD_NOT_ALLOWED_PAGE, { allow: "GET, HEAD, POST" });
-  const ids = verifyUnsubscribeToken(await unsubscribeKey(store.db), token);
-  if (method === "POST" && !(await discardBody(req)))
-    return sendPage(req, res, 413, BODY_TOO_LARGE_PAGE, { connection: "close" });
-  if (ids === undefined) return sendPage(req, res, 404, INVALID_PAGE);
-  // The token matched its pattern (digits, dots, base64url): safe in the second form's relative action.
-  if (method !== "POST") return sendPage(req, res, 200, unsubscribeForm(token));
-  await store.write(async (trx) => {
-    await trx
-      .updateTable("memberships")
-      .set({ state: "unsubscribed", changed_at: now })
-      .where("list_id", "=", ids.listId)
-      .where("subscriber_id", "=", ids.subscriberId)
-      .where("state", "!=", "unsubscribed")
-      .execute();
-  });
-  return sendPage(req, res, 200, UNSUBSCRIBED_PAGE);
-}
-
-// ---------------------------------------------------------------------------------------------------
-// The worker
+import { unsubscribeKey } from "../operations/mailing/unsubscribe.js";
+import { unsubscribeToken } from "../operations/mailing/unsubscribe.js";
 
 /** Makes a recipient's HTML tracked (tracking.ts `prepareTracking`); called for tracking all|roi. */
 export type HtmlTracker = (

@@ -1,4 +1,4 @@
-// The two ways reports reach the service (bounces.ts reads and records them):
+// The two ways reports reach the service (operations/mailing/bounces.ts reads and records them):
 //
 // - An inbound SMTP receiver (the `smtp-server` package) on BOUNCE_SMTP_PORT: the MX of BOUNCE_DOMAIN
 //   points at it. It takes mail only for VERP addresses whose mac verifies (any other recipient: 550),
@@ -26,8 +26,8 @@ import {
   ReportsBusyError,
   handleReport,
   verpMailId,
-} from "./bounces.js";
-import { unsubscribeKey } from "./sendings.js";
+} from "../operations/mailing/bounces.js";
+import { unsubscribeKey } from "../operations/mailing/unsubscribe.js";
 
 const MAX_TRACKED_SOURCES = 10_000;
 const WINDOW_MS = 60_000;

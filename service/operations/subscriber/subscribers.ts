@@ -2,16 +2,14 @@
 // Single inserts, the CSV bulk insert and the queued file import all write through upsertSubscribers,
 // one set-based path: a chunk of rows costs a handful of statements, whatever its size.
 
-import { type Kysely, type Transaction, sql } from "kysely";
-import { ErrorCodes, clientError } from "../../generated/server.js";
-import type { SqliteAccess } from "../db/database.js";
-import type { Engine } from "../db/engine.js";
-import { ACCOUNT_BY_ID, Authenticator, type CachedCheck } from "./auth.js";
-import type { Account, Database, MailingList, MembershipState, Subscriber } from "../db/schema.js";
-import { fieldNotActivated, notFound } from "./errors.js";
-import { MAX_EMAIL } from "./limits.js";
-
-export type Db = Kysely<Database> | Transaction<Database>;
+import { type Kysely, sql } from "kysely";
+import { ErrorCodes, clientError } from "../../../generated/server.js";
+import type { SqliteAccess, Db } from "../../db/database.js";
+import type { Engine } from "../../db/engine.js";
+import { ACCOUNT_BY_ID, Authenticator, type CachedCheck } from "../../auth/authenticator.js";
+import type { Account, Database, MailingList, MembershipState, Subscriber } from "../../db/schema.js";
+import { fieldNotActivated, notFound } from "../../common/errors.js";
+import { MAX_EMAIL } from "../../common/limits.js";
 
 /** One subscriber row as the caller gave it; empty strings mean "not given". */
 export interface SubscriberRow {

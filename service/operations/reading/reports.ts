@@ -2,18 +2,19 @@
 // GetRoiResults. Every query is scoped by the caller's account_id: a sending of another account is
 // NotFound (the same answer as a missing one), and no row of another account can join in.
 
-import { ErrorCodes, clientError } from "../../generated/server.js";
+import { ErrorCodes, clientError } from "../../../generated/server.js";
 import type {
   GetReportViewsByDateIntervalParams,
   GetRoiResultsParams,
   ReportViewsRow,
   RoiResult,
-} from "../../generated/types.js";
-import type { Account } from "../db/schema.js";
-import { formatDecimal, parseDecimal } from "./decimal.js";
-import { notFound } from "./errors.js";
-import { type Db, checkActivated, idFromText } from "./subscribers.js";
-import { zonedInstant } from "./zoned-time.js";
+} from "../../../generated/types.js";
+import type { Account } from "../../db/schema.js";
+import { formatDecimal, parseDecimal } from "../../common/decimal.js";
+import { notFound } from "../../common/errors.js";
+import { checkActivated, idFromText } from "../subscriber/subscribers.js";
+import { zonedInstant } from "../../common/zoned-time.js";
+import type { Db } from "../../db/database.js";
 
 /** The account's sending named by `strSendQueueId`, or NotFound naming that parameter. */
 async function sendingId(db: Db, account: Account, text: string): Promise<number> {

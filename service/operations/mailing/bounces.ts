@@ -23,9 +23,8 @@
 
 import { createHmac, timingSafeEqual } from "node:crypto";
 import PostalMime from "postal-mime";
-import type { Store } from "../db/database.js";
-import { addOptout, optoutKey } from "./optouts.js";
-import type { Db } from "./subscribers.js";
+import type { Db, Store } from "../../db/database.js";
+import { addOptout, optoutKey } from "../subscriber/optouts.js";
 
 export type BounceKind = "hard" | "soft" | "complaint";
 

@@ -10,9 +10,9 @@
 import { randomUUID } from "node:crypto";
 import type { Store } from "../db/database.js";
 import type { SmsMessage } from "../db/schema.js";
-import { TemporarySweep, writeAtomically } from "./drop-folder.js";
+import { TemporarySweep, writeAtomically } from "../delivery/drop-folder.js";
 import { claimDue, PollingWorker } from "./polling-worker.js";
-import { refundSms, smsAddress } from "./sms.js";
+import { refundSms, smsAddress } from "../operations/transactional/sms.js";
 
 export interface SmsOutboxOptions {
   /** Folder of the `.json` files (SMS_OUTBOX_DIR); used when `url` is not set. */

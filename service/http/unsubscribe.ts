@@ -1,0 +1,57 @@
+// `GET|HEAD|POST /u/{token}`, the one-click unsubscribe link (tokens: operations/mailing/unsubscribe.ts):
+// GET shows a page with a button; POST (the one-click body, or the button) makes the membership
+// `unsubscribed`. A token that does not verify is 404. The page's second button, and `{{unsubscribe_all}}`
+// in the template, lead to `/u/{token}/all`: the address goes on the account's opt-out-all set
+// (unsubscribe-all.ts).
+
+import type http from "node:http";
+import type { Store } from "../db/database.js";
+import { BODY_TOO_LARGE_PAGE, METHOD_NOT_ALLOWED_PAGE, discardBody, page, sendPage } from "./pages.js";
+import { unsubscribeKey } from "../operations/mailing/unsubscribe.js";
+import { verifyUnsubscribeToken } from "../operations/mailing/unsubscribe.js";
+
+/** The page of a verified token: unsubscribe from this list (one-click form), or from all (`/u/{token}/all`). */
+function unsubscribeForm(token: string): string {
+  return page(
+    "Unsubscribe",
+    '<p>Press the button to stop receiving this mailing list.</p><form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>' +
+      `<p>Or stop every mailing list of this sender:</p><form method="post" action="${token}/all"><button type="submit">Unsubscribe from all</button></form>`,
+  );
+}
+const UNSUBSCRIBED_PAGE = page(
+  "Unsubscribed",
+  "<p>You are unsubscribed from this mailing list and will not receive it any more.</p>",
+);
+const INVALID_PAGE = page("Link not valid", "<p>This unsubscribe link is not valid or not complete.</p>");
+
+/**
+ * `GET|HEAD|POST /u/{token}`: GET shows the button, POST unsubscribes (RFC 8058 one-click); 404 for a
+ * token that does not verify, 405 for another method.
+ */
+export async function unsubscribeRoute(
+  store: Store,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  token: string,
+  now: number,
+): Promise<void> {
+  const method = req.method ?? "GET";
+  if (method !== "GET" && method !== "HEAD" && method !== "POST")
+    return sendPage(req, res, 405, METHOD_NOT_ALLOWED_PAGE, { allow: "GET, HEAD, POST" });
+  const ids = verifyUnsubscribeToken(await unsubscribeKey(store.db), token);
+  if (method === "POST" && !(await discardBody(req)))
+    return sendPage(req, res, 413, BODY_TOO_LARGE_PAGE, { connection: "close" });
+  if (ids === undefined) return sendPage(req, res, 404, INVALID_PAGE);
+  // The token matched its pattern (digits, dots, base64url): safe in the second form's relative action.
+  if (method !== "POST") return sendPage(req, res, 200, unsubscribeForm(token));
+  await store.write(async (trx) => {
+    await trx
+      .updateTable("memberships")
+      .set({ state: "unsubscribed", changed_at: now })
+      .where("list_id", "=", ids.listId)
+      .where("subscriber_id", "=", ids.subscriberId)
+      .where("state", "!=", "unsubscribed")
+      .execute();
+  });
+  return sendPage(req, res, 200, UNSUBSCRIBED_PAGE);
+}

@@ -1,0 +1,96 @@
+// Double opt-in: a pending single insert records a confirmation (the hash of a random token, never the
+// token) and queues the mail with its link; POST /confirm/{token} (service/http/confirm.ts) makes the
+// membership active, once, before the token expires.
+
+import type { Transaction } from "kysely";
+import type { Database, MailingList, Account } from "../../db/schema.js";
+import { createHash, randomBytes } from "node:crypto";
+import type { Store } from "../../db/database.js";
+import { queueMail } from "../../delivery/mail.js";
+
+export const CONFIRM_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+export function tokenHash(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+/** Records a confirmation of the pending membership and queues its mail, in the insert's transaction. */
+export async function queueConfirmation(
+  trx: Transaction<Database>,
+  pending: { account: Account; list: MailingList; subscriberId: number; email: string; name: string },
+  at: number,
+  mail: { publicUrl: string; mailFrom: string; domain: string },
+): Promise<void> {
+  const { account: owner, list, email } = pending;
+  const token = randomBytes(32).toString("base64url");
+  await trx
+    .insertInto("confirmations")
+    .values({
+      token_hash: tokenHash(token),
+      account_id: owner.id,
+      list_id: list.id,
+      subscriber_id: pending.subscriberId,
+      expires_at: at + CONFIRM_TTL_MS,
+      used_at: null,
+    })
+    .execute();
+  const link = `${mail.publicUrl.replace(/\/$/, "")}/confirm/${token}`;
+  await queueMail(
+    trx,
+    {
+      accountId: owner.id,
+      kind: "confirmation",
+      from: {
+        name: list.from_name || owner.from_name,
+        address: list.from_email || owner.from_email || mail.mailFrom,
+      },
+      to: { name: pending.name, address: email },
+      subject: `Please confirm your subscription to ${list.name}`,
+      text:
+        `Hello,\n\nplease confirm that you want to receive "${list.name}" at ${email}: open this link and press\n` +
+        `the Confirm subscription button on its page:\n\n` +
+        `${link}\n\nThe link works once and expires in 7 days. If you did not ask for this, ignore this message.\n`,
+    },
+    at,
+    mail.domain,
+  );
+}
+
+const CONFIRM_TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+/** Whether `token` is a confirmation that is unused and not expired at `at` (reads only). */
+export async function confirmationPending(store: Store, token: string, at: number): Promise<boolean> {
+  if (!CONFIRM_TOKEN.test(token)) return false;
+  const row = await store.db
+    .selectFrom("confirmations")
+    .select("subscriber_id")
+    .where("token_hash", "=", tokenHash(token))
+    .where("used_at", "is", null)
+    .where("expires_at", ">", at)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** POST /confirm/{token}: a pending membership becomes active, once; "expired" and "used" look the same. */
+export async function confirmSubscription(store: Store, token: string, at: number): Promise<boolean> {
+  if (!CONFIRM_TOKEN.test(token)) return false;
+  return store.write(async (trx) => {
+    const used = await trx
+      .updateTable("confirmations")
+      .set({ used_at: at })
+      .where("token_hash", "=", tokenHash(token))
+      .where("used_at", "is", null)
+      .where("expires_at", ">", at)
+      .returning(["list_id", "subscriber_id"])
+      .executeTakeFirst();
+    if (used === undefined) return false;
+    await trx
+      .updateTable("memberships")
+      .set({ state: "active", changed_at: at })
+      .where("list_id", "=", used.list_id)
+      .where("subscriber_id", "=", used.subscriber_id)
+      .where("state", "=", "pending")
+      .execute();
+    return true;
+  });
+}

@@ -1,0 +1,211 @@
+// The subscriber operations (spec group `subscriber`): the single inserts (active, or pending with a
+// confirmation mail), the CSV bulk insert, the queued file import and UpdateSubscriberData.
+
+import type { CallContext, ExternalAPIService } from "../../../generated/server.js";
+import type { SqliteAccess } from "../../db/database.js";
+import type { Account } from "../../db/schema.js";
+import { importCsvText } from "./csv-import.js";
+import {
+  MAX_COUNTRY_CODE,
+  MAX_FIELD_VALUE,
+  MAX_NAME,
+  MAX_PHONE,
+  checkFieldValues,
+  checkLength,
+} from "../../common/limits.js";
+
+import type { OperationScope } from "../scope.js";
+import {
+  type SubscriberRow,
+  cachedAccountSqlite,
+  checkActivated,
+  checkEmail,
+  demographicValues,
+  insertNewPostgres,
+  listOf,
+  subscriberOf,
+  upsertOneSqlite,
+  upsertSubscribers,
+} from "./subscribers.js";
+import { queueConfirmation } from "./confirmations.js";
+
+type SubscriberOperations = Pick<
+  ExternalAPIService,
+  | "InsertSubscriberSid"
+  | "InsertSubscriberWithDemData"
+  | "InsertSubscriberWithDemDataPendingOption"
+  | "InsertCsvSubscribersWithDemDataUpdateOption"
+  | "InsertCSVSubscribersWithDemDataFromFileToQueue"
+  | "UpdateSubscriberData"
+>;
+
+export function subscriberOperations(scope: OperationScope): SubscriberOperations {
+  const { store, now, domain } = scope;
+  const { db, engine } = store;
+  const { config } = scope.deps;
+  const deps = scope.deps;
+  const account = (context: CallContext) => scope.account(context);
+
+  interface InsertParams {
+    strMailingListID: string;
+    strEmail: string;
+    strName?: string;
+    strFormat?: string;
+    strCountryCode?: string;
+    strPhoneNumber?: string;
+    strDatafields?: string;
+    strDatavalues?: string;
+  }
+
+  /**
+   * The row a single insert asks for (after the credentials): InvalidFormat for the address, TooLong for a
+   * value over its limit (limits.ts), FieldNotActivated, all before anything is written.
+   */
+  function singleRow(owner: Account, params: InsertParams): SubscriberRow {
+    const email = checkEmail(params.strEmail, "strEmail");
+    checkLength(params.strName, MAX_NAME, "strName");
+    checkLength(params.strCountryCode, MAX_COUNTRY_CODE, "strCountryCode");
+    checkLength(params.strPhoneNumber, MAX_PHONE, "strPhoneNumber");
+    const fields = demographicValues(params.strDatafields, params.strDatavalues);
+    checkFieldValues(fields, "strDatavalues");
+    checkActivated(owner, fields.keys(), "strDatafields");
+    return {
+      email,
+      name: params.strName,
+      format: params.strFormat,
+      countryCode: params.strCountryCode,
+      phone: params.strPhoneNumber,
+      fields,
+    };
+  }
+
+  /** An active single insert on SQLite's prepared statements, inside SqliteAccess.writeSync work. */
+  function insertActiveSqlite(sqlite: SqliteAccess, owner: Account, params: InsertParams): bigint {
+    const row = singleRow(owner, params);
+    const options = { update: true, state: "active", recordOptedOut: true } as const;
+    const outcome = upsertOneSqlite(
+      sqlite,
+      owner,
+      params.strMailingListID,
+      "strMailingListID",
+      row,
+      options,
+      now(),
+    );
+    if (outcome === undefined) throw new Error("upsert returned no row for a single insert");
+    return BigInt(outcome.id);
+  }
+
+  /**
+   * SQLite's hot path for an active single insert: the same checks, reads and writes on prepared
+   * statements in the group commit. With credentials verified less than the cache TTL ago, the account
+   * row is read and checked inside the same work (no read of its own); a stale pair writes nothing and
+   * goes through verify like every other call.
+   */
+  async function insertOneSqlite(
+    sqlite: SqliteAccess,
+    context: CallContext,
+    params: InsertParams,
+  ): Promise<bigint> {
+    const { username, password } = context.credentials;
+    const check = deps.auth.cached(username, password, context.remoteAddress);
+    if (check !== undefined) {
+      const id = await sqlite.writeSync(() => {
+        const owner = cachedAccountSqlite(sqlite, check);
+        if (owner === undefined) return undefined;
+        deps.onAccount?.(context.requestId, owner);
+        return insertActiveSqlite(sqlite, owner, params);
+      });
+      if (id !== undefined) return id;
+      deps.auth.drop(check);
+    }
+    const owner = await account(context);
+    return sqlite.writeSync(() => insertActiveSqlite(sqlite, owner, params));
+  }
+
+  async function insertOne(context: CallContext, params: InsertParams, pending: boolean): Promise<bigint> {
+    const { sqlite } = store;
+    if (sqlite !== undefined && !pending) return insertOneSqlite(sqlite, context, params);
+    const owner = await account(context);
+    const row = singleRow(owner, params);
+    if (engine === "postgres" && !pending) {
+      // The usual case, a new address on the account's list, in one statement; anything else below.
+      const id = await insertNewPostgres(db, owner, params.strMailingListID, row, now());
+      if (id !== undefined) return BigInt(id);
+    }
+    const email = row.email;
+    let queued = false;
+    const id = await store.write(async (trx) => {
+      const list = await listOf(trx, owner, params.strMailingListID, "strMailingListID");
+      const at = now();
+      const [outcome] = await upsertSubscribers(
+        trx,
+        engine,
+        owner,
+        list.id,
+        [row],
+        { update: true, state: pending ? "pending" : "active", recordOptedOut: true },
+        at,
+      );
+      if (outcome === undefined) throw new Error("upsert returned no row for a single insert");
+      if (pending && outcome.state === "pending") {
+        await queueConfirmation(
+          trx,
+          { account: owner, list, subscriberId: outcome.id, email, name: params.strName ?? "" },
+          at,
+          { publicUrl: config.publicUrl, mailFrom: config.mailFrom, domain },
+        );
+        queued = true;
+      }
+      return BigInt(outcome.id);
+    });
+    if (queued) deps.onMailQueued?.();
+    return id;
+  }
+
+  return {
+    InsertSubscriberSid: (params, context) => insertOne(context, params, false),
+    InsertSubscriberWithDemData: (params, context) => insertOne(context, params, false),
+    InsertSubscriberWithDemDataPendingOption: (params, context) =>
+      insertOne(context, params, params.strPending === "true"),
+
+    async InsertCsvSubscribersWithDemDataUpdateOption(params, context) {
+      const owner = await account(context);
+      return importCsvText(
+        store,
+        owner,
+        params.strMailingListId,
+        params.strCsvData,
+        params.strUpdate === "true",
+        now(),
+        context.signal,
+      );
+    },
+
+    async InsertCSVSubscribersWithDemDataFromFileToQueue(params, context) {
+      const owner = await account(context);
+      const list = await listOf(db, owner, params.strMailingListID, "strMailingListID");
+      return deps.imports.enqueue(owner, list.id, params.strCSVUrl);
+    },
+
+    async UpdateSubscriberData(params, context) {
+      const owner = await account(context);
+      const field = Number(params.strDataField);
+      checkActivated(owner, [field], "strDataField");
+      checkLength(params.strDataValue, MAX_FIELD_VALUE, "strDataValue");
+      return store.write(async (trx) => {
+        const subscriber = await subscriberOf(trx, owner, params.strSubscriberId, params.strEmail);
+        const fields = JSON.parse(subscriber.fields) as Record<string, string>;
+        const value = params.strDataValue ?? "";
+        if (value === "") delete fields[String(field)];
+        else fields[String(field)] = value;
+        await trx
+          .updateTable("subscribers")
+          .set({ fields: JSON.stringify(fields) })
+          .where("id", "=", subscriber.id)
+          .execute();
+        return 1;
+      });
+    },
+  };
+}
