@@ -273,13 +273,13 @@ export const OPTIONS: readonly Option[] = [
   },
 ];
 
-export class ConfigError extends Error {}
+export class ServiceConfigError extends Error {}
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const text = env[name];
   if (text === undefined || text === "") return fallback;
   if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
-    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}; it is "${text}".`);
+    throw new ServiceConfigError(`${name} must be a whole number from ${min} to ${max}; it is "${text}".`);
   }
   return Number(text);
 }
@@ -296,7 +296,9 @@ function httpUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
     ok = false;
   }
   if (!ok)
-    throw new ConfigError(`${name} must be an absolute http or https URL, like https://sms.example/send.`);
+    throw new ServiceConfigError(
+      `${name} must be an absolute http or https URL, like https://sms.example/send.`,
+    );
   return text;
 }
 
@@ -313,7 +315,7 @@ function metricsToken(env: NodeJS.ProcessEnv): Buffer | undefined {
   const token = env.METRICS_TOKEN;
   if (token === undefined || token === "") return undefined;
   if (token.length < MIN_METRICS_TOKEN || /\s/.test(token)) {
-    throw new ConfigError(
+    throw new ServiceConfigError(
       `METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN} characters without spaces (as from: openssl rand -hex 16).`,
     );
   }
@@ -325,7 +327,7 @@ function bounceToken(env: NodeJS.ProcessEnv): Buffer | undefined {
   const token = env.BOUNCE_WEBHOOK_TOKEN;
   if (token === undefined || token === "") return undefined;
   if (token.length < MIN_METRICS_TOKEN || /\s/.test(token))
-    throw new ConfigError(
+    throw new ServiceConfigError(
       `BOUNCE_WEBHOOK_TOKEN must be at least ${MIN_METRICS_TOKEN} characters without spaces (as from: openssl rand -hex 16).`,
     );
   return metricsTokenHash(token);
@@ -339,7 +341,7 @@ function bounceDomain(env: NodeJS.ProcessEnv): string | undefined {
       text,
     )
   )
-    throw new ConfigError(
+    throw new ServiceConfigError(
       `BOUNCE_DOMAIN must be a domain name, like bounces.example.com; it is "${env.BOUNCE_DOMAIN}".`,
     );
   return text;
@@ -349,7 +351,7 @@ function logFormat(env: NodeJS.ProcessEnv): "json" | "pretty" | "auto" {
   const text = (env.LOG_FORMAT ?? "").trim().toLowerCase();
   if (text === "") return "auto";
   if (text === "json" || text === "pretty" || text === "auto") return text;
-  throw new ConfigError(`LOG_FORMAT must be json, pretty or auto; it is "${env.LOG_FORMAT}".`);
+  throw new ServiceConfigError(`LOG_FORMAT must be json, pretty or auto; it is "${env.LOG_FORMAT}".`);
 }
 
 /** An optional true/false variable (also 1/0, yes/no; any case). */
@@ -358,7 +360,7 @@ function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   if (text === "") return fallback;
   if (["true", "1", "yes"].includes(text)) return true;
   if (["false", "0", "no"].includes(text)) return false;
-  throw new ConfigError(`${name} must be true or false; it is "${env[name]}".`);
+  throw new ServiceConfigError(`${name} must be true or false; it is "${env[name]}".`);
 }
 
 /** CORS_ORIGINS as a list; each entry an origin as browsers send it, or "*". */
@@ -369,7 +371,7 @@ function corsOrigins(env: NodeJS.ProcessEnv): string[] {
     .filter((entry) => entry !== "");
   for (const entry of list) {
     const problem = entry === "*" ? undefined : originProblem(entry);
-    if (problem !== undefined) throw new ConfigError(`CORS_ORIGINS: "${entry}" ${problem}.`);
+    if (problem !== undefined) throw new ServiceConfigError(`CORS_ORIGINS: "${entry}" ${problem}.`);
   }
   return list;
 }
@@ -386,11 +388,11 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error();
     publicHost = parsed.hostname;
   } catch {
-    throw new ConfigError(`PUBLIC_URL must be an absolute http or https URL; it is "${publicUrl}".`);
+    throw new ServiceConfigError(`PUBLIC_URL must be an absolute http or https URL; it is "${publicUrl}".`);
   }
   const sync = (env.SQLITE_SYNC || "FULL").toUpperCase();
   if (sync !== "FULL" && sync !== "NORMAL")
-    throw new ConfigError(`SQLITE_SYNC must be FULL or NORMAL; it is "${env.SQLITE_SYNC}".`);
+    throw new ServiceConfigError(`SQLITE_SYNC must be FULL or NORMAL; it is "${env.SQLITE_SYNC}".`);
   const smtpUrl = env.SMTP_URL || undefined;
   if (smtpUrl !== undefined) {
     let valid = false;
@@ -401,7 +403,7 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
       // refused below, without echoing the value (it may hold a password)
     }
     if (!valid)
-      throw new ConfigError(
+      throw new ServiceConfigError(
         "SMTP_URL must be an smtp:// or smtps:// URL with a host, like smtp://user:pass@mail.example:587.",
       );
   }

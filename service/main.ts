@@ -3,7 +3,7 @@
 
 import { parseArgs } from "node:util";
 import { createApp } from "./app.js";
-import { ConfigError, type Role, helpText, readConfig } from "./config.js";
+import { ServiceConfigError, type Role, helpText, readConfig } from "./config.js";
 
 async function main(argv: string[]): Promise<number> {
   let role: Role = "all";
@@ -19,7 +19,7 @@ async function main(argv: string[]): Promise<number> {
     }
     if (values.role !== undefined) {
       if (values.role !== "api" && values.role !== "worker" && values.role !== "all") {
-        throw new ConfigError(`--role must be api, worker or all; it is "${values.role}".`);
+        throw new ServiceConfigError(`--role must be api, worker or all; it is "${values.role}".`);
       }
       role = values.role;
     }

@@ -1,12 +1,13 @@
 // Where the outbox delivers a message: a folder of `.eml` files (the default) or an SMTP server
 // (SMTP_URL, nodemailer). Both take the stored RFC 5322 text as it is. A failure the outbox must not
-// retry (the SMTP server refused this message with a 5xx answer) is a PermanentMailError; any other
+// retry (the SMTP server refused this message with a 5xx answer) is a PermanentDeliveryError; any other
 // error is retried. Error texts never carry the SMTP password, and the password never goes over a
 // connection without TLS unless SMTP_ALLOW_PLAINTEXT_AUTH says so.
 
 import type tls from "node:tls";
 import { createTransport } from "nodemailer";
 import { TemporarySweep, writeAtomically } from "./drop-folder.js";
+import { PermanentDeliveryError } from "./errors.js";
 
 /** The part of an outbox row a transport needs. */
 export interface OutgoingMail {
@@ -29,9 +30,6 @@ export interface MailTransport {
   /** Closes pooled connections (after the last send). */
   close(): Promise<void>;
 }
-
-/** The server refused this message for good (an SMTP 5xx answer to its envelope or data): dead at once. */
-export class PermanentMailError extends Error {}
 
 /** The owner prefix of the outbox worker's temporary `.eml` names (`<id>.eml.outbox-<uuid>.tmp`). */
 export const OUTBOX_OWNER_PREFIX = "outbox-";
@@ -137,7 +135,7 @@ function deliveryError(error: unknown, url: string): Error {
   let text = code !== undefined && !message.includes(code) ? `${code}: ${message}` : message;
   if (code === "ETLS")
     text = `the SMTP server did not upgrade to TLS (STARTTLS), so the login was not sent (SMTP_ALLOW_PLAINTEXT_AUTH=true allows a login without TLS): ${text}`;
-  return refused ? new PermanentMailError(text) : new Error(text);
+  return refused ? new PermanentDeliveryError(text) : new Error(text);
 }
 
 /**

@@ -47,6 +47,7 @@ import {
   ACTIVE_STATES,
   parseErrors,
 } from "../operations/subscriber/import-queue.js";
+import { LeaseLostError } from "./lease.js";
 
 /** Options of {@link ImportWorker}. */
 export interface ImportWorkerOptions {
@@ -75,14 +76,6 @@ export interface ImportWorkerOptions {
   readonly now?: () => number;
   /** Injectable resolver for the download (tests). */
   readonly lookup?: Lookup;
-}
-
-/** The lease of the import being worked on was taken over or released: stop, write nothing more. */
-class LeaseLostError extends Error {
-  constructor(id: number) {
-    super(`import ${id}: the lease was lost`);
-    this.name = "LeaseLostError";
-  }
 }
 
 /** The account or list of the import no longer exists. */
@@ -514,7 +507,7 @@ export class ImportWorker {
           (held) => {
             if (!held && !leaseLost) {
               leaseLost = true;
-              controller.abort(new LeaseLostError(job.id));
+              controller.abort(new LeaseLostError(`import ${job.id}`));
             }
           },
           (error: unknown) =>
@@ -669,7 +662,7 @@ export class ImportWorker {
       .where("lease_owner", "=", this.workerId)
       .where("state", "in", ACTIVE_STATES)
       .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) throw new LeaseLostError(job.id);
+    if (Number(result.numUpdatedRows) !== 1) throw new LeaseLostError(`import ${job.id}`);
     job.version = version;
   }
 
@@ -710,7 +703,7 @@ export class ImportWorker {
         .where("lines_done", "=", from)
         .where("state", "=", "importing")
         .executeTakeFirst();
-      if (Number(held.numUpdatedRows) !== 1) throw new LeaseLostError(job.id);
+      if (Number(held.numUpdatedRows) !== 1) throw new LeaseLostError(`import ${job.id}`);
       // Batches of another version on these lines (only after a restart; they may end elsewhere).
       await trx
         .deleteFrom("import_batches")
@@ -743,7 +736,7 @@ export class ImportWorker {
       .where("lines_done", "=", job.linesDone)
       .where("state", "=", "importing")
       .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) throw new LeaseLostError(job.id);
+    if (Number(result.numUpdatedRows) !== 1) throw new LeaseLostError(`import ${job.id}`);
     job.staged = true;
   }
 
@@ -768,7 +761,7 @@ export class ImportWorker {
         .where("lease_owner", "=", this.workerId)
         .where("state", "=", "applying")
         .executeTakeFirst();
-      if (Number(held.numUpdatedRows) !== 1) throw new LeaseLostError(job.id);
+      if (Number(held.numUpdatedRows) !== 1) throw new LeaseLostError(`import ${job.id}`);
       const staged = await trx
         .selectFrom("import_batches")
         .select(["first_line", "rows"])
@@ -830,7 +823,7 @@ export class ImportWorker {
             .where("id", "=", id)
             .where("lease_owner", "=", owner)
             .executeTakeFirst();
-          if (held === undefined) throw new LeaseLostError(id);
+          if (held === undefined) throw new LeaseLostError(`import ${id}`);
         }
         const batches = trx
           .selectFrom("import_batches")
@@ -910,7 +903,7 @@ export class ImportWorker {
       .where("lease_owner", "=", this.workerId)
       .where("state", "=", "applying")
       .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) throw new LeaseLostError(id);
+    if (Number(result.numUpdatedRows) !== 1) throw new LeaseLostError(`import ${id}`);
   }
 
   /**
@@ -927,7 +920,7 @@ export class ImportWorker {
       .where("lease_owner", "=", this.workerId)
       .where("state", "in", ACTIVE_STATES)
       .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) throw new LeaseLostError(id);
+    if (Number(result.numUpdatedRows) !== 1) throw new LeaseLostError(`import ${id}`);
     await this.purgeStaged(id, 0, null);
   }
 }

@@ -23,13 +23,9 @@ import { randomUUID } from "node:crypto";
 import { sql, type Transaction } from "kysely";
 import type { Store } from "../db/database.js";
 import type { Database, Mail } from "../db/schema.js";
-import {
-  folderTransport,
-  type MailTransport,
-  OUTBOX_OWNER_PREFIX,
-  PermanentMailError,
-} from "../delivery/mail-transport.js";
+import { folderTransport, type MailTransport, OUTBOX_OWNER_PREFIX } from "../delivery/mail-transport.js";
 import { PollingWorker, stateIs } from "./polling-worker.js";
+import { PermanentDeliveryError } from "../delivery/errors.js";
 
 const PRIORITIES = [0, 1] as const;
 
@@ -277,7 +273,7 @@ export class OutboxWorker extends PollingWorker {
       const at = now();
       const attempts = mail.attempts + 1;
       const giveUpAt = firstAttempt + (this.options.retryMaxAgeMs ?? DEFAULT_RETRY_MAX_AGE_MS);
-      const permanent = error instanceof PermanentMailError;
+      const permanent = error instanceof PermanentDeliveryError;
       const dead =
         permanent ||
         at >= giveUpAt ||

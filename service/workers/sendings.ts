@@ -28,6 +28,7 @@ import {
 import { PollingWorker } from "./polling-worker.js";
 import { unsubscribeKey } from "../operations/mailing/unsubscribe.js";
 import { unsubscribeToken } from "../operations/mailing/unsubscribe.js";
+import { LeaseLostError } from "./lease.js";
 
 /** Makes a recipient's HTML tracked (tracking.ts `prepareTracking`); called for tracking all|roi. */
 export type HtmlTracker = (
@@ -58,8 +59,6 @@ export interface SendingWorkerOptions {
    */
   readonly tracker?: () => Promise<HtmlTracker>;
 }
-
-class LeaseLost extends Error {}
 
 const ACTIVE: readonly ("scheduled" | "expanding" | "sending")[] = ["scheduled", "expanding", "sending"];
 
@@ -166,7 +165,7 @@ export class SendingWorker extends PollingWorker {
     return row;
   }
 
-  /** Renews the lease in `trx` (locking the sending row); LeaseLost when another worker holds it now. */
+  /** Renews the lease in `trx` (locking the sending row); LeaseLostError when another worker holds it now. */
   private async renew(trx: Transaction<Database>, id: number, at: number): Promise<void> {
     const renewed = await trx
       .updateTable("sendings")
@@ -174,7 +173,7 @@ export class SendingWorker extends PollingWorker {
       .where("id", "=", id)
       .where("lease_owner", "=", this.workerId)
       .executeTakeFirst();
-    if (Number(renewed.numUpdatedRows) !== 1) throw new LeaseLost(`sending ${id}: the lease was lost`);
+    if (Number(renewed.numUpdatedRows) !== 1) throw new LeaseLostError(`sending ${id}`);
   }
 
   private async work(sending: Claimed, at: number | undefined): Promise<number> {
@@ -221,7 +220,7 @@ export class SendingWorker extends PollingWorker {
       if (!lost) await this.finish(sending.id, this.now(at));
       return queued;
     } catch (error) {
-      if (error instanceof LeaseLost) {
+      if (error instanceof LeaseLostError) {
         this.options.log?.({ event: "sending.lease_lost", sending: sending.id, worker: this.workerId });
         return queued;
       }
@@ -380,7 +379,7 @@ export class SendingWorker extends PollingWorker {
           .where("state", "=", "queued")
           .executeTakeFirst();
         if (Number(marked.numUpdatedRows) !== 1)
-          throw new LeaseLost(`sending ${sending.id}: recipient ${r.id} was taken meanwhile`);
+          throw new LeaseLostError(`sending ${sending.id}`, `recipient ${r.id} was taken meanwhile`);
         sent++;
       }
       if (skipped.length > 0) {

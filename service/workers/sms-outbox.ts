@@ -13,6 +13,7 @@ import type { SmsMessage } from "../db/schema.js";
 import { TemporarySweep, writeAtomically } from "../delivery/drop-folder.js";
 import { claimDue, PollingWorker } from "./polling-worker.js";
 import { refundSms, smsAddress } from "../operations/transactional/sms.js";
+import { PermanentDeliveryError } from "../delivery/errors.js";
 
 export interface SmsOutboxOptions {
   /** Folder of the `.json` files (SMS_OUTBOX_DIR); used when `url` is not set. */
@@ -50,9 +51,6 @@ export function smsDocument(sms: SmsMessage): SmsDocument {
     createdAt: new Date(sms.created_at).toISOString(),
   };
 }
-
-/** A failure that retrying cannot fix (the gateway refused the message). */
-class PermanentFailure extends Error {}
 
 /** The owner prefix of the SMS worker's temporary names (`<id>.json.sms-<uuid>.tmp`). */
 const SMS_OWNER_PREFIX = "sms-";
@@ -133,7 +131,7 @@ export class SmsWorker extends PollingWorker {
     if (response.ok) return;
     const why = `the SMS gateway answered HTTP ${response.status}`;
     if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429)
-      throw new PermanentFailure(why);
+      throw new PermanentDeliveryError(why);
     throw new Error(why);
   }
 
@@ -157,7 +155,7 @@ export class SmsWorker extends PollingWorker {
       return true;
     } catch (error) {
       const attempts = sms.attempts + 1;
-      const dead = error instanceof PermanentFailure || attempts >= (this.options.maxAttempts ?? 5);
+      const dead = error instanceof PermanentDeliveryError || attempts >= (this.options.maxAttempts ?? 5);
       const now = this.now();
       await this.store.write(async (trx) => {
         const updated = await trx

@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { ConfigError, OPTIONS, helpText, readConfig } from "../../service/config.js";
+import { ServiceConfigError, OPTIONS, helpText, readConfig } from "../../service/config.js";
 
 describe("service configuration", () => {
   it("has a default for everything", () => {
@@ -35,7 +35,7 @@ describe("service configuration", () => {
     [{ IMPORT_CONCURRENCY: "0" }, "IMPORT_CONCURRENCY"],
     [{ IMPORT_STALL_MS: "soon" }, "IMPORT_STALL_MS"],
   ])("refuses %o naming the variable", (env, name) => {
-    expect(() => readConfig(env)).toThrow(ConfigError);
+    expect(() => readConfig(env)).toThrow(ServiceConfigError);
     expect(() => readConfig(env)).toThrow(name);
   });
 

@@ -3,7 +3,7 @@
 // value that is not a list of origins stops the start, naming the variable. Both engines.
 
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { ConfigError, readConfig } from "../../service/config.js";
+import { ServiceConfigError, readConfig } from "../../service/config.js";
 import { describeEngines } from "./support/engines.js";
 import { type TestService, startService } from "./support/service.js";
 
@@ -51,7 +51,7 @@ describeEngines("CORS_ORIGINS", (engine) => {
 it.each(["https://app.example/", "app.example", "https://app.example/path", "ftp://files.example"])(
   "CORS_ORIGINS=%s is refused, naming the variable",
   (value) => {
-    expect(() => readConfig({ CORS_ORIGINS: value })).toThrow(ConfigError);
+    expect(() => readConfig({ CORS_ORIGINS: value })).toThrow(ServiceConfigError);
     expect(() => readConfig({ CORS_ORIGINS: value })).toThrow(/^CORS_ORIGINS: /);
   },
 );

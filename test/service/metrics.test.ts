@@ -5,7 +5,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../service/app.js";
-import { ConfigError, readConfig } from "../../service/config.js";
+import { readConfig, ServiceConfigError } from "../../service/config.js";
 import { describeEngines, freshDatabaseUrl } from "./support/engines.js";
 import { type TestService, startService } from "./support/service.js";
 
@@ -91,7 +91,7 @@ describeEngines("metrics access", (engine) => {
 describe("metrics configuration", () => {
   it("refuses a METRICS_TOKEN too short to be a secret without echoing it, and a bad METRICS_PORT", () => {
     for (const token of ["hunter2secret", "a".repeat(31), `${"b".repeat(40)} c`]) {
-      expect(() => readConfig({ METRICS_TOKEN: token })).toThrow(ConfigError);
+      expect(() => readConfig({ METRICS_TOKEN: token })).toThrow(ServiceConfigError);
       try {
         readConfig({ METRICS_TOKEN: token });
       } catch (error) {

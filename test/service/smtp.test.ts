@@ -12,7 +12,7 @@ import { queueMail } from "../../service/delivery/mail.js";
 import type { MailTransport } from "../../service/delivery/mail-transport.js";
 import { OutboxWorker } from "../../service/workers/outbox.js";
 import { openStore } from "../../service/db/database.js";
-import { ConfigError, readConfig } from "../../service/config.js";
+import { readConfig, ServiceConfigError } from "../../service/config.js";
 import { describeEngines, freshDatabaseUrl } from "./support/engines.js";
 import { startService, type TestService, admin } from "./support/service.js";
 import {
@@ -241,7 +241,7 @@ describe("SMTP configuration", () => {
   it.each(["http://u:hunter22@mail.example", "smtp://u:hunter22@", "hunter22"])(
     "refuses SMTP_URL %s without repeating it",
     (url) => {
-      expect(() => readConfig({ SMTP_URL: url })).toThrow(ConfigError);
+      expect(() => readConfig({ SMTP_URL: url })).toThrow(ServiceConfigError);
       expect(() => readConfig({ SMTP_URL: url })).toThrow("SMTP_URL");
       expect(() => readConfig({ SMTP_URL: url })).not.toThrow("hunter22");
     },
@@ -254,7 +254,7 @@ describe("SMTP configuration", () => {
     ["OUTBOX_RETENTION_DAYS", "forever"],
     ["SMTP_ALLOW_PLAINTEXT_AUTH", "sometimes"],
   ])("refuses %s=%s naming it", (name, value) => {
-    expect(() => readConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => readConfig({ [name]: value })).toThrow(ServiceConfigError);
     expect(() => readConfig({ [name]: value })).toThrow(name);
   });
 });

@@ -16,7 +16,7 @@
 //   nothing); a hard bounce or a complaint puts the address on the account's opt-out-all set (as
 //   `optout add` does: no list of the account mails it again); soft bounces of the address in the account
 //   within 30 days reaching BOUNCE_SOFT_LIMIT do the same. An SMTP 5xx answer at send time (the outbox's
-//   PermanentMailError) is recorded as a hard bounce of that message, source `send`.
+//   PermanentDeliveryError) is recorded as a hard bounce of that message, source `send`.
 // - Input is bounded: a report is at most BOUNCE_MAX_BYTES (the receivers refuse more before parsing),
 //   every header block read is cut at 64 KiB and 100 recipient blocks, diagnostics are kept to 500
 //   characters.
