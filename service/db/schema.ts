@@ -78,7 +78,8 @@ export interface ConfirmationsTable {
   used_at: number | null;
 }
 
-export type MailState = "queued" | "sent" | "dead";
+/** held: its sending is paused; cancelled: its sending was cancelled before delivery. */
+export type MailState = "queued" | "sent" | "dead" | "held" | "cancelled";
 
 export interface MailOutboxTable {
   id: Generated<number>;
@@ -290,7 +291,7 @@ export interface NewsletterModulesTable {
   created_at: number;
 }
 
-export type SendingState = "scheduled" | "expanding" | "sending" | "done";
+export type SendingState = "scheduled" | "expanding" | "sending" | "done" | "paused" | "cancelled";
 
 export interface SendingsTable {
   id: Generated<number>;
@@ -316,7 +317,7 @@ export interface SendingRecipientsTable {
   sending_id: number;
   subscriber_id: number;
   account_id: number;
-  state: Generated<"queued" | "sent" | "skipped">;
+  state: Generated<"queued" | "sent" | "skipped" | "cancelled">;
   mail_id: number | null;
   created_at: number;
 }
@@ -333,7 +334,8 @@ export interface TrackingEventsTable {
   account_id: number;
   sending_id: number;
   subscriber_id: number;
-  kind: "view" | "click" | "conversion";
+  /** unsubscribe: the recipient used this sending's unsubscribe link (once per recipient). */
+  kind: "view" | "click" | "conversion" | "unsubscribe";
   link_id: number | null;
   value: string | null;
   created_at: number;

@@ -8,6 +8,7 @@
 
 import type http from "node:http";
 import type { Store } from "../db/database.js";
+import { recordUnsubscribe } from "../operations/mailing/sending-stats.js";
 import { addOptout } from "../operations/subscriber/optouts.js";
 import {
   BODY_TOO_LARGE_PAGE,
@@ -54,6 +55,7 @@ export async function unsubscribeAllRoute(
       .executeTakeFirst();
     if (subscriber === undefined) return false;
     await addOptout(trx, subscriber.account_id, subscriber.email, now);
+    await recordUnsubscribe(trx, ids.sendingId, ids.subscriberId, now);
     return true;
   });
   return sendPage(req, res, done ? 200 : 404, done ? DONE_PAGE : INVALID_PAGE);

@@ -6,6 +6,7 @@
 
 import type http from "node:http";
 import type { Store } from "../db/database.js";
+import { recordUnsubscribe } from "../operations/mailing/sending-stats.js";
 import { BODY_TOO_LARGE_PAGE, METHOD_NOT_ALLOWED_PAGE, discardBody, page, sendPage } from "./pages.js";
 import { unsubscribeKey } from "../operations/mailing/unsubscribe.js";
 import { verifyUnsubscribeToken } from "../operations/mailing/unsubscribe.js";
@@ -52,6 +53,7 @@ export async function unsubscribeRoute(
       .where("subscriber_id", "=", ids.subscriberId)
       .where("state", "!=", "unsubscribed")
       .execute();
+    await recordUnsubscribe(trx, ids.sendingId, ids.subscriberId, now);
   });
   return sendPage(req, res, 200, UNSUBSCRIBED_PAGE);
 }

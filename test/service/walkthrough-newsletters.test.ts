@@ -210,6 +210,16 @@ describeEngines("docs/service.md walk-through: newsletters, tracking and SMS", (
     expect(shopRow, roi.text).toBeDefined();
     expect(shopRow).toContain("<Clicks>1</Clicks>");
     expect(roi.text).toContain("<Url>https://shop.example/offer</Url>");
+    const stats = await admin(svc.databaseUrl, [
+      "sending",
+      "stats",
+      "--account",
+      "demo",
+      "--id",
+      sendQueueId,
+    ]);
+    expect(stats.code, stats.stderr).toBe(0);
+    expect(stats.stdout).toMatch(/^opens: +1 unique \(50\.0% of delivered\), 1 in all$/m);
 
     // 6. An SMS without credits waits; a refill pays it; the worker sends it.
     const sms = await post(svc.url, "SendSmsWithSenderName", {
