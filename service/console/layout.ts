@@ -7,6 +7,9 @@ export const NAV: ReadonlyArray<readonly [path: string, label: string]> = [
   ["/console/", "Dashboard"],
   ["/console/lists", "Lists"],
   ["/console/subscribers", "Subscribers"],
+  ["/console/imports", "Imports"],
+  ["/console/newsletters", "Newsletters"],
+  ["/console/sendings", "Sendings"],
 ];
 
 export interface PageContext {
@@ -27,8 +30,10 @@ export function page(
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>${title} · Console</title>
 <link rel="stylesheet" href="/console/static/console.css">
+${scripts.includes("uplot.js") ? html`<link rel="stylesheet" href="/console/static/uplot.css">` : ""}
 ${scripts.map((s) => html`<script src="/console/static/${s}" defer></script>`)}
 </head>
 <body>
@@ -58,6 +63,7 @@ export function barePage(title: string, body: Html): Html {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>${title} · Console</title>
 <link rel="stylesheet" href="/console/static/console.css">
 </head>

@@ -3,6 +3,9 @@
 
 import type { RouteContext } from "./index.js";
 import { DASHBOARD_ROUTES } from "./pages/dashboard.js";
+import { IMPORT_ROUTES } from "./pages/imports.js";
+import { NEWSLETTER_ROUTES } from "./pages/newsletters.js";
+import { SENDING_ROUTES } from "./pages/sendings.js";
 import { SUBSCRIBER_ROUTES } from "./pages/subscribers.js";
 
 export interface ConsoleRoute {
@@ -12,4 +15,10 @@ export interface ConsoleRoute {
   run(ctx: RouteContext): Promise<void>;
 }
 
-export const ROUTES: readonly ConsoleRoute[] = [...DASHBOARD_ROUTES, ...SUBSCRIBER_ROUTES];
+export const ROUTES: readonly ConsoleRoute[] = [
+  ...DASHBOARD_ROUTES,
+  ...SUBSCRIBER_ROUTES,
+  ...IMPORT_ROUTES,
+  ...NEWSLETTER_ROUTES,
+  ...SENDING_ROUTES,
+];

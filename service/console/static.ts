@@ -11,6 +11,7 @@ const OWN = fileURLToPath(new URL("./static/", import.meta.url));
 
 const FILES: Readonly<Record<string, readonly [path: () => string, type: string]>> = {
   "console.css": [() => `${OWN}console.css`, "text/css; charset=utf-8"],
+  "console.js": [() => `${OWN}console.js`, "text/javascript; charset=utf-8"],
   "uplot.js": [() => require.resolve("uplot/dist/uPlot.iife.min.js"), "text/javascript; charset=utf-8"],
   "uplot.css": [() => require.resolve("uplot/dist/uPlot.min.css"), "text/css; charset=utf-8"],
 };

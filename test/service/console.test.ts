@@ -66,8 +66,15 @@ describeEngines("console", (engine) => {
     const answer = await client.get("/console/lists?x=1");
     expect(answer.status).toBe(303);
     expect(answer.headers.get("location")).toBe("/console/sign-in?next=%2Fconsole%2Flists%3Fx%3D1");
-    const data = await client.get("/console/");
-    expect(data.status).toBe(303);
+    const page = await client.get("/console/");
+    expect(page.status).toBe(303);
+    // Polls, charts' series and frames answer 401 rather than a sign-in page.
+    for (const path of [
+      "/console/imports/1/progress",
+      "/console/sendings/1/series",
+      "/console/newsletters/1/preview.html",
+    ])
+      expect((await client.get(path)).status, path).toBe(401);
   });
 
   it("signs in with the account's credentials; the cookie is HttpOnly, SameSite=Strict, Path=/console/", async () => {
