@@ -13,6 +13,8 @@
 //             { id, cmd: "sending-setup", recipients } -> { id, newsletterId, listId }  a template with two
 //                 links and a holder, a module in it, a newsletter with tracking `all`, and a new list with
 //                 that many active subscribers (written in bulk, directly in the store)
+//             { id, cmd: "sending-progress", sendingId } -> { id, ...SendingProgress }  cheap counts to poll
+//             (the sendings row, mails queued and dead: index lookups, no pass over the recipients);
 //             { id, cmd: "sending-state", sendingId, files? } -> { id, ...SendingState }  progress counts;
 //                 with files the .eml files of the outbox folder too (count, newest mtime)
 // files       a file server on 127.0.0.1 that streams GET /rows?n=N&tag=T as N generated
@@ -39,7 +41,8 @@ export type ServiceRequest =
   | { cmd: "count" }
   | { cmd: "import"; importId: number }
   | { cmd: "sending-setup"; recipients: number }
-  | { cmd: "sending-state"; sendingId: number; files?: boolean };
+  | { cmd: "sending-state"; sendingId: number; files?: boolean }
+  | { cmd: "sending-progress"; sendingId: number };
 /** A request as sent, with the id its answer carries. */
 export type ServiceCommand = ServiceRequest & { id: number };
 
@@ -59,6 +62,17 @@ export interface ServiceReady {
   readonly listId: number;
   /** The transactional project (strId of InsertTransaction). */
   readonly projectId: number;
+}
+
+/** What the bench polls while a sending runs: cheap enough to ask every 100 ms without slowing the service. */
+export interface SendingProgress {
+  /** The sendings row's state, sent counter and recipients count. */
+  readonly state: string;
+  readonly sent: number;
+  readonly recipients: number;
+  /** mail_outbox rows still queued, and dead (nothing but the sending queues mail in this database). */
+  readonly mailsQueued: number;
+  readonly mailsDead: number;
 }
 
 /** A sending's progress, as the sending-state command answers it. */
@@ -180,6 +194,8 @@ async function serviceChild(): Promise<void> {
       }
       if (message.cmd === "sending-setup")
         return sendingSetup(app.store, account.id, await newList(), message.recipients);
+      if (message.cmd === "sending-progress")
+        return { ...(await sendingProgress(app.store, message.sendingId)) };
       if (message.cmd === "sending-state")
         return {
           ...(await sendingState(
@@ -297,6 +313,32 @@ async function sendingSetup(
     });
   }
   return { newsletterId: newsletter.id, listId };
+}
+
+async function sendingProgress(store: BenchStore, sendingId: number): Promise<SendingProgress> {
+  const { db } = store;
+  const sending = await db
+    .selectFrom("sendings")
+    .select(["state", "sent", "recipients"])
+    .where("id", "=", sendingId)
+    .executeTakeFirst();
+  const count = async (state: "queued" | "dead") =>
+    Number(
+      (
+        await db
+          .selectFrom("mail_outbox")
+          .select(sql<number>`count(*)`.as("n"))
+          .where("state", "=", state)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  return {
+    state: sending?.state ?? "missing",
+    sent: Number(sending?.sent ?? 0),
+    recipients: Number(sending?.recipients ?? 0),
+    mailsQueued: await count("queued"),
+    mailsDead: await count("dead"),
+  };
 }
 
 async function sendingState(

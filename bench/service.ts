@@ -80,7 +80,13 @@ import {
   track,
   withTimeout,
 } from "./process.js";
-import type { AutocannonArgs, SendingState, ServiceReady, ServiceRequest } from "./service-children.js";
+import type {
+  AutocannonArgs,
+  SendingProgress,
+  SendingState,
+  ServiceReady,
+  ServiceRequest,
+} from "./service-children.js";
 import { median, table, type LoadResult } from "./summary.js";
 import { FLOOR_RESPONSE, NS, SOAP11_NS } from "./wire.js";
 import { bundleEntry } from "../service/start.mjs";
@@ -905,23 +911,18 @@ async function measureSending(
     const started = performance.now();
     const sendingId = intResult(await post(url, op, body, 30_000), op);
     const deadline = started + SENDING_TIMEOUT_MS;
-    let state: SendingState;
-    let complete = false;
     let lastReport = started;
+    // Polled cheaply (sending-progress); the whole count, the files included, once at the end.
     for (;;) {
-      state = await service.ask<SendingState>({ cmd: "sending-state", sendingId });
-      complete =
-        state.state === "done" &&
-        state.sent === recipients &&
-        state.queued === 0 &&
-        state.mailsSent === state.mails &&
-        state.mails === recipients;
+      const state = await service.ask<SendingProgress>({ cmd: "sending-progress", sendingId });
+      const done =
+        state.state === "done" && state.sent + state.mailsDead >= recipients && state.mailsQueued === 0;
       const now = performance.now();
-      if (complete || state.mailsDead > 0 || now > deadline) break;
+      if (done || state.mailsDead > 0 || now > deadline) break;
       if (now - lastReport >= 10_000) {
         lastReport = now;
         progress(
-          `    sending ${state.state}: ${int(state.sent)} rendered, ${int(state.mailsSent)} written after ${((now - started) / 1000).toFixed(0)} s, RSS peak ${mib(peakRss(service.pid))} MiB`,
+          `    sending ${state.state}: ${int(state.sent)} rendered, ${int(state.sent - state.mailsQueued)} written after ${((now - started) / 1000).toFixed(0)} s, RSS peak ${mib(peakRss(service.pid))} MiB`,
         );
       }
       await sleep(100);
@@ -930,6 +931,12 @@ async function measureSending(
     const rssBytes = peakRss(service.pid);
     const cpu = cpuSeconds(service.pid) - cpuBefore;
     const final = await service.ask<SendingState>({ cmd: "sending-state", sendingId, files: true });
+    const complete =
+      final.state === "done" &&
+      final.sent === recipients &&
+      final.queued === 0 &&
+      final.mailsSent === final.mails &&
+      final.mails === recipients;
     const problems: string[] = [];
     if (!complete)
       problems.push(

@@ -30,7 +30,7 @@ import { SendingWorker } from "./workers/sendings.js";
 import { unsubscribeRoute } from "./http/unsubscribe.js";
 import { createImportQueue } from "./operations/subscriber/import-queue.js";
 import { loadLinkKey } from "./operations/mailing/tracking.js";
-import { prepareTracking } from "./operations/mailing/tracking.js";
+import { prepareTrackingBatch } from "./operations/mailing/tracking.js";
 import { confirmRoute } from "./http/confirm.js";
 
 export interface App {
@@ -245,7 +245,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         onMailQueued: () => outbox?.wake(),
         tracker: async () => {
           const key = await loadLinkKey(store);
-          return (trx, message, html) => prepareTracking(trx, message, html, config.publicUrl, key);
+          return (trx, sending, items) => prepareTrackingBatch(trx, sending, items, config.publicUrl, key);
         },
       })
     : undefined;

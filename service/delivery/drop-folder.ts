@@ -7,7 +7,7 @@
 // retried; the next claim writes its own file).
 
 import type { Dir } from "node:fs";
-import fs from "node:fs/promises";
+import fs, { type FileHandle } from "node:fs/promises";
 import path from "node:path";
 
 /** Folders the service makes for data: owner only. */
@@ -22,6 +22,83 @@ export async function writeAtomically(dir: string, name: string, text: string, o
   const temporary = `${final}.${owner}.tmp`;
   await fs.writeFile(temporary, text, { flush: true, mode: PRIVATE_FILE_MODE });
   await fs.rename(temporary, final);
+}
+
+/** One file of a writeDurably batch. */
+export interface FolderFile {
+  readonly name: string;
+  readonly text: string;
+}
+
+/** The syncs writeDurably makes; a test may hold them to see that nothing counts as written before. */
+export interface FolderSyncs {
+  /** fdatasync of one file's temporary copy (default: the handle's datasync). */
+  file(handle: FileHandle, name: string): Promise<void>;
+  /** fsync of the folder after the renames (default: the folder handle's sync). */
+  folder(handle: FileHandle): Promise<void>;
+}
+
+const DEFAULT_SYNCS: FolderSyncs = {
+  file: (handle) => handle.datasync(),
+  folder: (handle) => handle.sync(),
+};
+
+/** Files of a batch written at once (each an open, write, fdatasync and close on libuv's thread pool). */
+const WRITE_CONCURRENCY = 8;
+
+/**
+ * Writes a batch of files into `dir` and returns, per file, undefined once it is durable or its error.
+ * Each file goes through `name.<owner>.tmp` (0600): written and fdatasync'ed, renamed to `name`; after
+ * every rename of the batch, one fsync of the folder makes the new names durable. So when this resolves,
+ * every file reported written is complete under its final name and survives a crash of the machine, not
+ * only of the process; a file that failed is left (at most) as its temporary copy, for the sweep. The
+ * syncs of the batch's files run WRITE_CONCURRENCY at a time, so the file system can commit them together.
+ */
+export async function writeDurably(
+  dir: string,
+  files: readonly FolderFile[],
+  owner: string,
+  syncs: FolderSyncs = DEFAULT_SYNCS,
+): Promise<(Error | undefined)[]> {
+  const results: (Error | undefined)[] = files.map(() => undefined);
+  if (files.length === 0) return results;
+  await fs.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
+  let next = 0;
+  const writeOne = async (k: number): Promise<void> => {
+    const { name, text } = files[k]!;
+    const final = path.join(dir, name);
+    const temporary = `${final}.${owner}.tmp`;
+    const handle = await fs.open(temporary, "w", PRIVATE_FILE_MODE);
+    try {
+      await handle.writeFile(text);
+      await syncs.file(handle, name);
+    } finally {
+      await handle.close();
+    }
+    await fs.rename(temporary, final);
+  };
+  await Promise.all(
+    Array.from({ length: Math.min(WRITE_CONCURRENCY, files.length) }, async () => {
+      while (next < files.length) {
+        const k = next++;
+        await writeOne(k).catch((error: unknown) => (results[k] = asError(error)));
+      }
+    }),
+  );
+  if (results.every((result) => result !== undefined)) return results;
+  try {
+    const folder = await fs.open(dir, "r");
+    try {
+      await syncs.folder(folder);
+    } finally {
+      await folder.close();
+    }
+  } catch (error) {
+    // The renames may not be durable: none of the batch counts as written (it is written again).
+    return files.map(() => asError(error));
+  }
+  return results;
 }
 
 /** What `sweepTemporaries` may remove: the temporary names one kind of worker writes. */

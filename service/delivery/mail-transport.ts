@@ -6,7 +6,7 @@
 
 import type tls from "node:tls";
 import { createTransport } from "nodemailer";
-import { TemporarySweep, writeAtomically } from "./drop-folder.js";
+import { type FolderSyncs, TemporarySweep, writeDurably } from "./drop-folder.js";
 import { PermanentDeliveryError } from "./errors.js";
 
 /** The part of an outbox row a transport needs. */
@@ -25,6 +25,11 @@ export interface MailTransport {
   readonly sendTimeoutMs: number;
   /** Delivers one message; resolves once it is on disk or accepted by the server. */
   send(mail: OutgoingMail): Promise<void>;
+  /**
+   * Delivers a batch at once, when the transport can do better than one send after another (the folder:
+   * one folder sync for the batch); resolves with each message's error, undefined once it is durable.
+   */
+  sendBatch?(mails: readonly OutgoingMail[]): Promise<(Error | undefined)[]>;
   /** Housekeeping the worker runs at each pass (the folder removes temporary files of killed writers). */
   maintain?(now: number): Promise<void>;
   /** Closes pooled connections (after the last send). */
@@ -38,12 +43,16 @@ export interface FolderOptions {
   /** Age after which a temporary file of another owner counts as left by a killed writer (the lease). */
   readonly staleMs?: number;
   readonly log?: (entry: Record<string, unknown>) => void;
+  /** The syncs of a batch (tests hold them); default fdatasync of each file, fsync of the folder. */
+  readonly syncs?: FolderSyncs;
 }
 
 /**
  * Writes each message as `<dir>/<id>.eml` (0600, the folder 0700), under a temporary name first and then
  * renamed, so a reader never sees half a file and a repeated delivery rewrites the same file. `owner`
- * (`outbox-<uuid>`) names this worker's temporary files; those of killed writers are swept.
+ * (`outbox-<uuid>`) names this worker's temporary files; those of killed writers are swept. A batch
+ * (sendBatch, what the outbox worker uses) is written as drop-folder.ts writeDurably writes it: each file
+ * fdatasync'ed and renamed, then one fsync of the folder, before any of it counts as delivered.
  */
 export function folderTransport(dir: string, owner: string, options: FolderOptions = {}): MailTransport {
   const sweep = new TemporarySweep(
@@ -57,7 +66,22 @@ export function folderTransport(dir: string, owner: string, options: FolderOptio
   return {
     description: `folder ${dir}`,
     sendTimeoutMs: 0,
-    send: (mail) => writeAtomically(dir, `${mail.id}.eml`, mail.message, owner),
+    async send(mail) {
+      const [error] = await writeDurably(
+        dir,
+        [{ name: `${mail.id}.eml`, text: mail.message }],
+        owner,
+        options.syncs,
+      );
+      if (error !== undefined) throw error;
+    },
+    sendBatch: (mails) =>
+      writeDurably(
+        dir,
+        mails.map((mail) => ({ name: `${mail.id}.eml`, text: mail.message })),
+        owner,
+        options.syncs,
+      ),
     maintain: (now) => sweep.maybe(now),
     async close() {},
   };

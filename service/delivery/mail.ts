@@ -73,25 +73,52 @@ export async function queueMail(
   domain: string,
   sendAt: number = now,
 ): Promise<number> {
-  const message = renderMessage(input, sendAt, domain);
-  const row = await trx
-    .insertInto("mail_outbox")
-    .values({
-      account_id: input.accountId,
-      kind: input.kind,
-      priority: outboxPriority(input.kind),
-      to_address: input.to.address,
-      subject: input.subject,
-      message,
-      message_id: /^Message-ID: <([^>]*)>/m.exec(message)?.[1] ?? null,
-      next_attempt_at: sendAt,
-      lease_owner: null,
-      lease_until: null,
-      last_error: null,
-      created_at: now,
-      sent_at: null,
-    })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  return row.id;
+  const [id] = await queueMails(trx, [input], now, domain, sendAt);
+  return id!;
+}
+
+/** Rows of one multi-row insert into mail_outbox (13 values each: well within both engines' limits). */
+const INSERT_CHUNK = 500;
+
+/**
+ * queueMail for many messages: one multi-row insert per INSERT_CHUNK messages; returns their ids in the
+ * order given. (Each message's Message-ID is random and unique: the returned rows are matched by it, not
+ * by their order, which neither engine promises for RETURNING.)
+ */
+export async function queueMails(
+  trx: Db,
+  inputs: readonly MailInput[],
+  now: number,
+  domain: string,
+  sendAt: number = now,
+): Promise<number[]> {
+  const ids: number[] = [];
+  for (let k = 0; k < inputs.length; k += INSERT_CHUNK) {
+    const values = inputs.slice(k, k + INSERT_CHUNK).map((input) => {
+      const message = renderMessage(input, sendAt, domain);
+      return {
+        account_id: input.accountId,
+        kind: input.kind,
+        priority: outboxPriority(input.kind),
+        to_address: input.to.address,
+        subject: input.subject,
+        message,
+        message_id: /^Message-ID: <([^>]*)>/m.exec(message)![1]!,
+        next_attempt_at: sendAt,
+        lease_owner: null,
+        lease_until: null,
+        last_error: null,
+        created_at: now,
+        sent_at: null,
+      };
+    });
+    const rows = await trx.insertInto("mail_outbox").values(values).returning(["id", "message_id"]).execute();
+    const byMessageId = new Map(rows.map((row) => [row.message_id, row.id]));
+    for (const value of values) {
+      const id = byMessageId.get(value.message_id);
+      if (id === undefined) throw new Error(`mail_outbox: no id returned for message ${value.message_id}`);
+      ids.push(id);
+    }
+  }
+  return ids;
 }

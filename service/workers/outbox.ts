@@ -20,6 +20,7 @@
 // OUTBOX_RETENTION_DAYS after it.
 
 import { randomUUID } from "node:crypto";
+import { VALUES_CHUNK, valuesTable } from "../db/bulk.js";
 import { sql, type Transaction } from "kysely";
 import type { Store } from "../db/database.js";
 import type { Database, Mail } from "../db/schema.js";
@@ -92,6 +93,12 @@ export function deliveredCopy(message: string): string {
   });
   return `${kept.join("\r\n")}\r\n\r\n`;
 }
+
+/** markSent's statement on SQLite (its values: sent_at, first attempt, message, retained_since, id, owner). */
+const MARK_SENT_SQLITE =
+  "update mail_outbox set state = 'sent', sent_at = ?, attempts = attempts + 1, " +
+  "first_attempt_at = coalesce(first_attempt_at, ?), lease_owner = null, lease_until = null, last_error = null, " +
+  "message = ?, retained_since = ? where id = ? and lease_owner = ?";
 
 export class OutboxWorker extends PollingWorker {
   private readonly owner = `${OUTBOX_OWNER_PREFIX}${randomUUID()}`;
@@ -170,9 +177,14 @@ export class OutboxWorker extends PollingWorker {
     const now = () => at ?? this.now();
     await this.purge(now());
     let delivered = 0;
+    const batchSize = this.options.batchSize ?? (this.transport.sendBatch === undefined ? 50 : 200);
     for (let round = 0; round < 10_000 && (evenStopped || !this.stopped); round++) {
-      const batch = await this.claim(this.options.batchSize ?? 50, now());
+      const batch = await this.claim(batchSize, now());
       if (batch.length === 0) break;
+      if (this.transport.sendBatch !== undefined) {
+        delivered += await this.deliverBatch(batch, now);
+        continue;
+      }
       const late: number[] = [];
       for (const [index, mail] of batch.entries()) {
         // A send that could outlast the lease might run while another worker takes the message over:
@@ -246,77 +258,123 @@ export class OutboxWorker extends PollingWorker {
   }
 
   private async deliver(mail: Mail, now: () => number): Promise<boolean> {
-    const { db } = this.store;
     const firstAttempt = mail.first_attempt_at ?? now();
     try {
       const returnPath = await this.options.returnPath?.(mail.id);
       await this.transport.send(returnPath === undefined ? mail : { ...mail, returnPath });
-      const at = now();
-      const keep = (this.options.retentionMs ?? 0) > 0;
-      await db
+    } catch (error) {
+      await this.failed(mail, firstAttempt, error, now());
+      return false;
+    }
+    await this.markSent([mail], firstAttempt, now());
+    return true;
+  }
+
+  /**
+   * A claimed batch through the transport's sendBatch (the folder): the messages it reports durable are
+   * marked sent together in one statement, after the whole batch is on disk (drop-folder.ts writeDurably:
+   * each file synced and renamed, then the folder synced); a crash before that leaves them queued, to be
+   * written again under the same names. The failed ones take the retry path one by one.
+   */
+  private async deliverBatch(batch: readonly Mail[], now: () => number): Promise<number> {
+    const firstAttempt = now();
+    const returnPaths = await Promise.all(batch.map((mail) => this.options.returnPath?.(mail.id)));
+    const results = await this.transport.sendBatch!(
+      batch.map((mail, k) => (returnPaths[k] === undefined ? mail : { ...mail, returnPath: returnPaths[k] })),
+    );
+    const sent = batch.filter((_, k) => results[k] === undefined);
+    await this.markSent(sent, firstAttempt, now());
+    for (const [k, mail] of batch.entries()) {
+      const error = results[k];
+      if (error !== undefined) await this.failed(mail, mail.first_attempt_at ?? firstAttempt, error, now());
+    }
+    return sent.length;
+  }
+
+  /**
+   * Marks delivered messages sent (one statement for the lot), each cut to its headers unless retention
+   * keeps it whole; only those this worker still leases. `firstAttempt` stands in for a message that had
+   * no attempt before.
+   */
+  private async markSent(mails: readonly Mail[], firstAttempt: number, at: number): Promise<void> {
+    if (mails.length === 0) return;
+    const keep = (this.options.retentionMs ?? 0) > 0;
+    const kept = (mail: Mail) => (keep ? mail.message : deliveredCopy(mail.message));
+    const sqlite = this.store.sqlite;
+    if (sqlite !== undefined) {
+      // SQLite: a prepared statement a message, in the group commit (no round trips to save; an UPDATE ...
+      // FROM a values table measured 100 times slower there, 57 ms against 0.5 ms for 200 messages).
+      const update = sqlite.statement(MARK_SENT_SQLITE);
+      const retained = keep ? at : null;
+      await sqlite.writeSync(() => {
+        for (const mail of mails) update.run(at, firstAttempt, kept(mail), retained, mail.id, this.owner);
+      });
+      return;
+    }
+    // PostgreSQL: one statement for the batch (one round trip).
+    await this.store.write(async (trx) => {
+      for (let k = 0; k < mails.length; k += VALUES_CHUNK) {
+        const part = mails.slice(k, k + VALUES_CHUNK);
+        await sql`with ${valuesTable(
+          "v",
+          [
+            ["id", "bigint"],
+            ["message", "text"],
+          ],
+          part.map((mail) => [mail.id, kept(mail)]),
+        )}
+          update mail_outbox set state = 'sent', sent_at = ${at}, attempts = mail_outbox.attempts + 1,
+            first_attempt_at = coalesce(mail_outbox.first_attempt_at, ${firstAttempt}),
+            lease_owner = null, lease_until = null, last_error = null,
+            message = v.message, retained_since = ${keep ? at : null}
+          from v
+          where mail_outbox.id = v.id and mail_outbox.lease_owner = ${this.owner}`.execute(trx);
+      }
+    });
+  }
+
+  /** A failed attempt: queued again after the retry delay, or dead (see the top of this file). */
+  private async failed(mail: Mail, firstAttempt: number, error: unknown, at: number): Promise<void> {
+    const attempts = mail.attempts + 1;
+    const giveUpAt = firstAttempt + (this.options.retryMaxAgeMs ?? DEFAULT_RETRY_MAX_AGE_MS);
+    const permanent = error instanceof PermanentDeliveryError;
+    const dead =
+      permanent ||
+      at >= giveUpAt ||
+      (this.options.maxAttempts !== undefined && attempts >= this.options.maxAttempts);
+    const reason = (error instanceof Error ? error.message : String(error)).slice(0, 500);
+    // The last retry falls at the give-up time itself, so a message is tried for the whole period.
+    const next = Math.min(at + retryDelay(attempts, this.options.retryMaxIntervalMs), giveUpAt);
+    await this.store.write(async (trx) => {
+      const failed = await trx
         .updateTable("mail_outbox")
         .set({
-          state: "sent",
-          sent_at: at,
-          attempts: mail.attempts + 1,
+          state: dead ? "dead" : "queued",
+          attempts,
           first_attempt_at: firstAttempt,
+          next_attempt_at: dead ? at : next,
           lease_owner: null,
           lease_until: null,
-          last_error: null,
-          ...(keep ? { retained_since: at } : { message: deliveredCopy(mail.message), retained_since: null }),
+          last_error: reason,
         })
         .where("id", "=", mail.id)
         .where("lease_owner", "=", this.owner)
-        .execute();
-      return true;
-    } catch (error) {
-      const at = now();
-      const attempts = mail.attempts + 1;
-      const giveUpAt = firstAttempt + (this.options.retryMaxAgeMs ?? DEFAULT_RETRY_MAX_AGE_MS);
-      const permanent = error instanceof PermanentDeliveryError;
-      const dead =
-        permanent ||
-        at >= giveUpAt ||
-        (this.options.maxAttempts !== undefined && attempts >= this.options.maxAttempts);
-      const reason = (error instanceof Error ? error.message : String(error)).slice(0, 500);
-      // The last retry falls at the give-up time itself, so a message is tried for the whole period.
-      const next = Math.min(at + retryDelay(attempts, this.options.retryMaxIntervalMs), giveUpAt);
-      await this.store.write(async (trx) => {
-        const failed = await trx
-          .updateTable("mail_outbox")
-          .set({
-            state: dead ? "dead" : "queued",
-            attempts,
-            first_attempt_at: firstAttempt,
-            next_attempt_at: dead ? at : next,
-            lease_owner: null,
-            lease_until: null,
-            last_error: reason,
-          })
-          .where("id", "=", mail.id)
-          .where("lease_owner", "=", this.owner)
-          .executeTakeFirst();
-        if (permanent && Number(failed.numUpdatedRows) === 1)
-          await this.options.onRefused?.(trx, mail, reason, at);
-      });
-      this.options.log?.({
-        msg: "mail delivery failed",
-        mailId: mail.id,
-        attempts,
-        dead,
-        ...(dead
-          ? {
-              why: permanent
-                ? "refused"
-                : at >= giveUpAt
-                  ? "retried for the whole period"
-                  : "maximum attempts",
-            }
-          : { nextAttemptAt: new Date(next).toISOString() }),
-        err: reason,
-      });
-      return false;
-    }
+        .executeTakeFirst();
+      if (permanent && Number(failed.numUpdatedRows) === 1)
+        await this.options.onRefused?.(trx, mail, reason, at);
+    });
+    this.options.log?.({
+      msg: "mail delivery failed",
+      mailId: mail.id,
+      attempts,
+      dead,
+      ...(dead
+        ? {
+            why: permanent ? "refused" : at >= giveUpAt ? "retried for the whole period" : "maximum attempts",
+          }
+        : { nextAttemptAt: new Date(next).toISOString() }),
+      err: reason,
+    });
   }
 }
 

@@ -271,38 +271,72 @@ export async function prepareTracking(
   publicUrl: string,
   key: Buffer,
 ): Promise<string> {
-  if (message.tracking !== "all" && message.tracking !== "roi") return html;
+  const [out] = await prepareTrackingBatch(
+    trx,
+    message,
+    [{ subscriberId: message.subscriberId, html }],
+    publicUrl,
+    key,
+  );
+  return out!;
+}
+
+/** One recipient's HTML in a batch of prepareTrackingBatch. */
+export interface TrackedHtml {
+  readonly subscriberId: number;
+  readonly html: string;
+}
+
+/**
+ * prepareTracking for many recipients of one sending at once: the links of every HTML are registered
+ * and read in one go (a few statements for the batch, not a few per recipient). The result is each
+ * recipient's HTML, in the order given.
+ */
+export async function prepareTrackingBatch(
+  trx: Db,
+  sending: Omit<TrackingMessage, "subscriberId">,
+  items: readonly TrackedHtml[],
+  publicUrl: string,
+  key: Buffer,
+): Promise<string[]> {
+  if (sending.tracking !== "all" && sending.tracking !== "roi") return items.map((item) => item.html);
   const base = publicUrl.replace(/\/+$/, "");
   const own = [`${base}/u/`, `${base}/t/`];
-  const spans = findAnchorHrefs(html);
-  const targets = spans.map((span) => {
-    const raw = decodeAttribute(html.slice(span.start, span.end));
-    const url = raw.length > MAX_TRACKED_URL ? undefined : httpUrl(raw.trim());
-    return url === undefined || url.length > MAX_TRACKED_URL || own.some((prefix) => url.startsWith(prefix))
-      ? undefined
-      : url;
+  const found = items.map(({ html }) => {
+    const spans = findAnchorHrefs(html);
+    const targets = spans.map((span) => {
+      const raw = decodeAttribute(html.slice(span.start, span.end));
+      const url = raw.length > MAX_TRACKED_URL ? undefined : httpUrl(raw.trim());
+      return url === undefined || url.length > MAX_TRACKED_URL || own.some((prefix) => url.startsWith(prefix))
+        ? undefined
+        : url;
+    });
+    return { spans, targets };
   });
-  const ids = await linkIds(trx, message.accountId, message.sendingId, [
-    ...new Set(targets.filter((u) => u !== undefined)),
-  ]);
-  const parts: string[] = [];
-  let at = 0;
-  spans.forEach((span, k) => {
-    const url = targets[k];
-    const linkId = url === undefined ? undefined : ids.get(url);
-    if (linkId === undefined) return;
-    const tracked = `${base}/t/c/${signToken(key, { kind: "c", sendingId: message.sendingId, subscriberId: message.subscriberId, linkId })}`;
-    parts.push(html.slice(at, span.start), span.quoted ? tracked : `"${tracked}"`);
-    at = span.end;
+  const urls = new Set<string>();
+  for (const { targets } of found) for (const url of targets) if (url !== undefined) urls.add(url);
+  const ids = await linkIds(trx, sending.accountId, sending.sendingId, [...urls]);
+  return items.map(({ subscriberId, html }, n) => {
+    const { spans, targets } = found[n]!;
+    const parts: string[] = [];
+    let at = 0;
+    spans.forEach((span, k) => {
+      const url = targets[k];
+      const linkId = url === undefined ? undefined : ids.get(url);
+      if (linkId === undefined) return;
+      const tracked = `${base}/t/c/${signToken(key, { kind: "c", sendingId: sending.sendingId, subscriberId, linkId })}`;
+      parts.push(html.slice(at, span.start), span.quoted ? tracked : `"${tracked}"`);
+      at = span.end;
+    });
+    parts.push(html.slice(at));
+    let out = parts.join("");
+    if (sending.tracking === "all") {
+      const pixel = `<img src="${base}/t/o/${signToken(key, { kind: "o", sendingId: sending.sendingId, subscriberId })}" width="1" height="1" alt="">`;
+      const body = out.toLowerCase().lastIndexOf("</body>");
+      out = body < 0 ? out + pixel : out.slice(0, body) + pixel + out.slice(body);
+    }
+    return out;
   });
-  parts.push(html.slice(at));
-  let out = parts.join("");
-  if (message.tracking === "all") {
-    const pixel = `<img src="${base}/t/o/${signToken(key, { kind: "o", sendingId: message.sendingId, subscriberId: message.subscriberId })}" width="1" height="1" alt="">`;
-    const body = out.toLowerCase().lastIndexOf("</body>");
-    out = body < 0 ? out + pixel : out.slice(0, body) + pixel + out.slice(body);
-  }
-  return out;
 }
 
 /** The conversion URL for a click of a roi sending (`?value=12.50` is added by the shop's page). */
