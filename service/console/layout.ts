@@ -10,6 +10,11 @@ export const NAV: ReadonlyArray<readonly [path: string, label: string]> = [
   ["/console/imports", "Imports"],
   ["/console/newsletters", "Newsletters"],
   ["/console/sendings", "Sendings"],
+  ["/console/outbox", "Outbox"],
+  ["/console/sms", "SMS"],
+  ["/console/triggers", "Triggers"],
+  ["/console/transactional", "Transactional"],
+  ["/console/credits", "Credits"],
 ];
 
 export interface PageContext {

@@ -4,7 +4,9 @@
 import type { RouteContext } from "./index.js";
 import { DASHBOARD_ROUTES } from "./pages/dashboard.js";
 import { IMPORT_ROUTES } from "./pages/imports.js";
+import { LEDGER_ROUTES } from "./pages/ledgers.js";
 import { NEWSLETTER_ROUTES } from "./pages/newsletters.js";
+import { OUTBOX_ROUTES } from "./pages/outbox.js";
 import { SENDING_ROUTES } from "./pages/sendings.js";
 import { SUBSCRIBER_ROUTES } from "./pages/subscribers.js";
 
@@ -21,4 +23,6 @@ export const ROUTES: readonly ConsoleRoute[] = [
   ...IMPORT_ROUTES,
   ...NEWSLETTER_ROUTES,
   ...SENDING_ROUTES,
+  ...OUTBOX_ROUTES,
+  ...LEDGER_ROUTES,
 ];

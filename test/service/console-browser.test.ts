@@ -4,7 +4,7 @@
 // named <img src=x onerror=alert(1)>, a template with <script>, a javascript: link) runs nothing: every
 // dialog, page error and console error is recorded, and only the browser's own reports of blocked scripts
 // are allowed. axe-core finds no serious or critical violation on any page. Another account's pages are
-// 404. With CONSOLE_SCREENSHOTS=1 (on SQLite) the screenshots of docs/console.md are written to docs/images/.
+// 404. The outbox viewer shows a delivered mail's headers, HTML (sandboxed), text and source. With CONSOLE_SCREENSHOTS=1 (on SQLite) the screenshots of docs/console.md are written to docs/images/.
 
 import fs from "node:fs";
 import { once } from "node:events";
@@ -368,16 +368,75 @@ describeEngines("console in Chromium", (engine) => {
     },
   );
 
+  it.skipIf(!chrome)(
+    "opens a mail in the outbox viewer: headers, HTML in a sandboxed frame, text, raw source",
+    { timeout: 60_000 },
+    async () => {
+      const sms = await post(svc.url, "SendSmsWithSenderName", {
+        ...creds,
+        senderName: "Shop",
+        strCountryCode: "46",
+        strPhoneNumber: "701234567",
+        strMessage: "<script>alert('sms')</script> shipped",
+      });
+      expect(sms.status, sms.text).toBe(200);
+      const { page, context } = await signedIn();
+      await page.getByRole("link", { name: "Outbox" }).click();
+      const row = page.locator("tbody tr", { hasText: "evil@example.com" });
+      await row.getByRole("link").click();
+      await expect.poll(() => page.locator("h1").textContent()).toBe(`Hello ${HOSTILE_NAME}`);
+      const headers = await page.locator("table").first().textContent();
+      expect(headers).toContain("List-Unsubscribe");
+      expect(headers).toContain("news@example.com");
+      expect(await page.locator("iframe.mail").getAttribute("sandbox")).toBe("");
+      await expect
+        .poll(() => page.frameLocator("iframe.mail").locator("p").first().textContent())
+        .toContain("Hello");
+      expect(await page.locator("pre.source").first().textContent()).toContain("Visit the shop");
+      const rawHref = await page.getByRole("link", { name: "The whole source as text" }).getAttribute("href");
+      const raw = await context.request.get(`${svc.url}${rawHref}`);
+      expect(raw.headers()["content-type"]).toBe("text/plain; charset=utf-8");
+      expect(await raw.text()).toMatch(/^[\s\S]*Subject: /);
+      await accessible(page);
+      if (shots) await page.screenshot({ path: path.join(SHOTS, "console-outbox.png"), fullPage: true });
+      await page.getByRole("link", { name: "SMS", exact: true }).click();
+      expect(await page.locator("tbody").textContent()).toContain("<script>alert('sms')</script> shipped");
+      await accessible(page);
+      for (const where of [
+        "Credits",
+        "Triggers",
+        "Transactional",
+        "Lists",
+        "Imports",
+        "Newsletters",
+        "Sendings",
+      ]) {
+        await page.getByRole("link", { name: where, exact: true }).first().click();
+        await expect.poll(() => page.locator("nav [aria-current=page]").textContent()).toBe(where);
+        await accessible(page);
+      }
+      await context.close();
+    },
+  );
+
   it.skipIf(!chrome)("shows another account's pages as missing", { timeout: 60_000 }, async () => {
     // Its own record: the 404 answers are the point here, and the browser logs each as an error.
     const own: Trouble = { dialogs: [], errors: [], blocked: [] };
     const { page, context } = await signedIn("bob", 1280, 860, own);
-    for (const where of [`/console/sendings/${sendingId}`, `/console/newsletters/${newsletterId}`]) {
+    for (const where of [
+      `/console/sendings/${sendingId}`,
+      `/console/newsletters/${newsletterId}`,
+      "/console/outbox/1",
+    ]) {
       const answer = await page.goto(`${svc.url}${where}`);
       expect(answer?.status(), where).toBe(404);
     }
-    const frame = await context.request.get(`${svc.url}/console/sendings/${sendingId}/series`);
-    expect(frame.status()).toBe(404);
+    for (const where of [
+      `/console/sendings/${sendingId}/series`,
+      "/console/outbox/1/html",
+      "/console/outbox/1/raw",
+    ])
+      expect((await context.request.get(`${svc.url}${where}`)).status(), where).toBe(404);
     expect(own.dialogs).toEqual([]);
     expect(own.errors.every((e) => e.includes("404"))).toBe(true);
     await context.close();
