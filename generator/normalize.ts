@@ -60,6 +60,13 @@ export function isScalarName(name: string): name is SoapType {
   return (SCALAR_TYPES as readonly string[]).includes(name);
 }
 
+/** The XML types (.NET's XmlElement and XmlNode: one element carried as it is). */
+export const XML_TYPES: readonly string[] = ["xmlElement", "xmlNode"];
+
+export function isXmlName(name: string): boolean {
+  return XML_TYPES.includes(name);
+}
+
 /** .NET's array type name: ArrayOf and the item type's name with its first letter upper-cased. */
 export function arrayTypeName(itemElement: string): string {
   return `ArrayOf${itemElement.charAt(0).toUpperCase()}${itemElement.slice(1)}`;
@@ -115,6 +122,8 @@ export class TypeResolver {
   /** A base type name (no `[]`) as a TypeModel. */
   private base(name: string): Exclude<TypeModel, { kind: "array" }> {
     if (isScalarName(name)) return { kind: "scalar", type: name };
+    if (name === "xmlElement") return { kind: "xml" };
+    if (name === "xmlNode") return { kind: "xml", mixed: true };
     const enumModel = this.enums.get(name);
     if (enumModel) return { kind: "enum", enum: enumModel };
     return { kind: "record", record: this.record(name) };
@@ -124,6 +133,7 @@ export class TypeResolver {
     const { base, array } = parseTypeRef(ref);
     const item = this.base(base);
     if (!array) return item;
+    if (item.kind === "xml") throw new Error(`normalize: arrays of ${base} (was the spec validated?)`);
     const itemElement =
       item.kind === "scalar" ? item.type : item.kind === "enum" ? item.enum.name : item.record.name;
     return { kind: "array", item, itemElement, typeName: arrayTypeName(itemElement) };
@@ -152,6 +162,8 @@ export class TypeResolver {
             return { kind: "enum", enum: type.enum, ...nullable };
           case "record":
             return { kind: "record", record: type.record };
+          case "xml":
+            return type;
           case "array":
             return type.item.kind === "record"
               ? { kind: "list", record: type.item.record }

@@ -7,7 +7,7 @@ import path from "node:path";
 import { checkRule } from "../runtime/rules.js";
 import type { Diagnostic } from "./diagnostic.js";
 import { type LoadedSpec, type SpecPath, specReporter } from "./load.js";
-import { isScalarName, ruleModel, SCALAR_TYPES } from "./normalize.js";
+import { isScalarName, isXmlName, ruleModel, SCALAR_TYPES, XML_TYPES } from "./normalize.js";
 import { patternProblem } from "./pattern-safety.js";
 import {
   parseTypeRef,
@@ -50,10 +50,19 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
     }
     let kind: TypeKind["kind"] | undefined;
     if (isScalarName(base)) kind = "scalar";
-    else if (Object.hasOwn(enums, base)) kind = "enum";
+    else if (isXmlName(base)) {
+      kind = "xml";
+      if (array) {
+        report(
+          path,
+          `${owner}: arrays of ${base} (${ref}) are not supported; an XML value is one element (hold several in it)`,
+        );
+        return undefined;
+      }
+    } else if (Object.hasOwn(enums, base)) kind = "enum";
     else if (Object.hasOwn(records, base)) kind = "record";
     if (kind === undefined) {
-      const known = [...SCALAR_TYPES, ...Object.keys(enums), ...Object.keys(records)];
+      const known = [...SCALAR_TYPES, ...XML_TYPES, ...Object.keys(enums), ...Object.keys(records)];
       report(
         path,
         `${owner}: unknown type "${base}"${didYouMean(base, known, quoted)}; a type is one of: ${known.join(", ")} (with [] for an array)`,
@@ -119,12 +128,13 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
   checkExtensions(spec, doc, report);
 
   for (const [name, e] of Object.entries(enums)) {
-    if (isScalarName(name)) report(["enums", name], `enum "${name}" has the name of a scalar type`, "key");
+    if (isScalarName(name) || isXmlName(name))
+      report(["enums", name], `enum "${name}" has the name of a scalar type`, "key");
     if (e.values.length === 0) report(["enums", name, "values"], `enum "${name}" has no values`);
   }
 
   for (const [name, record] of Object.entries(records)) {
-    if (isScalarName(name))
+    if (isScalarName(name) || isXmlName(name))
       report(["records", name], `record "${name}" has the name of a scalar type`, "key");
     uniqueNames(
       `field of record ${name}`,
@@ -220,7 +230,14 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
     }
   };
 
-  credentials.forEach((param, i) => checkParam(param, ["service", "credentials", i]));
+  credentials.forEach((param, i) => {
+    checkParam(param, ["service", "credentials", i]);
+    if (isXmlName(parseTypeRef(param.type).base))
+      report(
+        ["service", "credentials", i, "type"],
+        `credential "${param.name}" is ${param.type}: credentials are scalars or enums`,
+      );
+  });
 
   /** Reports a header record that is not a record of the spec. */
   const checkHeaderRecord = (record: string, path: SpecPath): boolean => {
@@ -359,7 +376,7 @@ function checkChecks(
 }
 
 interface TypeKind {
-  readonly kind: "scalar" | "enum" | "record";
+  readonly kind: "scalar" | "enum" | "record" | "xml";
   readonly base: string;
   readonly array: boolean;
 }
@@ -380,7 +397,7 @@ const NUMERIC_TYPES: ReadonlySet<string> = new Set([
 
 /** .NET value types: scalars but string and byte[], and enums; never arrays or records. */
 function isValueKind(kind: TypeKind): boolean {
-  if (kind.array || kind.kind === "record") return false;
+  if (kind.array || kind.kind === "record" || kind.kind === "xml") return false;
   return kind.kind === "enum" || (kind.base !== "string" && kind.base !== "base64Binary");
 }
 

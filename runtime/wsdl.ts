@@ -89,6 +89,8 @@ function typeRef(type: TypeModel): string {
       return `tns:${xml(type.record.name)}`;
     case "array":
       return `tns:${xml(type.typeName)}`;
+    case "xml":
+      throw new TypeError("an XML value has an anonymous type, no type reference");
   }
 }
 
@@ -96,7 +98,15 @@ function typeRef(type: TypeModel): string {
  * One member of a sequence (parameter, field): .NET writes value types as required (minOccurs="1", with
  * nillable="true" when nullable) and reference types (string, byte[], records, arrays) as optional.
  */
-function memberElement(name: string, type: TypeModel, nullable: boolean | undefined): string {
+function memberElement(name: string, type: TypeModel, nullable: boolean | undefined, indent: string): string {
+  if (type.kind === "xml") {
+    // XmlElement and XmlNode: an anonymous type holding any element (mixed for XmlNode), as ASMX writes it.
+    return (
+      `<s:element minOccurs="0" maxOccurs="1" name="${xml(name)}">\n` +
+      `${indent}  <s:complexType${type.mixed ? ' mixed="true"' : ""}>\n${indent}    <s:sequence>\n` +
+      `${indent}      <s:any />\n${indent}    </s:sequence>\n${indent}  </s:complexType>\n${indent}</s:element>`
+    );
+  }
   const min = isValueType(type) ? "1" : "0";
   const nil = nullable ? ' nillable="true"' : "";
   return `<s:element minOccurs="${min}" maxOccurs="1" name="${xml(name)}"${nil} type="${typeRef(type)}" />`;
@@ -120,6 +130,8 @@ function resultType(result: ResultModel): TypeModel | undefined {
       };
     case "array":
       return { kind: "array", item: result.item, itemElement: result.itemElement, typeName: result.typeName };
+    case "xml":
+      return result;
     default:
       return undefined;
   }
@@ -165,6 +177,7 @@ class SchemaTypes {
   definitions(type: TypeModel, out: string[]): void {
     switch (type.kind) {
       case "scalar":
+      case "xml":
         return;
       case "enum": {
         if (!this.claim(type.enum.name)) return;
@@ -180,7 +193,7 @@ class SchemaTypes {
         out.push(
           complexType(
             xml(type.record.name),
-            type.record.fields.map((f) => memberElement(f.name, f.type, f.nullable)),
+            type.record.fields.map((f) => memberElement(f.name, f.type, f.nullable, "          ")),
             this.headers.has(type.record),
           ),
         );
@@ -278,7 +291,8 @@ function render(model: ServiceModel, docs: ServiceDocs, address: string): string
     if (op.params.length > 0) {
       line("        <s:complexType>");
       line("          <s:sequence>");
-      for (const p of op.params) line(`            ${memberElement(p.name, p.type, p.nullable)}`);
+      for (const p of op.params)
+        line(`            ${memberElement(p.name, p.type, p.nullable, "            ")}`);
       line("          </s:sequence>");
       line("        </s:complexType>");
     } else {
@@ -304,7 +318,7 @@ function render(model: ServiceModel, docs: ServiceDocs, address: string): string
         // A nullable value type or enum result is nillable="true" (minOccurs="1"), as .NET's `int?`.
         const nullable =
           (op.result.kind === "scalar" || op.result.kind === "enum") && op.result.nullable === true;
-        line(`            ${memberElement(`${op.name}Result`, result, nullable)}`);
+        line(`            ${memberElement(`${op.name}Result`, result, nullable, "            ")}`);
       }
       line("          </s:sequence>");
       line("        </s:complexType>");
@@ -321,7 +335,8 @@ function render(model: ServiceModel, docs: ServiceDocs, address: string): string
     }
     if (http && onHttp.has(op)) {
       const root = httpRootElement(op.result);
-      if (root !== undefined && !rootElements.has(root.name)) rootElements.set(root.name, root.text);
+      if (root !== undefined && root.name !== "" && !rootElements.has(root.name))
+        rootElements.set(root.name, root.text);
     }
   }
   out.push(...rootElements.values());
@@ -385,7 +400,11 @@ function render(model: ServiceModel, docs: ServiceDocs, address: string): string
         line(`  <wsdl:message name="${name}${suffix}Out" />`);
       } else {
         line(`  <wsdl:message name="${name}${suffix}Out">`);
-        line(`    <wsdl:part name="Body" element="tns:${root.name}" />`);
+        line(
+          root.name === ""
+            ? '    <wsdl:part name="Body" />'
+            : `    <wsdl:part name="Body" element="tns:${root.name}" />`,
+        );
         line("  </wsdl:message>");
       }
     }
@@ -485,6 +504,9 @@ function render(model: ServiceModel, docs: ServiceDocs, address: string): string
  * undefined for void and one-way operations, whose HTTP answer has no body.
  */
 function httpRootElement(result: ResultModel): { name: string; text: string } | undefined {
+  // An XML result is the whole answer, whatever its name: the part names no element (ASMX's `<wsdl:part
+  // name="Body" />`).
+  if (result.kind === "xml") return { name: "", text: "" };
   if (result.kind === "dataSet") {
     return {
       name: "DataSet",
@@ -492,7 +514,7 @@ function httpRootElement(result: ResultModel): { name: string; text: string } | 
     };
   }
   const type = resultType(result);
-  if (type === undefined) return undefined;
+  if (type === undefined || type.kind === "xml") return undefined;
   const name = xml(
     type.kind === "scalar"
       ? type.type

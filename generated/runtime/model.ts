@@ -38,7 +38,15 @@ export type TypeModel =
   | { readonly kind: "scalar"; readonly type: SoapType }
   | { readonly kind: "enum"; readonly enum: EnumModel }
   | { readonly kind: "record"; readonly record: RecordModel }
+  | XmlTypeModel
   | ArrayTypeModel;
+
+/**
+ * XML carried as XML (spec types xmlElement and xmlNode: .NET's XmlElement and XmlNode, xs:any in the WSDL):
+ * one element, held as the tree readers make it (xml/tree.ts XmlElement). `mixed`: an XmlNode, whose WSDL
+ * type says mixed="true".
+ */
+export type XmlTypeModel = { readonly kind: "xml"; readonly mixed?: true };
 
 /** An array (`T[]`): never of arrays. */
 export interface ArrayTypeModel {
@@ -229,6 +237,8 @@ export type ResultModel =
   | { readonly kind: "enum"; readonly enum: EnumModel; readonly nullable?: true }
   /** An array of records (ArrayOf<Record>). */
   | { readonly kind: "list"; readonly record: RecordModel }
+  /** An XML element (XmlElement, XmlNode): inside `<OpResult>` over SOAP, the whole answer over HTTP. */
+  | XmlTypeModel
   | { readonly kind: "record"; readonly record: RecordModel }
   | { readonly kind: "dataSet"; readonly dataSet: DataSetModel }
   /** An array of scalars or enums (arrays of records are `list`). */

@@ -126,6 +126,8 @@ function typeWriter(nested: ReadonlySet<string> = new Set()) {
         return { kind: "record", record: code(recordRef(type.record.name)) };
       case "array":
         return { ...type, item: typeValue(type.item) };
+      case "xml":
+        return type;
     }
   };
   /** The `scalars` table: one TypeModel per scalar type used, in a fixed order. */
@@ -224,7 +226,7 @@ export function clientCodecsUsed(model: ServiceModel): { parse: SoapType[]; form
  */
 export function resultsNeedTypedReaders(model: ServiceModel): boolean {
   return model.operations.some(({ result }) => {
-    if (result.kind === "enum" || result.kind === "array") return true;
+    if (result.kind === "enum" || result.kind === "array" || result.kind === "xml") return true;
     if (result.kind !== "list" && result.kind !== "record") return false;
     return result.record.fields.some((field) => field.type.kind !== "scalar" || field.nullable === true);
   });
@@ -294,6 +296,7 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
         return result.nullable === true ? result : typeValue(result);
       case "void":
       case "oneWay":
+      case "xml":
         return result;
       case "enum":
         return { ...result, enum: code(`enums.${result.enum.name}`) };

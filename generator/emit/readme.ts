@@ -196,6 +196,8 @@ function exampleValue(type: AnyType, depth: number, hint: string, allowed?: read
       if (depth >= MAX_EXAMPLE_DEPTH || fields.length === 0) return "{}";
       return `{ ${fields.map((f) => `${key(f.name)}: ${exampleValue(f.type, depth + 1, f.name)}`).join(", ")} }`;
     }
+    case "xml":
+      return `{ ns: "urn:example", local: ${JSON.stringify(hint)}, prefix: "", attrs: [], children: [], text: "" }`;
     default:
       return "undefined";
   }
@@ -248,6 +250,8 @@ function resultExample(result: { kind: string; [key: string]: unknown } | undefi
     case "list":
     case "dataSet":
       return "[]";
+    case "xml":
+      return exampleValue(result, 0, "text");
     default:
       return undefined;
   }

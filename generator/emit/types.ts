@@ -33,10 +33,22 @@ import { columnNameText, ruleText } from "./rule-text.js";
 import { VALUE_MAPPING } from "./value-mapping.js";
 
 const DATASET_MODULE = "runtime/dataset.ts";
+const XML_TREE_MODULE = "runtime/xml/tree.ts";
+
+/** Whether a parameter, field, header or result of the model is an XML value. */
+function usesXml(model: ServiceModel): boolean {
+  const isXml = (type: TypeModel): boolean => type.kind === "xml";
+  return (
+    model.records.some((r) => r.fields.some((f) => isXml(f.type))) ||
+    model.operations.some((op) => op.result.kind === "xml" || op.params.some((p) => isXml(p.type)))
+  );
+}
 
 export function emitTypes(model: ServiceModel, { docs: text }: Pick<EmitContext, "docs">): GeneratedFile[] {
   const file = new TypeScriptFile("types.ts");
   const dataSetResult = (): string => file.use(importType("DataSetResult", DATASET_MODULE));
+  // tsType names XML values XmlElement (the runtime's tree): imported when some type is one.
+  if (usesXml(model)) file.use(importType("XmlElement", XML_TREE_MODULE));
   file.add([
     ...model.enums.map((e) => enumAlias(e, text)),
     ...model.records.map((record) => recordInterface(record, text)),
@@ -60,6 +72,8 @@ export function tsType(type: TypeModel, side: "result" | "param"): string {
       return typeScriptTypeName(type.enum.name);
     case "record":
       return typeScriptTypeName(type.record.name);
+    case "xml":
+      return "XmlElement";
     case "array": {
       // A string, byte-array or record item can be nil (`nillable="true"` items); typed-xml reads it as null.
       const item = tsType(type.item, side) + (isValueType(type.item) ? "" : " | null");
@@ -80,6 +94,8 @@ export function wireTypeText(type: TypeModel): string {
       return `the record ${type.record.name}`;
     case "array":
       return `${type.typeName} (${type.itemElement} items)`;
+    case "xml":
+      return type.mixed ? "an XML node (xs:any, mixed)" : "an XML element (xs:any)";
   }
 }
 
@@ -242,6 +258,9 @@ function resultType(result: ResultModel, dataSetResult: () => string): string {
       return `${typeScriptTypeName(result.record.name)} | null`;
     case "dataSet":
       return `${dataSetResult()}<${dataSetRowTypeName(result.dataSet.name)}>`;
+    // A null XML value is a result: .NET leaves the element out (SOAP) or answers no root (HTTP).
+    case "xml":
+      return "XmlElement | null";
     case "void":
     case "oneWay":
       return "void";

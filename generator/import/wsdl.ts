@@ -736,9 +736,18 @@ class Importer {
         if (!allowDataSet) throw this.error(el, `${what} is a DataSet: only results may be DataSets`);
         return "dataSet";
       }
+      const xml = ct === undefined ? undefined : this.xmlType(ct);
+      if (xml !== undefined) {
+        if ((attr(el, "minOccurs") ?? "1") !== "0")
+          this.warn(
+            el,
+            `${what} is an XML value with minOccurs="${attr(el, "minOccurs") ?? "1"}"; imported as optional (minOccurs="0"), as ASMX writes it`,
+          );
+        return { type: xml, nullable: false };
+      }
       throw this.error(
         el,
-        `${what} has an anonymous type: only named types and DataSet results are supported`,
+        `${what} has an anonymous type: only named types, XML values (xs:any) and DataSet results are supported`,
       );
     }
     const t = this.typeRef(el, this.qnameAttr(el, "type"), what);
@@ -755,6 +764,22 @@ class Importer {
     if (nillable)
       this.warn(el, `${what} is nillable="true"; imported as an ordinary ${t.type} (absent when null)`);
     return { type: t.type, nullable: false };
+  }
+
+  /**
+   * An XmlElement's anonymous type, `<s:complexType><s:sequence><s:any /></s:sequence></s:complexType>`
+   * (xmlElement), or an XmlNode's, the same with mixed="true" (xmlNode); undefined for anything else.
+   */
+  private xmlType(ct: Node): "xmlElement" | "xmlNode" | undefined {
+    const kids = ct.children.filter((c) => !(c.ns === XS_NS && c.local === "annotation"));
+    if (kids.length !== 1 || kids[0]!.ns !== XS_NS || kids[0]!.local !== "sequence") return undefined;
+    const seq = kids[0]!.children.filter((c) => !(c.ns === XS_NS && c.local === "annotation"));
+    if (seq.length !== 1 || seq[0]!.ns !== XS_NS || seq[0]!.local !== "any") return undefined;
+    const any = seq[0]!;
+    if ((attr(any, "maxOccurs") ?? "1") !== "1" || (attr(any, "minOccurs") ?? "1") !== "1") return undefined;
+    const ns = attr(any, "namespace");
+    if (ns !== undefined && ns !== "##any") return undefined;
+    return attr(ct, "mixed") === "true" ? "xmlNode" : "xmlElement";
   }
 
   /** `<s:complexType><s:sequence><s:element ref="s:schema"/><s:any/></s:sequence></s:complexType>` */
@@ -1246,7 +1271,13 @@ class Importer {
   private httpCarries(type: string): boolean {
     // As ASMX's ScalarFormatter (and runtime/protocol/http.ts offeredOnHttp): no records, no guids.
     const item = type.endsWith("[]") ? type.slice(0, -2) : type;
-    return item !== "guid" && !this.records.has(item) && !this.usedRecords.has(item);
+    return (
+      item !== "guid" &&
+      item !== "xmlElement" &&
+      item !== "xmlNode" &&
+      !this.records.has(item) &&
+      !this.usedRecords.has(item)
+    );
   }
 
   // ---- credentials -------------------------------------------------------------------------------
@@ -1324,7 +1355,13 @@ class Importer {
   /** A record or enum name, which must not read as one of the spec's scalar types. */
   private typeName(node: Node, what: string): string {
     const name = this.identifier(node, "name", what);
-    if (XS_SCALARS.has(name) || name === "guid" || name === "char") {
+    if (
+      XS_SCALARS.has(name) ||
+      name === "guid" ||
+      name === "char" ||
+      name === "xmlElement" ||
+      name === "xmlNode"
+    ) {
       throw this.error(
         node,
         `${what}, "${name}", is also the name of a scalar type in the spec, which would read it as that type`,

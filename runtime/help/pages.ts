@@ -352,6 +352,15 @@ function resultView(result: ResultModel, resultDoc: string, docs: ServiceDocs): 
         membersNote: `Zero or more ${typeLabel(result.item)} items, each an element ${result.itemElement}.`,
         members: [],
       };
+    case "xml":
+      return {
+        type: typeLabel(result),
+        doc: resultDoc,
+        memberKind: "",
+        membersNote:
+          "One XML element, as it is (XmlElement/XmlNode); over HTTP GET/POST it is the whole answer.",
+        members: [],
+      };
     case "void":
       return {
         type: "void",

@@ -182,6 +182,8 @@ function placeholder(type: TypeModel): string {
       return type.record.name;
     case "array":
       return type.typeName;
+    case "xml":
+      return "xml";
   }
 }
 
@@ -193,6 +195,7 @@ function valueLines(name: string, type: TypeModel, inArray = false): string[] {
   switch (type.kind) {
     case "scalar":
     case "enum":
+    case "xml":
       return [leaf(name, placeholder(type))];
     case "record":
       if (--budget < 0) return [leaf(name, placeholder(type))];
@@ -223,7 +226,7 @@ function responseElement(op: OperationModel, ns: string): string[] {
   ];
 }
 
-type ContentResult = Extract<ResultModel, { kind: "list" | "record" | "dataSet" | "array" }>;
+type ContentResult = Extract<ResultModel, { kind: "list" | "record" | "dataSet" | "array" | "xml" }>;
 
 /** The children of {Op}Result, which are also the children of the HTTP bindings' root element. */
 function resultContent(result: ContentResult): string[] {
@@ -240,6 +243,8 @@ function resultContent(result: ContentResult): string[] {
       const item = valueLines(result.itemElement, result.item, true);
       return [...item, ...item];
     }
+    case "xml":
+      return ["xml"];
   }
 }
 
@@ -257,6 +262,8 @@ function httpAnswer(result: Exclude<ResultModel, { kind: "void" | "oneWay" }>, n
       return wrap(result.record.name, `${XSD_XSI} xmlns="${ns}"`, resultContent(result));
     case "dataSet":
       return wrap("DataSet", `xmlns="${ns}"`, resultContent(result));
+    case "xml":
+      return ["xml"];
   }
 }
 

@@ -71,7 +71,9 @@ export function typeModelInWords(type: TypeModel, nullable?: boolean): string[] 
         ? [`One of: ${type.enum.values.join(", ")}.`]
         : type.kind === "record"
           ? [`A ${type.record.name} record.`]
-          : [`Zero or more ${typeLabel(type.item)} items.`];
+          : type.kind === "xml"
+            ? ["One XML element, as it is."]
+            : [`Zero or more ${typeLabel(type.item)} items.`];
   return nullable ? [...words, "May be null (xsi:nil)."] : words;
 }
 

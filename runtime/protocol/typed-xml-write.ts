@@ -17,7 +17,9 @@ import {
   type TypedWriters,
   type WireFields,
   type WireValue,
+  type WireXml,
 } from "./typed-xml.js";
+import { checkXmlValue, xmlValueMarkup } from "../xml/value.js";
 
 /**
  * The wire form of a present value (not null or undefined) of any type, checked: a value of the wrong kind
@@ -64,6 +66,8 @@ export function formatTyped(type: TypeModel, value: unknown, label: string, fail
       }
       return { fields: out };
     }
+    case "xml":
+      return { xml: checkXmlValue(value, label, fail) };
   }
 }
 
@@ -82,6 +86,11 @@ export function typedXml(
   if (wire === undefined || wire === null || typeof wire === "string")
     return wireXml(name, type, wire, pretty, depth, attrs);
   const before = depth === 0 ? "" : lineBefore(pretty, depth);
+  if (type.kind === "xml") {
+    // The element holding the value, the value inside it (checked by formatTyped).
+    const value = xmlValueMarkup((wire as WireXml).xml, name, pretty, depth + 1, (m) => new RangeError(m));
+    return `${before}<${name}${attrs}>${lineBefore(pretty, depth + 1)}${value}${lineBefore(pretty, depth)}</${name}>`;
+  }
   let inner = "";
   if (type.kind === "array") {
     const items = wire as readonly WireValue[];

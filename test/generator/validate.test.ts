@@ -60,7 +60,7 @@ const cases: readonly Case[] = [
     name: "unknown SOAP type",
     given: [["{ name: Id, type: long }", "{ name: Id, type: int64 }"]],
     want: [
-      `${F}:24:27 field "Id" of record Item: unknown type "int64"; a type is one of: string, boolean, float, double, decimal, dateTime, byte, unsignedByte, short, unsignedShort, int, unsignedInt, long, unsignedLong, base64Binary, guid, char, Item (with [] for an array)`,
+      `${F}:24:27 field "Id" of record Item: unknown type "int64"; a type is one of: string, boolean, float, double, decimal, dateTime, byte, unsignedByte, short, unsignedShort, int, unsignedInt, long, unsignedLong, base64Binary, guid, char, xmlElement, xmlNode, Item (with [] for an array)`,
     ],
   },
   {
@@ -206,14 +206,14 @@ const cases: readonly Case[] = [
     name: "unknown parameter type",
     given: [["{ name: quantity, type: int,", "{ name: quantity, type: Quantity,"]],
     want: [
-      `${F}:43:37 parameter "quantity": unknown type "Quantity"; a type is one of: string, boolean, float, double, decimal, dateTime, byte, unsignedByte, short, unsignedShort, int, unsignedInt, long, unsignedLong, base64Binary, guid, char, Item (with [] for an array)`,
+      `${F}:43:37 parameter "quantity": unknown type "Quantity"; a type is one of: string, boolean, float, double, decimal, dateTime, byte, unsignedByte, short, unsignedShort, int, unsignedInt, long, unsignedLong, base64Binary, guid, char, xmlElement, xmlNode, Item (with [] for an array)`,
     ],
   },
   {
     name: "unknown array item type",
     given: [["{ name: Id, type: long }", '{ name: Id, type: "Thing[]" }']],
     want: [
-      `${F}:24:27 field "Id" of record Item: unknown type "Thing"; a type is one of: string, boolean, float, double, decimal, dateTime, byte, unsignedByte, short, unsignedShort, int, unsignedInt, long, unsignedLong, base64Binary, guid, char, Item (with [] for an array)`,
+      `${F}:24:27 field "Id" of record Item: unknown type "Thing"; a type is one of: string, boolean, float, double, decimal, dateTime, byte, unsignedByte, short, unsignedShort, int, unsignedInt, long, unsignedLong, base64Binary, guid, char, xmlElement, xmlNode, Item (with [] for an array)`,
     ],
   },
   {
@@ -225,7 +225,7 @@ const cases: readonly Case[] = [
       ],
     ],
     want: [
-      `${F}:50:25 result of ListItems: unknown type "Itme" (did you mean "Item"?); a type is one of: string, boolean, float, double, decimal, dateTime, byte, unsignedByte, short, unsignedShort, int, unsignedInt, long, unsignedLong, base64Binary, guid, char, Item (with [] for an array)`,
+      `${F}:50:25 result of ListItems: unknown type "Itme" (did you mean "Item"?); a type is one of: string, boolean, float, double, decimal, dateTime, byte, unsignedByte, short, unsignedShort, int, unsignedInt, long, unsignedLong, base64Binary, guid, char, xmlElement, xmlNode, Item (with [] for an array)`,
     ],
   },
   {
@@ -379,6 +379,32 @@ const cases: readonly Case[] = [
     name: "enum named like a scalar",
     given: [["records:\n", "enums:\n  int: { doc: A size., values: [S, M] }\nrecords:\n"]],
     want: [`${F}:21:3 enum "int" has the name of a scalar type`],
+  },
+  {
+    name: "record named like an XML type",
+    given: [["records:\n", "records:\n  xmlNode: { doc: A node., fields: [] }\n"]],
+    want: [`${F}:21:3 record "xmlNode" has the name of a scalar type`],
+  },
+  {
+    name: "arrays of XML values, a nullable one, an XML credential",
+    given: [
+      ["{ name: Label, type: string }", '{ name: Label, type: "xmlElement[]" }'],
+      [
+        "{ name: quantity, type: int, doc: How many. }",
+        "{ name: quantity, type: xmlNode, nullable: true, doc: How many. }",
+      ],
+      [
+        "{ name: user, type: string, required: true, doc: User name. }",
+        "{ name: user, type: xmlElement, doc: User name. }",
+      ],
+    ],
+    want: [
+      `${F}:9:27 credential "user" is xmlElement: credentials are scalars or enums`,
+      expect.stringMatching(
+        /^spec\/small\.yaml:25:\d+ field "Label" of record Item: arrays of xmlElement \(xmlElement\[\]\) are not supported/,
+      ),
+      expect.stringMatching(/^spec\/small\.yaml:43:\d+ parameter "quantity" is xmlNode, a reference type/),
+    ],
   },
   {
     name: "enum without values",

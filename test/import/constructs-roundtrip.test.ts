@@ -43,6 +43,34 @@ interface Construct {
   readonly csharp: string;
 }
 
+/** XML values as the runtime's tree holds them (xml/tree.ts XmlElement). */
+const el = (
+  ns: string,
+  local: string,
+  attrs: { ns: string; local: string; value: string }[],
+  children: unknown[],
+  text = "",
+  prefix = "",
+) => ({ ns, local, prefix, attrs, children, text });
+const ORDER = el(
+  "urn:example:orders",
+  "order",
+  [{ ns: "", local: "id", value: "7" }],
+  [
+    el("urn:example:orders", "line", [{ ns: "", local: "sku", value: "A" }], [], "2"),
+    el("urn:example:orders", "line", [{ ns: "", local: "sku", value: "B" }], [], "1"),
+  ],
+);
+const RATES = el("", "Rates", [], [el("", "Rate", [{ ns: "", local: "code", value: "USD" }], [], "1.08")]);
+const THING = el(
+  "urn:q",
+  "thing",
+  [{ ns: "http://www.w3.org/2001/XMLSchema-instance", local: "type", value: "q:T" }],
+  [el("urn:q", "a", [], [], "1", "q"), el("", "b", [{ ns: "urn:q", local: "n", value: "x" }], [], "t & u")],
+  "",
+  "q",
+);
+
 const CONSTRUCTS: Record<string, Construct> = {
   Nullables: {
     calls: [
@@ -111,6 +139,49 @@ const CONSTRUCTS: Record<string, Construct> = {
     // No HTTP GET/POST here: the proxies Mono's wsdl makes for this service cannot be constructed
     // (InvalidOperationException: IsNullable may not be 'true' for value type System.DateTime, from
     // LastSeen's DateTime? result); our client covers those bindings against the host.`,
+  },
+  AnyXml: {
+    // The record with [XmlAnyElement]/[XmlAnyAttribute] catch-alls has no spec shape yet: its two
+    // operations are left out of the import.
+    wsdl: (text) =>
+      ["GetEnvelope", "EchoEnvelope"].reduce(
+        (t, op) =>
+          withoutOperation(
+            op,
+            op,
+          )(t).replace(new RegExp(`<wsdl:operation name="${op}">[\\s\\S]*?</wsdl:operation>\\s*`, "g"), ""),
+        text,
+      ),
+    calls: [
+      { op: "GetElement", params: {}, result: ORDER, on: ALL },
+      { op: "GetNode", params: {}, result: RATES, on: ALL },
+      { op: "DescribeElement", params: { element: THING }, result: "{urn:q}thing children=2", on: SOAP },
+      { op: "DescribeElement", params: { element: null }, result: "null", on: SOAP },
+      { op: "EchoNode", params: { node: ORDER }, result: ORDER, on: SOAP },
+      { op: "EchoNode", params: { node: THING }, result: THING, on: SOAP },
+      { op: "EchoText", params: { text: "a & b" }, result: "[a & b]", on: ALL },
+    ],
+    handlers: {
+      GetElement: () => ORDER,
+      GetNode: () => RATES,
+      DescribeElement: ({ element }) => {
+        const e = element as { ns: string; local: string; children: unknown[] } | undefined;
+        return e === undefined ? "null" : `{${e.ns}}${e.local} children=${e.children.length}`;
+      },
+      EchoNode: ({ node }) => node,
+      EchoText: ({ text }) => (text === undefined ? "(null)" : `[${text as string}]`),
+    },
+    csharp: `
+    var d = new System.Xml.XmlDocument();
+    d.LoadXml("<q:thing xmlns:q='urn:q' xmlns:xsi='http://www.w3.org/2001/XMLSchema-instance' xsi:type='q:T'><q:a>1</q:a><b xmlns='' q:n='x'>t &amp; u</b></q:thing>");
+    foreach (var p in new string[] { "SOAP", "SOAP12" }) {
+      dynamic s = p == "SOAP" ? (object)new P_SOAP.AnyXml { Url = b + "AnyXml.asmx" } : new P_SOAP12.AnyXml { Url = b + "AnyXml.asmx" };
+      Say(p + " GetElement", s.GetElement().OuterXml);
+      Say(p + " GetNode", s.GetNode().OuterXml);
+      Say(p + " DescribeElement", s.DescribeElement(d.DocumentElement));
+      Say(p + " DescribeElement(null)", s.DescribeElement(null));
+      Say(p + " EchoNode", s.EchoNode(d.DocumentElement).OuterXml);
+    }`,
   },
   Overloads: {
     // The dotted MessageName (Service.Ping) has no spec name yet: its operation is left out of the import.

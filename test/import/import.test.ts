@@ -546,6 +546,40 @@ describe("easgen import: refusals name the element and line", () => {
     );
   });
 
+  it("imports XmlElement and XmlNode values (xs:any) as xmlElement and xmlNode (recorded from the ASMX host)", () => {
+    const recorded = readFileSync(
+      path.join(REPO, "test/asmx-host/recorded/constructs/AnyXml/service.wsdl"),
+      "utf8",
+    );
+    // What is left refused: the record with [XmlAnyElement]/[XmlAnyAttribute] catch-alls, alone.
+    expect(refusal(recorded)).toBe(
+      `x.wsdl:${lineOf(recorded, "<s:anyAttribute />")}: <s:anyAttribute>: complexType Envelope: XML attributes (xs:anyAttribute) are not supported: the spec describes elements only`,
+    );
+    const { spec } = importWsdl(
+      recorded.replace(
+        /<s:any minOccurs="0" maxOccurs="unbounded" \/>\s*<\/s:sequence>\s*<s:anyAttribute \/>/,
+        "</s:sequence>",
+      ),
+      { source: "x.wsdl" },
+    );
+    const ops = spec.groups[0]!.operations;
+    expect(
+      ops.map((o) => [o.name, (o.params ?? []).map((p) => `${p.name}: ${p.type}`), o.result?.type]),
+    ).toEqual([
+      ["GetElement", [], "xmlElement"],
+      ["GetNode", [], "xmlNode"],
+      ["DescribeElement", ["element: xmlElement"], "string"],
+      ["EchoNode", ["node: xmlNode"], "xmlNode"],
+      ["GetEnvelope", [], "Envelope"],
+      ["EchoEnvelope", ["envelope: Envelope"], "Envelope"],
+      ["EchoText", ["text: string"], "string"],
+    ]);
+    expect(spec.records!["Envelope"]!.fields).toEqual([
+      { name: "Kind", type: "string" },
+      { name: "Payload", type: "xmlElement" },
+    ]);
+  });
+
   it("imports overloads as operations named by their MessageName (recorded from the ASMX host)", () => {
     const recorded = readFileSync(
       path.join(REPO, "test/asmx-host/recorded/constructs/Overloads/service.wsdl"),

@@ -16,7 +16,7 @@ import { child, type XmlElement } from "../xml/tree.js";
 import { isNilElement, isReference } from "./typed-xml.js";
 
 /** The results the generic reader reads: enums, arrays, and lists and records that are not flat. */
-export type TypedResult = Extract<ResultModel, { kind: "enum" | "array" | "list" | "record" }>;
+export type TypedResult = Extract<ResultModel, { kind: "enum" | "array" | "list" | "record" | "xml" }>;
 
 /** Reads such a result from its (present, not nil) holder; `label` names it in messages. */
 export type TypedResultReader = (

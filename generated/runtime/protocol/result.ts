@@ -359,6 +359,7 @@ export function writeResultChildren(
     case "scalar":
     case "enum":
     case "array":
+    case "xml":
     case "void":
     case "oneWay":
       throw new ResultShapeError(`a ${result.kind} result has no children`);
@@ -439,9 +440,9 @@ export function listType(record: RecordModel): ArrayTypeModel {
   return type;
 }
 
-type TypedResult = Extract<ResultModel, { kind: "scalar" | "enum" | "array" | "list" | "record" }>;
+type TypedResult = Extract<ResultModel, { kind: "scalar" | "enum" | "array" | "list" | "record" | "xml" }>;
 
-/** The type of a scalar, enum, array, list or record result, for typed-xml. */
+/** The type of a scalar, enum, array, list, record or XML result, for typed-xml. */
 export function resultType(result: TypedResult): TypeModel {
   switch (result.kind) {
     case "scalar":
@@ -454,6 +455,8 @@ export function resultType(result: TypedResult): TypeModel {
       return listType(result.record);
     case "record":
       return { kind: "record", record: result.record };
+    case "xml":
+      return result;
   }
 }
 
@@ -473,6 +476,7 @@ export function isNullResult(result: ResultModel, value: unknown): boolean {
     case "array":
     case "list":
     case "record":
+    case "xml":
       return true;
     default:
       return false;

@@ -16,6 +16,7 @@ import type { RecordModel, TypeModel } from "../model.js";
 import { oneLine } from "../safe-error.js";
 import { cannotConvert, ConversionError, formatValue, parseValue } from "../values.js";
 import type { XmlElement } from "../xml/tree.js";
+import { XmlValueError, xmlValueOf } from "../xml/value.js";
 import { escapeText } from "../xml/write.js";
 import { XSI_NS } from "./soap.js";
 
@@ -24,11 +25,16 @@ export interface WireFields {
   readonly fields: readonly WireValue[];
 }
 
+/** An XML value on the wire (xmlElement, xmlNode): the element, read or checked (xml/value.ts). */
+export interface WireXml {
+  readonly xml: XmlElement;
+}
+
 /**
  * A value on the wire: the text of a scalar or enum, null for xsi:nil, undefined for an absent element or
- * field, the items of an array, or the fields of a record.
+ * field, the items of an array, the fields of a record, or an XML element.
  */
-export type WireValue = string | null | undefined | readonly WireValue[] | WireFields;
+export type WireValue = string | null | undefined | readonly WireValue[] | WireFields | WireXml;
 
 /** Why a wire value does not read as its type: "missing" (a required value absent or nil) or "invalid". */
 export class TypedValueError extends Error {
@@ -45,6 +51,7 @@ export function isReference(type: TypeModel): boolean {
   return (
     type.kind === "record" ||
     type.kind === "array" ||
+    type.kind === "xml" ||
     (type.kind === "scalar" && (type.type === "string" || type.type === "base64Binary"))
   );
 }
@@ -65,6 +72,8 @@ export function typeName(type: TypeModel): string {
       return type.record.name;
     case "array":
       return type.typeName;
+    case "xml":
+      return type.mixed ? "xmlNode" : "xmlElement";
   }
 }
 
@@ -76,7 +85,11 @@ export function isNilElement(el: XmlElement): boolean {
 }
 
 function isFields(wire: WireValue): wire is WireFields {
-  return typeof wire === "object" && wire !== null && !Array.isArray(wire);
+  return typeof wire === "object" && wire !== null && !Array.isArray(wire) && "fields" in wire;
+}
+
+function isXml(wire: WireValue): wire is WireXml {
+  return typeof wire === "object" && wire !== null && !Array.isArray(wire) && "xml" in wire;
 }
 
 /** Sets a key on a plain object, `__proto__` included (as an own property, never the prototype). */
@@ -134,6 +147,16 @@ export function wireOf(type: TypeModel, el: XmlElement, ns: string): WireValue {
     }
     case "record":
       return recordWire(type.record, el, ns);
+    case "xml": {
+      let xml: XmlElement | null;
+      try {
+        xml = xmlValueOf(el, el.local);
+      } catch (error) {
+        if (error instanceof XmlValueError) throw new TypedValueError("invalid", error.message);
+        throw error;
+      }
+      return xml === null ? null : { xml };
+    }
   }
 }
 
@@ -221,6 +244,11 @@ export function readWire(type: TypeModel, wire: WireValue, label: string): unkno
       if (!isFields(wire)) throw new TypedValueError("invalid", `${label} is not a ${type.record.name}.`);
       return readFields(type.record, wire, label);
     }
+    case "xml":
+      // An empty holder reads as null (.NET's null XmlElement).
+      if (wire === null) return null;
+      if (!isXml(wire)) throw new TypedValueError("invalid", `${label} is not an XML element.`);
+      return wire.xml;
   }
 }
 

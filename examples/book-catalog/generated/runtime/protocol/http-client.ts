@@ -92,15 +92,24 @@ export function createHttpClientBinding(
       }
       // Void and one-way: 200 with an empty body; nothing to read.
       if (op.result.kind === "void" || op.result.kind === "oneWay") return undefined;
+      // A null XML result is a document of the XML declaration alone (ASMX): no root element.
+      if (op.result.kind === "xml" && /^\uFEFF?(?:<\?xml[^>]*\?>)?[ \t\r\n]*$/.test(response.body))
+        return null;
       let root: XmlElement;
       try {
         root = options.readXml(response.body, options);
       } catch (error) {
         throw formatError(`the answer is not readable XML (${(error as Error).message})`, error);
       }
-      const expected = httpRootName(op.result);
-      if (root.local !== expected || root.ns !== ns) {
-        throw formatError(`the answer's root is ${root.local}, not ${expected} in ${ns}`);
+      // An XML result is the whole answer, whatever its name.
+      if (op.result.kind === "xml") {
+        // Read as the content of a result element holding it, as SOAP carries it.
+        root = { ns, local: `${op.name}Result`, prefix: "", attrs: [], children: [root], text: "" };
+      } else {
+        const expected = httpRootName(op.result);
+        if (root.local !== expected || root.ns !== ns) {
+          throw formatError(`the answer's root is ${root.local}, not ${expected} in ${ns}`);
+        }
       }
       try {
         return readResult(op, root, ns, request);

@@ -12,7 +12,14 @@ import { dotNetTypeName, fromDotNetText } from "../values.js";
 import { XmlOut } from "../xml/out.js";
 import type { BindingOptions, DecodedRequest, ServerBinding, WireRequest, WireResponse } from "./binding.js";
 import { httpRootName, offeredOnHttp, type HttpBindingName } from "./http.js";
-import { isFlatRecord, isNullResult, resultElement, writeResultChildren } from "./result.js";
+import {
+  isFlatRecord,
+  isNullResult,
+  ResultShapeError,
+  resultElement,
+  writeResultChildren,
+} from "./result.js";
+import { xmlValueMarkup } from "../xml/value.js";
 import { XSD_NS, XSI_NS } from "./soap.js";
 import { textErrorResponse } from "./text-error.js";
 
@@ -315,6 +322,11 @@ export function createHttpServerBinding(
       const kind = op.result.kind;
       // Void (and one-way, which these bindings answer as void): 200 with an empty body, as ASMX answers.
       if (kind === "void" || kind === "oneWay") return EMPTY_OK;
+      if (kind === "xml") {
+        // The element is the whole answer, as ASMX writes an XmlElement/XmlNode result; null: no body.
+        const value = xmlValueMarkup(result, "the result", true, 0, (m) => new ResultShapeError(m));
+        return document(value);
+      }
       const root = httpRootName(op.result);
       if (isNullResult(op.result, result)) {
         // A null string, byte array, array or record: the root element, nil (its WSDL element is nillable).

@@ -10,7 +10,7 @@ export const FORM_CONTENT_TYPE = "application/x-www-form-urlencoded";
 
 export type HttpBindingName = Extract<BindingName, "httpGet" | "httpPost">;
 
-/** The root element name of an HTTP result document. */
+/** The root element name of an HTTP result document (an XML result's root is the value itself: none). */
 export function httpRootName(result: ResultModel): string {
   switch (result.kind) {
     case "scalar":
@@ -55,9 +55,15 @@ export function notOnHttp(param: {
   const type = param.type.kind === "array" ? param.type.item : param.type;
   if (type.kind === "record") return "a record parameter";
   if (type.kind === "scalar" && type.type === "guid") return "a guid parameter";
+  if (type.kind === "xml") return "an XML parameter";
   return undefined;
 }
 
 function formReadable(type: TypeModel): boolean {
-  return type.kind !== "record" && type.kind !== "array" && !(type.kind === "scalar" && type.type === "guid");
+  return (
+    type.kind !== "record" &&
+    type.kind !== "array" &&
+    type.kind !== "xml" &&
+    !(type.kind === "scalar" && type.type === "guid")
+  );
 }

@@ -1,0 +1,244 @@
+// `npm run fuzz -- --only xmlvalues`: hostile XML values (the spec's xmlElement and xmlNode types: xs:any in
+// the WSDL) against a generated server whose operations take and return them, on SOAP 1.1 and 1.2. Deep,
+// wide, huge and namespace-heavy values, values that are not one element (text, several elements, mixed
+// content), and handlers returning what is not an XML value (a cycle, a name that would inject markup):
+// every request gets the expected status, the handler never runs on a refusal, no answer carries injected
+// markup or a stack trace, and the server stays up.
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import type { Server } from "node:http";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { generateCommand } from "../../generator/commands.js";
+import { close, listen } from "../headers/imported.js";
+import { ms, type Row } from "./report.js";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const NS = "urn:xml-values";
+const SOAP11 = "http://schemas.xmlsoap.org/soap/envelope/";
+const SOAP12 = "http://www.w3.org/2003/05/soap-envelope";
+
+const SPEC = `service:
+  name: XmlValues
+  namespace: "${NS}"
+  endpoint: XmlValues.asmx
+  doc: XML values both ways.
+records:
+  Holder:
+    doc: A record with an XML member.
+    fields:
+      - { name: Kind, type: string }
+      - { name: Payload, type: xmlElement }
+groups:
+  - name: xml
+    title: XML
+    operations:
+      - name: EchoNode
+        doc: Echoes an XML node.
+        params:
+          - { name: node, type: xmlNode, doc: The node. }
+        result: { type: xmlNode, doc: The same node. }
+      - name: EchoHolder
+        doc: Echoes a record with an XML member.
+        params:
+          - { name: holder, type: Holder, doc: The record. }
+        result: { type: Holder, doc: The same record. }
+      - name: Bad
+        doc: Returns what the handler makes of the kind asked for.
+        params:
+          - { name: kind, type: string, doc: Which bad value. }
+        result: { type: xmlElement, doc: Never a good one. }
+`;
+
+interface Case {
+  readonly name: string;
+  readonly body: string;
+  readonly op: string;
+  readonly status: number;
+  /** What the answer holds (a fault code or the echoed markup). */
+  readonly holds: string;
+  readonly runs: boolean;
+  /** What the answer must not hold. */
+  readonly lacks?: string;
+}
+
+const echo = (inner: string) => `<EchoNode xmlns="${NS}"><node>${inner}</node></EchoNode>`;
+
+function cases(): Case[] {
+  const deep = `${"<d>".repeat(5000)}${"</d>".repeat(5000)}`;
+  const wide = `<w>${"<i/>".repeat(200_000)}</w>`;
+  const huge = `<t>${"x".repeat(8 * 1024 * 1024)}</t>`;
+  let manyNs = "<m";
+  for (let i = 0; i < 30; i++) manyNs += ` xmlns:p${i}="urn:n${i}" p${i}:a="${i}"`;
+  manyNs += "/>";
+  return [
+    {
+      name: "an XML value nested 5,000 deep",
+      op: "EchoNode",
+      body: echo(deep),
+      status: 400,
+      holds: "",
+      runs: false,
+    },
+    {
+      name: "an XML value of 200,000 elements",
+      op: "EchoNode",
+      body: echo(wide),
+      status: 400,
+      holds: "",
+      runs: false,
+    },
+    {
+      name: "an 8 MiB text inside an XML value",
+      op: "EchoNode",
+      body: echo(huge),
+      status: 200,
+      holds: `<EchoNodeResult><t xmlns="${NS}">xxxx`,
+      runs: true,
+    },
+    {
+      name: "30 namespaced attributes on an XML value",
+      op: "EchoNode",
+      body: echo(manyNs),
+      status: 200,
+      holds: ':a="29" />',
+      runs: true,
+    },
+    {
+      name: "text where an XML element is expected",
+      op: "EchoNode",
+      body: echo("just text"),
+      status: 400,
+      holds: "Parameter node: node",
+      runs: false,
+    },
+    {
+      name: "two elements in one XML value",
+      op: "EchoNode",
+      body: echo("<a/><b/>"),
+      status: 400,
+      holds: "Parameter node: node",
+      runs: false,
+    },
+    {
+      name: "mixed content inside an XML value",
+      op: "EchoNode",
+      body: echo("<a>x<b/>y</a>"),
+      status: 400,
+      holds: "Parameter node: node",
+      runs: false,
+    },
+    {
+      name: "an XML member of a record",
+      op: "EchoHolder",
+      body: `<EchoHolder xmlns="${NS}"><holder><Kind>k</Kind><Payload><q:p xmlns:q="urn:q">v</q:p></Payload></holder></EchoHolder>`,
+      status: 200,
+      holds: '<Payload><q:p xmlns:q="urn:q">v</q:p></Payload>',
+      runs: true,
+    },
+    {
+      name: "a handler returning a cyclic value",
+      op: "Bad",
+      body: `<Bad xmlns="${NS}"><kind>cycle</kind></Bad>`,
+      status: 500,
+      holds: "Server",
+      runs: true,
+    },
+    {
+      name: "a handler returning a name that would inject markup",
+      op: "Bad",
+      body: `<Bad xmlns="${NS}"><kind>inject</kind></Bad>`,
+      status: 500,
+      holds: "Server",
+      runs: true,
+      lacks: "<script",
+    },
+  ];
+}
+
+export async function xmlValuesSection(rows: Row[]): Promise<void> {
+  mkdirSync(path.join(HERE, ".tmp"), { recursive: true });
+  const dir = mkdtempSync(path.join(HERE, ".tmp", "xml-values-"));
+  let server: Server | undefined;
+  let calls = 0;
+  try {
+    const spec = path.join(dir, "XmlValues.yaml");
+    writeFileSync(spec, SPEC);
+    const lines: string[] = [];
+    const code = await generateCommand(
+      { spec, out: path.join(dir, "out") },
+      { out: (l) => lines.push(l), err: (l) => lines.push(l) },
+    );
+    if (code !== 0) throw new Error(`generate failed:\n${lines.join("\n")}`);
+    const generated = (await import(pathToFileURL(path.join(dir, "out", "server.ts")).href)) as {
+      createServer(impl: object): Server;
+    };
+    server = generated.createServer({
+      EchoNode: ({ node }: { node?: unknown }) => {
+        calls++;
+        return node ?? null;
+      },
+      EchoHolder: ({ holder }: { holder?: unknown }) => {
+        calls++;
+        return holder ?? null;
+      },
+      Bad: ({ kind }: { kind?: string }) => {
+        calls++;
+        if (kind === "cycle") {
+          const a: { ns: string; local: string; children: unknown[] } = { ns: "", local: "a", children: [] };
+          a.children.push(a);
+          return a;
+        }
+        return { ns: "", local: "a><script>alert(1)</script", children: [] };
+      },
+    });
+    const base = await listen(server);
+    for (const c of cases()) {
+      const problems: string[] = [];
+      let sent = 0;
+      let slowest = 0;
+      for (const version of ["soap11", "soap12"] as const) {
+        const before = calls;
+        const started = performance.now();
+        const res = await fetch(`${base}XmlValues.asmx`, {
+          method: "POST",
+          headers:
+            version === "soap11"
+              ? { "content-type": "text/xml; charset=utf-8", soapaction: `"${NS}/${c.op}"` }
+              : { "content-type": `application/soap+xml; charset=utf-8; action="${NS}/${c.op}"` },
+          body: `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${version === "soap11" ? SOAP11 : SOAP12}"><soap:Body>${c.body}</soap:Body></soap:Envelope>`,
+          signal: AbortSignal.timeout(60_000),
+        });
+        const text = await res.text();
+        slowest = Math.max(slowest, performance.now() - started);
+        sent++;
+        // SOAP 1.2 names the caller's fault Sender and the server's Receiver.
+        const holds =
+          version === "soap12" ? c.holds.replace("Client", "Sender").replace("Server", "Receiver") : c.holds;
+        if (res.status !== c.status)
+          problems.push(`${version}: status ${res.status}, want ${c.status}: ${text.slice(0, 200)}`);
+        else if (holds !== "" && !text.includes(holds))
+          problems.push(`${version}: the answer lacks ${holds}: ${text.slice(0, 200)}`);
+        if (c.lacks !== undefined && text.includes(c.lacks))
+          problems.push(`${version}: the answer holds ${c.lacks}`);
+        if (!c.runs && calls !== before) problems.push(`${version}: the handler ran`);
+        if (text.includes("   at ")) problems.push(`${version}: a stack trace on the wire`);
+      }
+      rows.push({
+        attack: `xmlvalues: ${c.name}`,
+        requests: sent,
+        outcome:
+          problems.length === 0
+            ? `${c.status}${c.holds === "" ? "" : ` ${c.holds.slice(0, 30)}`}`
+            : `${problems.length} unexpected`,
+        measured: `slowest ${ms(slowest)}`,
+        target: `${c.status}${c.runs ? "" : ", the handler not run"}`,
+        pass: problems.length === 0,
+        details: problems,
+      });
+    }
+  } finally {
+    await close(server);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
