@@ -3,7 +3,7 @@
 // times (well under 5 minutes on a 2-core machine). Prints one table; exits 1 if any row fails.
 //
 //   npm run fuzz                              everything
-//   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort tracking protocol auth content imports outbox patterns shadow bounces headers cors xmlvalues)
+//   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort tracking protocol auth content imports outbox patterns shadow bounces headers cors xmlvalues console)
 //   npm run fuzz -- --requests 20000 --seed 7 a shorter or different fuzzing run
 //   npm run fuzz -- --markdown                also print the table as Markdown (for docs/testing.md)
 
@@ -37,6 +37,7 @@ import { bouncesSection } from "./bounces.js";
 import { shadowSection } from "./shadow.js";
 import { headersSection } from "./headers.js";
 import { xmlValuesSection } from "./xml-values.js";
+import { consoleSection } from "./console.js";
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
@@ -61,6 +62,7 @@ const SECTIONS = [
   "headers",
   "cors",
   "xmlvalues",
+  "console",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -497,6 +499,7 @@ async function main(): Promise<void> {
     headers: () => headersSection(rows),
     cors: () => corsSection(rows),
     xmlvalues: () => xmlValuesSection(rows),
+    console: () => consoleSection(rows),
   };
   for (const name of SECTIONS) {
     if (only && !only.includes(name)) continue;
