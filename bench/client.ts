@@ -6,7 +6,7 @@
 // The server's model: the codecs here write and read both sides.
 import { serverModel as service, serverOperations as operations } from "../generated/server-model.js";
 import { bindingFactories } from "../test/fixtures/bindings.js";
-import { writeParams, type ParamValues } from "../generated/runtime/params.js";
+import { writeParams, type ParamValues } from "../generated/runtime/codec/params.js";
 import type { WireResponse } from "../generated/runtime/protocol/binding.js";
 import { readXml } from "../generated/runtime/xml/scan.js";
 import { SOAP11_REQUEST_VALUES } from "../test/fixtures/wire-samples.js";

@@ -8,8 +8,8 @@ import {
   recordFields,
   stringText,
   valueText,
-} from "./runtime/protocol/result.js";
-import { formatterOf } from "./runtime/values.js";
+} from "./runtime/codec/result.js";
+import { formatterOf } from "./runtime/codec/values.js";
 
 const formatDateTime = formatterOf("dateTime");
 const formatDecimal = formatterOf("decimal");

@@ -22,7 +22,7 @@ import {
   type TypeModel,
   ALL_BINDINGS,
 } from "../runtime/model.js";
-import { isValueType } from "../runtime/values.js";
+import { isValueType } from "../runtime/codec/values.js";
 import {
   parseTypeRef,
   type SpecCheck,

@@ -11,7 +11,7 @@
 // short of the overall timeout. Verdicts are remembered in node_modules/.cache/easgen (format-cache.ts).
 //
 // Defence in depth: the runtime also refuses a value longer than PATTERN_MAX_CHARACTERS before matching
-// (runtime/rules.ts), so even a pattern the analyser misjudged meets no more than that many characters.
+// (runtime/codec/rules.ts), so even a pattern the analyser misjudged meets no more than that many characters.
 
 import { createRequire } from "node:module";
 import { FormatCache } from "./format-cache.js";

@@ -4,7 +4,7 @@
 
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { checkRule } from "../runtime/rules.js";
+import { checkRule } from "../runtime/codec/rules.js";
 import type { Diagnostic } from "./diagnostic.js";
 import { type LoadedSpec, type SpecPath, specReporter } from "./load.js";
 import { isScalarName, isXmlName, ruleModel, SCALAR_TYPES, XML_TYPES } from "./normalize.js";

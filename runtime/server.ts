@@ -5,7 +5,7 @@
 import { checkPublicUrl, type EndpointUrlOptions } from "./endpoint-url.js";
 import { corsPolicy, type CorsOptions, type CorsPolicy } from "./server-cors.js";
 import { clientError, ErrorCodes, ServiceError } from "./errors.js";
-import type { DataSetResult, DataSetRows } from "./dataset.js";
+import type { DataSetResult, DataSetRows } from "./codec/dataset.js";
 import {
   headerIsAnswered,
   headerIsSent,
@@ -17,7 +17,7 @@ import {
   offeredBindings,
   type BindingName,
 } from "./model.js";
-import { readParams, type ParamValues } from "./params.js";
+import { readParams, type ParamValues } from "./codec/params.js";
 import type {
   ServerBinding,
   ServerBindingFactory,
@@ -25,7 +25,7 @@ import type {
   WireResponse,
   XmlReader,
 } from "./protocol/binding.js";
-import { ResultShapeError, type RecordWriters } from "./protocol/result.js";
+import { ResultShapeError, type RecordWriters } from "./codec/result.js";
 import { createRouter, isBinding } from "./protocol/route.js";
 import { ECHO_MAX } from "./protocol/soap.js";
 import { LAST_RESORT, LAST_RESORT_MESSAGE, textErrorResponse } from "./protocol/text-error.js";

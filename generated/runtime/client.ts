@@ -7,7 +7,7 @@ import { DEFAULT_MAX_ATTRIBUTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_ELEMENTS } from 
 import { readAnswer } from "./client-response.js";
 import { ClientCallError, TimeoutError, TransportError } from "./errors.js";
 import type { ClientOperationModel, ClientServiceModel, BindingName, HeaderTypes } from "./model.js";
-import { writeParams, type ParamValues } from "./params.js";
+import { writeParams, type ParamValues } from "./codec/params.js";
 import type { ClientBinding, ClientBindingFactory, WireResponse, XmlReader } from "./protocol/binding.js";
 import { headerHooks } from "./protocol/header-codec.js";
 

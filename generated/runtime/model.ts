@@ -59,7 +59,7 @@ export interface ArrayTypeModel {
   readonly typeName: string;
 }
 
-/** Named formats of string parameters; each has one validator in runtime/values.ts. */
+/** Named formats of string parameters; each has one validator in runtime/codec/values.ts. */
 export type TextFormat = "date" | "time" | "dateTimeMinutes" | "dateTimeSeconds";
 
 export type RuleModel =

@@ -6,7 +6,7 @@
 
 import { clientError, ErrorCodes, type ServiceError } from "./errors.js";
 import type { WireResponse } from "./protocol/binding.js";
-import { CharsetError, decodeBody } from "./protocol/charset.js";
+import { CharsetError, decodeBody } from "./codec/charset.js";
 import { textErrorResponse } from "./protocol/text-error.js";
 import type { ServiceCore } from "./server.js";
 

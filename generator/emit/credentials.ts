@@ -7,7 +7,7 @@
 import type { InterfaceDeclarationStructure } from "ts-morph";
 import type { ServiceDocs } from "../../runtime/docs.js";
 import type { ParamModel, RecordModel, ServiceModel, TypeModel } from "../../runtime/model.js";
-import { isValueType } from "../../runtime/values.js";
+import { isValueType } from "../../runtime/codec/values.js";
 import { StructureKind } from "../typescript-file.js";
 import { propertyKey } from "./literal.js";
 import { docs } from "./tsdoc.js";

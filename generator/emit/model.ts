@@ -153,7 +153,7 @@ const EXTRA_SCALARS: readonly SoapType[] = [
 ];
 
 /**
- * The scalar types of runtime/values-extra.ts the service uses anywhere (parameters, record fields,
+ * The scalar types of runtime/codec/values-extra.ts the service uses anywhere (parameters, record fields,
  * results), in a fixed order; a service without them leaves that module out of its bundles.
  */
 export function extraScalarsUsed(model: ServiceModel): SoapType[] {
@@ -173,7 +173,7 @@ export function extraScalarsUsed(model: ServiceModel): SoapType[] {
 
 /**
  * Whether a parameter has an enum, array or record type: the client then formats it with the writers of
- * runtime/protocol/typed-xml-write.ts, which the model registers; a service of scalar parameters leaves
+ * runtime/codec/typed-xml-write.ts, which the model registers; a service of scalar parameters leaves
  * that module out of its client bundles (the server's result writers import it themselves).
  */
 export function paramsNeedTypedWriters(model: ServiceModel): boolean {
@@ -183,7 +183,7 @@ export function paramsNeedTypedWriters(model: ServiceModel): boolean {
   );
 }
 
-/** The core scalar types' readers and writers in runtime/values.ts (the others are values-extra.ts's). */
+/** The core scalar types' readers and writers in runtime/codec/values.ts (the others are values-extra.ts's). */
 const CORE_CODECS: Readonly<Partial<Record<SoapType, { readonly parse: string; readonly format: string }>>> =
   {
     boolean: { parse: "parseBoolean", format: "formatBoolean" },
@@ -220,9 +220,9 @@ export function clientCodecsUsed(model: ServiceModel): { parse: SoapType[]; form
 
 /**
  * Whether a result is an enum, an array, or a list or record with a field that is not a scalar or is
- * nullable: the client then reads it with the generic reader of runtime/protocol/typed-xml-read.ts, which
+ * nullable: the client then reads it with the generic reader of runtime/codec/typed-xml-read.ts, which
  * the model registers; a service of scalar, flat record and DataSet results leaves it out of its client
- * bundles (runtime/protocol/result-read.ts reads those directly).
+ * bundles (runtime/codec/result-read.ts reads those directly).
  */
 export function resultsNeedTypedReaders(model: ServiceModel): boolean {
   return model.operations.some(({ result }) => {
@@ -435,28 +435,28 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
   file.add(statements);
   const extra = extraScalarsUsed(model);
   if (extra.length > 0) {
-    const register = file.use(importSymbol("registerScalarCodecs", "runtime/values.ts"));
-    const codecs = file.use(importSymbol("extraScalarCodecs", "runtime/values-extra.ts"));
+    const register = file.use(importSymbol("registerScalarCodecs", "runtime/codec/values.ts"));
+    const codecs = file.use(importSymbol("extraScalarCodecs", "runtime/codec/values-extra.ts"));
     file.source.addStatements(
-      `\n/** The codecs of ${extra.join(", ")}, which this service uses (runtime/values-extra.ts). */\n` +
+      `\n/** The codecs of ${extra.join(", ")}, which this service uses (runtime/codec/values-extra.ts). */\n` +
         `${register}(${codecs});\n`,
     );
   }
   const codecs = clientCodecsUsed(model);
   if (codecs.parse.length > 0 || codecs.format.length > 0) {
-    const register = file.use(importSymbol("registerClientCodecs", "runtime/values.ts"));
+    const register = file.use(importSymbol("registerClientCodecs", "runtime/codec/values.ts"));
     const table = (types: SoapType[], direction: "parse" | "format"): string =>
-      `{ ${types.map((t) => `${t}: ${file.use(importSymbol(CORE_CODECS[t]![direction], "runtime/values.ts"))}`).join(", ")} }`;
+      `{ ${types.map((t) => `${t}: ${file.use(importSymbol(CORE_CODECS[t]![direction], "runtime/codec/values.ts"))}`).join(", ")} }`;
     file.source.addStatements(
-      `\n/** The client's codecs (runtime/values.ts): the readers of the results' scalar types, the writers of the parameters'. */\n` +
+      `\n/** The client's codecs (runtime/codec/values.ts): the readers of the results' scalar types, the writers of the parameters'. */\n` +
         `${register}(${table(codecs.parse, "parse")}, ${table(codecs.format, "format")});\n`,
     );
   }
   if (paramsNeedTypedWriters(model)) {
-    const register = file.use(importSymbol("registerTypedWriters", "runtime/protocol/typed-xml.ts"));
-    const writers = file.use(importSymbol("typedWriters", "runtime/protocol/typed-xml-write.ts"));
+    const register = file.use(importSymbol("registerTypedWriters", "runtime/codec/typed-xml.ts"));
+    const writers = file.use(importSymbol("typedWriters", "runtime/codec/typed-xml-write.ts"));
     file.source.addStatements(
-      `\n/** The writers of enum, array and record parameters (runtime/protocol/typed-xml-write.ts). */\n${register}(${writers});\n`,
+      `\n/** The writers of enum, array and record parameters (runtime/codec/typed-xml-write.ts). */\n${register}(${writers});\n`,
     );
   }
   if (model.operations.some((op) => op.headers !== undefined)) {
@@ -467,10 +467,10 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
     );
   }
   if (resultsNeedTypedReaders(model)) {
-    const register = file.use(importSymbol("registerTypedReaders", "runtime/protocol/result-read.ts"));
-    const reader = file.use(importSymbol("typedResultReader", "runtime/protocol/typed-xml-read.ts"));
+    const register = file.use(importSymbol("registerTypedReaders", "runtime/codec/result-read.ts"));
+    const reader = file.use(importSymbol("typedResultReader", "runtime/codec/typed-xml-read.ts"));
     file.source.addStatements(
-      `\n/** The reader of enum, array and nested record results (runtime/protocol/typed-xml-read.ts). */\n${register}(${reader});\n`,
+      `\n/** The reader of enum, array and nested record results (runtime/codec/typed-xml-read.ts). */\n${register}(${reader});\n`,
     );
   }
   return file.toGeneratedFile(

@@ -18,7 +18,7 @@ import type {
   ServiceModel,
   TypeModel,
 } from "../../runtime/model.js";
-import { isValueType } from "../../runtime/values.js";
+import { isValueType } from "../../runtime/codec/values.js";
 import type { ServiceDocs } from "../../runtime/docs.js";
 import type { EmitContext } from "./context.js";
 import type { GeneratedFile } from "../generated-file.js";
@@ -32,7 +32,7 @@ import { docs } from "./tsdoc.js";
 import { columnNameText, ruleText } from "./rule-text.js";
 import { VALUE_MAPPING } from "./value-mapping.js";
 
-const DATASET_MODULE = "runtime/dataset.ts";
+const DATASET_MODULE = "runtime/codec/dataset.ts";
 const XML_TREE_MODULE = "runtime/xml/tree.ts";
 
 /** Whether a parameter, field, header or result of the model is an XML value. */

@@ -1,5 +1,5 @@
 // How each SOAP type appears in generated TypeScript, in one table: generated/types.ts is emitted from it
-// and generated/README.md prints it, so the two cannot disagree. It matches runtime/values.ts.
+// and generated/README.md prints it, so the two cannot disagree. It matches runtime/codec/values.ts.
 
 import type { SoapType } from "../../runtime/model.js";
 

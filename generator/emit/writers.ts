@@ -1,16 +1,16 @@
 // generated/writers.ts (server only): one record writer per record type, the markup in a layout the runtime
-// makes once (runtime/protocol/result.ts RecordLayout), the fields read by name and written by a typed
+// makes once (runtime/codec/result.ts RecordLayout), the fields read by name and written by a typed
 // call each. A list answer of hundreds of records is where the server spends its time; these replace the
 // runtime's loop over the field models (recordWrite), which writes the same bytes for a service without them.
 
 import type { RecordModel, ServiceModel, SoapType } from "../../runtime/model.js";
-import { scalarTypeOf } from "../../runtime/values.js";
+import { scalarTypeOf } from "../../runtime/codec/values.js";
 import type { GeneratedFile } from "../generated-file.js";
 import { importSymbol, importType } from "../import-symbol.js";
 import { TypeScriptFile } from "../typescript-file.js";
 import { literal } from "./literal.js";
 
-const RESULT = "runtime/protocol/result.ts";
+const RESULT = "runtime/codec/result.ts";
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 /**
@@ -72,7 +72,7 @@ export function emitWriters(model: ServiceModel): GeneratedFile[] {
   });
 
   if (formatters.size > 0) {
-    const formatterOf = file.use(importSymbol("formatterOf", "runtime/values.ts"));
+    const formatterOf = file.use(importSymbol("formatterOf", "runtime/codec/values.ts"));
     source.addStatements(
       `${[...formatters]
         .sort()

@@ -9,13 +9,13 @@ import {
   type OperationModel,
   type ServiceModel,
 } from "../model.js";
-import { paramIndexes, type ParamTexts, type ParamValues } from "../params.js";
+import { paramIndexes, type ParamTexts, type ParamValues } from "../codec/params.js";
 import { oneLine } from "../safe-error.js";
 import { readXml } from "../xml/scan.js";
 import { DEFAULT_MAX_DEPTH, XmlRefusal, type XmlElement } from "../xml/tree.js";
 import { escapeText } from "../xml/write.js";
 import type { BindingOptions, DecodedRequest, ServerBinding, WireRequest, WireResponse } from "./binding.js";
-import { ResultShapeError, soapResultXml } from "./result.js";
+import { ResultShapeError, soapResultXml } from "../codec/result.js";
 import { bindHeaders, headerElements, headersXml, type HeaderValues } from "./soap-headers.js";
 import {
   ECHO_MAX,
@@ -29,7 +29,7 @@ import { createFastSoapReader } from "./soap-fast.js";
 import { SOAP11_ENVELOPE_NS } from "../soap11/index.js";
 import { SOAP12_ENVELOPE_NS } from "../soap12/index.js";
 import { textErrorResponse } from "./text-error.js";
-import { isNilElement, TypedValueError, textOf, wireOf } from "./typed-xml.js";
+import { isNilElement, TypedValueError, textOf, wireOf } from "../codec/typed-xml.js";
 
 /** The transport's word on which operation is meant: absent, or an action URI. */
 export type TransportAction =

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { loadModel, generateFiles } from "../../generator/generate.js";
 import { writeOutput } from "../../generator/output.js";
-import { PATTERN_MAX_CHARACTERS } from "../../runtime/rules.js";
+import { PATTERN_MAX_CHARACTERS } from "../../runtime/codec/rules.js";
 import { AttackChild } from "./child.js";
 import { exchangeOnce } from "./connection.js";
 import { ms, type Row } from "./report.js";

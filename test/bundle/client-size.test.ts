@@ -162,7 +162,7 @@ describe("client bundle", () => {
         scanner.modules.map(([file]) => file).filter((file) => /xml\/dom\.ts|browser\.ts/.test(file)),
       ).toEqual([]);
       expect(scanner.modules.some(([file]) => file.endsWith("xml/scan.ts"))).toBe(true);
-      expect(scanner.modules.some(([file]) => file.endsWith("protocol/charset.ts"))).toBe(true);
+      expect(scanner.modules.some(([file]) => file.endsWith("codec/charset.ts"))).toBe(true);
     });
 
     it("holds no server, WSDL or help code", () => {

@@ -11,7 +11,7 @@ import { build } from "esbuild";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../generated/client.js";
-import { CharsetError, decodeBody } from "../../runtime/protocol/charset.js";
+import { CharsetError, decodeBody } from "../../runtime/codec/charset.js";
 import { readXml } from "../../runtime/xml/scan.js";
 import type { ReadOptions } from "../../runtime/xml/tree.js";
 import { startFixtureServer, type FixtureServer } from "../fixtures/fixture-server.js";

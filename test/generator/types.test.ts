@@ -175,7 +175,7 @@ describe("generating the types fixture", () => {
     expect(model).toContain('{ name: "Home", type: { kind: "record", record: record$Address } }');
     expect(model).toContain('{ kind: "oneWay" }],');
     // The service uses float, guid, ...: its model registers their codecs (a service without them does not).
-    expect(model).toContain('import { extraScalarCodecs } from "./runtime/values-extra.js";');
+    expect(model).toContain('import { extraScalarCodecs } from "./runtime/codec/values-extra.js";');
     expect(model).toContain("registerScalarCodecs(extraScalarCodecs);");
     const small = await generateFiles({ spec: SMALL_SPEC });
     expect(small.ok && small.files.find((f) => f.path === "model.ts")!.content).not.toContain("values-extra");

@@ -2,7 +2,7 @@
 // UTF-8) and the refusal of bytes that are not valid in it or of a charset we do not read.
 
 import { describe, expect, it } from "vitest";
-import { CharsetError, charsetParameter, decodeBody } from "../../runtime/protocol/charset.js";
+import { CharsetError, charsetParameter, decodeBody } from "../../runtime/codec/charset.js";
 import { SOAP11_REQUEST_BODY } from "../fixtures/wire-samples.js";
 
 const utf8 = (text: string) => new TextEncoder().encode(text);

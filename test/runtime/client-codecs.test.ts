@@ -1,4 +1,4 @@
-// The client reads and writes scalars through tables of its own (runtime/values.ts), filled by the generated
+// The client reads and writes scalars through tables of its own (runtime/codec/values.ts), filled by the generated
 // model with the readers of its results' types and the writers of its parameters' (registerClientCodecs),
 // so a client bundle carries no other codec. Until a type is registered the client refuses it with a
 // TypeError that says what to register; parseValue and formatValue (the server's) hold every core codec.
@@ -17,7 +17,7 @@ import {
   parseValue,
   registerAllClientCodecs,
   registerClientCodecs,
-} from "../../runtime/values.js";
+} from "../../runtime/codec/values.js";
 
 describe("the client's codecs", () => {
   it("refuse a type nobody registered, naming what to register; the server's tables have it", () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { columnName, readDataSet, writeDataSet } from "../../runtime/dataset.js";
+import { columnName, readDataSet, writeDataSet } from "../../runtime/codec/dataset.js";
 import { XmlOut } from "../../runtime/xml/out.js";
 import { readXml } from "../../runtime/xml/scan.js";
 import { DATASET_COLUMNS, DATASET_DOCUMENT, XML_DECLARATION } from "../fixtures/wire-samples.js";
 import { reportViews } from "./fixtures.js";
-import { registerAllClientCodecs } from "../../runtime/values.js";
+import { registerAllClientCodecs } from "../../runtime/codec/values.js";
 
 // The client's codecs of every scalar type (a generated model registers those its service uses).
 registerAllClientCodecs();

@@ -9,7 +9,7 @@ import { serverModel as service, serverOperations as operations } from "../../ge
 import { httpGetServerVariant } from "../../runtime/http-get/server.js";
 import type { OperationModel } from "../../runtime/model.js";
 import { createHttpServerBinding } from "../../runtime/protocol/http-server.js";
-import { ConversionError, parseDateTime } from "../../runtime/values.js";
+import { ConversionError, parseDateTime } from "../../runtime/codec/values.js";
 import { sameInputRatio } from "../fixtures/growth.js";
 import { mulberry32 } from "../fixtures/random.js";
 

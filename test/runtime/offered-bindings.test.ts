@@ -16,7 +16,7 @@ import { createServiceCore } from "../../runtime/server.js";
 import { renderWsdl } from "../../runtime/wsdl.js";
 import { readXml } from "../../runtime/xml/scan.js";
 import { normalizedOf, smallSpecWith } from "../generator/fixtures/index.js";
-import { registerAllClientCodecs } from "../../runtime/values.js";
+import { registerAllClientCodecs } from "../../runtime/codec/values.js";
 
 // The client's codecs of every scalar type (a generated model registers those its service uses).
 registerAllClientCodecs();

@@ -6,9 +6,9 @@ import {
   type ParamTexts,
   type ParamValues,
   type Presence,
-} from "../../runtime/params.js";
+} from "../../runtime/codec/params.js";
 import { mixedOp } from "./fixtures.js";
-import { registerAllClientCodecs } from "../../runtime/values.js";
+import { registerAllClientCodecs } from "../../runtime/codec/values.js";
 
 // The client's codecs of every scalar type (a generated model registers those its service uses).
 registerAllClientCodecs();

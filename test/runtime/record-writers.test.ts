@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { serverModel as service } from "../../generated/server-model.js";
 import { recordWriters } from "../../generated/writers.js";
 import type { RecordModel, SoapType } from "../../runtime/model.js";
-import { recordLayout, recordWrite, type RecordWrite } from "../../runtime/protocol/result.js";
+import { recordLayout, recordWrite, type RecordWrite } from "../../runtime/codec/result.js";
 
 /** A small deterministic generator (no Math.random: a failure must reproduce). */
 function random(seed: number): () => number {

@@ -7,8 +7,8 @@ import {
   soapResultXml,
   writeRecordFields,
   writeResultChildren,
-} from "../../runtime/protocol/result.js";
-import { readResult } from "../../runtime/protocol/result-read.js";
+} from "../../runtime/codec/result.js";
+import { readResult } from "../../runtime/codec/result-read.js";
 import { XmlOut } from "../../runtime/xml/out.js";
 import { readXml } from "../../runtime/xml/scan.js";
 import { DATASET_COLUMNS, TRIGGER_LIST_DOCUMENT } from "../fixtures/wire-samples.js";
@@ -23,7 +23,7 @@ import {
   smsResult,
   triggerResult,
 } from "./fixtures.js";
-import { registerAllClientCodecs } from "../../runtime/values.js";
+import { registerAllClientCodecs } from "../../runtime/codec/values.js";
 
 // The client's codecs of every scalar type (a generated model registers those its service uses).
 registerAllClientCodecs();

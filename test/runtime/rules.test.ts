@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { ErrorCodes, ServiceError } from "../../runtime/errors.js";
 import type { CheckModel, RuleModel } from "../../runtime/model.js";
-import { checkOperation, checkRule, PATTERN_MAX_CHARACTERS, validateParams } from "../../runtime/rules.js";
+import {
+  checkOperation,
+  checkRule,
+  PATTERN_MAX_CHARACTERS,
+  validateParams,
+} from "../../runtime/codec/rules.js";
 import { csvSubscribers, demographicLists } from "../../spec/ExternalAPIService.extensions.js";
 import { operation, param } from "./fixtures.js";
 

@@ -1,13 +1,13 @@
-// Parameters of the issue 11 types between wire values and typed values (runtime/params.ts over
-// protocol/typed-xml.ts): absence and nil per binding, nullable values, arrays, records; and the XML reader
+// Parameters of the issue 11 types between wire values and typed values (runtime/codec/params.ts over
+// codec/typed-xml.ts): absence and nil per binding, nullable values, arrays, records; and the XML reader
 // and writer of typed values on their own.
 
 import { describe, expect, it } from "vitest";
 // The float, unsignedLong, guid, char and base64Binary codecs (a generated model registers them).
-import "../../runtime/values-extra.js";
+import "../../runtime/codec/values-extra.js";
 import type { ServiceError } from "../../runtime/errors.js";
 import type { RecordModel, TypeModel } from "../../runtime/model.js";
-import { readParams, writeParams, type ParamTexts, type Presence } from "../../runtime/params.js";
+import { readParams, writeParams, type ParamTexts, type Presence } from "../../runtime/codec/params.js";
 import {
   readWire,
   recordWire,
@@ -15,8 +15,8 @@ import {
   wireOf,
   wireXml,
   type WireValue,
-} from "../../runtime/protocol/typed-xml.js";
-import { typedWriters } from "../../runtime/protocol/typed-xml-write.js";
+} from "../../runtime/codec/typed-xml.js";
+import { typedWriters } from "../../runtime/codec/typed-xml-write.js";
 import { readXml } from "../../runtime/xml/scan.js";
 import { NS, operation, param, typeOf } from "./fixtures.js";
 

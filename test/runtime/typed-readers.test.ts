@@ -5,11 +5,11 @@
 // (A module of its own: the registration is module state.)
 
 import { describe, expect, it } from "vitest";
-import { readResult, registerTypedReaders } from "../../runtime/protocol/result-read.js";
-import { typedResultReader } from "../../runtime/protocol/typed-xml-read.js";
+import { readResult, registerTypedReaders } from "../../runtime/codec/result-read.js";
+import { typedResultReader } from "../../runtime/codec/typed-xml-read.js";
 import { readXml } from "../../runtime/xml/scan.js";
 import { NS, operation } from "./fixtures.js";
-import { registerAllClientCodecs } from "../../runtime/values.js";
+import { registerAllClientCodecs } from "../../runtime/codec/values.js";
 
 // The client's codecs of every scalar type (a generated model registers those its service uses).
 registerAllClientCodecs();

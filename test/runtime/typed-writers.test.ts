@@ -4,11 +4,11 @@
 // (A module of its own: the registration is module state, and typed-params.test.ts registers at load.)
 
 import { describe, expect, it } from "vitest";
-import { writeParams } from "../../runtime/params.js";
-import { registerTypedWriters, wireXml } from "../../runtime/protocol/typed-xml.js";
-import { typedWriters } from "../../runtime/protocol/typed-xml-write.js";
+import { writeParams } from "../../runtime/codec/params.js";
+import { registerTypedWriters, wireXml } from "../../runtime/codec/typed-xml.js";
+import { typedWriters } from "../../runtime/codec/typed-xml-write.js";
 import { operation, param } from "./fixtures.js";
-import { registerAllClientCodecs } from "../../runtime/values.js";
+import { registerAllClientCodecs } from "../../runtime/codec/values.js";
 
 // The client's codecs of every scalar type (a generated model registers those its service uses).
 registerAllClientCodecs();

@@ -3,7 +3,7 @@
 // types need nothing.
 
 import { describe, expect, it } from "vitest";
-import { formatValue, parseValue } from "../../runtime/values.js";
+import { formatValue, parseValue } from "../../runtime/codec/values.js";
 
 describe("scalar codecs not registered", () => {
   it("refuse a rare type, naming it and the registration", () => {

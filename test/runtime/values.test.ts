@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // The float, unsignedLong, guid, char and base64Binary codecs (the generated model registers them).
-import "../../runtime/values-extra.js";
+import "../../runtime/codec/values-extra.js";
 import type { SoapType, TextFormat } from "../../runtime/model.js";
 import {
   ConversionError,
@@ -11,7 +11,7 @@ import {
   matchesTextFormat,
   parseValue,
   textFormatShape,
-} from "../../runtime/values.js";
+} from "../../runtime/codec/values.js";
 
 function refusal(run: () => unknown): ConversionError {
   try {

@@ -4,7 +4,7 @@
 import { XMLParser } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import type { OperationModel, ServiceModel } from "../../runtime/model.js";
-import { scalarTypeOf } from "../../runtime/values.js";
+import { scalarTypeOf } from "../../runtime/codec/values.js";
 import { renderWsdl } from "../../runtime/wsdl.js";
 import { hostileDocs, hostileModel, serviceDocs, serviceModel } from "../generator/emit/models.js";
 import { SPEC_OPERATIONS } from "../fixtures/spec-facts.js";

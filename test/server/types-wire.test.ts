@@ -7,7 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // The float, unsignedLong, guid, char and base64Binary codecs (a generated model registers them).
-import "../../runtime/values-extra.js";
+import "../../runtime/codec/values-extra.js";
 import { serverBindings } from "../../runtime/bindings.js";
 import { clientBinding } from "../../runtime/client-bindings.js";
 import { createClientCore, type ClientCore } from "../../runtime/client.js";
@@ -27,12 +27,12 @@ import type {
 import { standard } from "../../runtime/platform/standard.js";
 import { createServiceCore, type LogEntry } from "../../runtime/server.js";
 import { createNodeHandler } from "../../runtime/server-node.js";
-import { registerTypedWriters } from "../../runtime/protocol/typed-xml.js";
-import { typedWriters } from "../../runtime/protocol/typed-xml-write.js";
-import { registerTypedReaders } from "../../runtime/protocol/result-read.js";
-import { typedResultReader } from "../../runtime/protocol/typed-xml-read.js";
+import { registerTypedWriters } from "../../runtime/codec/typed-xml.js";
+import { typedWriters } from "../../runtime/codec/typed-xml-write.js";
+import { registerTypedReaders } from "../../runtime/codec/result-read.js";
+import { typedResultReader } from "../../runtime/codec/typed-xml-read.js";
 import { readXml } from "../../runtime/xml/scan.js";
-import { registerAllClientCodecs } from "../../runtime/values.js";
+import { registerAllClientCodecs } from "../../runtime/codec/values.js";
 
 // The client's codecs of every scalar type (a generated model registers those its service uses).
 registerAllClientCodecs();

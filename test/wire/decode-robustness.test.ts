@@ -8,7 +8,7 @@ import { serverModel as service, serverOperations as operations } from "../../ge
 import { bindingFactories } from "../fixtures/bindings.js";
 import { ServiceError } from "../../generated/runtime/errors.js";
 import type { ParamModel } from "../../generated/runtime/model.js";
-import { readParams, type ParamValues } from "../../generated/runtime/params.js";
+import { readParams, type ParamValues } from "../../generated/runtime/codec/params.js";
 import { readXml } from "../../generated/runtime/xml/scan.js";
 
 const NS = "http://tempuri.org/";

@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { serverModel as service, serverOperations as operations } from "../../generated/server-model.js";
 import { bindingFactories, bindingNames } from "../fixtures/bindings.js";
 import type { OperationModel, BindingName } from "../../generated/runtime/model.js";
-import { readParams, writeParams, type ParamValues } from "../../generated/runtime/params.js";
+import { readParams, writeParams, type ParamValues } from "../../generated/runtime/codec/params.js";
 import { readXmlWithFastXmlParser } from "../oracle/fxp.js";
 import { readXml } from "../../generated/runtime/xml/scan.js";
 import { CREDENTIALS, samples } from "../fixtures/samples.js";

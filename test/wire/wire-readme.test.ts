@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { serverModel as service, serverOperations as operations } from "../../generated/server-model.js";
 import { bindingFactories } from "../fixtures/bindings.js";
 import type { DataSetModel, OperationModel, BindingName } from "../../generated/runtime/model.js";
-import { readParams, writeParams, type ParamValues } from "../../generated/runtime/params.js";
+import { readParams, writeParams, type ParamValues } from "../../generated/runtime/codec/params.js";
 import type { WireRequest } from "../../generated/runtime/protocol/binding.js";
 import type { XmlElement } from "../../generated/runtime/xml/tree.js";
 import { readXml } from "../../generated/runtime/xml/scan.js";

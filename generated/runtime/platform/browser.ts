@@ -2,7 +2,7 @@
 
 // The client's platform for browsers: answers read by the browser's DOMParser (xml/dom.ts) and decoded by
 // its TextDecoder, so a bundle carries neither the scanner nor the runtime's charset tables
-// (protocol/charset.ts). Pass it as `createClientWith(soap11, { ..., platform: browser })`.
+// (codec/charset.ts). Pass it as `createClientWith(soap11, { ..., platform: browser })`.
 //
 // The charset is found as decodeBody finds it (a byte order mark, the Content-Type's charset, UTF-16 by
 // the first character, the XML declaration, else UTF-8) and bytes not valid in it are refused

@@ -4,7 +4,7 @@
 // module: the client half (encodeRequest + decodeResponse) and the server half (decodeRequest +
 // encodeResponse + encodeError).
 
-import type { RecordWriters } from "./result.js";
+import type { RecordWriters } from "../codec/result.js";
 import type { ServiceError } from "../errors.js";
 import type {
   BindingName,
@@ -13,7 +13,7 @@ import type {
   OperationModel,
   ServiceModel,
 } from "../model.js";
-import type { ParamTexts, ParamValues, Presence } from "../params.js";
+import type { ParamTexts, ParamValues, Presence } from "../codec/params.js";
 import type { ReadOptions, XmlElement } from "../xml/tree.js";
 
 /** An HTTP request as a binding sees it, independent of node:http or fetch. */

@@ -5,11 +5,11 @@
 
 import { HttpBindingError, ResponseFormatError } from "../errors.js";
 import type { ClientOperationModel, ClientServiceModel, SoapType } from "../model.js";
-import type { ParamTexts, ParamValues, WireValue } from "../params.js";
+import type { ParamTexts, ParamValues, WireValue } from "../codec/params.js";
 import type { XmlElement } from "../xml/tree.js";
 import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "./binding.js";
 import { httpRootName, notOnHttp, offeredOnHttp, type HttpBindingName } from "./http.js";
-import { readResult } from "./result-read.js";
+import { readResult } from "../codec/result-read.js";
 import { ERROR_CODE_HEADER, ERROR_PARAMETER_HEADER } from "./text-error.js";
 
 /** Where a variant puts the parameters: the query string (GET) or a form body (POST). */

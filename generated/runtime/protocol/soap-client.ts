@@ -5,12 +5,12 @@
 
 import { ResponseFormatError, SoapFaultError } from "../errors.js";
 import type { ClientOperationModel, ClientServiceModel } from "../model.js";
-import type { ParamTexts, ParamValues } from "../params.js";
+import type { ParamTexts, ParamValues } from "../codec/params.js";
 import { child, type XmlElement } from "../xml/tree.js";
 import { escapeTextCompact } from "../xml/write.js";
 import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "./binding.js";
-import { readResult } from "./result-read.js";
-import { registeredWriters } from "./typed-xml.js";
+import { readResult } from "../codec/result-read.js";
+import { registeredWriters } from "../codec/typed-xml.js";
 import { ENVELOPE_CLOSE, envelopeBody, envelopeOpen, soapActionOf, type SoapVersion } from "./soap.js";
 
 export interface SoapClientVersion extends SoapVersion {

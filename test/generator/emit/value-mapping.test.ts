@@ -1,12 +1,12 @@
 // The value mapping (generated/types.ts and generated/README.md are emitted from it) given/want per SOAP type,
-// and held to what runtime/values.ts really produces, so the table cannot drift from the codec.
+// and held to what runtime/codec/values.ts really produces, so the table cannot drift from the codec.
 
 import { describe, expect, it } from "vitest";
 // The float, unsignedLong, guid, char and base64Binary codecs (the generated model registers them).
-import "../../../runtime/values-extra.js";
+import "../../../runtime/codec/values-extra.js";
 import { VALUE_MAPPING } from "../../../generator/emit/value-mapping.js";
 import type { SoapType } from "../../../runtime/model.js";
-import { formatValue, parseValue } from "../../../runtime/values.js";
+import { formatValue, parseValue } from "../../../runtime/codec/values.js";
 
 describe("VALUE_MAPPING", () => {
   it.each<{ type: SoapType; result: string; param: string; wire: string; paramValues: unknown[] }>([

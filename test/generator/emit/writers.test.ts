@@ -34,8 +34,8 @@ const MODEL = {
 } as unknown as ServiceModel;
 
 const WANT = [
-  'import { type RecordLayout, type RecordWriters, intText, recordByTag, recordFields, stringText, valueText } from "./runtime/protocol/result.js";',
-  'import { formatterOf } from "./runtime/values.js";',
+  'import { type RecordLayout, type RecordWriters, intText, recordByTag, recordFields, stringText, valueText } from "./runtime/codec/result.js";',
+  'import { formatterOf } from "./runtime/codec/values.js";',
   "",
   'const formatDateTime = formatterOf("dateTime");',
   'const formatDecimal = formatterOf("decimal");',

@@ -20,7 +20,7 @@ import {
   type BindingName,
 } from "./model.js";
 import { offeredOnHttp } from "./protocol/http.js";
-import { isValueType } from "./values.js";
+import { isValueType } from "./codec/values.js";
 
 /** The WSDL with every port located at soapAddress. */
 export function renderWsdl(model: ServiceModel, docs: ServiceDocs, soapAddress: string): string {

@@ -18,7 +18,7 @@ import {
   offeredBindings,
   type BindingName,
 } from "../model.js";
-import { isValueType } from "../values.js";
+import { isValueType } from "../codec/values.js";
 import { offeredOnHttp } from "../protocol/http.js";
 import { sampleExchanges, type SampleRequest } from "./samples.js";
 import { HELP_STYLE } from "./style.js";

@@ -4,9 +4,9 @@
 // generator writes on each parameter, so both say the same.
 
 import type { CheckModel, ParamModel, RuleModel, SoapType, TypeModel } from "../model.js";
-import { typeName } from "../protocol/typed-xml.js";
-import { listInWords } from "../rules.js";
-import { textFormatShape } from "../values.js";
+import { typeName } from "../codec/typed-xml.js";
+import { listInWords } from "../codec/rules.js";
+import { textFormatShape } from "../codec/values.js";
 
 export function ruleText(rule: RuleModel): string {
   switch (rule.kind) {

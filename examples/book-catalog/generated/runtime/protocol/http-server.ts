@@ -6,9 +6,9 @@
 
 import { clientError, ErrorCodes, ServiceError } from "../errors.js";
 import type { OperationModel, ServiceModel, TypeModel } from "../model.js";
-import { paramIndexes, type ParamTexts, type ParamValues } from "../params.js";
+import { paramIndexes, type ParamTexts, type ParamValues } from "../codec/params.js";
 import { oneLine } from "../safe-error.js";
-import { dotNetTypeName, fromDotNetText } from "../values.js";
+import { dotNetTypeName, fromDotNetText, XSD_NS, XSI_NS } from "../codec/values.js";
 import { XmlOut } from "../xml/out.js";
 import type { BindingOptions, DecodedRequest, ServerBinding, WireRequest, WireResponse } from "./binding.js";
 import { httpRootName, offeredOnHttp, type HttpBindingName } from "./http.js";
@@ -18,9 +18,8 @@ import {
   ResultShapeError,
   resultElement,
   writeResultChildren,
-} from "./result.js";
+} from "../codec/result.js";
 import { xmlValueMarkup } from "../xml/value.js";
-import { XSD_NS, XSI_NS } from "./soap.js";
 import { textErrorResponse } from "./text-error.js";
 
 const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';

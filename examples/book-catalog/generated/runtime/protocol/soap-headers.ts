@@ -8,7 +8,7 @@
 import { headerIsAnswered, headerIsSent, type HeaderModel } from "../model.js";
 import type { HeaderCodec } from "./header-codec.js";
 import type { XmlElement } from "../xml/tree.js";
-import { readWire, recordWire, registeredWriters, type FormatFailure } from "./typed-xml.js";
+import { readWire, recordWire, registeredWriters, type FormatFailure } from "../codec/typed-xml.js";
 
 /** Header values by header (record) name. */
 export type HeaderValues = Record<string, unknown>;

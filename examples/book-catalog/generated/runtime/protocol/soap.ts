@@ -6,9 +6,7 @@
 
 import { child, type XmlElement } from "../xml/tree.js";
 import type { BindingName } from "../model.js";
-
-export const XSI_NS = "http://www.w3.org/2001/XMLSchema-instance";
-export const XSD_NS = "http://www.w3.org/2001/XMLSchema";
+import { XSD_NS, XSI_NS } from "../codec/values.js";
 
 /** Characters of the request echoed in a message at most (then "..."): a 1 MB name is not reflected. */
 export const ECHO_MAX = 40;
