@@ -6,7 +6,7 @@
 
 // The server's model: the codecs here write and read both sides.
 import { serverModel as service, serverOperations as operations } from "../generated/server-model.js";
-import { serverBindings } from "../generated/runtime/bindings.js";
+import { serverBindings } from "../generated/runtime/server/bindings.js";
 import { readXml } from "../generated/runtime/xml/scan.js";
 import { recordWriters } from "../generated/writers.js";
 import { cpuPerOp } from "./timing.js";

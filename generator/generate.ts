@@ -2,7 +2,7 @@
 
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { ServiceDocs } from "../runtime/docs.js";
+import type { ServiceDocs } from "../runtime/server/docs.js";
 import type { ServiceModel } from "../runtime/model.js";
 import type { FileExtension } from "./config.js";
 import type { Diagnostic } from "./diagnostic.js";

@@ -1,10 +1,10 @@
 // A validated spec document → the ServiceModel the runtime interprets (runtime/model.ts) and the ServiceDocs
-// holding every doc text of the spec (runtime/docs.ts), which the model does not carry. Pure:
+// holding every doc text of the spec (runtime/server/docs.ts), which the model does not carry. Pure:
 // no I/O, spec order everywhere, named rules inlined into each parameter, credentials prepended to every
 // operation's parameters, and a columnName check added after the spec's own checks for every parameter
 // that names a column of the operation's DataSet.
 
-import type { ServiceDocs } from "../runtime/docs.js";
+import type { ServiceDocs } from "../runtime/server/docs.js";
 import {
   type CheckModel,
   type ColumnModel,

@@ -7,7 +7,7 @@
 // reserved are renamed instead (reserved-names.ts), and their renamed TypeScript names must still be unique.
 // Runs only on a document that passed the schema.
 
-import { CLIENT_CONFIG_KEYS } from "../runtime/client.js";
+import { CLIENT_CONFIG_KEYS } from "../runtime/client/core.js";
 import type { Diagnostic } from "./diagnostic.js";
 import { type LoadedSpec, type SpecPath, specReporter } from "./load.js";
 import { SCALAR_TYPES } from "./normalize.js";

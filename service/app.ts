@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import pino, { type Logger } from "pino";
 import pinoPretty from "pino-pretty";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import { createNodeServer } from "../generated/runtime/server-listen.js";
+import { createNodeServer } from "../generated/runtime/server/listen.js";
 import { type CallEvent, createHandler } from "../generated/server.js";
 import { Authenticator } from "./auth/authenticator.js";
 import { ImportWorker } from "./workers/imports.js";

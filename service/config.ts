@@ -2,7 +2,7 @@
 // table feeds `npm start -- --help` and docs/operations.md ("Configuration").
 
 import { createHash } from "node:crypto";
-import { originProblem } from "../generated/runtime/server-cors.js";
+import { originProblem } from "../generated/runtime/server/cors.js";
 
 export type Role = "api" | "worker" | "all";
 

@@ -15,10 +15,10 @@ import { docs } from "./tsdoc.js";
 
 /** The client binding values createClientWith takes: exported name, runtime module, runtime export. */
 const CLIENT_BINDINGS = [
-  { name: "soap11", label: "SOAP 1.1", module: "runtime/soap11/client.ts", symbol: "soap11Client" },
-  { name: "soap12", label: "SOAP 1.2", module: "runtime/soap12/client.ts", symbol: "soap12Client" },
-  { name: "httpGet", label: "HTTP GET", module: "runtime/http-get/client.ts", symbol: "httpGetClient" },
-  { name: "httpPost", label: "HTTP POST", module: "runtime/http-post/client.ts", symbol: "httpPostClient" },
+  { name: "soap11", label: "SOAP 1.1", module: "runtime/client/soap11.ts", symbol: "soap11Client" },
+  { name: "soap12", label: "SOAP 1.2", module: "runtime/client/soap12.ts", symbol: "soap12Client" },
+  { name: "httpGet", label: "HTTP GET", module: "runtime/client/http-get.ts", symbol: "httpGetClient" },
+  { name: "httpPost", label: "HTTP POST", module: "runtime/client/http-post.ts", symbol: "httpPostClient" },
 ] as const;
 
 /** The error classes the client re-exports from runtime/errors.ts; ClientCallError, the base of all, first. */
@@ -39,7 +39,7 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
   const source = file.source;
   const interfaceName = `${model.name}Client`;
   const operationsType = file.use(importType("Operations", "model.ts"));
-  const clientOf = file.use(importType("ClientOf", "runtime/client.ts"));
+  const clientOf = file.use(importType("ClientOf", "runtime/client/core.ts"));
   const credentials = file.use(importType(credentialsTypeName(model.name), "types.ts"));
   const offered = offeredBindings(model);
   const bindings = CLIENT_BINDINGS.filter((binding) => offered.includes(binding.name));
@@ -62,19 +62,19 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
   typeAlias(
     "ClientOptions",
     `A client's options: the address, limits and hooks, and the credentials (${credentials}).`,
-    `${file.use(importType("ClientOptionsOf", "runtime/client.ts"))}<${credentials}${soapHeaders}>`,
+    `${file.use(importType("ClientOptionsOf", "runtime/client/core.ts"))}<${credentials}${soapHeaders}>`,
   );
   const withOptions = typeAlias(
     "ClientWithOptions",
     "createClientWith's options: the client's options and the platform.",
-    `${file.use(importType("ClientWithOptionsOf", "runtime/client.ts"))}<${credentials}${soapHeaders}>`,
+    `${file.use(importType("ClientWithOptionsOf", "runtime/client/core.ts"))}<${credentials}${soapHeaders}>`,
   );
   const config = typeAlias(
     "ClientConfig",
     `createClient's config: the client's options and the binding by name (${bindings.map((b) => b.name).join(", ")}).`,
-    `${file.use(importType("ClientConfigOf", "runtime/client.ts"))}<${credentials}, ${bindingUnion}${soapHeaders}>`,
+    `${file.use(importType("ClientConfigOf", "runtime/client/core.ts"))}<${credentials}, ${bindingUnion}${soapHeaders}>`,
   );
-  const callOptions = file.use(importType("CallOptions", "runtime/client.ts"));
+  const callOptions = file.use(importType("CallOptions", "runtime/client/core.ts"));
   const factory = file.use(importType("ClientBindingFactory", "runtime/protocol/binding.ts"));
 
   source.addInterface({
@@ -105,11 +105,11 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
   const errors =
     `Errors are typed: ${CLIENT_ERRORS.slice(1).join(", ")} (runtime/errors.js), all subclasses of ClientCallError; ` +
     "ServiceFaultError is the service's refusal on any binding.";
-  const createCore = file.use(importSymbol("createClientCore", "runtime/client.ts"));
-  const bindOperations = file.use(importSymbol("bindOperations", "runtime/client.ts"));
+  const createCore = file.use(importSymbol("createClientCore", "runtime/client/core.ts"));
+  const bindOperations = file.use(importSymbol("bindOperations", "runtime/client/core.ts"));
   const readXml = file.use(importSymbol("readXml", "runtime/xml/scan.ts"));
-  const standard = file.use(importSymbol("standard", "runtime/platform/standard.ts"));
-  const platformType = file.use(importType("ClientPlatform", "runtime/client.ts"));
+  const standard = file.use(importSymbol("standard", "runtime/client/platform/standard.ts"));
+  const platformType = file.use(importType("ClientPlatform", "runtime/client/core.ts"));
   const service = file.use(importSymbol("service", "model.ts"));
   const operations = file.use(importSymbol("operations", "model.ts"));
   source.addFunction({
@@ -132,7 +132,7 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
     ],
   });
 
-  const clientBinding = file.use(importSymbol("clientBinding", "runtime/client-bindings.ts"));
+  const clientBinding = file.use(importSymbol("clientBinding", "runtime/client/bindings.ts"));
   source.addFunction({
     name: "createClient",
     isExported: true,
@@ -151,7 +151,7 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
   });
 
   // The two platforms for createClientWith, and the two readers (createClient's xmlReader, or a platform of one's own).
-  const browser = file.use(importSymbol("browser", "runtime/platform/browser.ts"));
+  const browser = file.use(importSymbol("browser", "runtime/client/platform/browser.ts"));
   const readXmlDom = file.use(importSymbol("readXmlDom", "runtime/xml/dom.ts"));
   source.addExportDeclaration({ namedExports: [browser, standard, readXml, readXmlDom] });
 

@@ -1,6 +1,6 @@
 // What every emitter gets besides the model.
 
-import type { ServiceDocs } from "../../runtime/docs.js";
+import type { ServiceDocs } from "../../runtime/server/docs.js";
 import type { FileExtension } from "../config.js";
 
 export interface EmitContext {

@@ -5,7 +5,7 @@
 // required where the spec requires the credential, typed as a parameter of its type.
 
 import type { InterfaceDeclarationStructure } from "ts-morph";
-import type { ServiceDocs } from "../../runtime/docs.js";
+import type { ServiceDocs } from "../../runtime/server/docs.js";
 import type { ParamModel, RecordModel, ServiceModel, TypeModel } from "../../runtime/model.js";
 import { isValueType } from "../../runtime/codec/values.js";
 import { StructureKind } from "../typescript-file.js";

@@ -1,4 +1,4 @@
 // The rule sentences of the parameters' TSDoc come from the runtime, which writes the same sentences on the
-// help pages (runtime/help/words.ts).
+// help pages (runtime/server/help/words.ts).
 
-export { columnNameText, ruleText } from "../../runtime/help/words.js";
+export { columnNameText, ruleText } from "../../runtime/server/help/words.js";

@@ -22,12 +22,12 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
       `What a handler of ${model.name} learns about the call besides its parameters: the operation, the binding, ` +
         `the credentials (context.credentials, a ${credentials}), the request id, the caller's address and the signal.`,
     ),
-    type: `${file.use(importType("CallContextOf", "runtime/server.ts"))}<${credentials}>`,
+    type: `${file.use(importType("CallContextOf", "runtime/server/core.ts"))}<${credentials}>`,
   });
-  const serverOptions = file.use(importType("ServerOptions", "runtime/server.ts"));
+  const serverOptions = file.use(importType("ServerOptions", "runtime/server/core.ts"));
 
-  const handlersOf = file.use(importType("HandlersOf", "runtime/server.ts"));
-  const received = file.use(importType("Received", "runtime/server.ts"));
+  const handlersOf = file.use(importType("HandlersOf", "runtime/server/core.ts"));
+  const received = file.use(importType("Received", "runtime/server/core.ts"));
   const operations = file.use(importType("Operations", "model.ts"));
   source.addInterface({
     name: model.name,
@@ -41,8 +41,8 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
     extends: [`${handlersOf}<${operations}, ${credentials}>`],
   });
 
-  const nodeHandler = file.use(importType("NodeHandler", "runtime/server-node.ts"));
-  const fetchHandler = file.use(importType("FetchHandler", "runtime/server-fetch.ts"));
+  const nodeHandler = file.use(importType("NodeHandler", "runtime/server/node.ts"));
+  const fetchHandler = file.use(importType("FetchHandler", "runtime/server/fetch.ts"));
   source.addTypeAlias({
     name: "ServiceHandler",
     isExported: true,
@@ -53,14 +53,14 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
     type: `${nodeHandler} & { readonly fetch: ${fetchHandler} }`,
   });
 
-  const createCore = file.use(importSymbol("createServiceCore", "runtime/server.ts"));
-  const createNode = file.use(importSymbol("createNodeHandler", "runtime/server-node.ts"));
-  const createFetch = file.use(importSymbol("createFetchHandler", "runtime/server-fetch.ts"));
-  const factories = file.use(importSymbol("serverBindings", "runtime/bindings.ts"));
+  const createCore = file.use(importSymbol("createServiceCore", "runtime/server/core.ts"));
+  const createNode = file.use(importSymbol("createNodeHandler", "runtime/server/node.ts"));
+  const createFetch = file.use(importSymbol("createFetchHandler", "runtime/server/fetch.ts"));
+  const factories = file.use(importSymbol("serverBindings", "runtime/server/bindings.ts"));
   const readXml = file.use(importSymbol("readXml", "runtime/xml/scan.ts"));
   const service = file.use(importSymbol("serverModel", "server-model.ts"));
   const serviceDocs = file.use(importSymbol("docs", "docs.ts"));
-  const createDocuments = file.use(importSymbol("createDocuments", "runtime/documents.ts"));
+  const createDocuments = file.use(importSymbol("createDocuments", "runtime/server/documents.ts"));
   const recordWriters = file.use(importSymbol("recordWriters", "writers.ts"));
   source.addFunction({
     name: "createHandler",
@@ -80,8 +80,8 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
     ],
   });
 
-  const limits = file.use(importType("TransportLimits", "runtime/server-listen.ts"));
-  const createNodeServer = file.use(importSymbol("createNodeServer", "runtime/server-listen.ts"));
+  const limits = file.use(importType("TransportLimits", "runtime/server/listen.ts"));
+  const createNodeServer = file.use(importSymbol("createNodeServer", "runtime/server/listen.ts"));
   const httpServer = file.use(importType("Server", "node:http"));
   source.addFunction({
     name: "createServer",
@@ -101,7 +101,7 @@ export function emitServer(model: ServiceModel): GeneratedFile[] {
   const reexports = ["ServiceError", "ErrorCodes", "clientError"];
   for (const name of reexports) file.use(importSymbol(name, RUNTIME_ERRORS));
   source.addExportDeclaration({ namedExports: reexports });
-  const callEvent = file.use(importType("CallEvent", "runtime/server.ts"));
+  const callEvent = file.use(importType("CallEvent", "runtime/server/core.ts"));
   source.addExportDeclaration({
     isTypeOnly: true,
     namedExports: [credentials, callEvent, serverOptions, limits, received],

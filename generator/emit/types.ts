@@ -19,7 +19,7 @@ import type {
   TypeModel,
 } from "../../runtime/model.js";
 import { isValueType } from "../../runtime/codec/values.js";
-import type { ServiceDocs } from "../../runtime/docs.js";
+import type { ServiceDocs } from "../../runtime/server/docs.js";
 import type { EmitContext } from "./context.js";
 import type { GeneratedFile } from "../generated-file.js";
 import { importType } from "../import-symbol.js";

@@ -1,8 +1,8 @@
 // generated/{Service}.wsdl: the WSDL 1.1 document for people and tools, rendered by the runtime function the
-// server answers ?WSDL with (runtime/wsdl.ts), so the file and the served document cannot differ.
+// server answers ?WSDL with (runtime/server/wsdl.ts), so the file and the served document cannot differ.
 
 import type { ServiceModel } from "../../runtime/model.js";
-import { renderWsdl } from "../../runtime/wsdl.js";
+import { renderWsdl } from "../../runtime/server/wsdl.js";
 import type { GeneratedFile } from "../generated-file.js";
 import type { EmitContext } from "./context.js";
 

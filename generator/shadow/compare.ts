@@ -14,8 +14,8 @@
 // sent. Everything is bounded: the caller passes bodies no larger than limits.compareBytes, the reader
 // refuses depth, attribute and node counts past its limits, and every walk here is linear in the tree.
 
-import { SOAP11_ENVELOPE_NS } from "../../runtime/soap11/index.js";
-import { SOAP12_ENVELOPE_NS } from "../../runtime/soap12/index.js";
+import { SOAP11_ENVELOPE_NS } from "../../runtime/protocol/soap11.js";
+import { SOAP12_ENVELOPE_NS } from "../../runtime/protocol/soap12.js";
 import { readXml } from "../../runtime/xml/scan.js";
 import type { XmlElement } from "../../runtime/xml/tree.js";
 import { formatPath, pathMatches, type ElementStep, type VolatilePath } from "./paths.js";

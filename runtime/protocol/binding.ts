@@ -1,6 +1,6 @@
-// The two interfaces every binding (soap11/, soap12/, http-get/, http-post/) implements, each in its own
-// module: the client half (encodeRequest + decodeResponse) and the server half (decodeRequest +
-// encodeResponse + encodeError).
+// The two interfaces every binding (SOAP 1.1, SOAP 1.2, HTTP GET, HTTP POST) implements, each in its own
+// module: the client half (client/soap11.ts, ...) (encodeRequest + decodeResponse) and the server half (decodeRequest +
+// encodeResponse + encodeError; server/soap11.ts, ...).
 
 import type { RecordWriters } from "../codec/result.js";
 import type { ServiceError } from "../errors.js";
@@ -65,7 +65,7 @@ export interface BindingOptions extends ReadOptions {
 
 /**
  * The client half of a binding: writes a call's request and reads its answer. A separate module from the
- * server half (soap11/client.ts vs soap11/server.ts, ...), so a client bundles no server code.
+ * server half (client/soap11.ts vs server/soap11.ts, ...), so a client bundles no server code.
  */
 export interface ClientBinding {
   readonly name: BindingName;

@@ -1,6 +1,6 @@
 // What HTTP GET and HTTP POST share, client and server alike: the form content type and the root
-// element of a result document. http-client.ts and http-server.ts hold the two halves; each variant
-// module (http-get/, http-post/) says where the parameters travel.
+// element of a result document. client/http.ts and server/http.ts hold the two halves; each variant
+// module (client/http-get.ts, server/http-post.ts, ...) says where the parameters travel.
 
 import type { ResultModel, TypeModel, BindingName } from "../model.js";
 

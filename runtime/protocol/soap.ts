@@ -1,5 +1,5 @@
 // What SOAP 1.1 and SOAP 1.2 share, client and server alike: the envelope's namespaces and markup.
-// soap-client.ts and soap-server.ts hold the two halves; each version module (soap11/, soap12/)
+// client/soap.ts and server/soap.ts hold the two halves; each version (protocol/soap11.ts, soap12.ts)
 // supplies a SoapVersion describing where the two versions differ.
 
 import { child, type XmlElement } from "../xml/tree.js";

@@ -1,5 +1,5 @@
 // A hand-written, strict, namespace-aware XML reader: the server's reader (a SOAP request of the common
-// shape is read by protocol/soap-fast.ts first, to the same elements).
+// shape is read by server/soap-fast.ts first, to the same elements).
 //
 // One left-to-right pass with charCodeAt/indexOf; open elements live on explicit stacks, so no input
 // can drive recursion. Follows XML 1.0 (5th edition) well-formedness and Namespaces in XML 1.0;

@@ -6,7 +6,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type http from "node:http";
 import type { Registry } from "prom-client";
-import { createNodeServer } from "../../generated/runtime/server-listen.js";
+import { createNodeServer } from "../../generated/runtime/server/listen.js";
 import { metricsTokenHash } from "../config.js";
 
 /**

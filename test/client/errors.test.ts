@@ -13,7 +13,7 @@ import {
   TransportError,
   type ClientConfig,
 } from "../../generated/client.js";
-import { bindingNames } from "../../generated/runtime/bindings.js";
+import { bindingNames } from "../../generated/runtime/server/bindings.js";
 import { httpErrorSide, ServiceFaultError } from "../../generated/runtime/errors.js";
 import { textErrorResponse } from "../../generated/runtime/protocol/text-error.js";
 import { startFixtureServer, type FixtureServer } from "../fixtures/fixture-server.js";

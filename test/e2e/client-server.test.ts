@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../generated/client.js";
 // The defaults the server applies are in the server's model.
 import { serverOperations as operations } from "../../generated/server-model.js";
-import { bindingNames } from "../../generated/runtime/bindings.js";
+import { bindingNames } from "../../generated/runtime/server/bindings.js";
 import { readXmlWithFastXmlParser } from "../oracle/fxp.js";
 import { startFixtureServer, type FixtureServer } from "../fixtures/fixture-server.js";
 import { CREDENTIALS, samples } from "../fixtures/samples.js";

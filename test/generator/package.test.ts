@@ -153,7 +153,7 @@ describe("the easgen package", { timeout: 120_000 }, () => {
     const files = listed(path.join(project, "node_modules/easgen"));
     expect(files).toContain("lib/generator/bin.js");
     expect(files).toContain("lib/generator/index.d.ts");
-    expect(files).toContain("runtime/wsdl.ts");
+    expect(files).toContain("runtime/server/wsdl.ts");
     expect(files).toContain("templates/generated-readme.md.hbs");
     expect(files).toContain("spec/service.schema.json");
     expect(files).toContain("docs/spec.md");

@@ -53,7 +53,7 @@ describe("--client-only", () => {
     const serverSide = paths.filter((p) =>
       /server|wsdl|help\/|documents|docs\.ts|extensions\.ts|bindings\.ts$/i.test(p),
     );
-    expect(serverSide.filter((p) => p !== "runtime/client-bindings.ts")).toEqual([]);
+    expect(serverSide.filter((p) => p !== "runtime/client/bindings.ts")).toEqual([]);
     expect(paths.length).toBeLessThan(full.length);
   });
 
@@ -104,7 +104,7 @@ describe("--file-extension .mts", () => {
           .map((s) => `${f.path}: ${s}`),
       );
     expect(left).toEqual([]);
-    expect(mts.find((f) => f.path === "client.mts")!.content).toContain('from "./runtime/client.mjs"');
+    expect(mts.find((f) => f.path === "client.mts")!.content).toContain('from "./runtime/client/core.mjs"');
   });
 
   it("its tsconfig includes the .mts files", () => {

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { isNCName, typeScriptTypeName } from "../../generator/reserved-names.js";
-import { CLIENT_CONFIG_KEYS } from "../../runtime/client.js";
+import { CLIENT_CONFIG_KEYS } from "../../runtime/client/core.js";
 import { modelOf, SMALL_TEXT, smallSpecWith, validateText } from "./fixtures/index.js";
 
 const F = "spec/small.yaml";

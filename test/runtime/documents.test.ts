@@ -1,13 +1,18 @@
-// The WSDL and help renderers (runtime/wsdl.ts, runtime/help/pages.ts) and createDocuments, which serves
+// The WSDL and help renderers (runtime/server/wsdl.ts, runtime/server/help/pages.ts) and createDocuments, which serves
 // them per request address: exact bytes against golden files, escaping of hostile addresses, every page of
 // the real spec, unknown operation names, and the bounded cache.
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { createDocuments, RecentCache } from "../../runtime/documents.js";
-import { renderHelpIndex, renderHelpOperation } from "../../runtime/help/pages.js";
-import { escapeMarkup, HTML_REFERENCES, PAGE_TEXT_REFERENCES, XML_REFERENCES } from "../../runtime/markup.js";
-import { renderWsdl, renderWsdlParts } from "../../runtime/wsdl.js";
+import { createDocuments, RecentCache } from "../../runtime/server/documents.js";
+import { renderHelpIndex, renderHelpOperation } from "../../runtime/server/help/pages.js";
+import {
+  escapeMarkup,
+  HTML_REFERENCES,
+  PAGE_TEXT_REFERENCES,
+  XML_REFERENCES,
+} from "../../runtime/server/markup.js";
+import { renderWsdl, renderWsdlParts } from "../../runtime/server/wsdl.js";
 import { normalizedOf, SMALL_TEXT } from "../generator/fixtures/index.js";
 import { hostileDocs, hostileModel, serviceDocs, serviceModel } from "../generator/emit/models.js";
 import { SPEC_OPERATIONS } from "../fixtures/spec-facts.js";

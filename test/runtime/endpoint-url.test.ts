@@ -7,7 +7,7 @@ import {
   isAcceptedHost,
   resolveEndpointUrl,
   type EndpointUrlOptions,
-} from "../../generated/runtime/endpoint-url.js";
+} from "../../generated/runtime/server/endpoint-url.js";
 
 const LOCAL = "127.0.0.1:8080";
 

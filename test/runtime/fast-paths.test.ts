@@ -6,9 +6,9 @@
 import { describe, expect, it } from "vitest";
 // The server's model: the codecs here write and read both sides.
 import { serverModel as service, serverOperations as operations } from "../../generated/server-model.js";
-import { httpGetServerVariant } from "../../runtime/http-get/server.js";
+import { httpGetServerVariant } from "../../runtime/server/http-get.js";
 import type { OperationModel } from "../../runtime/model.js";
-import { createHttpServerBinding } from "../../runtime/protocol/http-server.js";
+import { createHttpServerBinding } from "../../runtime/server/http.js";
 import { ConversionError, parseDateTime } from "../../runtime/codec/values.js";
 import { sameInputRatio } from "../fixtures/growth.js";
 import { mulberry32 } from "../fixtures/random.js";

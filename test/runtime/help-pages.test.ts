@@ -5,10 +5,10 @@
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { createDocuments } from "../../runtime/documents.js";
-import { sampleExchanges } from "../../runtime/help/samples.js";
+import { createDocuments } from "../../runtime/server/documents.js";
+import { sampleExchanges } from "../../runtime/server/help/samples.js";
 import { modelOf } from "../generator/fixtures/index.js";
-import { ruleText } from "../../runtime/help/words.js";
+import { ruleText } from "../../runtime/server/help/words.js";
 import { HOSTILE, hostileDocs, hostileModel, serviceDocs, serviceModel } from "../generator/emit/models.js";
 import { SPEC_OPERATIONS } from "../fixtures/spec-facts.js";
 

@@ -4,16 +4,16 @@
 
 import { describe, expect, it } from "vitest";
 import { emitClient } from "../../generator/emit/client.js";
-import { createClientCore, type ClientWithOptions } from "../../runtime/client.js";
-import { clientBindings } from "../../runtime/client-bindings.js";
-import { serverBindings } from "../../runtime/bindings.js";
-import { createDocuments } from "../../runtime/documents.js";
+import { createClientCore, type ClientWithOptions } from "../../runtime/client/core.js";
+import { clientBindings } from "../../runtime/client/bindings.js";
+import { serverBindings } from "../../runtime/server/bindings.js";
+import { createDocuments } from "../../runtime/server/documents.js";
 import { type ServiceModel, offeredBindings, type BindingName } from "../../runtime/model.js";
 import { soapActionOf } from "../../runtime/protocol/soap.js";
-import { standard } from "../../runtime/platform/standard.js";
-import { createFetchHandler } from "../../runtime/server-fetch.js";
-import { createServiceCore } from "../../runtime/server.js";
-import { renderWsdl } from "../../runtime/wsdl.js";
+import { standard } from "../../runtime/client/platform/standard.js";
+import { createFetchHandler } from "../../runtime/server/fetch.js";
+import { createServiceCore } from "../../runtime/server/core.js";
+import { renderWsdl } from "../../runtime/server/wsdl.js";
 import { readXml } from "../../runtime/xml/scan.js";
 import { normalizedOf, smallSpecWith } from "../generator/fixtures/index.js";
 import { registerAllClientCodecs } from "../../runtime/codec/values.js";

@@ -9,7 +9,7 @@ import {
   RequestLease,
   ServerBudget,
   type BodyWatch,
-} from "../../generated/runtime/server-budget.js";
+} from "../../generated/runtime/server/budget.js";
 
 describe("ServerBudget and RequestLease", () => {
   it("refuses a reservation that would pass the byte budget and reserves nothing for it", () => {

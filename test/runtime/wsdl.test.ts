@@ -1,11 +1,11 @@
-// The WSDL renderer (runtime/wsdl.ts) read through an XML parser: the shape .NET publishes for the real
+// The WSDL renderer (runtime/server/wsdl.ts) read through an XML parser: the shape .NET publishes for the real
 // spec, element by element. documents.test.ts holds the exact bytes (golden files) and the served form.
 
 import { XMLParser } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import type { OperationModel, ServiceModel } from "../../runtime/model.js";
 import { scalarTypeOf } from "../../runtime/codec/values.js";
-import { renderWsdl } from "../../runtime/wsdl.js";
+import { renderWsdl } from "../../runtime/server/wsdl.js";
 import { hostileDocs, hostileModel, serviceDocs, serviceModel } from "../generator/emit/models.js";
 import { SPEC_OPERATIONS } from "../fixtures/spec-facts.js";
 

@@ -1,4 +1,4 @@
-// CORS on the generated server (ServerOptions.cors, runtime/server-cors.ts), through both adapters: a
+// CORS on the generated server (ServerOptions.cors, runtime/server/cors.ts), through both adapters: a
 // preflight from an allowed origin gets 204 with the methods and SOAP's headers, every answer on the endpoint
 // carries `Vary: Origin` and (to an allowed origin) Access-Control-Allow-Origin, refusals included; a refused
 // origin gets no CORS header; without the option nothing changes (a preflight is 405, as in ASMX).

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CallContext, ExternalAPIService, ServerOptions } from "../../generated/server.js";
 import { ServiceError } from "../../generated/server.js";
-import type { LogEntry } from "../../generated/runtime/server.js";
+import type { LogEntry } from "../../generated/runtime/server/core.js";
 import { startFixtureServer, type FixtureServer } from "../fixtures/fixture-server.js";
 import {
   faultOf,

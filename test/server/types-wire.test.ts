@@ -8,9 +8,9 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // The float, unsignedLong, guid, char and base64Binary codecs (a generated model registers them).
 import "../../runtime/codec/values-extra.js";
-import { serverBindings } from "../../runtime/bindings.js";
-import { clientBinding } from "../../runtime/client-bindings.js";
-import { createClientCore, type ClientCore } from "../../runtime/client.js";
+import { serverBindings } from "../../runtime/server/bindings.js";
+import { clientBinding } from "../../runtime/client/bindings.js";
+import { createClientCore, type ClientCore } from "../../runtime/client/core.js";
 import { HttpBindingError, SoapFaultError } from "../../runtime/errors.js";
 import type {
   ArrayTypeModel,
@@ -24,9 +24,9 @@ import type {
   TypeModel,
   BindingName,
 } from "../../runtime/model.js";
-import { standard } from "../../runtime/platform/standard.js";
-import { createServiceCore, type LogEntry } from "../../runtime/server.js";
-import { createNodeHandler } from "../../runtime/server-node.js";
+import { standard } from "../../runtime/client/platform/standard.js";
+import { createServiceCore, type LogEntry } from "../../runtime/server/core.js";
+import { createNodeHandler } from "../../runtime/server/node.js";
 import { registerTypedWriters } from "../../runtime/codec/typed-xml.js";
 import { typedWriters } from "../../runtime/codec/typed-xml-write.js";
 import { registerTypedReaders } from "../../runtime/codec/result-read.js";

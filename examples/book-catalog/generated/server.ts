@@ -2,12 +2,8 @@
 
 import { docs } from "./docs.js";
 import type { Operations } from "./model.js";
-import { serverBindings } from "./runtime/bindings.js";
-import { createDocuments } from "./runtime/documents.js";
 import { ErrorCodes, ServiceError, clientError } from "./runtime/errors.js";
-import { type FetchHandler, createFetchHandler } from "./runtime/server-fetch.js";
-import { type TransportLimits, createNodeServer } from "./runtime/server-listen.js";
-import { type NodeHandler, createNodeHandler } from "./runtime/server-node.js";
+import { serverBindings } from "./runtime/server/bindings.js";
 import {
   type CallContextOf,
   type CallEvent,
@@ -15,7 +11,11 @@ import {
   type Received,
   type ServerOptions,
   createServiceCore,
-} from "./runtime/server.js";
+} from "./runtime/server/core.js";
+import { createDocuments } from "./runtime/server/documents.js";
+import { type FetchHandler, createFetchHandler } from "./runtime/server/fetch.js";
+import { type TransportLimits, createNodeServer } from "./runtime/server/listen.js";
+import { type NodeHandler, createNodeHandler } from "./runtime/server/node.js";
 import { readXml } from "./runtime/xml/scan.js";
 import { serverModel } from "./server-model.js";
 import type { BookCatalogCredentials } from "./types.js";

@@ -2,7 +2,7 @@
 
 // An XmlReader on the browser's own XML parser (DOMParser), for client bundles: a few hundred bytes
 // where the scanner (xml/scan.ts, the server's strict reader) is about 5 KB gzipped. Pass it as
-// `createClientWith(soap11, { ..., platform: browser })` (platform/browser.ts); it needs a global DOMParser (browsers,
+// `createClientWith(soap11, { ..., platform: browser })` (client/platform/browser.ts); it needs a global DOMParser (browsers,
 // not Node).
 //
 // Same contract as readXml for the answers a client reads: the tree of tree.ts (namespace-resolved

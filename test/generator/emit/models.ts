@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { loadSpecFile } from "../../../generator/load.js";
 import { normalize, type Normalized } from "../../../generator/normalize.js";
 import type { SpecDocument } from "../../../generator/spec.js";
-import type { ServiceDocs } from "../../../runtime/docs.js";
+import type { ServiceDocs } from "../../../runtime/server/docs.js";
 import type { ServiceModel } from "../../../runtime/model.js";
 
 const SPEC = fileURLToPath(new URL("../../../spec/ExternalAPIService.yaml", import.meta.url));

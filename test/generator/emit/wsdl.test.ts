@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { emitWsdl } from "../../../generator/emit/wsdl.js";
 import { withHeader } from "../../../generator/generated-file.js";
-import { renderWsdl } from "../../../runtime/wsdl.js";
+import { renderWsdl } from "../../../runtime/server/wsdl.js";
 import { docsOf, modelOf, SMALL_TEXT } from "../fixtures/index.js";
 import { serviceDocs, serviceModel } from "./models.js";
 

@@ -1,10 +1,10 @@
-// The SOAP server's fast path (runtime/protocol/soap-fast.ts) against the general reader (xml/scan.ts):
+// The SOAP server's fast path (runtime/server/soap-fast.ts) against the general reader (xml/scan.ts):
 // whatever the fast path reads, the general reader must read to the same Body (same elements, names,
 // namespaces, prefixes, texts); whatever is not of the common shape is left to the general reader
 // (undefined). Checked on the shapes clients send, on each way out of the shape, and by fuzzing: seeded
 // random envelopes of the shape and byte-level mutations of them.
 import { describe, expect, it } from "vitest";
-import { createFastSoapReader, OPENINGS, type FastLimits } from "../../../runtime/protocol/soap-fast.js";
+import { createFastSoapReader, OPENINGS, type FastLimits } from "../../../runtime/server/soap-fast.js";
 import { envelopeBody } from "../../../runtime/protocol/soap.js";
 import { readXml } from "../../../runtime/xml/scan.js";
 import type { XmlElement } from "../../../runtime/xml/tree.js";
