@@ -11,8 +11,7 @@ import { isValueType } from "../../runtime/codec/values.js";
 import { StructureKind } from "../typescript-file.js";
 import { propertyKey } from "./literal.js";
 import { docs } from "./tsdoc.js";
-import { tsType } from "./types.js";
-import { VALUE_MAPPING } from "./value-mapping.js";
+import { tsType, VALUE_MAPPING } from "./value-mapping.js";
 
 /** The generated interface's name: `{Service}Credentials`. */
 export function credentialsTypeName(serviceName: string): string {

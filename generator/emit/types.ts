@@ -30,7 +30,7 @@ import { credentialsInterface } from "./credentials.js";
 import { propertyKey } from "./literal.js";
 import { docs } from "./tsdoc.js";
 import { columnNameText, ruleText } from "./rule-text.js";
-import { VALUE_MAPPING } from "./value-mapping.js";
+import { tsType, VALUE_MAPPING } from "./value-mapping.js";
 
 const DATASET_MODULE = "runtime/codec/dataset.ts";
 const XML_TREE_MODULE = "runtime/xml/tree.ts";
@@ -58,29 +58,6 @@ export function emitTypes(model: ServiceModel, { docs: text }: Pick<EmitContext,
     credentialsInterface(model, text),
   ]);
   return [file.toGeneratedFile("Types of every record, DataSet row, operation parameters and result.")];
-}
-
-/**
- * The TypeScript type of a value of a TypeModel: `side` "result" for what is read (record fields, results),
- * "param" for what a caller passes (dateTime also takes a Date; arrays are readonly).
- */
-export function tsType(type: TypeModel, side: "result" | "param"): string {
-  switch (type.kind) {
-    case "scalar":
-      return VALUE_MAPPING[type.type][side];
-    case "enum":
-      return typeScriptTypeName(type.enum.name);
-    case "record":
-      return typeScriptTypeName(type.record.name);
-    case "xml":
-      return "XmlElement";
-    case "array": {
-      // A string, byte-array or record item can be nil (`nillable="true"` items); typed-xml reads it as null.
-      const item = tsType(type.item, side) + (isValueType(type.item) ? "" : " | null");
-      const element = /^[A-Za-z_$][\w$]*$/.test(item) ? `${item}[]` : `(${item})[]`;
-      return side === "param" ? `readonly ${element}` : element;
-    }
-  }
 }
 
 /** What a type is on the wire, for TSDoc: `xs:int`, `the enum Color`, `ArrayOfInt (int items)`. */

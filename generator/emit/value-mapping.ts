@@ -1,7 +1,9 @@
 // How each SOAP type appears in generated TypeScript, in one table: generated/types.ts is emitted from it
 // and generated/README.md prints it, so the two cannot disagree. It matches runtime/codec/values.ts.
 
-import type { SoapType } from "../../runtime/model.js";
+import type { SoapType, TypeModel } from "../../runtime/model.js";
+import { isValueType } from "../../runtime/codec/values.js";
+import { typeScriptTypeName } from "../reserved-names.js";
 
 export interface ValueMapping {
   /** Type of a decoded value: record fields, DataSet cells, scalar results. */
@@ -52,3 +54,26 @@ export const VALUE_MAPPING: Readonly<Record<SoapType, ValueMapping>> = {
   ),
   char: same("string", "One UTF-16 unit (.NET char); the wire carries its code as a number (65 for A)."),
 };
+
+/**
+ * The TypeScript type of a value of a TypeModel: `side` "result" for what is read (record fields, results),
+ * "param" for what a caller passes (dateTime also takes a Date; arrays are readonly).
+ */
+export function tsType(type: TypeModel, side: "result" | "param"): string {
+  switch (type.kind) {
+    case "scalar":
+      return VALUE_MAPPING[type.type][side];
+    case "enum":
+      return typeScriptTypeName(type.enum.name);
+    case "record":
+      return typeScriptTypeName(type.record.name);
+    case "xml":
+      return "XmlElement";
+    case "array": {
+      // A string, byte-array or record item can be nil (`nillable="true"` items); typed-xml reads it as null.
+      const item = tsType(type.item, side) + (isValueType(type.item) ? "" : " | null");
+      const element = /^[A-Za-z_$][\w$]*$/.test(item) ? `${item}[]` : `(${item})[]`;
+      return side === "param" ? `readonly ${element}` : element;
+    }
+  }
+}

@@ -2,8 +2,8 @@
 // dependency-cruiser runs with the repository's rules (.dependency-cruiser.cjs) and its findings are the
 // failure message. A fixture with one of each forbidden edge shows that every rule can fail.
 //
-// service/ joins the checked folders once its one cycle (db/database.ts <-> db/migrations.ts) is gone: the
-// service's reorganisation removes it.
+// service/console/ is left out (.dependency-cruiser.cjs, options.exclude) until its pages stop importing
+// routes.ts, which imports them back.
 
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -15,8 +15,8 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 const CONFIG = path.join(ROOT, ".dependency-cruiser.cjs");
 const CLI = path.join(ROOT, "node_modules/dependency-cruiser/bin/dependency-cruise.mjs");
 
-/** The folders checked; service/ is added when it has no cycle (see the file comment). */
-const CHECKED = ["runtime", "generator"];
+/** The folders checked (service/console/ excluded by the config; see the file comment). */
+const CHECKED = ["runtime", "generator", "service"];
 
 interface Run {
   readonly status: number | null;
