@@ -3,6 +3,31 @@
 // "The runtime's layers") imported downward only. Type-only imports count: a cycle closed by types is a
 // cycle a reader still has to untangle.
 
+/**
+ * The service's folders from top to bottom (docs/architecture.md, "Service layout"): a folder imports only
+ * folders below it, never one above, nor the process files at service/'s top (app.ts, main.ts; config.ts,
+ * which imports nothing of the service, is open to all). console/ sits beside http/ (each a set of routes on
+ * top of the operations).
+ */
+const SERVICE_LAYERS = [["admin"], ["console", "http"], ["workers"], ["operations"], ["delivery"], ["auth"], ["common"], ["db"]];
+const SERVICE_RULES = SERVICE_LAYERS.map((folders, i) => ({
+  name: `service-${folders.join("-")}-imports-down`,
+  severity: "error",
+  comment: `service/${folders.join("/, service/")}/ import only folders below them in the service layout.`,
+  from: { path: `^service/(${folders.join("|")})/` },
+  to: {
+    path: [...SERVICE_LAYERS.slice(0, i).flat().map((above) => `^service/${above}/`), "^service/[^/]+$"],
+    pathNot: "^service/config\\.ts$",
+  },
+}));
+SERVICE_RULES.push({
+  name: "service-config-alone",
+  severity: "error",
+  comment: "config.ts reads the environment; it imports nothing of the service.",
+  from: { path: "^service/config\\.ts$" },
+  to: { path: "^service/", pathNot: "^service/config\\.ts$" },
+});
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -55,6 +80,7 @@ module.exports = {
       from: { path: "^runtime/[^/]+$" },
       to: { path: "^runtime/[^/]+/" },
     },
+    ...SERVICE_RULES,
     {
       name: "resolvable",
       severity: "error",

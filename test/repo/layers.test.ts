@@ -56,6 +56,13 @@ describe("import layers (dependency-cruiser)", () => {
       "runtime/client/http.ts": "export const HTTP = 1;\n",
       "runtime/server/core.ts":
         'import { HTTP } from "../client/http.js";\nimport { gone } from "../client/gone.js";\nexport const SERVER = HTTP + gone;\n',
+      "service/common/limits.ts": 'import { OP } from "../operations/ops.js";\nexport const LIMIT = OP;\n',
+      "service/db/schema.ts": 'import { LIMIT } from "../common/limits.js";\nexport const ROW = LIMIT;\n',
+      "service/operations/ops.ts":
+        'import { ROUTE } from "../http/route.js";\nimport { ROW } from "../db/schema.js";\nexport const OP = ROUTE + ROW;\n',
+      "service/http/route.ts": 'import { CLI } from "../admin/cli.js";\nexport const ROUTE = CLI;\n',
+      "service/admin/cli.ts": 'import { PORT } from "../config.js";\nexport const CLI = PORT;\n',
+      "service/config.ts": 'import { LIMIT } from "./common/limits.js";\nexport const PORT = LIMIT;\n',
     };
     for (const [name, text] of Object.entries(files)) {
       mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
@@ -63,7 +70,7 @@ describe("import layers (dependency-cruiser)", () => {
     }
 
     it("names every broken rule and exits non-zero", () => {
-      const run = cruise(dir, ["runtime"]);
+      const run = cruise(dir, ["runtime", "service"]);
       expect(run.status, run.output).not.toBe(0);
       for (const rule of [
         "no-circular",
@@ -74,6 +81,11 @@ describe("import layers (dependency-cruiser)", () => {
         "client-not-server",
         "server-not-client",
         "resolvable",
+        "service-db-imports-down",
+        "service-common-imports-down",
+        "service-operations-imports-down",
+        "service-console-http-imports-down",
+        "service-config-alone",
       ]) {
         expect(run.output, rule).toContain(`error ${rule}:`);
       }
