@@ -22,7 +22,7 @@ export interface GeneratedFile {
   readonly description?: string;
 }
 
-export const TOOL = "easgen";
+const TOOL = "easgen";
 
 /** The tool's version (package.json), printed by `easgen --version` and written into every header. */
 export const TOOL_VERSION: string = (

@@ -68,7 +68,7 @@ export function isXmlName(name: string): boolean {
 }
 
 /** .NET's array type name: ArrayOf and the item type's name with its first letter upper-cased. */
-export function arrayTypeName(itemElement: string): string {
+function arrayTypeName(itemElement: string): string {
   return `ArrayOf${itemElement.charAt(0).toUpperCase()}${itemElement.slice(1)}`;
 }
 
@@ -77,7 +77,7 @@ export function arrayTypeName(itemElement: string): string {
  * record nested in several places is one object). Records may not be cyclic: validate.ts refuses cycles
  * before this runs.
  */
-export class TypeResolver {
+class TypeResolver {
   private readonly records = new Map<string, RecordModel>();
   private readonly enums: ReadonlyMap<string, EnumModel>;
   private readonly inProgress = new Set<string>();

@@ -22,7 +22,7 @@ function findPackageRoot(): string {
 }
 
 /** Absolute path of the folder holding the generator's package.json. */
-export const PACKAGE_ROOT: string = findPackageRoot();
+const PACKAGE_ROOT: string = findPackageRoot();
 
 /** Absolute paths of the generator's own files. */
 export const PACKAGE_FILES = {

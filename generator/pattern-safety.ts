@@ -18,7 +18,7 @@ import { FormatCache } from "./format-cache.js";
 import { PACKAGE_FILES } from "./paths.js";
 
 /** The longest the analysis of one pattern may take before the pattern is refused as undecided. */
-export const ANALYSIS_TIMEOUT_MS = 10_000;
+const ANALYSIS_TIMEOUT_MS = 10_000;
 
 /** recheck's parameters: deterministic (no time-based sub-limits, a fixed seed), bounded by `timeout`. */
 const PARAMETERS = {

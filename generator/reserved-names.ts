@@ -296,7 +296,7 @@ export const GLOBAL_NAMES: ReadonlySet<string> = new Set([
 ]);
 
 /** Whether a record or enum must be renamed in TypeScript. */
-export function isReservedTypeName(name: string): boolean {
+function isReservedTypeName(name: string): boolean {
   return RESERVED_WORDS.has(name) || GLOBAL_NAMES.has(name);
 }
 

@@ -23,7 +23,7 @@ import type { SpecDocument } from "./spec.js";
 import { dataSetRowTypeName, operationTypeNames } from "./type-names.js";
 
 /** Members of the generated client besides its operations. */
-export const CLIENT_MEMBERS: readonly string[] = ["endpointUrl"];
+const CLIENT_MEMBERS: readonly string[] = ["endpointUrl"];
 
 /** Operation names a plain object cannot hold as an own method, or a class cannot define as one. */
 const OPERATION_REFUSED = new Set(["__proto__", "constructor"]);

@@ -303,7 +303,7 @@ function httpUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
 }
 
 /** Shortest METRICS_TOKEN accepted (128 bits as hex). */
-export const MIN_METRICS_TOKEN = 32;
+const MIN_METRICS_TOKEN = 32;
 
 /** SHA-256 of a METRICS_TOKEN: what the service keeps of it. */
 export function metricsTokenHash(token: string): Buffer {

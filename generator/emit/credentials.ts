@@ -19,12 +19,12 @@ export function credentialsTypeName(serviceName: string): string {
 }
 
 /** The service's credentials in wire order (every operation starts with them; normalize puts them there). */
-export function serviceCredentials(model: ServiceModel): readonly ParamModel[] {
+function serviceCredentials(model: ServiceModel): readonly ParamModel[] {
   return model.operations[0]?.params.filter((p) => p.credential) ?? [];
 }
 
 /** A credential's key in the config and the context. */
-export function credentialProperty(param: Pick<ParamModel, "name" | "property">): string {
+function credentialProperty(param: Pick<ParamModel, "name" | "property">): string {
   return param.property ?? param.name;
 }
 
@@ -45,13 +45,13 @@ function credentialType(param: ParamModel): string {
 }
 
 /** Whether a caller may leave the credential out: an optional string (value types are always sent). */
-export function credentialOptional(param: ParamModel): boolean {
+function credentialOptional(param: ParamModel): boolean {
   const type = param.type as TypeModel;
   return !param.required && (param.nullable === true || (type.kind === "scalar" && type.type === "string"));
 }
 
 /** The record of the service's credentials header (spec `service.credentialsHeader`), if it has one. */
-export function credentialsHeader(model: ServiceModel): RecordModel | undefined {
+function credentialsHeader(model: ServiceModel): RecordModel | undefined {
   for (const op of model.operations) {
     const header = op.headers?.find((h) => h.credential);
     if (header !== undefined) return header.record;

@@ -47,6 +47,6 @@ export function propertyKey(name: string): string {
  * A key of an object literal. `__proto__` (bare or quoted) in a literal would set the object's prototype, not
  * make a key (a parameter's doc under that name would vanish), so it is written as a computed key.
  */
-export function objectKey(name: string): string {
+function objectKey(name: string): string {
   return name === "__proto__" ? '["__proto__"]' : propertyKey(name);
 }

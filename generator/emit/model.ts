@@ -41,7 +41,7 @@ import { docs } from "./tsdoc.js";
 const RUNTIME_MODEL = "runtime/model.ts";
 
 /** An operation's JSDoc: what it does, then what it returns. */
-export function operationDoc(doc: string, result: string): string {
+function operationDoc(doc: string, result: string): string {
   return `${doc}\n\nResolves to ${result.charAt(0).toLowerCase()}${result.slice(1)}`;
 }
 
@@ -156,7 +156,7 @@ const EXTRA_SCALARS: readonly SoapType[] = [
  * The scalar types of runtime/codec/values-extra.ts the service uses anywhere (parameters, record fields,
  * results), in a fixed order; a service without them leaves that module out of its bundles.
  */
-export function extraScalarsUsed(model: ServiceModel): SoapType[] {
+function extraScalarsUsed(model: ServiceModel): SoapType[] {
   const used = new Set<SoapType>();
   const walk = (type: TypeModel): void => {
     if (type.kind === "scalar") used.add(type.type);
@@ -176,7 +176,7 @@ export function extraScalarsUsed(model: ServiceModel): SoapType[] {
  * runtime/codec/typed-xml-write.ts, which the model registers; a service of scalar parameters leaves
  * that module out of its client bundles (the server's result writers import it themselves).
  */
-export function paramsNeedTypedWriters(model: ServiceModel): boolean {
+function paramsNeedTypedWriters(model: ServiceModel): boolean {
   // SOAP headers are records, written by the same writers.
   return model.operations.some(
     (op) => op.headers !== undefined || op.params.some((param) => param.type.kind !== "scalar"),
@@ -201,7 +201,7 @@ const CORE_CODECS: Readonly<Partial<Record<SoapType, { readonly parse: string; r
  * their codecs for the client (registerClientCodecs), so a client bundle carries no other. Enum, array and
  * nested record values go through typed-xml, which uses every codec.
  */
-export function clientCodecsUsed(model: ServiceModel): { parse: SoapType[]; format: SoapType[] } {
+function clientCodecsUsed(model: ServiceModel): { parse: SoapType[]; format: SoapType[] } {
   const parse = new Set<SoapType>();
   const format = new Set<SoapType>();
   for (const op of model.operations) {
@@ -224,7 +224,7 @@ export function clientCodecsUsed(model: ServiceModel): { parse: SoapType[]; form
  * the model registers; a service of scalar, flat record and DataSet results leaves it out of its client
  * bundles (runtime/codec/result-read.ts reads those directly).
  */
-export function resultsNeedTypedReaders(model: ServiceModel): boolean {
+function resultsNeedTypedReaders(model: ServiceModel): boolean {
   return model.operations.some(({ result }) => {
     if (result.kind === "enum" || result.kind === "array" || result.kind === "xml") return true;
     if (result.kind !== "list" && result.kind !== "record") return false;

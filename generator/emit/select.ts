@@ -14,7 +14,7 @@ import { ts } from "ts-morph";
 import type { GeneratedFile } from "../generated-file.js";
 
 /** The client's entry: what clientOnly keeps, with what it imports. */
-export const CLIENT_ENTRY = "client.ts";
+const CLIENT_ENTRY = "client.ts";
 /** Files that are not TypeScript and belong to every shape of the output. */
 const ALWAYS = new Set(["package.json", "tsconfig.json"]);
 

@@ -61,7 +61,7 @@ export function emitTypes(model: ServiceModel, { docs: text }: Pick<EmitContext,
 }
 
 /** What a type is on the wire, for TSDoc: `xs:int`, `the enum Color`, `ArrayOfInt (int items)`. */
-export function wireTypeText(type: TypeModel): string {
+function wireTypeText(type: TypeModel): string {
   switch (type.kind) {
     case "scalar":
       return `xs:${type.type}`;

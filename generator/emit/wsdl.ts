@@ -10,7 +10,7 @@ import type { EmitContext } from "./context.js";
  * The base address written into the .wsdl file unless the config's `wsdlAddress` (--wsdl-address) names the
  * service's real one; the server writes the address of each request (or its publicUrl) instead.
  */
-export const DEFAULT_WSDL_ADDRESS = "http://localhost/";
+const DEFAULT_WSDL_ADDRESS = "http://localhost/";
 
 export function emitWsdl(
   model: ServiceModel,

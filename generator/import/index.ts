@@ -11,7 +11,6 @@ import { specToYaml } from "./yaml-out.js";
 
 export { ImportError, importWsdl } from "./wsdl.js";
 export type { ImportedSpec, ImportResult } from "./wsdl.js";
-export { readSource } from "./source.js";
 export { specToYaml } from "./yaml-out.js";
 
 export interface ImportCommandOptions extends SourceOptions {

@@ -20,7 +20,7 @@ export interface Source {
   readonly label: string;
 }
 
-export function isUrl(source: string): boolean {
+function isUrl(source: string): boolean {
   return /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(source);
 }
 

@@ -11,14 +11,14 @@ import { attr, deepText, lookupPrefix, readTree, XmlReadError, type Node } from 
 
 export const WSDL_NS = "http://schemas.xmlsoap.org/wsdl/";
 export const XS_NS = "http://www.w3.org/2001/XMLSchema";
-export const SOAP_NS = "http://schemas.xmlsoap.org/wsdl/soap/";
-export const SOAP12_NS = "http://schemas.xmlsoap.org/wsdl/soap12/";
-export const HTTP_NS = "http://schemas.xmlsoap.org/wsdl/http/";
-export const MIME_NS = "http://schemas.xmlsoap.org/wsdl/mime/";
+const SOAP_NS = "http://schemas.xmlsoap.org/wsdl/soap/";
+const SOAP12_NS = "http://schemas.xmlsoap.org/wsdl/soap12/";
+const HTTP_NS = "http://schemas.xmlsoap.org/wsdl/http/";
+const MIME_NS = "http://schemas.xmlsoap.org/wsdl/mime/";
 export const MSTYPES_NS = "http://microsoft.com/wsdl/types/";
 
 /** Placeholder for docs the WSDL does not carry (the spec requires one everywhere). */
-export const PLACEHOLDER_DOC = "Imported; describe it.";
+const PLACEHOLDER_DOC = "Imported; describe it.";
 
 export type BindingKind = "soap11" | "soap12" | "httpGet" | "httpPost";
 const BINDING_ORDER: readonly BindingKind[] = ["soap11", "soap12", "httpGet", "httpPost"];
@@ -99,8 +99,8 @@ export class ImportError extends Error {
 class Refusal extends ImportError {}
 
 /** Deepest nesting an ASMX WSDL needs is about 10; the default leaves room without inviting abuse. */
-export const DEFAULT_IMPORT_MAX_DEPTH = 32;
-export const DEFAULT_IMPORT_MAX_ELEMENTS = 200_000;
+const DEFAULT_IMPORT_MAX_DEPTH = 32;
+const DEFAULT_IMPORT_MAX_ELEMENTS = 200_000;
 
 const XS_SCALARS: ReadonlySet<string> = new Set([
   "string",

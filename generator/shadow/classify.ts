@@ -21,7 +21,7 @@ export interface Classified {
   readonly named: readonly string[];
 }
 
-export const OTHER = "(other)";
+const OTHER = "(other)";
 
 const OTHER_REQUEST: Classified = { operation: OTHER, binding: "other", named: [] };
 

@@ -9,7 +9,7 @@ import { startShadowProxy, type Exchange, type ShadowProxy } from "./proxy.js";
 import { createRecorder } from "./record.js";
 import { createReport, type Report } from "./report.js";
 
-export function readConfig(file: string): ShadowConfig {
+function readConfig(file: string): ShadowConfig {
   try {
     return loadShadowConfig(file);
   } catch (error) {

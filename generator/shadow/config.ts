@@ -78,7 +78,7 @@ export interface ShadowConfig {
   readonly preserveHost: boolean;
 }
 
-export const DEFAULT_LIMITS: ShadowLimits = {
+const DEFAULT_LIMITS: ShadowLimits = {
   queue: 1000,
   concurrency: 16,
   pendingBytes: 64 * 1024 * 1024,

@@ -118,7 +118,7 @@ function stored(answer: Answer, redact: Redactor): StoredAnswer {
 }
 
 /** The record of a comparison that differed, redacted. */
-export function divergenceRecord(c: Comparison, redact: Redactor): DivergenceRecord {
+function divergenceRecord(c: Comparison, redact: Redactor): DivergenceRecord {
   const v = c.verdict;
   return {
     time: new Date(c.at).toISOString(),
@@ -284,7 +284,7 @@ function escapeXmlText(text: string): string {
 }
 
 /** An answer's body one element a line, attributes sorted, for a readable diff; text as it is otherwise. */
-export function prettyBody(body: string): string {
+function prettyBody(body: string): string {
   let root: XmlElement;
   try {
     root = readXml(body, { maxDepth: 64, maxAttributes: 256, maxElements: 20_000 });
@@ -347,7 +347,7 @@ function percent(part: number, whole: number): string {
 }
 
 /** The static HTML report: no script, no external resource. */
-export function renderReport(
+function renderReport(
   stats: ReportStats,
   examples: readonly (DivergenceRecord & { count: number })[],
 ): string {

@@ -11,14 +11,14 @@ import { readNewPassword } from "./password.js";
 const DD_CHOICES = ["25", "100"] as const;
 
 /** 1 to 100 characters, no spaces or control characters. */
-export function checkUsername(username: string): string {
+function checkUsername(username: string): string {
   if (!/^[^\s\u0000-\u001f\u007f-\u009f]{1,100}$/u.test(username)) {
     throw new AdminError("--username must be 1 to 100 characters without spaces or control characters");
   }
   return username;
 }
 
-export function checkDdFields(text: string): number {
+function checkDdFields(text: string): number {
   if (!(DD_CHOICES as readonly string[]).includes(text.trim())) {
     throw new AdminError(`--dd-fields must be 25 or 100 (demographic fields activated), not "${text}"`);
   }
@@ -26,7 +26,7 @@ export function checkDdFields(text: string): number {
 }
 
 /** An IANA time zone name as Intl knows it, in its canonical spelling (europe/stockholm → Europe/Stockholm). */
-export function checkTimeZone(text: string): string {
+function checkTimeZone(text: string): string {
   const name = text.trim();
   let resolved: string | undefined;
   try {
@@ -63,7 +63,7 @@ export function checkLine(text: string, option: string, max = 200): string {
   return text.trim();
 }
 
-export function accountJson(account: Account) {
+function accountJson(account: Account) {
   return {
     id: account.id,
     username: account.username,

@@ -6,7 +6,7 @@
 export type Cell = string | number | null | undefined;
 
 /** Longest cell a table shows before cutting it with "…" (records and JSON show the whole value). */
-export const MAX_CELL = 60;
+const MAX_CELL = 60;
 
 /** The text with control characters (C0, DEL, C1) written as \n, \t, \xNN or \u{NNNN}. */
 export function printable(text: string): string {

@@ -16,7 +16,7 @@ import {
 import { printable, record, table, timeJson, timeText } from "./format.js";
 
 /** How often `import watch` reads the import (about twice a second). */
-export const WATCH_INTERVAL_MS = 500;
+const WATCH_INTERVAL_MS = 500;
 /** Rows per second are measured over this much recent time. */
 const RATE_WINDOW_MS = 5_000;
 
@@ -171,7 +171,7 @@ function elapsedText(ms: number): string {
 }
 
 /** The progress line: state, lines, rows by outcome, rows per second, time watched. */
-export function progressLine(status: ImportStatus, rate: number | undefined, elapsedMs: number): string {
+function progressLine(status: ImportStatus, rate: number | undefined, elapsedMs: number): string {
   const rateText = rate === undefined ? "- rows/s" : `${grouped.format(Math.round(rate))} rows/s`;
   return (
     `import ${status.id}  ${status.state.padEnd(9)}  lines ${grouped.format(status.lines_done)}  ` +

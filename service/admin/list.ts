@@ -9,7 +9,7 @@ import { record, table, timeJson, timeText } from "./format.js";
 type Counts = Record<MembershipState, number>;
 
 /** A charset name TextDecoder knows (utf-8, iso-8859-1, ...), lower-cased as given. */
-export function checkCharset(text: string): string {
+function checkCharset(text: string): string {
   const name = text.trim().toLowerCase();
   try {
     new TextDecoder(name);

@@ -5,8 +5,8 @@
 import type { Readable, Writable } from "node:stream";
 import { AdminError } from "./context.js";
 
-export const MIN_PASSWORD = 8;
-export const MAX_PASSWORD = 1024;
+const MIN_PASSWORD = 8;
+const MAX_PASSWORD = 1024;
 /** Bytes read from a pipe before the first line end at most (a password line is far shorter). */
 const MAX_LINE_BYTES = 4 * MAX_PASSWORD + 2;
 
@@ -21,7 +21,7 @@ function isTty(stream: Readable): stream is Readable & Required<TtyInput> {
 }
 
 /** The first line of a piped stream (without its line end), or undefined when the stream ends empty. */
-export function readFirstLine(stream: Readable): Promise<string | undefined> {
+function readFirstLine(stream: Readable): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -92,7 +92,7 @@ function promptHidden(
 }
 
 /** Refuses a password that is missing, empty, shorter than 8 or longer than 1024 characters. */
-export function checkPassword(password: string | undefined): string {
+function checkPassword(password: string | undefined): string {
   if (password === undefined) {
     throw new AdminError(
       "no password on standard input: pipe it in as the first line (it is never taken from the command line)",

@@ -115,7 +115,7 @@ function longerThan(text: string, max: number): boolean {
 }
 
 /** Refuses credentials longer than any account's before anything else is done with them. */
-export function checkCredentialLengths(username: string, password: string): void {
+function checkCredentialLengths(username: string, password: string): void {
   if (longerThan(username, MAX_USERNAME)) throw credentialTooLong("strUsername", MAX_USERNAME);
   if (longerThan(password, MAX_PASSWORD)) throw credentialTooLong("strPassword", MAX_PASSWORD);
 }

@@ -30,7 +30,7 @@ export type ThrottleKind = "pair" | "name" | "source";
 export const FREE_FAILURES: Readonly<Record<ThrottleKind, number>> = { pair: 5, name: 10, source: 20 };
 export const FIRST_DELAY_MS = 1000;
 /** Delays double this many times: the longest is FIRST_DELAY_MS * 2^DOUBLINGS (1024 s). */
-export const DOUBLINGS = 10;
+const DOUBLINGS = 10;
 /** A count forgets one failure per this long without failures. */
 export const DECAY_MS = 60 * 60_000;
 /** Counts stop growing here (far past every key's longest delay): a row expires within MAX_COUNT hours. */
@@ -38,9 +38,9 @@ export const MAX_COUNT = 64;
 /** How long a successful sign-in keeps its (name, source) pair trusted. */
 export const TRUST_MS = 30 * 24 * 60 * 60_000;
 /** A trusted pair's trust is written again only when it is older than this (at most one write a day). */
-export const TRUST_REFRESH_MS = 24 * 60 * 60_000;
+const TRUST_REFRESH_MS = 24 * 60 * 60_000;
 /** Expired rows each write deletes at most (more than it makes, so expired rows never pile up). */
-export const PRUNE_ROWS = 4;
+const PRUNE_ROWS = 4;
 /** Throttle rows remembered in memory (refusals during a delay then need no database read). */
 const MIRROR_ENTRIES = 20_000;
 /** A remembered pair row decides trust this long; after that the database is asked again. */

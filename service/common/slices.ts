@@ -4,7 +4,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 
 /** Milliseconds of work between two turns of the event loop (a slice). */
-export const SLICE_MS = 10;
+const SLICE_MS = 10;
 
 /** Yields to the event loop once the current slice has run SLICE_MS (or `budgetMs`). */
 export class TimeSlicer {

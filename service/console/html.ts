@@ -20,7 +20,7 @@ const ESCAPES: Readonly<Record<string, string>> = {
 };
 
 /** Text safe in element content and in quoted attribute values. */
-export function escapeText(text: string): string {
+function escapeText(text: string): string {
   return text.replace(/[&<>"'`]/g, (c) => ESCAPES[c]!);
 }
 
@@ -38,9 +38,4 @@ export function html(strings: TemplateStringsArray, ...values: readonly Value[])
   let out = strings[0]!;
   for (let i = 0; i < values.length; i++) out += piece(values[i]!) + strings[i + 1]!;
   return new Html(out);
-}
-
-/** A fixed string of the console's own as markup (never data). */
-export function trusted(text: string): Html {
-  return new Html(text);
 }

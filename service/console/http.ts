@@ -5,7 +5,7 @@ import type http from "node:http";
 import type { Html } from "./html.js";
 
 /** The console's pages: scripts and styles only from /console/static/, frames only of the console itself. */
-export const PAGE_CSP =
+const PAGE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-src 'self'; " +
   "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
@@ -14,14 +14,14 @@ export const PAGE_CSP =
  * says so again should the frame's address be opened on its own), its own inline styles, and images only
  * inline (`data:`), so looking at a mail never fetches its tracking pixel or a sender's remote image.
  */
-export const FRAME_CSP =
+const FRAME_CSP =
   "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; " +
   "form-action 'none'; base-uri 'none'; frame-ancestors 'self'";
 
 /** Longest form body the console reads (a sign-in or an action), in bytes. */
-export const MAX_FORM_BYTES = 16 * 1024;
+const MAX_FORM_BYTES = 16 * 1024;
 /** Time a form body may take to arrive, in ms. */
-export const FORM_TIMEOUT_MS = 10_000;
+const FORM_TIMEOUT_MS = 10_000;
 /** Longest Cookie header the console looks at, in characters. */
 const MAX_COOKIE_CHARS = 8192;
 

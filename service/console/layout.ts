@@ -3,7 +3,7 @@
 import type { Account } from "../db/schema.js";
 import { type Html, html } from "./html.js";
 
-export const NAV: ReadonlyArray<readonly [path: string, label: string]> = [
+const NAV: ReadonlyArray<readonly [path: string, label: string]> = [
   ["/console/", "Dashboard"],
   ["/console/lists", "Lists"],
   ["/console/subscribers", "Subscribers"],

@@ -7,7 +7,7 @@ import type { Store } from "../db/database.js";
 export type Db = Store["db"];
 
 /** Rows a page's count reads at most; a count that reaches it is shown as "COUNT_CAP+". */
-export const COUNT_CAP = 100_000;
+const COUNT_CAP = 100_000;
 
 /** A bounded count: the number, and whether it reached the cap. */
 export interface Bounded {

@@ -13,7 +13,7 @@ const PRUNE_ROWS = 16;
 /** A token in the cookie: 32 random bytes, base64url. */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
-export function tokenHash(token: string): string {
+function tokenHash(token: string): string {
   return createHash("sha256").update(token, "utf8").digest("base64url");
 }
 

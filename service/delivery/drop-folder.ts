@@ -11,9 +11,9 @@ import fs, { type FileHandle } from "node:fs/promises";
 import path from "node:path";
 
 /** Folders the service makes for data: owner only. */
-export const PRIVATE_DIR_MODE = 0o700;
+const PRIVATE_DIR_MODE = 0o700;
 /** Files the service writes with data: owner read/write only. */
-export const PRIVATE_FILE_MODE = 0o600;
+const PRIVATE_FILE_MODE = 0o600;
 
 /** Writes `text` as `dir/name` (0600) through `dir/name.<owner>.tmp`, synced before the rename. */
 export async function writeAtomically(dir: string, name: string, text: string, owner: string): Promise<void> {

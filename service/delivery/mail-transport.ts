@@ -88,7 +88,7 @@ export function folderTransport(dir: string, owner: string, options: FolderOptio
 }
 
 /** SMTP_URL as shown in logs and errors: the password replaced by `***`. Unparsable text shows as `(invalid URL)`. */
-export function displaySmtpUrl(url: string): string {
+function displaySmtpUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== "") parsed.password = "***";
@@ -99,7 +99,7 @@ export function displaySmtpUrl(url: string): string {
 }
 
 /** The text with every form of the URL's password (as written and decoded) replaced by `***`. */
-export function withoutSecret(text: string, url: string): string {
+function withoutSecret(text: string, url: string): string {
   let password = "";
   try {
     password = new URL(url).password;
@@ -119,7 +119,7 @@ export function withoutSecret(text: string, url: string): string {
 }
 
 /** The address of the message's From header (the envelope sender), or undefined when it has none. */
-export function fromAddress(message: string): string | undefined {
+function fromAddress(message: string): string | undefined {
   const head = message.split(/\r?\n\r?\n/, 1)[0] ?? "";
   const unfolded = head.replace(/\r?\n[ \t]+/g, " ");
   const from = /^From:[ \t]*(.*)$/im.exec(unfolded)?.[1];

@@ -6,7 +6,7 @@ import { mailboxField, plainField, unstructuredField } from "./mail-headers.js";
 import type { Db } from "../db/database.js";
 
 /** Kinds of mail someone is waiting for: claimed before any bulk mail. */
-export const PRIORITY_KINDS: readonly string[] = ["confirmation", "transactional"];
+const PRIORITY_KINDS: readonly string[] = ["confirmation", "transactional"];
 
 /** mail_outbox.priority of a kind: 0 for PRIORITY_KINDS, 1 (bulk) for the rest. */
 export function outboxPriority(kind: string): number {

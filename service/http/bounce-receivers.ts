@@ -33,7 +33,7 @@ const MAX_TRACKED_SOURCES = 10_000;
 const WINDOW_MS = 60_000;
 
 /** Requests per source address per minute (fixed window), bounded memory. */
-export class RateLimiter {
+class RateLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
   constructor(private readonly perMinute: number) {}
 

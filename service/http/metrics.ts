@@ -40,11 +40,6 @@ export async function sendMetrics(
   res.end(req.method === "HEAD" ? undefined : body);
 }
 
-/** The request is a GET or HEAD of `/metrics` (no query taken into account). */
-export function isMetricsPath(req: http.IncomingMessage): boolean {
-  return (req.url ?? "").split("?", 1)[0] === "/metrics";
-}
-
 /**
  * The METRICS_PORT listener: GET|HEAD /metrics and /healthz (`health` answers it), 405 for another
  * method, 404 for anything else. Short timeouts: a scraper sends a few hundred bytes.

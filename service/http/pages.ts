@@ -5,7 +5,7 @@
 import type http from "node:http";
 
 /** Headers of every page a token route answers. */
-export const PAGE_HEADERS: Readonly<Record<string, string>> = {
+const PAGE_HEADERS: Readonly<Record<string, string>> = {
   "content-type": "text/html; charset=utf-8",
   "cache-control": "no-store",
   "referrer-policy": "no-referrer",
@@ -51,7 +51,7 @@ export function sendPage(
 }
 
 /** Largest body a page's form POST may have (the forms post a few bytes). */
-export const MAX_FORM_BODY = 65_536;
+const MAX_FORM_BODY = 65_536;
 
 /**
  * Reads and discards a request body; true when it ended within MAX_FORM_BODY bytes. Past that it stops

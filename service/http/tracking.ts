@@ -155,7 +155,7 @@ export class TrackingLimiter {
 // The routes
 
 /** A 1×1 transparent GIF. */
-export const PIXEL_GIF = Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64");
+const PIXEL_GIF = Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64");
 
 const NOT_FOUND_PAGE = page(
   "Link not valid",

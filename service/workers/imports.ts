@@ -189,7 +189,7 @@ function isConflict(error: unknown): boolean {
 }
 
 /** Claims of one import after which it fails whatever its progress (a file that changes at every attempt). */
-export const MAX_CLAIMS = 10;
+const MAX_CLAIMS = 10;
 
 /** Staged batches deleted per transaction when a failed or restarted import's staging is cleared. */
 const PURGE_BATCHES = 20;
@@ -1013,11 +1013,4 @@ function refuseCommaFile(text: string | undefined, line: number): void {
   throw new GoneError(
     `the file is comma-separated (line ${line} has commas and no semicolon); queued imports take semicolon-delimited rows: Email;Name;Format;dd1;...`,
   );
-}
-
-/** Creates and starts a worker. */
-export function startImportWorker(store: Store, options: ImportWorkerOptions): ImportWorker {
-  const worker = new ImportWorker(store, options);
-  worker.start();
-  return worker;
 }

@@ -30,10 +30,10 @@ import { PermanentDeliveryError } from "../delivery/errors.js";
 
 const PRIORITIES = [0, 1] as const;
 
-export const DEFAULT_RETRY_MAX_AGE_MS = 5 * 24 * 3600_000;
-export const DEFAULT_RETRY_MAX_INTERVAL_MS = 30 * 60_000;
+const DEFAULT_RETRY_MAX_AGE_MS = 5 * 24 * 3600_000;
+const DEFAULT_RETRY_MAX_INTERVAL_MS = 30 * 60_000;
 /** The first retry's wait; each next one doubles, up to the maximum interval. */
-export const FIRST_RETRY_MS = 60_000;
+const FIRST_RETRY_MS = 60_000;
 
 /** Accounts one claim looks at per class (each an index seek), from where the last claim stopped. */
 const ACCOUNT_WALK = 256;
@@ -72,7 +72,7 @@ export interface OutboxOptions {
 }
 
 /** The wait before the attempt after `attempts` failed ones: 1 min doubling, at most `maxIntervalMs`. */
-export function retryDelay(attempts: number, maxIntervalMs = DEFAULT_RETRY_MAX_INTERVAL_MS): number {
+function retryDelay(attempts: number, maxIntervalMs = DEFAULT_RETRY_MAX_INTERVAL_MS): number {
   return Math.min(maxIntervalMs, FIRST_RETRY_MS * 2 ** Math.min(30, Math.max(0, attempts - 1)));
 }
 

@@ -40,7 +40,7 @@ export interface SmsDocument {
   readonly createdAt: string;
 }
 
-export function smsDocument(sms: SmsMessage): SmsDocument {
+function smsDocument(sms: SmsMessage): SmsDocument {
   return {
     id: sms.id,
     from: sms.sender_name,

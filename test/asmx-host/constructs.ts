@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { BUILD_CACHE, run } from "./host.js";
 
 /** The construct services' folder as committed. */
-export const CONSTRUCTS = fileURLToPath(new URL("./constructs/", import.meta.url));
+const CONSTRUCTS = fileURLToPath(new URL("./constructs/", import.meta.url));
 
 /** The services, by .asmx name (without the extension), in the order the docs list them. */
 export const CONSTRUCT_SERVICES = [

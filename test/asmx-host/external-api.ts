@@ -87,7 +87,7 @@ function method(op: RefOperation): string {
 }
 
 /** The .asmx file (inline C#) of the spec's service. */
-export function externalApiAsmx(service: RefService): string {
+function externalApiAsmx(service: RefService): string {
   const records = new Map<string, string>();
   for (const op of service.operations.values()) {
     if (op.result.kind === "list" || op.result.kind === "record") {

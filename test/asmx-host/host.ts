@@ -128,7 +128,7 @@ export interface CompileOptions {
  * version) and returns the assembly's path; a second call with the same input compiles nothing. Throws with
  * mcs's messages when compilation fails.
  */
-export async function compileCSharp(options: CompileOptions): Promise<string> {
+async function compileCSharp(options: CompileOptions): Promise<string> {
   const name = options.name ?? (options.target === "exe" ? "Program.exe" : "Library.dll");
   const references = options.references ?? [];
   const hash = createHash("sha256");
@@ -194,7 +194,7 @@ function mcsVersion(): Promise<string> {
 }
 
 /** The host executable, compiled from AsmxHost.cs (cached). */
-export function compileHost(): Promise<string> {
+function compileHost(): Promise<string> {
   return compileCSharp({
     sources: { "AsmxHost.cs": readFileSync(HOST_SOURCE, "utf8") },
     target: "exe",
@@ -204,7 +204,7 @@ export function compileHost(): Promise<string> {
 }
 
 /** A port free on 127.0.0.1 right now (HttpListener cannot take port 0, so Node picks one). */
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once("error", reject);
@@ -374,27 +374,11 @@ export async function generateProxy(
 }
 
 /** What a proxy (and a client using one) references: HttpGet/HttpPost proxies also need EnterpriseServices. */
-export const PROXY_REFERENCES = [
+const PROXY_REFERENCES = [
   "System.Web.Services.dll",
   "System.Xml.dll",
   "System.EnterpriseServices.dll",
 ] as const;
-
-/** Generates the proxy for `protocol` and compiles it to a library; returns its source and the DLL's path. */
-export async function compileProxy(
-  wsdlUrl: string,
-  protocol: ProxyProtocol,
-  namespace?: string,
-): Promise<{ source: string; dll: string }> {
-  const source = await generateProxy(wsdlUrl, protocol, namespace);
-  const dll = await compileCSharp({
-    sources: { "Proxy.cs": source },
-    target: "library",
-    references: PROXY_REFERENCES,
-    name: "Proxy.dll",
-  });
-  return { source, dll };
-}
 
 export interface ClientResult {
   readonly code: number | null;

@@ -40,7 +40,7 @@ function report(type: string, body: string): string {
 }
 
 /** Hostile report bodies, each under MAX_BYTES. */
-export function hostileBodies(): { name: string; body: Buffer }[] {
+function hostileBodies(): { name: string; body: Buffer }[] {
   const nested = (depth: number) => {
     let open = "";
     let close = "";

@@ -19,7 +19,7 @@ import { judgeAnswer } from "./judge.js";
 import { ENDPOINT } from "./requests.js";
 
 /** Short enough for the matrix to stay quick; the never-settling handler is answered after it. */
-export const FAULT_HANDLER_TIMEOUT_MS = 300;
+const FAULT_HANDLER_TIMEOUT_MS = 300;
 
 const TEN_MB = 10 * 1024 * 1024;
 
@@ -61,7 +61,7 @@ const serviceError = (code: string, message = "Refused.", status?: number) =>
   new ServiceError(code, message, status === undefined ? {} : { status });
 
 /** Every value a handler throws or rejects with, by name. */
-export const THROWN: Readonly<Record<string, () => unknown>> = {
+const THROWN: Readonly<Record<string, () => unknown>> = {
   null: () => null,
   undefined: () => undefined,
   zero: () => 0,
@@ -110,7 +110,7 @@ function faultyInsert(_params: unknown, context: CallContext): unknown {
   throw make();
 }
 
-export function faultHandler(logger: "default" | "throwing"): ReturnType<typeof createHandler> {
+function faultHandler(logger: "default" | "throwing"): ReturnType<typeof createHandler> {
   const sink = { push: () => 0 } as unknown as ReceivedCall[];
   const options: ServerOptions = {
     handlerTimeoutMs: FAULT_HANDLER_TIMEOUT_MS,
@@ -265,7 +265,7 @@ export interface FaultCall {
   readonly fault: string;
 }
 
-export function faultMatrix(): FaultCall[] {
+function faultMatrix(): FaultCall[] {
   return ADAPTERS.flatMap((adapter) =>
     LOGGERS.flatMap((logger) =>
       REF_BINDINGS.flatMap((binding) => FAULT_CASES.map((fault) => ({ adapter, logger, binding, fault }))),
@@ -275,7 +275,7 @@ export function faultMatrix(): FaultCall[] {
 
 /** The request bytes of one matrix call: the .NET InsertSubscriberSid with the fault named as user name. */
 let insertOperation: RefOperation | undefined;
-export function faultRequest(call: FaultCall): Buffer {
+function faultRequest(call: FaultCall): Buffer {
   const op = (insertOperation ??= loadReferenceService().operations.get("InsertSubscriberSid")!);
   if (!op) throw new Error("InsertSubscriberSid missing from the spec");
   const ref = referenceRequest(op, call.binding, {
@@ -297,7 +297,7 @@ export function faultRequest(call: FaultCall): Buffer {
 }
 
 /** Why a matrix answer is wrong, or undefined: well-formed, an error status, a clean error code. */
-export function judgeFaultAnswer(call: FaultCall, outcome: Outcome): string | undefined {
+function judgeFaultAnswer(call: FaultCall, outcome: Outcome): string | undefined {
   if (outcome.kind !== "answer") return outcome.detail;
   const verdict = judgeAnswer(outcome);
   if (verdict) return verdict;

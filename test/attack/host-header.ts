@@ -24,7 +24,7 @@ export interface HostCase {
   readonly mark?: string;
 }
 
-export const HOST_CASES: readonly HostCase[] = [
+const HOST_CASES: readonly HostCase[] = [
   { name: "Host: evil.example", headers: ["Host: evil.example"] },
   { name: "Host: good.example@evil.example", headers: ["Host: good.example@evil.example"] },
   { name: "Host: evil.example/x?", headers: ["Host: evil.example/x?"] },
@@ -71,7 +71,7 @@ export const HOST_CASES: readonly HostCase[] = [
   },
 ];
 
-export const HOST_PAGES = ["?WSDL", "", "?op=InsertSubscriberSid"] as const;
+const HOST_PAGES = ["?WSDL", "", "?op=InsertSubscriberSid"] as const;
 
 export interface HostVerdict {
   readonly config: HostConfigName;
@@ -96,7 +96,7 @@ function evilAllowed(config: HostConfigName, c: HostCase): boolean {
 /** A host with a URL right after it: a request target appended to a host (`http://good.examplehttps://x/…`). */
 const APPENDED_URL = /[\w\].:-]https?:\/\//i;
 
-export async function checkHost(
+async function checkHost(
   port: number,
   config: HostConfigName,
   page: string,

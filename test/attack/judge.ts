@@ -6,12 +6,10 @@ import { readXml } from "../../generated/runtime/xml/scan.js";
 import type { Answer } from "./connection.js";
 
 /** Statuses the service (or Node's parser in front of it) may answer an attack with. */
-export const ALLOWED_STATUSES: ReadonlySet<number> = new Set([
-  200, 400, 404, 405, 408, 413, 415, 431, 500, 503,
-]);
+const ALLOWED_STATUSES: ReadonlySet<number> = new Set([200, 400, 404, 405, 408, 413, 415, 431, 500, 503]);
 
 /** Error answers carry one sentence; anything larger is an echo of the input. */
-export const MAX_ERROR_BODY_BYTES = 16 * 1024;
+const MAX_ERROR_BODY_BYTES = 16 * 1024;
 
 const SOAP_ENVELOPES = new Set([
   "http://schemas.xmlsoap.org/soap/envelope/",

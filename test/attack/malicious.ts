@@ -31,7 +31,7 @@ const SOAP_HEAD = SOAP11_RESPONSE_BODY.slice(0, SOAP11_RESPONSE_BODY.indexOf("<I
 
 let bomb: Promise<Buffer> | undefined;
 /** 300 MiB of an envelope's start and spaces, gzipped (about 300 KB); made once. */
-export function gzipBomb(): Promise<Buffer> {
+function gzipBomb(): Promise<Buffer> {
   return (bomb ??= new Promise((resolve, reject) => {
     const gzip = zlib.createGzip({ level: 9 });
     const out: Buffer[] = [];

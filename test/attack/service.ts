@@ -20,7 +20,7 @@ export interface SignalCounters {
 }
 
 /** How long a signal-watching handler waits at most before answering anyway. */
-export const SIGNAL_WAIT_MS = 20_000;
+const SIGNAL_WAIT_MS = 20_000;
 
 /**
  * Calls whose parameters reached the handler holding U+FFFD: bytes that were not valid in the body's
@@ -38,7 +38,7 @@ function countReplacements(params: unknown): void {
   }
 }
 
-export function attackImplementation(counters?: SignalCounters): ExternalAPIService {
+function attackImplementation(counters?: SignalCounters): ExternalAPIService {
   // sampleImplementation records each call; a sink that only counts holds memory flat over a long run.
   const sink = {
     push: (call: ReceivedCall) => {

@@ -209,7 +209,7 @@ export const XML_ATTACKS: readonly XmlAttack[] = [
 ];
 
 /** Delay between the attack's last byte and the probe: the server has the whole attack by then. */
-export const PROBE_DELAY_MS = 20;
+const PROBE_DELAY_MS = 20;
 
 export interface AttackMeasure {
   readonly attack: Outcome;

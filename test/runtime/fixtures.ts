@@ -50,7 +50,7 @@ export function operation(
   return { name, group: "test", params, checks, result };
 }
 
-export const credentials: ParamModel[] = [
+const credentials: ParamModel[] = [
   param("strUsername", "string", { required: true, credential: true }),
   param("strPassword", "string", { required: true, credential: true }),
 ];

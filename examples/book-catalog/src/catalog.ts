@@ -7,7 +7,7 @@ import { type BookCatalog, type CallContext, clientError, ServiceError } from ".
 import type { Book, Genre, Loan, LoanState } from "../generated/types.js";
 
 /** Every shelf, in the enum's order (the spec's `Genre` values). */
-export const GENRES: readonly Genre[] = ["Fiction", "Poetry", "History", "Science", "Children"];
+const GENRES: readonly Genre[] = ["Fiction", "Poetry", "History", "Science", "Children"];
 
 export interface CatalogOptions {
   /** The API keys a caller may use (guids, any case). */

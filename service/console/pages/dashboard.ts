@@ -8,7 +8,7 @@ import { count, page, rate, table, when } from "../layout.js";
 import { type Bounded, type SendingStats, boundedCount, sendingStats } from "../queries.js";
 import type { ConsoleRoute } from "../routes.js";
 
-export const ACTIVE_IMPORT_STATES = ["queued", "fetching", "importing", "applying"] as const;
+const ACTIVE_IMPORT_STATES = ["queued", "fetching", "importing", "applying"] as const;
 
 function shown(b: Bounded): string {
   return b.more ? `${count(b.n)}+` : count(b.n);
@@ -42,7 +42,7 @@ export const SENDING_HEAD = [
 ];
 
 /** An import's progress bar and numbers (the live view updates the same elements). */
-export function importProgress(i: {
+function importProgress(i: {
   id: number;
   state: string;
   lines_done: number;

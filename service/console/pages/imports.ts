@@ -45,7 +45,7 @@ export interface ImportView {
   readonly error: string;
 }
 
-export function importState(i: Import): ImportView {
+function importState(i: Import): ImportView {
   const rows = Number(i.rows_imported) + Number(i.rows_skipped);
   const good = Math.max(0, Number(i.lines_done) - Number(i.rows_bad));
   const applying = i.state === "applying";

@@ -16,7 +16,7 @@ import type { ConsoleRoute } from "../routes.js";
 
 const PAGE_ROWS = 50;
 /** Largest message the viewer reads and parses, in bytes. */
-export const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
+const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 /** Raw source shown in the page at most, in characters (the whole is at …/raw). */
 const SOURCE_SHOWN = 200_000;
 

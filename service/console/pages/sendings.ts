@@ -148,7 +148,7 @@ async function sendingProgress(ctx: RouteContext): Promise<void> {
  * its last event: `t` the buckets' starts in Unix seconds, `opens` and `clicks` the events in each. One
  * grouped read of the index (sending_id, kind, created_at).
  */
-export async function sendingSeries(ctx: RouteContext) {
+async function sendingSeries(ctx: RouteContext) {
   const s = await sendingOf(ctx);
   if (s === undefined) return undefined;
   const db = ctx.deps.store.db;

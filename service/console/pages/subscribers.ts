@@ -12,7 +12,7 @@ import { type Bounded, boundedCount, idOf } from "../queries.js";
 import type { ConsoleRoute } from "../routes.js";
 
 /** Rows on a page of lists or subscribers. */
-export const PAGE_ROWS = 50;
+const PAGE_ROWS = 50;
 const LISTS_PAGE = 20;
 /** Longest search text, in characters. */
 const MAX_QUERY = 254;

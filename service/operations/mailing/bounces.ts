@@ -67,7 +67,7 @@ export function verpMailId(key: Buffer, address: string): number | undefined {
 }
 
 /** Header-like blocks (`Name: value` lines, folded lines joined), separated by blank lines; bounded. */
-export function fieldBlocks(text: string): Map<string, string>[] {
+function fieldBlocks(text: string): Map<string, string>[] {
   const blocks: Map<string, string>[] = [];
   for (const chunk of text.slice(0, MAX_BLOCK).split(/\r?\n[ \t]*\r?\n/)) {
     if (blocks.length >= MAX_BLOCKS) break;
@@ -84,7 +84,7 @@ export function fieldBlocks(text: string): Map<string, string>[] {
 }
 
 /** The verdicts of an RFC 3464 message/delivery-status body (its per-recipient blocks). */
-export function deliveryStatusVerdicts(text: string): Verdict[] {
+function deliveryStatusVerdicts(text: string): Verdict[] {
   const verdicts: Verdict[] = [];
   for (const block of fieldBlocks(text)) {
     const action = block.get("action")?.toLowerCase();
@@ -99,7 +99,7 @@ export function deliveryStatusVerdicts(text: string): Verdict[] {
 }
 
 /** The verdict of an RFC 5965 message/feedback-report body; none for not-spam. */
-export function feedbackVerdicts(text: string): Verdict[] {
+function feedbackVerdicts(text: string): Verdict[] {
   const fields = fieldBlocks(text)[0];
   const type = (fields?.get("feedback-type") ?? "").toLowerCase().slice(0, 50);
   if (type === "" || type === "not-spam") return [];
@@ -125,7 +125,7 @@ export class ReportsBusyError extends Error {}
  * than 20 levels of nesting, more than 32 KiB of headers in all). One parse at a time per process, so
  * hostile reports sent at once cannot stack on the event loop; ReportsBusyError past MAX_WAITING.
  */
-export async function parseReport(raw: Buffer): Promise<ParsedReport | undefined> {
+async function parseReport(raw: Buffer): Promise<ParsedReport | undefined> {
   if (waiting >= MAX_WAITING) throw new ReportsBusyError("too many reports are being read");
   waiting++;
   const turn = parsing.then(() => parseOne(raw));

@@ -109,7 +109,7 @@ export function canonicalOperator(text: string): FilterOperator | undefined {
 }
 
 /** The DD fields of a subscriber's JSON `fields`, as DD number → value. */
-export function subscriberFields(json: string): Map<number, string> {
+function subscriberFields(json: string): Map<number, string> {
   const out = new Map<number, string>();
   let parsed: unknown;
   try {

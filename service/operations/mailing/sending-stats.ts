@@ -69,7 +69,7 @@ export interface LinkClicks {
 }
 
 /** `part / whole` (0 to 1), null when `whole` is 0. */
-export function rate(part: number, whole: number): number | null {
+function rate(part: number, whole: number): number | null {
   return whole > 0 ? part / whole : null;
 }
 

@@ -338,8 +338,3 @@ export async function prepareTrackingBatch(
     return out;
   });
 }
-
-/** The conversion URL for a click of a roi sending (`?value=12.50` is added by the shop's page). */
-export function conversionUrl(publicUrl: string, key: Buffer, token: TrackingToken): string {
-  return `${publicUrl.replace(/\/+$/, "")}/t/v/${signToken(key, { ...token, kind: "v" })}`;
-}

@@ -38,7 +38,7 @@ const INTERVAL = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
  * `yyyy-MM-ddTHH:mm:ss` (shape and date already checked by the generated rules) as a wall-clock time in
  * `timeZone`: the instant (epoch ms) its second starts.
  */
-export function intervalInstant(text: string, timeZone: string): number {
+function intervalInstant(text: string, timeZone: string): number {
   const match = INTERVAL.exec(text.trim());
   if (match === null) throw new RangeError(`not a yyyy-MM-ddTHH:mm:ss time: "${text}"`);
   const [, y, mo, d, h, mi, s] = match.map(Number) as [

@@ -8,9 +8,9 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Store } from "../../db/database.js";
 import { queueMail } from "../../delivery/mail.js";
 
-export const CONFIRM_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const CONFIRM_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
-export function tokenHash(token: string): string {
+function tokenHash(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 

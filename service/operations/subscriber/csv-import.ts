@@ -33,15 +33,15 @@ import {
  * 64 MiB body of short rows (about a million) would cost hundreds of megabytes. Larger files go through
  * the import queue, which streams.
  */
-export const MAX_CSV_ROWS = 100_000;
+const MAX_CSV_ROWS = 100_000;
 
 /** CSV bulk inserts read and written at once per process (each holds up to MAX_CSV_ROWS rows). */
-export const CSV_AT_ONCE = 2;
+const CSV_AT_ONCE = 2;
 
 const gates = new WeakMap<Store, FairGate<number>>();
 
 /** The most demographic fields a row may carry on any account (the generated rule's limit). */
-export const MAX_DD_FIELDS = 100;
+const MAX_DD_FIELDS = 100;
 
 /**
  * One delimited row (Email, Name, Format, dd1..) as a subscriber row, or why it is not one (a Name or DD

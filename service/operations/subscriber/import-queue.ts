@@ -27,7 +27,7 @@ export const MAX_ATTEMPTS = 3;
 /** A line longer than this (in characters) is a bad row; the rest of it is skipped, never buffered. */
 export const MAX_LINE_CHARS = 1 << 20;
 /** The longest URL accepted. */
-export const MAX_URL_CHARS = 2048;
+const MAX_URL_CHARS = 2048;
 
 /** States of an import not finished yet. */
 export const ACTIVE_STATES: readonly ImportState[] = ["queued", "fetching", "importing", "applying"];
@@ -58,7 +58,7 @@ function bareHost(host: string): string {
  * redirects, and connects only to the addresses it checked: this early check just tells the caller at once.
  * Returns the refusal, or undefined.
  */
-export async function checkResolvedHost(
+async function checkResolvedHost(
   url: string,
   options: { allowHosts: readonly string[]; lookup?: Lookup | undefined },
 ): Promise<ImportUrlRefusedError | undefined> {

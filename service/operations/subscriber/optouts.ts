@@ -86,16 +86,6 @@ export async function removeOptout(db: Db, accountId: number, email: string): Pr
   return Number(result.numDeletedRows) > 0;
 }
 
-export async function isOptedOut(db: Db, accountId: number, email: string): Promise<boolean> {
-  const row = await db
-    .selectFrom("optouts")
-    .select("email_key")
-    .where("account_id", "=", accountId)
-    .where("email_key", "=", optoutKey(email))
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 /** The account's set, by address. */
 export async function listOptouts(db: Db, accountId: number): Promise<Optout[]> {
   const rows = await db

@@ -37,7 +37,7 @@ import { parseLocalMinute } from "../../common/zoned-time.js";
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** Characters (code points) per field of InsertTransactionWithSplit. */
-export const SPLIT_LENGTH = 500;
+const SPLIT_LENGTH = 500;
 
 export interface TransactionOptions {
   /** InsertTransactionWithSplit: long values go on into the following fields. */
@@ -91,7 +91,7 @@ async function projectOf(
 }
 
 /** When the mail is due: strSendTime in the account's zone, or now when omitted or not in the future. */
-export function sendTime(text: string | undefined, timeZone: string, now: number): number {
+function sendTime(text: string | undefined, timeZone: string, now: number): number {
   if (text === undefined || text.trim() === "") return now;
   const at = parseLocalMinute(text, timeZone);
   return Math.max(at, now);

@@ -5,8 +5,8 @@
 import type { RefBinding, RefOperation } from "./spec.js";
 import { compact, leaf, XML_DECLARATION } from "./xml.js";
 
-export const SOAP11_NS = "http://schemas.xmlsoap.org/soap/envelope/";
-export const SOAP12_NS = "http://www.w3.org/2003/05/soap-envelope";
+const SOAP11_NS = "http://schemas.xmlsoap.org/soap/envelope/";
+const SOAP12_NS = "http://www.w3.org/2003/05/soap-envelope";
 export const XSI_NS = "http://www.w3.org/2001/XMLSchema-instance";
 export const XSD_NS = "http://www.w3.org/2001/XMLSchema";
 
@@ -42,7 +42,7 @@ export function soapEnvelope(binding: "soap11" | "soap12", inner: string): strin
 }
 
 /** application/x-www-form-urlencoded: unreserved characters kept, space as '+', the rest %XX of UTF-8. */
-export function formEncode(pairs: readonly (readonly [string, string])[]): string {
+function formEncode(pairs: readonly (readonly [string, string])[]): string {
   const encode = (s: string) =>
     [...new TextEncoder().encode(s)]
       .map((b) => {

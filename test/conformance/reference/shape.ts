@@ -113,7 +113,7 @@ function checkResult(op: RefOperation, holder: XNode, problems: string[]): void 
   }
 }
 
-export function httpRootName(result: RefResult): string {
+function httpRootName(result: RefResult): string {
   if (result.kind === "scalar") return result.type;
   if (result.kind === "list") return `ArrayOf${result.record}`;
   return result.kind === "record" ? result.record : "DataSet";

@@ -12,7 +12,7 @@ const DATE_TIME =
 
 export type TypedValue = string | number | bigint | boolean;
 
-export class NotConvertible extends Error {}
+class NotConvertible extends Error {}
 
 function integer(text: string, min: bigint, max: bigint, type: RefType): bigint {
   const n = INTEGER.test(text) ? BigInt(text) : undefined;

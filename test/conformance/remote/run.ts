@@ -58,7 +58,7 @@ function writes(op: RefOperation, c?: ConformanceCase): boolean {
   return !op.readsOnly && c?.tamper?.operationName === undefined;
 }
 
-export function formatTable(rows: readonly CheckRow[]): string[] {
+function formatTable(rows: readonly CheckRow[]): string[] {
   const width = Math.max(4, ...rows.map((r) => r.name.length));
   const outcomeWidth = 7;
   const line = (a: string, b: string, c: string) => `${a.padEnd(width)} | ${b.padEnd(outcomeWidth)} | ${c}`;

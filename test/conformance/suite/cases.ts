@@ -12,7 +12,7 @@ import type { WireRecord, WireResult } from "../reference/response.js";
 import { REF_BINDINGS, type RefBinding, type RefService } from "../reference/spec.js";
 
 export type Role = "client" | "server";
-export const ROLES: readonly Role[] = ["server", "client"];
+const ROLES: readonly Role[] = ["server", "client"];
 
 /**
  * protocol: what every ASMX host does (routing, wire shapes, .NET's conversion of values, the refusals of
@@ -21,7 +21,7 @@ export const ROLES: readonly Role[] = ["server", "client"];
  * may not do. A case without `profile` is protocol.
  */
 export type Profile = "protocol" | "service";
-export const PROFILES: readonly Profile[] = ["protocol", "service"];
+const PROFILES: readonly Profile[] = ["protocol", "service"];
 
 /**
  * Error codes only our validation produces (docs/spec.md "Validation rules and error codes"): a case expecting

@@ -37,11 +37,7 @@ function sameXml(got: string, want: string): boolean {
 }
 
 /** How the request the client sent differs from the reference request; empty when it does not. */
-export function requestDifferences(
-  binding: RefBinding,
-  got: ReferenceRequest,
-  want: ReferenceRequest,
-): string[] {
+function requestDifferences(binding: RefBinding, got: ReferenceRequest, want: ReferenceRequest): string[] {
   const problems: string[] = [];
   const same = (what: string, a: unknown, b: unknown) => {
     if (JSON.stringify(a) !== JSON.stringify(b))

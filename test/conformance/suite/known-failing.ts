@@ -14,7 +14,7 @@ export interface KnownFailing {
   readonly why: string;
 }
 
-export const KNOWN_FAILING_PATH = fileURLToPath(new URL("../known-failing.yaml", import.meta.url));
+const KNOWN_FAILING_PATH = fileURLToPath(new URL("../known-failing.yaml", import.meta.url));
 
 export function loadKnownFailing(path = KNOWN_FAILING_PATH): KnownFailing[] {
   const doc: unknown = parse(readFileSync(path, "utf8")) ?? [];

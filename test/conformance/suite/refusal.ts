@@ -25,7 +25,7 @@ function localPart(qname: string): string {
 }
 
 /** The fault of a SOAP answer; throws with a reason when the answer holds no well-formed fault. */
-export function readFault(binding: "soap11" | "soap12", body: string): ReadFault {
+function readFault(binding: "soap11" | "soap12", body: string): ReadFault {
   const env = envelopeNs(binding);
   const root = readTree(body);
   if (root.ns !== env || root.local !== "Envelope")
@@ -56,7 +56,7 @@ export function readFault(binding: "soap11" | "soap12", body: string): ReadFault
 }
 
 /** `System.ArgumentException: message` → the exception type, or undefined when the text is not that shape. */
-export function exceptionTypeOf(body: string): string | undefined {
+function exceptionTypeOf(body: string): string | undefined {
   return /^([A-Za-z_][\w.]*): /.exec(body)?.[1];
 }
 
@@ -65,7 +65,7 @@ export function exceptionTypeOf(body: string): string | undefined {
  * (`System.InvalidOperationException: …`). A message alone (`Missing parameter: x.`, customErrors On)
  * names none.
  */
-export function namedExceptionType(body: string): string | undefined {
+function namedExceptionType(body: string): string | undefined {
   return /^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+): /.exec(body)?.[1];
 }
 

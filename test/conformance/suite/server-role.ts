@@ -17,7 +17,7 @@ import { caseRequest } from "./request.js";
 import { handlerParams, typedResult } from "./typed.js";
 
 /** The body limit the server under test runs with; the oversized-body cases pad past it. */
-export const SERVER_MAX_BODY_BYTES = 1024 * 1024;
+const SERVER_MAX_BODY_BYTES = 1024 * 1024;
 export const CREDENTIALS = { username: "u", password: "p" } as const;
 
 interface Received {

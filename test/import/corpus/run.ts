@@ -17,12 +17,12 @@ import { ImportError, importToYaml } from "../../../generator/import/index.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, "../../..");
-export const CORPUS_DIR = HERE;
-export const FIXTURES_DIR = path.join(REPO, "test/asmx-host/recorded/constructs");
+const CORPUS_DIR = HERE;
+const FIXTURES_DIR = path.join(REPO, "test/asmx-host/recorded/constructs");
 /** Inside the repository (git-ignored), so generated code resolves node_modules as the project does. */
 const WORK_DIR = path.join(HERE, ".tmp");
 export const EXPECTED_FILE = path.join(HERE, "expected-status.json");
-export const BASELINE_FILE = path.join(HERE, "BASELINE.md");
+const BASELINE_FILE = path.join(HERE, "BASELINE.md");
 
 export type Status = "imported" | "refused" | "generate-failed" | "typecheck-failed";
 
@@ -221,11 +221,11 @@ export function formatTable(outcomes: readonly Outcome[]): string {
   ].join("\n");
 }
 
-export function expectedStatuses(outcomes: readonly Outcome[]): Record<string, Status> {
+function expectedStatuses(outcomes: readonly Outcome[]): Record<string, Status> {
   return Object.fromEntries(outcomes.map((o) => [o.id, o.status]));
 }
 
-export function baselineMarkdown(outcomes: readonly Outcome[]): string {
+function baselineMarkdown(outcomes: readonly Outcome[]): string {
   return `# Import baseline
 
 What \`easgen import\` → \`easgen generate\` → \`tsc\` (on the generated code) does with every WSDL of the public

@@ -63,7 +63,7 @@ export interface ClusterOptions {
 }
 
 /** The settings of a durable cluster (ClusterOptions.durable), as `postgres -c` options. */
-export const DURABLE_SETTINGS = "-c fsync=on -c full_page_writes=on -c synchronous_commit=on";
+const DURABLE_SETTINGS = "-c fsync=on -c full_page_writes=on -c synchronous_commit=on";
 
 /** Database names accepted by {@link createDatabase}: lower-case identifiers, no quoting needed. */
 export const DATABASE_NAME = /^[a-z_][a-z0-9_]*$/;
@@ -149,7 +149,7 @@ export function findPostgresBin(): string | undefined {
 }
 
 /** A free TCP port on 127.0.0.1 (bound, read, closed; a small race with other processes remains). */
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
