@@ -5,44 +5,18 @@
 
 import type http from "node:http";
 import { ServiceError } from "../../generated/server.js";
-import type { Authenticator } from "../auth/authenticator.js";
-import type { ConsoleConfig } from "../config.js";
-import type { Store } from "../db/database.js";
 import type { Account } from "../db/schema.js";
 import { html } from "./html.js";
 import { FormError, cookie, cookies, isConsolePath, readForm, redirect, sendData, sendHtml } from "./http.js";
 import { barePage } from "./layout.js";
-import { type ConsoleRoute, ROUTES } from "./routes.js";
+import type { ConsoleDeps, ConsoleRoute } from "./context.js";
+import { ROUTES } from "./routes.js";
 import { SessionStore, csrfMatches, csrfToken, isToken, newToken } from "./sessions.js";
 import { serveStatic } from "./static.js";
-
-export interface ConsoleDeps {
-  readonly store: Store;
-  readonly auth: Authenticator;
-  readonly config: ConsoleConfig;
-  readonly outboxDir: string;
-  readonly smsOutboxDir: string;
-  readonly now: () => number;
-  /** Wakes the workers after an action queued work (an import, a sending). */
-  readonly wake?: () => void;
-}
 
 const SESSION_COOKIE = "eas_console";
 /** The sign-in form's nonce (double-submit): a sign-in can only come from the console's own form. */
 const SIGNIN_COOKIE = "eas_console_signin";
-
-/** What a console route gets: the request, its signed-in account and the session's CSRF token. */
-export interface RouteContext {
-  readonly req: http.IncomingMessage;
-  readonly res: http.ServerResponse;
-  readonly url: URL;
-  readonly match: RegExpExecArray;
-  readonly account: Account;
-  readonly csrf: string;
-  readonly deps: ConsoleDeps;
-  /** The request's form (POST routes). */
-  readonly form: Map<string, string> | undefined;
-}
 
 /** Answers /console and /console/...: true when it took the request. */
 export type ConsoleHandler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<boolean>;

@@ -1,7 +1,7 @@
 // Every console route: method, path pattern, whether a signed-out browser is sent to the sign-in page
 // ("page") or answered 401 ("data": polls, frames, raw sources), and the handler.
 
-import type { RouteContext } from "./index.js";
+import type { ConsoleRoute } from "./context.js";
 import { DASHBOARD_ROUTES } from "./pages/dashboard.js";
 import { IMPORT_ROUTES } from "./pages/imports.js";
 import { LEDGER_ROUTES } from "./pages/ledgers.js";
@@ -9,13 +9,6 @@ import { NEWSLETTER_ROUTES } from "./pages/newsletters.js";
 import { OUTBOX_ROUTES } from "./pages/outbox.js";
 import { SENDING_ROUTES } from "./pages/sendings.js";
 import { SUBSCRIBER_ROUTES } from "./pages/subscribers.js";
-
-export interface ConsoleRoute {
-  readonly method: "GET" | "POST";
-  readonly path: RegExp;
-  readonly kind: "page" | "data";
-  run(ctx: RouteContext): Promise<void>;
-}
 
 export const ROUTES: readonly ConsoleRoute[] = [
   ...DASHBOARD_ROUTES,

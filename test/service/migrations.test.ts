@@ -24,6 +24,7 @@ const SHIPPED = [
   "0010_tracking_security",
   "0011_bounces",
   "0012_console",
+  "0013_console_events",
 ];
 
 const FOLDER = fileURLToPath(new URL("../../service/db/migrations/", import.meta.url));

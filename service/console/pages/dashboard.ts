@@ -3,10 +3,9 @@
 
 import { type Html, html } from "../html.js";
 import { sendHtml } from "../http.js";
-import type { RouteContext } from "../index.js";
+import type { ConsoleRoute, RouteContext } from "../context.js";
 import { count, page, rate, table, when } from "../layout.js";
 import { type Bounded, type SendingStats, boundedCount, sendingStats } from "../queries.js";
-import type { ConsoleRoute } from "../routes.js";
 
 const ACTIVE_IMPORT_STATES = ["queued", "fetching", "importing", "applying"] as const;
 

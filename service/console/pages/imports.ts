@@ -4,10 +4,9 @@
 import type { Import } from "../../db/schema.js";
 import { html } from "../html.js";
 import { sendData, sendHtml } from "../http.js";
-import type { RouteContext } from "../index.js";
+import type { ConsoleRoute, RouteContext } from "../context.js";
 import { count, nextLink, page, table, when } from "../layout.js";
 import { idOf } from "../queries.js";
-import type { ConsoleRoute } from "../routes.js";
 
 const PAGE_ROWS = 50;
 const FINISHED = new Set(["done", "failed"]);

@@ -4,10 +4,9 @@
 import { sql } from "kysely";
 import { html } from "../html.js";
 import { sendHtml } from "../http.js";
-import type { RouteContext } from "../index.js";
+import type { ConsoleRoute, RouteContext } from "../context.js";
 import { count, nextLink, page, table, when } from "../layout.js";
 import { boundedCount, idOf } from "../queries.js";
-import type { ConsoleRoute } from "../routes.js";
 
 const PAGE_ROWS = 50;
 

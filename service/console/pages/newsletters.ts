@@ -11,10 +11,9 @@ import { emailKey } from "../../operations/subscriber/subscribers.js";
 import type { Subscriber } from "../../db/schema.js";
 import { html } from "../html.js";
 import { sendFrame, sendHtml } from "../http.js";
-import type { RouteContext } from "../index.js";
+import type { ConsoleRoute, RouteContext } from "../context.js";
 import { nextLink, page, table, when } from "../layout.js";
 import { idOf } from "../queries.js";
-import type { ConsoleRoute } from "../routes.js";
 
 const PAGE_ROWS = 50;
 /** The unsubscribe links of a preview: inert, never a real recipient's token. */

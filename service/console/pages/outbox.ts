@@ -9,10 +9,9 @@ import PostalMime from "postal-mime";
 import type { Mail } from "../../db/schema.js";
 import { html } from "../html.js";
 import { sendData, sendFrame, sendHtml } from "../http.js";
-import type { RouteContext } from "../index.js";
+import type { ConsoleRoute, RouteContext } from "../context.js";
 import { nextLink, page, table, when } from "../layout.js";
 import { idOf } from "../queries.js";
-import type { ConsoleRoute } from "../routes.js";
 
 const PAGE_ROWS = 50;
 /** Largest message the viewer reads and parses, in bytes. */

@@ -4,13 +4,13 @@
 import { sql } from "kysely";
 import { html } from "../html.js";
 import { sendData, sendHtml } from "../http.js";
-import type { RouteContext } from "../index.js";
+import type { ConsoleRoute, RouteContext } from "../context.js";
 import { count, nextLink, page, rate, table, when } from "../layout.js";
 import { idOf, sendingStats } from "../queries.js";
-import type { ConsoleRoute } from "../routes.js";
 import { SENDING_HEAD, sendingRow } from "./dashboard.js";
 
-const PAGE_ROWS = 25;
+/** Sendings a page lists: each row counts its unique opens and clicks (one index range each). */
+const PAGE_ROWS = 10;
 /** Points a chart has at most: the bucket is the smallest nice width that fits the span in these. */
 const MAX_POINTS = 120;
 const BUCKETS: ReadonlyArray<readonly [ms: number, label: string]> = [

@@ -17,6 +17,7 @@ import * as m0010 from "./0010_tracking_security.js";
 import * as m0011 from "./0011_bounces.js";
 import * as m0012 from "./0012_console.js";
 import * as m0013 from "./0013_console_events.js";
+import * as m0014 from "./0014_console_unique_counts.js";
 import type { AnyDb } from "./tables.js";
 
 /** A migration file: `up` makes its change (on the engine it is given). */
@@ -39,6 +40,7 @@ const MIGRATIONS: ReadonlyArray<readonly [name: string, file: MigrationFile]> = 
   ["0011_bounces", m0011],
   ["0012_console", m0012],
   ["0013_console_events", m0013],
+  ["0014_console_unique_counts", m0014],
 ];
 
 /** Every migration by name (applied in name order). */
