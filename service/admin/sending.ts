@@ -3,7 +3,16 @@
 // opted out before their turn), and when each is due.
 // `sending stats --account U --id N`: every count and rate of one sending and the clicks per link
 // (service/operations/mailing/sending-stats.ts, which the console reads too).
+// `sending pause|resume|cancel --account U --id N`: service/operations/mailing/sending-control.ts.
 
+import type { Store } from "../db/database.js";
+import {
+  SendingControlError,
+  type SendingControlOutcome,
+  cancelSending,
+  pauseSending,
+  resumeSending,
+} from "../operations/mailing/sending-control.js";
 import {
   type SendingStatistics,
   sendingLinkClicks,
@@ -174,8 +183,56 @@ const stats = verb({
   },
 });
 
+/** A pause, resume or cancel verb: runs `change` on the account's sending and says what it did. */
+function control(
+  name: string,
+  describe: string,
+  change: (store: Store, accountId: number, id: number, now: number) => Promise<SendingControlOutcome>,
+  said: (o: SendingControlOutcome) => string,
+) {
+  return verb({
+    name,
+    describe,
+    options: {
+      account: { describe: "The account's user name", required: true },
+      id: { describe: "The sending (the send queue id)", required: true },
+    },
+    async run(ctx, o) {
+      const account = await findAccount(ctx, o.account);
+      const id = idOption(o.id);
+      try {
+        const outcome = await change(await ctx.store(), account.id, id, ctx.now());
+        return { json: outcome, text: `${said(outcome)}\n` };
+      } catch (error) {
+        if (error instanceof SendingControlError) throw new AdminError(`--id: ${error.message}`);
+        throw error;
+      }
+    },
+  });
+}
+
+const pause = control(
+  "pause",
+  "Pause a scheduled or running sending: no worker queues more of its mail; its queued mail is held",
+  (store, accountId, id) => pauseSending(store, accountId, id),
+  (o) => `sending ${o.id} paused after ${o.sent} recipients; ${o.messages} queued messages held`,
+);
+const resume = control(
+  "resume",
+  "Resume a paused sending: the next worker goes on with the recipients still waiting",
+  (store, accountId, id) => resumeSending(store, accountId, id),
+  (o) => `sending ${o.id} resumed (${o.state}); ${o.messages} held messages queued again`,
+);
+const cancel = control(
+  "cancel",
+  "Cancel a scheduled, running or paused sending: nothing more of it is sent",
+  cancelSending,
+  (o) =>
+    `sending ${o.id} cancelled; ${o.recipients} recipients not sent to, ${o.messages} messages withdrawn`,
+);
+
 export const sendingNoun: Noun = {
   name: "sending",
-  describe: "Newsletter sendings: show, stats",
-  verbs: [show, stats],
+  describe: "Newsletter sendings: show, stats, pause, resume, cancel",
+  verbs: [show, stats, pause, resume, cancel],
 };

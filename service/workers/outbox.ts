@@ -257,8 +257,24 @@ export class OutboxWorker extends PollingWorker {
     });
   }
 
+  /**
+   * Whether this worker still holds the message (queued, its lease): a pause or cancel of its sending
+   * (operations/mailing/sending-control.ts) takes it back without waiting for the batch to end.
+   */
+  private async stillHeld(id: number): Promise<boolean> {
+    const row = await this.store.db
+      .selectFrom("mail_outbox")
+      .select("id")
+      .where("id", "=", id)
+      .where("lease_owner", "=", this.owner)
+      .where(stateIs("queued"))
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   private async deliver(mail: Mail, now: () => number): Promise<boolean> {
     const firstAttempt = mail.first_attempt_at ?? now();
+    if (!(await this.stillHeld(mail.id))) return false;
     try {
       const returnPath = await this.options.returnPath?.(mail.id);
       await this.transport.send(returnPath === undefined ? mail : { ...mail, returnPath });

@@ -13,6 +13,8 @@
 //   The mail row and the recipient's `sent` commit together, so a crash anywhere leaves every recipient
 //   with exactly one mail row (or none yet, to be made by the next claim). Pending and unsubscribed
 //   members and opted-out addresses never get one.
+// - The renewal also requires the sending to be scheduled, expanding or sending: once a pause or cancel
+//   (operations/mailing/sending-control.ts) has committed, the worker writes nothing more of it and stops.
 
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
@@ -28,6 +30,7 @@ import {
   loadNewsletterContent,
   renderNewsletter,
 } from "../operations/mailing/newsletters.js";
+import { ACTIVE_SENDING_STATES } from "../operations/mailing/sending-control.js";
 import { PollingWorker } from "./polling-worker.js";
 import { unsubscribeKey } from "../operations/mailing/unsubscribe.js";
 import { unsubscribeToken } from "../operations/mailing/unsubscribe.js";
@@ -67,7 +70,7 @@ export interface SendingWorkerOptions {
   readonly tracker?: () => Promise<HtmlTracker>;
 }
 
-const ACTIVE: readonly ("scheduled" | "expanding" | "sending")[] = ["scheduled", "expanding", "sending"];
+const ACTIVE = ACTIVE_SENDING_STATES;
 
 interface Claimed {
   readonly id: number;
@@ -172,13 +175,17 @@ export class SendingWorker extends PollingWorker {
     return row;
   }
 
-  /** Renews the lease in `trx` (locking the sending row); LeaseLostError when another worker holds it now. */
+  /**
+   * Renews the lease in `trx` (locking the sending row); LeaseLostError when another worker holds it now,
+   * or the sending was paused or cancelled (operations/mailing/sending-control.ts): then nothing is written.
+   */
   private async renew(trx: Transaction<Database>, id: number, at: number): Promise<void> {
     const renewed = await trx
       .updateTable("sendings")
       .set({ lease_until: at + this.leaseMs })
       .where("id", "=", id)
       .where("lease_owner", "=", this.workerId)
+      .where("state", "in", ACTIVE)
       .executeTakeFirst();
     if (Number(renewed.numUpdatedRows) !== 1) throw new LeaseLostError(`sending ${id}`);
   }
@@ -192,6 +199,7 @@ export class SendingWorker extends PollingWorker {
           .set({ lease_until: this.now(at) + this.leaseMs })
           .where("id", "=", sending.id)
           .where("lease_owner", "=", this.workerId)
+          .where("state", "in", ACTIVE)
           .executeTakeFirst()
           .then(
             (r) => {
@@ -432,6 +440,7 @@ export class SendingWorker extends PollingWorker {
       .set({ state: "done", finished_at: at, lease_owner: null, lease_until: null })
       .where("id", "=", id)
       .where("lease_owner", "=", this.workerId)
+      .where("state", "in", ACTIVE)
       .execute();
     this.options.log?.({ event: "sending.done", sending: id, worker: this.workerId });
   }

@@ -11,11 +11,11 @@ import path from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runAdmin } from "../../service/admin/cli.js";
-import { type Store, openStore } from "../../service/db/database.js";
-import type { MembershipState } from "../../service/db/schema.js";
+import { openStore } from "../../service/db/database.js";
 import { sendNewsletter, sendingTime } from "../../service/operations/mailing/sendings.js";
 import { zonedInstant } from "../../service/common/zoned-time.js";
 import { describeEngines, freshDatabaseUrl } from "./support/engines.js";
+import { addMembers, countRows, seedNewsletter, waitFor } from "./support/sendings.js";
 import { type TestService, fault, startService } from "./support/service.js";
 import { SendingWorker } from "../../service/workers/sendings.js";
 import { unsubscribeToken, verifyUnsubscribeToken } from "../../service/operations/mailing/unsubscribe.js";
@@ -23,129 +23,6 @@ import { unsubscribeToken, verifyUnsubscribeToken } from "../../service/operatio
 const ROOT = new URL("../../", import.meta.url).pathname;
 const CHILD = "test/service/fixtures/worker.ts";
 const ZONE = "Europe/Stockholm";
-
-async function seedNewsletter(
-  store: Store,
-  accountId: number,
-  name: string,
-): Promise<{ newsletterId: number; filterId: number }> {
-  const now = Date.now();
-  const { db } = store;
-  const template = await db
-    .insertInto("templates")
-    .values({
-      account_id: accountId,
-      name,
-      subject: "News for {{Name}}",
-      html: '<p>Hello {{Name}}</p>{{holder:1}}<p><a href="{{unsubscribe}}">Unsubscribe</a></p>',
-      text: "Hello {{Name}}\n{{holder:1}}\nUnsubscribe: {{unsubscribe}}\n",
-      created_at: now,
-    })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  const newsletter = await db
-    .insertInto("newsletters")
-    .values({
-      account_id: accountId,
-      template_id: template.id,
-      name,
-      subject: "News for {{Name}}",
-      tracking: "no",
-      created_at: now,
-    })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  const module = await db
-    .insertInto("modules")
-    .values({ account_id: accountId, name: `${name} m`, code: "<p>Module {{DD3}}</p>", created_at: now })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  await db
-    .insertInto("newsletter_modules")
-    .values({
-      account_id: accountId,
-      newsletter_id: newsletter.id,
-      module_id: module.id,
-      code: "<p>Module {{DD3}}</p>",
-      holder_id: 1,
-      filter_id: null,
-      created_at: now,
-    })
-    .execute();
-  const filter = await db
-    .insertInto("filters")
-    .values({
-      account_id: accountId,
-      name: `${name} SE`,
-      field: "DD3",
-      operator: "=",
-      value: "SE",
-      created_at: now,
-    })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  return { newsletterId: newsletter.id, filterId: filter.id };
-}
-
-interface Member {
-  email: string;
-  state: MembershipState;
-  dd3?: string;
-  optedOut?: boolean;
-}
-
-/** Subscribers with memberships of the list (and opt-outs), written directly in bulk; returns their ids by e-mail. */
-async function addMembers(
-  store: Store,
-  accountId: number,
-  listId: number,
-  members: readonly Member[],
-): Promise<Map<string, number>> {
-  const ids = new Map<string, number>();
-  const now = Date.now();
-  for (let i = 0; i < members.length; i += 500) {
-    const chunk = members.slice(i, i + 500);
-    await store.write(async (trx) => {
-      const rows = await trx
-        .insertInto("subscribers")
-        .values(
-          chunk.map((m) => ({
-            account_id: accountId,
-            email: m.email,
-            email_key: m.email.toLowerCase(),
-            name: m.email.split("@")[0]!,
-            fields: JSON.stringify(m.dd3 === undefined ? {} : { "3": m.dd3 }),
-            created_at: now,
-          })),
-        )
-        .returning(["id", "email"])
-        .execute();
-      for (const r of rows) ids.set(r.email, r.id);
-      await trx
-        .insertInto("memberships")
-        .values(
-          chunk.map((m) => ({
-            list_id: listId,
-            subscriber_id: ids.get(m.email)!,
-            account_id: accountId,
-            state: m.state,
-            created_at: now,
-            changed_at: now,
-          })),
-        )
-        .execute();
-      const opted = chunk.filter((m) => m.optedOut === true);
-      if (opted.length > 0)
-        await trx
-          .insertInto("optouts")
-          .values(
-            opted.map((m) => ({ account_id: accountId, email_key: m.email.toLowerCase(), created_at: now })),
-          )
-          .execute();
-    });
-  }
-  return ids;
-}
 
 /** The .eml files of the outbox folder: file name → message text. */
 function emls(dir: string): Map<string, string> {
@@ -167,25 +44,6 @@ function part(message: string, type: string): string | undefined {
     `Content-Type: ${type}; charset=utf-8\\r\\nContent-Transfer-Encoding: base64\\r\\n\\r\\n([A-Za-z0-9+/=\\r\\n]+)`,
   ).exec(message);
   return m === null ? undefined : Buffer.from(m[1]!.replace(/\r\n/g, ""), "base64").toString("utf8");
-}
-
-async function countRows(store: Store, sendingId: number) {
-  const rows = await store.db
-    .selectFrom("sending_recipients")
-    .select(["state", (eb) => eb.fn.countAll<number>().as("n")])
-    .where("sending_id", "=", sendingId)
-    .groupBy("state")
-    .execute();
-  return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
-}
-
-async function waitFor(what: string, check: () => Promise<boolean>, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 it("sendingTime: date and time in the zone, date alone 00:00, time alone today, past or omitted now", () => {
