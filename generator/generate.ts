@@ -2,7 +2,7 @@
 
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { ServiceDocs } from "../runtime/server/docs.js";
+import type { ServiceDocTexts } from "../runtime/server/docs.js";
 import type { ServiceModel } from "../runtime/model.js";
 import type { FileExtension } from "./config.js";
 import type { Diagnostic } from "./diagnostic.js";
@@ -42,7 +42,12 @@ export interface GenerateOptions extends SpecOptions {
 }
 
 export type Loaded =
-  | { readonly ok: true; readonly spec: LoadedSpec; readonly model: ServiceModel; readonly docs: ServiceDocs }
+  | {
+      readonly ok: true;
+      readonly spec: LoadedSpec;
+      readonly model: ServiceModel;
+      readonly docs: ServiceDocTexts;
+    }
   | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
 
 /** Loads, validates and normalizes; never throws for a user error (an unreadable file included). */

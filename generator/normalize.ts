@@ -1,10 +1,10 @@
-// A validated spec document → the ServiceModel the runtime interprets (runtime/model.ts) and the ServiceDocs
+// A validated spec document → the ServiceModel the runtime interprets (runtime/model.ts) and the ServiceDocTexts
 // holding every doc text of the spec (runtime/server/docs.ts), which the model does not carry. Pure:
 // no I/O, spec order everywhere, named rules inlined into each parameter, credentials prepended to every
 // operation's parameters, and a columnName check added after the spec's own checks for every parameter
 // that names a column of the operation's DataSet.
 
-import type { ServiceDocs } from "../runtime/server/docs.js";
+import type { ServiceDocTexts } from "../runtime/server/docs.js";
 import {
   type CheckModel,
   type ColumnModel,
@@ -181,7 +181,7 @@ export interface NormalizeOptions {
 
 export interface Normalized {
   readonly model: ServiceModel;
-  readonly docs: ServiceDocs;
+  readonly docs: ServiceDocTexts;
 }
 
 export function normalize(doc: SpecDocument, options: NormalizeOptions = {}): Normalized {
@@ -324,7 +324,7 @@ function columnModel(column: SpecColumn): ColumnModel {
 }
 
 /** Every doc text of the spec by the name of what it documents; credentials are among each operation's params. */
-function normalizeDocs(doc: SpecDocument): ServiceDocs {
+function normalizeDocs(doc: SpecDocument): ServiceDocTexts {
   const credentials = (doc.service.credentials ?? []).map((param): [string, string] => [
     param.name,
     param.doc,

@@ -4,8 +4,11 @@
 // client's (ClientServiceModel in generated/model.ts: names, types, results, credential flags) and the
 // server's (ServiceModel in generated/server-model.ts, which extends it with what only the server checks
 // or shows: required parameters, rules and defaults, operation checks, groups, the service's name and its
-// record and data set lists), so a client bundle carries no validation data. The documentation text is in neither: it is a ServiceDocs value (runtime/server/docs.ts,
+// record and data set lists), so a client bundle carries no validation data. The documentation text is in neither: it is a ServiceDocTexts value (runtime/server/docs.ts,
 // generated/docs.ts).
+
+/** Credentials of no particular service: each under its property (the runtime's own view, client and server). */
+export type AnyCredentials = Readonly<Record<string, unknown>>;
 
 /** The scalar types of XML Schema (and .NET's guid and char from http://microsoft.com/wsdl/types/). */
 export type SoapType =

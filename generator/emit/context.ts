@@ -1,11 +1,11 @@
 // What every emitter gets besides the model.
 
-import type { ServiceDocs } from "../../runtime/server/docs.js";
+import type { ServiceDocTexts } from "../../runtime/server/docs.js";
 import type { FileExtension } from "../config.js";
 
 export interface EmitContext {
   /** The spec's doc texts (the model carries none): JSDoc of the types, the WSDL, the help pages, docs.ts. */
-  readonly docs: ServiceDocs;
+  readonly docs: ServiceDocTexts;
   /** The spec as named in headers: relative to the repository root, such as spec/ExternalAPIService.yaml. */
   readonly specFile: string;
   /** Absolute path of templates/ (the handlebars templates). */

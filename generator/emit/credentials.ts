@@ -5,7 +5,7 @@
 // required where the spec requires the credential, typed as a parameter of its type.
 
 import type { InterfaceDeclarationStructure } from "ts-morph";
-import type { ServiceDocs } from "../../runtime/server/docs.js";
+import type { ServiceDocTexts } from "../../runtime/server/docs.js";
 import type { ParamModel, RecordModel, ServiceModel, TypeModel } from "../../runtime/model.js";
 import { isValueType } from "../../runtime/codec/values.js";
 import { StructureKind } from "../typescript-file.js";
@@ -60,7 +60,10 @@ function credentialsHeader(model: ServiceModel): RecordModel | undefined {
 }
 
 /** `export interface {Service}Credentials { ... }` for generated/types.ts. */
-export function credentialsInterface(model: ServiceModel, text: ServiceDocs): InterfaceDeclarationStructure {
+export function credentialsInterface(
+  model: ServiceModel,
+  text: ServiceDocTexts,
+): InterfaceDeclarationStructure {
   const header = credentialsHeader(model);
   if (header !== undefined) {
     // The header's fields, as a caller gives a parameter of their types (a string may be left out).

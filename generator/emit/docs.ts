@@ -1,4 +1,4 @@
-// generated/docs.ts: every doc text of the spec as one ServiceDocs value (runtime/server/docs.ts). Only the server's
+// generated/docs.ts: every doc text of the spec as one ServiceDocTexts value (runtime/server/docs.ts). Only the server's
 // help pages and WSDL read it; the client and the codecs import nothing from it, so a client bundle has none.
 
 import type { ServiceModel } from "../../runtime/model.js";
@@ -10,7 +10,7 @@ import { literal } from "./literal.js";
 
 export function emitDocs(_model: ServiceModel, { docs }: Pick<EmitContext, "docs">): GeneratedFile[] {
   const file = new TypeScriptFile("docs.ts");
-  const type = file.use(importType("ServiceDocs", "runtime/server/docs.ts"));
+  const type = file.use(importType("ServiceDocTexts", "runtime/server/docs.ts"));
   file.add([
     {
       kind: StructureKind.VariableStatement,
@@ -21,6 +21,8 @@ export function emitDocs(_model: ServiceModel, { docs }: Pick<EmitContext, "docs
     },
   ]);
   return [
-    file.toGeneratedFile("The doc texts of the spec (a ServiceDocs value) for the help pages and the WSDL."),
+    file.toGeneratedFile(
+      "The doc texts of the spec (a ServiceDocTexts value) for the help pages and the WSDL.",
+    ),
   ];
 }

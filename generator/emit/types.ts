@@ -19,7 +19,7 @@ import type {
   TypeModel,
 } from "../../runtime/model.js";
 import { isValueType } from "../../runtime/codec/values.js";
-import type { ServiceDocs } from "../../runtime/server/docs.js";
+import type { ServiceDocTexts } from "../../runtime/server/docs.js";
 import type { EmitContext } from "./context.js";
 import type { GeneratedFile } from "../generated-file.js";
 import { importType } from "../import-symbol.js";
@@ -76,7 +76,7 @@ function wireTypeText(type: TypeModel): string {
   }
 }
 
-function enumAlias(e: EnumModel, text: ServiceDocs): TypeAliasDeclarationStructure {
+function enumAlias(e: EnumModel, text: ServiceDocTexts): TypeAliasDeclarationStructure {
   return {
     kind: StructureKind.TypeAlias,
     name: typeScriptTypeName(e.name),
@@ -86,7 +86,7 @@ function enumAlias(e: EnumModel, text: ServiceDocs): TypeAliasDeclarationStructu
   };
 }
 
-function recordInterface(record: RecordModel, text: ServiceDocs): InterfaceDeclarationStructure {
+function recordInterface(record: RecordModel, text: ServiceDocTexts): InterfaceDeclarationStructure {
   return {
     kind: StructureKind.Interface,
     name: typeScriptTypeName(record.name),
@@ -107,7 +107,7 @@ function recordInterface(record: RecordModel, text: ServiceDocs): InterfaceDecla
   };
 }
 
-function rowInterface(dataSet: DataSetModel, text: ServiceDocs): InterfaceDeclarationStructure {
+function rowInterface(dataSet: DataSetModel, text: ServiceDocTexts): InterfaceDeclarationStructure {
   const dataSetDocs = text.dataSets[dataSet.name]!;
   return {
     kind: StructureKind.Interface,
@@ -122,7 +122,7 @@ function rowInterface(dataSet: DataSetModel, text: ServiceDocs): InterfaceDeclar
   };
 }
 
-function paramsInterface(op: OperationModel, text: ServiceDocs): InterfaceDeclarationStructure {
+function paramsInterface(op: OperationModel, text: ServiceDocTexts): InterfaceDeclarationStructure {
   const opDocs = text.operations[op.name]!;
   const credentials = op.params.filter((p) => p.credential).map((p) => p.name);
   return {
@@ -147,7 +147,7 @@ function paramsInterface(op: OperationModel, text: ServiceDocs): InterfaceDeclar
 
 function resultAlias(
   op: OperationModel,
-  text: ServiceDocs,
+  text: ServiceDocTexts,
   dataSetResult: () => string,
 ): TypeAliasDeclarationStructure {
   return {
@@ -166,7 +166,7 @@ function resultDocText(op: OperationModel, resultDoc: string): string {
   return `Result of ${op.name}: ${lowerFirst(resultDoc)}`;
 }
 
-function operationTypesInterface(model: ServiceModel, text: ServiceDocs): InterfaceDeclarationStructure {
+function operationTypesInterface(model: ServiceModel, text: ServiceDocTexts): InterfaceDeclarationStructure {
   return {
     kind: StructureKind.Interface,
     name: "OperationTypes",

@@ -1,10 +1,16 @@
 // The client core: one `call` that any binding can carry, on fetch alone (Node 20+ and browsers), and
 // bindOperations, which makes one typed method per operation descriptor (generated/client.ts).
 
-import { DEFAULT_MAX_ATTRIBUTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_ELEMENTS } from "../xml/tree.js";
+import { DEFAULT_MAX_ATTRIBUTES, DEFAULT_MAX_DEPTH, DEFAULT_READER_MAX_ELEMENTS } from "../xml/tree.js";
 import { readAnswer } from "./response.js";
 import { ClientCallError, TimeoutError, TransportError } from "../errors.js";
-import type { ClientOperationModel, ClientServiceModel, BindingName, HeaderTypes } from "../model.js";
+import type {
+  AnyCredentials,
+  ClientOperationModel,
+  ClientServiceModel,
+  BindingName,
+  HeaderTypes,
+} from "../model.js";
 import { writeParams, type ParamValues } from "../codec/params.js";
 import type { ClientBinding, ClientBindingFactory, WireResponse, XmlReader } from "../protocol/binding.js";
 import { headerHooks } from "../protocol/header-codec.js";
@@ -103,8 +109,6 @@ export type ClientConfigOf<
   SoapHeaders extends object = object,
 > = ClientOptionsOf<Credentials, SoapHeaders> & ClientBindingOption<Binding>;
 
-/** Credentials of no particular service: what the runtime itself reads (each under its property). */
-export type AnyCredentials = Readonly<Record<string, unknown>>;
 /** Options of a client of any service (the runtime's own view; generated/client.ts exports the typed ones). */
 export type ClientOptions = ClientOptionsOf<AnyCredentials>;
 export type ClientWithOptions = ClientWithOptionsOf<AnyCredentials>;
@@ -214,7 +218,7 @@ export function createClientCore(
     DEFAULT_MAX_RESPONSE_BYTES,
     false,
   );
-  const maxElements = limit("maxElements", config.maxElements, DEFAULT_MAX_ELEMENTS, false);
+  const maxElements = limit("maxElements", config.maxElements, DEFAULT_READER_MAX_ELEMENTS, false);
   // The binding hands these to the reader as its limits.
   const binding = factory(service, {
     readXml: config.platform.readXml,

@@ -2,10 +2,10 @@
 // (?WSDL), the help index and the ?op= pages. Each is rendered once, on first use, with its address left
 // open; the address of a request is filled in per request and the last few results are kept.
 
-import type { ServiceDocs } from "./docs.js";
+import type { ServiceDocTexts } from "./docs.js";
 import { fillSlots, renderIndexSlots, renderOperationSlots } from "./help/pages.js";
 import type { OperationModel, ServiceModel } from "../model.js";
-import type { ServiceDocuments } from "./core.js";
+import type { ServedDocuments } from "./core.js";
 import { escapeMarkup, XML_REFERENCES } from "./markup.js";
 import { renderWsdlParts } from "./wsdl.js";
 
@@ -20,9 +20,9 @@ export interface DocumentOptions {
 
 export function createDocuments(
   model: ServiceModel,
-  docs: ServiceDocs,
+  docs: ServiceDocTexts,
   options: DocumentOptions = {},
-): ServiceDocuments {
+): ServedDocuments {
   const entries = options.cacheEntries ?? 16;
   const operations = new Map<string, OperationModel>(model.operations.map((op) => [op.name, op]));
   let wsdlParts: string[] | undefined;

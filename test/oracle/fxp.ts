@@ -37,7 +37,7 @@ import { XMLParser, XMLValidator } from "fast-xml-parser";
 import {
   DEFAULT_MAX_ATTRIBUTES,
   DEFAULT_MAX_DEPTH,
-  DEFAULT_MAX_ELEMENTS,
+  DEFAULT_READER_MAX_ELEMENTS,
   tooManyAttributes,
   tooManyElements,
   XmlRefusal,
@@ -430,7 +430,7 @@ export function readXmlWithFastXmlParser(text: string, options?: ReadOptions): X
     text,
     maxDepth,
     options?.maxAttributes ?? DEFAULT_MAX_ATTRIBUTES,
-    options?.maxElements ?? DEFAULT_MAX_ELEMENTS,
+    options?.maxElements ?? DEFAULT_READER_MAX_ELEMENTS,
   );
   const prepared = prepare(text);
   if (NOT_XML_CHAR.test(prepared)) fail("The document contains a character that XML does not allow.");

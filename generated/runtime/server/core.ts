@@ -9,6 +9,7 @@ import { corsPolicy, type CorsOptions, type CorsPolicy } from "./cors.js";
 import { clientError, ErrorCodes, ServiceError } from "../errors.js";
 import type { DataSetResult, DataSetRows } from "../codec/dataset.js";
 import {
+  type AnyCredentials,
   headerIsAnswered,
   headerIsSent,
   type ClientOperationModel,
@@ -41,9 +42,6 @@ import {
   ServerBudget,
 } from "./budget.js";
 import { DEFAULT_MAX_ATTRIBUTES } from "../xml/tree.js";
-
-/** Credentials of no particular service: each under its property (the runtime's own view). */
-export type AnyCredentials = Readonly<Record<string, unknown>>;
 
 /**
  * What a handler learns about the call besides its parameters. generated/server.ts exports
@@ -176,7 +174,7 @@ export interface CallEvent {
 }
 
 /** Pre-rendered documents the service serves besides the operations. */
-export interface ServiceDocuments {
+export interface ServedDocuments {
   wsdlFor(soapAddress: string): string;
   helpIndexHtml(endpointUrl: string): string;
   helpOperationHtml(operation: string, endpointUrl: string): string | undefined;
@@ -200,7 +198,8 @@ export interface IncomingCall {
 
 export const DEFAULT_MAX_BODY_BYTES: number = 64 * 1024 * 1024;
 export const DEFAULT_HANDLER_TIMEOUT_MS = 120_000;
-export const DEFAULT_MAX_ELEMENTS = 10_000;
+/** Elements in one request (ServerOptions.maxElements): an honest one has under 50; below the reader's own default. */
+export const DEFAULT_REQUEST_MAX_ELEMENTS = 10_000;
 
 const HTML = { "content-type": "text/html; charset=utf-8" };
 const XML = { "content-type": "text/xml; charset=utf-8" };
@@ -402,7 +401,7 @@ function completeEndpoint(base: string, endpoint: string): string {
 export function createServiceCore(
   service: ServiceModel,
   implementation: object,
-  documents: ServiceDocuments,
+  documents: ServedDocuments,
   factories: Readonly<Record<BindingName, ServerBindingFactory>>,
   readXml: XmlReader,
   serverOptions: ServerOptions = {},
@@ -421,7 +420,7 @@ export function createServiceCore(
       DEFAULT_MAX_CONCURRENT_CALLS,
     ),
     maxDepth: positive("maxDepth", serverOptions.maxDepth, 32),
-    maxElements: positive("maxElements", serverOptions.maxElements, DEFAULT_MAX_ELEMENTS),
+    maxElements: positive("maxElements", serverOptions.maxElements, DEFAULT_REQUEST_MAX_ELEMENTS),
     maxAttributes: positive("maxAttributes", serverOptions.maxAttributes, DEFAULT_MAX_ATTRIBUTES),
     handlerTimeoutMs: timeoutMs(
       "handlerTimeoutMs",

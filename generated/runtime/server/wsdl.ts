@@ -4,7 +4,7 @@
 // ?WSDL with it, located at the request's address, and the generator writes the same function's output as
 // generated/{Service}.wsdl.
 
-import type { ServiceDocs } from "./docs.js";
+import type { ServiceDocTexts } from "./docs.js";
 import { escapeMarkup, XML_REFERENCES } from "./markup.js";
 import { soapActionOf } from "../protocol/soap.js";
 import {
@@ -23,7 +23,7 @@ import { offeredOnHttp } from "../protocol/http.js";
 import { isValueType } from "../codec/values.js";
 
 /** The WSDL with every port located at soapAddress. */
-export function renderWsdl(model: ServiceModel, docs: ServiceDocs, soapAddress: string): string {
+export function renderWsdl(model: ServiceModel, docs: ServiceDocTexts, soapAddress: string): string {
   return renderWsdlParts(model, docs).join(xml(soapAddress));
 }
 
@@ -31,7 +31,7 @@ export function renderWsdl(model: ServiceModel, docs: ServiceDocs, soapAddress: 
  * The WSDL split where the address goes (one part more than there are ports), so a server can locate it
  * at each request's address with one join. Every other text is escaped, so the split is exact.
  */
-export function renderWsdlParts(model: ServiceModel, docs: ServiceDocs): string[] {
+export function renderWsdlParts(model: ServiceModel, docs: ServiceDocTexts): string[] {
   // Escaped text never contains "<", so this marker cannot come from the model or the docs.
   const marker = "<@address>";
   return render(model, docs, marker).split(marker);
@@ -257,7 +257,7 @@ ${indent}</s:complexType>
 `;
 
 /** The document with `address` (already escaped, or a marker) as each port's location. */
-function render(model: ServiceModel, docs: ServiceDocs, address: string): string {
+function render(model: ServiceModel, docs: ServiceDocTexts, address: string): string {
   const offered = new Set(offeredBindings(model));
   const http = offered.has("httpGet") || offered.has("httpPost");
   const soap = offered.has("soap11") || offered.has("soap12");

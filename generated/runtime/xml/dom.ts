@@ -16,7 +16,7 @@
 import {
   DEFAULT_MAX_ATTRIBUTES,
   DEFAULT_MAX_DEPTH,
-  DEFAULT_MAX_ELEMENTS,
+  DEFAULT_READER_MAX_ELEMENTS,
   tooManyAttributes,
   tooManyElements,
   XmlRefusal,
@@ -83,7 +83,7 @@ function checkProlog(s: string): void {
 export function readXmlDom(text: string, options?: ReadOptions): XmlElement {
   const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
   const maxAttributes = options?.maxAttributes ?? DEFAULT_MAX_ATTRIBUTES;
-  const maxElements = options?.maxElements ?? DEFAULT_MAX_ELEMENTS;
+  const maxElements = options?.maxElements ?? DEFAULT_READER_MAX_ELEMENTS;
   checkProlog(text);
   const Parser = (globalThis as unknown as { DOMParser: DomParserClass }).DOMParser;
   const parse = (s: string): DomDocument => new Parser().parseFromString(s, "application/xml");

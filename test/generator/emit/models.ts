@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { loadSpecFile } from "../../../generator/load.js";
 import { normalize, type Normalized } from "../../../generator/normalize.js";
 import type { SpecDocument } from "../../../generator/spec.js";
-import type { ServiceDocs } from "../../../runtime/server/docs.js";
+import type { ServiceDocTexts } from "../../../runtime/server/docs.js";
 import type { ServiceModel } from "../../../runtime/model.js";
 
 const SPEC = fileURLToPath(new URL("../../../spec/ExternalAPIService.yaml", import.meta.url));
@@ -15,7 +15,7 @@ export function serviceModel(): ServiceModel {
 }
 
 /** The doc texts of the committed spec. */
-export function serviceDocs(): ServiceDocs {
+export function serviceDocs(): ServiceDocTexts {
   return normalized().docs;
 }
 
@@ -29,7 +29,7 @@ function normalized(): Normalized {
 export const HOSTILE = `<script>alert("x")</script> & 'quotes' <!--@base-url--> ]]> \${injected} \` \\`;
 
 /** Every doc text of hostileModel(), each hostile. */
-export function hostileDocs(): ServiceDocs {
+export function hostileDocs(): ServiceDocTexts {
   const op = { doc: HOSTILE, result: HOSTILE, params: { strText: HOSTILE } };
   return {
     doc: HOSTILE,

@@ -9,7 +9,7 @@ import { timeRatio } from "../../fixtures/growth.js";
 import { readXml } from "../../../runtime/xml/scan.js";
 import {
   DEFAULT_MAX_ATTRIBUTES,
-  DEFAULT_MAX_ELEMENTS,
+  DEFAULT_READER_MAX_ELEMENTS,
   type XmlRefusalReason,
 } from "../../../runtime/xml/tree.js";
 
@@ -151,8 +151,8 @@ describe.each(readers)("%s", (_name, read) => {
 
 describe("readXml at the default element limit", () => {
   it("reads 1,000,000 elements and refuses 1,000,001", () => {
-    const body = "<a/>".repeat(DEFAULT_MAX_ELEMENTS - 1);
-    expect(readXml(`<r>${body}</r>`).children.length).toBe(DEFAULT_MAX_ELEMENTS - 1);
+    const body = "<a/>".repeat(DEFAULT_READER_MAX_ELEMENTS - 1);
+    expect(readXml(`<r>${body}</r>`).children.length).toBe(DEFAULT_READER_MAX_ELEMENTS - 1);
     expect(refusal(readXml, `<r>${body}<a/></r>`).reason).toBe<XmlRefusalReason>("elements");
   });
 });

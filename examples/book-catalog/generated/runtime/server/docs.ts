@@ -4,7 +4,7 @@
 // client carry none of it. generated/docs.ts holds one value, which only the help pages and the WSDL
 // (server side) read; generated types carry the same text as JSDoc.
 
-export interface ServiceDocs {
+export interface ServiceDocTexts {
   /** The service. */
   readonly doc: string;
   readonly operations: { readonly [operation: string]: OperationDocs };

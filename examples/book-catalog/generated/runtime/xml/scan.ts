@@ -18,7 +18,7 @@
 import {
   DEFAULT_MAX_ATTRIBUTES,
   DEFAULT_MAX_DEPTH,
-  DEFAULT_MAX_ELEMENTS,
+  DEFAULT_READER_MAX_ELEMENTS,
   tooManyAttributes,
   tooManyElements,
   XmlRefusal,
@@ -720,7 +720,7 @@ function read(text: string, options: ReadOptions | undefined): XmlElement {
   resetSearches();
   const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
   const maxAttributes = options?.maxAttributes ?? DEFAULT_MAX_ATTRIBUTES;
-  const maxElements = options?.maxElements ?? DEFAULT_MAX_ELEMENTS;
+  const maxElements = options?.maxElements ?? DEFAULT_READER_MAX_ELEMENTS;
   const s = text;
   const len = s.length;
   let i = len > 0 && s.charCodeAt(0) === 0xfeff ? 1 : 0;

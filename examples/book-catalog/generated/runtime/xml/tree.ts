@@ -52,8 +52,11 @@ export interface ReadOptions {
 export const DEFAULT_MAX_DEPTH = 32;
 /** An honest SOAP element carries a handful (xmlns declarations, xsi:type, xsi:nil). */
 export const DEFAULT_MAX_ATTRIBUTES = 64;
-/** For the generic reader; the server lowers it (an honest request has under 50 elements). */
-export const DEFAULT_MAX_ELEMENTS = 1_000_000;
+/**
+ * Elements in a document when the caller sets no limit: the readers' default and the client's for answers.
+ * The server sets its own, lower (server/core.ts DEFAULT_REQUEST_MAX_ELEMENTS).
+ */
+export const DEFAULT_READER_MAX_ELEMENTS = 1_000_000;
 
 export type XmlRefusalReason = "doctype" | "depth" | "attributes" | "elements" | "malformed";
 

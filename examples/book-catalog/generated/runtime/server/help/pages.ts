@@ -8,7 +8,7 @@
 // address goes (renderIndexSlots, renderOperationSlots) and the markers are filled per address (fillSlots).
 // Every text from the model or the docs is escaped, so it contains no "<" and cannot forge a marker.
 
-import type { ServiceDocs } from "../docs.js";
+import type { ServiceDocTexts } from "../docs.js";
 import { escapeMarkup, HTML_REFERENCES, PAGE_TEXT_REFERENCES } from "../markup.js";
 import {
   type OperationModel,
@@ -31,14 +31,14 @@ const SLOTS = {
 } as const;
 
 /** The page listing the operations. endpointUrl is the endpoint address as clients see it (…/Service.asmx). */
-export function renderHelpIndex(model: ServiceModel, docs: ServiceDocs, endpointUrl: string): string {
+export function renderHelpIndex(model: ServiceModel, docs: ServiceDocTexts, endpointUrl: string): string {
   return fillSlots(renderIndexSlots(model, docs), endpointUrl);
 }
 
 /** The page of one operation of the model. */
 export function renderHelpOperation(
   model: ServiceModel,
-  docs: ServiceDocs,
+  docs: ServiceDocTexts,
   op: OperationModel,
   endpointUrl: string,
 ): string {
@@ -100,7 +100,7 @@ ${HELP_STYLE}
 }
 
 /** The index page with slot markers where the address goes. */
-export function renderIndexSlots(model: ServiceModel, docs: ServiceDocs): string {
+export function renderIndexSlots(model: ServiceModel, docs: ServiceDocTexts): string {
   const groups = model.groups.map(
     (group) => `  <section>
     <h2>${text(group.title)}</h2>
@@ -143,7 +143,7 @@ ${callingWays(model)}
 }
 
 /** One operation's page with slot markers where the address goes. */
-export function renderOperationSlots(model: ServiceModel, docs: ServiceDocs, op: OperationModel): string {
+export function renderOperationSlots(model: ServiceModel, docs: ServiceDocTexts, op: OperationModel): string {
   const group = model.groups.find((g) => g.name === op.group);
   const opDocs = docs.operations[op.name];
   const paramDoc = (param: ParamModel): string => opDocs?.params[param.name] ?? "";
@@ -334,7 +334,7 @@ interface ResultView {
   readonly members: readonly { readonly name: string; readonly type: string; readonly doc: string }[];
 }
 
-function resultView(result: ResultModel, resultDoc: string, docs: ServiceDocs): ResultView {
+function resultView(result: ResultModel, resultDoc: string, docs: ServiceDocTexts): ResultView {
   switch (result.kind) {
     case "scalar":
       return { type: result.type, doc: resultDoc, memberKind: "", membersNote: "", members: [] };
