@@ -1,9 +1,6 @@
 // No import cycle and no import across the runtime's layers (docs/architecture.md, "The runtime's layers"):
 // dependency-cruiser runs with the repository's rules (.dependency-cruiser.cjs) and its findings are the
 // failure message. A fixture with one of each forbidden edge shows that every rule can fail.
-//
-// service/console/ is left out (.dependency-cruiser.cjs, options.exclude) until its pages stop importing
-// routes.ts, which imports them back.
 
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -15,7 +12,7 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 const CONFIG = path.join(ROOT, ".dependency-cruiser.cjs");
 const CLI = path.join(ROOT, "node_modules/dependency-cruiser/bin/dependency-cruise.mjs");
 
-/** The folders checked (service/console/ excluded by the config; see the file comment). */
+/** The folders checked. */
 const CHECKED = ["runtime", "generator", "service"];
 
 interface Run {
