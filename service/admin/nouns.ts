@@ -9,6 +9,7 @@ import { importNoun } from "./imports.js";
 import { listNoun } from "./list.js";
 import { moduleNoun } from "./module.js";
 import { optoutNoun } from "./optout.js";
+import { newsletterNoun } from "./newsletter.js";
 import { outboxNoun } from "./outbox.js";
 import { projectNoun } from "./project.js";
 import { sendingNoun } from "./sending.js";
@@ -25,6 +26,7 @@ export const nouns: readonly Noun[] = [
   projectNoun,
   templateNoun,
   moduleNoun,
+  newsletterNoun,
   filterNoun,
   sendingNoun,
   triggerNoun,
