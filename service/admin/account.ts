@@ -2,7 +2,7 @@
 // their settings. Hashes are never printed.
 
 import { hashPassword } from "../auth/authenticator.js";
-import { emailProblem } from "../operations/subscriber/subscribers.js";
+import { emailProblem } from "../common/input.js";
 import type { Account } from "../db/schema.js";
 import { AdminError, type Noun, type Output, findAccount, isUniqueViolation, verb } from "./context.js";
 import { record, table, timeJson, timeText } from "./format.js";

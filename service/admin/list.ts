@@ -1,12 +1,10 @@
 // `list create | show`: an account's mailing lists, with their members counted by state.
 
-import type { Kysely } from "kysely";
-import type { Database, MailingList, MembershipState } from "../db/schema.js";
+import type { MailingList } from "../db/schema.js";
+import { type MemberCounts as Counts, memberCounts } from "../tables/subscribers.js";
 import { checkFromEmail, checkLine } from "./account.js";
 import { AdminError, type Noun, findAccount, idOption, verb } from "./context.js";
 import { record, table, timeJson, timeText } from "./format.js";
-
-type Counts = Record<MembershipState, number>;
 
 /** A charset name TextDecoder knows (utf-8, iso-8859-1, ...), lower-cased as given. */
 function checkCharset(text: string): string {
@@ -17,27 +15,6 @@ function checkCharset(text: string): string {
     throw new AdminError(`--charset must be a character set name such as utf-8 or iso-8859-1, not "${text}"`);
   }
   return name;
-}
-
-/** Members of each of the account's lists by state (lists without members are absent). */
-async function memberCounts(
-  db: Kysely<Database>,
-  accountId: number,
-  listId?: number,
-): Promise<Map<number, Counts>> {
-  let query = db
-    .selectFrom("memberships")
-    .select((eb) => ["list_id", "state", eb.fn.countAll().as("n")])
-    .where("account_id", "=", accountId)
-    .groupBy(["list_id", "state"]);
-  if (listId !== undefined) query = query.where("list_id", "=", listId);
-  const counts = new Map<number, Counts>();
-  for (const row of await query.execute()) {
-    const entry = counts.get(row.list_id) ?? { active: 0, pending: 0, unsubscribed: 0 };
-    entry[row.state] = Number(row.n);
-    counts.set(row.list_id, entry);
-  }
-  return counts;
 }
 
 function listJson(list: MailingList, counts: Counts) {

@@ -11,7 +11,7 @@ import {
   previewNewsletter,
   sendTestNewsletter,
 } from "../operations/mailing/newsletter-preview.js";
-import { emailProblem } from "../operations/subscriber/subscribers.js";
+import { emailProblem } from "../common/input.js";
 import { AdminError, type AdminContext, type Noun, findAccount, idOption, verb } from "./context.js";
 import { printable } from "./format.js";
 

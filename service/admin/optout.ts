@@ -1,7 +1,7 @@
-// `optout add | remove | show`: an account's opt-out-all set (service/operations/subscriber/optouts.ts).
+// `optout add | remove | show`: an account's opt-out-all set (service/tables/optouts.ts).
 
-import { addOptout, listOptouts, optoutKey, removeOptout } from "../operations/subscriber/optouts.js";
-import { emailProblem } from "../operations/subscriber/subscribers.js";
+import { addOptout, listOptouts, optoutKey, removeOptout } from "../tables/optouts.js";
+import { emailProblem } from "../common/input.js";
 import { AdminError, type Noun, findAccount, verb } from "./context.js";
 import { table, timeJson, timeText } from "./format.js";
 

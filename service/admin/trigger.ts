@@ -3,7 +3,7 @@
 // active, or confirming a pending subscription), once per subscriber. GetTriggerIdForAccount lists them;
 // GetTriggerClicks/GetTriggerViews report their tracked clicks and views.
 
-import { emailProblem } from "../operations/subscriber/subscribers.js";
+import { emailProblem } from "../common/input.js";
 import { checkLine } from "./account.js";
 import { AdminError, type Noun, findAccount, idOption, verb } from "./context.js";
 import { table, timeJson, timeText } from "./format.js";

@@ -1,7 +1,7 @@
 // The unsubscribe-from-all link of a newsletter mail: `{{unsubscribe_all}}` in a template is
 // `{publicUrl}/u/{token}/all`, the recipient's unsubscribe token (operations/mailing/unsubscribe.ts) with
 // `/all`, and the page of the plain unsubscribe link offers it as a second button. GET shows a button; POST
-// puts the address on the account's opt-out-all set (operations/subscriber/optouts.ts addOptout, as `optout
+// puts the address on the account's opt-out-all set (tables/optouts.ts addOptout, as `optout
 // add` does: every membership of the address in the account becomes `unsubscribed` and no list of the
 // account mails it again). A token that does not verify is 404, a subscriber no longer there (erased) 404
 // too; a second POST changes nothing.
@@ -9,7 +9,8 @@
 import type http from "node:http";
 import type { Store } from "../db/database.js";
 import { recordUnsubscribe } from "../operations/mailing/sending-stats.js";
-import { addOptout } from "../operations/subscriber/optouts.js";
+import { subscriberById } from "../tables/subscribers.js";
+import { addOptout } from "../tables/optouts.js";
 import {
   BODY_TOO_LARGE_PAGE,
   METHOD_NOT_ALLOWED_PAGE,
@@ -48,11 +49,7 @@ export async function unsubscribeAllRoute(
   if (ids === undefined) return sendPage(req, res, 404, INVALID_PAGE);
   if (method !== "POST") return sendPage(req, res, 200, FORM);
   const done = await store.write(async (trx) => {
-    const subscriber = await trx
-      .selectFrom("subscribers")
-      .select(["account_id", "email"])
-      .where("id", "=", ids.subscriberId)
-      .executeTakeFirst();
+    const subscriber = await subscriberById(trx, ids.subscriberId);
     if (subscriber === undefined) return false;
     await addOptout(trx, subscriber.account_id, subscriber.email, now);
     await recordUnsubscribe(trx, ids.sendingId, ids.subscriberId, now);

@@ -7,6 +7,7 @@
 import type http from "node:http";
 import type { Store } from "../db/database.js";
 import { recordUnsubscribe } from "../operations/mailing/sending-stats.js";
+import { unsubscribeMembership } from "../tables/subscribers.js";
 import { BODY_TOO_LARGE_PAGE, METHOD_NOT_ALLOWED_PAGE, discardBody, page, sendPage } from "./pages.js";
 import { unsubscribeKey } from "../operations/mailing/unsubscribe.js";
 import { verifyUnsubscribeToken } from "../operations/mailing/unsubscribe.js";
@@ -46,13 +47,7 @@ export async function unsubscribeRoute(
   // The token matched its pattern (digits, dots, base64url): safe in the second form's relative action.
   if (method !== "POST") return sendPage(req, res, 200, unsubscribeForm(token));
   await store.write(async (trx) => {
-    await trx
-      .updateTable("memberships")
-      .set({ state: "unsubscribed", changed_at: now })
-      .where("list_id", "=", ids.listId)
-      .where("subscriber_id", "=", ids.subscriberId)
-      .where("state", "!=", "unsubscribed")
-      .execute();
+    await unsubscribeMembership(trx, ids.listId, ids.subscriberId, now);
     await recordUnsubscribe(trx, ids.sendingId, ids.subscriberId, now);
   });
   return sendPage(req, res, 200, UNSUBSCRIBED_PAGE);

@@ -37,7 +37,8 @@ import {
   openGuardedStream,
   sameFileVersion,
 } from "../common/fetch-guard.js";
-import { type SubscriberRow, emailKey, upsertSubscribers } from "../operations/subscriber/subscribers.js";
+import { type SubscriberRow, upsertSubscribers } from "../tables/subscriber-insert.js";
+import { emailKey } from "../tables/subscribers.js";
 import {
   FIRST_ERRORS_KEPT,
   type ImportError,

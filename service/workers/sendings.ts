@@ -22,6 +22,7 @@ import { type Transaction, sql } from "kysely";
 import { VALUES_CHUNK, valuesTable } from "../db/bulk.js";
 import type { Store } from "../db/database.js";
 import type { Database } from "../db/schema.js";
+import { mailableMembers } from "../tables/subscribers.js";
 import { type MailInput, queueMails } from "../delivery/mail.js";
 import {
   type FilterRule,
@@ -258,19 +259,7 @@ export class SendingWorker extends PollingWorker {
             .executeTakeFirst();
     await this.store.write(async (trx) => {
       await this.renew(trx, sending.id, at);
-      const candidates = await trx
-        .selectFrom("memberships as m")
-        .innerJoin("subscribers as s", "s.id", "m.subscriber_id")
-        .leftJoin("optouts as o", (j) =>
-          j.onRef("o.account_id", "=", "s.account_id").onRef("o.email_key", "=", "s.email_key"),
-        )
-        .select(["s.id", "s.email", "s.name", "s.format", "s.country_code", "s.phone", "s.fields"])
-        .where("m.list_id", "=", sending.list_id)
-        .where("m.account_id", "=", sending.account_id)
-        .where("m.state", "=", "active")
-        .where("o.email_key", "is", null)
-        .orderBy("s.id")
-        .execute();
+      const candidates = await mailableMembers(trx, sending.account_id, sending.list_id);
       const chosen = filter === undefined ? candidates : candidates.filter((c) => evaluateFilter(filter, c));
       for (let i = 0; i < chosen.length; i += 500) {
         await trx

@@ -9,7 +9,7 @@ import { Readable, Writable } from "node:stream";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyPassword } from "../../service/auth/authenticator.ts";
-import { upsertSubscribers } from "../../service/operations/subscriber/subscribers.ts";
+import { upsertSubscribers } from "../../service/tables/subscriber-insert.ts";
 import { runAdmin } from "../../service/admin/cli.ts";
 import { type Store, openStore } from "../../service/db/database.ts";
 import type { MembershipState } from "../../service/db/schema.ts";

@@ -9,7 +9,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import SQLite from "better-sqlite3";
 import { afterEach, expect, it } from "vitest";
 import { importCsvText } from "../../service/operations/subscriber/csv-import.js";
-import { upsertOneSqlite } from "../../service/operations/subscriber/subscribers.js";
+import { upsertOneSqlite } from "../../service/tables/subscriber-insert.js";
 import { type Store, openStore } from "../../service/db/database.js";
 import type { Account } from "../../service/db/schema.js";
 import { describeEngines, freshDatabaseUrl } from "./support/engines.ts";

@@ -1,69 +1,21 @@
-// SQLite's hot path for single inserts (Store.sqlite, upsertOneSqlite) and its group commit: the same
-// outcomes and stored rows as the Kysely path (upsertSubscribers), a failing write rolled back alone, and
-// with SQLITE_SYNC=FULL no write answered, and no Kysely query run, before the log sync of its batch (also
-// when batches pipeline). PostgreSQL's one-statement insert of a new address (insertNewPostgres) likewise.
+// SQLite's hot path for single inserts (Store.sqlite, upsertOneSqlite) and its group commit: a failing
+// write rolled back alone, and with SQLITE_SYNC=FULL no write answered, and no Kysely query run, before
+// the log sync of its batch (also when batches pipeline). That each path stores what the general one does:
+// subscriber-insert.test.ts.
 
 import fs from "node:fs";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { hashPassword } from "../../service/auth/authenticator.js";
 import {
   type SubscriberRow,
   type UpsertOptions,
-  insertNewPostgres,
   upsertOneSqlite,
   upsertSubscribers,
-} from "../../service/operations/subscriber/subscribers.js";
-import { openStore, type Store } from "../../service/db/database.js";
-import type { Account } from "../../service/db/schema.js";
-import { describeEngines, engines, freshDatabaseUrl } from "./support/engines.js";
+} from "../../service/tables/subscriber-insert.js";
+import type { Store } from "../../service/db/database.js";
+import { describeEngines } from "./support/engines.js";
 import { fault, startService, type TestService } from "./support/service.js";
-
-const stores: Store[] = [];
-
-afterEach(async () => {
-  vi.restoreAllMocks();
-  for (const store of stores.splice(0)) await store.close();
-});
-
-async function freshStore(
-  sync: "FULL" | "NORMAL" | "postgres" = "NORMAL",
-): Promise<{ store: Store; account: Account; listId: number }> {
-  const store =
-    sync === "postgres"
-      ? await openStore(await freshDatabaseUrl("postgres", "fast-path"))
-      : await openStore(`sqlite:${join(mkdtempSync(join(tmpdir(), "eas-fast-path-")), "s.db")}`, {
-          sqliteSync: sync,
-        });
-  stores.push(store);
-  const account = await store.db
-    .insertInto("accounts")
-    .values({ username: "fast", password_hash: "x", dd_fields: 25, created_at: 1 })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  const list = await store.db
-    .insertInto("mailing_lists")
-    .values({ account_id: account.id, name: "L", created_at: 1 })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  return { store, account, listId: list.id };
-}
-
-async function dump(store: Store) {
-  const subscribers = await store.db
-    .selectFrom("subscribers")
-    .select(["id", "email", "email_key", "name", "format", "country_code", "phone", "fields", "created_at"])
-    .orderBy("id")
-    .execute();
-  const memberships = await store.db
-    .selectFrom("memberships")
-    .select(["list_id", "subscriber_id", "state", "created_at", "changed_at"])
-    .orderBy("subscriber_id")
-    .execute();
-  return { subscribers, memberships };
-}
+import { dump, freshStore } from "./support/subscriber-steps.js";
 
 /** A Kysely count of the subscribers, started now; `read` turns true when the query has run. */
 function countSubscribers(store: Store): { count: Promise<number>; read: boolean } {
@@ -79,122 +31,7 @@ function countSubscribers(store: Store): { count: Promise<number>; read: boolean
   return counting;
 }
 
-const fields = (entries: [number, string][]) => new Map(entries);
-
-/** Single inserts covering each branch: new, changed, unchanged, kept without update, opted out. */
-const STEPS: { row: SubscriberRow; options: UpsertOptions; optOut?: string }[] = [
-  {
-    row: {
-      email: "A@Example.com",
-      name: "A",
-      format: "Text",
-      countryCode: "SE",
-      phone: "1",
-      fields: fields([
-        [3, "x"],
-        [4, ""],
-      ]),
-    },
-    options: { update: true, state: "active", recordOptedOut: true },
-  },
-  {
-    row: { email: "a@example.com", name: "", fields: fields([[4, "y"]]) },
-    options: { update: true, state: "active", recordOptedOut: true },
-  },
-  { row: { email: "a@example.com" }, options: { update: true, state: "active", recordOptedOut: true } },
-  {
-    row: { email: "a@example.com", name: "Kept?" },
-    options: { update: false, state: "pending", recordOptedOut: true },
-  },
-  {
-    row: { email: "b@example.com", name: "B" },
-    options: { update: true, state: "pending", recordOptedOut: true },
-  },
-  { row: { email: "b@example.com" }, options: { update: true, state: "pending", recordOptedOut: true } },
-  { row: { email: "b@example.com" }, options: { update: true, state: "active", recordOptedOut: true } },
-  { row: { email: "b@example.com" }, options: { update: true, state: "pending", recordOptedOut: true } },
-  {
-    row: { email: "out@example.com", name: "Out" },
-    options: { update: true, state: "active", recordOptedOut: true },
-    optOut: "out@example.com",
-  },
-  {
-    row: { email: "new-out@example.com" },
-    options: { update: true, state: "active", recordOptedOut: true },
-    optOut: "new-out@example.com",
-  },
-  {
-    row: { email: "skip-out@example.com" },
-    options: { update: true, state: "active", recordOptedOut: false },
-    optOut: "skip-out@example.com",
-  },
-  {
-    row: { email: "b@example.com", phone: "+46", fields: fields([[25, "z"]]) },
-    options: { update: true, state: "active", recordOptedOut: true },
-  },
-];
-
-/**
- * A step's opt-out, in each store before the step runs; for out@example.com, an existing subscriber who opts
- * out afterwards: inserted first, then opted out.
- */
-async function optOutFirst(
-  step: (typeof STEPS)[number],
-  engine: "sqlite" | "postgres",
-  stores: { store: Store; account: Account; listId: number }[],
-  now: number,
-) {
-  if (step.optOut === undefined) return;
-  for (const { store, account, listId } of stores) {
-    if (step.optOut === "out@example.com") {
-      await store.write((trx) =>
-        upsertSubscribers(trx, engine, account, listId, [step.row], step.options, now - 500),
-      );
-    }
-    await store.db
-      .insertInto("optouts")
-      .values({ account_id: account.id, email_key: step.optOut, created_at: now })
-      .execute();
-  }
-}
-
 describe("SQLite single-insert fast path", () => {
-  it("gives the outcomes and stored rows of upsertSubscribers for every branch", async () => {
-    const kysely = await freshStore();
-    const fast = await freshStore();
-    let now = 1000;
-    for (const step of STEPS) {
-      now += 1000;
-      await optOutFirst(step, "sqlite", [kysely, fast], now);
-      const expected = await kysely.store.write((trx) =>
-        upsertSubscribers(trx, "sqlite", kysely.account, kysely.listId, [step.row], step.options, now),
-      );
-      const sqlite = fast.store.sqlite!;
-      const got = await sqlite.writeSync(() =>
-        upsertOneSqlite(
-          sqlite,
-          fast.account,
-          String(fast.listId),
-          "strMailingListID",
-          step.row,
-          step.options,
-          now,
-        ),
-      );
-      expect(got === undefined ? [] : [got], JSON.stringify(step.row)).toEqual(expected);
-      expect(await dump(fast.store), JSON.stringify(step.row)).toEqual(await dump(kysely.store));
-    }
-    const [a, b] = [await dump(kysely.store), await dump(fast.store)];
-    expect(b).toEqual(a);
-    expect(a.subscribers.map((s) => s.email_key)).toEqual([
-      "a@example.com",
-      "b@example.com",
-      "out@example.com",
-      "new-out@example.com",
-    ]);
-    expect(a.subscribers[1]).toMatchObject({ phone: "+46", fields: JSON.stringify({ "25": "z" }) });
-  });
-
   it("rolls back a failing synchronous write alone and answers the others of its batch", async () => {
     const { store, account, listId } = await freshStore();
     const sqlite = store.sqlite!;
@@ -339,66 +176,6 @@ describe("SQLite single-insert fast path", () => {
     expect(await count).toBe(2);
   });
 });
-
-const postgres = engines().find((e) => e.name === "postgres")!;
-
-describe.skipIf(postgres.skip !== undefined)(
-  `PostgreSQL single-statement insert of a new address${postgres.skip ? ` (skipped: ${postgres.skip})` : ""}`,
-  () => {
-    it("writes a new address with its active membership and nothing otherwise; with the general path after it, the rows of upsertSubscribers", async () => {
-      const kysely = await freshStore("postgres");
-      const fast = await freshStore("postgres");
-      const other = await fast.store.db
-        .insertInto("accounts")
-        .values({ username: "other", password_hash: "x", dd_fields: 25, created_at: 1 })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      const otherList = await fast.store.db
-        .insertInto("mailing_lists")
-        .values({ account_id: other.id, name: "O", created_at: 1 })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      // Another account's list, a list that does not exist, no list id: nothing is written.
-      for (const listId of [String(otherList.id), "999999", undefined]) {
-        expect(
-          await insertNewPostgres(fast.store.db, fast.account, listId, { email: "nowhere@example.com" }, 1),
-        ).toBeUndefined();
-      }
-      expect((await dump(fast.store)).subscribers).toEqual([]);
-      let now = 1000;
-      let written = 0;
-      for (const step of STEPS.filter((s) => s.options.state === "active" && s.options.update)) {
-        now += 1000;
-        await optOutFirst(step, "postgres", [kysely, fast], now);
-        const expected = await kysely.store.write((trx) =>
-          upsertSubscribers(trx, "postgres", kysely.account, kysely.listId, [step.row], step.options, now),
-        );
-        const before = await dump(fast.store);
-        const id = await insertNewPostgres(fast.store.db, fast.account, String(fast.listId), step.row, now);
-        if (id === undefined) {
-          // Not a new address on the list (or opted out): nothing written, the general path answers.
-          expect(await dump(fast.store), JSON.stringify(step.row)).toEqual(before);
-          await fast.store.write((trx) =>
-            upsertSubscribers(trx, "postgres", fast.account, fast.listId, [step.row], step.options, now),
-          );
-        } else {
-          written++;
-          expect(expected, JSON.stringify(step.row)).toEqual([
-            {
-              id: expect.any(Number),
-              emailKey: step.row.email.toLowerCase(),
-              outcome: "inserted",
-              state: "active",
-            },
-          ]);
-        }
-        expect(await dump(fast.store), JSON.stringify(step.row)).toEqual(await dump(kysely.store));
-      }
-      // A@Example.com and b@example.com were new; the others existed or opted out.
-      expect(written).toBe(2);
-    }, 60_000);
-  },
-);
 
 describeEngines("single inserts with cached credentials", (engine) => {
   let svc: TestService;

@@ -7,7 +7,7 @@ import {
   loadNewsletterContent,
   renderNewsletter,
 } from "../../operations/mailing/newsletters.js";
-import { emailKey } from "../../operations/subscriber/subscribers.js";
+import { emailKey } from "../../tables/subscribers.js";
 import type { Subscriber } from "../../db/schema.js";
 import { html } from "../html.js";
 import { sendFrame, sendHtml } from "../http.js";

@@ -2,7 +2,7 @@
 // subscriber's page: fields, memberships, consent, opt-out, recent opens and clicks, and the opt-out action.
 
 import { type RawBuilder, sql } from "kysely";
-import { addOptout, removeOptout } from "../../operations/subscriber/optouts.js";
+import { addOptout, removeOptout } from "../../tables/optouts.js";
 import { type Html, html } from "../html.js";
 import { redirect, sendHtml } from "../http.js";
 import type { ConsoleRoute, RouteContext } from "../context.js";

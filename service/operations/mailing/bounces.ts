@@ -24,7 +24,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import PostalMime from "postal-mime";
 import type { Db, Store } from "../../db/database.js";
-import { addOptout, optoutKey } from "../subscriber/optouts.js";
+import { addOptout, optoutKey } from "../../tables/optouts.js";
 
 export type BounceKind = "hard" | "soft" | "complaint";
 

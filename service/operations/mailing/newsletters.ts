@@ -49,7 +49,7 @@ import type {
 } from "../../db/schema.js";
 import type { Selectable } from "kysely";
 import { notFound } from "../../common/errors.js";
-import { idFromText } from "../subscriber/subscribers.js";
+import { idFromText } from "../../common/input.js";
 import {
   MAX_FIELD_VALUE,
   MAX_MODULE_CODE,

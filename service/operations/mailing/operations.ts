@@ -6,9 +6,9 @@ import { MAX_CHARSET, MAX_DESCRIPTION, MAX_NAME, checkLength } from "../../commo
 import { insertActiveTemplateModule, insertTemplateNewsletter } from "./newsletters.js";
 import { sendNewsletter } from "./sendings.js";
 
-import { listOf } from "../subscriber/subscribers.js";
+import { listOf } from "../../tables/lists.js";
 import type { OperationScope } from "../scope.js";
-import { checkEmail } from "../subscriber/subscribers.js";
+import { checkEmail } from "../../common/input.js";
 
 type MailingOperations = Pick<
   ExternalAPIService,

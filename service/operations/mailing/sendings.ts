@@ -13,7 +13,8 @@ import type { Store } from "../../db/database.js";
 import type { Account } from "../../db/schema.js";
 import { notFound } from "../../common/errors.js";
 import { MAX_NAME, checkLength } from "../../common/limits.js";
-import { checkEmail, idFromText, listOf } from "../subscriber/subscribers.js";
+import { checkEmail, idFromText } from "../../common/input.js";
+import { listOf } from "../../tables/lists.js";
 import { zoneOffset, zonedInstant } from "../../common/zoned-time.js";
 
 /** The account's local date today ("yyyy-MM-dd" parts) at `now`. */

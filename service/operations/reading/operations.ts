@@ -6,7 +6,7 @@ import type { SubscriberMailingListsRow } from "../../../generated/types.js";
 import { getNewsletterFilters } from "../mailing/newsletters.js";
 import { reportViews, roiResults } from "./reports.js";
 
-import { subscriberOf } from "../subscriber/subscribers.js";
+import { activeListsOf, subscriberOf } from "../../tables/subscribers.js";
 import type { OperationScope } from "../scope.js";
 import { getTriggerClicks, getTriggerIdForAccount, getTriggerViews } from "./triggers.js";
 
@@ -28,15 +28,7 @@ export function readingOperations(scope: OperationScope): ReadingOperations {
     async GetSubscriberMailingLists(params, context) {
       const owner = await account(context);
       const subscriber = await subscriberOf(db, owner, params.strSubscriberId, params.strEmail);
-      const lists = await db
-        .selectFrom("memberships")
-        .innerJoin("mailing_lists", "mailing_lists.id", "memberships.list_id")
-        .select(["mailing_lists.id", "mailing_lists.name", "memberships.changed_at"])
-        .where("memberships.subscriber_id", "=", subscriber.id)
-        .where("memberships.account_id", "=", owner.id)
-        .where("memberships.state", "=", "active")
-        .orderBy("mailing_lists.id")
-        .execute();
+      const lists = await activeListsOf(db, owner.id, subscriber.id);
       return lists.map(
         (l): SubscriberMailingListsRow => ({
           MailingListId: l.id,

@@ -12,7 +12,8 @@ import type {
 import type { Account } from "../../db/schema.js";
 import { formatDecimal, parseDecimal } from "../../common/decimal.js";
 import { notFound } from "../../common/errors.js";
-import { checkActivated, idFromText } from "../subscriber/subscribers.js";
+import { checkActivated } from "../subscriber/input.js";
+import { idFromText } from "../../common/input.js";
 import { zonedInstant } from "../../common/zoned-time.js";
 import type { Db } from "../../db/database.js";
 

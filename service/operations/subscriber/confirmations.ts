@@ -6,6 +6,7 @@ import type { Transaction } from "kysely";
 import type { Database, MailingList, Account } from "../../db/schema.js";
 import { createHash, randomBytes } from "node:crypto";
 import type { Store } from "../../db/database.js";
+import { confirmMembership } from "../../tables/subscribers.js";
 import { queueMail } from "../../delivery/mail.js";
 
 const CONFIRM_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -84,13 +85,7 @@ export async function confirmSubscription(store: Store, token: string, at: numbe
       .returning(["list_id", "subscriber_id"])
       .executeTakeFirst();
     if (used === undefined) return false;
-    await trx
-      .updateTable("memberships")
-      .set({ state: "active", changed_at: at })
-      .where("list_id", "=", used.list_id)
-      .where("subscriber_id", "=", used.subscriber_id)
-      .where("state", "=", "pending")
-      .execute();
+    await confirmMembership(trx, used.list_id, used.subscriber_id, at);
     return true;
   });
 }

@@ -22,11 +22,11 @@ import { FairGate, TimeSlicer } from "../../common/slices.js";
 import {
   CHUNK_ROWS,
   type SubscriberRow,
-  emailProblem,
   keepLatest,
-  listOf,
   upsertSubscribers,
-} from "./subscribers.js";
+} from "../../tables/subscriber-insert.js";
+import { emailProblem } from "../../common/input.js";
+import { listOf } from "../../tables/lists.js";
 
 /**
  * Rows one call may carry: the rows of a call are held in memory and written in one transaction, so a

@@ -16,17 +16,16 @@ import {
 
 import type { OperationScope } from "../scope.js";
 import {
+  type SingleInsertOptions,
   type SubscriberRow,
   cachedAccountSqlite,
-  checkActivated,
-  checkEmail,
-  demographicValues,
-  insertNewPostgres,
-  listOf,
-  subscriberOf,
+  insertSubscriber,
   upsertOneSqlite,
-  upsertSubscribers,
-} from "./subscribers.js";
+} from "../../tables/subscriber-insert.js";
+import { checkActivated, demographicValues } from "./input.js";
+import { checkEmail } from "../../common/input.js";
+import { listOf } from "../../tables/lists.js";
+import { setSubscriberFields, subscriberOf } from "../../tables/subscribers.js";
 import { queueConfirmation } from "./confirmations.js";
 
 type SubscriberOperations = Pick<
@@ -41,7 +40,7 @@ type SubscriberOperations = Pick<
 
 export function subscriberOperations(scope: OperationScope): SubscriberOperations {
   const { store, now, domain } = scope;
-  const { db, engine } = store;
+  const { db } = store;
   const { config } = scope.deps;
   const deps = scope.deps;
   const account = (context: CallContext) => scope.account(context);
@@ -128,39 +127,35 @@ export function subscriberOperations(scope: OperationScope): SubscriberOperation
     if (sqlite !== undefined && !pending) return insertOneSqlite(sqlite, context, params);
     const owner = await account(context);
     const row = singleRow(owner, params);
-    if (engine === "postgres" && !pending) {
-      // The usual case, a new address on the account's list, in one statement; anything else below.
-      const id = await insertNewPostgres(db, owner, params.strMailingListID, row, now());
-      if (id !== undefined) return BigInt(id);
-    }
-    const email = row.email;
     let queued = false;
-    const id = await store.write(async (trx) => {
-      const list = await listOf(trx, owner, params.strMailingListID, "strMailingListID");
-      const at = now();
-      const [outcome] = await upsertSubscribers(
+    const at = now();
+    const options: SingleInsertOptions = {
+      update: true,
+      state: pending ? "pending" : "active",
+      recordOptedOut: true,
+    };
+    const confirm: SingleInsertOptions["afterWrite"] = async (trx, list, written) => {
+      if (written.state !== "pending") return;
+      await queueConfirmation(
         trx,
-        engine,
-        owner,
-        list.id,
-        [row],
-        { update: true, state: pending ? "pending" : "active", recordOptedOut: true },
+        { account: owner, list, subscriberId: written.id, email: row.email, name: params.strName ?? "" },
         at,
+        { publicUrl: config.publicUrl, mailFrom: config.mailFrom, domain },
       );
-      if (outcome === undefined) throw new Error("upsert returned no row for a single insert");
-      if (pending && outcome.state === "pending") {
-        await queueConfirmation(
-          trx,
-          { account: owner, list, subscriberId: outcome.id, email, name: params.strName ?? "" },
-          at,
-          { publicUrl: config.publicUrl, mailFrom: config.mailFrom, domain },
-        );
-        queued = true;
-      }
-      return BigInt(outcome.id);
-    });
+      queued = true;
+    };
+    const outcome = await insertSubscriber(
+      store,
+      owner,
+      params.strMailingListID,
+      "strMailingListID",
+      row,
+      pending ? { ...options, afterWrite: confirm } : options,
+      at,
+    );
+    if (outcome === undefined) throw new Error("upsert returned no row for a single insert");
     if (queued) deps.onMailQueued?.();
-    return id;
+    return BigInt(outcome.id);
   }
 
   return {
@@ -199,11 +194,7 @@ export function subscriberOperations(scope: OperationScope): SubscriberOperation
         const value = params.strDataValue ?? "";
         if (value === "") delete fields[String(field)];
         else fields[String(field)] = value;
-        await trx
-          .updateTable("subscribers")
-          .set({ fields: JSON.stringify(fields) })
-          .where("id", "=", subscriber.id)
-          .execute();
+        await setSubscriberFields(trx, subscriber.id, JSON.stringify(fields));
         return 1;
       });
     },

@@ -30,7 +30,8 @@ import { notFound } from "../../common/errors.js";
 import { type MergeValues, mergeHtml, mergeTemplate } from "../../common/merge.js";
 import { MAX_IDENTIFIER, MAX_NAME, checkFieldValues, checkLength } from "../../common/limits.js";
 import { queueMail } from "../../delivery/mail.js";
-import { checkEmail, demographicValues, idFromText } from "../subscriber/subscribers.js";
+import { checkEmail, idFromText } from "../../common/input.js";
+import { demographicValues } from "../subscriber/input.js";
 import { parseLocalMinute } from "../../common/zoned-time.js";
 
 /** How long an identifier names the same transaction. */

@@ -5,8 +5,8 @@
 // Opting out keeps (or makes) a bare subscriber record, so single inserts of the address still return an
 // id, and turns each of that subscriber's memberships in the account to `unsubscribed`.
 
-import { emailKey } from "./subscribers.js";
-import type { Db } from "../../db/database.js";
+import type { Db } from "../db/database.js";
+import { emailKey, keepSubscriber, unsubscribeEverywhere } from "./subscribers.js";
 
 export interface OptoutOutcome {
   /** The lower-cased address now on the set. */
@@ -47,30 +47,9 @@ export async function addOptout(
     .onConflict((oc) => oc.columns(["account_id", "email_key"]).doNothing())
     .returning("email_key")
     .executeTakeFirst();
-  await trx
-    .insertInto("subscribers")
-    .values({ account_id: accountId, email: trimmed, email_key: key, created_at: now })
-    .onConflict((oc) => oc.columns(["account_id", "email_key"]).doNothing())
-    .execute();
-  const subscriber = await trx
-    .selectFrom("subscribers")
-    .select("id")
-    .where("account_id", "=", accountId)
-    .where("email_key", "=", key)
-    .executeTakeFirstOrThrow();
-  const changed = await trx
-    .updateTable("memberships")
-    .set({ state: "unsubscribed", changed_at: now })
-    .where("account_id", "=", accountId)
-    .where("subscriber_id", "=", subscriber.id)
-    .where("state", "<>", "unsubscribed")
-    .executeTakeFirst();
-  return {
-    emailKey: key,
-    added: inserted !== undefined,
-    subscriberId: subscriber.id,
-    unsubscribed: Number(changed.numUpdatedRows),
-  };
+  const subscriberId = await keepSubscriber(trx, accountId, trimmed, key, now);
+  const unsubscribed = await unsubscribeEverywhere(trx, accountId, subscriberId, now);
+  return { emailKey: key, added: inserted !== undefined, subscriberId, unsubscribed };
 }
 
 /**

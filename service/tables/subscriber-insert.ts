@@ -1,15 +1,20 @@
-// Subscribers, memberships and the opt-out-all set (docs/service-interface.md "Subscriber operations").
-// Single inserts, the CSV bulk insert and the queued file import all write through upsertSubscribers,
-// one set-based path: a chunk of rows costs a handful of statements, whatever its size.
+// Writing subscribers with their membership of a list (docs/service-interface.md "Subscriber operations").
+// The CSV bulk insert and the queued file import write through upsertSubscribers, one set-based path: a
+// chunk of rows costs a handful of statements, whatever its size. A single insert goes through
+// insertSubscriber, which picks the fastest of three paths with the same outcome and stored rows: SQLite's
+// prepared statements in the group commit, PostgreSQL's one statement for a new address, or the general
+// path (upsertSubscribers). test/service/subscriber-insert.test.ts runs the same inserts through each path
+// on both engines and compares the rows.
 
-import { type Kysely, sql } from "kysely";
-import { ErrorCodes, clientError } from "../../../generated/server.js";
-import type { SqliteAccess, Db } from "../../db/database.js";
-import type { Engine } from "../../db/engine.js";
-import { ACCOUNT_BY_ID, Authenticator, type CachedCheck } from "../../auth/authenticator.js";
-import type { Account, Database, MailingList, MembershipState, Subscriber } from "../../db/schema.js";
-import { fieldNotActivated, notFound } from "../../common/errors.js";
-import { MAX_EMAIL } from "../../common/limits.js";
+import { type Kysely, type Transaction, sql } from "kysely";
+import type { SqliteAccess, Db, Store } from "../db/database.js";
+import type { Engine } from "../db/engine.js";
+import { ACCOUNT_BY_ID, Authenticator, type CachedCheck } from "../auth/authenticator.js";
+import type { Account, Database, MailingList, MembershipState, Subscriber } from "../db/schema.js";
+import { notFound } from "../common/errors.js";
+import { idFromText } from "../common/input.js";
+import { listOf } from "./lists.js";
+import { emailKey } from "./subscribers.js";
 
 /** One subscriber row as the caller gave it; empty strings mean "not given". */
 export interface SubscriberRow {
@@ -39,97 +44,72 @@ export interface UpsertOutcome {
   readonly state: MembershipState | undefined;
 }
 
-const EMAIL_RE = /^[^\s@"<>(),;:\\[\]]+@[^\s@"<>(),;:\\[\]]+\.[^\s@"<>(),;:\\[\]]+$/;
+/** The ways a single insert can be written; insertSubscriber picks one (see the top of this file). */
+export type InsertPath = "sqlite" | "postgres" | "general";
 
-/** Why a text is not an e-mail address, or undefined. Deliberately plain: one @, a dotted domain. */
-export function emailProblem(email: string): string | undefined {
-  if (email.length > MAX_EMAIL) return `is longer than ${MAX_EMAIL} characters`;
-  return EMAIL_RE.test(email) ? undefined : "is not an e-mail address like name@example.com";
-}
-
-export function checkEmail(email: string, parameter: string): string {
-  const trimmed = email.trim();
-  const problem = emailProblem(trimmed);
-  if (problem !== undefined)
-    throw clientError(ErrorCodes.InvalidFormat, `${parameter} ${problem}.`, { parameter });
-  return trimmed;
-}
-
-export function emailKey(email: string): string {
-  return email.toLowerCase();
-}
-
-/** An id given as text: a whole positive number, or undefined (which then is NotFound). */
-export function idFromText(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const trimmed = text.trim();
-  if (!/^\d{1,15}$/.test(trimmed)) return undefined;
-  const id = Number(trimmed);
-  return id > 0 ? id : undefined;
-}
-
-/** strDatafields/strDatavalues (shape already checked by the generated rules) as DD number → value. */
-export function demographicValues(
-  fieldsText: string | undefined,
-  valuesText: string | undefined,
-): Map<number, string> {
-  const fields = new Map<number, string>();
-  if (fieldsText === undefined || fieldsText === "") return fields;
-  const delimiter = fieldsText.includes("|") ? "|" : ";";
-  const names = fieldsText.split(delimiter);
-  const values = (valuesText ?? "").split(delimiter);
-  names.forEach((name, i) => fields.set(Number(name.trim().slice(2)), values[i] ?? ""));
-  return fields;
-}
-
-/** Refuses a DD field beyond the account's activated count, before anything is written. */
-export function checkActivated(account: Account, fields: Iterable<number>, parameter: string): void {
-  for (const n of fields) if (n > account.dd_fields) throw fieldNotActivated(n, account.dd_fields, parameter);
-}
-
-export async function listOf(
-  db: Db,
-  account: Account,
-  listIdText: string | undefined,
-  parameter: string,
-): Promise<MailingList> {
-  const id = idFromText(listIdText);
-  const list =
-    id === undefined
-      ? undefined
-      : await db
-          .selectFrom("mailing_lists")
-          .selectAll()
-          .where("id", "=", id)
-          .where("account_id", "=", account.id)
-          .executeTakeFirst();
-  if (list === undefined) throw notFound("mailing list", parameter);
-  return list;
+export interface SingleInsertOptions extends UpsertOptions {
+  /**
+   * Work in the insert's own transaction after the write, with the list and the outcome (the pending
+   * insert's confirmation mail). Only the general path has such a transaction: given, it is the path.
+   */
+  readonly afterWrite?: (
+    trx: Transaction<Database>,
+    list: MailingList,
+    outcome: UpsertOutcome,
+  ) => Promise<void>;
+  /** The path to take (tests compare them); default: the fastest the store and the options allow. */
+  readonly path?: InsertPath;
 }
 
 /**
- * The account's subscriber named by id (when one is given: a non-number matches nothing) or else by
- * e-mail, case-insensitively; NotFound naming the parameter that was used.
+ * The path of a single insert on `store`: SQLite's prepared statements; on PostgreSQL, the one statement
+ * for an active insert that updates (it falls back to the general path when the address is not new);
+ * else the general path.
  */
-export async function subscriberOf(
-  db: Db,
+function singleInsertPath(store: Store, options: SingleInsertOptions): InsertPath {
+  if (options.afterWrite !== undefined) return "general";
+  if (store.sqlite !== undefined) return "sqlite";
+  if (store.engine === "postgres" && options.state === "active" && options.update) return "postgres";
+  return "general";
+}
+
+/**
+ * One subscriber row into the account's list named by `listIdText`, as upsertSubscribers writes it: NotFound
+ * naming `listParameter` (nothing written) when the account has no such list; undefined for an opted-out
+ * address that gets no record (recordOptedOut false). Every path gives the same outcome and rows.
+ */
+export async function insertSubscriber(
+  store: Store,
   account: Account,
-  idText: string | undefined,
-  email: string | undefined,
-): Promise<Pick<Subscriber, "id" | "email" | "format" | "fields">> {
-  const byId = idText !== undefined && idText !== "";
-  const id = idFromText(idText);
-  const query = db
-    .selectFrom("subscribers")
-    .select(["id", "email", "format", "fields"])
-    .where("account_id", "=", account.id);
-  const found = byId
-    ? id === undefined
-      ? undefined
-      : await query.where("id", "=", id).executeTakeFirst()
-    : await query.where("email_key", "=", emailKey((email ?? "").trim())).executeTakeFirst();
-  if (found === undefined) throw notFound("subscriber", byId ? "strSubscriberId" : "strEmail");
-  return found;
+  listIdText: string | undefined,
+  listParameter: string,
+  row: SubscriberRow,
+  options: SingleInsertOptions,
+  now: number,
+): Promise<UpsertOutcome | undefined> {
+  const path = options.path ?? singleInsertPath(store, options);
+  const upsert: UpsertOptions = {
+    update: options.update,
+    state: options.state,
+    recordOptedOut: options.recordOptedOut,
+  };
+  if (path === "sqlite") {
+    const sqlite = store.sqlite;
+    if (sqlite === undefined) throw new Error("the sqlite insert path needs a SQLite store");
+    return sqlite.writeSync(() =>
+      upsertOneSqlite(sqlite, account, listIdText, listParameter, row, upsert, now),
+    );
+  }
+  if (path === "postgres" && upsert.state === "active" && upsert.update) {
+    const id = await insertNewPostgres(store.db, account, listIdText, row, now);
+    if (id !== undefined) return { id, emailKey: emailKey(row.email), outcome: "inserted", state: "active" };
+  }
+  return store.write(async (trx) => {
+    const list = await listOf(trx, account, listIdText, listParameter);
+    const [outcome] = await upsertSubscribers(trx, store.engine, account, list.id, [row], upsert, now);
+    if (outcome !== undefined) await options.afterWrite?.(trx, list, outcome);
+    return outcome;
+  });
 }
 
 function mergedFields(stored: string, given: ReadonlyMap<number, string> | undefined): string {
@@ -541,7 +521,7 @@ export function upsertOneSqlite(
  * own) and returns its id; undefined, having written nothing, when the list is not the account's, the
  * address opted out or the account already has it (the caller then runs upsertSubscribers).
  */
-export async function insertNewPostgres(
+async function insertNewPostgres(
   db: Kysely<Database>,
   account: Account,
   listIdText: string | undefined,

@@ -1,0 +1,189 @@
+// The subscribers table group (subscribers, memberships): every write to them goes through this module
+// or the insert beside it (subscriber-insert.ts); the opt-out-all set is optouts.ts. Outside tables/, a few
+// queries read the group inside a join of their own rows (the view and trigger reports, the sending and
+// trigger workers' batches, the console's pages); test/repo/table-ownership.test.ts keeps that list.
+
+import type { Kysely } from "kysely";
+import type { Db } from "../db/database.js";
+import type { Account, Database, MembershipState, Subscriber } from "../db/schema.js";
+import { notFound } from "../common/errors.js";
+import { idFromText } from "../common/input.js";
+
+/** The stored key of an address: lower-cased (subscribers.email_key, optouts.email_key). */
+export function emailKey(email: string): string {
+  return email.toLowerCase();
+}
+
+/**
+ * The account's subscriber named by id (when one is given: a non-number matches nothing) or else by
+ * e-mail, case-insensitively; NotFound naming the parameter that was used.
+ */
+export async function subscriberOf(
+  db: Db,
+  account: Account,
+  idText: string | undefined,
+  email: string | undefined,
+): Promise<Pick<Subscriber, "id" | "email" | "format" | "fields">> {
+  const byId = idText !== undefined && idText !== "";
+  const id = idFromText(idText);
+  const query = db
+    .selectFrom("subscribers")
+    .select(["id", "email", "format", "fields"])
+    .where("account_id", "=", account.id);
+  const found = byId
+    ? id === undefined
+      ? undefined
+      : await query.where("id", "=", id).executeTakeFirst()
+    : await query.where("email_key", "=", emailKey((email ?? "").trim())).executeTakeFirst();
+  if (found === undefined) throw notFound("subscriber", byId ? "strSubscriberId" : "strEmail");
+  return found;
+}
+
+/** The subscriber's account and address, by id alone (an unsubscribe token names it); undefined when gone. */
+export async function subscriberById(
+  db: Db,
+  id: number,
+): Promise<Pick<Subscriber, "account_id" | "email"> | undefined> {
+  return db.selectFrom("subscribers").select(["account_id", "email"]).where("id", "=", id).executeTakeFirst();
+}
+
+/** Replaces a subscriber's demographic fields (JSON by field number). */
+export async function setSubscriberFields(db: Db, subscriberId: number, fields: string): Promise<void> {
+  await db.updateTable("subscribers").set({ fields }).where("id", "=", subscriberId).execute();
+}
+
+/**
+ * The account's subscriber id of an address (key: emailKey), made bare (no name, HTML, no fields) when
+ * the account has none: an opted-out address keeps a record, so single inserts of it return an id.
+ */
+export async function keepSubscriber(
+  db: Db,
+  accountId: number,
+  email: string,
+  key: string,
+  now: number,
+): Promise<number> {
+  await db
+    .insertInto("subscribers")
+    .values({ account_id: accountId, email, email_key: key, created_at: now })
+    .onConflict((oc) => oc.columns(["account_id", "email_key"]).doNothing())
+    .execute();
+  const subscriber = await db
+    .selectFrom("subscribers")
+    .select("id")
+    .where("account_id", "=", accountId)
+    .where("email_key", "=", key)
+    .executeTakeFirstOrThrow();
+  return subscriber.id;
+}
+
+/** Every membership of the subscriber in the account becomes `unsubscribed`; returns how many changed. */
+export async function unsubscribeEverywhere(
+  db: Db,
+  accountId: number,
+  subscriberId: number,
+  now: number,
+): Promise<number> {
+  const changed = await db
+    .updateTable("memberships")
+    .set({ state: "unsubscribed", changed_at: now })
+    .where("account_id", "=", accountId)
+    .where("subscriber_id", "=", subscriberId)
+    .where("state", "<>", "unsubscribed")
+    .executeTakeFirst();
+  return Number(changed.numUpdatedRows);
+}
+
+/** The membership of the subscriber in the list becomes `unsubscribed` (the one-click link). */
+export async function unsubscribeMembership(
+  db: Db,
+  listId: number,
+  subscriberId: number,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable("memberships")
+    .set({ state: "unsubscribed", changed_at: now })
+    .where("list_id", "=", listId)
+    .where("subscriber_id", "=", subscriberId)
+    .where("state", "!=", "unsubscribed")
+    .execute();
+}
+
+/** A pending membership becomes active (a confirmation); any other state stays. */
+export async function confirmMembership(
+  db: Db,
+  listId: number,
+  subscriberId: number,
+  at: number,
+): Promise<void> {
+  await db
+    .updateTable("memberships")
+    .set({ state: "active", changed_at: at })
+    .where("list_id", "=", listId)
+    .where("subscriber_id", "=", subscriberId)
+    .where("state", "=", "pending")
+    .execute();
+}
+
+/** The account's lists the subscriber is an active member of, by list id, with when it joined. */
+export async function activeListsOf(
+  db: Db,
+  accountId: number,
+  subscriberId: number,
+): Promise<{ id: number; name: string; changed_at: number }[]> {
+  return db
+    .selectFrom("memberships")
+    .innerJoin("mailing_lists", "mailing_lists.id", "memberships.list_id")
+    .select(["mailing_lists.id", "mailing_lists.name", "memberships.changed_at"])
+    .where("memberships.subscriber_id", "=", subscriberId)
+    .where("memberships.account_id", "=", accountId)
+    .where("memberships.state", "=", "active")
+    .orderBy("mailing_lists.id")
+    .execute();
+}
+
+/** The list's active members whose address is not on the account's opt-out-all set, by subscriber id. */
+export async function mailableMembers(
+  db: Db,
+  accountId: number,
+  listId: number,
+): Promise<Pick<Subscriber, "id" | "email" | "name" | "format" | "country_code" | "phone" | "fields">[]> {
+  return db
+    .selectFrom("memberships as m")
+    .innerJoin("subscribers as s", "s.id", "m.subscriber_id")
+    .leftJoin("optouts as o", (j) =>
+      j.onRef("o.account_id", "=", "s.account_id").onRef("o.email_key", "=", "s.email_key"),
+    )
+    .select(["s.id", "s.email", "s.name", "s.format", "s.country_code", "s.phone", "s.fields"])
+    .where("m.list_id", "=", listId)
+    .where("m.account_id", "=", accountId)
+    .where("m.state", "=", "active")
+    .where("o.email_key", "is", null)
+    .orderBy("s.id")
+    .execute();
+}
+
+/** Members of a list by state. */
+export type MemberCounts = Record<MembershipState, number>;
+
+/** Members of each of the account's lists by state (lists without members are absent). */
+export async function memberCounts(
+  db: Kysely<Database>,
+  accountId: number,
+  listId?: number,
+): Promise<Map<number, MemberCounts>> {
+  let query = db
+    .selectFrom("memberships")
+    .select((eb) => ["list_id", "state", eb.fn.countAll().as("n")])
+    .where("account_id", "=", accountId)
+    .groupBy(["list_id", "state"]);
+  if (listId !== undefined) query = query.where("list_id", "=", listId);
+  const counts = new Map<number, MemberCounts>();
+  for (const row of await query.execute()) {
+    const entry = counts.get(row.list_id) ?? { active: 0, pending: 0, unsubscribed: 0 };
+    entry[row.state] = Number(row.n);
+    counts.set(row.list_id, entry);
+  }
+  return counts;
+}
