@@ -15,6 +15,7 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 const READERS = new Set([
   "service/operations/reading/reports.ts", // GetReportViewsByDateInterval: address, name, fields shown
   "service/operations/reading/triggers.ts", // trigger click and view reports: address and name shown
+  "service/operations/mailing/newsletter-preview.ts", // the subscriber a preview is merged for
   "service/workers/sendings.ts", // a batch re-checks membership and opt-out with its recipients
   "service/workers/triggers.ts", // newly active members not yet fired, with the trigger's own rows
   "service/console/pages/dashboard.ts", // counts
