@@ -104,15 +104,21 @@ class TypeResolver {
     if (this.inProgress.has(name))
       throw new Error(`normalize: record "${name}" contains itself (was the spec validated?)`);
     this.inProgress.add(name);
+    const base = spec.base === undefined ? undefined : this.record(spec.base);
     const model: RecordModel = {
       name,
-      fields: spec.fields.map(
-        (field): FieldModel => ({
-          name: field.name,
-          type: this.type(field.type),
-          ...(field.nullable ? { nullable: true as const } : {}),
-        }),
-      ),
+      ...(base === undefined ? {} : { base: base.name }),
+      ...(spec.abstract === true ? { abstract: true as const } : {}),
+      fields: [
+        ...(base?.fields ?? []),
+        ...spec.fields.map(
+          (field): FieldModel => ({
+            name: field.name,
+            type: this.type(field.type),
+            ...(field.nullable ? { nullable: true as const } : {}),
+          }),
+        ),
+      ],
     };
     this.inProgress.delete(name);
     this.records.set(name, model);

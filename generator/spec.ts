@@ -89,6 +89,11 @@ export interface SpecField {
 
 export interface SpecRecord {
   readonly doc: string;
+  /** The record it extends: its fields come first. */
+  readonly base?: string;
+  /** Only a base of other records, never a value's type. */
+  readonly abstract?: boolean;
+  /** Its own fields (after the base's). */
   readonly fields: readonly SpecField[];
 }
 

@@ -61,6 +61,13 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
       }
     } else if (Object.hasOwn(enums, base)) kind = "enum";
     else if (Object.hasOwn(records, base)) kind = "record";
+    if (kind === "record" && records[base]!.abstract === true) {
+      report(
+        path,
+        `${owner}: ${base} is an abstract record (only a base of other records); a value of it is always of a derived type, which is not supported`,
+      );
+      return undefined;
+    }
     if (kind === undefined) {
       const known = [...SCALAR_TYPES, ...XML_TYPES, ...Object.keys(enums), ...Object.keys(records)];
       report(
@@ -140,6 +147,30 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
       `field of record ${name}`,
       record.fields.map((field, i) => ({ name: field.name, path: ["records", name, "fields", i, "name"] })),
     );
+    if (record.base !== undefined) {
+      if (!Object.hasOwn(records, record.base)) {
+        report(
+          ["records", name, "base"],
+          `record ${name}: its base "${record.base}" is not a record${didYouMean(record.base, Object.keys(records), quoted)}`,
+        );
+      } else {
+        // A field of the same name as one of the bases' (followed a bounded number of steps: a cycle of
+        // bases is reported by reportRecordCycles).
+        const inherited = new Map<string, string>();
+        let at: string | undefined = record.base;
+        for (let step = 0; at !== undefined && Object.hasOwn(records, at) && step < 64; step++) {
+          for (const f of records[at]!.fields) if (!inherited.has(f.name)) inherited.set(f.name, at);
+          at = at === name ? undefined : records[at]!.base;
+        }
+        record.fields.forEach((field, i) => {
+          if (inherited.has(field.name))
+            report(
+              ["records", name, "fields", i, "name"],
+              `field "${field.name}" of record ${name} is also a field of its base ${inherited.get(field.name)}`,
+            );
+        });
+      }
+    }
     record.fields.forEach((field, i) => {
       const path: SpecPath = ["records", name, "fields", i];
       const owner = `field "${field.name}" of record ${name}`;
@@ -408,12 +439,14 @@ function isValueKind(kind: TypeKind): boolean {
  */
 function reportRecordCycles(records: NonNullable<SpecDocument["records"]>, report: Report): void {
   const state = new Map<string, "active" | "done">();
+  // field -1: the record's base (whose fields it holds).
   const stack: { record: string; field: number }[] = [];
   const visit = (name: string): void => {
     state.set(name, "active");
     const fields = records[name]!.fields;
-    for (let i = 0; i < fields.length; i++) {
-      const { base } = parseTypeRef(fields[i]!.type);
+    const extended = records[name]!.base;
+    for (let i = extended === undefined ? 0 : -1; i < fields.length; i++) {
+      const base = i < 0 ? extended! : parseTypeRef(fields[i]!.type).base;
       if (!Object.hasOwn(records, base)) continue;
       stack.push({ record: name, field: i });
       const seen = state.get(base);
@@ -423,7 +456,9 @@ function reportRecordCycles(records: NonNullable<SpecDocument["records"]>, repor
         const names = [...cycle.map((s) => s.record), base];
         const first = cycle[0]!;
         report(
-          ["records", first.record, "fields", first.field, "type"],
+          first.field < 0
+            ? ["records", first.record, "base"]
+            : ["records", first.record, "fields", first.field, "type"],
           `record "${base}" contains itself: ${names.join(" → ")}; records may nest but not in a cycle`,
         );
       } else if (seen === undefined) {

@@ -173,7 +173,15 @@ export interface FieldModel {
 
 export interface RecordModel {
   readonly name: string;
+  /** Every field in wire order: the base record's first (a derived type's), then its own. */
   readonly fields: readonly FieldModel[];
+  /**
+   * The record it extends (spec `base`: .NET's base class, `xs:extension` in the WSDL). Values are read and
+   * written as this record's own, never as another type of the hierarchy (an xsi:type naming one is refused).
+   */
+  readonly base?: string;
+  /** Only a base of other records (an abstract class): never the type of a value. */
+  readonly abstract?: true;
 }
 
 export interface ColumnModel {

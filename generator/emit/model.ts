@@ -333,7 +333,7 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
         ];
   // Printed before the scalars table: printing them collects the scalar types used.
   const recordValue = (record: RecordModel): string =>
-    literal({ name: record.name, fields: record.fields.map((f) => ({ ...f, type: typeValue(f.type) })) });
+    literal({ ...record, fields: record.fields.map((f) => ({ ...f, type: typeValue(f.type) })) });
   const recordStatements = recordsInDependencyOrder(model.records)
     .filter((record) => nested.has(record.name))
     .map((record) => ({ name: recordConstant(record.name), initializer: recordValue(record) }));

@@ -53,6 +53,12 @@ export interface SpecField {
   type: string;
   nullable?: true;
 }
+export interface SpecRecordOut {
+  doc: string;
+  base?: string;
+  abstract?: true;
+  fields: SpecField[];
+}
 export interface ImportedSpec {
   service: {
     name: string;
@@ -63,7 +69,7 @@ export interface ImportedSpec {
     bindings: BindingKind[];
   };
   enums?: Record<string, { doc: string; values: string[] }>;
-  records?: Record<string, { doc: string; fields: SpecField[] }>;
+  records?: Record<string, SpecRecordOut>;
   dataSets?: Record<string, { doc: string; dataSetName: string; table: string; columns: never[] }>;
   groups: { name: string; title: string; operations: SpecOperation[] }[];
 }
@@ -156,7 +162,7 @@ class Importer {
   private readonly usedRecords = new Set<string>();
   private readonly usedEnums = new Set<string>();
   private readonly recordQueue: string[] = [];
-  private readonly records = new Map<string, { doc: string; fields: SpecField[] }>();
+  private readonly records = new Map<string, SpecRecordOut>();
   private readonly enums = new Map<string, { doc: string; values: string[] }>();
   private readonly arrays = new Map<string, TypeRef>();
   /** complexTypes found to be records, so each is looked at once however often it is used. */
@@ -445,8 +451,17 @@ class Importer {
       }
     }
     for (const [name, node] of this.complexTypes) {
-      if (!this.usedRecords.has(name) && !this.arrays.has(name))
-        this.warn(node, `complexType ${name} is not used by any operation; left out`);
+      if (this.usedRecords.has(name) || this.arrays.has(name)) continue;
+      const extension = node.children
+        .find((c) => c.ns === XS_NS && c.local === "complexContent")
+        ?.children.find((c) => c.ns === XS_NS && c.local === "extension");
+      const base = extension === undefined ? undefined : attr(extension, "base")?.replace(/^.*:/, "");
+      this.warn(
+        node,
+        base !== undefined && this.usedRecords.has(base)
+          ? `complexType ${name} extends ${base} but no operation names it (an [XmlInclude] type); left out: a ${base} value of this type (xsi:type="${name}") is refused at run time`
+          : `complexType ${name} is not used by any operation; left out`,
+      );
     }
     for (const [name, node] of this.simpleTypes) {
       if (!this.usedEnums.has(name))
@@ -508,7 +523,10 @@ class Importer {
     spec.enums = rekey(spec.enums);
     if (spec.records === undefined) delete spec.records;
     if (spec.enums === undefined) delete spec.enums;
-    for (const r of Object.values(spec.records ?? {})) for (const f of r.fields) f.type = fix(f.type);
+    for (const r of Object.values(spec.records ?? {})) {
+      for (const f of r.fields) f.type = fix(f.type);
+      if (r.base !== undefined) r.base = fix(r.base);
+    }
     for (const p of spec.service.credentials ?? []) p.type = fix(p.type);
     for (const op of spec.groups.flatMap((g) => g.operations)) {
       for (const p of op.params ?? []) p.type = fix(p.type);
@@ -657,8 +675,8 @@ class Importer {
   }
 
   /** The xs:element children of a complexType holding nothing but one xs:sequence (or nothing). */
-  private particles(ct: Node, what: string, header = false): Node[] {
-    for (const flag of ["mixed", "abstract"]) {
+  private particles(ct: Node, what: string, header = false, allowAbstract = false): Node[] {
+    for (const flag of allowAbstract ? ["mixed"] : ["mixed", "abstract"]) {
       if (attr(ct, flag) === "true")
         throw this.error(ct, `${what}: a complexType with ${flag}="true" is not supported`);
     }
@@ -822,6 +840,11 @@ class Importer {
       throw this.error(at, `${what} has type ${q.local}, which the schema does not define`);
     const array = this.arrayType(q.local, complex);
     if (array !== undefined) return array;
+    if (attr(complex, "abstract") === "true")
+      throw this.error(
+        at,
+        `${what} is of the abstract type ${q.local}: its values are always of a derived type (xsi:type), which is not supported`,
+      );
     if (!this.usedRecords.has(q.local)) {
       this.usedRecords.add(q.local);
       this.recordQueue.push(q.local);
@@ -835,8 +858,14 @@ class Importer {
     if (known !== undefined) return known;
     if (this.notArrays.has(name)) return undefined;
     const what = `complexType ${name}`;
-    const elements = this.particles(ct, what, this.headerTypes.has(name));
-    if (elements.length !== 1 || (attr(elements[0]!, "maxOccurs") ?? "1") === "1") {
+    const shape = this.recordShape(ct, what, this.headerTypes.has(name));
+    const elements = shape.elements;
+    if (
+      shape.base !== undefined ||
+      shape.abstract ||
+      elements.length !== 1 ||
+      (attr(elements[0]!, "maxOccurs") ?? "1") === "1"
+    ) {
       this.notArrays.add(name);
       this.typeName(ct, "a record name");
       return undefined;
@@ -918,8 +947,10 @@ class Importer {
       const ct = this.complexTypes.get(name)!;
       const what = `complexType ${name}`;
       const fields: SpecField[] = [];
-      const particles = this.attempt(() => this.particles(ct, what, this.headerTypes.has(name))) ?? [];
-      for (const el of particles) {
+      const shape = this.attempt(() => this.recordShape(ct, what, this.headerTypes.has(name)));
+      let base: string | undefined;
+      if (shape?.base !== undefined) base = this.attempt(() => this.baseRecord(shape.base!, name));
+      for (const el of shape?.elements ?? []) {
         this.attempt(() => {
           const fieldName = this.identifier(el, "name", `a field name of ${name}`);
           const t = this.elementType(el, `field ${fieldName} of ${name}`, false);
@@ -930,18 +961,87 @@ class Importer {
           fields.push(f);
         });
       }
-      this.records.set(name, { doc: docOf(ct) ?? PLACEHOLDER_DOC, fields });
+      this.records.set(name, {
+        doc: docOf(ct) ?? PLACEHOLDER_DOC,
+        ...(base === undefined ? {} : { base }),
+        ...(shape?.abstract ? { abstract: true as const } : {}),
+        fields,
+      });
     }
+  }
+
+  /**
+   * A complexType's content: the elements of its sequence, and for a derived type (`xs:complexContent` /
+   * `xs:extension`, a .NET subclass) the extension's base and own elements; abstract="true" (an abstract
+   * class) is reported, for the caller to allow only as a base.
+   */
+  private recordShape(
+    ct: Node,
+    what: string,
+    header: boolean,
+  ): { elements: Node[]; base?: Node; abstract: boolean } {
+    const abstract = attr(ct, "abstract") === "true";
+    const kids = this.onlyChildren(ct, what);
+    const content = kids[0];
+    if (kids.length !== 1 || content === undefined || content.local !== "complexContent") {
+      return { elements: this.particles(ct, what, header, true), abstract };
+    }
+    if (attr(content, "mixed") === "true")
+      throw this.error(content, `${what}: mixed content (mixed="true") is not supported`);
+    const inner = this.onlyChildren(content, what);
+    const extension = inner[0];
+    if (inner.length !== 1 || extension === undefined || extension.local !== "extension") {
+      const odd = inner.find((k) => k.local !== "extension") ?? content;
+      throw this.error(
+        odd,
+        odd.local === "restriction"
+          ? `${what}: a derived type by restriction (xs:restriction) is not supported, only by extension`
+          : `${what}: xs:complexContent must hold one xs:extension`,
+      );
+    }
+    const body = this.onlyChildren(extension, what);
+    if (body.length === 0) return { elements: [], base: extension, abstract };
+    const seq = body[0]!;
+    if (body.length > 1 || seq.local !== "sequence") {
+      const odd = body.find((k) => k.local !== "sequence") ?? body[1]!;
+      throw this.error(odd, `${what}: ${this.unsupported(odd.local)}`);
+    }
+    const elements: Node[] = [];
+    for (const p of this.onlyChildren(seq, what)) {
+      if (p.local !== "element") throw this.error(p, `${what}: ${this.unsupported(p.local)}`);
+      elements.push(p);
+    }
+    return { elements, base: extension, abstract };
+  }
+
+  /** The record an xs:extension's base names (queued as used); refuses a base that is not a record. */
+  private baseRecord(extension: Node, name: string): string {
+    const q = this.qnameAttr(extension, "base");
+    const complex = q.ns === this.tns ? this.complexTypes.get(q.local) : undefined;
+    if (complex === undefined)
+      throw this.error(
+        extension,
+        `complexType ${name} extends ${q.local}, which is not a complexType of this WSDL: only records can be extended`,
+      );
+    if (this.arrayType(q.local, complex) !== undefined)
+      throw this.error(extension, `complexType ${name} extends the array type ${q.local}: not supported`);
+    if (!this.usedRecords.has(q.local)) {
+      this.usedRecords.add(q.local);
+      this.recordQueue.push(q.local);
+    }
+    return q.local;
   }
 
   /** A record may not contain itself, directly or not (the generator refuses it; say so here first). */
   private checkRecordCycles(): void {
     const state = new Map<string, 1 | 2>(); // 1 on the path, 2 done
-    const deps = (name: string): string[] =>
-      this.records
-        .get(name)!
-        .fields.map((f) => f.type.replace(/\[\]$/, ""))
-        .filter((t) => this.records.has(t));
+    const deps = (name: string): string[] => {
+      const record = this.records.get(name)!;
+      return [
+        ...(record.base === undefined ? [] : [record.base]),
+        ...record.fields.map((f) => f.type.replace(/\[\]$/, "")),
+      ].filter((t) => this.records.has(t));
+    };
     for (const start of this.records.keys()) {
       if (state.has(start)) continue;
       const path: { name: string; next: string[] }[] = [{ name: start, next: deps(start) }];

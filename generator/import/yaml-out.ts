@@ -97,6 +97,8 @@ export function specToYaml(spec: ImportedSpec, header: YamlHeader): string {
     for (const [name, r] of Object.entries(spec.records)) {
       line(2, `${scalar(name)}:`);
       line(4, `doc: ${scalar(r.doc)}`);
+      if (r.base !== undefined) line(4, `base: ${scalar(r.base)}`);
+      if (r.abstract === true) line(4, "abstract: true");
       if (r.fields.length === 0) {
         line(4, "fields: []");
         continue;

@@ -168,9 +168,12 @@ class SchemaTypes {
   private readonly declared = new Set<string>();
   /** The records some operation uses as a SOAP header (their types end with anyAttribute, as SoapHeader's). */
   private readonly headers: ReadonlySet<RecordModel>;
+  /** The service's records by name, for the bases of derived records. */
+  private readonly records: ReadonlyMap<string, RecordModel>;
 
-  constructor(headers: ReadonlySet<RecordModel> = new Set()) {
+  constructor(headers: ReadonlySet<RecordModel> = new Set(), records: readonly RecordModel[] = []) {
     this.headers = headers;
+    this.records = new Map(records.map((r) => [r.name, r]));
   }
 
   /** The definitions `type` needs that are not written yet, in order. */
@@ -189,15 +192,29 @@ class SchemaTypes {
         return;
       }
       case "record": {
-        if (!this.claim(type.record.name)) return;
-        out.push(
-          complexType(
-            xml(type.record.name),
-            type.record.fields.map((f) => memberElement(f.name, f.type, f.nullable, "          ")),
-            this.headers.has(type.record),
-          ),
-        );
-        for (const field of type.record.fields) this.definitions(field.type, out);
+        const record = type.record;
+        if (!this.claim(record.name)) return;
+        const base = record.base === undefined ? undefined : this.records.get(record.base);
+        if (record.base !== undefined && base === undefined)
+          throw new TypeError(
+            `record ${record.name}: its base ${record.base} is not a record of the service`,
+          );
+        if (base === undefined) {
+          out.push(
+            complexType(
+              xml(record.name),
+              record.fields.map((f) => memberElement(f.name, f.type, f.nullable, "          ")),
+              this.headers.has(record),
+              record.abstract,
+            ),
+          );
+        } else {
+          // A derived record: its own fields (after the base's) in an extension of the base, as .NET writes
+          // a subclass; then the base's definition.
+          out.push(derivedType(record, base));
+          this.definitions({ kind: "record", record: base }, out);
+        }
+        for (const field of record.fields) this.definitions(field.type, out);
         return;
       }
       case "array": {
@@ -281,7 +298,7 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
   }
   if (msTypes.length > 0) line(`      <s:import namespace="${MS_TYPES_NS}" />`);
   const headerRecords = new Set(model.operations.flatMap((op) => (op.headers ?? []).map((h) => h.record)));
-  const types = new SchemaTypes(headerRecords);
+  const types = new SchemaTypes(headerRecords, model.records);
   const headerElements = new Set<RecordModel>();
   const rootElements = new Map<string, string>();
   const onHttp = new Set(httpOperations);
@@ -529,12 +546,34 @@ function httpRootElement(result: ResultModel): { name: string; text: string } | 
   return { name, text: `      <s:element name="${name}"${nil} type="${typeRef(type)}" />\n` };
 }
 
-function complexType(name: string, elements: readonly string[], anyAttribute = false): string {
+function complexType(
+  name: string,
+  elements: readonly string[],
+  anyAttribute = false,
+  abstract = false,
+): string {
   return (
-    `      <s:complexType name="${name}">\n        <s:sequence>\n` +
+    `      <s:complexType name="${name}"${abstract ? ' abstract="true"' : ""}>\n        <s:sequence>\n` +
     elements.map((element) => `          ${element}\n`).join("") +
     "        </s:sequence>\n" +
     (anyAttribute ? "        <s:anyAttribute />\n" : "") +
     "      </s:complexType>\n"
+  );
+}
+
+/** A derived record's complexType: an extension of its base holding its own fields. */
+function derivedType(record: RecordModel, base: RecordModel): string {
+  const own = record.fields.slice(base.fields.length);
+  const head =
+    `      <s:complexType name="${xml(record.name)}"${record.abstract ? ' abstract="true"' : ""}>\n` +
+    '        <s:complexContent mixed="false">\n';
+  const tail = "        </s:complexContent>\n      </s:complexType>\n";
+  if (own.length === 0) return `${head}          <s:extension base="tns:${xml(base.name)}" />\n${tail}`;
+  return (
+    `${head}          <s:extension base="tns:${xml(base.name)}">\n            <s:sequence>\n` +
+    own
+      .map((f) => `              ${memberElement(f.name, f.type, f.nullable, "              ")}\n`)
+      .join("") +
+    `            </s:sequence>\n          </s:extension>\n${tail}`
   );
 }

@@ -1,7 +1,9 @@
 // `npm run fuzz -- --only xmlvalues`: hostile XML values (the spec's xmlElement and xmlNode types: xs:any in
 // the WSDL) against a generated server whose operations take and return them, on SOAP 1.1 and 1.2. Deep,
 // wide, huge and namespace-heavy values, values that are not one element (text, several elements, mixed
-// content), and handlers returning what is not an XML value (a cycle, a name that would inject markup):
+// content), records whose xsi:type names another type (a derived one, which the spec cannot read: refused,
+// never read as the declared record), and handlers returning what is not an XML value (a cycle, a name that
+// would inject markup):
 // every request gets the expected status, the handler never runs on a refusal, no answer carries injected
 // markup or a stack trace, and the server stays up.
 
@@ -17,6 +19,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const NS = "urn:xml-values";
 const SOAP11 = "http://schemas.xmlsoap.org/soap/envelope/";
 const SOAP12 = "http://www.w3.org/2003/05/soap-envelope";
+const XSI = "http://www.w3.org/2001/XMLSchema-instance";
 
 const SPEC = `service:
   name: XmlValues
@@ -134,6 +137,22 @@ function cases(): Case[] {
       body: `<EchoHolder xmlns="${NS}"><holder><Kind>k</Kind><Payload><q:p xmlns:q="urn:q">v</q:p></Payload></holder></EchoHolder>`,
       status: 200,
       holds: '<Payload><q:p xmlns:q="urn:q">v</q:p></Payload>',
+      runs: true,
+    },
+    {
+      name: "a record parameter whose xsi:type names another type",
+      op: "EchoHolder",
+      body: `<EchoHolder xmlns="${NS}"><holder xmlns:i="${XSI}" i:type="q:Derived"><Kind>k</Kind></holder></EchoHolder>`,
+      status: 400,
+      holds: "xsi:type q:Derived is not Holder",
+      runs: false,
+    },
+    {
+      name: "a record parameter whose xsi:type names its own type",
+      op: "EchoHolder",
+      body: `<EchoHolder xmlns="${NS}"><holder xmlns:i="${XSI}" i:type="t:Holder"><Kind>k</Kind></holder></EchoHolder>`,
+      status: 200,
+      holds: "<Kind>k</Kind>",
       runs: true,
     },
     {

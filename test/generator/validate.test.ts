@@ -407,6 +407,31 @@ const cases: readonly Case[] = [
     ],
   },
   {
+    name: "a base that is not a record, a field repeating the base's, an abstract record as a type",
+    given: [
+      [
+        "records:\n",
+        "records:\n  Shape: { doc: A shape., abstract: true, fields: [{ name: Id, type: int }] }\n  Circle: { doc: A circle., base: Shape, fields: [{ name: Id, type: long }] }\n  Odd: { doc: Odd., base: Nothing, fields: [] }\n",
+      ],
+      ["{ name: quantity, type: int, doc: How many. }", "{ name: quantity, type: Shape, doc: How many. }"],
+    ],
+    want: [
+      `${F}:22:59 field "Id" of record Circle is also a field of its base Shape`,
+      `${F}:23:27 record Odd: its base "Nothing" is not a record`,
+      expect.stringMatching(/^spec\/small\.yaml:46:\d+ parameter "quantity": Shape is an abstract record/),
+    ],
+  },
+  {
+    name: "records extending each other",
+    given: [
+      [
+        "records:\n",
+        "records:\n  A: { doc: A., base: B, fields: [] }\n  B: { doc: B., base: A, fields: [] }\n",
+      ],
+    ],
+    want: [`${F}:21:23 record "A" contains itself: A → B → A; records may nest but not in a cycle`],
+  },
+  {
     name: "enum without values",
     given: [["records:\n", "enums:\n  Size: { doc: A size., values: [] }\nrecords:\n"]],
     want: [`${F}:21:33 "values" must NOT have fewer than 1 items`],

@@ -31,6 +31,8 @@ interface Call {
   readonly result: unknown;
   /** The bindings ASMX offers the operation on (an operation with a nullable or record parameter: SOAP only). */
   readonly on: readonly Binding[];
+  /** Our client refuses the answer with this message instead (`result` is then unused). */
+  readonly refused?: RegExp;
 }
 
 interface Construct {
@@ -143,15 +145,7 @@ const CONSTRUCTS: Record<string, Construct> = {
   AnyXml: {
     // The record with [XmlAnyElement]/[XmlAnyAttribute] catch-alls has no spec shape yet: its two
     // operations are left out of the import.
-    wsdl: (text) =>
-      ["GetEnvelope", "EchoEnvelope"].reduce(
-        (t, op) =>
-          withoutOperation(
-            op,
-            op,
-          )(t).replace(new RegExp(`<wsdl:operation name="${op}">[\\s\\S]*?</wsdl:operation>\\s*`, "g"), ""),
-        text,
-      ),
+    wsdl: withoutOperations("GetEnvelope", "EchoEnvelope"),
     calls: [
       { op: "GetElement", params: {}, result: ORDER, on: ALL },
       { op: "GetNode", params: {}, result: RATES, on: ALL },
@@ -183,6 +177,35 @@ const CONSTRUCTS: Record<string, Construct> = {
       Say(p + " EchoNode", s.EchoNode(d.DocumentElement).OuterXml);
     }`,
   },
+  DerivedTypes: {
+    // The abstract Shape's operations need polymorphic values (xsi:type), which the spec does not have
+    // yet: they are left out. Circle extends Shape; Vehicle's subclass Truck is [XmlInclude]-only.
+    wsdl: withoutOperations("GetShape", "Area", "AllShapes", "Classes"),
+    calls: [
+      { op: "UnitCircle", params: {}, result: { Name: "unit", Radius: 1 }, on: ALL },
+      { op: "GetVehicle", params: { truck: false }, result: { Plate: "CAR-1", Wheels: 4 }, on: ALL },
+      // A Truck where a Vehicle is declared: refused, never read as a Vehicle without its payload.
+      {
+        op: "GetVehicle",
+        params: { truck: true },
+        result: undefined,
+        on: ALL,
+        refused: /xsi:type Truck is not Vehicle/,
+      },
+    ],
+    handlers: {
+      UnitCircle: () => ({ Name: "unit", Radius: 1 }),
+      GetVehicle: () => ({ Plate: "CAR-1", Wheels: 4 }),
+    },
+    csharp: `
+    foreach (var p in new string[] { "SOAP", "SOAP12" }) {
+      dynamic s = p == "SOAP" ? (object)new P_SOAP.DerivedTypes { Url = b + "DerivedTypes.asmx" } : new P_SOAP12.DerivedTypes { Url = b + "DerivedTypes.asmx" };
+      var c = s.UnitCircle();
+      Say(p + " UnitCircle", c.GetType().Name + "|" + c.Name + "|" + c.Radius);
+      var v = s.GetVehicle(false);
+      Say(p + " GetVehicle(false)", v.GetType().Name + "|" + v.Plate + "|" + v.Wheels);
+    }`,
+  },
   Overloads: {
     // The dotted MessageName (Service.Ping) has no spec name yet: its operation is left out of the import.
     wsdl: withoutOperation("Ping", "Service.Ping"),
@@ -212,6 +235,19 @@ const CONSTRUCTS: Record<string, Construct> = {
     }`,
   },
 };
+
+/** The WSDL without some operations (not overloads), their messages and their wrapper elements. */
+function withoutOperations(...names: string[]): (text: string) => string {
+  return (text) =>
+    names.reduce(
+      (t, op) =>
+        withoutOperation(
+          op,
+          op,
+        )(t).replace(new RegExp(`<wsdl:operation name="${op}">[\\s\\S]*?</wsdl:operation>\\s*`, "g"), ""),
+      text,
+    );
+}
 
 /**
  * The WSDL without one overload (portType/binding operation `method` whose input is named `message`),
@@ -335,8 +371,13 @@ describe.runIf(monoInstalled)("constructs: import → generate → both ways aga
         const client = l.client.createClient({ baseUrl: host.url.replace(/\/$/, ""), binding });
         for (const call of construct.calls) {
           if (!call.on.includes(binding)) continue;
-          const result = await client[call.op]!(call.params);
-          expect(result, `${binding} ${call.op}(${JSON.stringify(call.params)})`).toEqual(call.result);
+          const what = `${binding} ${call.op}(${JSON.stringify(call.params)})`;
+          if (call.refused !== undefined) {
+            await expect(client[call.op]!(call.params), what).rejects.toThrow(call.refused);
+          } else {
+            const result = await client[call.op]!(call.params);
+            expect(result, what).toEqual(call.result);
+          }
           count++;
         }
       }

@@ -378,14 +378,14 @@ describe("easgen import: refusals name the element and line", () => {
     text = replaceOnce(
       lookup,
       record,
-      '<s:complexType name="City">\r\n        <s:complexContent mixed="false"><s:extension base="tns:Country"><s:sequence>',
+      '<s:complexType name="City">\r\n        <s:complexContent mixed="false"><s:restriction base="tns:Country"><s:sequence>',
     );
     text = text.replace(
       '</s:sequence>\r\n      </s:complexType>\r\n      <s:element name="ListCountries">',
-      '</s:sequence></s:extension></s:complexContent>\r\n      </s:complexType>\r\n      <s:element name="ListCountries">',
+      '</s:sequence></s:restriction></s:complexContent>\r\n      </s:complexType>\r\n      <s:element name="ListCountries">',
     );
     expect(refusal(text)).toMatch(
-      /<s:complexContent>: complexType City: derived types \(xs:complexContent\) are not supported/,
+      /<s:restriction>: complexType City: a derived type by restriction \(xs:restriction\) is not supported, only by extension/,
     );
   });
 
@@ -577,6 +577,47 @@ describe("easgen import: refusals name the element and line", () => {
     expect(spec.records!["Envelope"]!.fields).toEqual([
       { name: "Kind", type: "string" },
       { name: "Payload", type: "xmlElement" },
+    ]);
+  });
+
+  it("imports derived types (xs:extension) as records with a base; abstract types only as bases", () => {
+    const taxcloud = readFileSync(path.join(HERE, "corpus/taxcloud/service.wsdl"), "utf8");
+    const { spec } = importWsdl(taxcloud, { source: "x.wsdl" });
+    expect(spec.records!["VerifiedAddress"]).toEqual({
+      doc: "Imported; describe it.",
+      base: "Address",
+      fields: [
+        { name: "ErrNumber", type: "string" },
+        { name: "ErrDescription", type: "string" },
+      ],
+    });
+    expect(spec.records!["Address"]!.fields.map((f) => f.name)).toEqual([
+      "Address1",
+      "Address2",
+      "City",
+      "State",
+      "Zip5",
+      "Zip4",
+    ]);
+    // An extension without fields of its own.
+    expect(spec.records!["AuthorizedRsp"]).toEqual({
+      doc: "Imported; describe it.",
+      base: "ResponseBase",
+      fields: [],
+    });
+
+    // Recorded from the ASMX host: the abstract Shape is refused wherever it is a value's type (its values
+    // are always of a derived type), and accepted as Circle's base; Truck, only [XmlInclude]d, is left out.
+    const recorded = readFileSync(
+      path.join(REPO, "test/asmx-host/recorded/constructs/DerivedTypes/service.wsdl"),
+      "utf8",
+    );
+    const lines = refusal(recorded).split("\n");
+    expect(lines[0]).toBe("x.wsdl: 3 constructs the spec cannot describe:");
+    expect(lines.slice(1).map((l) => l.replace(/^ *x\.wsdl:\d+: /, ""))).toEqual([
+      '<s:element name="GetShapeResult">: result of GetShape is of the abstract type Shape: its values are always of a derived type (xsi:type), which is not supported',
+      '<s:element name="shape">: parameter shape of Area is of the abstract type Shape: its values are always of a derived type (xsi:type), which is not supported',
+      '<s:element name="Shape">: the items of ArrayOfShape is of the abstract type Shape: its values are always of a derived type (xsi:type), which is not supported',
     ]);
   });
 

@@ -9,11 +9,18 @@
 // client's codecs (clientParse: the readers the generated model registered).
 
 import { readDataSet, type DataSetResult } from "./dataset.js";
-import type { ClientOperationModel, FieldModel, ResultModel, SoapType, TypeModel } from "../model.js";
+import type {
+  ClientOperationModel,
+  FieldModel,
+  RecordModel,
+  ResultModel,
+  SoapType,
+  TypeModel,
+} from "../model.js";
 import type { ParamValues } from "./params.js";
 import { cannotConvert, clientParse, ConversionError } from "./values.js";
 import { child, type XmlElement } from "../xml/tree.js";
-import { isNilElement, isReference } from "./typed-xml.js";
+import { isNilElement, isReference, otherRecordType } from "./typed-xml.js";
 
 /** The results the generic reader reads: enums, arrays, and lists and records that are not flat. */
 export type TypedResult = Extract<ResultModel, { kind: "enum" | "array" | "list" | "record" | "xml" }>;
@@ -59,12 +66,15 @@ function scalar(type: SoapType, el: XmlElement, label: string, index: number, fi
  * left out (null in .NET); any other is missing.
  */
 function flatRecord(
-  fields: readonly FieldModel[],
+  record: RecordModel,
   el: XmlElement,
   ns: string,
   label: string,
   index: number,
 ): Record<string, unknown> {
+  const other = otherRecordType(el, record);
+  if (other !== undefined) throw new Error(other);
+  const fields = record.fields;
   // Entries, made an object by Object.fromEntries, which defines each key as an own property (`__proto__` too).
   return Object.fromEntries(
     fields.flatMap((field): [string, unknown][] => {
@@ -119,7 +129,7 @@ export function readResult(
     case "scalar":
       return scalar(result.type, holder, label, -1);
     case "record":
-      if (isFlat(result.record.fields)) return flatRecord(result.record.fields, holder, ns, label, -1);
+      if (isFlat(result.record.fields)) return flatRecord(result.record, holder, ns, label, -1);
       break;
     case "list": {
       const { name, fields } = result.record;
@@ -127,7 +137,7 @@ export function readResult(
       // A nil item is a null record, as .NET reads it.
       return holder.children
         .filter((c) => c.local === name && c.ns === ns)
-        .map((c, i) => (isNilElement(c) ? null : flatRecord(fields, c, ns, label, i)));
+        .map((c, i) => (isNilElement(c) ? null : flatRecord(result.record, c, ns, label, i)));
     }
   }
   if (typedReader === undefined) {

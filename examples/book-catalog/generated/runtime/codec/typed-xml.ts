@@ -78,10 +78,13 @@ export function typeName(type: TypeModel): string {
 
 /** Whether the element says xsi:nil="true" (or "1"). */
 export function isNilElement(el: XmlElement): boolean {
-  return el.attrs.some(
-    (a) => a.local === "nil" && a.ns === XSI_NS && (a.value === "true" || a.value === "1"),
-  );
+  const nil = xsiAttr(el, "nil");
+  return nil === "true" || nil === "1";
 }
+
+/** The value of the element's xsi attribute `local` (nil, type), if any. */
+const xsiAttr = (el: XmlElement, local: string): string | undefined =>
+  el.attrs.find((a) => a.local === local && a.ns === XSI_NS)?.value;
 
 function isFields(wire: WireValue): wire is WireFields {
   return typeof wire === "object" && wire !== null && !Array.isArray(wire) && "fields" in wire;
@@ -159,8 +162,23 @@ export function wireOf(type: TypeModel, el: XmlElement, ns: string): WireValue {
   }
 }
 
+/**
+ * Why an element of a record cannot be read as it: its xsi:type names another type (a derived one, which the
+ * spec cannot read as such; read as the declared record it would lose the derived fields). Undefined when
+ * there is none or it names the record itself, compared by local name (the tree keeps no namespace
+ * declarations to resolve a prefix with).
+ */
+export function otherRecordType(el: XmlElement, record: RecordModel): string | undefined {
+  const type = xsiAttr(el, "type");
+  return type === undefined || type.slice(type.indexOf(":") + 1) === record.name
+    ? undefined
+    : `xsi:type ${type} is not ${record.name}`;
+}
+
 /** The fields of a record element (its children by name), index-aligned with the record's fields. */
 export function recordWire(record: RecordModel, el: XmlElement, ns: string): WireFields {
+  const other = otherRecordType(el, record);
+  if (other !== undefined) throw new TypedValueError("invalid", other);
   const fields = record.fields;
   const out: WireValue[] = new Array(fields.length);
   const seen: boolean[] = new Array(fields.length).fill(false);
