@@ -82,6 +82,9 @@ const byName = (items: readonly { readonly name: string }[], value: (item: never
   `{ ${items.map((item) => `${propertyKey(item.name)}: ${literal(value(item as never))}`).join(", ")} }`;
 
 /** `[...credentials, ...the rest]` when the operation starts with the shared credentials. */
+/** How an operation's parameter list starts when it begins with the credentials (see withCredentials). */
+const SPREAD_CREDENTIALS = "...credentials";
+
 function withCredentials<P>(
   params: readonly P[],
   credentials: readonly unknown[],
@@ -357,12 +360,15 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
       `Readonly<Record<string, ${type("EnumModel")}>>`,
     );
   }
-  local(
-    "credentials",
-    "The parameters every operation takes first.",
-    credentialsLiteral,
-    `readonly ${type("ClientParamModel")}[]`,
-  );
+  // Only where an operation spreads it: a spec without credentials compiles under noUnusedLocals.
+  if (operationsLiteral.includes(SPREAD_CREDENTIALS)) {
+    local(
+      "credentials",
+      "The parameters every operation takes first.",
+      credentialsLiteral,
+      `readonly ${type("ClientParamModel")}[]`,
+    );
+  }
   for (const record of recordStatements) {
     local(
       record.name,
@@ -534,18 +540,23 @@ function emitServerModel(model: ServiceModel): GeneratedFile {
       `Readonly<Record<string, ${type("TypeModel")}>>`,
     );
   }
-  local(
-    "rules",
-    "The named rules of the spec, each as the parameters that reference it carry it.",
-    byName(usedRules(model), ruleValue),
-    `Readonly<Record<string, ${type("RuleModel")}>>`,
-  );
-  local(
-    "credentials",
-    "The parameters every operation takes first.",
-    credentialsLiteral,
-    `readonly ${type("ParamModel")}[]`,
-  );
+  const rules = usedRules(model);
+  if (rules.length > 0) {
+    local(
+      "rules",
+      "The named rules of the spec, each as the parameters that reference it carry it.",
+      byName(rules, ruleValue),
+      `Readonly<Record<string, ${type("RuleModel")}>>`,
+    );
+  }
+  if (operationsLiteral.includes(SPREAD_CREDENTIALS)) {
+    local(
+      "credentials",
+      "The parameters every operation takes first.",
+      credentialsLiteral,
+      `readonly ${type("ParamModel")}[]`,
+    );
+  }
   const operationsType = file.use(importType("Operations", "model.ts"));
   exported(
     "serverOperations",

@@ -29,9 +29,10 @@ function formatterName(type: SoapType): string {
 export function emitWriters(model: ServiceModel): GeneratedFile[] {
   const file = new TypeScriptFile("writers.ts");
   const source = file.source;
-  const layout = file.use(importType("RecordLayout", RESULT));
   const writersType = file.use(importType("RecordWriters", RESULT));
-  const fields = file.use(importSymbol("recordFields", RESULT));
+  // Imported only where a writer uses them: a service without plain records gets neither (noUnusedLocals).
+  const layout = () => file.use(importType("RecordLayout", RESULT));
+  const fields = () => file.use(importSymbol("recordFields", RESULT));
   const formatters = new Set<SoapType>();
 
   /** The text of field i: an escaped string, "" (`<F />`) or undefined (omitted); see result.ts. */
@@ -57,15 +58,15 @@ export function emitWriters(model: ServiceModel): GeneratedFile[] {
     const byTag = `${file.use(importSymbol("recordByTag", RESULT))}(m, [${texts.join(", ")}])`;
     const body =
       texts.length === 0
-        ? `  ${fields}(value, m);\n  return m.between[0]!;\n`
+        ? `  ${fields()}(value, m);\n  return m.between[0]!;\n`
         : texts.map((t, i) => `  const ${t} = ${text(record, i)};\n`).join("") +
           `  const b = m.between;\n` +
           `  // The usual record, every text non-empty, is one concatenation over the merged markup.\n` +
           `  return ${texts.join(" && ")} ? ${usual} : ${byTag};\n`;
     const fn =
       `/** ${record.name} as XML in a layout: ${record.fields.map((f) => f.name).join(", ")}. */\n` +
-      `function ${name}(value: unknown, m: ${layout}): string {\n` +
-      (texts.length === 0 ? "" : `  const r = ${fields}(value, m);\n`) +
+      `function ${name}(value: unknown, m: ${layout()}): string {\n` +
+      (texts.length === 0 ? "" : `  const r = ${fields()}(value, m);\n`) +
       body +
       `}\n`;
     return { record, name, text: fn };

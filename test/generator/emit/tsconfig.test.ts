@@ -32,6 +32,8 @@ describe("emitTsconfig", () => {
     "noImplicitOverride": true,
     "noPropertyAccessFromIndexSignature": true,
     "erasableSyntaxOnly": true,
+    "noUnusedLocals": true,
+    "noUnusedParameters": true,
     "noImplicitReturns": true,
     "noFallthroughCasesInSwitch": true,
     "noUncheckedSideEffectImports": true,
