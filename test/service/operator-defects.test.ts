@@ -162,9 +162,17 @@ describeEngines("operator defects", (engine) => {
     expect(
       await svc.app.store.db.selectFrom("optouts").selectAll().where("account_id", "=", account).execute(),
     ).toEqual([]);
-    const tampered = link.replace(/(.)\/all$/, (_m, c: string) => `${c === "A" ? "B" : "A"}/all`);
-    const bad = await fetch(local(tampered), { method: "POST" });
-    expect(bad.status).toBe(404);
+    // A changed MAC, and the same MAC spelled otherwise (the last character's unused bits flipped: a
+    // base64url decoder reads both as the same bytes), are both refused.
+    const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const mac = /\.([A-Za-z0-9_-]{43})\/all$/.exec(link)![1]!;
+    const flip = (c: string, bit: number) => B64[B64.indexOf(c) ^ bit]!;
+    const changed = `${flip(mac[0]!, 1)}${mac.slice(1)}`;
+    const respelled = `${mac.slice(0, -1)}${flip(mac.at(-1)!, 1)}`;
+    for (const other of [changed, respelled]) {
+      const bad = await fetch(local(link.replace(mac, other)), { method: "POST" });
+      expect(bad.status, other).toBe(404);
+    }
     const posted = await fetch(local(link), { method: "POST" });
     expect(posted.status).toBe(200);
     expect(await posted.text()).toContain("every mailing list");

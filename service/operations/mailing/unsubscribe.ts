@@ -40,6 +40,9 @@ export function verifyUnsubscribeToken(
   const m = /^(\d{1,15})\.(\d{1,15})\.(\d{1,15})\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (m === null) return undefined;
   const given = Buffer.from(m[4]!, "base64url");
+  // One spelling per token: the last character's two unused bits must be zero (a decoder ignores them, so
+  // four spellings would otherwise name the same MAC).
+  if (given.toString("base64url") !== m[4]) return undefined;
   const expected = unsubscribeMac(key, `${m[1]}.${m[2]}.${m[3]}`);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   return { sendingId: Number(m[1]), subscriberId: Number(m[2]), listId: Number(m[3]) };
