@@ -45,7 +45,7 @@ export async function findSubscriber(
 }
 
 /** The rendering of loaded newsletter content for one subscriber (see the top of this file). */
-export function renderPreview(
+function renderPreview(
   content: NewsletterContent,
   subscriber: Recipient,
   baseUrl: string,
