@@ -49,6 +49,7 @@ import type {
 } from "../../db/schema.js";
 import type { Selectable } from "kysely";
 import { notFound } from "../../common/errors.js";
+import { optionalFilterId } from "../../tables/filters.js";
 import { idFromText } from "../../common/input.js";
 import {
   MAX_FIELD_VALUE,
@@ -387,21 +388,7 @@ export async function insertActiveTemplateModule(
             .where("account_id", "=", account.id)
             .executeTakeFirst();
     if (module === undefined) throw notFound("module", "strModuleID");
-    let filterId: number | null = null;
-    if (params.strFilterID !== undefined && params.strFilterID.trim() !== "") {
-      const id = idFromText(params.strFilterID);
-      const filter =
-        id === undefined
-          ? undefined
-          : await trx
-              .selectFrom("filters")
-              .select("id")
-              .where("id", "=", id)
-              .where("account_id", "=", account.id)
-              .executeTakeFirst();
-      if (filter === undefined) throw notFound("filter", "strFilterID");
-      filterId = filter.id;
-    }
+    const filterId = await optionalFilterId(trx, account, params.strFilterID, "strFilterID");
     const template = await trx
       .selectFrom("templates")
       .select(["html", "text"])

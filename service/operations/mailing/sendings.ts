@@ -12,6 +12,7 @@ import type { SendNewsletterParams } from "../../../generated/types.js";
 import type { Store } from "../../db/database.js";
 import type { Account } from "../../db/schema.js";
 import { notFound } from "../../common/errors.js";
+import { optionalFilterId } from "../../tables/filters.js";
 import { MAX_NAME, checkLength } from "../../common/limits.js";
 import { checkEmail, idFromText } from "../../common/input.js";
 import { listOf } from "../../tables/lists.js";
@@ -95,21 +96,7 @@ export async function sendNewsletter(
             .executeTakeFirst();
     if (newsletter === undefined) throw notFound("newsletter", "strNewsletterId");
     const list = await listOf(trx, account, params.strMailingListId, "strMailingListId");
-    let filterId: number | null = null;
-    if (params.strFilterId !== undefined && params.strFilterId.trim() !== "") {
-      const id = idFromText(params.strFilterId);
-      const filter =
-        id === undefined
-          ? undefined
-          : await trx
-              .selectFrom("filters")
-              .select("id")
-              .where("id", "=", id)
-              .where("account_id", "=", account.id)
-              .executeTakeFirst();
-      if (filter === undefined) throw notFound("filter", "strFilterId");
-      filterId = filter.id;
-    }
+    const filterId = await optionalFilterId(trx, account, params.strFilterId, "strFilterId");
     const row = await trx
       .insertInto("sendings")
       .values({
