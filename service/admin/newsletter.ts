@@ -7,11 +7,11 @@ import type { Recipient } from "../operations/mailing/newsletters.js";
 import {
   MAX_TEST_RECIPIENTS,
   type NewsletterPreview,
-  findSubscriber,
   previewNewsletter,
   sendTestNewsletter,
 } from "../operations/mailing/newsletter-preview.js";
 import { emailProblem } from "../common/input.js";
+import { findSubscriber } from "../tables/subscribers.js";
 import { AdminError, type AdminContext, type Noun, findAccount, idOption, verb } from "./context.js";
 import { printable } from "./format.js";
 

@@ -1,7 +1,8 @@
 // The subscribers table group (subscribers, memberships): every write to them goes through this module
-// or the insert beside it (subscriber-insert.ts); the opt-out-all set is optouts.ts. Outside tables/, a few
-// queries read the group inside a join of their own rows (the view and trigger reports, the sending and
-// trigger workers' batches, the console's pages); test/repo/table-ownership.test.ts keeps that list.
+// or the insert beside it (subscriber-insert.ts), and every read through these modules or a join of
+// another group's module in service/tables/ (a sending's queued recipients, sendings.ts; the view and
+// trigger reports, tracking.ts); the opt-out-all set is optouts.ts. test/repo/table-ownership.test.ts
+// fails on a query against them elsewhere (the console's pages excepted, for now: see there).
 
 import type { Kysely } from "kysely";
 import type { Db } from "../db/database.js";
@@ -186,4 +187,53 @@ export async function memberCounts(
     counts.set(row.list_id, entry);
   }
   return counts;
+}
+
+/** The account's subscriber by id (digits) or address (any case); undefined when there is none. */
+export async function findSubscriber(
+  db: Db,
+  accountId: number,
+  idOrEmail: string,
+): Promise<Subscriber | undefined> {
+  const text = idOrEmail.trim();
+  const query = db.selectFrom("subscribers").selectAll().where("account_id", "=", accountId);
+  return /^\d{1,15}$/.test(text)
+    ? query.where("id", "=", Number(text)).executeTakeFirst()
+    : query.where("email_key", "=", emailKey(text)).executeTakeFirst();
+}
+
+/** The list a trigger fires for, and since when its new members count. */
+export interface TriggerScope {
+  readonly id: number;
+  readonly account_id: number;
+  readonly list_id: number;
+  readonly created_at: number;
+}
+
+/**
+ * Up to `limit` subscribers the trigger has not fired for yet, by id: active members of its list since
+ * the trigger was made (membership changed at or after its creation) whose address is not on the
+ * account's opt-out-all set.
+ */
+export async function triggerCandidates(db: Db, trigger: TriggerScope, limit: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom("memberships as m")
+    .innerJoin("subscribers as s", "s.id", "m.subscriber_id")
+    .leftJoin("optouts as o", (j) =>
+      j.onRef("o.account_id", "=", "s.account_id").onRef("o.email_key", "=", "s.email_key"),
+    )
+    .leftJoin("trigger_fired as f", (j) =>
+      j.onRef("f.subscriber_id", "=", "m.subscriber_id").on("f.trigger_id", "=", trigger.id),
+    )
+    .select("m.subscriber_id")
+    .where("m.list_id", "=", trigger.list_id)
+    .where("m.account_id", "=", trigger.account_id)
+    .where("m.state", "=", "active")
+    .where("m.changed_at", ">=", trigger.created_at)
+    .where("o.email_key", "is", null)
+    .where("f.subscriber_id", "is", null)
+    .orderBy("m.subscriber_id")
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.subscriber_id);
 }

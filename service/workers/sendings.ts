@@ -23,6 +23,7 @@ import { VALUES_CHUNK, valuesTable } from "../db/bulk.js";
 import type { Store } from "../db/database.js";
 import type { Database } from "../db/schema.js";
 import { mailableMembers } from "../tables/subscribers.js";
+import { queuedRecipients } from "../tables/sendings.js";
 import { type MailInput, queueMails } from "../delivery/mail.js";
 import {
   type FilterRule,
@@ -301,31 +302,7 @@ export class SendingWorker extends PollingWorker {
     const base = this.options.publicUrl.replace(/\/$/, "");
     return this.store.write(async (trx) => {
       await this.renew(trx, sending.id, at);
-      const rows = await trx
-        .selectFrom("sending_recipients as r")
-        .innerJoin("subscribers as s", "s.id", "r.subscriber_id")
-        .leftJoin("memberships as m", (j) =>
-          j.onRef("m.subscriber_id", "=", "r.subscriber_id").on("m.list_id", "=", sending.list_id),
-        )
-        .leftJoin("optouts as o", (j) =>
-          j.onRef("o.account_id", "=", "s.account_id").onRef("o.email_key", "=", "s.email_key"),
-        )
-        .select([
-          "s.id",
-          "s.email",
-          "s.name",
-          "s.format",
-          "s.country_code",
-          "s.phone",
-          "s.fields",
-          "m.state as membership",
-          "o.email_key as optedOut",
-        ])
-        .where("r.sending_id", "=", sending.id)
-        .where("r.state", "=", "queued")
-        .orderBy("r.subscriber_id")
-        .limit(this.batchSize)
-        .execute();
+      const rows = await queuedRecipients(trx, sending, this.batchSize);
       if (rows.length === 0) return undefined;
       // Rendered first, then written together: the links of the whole batch in one go, its mails in one
       // multi-row insert, its recipients marked sent in one statement (a few round trips a batch).
@@ -337,7 +314,7 @@ export class SendingWorker extends PollingWorker {
       }[] = [];
       const tracking = content.newsletter.tracking;
       for (const r of rows) {
-        if (r.membership !== "active" || r.optedOut !== null) {
+        if (!r.mailable) {
           skipped.push(r.id);
           continue;
         }

@@ -18,6 +18,7 @@
 //   trigger sending back to `sending`, so they go out at the latest one poll later.
 
 import type { Store } from "../db/database.js";
+import { triggerCandidates } from "../tables/subscribers.js";
 import { PollingWorker } from "./polling-worker.js";
 
 export interface TriggerWorkerOptions {
@@ -113,31 +114,11 @@ export class TriggerWorker extends PollingWorker {
           .executeTakeFirst();
         if (locked === undefined) return undefined; // deleted meanwhile
       }
-      const candidates = await trx
-        .selectFrom("memberships as m")
-        .innerJoin("subscribers as s", "s.id", "m.subscriber_id")
-        .leftJoin("optouts as o", (j) =>
-          j.onRef("o.account_id", "=", "s.account_id").onRef("o.email_key", "=", "s.email_key"),
-        )
-        .leftJoin("trigger_fired as f", (j) =>
-          j.onRef("f.subscriber_id", "=", "m.subscriber_id").on("f.trigger_id", "=", trigger.id),
-        )
-        .select("m.subscriber_id")
-        .where("m.list_id", "=", trigger.list_id)
-        .where("m.account_id", "=", trigger.account_id)
-        .where("m.state", "=", "active")
-        .where("m.changed_at", ">=", trigger.created_at)
-        .where("o.email_key", "is", null)
-        .where("f.subscriber_id", "is", null)
-        .orderBy("m.subscriber_id")
-        .limit(this.batchSize)
-        .execute();
+      const candidates = await triggerCandidates(trx, trigger, this.batchSize);
       if (candidates.length === 0) return undefined;
       const inserted = await trx
         .insertInto("trigger_fired")
-        .values(
-          candidates.map((c) => ({ trigger_id: trigger.id, subscriber_id: c.subscriber_id, fired_at: at })),
-        )
+        .values(candidates.map((id) => ({ trigger_id: trigger.id, subscriber_id: id, fired_at: at })))
         .onConflict((oc) => oc.columns(["trigger_id", "subscriber_id"]).doNothing())
         .returning("subscriber_id")
         .execute();

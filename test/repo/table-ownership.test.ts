@@ -1,8 +1,7 @@
-// The service's data modules own their tables (docs/architecture.md "Service layout"): only
-// service/tables/ writes the subscribers table group (subscribers, memberships), and the queries elsewhere
-// that read it are a known few (reports and the workers' batch queries, which join it into their own
-// rows; the console's pages). A new query against these tables outside service/tables/ fails here: put it
-// in service/tables/subscribers.ts, or name the file below and why.
+// The service's data modules own their tables (docs/architecture.md "Service layout"): each table group
+// below is written and read only by its modules in service/tables/. A query against one of its tables
+// anywhere else in service/ (outside service/db/, whose migrations make them) fails here: give it a named
+// function in the group's module, or, where a join cannot be split, name the file in `readers` and say why.
 
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -11,23 +10,43 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
-/** Files outside service/tables/ that read (never write) the group, each in a join of its own rows. */
-const READERS = new Set([
-  "service/operations/reading/reports.ts", // GetReportViewsByDateInterval: address, name, fields shown
-  "service/operations/reading/triggers.ts", // trigger click and view reports: address and name shown
-  "service/operations/mailing/newsletter-preview.ts", // the subscriber a preview is merged for
-  "service/workers/sendings.ts", // a batch re-checks membership and opt-out with its recipients
-  "service/workers/triggers.ts", // newly active members not yet fired, with the trigger's own rows
-  "service/console/pages/dashboard.ts", // counts
-  "service/console/pages/subscribers.ts", // search and a subscriber's page
-  "service/console/pages/newsletters.ts", // the subscriber a preview is shown for
-]);
+interface TableGroup {
+  /** The tables of the group. */
+  readonly tables: readonly string[];
+  /** The modules that own them (in service/tables/). */
+  readonly owners: readonly string[];
+  /** Files outside service/tables/ allowed to read (never write) the group: file → why. */
+  readonly readers: Readonly<Record<string, string>>;
+}
 
-/** A Kysely or SQL reference to one of the tables: `"subscribers"`, `"memberships as m"`, `from subscribers`. */
-const TABLE = /"(subscribers|memberships)( as \w+)?"|\b(from|join|into|update)\s+(subscribers|memberships)\b/;
-/** A write: Kysely's insertInto/updateTable/deleteFrom, or SQL insert/update/delete. */
-const WRITE =
-  /(insertInto|updateTable|deleteFrom)\(\s*"(subscribers|memberships)|\b(insert\s+into|update|delete\s+from)\s+(subscribers|memberships)\b/i;
+const GROUPS: Readonly<Record<string, TableGroup>> = {
+  subscribers: {
+    tables: ["subscribers", "memberships"],
+    owners: ["service/tables/subscribers.ts", "service/tables/subscriber-insert.ts"],
+    readers: {
+      // The console's pages are being reworked this round (counters, field editing); their reads move to
+      // service/tables/subscribers.ts after that lands.
+      "service/console/pages/dashboard.ts": "counts",
+      "service/console/pages/subscribers.ts": "search and a subscriber's page",
+      "service/console/pages/newsletters.ts": "the subscriber a preview is shown for",
+    },
+  },
+};
+
+/** `"t"`, `"t as x"` (Kysely) or `from t`, `join t`, ... (SQL) for any table t of `tables`. */
+function tablePattern(tables: readonly string[]): RegExp {
+  const names = tables.join("|");
+  return new RegExp(`"(${names})( as \\w+)?"|\\b(from|join|into|update)\\s+(${names})\\b`);
+}
+
+/** Kysely's insertInto/updateTable/deleteFrom, or SQL insert/update/delete, of any table of `tables`. */
+function writePattern(tables: readonly string[]): RegExp {
+  const names = tables.join("|");
+  return new RegExp(
+    `(insertInto|updateTable|deleteFrom)\\(\\s*"(${names})|\\b(insert\\s+into|update|delete\\s+from)\\s+(${names})\\b`,
+    "i",
+  );
+}
 
 /** The code of a file: comment lines (`//`, ` * `) left out, so prose naming the tables does not count. */
 function code(text: string): string {
@@ -40,28 +59,46 @@ function code(text: string): string {
 function serviceFiles(): string[] {
   return execFileSync("git", ["ls-files", "service"], { cwd: ROOT, encoding: "utf8" })
     .split("\n")
-    .filter((f) => f.endsWith(".ts") && !f.startsWith("service/tables/") && !f.startsWith("service/db/"));
+    .filter((f) => f.endsWith(".ts") && !f.startsWith("service/db/"));
 }
 
-describe("the subscribers table group", () => {
-  const files = serviceFiles().map((file) => ({
-    file,
-    text: code(readFileSync(path.join(ROOT, file), "utf8")),
-  }));
+const FILES = serviceFiles().map((file) => ({
+  file,
+  text: code(readFileSync(path.join(ROOT, file), "utf8")),
+}));
+const OUTSIDE = FILES.filter((f) => !f.file.startsWith("service/tables/"));
+
+describe.each(Object.entries(GROUPS))("the %s table group", (_name, group) => {
+  const table = tablePattern(group.tables);
+  const write = writePattern(group.tables);
 
   it("is written only by service/tables/", () => {
-    expect(files.filter((f) => WRITE.test(f.text)).map((f) => f.file)).toEqual([]);
+    expect(OUTSIDE.filter((f) => write.test(f.text)).map((f) => f.file)).toEqual([]);
   });
 
-  it("is read outside service/tables/ only by the known joins", () => {
-    const readers = files.filter((f) => TABLE.test(f.text)).map((f) => f.file);
-    expect(readers.filter((f) => !READERS.has(f))).toEqual([]);
+  it("is read outside service/tables/ only by the files named with a reason", () => {
+    const readers = OUTSIDE.filter((f) => table.test(f.text)).map((f) => f.file);
+    expect(readers.filter((f) => !(f in group.readers))).toEqual([]);
   });
 
-  it("recognises a query against the group (the patterns are not blind)", () => {
-    expect(TABLE.test(`db.selectFrom("memberships as m")`)).toBe(true);
-    expect(WRITE.test(`trx.updateTable("subscribers")`)).toBe(true);
-    expect(WRITE.test("insert into memberships (list_id) values (?)")).toBe(true);
-    expect(TABLE.test(`db.selectFrom("mailing_lists")`)).toBe(false);
+  it("names no reader that no longer reads it, and its owners exist and query it", () => {
+    const reading = new Set(OUTSIDE.filter((f) => table.test(f.text)).map((f) => f.file));
+    expect(Object.keys(group.readers).filter((f) => !reading.has(f))).toEqual([]);
+    for (const owner of group.owners) {
+      expect(table.test(FILES.find((f) => f.file === owner)?.text ?? ""), owner).toBe(true);
+    }
+  });
+});
+
+describe("the patterns", () => {
+  it("recognise a query against a group and nothing else", () => {
+    const table = tablePattern(["subscribers", "memberships"]);
+    const write = writePattern(["subscribers", "memberships"]);
+    expect(table.test(`db.selectFrom("memberships as m")`)).toBe(true);
+    expect(table.test("select 1 from subscribers s")).toBe(true);
+    expect(write.test(`trx.updateTable("subscribers")`)).toBe(true);
+    expect(write.test("insert into memberships (list_id) values (?)")).toBe(true);
+    expect(table.test(`db.selectFrom("mailing_lists")`)).toBe(false);
+    expect(write.test(`trx.selectFrom("subscribers")`)).toBe(false);
   });
 });

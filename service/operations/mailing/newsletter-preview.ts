@@ -10,7 +10,7 @@
 //   statistics change.
 
 import type { Kysely, Transaction } from "kysely";
-import type { Database, Subscriber } from "../../db/schema.js";
+import type { Database } from "../../db/schema.js";
 import { queueMail } from "../../delivery/mail.js";
 import {
   type NewsletterContent,
@@ -29,19 +29,6 @@ export interface NewsletterPreview {
   readonly text: string;
   /** Undefined when the subscriber reads Text or the template has no HTML. */
   readonly html: string | undefined;
-}
-
-/** The account's subscriber by id (digits) or address (any case); undefined when there is none. */
-export async function findSubscriber(
-  db: Db,
-  accountId: number,
-  idOrEmail: string,
-): Promise<Subscriber | undefined> {
-  const text = idOrEmail.trim();
-  const query = db.selectFrom("subscribers").selectAll().where("account_id", "=", accountId);
-  return /^\d{1,15}$/.test(text)
-    ? query.where("id", "=", Number(text)).executeTakeFirst()
-    : query.where("email_key", "=", text.toLowerCase()).executeTakeFirst();
 }
 
 /** The rendering of loaded newsletter content for one subscriber (see the top of this file). */

@@ -16,6 +16,7 @@ import { checkActivated } from "../subscriber/input.js";
 import { idFromText } from "../../common/input.js";
 import { zonedInstant } from "../../common/zoned-time.js";
 import type { Db } from "../../db/database.js";
+import { sendingViews } from "../../tables/tracking.js";
 
 /** The account's sending named by `strSendQueueId`, or NotFound naming that parameter. */
 async function sendingId(db: Db, account: Account, text: string): Promise<number> {
@@ -85,28 +86,7 @@ export async function reportViews(
   const sending = await sendingId(db, account, params.strSendQueueId);
   const from = intervalInstant(params.datIntervalFrom, account.time_zone);
   const to = intervalInstant(params.datIntervalTo, account.time_zone) + 999;
-  const views = await db
-    .selectFrom("tracking_events")
-    .leftJoin("subscribers", (join) =>
-      join
-        .onRef("subscribers.id", "=", "tracking_events.subscriber_id")
-        .on("subscribers.account_id", "=", account.id),
-    )
-    .select([
-      "tracking_events.subscriber_id",
-      "tracking_events.created_at",
-      "subscribers.email",
-      "subscribers.name",
-      "subscribers.fields",
-    ])
-    .where("tracking_events.account_id", "=", account.id)
-    .where("tracking_events.sending_id", "=", sending)
-    .where("tracking_events.kind", "=", "view")
-    .where("tracking_events.created_at", ">=", from)
-    .where("tracking_events.created_at", "<=", to)
-    .orderBy("tracking_events.created_at")
-    .orderBy("tracking_events.id")
-    .execute();
+  const views = await sendingViews(db, account.id, sending, from, to);
   return views.map((view): ReportViewsRow => {
     const fields = view.fields === null ? {} : (JSON.parse(view.fields) as Record<string, unknown>);
     const value = fields[field];

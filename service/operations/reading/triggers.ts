@@ -21,6 +21,7 @@ import type { Account } from "../../db/schema.js";
 import { notFound } from "../../common/errors.js";
 import { zonedInstant } from "../../common/zoned-time.js";
 import type { Db } from "../../db/database.js";
+import { type TriggerEvent, triggerEvents } from "../../tables/tracking.js";
 
 /** GetTriggerIdForAccount: the account's triggers by id, with their list's id and name. */
 export async function getTriggerIdForAccount(db: Db, account: Account): Promise<TriggerResult[]> {
@@ -77,16 +78,8 @@ export function parseDateTime(value: string | Date, parameter: string, timeZone 
   return utc - sign * offset;
 }
 
-interface TriggerEvent {
-  readonly url: string | null;
-  readonly email: string;
-  readonly name: string;
-  readonly at: number;
-  readonly newsletter: string;
-  readonly subscriberId: number;
-}
-
-async function triggerEvents(
+/** The events of `kind` of the account's trigger (NotFound naming triggerId otherwise) in the interval. */
+async function eventsOf(
   db: Db,
   account: Account,
   kind: "click" | "view",
@@ -102,30 +95,7 @@ async function triggerEvents(
   const from = parseDateTime(params.fromDate, "fromDate", account.time_zone);
   const whole = typeof params.toDate === "string" && !params.toDate.includes(".");
   const to = parseDateTime(params.toDate, "toDate", account.time_zone) + (whole ? 999 : 0);
-  const rows = await db
-    .selectFrom("tracking_events as e")
-    .innerJoin("sendings as s", "s.id", "e.sending_id")
-    .innerJoin("subscribers as sub", "sub.id", "e.subscriber_id")
-    .innerJoin("newsletters as n", "n.id", "s.newsletter_id")
-    .leftJoin("tracked_links as l", "l.id", "e.link_id")
-    .select(["l.url", "sub.email", "sub.name", "e.created_at", "n.name as newsletter", "e.subscriber_id"])
-    .where("s.trigger_id", "=", trigger.id)
-    .where("s.account_id", "=", account.id)
-    .where("e.account_id", "=", account.id)
-    .where("e.kind", "=", kind)
-    .where("e.created_at", ">=", from)
-    .where("e.created_at", "<=", to)
-    .orderBy("e.created_at")
-    .orderBy("e.id")
-    .execute();
-  return rows.map((r) => ({
-    url: r.url,
-    email: r.email,
-    name: r.name,
-    at: Number(r.created_at),
-    newsletter: r.newsletter,
-    subscriberId: r.subscriber_id,
-  }));
+  return triggerEvents(db, account.id, trigger.id, kind, from, to);
 }
 
 /** GetTriggerClicks: the clicks in the trigger's mailings in [fromDate, toDate], oldest first. */
@@ -134,7 +104,7 @@ export async function getTriggerClicks(
   account: Account,
   params: GetTriggerClicksParams,
 ): Promise<TriggerSubscriberClicksResult[]> {
-  const events = await triggerEvents(db, account, "click", params);
+  const events = await eventsOf(db, account, "click", params);
   return events.map((e) => ({
     ...(e.url === null ? {} : { Link: e.url }),
     Email: e.email,
@@ -151,7 +121,7 @@ export async function getTriggerViews(
   account: Account,
   params: GetTriggerViewsParams,
 ): Promise<TriggerSubscriberViewsResult[]> {
-  const events = await triggerEvents(db, account, "view", params);
+  const events = await eventsOf(db, account, "view", params);
   return events.map((e) => ({
     Email: e.email,
     Name: e.name,
