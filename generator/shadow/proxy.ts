@@ -528,6 +528,17 @@ export async function startShadowProxy(
       agent: primary.agent,
     });
     let answered = false;
+    // The answering host may answer before it has read the whole body, then close its connection or stop
+    // reading. The rest of the body is still on the caller's connection, in front of its next request:
+    // read it off (still collected within the limits, so the copy is the request as the caller sent it)
+    // instead of leaving it piped into a request that will not take it, which would stall the caller's
+    // connection until the request timeout and hold what was collected.
+    const readRestOfBody = () => {
+      if (req.complete) return;
+      req.unpipe(out);
+      req.resume();
+    };
+    out.on("close", readRestOfBody);
     const timer = setTimeout(() => fail(504, "timeout"), limits.primaryTimeoutMs);
     const fail = (status: number, reason: string) => {
       clearTimeout(timer);
@@ -570,6 +581,8 @@ export async function startShadowProxy(
       });
       answer.on("end", () => {
         clearTimeout(timer);
+        // Answered whole while the body is still coming: the host will not read it (closes `out`).
+        if (!req.complete) out.destroy();
         if (collector && !p.done) {
           p.primaryAnswer = {
             status: answer.statusCode ?? 0,

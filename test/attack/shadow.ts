@@ -56,6 +56,8 @@ export async function shadowSection(rows: Row[], requests: number, seed: number)
   // that, bounded (30 s: under load a close can take seconds to be read).
   for (let i = 0; i < 600 && proxy.held().pendingBytes > 0; i++) await new Promise((r) => setTimeout(r, 50));
   const after = await exchangeOnce(port, PROBE_REQUEST, { timeoutMs: 10_000 });
+  // The probe is mirrored too: its copy may still be in flight when its answer arrives.
+  await proxy.drain();
   const held = proxy.held();
   const m = proxy.metrics;
   const compared = m.matched.sum() + m.diverged.sum() + m.explained.sum();

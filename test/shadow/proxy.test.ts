@@ -429,6 +429,80 @@ describe("memory and the answering host", () => {
     expect(r.comparisons).toEqual([]);
   });
 
+  // An answering host that answers (404) as soon as it has the request line and headers, without reading
+  // the body: then it either closes its connection or keeps it and stops reading. The caller, on one
+  // keep-alive connection, sends a body far larger than socket buffers and then a second request: the
+  // proxy must read the rest of the first body off the caller's connection (or the second request is
+  // never reached) and let go of what it collected.
+  for (const after of ["closes", "stops reading"] as const) {
+    it(`reads the rest of a body the answering host answered early and ${after} on`, async () => {
+      const early = net.createServer((socket) => {
+        let head = "";
+        socket.on("data", (chunk: Buffer) => {
+          if (head.includes("\r\n\r\n")) return;
+          head += chunk.toString("latin1");
+          if (!head.includes("\r\n\r\n")) return;
+          const text = "not found";
+          socket.write(
+            `HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: ${text.length}\r\n${after === "closes" ? "Connection: close\r\n" : ""}\r\n${text}`,
+            // Closing with the body unread resets the connection: give the proxy time to read the answer
+            // first, or its write fails before it has seen one (then the caller gets a 502, checked below).
+            () => (after === "closes" ? setTimeout(() => socket.destroy(), 200) : socket.pause()),
+          );
+        });
+        socket.on("error", () => undefined);
+      });
+      const sockets = new Set<net.Socket>();
+      early.on("connection", (s) => sockets.add(s));
+      await new Promise<void>((resolve) => early.listen(0, "127.0.0.1", resolve));
+      closers.push(
+        () =>
+          new Promise<void>((resolve) => {
+            early.close(() => resolve());
+            for (const s of sockets) s.destroy();
+          }),
+      );
+      const port = (early.address() as net.AddressInfo).port;
+      const config = shadowConfig(
+        `legacy: http://127.0.0.1:${port}/ExternalAPIService.asmx\nours: ${ours.endpointUrl}\n`,
+      );
+      const r = await runProxy(config);
+      running.push(r);
+      const caller = net.connect(Number(new URL(r.proxy.url).port), "127.0.0.1");
+      caller.on("error", () => undefined);
+      let received = "";
+      const answers = () => received.split("HTTP/1.1 ").length - 1;
+      caller.on("data", (c: Buffer) => {
+        received += c.toString("latin1");
+      });
+      const body = Buffer.alloc(4 * 1024 * 1024, "x");
+      caller.write(
+        `POST /ExternalAPIService.asmx/GetRoiResults HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n`,
+      );
+      caller.write(body);
+      const closed = new Promise<void>((resolve) => caller.on("close", () => resolve()));
+      await until(() => answers() === 1 && /not found$|\r\n\r\n.+\r\n$/s.test(received), "the first answer");
+      if (received.startsWith("HTTP/1.1 502 ")) {
+        // The reset reached the proxy before the answer: a 502 that closes the connection, nothing held.
+        expect(after).toBe("closes");
+        expect(received).toMatch(/\r\nConnection: close\r\n/);
+        await closed;
+        await until(() => r.proxy.held().pendingBytes === 0, "the held bytes to be let go", 10_000);
+        return;
+      }
+      expect(received).toMatch(/^HTTP\/1\.1 404 Not Found\r\n/);
+      caller.write(
+        "GET /ExternalAPIService.asmx/GetRoiResults?strUsername=u&strPassword=p&strSendQueueId=17 HTTP/1.1\r\nHost: x\r\n\r\n",
+      );
+      // Without the fix the second request waits behind the unread body until the request timeout
+      // (primaryTimeoutMs + 10 s = 130 s by default).
+      await until(() => answers() === 2, "the second request on the connection to be answered", 20_000);
+      caller.destroy();
+      await r.proxy.drain();
+      await until(() => r.proxy.held().pendingBytes === 0, "the held bytes to be let go", 10_000);
+    });
+  }
+
   it("answers 502 when the answering host is down, and counts it", async () => {
     const port = await deadPort();
     const config = shadowConfig(
