@@ -13,6 +13,7 @@ import { type CallEvent, createHandler } from "../generated/server.js";
 import { Authenticator } from "./auth/authenticator.js";
 import { ImportWorker } from "./workers/imports.js";
 import { smtpTransport } from "./delivery/mail-transport.js";
+import { dkimSigner } from "./delivery/dkim.js";
 import { OutboxWorker } from "./workers/outbox.js";
 import { SmsWorker } from "./workers/sms-outbox.js";
 import { bearerMatches, createMetricsServer, sendMetrics } from "./http/metrics.js";
@@ -184,6 +185,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
                 allowPlaintextAuth: config.smtpAllowPlaintextAuth,
               }),
             }),
+        sign: dkimSigner(config.dkimKeys),
         ...(bounce.domain === undefined
           ? {}
           : {

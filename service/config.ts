@@ -1,7 +1,9 @@
-// Configuration: every option is an environment variable with a default, read once at start. The same
-// table feeds `npm start -- --help` and docs/operations.md ("Configuration").
+// Configuration: every option is an environment variable with a default, read once at start (the DKIM
+// key files DKIM_KEYS names are read and checked here too). The same table feeds `npm start -- --help`
+// and docs/operations.md ("Configuration").
 
-import { createHash } from "node:crypto";
+import { createHash, createPrivateKey, type KeyObject } from "node:crypto";
+import { readFileSync, statSync } from "node:fs";
 import { originProblem } from "../generated/runtime/server/cors.js";
 
 export type Role = "api" | "worker" | "all";
@@ -38,6 +40,8 @@ export interface Config {
   readonly mailFrom: string;
   /** MAIL_FROM was set (else mailFrom is made up from PUBLIC_URL's host, and the start warns). */
   readonly mailFromSet: boolean;
+  /** DKIM_KEYS: the signing key of each sending domain (empty: mail goes out unsigned). */
+  readonly dkimKeys: readonly DkimKey[];
   readonly logLevel: string;
   /** LOG_FORMAT: json lines, or pretty (human-readable); auto: pretty when standard output is a terminal. */
   readonly logFormat: "json" | "pretty" | "auto";
@@ -177,6 +181,11 @@ export const OPTIONS: readonly Option[] = [
     name: "MAIL_FROM",
     default: "no-reply@<PUBLIC_URL host>",
     doc: "From address of service mail when the account and list set none (unset: the start logs a warning).",
+  },
+  {
+    name: "DKIM_KEYS",
+    default: "",
+    doc: "DKIM signing keys per sending domain, comma-separated domain:selector:source, the source a PEM file's path (not readable by every user) or env:NAME (a variable holding the PEM), like example.com:s2026:/etc/mail/example.com.pem. Mail is signed by the key of its From domain or nearest parent domain; others go out unsigned (docs/mail.md).",
   },
   { name: "LOG_LEVEL", default: "info", doc: "pino level: fatal, error, warn, info, debug, silent." },
   {
@@ -376,6 +385,95 @@ function corsOrigins(env: NodeJS.ProcessEnv): string[] {
   return list;
 }
 
+export interface DkimKey {
+  /** The signing domain (d=), lower case. */
+  readonly domain: string;
+  /** The selector (s=): the key's TXT record is at `<selector>._domainkey.<domain>`. */
+  readonly selector: string;
+  /** The private key, parsed once (read from its file or variable as PEM, PKCS#1 or PKCS#8). */
+  readonly privateKey: KeyObject;
+}
+
+const DKIM_DOMAIN =
+  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
+const SELECTOR = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+/** Smallest RSA key accepted (RFC 8301: verifiers may refuse shorter ones). */
+const MIN_RSA_BITS = 1024;
+
+/**
+ * DKIM_KEYS as keys: comma-separated `domain:selector:source`, where source is a path to a PEM file (not
+ * readable by others than its owner and group) or `env:NAME`, an environment variable holding the PEM.
+ * Each key must be an RSA private key of at least 1024 bits (2048 recommended); one key per domain.
+ */
+function parseDkimKeys(value: string | undefined, env: NodeJS.ProcessEnv): DkimKey[] {
+  const keys: DkimKey[] = [];
+  const entries = (value ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  for (const [index, entry] of entries.entries()) {
+    const at = `DKIM_KEYS entry ${index + 1}`;
+    const first = entry.indexOf(":");
+    const second = first < 0 ? -1 : entry.indexOf(":", first + 1);
+    if (second < 0)
+      throw new ServiceConfigError(
+        `${at} must be domain:selector:/path/to/key.pem or domain:selector:env:NAME.`,
+      );
+    const domain = entry.slice(0, first).trim().toLowerCase().replace(/\.$/, "");
+    const selector = entry.slice(first + 1, second).trim();
+    const source = entry.slice(second + 1).trim();
+    if (!DKIM_DOMAIN.test(domain))
+      throw new ServiceConfigError(`${at}: "${domain}" is not a domain name, like example.com.`);
+    if (!SELECTOR.test(selector))
+      throw new ServiceConfigError(
+        `${at} (${domain}): the selector must be letters, digits, dots and hyphens.`,
+      );
+    if (keys.some((key) => key.domain === domain))
+      throw new ServiceConfigError(`${at}: ${domain} has a key already (one key per domain).`);
+    const privateKey = readKey(at, domain, source, env);
+    keys.push({ domain, selector, privateKey });
+  }
+  return keys;
+}
+
+function readKey(at: string, domain: string, source: string, env: NodeJS.ProcessEnv): KeyObject {
+  let pem: string;
+  if (source.startsWith("env:")) {
+    const name = source.slice(4);
+    pem = env[name] ?? "";
+    if (pem === "")
+      throw new ServiceConfigError(`${at} (${domain}): the variable ${name} is unset or empty.`);
+    // a PEM in one line with \n escapes (as some deployment tools store multi-line values)
+    if (!pem.includes("\n")) pem = pem.replace(/\\n/g, "\n");
+  } else {
+    if (source === "") throw new ServiceConfigError(`${at} (${domain}): the key file's path is empty.`);
+    let mode: number;
+    try {
+      mode = statSync(source).mode;
+      pem = readFileSync(source, "utf8");
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? "error";
+      throw new ServiceConfigError(`${at} (${domain}): cannot read the key file ${source} (${code}).`);
+    }
+    if ((mode & 0o004) !== 0)
+      throw new ServiceConfigError(
+        `${at} (${domain}): the key file ${source} is readable by every user; chmod 600 (or 640) it.`,
+      );
+  }
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(pem);
+  } catch {
+    throw new ServiceConfigError(`${at} (${domain}): the key is not a PEM private key.`);
+  }
+  const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+  if (key.asymmetricKeyType !== "rsa" || bits < MIN_RSA_BITS)
+    throw new ServiceConfigError(
+      `${at} (${domain}): the key must be an RSA private key of at least ${MIN_RSA_BITS} bits (2048 recommended).`,
+    );
+  return key;
+}
+
 export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
   const port = int(env, "PORT", 8080, 0, 65535);
   const host = env.HOST || "127.0.0.1";
@@ -433,6 +531,7 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
     smsUrl: httpUrl(env, "SMS_URL"),
     mailFrom: env.MAIL_FROM || `no-reply@${publicHost.replace(/^\[|\]$/g, "")}`,
     mailFromSet: (env.MAIL_FROM ?? "") !== "",
+    dkimKeys: parseDkimKeys(env.DKIM_KEYS, env),
     logLevel: env.LOG_LEVEL || "info",
     logFormat: logFormat(env),
     sqliteSync: sync,

@@ -119,7 +119,7 @@ function withoutSecret(text: string, url: string): string {
 }
 
 /** The address of the message's From header (the envelope sender), or undefined when it has none. */
-function fromAddress(message: string): string | undefined {
+export function fromAddress(message: string): string | undefined {
   const head = message.split(/\r?\n\r?\n/, 1)[0] ?? "";
   const unfolded = head.replace(/\r?\n[ \t]+/g, " ");
   const from = /^From:[ \t]*(.*)$/im.exec(unfolded)?.[1];

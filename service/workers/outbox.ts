@@ -27,6 +27,7 @@ import type { Database, Mail } from "../db/schema.js";
 import { folderTransport, type MailTransport, OUTBOX_OWNER_PREFIX } from "../delivery/mail-transport.js";
 import { PollingWorker, stateIs } from "./polling-worker.js";
 import { PermanentDeliveryError } from "../delivery/errors.js";
+import { type DkimSigner, signingTransport } from "../delivery/dkim.js";
 
 const PRIORITIES = [0, 1] as const;
 
@@ -62,6 +63,8 @@ export interface OutboxOptions {
   readonly retentionMs?: number;
   readonly now?: () => number;
   readonly log?: (entry: Record<string, unknown>) => void;
+  /** DKIM_KEYS: signs each message at delivery (by its From domain's key); default: unsigned. */
+  readonly sign?: DkimSigner | undefined;
   /** The envelope sender of a message (BOUNCE_DOMAIN: its VERP address); default: its From. */
   readonly returnPath?: (mailId: number) => Promise<string | undefined>;
   /**
@@ -111,9 +114,11 @@ export class OutboxWorker extends PollingWorker {
     private readonly options: OutboxOptions,
   ) {
     super("outbox", options);
-    this.transport =
+    this.transport = signingTransport(
       options.transport ??
-      folderTransport(options.dir, this.owner, { staleMs: options.leaseMs ?? 30_000, log: options.log });
+        folderTransport(options.dir, this.owner, { staleMs: options.leaseMs ?? 30_000, log: options.log }),
+      options.sign,
+    );
   }
 
   /** Where this worker delivers (for the start-up log): the folder, or the SMTP URL without password. */
