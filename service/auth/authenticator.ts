@@ -6,6 +6,7 @@
 // (auth-throttle.ts); at most a few password checks at once, in turn per source (auth-gate.ts).
 
 import { hash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { type RawBuilder, sql } from "kysely";
 import { ServiceError } from "../../generated/server.js";
 import { type Store, sqliteOf } from "../db/database.js";
 import type { Account } from "../db/schema.js";
@@ -89,6 +90,20 @@ export interface CachedCheck {
 
 /** The cache-hit check's read, as a prepared statement on SQLite. */
 export const ACCOUNT_BY_ID = "select * from accounts where id = ?";
+
+/**
+ * The account row of a cached check when it still matches (Authenticator.matches, in SQL): no row when the
+ * password or the name changed since. PostgreSQL's single-statement writes put it in a CTE, so the check
+ * and the write are one round trip; a statement that finds no row writes nothing.
+ */
+export function matchingAccountSql(check: Omit<CachedCheck, "pairKey">): RawBuilder<Account> {
+  return sql<Account>`select * from accounts where id = ${check.accountId} and password_version = ${check.passwordVersion} and username = ${check.username}`;
+}
+
+/** The check an account row read just now passes (for a write that re-checks the row it was given). */
+export function checkOf(account: Account): Omit<CachedCheck, "pairKey"> {
+  return { username: account.username, accountId: account.id, passwordVersion: account.password_version };
+}
 
 /** Verified pairs kept before the oldest are dropped (each entry is fixed-size: a hash and three numbers). */
 const MAX_CACHED = 50_000;

@@ -9,7 +9,13 @@
 import { type Kysely, type Transaction, sql } from "kysely";
 import type { SqliteAccess, Db, Store } from "../db/database.js";
 import type { Engine } from "../db/engine.js";
-import { ACCOUNT_BY_ID, Authenticator, type CachedCheck } from "../auth/authenticator.js";
+import {
+  ACCOUNT_BY_ID,
+  Authenticator,
+  type CachedCheck,
+  checkOf,
+  matchingAccountSql,
+} from "../auth/authenticator.js";
 import type { Account, Database, MailingList, MembershipState, Subscriber } from "../db/schema.js";
 import { notFound } from "../common/errors.js";
 import { idFromText } from "../common/input.js";
@@ -101,7 +107,7 @@ export async function insertSubscriber(
     );
   }
   if (path === "postgres" && upsert.state === "active" && upsert.update) {
-    const id = await insertNewPostgres(store.db, account, listIdText, row, now);
+    const { id } = await insertNewPostgres(store.db, checkOf(account), listIdText, row, now);
     if (id !== undefined) return { id, emailKey: emailKey(row.email), outcome: "inserted", state: "active" };
   }
   return store.write(async (trx) => {
@@ -512,41 +518,62 @@ export function upsertOneSqlite(
 // On PostgreSQL every statement is a round trip to the server, and a single insert through
 // upsertSubscribers takes seven (BEGIN, the list, the existing subscriber, the opt-out, the subscriber, the
 // membership, COMMIT) after the credentials read. The usual single insert, a new address on the account's
-// list, is one statement here: it writes the subscriber and its active membership only when the list is
-// the account's, the address has not opted out and is new; otherwise it writes nothing and the caller
-// takes the general path, which gives the answer (NotFound, opted out, an update) as before.
+// list, is one statement here, the credentials check included: it writes the subscriber and its active
+// membership only when the account still matches the check (password and name unchanged), has the fields
+// given activated, the list is the account's, the address has not opted out and is new; otherwise it
+// writes nothing and the caller takes the general path, which gives the answer (InvalidCredentials,
+// FieldNotActivated, NotFound, opted out, an update) as before.
+
+/** What insertNewPostgres did: the account row when it still matched the check, the id when it inserted. */
+export interface PostgresInsert {
+  readonly account: Account | undefined;
+  readonly id: number | undefined;
+}
 
 /**
  * Inserts `row` as a new subscriber with an active membership of the list in one statement (atomic on its
- * own) and returns its id; undefined, having written nothing, when the list is not the account's, the
- * address opted out or the account already has it (the caller then runs upsertSubscribers).
+ * own) after checking the account against `check` in the same statement; see above for when it writes
+ * nothing (the caller then runs the general path).
  */
-async function insertNewPostgres(
+export async function insertNewPostgres(
   db: Kysely<Database>,
-  account: Account,
+  check: Omit<CachedCheck, "pairKey">,
   listIdText: string | undefined,
   row: SubscriberRow,
   now: number,
-): Promise<number | undefined> {
-  const listId = idFromText(listIdText);
-  if (listId === undefined) return undefined;
+): Promise<PostgresInsert> {
+  // An id that is no number cannot be a list: the statement still checks the account.
+  const listId = idFromText(listIdText) ?? 0;
   const key = emailKey(row.email);
   const fields = newFieldsJson(row);
-  const result = await sql<{ subscriber_id: number }>`
-    with list as (select id from mailing_lists where id = ${listId} and account_id = ${account.id}),
+  let highestField = 0;
+  for (const n of row.fields?.keys() ?? []) highestField = Math.max(highestField, n);
+  const accountId = check.accountId;
+  const result = await sql<{ account: Account | null; subscriber_id: number | null }>`
+    with account as (${matchingAccountSql(check)}),
+    list as (
+      select id from mailing_lists
+      where id = ${listId} and account_id = ${accountId}
+        and exists (select 1 from account where dd_fields >= ${highestField})
+    ),
     subscriber as (
       insert into subscribers (account_id, email, email_key, name, format, country_code, phone, fields, created_at)
-      select ${account.id}, ${row.email}, ${key}, ${row.name ?? ""}, ${givenOr(row.format, "HTML")},
+      select ${accountId}, ${row.email}, ${key}, ${row.name ?? ""}, ${givenOr(row.format, "HTML")},
         ${row.countryCode ?? ""}, ${row.phone ?? ""}, ${fields}, ${now}
       where exists (select 1 from list)
-        and not exists (select 1 from optouts where account_id = ${account.id} and email_key = ${key})
-        and not exists (select 1 from subscribers where account_id = ${account.id} and email_key = ${key})
+        and not exists (select 1 from optouts where account_id = ${accountId} and email_key = ${key})
+        and not exists (select 1 from subscribers where account_id = ${accountId} and email_key = ${key})
       -- A concurrent insert of the same address: nothing here, the general path reads it.
       on conflict (account_id, email_key) do nothing
       returning id
+    ),
+    membership as (
+      insert into memberships (list_id, subscriber_id, account_id, state, created_at, changed_at)
+      select list.id, subscriber.id, ${accountId}, 'active', ${now}, ${now} from list, subscriber
+      returning subscriber_id
     )
-    insert into memberships (list_id, subscriber_id, account_id, state, created_at, changed_at)
-    select list.id, subscriber.id, ${account.id}, 'active', ${now}, ${now} from list, subscriber
-    returning subscriber_id`.execute(db);
-  return result.rows[0]?.subscriber_id;
+    select (select row_to_json(account) from account) as account,
+      (select subscriber_id from membership) as subscriber_id`.execute(db);
+  const found = result.rows[0];
+  return { account: found?.account ?? undefined, id: found?.subscriber_id ?? undefined };
 }

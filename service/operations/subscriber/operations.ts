@@ -15,10 +15,13 @@ import {
 } from "../../common/limits.js";
 
 import type { OperationScope } from "../scope.js";
+import type { CachedCheck } from "../../auth/authenticator.js";
 import {
+  type InsertPath,
   type SingleInsertOptions,
   type SubscriberRow,
   cachedAccountSqlite,
+  insertNewPostgres,
   insertSubscriber,
   upsertOneSqlite,
 } from "../../tables/subscriber-insert.js";
@@ -57,17 +60,16 @@ export function subscriberOperations(scope: OperationScope): SubscriberOperation
   }
 
   /**
-   * The row a single insert asks for (after the credentials): InvalidFormat for the address, TooLong for a
-   * value over its limit (limits.ts), FieldNotActivated, all before anything is written.
+   * The row a single insert asks for, as far as the account plays no part: InvalidFormat for the address,
+   * TooLong for a value over its limit (limits.ts), in that order, before anything is written.
    */
-  function singleRow(owner: Account, params: InsertParams): SubscriberRow {
+  function rowOf(params: InsertParams): SubscriberRow {
     const email = checkEmail(params.strEmail, "strEmail");
     checkLength(params.strName, MAX_NAME, "strName");
     checkLength(params.strCountryCode, MAX_COUNTRY_CODE, "strCountryCode");
     checkLength(params.strPhoneNumber, MAX_PHONE, "strPhoneNumber");
     const fields = demographicValues(params.strDatafields, params.strDatavalues);
     checkFieldValues(fields, "strDatavalues");
-    checkActivated(owner, fields.keys(), "strDatafields");
     return {
       email,
       name: params.strName,
@@ -76,6 +78,13 @@ export function subscriberOperations(scope: OperationScope): SubscriberOperation
       phone: params.strPhoneNumber,
       fields,
     };
+  }
+
+  /** rowOf, then FieldNotActivated for a field beyond the account's: all before anything is written. */
+  function singleRow(owner: Account, params: InsertParams): SubscriberRow {
+    const row = rowOf(params);
+    checkActivated(owner, row.fields!.keys(), "strDatafields");
+    return row;
   }
 
   /** An active single insert on SQLite's prepared statements, inside SqliteAccess.writeSync work. */
@@ -122,10 +131,49 @@ export function subscriberOperations(scope: OperationScope): SubscriberOperation
     return sqlite.writeSync(() => insertActiveSqlite(sqlite, owner, params));
   }
 
+  /**
+   * PostgreSQL's hot path for an active single insert with credentials verified less than the cache TTL
+   * ago: one statement checks the account and inserts a new address (insertNewPostgres). The row's own
+   * checks run first, but a refused row is answered only after the credentials are verified, as on the
+   * general path; when the statement wrote nothing, the general path runs with the account it read (or,
+   * when the pair no longer matched, after verify), and gives the answer.
+   */
+  async function insertOnePostgres(check: CachedCheck, context: CallContext, params: InsertParams) {
+    let row: SubscriberRow;
+    try {
+      row = rowOf(params);
+    } catch (error) {
+      await account(context);
+      throw error;
+    }
+    const done = await insertNewPostgres(db, check, params.strMailingListID, row, now());
+    if (done.account === undefined) {
+      deps.auth.drop(check);
+      return insertGeneral(await account(context), params, false);
+    }
+    deps.onAccount?.(context.requestId, done.account);
+    if (done.id !== undefined) return BigInt(done.id);
+    return insertGeneral(done.account, params, false, "general");
+  }
+
   async function insertOne(context: CallContext, params: InsertParams, pending: boolean): Promise<bigint> {
     const { sqlite } = store;
     if (sqlite !== undefined && !pending) return insertOneSqlite(sqlite, context, params);
-    const owner = await account(context);
+    if (store.engine === "postgres" && !pending) {
+      const { username, password } = context.credentials;
+      const check = deps.auth.cached(username, password, context.remoteAddress);
+      if (check !== undefined) return insertOnePostgres(check, context, params);
+    }
+    return insertGeneral(await account(context), params, pending);
+  }
+
+  /** A single insert for a signed-in account on the path insertSubscriber picks (or `path`). */
+  async function insertGeneral(
+    owner: Account,
+    params: InsertParams,
+    pending: boolean,
+    path?: InsertPath,
+  ): Promise<bigint> {
     const row = singleRow(owner, params);
     let queued = false;
     const at = now();
@@ -150,7 +198,7 @@ export function subscriberOperations(scope: OperationScope): SubscriberOperation
       params.strMailingListID,
       "strMailingListID",
       row,
-      pending ? { ...options, afterWrite: confirm } : options,
+      pending ? { ...options, afterWrite: confirm } : { ...options, path },
       at,
     );
     if (outcome === undefined) throw new Error("upsert returned no row for a single insert");
