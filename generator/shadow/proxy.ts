@@ -3,8 +3,8 @@
 // bytes (the hop-by-hop headers of RFC 9110 §7.6.1 are each connection's own). A copy of each request the
 // config mirrors goes to the compared host afterwards, from a bounded queue, and the two answers are
 // compared (compare.ts). The caller's answer never waits for the compared host: the copy is sent only once
-// the caller's request has been read, on connections of its own, and whatever the compared host does (slow,
-// dead, garbage) ends in a counter.
+// the answering host's answer has come whole (and gone on to the caller), on connections of its own, and
+// whatever the compared host does (slow, dead, garbage) ends in a counter.
 //
 // Memory: a request is collected for comparison only while it and everything else held stays under
 // limits.pendingBytes, and each body under limits.compareBytes; past either the exchange is passed on
@@ -223,6 +223,8 @@ interface Pending {
   shadowCollector: Collector | undefined;
   /** The exchange has ended (compared, recorded or given up); its collectors are released. */
   done: boolean;
+  /** To be mirrored once the answering host's answer is complete (then it joins the queue). */
+  awaitingAnswer: boolean;
   /** Why the request itself could not be collected (counted when it is classified). */
   dropped: DropReason | undefined;
   /** The caller sent the body chunked. */
@@ -246,6 +248,8 @@ export async function startShadowProxy(
   const queue: Pending[] = [];
   let queueHead = 0;
   let inFlight = 0;
+  /** Exchanges decided for mirroring whose answering host has not answered whole yet. */
+  let awaiting = 0;
   const idle: (() => void)[] = [];
   const observer = options.observer ?? {};
   const collectAll = options.collectAll === true;
@@ -281,6 +285,10 @@ export async function startShadowProxy(
   const finish = (p: Pending) => {
     if (p.done) return;
     p.done = true;
+    if (p.awaitingAnswer) {
+      p.awaitingAnswer = false;
+      awaiting--;
+    }
     p.request.release();
     p.primary?.release();
     p.shadowCollector?.release();
@@ -288,7 +296,7 @@ export async function startShadowProxy(
   };
 
   const checkIdle = () => {
-    if (inFlight === 0 && queue.length === queueHead) {
+    if (inFlight === 0 && awaiting === 0 && queue.length === queueHead) {
       for (const resolve of idle.splice(0)) resolve();
     }
   };
@@ -314,6 +322,12 @@ export async function startShadowProxy(
         at: p.at,
       });
       finish(p);
+      return;
+    }
+    if (p.awaitingAnswer) {
+      p.awaitingAnswer = false;
+      awaiting--;
+      enqueue(p);
       return;
     }
     if (p.role !== "mirror" || p.shadowAnswer === undefined) return;
@@ -454,6 +468,15 @@ export async function startShadowProxy(
     req.end(body);
   };
 
+  const enqueue = (p: Pending) => {
+    if (queue.length - queueHead >= limits.queue && inFlight >= limits.concurrency) {
+      drop(p, "queue");
+      return;
+    }
+    queue.push(p);
+    pump();
+  };
+
   /** Once the caller's request is read: what becomes of the exchange. */
   const decide = (p: Pending) => {
     p.classified = router.classify(
@@ -481,13 +504,15 @@ export async function startShadowProxy(
       }
       return;
     }
-    if (queue.length - queueHead >= limits.queue && inFlight >= limits.concurrency) {
-      drop(p, "queue");
-      return;
-    }
     p.role = "mirror";
-    queue.push(p);
-    pump();
+    // The copy goes out once the caller has its answer: the compared host's work (and the proxy's part
+    // of it) then never runs while the answering host is working on the caller's request, so on a
+    // machine with few cores the two hosts do not compete for it (see docs/migration.md, "Cost").
+    if (p.primaryAnswer !== undefined) enqueue(p);
+    else {
+      p.awaitingAnswer = true;
+      awaiting++;
+    }
   };
 
   const handle = (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -505,6 +530,7 @@ export async function startShadowProxy(
       primaryAnswer: undefined,
       classified: undefined,
       role: "undecided",
+      awaitingAnswer: false,
       shadowAnswer: undefined,
       shadowCollector: undefined,
       done: !candidate,

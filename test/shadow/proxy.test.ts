@@ -252,6 +252,37 @@ describe("mirror mode against a legacy stand-in with planted differences", () =>
   });
 });
 
+describe("the copy's timing", () => {
+  it("sends the copy only once the answering host has answered whole", async () => {
+    // The answering host holds the request until released (it forwards to the legacy stand-in then).
+    const held = await startHeldHost(new URL(legacy.endpointUrl).origin);
+    closers.push(() => held.close());
+    const r = await runProxy(
+      shadowConfig(`legacy: ${held.origin}/legacy/ExternalAPIService.asmx\nours: ${ours.endpointUrl}\n`),
+    );
+    running.push(r);
+    const before = ours.calls.length;
+    const client = createClient({
+      baseUrl: r.baseUrl("/legacy"),
+      username: "u",
+      password: "p",
+      binding: "httpGet",
+    });
+    const call = client.GetRoiResults(samples.GetRoiResults.params);
+    await until(() => held.received === 1, "the request to reach the answering host");
+    // The caller's request (a GET) is whole at the proxy: a copy sent on reading it would be at the
+    // compared host well within this wait. It waits for the answer instead, outside the queue.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(ours.calls.length).toBe(before);
+    expect(r.proxy.held()).toMatchObject({ queued: 0, inFlight: 0 });
+    held.release();
+    await call;
+    await r.proxy.drain();
+    expect(ours.calls.length).toBe(before + 1);
+    expect(r.comparisons).toHaveLength(1);
+  });
+});
+
 describe("cut-over mode", () => {
   it("answers from our server and compares the legacy host", async () => {
     const config = `mode: cutover\n`;
