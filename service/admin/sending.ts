@@ -6,6 +6,7 @@
 // `sending pause|resume|cancel --account U --id N`: service/operations/mailing/sending-control.ts.
 
 import type { Store } from "../db/database.js";
+import { sendingSummaries } from "../tables/sendings.js";
 import {
   SendingControlError,
   type SendingControlOutcome,
@@ -101,29 +102,7 @@ const show = verb({
     const limit = wholeNumber(o.limit ?? "20", "--limit", 1, 10_000);
     const id = o.id === undefined ? undefined : idOption(o.id);
     const { db } = await ctx.store();
-    let query = db
-      .selectFrom("sendings as s")
-      .select((eb) => [
-        "s.id",
-        "s.newsletter_id",
-        "s.list_id",
-        "s.state",
-        "s.recipients",
-        "s.sent",
-        "s.send_at",
-        "s.finished_at",
-        eb
-          .selectFrom("sending_recipients as r")
-          .select((e) => e.fn.countAll<number>().as("n"))
-          .whereRef("r.sending_id", "=", "s.id")
-          .where("r.state", "=", "skipped")
-          .as("skipped"),
-      ])
-      .where("s.account_id", "=", account.id)
-      .orderBy("s.id", "desc")
-      .limit(limit);
-    if (id !== undefined) query = query.where("s.id", "=", id);
-    const rows = await query.execute();
+    const rows = await sendingSummaries(db, account.id, { id, limit });
     return {
       json: rows.map((r) => ({
         id: r.id,
@@ -132,7 +111,7 @@ const show = verb({
         state: r.state,
         recipients: r.recipients,
         sent: r.sent,
-        skipped: Number(r.skipped ?? 0),
+        skipped: r.skipped,
         sendAt: timeJson(r.send_at),
         finishedAt: timeJson(r.finished_at),
       })),
@@ -145,7 +124,7 @@ const show = verb({
           r.state,
           r.recipients,
           r.sent,
-          Number(r.skipped ?? 0),
+          r.skipped,
           timeText(r.send_at),
           timeText(r.finished_at),
         ]),

@@ -12,6 +12,8 @@ import { sql } from "kysely";
 import type { Store, Db } from "../db/database.js";
 import type { TrackingLimitsTable } from "../db/schema.js";
 import { DecimalError, SCALE, formatDecimal, parseDecimal } from "../common/decimal.js";
+import { sendingAccountId } from "../tables/sendings.js";
+import { trackedLink } from "../tables/tracking.js";
 import { page, sendPage } from "./pages.js";
 import { type TokenKind, httpUrl, loadLinkKey, verifyToken } from "../operations/mailing/tracking.js";
 
@@ -204,18 +206,14 @@ export async function handleTrackingRequest(
         ? ({ kind: "view", sendingId: token.sendingId, subscriberId: token.subscriberId, linkId: 0 } as const)
         : undefined;
     if (record && counter !== undefined && !limiter.exhaustedAt(counter, now)) {
-      const sending = await store.db
-        .selectFrom("sendings")
-        .select("account_id")
-        .where("id", "=", counter.sendingId)
-        .executeTakeFirst();
-      if (sending !== undefined) {
+      const accountId = await sendingAccountId(store.db, counter.sendingId);
+      if (accountId !== undefined) {
         await store.write(async (trx) => {
           if (!(await limiter.admit(trx, counter, now))) return;
           await trx
             .insertInto("tracking_events")
             .values({
-              account_id: sending.account_id,
+              account_id: accountId,
               sending_id: counter.sendingId,
               subscriber_id: counter.subscriberId,
               kind: "view",
@@ -236,18 +234,7 @@ export async function handleTrackingRequest(
     notFound();
     return true;
   }
-  const link = await store.db
-    .selectFrom("tracked_links")
-    .innerJoin("sendings", "sendings.id", "tracked_links.sending_id")
-    .innerJoin("newsletters", "newsletters.id", "sendings.newsletter_id")
-    .select([
-      "tracked_links.account_id",
-      "tracked_links.sending_id",
-      "tracked_links.url",
-      "newsletters.tracking",
-    ])
-    .where("tracked_links.id", "=", token.linkId)
-    .executeTakeFirst();
+  const link = await trackedLink(store.db, token.linkId);
   const url = link === undefined ? undefined : httpUrl(link.url);
   if (link === undefined || link.sending_id !== token.sendingId || url === undefined) {
     notFound();

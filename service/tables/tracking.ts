@@ -2,6 +2,31 @@
 // was rewritten to, and the opens (kind `view`), clicks and conversions recorded through them.
 
 import type { Db } from "../db/database.js";
+import type { Tracking } from "../db/schema.js";
+
+/** A tracked link with its account, sending and the tracking its newsletter asked for. */
+export interface TrackedLink {
+  readonly account_id: number;
+  readonly sending_id: number;
+  readonly url: string;
+  readonly tracking: Tracking;
+}
+
+/** The tracked link of that id; undefined when there is none. */
+export async function trackedLink(db: Db, linkId: number): Promise<TrackedLink | undefined> {
+  return db
+    .selectFrom("tracked_links")
+    .innerJoin("sendings", "sendings.id", "tracked_links.sending_id")
+    .innerJoin("newsletters", "newsletters.id", "sendings.newsletter_id")
+    .select([
+      "tracked_links.account_id",
+      "tracked_links.sending_id",
+      "tracked_links.url",
+      "newsletters.tracking",
+    ])
+    .where("tracked_links.id", "=", linkId)
+    .executeTakeFirst();
+}
 
 /** A view of a sending, with the subscriber it was recorded for (null fields when that one is gone). */
 export interface SubscriberView {

@@ -18,12 +18,21 @@
 
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { type Transaction, sql } from "kysely";
-import { VALUES_CHUNK, valuesTable } from "../db/bulk.js";
+import type { Transaction } from "kysely";
 import type { Store } from "../db/database.js";
 import type { Database } from "../db/schema.js";
 import { mailableMembers } from "../tables/subscribers.js";
-import { queuedRecipients } from "../tables/sendings.js";
+import {
+  type ClaimedSending,
+  addRecipients,
+  claimSending,
+  finishSending,
+  markExpanded,
+  markRecipientsSent,
+  markRecipientsSkipped,
+  queuedRecipients,
+  renewSendingLease,
+} from "../tables/sendings.js";
 import { type MailInput, queueMails } from "../delivery/mail.js";
 import {
   type FilterRule,
@@ -32,7 +41,6 @@ import {
   loadNewsletterContent,
   renderNewsletter,
 } from "../operations/mailing/newsletters.js";
-import { ACTIVE_SENDING_STATES } from "../operations/mailing/sending-control.js";
 import { PollingWorker } from "./polling-worker.js";
 import { unsubscribeKey } from "../operations/mailing/unsubscribe.js";
 import { unsubscribeToken } from "../operations/mailing/unsubscribe.js";
@@ -70,19 +78,6 @@ export interface SendingWorkerOptions {
    * inside the batch's write transaction would wait for that transaction forever).
    */
   readonly tracker?: () => Promise<HtmlTracker>;
-}
-
-const ACTIVE = ACTIVE_SENDING_STATES;
-
-interface Claimed {
-  readonly id: number;
-  readonly account_id: number;
-  readonly newsletter_id: number;
-  readonly list_id: number;
-  readonly filter_id: number | null;
-  readonly from_email: string;
-  readonly from_name: string;
-  readonly state: string;
 }
 
 export class SendingWorker extends PollingWorker {
@@ -138,35 +133,9 @@ export class SendingWorker extends PollingWorker {
     return queued;
   }
 
-  private async claim(at: number): Promise<Claimed | undefined> {
+  private async claim(at: number): Promise<ClaimedSending | undefined> {
     const { db, engine } = this.store;
-    const next = db
-      .selectFrom("sendings")
-      .select("id")
-      .where("state", "in", ACTIVE)
-      .where("send_at", "<=", at)
-      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", at)]))
-      .orderBy("send_at")
-      .orderBy("id")
-      .limit(1)
-      .$if(engine === "postgres", (q) => q.forUpdate().skipLocked());
-    const row = await db
-      .updateTable("sendings")
-      .set({ lease_owner: this.workerId, lease_until: at + this.leaseMs })
-      .where("id", "=", next)
-      .where("state", "in", ACTIVE)
-      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", at)]))
-      .returning([
-        "id",
-        "account_id",
-        "newsletter_id",
-        "list_id",
-        "filter_id",
-        "from_email",
-        "from_name",
-        "state",
-      ])
-      .executeTakeFirst();
+    const row = await claimSending(db, engine, this.workerId, at, at + this.leaseMs);
     if (row !== undefined)
       this.options.log?.({
         event: "sending.claimed",
@@ -182,38 +151,25 @@ export class SendingWorker extends PollingWorker {
    * or the sending was paused or cancelled (operations/mailing/sending-control.ts): then nothing is written.
    */
   private async renew(trx: Transaction<Database>, id: number, at: number): Promise<void> {
-    const renewed = await trx
-      .updateTable("sendings")
-      .set({ lease_until: at + this.leaseMs })
-      .where("id", "=", id)
-      .where("lease_owner", "=", this.workerId)
-      .where("state", "in", ACTIVE)
-      .executeTakeFirst();
-    if (Number(renewed.numUpdatedRows) !== 1) throw new LeaseLostError(`sending ${id}`);
+    if (!(await renewSendingLease(trx, id, this.workerId, at + this.leaseMs)))
+      throw new LeaseLostError(`sending ${id}`);
   }
 
-  private async work(sending: Claimed, at: number | undefined): Promise<number> {
+  private async work(sending: ClaimedSending, at: number | undefined): Promise<number> {
     let lost = false;
     const heartbeat = setInterval(
       () => {
-        this.store.db
-          .updateTable("sendings")
-          .set({ lease_until: this.now(at) + this.leaseMs })
-          .where("id", "=", sending.id)
-          .where("lease_owner", "=", this.workerId)
-          .where("state", "in", ACTIVE)
-          .executeTakeFirst()
-          .then(
-            (r) => {
-              if (Number(r.numUpdatedRows) !== 1) lost = true;
-            },
-            (error: unknown) =>
-              this.options.log?.({
-                event: "sending.heartbeat_error",
-                sending: sending.id,
-                error: String(error),
-              }),
-          );
+        renewSendingLease(this.store.db, sending.id, this.workerId, this.now(at) + this.leaseMs).then(
+          (renewed) => {
+            if (!renewed) lost = true;
+          },
+          (error: unknown) =>
+            this.options.log?.({
+              event: "sending.heartbeat_error",
+              sending: sending.id,
+              error: String(error),
+            }),
+        );
       },
       Math.max(10, Math.floor(this.leaseMs / 3)),
     );
@@ -248,7 +204,7 @@ export class SendingWorker extends PollingWorker {
   }
 
   /** One transaction: every recipient row, then state `sending` with the count. */
-  private async expand(sending: Claimed, at: number): Promise<void> {
+  private async expand(sending: ClaimedSending, at: number): Promise<void> {
     const { db } = this.store;
     const filter: FilterRule | undefined =
       sending.filter_id === null
@@ -262,38 +218,20 @@ export class SendingWorker extends PollingWorker {
       await this.renew(trx, sending.id, at);
       const candidates = await mailableMembers(trx, sending.account_id, sending.list_id);
       const chosen = filter === undefined ? candidates : candidates.filter((c) => evaluateFilter(filter, c));
-      for (let i = 0; i < chosen.length; i += 500) {
-        await trx
-          .insertInto("sending_recipients")
-          .values(
-            chosen.slice(i, i + 500).map((c) => ({
-              sending_id: sending.id,
-              subscriber_id: c.id,
-              account_id: sending.account_id,
-              mail_id: null,
-              created_at: at,
-            })),
-          )
-          .onConflict((oc) => oc.columns(["sending_id", "subscriber_id"]).doNothing())
-          .execute();
-      }
-      const total = await trx
-        .selectFrom("sending_recipients")
-        .select((eb) => eb.fn.countAll<number>().as("n"))
-        .where("sending_id", "=", sending.id)
-        .executeTakeFirstOrThrow();
-      await trx
-        .updateTable("sendings")
-        .set({ state: "sending", recipients: Number(total.n) })
-        .where("id", "=", sending.id)
-        .execute();
+      await addRecipients(
+        trx,
+        { id: sending.id, accountId: sending.account_id },
+        chosen.map((c) => c.id),
+        at,
+      );
+      await markExpanded(trx, sending.id);
     });
     this.options.log?.({ event: "sending.expanded", sending: sending.id });
   }
 
   /** One batch in one transaction; undefined when no recipient is left queued. */
   private async batch(
-    sending: Claimed,
+    sending: ClaimedSending,
     content: NewsletterContent,
     at: number,
     track: HtmlTracker | undefined,
@@ -363,51 +301,20 @@ export class SendingWorker extends PollingWorker {
         at,
         this.options.domain,
       );
-      for (let k = 0; k < chosen.length; k += VALUES_CHUNK) {
-        const part = chosen.slice(k, k + VALUES_CHUNK);
-        const marked = await sql`with ${valuesTable(
-          "v",
-          [
-            ["subscriber_id", "bigint"],
-            ["mail_id", "bigint"],
-          ],
-          part.map((c, n) => [c.r.id, mailIds[k + n]!]),
-        )}
-          update sending_recipients set state = 'sent', mail_id = v.mail_id from v
-          where sending_recipients.sending_id = ${sending.id}
-            and sending_recipients.subscriber_id = v.subscriber_id
-            and sending_recipients.state = 'queued'`.execute(trx);
-        if (Number(marked.numAffectedRows) !== part.length)
-          throw new LeaseLostError(`sending ${sending.id}`, "a recipient of the batch was taken meanwhile");
-      }
-      const sent = chosen.length;
-      if (skipped.length > 0) {
-        await trx
-          .updateTable("sending_recipients")
-          .set({ state: "skipped" })
-          .where("sending_id", "=", sending.id)
-          .where("subscriber_id", "in", skipped)
-          .where("state", "=", "queued")
-          .execute();
-      }
-      if (sent > 0)
-        await trx
-          .updateTable("sendings")
-          .set((eb) => ({ sent: eb("sent", "+", sent) }))
-          .where("id", "=", sending.id)
-          .execute();
-      return sent;
+      const marked = await markRecipientsSent(
+        trx,
+        sending.id,
+        chosen.map((c, k) => ({ subscriberId: c.r.id, mailId: mailIds[k]! })),
+      );
+      if (!marked)
+        throw new LeaseLostError(`sending ${sending.id}`, "a recipient of the batch was taken meanwhile");
+      await markRecipientsSkipped(trx, sending.id, skipped);
+      return chosen.length;
     });
   }
 
   private async finish(id: number, at: number): Promise<void> {
-    await this.store.db
-      .updateTable("sendings")
-      .set({ state: "done", finished_at: at, lease_owner: null, lease_until: null })
-      .where("id", "=", id)
-      .where("lease_owner", "=", this.workerId)
-      .where("state", "in", ACTIVE)
-      .execute();
+    await finishSending(this.store.db, id, this.workerId, at);
     this.options.log?.({ event: "sending.done", sending: id, worker: this.workerId });
   }
 }

@@ -18,6 +18,13 @@
 //   trigger sending back to `sending`, so they go out at the latest one poll later.
 
 import type { Store } from "../db/database.js";
+import {
+  addRecipients,
+  addTriggerRecipients,
+  insertSending,
+  reviveTriggerSendings,
+  triggerSendingId,
+} from "../tables/sendings.js";
 import { triggerCandidates } from "../tables/subscribers.js";
 import { PollingWorker } from "./polling-worker.js";
 
@@ -69,21 +76,7 @@ export class TriggerWorker extends PollingWorker {
   async drain(): Promise<number> {
     const { db } = this.store;
     // Trigger sendings a SendingWorker finished while a trigger pass added recipients: back to `sending`.
-    const revived = await db
-      .updateTable("sendings")
-      .set({ state: "sending", finished_at: null })
-      .where("trigger_id", "is not", null)
-      .where("state", "=", "done")
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom("sending_recipients as r")
-            .select("r.subscriber_id")
-            .whereRef("r.sending_id", "=", "sendings.id")
-            .where("r.state", "=", "queued"),
-        ),
-      )
-      .executeTakeFirst();
+    const revived = await reviveTriggerSendings(db);
     let fired = 0;
     const triggers = await db
       .selectFrom("triggers")
@@ -97,7 +90,7 @@ export class TriggerWorker extends PollingWorker {
         fired += n;
       }
     }
-    if (fired > 0 || Number(revived.numUpdatedRows) > 0) this.options.onRecipientsQueued?.();
+    if (fired > 0 || revived > 0) this.options.onRecipientsQueued?.();
     return fired;
   }
 
@@ -123,16 +116,9 @@ export class TriggerWorker extends PollingWorker {
         .returning("subscriber_id")
         .execute();
       if (inserted.length === 0) return 0;
-      let sending = await trx
-        .selectFrom("sendings")
-        .select("id")
-        .where("trigger_id", "=", trigger.id)
-        .orderBy("id")
-        .limit(1)
-        .executeTakeFirst();
-      sending ??= await trx
-        .insertInto("sendings")
-        .values({
+      const sendingId =
+        (await triggerSendingId(trx, trigger.id)) ??
+        (await insertSending(trx, {
           account_id: trigger.account_id,
           newsletter_id: trigger.newsletter_id,
           list_id: trigger.list_id,
@@ -141,39 +127,17 @@ export class TriggerWorker extends PollingWorker {
           from_name: trigger.from_name,
           send_at: at,
           state: "sending",
-          lease_owner: null,
-          lease_until: null,
           created_at: at,
-          finished_at: null,
           trigger_id: trigger.id,
-        })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      const sendingId = sending.id;
-      const added = await trx
-        .insertInto("sending_recipients")
-        .values(
-          inserted.map((r) => ({
-            sending_id: sendingId,
-            subscriber_id: r.subscriber_id,
-            account_id: trigger.account_id,
-            mail_id: null,
-            created_at: at,
-          })),
-        )
-        .onConflict((oc) => oc.columns(["sending_id", "subscriber_id"]).doNothing())
-        .returning("subscriber_id")
-        .execute();
-      await trx
-        .updateTable("sendings")
-        .set((eb) => ({
-          recipients: eb("recipients", "+", added.length),
-          state: "sending",
-          finished_at: null,
-        }))
-        .where("id", "=", sendingId)
-        .execute();
-      return added.length;
+        }));
+      const added = await addRecipients(
+        trx,
+        { id: sendingId, accountId: trigger.account_id },
+        inserted.map((r) => r.subscriber_id),
+        at,
+      );
+      await addTriggerRecipients(trx, sendingId, added);
+      return added;
     });
     if (result !== undefined && result > 0)
       this.options.log?.({ event: "trigger.fired", trigger: trigger.id, subscribers: result });

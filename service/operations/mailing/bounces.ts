@@ -25,6 +25,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import PostalMime from "postal-mime";
 import type { Db, Store } from "../../db/database.js";
 import { addOptout, optoutKey } from "../../tables/optouts.js";
+import { recipientOfMail } from "../../tables/sendings.js";
 
 export type BounceKind = "hard" | "soft" | "complaint";
 
@@ -203,11 +204,7 @@ export async function recordVerdict(
     .where("id", "=", mailId)
     .executeTakeFirst();
   if (mail === undefined) return undefined;
-  const recipient = await trx
-    .selectFrom("sending_recipients")
-    .select(["sending_id", "subscriber_id"])
-    .where("mail_id", "=", mail.id)
-    .executeTakeFirst();
+  const recipient = await recipientOfMail(trx, mail.id);
   const emailKey = optoutKey(mail.to_address);
   const inserted = await trx
     .insertInto("mail_events")

@@ -50,6 +50,7 @@ import type {
 import type { Selectable } from "kysely";
 import { notFound } from "../../common/errors.js";
 import { optionalFilterId } from "../../tables/filters.js";
+import { newsletterSendingFilterIds } from "../../tables/sendings.js";
 import { idFromText } from "../../common/input.js";
 import {
   MAX_FIELD_VALUE,
@@ -458,16 +459,7 @@ export async function getNewsletterFilters(
             .where("filter_id", "is not", null)
             .$narrowType<{ filter_id: number }>(),
         ),
-        eb(
-          "id",
-          "in",
-          eb
-            .selectFrom("sendings")
-            .select("filter_id")
-            .where("newsletter_id", "=", newsletterId)
-            .where("filter_id", "is not", null)
-            .$narrowType<{ filter_id: number }>(),
-        ),
+        eb("id", "in", newsletterSendingFilterIds(db, newsletterId)),
       ]),
     )
     .orderBy("id")

@@ -17,16 +17,20 @@
 // was already under way when the change committed: pause and resume keep the outbox lease, so that one is
 // marked sent as it was (never queued again); cancel drops it, so a failed attempt cannot queue a
 // cancelled message again.
-// A trigger's sending lives as long as its trigger and is not paused or cancelled here.
+// A trigger's sending lives as long as its trigger and is not paused or cancelled here. The statements are
+// service/tables/sendings.ts's.
 
-import { type Kysely, type SqlBool, type Transaction, sql } from "kysely";
-import type { Store } from "../../db/database.js";
-import type { Database, SendingState } from "../../db/schema.js";
-
-type Db = Kysely<Database> | Transaction<Database>;
-
-/** States a worker works (claims, expands, sends). */
-export const ACTIVE_SENDING_STATES: readonly SendingState[] = ["scheduled", "expanding", "sending"];
+import type { Db, Store } from "../../db/database.js";
+import type { SendingState } from "../../db/schema.js";
+import {
+  cancelQueuedRecipients,
+  cancelSendingRow,
+  moveSendingMessages,
+  pauseSendingRow,
+  resumeSendingRow,
+  sendingState,
+  sentRecipientCount,
+} from "../../tables/sendings.js";
 
 /** A refusal: no such sending, or its state does not allow the change; the message says which. */
 export class SendingControlError extends Error {}
@@ -43,16 +47,6 @@ export interface SendingControlOutcome {
   readonly sent: number;
 }
 
-async function sentCount(trx: Db, sendingId: number): Promise<number> {
-  const row = await trx
-    .selectFrom("sending_recipients")
-    .select((eb) => eb.fn.countAll().as("n"))
-    .where("sending_id", "=", sendingId)
-    .where("state", "=", "sent")
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 /**
  * Why the sending cannot change (read after the conditional update changed nothing): no such sending of
  * the account, a trigger's, or a state other than `allowed`.
@@ -64,12 +58,7 @@ async function refusal(
   verb: string,
   allowed: string,
 ): Promise<never> {
-  const row = await trx
-    .selectFrom("sendings")
-    .select(["state", "trigger_id"])
-    .where("id", "=", id)
-    .where("account_id", "=", accountId)
-    .executeTakeFirst();
+  const row = await sendingState(trx, accountId, id);
   if (row === undefined) throw new SendingControlError(`there is no sending ${id}`);
   if (row.trigger_id !== null)
     throw new SendingControlError(
@@ -78,74 +67,25 @@ async function refusal(
   throw new SendingControlError(`sending ${id} is ${row.state}: only ${allowed} sending can be ${verb}`);
 }
 
-/**
- * The sending's outbox messages in `from` states: moved to `to` (the outbox lease kept, or dropped with
- * `dropLease`); returns how many.
- */
-async function moveMessages(
-  trx: Db,
-  sendingId: number,
-  from: readonly ("queued" | "held")[],
-  to: "queued" | "held" | "cancelled",
-  dropLease = false,
-): Promise<number> {
-  const moved = await trx
-    .updateTable("mail_outbox")
-    .set(dropLease ? { state: to, lease_owner: null, lease_until: null } : { state: to })
-    // (state || '') keeps SQLite from walking the state index over the whole queue: the ids lead.
-    .where(sql<SqlBool>`(${sql.ref("state")} || '') in (${sql.join(from)})`)
-    .where("id", "in", (eb) =>
-      eb
-        .selectFrom("sending_recipients")
-        .select("mail_id")
-        .where("sending_id", "=", sendingId)
-        .where("state", "=", "sent")
-        .where("mail_id", "is not", null),
-    )
-    .executeTakeFirst();
-  return Number(moved.numUpdatedRows);
-}
-
 /** Pauses a scheduled or running sending (see the top of this file). */
 export function pauseSending(store: Store, accountId: number, id: number): Promise<SendingControlOutcome> {
   // The change is the first statement: on SQLite a transaction that read first could not take the write
   // lock once another process (a worker) committed meanwhile.
   return store.write(async (trx) => {
-    const changed = await trx
-      .updateTable("sendings")
-      .set({ state: "paused", lease_owner: null, lease_until: null })
-      .where("id", "=", id)
-      .where("account_id", "=", accountId)
-      .where("trigger_id", "is", null)
-      .where("state", "in", ACTIVE_SENDING_STATES)
-      .executeTakeFirst();
-    if (Number(changed.numUpdatedRows) !== 1)
+    if (!(await pauseSendingRow(trx, accountId, id)))
       await refusal(trx, accountId, id, "paused", "a scheduled or running");
-    const messages = await moveMessages(trx, id, ["queued"], "held");
-    return { id, state: "paused", messages, recipients: 0, sent: await sentCount(trx, id) };
+    const messages = await moveSendingMessages(trx, id, ["queued"], "held");
+    return { id, state: "paused", messages, recipients: 0, sent: await sentRecipientCount(trx, id) };
   });
 }
 
 /** Resumes a paused sending (see the top of this file). */
 export function resumeSending(store: Store, accountId: number, id: number): Promise<SendingControlOutcome> {
   return store.write(async (trx) => {
-    const changed = await trx
-      .updateTable("sendings")
-      .set({
-        // `scheduled` when its recipients were never listed (paused before the first claim).
-        state: sql<SendingState>`case when exists (select 1 from sending_recipients r where r.sending_id = sendings.id) then 'sending' else 'scheduled' end`,
-        lease_owner: null,
-        lease_until: null,
-      })
-      .where("id", "=", id)
-      .where("account_id", "=", accountId)
-      .where("trigger_id", "is", null)
-      .where("state", "=", "paused")
-      .returning("state")
-      .executeTakeFirst();
-    if (changed === undefined) return refusal(trx, accountId, id, "resumed", "a paused");
-    const messages = await moveMessages(trx, id, ["held"], "queued");
-    return { id, state: changed.state, messages, recipients: 0, sent: await sentCount(trx, id) };
+    const state = await resumeSendingRow(trx, accountId, id);
+    if (state === undefined) return refusal(trx, accountId, id, "resumed", "a paused");
+    const messages = await moveSendingMessages(trx, id, ["held"], "queued");
+    return { id, state, messages, recipients: 0, sent: await sentRecipientCount(trx, id) };
   });
 }
 
@@ -157,29 +97,10 @@ export function cancelSending(
   now: number,
 ): Promise<SendingControlOutcome> {
   return store.write(async (trx) => {
-    const changed = await trx
-      .updateTable("sendings")
-      .set({ state: "cancelled", finished_at: now, lease_owner: null, lease_until: null })
-      .where("id", "=", id)
-      .where("account_id", "=", accountId)
-      .where("trigger_id", "is", null)
-      .where("state", "in", [...ACTIVE_SENDING_STATES, "paused"])
-      .executeTakeFirst();
-    if (Number(changed.numUpdatedRows) !== 1)
+    if (!(await cancelSendingRow(trx, accountId, id, now)))
       await refusal(trx, accountId, id, "cancelled", "a scheduled, running or paused");
-    const recipients = await trx
-      .updateTable("sending_recipients")
-      .set({ state: "cancelled" })
-      .where("sending_id", "=", id)
-      .where("state", "=", "queued")
-      .executeTakeFirst();
-    const messages = await moveMessages(trx, id, ["queued", "held"], "cancelled", true);
-    return {
-      id,
-      state: "cancelled",
-      messages,
-      recipients: Number(recipients.numUpdatedRows),
-      sent: await sentCount(trx, id),
-    };
+    const recipients = await cancelQueuedRecipients(trx, id);
+    const messages = await moveSendingMessages(trx, id, ["queued", "held"], "cancelled", true);
+    return { id, state: "cancelled", messages, recipients, sent: await sentRecipientCount(trx, id) };
   });
 }

@@ -16,6 +16,7 @@ import { optionalFilterId } from "../../tables/filters.js";
 import { MAX_NAME, checkLength } from "../../common/limits.js";
 import { checkEmail, idFromText } from "../../common/input.js";
 import { listOf } from "../../tables/lists.js";
+import { insertSending } from "../../tables/sendings.js";
 import { zoneOffset, zonedInstant } from "../../common/zoned-time.js";
 
 /** The account's local date today ("yyyy-MM-dd" parts) at `now`. */
@@ -97,23 +98,15 @@ export async function sendNewsletter(
     if (newsletter === undefined) throw notFound("newsletter", "strNewsletterId");
     const list = await listOf(trx, account, params.strMailingListId, "strMailingListId");
     const filterId = await optionalFilterId(trx, account, params.strFilterId, "strFilterId");
-    const row = await trx
-      .insertInto("sendings")
-      .values({
-        account_id: account.id,
-        newsletter_id: newsletter.id,
-        list_id: list.id,
-        filter_id: filterId,
-        from_email: fromEmail,
-        from_name: fromName,
-        send_at: sendAt,
-        lease_owner: null,
-        lease_until: null,
-        created_at: now,
-        finished_at: null,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    return row.id;
+    return insertSending(trx, {
+      account_id: account.id,
+      newsletter_id: newsletter.id,
+      list_id: list.id,
+      filter_id: filterId,
+      from_email: fromEmail,
+      from_name: fromName,
+      send_at: sendAt,
+      created_at: now,
+    });
   });
 }

@@ -16,22 +16,15 @@ import { checkActivated } from "../subscriber/input.js";
 import { idFromText } from "../../common/input.js";
 import { zonedInstant } from "../../common/zoned-time.js";
 import type { Db } from "../../db/database.js";
+import { accountSendingId } from "../../tables/sendings.js";
 import { sendingViews } from "../../tables/tracking.js";
 
 /** The account's sending named by `strSendQueueId`, or NotFound naming that parameter. */
 async function sendingId(db: Db, account: Account, text: string): Promise<number> {
   const id = idFromText(text);
-  const found =
-    id === undefined
-      ? undefined
-      : await db
-          .selectFrom("sendings")
-          .select("id")
-          .where("id", "=", id)
-          .where("account_id", "=", account.id)
-          .executeTakeFirst();
+  const found = id === undefined ? undefined : await accountSendingId(db, account.id, id);
   if (found === undefined) throw notFound("sending", "strSendQueueId");
-  return found.id;
+  return found;
 }
 
 const INTERVAL = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
