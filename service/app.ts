@@ -183,9 +183,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
                 fallbackFrom: config.mailFrom,
                 timeoutMs: Math.max(1000, Math.min(30_000, Math.floor(config.jobLeaseMs / 3))),
                 allowPlaintextAuth: config.smtpAllowPlaintextAuth,
+                poolSize: config.smtpPoolSize,
               }),
             }),
         sign: dkimSigner(config.dkimKeys),
+        domainLimits: { concurrency: config.mailDomainConcurrency, perMinute: config.mailDomainRate },
         ...(bounce.domain === undefined
           ? {}
           : {

@@ -27,6 +27,12 @@ export interface Config {
   readonly smtpUrl: string | undefined;
   /** SMTP_ALLOW_PLAINTEXT_AUTH: log in to an smtp:// server that offers no STARTTLS. */
   readonly smtpAllowPlaintextAuth: boolean;
+  /** SMTP_POOL_SIZE: SMTP connections kept open and reused, each one message at a time. */
+  readonly smtpPoolSize: number;
+  /** MAIL_DOMAIN_CONCURRENCY: messages in flight to one recipient domain (0: up to smtpPoolSize). */
+  readonly mailDomainConcurrency: number;
+  /** MAIL_DOMAIN_RATE: messages a minute to one recipient domain (0: no limit). */
+  readonly mailDomainRate: number;
   /** undefined: no limit (retries end with mailRetryMaxAgeMs). */
   readonly mailMaxAttempts: number | undefined;
   readonly mailRetryMaxAgeMs: number;
@@ -158,6 +164,21 @@ export const OPTIONS: readonly Option[] = [
     doc: "true: log in to an smtp:// server even without STARTTLS (the password in clear text). By default a user in SMTP_URL requires smtps:// or STARTTLS.",
   },
   {
+    name: "SMTP_POOL_SIZE",
+    default: "4",
+    doc: "SMTP connections each worker process keeps open and reuses across messages (1 to 64); also how many messages it has in flight at once.",
+  },
+  {
+    name: "MAIL_DOMAIN_CONCURRENCY",
+    default: "0",
+    doc: "E-mails in flight at once to one recipient domain (the part after @), per worker process; 0: no limit but SMTP_POOL_SIZE.",
+  },
+  {
+    name: "MAIL_DOMAIN_RATE",
+    default: "0",
+    doc: "E-mails a minute to one recipient domain, per worker process (a burst of one second's worth); more wait in the queue, no attempt counted. 0: no limit.",
+  },
+  {
     name: "MAIL_RETRY_MAX_AGE_MS",
     default: "432000000",
     doc: "How long an e-mail that fails for a temporary reason (SMTP 4xx, refused login, network) is retried after its first attempt, in ms (5 days); then it is dead. An SMTP 5xx refusal is dead at once.",
@@ -165,7 +186,7 @@ export const OPTIONS: readonly Option[] = [
   {
     name: "MAIL_RETRY_MAX_INTERVAL_MS",
     default: "1800000",
-    doc: "Longest wait between two delivery attempts of one e-mail, in ms (30 min); waits start at 1 min and double.",
+    doc: "Longest wait between two delivery attempts of one e-mail, in ms (30 min); waits start at 1 min and double, each jittered to between half and all of that.",
   },
   {
     name: "MAIL_MAX_ATTEMPTS",
@@ -523,6 +544,9 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
     outboxDir: env.OUTBOX_DIR || "data/outbox",
     smtpUrl,
     smtpAllowPlaintextAuth: bool(env, "SMTP_ALLOW_PLAINTEXT_AUTH", false),
+    smtpPoolSize: int(env, "SMTP_POOL_SIZE", 4, 1, 64),
+    mailDomainConcurrency: int(env, "MAIL_DOMAIN_CONCURRENCY", 0, 0, 1000),
+    mailDomainRate: int(env, "MAIL_DOMAIN_RATE", 0, 0, 1_000_000),
     mailMaxAttempts: env.MAIL_MAX_ATTEMPTS ? int(env, "MAIL_MAX_ATTEMPTS", 0, 1, 1_000_000) : undefined,
     mailRetryMaxAgeMs: int(env, "MAIL_RETRY_MAX_AGE_MS", 5 * 24 * 3600_000, 0, 365 * 24 * 3600_000),
     mailRetryMaxIntervalMs: int(env, "MAIL_RETRY_MAX_INTERVAL_MS", 30 * 60_000, 1000, 24 * 3600_000),

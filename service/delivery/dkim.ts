@@ -69,6 +69,7 @@ export function signingTransport(inner: MailTransport, sign: DkimSigner | undefi
   const wrapped: MailTransport = {
     description: inner.description,
     sendTimeoutMs: inner.sendTimeoutMs,
+    ...(inner.concurrency === undefined ? {} : { concurrency: inner.concurrency }),
     send: async (mail) => inner.send(await signed(mail)),
     close: () => inner.close(),
   };

@@ -23,6 +23,8 @@ export interface MailTransport {
   readonly description: string;
   /** The longest one send may take; the outbox sends a claimed message only while its lease outlasts this. */
   readonly sendTimeoutMs: number;
+  /** Messages send() may have in flight at once (SMTP: the pool's connections); default 1. */
+  readonly concurrency?: number;
   /** Delivers one message; resolves once it is on disk or accepted by the server. */
   send(mail: OutgoingMail): Promise<void>;
   /**
@@ -141,6 +143,8 @@ export interface SmtpOptions {
   readonly allowPlaintextAuth?: boolean;
   /** TLS options for the connection (tests: trust a loopback server's own certificate). */
   readonly tls?: tls.ConnectionOptions;
+  /** SMTP_POOL_SIZE: connections kept open and reused across messages, each one message at a time (default 4). */
+  readonly poolSize?: number;
 }
 
 /** Why a send failed, as an Error whose message names no secret; permanent for a 5xx refusal of the message. */
@@ -170,12 +174,14 @@ function deliveryError(error: unknown, url: string): Error {
  */
 export function smtpTransport(url: string, options: SmtpOptions): MailTransport {
   const timeoutMs = options.timeoutMs ?? 30_000;
+  const poolSize = options.poolSize ?? 4;
   const parsed = new URL(url);
   const login = parsed.username !== "" || parsed.password !== "";
   const transporter = createTransport({
     url,
     pool: true,
-    maxConnections: 2,
+    maxConnections: poolSize,
+    maxMessages: 1000,
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
@@ -186,6 +192,7 @@ export function smtpTransport(url: string, options: SmtpOptions): MailTransport 
   return {
     description: displaySmtpUrl(url),
     sendTimeoutMs: timeoutMs,
+    concurrency: poolSize,
     async send(mail) {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {

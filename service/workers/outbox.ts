@@ -7,12 +7,13 @@
 // (round robin from where the last claim stopped, an equal share of the batch each), so one account's
 // backlog never holds up another account's mail. Each claim walks the index (state, priority,
 // account_id, next_attempt_at, id): one seek per account, then the oldest due messages of each, never a
-// scan of the backlog.
+// scan of the backlog. Through SMTP a batch goes out over the pool's connections at once, each recipient
+// domain within MAIL_DOMAIN_CONCURRENCY and MAIL_DOMAIN_RATE (deliverPolitely).
 //
 // Failures: a permanent refusal (SMTP 5xx to the message) is dead at once; anything else (4xx such as
 // greylisting, a refused login, the network) is retried after 1 min, doubling up to
-// MAIL_RETRY_MAX_INTERVAL_MS (30 min), until MAIL_RETRY_MAX_AGE_MS (5 days) after the first attempt
-// (RFC 5321 4.5.4.1), or MAIL_MAX_ATTEMPTS when set. last_error keeps the transport's (secret-free)
+// MAIL_RETRY_MAX_INTERVAL_MS (30 min), each wait jittered to between half and all of that, until
+// MAIL_RETRY_MAX_AGE_MS (5 days) after the first attempt (RFC 5321 4.5.4.1), or MAIL_MAX_ATTEMPTS when set. last_error keeps the transport's (secret-free)
 // reason.
 //
 // Retention: a delivered message's text holds links that act for its recipient (confirmation,
@@ -28,6 +29,7 @@ import { folderTransport, type MailTransport, OUTBOX_OWNER_PREFIX } from "../del
 import { PollingWorker, stateIs } from "./polling-worker.js";
 import { PermanentDeliveryError } from "../delivery/errors.js";
 import { type DkimSigner, signingTransport } from "../delivery/dkim.js";
+import { DomainGate, type DomainLimits, recipientDomain } from "../delivery/domain-gate.js";
 
 const PRIORITIES = [0, 1] as const;
 
@@ -59,6 +61,10 @@ export interface OutboxOptions {
   readonly retryMaxAgeMs?: number;
   /** MAIL_RETRY_MAX_INTERVAL_MS: the longest wait between two attempts (default 30 min). */
   readonly retryMaxIntervalMs?: number;
+  /** MAIL_DOMAIN_CONCURRENCY and MAIL_DOMAIN_RATE: limits per recipient domain (default: none). */
+  readonly domainLimits?: DomainLimits;
+  /** Random numbers in [0, 1) for the retry jitter (tests fix them); default Math.random. */
+  readonly random?: () => number;
   /** OUTBOX_RETENTION_DAYS in ms: how long a delivered message keeps its whole text (default 0). */
   readonly retentionMs?: number;
   readonly now?: () => number;
@@ -74,9 +80,14 @@ export interface OutboxOptions {
   readonly onRefused?: (trx: Transaction<Database>, mail: Mail, reason: string, at: number) => Promise<void>;
 }
 
-/** The wait before the attempt after `attempts` failed ones: 1 min doubling, at most `maxIntervalMs`. */
-function retryDelay(attempts: number, maxIntervalMs = DEFAULT_RETRY_MAX_INTERVAL_MS): number {
-  return Math.min(maxIntervalMs, FIRST_RETRY_MS * 2 ** Math.min(30, Math.max(0, attempts - 1)));
+/**
+ * The wait before the attempt after `attempts` failed ones: 1 min doubling, at most `maxIntervalMs`,
+ * then jittered to between half of that and all of it ("equal jitter"), so messages that failed
+ * together (a server's 421, a greylisting burst) come back spread out, never later than the maximum.
+ */
+export function retryDelay(attempts: number, maxIntervalMs: number, random: number): number {
+  const base = Math.min(maxIntervalMs, FIRST_RETRY_MS * 2 ** Math.min(30, Math.max(0, attempts - 1)));
+  return Math.round(base / 2 + (base / 2) * Math.min(1, Math.max(0, random)));
 }
 
 /** Header fields a delivered message keeps: who, what, when, and the id a bounce or the MTA log names. */
@@ -108,6 +119,7 @@ export class OutboxWorker extends PollingWorker {
   private readonly transport: MailTransport;
   /** Per priority: the last account a claim served (the next claim starts after it). */
   private readonly cursors = [0, 0];
+  private readonly gate: DomainGate;
 
   constructor(
     private readonly store: Store,
@@ -119,6 +131,7 @@ export class OutboxWorker extends PollingWorker {
         folderTransport(options.dir, this.owner, { staleMs: options.leaseMs ?? 30_000, log: options.log }),
       options.sign,
     );
+    this.gate = new DomainGate(options.domainLimits ?? { concurrency: 0, perMinute: 0 });
   }
 
   /** Where this worker delivers (for the start-up log): the folder, or the SMTP URL without password. */
@@ -190,29 +203,95 @@ export class OutboxWorker extends PollingWorker {
         delivered += await this.deliverBatch(batch, now);
         continue;
       }
-      const late: number[] = [];
-      for (const [index, mail] of batch.entries()) {
-        // A send that could outlast the lease might run while another worker takes the message over:
-        // give the lease back instead, so the next claim takes it with a fresh one (the first of a
-        // batch always goes, so a lease shorter than a send still makes progress).
-        if (index > 0 && now() + this.transport.sendTimeoutMs > (mail.lease_until ?? 0)) late.push(mail.id);
-        else delivered += (await this.deliver(mail, now)) ? 1 : 0;
-      }
-      if (late.length > 0) {
-        await this.store.db
-          .updateTable("mail_outbox")
-          .set({ lease_owner: null, lease_until: null })
-          .where("id", "in", late)
-          .where("lease_owner", "=", this.owner)
-          .where(stateIs("queued"))
-          .execute();
-      }
+      delivered += await this.deliverPolitely(batch, now);
     }
     return delivered;
   }
 
   private now(): number {
     return (this.options.now ?? Date.now)();
+  }
+
+  /**
+   * A claimed batch through send(), the transport's `concurrency` messages at once (the SMTP pool's
+   * connections), each recipient domain within its limits (delivery/domain-gate.ts): a message whose
+   * domain has its concurrency in flight waits for one of them; one the domain's rate does not allow now
+   * goes back to the queue, due when the rate allows it, no attempt counted. A send that could outlast
+   * the lease might run while another worker takes the message over: that message is given back instead,
+   * so the next claim takes it with a fresh lease (the first send of a batch always goes, so a lease
+   * shorter than a send still makes progress).
+   */
+  private async deliverPolitely(batch: readonly Mail[], now: () => number): Promise<number> {
+    const pending = [...batch];
+    const late: number[] = [];
+    const deferred: { id: number; at: number }[] = [];
+    const waiting = new Map<string, number>();
+    let wake: (() => void)[] = [];
+    let started = 0;
+    let delivered = 0;
+    const lane = async (): Promise<void> => {
+      while (pending.length > 0) {
+        let picked: Mail | undefined;
+        let busy = false;
+        for (let k = 0; k < pending.length && picked === undefined; k++) {
+          const mail = pending[k]!;
+          const domain = recipientDomain(mail.to_address);
+          const verdict = this.gate.take(domain, now(), waiting.get(domain) ?? 0);
+          if (verdict === "busy") {
+            busy = true;
+            continue;
+          }
+          pending.splice(k--, 1);
+          if (verdict === true) picked = mail;
+          else {
+            deferred.push({ id: mail.id, at: verdict });
+            waiting.set(domain, (waiting.get(domain) ?? 0) + 1);
+          }
+        }
+        if (picked === undefined) {
+          // every message left is of a domain at its concurrency: wait for a send to end
+          if (busy) await new Promise<void>((resolve) => wake.push(resolve));
+          continue;
+        }
+        const domain = recipientDomain(picked.to_address);
+        try {
+          if (started > 0 && now() + this.transport.sendTimeoutMs > (picked.lease_until ?? 0))
+            late.push(picked.id);
+          else {
+            started++;
+            delivered += (await this.deliver(picked, now)) ? 1 : 0;
+          }
+        } finally {
+          this.gate.release(domain);
+          const woken = wake;
+          wake = [];
+          for (const resolve of woken) resolve();
+        }
+      }
+    };
+    const lanes = Math.max(1, Math.min(this.transport.concurrency ?? 1, batch.length));
+    await Promise.all(Array.from({ length: lanes }, lane));
+    if (late.length > 0 || deferred.length > 0) {
+      await this.store.write(async (trx) => {
+        if (late.length > 0)
+          await trx
+            .updateTable("mail_outbox")
+            .set({ lease_owner: null, lease_until: null })
+            .where("id", "in", late)
+            .where("lease_owner", "=", this.owner)
+            .where(stateIs("queued"))
+            .execute();
+        for (const { id, at } of deferred)
+          await trx
+            .updateTable("mail_outbox")
+            .set({ lease_owner: null, lease_until: null, next_attempt_at: at })
+            .where("id", "=", id)
+            .where("lease_owner", "=", this.owner)
+            .where(stateIs("queued"))
+            .execute();
+      });
+    }
+    return delivered;
   }
 
   /**
@@ -365,7 +444,12 @@ export class OutboxWorker extends PollingWorker {
       (this.options.maxAttempts !== undefined && attempts >= this.options.maxAttempts);
     const reason = (error instanceof Error ? error.message : String(error)).slice(0, 500);
     // The last retry falls at the give-up time itself, so a message is tried for the whole period.
-    const next = Math.min(at + retryDelay(attempts, this.options.retryMaxIntervalMs), giveUpAt);
+    const wait = retryDelay(
+      attempts,
+      this.options.retryMaxIntervalMs ?? DEFAULT_RETRY_MAX_INTERVAL_MS,
+      (this.options.random ?? Math.random)(),
+    );
+    const next = Math.min(at + wait, giveUpAt);
     await this.store.write(async (trx) => {
       const failed = await trx
         .updateTable("mail_outbox")

@@ -113,7 +113,7 @@ describeEngines("bounces and complaints", (engine) => {
   });
 
   it("each message leaves with its own VERP return path; an SMTP 5xx at send time is a hard bounce", async () => {
-    smtp.plan.push("ok", "ok", "ok", 550, "ok");
+    smtp.refuseTo.set("refused@example.com", 550);
     await send();
     expect(smtp.arrivals.map((a) => a.to[0]).sort()).toEqual([
       "complain@example.com",

@@ -400,7 +400,8 @@ describeEngines("outbox retries against a real SMTP server", (engine) => {
       allowPlaintextAuth: true,
       timeoutMs: 5000,
     });
-    return new OutboxWorker(store, { dir: "/nonexistent", transport, now: () => T0 });
+    // the jitter at its top: each wait is the whole of the doubling schedule's (test/service/polite-delivery.test.ts has the jitter)
+    return new OutboxWorker(store, { dir: "/nonexistent", transport, now: () => T0, random: () => 1 });
   }
 
   it("a 451 (greylisting) is retried 1, 2, 4, 8, 16 min and then every 30 min, and is dead only 5 days after the first attempt", async () => {

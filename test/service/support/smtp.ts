@@ -21,6 +21,8 @@ export interface TestSmtp {
   readonly arrivals: Arrival[];
   /** Answers for the next messages' DATA, in order: a reply code to refuse with, or "ok". */
   readonly plan: (number | "ok")[];
+  /** Reply codes for the DATA of messages to these recipients (first before `plan`; parallel sends have no order). */
+  readonly refuseTo: Map<string, number>;
   /** Messages whose DATA was refused (by `plan` or `refuseAllWith`). */
   readonly refused: () => number;
   /** Every AUTH the server received, with whether the connection was under TLS by then. */
@@ -31,6 +33,12 @@ export interface TestSmtp {
   refuseAllWith: number | undefined;
   /** While true, every login is refused with 535. */
   refuseLogins: boolean;
+  /** Connections: open now, the most open at once, and how many were ever opened. */
+  readonly connections: { open: number; peak: number; total: number };
+  /** Per recipient domain, the most messages whose DATA was being answered at once (see `holdMs`). */
+  readonly peakByDomain: Map<string, number>;
+  /** The most messages whose DATA was being answered at once, of any domain. */
+  peakInFlight(): number;
   close(): Promise<void>;
 }
 
@@ -41,6 +49,8 @@ export interface SmtpServerOptions {
   readonly starttls?: boolean;
   /** Put a relay in front that records the client's bytes. */
   readonly record?: boolean;
+  /** Wait this long before answering each DATA (so concurrent deliveries overlap and can be counted). */
+  readonly holdMs?: number;
 }
 
 /** An SMTP URL with the test user and password for `port`. */
@@ -51,14 +61,32 @@ export function smtpUrl(port: number): string {
 export async function startSmtp(options: SmtpServerOptions = {}): Promise<TestSmtp> {
   const arrivals: Arrival[] = [];
   const plan: (number | "ok")[] = [];
+  const refuseTo = new Map<string, number>();
   const logins: { username: string; secure: boolean }[] = [];
   const state = { refuseAllWith: undefined as number | undefined, refuseLogins: false, refused: 0 };
+  const connections = { open: 0, peak: 0, total: 0 };
+  const inFlight = new Map<string, number>();
+  const peakByDomain = new Map<string, number>();
+  let flying = 0;
+  let peakFlying = 0;
+  const domains = (session: SMTPServerSession) => [
+    ...new Set(session.envelope.rcptTo.map((r) => r.address.slice(r.address.lastIndexOf("@") + 1))),
+  ];
   const server = new SMTPServer({
     secure: false,
     ...(options.starttls ? {} : { disabledCommands: ["STARTTLS"] }),
     allowInsecureAuth: true,
     authOptional: false,
     logger: false,
+    onConnect(_session, callback) {
+      connections.open++;
+      connections.total++;
+      connections.peak = Math.max(connections.peak, connections.open);
+      callback();
+    },
+    onClose() {
+      connections.open--;
+    },
     onAuth(auth, session, callback) {
       logins.push({ username: auth.username ?? "", secure: session.secure });
       if (options.echoPasswordOnAuth)
@@ -70,8 +98,24 @@ export async function startSmtp(options: SmtpServerOptions = {}): Promise<TestSm
     onData(stream, session: SMTPServerSession, callback) {
       const chunks: Buffer[] = [];
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-      stream.on("end", () => {
-        const answer = state.refuseAllWith ?? plan.shift() ?? "ok";
+      flying++;
+      peakFlying = Math.max(peakFlying, flying);
+      for (const domain of domains(session)) {
+        const now = (inFlight.get(domain) ?? 0) + 1;
+        inFlight.set(domain, now);
+        peakByDomain.set(domain, Math.max(peakByDomain.get(domain) ?? 0, now));
+      }
+      const finish = () => {
+        flying--;
+        for (const domain of domains(session)) inFlight.set(domain, (inFlight.get(domain) ?? 1) - 1);
+      };
+      stream.on("end", async () => {
+        if (options.holdMs !== undefined) await new Promise((resolve) => setTimeout(resolve, options.holdMs));
+        finish();
+        const byRecipient = session.envelope.rcptTo
+          .map((r) => refuseTo.get(r.address))
+          .find((c) => c !== undefined);
+        const answer = state.refuseAllWith ?? byRecipient ?? plan.shift() ?? "ok";
         if (answer !== "ok") state.refused++;
         if (answer !== "ok")
           return callback(Object.assign(new Error(`refused by plan (${answer})`), { responseCode: answer }));
@@ -112,8 +156,12 @@ export async function startSmtp(options: SmtpServerOptions = {}): Promise<TestSm
     port,
     arrivals,
     plan,
+    refuseTo,
     logins,
     refused: () => state.refused,
+    connections,
+    peakByDomain,
+    peakInFlight: () => peakFlying,
     sent: () => Buffer.concat(recorded).toString("latin1"),
     get refuseAllWith() {
       return state.refuseAllWith;
