@@ -8,12 +8,11 @@
 // breaks and a forwarded or replayed token cannot inflate the reports.
 
 import type http from "node:http";
-import { sql } from "kysely";
 import type { Store, Db } from "../db/database.js";
 import type { TrackingLimitsTable } from "../db/schema.js";
 import { DecimalError, SCALE, formatDecimal, parseDecimal } from "../common/decimal.js";
 import { sendingAccountId } from "../tables/sendings.js";
-import { trackedLink } from "../tables/tracking.js";
+import { type TokenCounter, countTokenEvent, recordTrackingEvent, trackedLink } from "../tables/tracking.js";
 import { page, sendPage } from "./pages.js";
 import { type TokenKind, httpUrl, loadLinkKey, verifyToken } from "../operations/mailing/tracking.js";
 
@@ -54,12 +53,7 @@ export const TRACKING_LIMITS: TrackingLimits = {
 };
 
 /** One token's counter: a recipient of a sending, and the link (0 for views). */
-export interface LimitKey {
-  readonly kind: EventKind;
-  readonly sendingId: number;
-  readonly subscriberId: number;
-  readonly linkId: number;
-}
+type LimitKey = TokenCounter;
 
 /**
  * Admits tracking events within TRACKING_LIMITS. The count lives in the database (tracking_limits, one
@@ -99,40 +93,7 @@ export class TrackingLimiter {
   async admit(trx: Db, key: LimitKey, now: number): Promise<boolean> {
     const limit = this.limits[key.kind];
     const windowMs = this.limits.windowMs;
-    const ended = now - windowMs;
-    const values = {
-      sending_id: key.sendingId,
-      subscriber_id: key.subscriberId,
-      link_id: key.linkId,
-      kind: key.kind,
-    };
-    const counted = await trx
-      .insertInto("tracking_limits")
-      .values({ ...values, window_start: now, window_count: 1, total: 1 })
-      .onConflict((oc) =>
-        oc
-          .columns(["sending_id", "subscriber_id", "link_id", "kind"])
-          .doUpdateSet({
-            window_start: sql<number>`case when tracking_limits.window_start <= ${ended} then ${now} else tracking_limits.window_start end`,
-            window_count: sql<number>`case when tracking_limits.window_start <= ${ended} then 1 else tracking_limits.window_count + 1 end`,
-            total: sql<number>`tracking_limits.total + 1`,
-          })
-          .where(
-            sql<boolean>`tracking_limits.total < ${limit.total} and (tracking_limits.window_start <= ${ended} or tracking_limits.window_count < ${limit.perWindow})`,
-          ),
-      )
-      .returning(["window_start", "window_count", "total"])
-      .executeTakeFirst();
-    const state =
-      counted ??
-      (await trx
-        .selectFrom("tracking_limits")
-        .select(["window_start", "window_count", "total"])
-        .where("sending_id", "=", key.sendingId)
-        .where("subscriber_id", "=", key.subscriberId)
-        .where("link_id", "=", key.linkId)
-        .where("kind", "=", key.kind)
-        .executeTakeFirst());
+    const { admitted, count: state } = await countTokenEvent(trx, key, now, limit, windowMs);
     if (state !== undefined) {
       const until =
         state.total >= limit.total
@@ -142,7 +103,7 @@ export class TrackingLimiter {
             : undefined;
       if (until !== undefined) this.remember(TrackingLimiter.id(key), until);
     }
-    return counted !== undefined;
+    return admitted;
   }
 
   private remember(id: string, until: number): void {
@@ -210,18 +171,15 @@ export async function handleTrackingRequest(
       if (accountId !== undefined) {
         await store.write(async (trx) => {
           if (!(await limiter.admit(trx, counter, now))) return;
-          await trx
-            .insertInto("tracking_events")
-            .values({
-              account_id: accountId,
-              sending_id: counter.sendingId,
-              subscriber_id: counter.subscriberId,
-              kind: "view",
-              link_id: null,
-              value: null,
-              created_at: now,
-            })
-            .execute();
+          await recordTrackingEvent(trx, {
+            account_id: accountId,
+            sending_id: counter.sendingId,
+            subscriber_id: counter.subscriberId,
+            kind: "view",
+            link_id: null,
+            value: null,
+            created_at: now,
+          });
         });
       }
     }
@@ -257,11 +215,7 @@ export async function handleTrackingRequest(
     };
     if (!record || limiter.exhaustedAt(counter, now)) return;
     await store.write(async (trx) => {
-      if (await limiter.admit(trx, counter, now))
-        await trx
-          .insertInto("tracking_events")
-          .values({ ...event, kind, value })
-          .execute();
+      if (await limiter.admit(trx, counter, now)) await recordTrackingEvent(trx, { ...event, kind, value });
     });
   };
 

@@ -8,7 +8,7 @@
 
 import type http from "node:http";
 import type { Store } from "../db/database.js";
-import { recordUnsubscribe } from "../operations/mailing/sending-stats.js";
+import { recordUnsubscribe } from "../tables/tracking.js";
 import { subscriberById } from "../tables/subscribers.js";
 import { addOptout } from "../tables/optouts.js";
 import {

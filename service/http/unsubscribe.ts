@@ -6,7 +6,7 @@
 
 import type http from "node:http";
 import type { Store } from "../db/database.js";
-import { recordUnsubscribe } from "../operations/mailing/sending-stats.js";
+import { recordUnsubscribe } from "../tables/tracking.js";
 import { unsubscribeMembership } from "../tables/subscribers.js";
 import { BODY_TOO_LARGE_PAGE, METHOD_NOT_ALLOWED_PAGE, discardBody, page, sendPage } from "./pages.js";
 import { unsubscribeKey } from "../operations/mailing/unsubscribe.js";

@@ -1,8 +1,69 @@
 // The tracking table group (tracked_links, tracking_events, tracking_limits): the links a sending's HTML
-// was rewritten to, and the opens (kind `view`), clicks and conversions recorded through them.
+// was rewritten to (operations/mailing/tracking.ts makes the tokens), the opens (kind `view`), clicks,
+// conversions and unsubscribes recorded through them (http/tracking.ts, http/unsubscribe*.ts), and what
+// each token has recorded so far, its bound (http/tracking.ts TrackingLimiter decides the bounds). Every
+// write and read of the three tables is here.
 
+import { type Insertable, sql } from "kysely";
 import type { Db } from "../db/database.js";
-import type { Tracking } from "../db/schema.js";
+import type { TrackingEventsTable, TrackingLimitsTable, Tracking } from "../db/schema.js";
+import { sendingAccountId } from "./sendings.js";
+
+/** URLs per statement when tracked links are looked up by URL. */
+const URLS_PER_QUERY = 500;
+
+// ---- Tracked links ----------------------------------------------------------------------------------
+
+/**
+ * The tracked_links ids of `urls` for the sending, registering the new ones (insert-or-ignore on (sending,
+ * url), then read again: safe against concurrent workers).
+ */
+export async function trackedLinkIds(
+  db: Db,
+  accountId: number,
+  sendingId: number,
+  urls: readonly string[],
+): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  if (urls.length === 0) return ids;
+  const read = async (wanted: readonly string[]) => {
+    for (let k = 0; k < wanted.length; k += URLS_PER_QUERY) {
+      const rows = await db
+        .selectFrom("tracked_links")
+        .select(["id", "url"])
+        .where("sending_id", "=", sendingId)
+        .where("url", "in", wanted.slice(k, k + URLS_PER_QUERY))
+        .execute();
+      for (const row of rows) ids.set(row.url, row.id);
+    }
+  };
+  await read(urls);
+  const missing = urls.filter((url) => !ids.has(url));
+  if (missing.length > 0) {
+    await db
+      .insertInto("tracked_links")
+      .values(missing.map((url) => ({ account_id: accountId, sending_id: sendingId, url })))
+      .onConflict((oc) => oc.columns(["sending_id", "url"]).doNothing())
+      .execute();
+    await read(missing);
+  }
+  return ids;
+}
+
+/** The account's sending's tracked links, by id. */
+export async function sendingLinks(
+  db: Db,
+  accountId: number,
+  sendingId: number,
+): Promise<{ id: number; url: string }[]> {
+  return db
+    .selectFrom("tracked_links")
+    .select(["id", "url"])
+    .where("account_id", "=", accountId)
+    .where("sending_id", "=", sendingId)
+    .orderBy("id")
+    .execute();
+}
 
 /** A tracked link with its account, sending and the tracking its newsletter asked for. */
 export interface TrackedLink {
@@ -26,6 +87,150 @@ export async function trackedLink(db: Db, linkId: number): Promise<TrackedLink |
     ])
     .where("tracked_links.id", "=", linkId)
     .executeTakeFirst();
+}
+
+// ---- Recording events ---------------------------------------------------------------------------------
+
+/** An event to record (its id made by the database). */
+export type NewTrackingEvent = Omit<Insertable<TrackingEventsTable>, "id">;
+
+/** Records one event. */
+export async function recordTrackingEvent(db: Db, event: NewTrackingEvent): Promise<void> {
+  await db.insertInto("tracking_events").values(event).execute();
+}
+
+/**
+ * Records that a recipient used the sending's unsubscribe link (this list or all lists): once per
+ * recipient and sending, so a replayed link adds no row; nothing for a sending that is gone.
+ */
+export async function recordUnsubscribe(
+  db: Db,
+  sendingId: number,
+  subscriberId: number,
+  now: number,
+): Promise<void> {
+  const accountId = await sendingAccountId(db, sendingId);
+  if (accountId === undefined) return;
+  const seen = await db
+    .selectFrom("tracking_events")
+    .select("id")
+    .where("sending_id", "=", sendingId)
+    .where("kind", "=", "unsubscribe")
+    .where("subscriber_id", "=", subscriberId)
+    .executeTakeFirst();
+  if (seen !== undefined) return;
+  await recordTrackingEvent(db, {
+    account_id: accountId,
+    sending_id: sendingId,
+    subscriber_id: subscriberId,
+    kind: "unsubscribe",
+    link_id: null,
+    value: null,
+    created_at: now,
+  });
+}
+
+/** One token's counter: a recipient of a sending, and the link (0 for views). */
+export interface TokenCounter {
+  readonly kind: TrackingLimitsTable["kind"];
+  readonly sendingId: number;
+  readonly subscriberId: number;
+  readonly linkId: number;
+}
+
+/** What a token has recorded: in its current window (started at window_start), and in all. */
+export interface TokenCount {
+  readonly window_start: number;
+  readonly window_count: number;
+  readonly total: number;
+}
+
+/**
+ * Counts one event of the token, in one atomic upsert, when it stays within `limit` (at most `perWindow`
+ * in a window of `windowMs` that starts with the first event after the last one ended, `total` in all);
+ * `admitted` false (nothing written) when not. `count` is the token's count after the call (undefined
+ * only if its row vanished meanwhile). Record the event in the same transaction.
+ */
+export async function countTokenEvent(
+  db: Db,
+  key: TokenCounter,
+  now: number,
+  limit: { readonly perWindow: number; readonly total: number },
+  windowMs: number,
+): Promise<{ admitted: boolean; count: TokenCount | undefined }> {
+  const ended = now - windowMs;
+  const counted = await db
+    .insertInto("tracking_limits")
+    .values({
+      sending_id: key.sendingId,
+      subscriber_id: key.subscriberId,
+      link_id: key.linkId,
+      kind: key.kind,
+      window_start: now,
+      window_count: 1,
+      total: 1,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(["sending_id", "subscriber_id", "link_id", "kind"])
+        .doUpdateSet({
+          window_start: sql<number>`case when tracking_limits.window_start <= ${ended} then ${now} else tracking_limits.window_start end`,
+          window_count: sql<number>`case when tracking_limits.window_start <= ${ended} then 1 else tracking_limits.window_count + 1 end`,
+          total: sql<number>`tracking_limits.total + 1`,
+        })
+        .where(
+          sql<boolean>`tracking_limits.total < ${limit.total} and (tracking_limits.window_start <= ${ended} or tracking_limits.window_count < ${limit.perWindow})`,
+        ),
+    )
+    .returning(["window_start", "window_count", "total"])
+    .executeTakeFirst();
+  const count =
+    counted ??
+    (await db
+      .selectFrom("tracking_limits")
+      .select(["window_start", "window_count", "total"])
+      .where("sending_id", "=", key.sendingId)
+      .where("subscriber_id", "=", key.subscriberId)
+      .where("link_id", "=", key.linkId)
+      .where("kind", "=", key.kind)
+      .executeTakeFirst());
+  return { admitted: counted !== undefined, count };
+}
+
+// ---- Reports ----------------------------------------------------------------------------------------
+
+/** The account's sending's clicks per tracked link (links without clicks absent). */
+export async function clicksByLink(
+  db: Db,
+  accountId: number,
+  sendingId: number,
+): Promise<Map<number, number>> {
+  const rows = await db
+    .selectFrom("tracking_events")
+    .select(["link_id", (eb) => eb.fn.countAll<number | string | bigint>().as("n")])
+    .where("account_id", "=", accountId)
+    .where("sending_id", "=", sendingId)
+    .where("kind", "=", "click")
+    .groupBy("link_id")
+    .execute();
+  const counts = new Map<number, number>();
+  for (const row of rows) if (row.link_id !== null) counts.set(row.link_id, Number(row.n));
+  return counts;
+}
+
+/** The account's sending's conversions: the link of each and its value (decimal text, or null/empty). */
+export async function sendingConversions(
+  db: Db,
+  accountId: number,
+  sendingId: number,
+): Promise<{ link_id: number | null; value: string | null }[]> {
+  return db
+    .selectFrom("tracking_events")
+    .select(["link_id", "value"])
+    .where("account_id", "=", accountId)
+    .where("sending_id", "=", sendingId)
+    .where("kind", "=", "conversion")
+    .execute();
 }
 
 /** A view of a sending, with the subscriber it was recorded for (null fields when that one is gone). */

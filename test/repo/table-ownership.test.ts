@@ -43,6 +43,17 @@ const GROUPS: Readonly<Record<string, TableGroup>> = {
       "service/console/pages/subscribers.ts": "a subscriber's events with their sendings",
     },
   },
+  tracking: {
+    tables: ["tracked_links", "tracking_events", "tracking_limits"],
+    owners: ["service/tables/tracking.ts"],
+    readers: {
+      // As for the sendings: moved onto counter tables this round, then here.
+      "service/operations/mailing/sending-stats.ts": "opens, clicks and unsubscribes of a sending",
+      "service/console/queries.ts": "the opens and clicks of the list of sendings",
+      "service/console/pages/sendings.ts": "a sending's links and its chart",
+      "service/console/pages/subscribers.ts": "a subscriber's events",
+    },
+  },
 };
 
 /** Kysely's methods that name the table a query reads or writes. */

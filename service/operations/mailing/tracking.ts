@@ -13,6 +13,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Kysely, Transaction } from "kysely";
 import type { Store } from "../../db/database.js";
 import type { Database, Tracking } from "../../db/schema.js";
+import { trackedLinkIds } from "../../tables/tracking.js";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -223,39 +224,6 @@ export function httpUrl(text: string): string | undefined {
   return url.protocol === "http:" || url.protocol === "https:" ? url.href : undefined;
 }
 
-/** The tracked_links ids of `urls` for the sending, registering the new ones (safe against concurrent workers). */
-async function linkIds(
-  trx: Db,
-  accountId: number,
-  sendingId: number,
-  urls: string[],
-): Promise<Map<string, number>> {
-  const ids = new Map<string, number>();
-  if (urls.length === 0) return ids;
-  const read = async (wanted: string[]) => {
-    for (let k = 0; k < wanted.length; k += 500) {
-      const rows = await trx
-        .selectFrom("tracked_links")
-        .select(["id", "url"])
-        .where("sending_id", "=", sendingId)
-        .where("url", "in", wanted.slice(k, k + 500))
-        .execute();
-      for (const row of rows) ids.set(row.url, row.id);
-    }
-  };
-  await read(urls);
-  const missing = urls.filter((url) => !ids.has(url));
-  if (missing.length > 0) {
-    await trx
-      .insertInto("tracked_links")
-      .values(missing.map((url) => ({ account_id: accountId, sending_id: sendingId, url })))
-      .onConflict((oc) => oc.columns(["sending_id", "url"]).doNothing())
-      .execute();
-    await read(missing);
-  }
-  return ids;
-}
-
 /**
  * One recipient's HTML with tracking per `message.tracking`: for `all` and `roi` every `<a href>` with an
  * absolute http(s) URL becomes `${publicUrl}/t/c/{click token}` (the URL registered in tracked_links for
@@ -315,7 +283,7 @@ export async function prepareTrackingBatch(
   });
   const urls = new Set<string>();
   for (const { targets } of found) for (const url of targets) if (url !== undefined) urls.add(url);
-  const ids = await linkIds(trx, sending.accountId, sending.sendingId, [...urls]);
+  const ids = await trackedLinkIds(trx, sending.accountId, sending.sendingId, [...urls]);
   return items.map(({ subscriberId, html }, n) => {
     const { spans, targets } = found[n]!;
     const parts: string[] = [];

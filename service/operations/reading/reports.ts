@@ -17,7 +17,7 @@ import { idFromText } from "../../common/input.js";
 import { zonedInstant } from "../../common/zoned-time.js";
 import type { Db } from "../../db/database.js";
 import { accountSendingId } from "../../tables/sendings.js";
-import { sendingViews } from "../../tables/tracking.js";
+import { clicksByLink, sendingConversions, sendingLinks, sendingViews } from "../../tables/tracking.js";
 
 /** The account's sending named by `strSendQueueId`, or NotFound naming that parameter. */
 async function sendingId(db: Db, account: Account, text: string): Promise<number> {
@@ -104,29 +104,9 @@ export async function roiResults(
   params: GetRoiResultsParams,
 ): Promise<RoiResult[]> {
   const sending = await sendingId(db, account, params.strSendQueueId);
-  const links = await db
-    .selectFrom("tracked_links")
-    .select(["id", "url"])
-    .where("account_id", "=", account.id)
-    .where("sending_id", "=", sending)
-    .orderBy("id")
-    .execute();
-  const clicks = await db
-    .selectFrom("tracking_events")
-    .select(["link_id", (eb) => eb.fn.countAll<number | string | bigint>().as("n")])
-    .where("account_id", "=", account.id)
-    .where("sending_id", "=", sending)
-    .where("kind", "=", "click")
-    .groupBy("link_id")
-    .execute();
-  const conversions = await db
-    .selectFrom("tracking_events")
-    .select(["link_id", "value"])
-    .where("account_id", "=", account.id)
-    .where("sending_id", "=", sending)
-    .where("kind", "=", "conversion")
-    .execute();
-  const clickCount = new Map(clicks.map((row) => [row.link_id, Number(row.n)]));
+  const links = await sendingLinks(db, account.id, sending);
+  const clickCount = await clicksByLink(db, account.id, sending);
+  const conversions = await sendingConversions(db, account.id, sending);
   const closures = new Map<number, { count: number; sum: bigint }>();
   for (const row of conversions) {
     if (row.link_id === null) continue;
