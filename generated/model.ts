@@ -12,7 +12,7 @@ import {
   parseString,
   registerClientCodecs,
 } from "./runtime/codec/values.js";
-import { clientOperations } from "./runtime/model-compact.js";
+import { clientOperations, clientRecords } from "./runtime/model-compact.js";
 import type {
   ClientOperationModel,
   ClientParamModel,
@@ -81,64 +81,38 @@ const credentials = [
   { name: "strPassword", type: scalars.string, credential: true, property: "password" },
 ] as const satisfies readonly ClientParamModel[];
 
-/** Records by name. */
-const records = {
-  TriggerSubscriberClicksResult: {
-    name: "TriggerSubscriberClicksResult",
-    fields: [
-      { name: "Link", type: scalars.string },
-      { name: "Email", type: scalars.string },
-      { name: "Name", type: scalars.string },
-      { name: "ClickTime", type: scalars.dateTime },
-      { name: "NewsletterName", type: scalars.string },
-      { name: "SubscriberId", type: scalars.string },
-    ],
-  },
-  TriggerSubscriberViewsResult: {
-    name: "TriggerSubscriberViewsResult",
-    fields: [
-      { name: "Email", type: scalars.string },
-      { name: "Name", type: scalars.string },
-      { name: "ViewTime", type: scalars.dateTime },
-      { name: "NewsletterName", type: scalars.string },
-      { name: "SubscriberId", type: scalars.string },
-    ],
-  },
-  TriggerResult: {
-    name: "TriggerResult",
-    fields: [
-      { name: "Id", type: scalars.int },
-      { name: "Name", type: scalars.string },
-      { name: "Created", type: scalars.dateTime },
-      { name: "MailinglistId", type: scalars.int },
-      { name: "MailinglistName", type: scalars.string },
-    ],
-  },
-  RoiResult: {
-    name: "RoiResult",
-    fields: [
-      { name: "Url", type: scalars.string },
-      { name: "Clicks", type: scalars.int },
-      { name: "Closures", type: scalars.int },
-      { name: "Value", type: scalars.double },
-    ],
-  },
-  NewsletterFilterResult: {
-    name: "NewsletterFilterResult",
-    fields: [
-      { name: "Id", type: scalars.int },
-      { name: "Name", type: scalars.string },
-    ],
-  },
-  SmsSingleMessageResult: {
-    name: "SmsSingleMessageResult",
-    fields: [
-      { name: "Id", type: scalars.long },
-      { name: "CreditCost", type: scalars.decimal },
-      { name: "TotalCredits", type: scalars.decimal },
-    ],
-  },
-} as const satisfies Readonly<Record<string, RecordModel>>;
+/** Records by name (written compactly: a record by its fields, each as a parameter is written; see runtime/model-compact.ts). */
+const records = /* @__PURE__ */ clientRecords({
+  TriggerSubscriberClicksResult: [
+    "Link",
+    "Email",
+    "Name",
+    ["ClickTime", scalars.dateTime],
+    "NewsletterName",
+    "SubscriberId",
+  ],
+  TriggerSubscriberViewsResult: [
+    "Email",
+    "Name",
+    ["ViewTime", scalars.dateTime],
+    "NewsletterName",
+    "SubscriberId",
+  ],
+  TriggerResult: [
+    ["Id", scalars.int],
+    "Name",
+    ["Created", scalars.dateTime],
+    ["MailinglistId", scalars.int],
+    "MailinglistName",
+  ],
+  RoiResult: ["Url", ["Clicks", scalars.int], ["Closures", scalars.int], ["Value", scalars.double]],
+  NewsletterFilterResult: [["Id", scalars.int], "Name"],
+  SmsSingleMessageResult: [
+    ["Id", scalars.long],
+    ["CreditCost", scalars.decimal],
+    ["TotalCredits", scalars.decimal],
+  ],
+});
 
 /** DataSet results by name. */
 const dataSets = {

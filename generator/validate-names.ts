@@ -68,6 +68,7 @@ const MODULE_NAMES = new Set([
   "ClientBindingFactory",
   "ClientPlatform",
   "createClientCore",
+  "createAnyBindingClientCore",
   "bindOperations",
   "standard",
   "browser",

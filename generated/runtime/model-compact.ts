@@ -4,12 +4,30 @@
 // the descriptors (ClientOperationModel: the same objects a hand-written model holds) from it once, when the
 // model is loaded. Only runtime data is compact: the Operations interface still types every descriptor with
 // its Params and Result. A string parameter is its name alone, another type that is not nullable
-// [name, type], anything else (credentials, nullable values) the parameter model itself.
+// [name, type], anything else (credentials, nullable values) the parameter model itself; the fields of a
+// record likewise (clientRecords).
 
-import type { ClientOperationModel, ClientParamModel, HeaderModel, ResultModel, TypeModel } from "./model.js";
+import type {
+  ClientOperationModel,
+  ClientParamModel,
+  FieldModel,
+  HeaderModel,
+  RecordModel,
+  ResultModel,
+  TypeModel,
+} from "./model.js";
 
 /** A parameter in the compact form. */
 export type CompactParam = string | readonly [name: string, type: TypeModel] | ClientParamModel;
+
+/** A record field in the compact form: as a parameter (a nullable one the field model itself). */
+export type CompactField = string | readonly [name: string, type: TypeModel] | FieldModel;
+
+/**
+ * A record in the compact form: its fields in wire order (its name is its key), or the record model itself
+ * (a record with a base, an abstract one, or one other records hold, which the model declares on its own).
+ */
+export type CompactRecord = readonly CompactField[] | RecordModel;
 
 /**
  * An operation in the compact form: its parameters in wire order (credentials first), its result, and its
@@ -21,7 +39,7 @@ export type CompactOperation =
 
 const STRING: TypeModel = { kind: "scalar", type: "string" };
 
-function param(p: CompactParam): ClientParamModel {
+function param(p: CompactParam | CompactField): ClientParamModel {
   if (typeof p === "string") return { name: p, type: STRING };
   return "name" in p ? p : { name: p[0], type: p[1] };
 }
@@ -34,4 +52,19 @@ export function clientOperations<Ops>(compact: { readonly [Name in keyof Ops]: C
   }
   // Every key of Ops got its descriptor; TypeScript cannot follow a loop over keys.
   return out as Ops;
+}
+
+/**
+ * The records by name from their compact forms (fields as parameters are written); a record model given
+ * as itself is kept.
+ */
+export function clientRecords<const Compact extends { readonly [name: string]: CompactRecord }>(
+  compact: Compact,
+): { readonly [Name in keyof Compact]: RecordModel } {
+  const out: Record<string, RecordModel> = {};
+  for (const [name, record] of Object.entries<CompactRecord>(compact)) {
+    out[name] = Array.isArray(record) ? { name, fields: record.map(param) } : (record as RecordModel);
+  }
+  // Every key of Compact got its record; TypeScript cannot follow a loop over keys.
+  return out as { readonly [Name in keyof Compact]: RecordModel };
 }

@@ -3,7 +3,7 @@
 // four client bindings and the two XML readers as values (a bundler keeps the ones used), and
 // createClient(config) naming the binding as a string (all four bundled, the scanner by default).
 
-import { headerIsSent, type ServiceModel, offeredBindings } from "../../runtime/model.js";
+import { ALL_BINDINGS, headerIsSent, type ServiceModel, offeredBindings } from "../../runtime/model.js";
 import { typeScriptTypeName } from "../reserved-names.js";
 import { propertyKey } from "./literal.js";
 import type { GeneratedFile } from "../generated-file.js";
@@ -105,7 +105,13 @@ export function emitClient(model: ServiceModel, { docs: text }: Pick<EmitContext
   const errors =
     `Errors are typed: ${CLIENT_ERRORS.slice(1).join(", ")} (runtime/errors.js), all subclasses of ClientCallError; ` +
     "ServiceFaultError is the service's refusal on any binding.";
-  const createCore = file.use(importSymbol("createClientCore", "runtime/client/core.ts"));
+  // A spec that offers every binding gets the core without the check of the binding against them.
+  const createCore = file.use(
+    importSymbol(
+      offered.length === ALL_BINDINGS.length ? "createAnyBindingClientCore" : "createClientCore",
+      "runtime/client/core.ts",
+    ),
+  );
   const bindOperations = file.use(importSymbol("bindOperations", "runtime/client/core.ts"));
   const readXml = file.use(importSymbol("readXml", "runtime/xml/scan.ts"));
   const standard = file.use(importSymbol("standard", "runtime/client/platform/standard.ts"));

@@ -2,7 +2,8 @@
 // the credential flag only where true, the results) as typed constants (`operations` by name, `service`
 // with the namespace and endpoint), with the pieces they share (credentials, records, data sets) declared
 // once and referenced; `operations` is written compactly ([params, result] by name, a string parameter as its
-// bare name) and expanded at load by runtime/model-compact.ts. The model registers the client's scalar codecs
+// bare name), and so are `records` (a record as its fields, each written as a parameter is), expanded at load
+// by runtime/model-compact.ts. The model registers the client's scalar codecs
 // (registerClientCodecs) and, only when needed, the extra codecs and the typed writers and readers. The record
 // and data set lists are pure exports for the server's model. The Operations interface types each descriptor with its
 // Params and Result (ClientOperationModel<Params, Result>) and carries the operation's doc as JSDoc: the
@@ -64,6 +65,16 @@ function statementList() {
       declarations: [{ name, initializer: `${initializer} as const satisfies ${satisfies}` }],
     });
   };
+  /** A module-local constant whose type is its initializer's (a call's result). */
+  const computed = (name: string, doc: string, initializer: string): void => {
+    statements.push({
+      kind: StructureKind.VariableStatement,
+      ...gap(),
+      declarationKind: VariableDeclarationKind.Const,
+      docs: [doc],
+      declarations: [{ name, initializer }],
+    });
+  };
   /** An exported constant with its type written out. */
   const exported = (name: string, doc: string, initializer: string, typeName: string): void => {
     statements.push({
@@ -75,7 +86,7 @@ function statementList() {
       declarations: [{ name, type: typeName, initializer }],
     });
   };
-  return { statements, gap, local, exported };
+  return { statements, gap, local, computed, exported };
 }
 
 const byName = (items: readonly { readonly name: string }[], value: (item: never) => unknown): string =>
@@ -285,13 +296,13 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
   const type = (name: string): string => file.use(importType(name, RUNTIME_MODEL));
   const types = (name: string): string => file.use(importType(name, "types.ts"));
   const nested = nestedRecords(model.records);
-  const { typeValue, scalarTable } = typeWriter(nested);
+  const { typeValue, scalarTable, used } = typeWriter(nested);
   const clientParamValue = (param: ParamModel): unknown => {
     const client = clientParam(param);
     return { ...client, type: typeValue(client.type) };
   };
   const credentials = (model.operations[0]?.params.filter((p) => p.credential) ?? []).map(clientParamValue);
-  const { statements, gap, local, exported } = statementList();
+  const { statements, gap, local, computed, exported } = statementList();
   const resultValue = (result: ResultModel): unknown => {
     switch (result.kind) {
       case "scalar":
@@ -312,14 +323,14 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
         return { ...result, dataSet: code(`dataSets.${result.dataSet.name}`) };
     }
   };
-  // The compact form (runtime/model-compact.ts): a string parameter by its name, another type that is not
-  // nullable as [name, type], the rest (credentials, nullable values) as the parameter model.
+  // The compact form (runtime/model-compact.ts): a string parameter or field by its name, another type that
+  // is not nullable as [name, type], the rest (credentials, nullable values) as the parameter or field model.
+  const compactValue = (name: string, type: TypeModel): unknown =>
+    type.kind === "scalar" && type.type === "string" ? name : [name, typeValue(type)];
   const compactParamValue = (param: ParamModel): unknown => {
     const client = clientParam(param);
     if (client.credential || client.nullable) return clientParamValue(param);
-    return client.type.kind === "scalar" && client.type.type === "string"
-      ? client.name
-      : [client.name, typeValue(client.type)];
+    return compactValue(client.name, client.type);
   };
   // A header: its record by reference, its direction, and the flags only where set.
   const headerValue = (header: HeaderModel): unknown => ({
@@ -340,18 +351,31 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
   const recordStatements = recordsInDependencyOrder(model.records)
     .filter((record) => nested.has(record.name))
     .map((record) => ({ name: recordConstant(record.name), initializer: recordValue(record) }));
+  // A record by its fields in the compact form, unless it has a base, is abstract or is held by others.
+  const compactRecordValue = (record: RecordModel): string => {
+    if (nested.has(record.name)) return recordConstant(record.name);
+    if (record.base !== undefined || record.abstract) return recordValue(record);
+    return literal(
+      record.fields.map((f) =>
+        f.nullable ? { ...f, type: typeValue(f.type) } : compactValue(f.name, f.type),
+      ),
+    );
+  };
   const recordsLiteral = `{ ${model.records
-    .map((r) => `${propertyKey(r.name)}: ${nested.has(r.name) ? recordConstant(r.name) : recordValue(r)}`)
+    .map((r) => `${propertyKey(r.name)}: ${compactRecordValue(r)}`)
     .join(", ")} }`;
   const operationsLiteral = byName(model.operations, operationValue);
   const credentialsLiteral = literal(credentials);
 
-  local(
-    "scalars",
-    "One type model per scalar type, shared by every parameter and field of that type.",
-    scalarTable(),
-    `Readonly<Record<string, ${type("TypeModel")}>>`,
-  );
+  // Only where something refers to it (a string parameter or field is its name alone): noUnusedLocals.
+  if (used.size > 0) {
+    local(
+      "scalars",
+      "One type model per scalar type, shared by every parameter and field of that type.",
+      scalarTable(),
+      `Readonly<Record<string, ${type("TypeModel")}>>`,
+    );
+  }
   if (model.enums.length > 0) {
     local(
       "enums",
@@ -377,7 +401,11 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
       type("RecordModel"),
     );
   }
-  local("records", "Records by name.", recordsLiteral, `Readonly<Record<string, ${type("RecordModel")}>>`);
+  computed(
+    "records",
+    "Records by name (written compactly: a record by its fields, each as a parameter is written; see runtime/model-compact.ts).",
+    `/* @__PURE__ */ ${file.use(importSymbol("clientRecords", "runtime/model-compact.ts"))}(${recordsLiteral})`,
+  );
   local(
     "dataSets",
     "DataSet results by name.",

@@ -45,16 +45,15 @@ export function createSoapClientBinding(
       op.params.forEach((p, i) => {
         const text = texts[i];
         // An empty string is `<p />`, as a .NET client writes it; an absent one is left out; a null nullable
-        // value is `<p xsi:nil="true" />`; arrays and records are their items and fields (typed-xml.ts).
-        if (text === "") body += `<${p.name} />`;
-        else if (typeof text === "string") body += `<${p.name}>${escapeTextCompact(text)}</${p.name}>`;
-        else if (text === null) body += `<${p.name} xsi:nil="true" />`;
-        else if (text !== undefined) {
-          try {
-            body += registeredWriters(p.type).xml(p.name, p.type, text, false, 0);
-          } catch (error) {
-            throw new TypeError(`${op.name}: parameter ${p.name} ${(error as Error).message}`);
-          }
+        // value is `<p xsi:nil="true" />`; arrays and records are their items and fields (typed-xml.ts). A
+        // text XML cannot carry (escapeTextCompact's RangeError) is refused naming the parameter.
+        try {
+          if (text === "") body += `<${p.name} />`;
+          else if (typeof text === "string") body += `<${p.name}>${escapeTextCompact(text)}</${p.name}>`;
+          else if (text === null) body += `<${p.name} xsi:nil="true" />`;
+          else if (text !== undefined) body += registeredWriters(p.type).xml(p.name, p.type, text, false, 0);
+        } catch (error) {
+          throw new TypeError(`${op.name}: parameter ${p.name} ${(error as Error).message}`);
         }
       });
       body += `</${op.name}>${ENVELOPE_CLOSE}`;

@@ -16,7 +16,7 @@ import type {
   TypeModel,
 } from "../model.js";
 import type { ParamValues } from "./params.js";
-import { cannotConvert, clientParse, ConversionError } from "./values.js";
+import { clientParse, ConversionError } from "./values.js";
 import { child, type XmlElement } from "../xml/tree.js";
 import { isNilElement, isReference, otherRecordType } from "./typed-xml.js";
 
@@ -42,9 +42,15 @@ export function registerTypedReaders(reader: TypedResultReader): void {
 const at = (label: string, index: number, field?: string): string =>
   (index < 0 ? label : `${label}[${index}]`) + (field === undefined ? "" : `.${field}`);
 
+/** Characters of the answer's text a message quotes at most (then "..."). */
+const SHOWN_MAX = 40;
+
 /**
  * A scalar element's text as its type; a text that does not convert throws naming the value (`at`'s
  * label), and so does an element holding elements, as XmlSerializer refuses it (typed-xml.ts textOf).
+ * The message names the type as the spec does (`int`, not .NET's `System.Int32`, which only the server's
+ * messages use: they are ASMX's words on the wire) and quotes the text cut short, so that a client bundle
+ * carries neither the table of .NET names nor the server's message cleaner.
  */
 function scalar(type: SoapType, el: XmlElement, label: string, index: number, field?: string): unknown {
   if (el.children.length > 0)
@@ -54,7 +60,10 @@ function scalar(type: SoapType, el: XmlElement, label: string, index: number, fi
     return clientParse(type, text);
   } catch (error) {
     if (!(error instanceof ConversionError)) throw error;
-    throw new Error(cannotConvert(type, text, at(label, index, field), error));
+    const shown = text.length > SHOWN_MAX ? `${text.slice(0, SHOWN_MAX)}...` : text;
+    throw new Error(
+      `Cannot convert '${shown}' to ${type} for ${at(label, index, field)}: the value ${error.message}.`,
+    );
   }
 }
 

@@ -500,4 +500,19 @@ describe("bad input on the client side", () => {
       expect(sent).toEqual([]);
     },
   );
+
+  it.each(soapBindings)(
+    "refuses a string XML cannot carry with a TypeError naming the parameter, sending nothing (%s)",
+    async (binding) => {
+      const { client, sent } = countingClient(binding);
+      const error = await rejection(
+        client.InsertSubscriberSid({ ...samples.InsertSubscriberSid.params, strName: "a\u0001b" }),
+      );
+      expect(error).toBeInstanceOf(TypeError);
+      expect((error as Error).message).toBe(
+        "InsertSubscriberSid: parameter strName String contains a character XML 1.0 does not allow (U+0001) at index 1.",
+      );
+      expect(sent).toEqual([]);
+    },
+  );
 });

@@ -171,8 +171,11 @@ describe("generating the types fixture", () => {
     expect(model).toContain('["a", scalars.int]');
     // A record held by another record is its own constant, declared before the record holding it.
     expect(model.indexOf("const record$Address = {")).toBeGreaterThan(0);
-    expect(model.indexOf("const record$Address = {")).toBeLessThan(model.indexOf("const records = {"));
-    expect(model).toContain('{ name: "Home", type: { kind: "record", record: record$Address } }');
+    expect(model.indexOf("const record$Address = {")).toBeLessThan(
+      model.indexOf("const records = /* @__PURE__ */ clientRecords({"),
+    );
+    // Records in the compact form: a field as a parameter is written (a string field by its name alone).
+    expect(model).toContain('["Home", { kind: "record", record: record$Address }]');
     expect(model).toContain('{ kind: "oneWay" }],');
     // The service uses float, guid, ...: its model registers their codecs (a service without them does not).
     expect(model).toContain('import { extraScalarCodecs } from "./runtime/codec/values-extra.js";');

@@ -4,7 +4,11 @@
 
 import { describe, expect, it } from "vitest";
 import { emitClient } from "../../generator/emit/client.js";
-import { createClientCore, type ClientWithOptions } from "../../runtime/client/core.js";
+import {
+  createAnyBindingClientCore,
+  createClientCore,
+  type ClientWithOptions,
+} from "../../runtime/client/core.js";
 import { clientBindings } from "../../runtime/client/bindings.js";
 import { serverBindings } from "../../runtime/server/bindings.js";
 import { createDocuments } from "../../runtime/server/documents.js";
@@ -165,6 +169,26 @@ describe("service.bindings", () => {
     expect(client).not.toMatch(/export const soap11\b/);
     expect(client).not.toMatch(/export const httpGet\b/);
     expect(client).toMatch(/ClientConfigOf<ShopCredentials, "soap12" \| "httpPost">/);
+    // The core that refuses a binding the service does not offer (a factory is any function).
+    expect(client).toMatch(/const core = createClientCore\(/);
+  });
+
+  it("gives a client of a spec offering all four bindings the core without the offered check", () => {
+    for (const bindings of [undefined, "[soap11, soap12, httpGet, httpPost]"]) {
+      const { model, docs } = shop(bindings);
+      const client = emitClient(model as ServiceModel, { docs })[0]!.content;
+      expect(client).toMatch(/const core = createAnyBindingClientCore\(/);
+      expect(client).not.toMatch(/\bcreateClientCore\b/);
+    }
+  });
+
+  it("createAnyBindingClientCore makes a core over any binding; createClientCore refuses one not offered", () => {
+    const { model } = shop("[soap12]");
+    const options = { baseUrl: ENDPOINT, user: "u", platform: standard } as ClientWithOptions;
+    expect(createAnyBindingClientCore(model, options, clientBindings.soap11).binding.name).toBe("soap11");
+    expect(() => createClientCore(model, options, clientBindings.soap11)).toThrow(
+      "binding must be one the service offers (soap12); got soap11.",
+    );
   });
 });
 

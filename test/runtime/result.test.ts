@@ -355,14 +355,20 @@ describe("readResult", () => {
       op: listOp,
       xml: `<r xmlns="${NS}">${TRIGGER_XML.replace("<Id>1</Id>", "<Id>x</Id>")}</r>`,
       message:
-        "Cannot convert 'x' to System.Int32 for GetTriggerIdForAccountResult[0].Id: the value is not a whole number.",
+        "Cannot convert 'x' to int for GetTriggerIdForAccountResult[0].Id: the value is not a whole number.",
     },
     {
       name: "a decimal in exponent form",
       op: recordOp,
       xml: `<r xmlns="${NS}"><Id>1</Id><CreditCost>1e5</CreditCost><TotalCredits>2</TotalCredits></r>`,
       message:
-        "Cannot convert '1e5' to System.Decimal for SendSmsWithSenderNameResult.CreditCost: the value is not a decimal number.",
+        "Cannot convert '1e5' to decimal for SendSmsWithSenderNameResult.CreditCost: the value is not a decimal number.",
+    },
+    {
+      name: "a long text that does not convert, quoted cut to 40 characters",
+      op: longOp,
+      xml: `<long xmlns="${NS}">${"9".repeat(50)}</long>`,
+      message: `Cannot convert '${"9".repeat(40)}...' to long for InsertSubscriberSidResult: the value is outside the 64-bit integer range.`,
     },
     {
       name: "a scalar that does not convert",

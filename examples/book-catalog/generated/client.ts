@@ -10,7 +10,7 @@ import {
   type ClientPlatform,
   type ClientWithOptionsOf,
   bindOperations,
-  createClientCore,
+  createAnyBindingClientCore,
 } from "./runtime/client/core.js";
 import { httpGetClient } from "./runtime/client/http-get.js";
 import { httpPostClient } from "./runtime/client/http-post.js";
@@ -81,7 +81,7 @@ export function createClientWith(
   binding: ClientBindingFactory,
   options: ClientWithOptions,
 ): BookCatalogClient {
-  const core = createClientCore(service, options, binding);
+  const core = createAnyBindingClientCore(service, options, binding);
   return { endpointUrl: core.endpointUrl, ...bindOperations(operations, core) };
 }
 

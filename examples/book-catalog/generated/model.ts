@@ -16,7 +16,7 @@ import {
   registerClientCodecs,
   registerScalarCodecs,
 } from "./runtime/codec/values.js";
-import { clientOperations } from "./runtime/model-compact.js";
+import { clientOperations, clientRecords } from "./runtime/model-compact.js";
 import type {
   ClientOperationModel,
   ClientParamModel,
@@ -84,42 +84,36 @@ const record$Author = {
   ],
 } as const satisfies RecordModel;
 
-/** Records by name. */
-const records = {
+/** Records by name (written compactly: a record by its fields, each as a parameter is written; see runtime/model-compact.ts). */
+const records = /* @__PURE__ */ clientRecords({
   Author: record$Author,
-  Book: {
-    name: "Book",
-    fields: [
-      { name: "Isbn", type: scalars.string },
-      { name: "Title", type: scalars.string },
-      { name: "Genre", type: { kind: "enum", enum: enums.Genre } },
+  Book: [
+    "Isbn",
+    "Title",
+    ["Genre", { kind: "enum", enum: enums.Genre }],
+    [
+      "Authors",
       {
-        name: "Authors",
-        type: {
-          kind: "array",
-          item: { kind: "record", record: record$Author },
-          itemElement: "Author",
-          typeName: "ArrayOfAuthor",
-        },
+        kind: "array",
+        item: { kind: "record", record: record$Author },
+        itemElement: "Author",
+        typeName: "ArrayOfAuthor",
       },
-      { name: "Price", type: scalars.decimal },
-      { name: "Rating", type: scalars.float, nullable: true },
-      { name: "Added", type: scalars.dateTime },
-      { name: "Copies", type: scalars.short },
-      { name: "Cover", type: scalars.base64Binary },
     ],
-  },
-  Loan: {
-    name: "Loan",
-    fields: [
-      { name: "Id", type: scalars.guid },
-      { name: "Isbn", type: scalars.string },
-      { name: "Reader", type: scalars.string },
-      { name: "State", type: { kind: "enum", enum: enums.LoanState } },
-      { name: "Due", type: scalars.dateTime, nullable: true },
-    ],
-  },
-} as const satisfies Readonly<Record<string, RecordModel>>;
+    ["Price", scalars.decimal],
+    { name: "Rating", type: scalars.float, nullable: true },
+    ["Added", scalars.dateTime],
+    ["Copies", scalars.short],
+    ["Cover", scalars.base64Binary],
+  ],
+  Loan: [
+    ["Id", scalars.guid],
+    "Isbn",
+    "Reader",
+    ["State", { kind: "enum", enum: enums.LoanState }],
+    { name: "Due", type: scalars.dateTime, nullable: true },
+  ],
+});
 
 /** DataSet results by name. */
 const dataSets = {} as const satisfies Readonly<Record<string, DataSetModel>>;

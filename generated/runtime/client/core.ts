@@ -15,7 +15,8 @@ import type {
 } from "../model.js";
 import { writeParams, type ParamValues } from "../codec/params.js";
 import type { ClientBinding, ClientBindingFactory, WireResponse, XmlReader } from "../protocol/binding.js";
-import { headerHooks } from "../protocol/header-codec.js";
+import { type HeaderCallOptions, headerHooks } from "../protocol/header-codec.js";
+import type { XmlElement } from "../xml/tree.js";
 
 /** .NET's SoapHttpClientProtocol.Timeout default. */
 export const DEFAULT_TIMEOUT_MS = 100_000;
@@ -208,7 +209,29 @@ function limit(name: string, value: number | undefined, fallback: number, allowN
   return value;
 }
 
+/**
+ * The client core of a service, refusing (TypeError) a binding the service does not offer (`service.bindings`;
+ * none named means all four). The generated client of a spec that offers all four calls
+ * createAnyBindingClientCore instead, so that its bundle carries no check that cannot fail.
+ */
 export function createClientCore(
+  service: ClientServiceModel,
+  config: ClientWithOptionsOf<object>,
+  factory: ClientBindingFactory,
+): ClientCore {
+  const core = createAnyBindingClientCore(service, config, factory);
+  // The model names the bindings in ALL_BINDINGS order (the generator normalizes them), or none for all four.
+  const offered = service.bindings;
+  if (offered !== undefined && !offered.includes(core.binding.name)) {
+    throw new TypeError(
+      `binding must be one the service offers (${offered.join(", ")}); got ${core.binding.name}.`,
+    );
+  }
+  return core;
+}
+
+/** The client core over any binding, whether or not the service offers it (createClientCore checks that). */
+export function createAnyBindingClientCore(
   service: ClientServiceModel,
   config: ClientWithOptionsOf<object>,
   factory: ClientBindingFactory,
@@ -228,13 +251,6 @@ export function createClientCore(
     maxElements,
     maxAttributes: DEFAULT_MAX_ATTRIBUTES,
   });
-  // The model names the bindings in ALL_BINDINGS order (the generator normalizes them), or none for all four.
-  const offered = service.bindings;
-  if (offered !== undefined && !offered.includes(binding.name)) {
-    throw new TypeError(
-      `binding must be one the service offers (${offered.join(", ")}); got ${binding.name}.`,
-    );
-  }
   const url = endpointUrl(config.baseUrl, service.endpoint);
   const fetchFn = config.fetch ?? globalThis.fetch;
   return {
@@ -255,13 +271,15 @@ export function createClientCore(
         values[p.name] = Object.hasOwn(config, key) ? (config as AnyCredentials)[key] : undefined;
       }
       let request = binding.encodeRequest(op, writeParams(op, values));
-      // SOAP headers: the model of a service with headers registers their codec (header-codec.ts).
+      // SOAP headers: the model of a service with headers registers their codec (header-codec.ts), which
+      // adds them to the request and reads the answer's for onSoapHeaders.
+      let onEnvelope: ((envelope: XmlElement) => void) | undefined;
       const codec = op.headers && headerHooks.codec;
       if (codec)
-        request = codec.attach(
+        [request, onEnvelope] = codec(
           request,
           op,
-          options.soapHeaders ?? config.soapHeaders,
+          options as HeaderCallOptions,
           config,
           binding.name,
           service.namespace,
@@ -308,13 +326,7 @@ export function createClientCore(
         clearTimeout(timer);
       }
       // The binding reads the answer by the descriptor's result model, which Result is the type of.
-      const received = options.onSoapHeaders as ((headers: object) => void) | undefined;
-      return binding.decodeResponse(
-        op,
-        response,
-        values,
-        codec && received && ((root) => received(codec.read(op, root, service.namespace))),
-      ) as Result;
+      return binding.decodeResponse(op, response, values, onEnvelope) as Result;
     },
   };
 }

@@ -5,7 +5,14 @@
 // Both halves use this module: the client writes the headers it sends and reads those answered, the server
 // binds the ones an operation takes and writes the ones it answers. HTTP GET and POST carry none.
 
-import { headerIsAnswered, headerIsSent, type HeaderModel } from "../model.js";
+import {
+  type BindingName,
+  type ClientOperationModel,
+  headerIsAnswered,
+  headerIsSent,
+  type HeaderModel,
+} from "../model.js";
+import type { WireRequest } from "./binding.js";
 import type { HeaderCodec } from "./header-codec.js";
 import type { XmlElement } from "../xml/tree.js";
 import { readWire, recordWire, registeredWriters, type FormatFailure } from "../codec/typed-xml.js";
@@ -81,48 +88,69 @@ export function headersXml(
 }
 
 /** The codec the generated model registers for the client (header-codec.ts). */
-export const soapHeaderCodec: HeaderCodec = {
-  attach(request, op, supplied, config, binding, ns) {
-    const headers = op.headers ?? [];
-    const values: Record<string, unknown> = { ...(supplied as Record<string, unknown> | undefined) };
-    const credential = headers.find((h) => h.credential);
-    if (credential !== undefined) {
-      // The credentials header: its fields from the config, as credential parameters are.
-      const fields: Record<string, unknown> = {};
-      for (const field of credential.record.fields)
-        if (Object.hasOwn(config, field.name))
-          fields[field.name] = (config as Record<string, unknown>)[field.name];
-      values[credential.record.name] = fields;
-    }
-    const http = binding === "httpGet" || binding === "httpPost";
-    for (const header of headers) {
-      if (!header.required || !headerIsSent(header)) continue;
-      const name = header.record.name;
-      if (http)
-        throw new TypeError(
-          `${op.name} requires the SOAP header ${name}, which ${binding} cannot carry (as in ASMX): call it over SOAP.`,
-        );
-      if (given(values, name) === undefined)
-        throw new TypeError(
-          `${op.name}: SOAP header ${name} is required${header.credential ? " (the credentials: give them in the client's config)" : ""}.`,
-        );
-    }
-    if (http) return request;
-    const xml = headersXml(
-      headers.filter(headerIsSent),
-      values,
-      ns,
-      (message) => new TypeError(`${op.name}: ${message}.`),
-    );
-    if (xml === "") return request;
-    // The envelope is the binding's own (envelopeOpen): its first <soap:Body> is the Body.
-    const at = request.body.indexOf("<soap:Body>");
-    return {
-      ...request,
-      body: `${request.body.slice(0, at)}<soap:Header>${xml}</soap:Header>${request.body.slice(at)}`,
-    };
-  },
-  read: (op, envelope, ns) => ({
-    ...bindHeaders((op.headers ?? []).filter(headerIsAnswered), headerElements(envelope, envelope.ns), ns),
-  }),
+export const soapHeaderCodec: HeaderCodec = (request, op, options, config, binding, ns) => {
+  const received = options.onSoapHeaders;
+  const onEnvelope =
+    received &&
+    ((envelope: XmlElement) =>
+      received({
+        ...bindHeaders(
+          (op.headers ?? []).filter(headerIsAnswered),
+          headerElements(envelope, envelope.ns),
+          ns,
+        ),
+      }));
+  return [
+    attachHeaders(request, op, options.soapHeaders ?? config.soapHeaders, config, binding, ns),
+    onEnvelope,
+  ];
 };
+
+/** The request with the headers a call of `op` sends (HeaderCodec). */
+function attachHeaders(
+  request: WireRequest,
+  op: ClientOperationModel,
+  supplied: object | undefined,
+  config: object,
+  binding: BindingName,
+  ns: string,
+): WireRequest {
+  const headers = op.headers ?? [];
+  const values: Record<string, unknown> = { ...(supplied as Record<string, unknown> | undefined) };
+  const credential = headers.find((h) => h.credential);
+  if (credential !== undefined) {
+    // The credentials header: its fields from the config, as credential parameters are.
+    const fields: Record<string, unknown> = {};
+    for (const field of credential.record.fields)
+      if (Object.hasOwn(config, field.name))
+        fields[field.name] = (config as Record<string, unknown>)[field.name];
+    values[credential.record.name] = fields;
+  }
+  const http = binding === "httpGet" || binding === "httpPost";
+  for (const header of headers) {
+    if (!header.required || !headerIsSent(header)) continue;
+    const name = header.record.name;
+    if (http)
+      throw new TypeError(
+        `${op.name} requires the SOAP header ${name}, which ${binding} cannot carry (as in ASMX): call it over SOAP.`,
+      );
+    if (given(values, name) === undefined)
+      throw new TypeError(
+        `${op.name}: SOAP header ${name} is required${header.credential ? " (the credentials: give them in the client's config)" : ""}.`,
+      );
+  }
+  if (http) return request;
+  const xml = headersXml(
+    headers.filter(headerIsSent),
+    values,
+    ns,
+    (message) => new TypeError(`${op.name}: ${message}.`),
+  );
+  if (xml === "") return request;
+  // The envelope is the binding's own (envelopeOpen): its first <soap:Body> is the Body.
+  const at = request.body.indexOf("<soap:Body>");
+  return {
+    ...request,
+    body: `${request.body.slice(0, at)}<soap:Header>${xml}</soap:Header>${request.body.slice(at)}`,
+  };
+}
