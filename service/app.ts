@@ -21,6 +21,7 @@ import { TrackingLimiter, handleTrackingRequest } from "./http/tracking.js";
 import { TriggerWorker } from "./workers/triggers.js";
 import { createService } from "./operations/service.js";
 import { bounceWebhook, createBounceSmtpServer, listenSmtp } from "./http/bounce-receivers.js";
+import { smsWebhook } from "./http/sms-webhook.js";
 import { recordVerdict, verpAddress } from "./operations/mailing/bounces.js";
 import { unsubscribeAllRoute } from "./http/unsubscribe-all.js";
 import { unsubscribeKey } from "./operations/mailing/unsubscribe.js";
@@ -172,6 +173,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const bounces =
     serveApi && bounce.webhookTokenHash !== undefined
       ? bounceWebhook(store, { ...receiverOptions, tokenHash: bounce.webhookTokenHash })
+      : undefined;
+  const smsEvents =
+    serveApi && config.smsWebhookTokenHash !== undefined
+      ? smsWebhook(store, {
+          tokenHash: config.smsWebhookTokenHash,
+          perMinute: config.smsWebhookRate,
+          now,
+          log: (e) => logger.info(e),
+        })
       : undefined;
   const outbox = runWorkers
     ? new OutboxWorker(store, {
@@ -363,6 +373,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       });
     }
     if (path === "/bounces" && bounces !== undefined) return bounces(req, res);
+    if (path === "/sms/webhook" && smsEvents !== undefined) return smsEvents(req, res);
     if (req.method !== "GET" && req.method !== "HEAD")
       return send(405, "text/plain; charset=utf-8", "Method not allowed.\n");
     if (path === "/healthz") return health(req, res);

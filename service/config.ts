@@ -43,6 +43,10 @@ export interface Config {
   readonly smsOutboxDir: string;
   /** HTTP gateway paid SMS are POSTed to; undefined: the SMS folder. */
   readonly smsUrl: string | undefined;
+  /** SHA-256 of SMS_WEBHOOK_TOKEN (POST /sms/webhook: STOP and delivery receipts); undefined: no webhook. */
+  readonly smsWebhookTokenHash: Buffer | undefined;
+  /** Requests a minute one address may make to POST /sms/webhook. */
+  readonly smsWebhookRate: number;
   readonly mailFrom: string;
   /** MAIL_FROM was set (else mailFrom is made up from PUBLIC_URL's host, and the start warns). */
   readonly mailFromSet: boolean;
@@ -152,6 +156,16 @@ export const OPTIONS: readonly Option[] = [
     name: "SMS_OUTBOX_DIR",
     default: "data/sms",
     doc: "Folder paid SMS are written to, one <id>.json each (sender, recipient, text).",
+  },
+  {
+    name: "SMS_WEBHOOK_TOKEN",
+    default: "",
+    doc: "Bearer token (at least 32 characters) of POST /sms/webhook, where the SMS gateway reports STOP messages and delivery receipts; unset: there is no such route.",
+  },
+  {
+    name: "SMS_WEBHOOK_RATE",
+    default: "600",
+    doc: "Requests a minute one address may make to POST /sms/webhook (more: 429).",
   },
   {
     name: "SMS_URL",
@@ -352,13 +366,16 @@ function metricsToken(env: NodeJS.ProcessEnv): Buffer | undefined {
   return metricsTokenHash(token);
 }
 
-/** BOUNCE_WEBHOOK_TOKEN's hash; refused (without echoing it) when too short to be a secret. */
-function bounceToken(env: NodeJS.ProcessEnv): Buffer | undefined {
-  const token = env.BOUNCE_WEBHOOK_TOKEN;
+/** A webhook's bearer token's hash; refused (without echoing it) when too short to be a secret. */
+function webhookToken(
+  env: NodeJS.ProcessEnv,
+  name: "BOUNCE_WEBHOOK_TOKEN" | "SMS_WEBHOOK_TOKEN",
+): Buffer | undefined {
+  const token = env[name];
   if (token === undefined || token === "") return undefined;
   if (token.length < MIN_METRICS_TOKEN || /\s/.test(token))
     throw new ServiceConfigError(
-      `BOUNCE_WEBHOOK_TOKEN must be at least ${MIN_METRICS_TOKEN} characters without spaces (as from: openssl rand -hex 16).`,
+      `${name} must be at least ${MIN_METRICS_TOKEN} characters without spaces (as from: openssl rand -hex 16).`,
     );
   return metricsTokenHash(token);
 }
@@ -553,6 +570,8 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
     outboxRetentionDays: int(env, "OUTBOX_RETENTION_DAYS", 0, 0, 3650),
     smsOutboxDir: env.SMS_OUTBOX_DIR || "data/sms",
     smsUrl: httpUrl(env, "SMS_URL"),
+    smsWebhookTokenHash: webhookToken(env, "SMS_WEBHOOK_TOKEN"),
+    smsWebhookRate: int(env, "SMS_WEBHOOK_RATE", 600, 1, 1_000_000),
     mailFrom: env.MAIL_FROM || `no-reply@${publicHost.replace(/^\[|\]$/g, "")}`,
     mailFromSet: (env.MAIL_FROM ?? "") !== "",
     dkimKeys: parseDkimKeys(env.DKIM_KEYS, env),
@@ -572,7 +591,7 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
       domain: bounceDomain(env),
       smtpPort: env.BOUNCE_SMTP_PORT ? int(env, "BOUNCE_SMTP_PORT", 0, 0, 65535) : undefined,
       smtpHost: env.BOUNCE_SMTP_HOST || "127.0.0.1",
-      webhookTokenHash: bounceToken(env),
+      webhookTokenHash: webhookToken(env, "BOUNCE_WEBHOOK_TOKEN"),
       maxBytes: int(env, "BOUNCE_MAX_BYTES", 262_144, 1024, 16 * 1024 * 1024),
       softLimit: int(env, "BOUNCE_SOFT_LIMIT", 3, 1, 1000),
       perMinute: int(env, "BOUNCE_RATE", 60, 1, 1_000_000),

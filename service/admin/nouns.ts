@@ -13,6 +13,7 @@ import { newsletterNoun } from "./newsletter.js";
 import { outboxNoun } from "./outbox.js";
 import { projectNoun } from "./project.js";
 import { sendingNoun } from "./sending.js";
+import { smsNoun } from "./sms.js";
 import { templateNoun } from "./template.js";
 import { triggerNoun } from "./trigger.js";
 
@@ -23,6 +24,7 @@ export const nouns: readonly Noun[] = [
   importNoun,
   outboxNoun,
   creditsNoun,
+  smsNoun,
   projectNoun,
   templateNoun,
   moduleNoun,

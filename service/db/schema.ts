@@ -181,7 +181,8 @@ export interface ImportBatchesTable {
 }
 
 /** waiting: not paid yet (too few credits), sent oldest first after a refill; queued: paid, to deliver. */
-export type SmsState = "waiting" | "queued" | "sent" | "dead";
+/** waiting (for credits) -> queued (paid) -> sent | dead; stopped: to a number that sent STOP, never sent. */
+export type SmsState = "waiting" | "queued" | "sent" | "dead" | "stopped";
 
 export interface SmsMessagesTable {
   id: Generated<number>;
@@ -202,6 +203,17 @@ export interface SmsMessagesTable {
   created_at: number;
   paid_at: number | null;
   sent_at: number | null;
+  /** The gateway's last delivery receipt: its status (sms-events.ts RECEIPT_STATUSES), detail and time. */
+  receipt_status: string | null;
+  receipt_detail: string | null;
+  receipt_at: number | null;
+}
+
+export interface SmsStopsTable {
+  /** E.164 digits without "+". */
+  number: string;
+  keyword: string;
+  created_at: number;
 }
 
 export interface CreditLedgerTable {
@@ -418,6 +430,7 @@ export interface Database {
   import_batches: ImportBatchesTable;
   secrets: SecretsTable;
   sms_messages: SmsMessagesTable;
+  sms_stops: SmsStopsTable;
   credit_ledger: CreditLedgerTable;
   projects: ProjectsTable;
   transactions: TransactionsTable;

@@ -12,10 +12,8 @@
 //   report; 503 while 16 reports wait to be read; 401 for a wrong token; 413 past BOUNCE_MAX_BYTES (Content-Length or chunks: reading stops
 //   there); 429 past BOUNCE_RATE a minute from one address.
 //
-// The rate limit is per remote address, a fixed one-minute window, kept for at most 10,000 addresses (the
-// oldest forgotten first), so its memory is bounded whatever the peers do.
+// The rate limit is per remote address (webhook.ts).
 
-import { createHash, timingSafeEqual } from "node:crypto";
 import type http from "node:http";
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
@@ -28,31 +26,7 @@ import {
   verpMailId,
 } from "../operations/mailing/bounces.js";
 import { unsubscribeKey } from "../operations/mailing/unsubscribe.js";
-
-const MAX_TRACKED_SOURCES = 10_000;
-const WINDOW_MS = 60_000;
-
-/** Requests per source address per minute (fixed window), bounded memory. */
-class RateLimiter {
-  private readonly windows = new Map<string, { start: number; count: number }>();
-  constructor(private readonly perMinute: number) {}
-
-  /** True when `source` may go on now (and counts it). */
-  take(source: string, now: number): boolean {
-    let w = this.windows.get(source);
-    if (w === undefined || now - w.start >= WINDOW_MS) {
-      this.windows.delete(source);
-      if (this.windows.size >= MAX_TRACKED_SOURCES) {
-        const oldest = this.windows.keys().next().value;
-        if (oldest !== undefined) this.windows.delete(oldest);
-      }
-      w = { start: now, count: 0 };
-      this.windows.set(source, w);
-    }
-    w.count++;
-    return w.count <= this.perMinute;
-  }
-}
+import { RateLimiter, readBody, tokenMatches } from "./webhook.js";
 
 export interface ReceiverOptions extends BounceOptions {
   readonly maxBytes: number;
@@ -158,36 +132,6 @@ export async function listenSmtp(server: SMTPServer, port: number, host: string)
 export interface WebhookOptions extends ReceiverOptions {
   /** SHA-256 of BOUNCE_WEBHOOK_TOKEN. */
   readonly tokenHash: Buffer;
-}
-
-function tokenMatches(req: http.IncomingMessage, hash: Buffer): boolean {
-  const m = /^Bearer\s+(\S{1,512})$/i.exec(req.headers.authorization ?? "");
-  if (m === null) return false;
-  return timingSafeEqual(createHash("sha256").update(m[1]!).digest(), hash);
-}
-
-/** Reads the body up to `max` bytes; undefined when it is longer (reading stops there). */
-function readBody(req: http.IncomingMessage, max: number): Promise<Buffer | undefined> {
-  const declared = Number(req.headers["content-length"] ?? "0");
-  if (declared > max) return Promise.resolve(undefined);
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = (value: Buffer | undefined) => {
-      req.off("data", data).off("end", end).off("error", failed).off("close", failed);
-      resolve(value);
-    };
-    const data = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > max) {
-        req.pause();
-        done(undefined);
-      } else chunks.push(chunk);
-    };
-    const end = () => done(Buffer.concat(chunks));
-    const failed = () => done(undefined);
-    req.on("data", data).on("end", end).on("error", failed).on("close", failed);
-  });
 }
 
 /** `POST /bounces` (see the top of this file). */

@@ -5,7 +5,8 @@
 // are swept. With `url` (SMS_URL) each SMS is POSTed as that JSON to an HTTP gateway with
 // an `Idempotency-Key: sms-<id>` header (a retry after a crash repeats the key, for the gateway to drop);
 // a 2xx answer is delivered, a 4xx other than 408/429 is dead at once, anything else is retried with
-// backoff and dead after maxAttempts. Waiting (unpaid) SMS are never touched here.
+// backoff and dead after maxAttempts. Waiting (unpaid) SMS are never touched here. An SMS whose number sent
+// STOP after it was paid is not sent: it becomes `stopped` and its credits go back.
 
 import { randomUUID } from "node:crypto";
 import type { Store } from "../db/database.js";
@@ -13,6 +14,7 @@ import type { SmsMessage } from "../db/schema.js";
 import { TemporarySweep, writeAtomically } from "../delivery/drop-folder.js";
 import { claimDue, PollingWorker } from "./polling-worker.js";
 import { refundSms, smsAddress } from "../operations/transactional/sms.js";
+import { isStopped } from "../operations/transactional/sms-events.js";
 import { PermanentDeliveryError } from "../delivery/errors.js";
 
 export interface SmsOutboxOptions {
@@ -135,8 +137,28 @@ export class SmsWorker extends PollingWorker {
     throw new Error(why);
   }
 
+  /** A paid SMS whose number sent STOP since: stopped, not sent, its credits back. */
+  private async stopSms(sms: SmsMessage): Promise<void> {
+    const now = this.now();
+    await this.store.write(async (trx) => {
+      const updated = await trx
+        .updateTable("sms_messages")
+        .set({ state: "stopped", lease_owner: null, lease_until: null, last_error: "the number sent STOP" })
+        .where("id", "=", sms.id)
+        .where("lease_owner", "=", this.owner)
+        .where("state", "=", "queued")
+        .executeTakeFirst();
+      if (updated.numUpdatedRows === 1n) await refundSms(trx, this.store.engine, sms, now);
+    });
+    this.options.log?.({ msg: "sms stopped", smsId: sms.id });
+  }
+
   private async deliver(sms: SmsMessage): Promise<boolean> {
     const { db } = this.store;
+    if (await isStopped(db, sms.country_code, sms.phone_number)) {
+      await this.stopSms(sms);
+      return false;
+    }
     try {
       await this.send(sms);
       await db

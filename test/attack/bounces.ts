@@ -5,6 +5,8 @@
 // tokens, and one address past BOUNCE_RATE; the SMTP receiver gets recipients that are no verified VERP
 // address, messages past the size limit, and more connections than it takes. Every answer must be the
 // documented one, nothing recorded (no message of ours is named), and the service stays up and quick.
+// The SMS gateway's webhook (POST /sms/webhook) gets hostile JSON (deep nesting, huge arrays and strings,
+// random bytes, prototype keys), wrong tokens and one address past SMS_WEBHOOK_RATE, the same way.
 
 import { randomBytes } from "node:crypto";
 import net from "node:net";
@@ -82,6 +84,8 @@ export async function bouncesSection(rows: Row[]): Promise<void> {
       BOUNCE_WEBHOOK_TOKEN: TOKEN,
       BOUNCE_MAX_BYTES: String(MAX_BYTES),
       BOUNCE_RATE: String(RATE),
+      SMS_WEBHOOK_TOKEN: TOKEN,
+      SMS_WEBHOOK_RATE: String(RATE),
     },
   });
   try {
@@ -234,7 +238,111 @@ export async function bouncesSection(rows: Row[]): Promise<void> {
         health.kind === "answer" &&
         health.status === 200,
     });
+    await smsWebhookRows(rows, service.port, bound);
   } finally {
     await service.child.stop();
   }
+}
+
+/** Hostile bodies for POST /sms/webhook, each under its 64 KiB limit. */
+function hostileSmsBodies(): { name: string; body: Buffer; expect: string }[] {
+  const limit = 64 * 1024;
+  const stop = (i: number) => ({ type: "inbound", from: `+4670${String(1_000_000 + i)}`, text: "hello" });
+  const body = (text: string) => Buffer.from(text.slice(0, limit));
+  return [
+    { name: "arrays nested 60,000 deep", body: body("[".repeat(60_000)), expect: "400" },
+    { name: "objects nested 10,000 deep", body: body('{"a":'.repeat(10_000)), expect: "400" },
+    {
+      name: "an array of 101 events",
+      body: body(JSON.stringify(Array.from({ length: 101 }, (_, i) => stop(i)))),
+      expect: "400",
+    },
+    {
+      name: "100 events (the most)",
+      body: body(JSON.stringify(Array.from({ length: 100 }, (_, i) => stop(i)))),
+      expect: "200",
+    },
+    {
+      name: "a 60 KiB text",
+      body: body(JSON.stringify({ ...stop(0), text: "x".repeat(60_000) })),
+      expect: "400",
+    },
+    {
+      name: "a 60 KiB number",
+      body: body(`{"type":"receipt","id":${"9".repeat(60_000)},"status":"sent"}`),
+      expect: "400",
+    },
+    {
+      name: "prototype keys",
+      body: body('{"__proto__":{"type":"inbound"},"constructor":{"prototype":{"x":1}}}'),
+      expect: "400",
+    },
+    { name: "random bytes", body: randomBytes(limit - 1), expect: "400" },
+    {
+      name: "invalid UTF-8 in a text",
+      body: Buffer.concat([
+        Buffer.from('{"type":"inbound","from":"+46701234567","text":"'),
+        Buffer.from([0xff, 0xfe, 0xc0]),
+        Buffer.from('"}'),
+      ]),
+      expect: "200",
+    },
+    {
+      name: "a 60 KiB phone number",
+      body: body(JSON.stringify({ ...stop(0), from: "+".repeat(60_000) })),
+      expect: "400",
+    },
+  ];
+}
+
+async function smsWebhookRows(rows: Row[], port: number, bound: number): Promise<void> {
+  const post = (body: Buffer | string, from: string, token = TOKEN) =>
+    request(port, "/sms/webhook", {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body,
+      localAddress: from,
+      timeoutMs: 30_000,
+    });
+  const statusOf = (o: HttpOutcome) => (o.kind === "answer" ? String(o.status) : `failed ${o.detail}`);
+  const bodies = hostileSmsBodies();
+  const outcomes: { expect: string; got: string; name: string }[] = [];
+  const { probes } = await probeDuring(
+    inParallel(bodies.length * 20, 4, async (i) => {
+      const { body, expect, name } = bodies[i % bodies.length]!;
+      outcomes.push({ expect, name, got: statusOf(await post(body, `127.0.${60 + (i % bodies.length)}.1`)) });
+    }),
+    () => healthz(port),
+  );
+  const wrongAnswers = outcomes.filter((o) => o.got !== o.expect);
+  rows.push({
+    attack: "sms webhook: hostile JSON (nesting, sizes, random bytes, prototype keys)",
+    requests: outcomes.length,
+    outcome: `${outcomes.length - wrongAnswers.length} answered as documented`,
+    measured: describeProbes(probes),
+    target: `200 for the good bodies, 400 naming the rule for the rest; every healthz answered, < ${Math.round(10 * bound)} ms`,
+    pass: wrongAnswers.length === 0 && probes.failed === 0 && probes.maxMs < 10 * bound,
+    details: [...new Set(wrongAnswers.map((o) => `${o.name}: expected ${o.expect}, got ${o.got}`))].slice(
+      0,
+      10,
+    ),
+  });
+
+  const wrong: string[] = [];
+  await inParallel(300, 8, async (i) => {
+    wrong.push(statusOf(await post("{}", `127.0.80.${1 + (i % 200)}`, randomBytes(24).toString("hex"))));
+  });
+  const flood: string[] = [];
+  await inParallel(RATE + 200, 8, async () => {
+    flood.push(statusOf(await post('{"type":"inbound","from":"+46701234567","text":"hi"}', "127.0.90.1")));
+  });
+  const refused = flood.filter((o) => o === "429").length;
+  rows.push({
+    attack: "sms webhook: wrong tokens; one address past SMS_WEBHOOK_RATE",
+    requests: wrong.length + flood.length,
+    outcome: `${wrong.filter((o) => o === "401").length}/${wrong.length} 401; flood ${refused} 429`,
+    measured: `${refused} of ${flood.length} refused (rate ${RATE}/min)`,
+    target: "401 each; 429 past the rate (at least 200), 200 before",
+    pass: wrong.every((o) => o === "401") && refused >= 200 && flood.every((o) => o === "200" || o === "429"),
+  });
 }

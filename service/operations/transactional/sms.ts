@@ -14,7 +14,8 @@
 // refused. A refill adds the credits and then pays waiting messages oldest first while they fit,
 // stopping at the first that does not, in the same transaction. Every change of the balance writes a
 // ledger row with the balance after it, so the ledger's amounts sum to the balance; it is never negative.
-// An SMS that goes dead in delivery (sms-outbox.ts) gets its cost back (ledger reason "refund").
+// An SMS that goes dead in delivery (sms-outbox.ts) gets its cost back (ledger reason "refund"), as does
+// one paid before its number sent STOP (sms-events.ts); one sent to a number that had is never charged.
 
 import { clientError, ErrorCodes } from "../../../generated/server.js";
 import type { SendSmsWithSenderNameParams, SmsSingleMessageResult } from "../../../generated/types.js";
@@ -23,6 +24,7 @@ import type { Account, SmsMessage } from "../../db/schema.js";
 import { formatDecimal, parseDecimal } from "../../common/decimal.js";
 import type { Transaction } from "kysely";
 import type { Database } from "../../db/schema.js";
+import { isStopped } from "./sms-events.js";
 
 /** The most segments one SMS may have (1,530 GSM-7 characters or 670 UCS-2 code units). */
 export const MAX_SEGMENTS = 10;
@@ -198,7 +200,9 @@ export async function sendSms(
   }
   const outcome = await store.write(async (trx) => {
     const { credits, price } = await lockedCredits(trx, store.engine, account.id);
-    const cost = price * BigInt(pricing.segments);
+    // A number that sent STOP (sms-events.ts): kept as `stopped`, never sent, nothing charged.
+    const stopped = await isStopped(trx, recipient.countryCode, recipient.phoneNumber);
+    const cost = stopped ? 0n : price * BigInt(pricing.segments);
     const older = await trx
       .selectFrom("sms_messages")
       .select("id")
@@ -206,7 +210,7 @@ export async function sendSms(
       .where("state", "=", "waiting")
       .limit(1)
       .executeTakeFirst();
-    const paid = older === undefined && credits >= cost;
+    const paid = !stopped && older === undefined && credits >= cost;
     const inserted = await trx
       .insertInto("sms_messages")
       .values({
@@ -218,11 +222,11 @@ export async function sendSms(
         encoding: pricing.encoding,
         segments: pricing.segments,
         cost: formatDecimal(cost),
-        state: paid ? "queued" : "waiting",
+        state: stopped ? "stopped" : paid ? "queued" : "waiting",
         next_attempt_at: now,
         lease_owner: null,
         lease_until: null,
-        last_error: null,
+        last_error: stopped ? "the number sent STOP" : null,
         created_at: now,
         paid_at: paid ? now : null,
         sent_at: null,
