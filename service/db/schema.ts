@@ -418,6 +418,44 @@ export interface ConsoleSessionsTable {
   expires_at: number;
 }
 
+/** What became of a sending, counted as its events are written (service/tables/sending-counters.ts). */
+export interface SendingCountersTable {
+  sending_id: number;
+  sent: number;
+  skipped: number;
+  cancelled: number;
+  pending: number;
+  accepted: number;
+  failed: number;
+  withdrawn: number;
+  hard: number;
+  soft: number;
+  complaints: number;
+  accepted_bounced: number;
+  opens: number;
+  opens_total: number;
+  clickers: number;
+  clicks_total: number;
+  unsubscribes: number;
+}
+
+/** A sending's clicks of one tracked link: recipients who clicked it, and every click. */
+export interface SendingLinkCountersTable {
+  sending_id: number;
+  link_id: number;
+  clickers: number;
+  clicks: number;
+}
+
+/** A sending's opens and clicks in one bucket of `width` ms starting at `bucket` (ms). */
+export interface SendingEventBucketsTable {
+  sending_id: number;
+  width: number;
+  bucket: number;
+  opens: number;
+  clicks: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   mailing_lists: MailingListsTable;
@@ -449,6 +487,9 @@ export interface Database {
   auth_throttle: AuthThrottleTable;
   mail_events: MailEventsTable;
   console_sessions: ConsoleSessionsTable;
+  sending_counters: SendingCountersTable;
+  sending_link_counters: SendingLinkCountersTable;
+  sending_event_buckets: SendingEventBucketsTable;
 }
 
 export type Account = Selectable<AccountsTable>;

@@ -47,7 +47,6 @@ const GROUPS: Readonly<Record<string, TableGroup>> = {
       // The statistics and the console's pages are being moved onto counter tables this round (the
       // console's helper); their reads move to service/tables/sendings.ts after that lands.
       "service/operations/mailing/sending-stats.ts": "a sending's statistics",
-      "service/console/queries.ts": "the console's list of sendings",
       "service/console/pages/sendings.ts": "a sending's page",
       "service/console/pages/subscribers.ts": "a subscriber's events with their sendings",
     },
@@ -57,10 +56,15 @@ const GROUPS: Readonly<Record<string, TableGroup>> = {
     owners: ["service/tables/tracking.ts"],
     readers: {
       // As for the sendings: moved onto counter tables this round, then here.
-      "service/operations/mailing/sending-stats.ts": "opens, clicks and unsubscribes of a sending",
-      "service/console/queries.ts": "the opens and clicks of the list of sendings",
-      "service/console/pages/sendings.ts": "a sending's links and its chart",
+      "service/operations/mailing/sending-stats.ts": "clicks per link: every tracked link, with its counters",
       "service/console/pages/subscribers.ts": "a subscriber's events",
+    },
+  },
+  "sending counters": {
+    tables: ["sending_counters", "sending_link_counters", "sending_event_buckets"],
+    owners: ["service/tables/sending-counters.ts"],
+    readers: {
+      "service/operations/mailing/sending-stats.ts": "clicks per link: every tracked link, with its counters",
     },
   },
 };

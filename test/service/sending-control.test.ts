@@ -17,6 +17,7 @@ import { cancelSending, pauseSending } from "../../service/operations/mailing/se
 import { sendingStatistics } from "../../service/operations/mailing/sending-stats.js";
 import { sendNewsletter } from "../../service/operations/mailing/sendings.js";
 import { SendingWorker } from "../../service/workers/sendings.js";
+import { expectCountersMatchRecount } from "./support/counters.js";
 import { describeEngines, freshDatabaseUrl } from "./support/engines.js";
 import { addMembers, countRows, seedNewsletter, waitFor } from "./support/sendings.js";
 import { type TestService, admin, startService } from "./support/service.js";
@@ -167,6 +168,8 @@ describeEngines("sending pause, resume and cancel", (engine) => {
     expect(to).toHaveLength(n);
     expect(new Set(to).size).toBe(n);
     expect(await countRows(store, id)).toEqual({ sent: n });
+    // Held, queued again, delivered: the counters followed each change.
+    expect((await expectCountersMatchRecount(store.db)).get(id)).toMatchObject({ sent: n, accepted: n });
   });
 
   it("cancelled mid-way: nothing more queued or delivered; the rest cancelled, as the statistics say", async () => {
@@ -194,6 +197,7 @@ describeEngines("sending pause, resume and cancel", (engine) => {
       withdrawn: atCancel,
       pending: 0,
     });
+    await expectCountersMatchRecount(store.db);
     expect((await control(svc.databaseUrl, "resume", id)).stderr).toBe(
       `error: --id: sending ${id} is cancelled: only a paused sending can be resumed`,
     );
@@ -301,6 +305,8 @@ describeEngines("sending control with kill -9 and two workers", (engine) => {
       .where("to_address", "like", "kp%")
       .executeTakeFirstOrThrow();
     expect(Number(all.n)).toBe(n);
+    // Two workers at once, one killed: the counters still equal a recount.
+    expect((await expectCountersMatchRecount(store.db)).get(id)).toMatchObject({ sent: n, pending: n });
   }, 180_000);
 
   it("cancelled, the worker killed, two workers: nothing more is queued", async () => {
@@ -317,5 +323,8 @@ describeEngines("sending control with kill -9 and two workers", (engine) => {
       .where("to_address", "like", "kc%")
       .executeTakeFirstOrThrow();
     expect(Number(all.n)).toBe(cancelled.sent);
+    expect((await expectCountersMatchRecount(store.db)).get(id)).toMatchObject({
+      cancelled: n - cancelled.sent,
+    });
   }, 180_000);
 });

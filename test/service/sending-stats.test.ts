@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { sendingLinkClicks, sendingStatistics } from "../../service/operations/mailing/sending-stats.js";
+import { expectCountersMatchRecount } from "./support/counters.js";
 import { describeEngines } from "./support/engines.js";
 import { type TestService, admin, startService } from "./support/service.js";
 import { arf, dsn, headersOf } from "./support/reports.js";
@@ -126,6 +127,7 @@ describeEngines("sending statistics", (engine) => {
       unsubscribes: 0,
     });
     expect(s.rates.clickToOpen).toBeNull();
+    expect((await expectCountersMatchRecount(svc.app.store.db)).get(sendingId)).toMatchObject({ sent: 8 });
     // Another account sees no such sending.
     const other = await svc.createAccount("other", "a-long-password");
     expect(await sendingStatistics(svc.app.store.db, other, sendingId)).toBeUndefined();
@@ -163,6 +165,8 @@ describeEngines("sending statistics", (engine) => {
     expect((await fetch(`${links("complain").unsubscribe}/all`, { method: "POST" })).status).toBe(200);
 
     const { db } = svc.app.store;
+    // The counters the statistics read equal a recount of the raw rows.
+    expect((await expectCountersMatchRecount(db)).get(sendingId)).toMatchObject({ hard: 2, clickers: 2 });
     const s = (await sendingStatistics(db, account, sendingId))!;
     expect(s).toMatchObject({
       sent: 8,

@@ -1,7 +1,7 @@
 // Sending statistics: what became of one newsletter sending, for the admin CLI (`sending show`, `sending
-// stats`) and the console. Every query is scoped by the account and reads one sending's own rows through
-// its indexes (sending_recipients by sending, mail_outbox by id, mail_events by sending, tracking_limits by
-// sending): never another sending's or account's.
+// stats`) and the console. Every query is scoped by the account; the counts are the sending's counters
+// (service/tables/sending-counters.ts: kept as each event is written, equal to a recount of the raw rows),
+// so a sending of a million recipients reads one row.
 //
 // The counts:
 // - recipients: the members the sending was expanded to; sent: those whose message was queued;
@@ -21,6 +21,7 @@
 
 import { type Kysely, type Transaction, sql } from "kysely";
 import type { Database } from "../../db/schema.js";
+import { type SendingCounters, readSendingCounters } from "../../tables/sending-counters.js";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -76,13 +77,9 @@ function rate(part: number, whole: number): number | null {
 /** A count column as a number (PostgreSQL returns bigint counts as text). */
 const num = (value: unknown): number => Number(value ?? 0);
 
-/** The sending's statistics (see the top of this file); undefined when the account has no such sending. */
-export async function sendingStatistics(
-  db: Db,
-  accountId: number,
-  sendingId: number,
-): Promise<SendingStatistics | undefined> {
-  const s = await db
+/** The columns of a sending row the statistics show. */
+function sendingRows(db: Db, accountId: number) {
+  return db
     .selectFrom("sendings as s")
     .innerJoin("newsletters as n", "n.id", "s.newsletter_id")
     .innerJoin("mailing_lists as l", "l.id", "s.list_id")
@@ -98,87 +95,17 @@ export async function sendingStatistics(
       "s.finished_at",
       "s.recipients",
     ])
-    .where("s.id", "=", sendingId)
-    .where("s.account_id", "=", accountId)
-    .executeTakeFirst();
-  if (s === undefined) return undefined;
+    .where("s.account_id", "=", accountId);
+}
 
-  const byRecipient = await db
-    .selectFrom("sending_recipients")
-    .select(["state", (eb) => eb.fn.countAll().as("n")])
-    .where("sending_id", "=", s.id)
-    .groupBy("state")
-    .execute();
-  const recipientStates = new Map(byRecipient.map((r) => [String(r.state), num(r.n)]));
+type SendingRow = Awaited<ReturnType<ReturnType<typeof sendingRows>["executeTakeFirstOrThrow"]>>;
 
-  const byMail = await db
-    .selectFrom("sending_recipients as r")
-    .innerJoin("mail_outbox as m", "m.id", "r.mail_id")
-    .select(["m.state", (eb) => eb.fn.countAll().as("n")])
-    .where("r.sending_id", "=", s.id)
-    .groupBy("m.state")
-    .execute();
-  const mailStates = new Map(byMail.map((r) => [String(r.state), num(r.n)]));
-
-  // One row per message: whether it has a hard bounce, a soft one, a complaint; accepted or not.
-  const events = await db
-    .selectFrom("mail_events as e")
-    .leftJoin("mail_outbox as m", "m.id", "e.mail_id")
-    .select([
-      "e.mail_id",
-      sql<number>`max(case when e.kind = 'hard' then 1 else 0 end)`.as("hard"),
-      sql<number>`max(case when e.kind = 'soft' then 1 else 0 end)`.as("soft"),
-      sql<number>`max(case when e.kind = 'complaint' then 1 else 0 end)`.as("complaint"),
-      sql<number>`max(case when m.state = 'sent' then 1 else 0 end)`.as("accepted"),
-    ])
-    .where("e.sending_id", "=", s.id)
-    .where("e.account_id", "=", accountId)
-    .groupBy("e.mail_id")
-    .execute();
-  let hard = 0;
-  let soft = 0;
-  let complaints = 0;
-  let acceptedBounced = 0;
-  for (const e of events) {
-    const isHard = num(e.hard) === 1;
-    const isSoft = !isHard && num(e.soft) === 1;
-    if (isHard) hard++;
-    if (isSoft) soft++;
-    if (num(e.complaint) === 1) complaints++;
-    if ((isHard || isSoft) && num(e.accepted) === 1) acceptedBounced++;
-  }
-
-  const tracked = await db
-    .selectFrom("tracking_limits")
-    .select(["kind", (eb) => eb.fn.countAll().as("rows"), (eb) => eb.fn.sum("total").as("total")])
-    .where("sending_id", "=", s.id)
-    .where("kind", "in", ["view", "click"])
-    .groupBy("kind")
-    .execute();
-  // Views have one row per recipient (link 0); clicks one per recipient and link.
-  const uniqueClicks = await db
-    .selectFrom("tracking_limits")
-    .select(sql<number>`count(distinct subscriber_id)`.as("n"))
-    .where("sending_id", "=", s.id)
-    .where("kind", "=", "click")
-    .executeTakeFirstOrThrow();
-  const view = tracked.find((t) => t.kind === "view");
-  const click = tracked.find((t) => t.kind === "click");
-
-  const unsubscribed = await db
-    .selectFrom("tracking_events")
-    .select(sql<number>`count(distinct subscriber_id)`.as("n"))
-    .where("sending_id", "=", s.id)
-    .where("account_id", "=", accountId)
-    .where("kind", "=", "unsubscribe")
-    .executeTakeFirstOrThrow();
-
-  const sent = recipientStates.get("sent") ?? 0;
-  const accepted = mailStates.get("sent") ?? 0;
-  const delivered = accepted - acceptedBounced;
-  const opens = { unique: num(view?.rows), total: num(view?.total) };
-  const clicks = { unique: num(uniqueClicks.n), total: num(click?.total) };
-  const unsubscribes = num(unsubscribed.n);
+/** A sending's statistics from its row and its counters. */
+function statisticsOf(s: SendingRow, c: SendingCounters): SendingStatistics {
+  const delivered = c.accepted - c.accepted_bounced;
+  const bounced = c.hard + c.soft;
+  const opens = { unique: c.opens, total: c.opens_total };
+  const clicks = { unique: c.clickers, total: c.clicks_total };
   return {
     id: s.id,
     newsletter: { id: s.newsletter_id, name: s.newsletter_name },
@@ -188,31 +115,64 @@ export async function sendingStatistics(
     sendAt: num(s.send_at),
     finishedAt: s.finished_at === null ? null : num(s.finished_at),
     recipients: num(s.recipients),
-    sent,
-    skipped: recipientStates.get("skipped") ?? 0,
-    cancelled: recipientStates.get("cancelled") ?? 0,
-    accepted,
-    pending: (mailStates.get("queued") ?? 0) + (mailStates.get("held") ?? 0),
-    failed: mailStates.get("dead") ?? 0,
-    withdrawn: mailStates.get("cancelled") ?? 0,
+    sent: c.sent,
+    skipped: c.skipped,
+    cancelled: c.cancelled,
+    accepted: c.accepted,
+    pending: c.pending,
+    failed: c.failed,
+    withdrawn: c.withdrawn,
     delivered,
-    bounced: { hard, soft, total: hard + soft },
-    complaints,
+    bounced: { hard: c.hard, soft: c.soft, total: bounced },
+    complaints: c.complaints,
     opens,
     clicks,
-    unsubscribes,
+    unsubscribes: c.unsubscribes,
     rates: {
-      delivery: rate(delivered, sent),
-      bounce: rate(hard + soft, sent),
-      hardBounce: rate(hard, sent),
-      softBounce: rate(soft, sent),
-      complaint: rate(complaints, delivered),
+      delivery: rate(delivered, c.sent),
+      bounce: rate(bounced, c.sent),
+      hardBounce: rate(c.hard, c.sent),
+      softBounce: rate(c.soft, c.sent),
+      complaint: rate(c.complaints, delivered),
       open: rate(opens.unique, delivered),
       click: rate(clicks.unique, delivered),
       clickToOpen: rate(clicks.unique, opens.unique),
-      unsubscribe: rate(unsubscribes, delivered),
+      unsubscribe: rate(c.unsubscribes, delivered),
     },
   };
+}
+
+/** The sending's statistics (see the top of this file); undefined when the account has no such sending. */
+export async function sendingStatistics(
+  db: Db,
+  accountId: number,
+  sendingId: number,
+): Promise<SendingStatistics | undefined> {
+  const s = await sendingRows(db, accountId).where("s.id", "=", sendingId).executeTakeFirst();
+  if (s === undefined) return undefined;
+  const counters = await readSendingCounters(db, [s.id]);
+  return statisticsOf(s, counters.get(s.id)!);
+}
+
+/**
+ * The account's sendings newest first (those before `beforeId` when given), at most `limit`, each with its
+ * statistics: one keyset page of sendings and one read of their counters.
+ */
+export async function listSendingStatistics(
+  db: Db,
+  accountId: number,
+  options: { readonly limit: number; readonly beforeId?: number },
+): Promise<SendingStatistics[]> {
+  const rows = await sendingRows(db, accountId)
+    .$if(options.beforeId !== undefined, (q) => q.where("s.id", "<", options.beforeId!))
+    .orderBy("s.id", "desc")
+    .limit(options.limit)
+    .execute();
+  const counters = await readSendingCounters(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => statisticsOf(r, counters.get(r.id)!));
 }
 
 /** Clicks per tracked link of the sending, most unique clicks first, at most `limit` links. */
@@ -224,19 +184,18 @@ export async function sendingLinkClicks(
 ): Promise<LinkClicks[]> {
   const rows = await db
     .selectFrom("tracked_links as l")
-    .leftJoin("tracking_limits as t", (j) =>
-      j.onRef("t.sending_id", "=", "l.sending_id").onRef("t.link_id", "=", "l.id").on("t.kind", "=", "click"),
+    .leftJoin("sending_link_counters as c", (j) =>
+      j.onRef("c.sending_id", "=", "l.sending_id").onRef("c.link_id", "=", "l.id"),
     )
     .select([
       "l.id",
       "l.url",
-      sql<number>`count(t.subscriber_id)`.as("unique"),
-      sql<number>`coalesce(sum(t.total), 0)`.as("total"),
+      sql<number>`coalesce(c.clickers, 0)`.as("unique"),
+      sql<number>`coalesce(c.clicks, 0)`.as("total"),
     ])
     .where("l.sending_id", "=", sendingId)
     .where("l.account_id", "=", accountId)
-    .groupBy(["l.id", "l.url"])
-    .orderBy(sql`count(t.subscriber_id)`, "desc")
+    .orderBy(sql`coalesce(c.clickers, 0)`, "desc")
     .orderBy("l.id")
     .limit(limit)
     .execute();
