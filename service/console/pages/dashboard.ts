@@ -5,7 +5,8 @@ import { type Html, html } from "../html.js";
 import { sendHtml } from "../http.js";
 import type { ConsoleRoute, RouteContext } from "../context.js";
 import { count, page, rate, table, when } from "../layout.js";
-import { type Bounded, type SendingStats, boundedCount, sendingStats } from "../queries.js";
+import { type SendingStatistics, listSendingStatistics } from "../../operations/mailing/sending-stats.js";
+import { type Bounded, boundedCount } from "../queries.js";
 
 const ACTIVE_IMPORT_STATES = ["queued", "fetching", "importing", "applying"] as const;
 
@@ -13,18 +14,18 @@ function shown(b: Bounded): string {
   return b.more ? `${count(b.n)}+` : count(b.n);
 }
 
-/** One sending as a table row: counts, and rates of the sent messages. */
-export function sendingRow(ctx: Pick<RouteContext, "account">, s: SendingStats): Html {
+/** One sending as a table row: counts, and rates of the sent messages (as sending-stats.ts defines them). */
+export function sendingRow(ctx: Pick<RouteContext, "account">, s: SendingStatistics): Html {
   return html`<tr>
-<td><a href="/console/sendings/${s.id}">${s.newsletter}</a></td>
-<td>${s.list}</td>
+<td><a href="/console/sendings/${s.id}">${s.newsletter.name}</a></td>
+<td>${s.list.name}</td>
 <td><span class="state state-${s.state}">${s.state}</span></td>
 <td>${when(ctx.account, s.sendAt)}</td>
 <td class="n">${count(s.sent)} / ${count(s.recipients)}</td>
 <td class="n">${rate(s.delivered, s.sent)}</td>
-<td class="n">${rate(s.bounced, s.sent)}</td>
-<td class="n">${rate(s.uniqueOpens, s.delivered)}</td>
-<td class="n">${rate(s.uniqueClicks, s.delivered)}</td>
+<td class="n">${rate(s.bounced.total, s.sent)}</td>
+<td class="n">${rate(s.opens.unique, s.delivered)}</td>
+<td class="n">${rate(s.clicks.unique, s.delivered)}</td>
 </tr>`;
 }
 
@@ -74,7 +75,7 @@ async function dashboard(ctx: RouteContext): Promise<void> {
     await members("unsubscribed"),
     await boundedCount(db, db.selectFrom("optouts").select("email_key").where("account_id", "=", accountId)),
   ];
-  const sendings = await sendingStats(db, accountId, { limit: 5 });
+  const sendings = await listSendingStatistics(db, accountId, { limit: 5 });
   const imports = await db
     .selectFrom("imports as i")
     .innerJoin("mailing_lists as l", "l.id", "i.list_id")

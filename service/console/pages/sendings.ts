@@ -1,15 +1,21 @@
 // Sendings: newest first with their rates (keyset pages), one sending's live progress, its opens and clicks
-// over time (a JSON series the chart script draws with uPlot) and its clicks per link.
+// over time (a JSON series the chart script draws with uPlot) and its clicks per link. Every number is
+// sending-stats.ts's (the admin CLI's), read from the sending counters; the chart from their buckets.
 
-import { sql } from "kysely";
+import {
+  listSendingStatistics,
+  sendingLinkClicks,
+  sendingStatistics,
+} from "../../operations/mailing/sending-stats.js";
+import { BUCKET_WIDTHS, eventBuckets, eventSpan } from "../../tables/sending-counters.js";
 import { html } from "../html.js";
 import { sendData, sendHtml } from "../http.js";
 import type { ConsoleRoute, RouteContext } from "../context.js";
 import { count, nextLink, page, rate, table, when } from "../layout.js";
-import { idOf, sendingStats } from "../queries.js";
+import { idOf } from "../queries.js";
 import { SENDING_HEAD, sendingRow } from "./dashboard.js";
 
-/** Sendings a page lists: each row counts its unique opens and clicks (one index range each). */
+/** Sendings a page lists. */
 const PAGE_ROWS = 10;
 /** Points a chart has at most: the bucket is the smallest nice width that fits the span in these. */
 const MAX_POINTS = 120;
@@ -30,7 +36,7 @@ const LINKS_SHOWN = 50;
 
 async function sendings(ctx: RouteContext): Promise<void> {
   const before = idOf(ctx.url.searchParams.get("before"));
-  const rows = await sendingStats(ctx.deps.store.db, ctx.account.id, {
+  const rows = await listSendingStatistics(ctx.deps.store.db, ctx.account.id, {
     limit: PAGE_ROWS + 1,
     ...(before === undefined ? {} : { beforeId: before }),
   });
@@ -52,7 +58,7 @@ ${rows.length > PAGE_ROWS ? nextLink("/console/sendings", { before: String(shown
 async function sendingPage(ctx: RouteContext): Promise<void> {
   const id = idOf(ctx.match[1]);
   const section = { account: ctx.account, csrf: ctx.csrf, section: "/console/sendings" };
-  const [s] = id === undefined ? [] : await sendingStats(ctx.deps.store.db, ctx.account.id, { limit: 1, id });
+  const s = id === undefined ? undefined : await sendingStatistics(ctx.deps.store.db, ctx.account.id, id);
   if (s === undefined) {
     sendHtml(
       ctx.req,
@@ -64,22 +70,11 @@ async function sendingPage(ctx: RouteContext): Promise<void> {
     );
     return;
   }
-  const links = await ctx.deps.store.db
-    .selectFrom("tracking_limits as l")
-    .innerJoin("tracked_links as t", "t.id", "l.link_id")
-    .select(["t.url", sql<number>`count(*)`.as("people"), sql<number>`sum(l.total)`.as("clicks")])
-    .where("l.sending_id", "=", s.id)
-    .where("t.sending_id", "=", s.id)
-    .where("l.kind", "=", "click")
-    .groupBy("t.url")
-    .orderBy(sql`sum(l.total)`, "desc")
-    .orderBy("t.url")
-    .limit(LINKS_SHOWN)
-    .execute();
+  const links = await sendingLinkClicks(ctx.deps.store.db, ctx.account.id, s.id, LINKS_SHOWN);
   const running = s.state !== "done";
   const tile = (label: string, value: string) =>
     html`<div class="tile"><span class="tile-value">${value}</span><span class="tile-label">${label}</span></div>`;
-  const body = html`<p>List <strong>${s.list}</strong>, send at ${when(ctx.account, s.sendAt)}${
+  const body = html`<p>List <strong>${s.list.name}</strong>, send at ${when(ctx.account, s.sendAt)}${
     s.finishedAt === null ? "" : html`, finished ${when(ctx.account, s.finishedAt)}`
   }.</p>
 <div class="live" data-poll="/console/sendings/${s.id}/progress" data-reload${running ? "" : html` data-finished="true"`}>
@@ -91,26 +86,30 @@ async function sendingPage(ctx: RouteContext): Promise<void> {
 <div class="tiles">
 ${tile("Sent", count(s.sent))}
 ${tile("Delivered", rate(s.delivered, s.sent))}
-${tile("Bounced", rate(s.bounced, s.sent))}
-${tile("Unique opens", `${count(s.uniqueOpens)} (${rate(s.uniqueOpens, s.delivered)})`)}
-${tile("Unique clicks", `${count(s.uniqueClicks)} (${rate(s.uniqueClicks, s.delivered)})`)}
+${tile("Bounced", rate(s.bounced.total, s.sent))}
+${tile("Unique opens", `${count(s.opens.unique)} (${rate(s.opens.unique, s.delivered)})`)}
+${tile("Unique clicks", `${count(s.clicks.unique)} (${rate(s.clicks.unique, s.delivered)})`)}
+${tile("Waiting or held", count(s.pending))}
+${tile("Failed", count(s.failed))}
+${tile("Complaints", count(s.complaints))}
+${tile("Unsubscribed", count(s.unsubscribes))}
 </div>
 <h2>Opens and clicks over time</h2>
 <div class="chart" role="img" aria-label="Opens and clicks of this sending over time" data-series="/console/sendings/${s.id}/series" data-live="true"><p class="hint">The chart needs JavaScript; the numbers are above.</p></div>
 <h2>Clicks per link</h2>
 ${table(
-  "Links of the newsletter, most clicked first (shown as text, not followed)",
+  "Links of the newsletter, clicked by most people first (shown as text, not followed)",
   ["Link", "People", "Clicks"],
   links.map(
     (l) =>
-      html`<tr><td><code>${l.url}</code></td><td class="n">${count(Number(l.people))}</td><td class="n">${count(Number(l.clicks))}</td></tr>`,
+      html`<tr><td><code>${l.url}</code></td><td class="n">${count(l.unique)}</td><td class="n">${count(l.total)}</td></tr>`,
   ),
-  "No clicks yet.",
+  "No tracked links.",
 )}`;
   sendHtml(
     ctx.req,
     ctx.res,
-    page(section, `Sending ${s.id}: ${s.newsletter}`, body, ["uplot.js", "console.js"]),
+    page(section, `Sending ${s.id}: ${s.newsletter.name}`, body, ["uplot.js", "console.js"]),
   );
 }
 
@@ -145,49 +144,37 @@ async function sendingProgress(ctx: RouteContext): Promise<void> {
 
 /**
  * Opens and clicks per bucket from the sending's start (its send time, or its first event if earlier) to
- * its last event: `t` the buckets' starts in Unix seconds, `opens` and `clicks` the events in each. One
- * grouped read of the index (sending_id, kind, created_at).
+ * its last event: `t` the buckets' starts in Unix seconds, `opens` and `clicks` the events in each. Read
+ * from the sending's per-minute counter buckets (spans up to a day and a half) or per-hour ones (longer):
+ * a few thousand rows at most, however many events.
  */
 async function sendingSeries(ctx: RouteContext) {
   const s = await sendingOf(ctx);
   if (s === undefined) return undefined;
   const db = ctx.deps.store.db;
-  const span = await db
-    .selectFrom("tracking_events")
-    .select([sql<number | null>`min(created_at)`.as("first"), sql<number | null>`max(created_at)`.as("last")])
-    .where("sending_id", "=", s.id)
-    .where("kind", "in", ["view", "click"])
-    .executeTakeFirst();
-  if (span?.first === null || span?.first === undefined || span.last === null) {
+  const span = await eventSpan(db, s.id);
+  if (span === undefined) {
     return { t: [] as number[], opens: [] as number[], clicks: [] as number[], bucketLabel: "hour" };
   }
   // From the send time to now (a running sending's curve grows as time passes), a year at most, and at
   // least MIN_SPAN_MS so a young sending's first events are not one lone point.
-  let start = Math.min(Number(s.send_at), Number(span.first));
-  const last = Math.min(Math.max(Number(span.last), ctx.deps.now()), start + 365 * 24 * 3600_000);
+  const [minute, hour] = BUCKET_WIDTHS;
+  let start = Math.min(Number(s.send_at), span.first);
+  const last = Math.min(Math.max(span.last + minute, ctx.deps.now()), start + 365 * 24 * 3600_000);
   if (last - start < MIN_SPAN_MS) start = last - MIN_SPAN_MS;
   const [bucket, bucketLabel] = BUCKETS.find(([ms]) => (last - start) / ms < MAX_POINTS) ?? BUCKETS.at(-1)!;
   const first = start - (start % bucket);
-  const rows = await db
-    .selectFrom("tracking_events")
-    // Literals (whole numbers of our own), so the grouped expression is the selected one on PostgreSQL.
-    .select([
-      "kind",
-      sql<number>`(created_at - ${sql.lit(first)}) / ${sql.lit(bucket)}`.as("b"),
-      sql<number>`count(*)`.as("n"),
-    ])
-    .where("sending_id", "=", s.id)
-    .where("kind", "in", ["view", "click"])
-    .groupBy(["kind", sql`(created_at - ${sql.lit(first)}) / ${sql.lit(bucket)}`])
-    .execute();
   const points = Math.min(MAX_POINTS * 8, Math.floor((last - first) / bucket) + 1);
+  // Every chart bucket is a whole number of the counters' buckets.
+  const rows = await eventBuckets(db, s.id, bucket >= hour ? hour : minute, first, first + points * bucket);
   const t = Array.from({ length: points }, (_, i) => (first + i * bucket) / 1000);
   const opens = new Array<number>(points).fill(0);
   const clicks = new Array<number>(points).fill(0);
   for (const row of rows) {
-    const b = Math.floor(Number(row.b));
+    const b = Math.floor((row.bucket - first) / bucket);
     if (b < 0 || b >= points) continue;
-    (row.kind === "view" ? opens : clicks)[b] = Number(row.n);
+    opens[b]! += row.opens;
+    clicks[b]! += row.clicks;
   }
   return { t, opens, clicks, bucketLabel };
 }
