@@ -14,6 +14,7 @@ import { outboxNoun } from "./outbox.js";
 import { projectNoun } from "./project.js";
 import { sendingNoun } from "./sending.js";
 import { smsNoun } from "./sms.js";
+import { subscriberNoun } from "./subscriber.js";
 import { templateNoun } from "./template.js";
 import { triggerNoun } from "./trigger.js";
 
@@ -32,4 +33,5 @@ export const nouns: readonly Noun[] = [
   filterNoun,
   sendingNoun,
   triggerNoun,
+  subscriberNoun,
 ];

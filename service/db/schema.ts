@@ -68,6 +68,31 @@ export interface OptoutsTable {
   created_at: number;
 }
 
+/**
+ * requested: a double opt-in was asked for (the confirmation mail queued); confirmed: the person pressed
+ * the confirmation button; withdrawn: the person unsubscribed (a list's link, or from all lists).
+ */
+export type ConsentKind = "requested" | "confirmed" | "withdrawn";
+
+/** One consent given or withdrawn (migration 0017, service/tables/consents.ts). */
+export interface ConsentsTable {
+  id: Generated<number>;
+  account_id: number;
+  subscriber_id: number;
+  /** The list it is about; null for all the account's lists. */
+  list_id: number | null;
+  kind: ConsentKind;
+  /** How: the operation that asked (InsertSubscriberWithDemDataPendingOption), `confirmation link`, ... */
+  source: string;
+  /** The address the request came from: the caller's for an operation, the person's for a link. */
+  ip: string | null;
+  /** The browser's User-Agent (at most 500 characters), where a person's browser made the request. */
+  user_agent: string | null;
+  /** The text the person was shown (the confirmation mail, the button's page), links left out. */
+  text: string;
+  created_at: number;
+}
+
 export interface ConfirmationsTable {
   /** SHA-256 of the token, hex: the token itself is only in the e-mail. */
   token_hash: string;
@@ -463,6 +488,7 @@ export interface Database {
   memberships: MembershipsTable;
   optouts: OptoutsTable;
   confirmations: ConfirmationsTable;
+  consents: ConsentsTable;
   mail_outbox: MailOutboxTable;
   imports: ImportsTable;
   import_batches: ImportBatchesTable;

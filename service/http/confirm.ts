@@ -9,15 +9,15 @@ import {
   buttonPage,
   discardBody,
   page,
+  requesterOf,
   sendPage,
 } from "./pages.js";
 import { confirmSubscription, confirmationPending } from "../operations/subscriber/confirmations.js";
 
-const CONFIRM_FORM = buttonPage(
-  "Confirm your subscription",
-  "Press the button to confirm that you want to receive this mailing list.",
-  "Confirm subscription",
-);
+const CONFIRM_TEXT = "Press the button to confirm that you want to receive this mailing list.";
+const CONFIRM_FORM = buttonPage("Confirm your subscription", CONFIRM_TEXT, "Confirm subscription");
+/** What the consent record keeps of the page the person confirmed on. */
+const CONFIRM_SHOWN = `Confirm your subscription. ${CONFIRM_TEXT} [Confirm subscription]`;
 const CONFIRMED_PAGE = page("Subscription confirmed", "<p>Thank you: your subscription is confirmed.</p>");
 const INVALID_LINK_PAGE = page(
   "Link not valid",
@@ -46,7 +46,10 @@ export async function confirmRoute(
     return sendPage(req, res, pending ? 200 : 404, pending ? CONFIRM_FORM : INVALID_LINK_PAGE);
   }
   if (!(await discardBody(req))) return sendPage(req, res, 413, BODY_TOO_LARGE_PAGE, { connection: "close" });
-  const confirmed = await confirmSubscription(store, token, now);
+  const confirmed = await confirmSubscription(store, token, now, {
+    ...requesterOf(req),
+    shown: CONFIRM_SHOWN,
+  });
   if (confirmed) onConfirmed();
   return sendPage(req, res, confirmed ? 200 : 404, confirmed ? CONFIRMED_PAGE : INVALID_LINK_PAGE);
 }

@@ -78,3 +78,12 @@ export function discardBody(req: http.IncomingMessage): Promise<boolean> {
     req.on("data", data).on("end", end).on("error", failed).on("close", failed);
   });
 }
+
+/** Who sent a request: the peer's address and the browser's User-Agent (for the consent record). */
+export function requesterOf(req: http.IncomingMessage): {
+  ip: string | undefined;
+  userAgent: string | undefined;
+} {
+  const agent = req.headers["user-agent"];
+  return { ip: req.socket.remoteAddress, userAgent: typeof agent === "string" ? agent : undefined };
+}

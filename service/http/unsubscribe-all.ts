@@ -17,8 +17,10 @@ import {
   buttonPage,
   discardBody,
   page,
+  requesterOf,
   sendPage,
 } from "./pages.js";
+import { recordConsent } from "../tables/consents.js";
 import { unsubscribeKey, verifyUnsubscribeToken } from "../operations/mailing/unsubscribe.js";
 
 const FORM = buttonPage(
@@ -50,9 +52,22 @@ export async function unsubscribeAllRoute(
   if (method !== "POST") return sendPage(req, res, 200, FORM);
   const done = await store.write(async (trx) => {
     const subscriber = await subscriberById(trx, ids.subscriberId);
-    if (subscriber === undefined) return false;
+    if (subscriber === undefined || subscriber.email === "") return false;
     await addOptout(trx, subscriber.account_id, subscriber.email, now);
     await recordUnsubscribe(trx, ids.sendingId, ids.subscriberId, now);
+    await recordConsent(
+      trx,
+      {
+        accountId: subscriber.account_id,
+        subscriberId: ids.subscriberId,
+        listId: null,
+        kind: "withdrawn",
+        source: "unsubscribe-from-all link",
+        ...requesterOf(req),
+        text: "Unsubscribe from all. Press the button to stop receiving every mailing list of this sender. [Unsubscribe from all]",
+      },
+      now,
+    );
     return true;
   });
   return sendPage(req, res, done ? 200 : 404, done ? DONE_PAGE : INVALID_PAGE);

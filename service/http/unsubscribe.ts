@@ -7,10 +7,22 @@
 import type http from "node:http";
 import type { Store } from "../db/database.js";
 import { recordUnsubscribe } from "../tables/tracking.js";
-import { unsubscribeMembership } from "../tables/subscribers.js";
-import { BODY_TOO_LARGE_PAGE, METHOD_NOT_ALLOWED_PAGE, discardBody, page, sendPage } from "./pages.js";
+import { subscriberById, unsubscribeMembership } from "../tables/subscribers.js";
+import { recordConsent } from "../tables/consents.js";
+import {
+  BODY_TOO_LARGE_PAGE,
+  METHOD_NOT_ALLOWED_PAGE,
+  discardBody,
+  page,
+  requesterOf,
+  sendPage,
+} from "./pages.js";
 import { unsubscribeKey } from "../operations/mailing/unsubscribe.js";
 import { verifyUnsubscribeToken } from "../operations/mailing/unsubscribe.js";
+
+/** What the consent record keeps of a withdrawal by this link (its page, or a mail program's one click). */
+const UNSUBSCRIBE_SHOWN =
+  "Unsubscribe. Press the button to stop receiving this mailing list. [Unsubscribe] (or the mail program's one-click unsubscribe)";
 
 /** The page of a verified token: unsubscribe from this list (one-click form), or from all (`/u/{token}/all`). */
 function unsubscribeForm(token: string): string {
@@ -49,6 +61,21 @@ export async function unsubscribeRoute(
   await store.write(async (trx) => {
     await unsubscribeMembership(trx, ids.listId, ids.subscriberId, now);
     await recordUnsubscribe(trx, ids.sendingId, ids.subscriberId, now);
+    const subscriber = await subscriberById(trx, ids.subscriberId);
+    if (subscriber !== undefined && subscriber.email !== "")
+      await recordConsent(
+        trx,
+        {
+          accountId: subscriber.account_id,
+          subscriberId: ids.subscriberId,
+          listId: ids.listId,
+          kind: "withdrawn",
+          source: "unsubscribe link",
+          ...requesterOf(req),
+          text: UNSUBSCRIBE_SHOWN,
+        },
+        now,
+      );
   });
   return sendPage(req, res, 200, UNSUBSCRIBED_PAGE);
 }

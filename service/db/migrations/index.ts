@@ -20,6 +20,7 @@ import * as m0013 from "./0013_console_events.js";
 import * as m0014 from "./0014_console_unique_counts.js";
 import * as m0015 from "./0015_sms_stop_receipts.js";
 import * as m0016 from "./0016_sending_counters.js";
+import * as m0017 from "./0017_consents.js";
 import type { AnyDb } from "./tables.js";
 
 /** A migration file: `up` makes its change (on the engine it is given). */
@@ -45,6 +46,7 @@ const MIGRATIONS: ReadonlyArray<readonly [name: string, file: MigrationFile]> = 
   ["0014_console_unique_counts", m0014],
   ["0015_sms_stop_receipts", m0015],
   ["0016_sending_counters", m0016],
+  ["0017_consents", m0017],
 ];
 
 /** Every migration by name (applied in name order). */

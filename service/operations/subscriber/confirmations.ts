@@ -7,6 +7,7 @@ import type { Database, MailingList, Account } from "../../db/schema.js";
 import { createHash, randomBytes } from "node:crypto";
 import type { Store } from "../../db/database.js";
 import { confirmMembership } from "../../tables/subscribers.js";
+import { recordConsent, type Requester } from "../../tables/consents.js";
 import { queueMail } from "../../delivery/mail.js";
 
 const CONFIRM_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -15,12 +16,16 @@ function tokenHash(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
-/** Records a confirmation of the pending membership and queues its mail, in the insert's transaction. */
+/**
+ * Records a confirmation of the pending membership and queues its mail, in the insert's transaction, and
+ * the consent asked for (`requested`: the operation, the caller's address, the mail's text without its link).
+ */
 export async function queueConfirmation(
   trx: Transaction<Database>,
   pending: { account: Account; list: MailingList; subscriberId: number; email: string; name: string },
   at: number,
   mail: { publicUrl: string; mailFrom: string; domain: string },
+  asked: Requester & { readonly source: string },
 ): Promise<void> {
   const { account: owner, list, email } = pending;
   const token = randomBytes(32).toString("base64url");
@@ -36,6 +41,25 @@ export async function queueConfirmation(
     })
     .execute();
   const link = `${mail.publicUrl.replace(/\/$/, "")}/confirm/${token}`;
+  const subject = `Please confirm your subscription to ${list.name}`;
+  const text = (link: string) =>
+    `Hello,\n\nplease confirm that you want to receive "${list.name}" at ${email}: open this link and press\n` +
+    `the Confirm subscription button on its page:\n\n` +
+    `${link}\n\nThe link works once and expires in 7 days. If you did not ask for this, ignore this message.\n`;
+  await recordConsent(
+    trx,
+    {
+      accountId: owner.id,
+      subscriberId: pending.subscriberId,
+      listId: list.id,
+      kind: "requested",
+      source: asked.source,
+      ip: asked.ip,
+      userAgent: asked.userAgent,
+      text: `${subject}\n\n${text("[confirmation link]")}`,
+    },
+    at,
+  );
   await queueMail(
     trx,
     {
@@ -46,11 +70,8 @@ export async function queueConfirmation(
         address: list.from_email || owner.from_email || mail.mailFrom,
       },
       to: { name: pending.name, address: email },
-      subject: `Please confirm your subscription to ${list.name}`,
-      text:
-        `Hello,\n\nplease confirm that you want to receive "${list.name}" at ${email}: open this link and press\n` +
-        `the Confirm subscription button on its page:\n\n` +
-        `${link}\n\nThe link works once and expires in 7 days. If you did not ask for this, ignore this message.\n`,
+      subject,
+      text: text(link),
     },
     at,
     mail.domain,
@@ -72,8 +93,16 @@ export async function confirmationPending(store: Store, token: string, at: numbe
   return row !== undefined;
 }
 
-/** POST /confirm/{token}: a pending membership becomes active, once; "expired" and "used" look the same. */
-export async function confirmSubscription(store: Store, token: string, at: number): Promise<boolean> {
+/**
+ * POST /confirm/{token}: a pending membership becomes active, once, and the consent is recorded
+ * (`confirmed`: the person's address and browser, the page's text); "expired" and "used" look the same.
+ */
+export async function confirmSubscription(
+  store: Store,
+  token: string,
+  at: number,
+  by: Requester & { readonly shown: string },
+): Promise<boolean> {
   if (!CONFIRM_TOKEN.test(token)) return false;
   return store.write(async (trx) => {
     const used = await trx
@@ -82,10 +111,24 @@ export async function confirmSubscription(store: Store, token: string, at: numbe
       .where("token_hash", "=", tokenHash(token))
       .where("used_at", "is", null)
       .where("expires_at", ">", at)
-      .returning(["list_id", "subscriber_id"])
+      .returning(["account_id", "list_id", "subscriber_id"])
       .executeTakeFirst();
     if (used === undefined) return false;
     await confirmMembership(trx, used.list_id, used.subscriber_id, at);
+    await recordConsent(
+      trx,
+      {
+        accountId: used.account_id,
+        subscriberId: used.subscriber_id,
+        listId: used.list_id,
+        kind: "confirmed",
+        source: "confirmation link",
+        ip: by.ip,
+        userAgent: by.userAgent,
+        text: by.shown,
+      },
+      at,
+    );
     return true;
   });
 }

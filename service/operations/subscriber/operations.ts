@@ -164,7 +164,7 @@ export function subscriberOperations(scope: OperationScope): SubscriberOperation
       const check = deps.auth.cached(username, password, context.remoteAddress);
       if (check !== undefined) return insertOnePostgres(check, context, params);
     }
-    return insertGeneral(await account(context), params, pending);
+    return insertGeneral(await account(context), params, pending, undefined, context);
   }
 
   /** A single insert for a signed-in account on the path insertSubscriber picks (or `path`). */
@@ -173,6 +173,7 @@ export function subscriberOperations(scope: OperationScope): SubscriberOperation
     params: InsertParams,
     pending: boolean,
     path?: InsertPath,
+    context?: CallContext,
   ): Promise<bigint> {
     const row = singleRow(owner, params);
     let queued = false;
@@ -189,6 +190,10 @@ export function subscriberOperations(scope: OperationScope): SubscriberOperation
         { account: owner, list, subscriberId: written.id, email: row.email, name: params.strName ?? "" },
         at,
         { publicUrl: config.publicUrl, mailFrom: config.mailFrom, domain },
+        {
+          source: context?.operation ?? "InsertSubscriberWithDemDataPendingOption",
+          ip: context?.remoteAddress,
+        },
       );
       queued = true;
     };
