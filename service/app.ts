@@ -22,6 +22,7 @@ import { TriggerWorker } from "./workers/triggers.js";
 import { createService } from "./operations/service.js";
 import { bounceWebhook, createBounceSmtpServer, listenSmtp } from "./http/bounce-receivers.js";
 import { smsWebhook } from "./http/sms-webhook.js";
+import { formatRoute } from "./http/preferences.js";
 import { recordVerdict, verpAddress } from "./operations/mailing/bounces.js";
 import { unsubscribeAllRoute } from "./http/unsubscribe-all.js";
 import { unsubscribeKey } from "./operations/mailing/unsubscribe.js";
@@ -362,6 +363,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     if (await consoleRoutes(req, res)) return;
     const unsubscribeAll = /^\/u\/([^/]*)\/all$/.exec(path);
     if (unsubscribeAll !== null) return unsubscribeAllRoute(store, req, res, unsubscribeAll[1]!, now());
+    const format = /^\/u\/([^/]*)\/format$/.exec(path);
+    if (format !== null) return formatRoute(store, req, res, format[1]!);
     const unsubscribe = /^\/u\/([^/]*)$/.exec(path);
     if (unsubscribe !== null) return unsubscribeRoute(store, req, res, unsubscribe[1]!, now());
     // A token is base64url: anything else (a malformed %-escape included) is simply not one.

@@ -87,3 +87,31 @@ export function requesterOf(req: http.IncomingMessage): {
   const agent = req.headers["user-agent"];
   return { ip: req.socket.remoteAddress, userAgent: typeof agent === "string" ? agent : undefined };
 }
+
+/** Largest body of a form with fields (the preference form posts `format=HTML`). */
+const MAX_FIELDS_BODY = 1024;
+
+/**
+ * Reads a url-encoded form body of at most 1 KiB; undefined past that (reading stops there, as
+ * discardBody does, and the caller answers 413 with `connection: close`).
+ */
+export function readForm(req: http.IncomingMessage): Promise<URLSearchParams | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (form: URLSearchParams | undefined) => {
+      req.off("data", data).off("end", end).off("error", failed).off("close", failed);
+      resolve(form);
+    };
+    const data = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_FIELDS_BODY) {
+        req.pause();
+        finish(undefined);
+      } else chunks.push(chunk);
+    };
+    const end = () => finish(new URLSearchParams(Buffer.concat(chunks).toString("utf8")));
+    const failed = () => finish(undefined);
+    req.on("data", data).on("end", end).on("error", failed).on("close", failed);
+  });
+}

@@ -1,13 +1,13 @@
 // `GET|HEAD|POST /u/{token}`, the one-click unsubscribe link (tokens: operations/mailing/unsubscribe.ts):
-// GET shows a page with a button; POST (the one-click body, or the button) makes the membership
-// `unsubscribed`. A token that does not verify is 404. The page's second button, and `{{unsubscribe_all}}`
+// GET shows the preference page (unsubscribe from this list, from all, or change the mail format:
+// preferences.ts); POST (the one-click body, or the button) makes the membership `unsubscribed`. A token that does not verify is 404. The page's second button, and `{{unsubscribe_all}}`
 // in the template, lead to `/u/{token}/all`: the address goes on the account's opt-out-all set
 // (unsubscribe-all.ts).
 
 import type http from "node:http";
 import type { Store } from "../db/database.js";
 import { recordUnsubscribe } from "../tables/tracking.js";
-import { subscriberById, unsubscribeMembership } from "../tables/subscribers.js";
+import { subscriberById, subscriberFormat, unsubscribeMembership } from "../tables/subscribers.js";
 import { recordConsent } from "../tables/consents.js";
 import {
   BODY_TOO_LARGE_PAGE,
@@ -17,6 +17,7 @@ import {
   requesterOf,
   sendPage,
 } from "./pages.js";
+import { formatForm } from "./preferences.js";
 import { unsubscribeKey } from "../operations/mailing/unsubscribe.js";
 import { verifyUnsubscribeToken } from "../operations/mailing/unsubscribe.js";
 
@@ -24,12 +25,16 @@ import { verifyUnsubscribeToken } from "../operations/mailing/unsubscribe.js";
 const UNSUBSCRIBE_SHOWN =
   "Unsubscribe. Press the button to stop receiving this mailing list. [Unsubscribe] (or the mail program's one-click unsubscribe)";
 
-/** The page of a verified token: unsubscribe from this list (one-click form), or from all (`/u/{token}/all`). */
-function unsubscribeForm(token: string): string {
+/**
+ * The preference page of a verified token: unsubscribe from this list (one-click form), from all
+ * (`/u/{token}/all`), or change the mail format (`/u/{token}/format`, preferences.ts).
+ */
+function unsubscribeForm(token: string, format: string): string {
   return page(
     "Unsubscribe",
     '<p>Press the button to stop receiving this mailing list.</p><form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>' +
-      `<p>Or stop every mailing list of this sender:</p><form method="post" action="${token}/all"><button type="submit">Unsubscribe from all</button></form>`,
+      `<p>Or stop every mailing list of this sender:</p><form method="post" action="${token}/all"><button type="submit">Unsubscribe from all</button></form>` +
+      `<p>Or keep getting it, in another format:</p>${formatForm(format, `${token}/format`)}`,
   );
 }
 const UNSUBSCRIBED_PAGE = page(
@@ -57,7 +62,10 @@ export async function unsubscribeRoute(
     return sendPage(req, res, 413, BODY_TOO_LARGE_PAGE, { connection: "close" });
   if (ids === undefined) return sendPage(req, res, 404, INVALID_PAGE);
   // The token matched its pattern (digits, dots, base64url): safe in the second form's relative action.
-  if (method !== "POST") return sendPage(req, res, 200, unsubscribeForm(token));
+  if (method !== "POST") {
+    const format = await subscriberFormat(store.db, ids.subscriberId);
+    return sendPage(req, res, 200, unsubscribeForm(token, format ?? "HTML"));
+  }
   await store.write(async (trx) => {
     await unsubscribeMembership(trx, ids.listId, ids.subscriberId, now);
     await recordUnsubscribe(trx, ids.sendingId, ids.subscriberId, now);

@@ -48,6 +48,18 @@ export async function subscriberById(
   return db.selectFrom("subscribers").select(["account_id", "email"]).where("id", "=", id).executeTakeFirst();
 }
 
+/** A subscriber's mail format (HTML or Text), by id alone; undefined when gone. */
+export async function subscriberFormat(db: Db, id: number): Promise<string | undefined> {
+  const row = await db.selectFrom("subscribers").select("format").where("id", "=", id).executeTakeFirst();
+  return row?.format;
+}
+
+/** Sets a subscriber's mail format; false when the subscriber is gone. */
+export async function setSubscriberFormat(db: Db, id: number, format: "HTML" | "Text"): Promise<boolean> {
+  const updated = await db.updateTable("subscribers").set({ format }).where("id", "=", id).executeTakeFirst();
+  return updated.numUpdatedRows > 0n;
+}
+
 /** Replaces a subscriber's demographic fields (JSON by field number). */
 export async function setSubscriberFields(db: Db, subscriberId: number, fields: string): Promise<void> {
   await db.updateTable("subscribers").set({ fields }).where("id", "=", subscriberId).execute();

@@ -5,7 +5,8 @@
 // decimal parser takes) and
 // of the largest value allowed, while a probe measures an honest caller. What each row counts is what the
 // account's reports say afterwards (GetReportViewsByDateInterval, GetRoiResults), so the bound is the one a
-// customer of the service sees.
+// customer of the service sees. The preference page's format form (/u/{token}/format, the token from the
+// mail's List-Unsubscribe) gets hostile bodies and forged tokens.
 
 import fs from "node:fs";
 import http from "node:http";
@@ -93,6 +94,8 @@ interface Tokens {
   readonly pixel: string;
   readonly click: string;
   readonly roiClick: string;
+  /** The token of the mail's List-Unsubscribe link (/u/{token}, the preference page). */
+  readonly unsubscribe: string;
 }
 
 /** Sends the two newsletters and reads the recipient's tokens from the delivered mail. */
@@ -148,11 +151,17 @@ async function setUp(service: RealService): Promise<Tokens> {
   }
   const outbox = path.join(dataDir, "outbox");
   const htmls: string[] = [];
+  let unsubscribe: string | undefined;
   for (let waited = 0; waited < 30_000; waited += 100) {
     const files = fs.existsSync(outbox) ? fs.readdirSync(outbox).filter((f) => f.endsWith(".eml")) : [];
     if (files.length >= 2) {
-      for (const file of files.sort())
-        htmls.push(String((await simpleParser(fs.readFileSync(path.join(outbox, file)))).html));
+      for (const file of files.sort()) {
+        const raw = fs.readFileSync(path.join(outbox, file));
+        htmls.push(String((await simpleParser(raw)).html));
+        unsubscribe ??= /^List-Unsubscribe: <[^>]*\/u\/([A-Za-z0-9_.-]+)>/im.exec(
+          raw.toString("latin1"),
+        )?.[1];
+      }
       break;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -161,14 +170,15 @@ async function setUp(service: RealService): Promise<Tokens> {
   const clicks = htmls.map((h) => /\/t\/c\/([A-Za-z0-9_.-]+)/.exec(h)?.[1]);
   const all = pixels.findIndex((p) => p !== undefined);
   const roi = 1 - all;
-  if (all < 0 || clicks[all] === undefined || clicks[roi] === undefined)
-    throw new Error(`no tracked mail in ${outbox} after 30 s`);
+  if (all < 0 || clicks[all] === undefined || clicks[roi] === undefined || unsubscribe === undefined)
+    throw new Error(`no tracked mail with its unsubscribe link in ${outbox} after 30 s`);
   return {
     allSending: sendings[0]!,
     roiSending: sendings[1]!,
     pixel: pixels[all]!,
     click: clicks[all]!,
     roiClick: clicks[roi]!,
+    unsubscribe,
   };
 }
 
@@ -304,6 +314,48 @@ export async function trackingSection(rows: Row[]): Promise<void> {
         maxRun.probes.maxMs <= 1000 &&
         maxRun.probes.failed === 0,
       details: [...hugeRun.other.slice(0, 5), ...maxRun.other.slice(0, 5), ...maxRun.probes.examples],
+    });
+
+    // The preference page's format form (/u/{token}/format) with hostile bodies and forged tokens.
+    const forms: { path: string; body: Buffer; ok: readonly number[] }[] = [
+      { path: tokens.unsubscribe, body: Buffer.from("format=Text"), ok: [200] },
+      { path: tokens.unsubscribe, body: Buffer.from("format=HTML"), ok: [200] },
+      { path: tokens.unsubscribe, body: Buffer.from("format=%ZZ%"), ok: [400] },
+      { path: tokens.unsubscribe, body: Buffer.from("format=T%00ext"), ok: [400] },
+      { path: tokens.unsubscribe, body: Buffer.from("&".repeat(1024)), ok: [400] },
+      { path: tokens.unsubscribe, body: Buffer.from("format=HTML&".repeat(85)), ok: [400] },
+      { path: tokens.unsubscribe, body: Buffer.from("f".repeat(1025)), ok: [413] },
+      // Answered 413 and closed unread: the rest of the body may meet a closed connection (-1).
+      { path: tokens.unsubscribe, body: Buffer.alloc(4 * 1024 * 1024, 0x61), ok: [413, -1] },
+      { path: tokens.unsubscribe, body: Buffer.from([0xff, 0xfe, 0x3d, 0xc0, 0x80]), ok: [400] },
+      { path: `${tokens.unsubscribe.slice(0, -2)}AA`, body: Buffer.from("format=Text"), ok: [404] },
+      { path: `9${tokens.unsubscribe}`, body: Buffer.from("format=Text"), ok: [404] },
+      { path: "x".repeat(4000), body: Buffer.from("format=Text"), ok: [404] },
+    ];
+    const formOutcomes: string[] = [];
+    const { probes: formProbes } = await probeDuring(
+      inParallel(forms.length * 25, 8, async (i) => {
+        const form = forms[i % forms.length]!;
+        const r = await request(service.port, `/u/${form.path}/format`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: form.body,
+          timeoutMs: 30_000,
+        });
+        const got = r.kind === "answer" ? r.status : -1;
+        if (!form.ok.includes(got))
+          formOutcomes.push(`#${i % forms.length}: ${r.kind === "answer" ? got : r.detail}`);
+      }),
+      () => healthz(service.port, 5_000),
+    );
+    rows.push({
+      attack: "preference page: hostile format forms (sizes, encodings, repeats) and forged tokens",
+      requests: forms.length * 25,
+      outcome: `${forms.length * 25 - formOutcomes.length} answered as documented (200, 400, 404, 413)`,
+      measured: describeProbes(formProbes),
+      target: "each the documented status (413 or closed past 1 KiB); every healthz answered",
+      pass: formOutcomes.length === 0 && formProbes.failed === 0,
+      details: [...new Set(formOutcomes)].slice(0, 10),
     });
 
     // The rest of the public port's own routes: metrics are not on it (no METRICS_TOKEN here), and
