@@ -19,6 +19,11 @@ export interface AccountsTable {
   /** Exact decimal text, never negative (issue 10 spends it). */
   sms_credits: Generated<string>;
   sms_price: Generated<string>;
+  /**
+   * The account's SMS in state `waiting`, kept by every write that makes one waiting or pays one (sms.ts):
+   * a send pays at once only when it is 0.
+   */
+  sms_waiting: Generated<number>;
   created_at: number;
 }
 

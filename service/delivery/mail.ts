@@ -77,6 +77,26 @@ export async function queueMail(
   return id!;
 }
 
+/** The mail_outbox row queueMail writes for a message: rendered, due at `sendAt`. */
+export function outboxRow(input: MailInput, now: number, domain: string, sendAt: number) {
+  const message = renderMessage(input, sendAt, domain);
+  return {
+    account_id: input.accountId,
+    kind: input.kind,
+    priority: outboxPriority(input.kind),
+    to_address: input.to.address,
+    subject: input.subject,
+    message,
+    message_id: /^Message-ID: <([^>]*)>/m.exec(message)![1]!,
+    next_attempt_at: sendAt,
+    lease_owner: null,
+    lease_until: null,
+    last_error: null,
+    created_at: now,
+    sent_at: null,
+  };
+}
+
 /** Rows of one multi-row insert into mail_outbox (13 values each: well within both engines' limits). */
 const INSERT_CHUNK = 500;
 
@@ -94,24 +114,7 @@ export async function queueMails(
 ): Promise<number[]> {
   const ids: number[] = [];
   for (let k = 0; k < inputs.length; k += INSERT_CHUNK) {
-    const values = inputs.slice(k, k + INSERT_CHUNK).map((input) => {
-      const message = renderMessage(input, sendAt, domain);
-      return {
-        account_id: input.accountId,
-        kind: input.kind,
-        priority: outboxPriority(input.kind),
-        to_address: input.to.address,
-        subject: input.subject,
-        message,
-        message_id: /^Message-ID: <([^>]*)>/m.exec(message)![1]!,
-        next_attempt_at: sendAt,
-        lease_owner: null,
-        lease_until: null,
-        last_error: null,
-        created_at: now,
-        sent_at: null,
-      };
-    });
+    const values = inputs.slice(k, k + INSERT_CHUNK).map((input) => outboxRow(input, now, domain, sendAt));
     const rows = await trx.insertInto("mail_outbox").values(values).returning(["id", "message_id"]).execute();
     const byMessageId = new Map(rows.map((row) => [row.message_id, row.id]));
     for (const value of values) {

@@ -2,7 +2,7 @@
 // store, the sign-in, the clock, the service's settings and the hooks that wake the workers.
 
 import type { CallContext } from "../../generated/server.js";
-import type { Authenticator } from "../auth/authenticator.js";
+import type { Authenticator, CachedCheck } from "../auth/authenticator.js";
 import type { Store } from "../db/database.js";
 import type { Account } from "../db/schema.js";
 
@@ -43,4 +43,20 @@ export interface OperationScope {
   readonly domain: string;
   /** Signs the call in (InvalidCredentials, TooManyAttempts otherwise) and tells onAccount. */
   account(context: CallContext): Promise<Account>;
+  /**
+   * PostgreSQL's single-statement writes: the call's credentials as verified less than the cache TTL ago,
+   * for a statement that checks the account itself (matchingAccountSql); undefined on SQLite or when
+   * nothing is cached. The caller then calls `signedIn` with the row the statement matched, or `stale`
+   * when it matched none (and goes on with `account`).
+   */
+  cachedCheck(context: CallContext): CachedCheck | undefined;
+  /** Tells onAccount the account a single statement matched. */
+  signedIn(context: CallContext, account: Account): void;
+  /** Forgets a cached pair its statement did not match (password or name changed). */
+  stale(check: CachedCheck): void;
+  /**
+   * `checks()`'s value, for checks that need no account; when they refuse the call, the credentials are
+   * verified first, so a wrong pair still gets its own fault before any other, as on the general path.
+   */
+  afterCredentials<T>(context: CallContext, checks: () => T): Promise<T>;
 }

@@ -25,6 +25,25 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
       deps.onAccount?.(context.requestId, found);
       return found;
     },
+    cachedCheck(context) {
+      if (deps.store.engine !== "postgres") return undefined;
+      const { username, password } = context.credentials;
+      return deps.auth.cached(username, password, context.remoteAddress);
+    },
+    signedIn(context, account) {
+      deps.onAccount?.(context.requestId, account);
+    },
+    stale(check) {
+      deps.auth.drop(check);
+    },
+    async afterCredentials(context, checks) {
+      try {
+        return checks();
+      } catch (error) {
+        await scope.account(context);
+        throw error;
+      }
+    },
   };
   return {
     ...readingOperations(scope),

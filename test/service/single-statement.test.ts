@@ -11,7 +11,10 @@ import { ServiceError } from "../../generated/server.js";
 import type { CallContext, ExternalAPIService } from "../../generated/server.js";
 import { Authenticator, hashPassword } from "../../service/auth/authenticator.js";
 import { type Store, openStore } from "../../service/db/database.js";
+import { formatDecimal, parseDecimal } from "../../service/common/decimal.js";
 import { createService } from "../../service/operations/service.js";
+import { refill } from "../../service/operations/transactional/sms.js";
+import { STOPPED_ERROR, startNumber, stopNumber } from "../../service/operations/transactional/sms-events.js";
 import { engines, freshDatabaseUrl } from "./support/engines.js";
 
 const postgres = engines().find((engine) => engine.name === "postgres")!;
@@ -182,5 +185,231 @@ describe.skipIf(postgres.skip !== undefined)(`single-statement writes on postgre
     );
     expect(both.code).toBe("InvalidCredentials");
     expect(await subscribers()).toEqual(before);
+  });
+
+  const setCredits = (credits: string, price: string) =>
+    store.db
+      .updateTable("accounts")
+      .set({ sms_credits: credits, sms_price: price })
+      .where("id", "=", accountId)
+      .execute();
+  const sms = (message: string, phone = "701234567") =>
+    service.SendSmsWithSenderName(
+      { senderName: "Shop", strCountryCode: "46", strPhoneNumber: phone, strMessage: message },
+      call,
+    );
+  const credits = async () =>
+    store.db
+      .selectFrom("accounts")
+      .select(["sms_credits", "sms_waiting"])
+      .where("id", "=", accountId)
+      .executeTakeFirstOrThrow();
+
+  it("SendSmsWithSenderName, paid at once: one round trip, the decimals as formatDecimal writes them", async () => {
+    await setCredits("1.5", "0.333333");
+    // 161 GSM-7 characters: 2 segments.
+    const { value, queries } = await queriesOf(() => sms("x".repeat(161)));
+    expect(queries).toHaveLength(1);
+    const price = parseDecimal("0.333333") * 2n;
+    const left = parseDecimal("1.5") - price;
+    expect(value).toMatchObject({ CreditCost: formatDecimal(price), TotalCredits: formatDecimal(left) });
+    expect(await credits()).toEqual({ sms_credits: formatDecimal(left), sms_waiting: 0 });
+    const ledger = await store.db
+      .selectFrom("credit_ledger")
+      .select(["amount", "balance", "reason", "sms_id"])
+      .orderBy("id", "desc")
+      .executeTakeFirstOrThrow();
+    expect(ledger).toEqual({
+      amount: formatDecimal(-price),
+      balance: formatDecimal(left),
+      reason: "sms",
+      sms_id: Number(value!.Id),
+    });
+  });
+
+  it("SendSmsWithSenderName without the credits: stored waiting, the next waits behind it, a refill pays both", async () => {
+    await setCredits("0.5", "0.4");
+    const first = await sms("x".repeat(161)); // 0.8: more than the credits
+    expect(first).toMatchObject({ CreditCost: "0.8", TotalCredits: "0.5" });
+    const { value: second, queries } = await queriesOf(() => sms("short")); // 0.4 fits, but one waits
+    expect(queries).toHaveLength(1);
+    expect(second).toMatchObject({ CreditCost: "0.4", TotalCredits: "0.5" });
+    expect(await credits()).toEqual({ sms_credits: "0.5", sms_waiting: 2 });
+    const states = await store.db
+      .selectFrom("sms_messages")
+      .select("state")
+      .where("id", "in", [Number(first!.Id), Number(second!.Id)])
+      .orderBy("id")
+      .execute();
+    expect(states.map((row) => row.state)).toEqual(["waiting", "waiting"]);
+    const refilled = await refill(store, accountId, "1", 2);
+    expect(refilled).toEqual({
+      balance: "0.3",
+      paid: [Number(first!.Id), Number(second!.Id)],
+      stillWaiting: 0,
+    });
+    expect(await credits()).toEqual({ sms_credits: "0.3", sms_waiting: 0 });
+  });
+
+  it("SendSmsWithSenderName: 40 at once against credits for 15 pay exactly 15, the rest wait, oldest first", async () => {
+    await setCredits("1.5", "0.1");
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => sms(`message ${i}`)));
+    const rows = await store.db
+      .selectFrom("sms_messages")
+      .select(["id", "state"])
+      .where(
+        "id",
+        "in",
+        answers.map((a) => Number(a!.Id)),
+      )
+      .orderBy("id")
+      .execute();
+    const states = rows.map((row) => row.state);
+    // Paid first, then waiting: none paid after one that waits (oldest first).
+    expect(states).toEqual([...Array(15).fill("queued"), ...Array(25).fill("waiting")]);
+    expect(await credits()).toEqual({ sms_credits: "0", sms_waiting: 25 });
+  });
+
+  it("SendSmsWithSenderName to a number that sent STOP: kept stopped at no cost; STOP takes waiting ones off the count", async () => {
+    await setCredits("0.1", "0.4");
+    const { sms_waiting: before } = await credits();
+    const waiting = await sms("to be stopped", "0709999999"); // 0.4: more than the credits, waits
+    expect(await credits()).toEqual({ sms_credits: "0.1", sms_waiting: before + 1 });
+    const outcome = await stopNumber(store, "46709999999", "STOP", 3);
+    expect(outcome.stoppedWaiting).toBe(1);
+    expect(await credits()).toEqual({ sms_credits: "0.1", sms_waiting: before });
+    const { value, queries } = await queriesOf(() => sms("after STOP", "0709999999"));
+    expect(queries).toHaveLength(1);
+    expect(value).toMatchObject({ CreditCost: "0", TotalCredits: "0.1" });
+    const rows = await store.db
+      .selectFrom("sms_messages")
+      .select(["state", "last_error"])
+      .where("id", "in", [Number(waiting!.Id), Number(value!.Id)])
+      .orderBy("id")
+      .execute();
+    expect(rows).toEqual([
+      { state: "stopped", last_error: STOPPED_ERROR },
+      { state: "stopped", last_error: STOPPED_ERROR },
+    ]);
+    expect(await credits()).toEqual({ sms_credits: "0.1", sms_waiting: before });
+    await startNumber(store, "46709999999");
+  });
+
+  describe("InsertTransaction", () => {
+    let projectId: number;
+    beforeAll(async () => {
+      projectId = (
+        await store.db
+          .insertInto("projects")
+          .values({
+            account_id: accountId,
+            name: "receipts",
+            subject: "Receipt for {{Name}}",
+            text_body: "Hello {{Name}}, DD2 is {{DD2}}.",
+            html_body: "<p>Hello {{Name}}</p>",
+            created_at: 1,
+          })
+          .returning("id")
+          .executeTakeFirstOrThrow()
+      ).id;
+    });
+    const send = (name: string, extra: { strIdentifier?: string } = {}) =>
+      service.InsertTransaction(
+        {
+          strId: String(projectId),
+          strEmail: `${name}@example.com`,
+          strName: name,
+          strDataFields: "DD2",
+          strDataValues: "two",
+          ...extra,
+        },
+        call,
+      );
+    /** The queued mail of a transaction: its row, and its message's headers without the random ones. */
+    const mailOf = async (transactionId: number) => {
+      const row = await store.db
+        .selectFrom("transactions")
+        .innerJoin("mail_outbox", "mail_outbox.id", "transactions.mail_id")
+        .select(["mail_outbox.message", "mail_outbox.subject", "mail_outbox.to_address", "mail_outbox.kind"])
+        .select([
+          "mail_outbox.priority",
+          "mail_outbox.state",
+          "transactions.email",
+          "transactions.identifier",
+        ])
+        .where("transactions.id", "=", transactionId)
+        .executeTakeFirstOrThrow();
+      const headers = row.message
+        .split("\r\n\r\n")[0]!
+        .split("\r\n")
+        .filter((line) => /^(From|To|Subject|Content-Type): /.test(line))
+        .map((line) => line.replace(/boundary="[^"]*"/, "boundary"));
+      return { ...row, message: headers };
+    };
+
+    it("a cached project and pair: one round trip, the same mail as the general path", async () => {
+      const first = await send("ann"); // the general path; the project is cached from now on
+      const { value, queries } = await queriesOf(() => send("bob"));
+      expect(queries).toHaveLength(1);
+      const general = await mailOf(first);
+      const single = await mailOf(value as number);
+      expect(single).toEqual({
+        ...general,
+        message: general.message.map((line) => line.replaceAll("ann", "bob")),
+        to_address: "bob@example.com",
+        email: "bob@example.com",
+        subject: "Receipt for bob",
+      });
+    });
+
+    it("a project or account setting changed since it was cached: the mail is made from the new one", async () => {
+      await store.db
+        .updateTable("projects")
+        .set({ subject: "New {{Name}}" })
+        .where("id", "=", projectId)
+        .execute();
+      expect((await mailOf((await send("cy")) as number)).subject).toBe("New cy");
+      await store.db
+        .updateTable("accounts")
+        .set({ from_name: "The Shop" })
+        .where("id", "=", accountId)
+        .execute();
+      const mail = await mailOf((await send("di")) as number);
+      expect(mail.message).toContain('From: "The Shop" <from@example.com>');
+      // Cached again: one round trip.
+      const { queries } = await queriesOf(() => send("ed"));
+      expect(queries).toHaveLength(1);
+    });
+
+    it("an identifier takes the general path, which locks the project: one transaction for two calls", async () => {
+      const [a, b] = await Promise.all([
+        send("fay", { strIdentifier: "k1" }),
+        send("fay", { strIdentifier: "k1" }),
+      ]);
+      expect(a).toBe(b);
+      expect((await mailOf(a as number)).identifier).toBe("k1");
+    });
+
+    it("a project not the account's, a bad address: the general path's faults, nothing written", async () => {
+      const count = async () =>
+        Number(
+          (
+            await store.db
+              .selectFrom("transactions")
+              .select((eb) => eb.fn.countAll().as("n"))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const before = await count();
+      const missing = await faultOf(
+        service.InsertTransaction({ strId: String(projectId + 100), strEmail: "x@example.com" }, call),
+      );
+      expect([missing.code, missing.parameter]).toEqual(["NotFound", "strId"]);
+      const address = await faultOf(
+        service.InsertTransaction({ strId: String(projectId), strEmail: "nope" }, call),
+      );
+      expect([address.code, address.parameter]).toEqual(["InvalidFormat", "strEmail"]);
+      expect(await count()).toBe(before);
+    });
   });
 });

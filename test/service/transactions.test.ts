@@ -382,13 +382,15 @@ describeEngines("transactional e-mail", (engine) => {
       .where("id", "=", alice)
       .executeTakeFirstOrThrow();
     const t0 = Date.UTC(2031, 0, 1, 12, 0);
-    const at = (now: number) =>
-      insertTransaction(
-        svc.app.store,
-        account,
-        { strId: String(project), strIdentifier: "window", strEmail: "w@example.com" },
-        { split: false, now, domain: "example.com", mailFrom: "x@example.com" },
-      );
+    const at = async (now: number) =>
+      (
+        await insertTransaction(
+          svc.app.store,
+          account,
+          { strId: String(project), strIdentifier: "window", strEmail: "w@example.com" },
+          { split: false, now, domain: "example.com", mailFrom: "x@example.com" },
+        )
+      ).id;
     const first = await at(t0);
     expect(await at(t0 + IDEMPOTENCY_WINDOW_MS - 1)).toBe(first);
     const later = await at(t0 + IDEMPOTENCY_WINDOW_MS);

@@ -21,6 +21,7 @@ import * as m0014 from "./0014_console_unique_counts.js";
 import * as m0015 from "./0015_sms_stop_receipts.js";
 import * as m0016 from "./0016_sending_counters.js";
 import * as m0017 from "./0017_consents.js";
+import * as m0018 from "./0018_sms_waiting_count.js";
 import type { AnyDb } from "./tables.js";
 
 /** A migration file: `up` makes its change (on the engine it is given). */
@@ -47,6 +48,7 @@ const MIGRATIONS: ReadonlyArray<readonly [name: string, file: MigrationFile]> = 
   ["0015_sms_stop_receipts", m0015],
   ["0016_sending_counters", m0016],
   ["0017_consents", m0017],
+  ["0018_sms_waiting_count", m0018],
 ];
 
 /** Every migration by name (applied in name order). */

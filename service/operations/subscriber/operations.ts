@@ -139,19 +139,13 @@ export function subscriberOperations(scope: OperationScope): SubscriberOperation
    * when the pair no longer matched, after verify), and gives the answer.
    */
   async function insertOnePostgres(check: CachedCheck, context: CallContext, params: InsertParams) {
-    let row: SubscriberRow;
-    try {
-      row = rowOf(params);
-    } catch (error) {
-      await account(context);
-      throw error;
-    }
+    const row = await scope.afterCredentials(context, () => rowOf(params));
     const done = await insertNewPostgres(db, check, params.strMailingListID, row, now());
     if (done.account === undefined) {
-      deps.auth.drop(check);
+      scope.stale(check);
       return insertGeneral(await account(context), params, false);
     }
-    deps.onAccount?.(context.requestId, done.account);
+    scope.signedIn(context, done.account);
     if (done.id !== undefined) return BigInt(done.id);
     return insertGeneral(done.account, params, false, "general");
   }
@@ -159,11 +153,8 @@ export function subscriberOperations(scope: OperationScope): SubscriberOperation
   async function insertOne(context: CallContext, params: InsertParams, pending: boolean): Promise<bigint> {
     const { sqlite } = store;
     if (sqlite !== undefined && !pending) return insertOneSqlite(sqlite, context, params);
-    if (store.engine === "postgres" && !pending) {
-      const { username, password } = context.credentials;
-      const check = deps.auth.cached(username, password, context.remoteAddress);
-      if (check !== undefined) return insertOnePostgres(check, context, params);
-    }
+    const check = pending ? undefined : scope.cachedCheck(context);
+    if (check !== undefined) return insertOnePostgres(check, context, params);
     return insertGeneral(await account(context), params, pending, undefined, context);
   }
 

@@ -11,7 +11,7 @@
 // Numbers are compared as E.164 digits. A national number given with its trunk 0 (`+46 0701…`) is the
 // same number as without (`+46 701…`) for STOP, as the gateway reports the sender without it.
 
-import type { Kysely, Transaction } from "kysely";
+import type { ExpressionBuilder, Kysely, Transaction } from "kysely";
 import type { Store } from "../../db/database.js";
 import type { Database } from "../../db/schema.js";
 
@@ -53,8 +53,24 @@ export function e164(text: unknown, field: string): string {
   return digits;
 }
 
+/** last_error of an SMS kept, not sent, because its number sent STOP. */
+export const STOPPED_ERROR = "the number sent STOP";
+
+/** Adds `change` to the account's count of waiting SMS (accounts.sms_waiting). */
+export async function countWaiting(
+  trx: Transaction<Database>,
+  accountId: number,
+  change: number,
+): Promise<void> {
+  await trx
+    .updateTable("accounts")
+    .set((eb) => ({ sms_waiting: eb("sms_waiting", "+", change) }))
+    .where("id", "=", accountId)
+    .execute();
+}
+
 /** The numbers an SMS to +<cc><national> is known by: as given, and without a trunk 0. */
-function numbersOf(countryCode: string, phoneNumber: string): string[] {
+export function numbersOf(countryCode: string, phoneNumber: string): string[] {
   const given = `${countryCode}${phoneNumber}`;
   const trunkless = `${countryCode}${phoneNumber.replace(/^0/, "")}`;
   return trunkless === given ? [given] : [given, trunkless];
@@ -122,18 +138,52 @@ export async function stopNumber(
       .values({ number, keyword, created_at: now })
       .onConflict((oc) => oc.column("number").doNothing())
       .execute();
-    // Waiting SMS to the number: not paid, so nothing to give back. The country code is 1 to 3 digits.
-    let stoppedWaiting = 0;
-    for (let cc = 1; cc <= 3 && cc < number.length; cc++) {
+    // Waiting SMS to the number: not paid, so nothing to give back; each account's count of waiting SMS
+    // (accounts.sms_waiting) goes down by its own. Their accounts are locked first, in id order, as a
+    // send or a refill locks the account before its SMS rows. The country code is 1 to 3 digits.
+    const toNumber = (cc: number) => {
       const national = number.slice(cc);
+      return (eb: ExpressionBuilder<Database, "sms_messages">) =>
+        eb.and([
+          eb("country_code", "=", number.slice(0, cc)),
+          eb("phone_number", "in", [national, `0${national}`]),
+          eb("state", "=", "waiting"),
+        ]);
+    };
+    const codes = [1, 2, 3].filter((cc) => cc < number.length);
+    const owners = await trx
+      .selectFrom("sms_messages")
+      .select("account_id")
+      .distinct()
+      .where((eb) => eb.or(codes.map((cc) => toNumber(cc)(eb))))
+      .execute();
+    if (owners.length > 0) {
+      await trx
+        .selectFrom("accounts")
+        .select("id")
+        .where(
+          "id",
+          "in",
+          owners.map((o) => o.account_id),
+        )
+        .orderBy("id")
+        .$if(store.engine === "postgres", (q) => q.forUpdate())
+        .execute();
+    }
+    const byAccount = new Map<number, number>();
+    for (const cc of codes) {
       const updated = await trx
         .updateTable("sms_messages")
-        .set({ state: "stopped", last_error: "the number sent STOP" })
-        .where("country_code", "=", number.slice(0, cc))
-        .where("phone_number", "in", [national, `0${national}`])
-        .where("state", "=", "waiting")
-        .executeTakeFirst();
-      stoppedWaiting += Number(updated.numUpdatedRows);
+        .set({ state: "stopped", last_error: STOPPED_ERROR })
+        .where((eb) => toNumber(cc)(eb))
+        .returning("account_id")
+        .execute();
+      for (const row of updated) byAccount.set(row.account_id, (byAccount.get(row.account_id) ?? 0) + 1);
+    }
+    let stoppedWaiting = 0;
+    for (const [accountId, n] of byAccount) {
+      await countWaiting(trx, accountId, -n);
+      stoppedWaiting += n;
     }
     return { action: "stopped", number, stoppedWaiting };
   });

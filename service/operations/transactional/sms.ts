@@ -22,9 +22,10 @@ import type { SendSmsWithSenderNameParams, SmsSingleMessageResult } from "../../
 import type { Store } from "../../db/database.js";
 import type { Account, SmsMessage } from "../../db/schema.js";
 import { formatDecimal, parseDecimal } from "../../common/decimal.js";
-import type { Transaction } from "kysely";
+import { type Kysely, type Transaction, sql } from "kysely";
+import { type CachedCheck, matchingAccountSql } from "../../auth/authenticator.js";
 import type { Database } from "../../db/schema.js";
-import { isStopped } from "./sms-events.js";
+import { STOPPED_ERROR, countWaiting, isStopped, numbersOf } from "./sms-events.js";
 
 /** The most segments one SMS may have (1,530 GSM-7 characters or 670 UCS-2 code units). */
 export const MAX_SEGMENTS = 10;
@@ -129,13 +130,14 @@ function checkSender(name: string): string {
 async function lockedCredits(trx: Transaction<Database>, engine: Store["engine"], accountId: number) {
   const row = await trx
     .selectFrom("accounts")
-    .select(["sms_credits", "sms_price"])
+    .select(["sms_credits", "sms_price", "sms_waiting"])
     .where("id", "=", accountId)
     .$if(engine === "postgres", (q) => q.forUpdate())
     .executeTakeFirstOrThrow();
   return {
     credits: parseDecimal(row.sms_credits, "accounts.sms_credits"),
     price: parseDecimal(row.sms_price, "accounts.sms_price"),
+    waiting: Number(row.sms_waiting),
   };
 }
 
@@ -166,19 +168,19 @@ async function pay(
     .execute();
 }
 
+/** A send as checked and priced: what its write needs. */
+export interface SmsRequest {
+  readonly sender: string;
+  readonly recipient: SmsRecipient;
+  readonly message: string;
+  readonly pricing: SmsPricing;
+}
+
 /**
- * SendSmsWithSenderName for an authenticated account: checks the parameters, prices the text and, in one
- * write transaction, pays and queues it (enough credits, nothing older waiting) or stores it waiting.
- * Returns the message id, its cost and the credits left after this call; `onQueued` is told after the
- * commit when the message was paid (wakes the delivery worker).
+ * SendSmsWithSenderName's parameters checked (sender, recipient, length) and the text priced, before
+ * anything is read or written: InvalidValue, InvalidFormat or TooLong naming the parameter.
  */
-export async function sendSms(
-  store: Store,
-  account: Pick<Account, "id">,
-  params: SendSmsWithSenderNameParams,
-  now: number,
-  onQueued?: () => void,
-): Promise<SmsSingleMessageResult> {
+export function smsRequest(params: SendSmsWithSenderNameParams): SmsRequest {
   const sender = checkSender(params.senderName);
   const recipient = checkRecipient(params.strCountryCode, params.strPhoneNumber);
   if (params.strMessage.length > MAX_CHARACTERS) {
@@ -198,27 +200,38 @@ export async function sendSms(
       { parameter: "strMessage" },
     );
   }
+  return { sender, recipient, message: params.strMessage, pricing };
+}
+
+/**
+ * SendSmsWithSenderName for an authenticated account: checks the parameters, prices the text and, in one
+ * write transaction, pays and queues it (enough credits, nothing older waiting) or stores it waiting.
+ * Returns the message id, its cost and the credits left after this call; `onQueued` is told after the
+ * commit when the message was paid (wakes the delivery worker).
+ */
+export async function sendSms(
+  store: Store,
+  account: Pick<Account, "id">,
+  params: SendSmsWithSenderNameParams,
+  now: number,
+  onQueued?: () => void,
+): Promise<SmsSingleMessageResult> {
+  const request = smsRequest(params);
+  const { pricing } = request;
   const outcome = await store.write(async (trx) => {
-    const { credits, price } = await lockedCredits(trx, store.engine, account.id);
+    const { credits, price, waiting } = await lockedCredits(trx, store.engine, account.id);
     // A number that sent STOP (sms-events.ts): kept as `stopped`, never sent, nothing charged.
-    const stopped = await isStopped(trx, recipient.countryCode, recipient.phoneNumber);
+    const stopped = await isStopped(trx, request.recipient.countryCode, request.recipient.phoneNumber);
     const cost = stopped ? 0n : price * BigInt(pricing.segments);
-    const older = await trx
-      .selectFrom("sms_messages")
-      .select("id")
-      .where("account_id", "=", account.id)
-      .where("state", "=", "waiting")
-      .limit(1)
-      .executeTakeFirst();
-    const paid = !stopped && older === undefined && credits >= cost;
+    const paid = !stopped && waiting === 0 && credits >= cost;
     const inserted = await trx
       .insertInto("sms_messages")
       .values({
         account_id: account.id,
-        sender_name: sender,
-        country_code: recipient.countryCode,
-        phone_number: recipient.phoneNumber,
-        message: params.strMessage,
+        sender_name: request.sender,
+        country_code: request.recipient.countryCode,
+        phone_number: request.recipient.phoneNumber,
+        message: request.message,
         encoding: pricing.encoding,
         segments: pricing.segments,
         cost: formatDecimal(cost),
@@ -226,7 +239,7 @@ export async function sendSms(
         next_attempt_at: now,
         lease_owner: null,
         lease_until: null,
-        last_error: stopped ? "the number sent STOP" : null,
+        last_error: stopped ? STOPPED_ERROR : null,
         created_at: now,
         paid_at: paid ? now : null,
         sent_at: null,
@@ -235,6 +248,7 @@ export async function sendSms(
       .executeTakeFirstOrThrow();
     const left = paid ? credits - cost : credits;
     if (paid) await pay(trx, account.id, inserted.id, cost, left, now);
+    else if (!stopped) await countWaiting(trx, account.id, 1);
     return {
       paid,
       result: { Id: BigInt(inserted.id), CreditCost: formatDecimal(cost), TotalCredits: formatDecimal(left) },
@@ -242,6 +256,79 @@ export async function sendSms(
   });
   if (outcome.paid) onQueued?.();
   return outcome.result;
+}
+
+/** What sendSmsPostgres did: nothing when the account no longer matched the check. */
+export type PostgresSmsOutcome =
+  | { readonly account: undefined }
+  | { readonly account: Account; readonly paid: boolean; readonly result: SmsSingleMessageResult };
+
+/**
+ * sendSms on PostgreSQL as one statement (one round trip, atomic on its own), the credentials check
+ * included: the account row is locked (FOR UPDATE) only when it still matches `check`, and the decision
+ * (stopped when the number sent STOP; else pay at once when no SMS of the account waits and the credits
+ * cover the cost, else store it waiting)
+ * is taken on that locked row, the latest version whatever committed while the statement waited for the
+ * lock; the SMS, the new balance or waiting count, and the ledger row are written as sendSms writes
+ * them. The decimals are PostgreSQL numerics printed by trim_scale (PostgreSQL 13 and later), the same
+ * text as formatDecimal's. When the account no longer matches, nothing is written.
+ */
+export async function sendSmsPostgres(
+  db: Kysely<Database>,
+  check: Omit<CachedCheck, "pairKey">,
+  request: SmsRequest,
+  now: number,
+): Promise<PostgresSmsOutcome> {
+  const { pricing } = request;
+  const numbers = numbersOf(request.recipient.countryCode, request.recipient.phoneNumber);
+  const result = await sql<{
+    account: Account | null;
+    sms_id: number | null;
+    paid: boolean | null;
+    cost: string | null;
+    credits_left: string | null;
+  }>`
+    with account as (${matchingAccountSql(check)} for update),
+    stop as (select exists (select 1 from sms_stops where number in (${sql.join(numbers)})) as stopped),
+    decision as (
+      select id, credits, cost, stopped, not stopped and sms_waiting = 0 and credits >= cost as paid
+      from (select id, sms_credits::numeric as credits, sms_waiting, stop.stopped,
+        case when stop.stopped then 0 else sms_price::numeric * ${pricing.segments} end as cost
+        from account, stop) priced
+    ),
+    sms as (
+      insert into sms_messages (account_id, sender_name, country_code, phone_number, message, encoding,
+        segments, cost, state, next_attempt_at, lease_owner, lease_until, last_error, created_at, paid_at, sent_at)
+      select id, ${request.sender}, ${request.recipient.countryCode}, ${request.recipient.phoneNumber},
+        ${request.message}, ${pricing.encoding}, ${pricing.segments}, trim_scale(cost)::text,
+        case when stopped then 'stopped' when paid then 'queued' else 'waiting' end, ${now}, null, null,
+        case when stopped then ${STOPPED_ERROR} end, ${now}, case when paid then ${now}::bigint end, null
+      from decision
+      returning id
+    ),
+    balance as (
+      update accounts set
+        sms_credits = case when d.paid then trim_scale(d.credits - d.cost)::text else accounts.sms_credits end,
+        sms_waiting = accounts.sms_waiting + case when d.paid or d.stopped then 0 else 1 end
+      from decision d where accounts.id = d.id
+    ),
+    ledger as (
+      insert into credit_ledger (account_id, amount, balance, reason, sms_id, created_at)
+      select d.id, trim_scale(-d.cost)::text, trim_scale(d.credits - d.cost)::text, 'sms', sms.id, ${now}
+      from decision d, sms where d.paid
+    )
+    select row_to_json(account) as account, sms.id as sms_id, d.paid, trim_scale(d.cost)::text as cost,
+      trim_scale(case when d.paid then d.credits - d.cost else d.credits end)::text as credits_left
+    from (select 1) one left join account on true left join decision d on true left join sms on true`.execute(
+    db,
+  );
+  const row = result.rows[0];
+  if (row?.account === null || row?.account === undefined) return { account: undefined };
+  return {
+    account: row.account,
+    paid: row.paid === true,
+    result: { Id: BigInt(row.sms_id!), CreditCost: row.cost!, TotalCredits: row.credits_left! },
+  };
 }
 
 export interface RefillResult {
@@ -325,6 +412,7 @@ async function payWaiting(
     await pay(trx, accountId, sms.id, cost, balance, now);
     paid.push(sms.id);
   }
+  if (paid.length > 0) await countWaiting(trx, accountId, -paid.length);
   return { balance: formatDecimal(balance), paid, stillWaiting: waiting.length - paid.length };
 }
 

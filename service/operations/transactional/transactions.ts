@@ -23,13 +23,16 @@
 //   (TooLong naming strDataValues and the field: 500 is what a field holds, limits.ts), as it does a
 //   strName over 255 and an strIdentifier over 255.
 
+import { createHash } from "node:crypto";
+import { type Kysely, sql } from "kysely";
 import type { InsertTransactionParams } from "../../../generated/types.js";
+import { type CachedCheck, matchingAccountSql } from "../../auth/authenticator.js";
 import type { Store, Db } from "../../db/database.js";
-import type { Account, Project } from "../../db/schema.js";
+import type { Account, Database, Project } from "../../db/schema.js";
 import { notFound } from "../../common/errors.js";
 import { type MergeValues, mergeHtml, mergeTemplate } from "../../common/merge.js";
 import { MAX_IDENTIFIER, MAX_NAME, checkFieldValues, checkLength } from "../../common/limits.js";
-import { queueMail } from "../../delivery/mail.js";
+import { type MailInput, outboxRow, queueMail } from "../../delivery/mail.js";
 import { checkEmail, idFromText } from "../../common/input.js";
 import { demographicValues } from "../subscriber/input.js";
 import { parseLocalMinute } from "../../common/zoned-time.js";
@@ -98,26 +101,74 @@ function sendTime(text: string | undefined, timeZone: string, now: number): numb
   return Math.max(at, now);
 }
 
+/** A call's own values, checked: the recipient, the idempotency key and the values merged. */
+export interface TransactionCall {
+  readonly email: string;
+  readonly identifier: string | null;
+  readonly values: MergeValues;
+}
+
 /**
- * InsertTransaction (options.split false) or InsertTransactionWithSplit (true) for an authenticated
- * account, as described at the top of this file: returns the transaction id.
+ * The checks that need no account, in the order the call is answered: InvalidFormat for strEmail, TooLong
+ * for strName, strIdentifier and a field's value, the split (InsertTransactionWithSplit).
  */
-export async function insertTransaction(
-  store: Store,
-  account: Pick<Account, "id" | "time_zone" | "from_name" | "from_email">,
-  params: InsertTransactionParams,
-  options: TransactionOptions,
-): Promise<number> {
+function transactionCall(params: InsertTransactionParams, split: boolean): TransactionCall {
   const email = checkEmail(params.strEmail, "strEmail");
   checkLength(params.strName, MAX_NAME, "strName");
   checkLength(params.strIdentifier, MAX_IDENTIFIER, "strIdentifier");
   const given = demographicValues(params.strDataFields, params.strDataValues);
-  const fields = options.split ? splitFields(given) : given;
+  const fields = split ? splitFields(given) : given;
   checkFieldValues(fields, "strDataValues");
-  const sendAt = sendTime(params.strSendTime, account.time_zone, options.now);
   const identifier =
     params.strIdentifier === undefined || params.strIdentifier === "" ? null : params.strIdentifier;
-  const values: MergeValues = { name: params.strName ?? "", email, fields };
+  return { email, identifier, values: { name: params.strName ?? "", email, fields } };
+}
+
+/** The account's settings a transactional mail is made with. */
+type MailAccount = Pick<Account, "id" | "time_zone" | "from_name" | "from_email">;
+
+/** The mail of a call: the project's templates merged with the call's values. */
+function transactionMail(
+  account: MailAccount,
+  project: Project,
+  call: TransactionCall,
+  format: InsertTransactionParams["strFormat"],
+  mailFrom: string,
+): MailInput {
+  const { values } = call;
+  return {
+    accountId: account.id,
+    kind: "transactional",
+    from: {
+      name: project.from_name || account.from_name,
+      address: project.from_email || account.from_email || mailFrom,
+    },
+    to: { name: values.name, address: call.email },
+    subject: mergeTemplate(project.subject, values, (v) => v.replace(/[\r\n]+/g, " ")),
+    text: mergeTemplate(project.text_body, values, (v) => v),
+    html: format === "Text" || project.html_body === "" ? undefined : mergeHtml(project.html_body, values),
+  };
+}
+
+/** What insertTransaction wrote, and the project it read (for the project cache). */
+export interface TransactionOutcome {
+  readonly id: number;
+  readonly project: Project;
+}
+
+/**
+ * InsertTransaction (options.split false) or InsertTransactionWithSplit (true) for an authenticated
+ * account, as described at the top of this file: returns the transaction id and the project.
+ */
+export async function insertTransaction(
+  store: Store,
+  account: MailAccount,
+  params: InsertTransactionParams,
+  options: TransactionOptions,
+): Promise<TransactionOutcome> {
+  const call = transactionCall(params, options.split);
+  const sendAt = sendTime(params.strSendTime, account.time_zone, options.now);
+  const { identifier } = call;
   const outcome = await store.write(async (trx) => {
     const project = await projectOf(trx, store.engine, account, params.strId);
     if (identifier !== null) {
@@ -130,45 +181,173 @@ export async function insertTransaction(
         .orderBy("id", "desc")
         .limit(1)
         .executeTakeFirst();
-      if (earlier !== undefined) return { id: earlier.id, queued: false };
+      if (earlier !== undefined) return { id: earlier.id, project, queued: false };
     }
-    const html =
-      params.strFormat === "Text" || project.html_body === ""
-        ? undefined
-        : mergeHtml(project.html_body, values);
-    const mailId = await queueMail(
-      trx,
-      {
-        accountId: account.id,
-        kind: "transactional",
-        from: {
-          name: project.from_name || account.from_name,
-          address: project.from_email || account.from_email || options.mailFrom,
-        },
-        to: { name: values.name, address: email },
-        subject: mergeTemplate(project.subject, values, (v) => v.replace(/[\r\n]+/g, " ")),
-        text: mergeTemplate(project.text_body, values, (v) => v),
-        html,
-      },
-      options.now,
-      options.domain,
-      sendAt,
-    );
+    const mail = transactionMail(account, project, call, params.strFormat, options.mailFrom);
+    const mailId = await queueMail(trx, mail, options.now, options.domain, sendAt);
     const row = await trx
       .insertInto("transactions")
       .values({
         account_id: account.id,
         project_id: project.id,
         identifier,
-        email,
+        email: call.email,
         send_at: sendAt,
         mail_id: mailId,
         created_at: options.now,
       })
       .returning("id")
       .executeTakeFirstOrThrow();
-    return { id: row.id, queued: true };
+    return { id: row.id, project, queued: true };
   });
   if (outcome.queued) options.onQueued?.();
-  return outcome.id;
+  return { id: outcome.id, project: outcome.project };
+}
+
+// ---- PostgreSQL's single statement --------------------------------------------------------------------
+//
+// The mail is rendered from the project's templates and the account's sender and time zone, so it needs
+// them before it is written. On PostgreSQL a call without an identifier whose credentials are cached
+// renders from the project and account settings as last read (ProjectCache) and writes in one
+// statement, which checks the credentials (matchingAccountSql), that the project is still the account's
+// with the same content (a fingerprint of its columns) and that the account's settings used are still
+// its own, and inserts the mail and the transaction only then. Otherwise it writes nothing and the call
+// takes the general path. A call with an identifier always takes the general path: it locks the project
+// row for the idempotency check.
+
+/** Characters of templates ProjectCache keeps at most (the largest projects are read each call). */
+const PROJECT_CACHE_CHARS = 4 * 1024 * 1024;
+/** Projects ProjectCache keeps at most. */
+const PROJECT_CACHE_ENTRIES = 1024;
+
+/** A project's columns the mail is made of, in a fingerprint PostgreSQL computes the same way. */
+function fingerprint(project: Project): string {
+  const parts = [
+    project.subject,
+    project.text_body,
+    project.html_body,
+    project.from_name,
+    project.from_email,
+  ];
+  const hash = createHash("md5");
+  for (const part of parts) hash.update(`${Buffer.byteLength(part, "utf8")}:${part}`, "utf8");
+  return hash.digest("hex");
+}
+
+const FINGERPRINT_SQL = sql`md5(${sql.join(
+  ["subject", "text_body", "html_body", "from_name", "from_email"].map(
+    (column) => sql`octet_length(p.${sql.ref(column)})::text || ':' || p.${sql.ref(column)}`,
+  ),
+  sql` || `,
+)})`;
+
+interface CachedProject {
+  readonly account: MailAccount;
+  readonly project: Project;
+  readonly fingerprint: string;
+  readonly chars: number;
+}
+
+/**
+ * Projects (with the account settings their mail used) as last read by a call of their account, by
+ * account and project id; least recently used dropped first, bounded in entries and in template size.
+ */
+export class ProjectCache {
+  private readonly entries = new Map<string, CachedProject>();
+  private chars = 0;
+
+  get(accountId: number, projectIdText: string): CachedProject | undefined {
+    const key = `${accountId}:${projectIdText}`;
+    const found = this.entries.get(key);
+    if (found !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, found);
+    }
+    return found;
+  }
+
+  set(account: MailAccount, project: Project): void {
+    const chars =
+      project.subject.length + project.text_body.length + project.html_body.length + project.from_name.length;
+    if (chars > PROJECT_CACHE_CHARS / 4) return;
+    this.drop(account.id, String(project.id));
+    const { id, time_zone, from_name, from_email } = account;
+    const entry = {
+      account: { id, time_zone, from_name, from_email },
+      project,
+      fingerprint: fingerprint(project),
+      chars,
+    };
+    this.entries.set(`${account.id}:${project.id}`, entry);
+    this.chars += chars;
+    while (this.chars > PROJECT_CACHE_CHARS || this.entries.size > PROJECT_CACHE_ENTRIES) {
+      const [oldest, value] = this.entries.entries().next().value as [string, CachedProject];
+      this.entries.delete(oldest);
+      this.chars -= value.chars;
+    }
+  }
+
+  drop(accountId: number, projectIdText: string): void {
+    const key = `${accountId}:${projectIdText}`;
+    const found = this.entries.get(key);
+    if (found === undefined) return;
+    this.entries.delete(key);
+    this.chars -= found.chars;
+  }
+}
+
+/** What insertTransactionPostgres did: the account it matched (none: stale) and the id when it wrote. */
+export interface PostgresTransaction {
+  readonly account: Account | undefined;
+  readonly id: number | undefined;
+}
+
+/**
+ * A call without an identifier as one statement (see above); undefined id, having written nothing, when
+ * the cached project or settings are no longer the database's or the call's checks refuse it (the general
+ * path then answers).
+ */
+export async function insertTransactionPostgres(
+  db: Kysely<Database>,
+  check: Omit<CachedCheck, "pairKey">,
+  cached: CachedProject,
+  params: InsertTransactionParams,
+  options: TransactionOptions,
+): Promise<PostgresTransaction | undefined> {
+  let call: TransactionCall;
+  let sendAt: number;
+  try {
+    call = transactionCall(params, options.split);
+    sendAt = sendTime(params.strSendTime, cached.account.time_zone, options.now);
+  } catch {
+    return undefined;
+  }
+  if (call.identifier !== null) return undefined;
+  const { account, project } = cached;
+  const mail = transactionMail(account, project, call, params.strFormat, options.mailFrom);
+  const row = outboxRow(mail, options.now, options.domain, sendAt);
+  const columns = Object.keys(row);
+  const result = await sql<{ account: Account | null; id: number | null }>`
+    with account as (${matchingAccountSql(check)}),
+    source as (
+      select 1 from account a join projects p on p.id = ${project.id} and p.account_id = a.id
+      where a.time_zone = ${account.time_zone} and a.from_name = ${account.from_name}
+        and a.from_email = ${account.from_email} and ${FINGERPRINT_SQL} = ${cached.fingerprint}
+    ),
+    mail as (
+      insert into mail_outbox (${sql.join(columns.map((column) => sql.ref(column)))})
+      select ${sql.join(Object.values(row))} from source
+      returning id
+    ),
+    written as (
+      insert into transactions (account_id, project_id, identifier, email, send_at, mail_id, created_at)
+      select ${account.id}, ${project.id}, null, ${call.email}, ${sendAt}, mail.id, ${options.now} from mail
+      returning id
+    )
+    select row_to_json(account) as account, (select id from written) as id
+    from (select 1) one left join account on true`.execute(db);
+  const found = result.rows[0];
+  const id = found?.id ?? undefined;
+  if (id !== undefined) options.onQueued?.();
+  return { account: found?.account ?? undefined, id };
 }
