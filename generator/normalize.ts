@@ -157,7 +157,9 @@ class TypeResolver {
       case "record":
         return { kind: spec.kind, record: this.record(spec.record) };
       case "dataSet":
-        return { kind: "dataSet", dataSet: lookup(dataSets, spec.dataSet, "data set") };
+        return spec.dataSet === undefined
+          ? { kind: "untypedDataSet", ...(spec.dataTable === true ? { dataTable: true as const } : {}) }
+          : { kind: "dataSet", dataSet: lookup(dataSets, spec.dataSet, "data set") };
       case undefined: {
         const type = this.type(spec.type);
         const nullable = spec.nullable === true ? { nullable: true as const } : {};
@@ -250,12 +252,28 @@ function normalizeModel(doc: SpecDocument, options: NormalizeOptions): ServiceMo
   };
   const operations = doc.groups.flatMap((group) =>
     group.operations.map((op): OperationModel => {
-      const opResult = types.result(op, dataSets);
+      const answered = (op.params ?? []).filter((p) => (p.direction ?? "in") !== "in");
+      const declared = types.result(op, dataSets);
+      const opResult =
+        answered.length === 0
+          ? declared
+          : responseResult(
+              op.name,
+              declared,
+              answered.map((p) => ({
+                name: p.name,
+                type: types.type(p.type),
+                ...(p.nullable ? { nullable: true as const } : {}),
+              })),
+            );
       const opHeaders = headers(op.headers ?? []);
       return {
         name: op.name,
         group: group.name,
-        params: [...credentials, ...(op.params ?? []).map((spec) => param(spec, false))],
+        params: [
+          ...credentials,
+          ...(op.params ?? []).filter((p) => p.direction !== "out").map((spec) => param(spec, false)),
+        ],
         checks: [...(op.checks ?? []).map(checkModel), ...columnNameChecks(opResult)],
         result: opResult,
         ...(opHeaders.length > 0 ? { headers: opHeaders } : {}),
@@ -280,6 +298,53 @@ function normalizeModel(doc: SpecDocument, options: NormalizeOptions): ServiceMo
     enums: types.enumList(),
     dataSets,
     operations,
+  };
+}
+
+/**
+ * The result of an operation with out or ref parameters: the response element as a record of
+ * `{Op}Result` (unless void) and those parameters, in order (ASMX writes them after the result).
+ */
+function responseResult(name: string, result: ResultModel, answered: readonly FieldModel[]): ResultModel {
+  const field = ((): FieldModel | undefined => {
+    const element = `${name}Result`;
+    switch (result.kind) {
+      case "void":
+        return undefined;
+      case "scalar":
+        return {
+          name: element,
+          type: { kind: "scalar", type: result.type },
+          ...(result.nullable ? { nullable: true as const } : {}),
+        };
+      case "enum":
+        return {
+          name: element,
+          type: { kind: "enum", enum: result.enum },
+          ...(result.nullable ? { nullable: true as const } : {}),
+        };
+      case "record":
+        return { name: element, type: { kind: "record", record: result.record } };
+      case "list":
+        return {
+          name: element,
+          type: {
+            kind: "array",
+            item: { kind: "record", record: result.record },
+            itemElement: result.record.name,
+            typeName: arrayTypeName(result.record.name),
+          },
+        };
+      case "array":
+      case "xml":
+        return { name: element, type: result };
+      default:
+        throw new Error(`normalize: out parameters beside a ${result.kind} result (was the spec validated?)`);
+    }
+  })();
+  return {
+    kind: "response",
+    record: { name: `${name}Response`, fields: [...(field === undefined ? [] : [field]), ...answered] },
   };
 }
 

@@ -55,6 +55,8 @@ export interface SpecParam {
   readonly rules?: readonly string[];
   /** Credentials only: the key in the client's config and the server's context.credentials (default: name). */
   readonly property?: string;
+  /** An out parameter (answered in the response, never sent) or a ref one (inOut: both); default in. */
+  readonly direction?: "in" | "out" | "inOut";
   readonly doc: string;
 }
 
@@ -133,7 +135,8 @@ export type SpecCheck =
 export type SpecKindResult = { readonly doc: string } & (
   | { readonly kind: "scalar"; readonly type: SoapType }
   | { readonly kind: "list" | "record"; readonly record: string }
-  | { readonly kind: "dataSet"; readonly dataSet: string }
+  /** Without `dataSet`: an untyped DataSet, whose tables and columns the answer declares. */
+  | { readonly kind: "dataSet"; readonly dataSet?: string; readonly dataTable?: boolean }
 );
 
 /** A result of any type: `{ type: "Address[]", doc }`. */

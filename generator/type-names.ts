@@ -10,4 +10,4 @@ export function operationTypeNames(operation: string): { params: string; result:
 }
 
 /** Fixed names in generated/types.ts. */
-export const RESERVED_TYPE_NAMES = ["OperationTypes", "DataSetResult"] as const;
+export const RESERVED_TYPE_NAMES = ["OperationTypes", "DataSetResult", "UntypedDataSet"] as const;

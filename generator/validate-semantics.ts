@@ -261,8 +261,37 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
     }
   };
 
+  /** An out or ref parameter (`direction`): answered in the response element, after the result. */
+  const checkDirection = (op: SpecOperation, param: SpecParam, path: SpecPath): void => {
+    const direction = param.direction ?? "in";
+    if (direction === "in") return;
+    const at = [...path, "direction"];
+    if (op.oneWay === true)
+      report(at, `${op.name} is oneWay, so it answers nothing: parameter "${param.name}" can only be in`);
+    if (op.result?.kind === "dataSet")
+      report(at, `${op.name} returns a DataSet: out and ref parameters are not supported beside one`);
+    if (param.name === `${op.name}Result`)
+      report(
+        [...path, "name"],
+        `${direction} parameter "${param.name}" has the name of ${op.name}'s result element`,
+      );
+    if (
+      direction === "out" &&
+      (param.required !== undefined || param.default !== undefined || (param.rules?.length ?? 0) > 0)
+    )
+      report(
+        at,
+        `"${param.name}" is out (answered, never sent): required, default and rules do not apply to it`,
+      );
+  };
+
   credentials.forEach((param, i) => {
     checkParam(param, ["service", "credentials", i]);
+    if (param.direction !== undefined && param.direction !== "in")
+      report(
+        ["service", "credentials", i, "direction"],
+        `credential "${param.name}" is sent: it can only be in`,
+      );
     if (isXmlName(parseTypeRef(param.type).base))
       report(
         ["service", "credentials", i, "type"],
@@ -325,6 +354,7 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
         );
       }
       checkParam(param, paramPath);
+      checkDirection(op, param, paramPath);
     });
     uniqueNames(
       `parameter of ${op.name}`,
@@ -483,7 +513,12 @@ function checkResult(op: SpecOperation, opPath: SpecPath, doc: SpecDocument, rep
         `unknown record "${result.record}"${didYouMean(result.record, known, quoted)}; defined records: ${known.join(", ") || "none"}`,
       );
     }
-  } else if (result.kind === "dataSet") {
+  } else if (result.kind === "dataSet" && result.dataSet !== undefined && result.dataTable === true) {
+    report(
+      [...path, "dataTable"],
+      `dataTable is for an untyped DataTable result: leave out dataSet "${result.dataSet}" or dataTable`,
+    );
+  } else if (result.kind === "dataSet" && result.dataSet !== undefined) {
     const dataSets = doc.dataSets ?? {};
     const dataSet = Object.hasOwn(dataSets, result.dataSet) ? dataSets[result.dataSet] : undefined;
     if (!dataSet) {

@@ -252,6 +252,15 @@ export type ResultModel =
   | XmlTypeModel
   | { readonly kind: "record"; readonly record: RecordModel }
   | { readonly kind: "dataSet"; readonly dataSet: DataSetModel }
+  /**
+   * A DataSet whose tables and columns the spec does not name (spec `{ kind: dataSet }` without `dataSet`):
+   * every table of the answer, with the columns its inline schema declares (codec/dataset.ts UntypedDataSet).
+   */
+  | {
+      readonly kind: "untypedDataSet";
+      /** A .NET DataTable (spec `dataTable: true`): one table; the HTTP root and the WSDL say DataTable. */
+      readonly dataTable?: true;
+    }
   /** An array of scalars or enums (arrays of records are `list`). */
   | {
       readonly kind: "array";
@@ -259,6 +268,13 @@ export type ResultModel =
       readonly itemElement: string;
       readonly typeName: string;
     }
+  /**
+   * An operation with out or ref parameters (spec `direction: out|inOut`): the response element holds
+   * `<OpResult>` (unless void) and then each such parameter, read and written as the fields of `record`
+   * (named `{Op}Response`, never declared as a type); the value is an object with those fields. SOAP only,
+   * as ASMX (its HTTP GET/POST protocols leave such methods out).
+   */
+  | { readonly kind: "response"; readonly record: RecordModel }
   /** No result: the response element is empty (<OpResponse/>). */
   | { readonly kind: "void" }
   /** No output message at all: SOAP answers 202 with an empty body. */

@@ -179,8 +179,11 @@ function extraScalarsUsed(model: ServiceModel): SoapType[] {
   for (const record of model.records) for (const field of record.fields) walk(field.type);
   for (const op of model.operations) {
     for (const param of op.params) walk(param.type);
+    // An untyped DataSet's cells may be of any type.
+    if (op.result.kind === "untypedDataSet") return [...EXTRA_SCALARS];
     if (op.result.kind === "scalar") used.add(op.result.type);
     if (op.result.kind === "array") walk(op.result.item);
+    if (op.result.kind === "response") for (const f of op.result.record.fields) walk(f.type);
   }
   return EXTRA_SCALARS.filter((type) => used.has(type));
 }
@@ -241,6 +244,10 @@ function clientCodecsUsed(model: ServiceModel): { parse: SoapType[]; format: Soa
 function resultsNeedTypedReaders(model: ServiceModel): boolean {
   return model.operations.some(({ result }) => {
     if (result.kind === "enum" || result.kind === "array" || result.kind === "xml") return true;
+    // Its cells are of whatever scalar type the answer's schema says.
+    if (result.kind === "untypedDataSet") return true;
+    // The response element read as a record (out and ref parameters).
+    if (result.kind === "response") return true;
     if (result.kind !== "list" && result.kind !== "record") return false;
     return result.record.fields.some((field) => field.type.kind !== "scalar" || field.nullable === true);
   });
@@ -321,6 +328,17 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
         return { ...result, record: code(`records.${result.record.name}`) };
       case "dataSet":
         return { ...result, dataSet: code(`dataSets.${result.dataSet.name}`) };
+      case "untypedDataSet":
+        return result;
+      case "response":
+        // The response's own record, never declared as a type: written here, its fields' types by reference.
+        return {
+          kind: "response",
+          record: {
+            name: result.record.name,
+            fields: result.record.fields.map((f) => ({ ...f, type: typeValue(f.type) })),
+          },
+        };
     }
   };
   // The compact form (runtime/model-compact.ts): a string parameter or field by its name, another type that

@@ -250,6 +250,8 @@ function resultExample(result: { kind: string; [key: string]: unknown } | undefi
     case "list":
     case "dataSet":
       return "[]";
+    case "untypedDataSet":
+      return '{ dataSetName: "NewDataSet", tables: [] }';
     case "xml":
       return exampleValue(result, 0, "text");
     default:

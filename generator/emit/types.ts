@@ -33,6 +33,7 @@ import { columnNameText, ruleText } from "./rule-text.js";
 import { tsType, VALUE_MAPPING } from "./value-mapping.js";
 
 const DATASET_MODULE = "runtime/codec/dataset.ts";
+const UNTYPED_DATASET_MODULE = "runtime/codec/dataset-untyped.ts";
 const XML_TREE_MODULE = "runtime/xml/tree.ts";
 
 /** Whether a parameter, field, header or result of the model is an XML value. */
@@ -40,13 +41,21 @@ function usesXml(model: ServiceModel): boolean {
   const isXml = (type: TypeModel): boolean => type.kind === "xml";
   return (
     model.records.some((r) => r.fields.some((f) => isXml(f.type))) ||
-    model.operations.some((op) => op.result.kind === "xml" || op.params.some((p) => isXml(p.type)))
+    model.operations.some(
+      (op) =>
+        op.result.kind === "xml" ||
+        (op.result.kind === "response" && op.result.record.fields.some((f) => isXml(f.type))) ||
+        op.params.some((p) => isXml(p.type)),
+    )
   );
 }
 
 export function emitTypes(model: ServiceModel, { docs: text }: Pick<EmitContext, "docs">): GeneratedFile[] {
   const file = new TypeScriptFile("types.ts");
-  const dataSetResult = (): string => file.use(importType("DataSetResult", DATASET_MODULE));
+  const dataSetResult = (untyped?: "untyped"): string =>
+    untyped === undefined
+      ? file.use(importType("DataSetResult", DATASET_MODULE))
+      : file.use(importType("UntypedDataSet", UNTYPED_DATASET_MODULE));
   // tsType names XML values XmlElement (the runtime's tree): imported when some type is one.
   if (usesXml(model)) file.use(importType("XmlElement", XML_TREE_MODULE));
   file.add([
@@ -148,7 +157,7 @@ function paramsInterface(op: OperationModel, text: ServiceDocTexts): InterfaceDe
 function resultAlias(
   op: OperationModel,
   text: ServiceDocTexts,
-  dataSetResult: () => string,
+  dataSetResult: (untyped?: "untyped") => string,
 ): TypeAliasDeclarationStructure {
   return {
     kind: StructureKind.TypeAlias,
@@ -215,7 +224,7 @@ function paramDocs(param: ParamModel, op: OperationModel, paramDoc: string): Opt
   );
 }
 
-function resultType(result: ResultModel, dataSetResult: () => string): string {
+function resultType(result: ResultModel, dataSetResult: (untyped?: "untyped") => string): string {
   switch (result.kind) {
     // A null string or byte array is a result too: .NET leaves the result element out.
     // A nullable value type or enum (`int?`) is null when the answer is xsi:nil.
@@ -235,6 +244,16 @@ function resultType(result: ResultModel, dataSetResult: () => string): string {
       return `${typeScriptTypeName(result.record.name)} | null`;
     case "dataSet":
       return `${dataSetResult()}<${dataSetRowTypeName(result.dataSet.name)}>`;
+    case "untypedDataSet":
+      return dataSetResult("untyped");
+    // Out and ref parameters: the response element's children, as the fields of a record would be.
+    case "response":
+      return `{ ${result.record.fields
+        .map(
+          (f) =>
+            `${propertyKey(f.name)}${isValueType(f.type) ? "" : "?"}: ${tsType(f.type, "result")}${f.nullable ? " | null" : ""}`,
+        )
+        .join("; ")} }`;
     // A null XML value is a result: .NET leaves the element out (SOAP) or answers no root (HTTP).
     case "xml":
       return "XmlElement | null";

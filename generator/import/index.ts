@@ -79,11 +79,6 @@ export async function importCommand(
     }
     const result = await importToYaml(options.wsdl, { ...options, schema: schemaReference(options.out) });
     for (const w of result.warnings) io.err(`easgen import: warning: ${w}`);
-    for (const op of result.dataSetStubs) {
-      io.err(
-        `easgen import: warning: ${op} returns a DataSet, whose columns the WSDL does not describe: list them under dataSets.${op}.columns in ${options.out} (validate refuses the spec until then)`,
-      );
-    }
     mkdirSync(path.dirname(path.resolve(options.out)), { recursive: true });
     const temp = `${options.out}.${process.pid}.tmp`;
     try {
@@ -94,8 +89,7 @@ export async function importCommand(
     }
     const spec = result.spec;
     const operations = spec.groups.reduce((n, g) => n + g.operations.length, 0);
-    // Every warning printed above counts, the DataSet ones included.
-    const warnings = result.warnings.length + result.dataSetStubs.length;
+    const warnings = result.warnings.length;
     io.out(
       `easgen import: wrote ${options.out} (${operations} operations, ${Object.keys(spec.records ?? {}).length} records, ${Object.keys(spec.enums ?? {}).length} enums, bindings ${spec.service.bindings.join(", ")}${warnings > 0 ? `, ${warnings} warning${warnings === 1 ? "" : "s"}` : ""})`,
     );

@@ -6,7 +6,7 @@
 // with a work list and the record cycle check is an iterative depth-first search.
 
 import { typeScriptTypeName } from "../reserved-names.js";
-import { dataSetRowTypeName, operationTypeNames, RESERVED_TYPE_NAMES } from "../type-names.js";
+import { operationTypeNames, RESERVED_TYPE_NAMES } from "../type-names.js";
 import { attr, deepText, lookupPrefix, readTree, XmlReadError, type Node } from "./xml-tree.js";
 
 export const WSDL_NS = "http://schemas.xmlsoap.org/wsdl/";
@@ -16,6 +16,7 @@ const SOAP12_NS = "http://schemas.xmlsoap.org/wsdl/soap12/";
 const HTTP_NS = "http://schemas.xmlsoap.org/wsdl/http/";
 const MIME_NS = "http://schemas.xmlsoap.org/wsdl/mime/";
 export const MSTYPES_NS = "http://microsoft.com/wsdl/types/";
+const DIFFGRAM_NS = "urn:schemas-microsoft-com:xml-diffgram-v1";
 
 /** Placeholder for docs the WSDL does not carry (the spec requires one everywhere). */
 const PLACEHOLDER_DOC = "Imported; describe it.";
@@ -27,13 +28,17 @@ export interface SpecParam {
   name: string;
   type: string;
   nullable?: true;
+  /** An out parameter (only in the response) or a ref one (inOut: in the request and the response). */
+  direction?: "out" | "inOut";
   doc: string;
 }
 export interface SpecResult {
   type?: string;
   nullable?: true;
+  /** An untyped DataSet: the WSDL never describes a DataSet's tables and columns, its answers do. */
   kind?: "dataSet";
-  dataSet?: string;
+  /** A DataTable rather than a DataSet. */
+  dataTable?: true;
   doc: string;
 }
 export interface SpecHeader {
@@ -70,7 +75,6 @@ export interface ImportedSpec {
   };
   enums?: Record<string, { doc: string; values: string[] }>;
   records?: Record<string, SpecRecordOut>;
-  dataSets?: Record<string, { doc: string; dataSetName: string; table: string; columns: never[] }>;
   groups: { name: string; title: string; operations: SpecOperation[] }[];
 }
 
@@ -86,8 +90,6 @@ export interface ImportOptions {
 export interface ImportResult {
   readonly spec: ImportedSpec;
   readonly warnings: readonly string[];
-  /** Operations whose DataSet result got a stub without columns, to be described by hand. */
-  readonly dataSetStubs: readonly string[];
 }
 
 export class ImportError extends Error {
@@ -437,19 +439,6 @@ class Importer {
       for (const name of this.complexTypes.keys())
         if (this.usedRecords.has(name)) spec.records[name] = this.records.get(name)!;
     }
-    const dataSetStubs: string[] = [];
-    for (const op of operations) {
-      if (op.result?.kind === "dataSet") {
-        spec.dataSets ??= {};
-        spec.dataSets[op.result.dataSet!] = {
-          doc: PLACEHOLDER_DOC,
-          dataSetName: "NewDataSet",
-          table: "Table",
-          columns: [],
-        };
-        dataSetStubs.push(op.name);
-      }
-    }
     for (const [name, node] of this.complexTypes) {
       if (this.usedRecords.has(name) || this.arrays.has(name)) continue;
       const extension = node.children
@@ -469,7 +458,7 @@ class Importer {
     }
     spec.groups.push({ name: "operations", title: "Operations", operations });
     this.renameClashes(spec);
-    return { spec, warnings: this.warnings, dataSetStubs };
+    return { spec, warnings: this.warnings };
   }
 
   /**
@@ -483,7 +472,6 @@ class Importer {
     generated.add(`${spec.service.name}Credentials`);
     for (const op of spec.groups.flatMap((g) => g.operations))
       for (const n of Object.values(operationTypeNames(op.name))) generated.add(n);
-    for (const n of Object.keys(spec.dataSets ?? {})) generated.add(dataSetRowTypeName(n));
     const taken = new Set([
       ...generated,
       ...Object.keys(spec.records ?? {}),
@@ -576,10 +564,10 @@ class Importer {
       this.attempt(() => {
         const paramName = this.identifier(el, "name", `a parameter name of ${name}`);
         const t = this.elementType(el, `parameter ${paramName} of ${name}`, false);
-        if (t === "dataSet")
+        if (t === "dataSet" || t === "dataTable")
           throw this.error(
             el,
-            `parameter ${paramName} of ${name} is a DataSet: DataSet parameters are not supported`,
+            `parameter ${paramName} of ${name} is a ${t === "dataSet" ? "DataSet" : "DataTable"}: DataSet parameters are not supported`,
           );
         const p: SpecParam = { name: paramName, type: t.type, doc: PLACEHOLDER_DOC };
         if (t.nullable) p.nullable = true;
@@ -600,26 +588,82 @@ class Importer {
       );
     }
     const items = this.sequenceOf(response.node, `response element ${response.name}`);
-    if (items.length === 0) return result; // void
-    const first = items[0]!;
-    const resultName = attr(first, "name");
-    if (items.length > 1 || resultName !== `${name}Result`) {
-      throw this.error(
-        items.length > 1 ? items[1]! : first,
-        `the response of ${name} must hold exactly one element ${name}Result (out and ref parameters are not supported)`,
-      );
+    // The result element, unless void, then every out and ref parameter (ASMX writes them in that order).
+    const first = items[0];
+    const hasResult = first !== undefined && attr(first, "name") === `${name}Result`;
+    if (first !== undefined && hasResult) {
+      const t = this.elementType(first, `result of ${name}`, true);
+      if (t === "dataSet" || t === "dataTable") {
+        if (items.length > 1)
+          throw this.error(
+            items[1]!,
+            `${name} returns a ${t === "dataSet" ? "DataSet" : "DataTable"} and has out or ref parameters: not supported together`,
+          );
+        result.result = {
+          kind: "dataSet",
+          ...(t === "dataTable" ? { dataTable: true as const } : {}),
+          doc: PLACEHOLDER_DOC,
+        };
+      } else {
+        result.result = {
+          type: t.type,
+          ...(t.nullable ? { nullable: true as const } : {}),
+          doc: PLACEHOLDER_DOC,
+        };
+      }
     }
-    const t = this.elementType(first, `result of ${name}`, true);
-    if (t === "dataSet") {
-      result.result = { kind: "dataSet", dataSet: name, doc: PLACEHOLDER_DOC };
-    } else {
-      result.result = {
-        type: t.type,
-        ...(t.nullable ? { nullable: true as const } : {}),
-        doc: PLACEHOLDER_DOC,
-      };
-    }
+    this.answeredParams(name, items.slice(hasResult ? 1 : 0), params);
+    if (params.length > 0) result.params = params;
+    else delete result.params;
     return result;
+  }
+
+  /**
+   * Out and ref parameters, from the response element's children after the result: one named as a request
+   * parameter is a ref parameter (inOut), another an out parameter, placed in `params` just before the ref
+   * parameter answered after it (at the end when none is), so that the spec's order gives both the
+   * request's order and the response's.
+   */
+  private answeredParams(name: string, answered: readonly Node[], params: SpecParam[]): void {
+    let last = -1;
+    let pending: SpecParam[] = [];
+    for (const el of answered) {
+      this.attempt(() => {
+        const paramName = this.identifier(el, "name", `an out or ref parameter name of ${name}`);
+        const t = this.elementType(el, `out parameter ${paramName} of ${name}`, false);
+        if (t === "dataSet" || t === "dataTable")
+          throw this.error(el, `out parameter ${paramName} of ${name} is a DataSet: not supported`);
+        const at = params.findIndex((p) => p.name === paramName);
+        if (at < 0) {
+          if (pending.some((p) => p.name === paramName))
+            throw this.error(el, `out parameter ${paramName} of ${name} appears twice`);
+          const p: SpecParam = { name: paramName, type: t.type, direction: "out", doc: PLACEHOLDER_DOC };
+          if (t.nullable) p.nullable = true;
+          pending.push(p);
+          return;
+        }
+        const param = params[at]!;
+        if (
+          param.type !== t.type ||
+          (param.nullable === true) !== t.nullable ||
+          param.direction !== undefined
+        )
+          throw this.error(
+            el,
+            `${paramName} of ${name} is answered as ${describe({ ...param, type: t.type, ...(t.nullable ? { nullable: true } : {}) })} but sent as ${describe(param)}: a ref parameter has one type`,
+          );
+        if (at < last)
+          throw this.error(
+            el,
+            `ref parameter ${paramName} of ${name} is answered after ${params[last]!.name} but sent before it: the spec gives both in one order`,
+          );
+        param.direction = "inOut";
+        params.splice(at, 0, ...pending);
+        last = at + pending.length;
+        pending = [];
+      });
+    }
+    params.push(...pending);
   }
 
   /** The element of the message's single part, and its name. */
@@ -731,7 +775,7 @@ class Importer {
     el: Node,
     what: string,
     allowDataSet: boolean,
-  ): { type: string; nullable: boolean } | "dataSet" {
+  ): { type: string; nullable: boolean } | "dataSet" | "dataTable" {
     const maxOccurs = attr(el, "maxOccurs") ?? "1";
     if (maxOccurs !== "1") {
       throw this.error(
@@ -750,9 +794,14 @@ class Importer {
     const typeAttr = attr(el, "type");
     if (typeAttr === undefined) {
       const ct = this.onlyChildren(el, what).find((c) => c.local === "complexType");
-      if (ct !== undefined && this.isDataSet(ct)) {
-        if (!allowDataSet) throw this.error(el, `${what} is a DataSet: only results may be DataSets`);
-        return "dataSet";
+      const dataSet = ct === undefined ? undefined : this.dataSetKind(ct);
+      if (dataSet !== undefined) {
+        if (!allowDataSet)
+          throw this.error(
+            el,
+            `${what} is a ${dataSet === "dataSet" ? "DataSet" : "DataTable"}: only results may be DataSets or DataTables`,
+          );
+        return dataSet;
       }
       const xml = ct === undefined ? undefined : this.xmlType(ct);
       if (xml !== undefined) {
@@ -800,19 +849,31 @@ class Importer {
     return attr(ct, "mixed") === "true" ? "xmlNode" : "xmlElement";
   }
 
-  /** `<s:complexType><s:sequence><s:element ref="s:schema"/><s:any/></s:sequence></s:complexType>` */
-  private isDataSet(ct: Node): boolean {
+  /**
+   * A DataSet's anonymous type, as .NET writes it,
+   * `<s:complexType><s:sequence><s:element ref="s:schema"/><s:any/></s:sequence></s:complexType>`, or as
+   * Mono does: a sequence (maxOccurs="unbounded") of two `s:any`, of the XML Schema namespace and of the
+   * diffgram's; a DataTable's: the same two without maxOccurs on the sequence, the first maxOccurs="unbounded".
+   */
+  private dataSetKind(ct: Node): "dataSet" | "dataTable" | undefined {
     const kids = ct.children.filter((c) => !(c.ns === XS_NS && c.local === "annotation"));
-    if (kids.length !== 1 || kids[0]!.ns !== XS_NS || kids[0]!.local !== "sequence") return false;
-    const seq = kids[0]!.children;
-    if (seq.length !== 2) return false;
+    if (kids.length !== 1 || kids[0]!.ns !== XS_NS || kids[0]!.local !== "sequence") return undefined;
+    const sequence = kids[0]!;
+    const seq = sequence.children;
+    if (seq.length !== 2) return undefined;
     const [schema, any] = [seq[0]!, seq[1]!];
-    if (schema.ns !== XS_NS || schema.local !== "element" || any.ns !== XS_NS || any.local !== "any")
-      return false;
+    if (schema.ns !== XS_NS || any.ns !== XS_NS || any.local !== "any") return undefined;
+    if (schema.local === "any") {
+      if (attr(schema, "namespace") !== XS_NS || attr(any, "namespace") !== DIFFGRAM_NS) return undefined;
+      return attr(sequence, "maxOccurs") === undefined && attr(schema, "maxOccurs") === "unbounded"
+        ? "dataTable"
+        : "dataSet";
+    }
+    if (schema.local !== "element") return undefined;
     const ref = attr(schema, "ref");
-    if (ref === undefined) return false;
+    if (ref === undefined) return undefined;
     const q = this.qname(schema, ref);
-    return q.ns === XS_NS && q.local === "schema";
+    return q.ns === XS_NS && q.local === "schema" ? "dataSet" : undefined;
   }
 
   private typeRef(at: Node, q: QName, what: string): TypeRef {
@@ -954,8 +1015,11 @@ class Importer {
         this.attempt(() => {
           const fieldName = this.identifier(el, "name", `a field name of ${name}`);
           const t = this.elementType(el, `field ${fieldName} of ${name}`, false);
-          if (t === "dataSet")
-            throw this.error(el, `field ${fieldName} of ${name} is a DataSet: not supported`);
+          if (t === "dataSet" || t === "dataTable")
+            throw this.error(
+              el,
+              `field ${fieldName} of ${name} is a ${t === "dataSet" ? "DataSet" : "DataTable"}: not supported`,
+            );
           const f: SpecField = { name: fieldName, type: t.type };
           if (t.nullable) f.nullable = true;
           fields.push(f);
@@ -1354,7 +1418,10 @@ class Importer {
       }
     }
     for (const op of operations) {
-      const httpable = (op.params ?? []).every((p) => p.nullable !== true && this.httpCarries(p.type));
+      // As ASMX: no nullable, record or guid parameter, and no out or ref one.
+      const httpable = (op.params ?? []).every(
+        (p) => p.nullable !== true && p.direction === undefined && this.httpCarries(p.type),
+      );
       if (httpable && !listed.has(op.name))
         this.warn(
           binding,

@@ -32,6 +32,7 @@ function paramLine(p: SpecParam): string {
     ["name", p.name],
     ["type", p.type],
     ["nullable", p.nullable],
+    ["direction", p.direction],
     ["doc", p.doc],
   ]);
 }
@@ -62,6 +63,14 @@ export function specToYaml(spec: ImportedSpec, header: YamlHeader): string {
   line(0, `# Imported by \`easgen import\` from ${oneLine(header.source)}.`);
   line(0, '# This file is now the source of truth: replace the placeholder docs ("Imported; describe it."),');
   line(0, "# add rules, and mark required string parameters by hand.");
+  if (spec.groups.some((g) => g.operations.some((op) => op.result?.kind === "dataSet"))) {
+    line(
+      0,
+      "# The DataSet results are untyped ({ kind: dataSet } without a dataSet): a WSDL never describes a",
+    );
+    line(0, "# DataSet's tables and columns, its answers do. To type one's rows, describe its columns under");
+    line(0, "# dataSets: and name that entry in the result (dataSet: Name).");
+  }
   if (header.warnings.length > 0) {
     line(0, "#");
     line(0, "# The import warned:");
@@ -108,23 +117,6 @@ export function specToYaml(spec: ImportedSpec, header: YamlHeader): string {
     }
   }
 
-  if (spec.dataSets !== undefined) {
-    line(0, "");
-    line(
-      0,
-      "# The WSDL does not describe a DataSet's columns (its schema is sent with each answer): list them",
-    );
-    line(0, "# below by hand; `easgen validate` refuses a DataSet without columns.");
-    line(0, "dataSets:");
-    for (const [name, d] of Object.entries(spec.dataSets)) {
-      line(2, `${scalar(name)}:`);
-      line(4, `doc: ${scalar(d.doc)}`);
-      line(4, `dataSetName: ${scalar(d.dataSetName)}`);
-      line(4, `table: ${scalar(d.table)}`);
-      line(4, "columns: []");
-    }
-  }
-
   line(0, "");
   line(0, "groups:");
   for (const g of spec.groups) {
@@ -158,7 +150,7 @@ export function specToYaml(spec: ImportedSpec, header: YamlHeader): string {
             r.kind === "dataSet"
               ? flow([
                   ["kind", "dataSet"],
-                  ["dataSet", r.dataSet],
+                  ["dataTable", r.dataTable],
                   ["doc", r.doc],
                 ])
               : flow([

@@ -48,9 +48,10 @@ export function createHttpClientBinding(
 
     encodeRequest(op: ClientOperationModel, texts: ParamTexts): WireRequest {
       if (!offeredOnHttp(op)) {
-        const param = op.params.find((q) => notOnHttp(q) !== undefined)!;
+        // A parameter HTTP cannot carry, or else out or ref parameters (answered in the response element).
+        const param = op.params.find((q) => notOnHttp(q) !== undefined);
         throw new TypeError(
-          `${op.name} takes ${notOnHttp(param)} (${param.name}), which ${variant.binding} cannot carry (as in ASMX): call it over SOAP.`,
+          `${op.name} takes ${param ? `${notOnHttp(param)} (${param.name})` : "out or ref parameters"}, which ${variant.binding} cannot carry (as in ASMX): call it over SOAP.`,
         );
       }
       // Every parameter is sent (an absent one empty, a null nullable value empty too); an array is its

@@ -350,7 +350,8 @@ export function createHttpServerBinding(
       if (op.result.kind === "list" && Array.isArray(result) && result.length === 0) {
         out.empty(root, arrayAttrs);
       } else {
-        out.open(root, op.result.kind === "dataSet" ? ` xmlns="${ns}"` : arrayAttrs);
+        const dataSet = op.result.kind === "dataSet" || op.result.kind === "untypedDataSet";
+        out.open(root, dataSet ? ` xmlns="${ns}"` : arrayAttrs);
         writeResultChildren(out, op.result, result, request, options.recordWriters);
         out.close(root);
       }

@@ -17,7 +17,7 @@ import {
   offeredBindings,
   type BindingName,
 } from "../model.js";
-import { offeredOnHttp } from "../protocol/http.js";
+import { httpRootName, offeredOnHttp } from "../protocol/http.js";
 import { isValueType } from "../codec/values.js";
 
 /** The WSDL with every port located at soapAddress. */
@@ -156,6 +156,7 @@ function msTypesUsed(operations: readonly OperationModel[]): SoapType[] {
     for (const h of op.headers ?? []) walk({ kind: "record", record: h.record });
     const result = resultType(op.result);
     if (result) walk(result);
+    if (op.result.kind === "response") for (const f of op.result.record.fields) walk(f.type);
   }
   return [...used];
 }
@@ -271,6 +272,22 @@ ${indent}  </s:sequence>
 ${indent}</s:complexType>
 `;
 
+/** A DataTable's anonymous type, as .NET's DataTable.GetDataTableSchema (and Mono) write it. */
+const DATA_TABLE_SCHEMA = (indent: string): string =>
+  `${indent}<s:complexType>
+${indent}  <s:sequence>
+${indent}    <s:any minOccurs="0" maxOccurs="unbounded" namespace="http://www.w3.org/2001/XMLSchema" processContents="lax" />
+${indent}    <s:any minOccurs="1" namespace="urn:schemas-microsoft-com:xml-diffgram-v1" processContents="lax" />
+${indent}  </s:sequence>
+${indent}</s:complexType>
+`;
+
+/** The anonymous type of a DataSet (or DataTable) result's element. */
+const dataSetSchema = (result: ResultModel, indent: string): string =>
+  result.kind === "untypedDataSet" && result.dataTable === true
+    ? DATA_TABLE_SCHEMA(indent)
+    : ANY_SCHEMA(indent);
+
 /** The document with `address` (already escaped, or a marker) as each port's location. */
 function render(model: ServiceModel, docs: ServiceDocTexts, address: string): string {
   const offered = new Set(offeredBindings(model));
@@ -293,7 +310,7 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
   );
   line("  <wsdl:types>");
   line(`    <s:schema elementFormDefault="qualified" targetNamespace="${ns}">`);
-  if (model.operations.some((op) => op.result.kind === "dataSet")) {
+  if (model.operations.some((op) => op.result.kind === "dataSet" || op.result.kind === "untypedDataSet")) {
     line('      <s:import namespace="http://www.w3.org/2001/XMLSchema" />');
   }
   if (msTypes.length > 0) line(`      <s:import namespace="${MS_TYPES_NS}" />`);
@@ -324,12 +341,23 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
     const result = resultType(op.result);
     if (op.result.kind === "void") {
       line("        <s:complexType />");
+    } else if (op.result.kind === "response") {
+      // Out and ref parameters: OpResult (unless void) and then each of them, in the response element.
+      const fields = op.result.record.fields;
+      line("        <s:complexType>");
+      line("          <s:sequence>");
+      for (const f of fields)
+        line(`            ${memberElement(f.name, f.type, f.nullable, "            ")}`);
+      line("          </s:sequence>");
+      line("        </s:complexType>");
+      line("      </s:element>");
+      for (const f of fields) types.definitions(f.type, out);
     } else {
       line("        <s:complexType>");
       line("          <s:sequence>");
       if (result === undefined) {
         line(`            <s:element minOccurs="0" maxOccurs="1" name="${name}Result">`);
-        out.push(ANY_SCHEMA("              "));
+        out.push(dataSetSchema(op.result, "              "));
         line("            </s:element>");
       } else {
         // A nullable value type or enum result is nillable="true" (minOccurs="1"), as .NET's `int?`.
@@ -340,7 +368,7 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
       line("          </s:sequence>");
       line("        </s:complexType>");
     }
-    line("      </s:element>");
+    if (op.result.kind !== "response") line("      </s:element>");
     if (result) types.definitions(result, out);
     // Each header's global element and its type, after the first operation that uses it, as ASMX.
     for (const header of op.headers ?? []) {
@@ -524,10 +552,11 @@ function httpRootElement(result: ResultModel): { name: string; text: string } | 
   // An XML result is the whole answer, whatever its name: the part names no element (ASMX's `<wsdl:part
   // name="Body" />`).
   if (result.kind === "xml") return { name: "", text: "" };
-  if (result.kind === "dataSet") {
+  if (result.kind === "dataSet" || result.kind === "untypedDataSet") {
+    const name = httpRootName(result);
     return {
-      name: "DataSet",
-      text: `      <s:element name="DataSet" nillable="true">\n${ANY_SCHEMA("        ")}      </s:element>\n`,
+      name,
+      text: `      <s:element name="${name}" nillable="true">\n${dataSetSchema(result, "        ")}      </s:element>\n`,
     };
   }
   const type = resultType(result);

@@ -43,6 +43,7 @@ export const NAMESPACES: Record<ConstructService, string> = {
   Enums: "http://tempuri.org/constructs/enums/",
   HttpDetails: "http://tempuri.org/constructs/http/",
   DocumentMethods: "http://tempuri.org/constructs/document/",
+  OutParams: "http://tempuri.org/constructs/outparams/",
 };
 
 /** `<op xmlns="ns">inner</op>`: a wrapped request in the service's namespace. */
@@ -68,6 +69,7 @@ const U = "UnwrappedArrays" as const;
 const E = "Enums" as const;
 const P = "HttpDetails" as const;
 const M = "DocumentMethods" as const;
+const OP = "OutParams" as const;
 
 const FAULT11 = "<faultcode>soap:Client</faultcode>";
 
@@ -1583,5 +1585,70 @@ export const EXCHANGES: readonly Exchange[] = [
     status: 200,
     contains: [">25</int>"],
     note: "HTTP GET Square: the request namespace does not matter on HTTP",
+  },
+
+  // ---- out and ref parameters ----
+  {
+    service: OP,
+    name: "soap11-lookup-found",
+    binding: "soap11",
+    op: "Lookup",
+    body: w(OP, "Lookup", "<code>A1</code>"),
+    status: 200,
+    contains: [
+      "<LookupResult>true</LookupResult><item><Code>A1</Code><Count>3</Count></item></LookupResponse>",
+    ],
+    note: "SOAP 1.1 Lookup(A1, out item): the out parameter follows LookupResult in the response element",
+  },
+  {
+    service: OP,
+    name: "soap11-lookup-missing",
+    binding: "soap11",
+    op: "Lookup",
+    body: w(OP, "Lookup", "<code>zz</code>"),
+    status: 200,
+    contains: ["<LookupResult>false</LookupResult></LookupResponse>"],
+    note: "SOAP 1.1 Lookup(zz, out item): a null out record is left out, as a null result is",
+  },
+  {
+    service: OP,
+    name: "soap12-split",
+    binding: "soap12",
+    op: "Split",
+    body: w(OP, "Split", "<text>one two three</text>"),
+    status: 200,
+    contains: [
+      '<SplitResponse xmlns="http://tempuri.org/constructs/outparams/"><head>one</head><count>3</count></SplitResponse>',
+    ],
+    note: "SOAP 1.2 Split: a void method's out parameters are the response element's only children",
+  },
+  {
+    service: OP,
+    name: "soap11-bump",
+    binding: "soap11",
+    op: "Bump",
+    body: w(OP, "Bump", "<counter>5</counter><by>2</by>"),
+    status: 200,
+    contains: ["<BumpResult>5</BumpResult><counter>7</counter>"],
+    note: "SOAP 1.1 Bump(ref counter = 5, 2): the ref parameter is sent and answered after the result",
+  },
+  {
+    service: OP,
+    name: "soap11-mixed",
+    binding: "soap11",
+    op: "Mixed",
+    body: w(OP, "Mixed", "<note>n</note><x>4</x>"),
+    status: 200,
+    contains: ["<MixedResult>x*2=8</MixedResult><before>3</before><note>n!</note>"],
+    note: "SOAP 1.1 Mixed(out before, ref note, x): out and ref parameters answered in the method's order",
+  },
+  {
+    service: OP,
+    name: "get-lookup",
+    binding: "get",
+    op: "Lookup",
+    body: "code=A1",
+    status: 500,
+    note: "HTTP GET Lookup: a method with out parameters is left off HTTP GET (its portType is empty); Mono answers an internal error",
   },
 ];

@@ -23,6 +23,7 @@ export const CONSTRUCT_SERVICES = [
   "Enums",
   "HttpDetails",
   "DocumentMethods",
+  "OutParams",
 ] as const;
 export type ConstructService = (typeof CONSTRUCT_SERVICES)[number];
 

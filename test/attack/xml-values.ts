@@ -3,7 +3,7 @@
 // wide, huge and namespace-heavy values, values that are not one element (text, several elements, mixed
 // content), records whose xsi:type names another type (a derived one, which the spec cannot read: refused,
 // never read as the declared record), and handlers returning what is not an XML value (a cycle, a name that
-// would inject markup):
+// would inject markup; untyped DataSets whose table, column or cell would inject markup, or that are wide):
 // every request gets the expected status, the handler never runs on a refusal, no answer carries injected
 // markup or a stack trace, and the server stays up.
 
@@ -51,6 +51,11 @@ groups:
         params:
           - { name: kind, type: string, doc: Which bad value. }
         result: { type: xmlElement, doc: Never a good one. }
+      - name: Tables
+        doc: Returns the untyped DataSet the handler makes of the kind asked for.
+        params:
+          - { name: kind, type: string, doc: Which value. }
+        result: { kind: dataSet, doc: Tables the spec does not name. }
 `;
 
 interface Case {
@@ -164,6 +169,49 @@ function cases(): Case[] {
       runs: true,
     },
     {
+      name: "an untyped DataSet whose table name would inject markup",
+      op: "Tables",
+      body: `<Tables xmlns="${NS}"><kind>table</kind></Tables>`,
+      status: 500,
+      holds: "Server",
+      runs: true,
+      lacks: "<script",
+    },
+    {
+      name: "an untyped DataSet whose column name would inject markup",
+      op: "Tables",
+      body: `<Tables xmlns="${NS}"><kind>column</kind></Tables>`,
+      status: 500,
+      holds: "Server",
+      runs: true,
+      lacks: "<script",
+    },
+    {
+      name: "an untyped DataSet whose row has a cell of no column",
+      op: "Tables",
+      body: `<Tables xmlns="${NS}"><kind>stray</kind></Tables>`,
+      status: 500,
+      holds: "Server",
+      runs: true,
+    },
+    {
+      name: "an untyped DataSet cell holding markup",
+      op: "Tables",
+      body: `<Tables xmlns="${NS}"><kind>cell</kind></Tables>`,
+      status: 200,
+      holds: "<C>&lt;/C&gt;&lt;script&gt;</C>",
+      runs: true,
+      lacks: "<script",
+    },
+    {
+      name: "an untyped DataSet of 2,000 columns and 100 rows",
+      op: "Tables",
+      body: `<Tables xmlns="${NS}"><kind>wide</kind></Tables>`,
+      status: 200,
+      holds: '<T diffgr:id="T100" msdata:rowOrder="99"',
+      runs: true,
+    },
+    {
       name: "a handler returning a name that would inject markup",
       op: "Bad",
       body: `<Bad xmlns="${NS}"><kind>inject</kind></Bad>`,
@@ -209,6 +257,25 @@ export async function xmlValuesSection(rows: Row[]): Promise<void> {
           return a;
         }
         return { ns: "", local: "a><script>alert(1)</script", children: [] };
+      },
+      Tables: ({ kind }: { kind?: string }) => {
+        calls++;
+        const bad = "a><script>alert(1)</script";
+        const table = (name: string, columns: { name: string; type: string }[], rows: object[]) => ({
+          dataSetName: "D",
+          tables: [{ name, columns, rows }],
+        });
+        if (kind === "table") return table(bad, [], []);
+        if (kind === "column") return table("T", [{ name: bad, type: "string" }], []);
+        if (kind === "stray") return table("T", [{ name: "C", type: "string" }], [{ C: "x", D: "y" }]);
+        if (kind === "cell") return table("T", [{ name: "C", type: "string" }], [{ C: "</C><script>" }]);
+        const columns = Array.from({ length: 2000 }, (_, i) => ({ name: `C${i}`, type: "int" }));
+        const row = Object.fromEntries(columns.map((c, i) => [c.name, i]));
+        return table(
+          "T",
+          columns,
+          Array.from({ length: 100 }, () => row),
+        );
       },
     });
     const base = await listen(server);

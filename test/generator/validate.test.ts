@@ -36,14 +36,14 @@ const cases: readonly Case[] = [
     name: "unknown property",
     given: [["required: true, doc: User name.", "requird: true, doc: User name."]],
     want: [
-      `${F}:9:35 unknown property "requird" (did you mean "required"?); expected one of: name, type, nullable, required, default, rules, property, doc`,
+      `${F}:9:35 unknown property "requird" (did you mean "required"?); expected one of: name, type, nullable, required, default, rules, direction, property, doc`,
     ],
   },
   {
     name: "unquoted comma in a flow map doc",
     given: [["doc: How many. }", "doc: How many, at least one. }"]],
     want: [
-      `${F}:43:57 unknown property "at least one."; expected one of: name, type, nullable, required, default, rules, property, doc; if "at least one." is part of the doc text, quote the doc (doc: "…, at least one."): in a { … } mapping a comma ends a value`,
+      `${F}:43:57 unknown property "at least one."; expected one of: name, type, nullable, required, default, rules, direction, property, doc; if "at least one." is part of the doc text, quote the doc (doc: "…, at least one."): in a { … } mapping a comma ends a value`,
     ],
   },
   {
@@ -364,6 +364,41 @@ const cases: readonly Case[] = [
       ["{ name: Label, type: string }", "{ name: Label, type: Box }"],
     ],
     want: [`${F}:24:30 record "Box" contains itself: Box → Item → Box; records may nest but not in a cycle`],
+  },
+  {
+    name: "out parameter with a rule, and out beside a DataSet result",
+    given: [
+      [
+        "{ name: digit, type: string, rules: [count], doc: A digit. }",
+        "{ name: digit, type: string, rules: [count], direction: out, doc: A digit. }",
+      ],
+      [
+        "{ name: column, type: string, required: true, doc: Extra column name. }",
+        "{ name: column, type: string, required: true, doc: Extra column name. }\n          - { name: extra, type: int, direction: inOut, doc: Extra. }",
+      ],
+    ],
+    want: [
+      `${F}:44:69 "digit" is out (answered, never sent): required, default and rules do not apply to it`,
+      `${F}:58:50 GetStock returns a DataSet: out and ref parameters are not supported beside one`,
+    ],
+  },
+  {
+    name: "out parameter named as the result element, and on a oneWay operation",
+    given: [
+      [
+        "{ name: quantity, type: int, doc: How many. }",
+        "{ name: AddItemResult, type: int, direction: out, doc: How many. }",
+      ],
+      [
+        "        doc: Lists items.\n",
+        "        doc: Lists items.\n        oneWay: true\n        params:\n          - { name: n, type: int, direction: out, doc: N. }\n",
+      ],
+      ["        result: { kind: list, record: Item, doc: Every item. }\n", ""],
+    ],
+    want: [
+      `${F}:43:21 out parameter "AddItemResult" has the name of AddItem's result element`,
+      `${F}:52:46 ListItems is oneWay, so it answers nothing: parameter "n" can only be in`,
+    ],
   },
   {
     name: "oneWay operation with a result",

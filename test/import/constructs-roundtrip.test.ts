@@ -43,6 +43,8 @@ interface Construct {
   readonly handlers: Record<string, (params: Record<string, unknown>) => unknown>;
   /** Main's body: `b` is the base URL ending in `/`; proxies are in P_SOAP, P_SOAP12, P_HttpGet, P_HttpPost. */
   readonly csharp: string;
+  /** Assemblies the C# client needs beyond the proxies' (System.Data.dll for DataSets). */
+  readonly references?: readonly string[];
 }
 
 /** XML values as the runtime's tree holds them (xml/tree.ts XmlElement). */
@@ -73,7 +75,221 @@ const THING = el(
   "q",
 );
 
+/** The untyped DataSets the DataSets fixture answers (constructs/App_Code/DataSets.cs). */
+const ALL_TYPES_ROW = {
+  Text: "héllo <&>",
+  Int32: -7,
+  Int16: -300,
+  Int64: 9007199254740993n,
+  Byte: 200,
+  SByte: -5,
+  UInt16: 60000,
+  UInt32: 4000000000,
+  UInt64: 18446744073709551615n,
+  Decimal: "12.345",
+  Double: 1.5,
+  Single: 0.25,
+  Boolean: true,
+  DateTime: "2024-05-06T07:08:09+00:00",
+  TimeSpan: "P1DT2H3M4S",
+  Guid: "0f8fad5b-d9cb-469f-a165-70867728950e",
+  Bytes: new Uint8Array([0, 1, 2, 250, 255]),
+  Char: "A",
+};
+const ALL_TYPES = {
+  dataSetName: "AllTypesSet",
+  tables: [
+    {
+      name: "Values",
+      columns: Object.entries({
+        Text: "string",
+        Int32: "int",
+        Int16: "short",
+        Int64: "long",
+        Byte: "unsignedByte",
+        SByte: "byte",
+        UInt16: "unsignedShort",
+        UInt32: "unsignedInt",
+        UInt64: "unsignedLong",
+        Decimal: "decimal",
+        Double: "double",
+        Single: "float",
+        Boolean: "boolean",
+        DateTime: "dateTime",
+        TimeSpan: "duration",
+        Guid: "guid",
+        Bytes: "base64Binary",
+        Char: "char",
+      }).map(([name, type]) => ({ name, type })),
+      rows: [
+        ALL_TYPES_ROW,
+        Object.fromEntries(Object.keys(ALL_TYPES_ROW).map((k) => [k, k === "Text" ? "only text" : null])),
+      ],
+    },
+  ],
+};
+const SHOP = {
+  dataSetName: "Shop",
+  tables: [
+    {
+      name: "Customers",
+      columns: [
+        { name: "CustomerId", type: "int" },
+        { name: "Name", type: "string" },
+      ],
+      rows: [
+        { CustomerId: 1, Name: "Alice" },
+        { CustomerId: 2, Name: "Bob" },
+      ],
+    },
+    {
+      name: "Orders",
+      columns: [
+        { name: "OrderId", type: "int" },
+        { name: "CustomerId", type: "int" },
+        { name: "Total", type: "decimal" },
+      ],
+      rows: [
+        { OrderId: 10, CustomerId: 1, Total: "9.99" },
+        { OrderId: 11, CustomerId: 1, Total: "20" },
+        { OrderId: 12, CustomerId: 2, Total: "5.5" },
+      ],
+    },
+  ],
+};
+const PAIRS = {
+  dataSetName: "NewDataSet",
+  tables: [
+    {
+      name: "Pairs",
+      columns: [
+        { name: "Key", type: "string" },
+        { name: "Value", type: "int" },
+      ],
+      rows: [
+        { Key: "a", Value: 1 },
+        { Key: "b", Value: 2 },
+      ],
+    },
+  ],
+};
+
 const CONSTRUCTS: Record<string, Construct> = {
+  OutParams: {
+    calls: [
+      {
+        op: "Lookup",
+        params: { code: "A1" },
+        result: { LookupResult: true, item: { Code: "A1", Count: 3 } },
+        on: SOAP,
+      },
+      { op: "Lookup", params: { code: "zz" }, result: { LookupResult: false }, on: SOAP },
+      { op: "Split", params: { text: "one two three" }, result: { head: "one", count: 3 }, on: SOAP },
+      { op: "Split", params: { text: "" }, result: { count: 0 }, on: SOAP },
+      { op: "Bump", params: { counter: 5, by: 2 }, result: { BumpResult: 5, counter: 7 }, on: SOAP },
+      {
+        op: "Mixed",
+        params: { note: "n", x: 4 },
+        result: { MixedResult: "x*2=8", before: 3, note: "n!" },
+        on: SOAP,
+      },
+      {
+        op: "Mixed",
+        params: { x: 1 },
+        result: { MixedResult: "x*2=2", before: 0, note: "(null)!" },
+        on: SOAP,
+      },
+    ],
+    handlers: {
+      Lookup: ({ code }) =>
+        code === "A1" ? { LookupResult: true, item: { Code: "A1", Count: 3 } } : { LookupResult: false },
+      Split: ({ text }) => {
+        const words = ((text as string | undefined) ?? "").split(" ").filter((w) => w !== "");
+        return { ...(words.length > 0 ? { head: words[0] } : {}), count: words.length };
+      },
+      Bump: ({ counter, by }) => ({ BumpResult: counter, counter: (counter as number) + (by as number) }),
+      Mixed: ({ note, x }) => ({
+        MixedResult: `x*2=${(x as number) * 2}`,
+        before: (x as number) - 1,
+        note: `${(note as string | undefined) ?? "(null)"}!`,
+      }),
+    },
+    csharp: `
+    // HTTP GET/POST leave these methods out (the WSDL's HTTP portTypes are empty): SOAP only.
+    foreach (var p in new string[] { "SOAP", "SOAP12" }) {
+      dynamic s = p == "SOAP" ? (object)new P_SOAP.OutParams { Url = b + "OutParams.asmx" } : new P_SOAP12.OutParams { Url = b + "OutParams.asmx" };
+      if (p == "SOAP") {
+        P_SOAP.Item item;
+        Say(p + " Lookup(A1)", ((P_SOAP.OutParams)s).Lookup("A1", out item) + " " + item.Code + " " + item.Count);
+        Say(p + " Lookup(zz)", ((P_SOAP.OutParams)s).Lookup("zz", out item) + " " + (item == null));
+        // The proxy (from the WSDL alone) makes a void method's first out parameter its return value, and
+        // puts out parameters after the in and ref ones.
+        int count;
+        string head = ((P_SOAP.OutParams)s).Split("one two three", out count);
+        Say(p + " Split", head + " " + count);
+        int counter = 5;
+        Say(p + " Bump", ((P_SOAP.OutParams)s).Bump(ref counter, 2) + " " + counter);
+        int before; string note = "n";
+        Say(p + " Mixed", ((P_SOAP.OutParams)s).Mixed(ref note, 4, out before) + " " + before + " " + note);
+      } else {
+        P_SOAP12.Item item;
+        Say(p + " Lookup(A1)", ((P_SOAP12.OutParams)s).Lookup("A1", out item) + " " + item.Code + " " + item.Count);
+        int count;
+        string head = ((P_SOAP12.OutParams)s).Split("", out count);
+        Say(p + " Split(empty)", (head == null) + " " + count);
+        int before; string note = null;
+        Say(p + " Mixed(null)", ((P_SOAP12.OutParams)s).Mixed(ref note, 1, out before) + " " + before + " " + note);
+      }
+    }`,
+  },
+  DataSets: {
+    // The typed DataSet (its schema only at ?schema=Inventory) and the DataSet parameter have no spec
+    // shape yet: their operations are left out, with the typed DataSet's schema imports.
+    wsdl: (text) =>
+      withoutOperations(
+        "TypedInventory",
+        "Count",
+      )(text).replace(/<s:import [^>]*Inventory\.xsd" \/>\s*/g, ""),
+    calls: [
+      { op: "AllTypes", params: {}, result: ALL_TYPES, on: ALL },
+      { op: "CustomersAndOrders", params: {}, result: SHOP, on: ALL },
+      { op: "Empty", params: {}, result: { dataSetName: "Nothing", tables: [] }, on: ALL },
+      { op: "Table", params: {}, result: PAIRS, on: ALL },
+    ],
+    handlers: {
+      AllTypes: () => ALL_TYPES,
+      CustomersAndOrders: () => SHOP,
+      Empty: () => ({ dataSetName: "Nothing", tables: [] }),
+      Table: () => PAIRS,
+    },
+    references: ["System.Data.dll"],
+    csharp: `
+    System.Action<string, System.Data.DataTable> table = (what, t) => {
+        var cols = new System.Collections.Generic.List<string>();
+        foreach (System.Data.DataColumn c in t.Columns) cols.Add(c.ColumnName + ":" + c.DataType.Name);
+        Say(what + " " + t.TableName, string.Join(",", cols.ToArray()));
+        foreach (System.Data.DataRow r in t.Rows) {
+          var cells = new System.Collections.Generic.List<string>();
+          foreach (var v in r.ItemArray)
+            cells.Add(v is byte[] ? Convert.ToBase64String((byte[])v) : v is DateTime ? ((DateTime)v).ToUniversalTime().ToString("o") : Convert.ToString(v, CultureInfo.InvariantCulture));
+          Say(what + " " + t.TableName + " row", string.Join("|", cells.ToArray()));
+        }
+    };
+    System.Action<string, System.Data.DataSet> dump = (what, ds) => {
+      Say(what, ds.DataSetName + " tables=" + ds.Tables.Count);
+      foreach (System.Data.DataTable t in ds.Tables) table(what, t);
+    };
+    // No HTTP GET/POST here: the HttpGet/HttpPost proxies Mono's wsdl makes cannot read the host's own
+    // DataSet answer (InvalidOperationException: <DataSet xmlns='…'> was not expected); our client covers
+    // those bindings against the host.
+    foreach (var p in new string[] { "SOAP", "SOAP12" }) {
+      dynamic s = p == "SOAP" ? (object)new P_SOAP.DataSets { Url = b + "DataSets.asmx" } : new P_SOAP12.DataSets { Url = b + "DataSets.asmx" };
+      dump(p + " AllTypes", s.AllTypes());
+      dump(p + " CustomersAndOrders", s.CustomersAndOrders());
+      dump(p + " Empty", s.Empty());
+      table(p + " Table", s.Table());
+    }`,
+  },
   Nullables: {
     calls: [
       { op: "Next", params: { n: 5 }, result: 6, on: SOAP },
@@ -387,7 +603,7 @@ describe.runIf(monoInstalled)("constructs: import → generate → both ways aga
     it("our server answers the host's .NET-style proxies as the host does", async () => {
       const l = loaded.get(name)!;
       const sources = { "Client.cs": csharpProgram(CONSTRUCTS[name]!.csharp), ...l.proxies };
-      const references = ["Microsoft.CSharp.dll", "System.Core.dll"];
+      const references = ["Microsoft.CSharp.dll", "System.Core.dll", ...(CONSTRUCTS[name]!.references ?? [])];
       const fromHost = await runCSharpClient({ sources, args: [host.url], references, timeoutMs: 120_000 });
       expect(fromHost.stderr).toBe("");
       expect(fromHost.code).toBe(0);

@@ -185,24 +185,17 @@ describe("easgen import: ExternalAPIService", () => {
     >;
     expect(structure(imported)).toEqual(structure(original));
     expect(result.warnings).toEqual([]);
-    // Decision: a DataSet result imports as a stub without columns (the WSDL cannot say them), so the
-    // spec does not validate until they are described by hand.
-    expect(result.dataSetStubs).toEqual(["GetReportViewsByDateInterval", "GetSubscriberMailingLists"]);
-    expect(imported.dataSets).toEqual({
-      GetReportViewsByDateInterval: {
+    // Decision: a DataSet result imports as an untyped DataSet ({ kind: dataSet } without a dataSet): the
+    // WSDL cannot say its tables and columns, the answers do; the spec generates without a hand edit.
+    expect(imported.dataSets).toBeUndefined();
+    const results = (imported.groups as { operations: { name: string; result?: unknown }[] }[])[0]!
+      .operations;
+    for (const name of ["GetReportViewsByDateInterval", "GetSubscriberMailingLists"])
+      expect(results.find((o) => o.name === name)!.result).toEqual({
+        kind: "dataSet",
         doc: "Imported; describe it.",
-        dataSetName: "NewDataSet",
-        table: "Table",
-        columns: [],
-      },
-      GetSubscriberMailingLists: {
-        doc: "Imported; describe it.",
-        dataSetName: "NewDataSet",
-        table: "Table",
-        columns: [],
-      },
-    });
-    expect(result.yaml).toContain("# The WSDL does not describe a DataSet's columns");
+      });
+    expect(result.yaml).toContain("# The DataSet results are untyped");
     expect((imported.service as Record<string, unknown>).bindings).toEqual([
       "soap11",
       "soap12",
@@ -389,24 +382,51 @@ describe("easgen import: refusals name the element and line", () => {
     );
   });
 
-  it("out parameters, DataSet parameters, unknown types, [Flags] enums, recursive records", () => {
+  it("out and ref parameters: imported in an order that gives both messages'; refused when it cannot", () => {
+    // An out parameter (only in the response) and a ref one (b: in both), answered after AddResult.
     let text = replaceOnce(
       calc,
       'name="AddResult" type="s:int" />',
-      'name="AddResult" type="s:int" />\r\n            <s:element minOccurs="1" maxOccurs="1" name="carry" type="s:int" />',
+      'name="AddResult" type="s:int" />\r\n            <s:element minOccurs="1" maxOccurs="1" name="carry" type="s:int" /><s:element minOccurs="1" maxOccurs="1" name="b" type="s:int" />',
+    );
+    const add = (t: string) =>
+      importWsdl(t, { source: "x.wsdl" }).spec.groups[0]!.operations.find((o) => o.name === "Add")!;
+    expect(add(text).params).toEqual([
+      { name: "a", type: "int", doc: "Imported; describe it." },
+      { name: "carry", type: "int", direction: "out", doc: "Imported; describe it." },
+      { name: "b", type: "int", direction: "inOut", doc: "Imported; describe it." },
+    ]);
+    expect(add(text).result).toEqual({ type: "int", doc: "Imported; describe it." });
+    // A ref parameter answered as another type, and ref parameters answered in another order than sent.
+    text = replaceOnce(
+      calc,
+      'name="AddResult" type="s:int" />',
+      'name="AddResult" type="s:int" />\r\n            <s:element minOccurs="1" maxOccurs="1" name="a" type="s:long" />',
     );
     expect(refusal(text)).toMatch(
       new RegExp(
-        `^x\\.wsdl:${lineOf(text, 'name="carry"')}: <s:element name="carry">: the response of Add must hold exactly one element AddResult \\(out and ref parameters are not supported\\)`,
+        `^x\\.wsdl:${lineOf(text, 'name="a" type="s:long"')}: <s:element name="a">: a of Add is answered as long but sent as int: a ref parameter has one type`,
       ),
     );
+    text = replaceOnce(
+      calc,
+      'name="AddResult" type="s:int" />',
+      'name="AddResult" type="s:int" />\r\n            <s:element minOccurs="1" maxOccurs="1" name="b" type="s:int" /><s:element minOccurs="1" maxOccurs="1" name="a" type="s:int" />',
+    );
+    expect(refusal(text)).toMatch(
+      /<s:element name="a">: ref parameter a of Add is answered after b but sent before it: the spec gives both in one order/,
+    );
+  });
+
+  it("DataSet parameters, unknown types, [Flags] enums, recursive records", () => {
+    let text: string;
     text = replaceOnce(
       calc,
       '<s:element minOccurs="1" maxOccurs="1" name="a" type="s:int" />',
       '<s:element minOccurs="0" maxOccurs="1" name="a"><s:complexType><s:sequence><s:element ref="s:schema" /><s:any /></s:sequence></s:complexType></s:element>',
     );
     expect(refusal(text)).toMatch(
-      /<s:element name="a">: parameter a of Add is a DataSet: only results may be DataSets/,
+      /<s:element name="a">: parameter a of Add is a DataSet: only results may be DataSets or DataTables/,
     );
     text = replaceOnce(calc, 'name="a" type="s:int"', 'name="a" type="s:duration"');
     expect(refusal(text)).toMatch(
@@ -963,13 +983,10 @@ describe("easgen import: the command", () => {
           io,
         ),
       ).toBe(0);
-      expect(lines.filter((l) => l.startsWith("err")).map((l) => l.replace(out, "OUT"))).toEqual([
-        "err easgen import: warning: GetReportViewsByDateInterval returns a DataSet, whose columns the WSDL does not describe: list them under dataSets.GetReportViewsByDateInterval.columns in OUT (validate refuses the spec until then)",
-        "err easgen import: warning: GetSubscriberMailingLists returns a DataSet, whose columns the WSDL does not describe: list them under dataSets.GetSubscriberMailingLists.columns in OUT (validate refuses the spec until then)",
-      ]);
-      // The DataSet warnings are counted with the others.
+      // DataSet results are untyped: nothing to warn about.
+      expect(lines.filter((l) => l.startsWith("err"))).toEqual([]);
       expect(lines.filter((l) => l.startsWith("out")).map((l) => l.replace(out, "OUT"))).toEqual([
-        "out easgen import: wrote OUT (20 operations, 6 records, 0 enums, bindings soap11, soap12, httpGet, httpPost, 2 warnings)",
+        "out easgen import: wrote OUT (20 operations, 6 records, 0 enums, bindings soap11, soap12, httpGet, httpPost)",
       ]);
       lines.length = 0;
       expect(await importCommand({ wsdl: path.join(dir, "missing.wsdl"), out, force: true }, io)).toBe(1);

@@ -22,8 +22,14 @@ import { clientParse, ConversionError } from "./values.js";
 import { child, type XmlElement } from "../xml/tree.js";
 import { isNilElement, isReference, otherRecordType } from "./typed-xml.js";
 
-/** The results the generic reader reads: enums, arrays, and lists and records that are not flat. */
-export type TypedResult = Extract<ResultModel, { kind: "enum" | "array" | "list" | "record" | "xml" }>;
+/**
+ * The results the generic reader reads: enums, arrays, lists and records that are not flat, XML values, and
+ * DataSets whose columns the spec does not name (their cells are of any scalar type).
+ */
+export type TypedResult = Extract<
+  ResultModel,
+  { kind: "enum" | "array" | "list" | "record" | "xml" | "untypedDataSet" | "response" }
+>;
 
 /** Reads such a result from its (present, not nil) holder; `label` names it in messages. */
 export type TypedResultReader = (
@@ -120,6 +126,8 @@ export function readResult(
   const result = op.result;
   if (result.kind === "void" || result.kind === "oneWay") return undefined;
   const label = `${op.name}Result`;
+  // (Out and ref parameters: `holder` is the response element itself, present, never nil; the typed
+  // reader reads it as a record.)
   if (holder === undefined || (result.kind !== "dataSet" && isNilElement(holder))) {
     if (result.kind === "list" || result.kind === "array") return [];
     // A record, string or byte array (a reference type, as a type model of the same shape says), or a

@@ -27,7 +27,7 @@ const XML_NS = "http://www.w3.org/XML/1998/namespace";
 const XMLNS_NS = "http://www.w3.org/2000/xmlns/";
 const XSI_NS = "http://www.w3.org/2001/XMLSchema-instance";
 /** An NCName (no colon) of the Basic Multilingual Plane: a letter or `_`, then letters, digits, `.`, `-`, `_` and the other name characters. */
-const NCNAME =
+export const NCNAME: RegExp =
   /^[A-Za-z_\u00C0-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD](?:[A-Za-z0-9_.\-\u00B7\u00C0-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C-\u200D\u203F-\u2040\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]|[\u0300-\u036F])*$/;
 
 const isBlank = (text: string): boolean => /^[ \t\r\n]*$/.test(text);

@@ -212,6 +212,13 @@ function responseElement(op: OperationModel, ns: string): string[] {
   const result = `${op.name}Result`;
   if (op.result.kind === "void" || op.result.kind === "oneWay")
     return [`<${op.name}Response xmlns="${ns}" />`];
+  // Out and ref parameters: OpResult and each of them, directly in the response element.
+  if (op.result.kind === "response")
+    return [
+      `<${op.name}Response xmlns="${ns}">`,
+      ...indent(op.result.record.fields.flatMap((f) => valueLines(f.name, f.type))),
+      `</${op.name}Response>`,
+    ];
   return [
     `<${op.name}Response xmlns="${ns}">`,
     ...indent(
@@ -226,7 +233,10 @@ function responseElement(op: OperationModel, ns: string): string[] {
   ];
 }
 
-type ContentResult = Extract<ResultModel, { kind: "list" | "record" | "dataSet" | "array" | "xml" }>;
+type ContentResult = Extract<
+  ResultModel,
+  { kind: "list" | "record" | "dataSet" | "untypedDataSet" | "array" | "xml" }
+>;
 
 /** The children of {Op}Result, which are also the children of the HTTP bindings' root element. */
 function resultContent(result: ContentResult): string[] {
@@ -239,6 +249,9 @@ function resultContent(result: ContentResult): string[] {
       return result.record.fields.flatMap((f) => valueLines(f.name, f.type));
     case "dataSet":
       return dataSetContent(result.dataSet);
+    case "untypedDataSet":
+      // Tables and columns are the answer's own: the schema, then the rows (as .NET's help page shows a DataSet).
+      return [`<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">schema</xs:schema>`, "xml"];
     case "array": {
       const item = valueLines(result.itemElement, result.item, true);
       return [...item, ...item];
@@ -250,6 +263,9 @@ function resultContent(result: ContentResult): string[] {
 
 function httpAnswer(result: Exclude<ResultModel, { kind: "void" | "oneWay" }>, ns: string): string[] {
   switch (result.kind) {
+    case "response":
+      // Never shown: an operation with out or ref parameters is not offered on HTTP GET/POST.
+      return [];
     case "scalar":
       return [`<${result.type} xmlns="${ns}">${result.type}</${result.type}>`];
     case "enum":
@@ -261,6 +277,7 @@ function httpAnswer(result: Exclude<ResultModel, { kind: "void" | "oneWay" }>, n
     case "record":
       return wrap(result.record.name, `${XSD_XSI} xmlns="${ns}"`, resultContent(result));
     case "dataSet":
+    case "untypedDataSet":
       return wrap("DataSet", `xmlns="${ns}"`, resultContent(result));
     case "xml":
       return ["xml"];

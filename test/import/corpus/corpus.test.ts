@@ -12,7 +12,7 @@ describe("import baseline over the public corpus and the construct fixtures", ()
     const entries = corpusEntries();
     expect(entries.filter((e) => e.id.startsWith("corpus/")).length).toBeGreaterThanOrEqual(12);
     for (const e of entries.filter((x) => x.id.startsWith("corpus/"))) expect(e.source, e.id).toMatch(/^[\w.-]+\/[\w.-]+$/);
-    expect(entries.filter((e) => e.id.startsWith("fixture/")).length).toBe(11);
+    expect(entries.filter((e) => e.id.startsWith("fixture/")).length).toBe(12);
   });
 
   it("every outcome is the expected one (expected-status.json)", async () => {

@@ -109,7 +109,9 @@ export function createSoapClientBinding(
         throw formatError(`the Body does not hold ${op.name}Response in ${ns}`);
       }
       try {
-        const result = readResult(op, child(first, ns, `${op.name}Result`), ns, request);
+        // With out or ref parameters the response element itself holds the result's fields.
+        const holder = op.result.kind === "response" ? first : child(first, ns, `${op.name}Result`);
+        const result = readResult(op, holder, ns, request);
         // The answer's headers are read by the caller (header-codec.ts), once the result is known to be good.
         onEnvelope?.(root);
         return result;

@@ -4,6 +4,7 @@
 // that holds the result (SOAP `<OpResult>` vs. an HTTP root element) and in layout (compact vs. indented).
 
 import { writeDataSet } from "./dataset.js";
+import { UntypedDataSetShapeError, writeUntypedDataSet } from "./dataset-untyped.js";
 import type {
   ArrayTypeModel,
   OperationModel,
@@ -369,10 +370,20 @@ export function writeResultChildren(
       return xml !== "";
     }
     case "record":
+    case "response":
       writeRecordFields(out, result.record, value, writers);
       return true;
     case "dataSet":
       writeDataSet(out, result.dataSet, dataSetRows(value), request);
+      return true;
+    case "untypedDataSet":
+      try {
+        // Checked whole before anything is written.
+        writeUntypedDataSet(out, value, result.dataTable === true);
+      } catch (error) {
+        if (error instanceof UntypedDataSetShapeError) throw new ResultShapeError(error.message);
+        throw error;
+      }
       return true;
   }
 }
@@ -530,7 +541,11 @@ export function soapResultXml(
     case "void":
     case "oneWay":
       return "";
-    case "dataSet": {
+    case "response":
+      // Out and ref parameters: the response element's children are OpResult and them, a record's fields.
+      return writerOf(result.record, writers)(value, recordLayout(result.record, false, 0, false));
+    case "dataSet":
+    case "untypedDataSet": {
       const children = compactResultChildren(result, value, request, writers);
       return children === undefined ? `<${tag} />` : `<${tag}>${children}</${tag}>`;
     }

@@ -21,6 +21,8 @@ export function httpRootName(result: ResultModel): string {
       return result.record.name;
     case "dataSet":
       return "DataSet";
+    case "untypedDataSet":
+      return result.dataTable === true ? "DataTable" : "DataSet";
     case "enum":
       return result.enum.name;
     case "array":
@@ -40,7 +42,10 @@ export function httpRootName(result: ResultModel): string {
  */
 export function offeredOnHttp(op: {
   readonly params: readonly { readonly type: TypeModel; readonly nullable?: boolean }[];
+  readonly result?: { readonly kind: string };
 }): boolean {
+  // Out and ref parameters: ASMX's HTTP GET/POST protocols leave the method out.
+  if (op.result?.kind === "response") return false;
   return op.params.every(
     (p) => p.nullable !== true && formReadable(p.type.kind === "array" ? p.type.item : p.type),
   );

@@ -411,6 +411,24 @@ function resultView(result: ResultModel, resultDoc: string, docs: ServiceDocText
         })),
       };
     }
+    case "response":
+      return {
+        type: `${result.record.name}`,
+        doc: resultDoc,
+        memberKind: "Element",
+        membersNote:
+          "The response element holds the result and then each out or ref parameter (SOAP only, as ASMX).",
+        members: result.record.fields.map((f) => ({ name: f.name, type: typeLabel(f.type), doc: "" })),
+      };
+    case "untypedDataSet":
+      return {
+        type: "DataSet",
+        doc: resultDoc,
+        memberKind: "",
+        membersNote:
+          "An inline XML schema declaring its tables and columns, then a diffgram with their rows; the answer names them.",
+        members: [],
+      };
   }
 }
 
