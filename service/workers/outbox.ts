@@ -24,7 +24,7 @@ import { randomUUID } from "node:crypto";
 import { VALUES_CHUNK, valuesTable } from "../db/bulk.js";
 import { sql, type Transaction } from "kysely";
 import type { Store } from "../db/database.js";
-import type { Database, Mail } from "../db/schema.js";
+import type { Database, Mail, MailState } from "../db/schema.js";
 import { folderTransport, type MailTransport, OUTBOX_OWNER_PREFIX } from "../delivery/mail-transport.js";
 import { PollingWorker, stateIs } from "./polling-worker.js";
 import { PermanentDeliveryError } from "../delivery/errors.js";
@@ -454,7 +454,9 @@ export class OutboxWorker extends PollingWorker {
       const failed = await trx
         .updateTable("mail_outbox")
         .set({
-          state: dead ? "dead" : "queued",
+          // A message held by a pause while this attempt was under way stays held: queued, it would be
+          // delivered while its sending is paused (resume queues it again).
+          state: dead ? "dead" : sql<MailState>`case when state = 'held' then 'held' else 'queued' end`,
           attempts,
           first_attempt_at: firstAttempt,
           next_attempt_at: dead ? at : next,
