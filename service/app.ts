@@ -340,6 +340,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     outboxDir: config.outboxDir,
     smsOutboxDir: config.smsOutboxDir,
     now,
+    wake: () => {
+      sendings?.wake();
+      outbox?.wake();
+    },
   });
 
   /** GET /healthz: up or down, nothing more (not the engine, not a version). */

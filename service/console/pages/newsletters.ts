@@ -1,16 +1,19 @@
 // Templates and newsletters, and a newsletter rendered for a chosen subscriber: the exact subject, HTML and
 // text a sending would make for them (before tracking rewrites the links), the HTML in a sandboxed frame
-// without scripts, served with a CSP of its own.
+// without scripts, served with a CSP of its own. A newsletter's page also schedules a sending of it
+// (SendNewsletter's own checks; a refused form is shown again, filled, with the field named).
 
 import {
   type RenderedNewsletter,
   loadNewsletterContent,
   renderNewsletter,
 } from "../../operations/mailing/newsletters.js";
+import { ServiceError } from "../../../generated/server.js";
+import { sendNewsletter } from "../../operations/mailing/sendings.js";
 import { emailKey } from "../../tables/subscribers.js";
 import type { Subscriber } from "../../db/schema.js";
-import { html } from "../html.js";
-import { sendFrame, sendHtml } from "../http.js";
+import { type Html, html } from "../html.js";
+import { redirect, sendFrame, sendHtml } from "../http.js";
 import type { ConsoleRoute, RouteContext } from "../context.js";
 import { nextLink, page, table, when } from "../layout.js";
 import { idOf } from "../queries.js";
@@ -115,7 +118,60 @@ async function rendered(
   return { name: content.newsletter.name, id, out, who };
 }
 
-async function preview(ctx: RouteContext): Promise<void> {
+/** Lists a schedule form offers at most (by name). */
+const LISTS_OFFERED = 500;
+
+/** The schedule form's fields: form name, label, SendNewsletter's parameter. */
+const SCHEDULE_FIELDS = [
+  ["list", "List", "strMailingListId"],
+  ["from_email", "From address", "strFromEmail"],
+  ["from_name", "From name", "strFromName"],
+  ["send_date", "Send on (date)", "strSendDate"],
+  ["send_time", "At (time of day)", "strSendTime"],
+] as const;
+
+type ScheduleField = (typeof SCHEDULE_FIELDS)[number][0];
+
+/** A refused schedule form: what was typed, and the refusal with the field it names. */
+interface Refused {
+  readonly values: Readonly<Record<ScheduleField, string>>;
+  readonly field: ScheduleField | undefined;
+  readonly message: string;
+}
+
+/** The form that schedules a sending of the newsletter (filled again after a refusal). */
+async function scheduleForm(ctx: RouteContext, newsletterId: number, refused?: Refused): Promise<Html> {
+  const lists = await ctx.deps.store.db
+    .selectFrom("mailing_lists")
+    .select(["id", "name"])
+    .where("account_id", "=", ctx.account.id)
+    .orderBy("name")
+    .orderBy("id")
+    .limit(LISTS_OFFERED)
+    .execute();
+  const value = (field: ScheduleField) => refused?.values[field] ?? "";
+  const invalid = (field: ScheduleField) =>
+    refused?.field === field ? html` aria-invalid="true" aria-describedby="schedule-error"` : "";
+  const input = (field: ScheduleField, label: string, attrs: Html) =>
+    html`<div><label for="s-${field}">${label}</label><input id="s-${field}" name="${field}" value="${value(field)}"${attrs}${invalid(field)}></div>`;
+  if (lists.length === 0) return html`<p class="empty">The account has no list to send to.</p>`;
+  return html`${refused === undefined ? "" : html`<p class="error" role="alert" id="schedule-error">Not scheduled: ${refused.message}</p>`}
+<form class="search" method="post" action="/console/newsletters/${newsletterId}/send" aria-label="Schedule a sending">
+<input type="hidden" name="_csrf" value="${ctx.csrf}">
+<div><label for="s-list">List</label><select id="s-list" name="list"${invalid("list")}>${lists.map(
+    (l) =>
+      html`<option value="${l.id}"${String(l.id) === value("list") ? html` selected` : ""}>${l.name}</option>`,
+  )}</select></div>
+${input("from_email", "From address", html` type="email" required maxlength="254" autocomplete="email"`)}
+${input("from_name", "From name", html` maxlength="200"`)}
+${input("send_date", "Send on (date)", html` type="date"`)}
+${input("send_time", "At (time of day)", html` type="time"`)}
+<button type="submit">Schedule</button>
+</form>
+<p class="hint">Date and time are in the account's zone (${ctx.account.time_zone}); without them the sending starts now.</p>`;
+}
+
+async function preview(ctx: RouteContext, refused?: Refused): Promise<void> {
   const found = await rendered(ctx);
   const section = { account: ctx.account, csrf: ctx.csrf, section: "/console/newsletters" };
   if (found === undefined) {
@@ -147,8 +203,48 @@ ${
 <h2>HTML part</h2>
 <iframe class="mail" sandbox="" referrerpolicy="no-referrer" title="The newsletter's HTML part" src="${frame}"></iframe>
 <h2>Text part</h2>
-<pre class="source">${found.out.text}</pre>`;
-  sendHtml(ctx.req, ctx.res, page(section, `Preview: ${found.name}`, body));
+<pre class="source">${found.out.text}</pre>
+<h2>Schedule a sending</h2>
+${await scheduleForm(ctx, found.id, refused)}`;
+  sendHtml(
+    ctx.req,
+    ctx.res,
+    page(section, `Preview: ${found.name}`, body),
+    refused === undefined ? {} : { status: 400 },
+  );
+}
+
+/** Schedules a sending of the newsletter: to its page, or the form again with the refusal (400). */
+async function schedule(ctx: RouteContext): Promise<void> {
+  const id = idOf(ctx.match[1]);
+  const form = ctx.form ?? new Map<string, string>();
+  const values = Object.fromEntries(SCHEDULE_FIELDS.map(([f]) => [f, form.get(f) ?? ""])) as Record<
+    ScheduleField,
+    string
+  >;
+  let sendingId: number;
+  try {
+    sendingId = await sendNewsletter(
+      ctx.deps.store,
+      ctx.account,
+      {
+        strNewsletterId: id === undefined ? "" : String(id),
+        strMailingListId: values.list,
+        strFromEmail: values.from_email,
+        strFromName: values.from_name,
+        strSendDate: values.send_date,
+        strSendTime: values.send_time,
+      },
+      ctx.deps.now(),
+    );
+  } catch (error) {
+    if (!(error instanceof ServiceError) || error.side !== "client") throw error;
+    const named = SCHEDULE_FIELDS.find(([, , parameter]) => parameter === error.parameter);
+    const message = named === undefined ? error.message : `${named[1]}: ${error.message}`;
+    return preview(ctx, { values, field: named?.[0], message });
+  }
+  ctx.deps.wake?.();
+  redirect(ctx.res, `/console/sendings/${sendingId}`);
 }
 
 async function previewFrame(ctx: RouteContext): Promise<void> {
@@ -159,7 +255,8 @@ async function previewFrame(ctx: RouteContext): Promise<void> {
 
 export const NEWSLETTER_ROUTES: readonly ConsoleRoute[] = [
   { method: "GET", path: /^\/console\/newsletters$/, kind: "page", run: newsletters },
-  { method: "GET", path: /^\/console\/newsletters\/(\d{1,16})$/, kind: "page", run: preview },
+  { method: "GET", path: /^\/console\/newsletters\/(\d{1,16})$/, kind: "page", run: (ctx) => preview(ctx) },
+  { method: "POST", path: /^\/console\/newsletters\/(\d{1,16})\/send$/, kind: "page", run: schedule },
   {
     method: "GET",
     path: /^\/console\/newsletters\/(\d{1,16})\/preview\.html$/,

@@ -3,13 +3,19 @@
 // sending-stats.ts's (the admin CLI's), read from the sending counters; the chart from their buckets.
 
 import {
+  SendingControlError,
+  cancelSending,
+  pauseSending,
+  resumeSending,
+} from "../../operations/mailing/sending-control.js";
+import {
   listSendingStatistics,
   sendingLinkClicks,
   sendingStatistics,
 } from "../../operations/mailing/sending-stats.js";
 import { BUCKET_WIDTHS, eventBuckets, eventSpan } from "../../tables/sending-counters.js";
-import { html } from "../html.js";
-import { sendData, sendHtml } from "../http.js";
+import { type Html, html } from "../html.js";
+import { redirect, sendData, sendHtml } from "../http.js";
 import type { ConsoleRoute, RouteContext } from "../context.js";
 import { count, nextLink, page, rate, table, when } from "../layout.js";
 import { idOf } from "../queries.js";
@@ -55,28 +61,62 @@ ${rows.length > PAGE_ROWS ? nextLink("/console/sendings", { before: String(shown
   );
 }
 
-async function sendingPage(ctx: RouteContext): Promise<void> {
+/** States a sending can be paused in, and cancelled in (sending-control.ts says why). */
+const PAUSABLE = new Set(["scheduled", "expanding", "sending"]);
+const CANCELLABLE = new Set([...PAUSABLE, "paused"]);
+
+/** A one-button form that POSTs to `action` with the session's CSRF token. */
+function button(
+  ctx: RouteContext,
+  action: string,
+  label: string,
+  extra: Html | string = "",
+  danger = false,
+): Html {
+  return html`<form method="post" action="${action}"><input type="hidden" name="_csrf" value="${ctx.csrf}">${extra}<button${danger ? html` class="danger"` : ""} type="submit">${label}</button></form>`;
+}
+
+/** Pause, resume and cancel as the sending's state allows; none for a trigger's sending. */
+function controls(
+  ctx: RouteContext,
+  s: { id: number; state: string },
+  trigger: number | null,
+): Html | string {
+  if (trigger !== null)
+    return html`<p class="hint">This sending belongs to a trigger: it runs as long as the trigger.</p>`;
+  const forms: Html[] = [];
+  if (PAUSABLE.has(s.state)) forms.push(button(ctx, `/console/sendings/${s.id}/pause`, "Pause"));
+  if (s.state === "paused") forms.push(button(ctx, `/console/sendings/${s.id}/resume`, "Resume"));
+  if (CANCELLABLE.has(s.state))
+    forms.push(html`<a class="button danger" href="/console/sendings/${s.id}/cancel">Cancel…</a>`);
+  return forms.length === 0 ? "" : html`<div class="actions">${forms}</div>`;
+}
+
+function noSuchSending(ctx: RouteContext): void {
+  const section = { account: ctx.account, csrf: ctx.csrf, section: "/console/sendings" };
+  sendHtml(
+    ctx.req,
+    ctx.res,
+    page(section, "No such sending", html`<p>This account has no sending with that id.</p>`),
+    { status: 404 },
+  );
+}
+
+async function sendingPage(ctx: RouteContext, refused?: string): Promise<void> {
   const id = idOf(ctx.match[1]);
   const section = { account: ctx.account, csrf: ctx.csrf, section: "/console/sendings" };
   const s = id === undefined ? undefined : await sendingStatistics(ctx.deps.store.db, ctx.account.id, id);
-  if (s === undefined) {
-    sendHtml(
-      ctx.req,
-      ctx.res,
-      page(section, "No such sending", html`<p>This account has no sending with that id.</p>`),
-      {
-        status: 404,
-      },
-    );
-    return;
-  }
+  const row = s === undefined ? undefined : await sendingOf(ctx);
+  if (s === undefined || row === undefined) return noSuchSending(ctx);
   const links = await sendingLinkClicks(ctx.deps.store.db, ctx.account.id, s.id, LINKS_SHOWN);
   const running = s.state !== "done";
   const tile = (label: string, value: string) =>
     html`<div class="tile"><span class="tile-value">${value}</span><span class="tile-label">${label}</span></div>`;
-  const body = html`<p>List <strong>${s.list.name}</strong>, send at ${when(ctx.account, s.sendAt)}${
+  const body = html`${refused === undefined ? "" : html`<p class="error" role="alert">${refused}</p>`}
+<p>List <strong>${s.list.name}</strong>, send at ${when(ctx.account, s.sendAt)}${
     s.finishedAt === null ? "" : html`, finished ${when(ctx.account, s.finishedAt)}`
   }.</p>
+${controls(ctx, s, row.trigger_id)}
 <div class="live" data-poll="/console/sendings/${s.id}/progress" data-reload${running ? "" : html` data-finished="true"`}>
 <div class="progress">
 <progress max="100" value="${s.recipients === 0 ? (running ? 0 : 100) : Math.floor((100 * s.sent) / s.recipients)}" aria-label="Sending progress"></progress>
@@ -110,6 +150,7 @@ ${table(
     ctx.req,
     ctx.res,
     page(section, `Sending ${s.id}: ${s.newsletter.name}`, body, ["uplot.js", "console.js"]),
+    refused === undefined ? {} : { status: 409 },
   );
 }
 
@@ -118,7 +159,7 @@ async function sendingOf(ctx: RouteContext) {
   if (id === undefined) return undefined;
   return ctx.deps.store.db
     .selectFrom("sendings")
-    .select(["id", "state", "sent", "recipients", "send_at"])
+    .select(["id", "state", "sent", "recipients", "send_at", "trigger_id"])
     .where("id", "=", id)
     .where("account_id", "=", ctx.account.id)
     .executeTakeFirst();
@@ -186,9 +227,53 @@ async function series(ctx: RouteContext): Promise<void> {
   sendData(ctx.req, ctx.res, "application/json", `${JSON.stringify(found)}\n`);
 }
 
+/** Runs a pause, resume or cancel; back to the sending's page, or its page with the refusal (409). */
+async function control(ctx: RouteContext, change: (id: number) => Promise<unknown>): Promise<void> {
+  const id = idOf(ctx.match[1]);
+  if (id === undefined) return noSuchSending(ctx);
+  try {
+    await change(id);
+  } catch (error) {
+    if (!(error instanceof SendingControlError)) throw error;
+    if (error.message === `there is no sending ${id}`) return noSuchSending(ctx);
+    return sendingPage(ctx, `Nothing was changed: ${error.message}.`);
+  }
+  ctx.deps.wake?.();
+  redirect(ctx.res, `/console/sendings/${id}`);
+}
+
+const pause = (ctx: RouteContext) => control(ctx, (id) => pauseSending(ctx.deps.store, ctx.account.id, id));
+const resume = (ctx: RouteContext) => control(ctx, (id) => resumeSending(ctx.deps.store, ctx.account.id, id));
+
+/** Cancel asks first: its form carries `confirm=yes` only from this page. */
+async function cancelQuestion(ctx: RouteContext): Promise<void> {
+  const s = await sendingOf(ctx);
+  if (s === undefined) return noSuchSending(ctx);
+  const section = { account: ctx.account, csrf: ctx.csrf, section: "/console/sendings" };
+  const body = html`<p>Cancel sending ${s.id}? Its recipients still waiting will not get it, and its messages
+waiting or held in the outbox are withdrawn. Messages already delivered stay delivered. This cannot be undone.</p>
+<div class="actions">
+${button(ctx, `/console/sendings/${s.id}/cancel`, "Yes, cancel the sending", html`<input type="hidden" name="confirm" value="yes">`, true)}
+<a class="button" href="/console/sendings/${s.id}">No, keep it</a>
+</div>`;
+  sendHtml(ctx.req, ctx.res, page(section, `Cancel sending ${s.id}?`, body));
+}
+
+async function cancel(ctx: RouteContext): Promise<void> {
+  const id = idOf(ctx.match[1]);
+  if (ctx.form?.get("confirm") !== "yes") return redirect(ctx.res, `/console/sendings/${id ?? ""}/cancel`);
+  return control(ctx, (sendingId) =>
+    cancelSending(ctx.deps.store, ctx.account.id, sendingId, ctx.deps.now()),
+  );
+}
+
 export const SENDING_ROUTES: readonly ConsoleRoute[] = [
   { method: "GET", path: /^\/console\/sendings$/, kind: "page", run: sendings },
-  { method: "GET", path: /^\/console\/sendings\/(\d{1,16})$/, kind: "page", run: sendingPage },
+  { method: "GET", path: /^\/console\/sendings\/(\d{1,16})$/, kind: "page", run: (ctx) => sendingPage(ctx) },
   { method: "GET", path: /^\/console\/sendings\/(\d{1,16})\/progress$/, kind: "data", run: sendingProgress },
   { method: "GET", path: /^\/console\/sendings\/(\d{1,16})\/series$/, kind: "data", run: series },
+  { method: "POST", path: /^\/console\/sendings\/(\d{1,16})\/pause$/, kind: "page", run: pause },
+  { method: "POST", path: /^\/console\/sendings\/(\d{1,16})\/resume$/, kind: "page", run: resume },
+  { method: "GET", path: /^\/console\/sendings\/(\d{1,16})\/cancel$/, kind: "page", run: cancelQuestion },
+  { method: "POST", path: /^\/console\/sendings\/(\d{1,16})\/cancel$/, kind: "page", run: cancel },
 ];
