@@ -65,6 +65,31 @@ export async function setSubscriberFields(db: Db, subscriberId: number, fields: 
   await db.updateTable("subscribers").set({ fields }).where("id", "=", subscriberId).execute();
 }
 
+/** A subscriber's own fields, as the console's edit form sets them (demographic fields as JSON). */
+export interface SubscriberDetails {
+  readonly name: string;
+  readonly format: string;
+  readonly country_code: string;
+  readonly phone: string;
+  readonly fields: string;
+}
+
+/** Sets the account's subscriber's name, format, phone and demographic fields; false when none matched. */
+export async function setSubscriberDetails(
+  db: Db,
+  accountId: number,
+  subscriberId: number,
+  details: SubscriberDetails,
+): Promise<boolean> {
+  const changed = await db
+    .updateTable("subscribers")
+    .set({ ...details })
+    .where("id", "=", subscriberId)
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
+  return Number(changed.numUpdatedRows) === 1;
+}
+
 /**
  * The account's subscriber id of an address (key: emailKey), made bare (no name, HTML, no fields) when
  * the account has none: an opted-out address keeps a record, so single inserts of it return an id.

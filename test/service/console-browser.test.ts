@@ -419,6 +419,183 @@ describeEngines("console in Chromium", (engine) => {
     },
   );
 
+  it.skipIf(!chrome)(
+    "schedules a sending, pauses, resumes and cancels it (asked first); bad input, CSRF and bob change nothing",
+    { timeout: 90_000 },
+    async () => {
+      const { store } = svc.app;
+      const count = async () =>
+        Number(
+          (
+            await store.db
+              .selectFrom("sendings")
+              .select((eb) => eb.fn.countAll().as("n"))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const before = await count();
+      // Its own record: the refused form's 400 is the point here, and the browser logs it as an error.
+      const own: Trouble = { dialogs: [], errors: [], blocked: [] };
+      const { page, context } = await signedIn("alice", 1280, 860, own);
+      await page.goto(`${svc.url}/console/newsletters/${newsletterId}`);
+      await page.getByLabel("List", { exact: true }).selectOption(listId);
+      await page.getByLabel("From address").fill("news@example.com");
+      await page.getByLabel("Send on (date)").fill("2099-02-28");
+      await page.getByLabel("At (time of day)").fill("09:30");
+      // A bad address (the browser's own check is bypassed: the server's is the one that counts).
+      await page.getByLabel("From address").evaluate((input) => input.setAttribute("type", "text"));
+      await page.getByLabel("From address").fill("not an address");
+      const answer = page.waitForResponse((r) => r.url().endsWith("/send"));
+      await page.getByRole("button", { name: "Schedule" }).click();
+      expect((await answer).status()).toBe(400);
+      await expect.poll(() => page.getByRole("alert").textContent()).toContain("From address: ");
+      expect(await page.getByLabel("From address").getAttribute("aria-invalid")).toBe("true");
+      expect(await page.getByLabel("From address").inputValue()).toBe("not an address");
+      expect(await count()).toBe(before);
+      await accessible(page);
+      await page.getByLabel("From address").fill("news@example.com");
+      await page.getByRole("button", { name: "Schedule" }).click();
+      await page.waitForURL(/\/console\/sendings\/\d+$/);
+      const id = /\/(\d+)$/.exec(page.url())![1]!;
+      expect(await count()).toBe(before + 1);
+      const state = () => page.locator('[data-field="state"]').textContent();
+      expect(await state()).toBe("scheduled");
+      expect(await page.locator("main").textContent()).toContain("Weekly <news>");
+      await accessible(page);
+
+      // CSRF: a POST without the form's token, and one with bob's token, change nothing.
+      const noToken = await context.request.post(`${svc.url}/console/sendings/${id}/pause`, { form: {} });
+      expect(noToken.status()).toBe(403);
+      const bob = await signedIn("bob", 1280, 860, own);
+      await bob.page.goto(`${svc.url}/console/`);
+      const bobToken = await bob.page.locator('input[name="_csrf"]').first().getAttribute("value");
+      const crossAccount = await bob.context.request.post(`${svc.url}/console/sendings/${id}/cancel`, {
+        form: { _csrf: bobToken!, confirm: "yes" },
+      });
+      expect(crossAccount.status()).toBe(404);
+      await bob.context.close();
+      await page.reload();
+      expect(await state()).toBe("scheduled");
+
+      await page.getByRole("button", { name: "Pause" }).click();
+      await expect.poll(state).toBe("paused");
+      // Resuming is what a paused sending offers; pausing again is refused and says why.
+      const token = await page.locator('input[name="_csrf"]').first().getAttribute("value");
+      const again = await context.request.post(`${svc.url}/console/sendings/${id}/pause`, {
+        form: { _csrf: token! },
+      });
+      expect(again.status()).toBe(409);
+      expect(await again.text()).toContain("only a scheduled or running sending can be paused");
+      await page.getByRole("button", { name: "Resume" }).click();
+      await expect.poll(state).toBe("scheduled");
+
+      // Cancel asks first; "keep it" keeps it, and a POST without the confirmation only asks.
+      await page.getByRole("link", { name: "Cancel…" }).click();
+      await expect.poll(() => page.locator("h1").textContent()).toBe(`Cancel sending ${id}?`);
+      await accessible(page);
+      await page.getByRole("link", { name: "No, keep it" }).click();
+      await expect.poll(state).toBe("scheduled");
+      const unconfirmed = await context.request.post(`${svc.url}/console/sendings/${id}/cancel`, {
+        form: { _csrf: token! },
+        maxRedirects: 0,
+      });
+      expect([unconfirmed.status(), unconfirmed.headers().location]).toEqual([
+        303,
+        `/console/sendings/${id}/cancel`,
+      ]);
+      await page.reload();
+      expect(await state()).toBe("scheduled");
+      await page.getByRole("link", { name: "Cancel…" }).click();
+      await page.getByRole("button", { name: "Yes, cancel the sending" }).click();
+      await expect.poll(state).toBe("cancelled");
+      expect(await page.getByRole("button", { name: "Pause" }).count()).toBe(0);
+      expect(await page.getByRole("link", { name: "Cancel…" }).count()).toBe(0);
+      const row = await store.db
+        .selectFrom("sendings")
+        .select(["state", "finished_at"])
+        .where("id", "=", Number(id))
+        .executeTakeFirstOrThrow();
+      expect(row.state).toBe("cancelled");
+      expect(row.finished_at).not.toBeNull();
+      expect(own.dialogs).toEqual([]);
+      expect(
+        own.errors.every((e) => e.includes("status of 400")),
+        own.errors.join("\n"),
+      ).toBe(true);
+      await context.close();
+    },
+  );
+
+  it.skipIf(!chrome)(
+    "edits a subscriber's fields; a refused form names each field and changes nothing",
+    { timeout: 60_000 },
+    async () => {
+      const { store } = svc.app;
+      const ann = () =>
+        store.db
+          .selectFrom("subscribers")
+          .select(["id", "name", "format", "country_code", "phone", "fields"])
+          .where("email_key", "=", "ann@example.com")
+          .executeTakeFirstOrThrow();
+      const original = await ann();
+      const own: Trouble = { dialogs: [], errors: [], blocked: [] };
+      const { page, context } = await signedIn("alice", 1280, 860, own);
+      await page.goto(`${svc.url}/console/subscribers/${original.id}`);
+      // Too long a name (past the input's maxlength, as a hand-made request could send) and a bad format.
+      await page.getByLabel("Name", { exact: true }).evaluate((input) => input.removeAttribute("maxlength"));
+      await page.getByLabel("Name", { exact: true }).fill("n".repeat(256));
+      await page.getByLabel("DD2", { exact: true }).fill("blue");
+      await page
+        .getByLabel("Format", { exact: true })
+        .evaluate((select) => select.insertAdjacentHTML("beforeend", "<option>Fax</option>"));
+      await page.getByLabel("Format", { exact: true }).selectOption("Fax");
+      const answer = page.waitForResponse((r) => r.url().endsWith("/fields"));
+      await page.getByRole("button", { name: "Save fields" }).click();
+      expect((await answer).status()).toBe(400);
+      const alert = await page.getByRole("alert").textContent();
+      expect(alert).toContain("Name: at most 255 characters");
+      expect(alert).toContain("Format: HTML or Text");
+      expect(await page.getByLabel("Name", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+      expect(await page.getByLabel("DD2", { exact: true }).inputValue()).toBe("blue");
+      expect(await ann()).toEqual(original);
+      await accessible(page);
+      // A field the account has not activated, sent by hand: refused, nothing changed.
+      const token = await page.locator('input[name="_csrf"]').first().getAttribute("value");
+      const beyond = await context.request.post(`${svc.url}/console/subscribers/${original.id}/fields`, {
+        form: { _csrf: token!, name: "Ann", format: "HTML", country_code: "", phone: "", DD26: "x" },
+      });
+      expect(beyond.status()).toBe(400);
+      expect(await beyond.text()).toContain("DD26: the account has DD1 to DD25 activated");
+      expect(await ann()).toEqual(original);
+
+      await page.getByLabel("Name", { exact: true }).fill("Ann <Updated>");
+      await page.getByLabel("Format", { exact: true }).selectOption("Text");
+      await page.getByLabel("Country code", { exact: true }).fill("46");
+      await page.getByLabel("Phone", { exact: true }).fill("701234567");
+      await page.getByLabel("DD2", { exact: true }).fill("blue");
+      await page.getByRole("button", { name: "Save fields" }).click();
+      await expect.poll(() => page.locator("h1").textContent()).toBe("Ann <Updated>");
+      expect(await ann()).toMatchObject({
+        name: "Ann <Updated>",
+        format: "Text",
+        country_code: "46",
+        phone: "701234567",
+        fields: JSON.stringify({ 2: "blue" }),
+      });
+      expect(await page.locator("dl.fields").last().textContent()).toContain("blue");
+      // Clearing a field removes it.
+      await page.getByLabel("DD2", { exact: true }).fill("");
+      await page.getByRole("button", { name: "Save fields" }).click();
+      await expect.poll(async () => (await ann()).fields).toBe("{}");
+      expect(own.dialogs).toEqual([]);
+      expect(
+        own.errors.every((e) => e.includes("status of 400")),
+        own.errors.join("\n"),
+      ).toBe(true);
+      await context.close();
+    },
+  );
+
   it.skipIf(!chrome)("shows another account's pages as missing", { timeout: 60_000 }, async () => {
     // Its own record: the 404 answers are the point here, and the browser logs each as an error.
     const own: Trouble = { dialogs: [], errors: [], blocked: [] };

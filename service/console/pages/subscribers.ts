@@ -1,8 +1,19 @@
 // Lists with their members, subscriber search (by address or name prefix, keyset pages), and a
-// subscriber's page: fields, memberships, consent, opt-out, recent opens and clicks, and the opt-out action.
+// subscriber's page: fields, memberships, consent, opt-out, recent opens and clicks, the opt-out action,
+// and a form that edits the subscriber's fields (every value checked first: a refused form changes
+// nothing and is shown again, filled, with each refused field named).
 
 import { type RawBuilder, sql } from "kysely";
+import {
+  MAX_COUNTRY_CODE,
+  MAX_FIELD_VALUE,
+  MAX_NAME,
+  MAX_PHONE,
+  characterCount,
+} from "../../common/limits.js";
+import type { Account } from "../../db/schema.js";
 import { addOptout, removeOptout } from "../../tables/optouts.js";
+import { setSubscriberDetails } from "../../tables/subscribers.js";
 import { type Html, html } from "../html.js";
 import { redirect, sendHtml } from "../http.js";
 import type { ConsoleRoute, RouteContext } from "../context.js";
@@ -166,7 +177,87 @@ function missing(ctx: RouteContext): void {
 /** Recent opens and clicks shown on a subscriber's page. */
 const EVENTS_SHOWN = 20;
 
-async function subscriber(ctx: RouteContext): Promise<void> {
+/** The edit form's own fields: form name, label, longest value (characters). */
+const OWN_FIELDS = [
+  ["name", "Name", MAX_NAME],
+  ["country_code", "Country code", MAX_COUNTRY_CODE],
+  ["phone", "Phone", MAX_PHONE],
+] as const;
+
+/** An edit form as sent: its values by form name, and each refused field's message by form name. */
+interface Edit {
+  readonly values: ReadonlyMap<string, string>;
+  readonly problems: ReadonlyMap<string, string>;
+}
+
+/** The demographic fields of a subscriber as DDn → value. */
+function demographic(fieldsJson: string): Map<string, string> {
+  try {
+    const parsed = JSON.parse(fieldsJson) as Record<string, unknown>;
+    return new Map(
+      Object.entries(parsed)
+        .filter(([, v]) => typeof v === "string")
+        .map(([k, v]) => [`DD${k}`, v as string]),
+    );
+  } catch {
+    return new Map();
+  }
+}
+
+/** Checks an edit form: every problem, by form name (none: it may be written). */
+function checkEdit(account: Account, form: ReadonlyMap<string, string>): Edit {
+  const problems = new Map<string, string>();
+  const values = new Map<string, string>();
+  for (const [name, label, max] of OWN_FIELDS) {
+    const value = form.get(name) ?? "";
+    values.set(name, value);
+    if (/[\u0000-\u001f\u007f]/.test(value))
+      problems.set(name, `${label}: control characters are not allowed`);
+    else if (characterCount(value) > max) problems.set(name, `${label}: at most ${max} characters`);
+  }
+  const format = form.get("format") ?? "";
+  values.set("format", format);
+  if (format !== "HTML" && format !== "Text") problems.set("format", "Format: HTML or Text");
+  for (const [name, value] of form) {
+    const dd = /^DD(\d{1,4})$/.exec(name);
+    if (dd === null) continue;
+    const n = Number(dd[1]);
+    values.set(name, value);
+    if (n < 1 || n > account.dd_fields)
+      problems.set(name, `${name}: the account has DD1 to DD${account.dd_fields} activated`);
+    else if (characterCount(value) > MAX_FIELD_VALUE)
+      problems.set(name, `${name}: at most ${MAX_FIELD_VALUE} characters`);
+  }
+  return { values, problems };
+}
+
+/** The form that edits a subscriber's own and demographic fields, filled from `values`. */
+function editForm(ctx: RouteContext, id: number, values: ReadonlyMap<string, string>, edit?: Edit): Html {
+  const problem = (name: string) => edit?.problems.get(name);
+  const invalid = (name: string) =>
+    problem(name) === undefined ? "" : html` aria-invalid="true" aria-describedby="edit-problems"`;
+  const input = (name: string, label: string, max: number) =>
+    html`<div><label for="f-${name}">${label}</label><input id="f-${name}" name="${name}" value="${values.get(name) ?? ""}" maxlength="${max}"${invalid(name)}></div>`;
+  const dd = Array.from({ length: ctx.account.dd_fields }, (_, i) => `DD${i + 1}`);
+  const format = values.get("format") ?? "HTML";
+  return html`${
+    edit === undefined || edit.problems.size === 0
+      ? ""
+      : html`<div class="error" role="alert" id="edit-problems"><p>Nothing was changed:</p><ul>${[...edit.problems.values()].map((m) => html`<li>${m}</li>`)}</ul></div>`
+  }
+<form class="search" method="post" action="/console/subscribers/${id}/fields" aria-label="Edit the subscriber's fields">
+<input type="hidden" name="_csrf" value="${ctx.csrf}">
+${OWN_FIELDS.map(([name, label, max]) => input(name, label, max))}
+<div><label for="f-format">Format</label><select id="f-format" name="format"${invalid("format")}>${[
+    "HTML",
+    "Text",
+  ].map((f) => html`<option${f === format ? html` selected` : ""}>${f}</option>`)}</select></div>
+${dd.map((name) => input(name, name, MAX_FIELD_VALUE))}
+<button type="submit">Save fields</button>
+</form>`;
+}
+
+async function subscriber(ctx: RouteContext, edit?: Edit): Promise<void> {
   const s = await subscriberOf(ctx);
   if (s === undefined) return missing(ctx);
   const db = ctx.deps.store.db;
@@ -205,16 +296,7 @@ async function subscriber(ctx: RouteContext): Promise<void> {
     .orderBy("e.id", "desc")
     .limit(EVENTS_SHOWN)
     .execute();
-  let fields: [string, string][] = [];
-  try {
-    const parsed = JSON.parse(s.fields) as Record<string, unknown>;
-    fields = Object.entries(parsed)
-      .filter(([, v]) => typeof v === "string")
-      .map(([k, v]): [string, string] => [`DD${k}`, v as string])
-      .sort((a, b) => Number(a[0].slice(2)) - Number(b[0].slice(2)));
-  } catch {
-    fields = [];
-  }
+  const fields = [...demographic(s.fields)].sort((a, b) => Number(a[0].slice(2)) - Number(b[0].slice(2)));
   const dl = (pairs: readonly [string, string][]) =>
     html`<dl class="fields">${pairs.map(([k, v]) => html`<dt>${k}</dt><dd>${v === "" ? "–" : v}</dd>`)}</dl>`;
   const body = html`${dl([
@@ -238,6 +320,20 @@ ${
 </div>
 <h2>Demographic fields</h2>
 ${fields.length === 0 ? html`<p class="empty">No demographic field is set.</p>` : dl(fields)}
+<h2 id="h-edit">Edit fields</h2>
+${editForm(
+  ctx,
+  s.id,
+  edit?.values ??
+    new Map([
+      ["name", s.name],
+      ["country_code", s.country_code],
+      ["phone", s.phone],
+      ["format", s.format],
+      ...fields,
+    ]),
+  edit,
+)}
 <h2>Memberships</h2>
 ${table(
   "Lists the subscriber joined, with the state and when it last changed",
@@ -276,6 +372,7 @@ ${table(
       s.name === "" ? s.email : s.name,
       body,
     ),
+    edit === undefined ? {} : { status: 400 },
   );
 }
 
@@ -284,6 +381,28 @@ async function optOut(ctx: RouteContext): Promise<void> {
   if (s === undefined) return missing(ctx);
   const now = ctx.deps.now();
   await ctx.deps.store.db.transaction().execute((trx) => addOptout(trx, ctx.account.id, s.email, now));
+  redirect(ctx.res, `/console/subscribers/${s.id}`);
+}
+
+/** Saves the edit form: all of it, or (any field refused) nothing, the form shown again with the reasons. */
+async function saveFields(ctx: RouteContext): Promise<void> {
+  const s = await subscriberOf(ctx);
+  if (s === undefined) return missing(ctx);
+  const edit = checkEdit(ctx.account, ctx.form ?? new Map());
+  if (edit.problems.size > 0) return subscriber(ctx, edit);
+  // The form's DD fields set or (empty) clear theirs; a field the form did not send is kept.
+  const fields = demographic(s.fields);
+  for (const [name, value] of edit.values)
+    if (name.startsWith("DD")) value === "" ? fields.delete(name) : fields.set(name, value);
+  await ctx.deps.store.write((trx) =>
+    setSubscriberDetails(trx, ctx.account.id, s.id, {
+      name: edit.values.get("name")!,
+      format: edit.values.get("format")!,
+      country_code: edit.values.get("country_code")!,
+      phone: edit.values.get("phone")!,
+      fields: JSON.stringify(Object.fromEntries([...fields].map(([name, value]) => [name.slice(2), value]))),
+    }),
+  );
   redirect(ctx.res, `/console/subscribers/${s.id}`);
 }
 
@@ -297,7 +416,13 @@ async function optIn(ctx: RouteContext): Promise<void> {
 export const SUBSCRIBER_ROUTES: readonly ConsoleRoute[] = [
   { method: "GET", path: /^\/console\/lists$/, kind: "page", run: lists },
   { method: "GET", path: /^\/console\/subscribers$/, kind: "page", run: subscribers },
-  { method: "GET", path: /^\/console\/subscribers\/(\d{1,16})$/, kind: "page", run: subscriber },
+  {
+    method: "GET",
+    path: /^\/console\/subscribers\/(\d{1,16})$/,
+    kind: "page",
+    run: (ctx) => subscriber(ctx),
+  },
+  { method: "POST", path: /^\/console\/subscribers\/(\d{1,16})\/fields$/, kind: "page", run: saveFields },
   { method: "POST", path: /^\/console\/subscribers\/(\d{1,16})\/opt-out$/, kind: "page", run: optOut },
   { method: "POST", path: /^\/console\/subscribers\/(\d{1,16})\/opt-in$/, kind: "page", run: optIn },
 ];
