@@ -5,7 +5,9 @@
 // Opting out keeps (or makes) a bare subscriber record, so single inserts of the address still return an
 // id, and turns each of that subscriber's memberships in the account to `unsubscribed`.
 
+import type { SelectQueryBuilder } from "kysely";
 import type { Db } from "../db/database.js";
+import type { Database } from "../db/schema.js";
 import { emailKey, keepSubscriber, unsubscribeEverywhere } from "./subscribers.js";
 
 export interface OptoutOutcome {
@@ -74,4 +76,12 @@ export async function listOptouts(db: Db, accountId: number): Promise<Optout[]> 
     .orderBy("email_key")
     .execute();
   return rows.map((r) => ({ emailKey: r.email_key, createdAt: r.created_at }));
+}
+
+/** The account's opted-out addresses (a query of their keys, for a bounded count). */
+export function accountOptoutKeys(
+  db: Db,
+  accountId: number,
+): SelectQueryBuilder<Database, "optouts", { email_key: string }> {
+  return db.selectFrom("optouts").select("email_key").where("account_id", "=", accountId);
 }

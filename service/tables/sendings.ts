@@ -108,6 +108,53 @@ export async function sendingSummaries(
   return rows.map((r) => ({ ...r, skipped: Number(r.skipped ?? 0) }));
 }
 
+/** A sending as its statistics show it: its row with its newsletter's and list's names. */
+export interface SendingOverview {
+  readonly id: number;
+  readonly newsletter_id: number;
+  readonly newsletter_name: string;
+  readonly list_id: number;
+  readonly list_name: string;
+  readonly state: SendingState;
+  readonly from_email: string;
+  readonly send_at: number;
+  readonly finished_at: number | null;
+  readonly recipients: number;
+}
+
+/**
+ * The account's sendings newest first: the one of `id` when given, else those before `beforeId` when
+ * given; at most `limit`.
+ */
+export async function sendingOverviews(
+  db: Db,
+  accountId: number,
+  options: { readonly id?: number; readonly beforeId?: number | undefined; readonly limit: number },
+): Promise<SendingOverview[]> {
+  return db
+    .selectFrom("sendings as s")
+    .innerJoin("newsletters as n", "n.id", "s.newsletter_id")
+    .innerJoin("mailing_lists as l", "l.id", "s.list_id")
+    .select([
+      "s.id",
+      "s.newsletter_id",
+      "n.name as newsletter_name",
+      "s.list_id",
+      "l.name as list_name",
+      "s.state",
+      "s.from_email",
+      "s.send_at",
+      "s.finished_at",
+      "s.recipients",
+    ])
+    .where("s.account_id", "=", accountId)
+    .$if(options.id !== undefined, (q) => q.where("s.id", "=", options.id!))
+    .$if(options.beforeId !== undefined, (q) => q.where("s.id", "<", options.beforeId!))
+    .orderBy("s.id", "desc")
+    .limit(options.limit)
+    .execute();
+}
+
 // ---- The sending worker: lease, expansion, batches ------------------------------------------------
 
 /** A sending as a worker claimed it. */

@@ -4,7 +4,7 @@
 // trigger reports, tracking.ts); the opt-out-all set is optouts.ts. test/repo/table-ownership.test.ts
 // fails on a query against them elsewhere (the console's pages excepted, for now: see there).
 
-import type { Kysely } from "kysely";
+import type { Kysely, SelectQueryBuilder } from "kysely";
 import type { Db } from "../db/database.js";
 import type { Account, Database, MembershipState, Subscriber } from "../db/schema.js";
 import { notFound } from "../common/errors.js";
@@ -273,4 +273,25 @@ export async function triggerCandidates(db: Db, trigger: TriggerScope, limit: nu
     .limit(limit)
     .execute();
   return rows.map((row) => row.subscriber_id);
+}
+
+/** The account's subscribers (a query of their ids, for a bounded count). */
+export function accountSubscriberIds(
+  db: Db,
+  accountId: number,
+): SelectQueryBuilder<Database, "subscribers", { id: number }> {
+  return db.selectFrom("subscribers").select("id").where("account_id", "=", accountId);
+}
+
+/** The account's memberships in `state` (a query of their lists' ids, for a bounded count). */
+export function accountMemberships(
+  db: Db,
+  accountId: number,
+  state: MembershipState,
+): SelectQueryBuilder<Database, "memberships", { list_id: number }> {
+  return db
+    .selectFrom("memberships")
+    .select("list_id")
+    .where("account_id", "=", accountId)
+    .where("state", "=", state);
 }

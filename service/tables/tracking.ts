@@ -89,6 +89,49 @@ export async function trackedLink(db: Db, linkId: number): Promise<TrackedLink |
     .executeTakeFirst();
 }
 
+/** A tracked link with its clicks: `unique` recipients who clicked it, `total` clicks. */
+export interface LinkClickCount {
+  readonly id: number;
+  readonly url: string;
+  readonly unique: number;
+  readonly total: number;
+}
+
+/**
+ * The account's sending's tracked links with their click counters (tables/sending-counters.ts; 0 for a
+ * link never clicked), most unique clicks first (ties by link id), at most `limit`.
+ */
+export async function linkClickCounts(
+  db: Db,
+  accountId: number,
+  sendingId: number,
+  limit: number,
+): Promise<LinkClickCount[]> {
+  const rows = await db
+    .selectFrom("tracked_links as l")
+    .leftJoin("sending_link_counters as c", (j) =>
+      j.onRef("c.sending_id", "=", "l.sending_id").onRef("c.link_id", "=", "l.id"),
+    )
+    .select([
+      "l.id",
+      "l.url",
+      sql<number>`coalesce(c.clickers, 0)`.as("unique"),
+      sql<number>`coalesce(c.clicks, 0)`.as("total"),
+    ])
+    .where("l.sending_id", "=", sendingId)
+    .where("l.account_id", "=", accountId)
+    .orderBy(sql`coalesce(c.clickers, 0)`, "desc")
+    .orderBy("l.id")
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    url: r.url,
+    unique: Number(r.unique ?? 0),
+    total: Number(r.total ?? 0),
+  }));
+}
+
 // ---- Recording events ---------------------------------------------------------------------------------
 
 /** An event to record (its id made by the database). */

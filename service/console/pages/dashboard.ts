@@ -7,6 +7,8 @@ import type { ConsoleRoute, RouteContext } from "../context.js";
 import { count, page, rate, table, when } from "../layout.js";
 import { type SendingStatistics, listSendingStatistics } from "../../operations/mailing/sending-stats.js";
 import { type Bounded, boundedCount } from "../queries.js";
+import { accountOptoutKeys } from "../../tables/optouts.js";
+import { accountMemberships, accountSubscriberIds } from "../../tables/subscribers.js";
 
 const ACTIVE_IMPORT_STATES = ["queued", "fetching", "importing", "applying"] as const;
 
@@ -60,20 +62,13 @@ async function dashboard(ctx: RouteContext): Promise<void> {
   const db = ctx.deps.store.db;
   const accountId = ctx.account.id;
   const members = (state: "active" | "pending" | "unsubscribed") =>
-    boundedCount(
-      db,
-      db
-        .selectFrom("memberships")
-        .select("list_id")
-        .where("account_id", "=", accountId)
-        .where("state", "=", state),
-    );
+    boundedCount(db, accountMemberships(db, accountId, state));
   const [subscribers, active, pending, unsubscribed, optedOut] = [
-    await boundedCount(db, db.selectFrom("subscribers").select("id").where("account_id", "=", accountId)),
+    await boundedCount(db, accountSubscriberIds(db, accountId)),
     await members("active"),
     await members("pending"),
     await members("unsubscribed"),
-    await boundedCount(db, db.selectFrom("optouts").select("email_key").where("account_id", "=", accountId)),
+    await boundedCount(db, accountOptoutKeys(db, accountId)),
   ];
   const sendings = await listSendingStatistics(db, accountId, { limit: 5 });
   const imports = await db

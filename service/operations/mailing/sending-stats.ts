@@ -19,9 +19,11 @@
 //   complaint, open, click and unsubscribe of the delivered ones; click-to-open is unique clicks of unique
 //   opens.
 
-import { type Kysely, type Transaction, sql } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.js";
 import { type SendingCounters, readSendingCounters } from "../../tables/sending-counters.js";
+import { type SendingOverview, sendingOverviews } from "../../tables/sendings.js";
+import { linkClickCounts } from "../../tables/tracking.js";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -77,31 +79,8 @@ function rate(part: number, whole: number): number | null {
 /** A count column as a number (PostgreSQL returns bigint counts as text). */
 const num = (value: unknown): number => Number(value ?? 0);
 
-/** The columns of a sending row the statistics show. */
-function sendingRows(db: Db, accountId: number) {
-  return db
-    .selectFrom("sendings as s")
-    .innerJoin("newsletters as n", "n.id", "s.newsletter_id")
-    .innerJoin("mailing_lists as l", "l.id", "s.list_id")
-    .select([
-      "s.id",
-      "s.newsletter_id",
-      "n.name as newsletter_name",
-      "s.list_id",
-      "l.name as list_name",
-      "s.state",
-      "s.from_email",
-      "s.send_at",
-      "s.finished_at",
-      "s.recipients",
-    ])
-    .where("s.account_id", "=", accountId);
-}
-
-type SendingRow = Awaited<ReturnType<ReturnType<typeof sendingRows>["executeTakeFirstOrThrow"]>>;
-
 /** A sending's statistics from its row and its counters. */
-function statisticsOf(s: SendingRow, c: SendingCounters): SendingStatistics {
+function statisticsOf(s: SendingOverview, c: SendingCounters): SendingStatistics {
   const delivered = c.accepted - c.accepted_bounced;
   const bounced = c.hard + c.soft;
   const opens = { unique: c.opens, total: c.opens_total };
@@ -148,7 +127,7 @@ export async function sendingStatistics(
   accountId: number,
   sendingId: number,
 ): Promise<SendingStatistics | undefined> {
-  const s = await sendingRows(db, accountId).where("s.id", "=", sendingId).executeTakeFirst();
+  const [s] = await sendingOverviews(db, accountId, { id: sendingId, limit: 1 });
   if (s === undefined) return undefined;
   const counters = await readSendingCounters(db, [s.id]);
   return statisticsOf(s, counters.get(s.id)!);
@@ -163,11 +142,7 @@ export async function listSendingStatistics(
   accountId: number,
   options: { readonly limit: number; readonly beforeId?: number },
 ): Promise<SendingStatistics[]> {
-  const rows = await sendingRows(db, accountId)
-    .$if(options.beforeId !== undefined, (q) => q.where("s.id", "<", options.beforeId!))
-    .orderBy("s.id", "desc")
-    .limit(options.limit)
-    .execute();
+  const rows = await sendingOverviews(db, accountId, options);
   const counters = await readSendingCounters(
     db,
     rows.map((r) => r.id),
@@ -182,22 +157,6 @@ export async function sendingLinkClicks(
   sendingId: number,
   limit = 100,
 ): Promise<LinkClicks[]> {
-  const rows = await db
-    .selectFrom("tracked_links as l")
-    .leftJoin("sending_link_counters as c", (j) =>
-      j.onRef("c.sending_id", "=", "l.sending_id").onRef("c.link_id", "=", "l.id"),
-    )
-    .select([
-      "l.id",
-      "l.url",
-      sql<number>`coalesce(c.clickers, 0)`.as("unique"),
-      sql<number>`coalesce(c.clicks, 0)`.as("total"),
-    ])
-    .where("l.sending_id", "=", sendingId)
-    .where("l.account_id", "=", accountId)
-    .orderBy(sql`coalesce(c.clickers, 0)`, "desc")
-    .orderBy("l.id")
-    .limit(limit)
-    .execute();
-  return rows.map((r) => ({ linkId: r.id, url: r.url, unique: num(r.unique), total: num(r.total) }));
+  const rows = await linkClickCounts(db, accountId, sendingId, limit);
+  return rows.map((r) => ({ linkId: r.id, url: r.url, unique: r.unique, total: r.total }));
 }
