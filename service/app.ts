@@ -60,13 +60,18 @@ export interface App {
   close(): Promise<void>;
 }
 
-interface RequestRecord {
+/**
+ * What a request's log line says besides the transport's facts: the call's log fields (CallContext.logFields),
+ * which the runtime hands to the handler (the account it signed in as: noteAccount) and to onCall (the
+ * operation, binding, outcome and request id); a request that is no call leaves them empty.
+ */
+type RequestRecord = {
   operation?: string;
   binding?: string;
   outcome?: string;
   requestId?: string;
   account?: number;
-}
+};
 
 export interface AppOptions {
   /** Where log lines go (default stdout). */
@@ -161,10 +166,6 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     },
   });
 
-  // What a request's log line says, found from the call's transport object; the account a call signed
-  // in as, by request id, until its onCall event takes it (every handled call has one).
-  const records = new WeakMap<object, RequestRecord>();
-  const accounts = new Map<string, number>();
   const bounce = config.bounce;
   let linkKey: Buffer | undefined;
   const bounceLog = (e: Record<string, unknown>) => logger.info(e);
@@ -294,7 +295,6 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       },
     },
     now,
-    onAccount: (requestId, account) => accounts.set(requestId, account.id),
     onMailQueued: () => outbox?.wake(),
     onSmsQueued: () => sms?.wake(),
     onSendingQueued: () => sendings?.wake(),
@@ -304,19 +304,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const operation = event.operation ?? "unknown";
     calls.inc({ operation, binding: event.binding, outcome: event.outcome });
     latency.observe({ operation, binding: event.binding }, event.durationMs / 1000);
-    const account = accounts.get(event.requestId);
-    accounts.delete(event.requestId);
-    const record =
-      typeof event.transport === "object" && event.transport !== null
-        ? records.get(event.transport)
-        : undefined;
-    if (record !== undefined) {
-      record.operation = operation;
-      record.binding = event.binding;
-      record.outcome = event.outcome;
-      record.requestId = event.requestId;
-      record.account = account;
-    }
+    // The request's record (below), which the handler's context shared: the account is in it already.
+    const record = event.logFields as RequestRecord;
+    record.operation = operation;
+    record.binding = event.binding;
+    record.outcome = event.outcome;
+    record.requestId = event.requestId;
   };
   const endpoint = createHandler(service, {
     onCall,
@@ -405,7 +398,6 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ? createNodeServer((req, res) => {
         const started = performance.now();
         const record: RequestRecord = {};
-        records.set(req, record);
         inFlight++;
         res.once("close", () => {
           if (--inFlight === 0) idle?.();
@@ -421,13 +413,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
             durationMs: Math.round((performance.now() - started) * 100) / 100,
           });
         });
-        endpoint(req, res, () => {
-          other(req, res).catch((error: unknown) => {
-            logger.error({ err: error instanceof Error ? error.message : String(error) }, "route failed");
-            if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });
-            res.end("Internal error.\n");
-          });
-        });
+        endpoint(
+          req,
+          res,
+          () => {
+            other(req, res).catch((error: unknown) => {
+              logger.error({ err: error instanceof Error ? error.message : String(error) }, "route failed");
+              if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });
+              res.end("Internal error.\n");
+            });
+          },
+          { logFields: record },
+        );
       })
     : undefined;
 

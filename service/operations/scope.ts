@@ -24,8 +24,6 @@ export interface ServiceDeps {
   readonly config: ServiceConfig;
   readonly imports: ImportQueue;
   readonly now?: () => number;
-  /** Told which account a request authenticated as (request logs). */
-  readonly onAccount?: (requestId: string, account: Account) => void;
   /** Told after a transaction that queued mail committed (wakes the outbox worker). */
   readonly onMailQueued?: () => void;
   /** Told after a transaction that paid an SMS committed (wakes the SMS worker). */
@@ -41,7 +39,7 @@ export interface OperationScope {
   readonly now: () => number;
   /** The host name of the public URL (Message-IDs of queued mail). */
   readonly domain: string;
-  /** Signs the call in (InvalidCredentials, TooManyAttempts otherwise) and tells onAccount. */
+  /** Signs the call in (InvalidCredentials, TooManyAttempts otherwise) and notes the account (noteAccount). */
   account(context: CallContext): Promise<Account>;
   /**
    * PostgreSQL's single-statement writes: the call's credentials as verified less than the cache TTL ago,
@@ -50,7 +48,7 @@ export interface OperationScope {
    * when it matched none (and goes on with `account`).
    */
   cachedCheck(context: CallContext): CachedCheck | undefined;
-  /** Tells onAccount the account a single statement matched. */
+  /** Notes the account a single statement matched (noteAccount). */
   signedIn(context: CallContext, account: Account): void;
   /** Forgets a cached pair its statement did not match (password or name changed). */
   stale(check: CachedCheck): void;
@@ -59,4 +57,9 @@ export interface OperationScope {
    * verified first, so a wrong pair still gets its own fault before any other, as on the general path.
    */
   afterCredentials<T>(context: CallContext, checks: () => T): Promise<T>;
+}
+
+/** Notes the account a call signed in as in the call's log fields: its request log line names it. */
+export function noteAccount(context: CallContext, account: Account): void {
+  context.logFields["account"] = account.id;
 }

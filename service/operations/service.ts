@@ -6,7 +6,7 @@ import type { CallContext, ExternalAPIService } from "../../generated/server.js"
 import type { Account } from "../db/schema.js";
 import { mailingOperations } from "./mailing/operations.js";
 import { readingOperations } from "./reading/operations.js";
-import type { OperationScope, ServiceDeps } from "./scope.js";
+import { noteAccount, type OperationScope, type ServiceDeps } from "./scope.js";
 import { subscriberOperations } from "./subscriber/operations.js";
 import { transactionalOperations } from "./transactional/operations.js";
 
@@ -22,7 +22,7 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
         context.credentials.password,
         context.remoteAddress,
       );
-      deps.onAccount?.(context.requestId, found);
+      noteAccount(context, found);
       return found;
     },
     cachedCheck(context) {
@@ -31,7 +31,7 @@ export function createService(deps: ServiceDeps): ExternalAPIService {
       return deps.auth.cached(username, password, context.remoteAddress);
     },
     signedIn(context, account) {
-      deps.onAccount?.(context.requestId, account);
+      noteAccount(context, account);
     },
     stale(check) {
       deps.auth.drop(check);

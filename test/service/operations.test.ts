@@ -666,6 +666,38 @@ describeEngines("issue 9 operations", (engine) => {
       expect(all).not.toContain(secret);
   });
 
+  it("keeps each request's log fields its own when calls run at once (the account, operation, outcome)", async () => {
+    const before = svc.logs.length;
+    // Bob over SOAP 1.1 and HTTP GET, Alice over SOAP 1.2 and HTTP POST, an unknown user on every binding
+    // under a name and from a source of its own (no delay answers for another): 48 calls in flight together.
+    const owner = { soap11: bob, httpGet: bob, soap12: alice, httpPost: alice } as const;
+    const calls = Array.from({ length: 48 }, (_, i) => {
+      const binding = BINDINGS[i % BINDINGS.length]!;
+      if (i % 3 === 2)
+        return fault(
+          svc.client(`mallory-${i}`, "no-such-pass", binding, `127.0.2.${i}`).GetTriggerIdForAccount(),
+        );
+      const [user, pass] = owner[binding] === bob ? ["bob", "bob-secret-12"] : ["alice", "alice-secret-1"];
+      return svc.client(user, pass, binding).GetTriggerIdForAccount();
+    });
+    await Promise.all(calls);
+    // A line is written when its response closes, which can be just after the client has the answer.
+    const ours = () => svc.logs.slice(before).filter((l) => l.operation === "GetTriggerIdForAccount");
+    await eventually(() => ours().length >= 48);
+    const lines = ours();
+    expect(lines).toHaveLength(48);
+    for (const line of lines) {
+      const binding = line.binding as keyof typeof owner;
+      if (line.outcome === "OK") expect(line.account, binding).toBe(owner[binding]);
+      else {
+        expect(line.outcome).toBe("InvalidCredentials");
+        expect(line.account).toBeUndefined();
+      }
+    }
+    expect(lines.filter((l) => l.outcome === "OK")).toHaveLength(32);
+    expect(new Set(lines.map((l) => l.reqId)).size).toBe(48);
+  });
+
   it("serves the WSDL with PUBLIC_URL as its address, and the help page", async () => {
     const wsdl = await (await fetch(`${svc.url}/ExternalAPIService.asmx?WSDL`)).text();
     expect(wsdl).toContain('<soap:address location="http://127.0.0.1:1/ExternalAPIService.asmx" />');

@@ -67,8 +67,17 @@ export interface CallContextOf<Credentials extends object, Headers extends Heade
    */
   readonly replyHeaders: Headers["out"];
   readonly binding: BindingName;
+  /** The call's id: the same text the server's log entries (ServerOptions.log) and onCall's event give it. */
   readonly requestId: string;
+  /** The caller's address as the transport saw it (node: the socket's remote address); "" when unknown. */
   readonly remoteAddress: string;
+  /**
+   * The call's fields for its request log record: a handler adds what only it knows (the account the call
+   * signed in as, say). The object the transport's caller handed over for this request (createNodeHandler's
+   * and createFetchHandler's `info.logFields`), else one of the call's own; onCall's event carries the same
+   * object, so each call's fields stay its own however many run at once.
+   */
+  readonly logFields: Record<string, unknown>;
   /** Aborted when the caller goes away or the handler time limit passes. */
   readonly signal: AbortSignal;
 }
@@ -167,9 +176,11 @@ export interface CallEvent {
   readonly outcome: string;
   readonly durationMs: number;
   /**
-   * The transport's request object (node: the IncomingMessage; fetch: the Request), so a hook can tie
-   * the event to what it knows of the request (its own log line, say).
+   * The call's log fields (CallContext.logFields): those the transport's caller handed over for the request
+   * (`info.logFields`), with whatever the handler added.
    */
+  readonly logFields: Record<string, unknown>;
+  /** The transport's request object (node: the IncomingMessage; fetch: the Request). */
   readonly transport: unknown;
 }
 
@@ -194,6 +205,8 @@ export interface IncomingCall {
   readonly signal: AbortSignal;
   /** The transport's own request object (node: the IncomingMessage; fetch: the Request), for onCall. */
   readonly transport?: unknown;
+  /** The request's log fields, when the transport's caller handed some over (CallContext.logFields). */
+  readonly logFields?: Record<string, unknown> | undefined;
 }
 
 export const DEFAULT_MAX_BODY_BYTES: number = 64 * 1024 * 1024;
@@ -217,7 +230,7 @@ function requestIdOf(seq: number): string {
  * The CallContext a handler gets. The signal is the costly part (an AbortController, listeners, a
  * timer), and most handlers never look at it, so it is made on first access (a getter, so it is not an
  * own property): from then on it follows the caller's signal and the time limit; if either already
- * fired, it comes back aborted. The requestId is made on first access as well.
+ * fired, it comes back aborted. The requestId and the log fields are made on first access as well.
  */
 class RequestContext implements CallContext {
   readonly operation: string;
@@ -233,6 +246,7 @@ class RequestContext implements CallContext {
   private controller: AbortController | undefined = undefined;
   /** Set when the time limit passed (before or after the signal was asked for). */
   private timedOut = false;
+  private fields: Record<string, unknown> | undefined;
 
   constructor(
     operation: string,
@@ -240,6 +254,7 @@ class RequestContext implements CallContext {
     binding: BindingName,
     call: IncomingCall,
     seq: number,
+    fields: Record<string, unknown> | undefined,
   ) {
     this.operation = operation;
     this.credentials = credentials;
@@ -247,6 +262,12 @@ class RequestContext implements CallContext {
     this.remoteAddress = call.remoteAddress;
     this.call = call; // its signal too may be made on demand: not read before the handler asks
     this.seq = seq;
+    this.fields = fields;
+  }
+
+  /** The fields handed over with the request (or onCall's), else an object of the call's own, made when first read. */
+  get logFields(): Record<string, unknown> {
+    return (this.fields ??= {});
   }
 
   /** Made when first read (a getter, like signal): the same text the server's log entries give the call. */
@@ -630,6 +651,8 @@ export function createServiceCore(
     const started = performance.now();
     let operation: string | undefined;
     let outcome = "OK";
+    // The handler's context and the event share them: made here when the transport handed over none.
+    const logFields = call.logFields ?? {};
     const report = (response: WireResponse): WireResponse => {
       try {
         onCall({
@@ -638,6 +661,7 @@ export function createServiceCore(
           binding: binding.name,
           outcome,
           durationMs: performance.now() - started,
+          logFields,
           transport: call.transport,
         });
       } catch {
@@ -648,6 +672,7 @@ export function createServiceCore(
     const response = answer(binding, call, seq, {
       operation: (name) => (operation = name),
       failed: (error) => (outcome = wireServiceError(error)?.code ?? ErrorCodes.InternalError),
+      logFields,
     });
     return isThenable(response) ? response.then(report) : report(response);
   }
@@ -655,6 +680,8 @@ export function createServiceCore(
   interface Observer {
     operation(name: string): void;
     failed(error: unknown): void;
+    /** The call's log fields, which onCall's event carries. */
+    readonly logFields: Record<string, unknown>;
   }
 
   /**
@@ -710,7 +737,14 @@ export function createServiceCore(
       op = decoded.op;
       observer?.operation(op.name);
       const values = readParams(op, decoded.texts, binding.presence);
-      const context = new RequestContext(op.name, credentialsOf(op, values), binding.name, call, seq);
+      const context = new RequestContext(
+        op.name,
+        credentialsOf(op, values),
+        binding.name,
+        call,
+        seq,
+        observer?.logFields ?? call.logFields,
+      );
       withHeaders(context, op, binding, decoded.headers);
       const handler = handlers[op.name] as (params: unknown, context: CallContext) => unknown;
       if (op.result.kind === "oneWay" && binding.presence === "element")

@@ -14,7 +14,15 @@ import { RequestLease, type BodyProgress, type BodyWatch } from "./budget.js";
 import type { ServiceCore } from "./core.js";
 import { NOT_FOUND, pathBelowEndpoint } from "./node.js";
 
-export type FetchHandler = (request: Request, info?: { remoteAddress?: string }) => Promise<Response>;
+/** What the caller of a FetchHandler may hand over with one request. */
+export interface FetchRequestInfo {
+  /** The caller's address (CallContext.remoteAddress); "" when not given. */
+  readonly remoteAddress?: string | undefined;
+  /** The request's log fields (CallContext.logFields, onCall's event): see NodeRequestInfo. */
+  readonly logFields?: Record<string, unknown> | undefined;
+}
+
+export type FetchHandler = (request: Request, info?: FetchRequestInfo) => Promise<Response>;
 
 function toResponse(response: WireResponse, headOnly: boolean): Response {
   try {
@@ -176,6 +184,7 @@ function answer(core: ServiceCore, limit: number): FetchHandler {
         remoteAddress: info.remoteAddress ?? "",
         signal: request.signal,
         transport: request,
+        logFields: info.logFields,
       });
       return toResponse(response, headOnly);
     } catch (error) {

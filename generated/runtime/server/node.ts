@@ -22,10 +22,20 @@ import {
 } from "./budget.js";
 import type { IncomingCall, ServiceCore } from "./core.js";
 
+/** What the caller of a NodeHandler may hand over with one request. */
+export interface NodeRequestInfo {
+  /**
+   * The request's log fields: the handler's context (CallContext.logFields) and onCall's event carry this
+   * object, so the caller's own request log line gets what the handler added.
+   */
+  readonly logFields?: Record<string, unknown> | undefined;
+}
+
 export type NodeHandler = (
   req: IncomingMessage,
   res: ServerResponse,
   next?: (error?: unknown) => void,
+  info?: NodeRequestInfo,
 ) => void;
 
 /**
@@ -351,6 +361,7 @@ class NodeCall implements IncomingCall {
   readonly body: string;
   readonly remoteAddress: string;
   readonly transport: IncomingMessage;
+  readonly logFields: Record<string, unknown> | undefined;
   private readonly req: IncomingMessage;
   private readonly res: ServerResponse;
   private readonly base: string;
@@ -368,6 +379,7 @@ class NodeCall implements IncomingCall {
     headers: Readonly<Record<string, string>>,
     body: string,
     authority: string | undefined,
+    logFields: Record<string, unknown> | undefined,
   ) {
     this.req = req;
     this.res = res;
@@ -381,6 +393,7 @@ class NodeCall implements IncomingCall {
     this.body = body;
     this.remoteAddress = req.socket.remoteAddress ?? "";
     this.transport = req;
+    this.logFields = logFields;
   }
 
   get endpointUrl(): string {
@@ -444,7 +457,7 @@ export function createNodeHandler(core: ServiceCore): NodeHandler {
   const budget = core.budget;
   const progress = core.bodyProgress;
 
-  return (req, res, next) => {
+  return (req, res, next, info) => {
     let url = req.url ?? "/";
     // An absolute-form target (`GET http://host/x.asmx`, RFC 9112 §3.2.2): its path is routed, its authority
     // stands in for Host. Anything else not starting with "/" (`*`) is no path of ours.
@@ -576,6 +589,7 @@ export function createNodeHandler(core: ServiceCore): NodeHandler {
         headers,
         decoded,
         authority,
+        info?.logFields,
       );
       const headOnly = method === "HEAD";
       let response: WireResponse | Promise<WireResponse>;

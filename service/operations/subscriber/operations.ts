@@ -14,7 +14,7 @@ import {
   checkLength,
 } from "../../common/limits.js";
 
-import type { OperationScope } from "../scope.js";
+import { noteAccount, type OperationScope } from "../scope.js";
 import type { CachedCheck } from "../../auth/authenticator.js";
 import {
   type InsertPath,
@@ -121,7 +121,7 @@ export function subscriberOperations(scope: OperationScope): SubscriberOperation
       const id = await sqlite.writeSync(() => {
         const owner = cachedAccountSqlite(sqlite, check);
         if (owner === undefined) return undefined;
-        deps.onAccount?.(context.requestId, owner);
+        noteAccount(context, owner);
         return insertActiveSqlite(sqlite, owner, params);
       });
       if (id !== undefined) return id;
