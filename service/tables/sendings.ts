@@ -1,6 +1,7 @@
 // The sendings table group (sendings, sending_recipients): a newsletter sending (SendNewsletter's, or the
 // one each trigger mails through) and the subscribers it goes to, one row each with its state (queued,
-// sent, skipped, cancelled). Every write and read of the two tables is here; the rules they serve are told
+// sent, skipped, cancelled). Every write and read of the two tables is here (the
+// console's pages excepted, for now: test/repo/table-ownership.test.ts); the rules they serve are told
 // where they are decided: the sending worker's lease and batches (service/workers/sendings.ts), the
 // trigger worker (service/workers/triggers.ts), pause, resume and cancel
 // (service/operations/mailing/sending-control.ts).

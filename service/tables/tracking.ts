@@ -2,7 +2,8 @@
 // was rewritten to (operations/mailing/tracking.ts makes the tokens), the opens (kind `view`), clicks,
 // conversions and unsubscribes recorded through them (http/tracking.ts, http/unsubscribe*.ts), and what
 // each token has recorded so far, its bound (http/tracking.ts TrackingLimiter decides the bounds). Every
-// write and read of the three tables is here.
+// write and read of the three tables is here (the console's pages excepted, for now:
+// test/repo/table-ownership.test.ts).
 
 import { type Insertable, sql } from "kysely";
 import type { Db } from "../db/database.js";

@@ -22,7 +22,11 @@ interface TableGroup {
 const GROUPS: Readonly<Record<string, TableGroup>> = {
   subscribers: {
     tables: ["subscribers", "memberships"],
-    owners: ["service/tables/subscribers.ts", "service/tables/subscriber-insert.ts"],
+    owners: [
+      "service/tables/subscribers.ts",
+      "service/tables/subscriber-insert.ts",
+      "service/tables/subscriber-data.ts",
+    ],
     readers: {
       // The console's pages are being reworked this round (counters, field editing); their reads move to
       // service/tables/subscribers.ts after that lands.
