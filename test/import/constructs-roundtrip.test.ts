@@ -15,6 +15,7 @@ import { importToYaml } from "../../generator/import/index.js";
 import type { ImportedSpec } from "../../generator/import/wsdl.js";
 import { prepareConstructs } from "../asmx-host/constructs.js";
 import { generateProxy, runCSharpClient, startAsmxHost, type AsmxHost } from "../asmx-host/host.js";
+import { ALL_TYPES, PAIRS, SHOP } from "../fixtures/dataset-samples.js";
 import { hasMono } from "../fixtures/system-component.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -74,105 +75,6 @@ const THING = el(
   "",
   "q",
 );
-
-/** The untyped DataSets the DataSets fixture answers (constructs/App_Code/DataSets.cs). */
-const ALL_TYPES_ROW = {
-  Text: "héllo <&>",
-  Int32: -7,
-  Int16: -300,
-  Int64: 9007199254740993n,
-  Byte: 200,
-  SByte: -5,
-  UInt16: 60000,
-  UInt32: 4000000000,
-  UInt64: 18446744073709551615n,
-  Decimal: "12.345",
-  Double: 1.5,
-  Single: 0.25,
-  Boolean: true,
-  DateTime: "2024-05-06T07:08:09+00:00",
-  TimeSpan: "P1DT2H3M4S",
-  Guid: "0f8fad5b-d9cb-469f-a165-70867728950e",
-  Bytes: new Uint8Array([0, 1, 2, 250, 255]),
-  Char: "A",
-};
-const ALL_TYPES = {
-  dataSetName: "AllTypesSet",
-  tables: [
-    {
-      name: "Values",
-      columns: Object.entries({
-        Text: "string",
-        Int32: "int",
-        Int16: "short",
-        Int64: "long",
-        Byte: "unsignedByte",
-        SByte: "byte",
-        UInt16: "unsignedShort",
-        UInt32: "unsignedInt",
-        UInt64: "unsignedLong",
-        Decimal: "decimal",
-        Double: "double",
-        Single: "float",
-        Boolean: "boolean",
-        DateTime: "dateTime",
-        TimeSpan: "duration",
-        Guid: "guid",
-        Bytes: "base64Binary",
-        Char: "char",
-      }).map(([name, type]) => ({ name, type })),
-      rows: [
-        ALL_TYPES_ROW,
-        Object.fromEntries(Object.keys(ALL_TYPES_ROW).map((k) => [k, k === "Text" ? "only text" : null])),
-      ],
-    },
-  ],
-};
-const SHOP = {
-  dataSetName: "Shop",
-  tables: [
-    {
-      name: "Customers",
-      columns: [
-        { name: "CustomerId", type: "int" },
-        { name: "Name", type: "string" },
-      ],
-      rows: [
-        { CustomerId: 1, Name: "Alice" },
-        { CustomerId: 2, Name: "Bob" },
-      ],
-    },
-    {
-      name: "Orders",
-      columns: [
-        { name: "OrderId", type: "int" },
-        { name: "CustomerId", type: "int" },
-        { name: "Total", type: "decimal" },
-      ],
-      rows: [
-        { OrderId: 10, CustomerId: 1, Total: "9.99" },
-        { OrderId: 11, CustomerId: 1, Total: "20" },
-        { OrderId: 12, CustomerId: 2, Total: "5.5" },
-      ],
-    },
-  ],
-};
-const PAIRS = {
-  dataSetName: "NewDataSet",
-  tables: [
-    {
-      name: "Pairs",
-      columns: [
-        { name: "Key", type: "string" },
-        { name: "Value", type: "int" },
-      ],
-      rows: [
-        { Key: "a", Value: 1 },
-        { Key: "b", Value: 2 },
-      ],
-    },
-  ],
-};
 
 const CONSTRUCTS: Record<string, Construct> = {
   OutParams: {
