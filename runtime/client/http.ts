@@ -18,7 +18,7 @@ export interface HttpClientVariant {
 }
 
 /** Splits `System.ArgumentException: message` (and drops a .NET stack trace if one follows). */
-export function parseErrorText(body: string): { exceptionType: string; reason: string } {
+function parseErrorText(body: string): { exceptionType: string; reason: string } {
   const text = body.split(/\r?\n\s+at /)[0]!.trim();
   const m = /^([A-Za-z_][\w.]*):\s?([\s\S]*)$/.exec(text);
   return m ? { exceptionType: m[1]!, reason: m[2]!.trim() } : { exceptionType: "", reason: text };

@@ -7,7 +7,7 @@ import { createHttpServerBinding, type HttpServerVariant } from "./http.js";
 import { FORM_CONTENT_TYPE } from "../protocol/http.js";
 import { oneLine } from "../safe-error.js";
 
-export const httpPostServerVariant: HttpServerVariant = {
+const httpPostServerVariant: HttpServerVariant = {
   binding: "httpPost",
   fromRequest(request) {
     const contentType = request.headers["content-type"] ?? "";

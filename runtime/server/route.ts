@@ -12,7 +12,7 @@ import { textErrorResponse } from "../protocol/text-error.js";
 import type { BindingName } from "../model.js";
 
 /** The media type of a Content-Type value, lower case, without parameters ("" when none). */
-export function mediaType(contentType: string | undefined): string {
+function mediaType(contentType: string | undefined): string {
   if (contentType === undefined) return "";
   const semi = contentType.indexOf(";");
   return (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
@@ -28,7 +28,7 @@ function isSpace(c: number): boolean {
  * start tag does not say so plainly (not XML, another root, an entity in the namespace, ...), and the
  * media type decides, the binding's reader judging the rest. Reads only up to the root's start tag.
  */
-export function envelopeVersion(body: string): "soap11" | "soap12" | undefined {
+function envelopeVersion(body: string): "soap11" | "soap12" | undefined {
   const n = body.length;
   let i = 0;
   for (;;) {

@@ -1,12 +1,14 @@
 // No unused export, no unused file, no export made twice, in the whole workspace: knip runs with the
 // repository's configuration (knip.json) and its findings are the failure message. An export is either used by
 // another module or it is not one. Entry points whose exports are public on purpose are listed in knip.json:
-// the easgen package's API (generator/index.ts, bin.ts), the runtime (its modules are copied into every
-// generated folder and the generator names their symbols in the code it writes, which knip cannot follow), the
-// generated folders, and the test, bench and service entry files. A fixture shows the check can fail.
+// the easgen package's API (generator/index.ts, bin.ts), the runtime's public modules (exactly those the
+// generator names in the code it writes, which knip cannot follow: checked below; every other runtime module
+// is checked like any module, and an export kept for a consumer of the generated runtime says so with
+// @public), the generated folders, and the test, bench and service entry files. A fixture shows the check
+// can fail.
 
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -35,6 +37,23 @@ describe("unused exports (knip)", () => {
     expect(run.output).toBe("");
     expect(run.status, run.output).toBe(0);
   }, 300_000);
+
+  it("takes as the runtime's entry points exactly the runtime modules the generator writes imports of", () => {
+    const config = JSON.parse(readFileSync(path.join(ROOT, "knip.json"), "utf8")) as {
+      workspaces: { ".": { entry: string[] } };
+    };
+    const entries = config.workspaces["."].entry.filter((entry) => entry.startsWith("runtime/"));
+    const named = new Set<string>();
+    const generator = path.join(ROOT, "generator");
+    for (const file of readdirSync(generator, { recursive: true, encoding: "utf8" })) {
+      if (!file.endsWith(".ts")) continue;
+      const text = readFileSync(path.join(generator, file), "utf8");
+      for (const m of text.matchAll(/"(runtime\/[a-z0-9/_.-]+\.ts)"/g)) named.add(m[1]!);
+    }
+    expect(named.size).toBeGreaterThan(20);
+    expect(entries.some((entry) => entry.includes("*"))).toBe(false);
+    expect([...entries].sort()).toEqual([...named].sort());
+  });
 
   describe("a fixture with an unused export and an unused file", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "knip-"));

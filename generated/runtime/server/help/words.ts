@@ -79,7 +79,7 @@ export function typeModelInWords(type: TypeModel, nullable?: boolean): string[] 
   return nullable ? [...words, "May be null (xsi:nil)."] : words;
 }
 
-export function typeInWords(type: SoapType): string[] {
+function typeInWords(type: SoapType): string[] {
   switch (type) {
     case "string":
       return [];

@@ -78,7 +78,7 @@ function decimalParts(text: string): { negative: boolean; whole: string; fractio
 }
 
 /** Compares two plain decimal texts exactly: negative, zero or positive as a < b, a = b, a > b. */
-export function compareDecimalText(a: string, b: string): number {
+function compareDecimalText(a: string, b: string): number {
   const x = decimalParts(a);
   const y = decimalParts(b);
   if (x.negative !== y.negative) return x.negative ? -1 : 1;

@@ -27,7 +27,7 @@ export interface CorsPolicy {
   readonly maxAge: string;
 }
 
-export const DEFAULT_CORS_MAX_AGE_SECONDS = 600;
+const DEFAULT_CORS_MAX_AGE_SECONDS = 600;
 /** The methods the bindings use (HEAD is GET's, and a simple method). */
 const ALLOW_METHODS = "GET, POST";
 /** SOAP 1.1's SOAPAction and the SOAP media types (text/xml, application/soap+xml) are not CORS-safelisted. */
@@ -61,7 +61,11 @@ export function corsPolicy(options: CorsOptions | undefined): CorsPolicy | undef
   return { any, origins, maxAge: String(maxAge) };
 }
 
-/** Why a configured origin is not one a browser would send, or undefined when it is. */
+/**
+ * Why a configured origin is not one a browser would send, or undefined when it is. For a service's own
+ * configuration checks too (the reference service refuses a bad CORS_ORIGINS entry at start).
+ * @public
+ */
 export function originProblem(entry: unknown): string | undefined {
   const want = "must be an origin such as https://app.example (scheme, host and port only) or *";
   if (typeof entry !== "string" || entry === "" || entry.length > MAX_ORIGIN) return want;

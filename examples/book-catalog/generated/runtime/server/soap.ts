@@ -63,7 +63,7 @@ export interface SoapServerVersion extends SoapVersion {
 }
 
 /** Maps a reader refusal to the client error the wire gets. */
-export function refusalError(error: XmlRefusal): ServiceError {
+function refusalError(error: XmlRefusal): ServiceError {
   const code =
     error.reason === "doctype"
       ? ErrorCodes.DoctypeRefused
@@ -85,7 +85,7 @@ export function refusalError(error: XmlRefusal): ServiceError {
  * Refusals ASMX makes at the HTTP level, without a fault envelope (easgen docs/wire.md §1a): 400 (ours: one
  * line of text where ASMX sends nothing) and 415 (empty body). See text-error.ts.
  */
-export function isHttpLevel(error: ServiceError): boolean {
+function isHttpLevel(error: ServiceError): boolean {
   return error.status === 400 || error.status === 415;
 }
 
@@ -143,7 +143,7 @@ function unreadableValue(name: string, error: TypedValueError): ServiceError {
  * answers a service that claims WS-I Basic Profile 1.1 (SoapServerProtocol: SoapHeaderException with the
  * MustUnderstand code; docs/asmx-evidence/soap-headers.md; Mono's host does not check).
  */
-export function missingHeaderError(name: string): ServiceError {
+function missingHeaderError(name: string): ServiceError {
   return clientError(ErrorCodes.MustUnderstand, `Required SOAP header ${name} was not received.`, {
     parameter: name,
   });

@@ -17,7 +17,7 @@ let lastContentType = "";
 let lastAction: string | undefined;
 
 /** The `action` parameter of a SOAP 1.2 Content-Type, if any. */
-export function contentTypeAction(contentType: string | undefined): string | undefined {
+function contentTypeAction(contentType: string | undefined): string | undefined {
   if (!contentType) return undefined;
   if (contentType === lastContentType) return lastAction;
   const m = ACTION_RE.exec(contentType);
@@ -27,7 +27,7 @@ export function contentTypeAction(contentType: string | undefined): string | und
   return action;
 }
 
-export const soap12ServerVersion: SoapServerVersion = {
+const soap12ServerVersion: SoapServerVersion = {
   binding: "soap12",
   label: SOAP12_LABEL,
   envelopeNs: SOAP12_ENVELOPE_NS,
