@@ -15,8 +15,8 @@
 // committed, no worker queues another message of it. The outbox checks before each send that the message
 // is still queued and leased to it, so a held or cancelled message is not sent, except one whose delivery
 // was already under way when the change committed: pause and resume keep the outbox lease, so that one is
-// marked sent as it was (never queued again; a failed attempt leaves it held, workers/outbox.ts); cancel drops it, so a failed attempt cannot queue a
-// cancelled message again.
+// marked sent as it was (never queued again; a failed attempt leaves it held, workers/outbox.ts); cancel
+// drops it, so a failed attempt cannot queue a cancelled message again.
 // A trigger's sending lives as long as its trigger and is not paused or cancelled here. The statements are
 // service/tables/sendings.ts's.
 
