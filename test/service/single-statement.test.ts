@@ -29,8 +29,9 @@ function context(username: string, password: string): CallContext {
     binding: "soap11",
     requestId: "r1",
     remoteAddress: "127.0.0.1",
+    logFields: {},
     signal: new AbortController().signal,
-  } as CallContext;
+  } satisfies CallContext;
 }
 
 /** The queries `work` sends to PostgreSQL (every statement, BEGIN and COMMIT included). */
