@@ -3,6 +3,7 @@
 // (no Referer, not stored by caches) and the page from being framed or running anything.
 
 import type http from "node:http";
+import { readBody } from "./webhook.js";
 
 /** Headers of every page a token route answers. */
 const PAGE_HEADERS: Readonly<Record<string, string>> = {
@@ -95,23 +96,7 @@ const MAX_FIELDS_BODY = 1024;
  * Reads a url-encoded form body of at most 1 KiB; undefined past that (reading stops there, as
  * discardBody does, and the caller answers 413 with `connection: close`).
  */
-export function readForm(req: http.IncomingMessage): Promise<URLSearchParams | undefined> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const finish = (form: URLSearchParams | undefined) => {
-      req.off("data", data).off("end", end).off("error", failed).off("close", failed);
-      resolve(form);
-    };
-    const data = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_FIELDS_BODY) {
-        req.pause();
-        finish(undefined);
-      } else chunks.push(chunk);
-    };
-    const end = () => finish(new URLSearchParams(Buffer.concat(chunks).toString("utf8")));
-    const failed = () => finish(undefined);
-    req.on("data", data).on("end", end).on("error", failed).on("close", failed);
-  });
+export async function readForm(req: http.IncomingMessage): Promise<URLSearchParams | undefined> {
+  const body = await readBody(req, MAX_FIELDS_BODY);
+  return body === undefined ? undefined : new URLSearchParams(body.toString("utf8"));
 }

@@ -1,6 +1,7 @@
-// What the service's webhooks (POST /bounces, POST /sms/webhook) share: a bearer token compared by its
-// hash, a body read up to a limit, and a rate limit per remote address in a fixed one-minute window, kept
-// for at most 10,000 addresses (the oldest forgotten first), so its memory is bounded whatever the peers do.
+// What the service's webhooks (POST /bounces, POST /sms/webhook) and its page forms share: a bearer token
+// compared by its hash, a body read up to a limit, and a rate limit per remote address in a fixed one-minute
+// window, kept for at most 10,000 addresses (the oldest forgotten first), so its memory is bounded whatever
+// the peers do.
 
 import { createHash, timingSafeEqual } from "node:crypto";
 import type http from "node:http";
