@@ -151,11 +151,13 @@ export async function stopNumber(
         ]);
     };
     const codes = [1, 2, 3].filter((cc) => cc < number.length);
+    const waitingToNumber = (eb: ExpressionBuilder<Database, "sms_messages">) =>
+      eb.or(codes.map((cc) => toNumber(cc)(eb)));
     const owners = await trx
       .selectFrom("sms_messages")
       .select("account_id")
       .distinct()
-      .where((eb) => eb.or(codes.map((cc) => toNumber(cc)(eb))))
+      .where(waitingToNumber)
       .execute();
     if (owners.length > 0) {
       await trx
@@ -170,16 +172,15 @@ export async function stopNumber(
         .$if(store.engine === "postgres", (q) => q.forUpdate())
         .execute();
     }
+    // One statement for every way the number can be split into country code and national number.
+    const updated = await trx
+      .updateTable("sms_messages")
+      .set({ state: "stopped", last_error: STOPPED_ERROR })
+      .where(waitingToNumber)
+      .returning("account_id")
+      .execute();
     const byAccount = new Map<number, number>();
-    for (const cc of codes) {
-      const updated = await trx
-        .updateTable("sms_messages")
-        .set({ state: "stopped", last_error: STOPPED_ERROR })
-        .where((eb) => toNumber(cc)(eb))
-        .returning("account_id")
-        .execute();
-      for (const row of updated) byAccount.set(row.account_id, (byAccount.get(row.account_id) ?? 0) + 1);
-    }
+    for (const row of updated) byAccount.set(row.account_id, (byAccount.get(row.account_id) ?? 0) + 1);
     let stoppedWaiting = 0;
     for (const [accountId, n] of byAccount) {
       await countWaiting(trx, accountId, -n);
