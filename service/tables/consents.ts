@@ -1,10 +1,12 @@
 // The consents table: each consent given or withdrawn, with when, how (the source), from where (IP
 // address, user agent) and the text shown. Written in the transaction of what it records (the pending
-// insert that queues the confirmation mail, the confirmation, an unsubscribe); read by `subscriber show`
-// and `subscriber export`; deleted with the person by `subscriber erase` (subscriber-data.ts).
+// insert that queues the confirmation mail, the confirmation, an unsubscribe); read by `subscriber show`,
+// `subscriber export` and the console's subscriber page; deleted with the person by `subscriber erase`
+// (subscriber-data.ts).
 
 import type { Db } from "../db/database.js";
-import type { ConsentKind } from "../db/schema.js";
+import type { Selectable } from "kysely";
+import type { ConsentKind, ConsentsTable } from "../db/schema.js";
 
 /** The longest user agent kept (longer ones are cut). */
 const MAX_USER_AGENT = 500;
@@ -63,7 +65,23 @@ export async function consentsOf(db: Db, subscriberId: number): Promise<Consent[
     .where("subscriber_id", "=", subscriberId)
     .orderBy("id")
     .execute();
-  return rows.map((r) => ({
+  return rows.map(consent);
+}
+
+/** A subscriber's `limit` most recent consents, newest first (the console's subscriber page). */
+export async function recentConsents(db: Db, subscriberId: number, limit: number): Promise<Consent[]> {
+  const rows = await db
+    .selectFrom("consents")
+    .selectAll()
+    .where("subscriber_id", "=", subscriberId)
+    .orderBy("id", "desc")
+    .limit(limit)
+    .execute();
+  return rows.map(consent);
+}
+
+function consent(r: Selectable<ConsentsTable>): Consent {
+  return {
     listId: r.list_id === null ? null : Number(r.list_id),
     kind: r.kind,
     source: r.source,
@@ -71,7 +89,7 @@ export async function consentsOf(db: Db, subscriberId: number): Promise<Consent[
     userAgent: r.user_agent,
     text: r.text,
     at: Number(r.created_at),
-  }));
+  };
 }
 
 /** Deletes a subscriber's consents (erasure); returns how many. */

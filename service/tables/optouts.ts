@@ -67,6 +67,17 @@ export async function removeOptout(db: Db, accountId: number, email: string): Pr
   return Number(result.numDeletedRows) > 0;
 }
 
+/** When the address key (emailKey) went on the account's set; undefined when it is not on it. */
+export async function optoutSince(db: Db, accountId: number, key: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom("optouts")
+    .select("created_at")
+    .where("account_id", "=", accountId)
+    .where("email_key", "=", key)
+    .executeTakeFirst();
+  return row?.created_at;
+}
+
 /** The account's set, by address. */
 export async function listOptouts(db: Db, accountId: number): Promise<Optout[]> {
   const rows = await db

@@ -1,12 +1,12 @@
 // The sendings table group (sendings, sending_recipients): a newsletter sending (SendNewsletter's, or the
 // one each trigger mails through) and the subscribers it goes to, one row each with its state (queued,
-// sent, skipped, cancelled). Every write and read of the two tables is here (the
-// console's pages excepted, for now: test/repo/table-ownership.test.ts); the rules they serve are told
+// sent, skipped, cancelled). Every write and read of the two tables is here
+// (test/repo/table-ownership.test.ts); the rules they serve are told
 // where they are decided: the sending worker's lease and batches (service/workers/sendings.ts), the
 // trigger worker (service/workers/triggers.ts), pause, resume and cancel
 // (service/operations/mailing/sending-control.ts).
 
-import type { Insertable, Kysely, SelectQueryBuilder } from "kysely";
+import type { Insertable, Kysely, Selectable, SelectQueryBuilder } from "kysely";
 import { type SqlBool, sql } from "kysely";
 import { VALUES_CHUNK, valuesTable } from "../db/bulk.js";
 import type { Db } from "../db/database.js";
@@ -43,6 +43,23 @@ export async function accountSendingId(db: Db, accountId: number, id: number): P
     .where("account_id", "=", accountId)
     .executeTakeFirst();
   return found?.id;
+}
+
+/** The account's sending of that id as its page shows it; undefined when the account has none of that id. */
+export async function accountSending(
+  db: Db,
+  accountId: number,
+  id: number,
+): Promise<
+  | Pick<Selectable<SendingsTable>, "id" | "state" | "sent" | "recipients" | "send_at" | "trigger_id">
+  | undefined
+> {
+  return db
+    .selectFrom("sendings")
+    .select(["id", "state", "sent", "recipients", "send_at", "trigger_id"])
+    .where("id", "=", id)
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
 }
 
 /** The account a sending belongs to; undefined when there is no such sending. */

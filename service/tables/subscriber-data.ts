@@ -1,14 +1,16 @@
 // Everything the service holds about one subscriber, across tables: found and changed by the admin CLI's
-// `subscriber` noun (admin/subscriber.ts), exported as one JSON document, and erased. Erasure removes the
-// personal data (address, name, phone, fields, memberships, consents, confirmations, the opt-out entry, the
-// address and text of every message to them, the address in bounce records, SMS to their phone) and keeps
-// what counts: a sending's recipients, sent, delivered, bounce, complaint, open, click and unsubscribe
-// numbers stay as they were, their rows naming only a subscriber id whose row is emptied (kept for the
-// foreign keys of those rows, its key `erased:<id>`).
+// `subscriber` noun (admin/subscriber.ts) and the console's search, exported as one JSON document, and
+// erased. Erasure removes the personal data (address, name, phone, fields, memberships, consents,
+// confirmations, the opt-out entry, the address and text of every message to them, the address in bounce
+// records, SMS to their phone) and keeps what counts: a sending's recipients, sent, delivered, bounce,
+// complaint, open, click and unsubscribe numbers stay as they were, their rows naming only a subscriber id
+// whose row is emptied (kept for the foreign keys of those rows, its key `erased:<id>`).
 
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/database.js";
+import type { Engine } from "../db/engine.js";
 import type { MembershipState, Subscriber } from "../db/schema.js";
+import { confirmationsOf, deleteConfirmations } from "./confirmations.js";
 import { consentsOf, deleteConsents, type Consent } from "./consents.js";
 import { emailKey } from "./subscribers.js";
 
@@ -28,6 +30,45 @@ export const MAX_FOUND = 1000;
 /** `like` pattern text with its wildcards escaped (escape character `\`). */
 function likeText(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** A text expression compared in byte order on both engines (the console's search indexes are built so). */
+function binary(engine: Engine, expression: RawBuilder<unknown>): RawBuilder<string> {
+  return engine === "postgres" ? sql<string>`${expression} collate "C"` : sql<string>`${expression}`;
+}
+
+/** A page of the console's subscriber search: by address key or lower-cased name, after a row's key. */
+export interface SubscriberSearch {
+  /** The lower-cased prefix the key starts with ("" for all). */
+  readonly prefix: string;
+  readonly by: "email" | "name";
+  /** The key and id of the previous page's last row (both, or neither). */
+  readonly after?: { readonly key: string; readonly id: number } | undefined;
+  readonly limit: number;
+}
+
+/**
+ * The account's subscribers whose address key or lower-cased name starts with the prefix, ordered by
+ * that key and id (byte order), after the given row, at most `limit`: one range of the console's indexes.
+ */
+export async function subscriberSearchPage(
+  db: Db,
+  engine: Engine,
+  accountId: number,
+  search: SubscriberSearch,
+): Promise<Pick<Subscriber, "id" | "email" | "name" | "created_at" | "email_key">[]> {
+  // The end of the prefix's range: every text that starts with the prefix sorts below prefix + U+10FFFF.
+  const end = `${search.prefix}\u{10FFFF}`;
+  let query = db
+    .selectFrom("subscribers")
+    .select(["id", "email", "name", "created_at", "email_key"])
+    .where("account_id", "=", accountId);
+  const key = search.by === "email" ? binary(engine, sql`email_key`) : binary(engine, sql`(lower(name))`);
+  if (search.prefix !== "") query = query.where(key, ">=", search.prefix).where(key, "<", end);
+  if (search.after !== undefined)
+    // A row-value comparison: one range of the index (an OR of the two cases would scan from its start).
+    query = query.where(sql<boolean>`(${key}, id) > (${search.after.key}, ${search.after.id})`);
+  return query.orderBy(key).orderBy("id").limit(search.limit).execute();
 }
 
 /** The account's subscribers whose address contains `text` (any case), by address, at most `limit`. */
@@ -139,11 +180,7 @@ export async function subscriberData(db: Db, subscriber: Subscriber): Promise<Su
     .where("account_id", "=", account)
     .where("email_key", "=", subscriber.email_key)
     .executeTakeFirst();
-  const confirmations = await db
-    .selectFrom("confirmations")
-    .select(["list_id", "expires_at", "used_at"])
-    .where("subscriber_id", "=", subscriber.id)
-    .execute();
+  const confirmations = await confirmationsOf(db, subscriber.id);
   const mails = await db
     .selectFrom("mail_outbox")
     .select(["id", "kind", "subject", "state", "created_at", "sent_at", "message"])
@@ -306,7 +343,7 @@ export async function eraseSubscriber(db: Db, subscriber: Subscriber): Promise<E
         .execute();
     }
   }
-  await db.deleteFrom("confirmations").where("subscriber_id", "=", subscriber.id).execute();
+  await deleteConfirmations(db, subscriber.id);
   await db
     .deleteFrom("optouts")
     .where("account_id", "=", account)

@@ -2,7 +2,7 @@
 // or the insert beside it (subscriber-insert.ts), and every read through these modules or a join of
 // another group's module in service/tables/ (a sending's queued recipients, sendings.ts; the view and
 // trigger reports, tracking.ts); the opt-out-all set is optouts.ts. test/repo/table-ownership.test.ts
-// fails on a query against them elsewhere (the console's pages excepted, for now: see there).
+// fails on a query against them elsewhere.
 
 import type { Kysely, SelectQueryBuilder } from "kysely";
 import type { Db } from "../db/database.js";
@@ -46,6 +46,34 @@ export async function subscriberById(
   id: number,
 ): Promise<Pick<Subscriber, "account_id" | "email"> | undefined> {
   return db.selectFrom("subscribers").select(["account_id", "email"]).where("id", "=", id).executeTakeFirst();
+}
+
+/** The account's subscriber of that id; undefined when the account has none of that id. */
+export async function accountSubscriber(
+  db: Db,
+  accountId: number,
+  id: number,
+): Promise<Subscriber | undefined> {
+  return db
+    .selectFrom("subscribers")
+    .selectAll()
+    .where("id", "=", id)
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
+}
+
+/** The account's subscriber of that address key (emailKey); undefined when there is none. */
+export async function accountSubscriberByKey(
+  db: Db,
+  accountId: number,
+  key: string,
+): Promise<Subscriber | undefined> {
+  return db
+    .selectFrom("subscribers")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("email_key", "=", key)
+    .executeTakeFirst();
 }
 
 /** A subscriber's mail format (HTML or Text), by id alone; undefined when gone. */
@@ -200,6 +228,37 @@ export async function mailableMembers(
     .where("o.email_key", "is", null)
     .orderBy("s.id")
     .execute();
+}
+
+/** A subscriber's memberships in the account with their lists' names, by list id, at most `limit`. */
+export async function membershipsWithLists(
+  db: Db,
+  accountId: number,
+  subscriberId: number,
+  limit: number,
+): Promise<{ id: number; name: string; state: MembershipState; created_at: number; changed_at: number }[]> {
+  return db
+    .selectFrom("memberships as m")
+    .innerJoin("mailing_lists as l", "l.id", "m.list_id")
+    .select(["l.id", "l.name", "m.state", "m.created_at", "m.changed_at"])
+    .where("m.subscriber_id", "=", subscriberId)
+    .where("m.account_id", "=", accountId)
+    .orderBy("l.id")
+    .limit(limit)
+    .execute();
+}
+
+/** The list's members in `state` (a query of their ids, for a bounded count). */
+export function listMemberIds(
+  db: Db,
+  listId: number,
+  state: MembershipState,
+): SelectQueryBuilder<Database, "memberships", { subscriber_id: number }> {
+  return db
+    .selectFrom("memberships")
+    .select("subscriber_id")
+    .where("list_id", "=", listId)
+    .where("state", "=", state);
 }
 
 /** Members of a list by state. */

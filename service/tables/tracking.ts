@@ -2,8 +2,7 @@
 // was rewritten to (operations/mailing/tracking.ts makes the tokens), the opens (kind `view`), clicks,
 // conversions and unsubscribes recorded through them (http/tracking.ts, http/unsubscribe*.ts), and what
 // each token has recorded so far, its bound (http/tracking.ts TrackingLimiter decides the bounds). Every
-// write and read of the three tables is here (the console's pages excepted, for now:
-// test/repo/table-ownership.test.ts).
+// write and read of the three tables is here (test/repo/table-ownership.test.ts).
 
 import { type Insertable, sql } from "kysely";
 import type { Db } from "../db/database.js";
@@ -319,6 +318,37 @@ export async function sendingViews(
     .where("tracking_events.created_at", "<=", to)
     .orderBy("tracking_events.created_at")
     .orderBy("tracking_events.id")
+    .execute();
+}
+
+/** An open, click, conversion or unsubscribe of a subscriber, with its newsletter and link. */
+export interface SubscriberEvent {
+  readonly id: number;
+  readonly kind: TrackingEventsTable["kind"];
+  readonly created_at: number;
+  readonly sending_id: number;
+  readonly newsletter: string;
+  /** The tracked link's URL (null for a view). */
+  readonly url: string | null;
+}
+
+/** The account's subscriber's `limit` most recent events, newest first, each with its sending's newsletter. */
+export async function subscriberEvents(
+  db: Db,
+  accountId: number,
+  subscriberId: number,
+  limit: number,
+): Promise<SubscriberEvent[]> {
+  return db
+    .selectFrom("tracking_events as e")
+    .innerJoin("sendings as se", "se.id", "e.sending_id")
+    .innerJoin("newsletters as n", "n.id", "se.newsletter_id")
+    .leftJoin("tracked_links as t", "t.id", "e.link_id")
+    .select(["e.id", "e.kind", "e.created_at", "e.sending_id", "n.name as newsletter", "t.url"])
+    .where("e.subscriber_id", "=", subscriberId)
+    .where("e.account_id", "=", accountId)
+    .orderBy("e.id", "desc")
+    .limit(limit)
     .execute();
 }
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { readConfig } from "../../service/config.js";
 import { isConsolePath } from "../../service/console/http.js";
 import { MAX_SESSIONS } from "../../service/console/sessions.js";
+import { recordConsent } from "../../service/tables/consents.js";
 import { ConsoleClient } from "./support/console.js";
 import { describeEngines } from "./support/engines.js";
 import { type TestService, startService } from "./support/service.js";
@@ -315,6 +316,60 @@ describeEngines("console", (engine) => {
     expect(forged.status).toBe(404);
     const optouts = await db.selectFrom("optouts").selectAll().where("account_id", "=", alice).execute();
     expect(optouts).toEqual([]);
+  });
+
+  it("shows a subscriber's consent records, newest first and escaped, and no one else's", async () => {
+    const db = service.app.store.db;
+    const [a1, a2] = await Promise.all(
+      ["a1@example.com", "a2@example.com"].map(async (key) =>
+        db
+          .selectFrom("subscribers")
+          .select("id")
+          .where("account_id", "=", alice)
+          .where("email_key", "=", key)
+          .executeTakeFirstOrThrow(),
+      ),
+    );
+    const list = await db
+      .selectFrom("mailing_lists")
+      .select("id")
+      .where("account_id", "=", alice)
+      .executeTakeFirstOrThrow();
+    const consent = (subscriberId: number, kind: "requested" | "confirmed", text: string, at: number) =>
+      recordConsent(
+        db,
+        {
+          accountId: alice,
+          subscriberId,
+          listId: list.id,
+          kind,
+          source: "InsertSubscriberWithDemDataPendingOption",
+          ip: "192.0.2.7",
+          userAgent: "<script>ua</script>",
+          text,
+        },
+        at,
+      );
+    await consent(a1!.id, "requested", "Please confirm <b>now</b>", clock);
+    await consent(a1!.id, "confirmed", "Confirm subscription", clock + 60_000);
+    await consent(a2!.id, "requested", "Anna's own request", clock);
+    const a = new ConsoleClient(service.url);
+    await a.signIn("alice", PASSWORD);
+    const page = await a.get(`/console/subscribers/${a1!.id}`);
+    expect(page.status).toBe(200);
+    const section = page.text.slice(page.text.indexOf("Consent records"));
+    expect(section).toContain("InsertSubscriberWithDemDataPendingOption");
+    expect(section).toContain("192.0.2.7");
+    expect(section).toContain("&lt;script&gt;ua&lt;/script&gt;");
+    expect(section).toContain("Please confirm &lt;b&gt;now&lt;/b&gt;");
+    expect(section).toContain("Alice&#39;s &lt;b&gt;list&lt;/b&gt;");
+    expect(section.indexOf("<td>confirmed</td>")).toBeGreaterThan(-1);
+    expect(section.indexOf("<td>confirmed</td>")).toBeLessThan(section.indexOf("<td>requested</td>"));
+    expect(page.text).not.toContain("<script>ua");
+    expect(page.text).not.toContain("Anna&#39;s own request");
+    const other = await a.get(`/console/subscribers/${a2!.id}`);
+    expect(other.text).toContain("Anna&#39;s own request");
+    expect(other.text).not.toContain("Please confirm");
   });
 
   it("opts a subscriber out of every list and back on, only with the session's CSRF token", async () => {

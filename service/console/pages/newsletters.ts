@@ -10,7 +10,7 @@ import {
 } from "../../operations/mailing/newsletters.js";
 import { ServiceError } from "../../../generated/server.js";
 import { sendNewsletter } from "../../operations/mailing/sendings.js";
-import { emailKey } from "../../tables/subscribers.js";
+import { accountSubscriber, accountSubscriberByKey, emailKey } from "../../tables/subscribers.js";
 import type { Subscriber } from "../../db/schema.js";
 import { type Html, html } from "../html.js";
 import { redirect, sendFrame, sendHtml } from "../http.js";
@@ -74,13 +74,11 @@ async function recipientOf(ctx: RouteContext): Promise<Subscriber | undefined | 
   const text = (ctx.url.searchParams.get("subscriber") ?? "").trim().slice(0, 254);
   if (text === "") return undefined;
   const id = idOf(text);
-  const found = await ctx.deps.store.db
-    .selectFrom("subscribers")
-    .selectAll()
-    .where("account_id", "=", ctx.account.id)
-    .$if(id !== undefined, (q) => q.where("id", "=", id!))
-    .$if(id === undefined, (q) => q.where("email_key", "=", emailKey(text)))
-    .executeTakeFirst();
+  const db = ctx.deps.store.db;
+  const found =
+    id !== undefined
+      ? await accountSubscriber(db, ctx.account.id, id)
+      : await accountSubscriberByKey(db, ctx.account.id, emailKey(text));
   return found ?? "missing";
 }
 

@@ -14,6 +14,7 @@ import {
   sendingStatistics,
 } from "../../operations/mailing/sending-stats.js";
 import { BUCKET_WIDTHS, eventBuckets, eventSpan } from "../../tables/sending-counters.js";
+import { accountSending } from "../../tables/sendings.js";
 import { type Html, html } from "../html.js";
 import { redirect, sendData, sendHtml } from "../http.js";
 import type { ConsoleRoute, RouteContext } from "../context.js";
@@ -157,12 +158,7 @@ ${table(
 async function sendingOf(ctx: RouteContext) {
   const id = idOf(ctx.match[1]);
   if (id === undefined) return undefined;
-  return ctx.deps.store.db
-    .selectFrom("sendings")
-    .select(["id", "state", "sent", "recipients", "send_at", "trigger_id"])
-    .where("id", "=", id)
-    .where("account_id", "=", ctx.account.id)
-    .executeTakeFirst();
+  return accountSending(ctx.deps.store.db, ctx.account.id, id);
 }
 
 async function sendingProgress(ctx: RouteContext): Promise<void> {

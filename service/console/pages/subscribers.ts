@@ -1,9 +1,9 @@
 // Lists with their members, subscriber search (by address or name prefix, keyset pages), and a
-// subscriber's page: fields, memberships, consent, opt-out, recent opens and clicks, the opt-out action,
-// and a form that edits the subscriber's fields (every value checked first: a refused form changes
-// nothing and is shown again, filled, with each refused field named).
+// subscriber's page: fields, memberships, confirmations and consent records, opt-out, recent opens and
+// clicks, the opt-out action, and a form that edits the subscriber's fields (every value checked first: a
+// refused form changes nothing and is shown again, filled, with each refused field named). Every read
+// goes through the table groups' modules in service/tables/.
 
-import { type RawBuilder, sql } from "kysely";
 import {
   MAX_COUNTRY_CODE,
   MAX_FIELD_VALUE,
@@ -12,13 +12,21 @@ import {
   characterCount,
 } from "../../common/limits.js";
 import type { Account } from "../../db/schema.js";
-import { addOptout, removeOptout } from "../../tables/optouts.js";
-import { setSubscriberDetails } from "../../tables/subscribers.js";
+import { confirmationsWithLists } from "../../tables/confirmations.js";
+import { recentConsents } from "../../tables/consents.js";
+import { addOptout, optoutSince, removeOptout } from "../../tables/optouts.js";
+import { subscriberSearchPage } from "../../tables/subscriber-data.js";
+import {
+  accountSubscriber,
+  listMemberIds,
+  membershipsWithLists,
+  setSubscriberDetails,
+} from "../../tables/subscribers.js";
+import { subscriberEvents } from "../../tables/tracking.js";
 import { type Html, html } from "../html.js";
 import { redirect, sendHtml } from "../http.js";
 import type { ConsoleRoute, RouteContext } from "../context.js";
 import { count, nextLink, page, table, when } from "../layout.js";
-import type { Engine } from "../../db/engine.js";
 import { type Bounded, boundedCount, idOf } from "../queries.js";
 
 /** Rows on a page of lists or subscribers. */
@@ -29,11 +37,6 @@ const MAX_QUERY = 254;
 
 function shown(b: Bounded): string {
   return b.more ? `${count(b.n)}+` : count(b.n);
-}
-
-/** A text expression compared in byte order on both engines (the console's search indexes are built so). */
-function binary(engine: Engine, expression: RawBuilder<unknown>): RawBuilder<string> {
-  return engine === "postgres" ? sql<string>`${expression} collate "C"` : sql<string>`${expression}`;
 }
 
 async function lists(ctx: RouteContext): Promise<void> {
@@ -49,14 +52,7 @@ async function lists(ctx: RouteContext): Promise<void> {
     .execute();
   const shownRows = rows.slice(0, LISTS_PAGE);
   const members = (listId: number, state: "active" | "pending" | "unsubscribed") =>
-    boundedCount(
-      db,
-      db
-        .selectFrom("memberships")
-        .select("subscriber_id")
-        .where("list_id", "=", listId)
-        .where("state", "=", state),
-    );
+    boundedCount(db, listMemberIds(db, listId, state));
   const out: Html[] = [];
   for (const list of shownRows) {
     const [active, pending, unsubscribed] = [
@@ -92,26 +88,14 @@ function searchOf(url: URL): { q: string; by: "email" | "name" } {
 async function subscribers(ctx: RouteContext): Promise<void> {
   const db = ctx.deps.store.db;
   const { q, by } = searchOf(ctx.url);
-  const prefix = q.toLowerCase();
-  // The end of the prefix's range: every text that starts with the prefix sorts below prefix + U+10FFFF.
-  const end = `${prefix}\u{10FFFF}`;
   const afterKey = ctx.url.searchParams.get("after")?.slice(0, 2 * MAX_QUERY + 20);
   const afterId = idOf(ctx.url.searchParams.get("id"));
-  let query = db
-    .selectFrom("subscribers")
-    .select(["id", "email", "name", "created_at", "email_key"])
-    .where("account_id", "=", ctx.account.id);
-  const engine = ctx.deps.store.engine;
-  const key = by === "email" ? binary(engine, sql`email_key`) : binary(engine, sql`(lower(name))`);
-  if (prefix !== "") query = query.where(key, ">=", prefix).where(key, "<", end);
-  if (afterKey !== undefined && afterId !== undefined)
-    // A row-value comparison: one range of the index (an OR of the two cases would scan from its start).
-    query = query.where(sql<boolean>`(${key}, id) > (${afterKey}, ${afterId})`);
-  const rows = await query
-    .orderBy(key)
-    .orderBy("id")
-    .limit(PAGE_ROWS + 1)
-    .execute();
+  const rows = await subscriberSearchPage(db, ctx.deps.store.engine, ctx.account.id, {
+    prefix: q.toLowerCase(),
+    by,
+    after: afterKey !== undefined && afterId !== undefined ? { key: afterKey, id: afterId } : undefined,
+    limit: PAGE_ROWS + 1,
+  });
   const page_ = rows.slice(0, PAGE_ROWS);
   const last = page_.at(-1);
   const body = html`<form class="search" method="get" action="/console/subscribers" role="search">
@@ -153,12 +137,7 @@ ${
 async function subscriberOf(ctx: RouteContext) {
   const id = idOf(ctx.match[1]);
   if (id === undefined) return undefined;
-  return ctx.deps.store.db
-    .selectFrom("subscribers")
-    .selectAll()
-    .where("id", "=", id)
-    .where("account_id", "=", ctx.account.id)
-    .executeTakeFirst();
+  return accountSubscriber(ctx.deps.store.db, ctx.account.id, id);
 }
 
 function missing(ctx: RouteContext): void {
@@ -173,6 +152,9 @@ function missing(ctx: RouteContext): void {
     { status: 404 },
   );
 }
+
+/** Consent records shown on a subscriber's page (the most recent). */
+const CONSENTS_SHOWN = 50;
 
 /** Recent opens and clicks shown on a subscriber's page. */
 const EVENTS_SHOWN = 20;
@@ -261,41 +243,13 @@ async function subscriber(ctx: RouteContext, edit?: Edit): Promise<void> {
   const s = await subscriberOf(ctx);
   if (s === undefined) return missing(ctx);
   const db = ctx.deps.store.db;
-  const memberships = await db
-    .selectFrom("memberships as m")
-    .innerJoin("mailing_lists as l", "l.id", "m.list_id")
-    .select(["l.id", "l.name", "m.state", "m.created_at", "m.changed_at"])
-    .where("m.subscriber_id", "=", s.id)
-    .where("m.account_id", "=", ctx.account.id)
-    .orderBy("l.id")
-    .limit(200)
-    .execute();
-  const confirmations = await db
-    .selectFrom("confirmations as c")
-    .innerJoin("mailing_lists as l", "l.id", "c.list_id")
-    .select(["l.name", "c.expires_at", "c.used_at"])
-    .where("c.subscriber_id", "=", s.id)
-    .where("c.account_id", "=", ctx.account.id)
-    .orderBy("c.expires_at", "desc")
-    .limit(20)
-    .execute();
-  const optout = await db
-    .selectFrom("optouts")
-    .select("created_at")
-    .where("account_id", "=", ctx.account.id)
-    .where("email_key", "=", s.email_key)
-    .executeTakeFirst();
-  const events = await db
-    .selectFrom("tracking_events as e")
-    .innerJoin("sendings as se", "se.id", "e.sending_id")
-    .innerJoin("newsletters as n", "n.id", "se.newsletter_id")
-    .leftJoin("tracked_links as t", "t.id", "e.link_id")
-    .select(["e.id", "e.kind", "e.created_at", "e.sending_id", "n.name as newsletter", "t.url"])
-    .where("e.subscriber_id", "=", s.id)
-    .where("e.account_id", "=", ctx.account.id)
-    .orderBy("e.id", "desc")
-    .limit(EVENTS_SHOWN)
-    .execute();
+  const memberships = await membershipsWithLists(db, ctx.account.id, s.id, 200);
+  const confirmations = await confirmationsWithLists(db, ctx.account.id, s.id, 20);
+  // The most recent consents (a subscriber's page, not an archive: `subscriber export` has them all).
+  const consents = await recentConsents(db, s.id, CONSENTS_SHOWN);
+  const listNames = new Map(memberships.map((m) => [m.id, m.name]));
+  const optedOutAt = await optoutSince(db, ctx.account.id, s.email_key);
+  const events = await subscriberEvents(db, ctx.account.id, s.id, EVENTS_SHOWN);
   const fields = [...demographic(s.fields)].sort((a, b) => Number(a[0].slice(2)) - Number(b[0].slice(2)));
   const dl = (pairs: readonly [string, string][]) =>
     html`<dl class="fields">${pairs.map(([k, v]) => html`<dt>${k}</dt><dd>${v === "" ? "–" : v}</dd>`)}</dl>`;
@@ -308,12 +262,12 @@ async function subscriber(ctx: RouteContext, edit?: Edit): Promise<void> {
     ["Added", when(ctx.account, s.created_at)],
     [
       "Opted out of every list",
-      optout === undefined ? "no" : `yes, since ${when(ctx.account, optout.created_at)}`,
+      optedOutAt === undefined ? "no" : `yes, since ${when(ctx.account, optedOutAt)}`,
     ],
   ])}
 <div class="actions">
 ${
-  optout === undefined
+  optedOutAt === undefined
     ? html`<form method="post" action="/console/subscribers/${s.id}/opt-out"><input type="hidden" name="_csrf" value="${ctx.csrf}"><button class="danger" type="submit">Opt out of every list</button></form>`
     : html`<form method="post" action="/console/subscribers/${s.id}/opt-in"><input type="hidden" name="_csrf" value="${ctx.csrf}"><button type="submit">Take off the opt-out set</button></form>`
 }
@@ -353,6 +307,15 @@ ${table(
       html`<tr><td>${c.name}</td><td>${c.used_at === null ? "not yet" : when(ctx.account, c.used_at)}</td><td>${when(ctx.account, c.expires_at)}</td></tr>`,
   ),
   "No confirmation was asked for (added directly or imported).",
+)}
+${table(
+  `Consent records, the ${CONSENTS_SHOWN} most recent: each given or withdrawn, how, from where, and the text shown`,
+  ["When", "Consent", "List", "How", "From address", "Browser", "Text shown"],
+  consents.map(
+    (c) =>
+      html`<tr><td>${when(ctx.account, c.at)}</td><td>${c.kind}</td><td>${c.listId === null ? "every list" : (listNames.get(c.listId) ?? `list ${c.listId}`)}</td><td>${c.source}</td><td>${c.ip ?? ""}</td><td>${c.userAgent ?? ""}</td><td><details><summary>Show</summary><pre class="source">${c.text}</pre></details></td></tr>`,
+  ),
+  "No consent recorded.",
 )}
 <h2>Opens and clicks</h2>
 ${table(

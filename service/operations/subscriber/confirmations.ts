@@ -9,6 +9,7 @@ import type { Store } from "../../db/database.js";
 import { confirmMembership } from "../../tables/subscribers.js";
 import { recordConsent, type Requester } from "../../tables/consents.js";
 import { queueMail } from "../../delivery/mail.js";
+import { confirmationUsable, insertConfirmation, useConfirmation } from "../../tables/confirmations.js";
 
 const CONFIRM_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -29,17 +30,13 @@ export async function queueConfirmation(
 ): Promise<void> {
   const { account: owner, list, email } = pending;
   const token = randomBytes(32).toString("base64url");
-  await trx
-    .insertInto("confirmations")
-    .values({
-      token_hash: tokenHash(token),
-      account_id: owner.id,
-      list_id: list.id,
-      subscriber_id: pending.subscriberId,
-      expires_at: at + CONFIRM_TTL_MS,
-      used_at: null,
-    })
-    .execute();
+  await insertConfirmation(trx, {
+    tokenHash: tokenHash(token),
+    accountId: owner.id,
+    listId: list.id,
+    subscriberId: pending.subscriberId,
+    expiresAt: at + CONFIRM_TTL_MS,
+  });
   const link = `${mail.publicUrl.replace(/\/$/, "")}/confirm/${token}`;
   const subject = `Please confirm your subscription to ${list.name}`;
   const text = (link: string) =>
@@ -83,14 +80,7 @@ const CONFIRM_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 /** Whether `token` is a confirmation that is unused and not expired at `at` (reads only). */
 export async function confirmationPending(store: Store, token: string, at: number): Promise<boolean> {
   if (!CONFIRM_TOKEN.test(token)) return false;
-  const row = await store.db
-    .selectFrom("confirmations")
-    .select("subscriber_id")
-    .where("token_hash", "=", tokenHash(token))
-    .where("used_at", "is", null)
-    .where("expires_at", ">", at)
-    .executeTakeFirst();
-  return row !== undefined;
+  return confirmationUsable(store.db, tokenHash(token), at);
 }
 
 /**
@@ -105,14 +95,7 @@ export async function confirmSubscription(
 ): Promise<boolean> {
   if (!CONFIRM_TOKEN.test(token)) return false;
   return store.write(async (trx) => {
-    const used = await trx
-      .updateTable("confirmations")
-      .set({ used_at: at })
-      .where("token_hash", "=", tokenHash(token))
-      .where("used_at", "is", null)
-      .where("expires_at", ">", at)
-      .returning(["account_id", "list_id", "subscriber_id"])
-      .executeTakeFirst();
+    const used = await useConfirmation(trx, tokenHash(token), at);
     if (used === undefined) return false;
     await confirmMembership(trx, used.list_id, used.subscriber_id, at);
     await recordConsent(
