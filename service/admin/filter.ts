@@ -5,6 +5,7 @@
 
 import { FILTER_OPERATORS, canonicalField, canonicalOperator } from "../operations/mailing/newsletters.js";
 import type { FiltersTable } from "../db/schema.js";
+import { accountFilters, insertFilter } from "../tables/filters.js";
 import type { Selectable } from "kysely";
 import { checkLine } from "./account.js";
 import { AdminError, type Noun, findAccount, idOption, verb } from "./context.js";
@@ -75,11 +76,14 @@ const create = verb({
       );
     }
     const { db } = await ctx.store();
-    const filter = await db
-      .insertInto("filters")
-      .values({ account_id: account.id, name, field, operator, value, created_at: ctx.now() })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const filter = await insertFilter(db, {
+      account_id: account.id,
+      name,
+      field,
+      operator,
+      value,
+      created_at: ctx.now(),
+    });
     return {
       json: filterJson(filter),
       text: `Filter ${filter.id} "${filter.name}" created in ${account.username} (strFilterID ${filter.id}).\n${filterRecord(filter)}`,
@@ -99,9 +103,7 @@ const show = verb({
     const id = o.id === undefined ? undefined : idOption(o.id);
     const account = await findAccount(ctx, o.account);
     const { db } = await ctx.store();
-    let query = db.selectFrom("filters").selectAll().where("account_id", "=", account.id).orderBy("id");
-    if (id !== undefined) query = query.where("id", "=", id);
-    const filters = await query.execute();
+    const filters = await accountFilters(db, account.id, id);
     if (id !== undefined) {
       const filter = filters[0];
       if (filter === undefined) throw new AdminError(`--id: account ${account.username} has no filter ${id}`);

@@ -1,6 +1,7 @@
 // `list create | show`: an account's mailing lists, with their members counted by state.
 
 import type { MailingList } from "../db/schema.js";
+import { accountLists, insertList } from "../tables/lists.js";
 import { type MemberCounts as Counts, memberCounts } from "../tables/subscribers.js";
 import { checkFromEmail, checkLine } from "./account.js";
 import { AdminError, type Noun, findAccount, idOption, verb } from "./context.js";
@@ -70,11 +71,7 @@ const create = verb({
     };
     const account = await findAccount(ctx, o.account);
     const { db } = await ctx.store();
-    const list = await db
-      .insertInto("mailing_lists")
-      .values({ account_id: account.id, ...values, created_at: ctx.now() })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const list = await insertList(db, { account_id: account.id, ...values, created_at: ctx.now() });
     return {
       json: listJson(list, none()),
       text: `Mailing list created in ${account.username}.\n${listRecord(list, none())}`,
@@ -94,9 +91,7 @@ const show = verb({
     const id = o.id === undefined ? undefined : idOption(o.id);
     const account = await findAccount(ctx, o.account);
     const { db } = await ctx.store();
-    let query = db.selectFrom("mailing_lists").selectAll().where("account_id", "=", account.id).orderBy("id");
-    if (id !== undefined) query = query.where("id", "=", id);
-    const lists = await query.execute();
+    const lists = await accountLists(db, account.id, id);
     const counts = await memberCounts(db, account.id, id);
     if (id !== undefined) {
       const list = lists[0];

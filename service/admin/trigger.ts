@@ -4,6 +4,7 @@
 // GetTriggerClicks/GetTriggerViews report their tracked clicks and views.
 
 import { emailProblem } from "../common/input.js";
+import { accountListName } from "../tables/lists.js";
 import { checkLine } from "./account.js";
 import { AdminError, type Noun, findAccount, idOption, verb } from "./context.js";
 import { table, timeJson, timeText } from "./format.js";
@@ -32,12 +33,7 @@ const create = verb({
     const newsletterId = idOption(o.newsletter, "--newsletter");
     const account = await findAccount(ctx, o.account);
     const { db } = await ctx.store();
-    const list = await db
-      .selectFrom("mailing_lists")
-      .select(["id", "name"])
-      .where("id", "=", listId)
-      .where("account_id", "=", account.id)
-      .executeTakeFirst();
+    const list = await accountListName(db, account.id, listId);
     if (list === undefined) throw new AdminError(`--list: account ${account.username} has no list ${listId}`);
     const newsletter = await db
       .selectFrom("newsletters")

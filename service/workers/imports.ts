@@ -37,6 +37,7 @@ import {
   openGuardedStream,
   sameFileVersion,
 } from "../common/fetch-guard.js";
+import { listExists } from "../tables/lists.js";
 import { type SubscriberRow, upsertSubscribers } from "../tables/subscriber-insert.js";
 import { emailKey } from "../tables/subscribers.js";
 import {
@@ -459,13 +460,8 @@ export class ImportWorker {
       .selectAll()
       .where("id", "=", row.account_id)
       .executeTakeFirst();
-    const list = await db
-      .selectFrom("mailing_lists")
-      .select("id")
-      .where("id", "=", row.list_id)
-      .where("account_id", "=", row.account_id)
-      .executeTakeFirst();
-    if (account === undefined || list === undefined) {
+    const list = await listExists(db, row.list_id, row.account_id);
+    if (account === undefined || !list) {
       await this.fail(
         row.id,
         account === undefined ? "the account no longer exists" : "the mailing list no longer exists",
@@ -771,12 +767,7 @@ export class ImportWorker {
         .limit(1)
         .executeTakeFirst();
       if (staged === undefined) return undefined;
-      const list = await trx
-        .selectFrom("mailing_lists")
-        .select("id")
-        .where("id", "=", job.listId)
-        .executeTakeFirst();
-      if (list === undefined) throw new GoneError("the mailing list no longer exists");
+      if (!(await listExists(trx, job.listId))) throw new GoneError("the mailing list no longer exists");
       const rows = decodeRows(staged.rows);
       const outcomes = await upsertSubscribers(
         trx,

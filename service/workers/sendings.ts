@@ -21,6 +21,7 @@ import { hostname } from "node:os";
 import type { Transaction } from "kysely";
 import type { Store } from "../db/database.js";
 import type { Database } from "../db/schema.js";
+import { filterRule } from "../tables/filters.js";
 import { mailableMembers } from "../tables/subscribers.js";
 import {
   type ClaimedSending,
@@ -207,13 +208,7 @@ export class SendingWorker extends PollingWorker {
   private async expand(sending: ClaimedSending, at: number): Promise<void> {
     const { db } = this.store;
     const filter: FilterRule | undefined =
-      sending.filter_id === null
-        ? undefined
-        : await db
-            .selectFrom("filters")
-            .select(["field", "operator", "value"])
-            .where("id", "=", sending.filter_id)
-            .executeTakeFirst();
+      sending.filter_id === null ? undefined : await filterRule(db, sending.filter_id);
     await this.store.write(async (trx) => {
       await this.renew(trx, sending.id, at);
       const candidates = await mailableMembers(trx, sending.account_id, sending.list_id);

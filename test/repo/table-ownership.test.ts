@@ -54,6 +54,25 @@ const GROUPS: Readonly<Record<string, TableGroup>> = {
     owners: ["service/tables/tracking.ts"],
     readers: {},
   },
+  lists: {
+    tables: ["mailing_lists"],
+    owners: ["service/tables/lists.ts"],
+    readers: {
+      // Joins from the imports and triggers groups' rows, which move with those groups.
+      "service/console/pages/dashboard.ts": "the recent imports with their lists' names",
+      "service/console/pages/imports.ts": "the imports with their lists' names",
+      "service/console/pages/ledgers.ts": "the triggers with their lists' names",
+      "service/operations/reading/triggers.ts": "a trigger with its list's name",
+    },
+  },
+  filters: {
+    tables: ["filters"],
+    owners: ["service/tables/filters.ts"],
+    readers: {
+      // A join from the newsletter content's rows, which moves with that group.
+      "service/operations/mailing/newsletters.ts": "a newsletter's modules with their filters",
+    },
+  },
   "sending counters": {
     tables: ["sending_counters", "sending_link_counters", "sending_event_buckets"],
     owners: ["service/tables/sending-counters.ts"],

@@ -2,6 +2,7 @@
 // JSON view every second while it runs) with the rejected lines, their line numbers and reasons.
 
 import type { Import } from "../../db/schema.js";
+import { listName } from "../../tables/lists.js";
 import { html } from "../html.js";
 import { sendData, sendHtml } from "../http.js";
 import type { ConsoleRoute, RouteContext } from "../context.js";
@@ -131,14 +132,10 @@ async function importPage(ctx: RouteContext): Promise<void> {
     );
     return;
   }
-  const list = await ctx.deps.store.db
-    .selectFrom("mailing_lists")
-    .select("name")
-    .where("id", "=", i.list_id)
-    .executeTakeFirst();
+  const list = await listName(ctx.deps.store.db, i.list_id);
   const s = importState(i);
   const errors = rejected(i.first_errors);
-  const body = html`<p>Into list <strong>${list?.name ?? ""}</strong>, queued ${when(ctx.account, i.created_at)}.</p>
+  const body = html`<p>Into list <strong>${list ?? ""}</strong>, queued ${when(ctx.account, i.created_at)}.</p>
 <div class="live" data-poll="/console/imports/${i.id}/progress" data-reload${s.finished ? html` data-finished="true"` : ""}>
 <div class="progress">
 <progress max="100"${s.percent === undefined ? "" : html` value="${s.percent}"`} aria-label="Import progress"></progress>

@@ -12,6 +12,7 @@ import { ServiceError } from "../../../generated/server.js";
 import { sendNewsletter } from "../../operations/mailing/sendings.js";
 import { accountSubscriber, accountSubscriberByKey, emailKey } from "../../tables/subscribers.js";
 import type { Subscriber } from "../../db/schema.js";
+import { listChoices } from "../../tables/lists.js";
 import { type Html, html } from "../html.js";
 import { redirect, sendFrame, sendHtml } from "../http.js";
 import type { ConsoleRoute, RouteContext } from "../context.js";
@@ -139,14 +140,7 @@ interface Refused {
 
 /** The form that schedules a sending of the newsletter (filled again after a refusal). */
 async function scheduleForm(ctx: RouteContext, newsletterId: number, refused?: Refused): Promise<Html> {
-  const lists = await ctx.deps.store.db
-    .selectFrom("mailing_lists")
-    .select(["id", "name"])
-    .where("account_id", "=", ctx.account.id)
-    .orderBy("name")
-    .orderBy("id")
-    .limit(LISTS_OFFERED)
-    .execute();
+  const lists = await listChoices(ctx.deps.store.db, ctx.account.id, LISTS_OFFERED);
   const value = (field: ScheduleField) => refused?.values[field] ?? "";
   const invalid = (field: ScheduleField) =>
     refused?.field === field ? html` aria-invalid="true" aria-describedby="schedule-error"` : "";

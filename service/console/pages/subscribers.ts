@@ -14,6 +14,7 @@ import {
 import type { Account } from "../../db/schema.js";
 import { confirmationsWithLists } from "../../tables/confirmations.js";
 import { recentConsents } from "../../tables/consents.js";
+import { listPage } from "../../tables/lists.js";
 import { addOptout, optoutSince, removeOptout } from "../../tables/optouts.js";
 import { subscriberSearchPage } from "../../tables/subscriber-data.js";
 import {
@@ -42,14 +43,7 @@ function shown(b: Bounded): string {
 async function lists(ctx: RouteContext): Promise<void> {
   const db = ctx.deps.store.db;
   const after = idOf(ctx.url.searchParams.get("after"));
-  const rows = await db
-    .selectFrom("mailing_lists")
-    .select(["id", "name", "description", "from_email", "created_at"])
-    .where("account_id", "=", ctx.account.id)
-    .$if(after !== undefined, (q) => q.where("id", ">", after!))
-    .orderBy("id")
-    .limit(LISTS_PAGE + 1)
-    .execute();
+  const rows = await listPage(db, ctx.account.id, after, LISTS_PAGE + 1);
   const shownRows = rows.slice(0, LISTS_PAGE);
   const members = (listId: number, state: "active" | "pending" | "unsubscribed") =>
     boundedCount(db, listMemberIds(db, listId, state));

@@ -49,8 +49,7 @@ import type {
 } from "../../db/schema.js";
 import type { Selectable } from "kysely";
 import { notFound } from "../../common/errors.js";
-import { optionalFilterId } from "../../tables/filters.js";
-import { newsletterSendingFilterIds } from "../../tables/sendings.js";
+import { newsletterFilters, optionalFilterId } from "../../tables/filters.js";
 import { idFromText } from "../../common/input.js";
 import {
   MAX_FIELD_VALUE,
@@ -443,26 +442,6 @@ export async function getNewsletterFilters(
   newsletterId: number,
 ): Promise<NewsletterFilterResult[]> {
   await newsletterOf(db, account, String(newsletterId), "intNewsletterId");
-  const rows = await db
-    .selectFrom("filters")
-    .select(["id", "name"])
-    .where("account_id", "=", account.id)
-    .where((eb) =>
-      eb.or([
-        eb(
-          "id",
-          "in",
-          eb
-            .selectFrom("newsletter_modules")
-            .select("filter_id")
-            .where("newsletter_id", "=", newsletterId)
-            .where("filter_id", "is not", null)
-            .$narrowType<{ filter_id: number }>(),
-        ),
-        eb("id", "in", newsletterSendingFilterIds(db, newsletterId)),
-      ]),
-    )
-    .orderBy("id")
-    .execute();
+  const rows = await newsletterFilters(db, account.id, newsletterId);
   return rows.map((r): NewsletterFilterResult => ({ Id: r.id, Name: r.name }));
 }

@@ -6,7 +6,7 @@ import { MAX_CHARSET, MAX_DESCRIPTION, MAX_NAME, checkLength } from "../../commo
 import { insertActiveTemplateModule, insertTemplateNewsletter } from "./newsletters.js";
 import { sendNewsletter } from "./sendings.js";
 
-import { listOf } from "../../tables/lists.js";
+import { listOf, updateList } from "../../tables/lists.js";
 import type { OperationScope } from "../scope.js";
 import { checkEmail } from "../../common/input.js";
 
@@ -31,17 +31,13 @@ export function mailingOperations(scope: OperationScope): MailingOperations {
         const list = await listOf(trx, owner, params.strMailingListID, "strMailingListID");
         const keep = (given: string | undefined, current: string) =>
           given === undefined || given === "" ? current : given;
-        await trx
-          .updateTable("mailing_lists")
-          .set({
-            name: keep(params.strListName, list.name),
-            from_name: keep(params.strFromName, list.from_name),
-            from_email: keep(params.strFromEmail?.trim(), list.from_email),
-            description: keep(params.strDescription, list.description),
-            charset: keep(params.strCharacterset, list.charset),
-          })
-          .where("id", "=", list.id)
-          .execute();
+        await updateList(trx, list.id, {
+          name: keep(params.strListName, list.name),
+          from_name: keep(params.strFromName, list.from_name),
+          from_email: keep(params.strFromEmail?.trim(), list.from_email),
+          description: keep(params.strDescription, list.description),
+          charset: keep(params.strCharacterset, list.charset),
+        });
         return 1;
       });
     },
