@@ -114,7 +114,7 @@ class TypeResolver {
         ...spec.fields.map(
           (field): FieldModel => ({
             name: field.name,
-            type: this.type(field.type),
+            type: this.type(field.type, field.itemName),
             ...(field.nullable ? { nullable: true as const } : {}),
           }),
         ),
@@ -135,14 +135,35 @@ class TypeResolver {
     return { kind: "record", record: this.record(name) };
   }
 
-  type(ref: SpecTypeRef): TypeModel {
+  /** `itemName`: an array's item element when not its type's name (spec `itemName`, [XmlArrayItem]). */
+  type(ref: SpecTypeRef, itemName?: string): TypeModel {
     const { base, array } = parseTypeRef(ref);
     const item = this.base(base);
     if (!array) return item;
     if (item.kind === "xml") throw new Error(`normalize: arrays of ${base} (was the spec validated?)`);
-    const itemElement =
+    const typeElement =
       item.kind === "scalar" ? item.type : item.kind === "enum" ? item.enum.name : item.record.name;
-    return { kind: "array", item, itemElement, typeName: arrayTypeName(itemElement) };
+    if (itemName === undefined || itemName === typeElement)
+      return { kind: "array", item, itemElement: typeElement, typeName: arrayTypeName(typeElement) };
+    return { kind: "array", item, itemElement: itemName, typeName: this.renamedArray(typeElement, itemName) };
+  }
+
+  /** Array type names of items renamed, by item type and item element. */
+  private readonly renamedArrays = new Map<string, string>();
+
+  /**
+   * The WSDL type of an array whose items are named other than their type: `ArrayOf{Type}1`, `2`, … in the
+   * order the spec first uses each item name, as .NET numbers them (`ArrayOf{Type}` stays the plain one's).
+   */
+  private renamedArray(typeElement: string, itemName: string): string {
+    const key = `${typeElement} ${itemName}`;
+    let name = this.renamedArrays.get(key);
+    if (name === undefined) {
+      const count = [...this.renamedArrays.keys()].filter((k) => k.startsWith(`${typeElement} `)).length;
+      name = `${arrayTypeName(typeElement)}${count + 1}`;
+      this.renamedArrays.set(key, name);
+    }
+    return name;
   }
 
   /** An operation's result: void without one, oneWay when marked so. */
@@ -209,7 +230,7 @@ function normalizeModel(doc: SpecDocument, options: NormalizeOptions): ServiceMo
     }),
   );
   const param = (spec: SpecParam, credential: boolean): ParamModel => {
-    const type = types.type(spec.type);
+    const type = types.type(spec.type, spec.itemName);
     return {
       name: spec.name,
       type,
@@ -262,7 +283,7 @@ function normalizeModel(doc: SpecDocument, options: NormalizeOptions): ServiceMo
               declared,
               answered.map((p) => ({
                 name: p.name,
-                type: types.type(p.type),
+                type: types.type(p.type, p.itemName),
                 ...(p.nullable ? { nullable: true as const } : {}),
               })),
             );

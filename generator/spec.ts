@@ -50,6 +50,8 @@ export interface SpecParam {
   readonly type: SpecTypeRef;
   /** A value type that may be null. */
   readonly nullable?: boolean;
+  /** An array only: each item's element name, when not its type's name ([XmlArrayItem]). */
+  readonly itemName?: string;
   readonly required?: boolean;
   readonly default?: string;
   readonly rules?: readonly string[];
@@ -87,6 +89,8 @@ export interface SpecField {
   readonly name: string;
   readonly type: SpecTypeRef;
   readonly nullable?: boolean;
+  /** An array only: each item's element name, when not its type's name ([XmlArrayItem]). */
+  readonly itemName?: string;
 }
 
 export interface SpecRecord {

@@ -78,6 +78,18 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
     }
     return { kind, base, array };
   };
+  /** Reports `itemName` on a type that is not an array. */
+  const checkItemName = (
+    typed: { readonly type: string; readonly itemName?: string },
+    path: SpecPath,
+    owner: string,
+  ): void => {
+    if (typed.itemName !== undefined && !parseTypeRef(typed.type).array)
+      report(
+        [...path, "itemName"],
+        `${owner} is ${typed.type}, not an array: itemName names the items of an array`,
+      );
+  };
   /** Reports `nullable` on a type that is not a value type. */
   const checkNullable = (ref: string, nullable: boolean | undefined, path: SpecPath, owner: string): void => {
     if (!nullable) return;
@@ -177,6 +189,7 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
       if (typeKind(field.type, [...path, "type"], owner) && field.nullable) {
         checkNullable(field.type, field.nullable, [...path, "nullable"], owner);
       }
+      checkItemName(field, path, owner);
     });
   }
   reportRecordCycles(records, report);
@@ -207,6 +220,7 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
     if (kind === undefined) return;
     const valueType = !(kind.kind === "scalar" && !kind.array && kind.base === "string");
     checkNullable(param.type, param.nullable, [...path, "nullable"], `parameter "${param.name}"`);
+    checkItemName(param, path, `parameter "${param.name}"`);
     if (isValueKind(kind) && !param.nullable && param.required === false) {
       report(
         [...path, "required"],

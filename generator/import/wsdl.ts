@@ -28,6 +28,8 @@ export interface SpecParam {
   name: string;
   type: string;
   nullable?: true;
+  /** An array's item element, when not its type's name ([XmlArrayItem]). */
+  itemName?: string;
   /** An out parameter (only in the response) or a ref one (inOut: in the request and the response). */
   direction?: "out" | "inOut";
   doc: string;
@@ -57,6 +59,8 @@ export interface SpecField {
   name: string;
   type: string;
   nullable?: true;
+  /** An array's item element, when not its type's name ([XmlArrayItem]). */
+  itemName?: string;
 }
 export interface SpecRecordOut {
   doc: string;
@@ -130,6 +134,13 @@ const XS_SCALARS: ReadonlySet<string> = new Set([
 /** Types whose absence is null on the wire (minOccurs="0"); the others are value types. */
 const REFERENCE_SCALARS: ReadonlySet<string> = new Set(["string", "base64Binary"]);
 
+/** The spec type of a parameter, result or field element. */
+interface ElementType {
+  readonly type: string;
+  readonly nullable: boolean;
+  readonly itemName?: string;
+}
+
 interface QName {
   readonly ns: string;
   readonly local: string;
@@ -140,6 +151,8 @@ interface TypeRef {
   readonly type: string;
   readonly valueType: boolean;
   readonly array: boolean;
+  /** An array's item element, when not its type's name ([XmlArrayItem]). */
+  readonly itemName?: string;
 }
 
 export function importWsdl(text: string, options: ImportOptions): ImportResult {
@@ -571,6 +584,7 @@ class Importer {
           );
         const p: SpecParam = { name: paramName, type: t.type, doc: PLACEHOLDER_DOC };
         if (t.nullable) p.nullable = true;
+        if (t.itemName !== undefined) p.itemName = t.itemName;
         params.push(p);
       });
     }
@@ -605,6 +619,11 @@ class Importer {
           doc: PLACEHOLDER_DOC,
         };
       } else {
+        if (t.itemName !== undefined)
+          throw this.error(
+            first,
+            `result of ${name}: an array whose items are named ${t.itemName}, not after their type ([XmlArrayItem] on a result), is not supported`,
+          );
         result.result = {
           type: t.type,
           ...(t.nullable ? { nullable: true as const } : {}),
@@ -639,12 +658,14 @@ class Importer {
             throw this.error(el, `out parameter ${paramName} of ${name} appears twice`);
           const p: SpecParam = { name: paramName, type: t.type, direction: "out", doc: PLACEHOLDER_DOC };
           if (t.nullable) p.nullable = true;
+          if (t.itemName !== undefined) p.itemName = t.itemName;
           pending.push(p);
           return;
         }
         const param = params[at]!;
         if (
           param.type !== t.type ||
+          param.itemName !== t.itemName ||
           (param.nullable === true) !== t.nullable ||
           param.direction !== undefined
         )
@@ -771,11 +792,7 @@ class Importer {
    * The type of a parameter, result or field element: a spec type text with nullability, or
    * "dataSet" for the DataSet shape (allowDataSet only).
    */
-  private elementType(
-    el: Node,
-    what: string,
-    allowDataSet: boolean,
-  ): { type: string; nullable: boolean } | "dataSet" | "dataTable" {
+  private elementType(el: Node, what: string, allowDataSet: boolean): ElementType | "dataSet" | "dataTable" {
     const maxOccurs = attr(el, "maxOccurs") ?? "1";
     if (maxOccurs !== "1") {
       throw this.error(
@@ -830,7 +847,7 @@ class Importer {
     }
     if (nillable)
       this.warn(el, `${what} is nillable="true"; imported as an ordinary ${t.type} (absent when null)`);
-    return { type: t.type, nullable: false };
+    return { type: t.type, nullable: false, ...(t.itemName === undefined ? {} : { itemName: t.itemName }) };
   }
 
   /**
@@ -950,19 +967,26 @@ class Importer {
         item,
         `${what} is an array of arrays (${t.type}[]): arrays of arrays are not supported`,
       );
-    if (itemName !== q.local) {
-      throw this.error(
-        item,
-        `${what}: the items are named ${itemName}, not ${q.local} after their type ([XmlArrayItem] names are not supported)`,
-      );
-    }
+    // Items named other than their type ([XmlArrayItem("Value")]) keep their name (spec itemName).
+    const renamed = itemName !== q.local;
+    if (renamed) this.identifier(item, "name", `${what}: the item name`);
     const nillable = attr(item, "nillable") === "true";
     if (t.valueType && nillable)
       throw this.error(item, `${what}: nullable items (${q.local}?[]) are not supported`);
     const expected = `ArrayOf${q.local.charAt(0).toUpperCase()}${q.local.slice(1)}`;
-    if (name !== expected)
+    if (name !== expected && !renamed)
       this.warn(ct, `${what} is an array of ${t.type}; the generator names its type ${expected}`);
-    const ref: TypeRef = { type: `${t.type}[]`, valueType: false, array: true };
+    if (renamed && !new RegExp(`^${expected}[1-9][0-9]*$`).test(name))
+      this.warn(
+        ct,
+        `${what} is an array of ${t.type} items named ${itemName}; the generator names its type ${expected}1, 2, … in order of use (SOAP messages do not name it)`,
+      );
+    const ref: TypeRef = {
+      type: `${t.type}[]`,
+      valueType: false,
+      array: true,
+      ...(renamed ? { itemName } : {}),
+    };
     this.arrays.set(name, ref);
     return ref;
   }
@@ -1022,6 +1046,7 @@ class Importer {
             );
           const f: SpecField = { name: fieldName, type: t.type };
           if (t.nullable) f.nullable = true;
+          if (t.itemName !== undefined) f.itemName = t.itemName;
           fields.push(f);
         });
       }

@@ -32,6 +32,7 @@ function paramLine(p: SpecParam): string {
     ["name", p.name],
     ["type", p.type],
     ["nullable", p.nullable],
+    ["itemName", p.itemName],
     ["direction", p.direction],
     ["doc", p.doc],
   ]);
@@ -42,6 +43,7 @@ function fieldLine(f: SpecField): string {
     ["name", f.name],
     ["type", f.type],
     ["nullable", f.nullable],
+    ["itemName", f.itemName],
   ]);
 }
 

@@ -102,6 +102,22 @@ describe("normalize", () => {
     });
   });
 
+  it("names renamed array items' types ArrayOf{Type}1, 2, … in order of first use", () => {
+    const renamed = modelOf(
+      smallSpecWith([
+        "{ name: Label, type: string }",
+        '{ name: Label, type: "string[]", itemName: Value }\n      - { name: Tags, type: "string[]", itemName: Tag }\n      - { name: Plain, type: "string[]" }\n      - { name: Again, type: "string[]", itemName: Value }',
+      ]),
+    );
+    const types = renamed.records[0]!.fields.slice(1).map((f) => f.type);
+    expect(types.map((t) => t.kind === "array" && [t.itemElement, t.typeName])).toEqual([
+      ["Value", "ArrayOfString1"],
+      ["Tag", "ArrayOfString2"],
+      ["string", "ArrayOfString"],
+      ["Value", "ArrayOfString1"],
+    ]);
+  });
+
   it("adds a columnName check for a parameter that names a DataSet column, after the spec's checks", () => {
     expect(model.operations[2]!.checks).toEqual([
       { kind: "columnName", param: "column", reserved: ["ItemId"] },

@@ -36,14 +36,14 @@ const cases: readonly Case[] = [
     name: "unknown property",
     given: [["required: true, doc: User name.", "requird: true, doc: User name."]],
     want: [
-      `${F}:9:35 unknown property "requird" (did you mean "required"?); expected one of: name, type, nullable, required, default, rules, direction, property, doc`,
+      `${F}:9:35 unknown property "requird" (did you mean "required"?); expected one of: name, type, nullable, itemName, required, default, rules, direction, property, doc`,
     ],
   },
   {
     name: "unquoted comma in a flow map doc",
     given: [["doc: How many. }", "doc: How many, at least one. }"]],
     want: [
-      `${F}:43:57 unknown property "at least one."; expected one of: name, type, nullable, required, default, rules, direction, property, doc; if "at least one." is part of the doc text, quote the doc (doc: "…, at least one."): in a { … } mapping a comma ends a value`,
+      `${F}:43:57 unknown property "at least one."; expected one of: name, type, nullable, itemName, required, default, rules, direction, property, doc; if "at least one." is part of the doc text, quote the doc (doc: "…, at least one."): in a { … } mapping a comma ends a value`,
     ],
   },
   {
@@ -240,6 +240,13 @@ const cases: readonly Case[] = [
     given: [["{ name: Label, type: string }", "{ name: Label, type: string, nullable: true }"]],
     want: [
       `${F}:25:48 field "Label" of record Item is string, a reference type (null is already its absent value): only value types (numbers, boolean, dateTime, guid, char and enums) can be nullable`,
+    ],
+  },
+  {
+    name: "itemName on a field that is not an array",
+    given: [["{ name: Label, type: string }", "{ name: Label, type: string, itemName: Value }"]],
+    want: [
+      `${F}:25:48 field "Label" of record Item is string, not an array: itemName names the items of an array`,
     ],
   },
   {
