@@ -19,6 +19,10 @@
 //                 with files the .eml files of the outbox folder too (count, newest mtime)
 // files       a file server on 127.0.0.1 that streams GET /rows?n=N&tag=T as N generated
 //             `email;name;HTML;dd1` lines, made on the fly (never stored), with backpressure. Reports { port }.
+// smtp        an SMTP sink on 127.0.0.1 (smtp-server, no AUTH, no STARTTLS) that answers 250 to every
+//             message and keeps only counts: messages, bytes, distinct envelope recipients (and how many
+//             came more than once), connections, the time of the last message. Reports { port }; then
+//             { id, cmd: "stats" } -> { id, ...SinkStats }.
 // autocannon  the fallback load tool when wrk is missing: autocannon's programmatic API with a new
 //             request body per request (`setupRequest`), so every InsertSubscriberSid carries a new address.
 //             Arguments as JSON in argv[3]; prints one JSON summary line (a LoadResult).
@@ -30,6 +34,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { sql } from "kysely";
+import { SMTPServer } from "smtp-server";
 import { createApp } from "../service/app.js";
 import { hashPassword } from "../service/auth/authenticator.js";
 import { readConfig } from "../service/config.js";
@@ -94,6 +99,21 @@ export interface SendingState {
   /** With files: .eml files in the outbox folder and the newest one's mtime (ms since the epoch). */
   readonly emlFiles?: number;
   readonly lastEmlMs?: number;
+}
+
+/** What the SMTP sink has received. */
+export interface SinkStats {
+  /** Messages answered 250 (the DATA accepted). */
+  readonly messages: number;
+  readonly bytes: number;
+  /** Distinct envelope recipients, and recipients that came more than once. */
+  readonly recipients: number;
+  readonly duplicates: number;
+  /** Connections opened in all, and the most open at once. */
+  readonly connections: number;
+  readonly peakConnections: number;
+  /** Epoch ms of the last message's 250. */
+  readonly lastMessageMs: number;
 }
 
 /** Arguments of the autocannon kind. */
@@ -458,6 +478,58 @@ async function autocannonChild(args: AutocannonArgs): Promise<void> {
   process.stdout.write(`ACJSON ${JSON.stringify(summary)}\n`);
 }
 
+/** The SMTP sink: accepts every message, keeps counts (and one entry per recipient, to find duplicates). */
+async function smtpSink(): Promise<void> {
+  const seen = new Set<string>();
+  const stats = {
+    messages: 0,
+    bytes: 0,
+    duplicates: 0,
+    connections: 0,
+    peakConnections: 0,
+    lastMessageMs: 0,
+  };
+  let open = 0;
+  const server = new SMTPServer({
+    secure: false,
+    authOptional: true,
+    disabledCommands: ["STARTTLS", "AUTH"],
+    logger: false,
+    onConnect(_session, callback) {
+      stats.connections++;
+      stats.peakConnections = Math.max(stats.peakConnections, ++open);
+      callback();
+    },
+    onClose() {
+      open--;
+    },
+    onData(stream, session, callback) {
+      let bytes = 0;
+      stream.on("data", (chunk: Buffer) => (bytes += chunk.length));
+      stream.on("end", () => {
+        stats.messages++;
+        stats.bytes += bytes;
+        stats.lastMessageMs = Date.now();
+        for (const { address } of session.envelope.rcptTo) {
+          if (seen.has(address)) stats.duplicates++;
+          else seen.add(address);
+        }
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  server.on("error", () => {}); // a client's reset connection: counted by nothing, fatal to nothing
+  process.on("message", (message: { id: number; cmd: string }) => {
+    if (message.cmd === "stats")
+      send({ id: message.id, ...stats, recipients: seen.size } satisfies SinkStats & { id: number });
+  });
+  send({ port: (server.server.address() as AddressInfo).port });
+}
+
 async function main(): Promise<void> {
   const kind = process.argv[2];
   if (kind === "autocannon") return autocannonChild(JSON.parse(process.argv[3] ?? "{}") as AutocannonArgs);
@@ -465,6 +537,7 @@ async function main(): Promise<void> {
     throw new Error("bench/service-children.ts must be started by bench/service.ts (it reports over IPC).");
   process.on("disconnect", () => process.exit(0));
   if (kind === "service") return serviceChild();
+  if (kind === "smtp") return smtpSink();
   if (kind === "files") {
     const server = fileServer();
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -1,6 +1,6 @@
 // `npm run bench:service [-- --duration 5 --warmup 2 --connections 32 --rounds 3 --tool wrk|autocannon
 //                           --only sqlite,sqlite-normal,postgres,sms,transaction,pg-sms,pg-transaction,csv,import,
-//                                  sending,pg-sending --import-rows 1000000
+//                                  sending,pg-sending,smtp-sending --import-rows 1000000
 //                           --csv-rows 50000 --csv-calls 3 --import-timeout 900 --sending-recipients 10000
 //                           --service-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"]`
 // (also the last section of `npm run bench`, id `service` for its --only).
@@ -39,6 +39,11 @@
 //            checked: .eml files = recipients = distinct addresses, one mail each. Targets (issue 28):
 //            >= 5,000 messages/s, peak RSS < 300 MB.
 //  pg-sending  the same on PostgreSQL (the durable cluster above). Target >= 3,000 messages/s, < 300 MB.
+//  smtp-sending  the same sending on SQLite delivered through SMTP (SMTP_URL) instead of the folder: pooled
+//            connections (SMTP_BENCH_ENV) into an SMTP sink child on 127.0.0.1 that answers 250 to every
+//            message and counts them (and their recipients, to find one delivered twice). Messages/s =
+//            recipients / (call -> the sink's last 250); checked: the sink got one message per recipient and
+//            every mail is `sent`. Target (issue 28): >= 1,000 messages/s.
 //
 // Load rows follow bench/run.ts: one checked request, a warm-up, a fixed duration, --rounds rounds with
 // every row in turn (medians shown); wrk when installed (a Lua script makes each body), else autocannon's
@@ -86,6 +91,7 @@ import type {
   SendingState,
   ServiceReady,
   ServiceRequest,
+  SinkStats,
 } from "./service-children.js";
 import { median, table, type LoadResult } from "./summary.js";
 import { FLOOR_RESPONSE, NS, SOAP11_NS } from "./wire.js";
@@ -102,7 +108,8 @@ export type Part =
   | "csv"
   | "import"
   | "sending"
-  | "pg-sending";
+  | "pg-sending"
+  | "smtp-sending";
 export const PARTS: readonly Part[] = [
   "sqlite",
   "sqlite-normal",
@@ -115,6 +122,7 @@ export const PARTS: readonly Part[] = [
   "import",
   "sending",
   "pg-sending",
+  "smtp-sending",
 ];
 /** What runs without --only: sqlite-normal (SQLITE_SYNC=NORMAL, a diagnosis row) only when asked for. */
 export const DEFAULT_PARTS: readonly Part[] = [
@@ -128,6 +136,7 @@ export const DEFAULT_PARTS: readonly Part[] = [
   "import",
   "sending",
   "pg-sending",
+  "smtp-sending",
 ];
 
 /** The parts that run on PostgreSQL (skipped, with a note, when no PostgreSQL install is found). */
@@ -172,6 +181,8 @@ export const SERVICE_TARGETS = {
   sendingRate: 5_000,
   pgSendingRate: 3_000,
   sendingRssBytes: 300e6,
+  /** The same sending through SMTP, pooled connections, into a sink on loopback (SQLite). */
+  smtpSendingRate: 1_000,
 } as const;
 
 /** What a PostgreSQL server says of its durability settings (SHOW), for the bench's note. */
@@ -865,29 +876,84 @@ async function measureImport(
 /** The longest wait for a sending to be delivered. */
 const SENDING_TIMEOUT_MS = 600_000;
 
+/**
+ * The smtp-sending part's delivery settings. Every recipient of the bench is at one domain, so the
+ * per-domain limits are the bench's choice for a sink it owns: all the pool's connections may carry that
+ * domain at once, and no rate (a real receiver gets MAIL_DOMAIN_CONCURRENCY and MAIL_DOMAIN_RATE of its own:
+ * docs/mail.md).
+ */
+export const SMTP_BENCH_ENV = {
+  SMTP_POOL_SIZE: "8",
+  MAIL_DOMAIN_CONCURRENCY: "8",
+  MAIL_DOMAIN_RATE: "0",
+} as const;
+
+/** Where a measured sending goes: the .eml outbox folder, or SMTP into the sink child. */
+type SendingVia = "eml" | "smtp";
+
 interface SendingSummary {
   readonly recipients: number;
-  /** From the SendNewsletter call's start to the newest .eml file's mtime. */
+  readonly via: SendingVia;
+  /** From the SendNewsletter call's start to the newest .eml file's mtime (SMTP: the sink's last 250). */
   readonly ms: number;
   /** From the call's start to the poll that saw everything sent. */
   readonly wallMs: number;
   readonly setupMs: number;
   readonly rssBytes: number;
   readonly cpuSeconds: number;
+  /** SMTP: what the sink received, and the CPU it used meanwhile. */
+  readonly sink?: SinkStats & { readonly cpuSeconds: number };
   readonly complete: boolean;
   readonly final: SendingState;
-  /** What went wrong with the check, empty when every recipient has exactly one .eml. */
+  /** What went wrong with the check, empty when every recipient has exactly one .eml (one SMTP message). */
   readonly problems: string[];
+}
+
+/** The SMTP sink child (bench/service-children.ts smtp): its port, and its counts on demand. */
+async function startSink(): Promise<Child & { port: number; stats(): Promise<SinkStats> }> {
+  const sink = await startChild<{ port: number }>(
+    [await serviceChild(), "smtp"],
+    process.env,
+    "the SMTP sink",
+    (m) => (typeof (m as { port?: unknown }).port === "number" ? (m as { port: number }) : undefined),
+  );
+  return {
+    ...sink,
+    port: sink.first.port,
+    stats: () => {
+      const id = ++commandIds;
+      return withTimeout(
+        new Promise<SinkStats>((resolve) => {
+          const onMessage = (m: SinkStats & { id?: number }) => {
+            if (m.id !== id) return;
+            sink.child.off("message", onMessage);
+            resolve(m);
+          };
+          sink.child.on("message", onMessage);
+          sink.child.send({ id, cmd: "stats" });
+        }),
+        30_000,
+        "the SMTP sink's counts",
+      );
+    },
+  };
 }
 
 async function measureSending(
   options: ServiceBenchOptions,
   progress: (line: string) => void,
   postgres: boolean,
+  via: SendingVia = "eml",
 ): Promise<SendingSummary> {
   const recipients = options.sendingRecipients ?? 10_000;
   const databaseUrl = postgres ? await cluster!.createDatabase(`bench_sending_${process.pid}`) : undefined;
-  const service = await startService(postgres ? "pg-sending" : "sending", databaseUrl, options);
+  const sink = via === "smtp" ? await startSink() : undefined;
+  const service = await startService(
+    `${postgres ? "pg-" : ""}${via === "smtp" ? "smtp-" : ""}sending`,
+    databaseUrl,
+    options,
+    sink === undefined ? {} : { SMTP_URL: `smtp://127.0.0.1:${sink.port}`, ...SMTP_BENCH_ENV },
+  );
   try {
     const { port, username, password } = service.ready;
     const url = `http://127.0.0.1:${port}${ENDPOINT}`;
@@ -907,6 +973,7 @@ async function measureSending(
         `<strNewsletterId>${newsletterId}</strNewsletterId><strMailingListId>${listId}</strMailingListId></${op}>`,
     );
     const cpuBefore = cpuSeconds(service.pid);
+    const sinkCpuBefore = sink === undefined ? 0 : cpuSeconds(sink.pid);
     const startedEpoch = Date.now();
     const started = performance.now();
     const sendingId = intResult(await post(url, op, body, 30_000), op);
@@ -922,7 +989,7 @@ async function measureSending(
       if (now - lastReport >= 10_000) {
         lastReport = now;
         progress(
-          `    sending ${state.state}: ${int(state.sent)} rendered, ${int(state.sent - state.mailsQueued)} written after ${((now - started) / 1000).toFixed(0)} s, RSS peak ${mib(peakRss(service.pid))} MiB`,
+          `    sending ${state.state}: ${int(state.sent)} rendered, ${int(state.sent - state.mailsQueued)} delivered after ${((now - started) / 1000).toFixed(0)} s, RSS peak ${mib(peakRss(service.pid))} MiB`,
         );
       }
       await sleep(100);
@@ -930,7 +997,15 @@ async function measureSending(
     const wallMs = performance.now() - started;
     const rssBytes = peakRss(service.pid);
     const cpu = cpuSeconds(service.pid) - cpuBefore;
-    const final = await service.ask<SendingState>({ cmd: "sending-state", sendingId, files: true });
+    const sinkStats =
+      sink === undefined
+        ? undefined
+        : { ...(await sink.stats()), cpuSeconds: cpuSeconds(sink.pid) - sinkCpuBefore };
+    const final = await service.ask<SendingState>({
+      cmd: "sending-state",
+      sendingId,
+      files: via === "eml",
+    });
     const complete =
       final.state === "done" &&
       final.sent === recipients &&
@@ -940,30 +1015,40 @@ async function measureSending(
     const problems: string[] = [];
     if (!complete)
       problems.push(
-        `not complete (${final.state}, ${final.sent} sent, ${final.queued} queued, ${final.mailsSent}/${final.mails} mails written, ${final.mailsDead} dead${wallMs > SENDING_TIMEOUT_MS ? ", timed out" : ""})`,
+        `not complete (${final.state}, ${final.sent} sent, ${final.queued} queued, ${final.mailsSent}/${final.mails} mails delivered, ${final.mailsDead} dead${wallMs > SENDING_TIMEOUT_MS ? ", timed out" : ""})`,
       );
-    if (final.emlFiles !== recipients)
+    if (via === "eml" && final.emlFiles !== recipients)
       problems.push(`${final.emlFiles} .eml files for ${recipients} recipients`);
+    if (
+      sinkStats !== undefined &&
+      (sinkStats.messages !== recipients || sinkStats.recipients !== recipients || sinkStats.duplicates > 0)
+    )
+      problems.push(
+        `the SMTP sink got ${sinkStats.messages} messages for ${sinkStats.recipients} recipients (${sinkStats.duplicates} twice) of ${recipients}`,
+      );
     if (final.addresses !== final.mails || final.newsletterMails !== final.mails)
       problems.push(
         `${final.newsletterMails} newsletter mails, ${final.mails} of the sending, to ${final.addresses} addresses`,
       );
     if (final.recipients !== recipients || final.skipped > 0)
       problems.push(`${final.recipients} recipients expanded, ${final.skipped} skipped, of ${recipients}`);
-    const lastEml = final.lastEmlMs ?? 0;
+    const last = sinkStats?.lastMessageMs ?? final.lastEmlMs ?? 0;
     return {
       recipients,
-      ms: lastEml > startedEpoch ? lastEml - startedEpoch : wallMs,
+      via,
+      ms: last > startedEpoch ? last - startedEpoch : wallMs,
       wallMs,
       setupMs,
       rssBytes,
       cpuSeconds: cpu,
+      ...(sinkStats === undefined ? {} : { sink: sinkStats }),
       complete,
       final,
       problems,
     };
   } finally {
     await stopService(service);
+    if (sink !== undefined) await stopChild(sink, STOP_WAIT_MS);
   }
 }
 
@@ -1171,42 +1256,58 @@ export async function runServiceBench(options: ServiceBenchOptions): Promise<Ser
     );
   }
 
-  for (const part of ["sending", "pg-sending"] as const) {
+  for (const part of ["sending", "pg-sending", "smtp-sending"] as const) {
     if (!parts.includes(part)) continue;
     const postgres = part === "pg-sending";
+    const via: SendingVia = part === "smtp-sending" ? "smtp" : "eml";
     const engine = postgres ? "PostgreSQL" : "SQLite";
+    const to = via === "smtp" ? `SMTP (pool ${SMTP_BENCH_ENV.SMTP_POOL_SIZE}) to a sink` : ".eml";
     progress(
-      `  service bench: newsletter sending to ${int(options.sendingRecipients ?? 10_000)} recipients on ${engine} ...`,
+      `  service bench: newsletter sending to ${int(options.sendingRecipients ?? 10_000)} recipients on ${engine} to ${to} ...`,
     );
-    const sending = await measureSending(options, progress, postgres);
-    json[postgres ? "pgSending" : "sending"] = sending;
+    const sending = await measureSending(options, progress, postgres, via);
+    json[{ sending: "sending", "pg-sending": "pgSending", "smtp-sending": "smtpSending" }[part]] = sending;
     const ok = sending.problems.length === 0;
     const seconds = sending.ms / 1000;
     const rate = sending.final.mailsSent / seconds;
-    const target = postgres ? SERVICE_TARGETS.pgSendingRate : SERVICE_TARGETS.sendingRate;
+    const target =
+      via === "smtp"
+        ? SERVICE_TARGETS.smtpSendingRate
+        : postgres
+          ? SERVICE_TARGETS.pgSendingRate
+          : SERVICE_TARGETS.sendingRate;
     const rateOk = rate >= target;
     const rssOk = sending.rssBytes < SERVICE_TARGETS.sendingRssBytes;
     pass &&= ok && rateOk && rssOk;
+    const cpuUs = (sending.cpuSeconds * 1e6) / Math.max(1, sending.final.mailsSent);
     rows.push([
-      `SendNewsletter on ${engine}, ${int(sending.recipients)} recipients, tracking all, to .eml`,
+      `SendNewsletter on ${engine}, ${int(sending.recipients)} recipients, tracking all, to ${to}`,
       `${int(rate)} msg/s`,
       "",
       "",
       "",
       seconds.toFixed(1),
       mib(sending.rssBytes),
-      "",
+      `${int(cpuUs)}/msg`,
       "",
       "",
       ok ? "0" : "1",
       `>=${int(target)} msg/s ${rateOk ? "PASS" : "MISS"}, RSS <300 MB ${rssOk ? "PASS" : "MISS"}` +
         (ok ? "" : `; MISS: ${sending.problems.join("; ")}`),
     ]);
+    const sink = sending.sink;
     notes.push(
-      `Sending on ${engine}: ${int(sending.final.mailsSent)} messages rendered (2 tracked links + a module's link, open pixel, List-Unsubscribe) and written as .eml ` +
-        `in ${seconds.toFixed(1)} s from the SendNewsletter call to the newest .eml; ${int(sending.final.emlFiles ?? 0)} .eml files, one per recipient` +
+      `Sending on ${engine} to ${to}: ${int(sending.final.mailsSent)} messages rendered (2 tracked links + a module's link, open pixel, List-Unsubscribe) and ` +
+        (sink === undefined
+          ? `written as .eml in ${seconds.toFixed(1)} s from the SendNewsletter call to the newest .eml; ${int(sending.final.emlFiles ?? 0)} .eml files, one per recipient`
+          : `delivered in ${seconds.toFixed(1)} s from the SendNewsletter call to the sink's last 250; the sink got ${int(sink.messages)} messages ` +
+            `(${mib(sink.bytes)} MiB) for ${int(sink.recipients)} recipients, ${sink.duplicates} twice, over ${sink.connections} connections ` +
+            `(${sink.peakConnections} at once), and used ${sink.cpuSeconds.toFixed(1)} s CPU; ` +
+            Object.entries(SMTP_BENCH_ENV)
+              .map(([name, value]) => `${name}=${value}`)
+              .join(", ")) +
         `${ok ? "" : " (NOT: see the row)"}; the service process used ${sending.cpuSeconds.toFixed(1)} s CPU meanwhile ` +
-        `(the ${int(sending.recipients)} subscribers were written beforehand in ${(sending.setupMs / 1000).toFixed(1)} s).`,
+        `(${int(cpuUs)} µs a message; the ${int(sending.recipients)} subscribers were written beforehand in ${(sending.setupMs / 1000).toFixed(1)} s).`,
     );
   }
   if (cluster !== undefined) {
