@@ -114,6 +114,9 @@ const MARK_SENT_SQLITE =
   "first_attempt_at = coalesce(first_attempt_at, ?), lease_owner = null, lease_until = null, last_error = null, " +
   "message = ?, retained_since = ? where id = ? and lease_owner = ?";
 
+/** LeaseReads' statement on SQLite (its values: id, owner). */
+const HELD_SQLITE = "select 1 from mail_outbox where id = ? and lease_owner = ? and state = 'queued'";
+
 export class OutboxWorker extends PollingWorker {
   private readonly owner = `${OUTBOX_OWNER_PREFIX}${randomUUID()}`;
   private readonly transport: MailTransport;
@@ -220,17 +223,27 @@ export class OutboxWorker extends PollingWorker {
    * the lease might run while another worker takes the message over: that message is given back instead,
    * so the next claim takes it with a fresh lease (the first send of a batch always goes, so a lease
    * shorter than a send still makes progress).
+   *
+   * Each send starts only after a read, begun after the send was asked for, found the message still held
+   * by this worker (a pause or cancel takes it back without waiting for the batch to end); the lanes'
+   * reads are shared (LeaseReads: one statement for every message asked meanwhile). A message counts as
+   * delivered when the server has accepted it (SMTP: the 250 answer to its DATA); it is then marked sent
+   * together with the others accepted meanwhile (SentMarks: one write for the group), while the lanes go
+   * on. A process that dies between the 250 and that write leaves the message queued under its lease: it
+   * is sent again once the lease has run out (at least once, never lost; at most the messages accepted
+   * while one mark was being written). The batch ends when every mark is written.
    */
   private async deliverPolitely(batch: readonly Mail[], now: () => number): Promise<number> {
     const pending = [...batch];
     const late: number[] = [];
     const deferred: { id: number; at: number }[] = [];
     const waiting = new Map<string, number>();
+    const held = new LeaseReads(this.store, this.owner);
+    const marks = new SentMarks((mails) => this.markSent(mails, now()));
     let wake: (() => void)[] = [];
     let started = 0;
-    let delivered = 0;
     const lane = async (): Promise<void> => {
-      while (pending.length > 0) {
+      while (pending.length > 0 && marks.error === undefined) {
         let picked: Mail | undefined;
         let busy = false;
         for (let k = 0; k < pending.length && picked === undefined; k++) {
@@ -259,7 +272,7 @@ export class OutboxWorker extends PollingWorker {
             late.push(picked.id);
           else {
             started++;
-            delivered += (await this.deliver(picked, now)) ? 1 : 0;
+            if (await this.deliver(picked, now, held)) marks.add(picked, now());
           }
         } finally {
           this.gate.release(domain);
@@ -271,6 +284,7 @@ export class OutboxWorker extends PollingWorker {
     };
     const lanes = Math.max(1, Math.min(this.transport.concurrency ?? 1, batch.length));
     await Promise.all(Array.from({ length: lanes }, lane));
+    const delivered = await marks.settled();
     if (late.length > 0 || deferred.length > 0) {
       await this.store.write(async (trx) => {
         if (late.length > 0)
@@ -342,23 +356,12 @@ export class OutboxWorker extends PollingWorker {
   }
 
   /**
-   * Whether this worker still holds the message (queued, its lease): a pause or cancel of its sending
-   * (operations/mailing/sending-control.ts) takes it back without waiting for the batch to end.
+   * One message through send() once `held` has found it still held by this worker; true when the server
+   * accepted it (the caller marks it sent), false when it was no longer held or failed (then recorded).
    */
-  private async stillHeld(id: number): Promise<boolean> {
-    const row = await this.store.db
-      .selectFrom("mail_outbox")
-      .select("id")
-      .where("id", "=", id)
-      .where("lease_owner", "=", this.owner)
-      .where(stateIs("queued"))
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
-  private async deliver(mail: Mail, now: () => number): Promise<boolean> {
+  private async deliver(mail: Mail, now: () => number, held: LeaseReads): Promise<boolean> {
     const firstAttempt = mail.first_attempt_at ?? now();
-    if (!(await this.stillHeld(mail.id))) return false;
+    if (!(await held.stillHeld(mail.id))) return false;
     try {
       const returnPath = await this.options.returnPath?.(mail.id);
       await this.transport.send(returnPath === undefined ? mail : { ...mail, returnPath });
@@ -366,7 +369,6 @@ export class OutboxWorker extends PollingWorker {
       await this.failed(mail, firstAttempt, error, now());
       return false;
     }
-    await this.markSent([mail], firstAttempt, now());
     return true;
   }
 
@@ -383,7 +385,10 @@ export class OutboxWorker extends PollingWorker {
       batch.map((mail, k) => (returnPaths[k] === undefined ? mail : { ...mail, returnPath: returnPaths[k] })),
     );
     const sent = batch.filter((_, k) => results[k] === undefined);
-    await this.markSent(sent, firstAttempt, now());
+    await this.markSent(
+      sent.map((mail) => ({ mail, firstAttempt })),
+      now(),
+    );
     for (const [k, mail] of batch.entries()) {
       const error = results[k];
       if (error !== undefined) await this.failed(mail, mail.first_attempt_at ?? firstAttempt, error, now());
@@ -396,8 +401,11 @@ export class OutboxWorker extends PollingWorker {
    * keeps it whole; only those this worker still leases. `firstAttempt` stands in for a message that had
    * no attempt before.
    */
-  private async markSent(mails: readonly Mail[], firstAttempt: number, at: number): Promise<void> {
-    if (mails.length === 0) return;
+  private async markSent(
+    sent: readonly { readonly mail: Mail; readonly firstAttempt: number }[],
+    at: number,
+  ): Promise<void> {
+    if (sent.length === 0) return;
     const keep = (this.options.retentionMs ?? 0) > 0;
     const kept = (mail: Mail) => (keep ? mail.message : deliveredCopy(mail.message));
     const sqlite = this.store.sqlite;
@@ -407,24 +415,26 @@ export class OutboxWorker extends PollingWorker {
       const update = sqlite.statement(MARK_SENT_SQLITE);
       const retained = keep ? at : null;
       await sqlite.writeSync(() => {
-        for (const mail of mails) update.run(at, firstAttempt, kept(mail), retained, mail.id, this.owner);
+        for (const { mail, firstAttempt } of sent)
+          update.run(at, firstAttempt, kept(mail), retained, mail.id, this.owner);
       });
       return;
     }
     // PostgreSQL: one statement for the batch (one round trip).
     await this.store.write(async (trx) => {
-      for (let k = 0; k < mails.length; k += VALUES_CHUNK) {
-        const part = mails.slice(k, k + VALUES_CHUNK);
+      for (let k = 0; k < sent.length; k += VALUES_CHUNK) {
+        const part = sent.slice(k, k + VALUES_CHUNK);
         await sql`with ${valuesTable(
           "v",
           [
             ["id", "bigint"],
             ["message", "text"],
+            ["first_attempt_at", "bigint"],
           ],
-          part.map((mail) => [mail.id, kept(mail)]),
+          part.map(({ mail, firstAttempt }) => [mail.id, kept(mail), firstAttempt]),
         )}
           update mail_outbox set state = 'sent', sent_at = ${at}, attempts = mail_outbox.attempts + 1,
-            first_attempt_at = coalesce(mail_outbox.first_attempt_at, ${firstAttempt}),
+            first_attempt_at = coalesce(mail_outbox.first_attempt_at, v.first_attempt_at),
             lease_owner = null, lease_until = null, last_error = null,
             message = v.message, retained_since = ${keep ? at : null}
           from v
@@ -482,6 +492,111 @@ export class OutboxWorker extends PollingWorker {
         : { nextAttemptAt: new Date(next).toISOString() }),
       err: reason,
     });
+  }
+}
+
+/**
+ * Whether claimed messages are still held by this worker (queued, its lease), asked by the lanes of a
+ * batch before each send: every question is answered by a read that began after it was asked, and the
+ * questions asked while a read runs are answered together by the next one (one statement for all).
+ */
+class LeaseReads {
+  private asked: { id: number; resolve: (held: boolean) => void; reject: (error: unknown) => void }[] = [];
+  private reading = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly owner: string,
+  ) {}
+
+  stillHeld(id: number): Promise<boolean> {
+    // SQLite: a prepared statement now when no transaction is open. It may see writeSync work whose log
+    // sync is in flight: the only such work on a message this worker leases is its own markSent, and a
+    // message marked sent is not to be sent again either way.
+    const sqlite = this.store.sqlite;
+    const quick = sqlite?.readNow(() => sqlite.statement(HELD_SQLITE).get(id, this.owner) !== undefined);
+    if (quick !== undefined) return Promise.resolve(quick.value);
+    return new Promise((resolve, reject) => {
+      this.asked.push({ id, resolve, reject });
+      if (!this.reading) {
+        this.reading = true;
+        // the questions of this turn of the event loop go in the same read
+        setImmediate(() => void this.read());
+      }
+    });
+  }
+
+  private async read(): Promise<void> {
+    while (this.asked.length > 0) {
+      const asked = this.asked;
+      this.asked = [];
+      try {
+        const held = new Set<number>();
+        for (let k = 0; k < asked.length; k += VALUES_CHUNK) {
+          const rows = await this.store.db
+            .selectFrom("mail_outbox")
+            .select("id")
+            .where(
+              "id",
+              "in",
+              asked.slice(k, k + VALUES_CHUNK).map((a) => a.id),
+            )
+            .where("lease_owner", "=", this.owner)
+            .where(stateIs("queued"))
+            .execute();
+          for (const row of rows) held.add(Number(row.id));
+        }
+        for (const a of asked) a.resolve(held.has(a.id));
+      } catch (error) {
+        for (const a of asked) a.reject(error);
+      }
+    }
+    this.reading = false;
+  }
+}
+
+/**
+ * The messages of a batch the server accepted, marked sent in groups while the lanes go on: one write at
+ * a time, with every message accepted while the previous one ran. `settled` waits for the last write and
+ * returns how many were marked; after a failed write, the error (the lanes stop starting sends).
+ */
+class SentMarks {
+  private waiting: { mail: Mail; firstAttempt: number }[] = [];
+  private writing: Promise<void> | undefined;
+  private marked = 0;
+  error: unknown;
+
+  constructor(
+    private readonly write: (
+      sent: readonly { readonly mail: Mail; readonly firstAttempt: number }[],
+    ) => Promise<void>,
+  ) {}
+
+  /** The message was accepted at `at` (its first attempt when it had none before). */
+  add(mail: Mail, at: number): void {
+    this.waiting.push({ mail, firstAttempt: mail.first_attempt_at ?? at });
+    this.writing ??= this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    try {
+      while (this.waiting.length > 0 && this.error === undefined) {
+        const group = this.waiting;
+        this.waiting = [];
+        await this.write(group);
+        this.marked += group.length;
+      }
+    } catch (error) {
+      this.error = error;
+    } finally {
+      this.writing = undefined;
+    }
+  }
+
+  async settled(): Promise<number> {
+    while (this.writing !== undefined) await this.writing;
+    if (this.error !== undefined) throw this.error;
+    return this.marked;
   }
 }
 
