@@ -29,6 +29,7 @@ import { unsubscribeKey } from "./operations/mailing/unsubscribe.js";
 import type { Config } from "./config.js";
 import { createConsole } from "./console/index.js";
 import { openStore, type Store } from "./db/database.js";
+import { activeImportCounts } from "./tables/imports.js";
 import { SendingWorker } from "./workers/sendings.js";
 import { unsubscribeRoute } from "./http/unsubscribe.js";
 import { createImportQueue } from "./operations/subscriber/import-queue.js";
@@ -142,13 +143,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     registers: [registry],
     async collect() {
       this.reset();
-      const imports = await store.db
-        .selectFrom("imports")
-        .select(["state", (eb) => eb.fn.countAll<number>().as("n")])
-        .where("state", "in", ["queued", "fetching", "importing", "applying"])
-        .groupBy("state")
-        .execute();
-      for (const row of imports) this.set({ queue: "imports", state: row.state }, Number(row.n));
+      for (const row of await activeImportCounts(store.db))
+        this.set({ queue: "imports", state: row.state }, row.n);
       const mail = await store.db
         .selectFrom("mail_outbox")
         .select(["state", (eb) => eb.fn.countAll<number>().as("n")])

@@ -4,6 +4,7 @@
 
 import type { Store } from "../db/database.js";
 import type { Import } from "../db/schema.js";
+import { importById, recentImports } from "../tables/imports.js";
 import {
   AdminError,
   type AdminContext,
@@ -51,7 +52,7 @@ function parseErrors(text: string): ImportError[] {
 }
 
 async function importStatus(store: Store, id: number): Promise<ImportStatus | undefined> {
-  const row = await store.db.selectFrom("imports").selectAll().where("id", "=", id).executeTakeFirst();
+  const row = await importById(store.db, id);
   return row === undefined ? undefined : withErrors(row);
 }
 
@@ -126,13 +127,7 @@ const show = verb({
       }
       return statusOutput(status);
     }
-    const rows = await store.db
-      .selectFrom("imports")
-      .selectAll()
-      .where("account_id", "=", account.id)
-      .orderBy("id", "desc")
-      .limit(limit)
-      .execute();
+    const rows = await recentImports(store.db, account.id, limit);
     const statuses = rows.map(withErrors);
     return {
       json: statuses.map(importJson),

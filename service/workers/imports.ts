@@ -26,9 +26,9 @@
 
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { type ExpressionBuilder, type Kysely, type Transaction, sql } from "kysely";
+import type { Transaction } from "kysely";
 import type { Store } from "../db/database.js";
-import type { Account, Database, ImportState } from "../db/schema.js";
+import type { Account, Database } from "../db/schema.js";
 import { rowToSubscriber } from "../operations/subscriber/csv-import.js";
 import {
   FetchFailedError,
@@ -37,6 +37,23 @@ import {
   openGuardedStream,
   sameFileVersion,
 } from "../common/fetch-guard.js";
+import {
+  batchApplied,
+  claimImport,
+  deleteStaged,
+  endedImportsWithBatches,
+  failImport,
+  finishImport,
+  firstStagedBatch,
+  holdApplying,
+  holdStagingBatch,
+  importHeldBy,
+  markImportStaged,
+  releaseImport,
+  renewImportLease,
+  stageLines,
+  startStaging,
+} from "../tables/imports.js";
 import { listExists } from "../tables/lists.js";
 import { type SubscriberRow, upsertSubscribers } from "../tables/subscriber-insert.js";
 import { emailKey } from "../tables/subscribers.js";
@@ -46,7 +63,6 @@ import {
   type Lookup,
   MAX_ATTEMPTS,
   MAX_LINE_CHARS,
-  ACTIVE_STATES,
   parseErrors,
 } from "../operations/subscriber/import-queue.js";
 import { LeaseLostError } from "./lease.js";
@@ -195,9 +211,6 @@ const MAX_CLAIMS = 10;
 
 /** Staged batches deleted per transaction when a failed or restarted import's staging is cleared. */
 const PURGE_BATCHES = 20;
-
-/** The PostgreSQL advisory lock that makes claims one at a time across instances (per-account rule). */
-const CLAIM_LOCK = 0x1d9_0009;
 
 /**
  * The import worker: works on up to `concurrency` imports at once, at most one per account, taking the
@@ -359,15 +372,8 @@ export class ImportWorker {
    */
   private async sweep(): Promise<void> {
     try {
-      const ended = await this.store.db
-        .selectFrom("import_batches")
-        .innerJoin("imports", "imports.id", "import_batches.import_id")
-        .select("import_batches.import_id")
-        .where("imports.state", "in", ["done", "failed"])
-        .groupBy("import_batches.import_id")
-        .limit(100)
-        .execute();
-      for (const { import_id } of ended) await this.purgeStaged(import_id, 0, null);
+      const ended = await endedImportsWithBatches(this.store.db, 100);
+      for (const id of ended) await this.purgeStaged(id, 0, null);
     } catch (error) {
       this.log({ event: "import.worker_error", worker: this.workerId, error: errorText(error) });
     }
@@ -381,70 +387,7 @@ export class ImportWorker {
   private async claim(): Promise<Job | "gone" | undefined> {
     const { db, engine } = this.store;
     const at = this.now();
-    const claimIn = async (q: Kysely<Database> | Transaction<Database>) => {
-      const free = (eb: ExpressionBuilder<Database, "imports">) =>
-        eb.or([eb("imports.lease_until", "is", null), eb("imports.lease_until", "<", at)]);
-      const next = q
-        .selectFrom("imports")
-        .select("imports.id")
-        .where("imports.state", "in", ACTIVE_STATES)
-        .where(free)
-        // No other import of the account has an owner. An owner is cleared when its worker gives the
-        // import back, finishes or fails it; a crashed worker's import keeps it until it is claimed again
-        // itself (its lease ran out), so at most one import of an account has an owner at any time, also
-        // when a slow worker's lease ran out while it still works.
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom("imports as other")
-                .select("other.id")
-                .whereRef("other.account_id", "=", "imports.account_id")
-                .whereRef("other.id", "<>", "imports.id")
-                .where("other.state", "in", ACTIVE_STATES)
-                .where("other.lease_owner", "is not", null),
-            ),
-          ),
-        )
-        .orderBy((eb) =>
-          eb.fn.coalesce(
-            eb
-              .selectFrom("imports as turn")
-              .select((t) => t.fn.max("turn.claimed_at").as("last"))
-              .whereRef("turn.account_id", "=", "imports.account_id"),
-            eb.lit(0),
-          ),
-        )
-        .orderBy("imports.id")
-        .limit(1)
-        .$if(engine === "postgres", (s) => s.forUpdate().skipLocked());
-      // One statement; the outer conditions repeat the inner ones, so the row is only taken when it is
-      // still free at the moment of the write (SQLite: one writer at a time; PostgreSQL: re-checked on the
-      // locked row, and claims are one at a time under CLAIM_LOCK, so two instances never both take an
-      // import of one account).
-      return q
-        .updateTable("imports")
-        .set((eb) => ({
-          lease_owner: this.workerId,
-          lease_until: at + this.leaseMs,
-          // An import whose whole file is staged goes on applying; any other is downloaded (again).
-          state: sql<ImportState>`case when ${eb.ref("state")} = 'applying' then 'applying' else 'fetching' end`,
-          attempts: eb("attempts", "+", 1),
-          claimed_at: at,
-          updated_at: at,
-        }))
-        .where("id", "=", next)
-        .where("state", "in", ACTIVE_STATES)
-        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", at)]))
-        .returningAll()
-        .executeTakeFirst();
-    };
-    const row =
-      engine === "postgres"
-        ? await db.transaction().execute(async (trx) => {
-            await sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`.execute(trx);
-            return claimIn(trx);
-          })
-        : await claimIn(db);
+    const row = await claimImport(db, engine, this.workerId, at, at + this.leaseMs);
     if (row === undefined) return undefined;
     this.log({
       event: "import.claimed",
@@ -642,24 +585,16 @@ export class ImportWorker {
   /** State `importing` with the version being staged (and counters reset when it starts over). */
   private async startStaging(job: Job, version: FileVersion): Promise<void> {
     const at = this.now();
-    const result = await this.store.db
-      .updateTable("imports")
-      .set({
-        state: "importing",
-        lease_until: at + this.leaseMs,
-        updated_at: at,
-        file_etag: version.etag ?? null,
-        file_last_modified: version.lastModified ?? null,
-        file_length: version.length ?? null,
-        lines_done: job.linesDone,
-        rows_bad: job.rowsBad,
-        first_errors: JSON.stringify(job.firstErrors),
-      })
-      .where("id", "=", job.id)
-      .where("lease_owner", "=", this.workerId)
-      .where("state", "in", ACTIVE_STATES)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) throw new LeaseLostError(`import ${job.id}`);
+    const staging = {
+      etag: version.etag ?? null,
+      lastModified: version.lastModified ?? null,
+      length: version.length ?? null,
+      linesDone: job.linesDone,
+      rowsBad: job.rowsBad,
+      firstErrors: JSON.stringify(job.firstErrors),
+    };
+    if (!(await startStaging(this.store.db, job.id, this.workerId, staging, at, at + this.leaseMs)))
+      throw new LeaseLostError(`import ${job.id}`);
     job.version = version;
   }
 
@@ -686,34 +621,14 @@ export class ImportWorker {
       const counts = { lines_done: to, rows_bad: job.rowsBad + batch.bad.length, first_errors: firstErrors };
       // Lock the import row before anything else: a claim by another worker waits for (PostgreSQL) or
       // follows (SQLite) this transaction, and this worker writes nothing once its lease is gone.
-      const held = await trx
-        .updateTable("imports")
-        .set({
-          lines_done: counts.lines_done,
-          rows_bad: counts.rows_bad,
-          first_errors: JSON.stringify(firstErrors),
-          lease_until: at + this.leaseMs,
-          updated_at: at,
-        })
-        .where("id", "=", job.id)
-        .where("lease_owner", "=", this.workerId)
-        .where("lines_done", "=", from)
-        .where("state", "=", "importing")
-        .executeTakeFirst();
-      if (Number(held.numUpdatedRows) !== 1) throw new LeaseLostError(`import ${job.id}`);
-      // Batches of another version on these lines (only after a restart; they may end elsewhere).
-      await trx
-        .deleteFrom("import_batches")
-        .where("import_id", "=", job.id)
-        .where("first_line", "<=", to)
-        .where("last_line", ">", from)
-        .execute();
-      if (batch.rows.length > 0) {
-        await trx
-          .insertInto("import_batches")
-          .values({ import_id: job.id, first_line: from + 1, last_line: to, rows: encodeRows(batch.rows) })
-          .execute();
-      }
+      const stored = {
+        linesDone: counts.lines_done,
+        rowsBad: counts.rows_bad,
+        firstErrors: JSON.stringify(firstErrors),
+      };
+      if (!(await holdStagingBatch(trx, job.id, this.workerId, from, stored, at, at + this.leaseMs)))
+        throw new LeaseLostError(`import ${job.id}`);
+      await stageLines(trx, job.id, from, to, batch.rows.length > 0 ? encodeRows(batch.rows) : undefined);
       return counts;
     });
     job.linesDone = next.lines_done;
@@ -725,15 +640,8 @@ export class ImportWorker {
   private async markStaged(job: Job): Promise<void> {
     await this.purgeStaged(job.id, job.linesDone, this.workerId);
     const at = this.now();
-    const result = await this.store.db
-      .updateTable("imports")
-      .set({ state: "applying", lease_until: at + this.leaseMs, updated_at: at })
-      .where("id", "=", job.id)
-      .where("lease_owner", "=", this.workerId)
-      .where("lines_done", "=", job.linesDone)
-      .where("state", "=", "importing")
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) throw new LeaseLostError(`import ${job.id}`);
+    if (!(await markImportStaged(this.store.db, job.id, this.workerId, job.linesDone, at, at + this.leaseMs)))
+      throw new LeaseLostError(`import ${job.id}`);
     job.staged = true;
   }
 
@@ -751,21 +659,9 @@ export class ImportWorker {
     const { engine } = this.store;
     const at = this.now();
     const next = await this.store.write(async (trx: Transaction<Database>) => {
-      const held = await trx
-        .updateTable("imports")
-        .set({ lease_until: at + this.leaseMs, updated_at: at })
-        .where("id", "=", job.id)
-        .where("lease_owner", "=", this.workerId)
-        .where("state", "=", "applying")
-        .executeTakeFirst();
-      if (Number(held.numUpdatedRows) !== 1) throw new LeaseLostError(`import ${job.id}`);
-      const staged = await trx
-        .selectFrom("import_batches")
-        .select(["first_line", "rows"])
-        .where("import_id", "=", job.id)
-        .orderBy("first_line")
-        .limit(1)
-        .executeTakeFirst();
+      if (!(await holdApplying(trx, job.id, this.workerId, at, at + this.leaseMs)))
+        throw new LeaseLostError(`import ${job.id}`);
+      const staged = await firstStagedBatch(trx, job.id);
       if (staged === undefined) return undefined;
       if (!(await listExists(trx, job.listId))) throw new GoneError("the mailing list no longer exists");
       const rows = decodeRows(staged.rows);
@@ -786,12 +682,7 @@ export class ImportWorker {
         rows_imported: job.rowsImported + imported,
         rows_skipped: job.rowsSkipped + rows.length - imported,
       };
-      await trx
-        .deleteFrom("import_batches")
-        .where("import_id", "=", job.id)
-        .where("first_line", "=", staged.first_line)
-        .execute();
-      await trx.updateTable("imports").set(counts).where("id", "=", job.id).execute();
+      await batchApplied(trx, job.id, staged.first_line, counts);
       return counts;
     });
     if (next === undefined) return false;
@@ -808,28 +699,8 @@ export class ImportWorker {
   private async purgeStaged(id: number, afterLine: number, owner: string | null): Promise<void> {
     for (;;) {
       const deleted = await this.store.write(async (trx) => {
-        if (owner !== null) {
-          const held = await trx
-            .selectFrom("imports")
-            .select("id")
-            .where("id", "=", id)
-            .where("lease_owner", "=", owner)
-            .executeTakeFirst();
-          if (held === undefined) throw new LeaseLostError(`import ${id}`);
-        }
-        const batches = trx
-          .selectFrom("import_batches")
-          .select("first_line")
-          .where("import_id", "=", id)
-          .where("first_line", ">", afterLine)
-          .orderBy("first_line")
-          .limit(PURGE_BATCHES);
-        const result = await trx
-          .deleteFrom("import_batches")
-          .where("import_id", "=", id)
-          .where("first_line", "in", batches)
-          .executeTakeFirst();
-        return Number(result.numDeletedRows);
+        if (owner !== null && !(await importHeldBy(trx, id, owner))) throw new LeaseLostError(`import ${id}`);
+        return deleteStaged(trx, id, afterLine, PURGE_BATCHES);
       });
       if (deleted < PURGE_BATCHES) return;
     }
@@ -837,14 +708,7 @@ export class ImportWorker {
 
   private async renewLease(id: number): Promise<boolean> {
     const at = this.now();
-    const result = await this.store.db
-      .updateTable("imports")
-      .set({ lease_until: at + this.leaseMs })
-      .where("id", "=", id)
-      .where("lease_owner", "=", this.workerId)
-      .where("state", "in", ACTIVE_STATES)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return renewImportLease(this.store.db, id, this.workerId, at + this.leaseMs);
   }
 
   /**
@@ -858,44 +722,13 @@ export class ImportWorker {
     until: number | null = null,
     returnClaim = false,
   ): Promise<void> {
-    await this.store.db
-      .updateTable("imports")
-      .set((eb) => ({
-        lease_owner: null,
-        lease_until: until,
-        error,
-        updated_at: this.now(),
-        ...(returnClaim
-          ? {
-              attempts: eb("attempts", "-", 1),
-              state: sql<ImportState>`case when ${eb.ref("state")} = 'applying' then 'applying' when ${eb.ref("lines_done")} > 0 then 'importing' else 'queued' end`,
-            }
-          : {}),
-      }))
-      .where("id", "=", id)
-      .where("lease_owner", "=", this.workerId)
-      .where("state", "in", ACTIVE_STATES)
-      .execute();
+    await releaseImport(this.store.db, id, this.workerId, { error, until, returnClaim }, this.now());
   }
 
   /** Ends the import as done (only while it is still active and owned by this worker). */
   private async finish(id: number): Promise<void> {
     const at = this.now();
-    const result = await this.store.db
-      .updateTable("imports")
-      .set({
-        state: "done",
-        error: null,
-        lease_owner: null,
-        lease_until: null,
-        finished_at: at,
-        updated_at: at,
-      })
-      .where("id", "=", id)
-      .where("lease_owner", "=", this.workerId)
-      .where("state", "=", "applying")
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) throw new LeaseLostError(`import ${id}`);
+    if (!(await finishImport(this.store.db, id, this.workerId, at))) throw new LeaseLostError(`import ${id}`);
   }
 
   /**
@@ -905,14 +738,8 @@ export class ImportWorker {
    */
   private async fail(id: number, error: string): Promise<void> {
     const at = this.now();
-    const result = await this.store.db
-      .updateTable("imports")
-      .set({ state: "failed", error, lease_owner: null, lease_until: null, finished_at: at, updated_at: at })
-      .where("id", "=", id)
-      .where("lease_owner", "=", this.workerId)
-      .where("state", "in", ACTIVE_STATES)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) throw new LeaseLostError(`import ${id}`);
+    if (!(await failImport(this.store.db, id, this.workerId, error, at)))
+      throw new LeaseLostError(`import ${id}`);
     await this.purgeStaged(id, 0, null);
   }
 }

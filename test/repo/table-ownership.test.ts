@@ -58,9 +58,7 @@ const GROUPS: Readonly<Record<string, TableGroup>> = {
     tables: ["mailing_lists"],
     owners: ["service/tables/lists.ts"],
     readers: {
-      // Joins from the imports and triggers groups' rows, which move with those groups.
-      "service/console/pages/dashboard.ts": "the recent imports with their lists' names",
-      "service/console/pages/imports.ts": "the imports with their lists' names",
+      // Joins from the triggers group's rows, which move with that group.
       "service/console/pages/ledgers.ts": "the triggers with their lists' names",
       "service/operations/reading/triggers.ts": "a trigger with its list's name",
     },
@@ -72,6 +70,11 @@ const GROUPS: Readonly<Record<string, TableGroup>> = {
       // A join from the newsletter content's rows, which moves with that group.
       "service/operations/mailing/newsletters.ts": "a newsletter's modules with their filters",
     },
+  },
+  imports: {
+    tables: ["imports", "import_batches"],
+    owners: ["service/tables/imports.ts"],
+    readers: {},
   },
   "sending counters": {
     tables: ["sending_counters", "sending_link_counters", "sending_event_buckets"],

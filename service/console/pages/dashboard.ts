@@ -9,8 +9,7 @@ import { type SendingStatistics, listSendingStatistics } from "../../operations/
 import { type Bounded, boundedCount } from "../queries.js";
 import { accountOptoutKeys } from "../../tables/optouts.js";
 import { accountMemberships, accountSubscriberIds } from "../../tables/subscribers.js";
-
-const ACTIVE_IMPORT_STATES = ["queued", "fetching", "importing", "applying"] as const;
+import { importSummaries } from "../../tables/imports.js";
 
 function shown(b: Bounded): string {
   return b.more ? `${count(b.n)}+` : count(b.n);
@@ -71,24 +70,7 @@ async function dashboard(ctx: RouteContext): Promise<void> {
     await boundedCount(db, accountOptoutKeys(db, accountId)),
   ];
   const sendings = await listSendingStatistics(db, accountId, { limit: 5 });
-  const imports = await db
-    .selectFrom("imports as i")
-    .innerJoin("mailing_lists as l", "l.id", "i.list_id")
-    .select([
-      "i.id",
-      "i.state",
-      "i.lines_done",
-      "i.rows_imported",
-      "i.rows_bad",
-      "i.file_length",
-      "i.created_at",
-      "l.name as list",
-    ])
-    .where("i.account_id", "=", accountId)
-    .where("i.state", "in", [...ACTIVE_IMPORT_STATES])
-    .orderBy("i.id", "desc")
-    .limit(10)
-    .execute();
+  const imports = await importSummaries(db, accountId, { active: true, limit: 10 });
   const tile = (label: string, value: string, note?: string) =>
     html`<div class="tile"><span class="tile-value">${value}</span><span class="tile-label">${label}</span>${note === undefined ? "" : html`<span class="tile-note">${note}</span>`}</div>`;
   const body = html`<section aria-labelledby="h-subscribers">

@@ -2,6 +2,7 @@
 // JSON view every second while it runs) with the rejected lines, their line numbers and reasons.
 
 import type { Import } from "../../db/schema.js";
+import { accountImport, importSummaries } from "../../tables/imports.js";
 import { listName } from "../../tables/lists.js";
 import { html } from "../html.js";
 import { sendData, sendHtml } from "../http.js";
@@ -68,25 +69,10 @@ function importState(i: Import): ImportView {
 
 async function imports(ctx: RouteContext): Promise<void> {
   const before = idOf(ctx.url.searchParams.get("before"));
-  const rows = await ctx.deps.store.db
-    .selectFrom("imports as i")
-    .innerJoin("mailing_lists as l", "l.id", "i.list_id")
-    .select([
-      "i.id",
-      "i.state",
-      "i.lines_done",
-      "i.rows_imported",
-      "i.rows_skipped",
-      "i.rows_bad",
-      "i.created_at",
-      "i.finished_at",
-      "l.name as list",
-    ])
-    .where("i.account_id", "=", ctx.account.id)
-    .$if(before !== undefined, (q) => q.where("i.id", "<", before!))
-    .orderBy("i.id", "desc")
-    .limit(PAGE_ROWS + 1)
-    .execute();
+  const rows = await importSummaries(ctx.deps.store.db, ctx.account.id, {
+    beforeId: before,
+    limit: PAGE_ROWS + 1,
+  });
   const shown = rows.slice(0, PAGE_ROWS);
   const body = html`${table(
     "Imports, newest first",
@@ -110,12 +96,7 @@ ${rows.length > PAGE_ROWS ? nextLink("/console/imports", { before: String(shown.
 async function importOf(ctx: RouteContext): Promise<Import | undefined> {
   const id = idOf(ctx.match[1]);
   if (id === undefined) return undefined;
-  return ctx.deps.store.db
-    .selectFrom("imports")
-    .selectAll()
-    .where("id", "=", id)
-    .where("account_id", "=", ctx.account.id)
-    .executeTakeFirst();
+  return accountImport(ctx.deps.store.db, ctx.account.id, id);
 }
 
 async function importPage(ctx: RouteContext): Promise<void> {

@@ -6,7 +6,7 @@
 import { promises as dnsPromises } from "node:dns";
 import { isIP } from "node:net";
 import type { Store } from "../../db/database.js";
-import type { Account, Import, ImportState } from "../../db/schema.js";
+import type { Account, Import } from "../../db/schema.js";
 import { importUrlRefused } from "../../common/errors.js";
 import {
   ImportUrlRefusedError,
@@ -16,6 +16,7 @@ import {
   isAllowedHost,
 } from "../../common/fetch-guard.js";
 import type { ImportQueue } from "../scope.js";
+import { importById, insertImport } from "../../tables/imports.js";
 
 /** Resolves a host name to its addresses (as fetch-guard's `lookup` option). */
 export type Lookup = (hostname: string) => Promise<ResolvedAddress[]>;
@@ -28,9 +29,6 @@ export const MAX_ATTEMPTS = 3;
 export const MAX_LINE_CHARS = 1 << 20;
 /** The longest URL accepted. */
 const MAX_URL_CHARS = 2048;
-
-/** States of an import not finished yet. */
-export const ACTIVE_STATES: readonly ImportState[] = ["queued", "fetching", "importing", "applying"];
 
 /** One entry of `first_errors`: the file's line (1-based) and why it is not a subscriber row. */
 export interface ImportError {
@@ -151,20 +149,9 @@ export function createImportQueue(
         throw importUrlRefused(IMPORT_URL_REFUSED);
       }
       const at = now();
-      const row = await store.db
-        .insertInto("imports")
-        .values({
-          account_id: account.id,
-          list_id: listId,
-          url,
-          state: "queued",
-          created_at: at,
-          updated_at: at,
-        })
-        .returning("id")
-        .executeTakeFirstOrThrow();
+      const id = await insertImport(store.db, account.id, listId, url, at);
       wake();
-      return Number(row.id);
+      return id;
     },
     wake,
     onEnqueue(listener) {
@@ -179,7 +166,7 @@ export type ImportStatus = Omit<Import, "first_errors"> & { first_errors: Import
 
 /** The import with that id, or undefined. */
 export async function importStatus(store: Store, id: number): Promise<ImportStatus | undefined> {
-  const row = await store.db.selectFrom("imports").selectAll().where("id", "=", id).executeTakeFirst();
+  const row = await importById(store.db, id);
   if (row === undefined) return undefined;
   return { ...row, first_errors: parseErrors(row.first_errors) };
 }
