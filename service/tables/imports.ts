@@ -10,7 +10,7 @@ import type { Engine } from "../db/engine.js";
 import type { Database, Import, ImportState } from "../db/schema.js";
 
 /** States of an import that is not over (waiting, or being worked on). */
-export const ACTIVE_STATES: readonly ImportState[] = ["queued", "fetching", "importing", "applying"];
+const ACTIVE_STATES: readonly ImportState[] = ["queued", "fetching", "importing", "applying"];
 
 /** The PostgreSQL advisory lock that makes claims one at a time across instances (per-account rule). */
 const CLAIM_LOCK = 0x1d9_0009;
