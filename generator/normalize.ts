@@ -290,6 +290,9 @@ function normalizeModel(doc: SpecDocument, options: NormalizeOptions): ServiceMo
       const opHeaders = headers(op.headers ?? []);
       return {
         name: op.name,
+        ...(op.messageName === undefined || op.messageName === op.name
+          ? {}
+          : { messageName: op.messageName }),
         group: group.name,
         params: [
           ...credentials,

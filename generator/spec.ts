@@ -156,6 +156,11 @@ export type SpecResult = SpecKindResult | SpecTypedResult;
 
 export interface SpecOperation {
   readonly name: string;
+  /**
+   * Its name on the wire when that is not `name` (ASMX's MessageName, which may hold a dot): the request
+   * and response elements, the SOAPAction and the HTTP path.
+   */
+  readonly messageName?: string;
   readonly doc: string;
   readonly params?: readonly SpecParam[];
   readonly headers?: readonly SpecHeader[];

@@ -8,6 +8,7 @@
 // Runs only on a document that passed the schema.
 
 import { CLIENT_CONFIG_KEYS } from "../runtime/client/core.js";
+import { wireName } from "../runtime/model.js";
 import type { Diagnostic } from "./diagnostic.js";
 import { type LoadedSpec, type SpecPath, specReporter } from "./load.js";
 import { SCALAR_TYPES } from "./normalize.js";
@@ -199,6 +200,7 @@ export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[]
   for (const { op, path } of operations) {
     const namePath = [...path, "name"];
     ncName(op.name, "operation name", namePath);
+    if (op.messageName !== undefined) ncName(op.messageName, "MessageName", [...path, "messageName"]);
     if (CLIENT_MEMBERS.includes(op.name)) {
       report(
         namePath,
@@ -226,14 +228,16 @@ export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[]
     // A duplicate operation is reported once, as such, by validate-semantics.
     if (seen.has(op.name)) continue;
     seen.add(op.name);
-    element(op.name, `operation ${op.name}`, [...path, "name"]);
-    element(`${op.name}Response`, `operation ${op.name}'s response`, [...path, "name"]);
+    const wire = wireName(op);
+    const at = [...path, op.messageName === undefined ? "name" : "messageName"];
+    element(wire, `operation ${op.name}`, at);
+    element(`${wire}Response`, `operation ${op.name}'s response`, at);
   }
   for (const { op, path } of operations) {
-    if (SCALAR_ELEMENTS.has(op.name)) {
+    if (SCALAR_ELEMENTS.has(wireName(op))) {
       report(
-        [...path, "name"],
-        `operation name "${op.name}" is the root element of a ${op.name} answer on the HTTP bindings; rename the operation`,
+        [...path, op.messageName === undefined ? "name" : "messageName"],
+        `operation name "${wireName(op)}" is the root element of a ${wireName(op)} answer on the HTTP bindings; rename the operation`,
       );
     }
   }
@@ -260,7 +264,9 @@ export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[]
       [name, `record ${name}`],
       [`ArrayOf${name}`, `the array of ${name}`],
     ] as const) {
-      const clash = operations.find(({ op }) => op.name === candidate || `${op.name}Response` === candidate);
+      const clash = operations.find(
+        ({ op }) => wireName(op) === candidate || `${wireName(op)}Response` === candidate,
+      );
       if (clash) {
         report(
           ["records", name],
@@ -284,7 +290,7 @@ export function validateNames(spec: LoadedSpec, doc: SpecDocument): Diagnostic[]
   // The HTTP result roots of enums and arrays are WSDL elements too: an enum result answers <Color>, an array
   // result <ArrayOfColor>, <ArrayOfInt>, ... (records are checked above, with their arrays).
   const operationOf = (candidate: string) =>
-    operations.find(({ op }) => op.name === candidate || `${op.name}Response` === candidate);
+    operations.find(({ op }) => wireName(op) === candidate || `${wireName(op)}Response` === candidate);
   for (const name of Object.keys(enums)) {
     for (const [candidate, what] of [
       [name, `enum ${name}`],

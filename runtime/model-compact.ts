@@ -28,12 +28,18 @@ export type CompactField = string | readonly [name: string, type: TypeModel] | F
 export type CompactRecord = readonly CompactField[] | RecordModel;
 
 /**
- * An operation in the compact form: its parameters in wire order (credentials first), its result, and its
- * SOAP headers when it has any; its name is its key.
+ * An operation in the compact form: its parameters in wire order (credentials first), its result, its
+ * SOAP headers when it has any, and its MessageName when its name on the wire is not its key.
  */
 export type CompactOperation =
   | readonly [params: readonly CompactParam[], result: ResultModel]
-  | readonly [params: readonly CompactParam[], result: ResultModel, headers: readonly HeaderModel[]];
+  | readonly [params: readonly CompactParam[], result: ResultModel, headers: readonly HeaderModel[]]
+  | readonly [
+      params: readonly CompactParam[],
+      result: ResultModel,
+      headers: readonly HeaderModel[] | undefined,
+      messageName: string,
+    ];
 
 const STRING: TypeModel = { kind: "scalar", type: "string" };
 
@@ -45,8 +51,11 @@ function param(p: CompactParam | CompactField): ClientParamModel {
 /** The descriptors by name from their compact forms (`Ops` is the generated Operations interface). */
 export function clientOperations<Ops>(compact: { readonly [Name in keyof Ops]: CompactOperation }): Ops {
   const out: Record<string, ClientOperationModel> = {};
-  for (const [name, [params, result, headers]] of Object.entries<CompactOperation>(compact)) {
-    out[name] = { name, params: params.map(param), result, headers };
+  for (const [name, [params, result, headers, messageName]] of Object.entries<CompactOperation>(compact)) {
+    out[name] =
+      messageName === undefined
+        ? { name, params: params.map(param), result, headers }
+        : { name, messageName, params: params.map(param), result, headers };
   }
   // Every key of Ops got its descriptor; TypeScript cannot follow a loop over keys.
   return out as Ops;

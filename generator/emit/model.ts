@@ -355,14 +355,15 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
     ...header,
     record: (typeValue({ kind: "record", record: header.record }) as { record: unknown }).record,
   });
-  const operationValue = (op: OperationModel): unknown =>
-    op.headers === undefined
-      ? [withCredentials(op.params, credentials, compactParamValue), resultValue(op.result)]
-      : [
-          withCredentials(op.params, credentials, compactParamValue),
-          resultValue(op.result),
-          op.headers.map(headerValue),
-        ];
+  const operationValue = (op: OperationModel): unknown => {
+    const params = withCredentials(op.params, credentials, compactParamValue);
+    const headers = op.headers?.map(headerValue);
+    if (op.messageName !== undefined)
+      return [params, resultValue(op.result), headers ?? code("undefined"), op.messageName];
+    return headers === undefined
+      ? [params, resultValue(op.result)]
+      : [params, resultValue(op.result), headers];
+  };
   // Printed before the scalars table: printing them collects the scalar types used.
   const recordValue = (record: RecordModel): string =>
     literal({ ...record, fields: record.fields.map((f) => ({ ...f, type: typeValue(f.type) })) });
@@ -567,6 +568,7 @@ function emitServerModel(model: ServiceModel): GeneratedFile {
     });
   const operationValue = (op: OperationModel): unknown => ({
     name: op.name,
+    ...(op.messageName === undefined ? {} : { messageName: op.messageName }),
     group: op.group,
     params: withCredentials(op.params, credentials.map(paramValue(firstOp ?? "")), paramValue(op.name)),
     checks: op.checks.map(checkValue),

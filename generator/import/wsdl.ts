@@ -49,6 +49,8 @@ export interface SpecHeader {
 }
 export interface SpecOperation {
   name: string;
+  /** Its name on the wire when that is no identifier (a MessageName with a dot); see operationNames. */
+  messageName?: string;
   doc: string;
   params?: SpecParam[];
   headers?: SpecHeader[];
@@ -186,6 +188,9 @@ class Importer {
   private readonly soapHeaders = new Map<string, { node: Node; output: boolean }[]>();
   /** The complexTypes used as SOAP headers: they end with SoapHeader's xs:anyAttribute. */
   private readonly headerTypes = new Set<string>();
+  /** Every portType operation's name on the wire (its input's name, else its own), and the names given. */
+  private readonly operationWireNames = new Set<string>();
+  private readonly operationNamesGiven = new Set<string>();
 
   constructor(
     private text: string,
@@ -393,6 +398,7 @@ class Importer {
     // Operations, in portType order.
     const operations: SpecOperation[] = [];
     const seen = new Set<string>();
+    this.collectWireNames(portType);
     for (const op of portType.children) {
       if (op.ns !== WSDL_NS || op.local !== "operation") {
         if (!(op.ns === WSDL_NS && op.local === "documentation"))
@@ -411,7 +417,7 @@ class Importer {
           );
         }
         seen.add(imported.name);
-        const headers = this.headersOf(imported.name, messages);
+        const headers = this.headersOf(imported.messageName ?? imported.name, messages);
         if (headers.length > 0) imported.headers = headers;
         return imported;
       });
@@ -568,9 +574,12 @@ class Importer {
           `the request element of operation ${method} is named ${request.name}: a request element named other than its operation (or its MessageName) is not supported`,
         );
       }
-      name = this.identifier(input, "name", `the MessageName of ${method} (its name on the wire)`);
+      name = this.wireNameOf(input, method);
     }
-    const result: SpecOperation = { name, doc: docOf(op) ?? PLACEHOLDER_DOC };
+    const result: SpecOperation = {
+      ...this.operationNames(method, name, input),
+      doc: docOf(op) ?? PLACEHOLDER_DOC,
+    };
 
     const params: SpecParam[] = [];
     for (const el of this.sequenceOf(request.node, `request element ${name}`)) {
@@ -1447,12 +1456,13 @@ class Importer {
       const httpable = (op.params ?? []).every(
         (p) => p.nullable !== true && p.direction === undefined && this.httpCarries(p.type),
       );
-      if (httpable && !listed.has(op.name))
+      const wire = op.messageName ?? op.name;
+      if (httpable && !listed.has(wire))
         this.warn(
           binding,
           `the ${kind} binding lacks operation ${op.name}; the generated ${kind} binding will offer it`,
         );
-      if (!httpable && listed.has(op.name))
+      if (!httpable && listed.has(wire))
         this.warn(
           binding,
           `the ${kind} binding lists operation ${op.name}, which the generator offers over SOAP only`,
@@ -1533,6 +1543,56 @@ class Importer {
   }
 
   /** A name the spec can hold as it is: its identifiers are ASCII letters, digits and underscores. */
+  private collectWireNames(portType: Node): void {
+    for (const op of portType.children) {
+      if (op.ns !== WSDL_NS || op.local !== "operation") continue;
+      const input = op.children.find((c) => c.ns === WSDL_NS && c.local === "input");
+      const wire = (input === undefined ? undefined : attr(input, "name")) ?? attr(op, "name");
+      if (wire !== undefined) this.operationWireNames.add(wire);
+    }
+  }
+
+  /**
+   * A MessageName (an input's name, the operation's name on the wire): an identifier, or an XML name a
+   * path and a SOAPAction carry as they are (letters, digits, `_`, `.`, `-`: `User.GetApiKey`).
+   */
+  private wireNameOf(input: Node, method: string): string {
+    const v = this.requiredAttr(input, "name");
+    if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(v) || v.length > 200) {
+      throw this.error(
+        input,
+        `the MessageName of ${method} (its name on the wire), "${clip(v)}", is not a name the spec can hold (a letter or underscore, then letters, digits, underscores, dots or hyphens)`,
+      );
+    }
+    return v;
+  }
+
+  /**
+   * The spec's name of an operation whose name on the wire is `wire`: that name when it is an identifier;
+   * otherwise (a MessageName with a dot) the method's, as .NET's proxies name it (`Service.Ping` is
+   * `Ping()`), with `messageName` keeping the wire name; when the method's name is taken (overloads), the
+   * wire name with `_` for each dot or hyphen, with a warning.
+   */
+  private operationNames(method: string, wire: string, at: Node): { name: string; messageName?: string } {
+    const isIdentifier = (n: string) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n);
+    if (isIdentifier(wire)) {
+      this.operationNamesGiven.add(wire);
+      return { name: wire };
+    }
+    const free = (n: string) => !this.operationWireNames.has(n) && !this.operationNamesGiven.has(n);
+    let name = method;
+    if (!isIdentifier(method) || !free(method)) {
+      name = wire.replace(/[.-]/g, "_");
+      while (!free(name)) name = `${name}_`;
+      this.warn(
+        at,
+        `operation ${wire} is named ${name} in the spec (${method}, its method's name, is another operation's)`,
+      );
+    }
+    this.operationNamesGiven.add(name);
+    return { name, messageName: wire };
+  }
+
   private identifier(node: Node, attrName: string, what: string): string {
     const v = this.requiredAttr(node, attrName);
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) {

@@ -127,6 +127,7 @@ export function specToYaml(spec: ImportedSpec, header: YamlHeader): string {
     line(4, "operations:");
     for (const op of g.operations) {
       line(6, `- name: ${scalar(op.name)}`);
+      if (op.messageName !== undefined) line(8, `messageName: ${scalar(op.messageName)}`);
       line(8, `doc: ${scalar(op.doc)}`);
       if (op.params !== undefined) {
         line(8, "params:");

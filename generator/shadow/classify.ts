@@ -8,7 +8,7 @@
 // Bounded: the body is read only when it is SOAP and no larger than the proxy's compare limit, with the
 // runtime's hardened reader at its request limits.
 
-import type { ServiceModel } from "../../runtime/model.js";
+import { type ServiceModel, wireName } from "../../runtime/model.js";
 import { readXml } from "../../runtime/xml/scan.js";
 
 export type BindingLabel = "soap11" | "soap12" | "httpGet" | "httpPost" | "other";
@@ -52,8 +52,9 @@ function actionParameter(value: string | string[] | undefined): string | undefin
 }
 
 export function createRouter(model: ServiceModel, endpointPath: string): Router {
-  const byName = new Map(model.operations.map((op) => [op.name, op.name]));
-  const byLowerName = new Map(model.operations.map((op) => [op.name.toLowerCase(), op.name]));
+  // Requests name an operation by its name on the wire (its MessageName); the router answers its name.
+  const byName = new Map(model.operations.map((op) => [wireName(op), op.name]));
+  const byLowerName = new Map(model.operations.map((op) => [wireName(op).toLowerCase(), op.name]));
   const namespace = model.namespace.endsWith("/") ? model.namespace : `${model.namespace}/`;
   const lowerEndpoint = endpointPath.toLowerCase();
 

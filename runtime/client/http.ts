@@ -3,6 +3,7 @@
 
 import { HttpBindingError, ResponseFormatError } from "../errors.js";
 import type { ClientOperationModel, ClientServiceModel, SoapType } from "../model.js";
+import { wireName } from "../model.js";
 import type { ParamTexts, ParamValues, WireValue } from "../codec/params.js";
 import type { XmlElement } from "../xml/tree.js";
 import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "../protocol/binding.js";
@@ -67,7 +68,7 @@ export function createHttpClientBinding(
           for (const item of text as readonly WireValue[]) pairs.push([p.name, field(item)]);
         else if (p.type.kind !== "array") pairs.push([p.name, field(text as WireValue)]);
       });
-      return variant.toRequest(`/${op.name}`, new URLSearchParams(pairs).toString());
+      return variant.toRequest(`/${wireName(op)}`, new URLSearchParams(pairs).toString());
     },
 
     decodeResponse(op: ClientOperationModel, response: WireResponse, request: ParamValues): unknown {
@@ -103,7 +104,7 @@ export function createHttpClientBinding(
       // An XML result is the whole answer, whatever its name.
       if (op.result.kind === "xml") {
         // Read as the content of a result element holding it, as SOAP carries it.
-        root = { ns, local: `${op.name}Result`, prefix: "", attrs: [], children: [root], text: "" };
+        root = { ns, local: `${wireName(op)}Result`, prefix: "", attrs: [], children: [root], text: "" };
       } else {
         const expected = httpRootName(op.result);
         if (root.local !== expected || root.ns !== ns) {

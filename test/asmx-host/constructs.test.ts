@@ -10,54 +10,18 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasMono } from "../fixtures/system-component.js";
-import { EXCHANGES, NAMESPACES, type Exchange } from "./constructs-cases.js";
+import { EXCHANGES, type Exchange } from "./constructs-cases.js";
+import { exchangeRequest as request } from "./exchange-request.js";
 import { CONSTRUCT_SERVICES, HOST_PLACEHOLDER, prepareConstructs } from "./constructs.js";
 import { startAsmxHost, type AsmxHost } from "./host.js";
 
 const RECORDED = fileURLToPath(new URL("./recorded/constructs/", import.meta.url));
 const RECORD = process.env.ASMX_RECORD === "1";
-const SOAP11 = "http://schemas.xmlsoap.org/soap/envelope/";
-const SOAP12 = "http://www.w3.org/2003/05/soap-envelope";
-const XSI = "http://www.w3.org/2001/XMLSchema-instance";
-const XSD = "http://www.w3.org/2001/XMLSchema";
 
 /** Extra documents the host publishes besides ?WSDL, saved beside it. */
 const DOCUMENTS: readonly { service: (typeof CONSTRUCT_SERVICES)[number]; query: string; file: string }[] = [
   { service: "DataSets", query: "schema=Inventory", file: "schema-Inventory.xsd" },
 ];
-
-function request(x: Exchange): {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: string;
-} {
-  const asmx = `/${x.service}.asmx`;
-  if (x.binding === "get")
-    return {
-      method: "GET",
-      path: `${asmx}${x.path ?? `/${x.op}`}${x.body === "" ? "" : `?${x.body}`}`,
-      headers: {},
-      body: "",
-    };
-  if (x.binding === "post") {
-    return {
-      method: "POST",
-      path: `${asmx}${x.path ?? `/${x.op}`}`,
-      headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: x.body,
-    };
-  }
-  const envNs = x.binding === "soap11" ? SOAP11 : SOAP12;
-  const action = x.action ?? `${NAMESPACES[x.service]}${x.op}`;
-  const header = x.header === undefined ? "" : `<soap:Header>${x.header}</soap:Header>`;
-  const body = `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${envNs}" xmlns:xsi="${XSI}" xmlns:xsd="${XSD}">${header}<soap:Body>${x.body}</soap:Body></soap:Envelope>`;
-  const headers: Record<string, string> =
-    x.binding === "soap11"
-      ? { "Content-Type": "text/xml; charset=utf-8", SOAPAction: `"${action}"` }
-      : { "Content-Type": `application/soap+xml; charset=utf-8; action="${action}"` };
-  return { method: "POST", path: asmx, headers, body };
-}
 
 /** The host's URL in what it publishes, replaced so that recordings do not depend on the port. */
 const placeholder = (host: AsmxHost, text: string) => text.split(host.url).join(HOST_PLACEHOLDER);

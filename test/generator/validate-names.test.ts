@@ -44,6 +44,26 @@ describe("validate: names that would break the output", () => {
     ]);
   });
 
+  it("checks a MessageName's elements against the other operations' (the wire name, not the name)", () => {
+    // A dotted MessageName is accepted and carried to the model.
+    const dotted = smallSpecWith(["- name: ListItems", "- name: ListItems\n        messageName: Items.List"]);
+    expect(validateText(dotted)).toEqual([]);
+    expect(modelOf(dotted).operations.find((op) => op.name === "ListItems")?.messageName).toBe("Items.List");
+    // A MessageName that is another operation's wire name: the same request element.
+    expect(
+      validateText(smallSpecWith(["- name: ListItems", "- name: ListItems\n        messageName: AddItem"])),
+    ).toEqual([
+      `${F}:49:22 the WSDL element "AddItem" of operation ListItems is also the element of operation AddItem (at 38:15); rename one of them`,
+      `${F}:49:22 the WSDL element "AddItemResponse" of operation ListItems's response is also the element of operation AddItem's response (at 38:15); rename one of them`,
+    ]);
+    // The schema allows no colon (a path and a SOAPAction carry the name as it is).
+    expect(
+      validateText(
+        smallSpecWith(["- name: ListItems", "- name: ListItems\n        messageName: Items:List"]),
+      ),
+    ).toHaveLength(1);
+  });
+
   it("accepts an operation named toString (the server insists on a method of its own)", () => {
     expect(validateText(smallSpecWith(["- name: ListItems", "- name: toString"]))).toEqual([]);
   });

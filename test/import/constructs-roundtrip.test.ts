@@ -325,17 +325,18 @@ const CONSTRUCTS: Record<string, Construct> = {
     }`,
   },
   Overloads: {
-    // The dotted MessageName (Service.Ping) has no spec name yet: its operation is left out of the import.
-    wsdl: withoutOperation("Ping", "Service.Ping"),
+    // Ping's MessageName, Service.Ping, names it on the wire; the spec (and .NET's proxies) call it Ping.
     calls: [
       { op: "Add", params: { a: 1, b: 2 }, result: 3, on: ALL },
       { op: "AddDoubles", params: { a: 1.5, b: 2.25 }, result: 3.75, on: ALL },
       { op: "AddThree", params: { a: 1, b: 2, c: 3 }, result: 6, on: ALL },
+      { op: "Ping", params: {}, result: "pong", on: ALL },
     ],
     handlers: {
       Add: ({ a, b }) => (a as number) + (b as number),
       AddDoubles: ({ a, b }) => (a as number) + (b as number),
       AddThree: ({ a, b, c }) => (a as number) + (b as number) + (c as number),
+      Ping: () => "pong",
     },
     csharp: `
     foreach (var p in new string[] { "SOAP", "SOAP12" }) {
@@ -343,6 +344,7 @@ const CONSTRUCTS: Record<string, Construct> = {
       Say(p + " Add(1, 2)", s.Add(1, 2));
       Say(p + " Add(1.5, 2.25)", s.Add(1.5, 2.25));
       Say(p + " Add(1, 2, 3)", s.Add(1, 2, 3));
+      Say(p + " Ping()", s.Ping());
     }
     // The HTTP proxies take every parameter as text, and number overloads Add, Add1, Add2.
     foreach (var p in new string[] { "HttpGet", "HttpPost" }) {
@@ -350,6 +352,7 @@ const CONSTRUCTS: Record<string, Construct> = {
       Say(p + " Add(1, 2)", s.Add("1", "2"));
       Say(p + " Add(1.5, 2.25)", s.Add1("1.5", "2.25"));
       Say(p + " Add(1, 2, 3)", s.Add2("1", "2", "3"));
+      Say(p + " Ping()", s.Ping());
     }`,
   },
 };

@@ -649,23 +649,47 @@ describe("easgen import: refusals name the element and line", () => {
       path.join(REPO, "test/asmx-host/recorded/constructs/Overloads/service.wsdl"),
       "utf8",
     );
-    // A MessageName with a dot is the one thing refused, and alone.
-    expect(refusal(recorded)).toBe(
-      `x.wsdl:${lineOf(recorded, '<wsdl:input name="Service.Ping"')}: <wsdl:input name="Service.Ping">: the MessageName of Ping (its name on the wire), "Service.Ping", is not a name the spec can hold (a letter or underscore, then letters, digits or underscores)`,
-    );
-    const { spec, warnings } = importWsdl(recorded.replaceAll("Service.Ping", "ServicePing"), {
-      source: "x.wsdl",
-    });
+    const { spec, warnings } = importWsdl(recorded, { source: "x.wsdl" });
     expect(warnings).toEqual([]);
     const ops = spec.groups[0]!.operations;
     expect(
-      ops.map((o) => [o.name, (o.params ?? []).map((p) => `${p.name}: ${p.type}`), o.result?.type]),
+      ops.map((o) => [
+        o.name,
+        o.messageName,
+        (o.params ?? []).map((p) => `${p.name}: ${p.type}`),
+        o.result?.type,
+      ]),
     ).toEqual([
-      ["Add", ["a: int", "b: int"], "int"],
-      ["AddDoubles", ["a: double", "b: double"], "double"],
-      ["AddThree", ["a: int", "b: int", "c: int"], "int"],
-      ["ServicePing", [], "string"],
+      ["Add", undefined, ["a: int", "b: int"], "int"],
+      ["AddDoubles", undefined, ["a: double", "b: double"], "double"],
+      ["AddThree", undefined, ["a: int", "b: int", "c: int"], "int"],
+      // A MessageName with a dot keeps the method's name, as .NET's proxies (`Ping()`), and its wire name.
+      ["Ping", "Service.Ping", [], "string"],
     ]);
+  });
+
+  it("names a dotted MessageName after it when its method's name is another operation's", () => {
+    const recorded = readFileSync(
+      path.join(REPO, "test/asmx-host/recorded/constructs/Overloads/service.wsdl"),
+      "utf8",
+    );
+    // Ping's method renamed Add: an overload of Add whose MessageName is Service.Ping.
+    const text = recorded.replaceAll('<wsdl:operation name="Ping">', '<wsdl:operation name="Add">');
+    const { spec, warnings } = importWsdl(text, { source: "x.wsdl" });
+    expect(spec.groups[0]!.operations.map((o) => [o.name, o.messageName])).toEqual([
+      ["Add", undefined],
+      ["AddDoubles", undefined],
+      ["AddThree", undefined],
+      ["Service_Ping", "Service.Ping"],
+    ]);
+    expect(warnings).toEqual([
+      `x.wsdl:${lineOf(text, '<wsdl:input name="Service.Ping"')}: <wsdl:input name="Service.Ping">: operation Service.Ping is named Service_Ping in the spec (Add, its method's name, is another operation's)`,
+    ]);
+    // A MessageName no path or SOAPAction carries as it is: refused, alone.
+    const bad = recorded.replaceAll("Service.Ping", "Service:Ping");
+    expect(refusal(bad)).toBe(
+      `x.wsdl:${lineOf(bad, '<wsdl:input name="Service:Ping"')}: <wsdl:input name="Service:Ping">: the MessageName of Ping (its name on the wire), "Service:Ping", is not a name the spec can hold (a letter or underscore, then letters, digits, underscores, dots or hyphens)`,
+    );
   });
 
   it("names the spec cannot hold", () => {

@@ -13,6 +13,7 @@ import type {
   SoapType,
   TypeModel,
 } from "../model.js";
+import { wireName } from "../model.js";
 import type { ParamValues } from "./params.js";
 import { ConversionError, formatterOf, formatValue } from "./values.js";
 import { escapeText } from "../xml/write.js";
@@ -536,7 +537,7 @@ export function soapResultXml(
   writers?: RecordWriters,
 ): string {
   const result = op.result;
-  const tag = `${op.name}Result`;
+  const tag = `${wireName(op)}Result`;
   switch (result.kind) {
     case "void":
     case "oneWay":

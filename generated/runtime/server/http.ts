@@ -6,6 +6,7 @@
 
 import { clientError, ErrorCodes, ServiceError } from "../errors.js";
 import type { OperationModel, ServiceModel, TypeModel } from "../model.js";
+import { wireName } from "../model.js";
 import { paramIndexes, type ParamTexts, type ParamValues } from "../codec/params.js";
 import { oneLine } from "../safe-error.js";
 import { dotNetTypeName, fromDotNetText, XSD_NS, XSI_NS } from "../codec/values.js";
@@ -277,7 +278,7 @@ export function createHttpServerBinding(
   const maxItems = options.maxElements ?? 10_000;
   const ns = service.namespace;
   // Operations with a record parameter are SOAP only: not found here, as ASMX does not find them.
-  const byName = new Map(service.operations.filter(offeredOnHttp).map((op) => [op.name, op]));
+  const byName = new Map(service.operations.filter(offeredOnHttp).map((op) => [wireName(op), op]));
   const indexes = paramIndexes(service);
   /** Per operation, which parameters are arrays (their field repeats). */
   const arrays = new Map(service.operations.map((op) => [op, op.params.map((p) => p.type.kind === "array")]));

@@ -18,6 +18,7 @@ import {
   type TypeModel,
   offeredBindings,
   type BindingName,
+  wireName,
 } from "../model.js";
 import { httpRootName, offeredOnHttp } from "../protocol/http.js";
 import { isValueType } from "../codec/values.js";
@@ -322,7 +323,7 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
   const rootElements = new Map<string, string>();
   const onHttp = new Set(httpOperations);
   for (const op of model.operations) {
-    const name = xml(op.name);
+    const name = xml(wireName(op));
     line(`      <s:element name="${name}">`);
     if (op.params.length > 0) {
       line("        <s:complexType>");
@@ -365,7 +366,7 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
         // A nullable value type or enum result is nillable="true" (minOccurs="1"), as .NET's `int?`.
         const nullable =
           (op.result.kind === "scalar" || op.result.kind === "enum") && op.result.nullable === true;
-        line(`            ${memberElement(`${op.name}Result`, result, nullable, "            ")}`);
+        line(`            ${memberElement(`${wireName(op)}Result`, result, nullable, "            ")}`);
       }
       line("          </s:sequence>");
       line("        </s:complexType>");
@@ -410,7 +411,7 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
   line("  </wsdl:types>");
 
   for (const op of soap ? model.operations : []) {
-    const name = xml(op.name);
+    const name = xml(wireName(op));
     line(`  <wsdl:message name="${name}SoapIn">`);
     line(`    <wsdl:part name="parameters" element="tns:${name}" />`);
     line("  </wsdl:message>");
@@ -422,14 +423,14 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
     // One message per header of the operation, its part named after the header's type (ASMX).
     for (const header of op.headers ?? []) {
       const headerName = xml(header.record.name);
-      line(`  <wsdl:message name="${xml(op.name)}${headerName}">`);
+      line(`  <wsdl:message name="${name}${headerName}">`);
       line(`    <wsdl:part name="${headerName}" element="tns:${headerName}" />`);
       line("  </wsdl:message>");
     }
   }
   for (const { suffix } of HTTP_BINDINGS.filter((b) => offered.has(b.binding))) {
     for (const op of httpOperations) {
-      const name = xml(op.name);
+      const name = xml(wireName(op));
       if (op.params.length > 0) {
         line(`  <wsdl:message name="${name}${suffix}In">`);
         for (const p of op.params) {
@@ -460,18 +461,19 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
     const isSoap = suffix === "Soap";
     line(`  <wsdl:portType name="${service}${suffix}">`);
     for (const op of isSoap ? model.operations : httpOperations) {
-      const name = xml(op.name);
+      const name = xml(wireName(op));
       const doc = xml(docs.operations[op.name]?.doc ?? "");
-      line(`    <wsdl:operation name="${name}">`);
+      const named = messageNameAttr(op);
+      line(`    <wsdl:operation name="${xml(op.name)}">`);
       if (doc !== "") {
         line(
           `      <wsdl:documentation xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">${doc}</wsdl:documentation>`,
         );
       }
-      line(`      <wsdl:input message="tns:${name}${suffix}In" />`);
+      line(`      <wsdl:input${named} message="tns:${name}${suffix}In" />`);
       // A one-way operation has no output message on SOAP; over HTTP it answers an empty body.
       if (!(isSoap && op.result.kind === "oneWay"))
-        line(`      <wsdl:output message="tns:${name}${suffix}Out" />`);
+        line(`      <wsdl:output${named} message="tns:${name}${suffix}Out" />`);
       line("    </wsdl:operation>");
     }
     line("  </wsdl:portType>");
@@ -482,24 +484,25 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
     for (const op of model.operations) {
       line(`    <wsdl:operation name="${xml(op.name)}">`);
       line(
-        `      <${prefix}:operation soapAction="${xml(soapActionOf(model.namespace, op.name))}" style="document" />`,
+        `      <${prefix}:operation soapAction="${xml(soapActionOf(model.namespace, wireName(op)))}" style="document" />`,
       );
       const headerLines = (answered: boolean): void => {
         for (const header of op.headers ?? []) {
           if ((answered ? headerIsAnswered : headerIsSent)(header)) {
             const headerName = xml(header.record.name);
             line(
-              `        <${prefix}:header message="tns:${xml(op.name)}${headerName}" part="${headerName}" use="literal" />`,
+              `        <${prefix}:header message="tns:${xml(wireName(op))}${headerName}" part="${headerName}" use="literal" />`,
             );
           }
         }
       };
-      line("      <wsdl:input>");
+      const named = messageNameAttr(op);
+      line(`      <wsdl:input${named}>`);
       line(`        <${prefix}:body use="literal" />`);
       headerLines(false);
       line("      </wsdl:input>");
       if (op.result.kind !== "oneWay") {
-        line("      <wsdl:output>");
+        line(`      <wsdl:output${named}>`);
         line(`        <${prefix}:body use="literal" />`);
         headerLines(true);
         line("      </wsdl:output>");
@@ -512,16 +515,16 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
     line(`  <wsdl:binding name="${service}${suffix}" type="tns:${service}${suffix}">`);
     line(`    <http:binding verb="${verb}" />`);
     for (const op of httpOperations) {
-      const name = xml(op.name);
-      line(`    <wsdl:operation name="${name}">`);
-      line(`      <http:operation location="/${name}" />`);
-      line("      <wsdl:input>");
+      const named = messageNameAttr(op);
+      line(`    <wsdl:operation name="${xml(op.name)}">`);
+      line(`      <http:operation location="/${xml(wireName(op))}" />`);
+      line(`      <wsdl:input${named}>`);
       out.push(input);
       line("      </wsdl:input>");
       if (httpRootElement(op.result) === undefined) {
-        line("      <wsdl:output />");
+        line(`      <wsdl:output${named} />`);
       } else {
-        line("      <wsdl:output>");
+        line(`      <wsdl:output${named}>`);
         line('        <mime:mimeXml part="Body" />');
         line("      </wsdl:output>");
       }
@@ -544,6 +547,14 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
   line("  </wsdl:service>");
   line("</wsdl:definitions>");
   return out.join("");
+}
+
+/**
+ * ` name="…"` for an operation's wsdl:input and wsdl:output when its name on the wire is its MessageName,
+ * as ASMX writes them (the wsdl:operation keeps the method's name); "" otherwise.
+ */
+function messageNameAttr(op: OperationModel): string {
+  return op.messageName === undefined ? "" : ` name="${xml(op.messageName)}"`;
 }
 
 /**

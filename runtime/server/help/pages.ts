@@ -16,6 +16,7 @@ import {
   offeredBindings,
   type BindingName,
 } from "../../model.js";
+import { wireName } from "../../model.js";
 import { isValueType } from "../../codec/values.js";
 import { offeredOnHttp } from "../../protocol/http.js";
 import { sampleExchanges, type SampleRequest } from "./samples.js";
@@ -147,7 +148,7 @@ export function renderOperationSlots(model: ServiceModel, docs: ServiceDocTexts,
   const paramDoc = (param: ParamModel): string => opDocs?.params[param.name] ?? "";
   // A path, not an absolute URL: the form posts to the origin the page was loaded from, so a forged Host
   // header cannot send the credentials typed into it anywhere else.
-  const formAction = `${SLOTS.path}/${html(op.name)}`;
+  const formAction = `${SLOTS.path}/${html(wireName(op))}`;
   const result = resultView(op.result, opDocs?.result ?? "", docs);
   const parameterRows = op.params
     .map((param) => {

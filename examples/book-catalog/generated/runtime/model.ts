@@ -293,7 +293,13 @@ export interface ClientOperationModel<
 > {
   /** Never present at run time: carries Params, Result and Headers for the type checker. */
   readonly "~types"?: { readonly params: Params; readonly result: Result; readonly headers: Headers };
+  /** The client's method and the handler's name (a TypeScript identifier). */
   readonly name: string;
+  /**
+   * The operation's name on the wire when it is not `name` (ASMX's MessageName, which may hold a dot:
+   * `User.GetApiKey`): its request and response elements, its SOAPAction and its HTTP path. See wireName.
+   */
+  readonly messageName?: string;
   /** Credentials first, then the operation's own parameters, in wire order. */
   readonly params: readonly ClientParamModel[];
   readonly result: ResultModel;
@@ -316,6 +322,10 @@ export interface OperationModel<Params = unknown, Result = unknown, Headers exte
    */
   readonly effect?: "read" | "write";
 }
+
+/** An operation's name on the wire: its MessageName, else its name. */
+export const wireName = (op: { readonly name: string; readonly messageName?: string | undefined }): string =>
+  op.messageName ?? op.name;
 
 /** The parameter type of an operation descriptor. */
 export type ParamsOf<Op> = Op extends ClientOperationModel<infer Params, unknown> ? Params : never;

@@ -5,6 +5,7 @@
 
 import { ResponseFormatError, SoapFaultError } from "../errors.js";
 import type { ClientOperationModel, ClientServiceModel } from "../model.js";
+import { wireName } from "../model.js";
 import type { ParamTexts, ParamValues } from "../codec/params.js";
 import { child, type XmlElement } from "../xml/tree.js";
 import { escapeTextCompact } from "../xml/write.js";
@@ -43,7 +44,8 @@ export function createSoapClientBinding(
     name: version.binding,
 
     encodeRequest(op: ClientOperationModel, texts: ParamTexts): WireRequest {
-      let body = `${open}<${op.name} xmlns="${ns}">`;
+      const wire = wireName(op);
+      let body = `${open}<${wire} xmlns="${ns}">`;
       op.params.forEach((p, i) => {
         const text = texts[i];
         // An empty string is `<p />`, as a .NET client writes it; an absent one is left out; a null nullable
@@ -58,12 +60,12 @@ export function createSoapClientBinding(
           throw new TypeError(`${op.name}: parameter ${p.name} ${(error as Error).message}`);
         }
       });
-      body += `</${op.name}>${ENVELOPE_CLOSE}`;
+      body += `</${wire}>${ENVELOPE_CLOSE}`;
       return {
         method: "POST",
         path: "",
         query: "",
-        headers: version.requestHeaders(soapActionOf(ns, op.name)),
+        headers: version.requestHeaders(soapActionOf(ns, wire)),
         body,
       };
     },
@@ -105,12 +107,13 @@ export function createSoapClientBinding(
       }
       if (oneWay) return undefined;
       if (status !== 200) throw formatError("an error status without a SOAP fault");
-      if (!first || first.local !== `${op.name}Response` || first.ns !== ns) {
-        throw formatError(`the Body does not hold ${op.name}Response in ${ns}`);
+      const wire = wireName(op);
+      if (!first || first.local !== `${wire}Response` || first.ns !== ns) {
+        throw formatError(`the Body does not hold ${wire}Response in ${ns}`);
       }
       try {
         // With out or ref parameters the response element itself holds the result's fields.
-        const holder = op.result.kind === "response" ? first : child(first, ns, `${op.name}Result`);
+        const holder = op.result.kind === "response" ? first : child(first, ns, `${wire}Result`);
         const result = readResult(op, holder, ns, request);
         // The answer's headers are read by the caller (header-codec.ts), once the result is known to be good.
         onEnvelope?.(root);

@@ -17,6 +17,7 @@ import type {
   SoapType,
   TypeModel,
 } from "../model.js";
+import { wireName } from "../model.js";
 import type { ParamValues } from "./params.js";
 import { clientParse, ConversionError } from "./values.js";
 import { child, type XmlElement } from "../xml/tree.js";
@@ -125,7 +126,7 @@ export function readResult(
 ): unknown {
   const result = op.result;
   if (result.kind === "void" || result.kind === "oneWay") return undefined;
-  const label = `${op.name}Result`;
+  const label = `${wireName(op)}Result`;
   // (Out and ref parameters: `holder` is the response element itself, present, never nil; the typed
   // reader reads it as a record.)
   if (holder === undefined || (result.kind !== "dataSet" && isNilElement(holder))) {

@@ -11,6 +11,7 @@ import {
   type OperationModel,
   type ServiceModel,
 } from "../model.js";
+import { wireName } from "../model.js";
 import { paramIndexes, type ParamTexts, type ParamValues } from "../codec/params.js";
 import { oneLine } from "../safe-error.js";
 import { readXml } from "../xml/scan.js";
@@ -177,8 +178,8 @@ export function createSoapServerBinding(
   const open = envelopeOpen(version);
   /** The envelope's start without `<soap:Body>`, for an answer with a Header. */
   const openHead = open.slice(0, -"<soap:Body>".length);
-  const byName = new Map(service.operations.map((op) => [op.name, op]));
-  const byAction = new Map(service.operations.map((op) => [soapActionOf(ns, op.name), op]));
+  const byName = new Map(service.operations.map((op) => [wireName(op), op]));
+  const byAction = new Map(service.operations.map((op) => [soapActionOf(ns, wireName(op)), op]));
   const indexes = paramIndexes(service);
   const readOptions = {
     maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
@@ -193,7 +194,7 @@ export function createSoapServerBinding(
       ? createFastSoapReader(
           version.envelopeNs,
           ns,
-          service.operations.map((op) => ({ name: op.name, params: op.params.map((p) => p.name) })),
+          service.operations.map((op) => ({ name: wireName(op), params: op.params.map((p) => p.name) })),
           readOptions,
         )
       : undefined;
@@ -285,7 +286,7 @@ export function createSoapServerBinding(
     if (byTransport && byTransport !== op) {
       throw clientError(
         ErrorCodes.SoapActionMismatch,
-        `The SOAP action names ${byTransport.name} but the Body holds ${op.name}.`,
+        `The SOAP action names ${wireName(byTransport)} but the Body holds ${wireName(op)}.`,
       );
     }
     return { op, el };
@@ -360,8 +361,8 @@ export function createSoapServerBinding(
       // .NET writes the response element empty (`<OpResponse xmlns="..." />`) for void and for a null result.
       const body =
         inner === ""
-          ? `${start}<${op.name}Response xmlns="${ns}" />${ENVELOPE_CLOSE}`
-          : `${start}<${op.name}Response xmlns="${ns}">${inner}</${op.name}Response>${ENVELOPE_CLOSE}`;
+          ? `${start}<${wireName(op)}Response xmlns="${ns}" />${ENVELOPE_CLOSE}`
+          : `${start}<${wireName(op)}Response xmlns="${ns}">${inner}</${wireName(op)}Response>${ENVELOPE_CLOSE}`;
       return { status: 200, headers: responseHeaders, body };
     },
 

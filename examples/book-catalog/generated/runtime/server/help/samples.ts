@@ -12,6 +12,7 @@ import type {
   ServiceModel,
   TypeModel,
 } from "../../model.js";
+import { wireName } from "../../model.js";
 import { offeredOnHttp } from "../../protocol/http.js";
 import { soapActionOf } from "../../protocol/soap.js";
 
@@ -93,7 +94,7 @@ function allExchanges(model: ServiceModel, op: OperationModel): SampleExchange[]
         "",
         "Content-Type: text/xml; charset=utf-8",
         "Content-Length: length",
-        `SOAPAction: "${soapActionOf(ns, op.name)}"`,
+        `SOAPAction: "${soapActionOf(ns, wireName(op))}"`,
         "",
         ...soapEnvelope("soap", "http://schemas.xmlsoap.org/soap/envelope/", requestElement(op, ns)),
       ),
@@ -116,7 +117,7 @@ function allExchanges(model: ServiceModel, op: OperationModel): SampleExchange[]
       id: "http-get",
       title: "HTTP GET",
       note: "every parameter in the query string",
-      request: { method: "GET", target: `/${op.name}${query === "" ? "" : `?${query}`}`, rest: "" },
+      request: { method: "GET", target: `/${wireName(op)}${query === "" ? "" : `?${query}`}`, rest: "" },
       response: httpResponse,
     },
     {
@@ -124,7 +125,7 @@ function allExchanges(model: ServiceModel, op: OperationModel): SampleExchange[]
       title: "HTTP POST",
       note: "every parameter in the form body",
       request: post(
-        `/${op.name}`,
+        `/${wireName(op)}`,
         "Content-Type: application/x-www-form-urlencoded",
         "Content-Length: length",
         "",
@@ -157,11 +158,11 @@ function soapEnvelope(prefix: string, envelopeNs: string, body: readonly string[
 }
 
 function requestElement(op: OperationModel, ns: string): string[] {
-  if (op.params.length === 0) return [`<${op.name} xmlns="${ns}" />`];
+  if (op.params.length === 0) return [`<${wireName(op)} xmlns="${ns}" />`];
   return [
-    `<${op.name} xmlns="${ns}">`,
+    `<${wireName(op)} xmlns="${ns}">`,
     ...indent(op.params.flatMap((p) => valueLines(p.name, p.type))),
-    `</${op.name}>`,
+    `</${wireName(op)}>`,
   ];
 }
 
@@ -211,18 +212,18 @@ function valueLines(name: string, type: TypeModel, inArray = false): string[] {
 }
 
 function responseElement(op: OperationModel, ns: string): string[] {
-  const result = `${op.name}Result`;
+  const result = `${wireName(op)}Result`;
   if (op.result.kind === "void" || op.result.kind === "oneWay")
-    return [`<${op.name}Response xmlns="${ns}" />`];
+    return [`<${wireName(op)}Response xmlns="${ns}" />`];
   // Out and ref parameters: OpResult and each of them, directly in the response element.
   if (op.result.kind === "response")
     return [
-      `<${op.name}Response xmlns="${ns}">`,
+      `<${wireName(op)}Response xmlns="${ns}">`,
       ...indent(op.result.record.fields.flatMap((f) => valueLines(f.name, f.type))),
-      `</${op.name}Response>`,
+      `</${wireName(op)}Response>`,
     ];
   return [
-    `<${op.name}Response xmlns="${ns}">`,
+    `<${wireName(op)}Response xmlns="${ns}">`,
     ...indent(
       op.result.kind === "scalar" || op.result.kind === "enum"
         ? valueLines(
@@ -231,7 +232,7 @@ function responseElement(op: OperationModel, ns: string): string[] {
           )
         : [`<${result}>`, ...indent(resultContent(op.result)), `</${result}>`],
     ),
-    `</${op.name}Response>`,
+    `</${wireName(op)}Response>`,
   ];
 }
 
