@@ -289,6 +289,23 @@ export async function addRecipients(
   return added;
 }
 
+/** The sending is being expanded (its recipients listed page by page): from `scheduled`, `expanding`. */
+export async function markExpanding(db: Db, id: number): Promise<void> {
+  await db.updateTable("sendings").set({ state: "expanding" }).where("id", "=", id).execute();
+}
+
+/** The highest subscriber id among the sending's recipients (0 when none): where an expansion goes on. */
+export async function lastRecipientId(db: Db, id: number): Promise<number> {
+  const row = await db
+    .selectFrom("sending_recipients")
+    .select("subscriber_id")
+    .where("sending_id", "=", id)
+    .orderBy("subscriber_id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return Number(row?.subscriber_id ?? 0);
+}
+
 /** After the expansion: the sending is `sending`, its count of recipients that of its rows. */
 export async function markExpanded(db: Db, id: number): Promise<void> {
   const total = await db
@@ -313,14 +330,16 @@ export type QueuedRecipient = Pick<
 };
 
 /**
- * Up to `limit` of the sending's queued recipients, by subscriber id, each re-checked at this moment: a
- * member who left the list (or never was on it) or an address opted out since the expansion is not
- * mailable, and is to be marked skipped.
+ * Up to `limit` of the sending's queued recipients after subscriber `after` (0: from the first), by
+ * subscriber id (a range of the primary key), each re-checked at this moment: a member who left the list
+ * (or never was on it) or an address opted out since the expansion is not mailable, and is to be marked
+ * skipped.
  */
 export async function queuedRecipients(
   db: Db,
   sending: { readonly id: number; readonly list_id: number },
   limit: number,
+  after = 0,
 ): Promise<QueuedRecipient[]> {
   const rows = await db
     .selectFrom("sending_recipients as r")
@@ -343,6 +362,7 @@ export async function queuedRecipients(
       "o.email_key as optedOut",
     ])
     .where("r.sending_id", "=", sending.id)
+    .where("r.subscriber_id", ">", after)
     .where("r.state", "=", "queued")
     .orderBy("r.subscriber_id")
     .limit(limit)
@@ -495,8 +515,9 @@ export function cancelSendingRow(db: Db, accountId: number, id: number, at: numb
 
 /**
  * A paused sending of the account (not a trigger's) becomes `sending` again, or `scheduled` when its
- * recipients were never listed (paused before the first claim), with no lease; its new state, undefined
- * when it was not paused.
+ * recipients were never all listed (paused before the first claim, or while they were being listed: the
+ * count of recipients is set when the listing ends), with no lease; its new state, undefined when it was
+ * not paused.
  */
 export async function resumeSendingRow(
   db: Db,
@@ -506,7 +527,7 @@ export async function resumeSendingRow(
   const changed = await db
     .updateTable("sendings")
     .set({
-      state: sql<SendingState>`case when exists (select 1 from sending_recipients r where r.sending_id = sendings.id) then 'sending' else 'scheduled' end`,
+      state: sql<SendingState>`case when sendings.recipients > 0 then 'sending' else 'scheduled' end`,
       lease_owner: null,
       lease_until: null,
     })

@@ -209,13 +209,17 @@ export async function activeListsOf(
     .execute();
 }
 
-/** The list's active members whose address is not on the account's opt-out-all set, by subscriber id. */
+/**
+ * The list's active members whose address is not on the account's opt-out-all set, by subscriber id:
+ * those after subscriber `page.after`, at most `page.limit` (a keyset page), or all.
+ */
 export async function mailableMembers(
   db: Db,
   accountId: number,
   listId: number,
+  page?: { readonly after: number; readonly limit: number },
 ): Promise<Pick<Subscriber, "id" | "email" | "name" | "format" | "country_code" | "phone" | "fields">[]> {
-  return db
+  let query = db
     .selectFrom("memberships as m")
     .innerJoin("subscribers as s", "s.id", "m.subscriber_id")
     .leftJoin("optouts as o", (j) =>
@@ -226,8 +230,9 @@ export async function mailableMembers(
     .where("m.account_id", "=", accountId)
     .where("m.state", "=", "active")
     .where("o.email_key", "is", null)
-    .orderBy("s.id")
-    .execute();
+    .orderBy("s.id");
+  if (page !== undefined) query = query.where("s.id", ">", page.after).limit(page.limit);
+  return query.execute();
 }
 
 /** A subscriber's memberships in the account with their lists' names, by list id, at most `limit`. */

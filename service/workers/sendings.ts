@@ -2,9 +2,12 @@
 // trigger's) exactly once per recipient.
 //
 // - The worker claims a due sending under a lease (PostgreSQL: FOR UPDATE SKIP LOCKED, so several
-//   instances share the queue). Expansion is one transaction: the list's active members whose address
-//   is not opted out and who match the sending's filter (evaluated in code) become sending_recipients
-//   rows (insert-or-ignore on (sending, subscriber)), and the sending becomes `sending` with its count.
+//   instances share the queue). Expansion goes a page of members at a time, each page a transaction: the
+//   list's active members whose address is not opted out and who match the sending's filter (evaluated
+//   in code) become sending_recipients rows (insert-or-ignore on (sending, subscriber)); the sending is
+//   `expanding` meanwhile (a claim after a crash goes on from its highest recipient) and becomes `sending`
+//   with its count after the last page. No step holds more than a page or a batch of recipients, so a
+//   list of a million members takes the memory of one.
 //   Then batches: one transaction each first renews the lease `WHERE lease_owner = me` (0 rows: the
 //   lease was lost, nothing is written), takes queued recipients, re-checks each (still an active member,
 //   not opted out: else `skipped`), renders each one's mail, then writes the batch together: its tracked
@@ -28,7 +31,9 @@ import {
   addRecipients,
   claimSending,
   finishSending,
+  lastRecipientId,
   markExpanded,
+  markExpanding,
   markRecipientsSent,
   markRecipientsSkipped,
   queuedRecipients,
@@ -67,6 +72,8 @@ export interface SendingWorkerOptions {
   readonly pollMs?: number;
   /** Recipients per transaction (default 200). */
   readonly batchSize?: number;
+  /** Members listed per transaction of an expansion (default 5,000). */
+  readonly expandPage?: number;
   /** Names this worker in `lease_owner` (default host:pid:random). */
   readonly workerId?: string;
   readonly now?: () => number;
@@ -184,12 +191,16 @@ export class SendingWorker extends PollingWorker {
       if (sending.state !== "sending") await this.expand(sending, this.now(at));
       this.key ??= await unsubscribeKey(this.store.db);
       const track = content.newsletter.tracking === "no" ? undefined : await this.options.tracker?.();
+      // The batches walk the recipients by subscriber id from the last one done (not from the first each
+      // time: a batch reads its 200 rows, never the rows of every batch before it).
+      let after = 0;
       for (let round = 0; round < 1_000_000 && !lost; round++) {
         if (this.halting) return queued; // stopping: the lease runs out and the next claim goes on
-        const n = await this.batch(sending, content, this.now(at), track);
-        if (n === undefined) break;
-        queued += n;
-        if (n > 0) this.options.onMailQueued?.();
+        const done = await this.batch(sending, content, this.now(at), track, after);
+        if (done === undefined) break;
+        queued += done.queued;
+        after = done.last;
+        if (done.queued > 0) this.options.onMailQueued?.();
       }
       if (!lost) await this.finish(sending.id, this.now(at));
       return queued;
@@ -204,38 +215,64 @@ export class SendingWorker extends PollingWorker {
     }
   }
 
-  /** One transaction: every recipient row, then state `sending` with the count. */
+  /**
+   * Lists the recipients a page of members at a time (expandPage), each page one transaction (the lease
+   * renewed first), from where an earlier expansion of the sending stopped (a recipient row is
+   * insert-or-ignore, so a page done twice adds nothing); the sending is `expanding` meanwhile and becomes
+   * `sending` with its count after the last page. Only a page is held in memory, whatever the list's size.
+   */
   private async expand(sending: ClaimedSending, at: number): Promise<void> {
     const { db } = this.store;
     const filter: FilterRule | undefined =
       sending.filter_id === null ? undefined : await filterRule(db, sending.filter_id);
-    await this.store.write(async (trx) => {
-      await this.renew(trx, sending.id, at);
-      const candidates = await mailableMembers(trx, sending.account_id, sending.list_id);
-      const chosen = filter === undefined ? candidates : candidates.filter((c) => evaluateFilter(filter, c));
-      await addRecipients(
-        trx,
-        { id: sending.id, accountId: sending.account_id },
-        chosen.map((c) => c.id),
-        at,
-      );
-      await markExpanded(trx, sending.id);
-    });
+    const pageSize = Math.max(1, this.options.expandPage ?? 5000);
+    let after = await lastRecipientId(db, sending.id);
+    for (let page = 0; page < 1_000_000; page++) {
+      const next = await this.store.write(async (trx) => {
+        await this.renew(trx, sending.id, at);
+        if (page === 0) await markExpanding(trx, sending.id);
+        const candidates = await mailableMembers(trx, sending.account_id, sending.list_id, {
+          after,
+          limit: pageSize,
+        });
+        const chosen =
+          filter === undefined ? candidates : candidates.filter((c) => evaluateFilter(filter, c));
+        await addRecipients(
+          trx,
+          { id: sending.id, accountId: sending.account_id },
+          chosen.map((c) => c.id),
+          at,
+        );
+        if (candidates.length < pageSize) {
+          await markExpanded(trx, sending.id);
+          return undefined;
+        }
+        return candidates[candidates.length - 1]!.id;
+      });
+      if (next === undefined) break;
+      after = next;
+    }
     this.options.log?.({ event: "sending.expanded", sending: sending.id });
   }
 
-  /** One batch in one transaction; undefined when no recipient is left queued. */
+  /**
+   * One batch in one transaction: the queued recipients after subscriber `after` (from the first again
+   * when none is left after it: a trigger may have added one before it); how many got their mail and the
+   * last subscriber id taken, undefined when no recipient is left queued.
+   */
   private async batch(
     sending: ClaimedSending,
     content: NewsletterContent,
     at: number,
     track: HtmlTracker | undefined,
-  ): Promise<number | undefined> {
+    after: number,
+  ): Promise<{ queued: number; last: number } | undefined> {
     const key = this.key!;
     const base = this.options.publicUrl.replace(/\/$/, "");
     return this.store.write(async (trx) => {
       await this.renew(trx, sending.id, at);
-      const rows = await queuedRecipients(trx, sending, this.batchSize);
+      let rows = await queuedRecipients(trx, sending, this.batchSize, after);
+      if (rows.length === 0 && after > 0) rows = await queuedRecipients(trx, sending, this.batchSize, 0);
       if (rows.length === 0) return undefined;
       // Rendered first, then written together: the links of the whole batch in one go, its mails in one
       // multi-row insert, its recipients marked sent in one statement (a few round trips a batch).
@@ -304,7 +341,7 @@ export class SendingWorker extends PollingWorker {
       if (!marked)
         throw new LeaseLostError(`sending ${sending.id}`, "a recipient of the batch was taken meanwhile");
       await markRecipientsSkipped(trx, sending.id, skipped);
-      return chosen.length;
+      return { queued: chosen.length, last: rows[rows.length - 1]!.id };
     });
   }
 
