@@ -230,8 +230,10 @@ export async function mailableMembers(
     .where("m.account_id", "=", accountId)
     .where("m.state", "=", "active")
     .where("o.email_key", "is", null)
-    .orderBy("s.id");
-  if (page !== undefined) query = query.where("s.id", ">", page.after).limit(page.limit);
+    .orderBy("m.subscriber_id");
+  // By the membership key's order (list_id, subscriber_id): a page is a range of it, never a sort of
+  // every member after `after` (ordered by s.id, SQLite sorted them all for each page).
+  if (page !== undefined) query = query.where("m.subscriber_id", ">", page.after).limit(page.limit);
   return query.execute();
 }
 
