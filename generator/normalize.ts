@@ -74,8 +74,8 @@ function arrayTypeName(itemElement: string): string {
 
 /**
  * Resolves type references against the spec's enums and records, building each record's model once (a
- * record nested in several places is one object). Records may not be cyclic: validate.ts refuses cycles
- * before this runs.
+ * record nested in several places is one object). A record may hold itself through its fields (the model
+ * is then a cyclic graph); bases may not form a cycle, which validate.ts refuses before this runs.
  */
 class TypeResolver {
   private readonly records = new Map<string, RecordModel>();
@@ -97,32 +97,54 @@ class TypeResolver {
   }
 
   record(name: string): RecordModel {
-    const done = this.records.get(name);
-    if (done) return done;
-    const spec = Object.hasOwn(this.doc.records ?? {}, name) ? this.doc.records![name] : undefined;
-    if (!spec) throw new Error(`normalize: unknown record "${name}" (was the spec validated?)`);
-    if (this.inProgress.has(name))
-      throw new Error(`normalize: record "${name}" contains itself (was the spec validated?)`);
-    this.inProgress.add(name);
-    const base = spec.base === undefined ? undefined : this.record(spec.base);
-    const model: RecordModel = {
-      name,
-      ...(base === undefined ? {} : { base: base.name }),
-      ...(spec.abstract === true ? { abstract: true as const } : {}),
-      fields: [
-        ...(base?.fields ?? []),
-        ...spec.fields.map(
-          (field): FieldModel => ({
-            name: field.name,
-            type: this.type(field.type, field.itemName),
-            ...(field.nullable ? { nullable: true as const } : {}),
-          }),
-        ),
-      ],
-    };
-    this.inProgress.delete(name);
-    this.records.set(name, model);
+    if (this.records.size === 0) this.buildRecords();
+    const model = this.records.get(name);
+    if (!model) throw new Error(`normalize: unknown record "${name}" (was the spec validated?)`);
     return model;
+  }
+
+  /**
+   * Every record's model. A record may hold itself through its fields (the models then form a cyclic
+   * graph), so each model exists before any field is resolved; fields are filled bases first, each record
+   * taking its base's complete list first. validate.ts refuses a cycle of bases before this runs.
+   */
+  private buildRecords(): void {
+    const specs = this.doc.records ?? {};
+    const fields = new Map<string, FieldModel[]>();
+    for (const [name, spec] of Object.entries(specs)) {
+      const list: FieldModel[] = [];
+      fields.set(name, list);
+      this.records.set(name, {
+        name,
+        ...(spec.base === undefined ? {} : { base: spec.base }),
+        ...(spec.abstract === true ? { abstract: true as const } : {}),
+        fields: list,
+      });
+    }
+    const filled = new Set<string>();
+    const fill = (name: string): void => {
+      if (filled.has(name)) return;
+      if (this.inProgress.has(name))
+        throw new Error(`normalize: record "${name}" extends itself (was the spec validated?)`);
+      this.inProgress.add(name);
+      const spec = specs[name]!;
+      const list = fields.get(name)!;
+      if (spec.base !== undefined) {
+        if (!fields.has(spec.base))
+          throw new Error(`normalize: unknown record "${spec.base}" (was the spec validated?)`);
+        fill(spec.base);
+        list.push(...fields.get(spec.base)!);
+      }
+      for (const field of spec.fields)
+        list.push({
+          name: field.name,
+          type: this.type(field.type, field.itemName),
+          ...(field.nullable ? { nullable: true as const } : {}),
+        });
+      this.inProgress.delete(name);
+      filled.add(name);
+    };
+    for (const name of fields.keys()) fill(name);
   }
 
   /** A base type name (no `[]`) as a TypeModel. */

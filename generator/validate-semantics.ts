@@ -477,42 +477,31 @@ function isValueKind(kind: TypeKind): boolean {
 }
 
 /**
- * A record may hold other records but never itself, directly or through others (its XML would be
- * infinite and its TypeScript value could not be built). Reports each cycle once, at the field that
- * starts it in the record listed first, naming the whole cycle.
+ * A record may hold itself, directly or through others (ssrs's ModelItem holds ModelItem[]): every record
+ * field may be absent, so such values are finite. Only a chain of bases may not come back to itself.
  */
 function reportRecordCycles(records: NonNullable<SpecDocument["records"]>, report: Report): void {
-  const state = new Map<string, "active" | "done">();
-  // field -1: the record's base (whose fields it holds).
-  const stack: { record: string; field: number }[] = [];
-  const visit = (name: string): void => {
-    state.set(name, "active");
-    const fields = records[name]!.fields;
-    const extended = records[name]!.base;
-    for (let i = extended === undefined ? 0 : -1; i < fields.length; i++) {
-      const base = i < 0 ? extended! : parseTypeRef(fields[i]!.type).base;
-      if (!Object.hasOwn(records, base)) continue;
-      stack.push({ record: name, field: i });
-      const seen = state.get(base);
-      if (seen === "active") {
-        const start = stack.findIndex((s) => s.record === base);
-        const cycle = stack.slice(start);
-        const names = [...cycle.map((s) => s.record), base];
-        const first = cycle[0]!;
-        report(
-          first.field < 0
-            ? ["records", first.record, "base"]
-            : ["records", first.record, "fields", first.field, "type"],
-          `record "${base}" contains itself: ${names.join(" → ")}; records may nest but not in a cycle`,
-        );
-      } else if (seen === undefined) {
-        visit(base);
+  const reported = new Set<string>();
+  for (const start of Object.keys(records)) {
+    // Follows the bases (each record has one): a chain longer than the records comes back to itself.
+    const chain = [start];
+    let at = records[start]!.base;
+    while (at !== undefined && Object.hasOwn(records, at) && chain.length <= Object.keys(records).length) {
+      const loop = chain.indexOf(at);
+      if (loop >= 0) {
+        if (loop === 0 && !chain.some((name) => reported.has(name))) {
+          chain.forEach((name) => reported.add(name));
+          report(
+            ["records", start, "base"],
+            `record "${start}" extends itself: ${[...chain, start].join(" → ")}; bases may not form a cycle`,
+          );
+        }
+        break;
       }
-      stack.pop();
+      chain.push(at);
+      at = records[at]!.base;
     }
-    state.set(name, "done");
-  };
-  for (const name of Object.keys(records)) if (!state.has(name)) visit(name);
+  }
 }
 
 function checkResult(op: SpecOperation, opPath: SpecPath, doc: SpecDocument, report: Report): void {

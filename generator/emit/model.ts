@@ -125,10 +125,19 @@ function recordConstant(name: string): string {
  * scalarTable), an enum as `enums.Color`, a record as its constant; an array spelled out around its item.
  * Used scalars are collected for scalarTable.
  */
-function typeWriter(nested: ReadonlySet<string> = new Set()) {
+function typeWriter(
+  nested: ReadonlySet<string> = new Set(),
+  recordModelType: () => string = () => "RecordModel",
+) {
   const used = new Set<SoapType>();
   /** A record another record holds has its own constant; the others are reached through `records`. */
   const recordRef = (name: string): string => (nested.has(name) ? recordConstant(name) : `records.${name}`);
+  /**
+   * While the record constants are written (in dependency order), the ones declared so far; a record that
+   * holds itself, directly or not, refers to a constant declared after it through a getter. Undefined once
+   * every constant is declared.
+   */
+  let declared: Set<string> | undefined;
   const typeValue = (type: TypeModel): unknown => {
     switch (type.kind) {
       case "scalar":
@@ -136,8 +145,14 @@ function typeWriter(nested: ReadonlySet<string> = new Set()) {
         return code(`scalars.${type.type}`);
       case "enum":
         return { kind: "enum", enum: code(`enums.${type.enum.name}`) };
-      case "record":
-        return { kind: "record", record: code(recordRef(type.record.name)) };
+      case "record": {
+        const name = type.record.name;
+        if (declared !== undefined && nested.has(name) && !declared.has(name))
+          return code(
+            `{ kind: "record", get record(): ${recordModelType()} { return ${recordConstant(name)}; } }`,
+          );
+        return { kind: "record", record: code(recordRef(name)) };
+      }
       case "array":
         return { ...type, item: typeValue(type.item) };
       case "xml":
@@ -150,7 +165,11 @@ function typeWriter(nested: ReadonlySet<string> = new Set()) {
       .sort()
       .map((t) => `${t}: ${literal({ kind: "scalar", type: t })}`)
       .join(", ")} }`;
-  return { typeValue, scalarTable, used };
+  /** Starts (a set) or ends (undefined) the writing of the record constants. */
+  const declaring = (names: Set<string> | undefined): void => {
+    declared = names;
+  };
+  return { typeValue, scalarTable, used, declaring };
 }
 
 const EXTRA_SCALARS: readonly SoapType[] = [
@@ -303,7 +322,7 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
   const type = (name: string): string => file.use(importType(name, RUNTIME_MODEL));
   const types = (name: string): string => file.use(importType(name, "types.ts"));
   const nested = nestedRecords(model.records);
-  const { typeValue, scalarTable, used } = typeWriter(nested);
+  const { typeValue, scalarTable, used, declaring } = typeWriter(nested, () => type("RecordModel"));
   const clientParamValue = (param: ParamModel): unknown => {
     const client = clientParam(param);
     return { ...client, type: typeValue(client.type) };
@@ -367,9 +386,16 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
   // Printed before the scalars table: printing them collects the scalar types used.
   const recordValue = (record: RecordModel): string =>
     literal({ ...record, fields: record.fields.map((f) => ({ ...f, type: typeValue(f.type) })) });
+  const declared = new Set<string>();
+  declaring(declared);
   const recordStatements = recordsInDependencyOrder(model.records)
     .filter((record) => nested.has(record.name))
-    .map((record) => ({ name: recordConstant(record.name), initializer: recordValue(record) }));
+    .map((record) => {
+      const initializer = recordValue(record);
+      declared.add(record.name);
+      return { name: recordConstant(record.name), initializer };
+    });
+  declaring(undefined);
   // A record by its fields in the compact form, unless it has a base, is abstract or is held by others.
   const compactRecordValue = (record: RecordModel): string => {
     if (nested.has(record.name)) return recordConstant(record.name);

@@ -1130,15 +1130,15 @@ class Importer {
     return q.local;
   }
 
-  /** A record may not contain itself, directly or not (the generator refuses it; say so here first). */
+  /**
+   * A record may hold itself through its fields (ssrs's ModelItem holds ModelItem[]: every record field may
+   * be absent), but its bases may not come back to it (the generator refuses that; say so here first).
+   */
   private checkRecordCycles(): void {
     const state = new Map<string, 1 | 2>(); // 1 on the path, 2 done
     const deps = (name: string): string[] => {
-      const record = this.records.get(name)!;
-      return [
-        ...(record.base === undefined ? [] : [record.base]),
-        ...record.fields.map((f) => f.type.replace(/\[\]$/, "")),
-      ].filter((t) => this.records.has(t));
+      const base = this.records.get(name)!.base;
+      return base !== undefined && this.records.has(base) ? [base] : [];
     };
     for (const start of this.records.keys()) {
       if (state.has(start)) continue;
@@ -1159,7 +1159,7 @@ class Importer {
           );
           throw this.error(
             this.complexTypes.get(dep)!,
-            `complexType ${dep} contains itself (${cycle}): recursive records are not supported`,
+            `complexType ${dep} extends itself (${cycle}): a cycle of bases is not supported`,
           );
         }
         if (s === undefined) {

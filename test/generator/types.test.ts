@@ -175,7 +175,10 @@ describe("generating the types fixture", () => {
       model.indexOf("const records = /* @__PURE__ */ clientRecords({"),
     );
     // Records in the compact form: a field as a parameter is written (a string field by its name alone).
-    expect(model).toContain('["Home", { kind: "record", record: record$Address }]');
+    expect(model).toContain('["B", scalars.boolean]');
+    expect(model).toContain('{ name: "Home", type: { kind: "record", record: record$Address } }');
+    // A record that holds itself (Person.Reports) refers to its own constant through a getter.
+    expect(model).toMatch(/get record\(\): RecordModel \{\n\s+return record\$Person;/);
     expect(model).toContain('{ kind: "oneWay" }],');
     // The service uses float, guid, ...: its model registers their codecs (a service without them does not).
     expect(model).toContain('import { extraScalarCodecs } from "./runtime/codec/values-extra.js";');
@@ -201,7 +204,9 @@ describe("generating the types fixture", () => {
         "const add: AddParams = { a: 1, b: 0.5, maybe: null };",
         'const sum: SumParams = { ids: [1, 2], colors: ["Red", "Blue"] };',
         'const find: FindParams = { id: person.Id, initial: "A", photo: new Uint8Array([1]), big: 18446744073709551615n };',
-        "export const count: number = [address, person, add, sum, find].length;",
+        // A record that holds itself (Person.Reports: Person[]).
+        "const boss: Person = { ...person, Reports: [person, null, { ...person, Reports: [] }] };",
+        "export const count: number = [address, person, boss, add, sum, find].length;",
         "",
       ].join("\n"),
     );
@@ -279,6 +284,7 @@ describe("generating the types fixture", () => {
         '          <s:element minOccurs="0" maxOccurs="1" name="Others" type="tns:ArrayOfAddress" />',
         '          <s:element minOccurs="1" maxOccurs="1" name="Born" nillable="true" type="s:dateTime" />',
         '          <s:element minOccurs="1" maxOccurs="1" name="Id" type="s1:guid" />',
+        '          <s:element minOccurs="0" maxOccurs="1" name="Reports" type="tns:ArrayOfPerson" />',
         "        </s:sequence>",
         "      </s:complexType>",
         '      <s:complexType name="ArrayOfAddress">',

@@ -48,10 +48,11 @@ const SCALAR_SAMPLES: Record<string, readonly unknown[]> = {
   char: ["A", "é"],
 };
 
-function sample(spec: ImportedSpec, type: string, variant: number): unknown {
+/** `depth`: records around it; a record that holds itself (lookup's City.Districts) stops after 3. */
+function sample(spec: ImportedSpec, type: string, variant: number, depth = 0): unknown {
   if (type.endsWith("[]")) {
     const item = type.slice(0, -2);
-    return [sample(spec, item, 0), sample(spec, item, 1)];
+    return [sample(spec, item, 0, depth), sample(spec, item, 1, depth)];
   }
   const scalar = SCALAR_SAMPLES[type];
   if (scalar !== undefined) return scalar[variant % scalar.length];
@@ -66,7 +67,10 @@ function sample(spec: ImportedSpec, type: string, variant: number): unknown {
   chain
     .flatMap((c) => c.fields)
     .forEach((f, k) => {
-      value[f.name] = f.nullable === true && (k + variant) % 2 === 1 ? null : sample(spec, f.type, variant);
+      // A record field (or array of records) is left out (absent, as null reads) three records down.
+      if (depth >= 2 && spec.records?.[f.type.replace(/\[\]$/, "")] !== undefined) return;
+      value[f.name] =
+        f.nullable === true && (k + variant) % 2 === 1 ? null : sample(spec, f.type, variant, depth + 1);
     });
   return value;
 }

@@ -201,6 +201,37 @@ describe("typed XML", () => {
     expect(back).toEqual({ fields: ["a&b", { fields: ["1"] }, ["1", "2"], null] });
   });
 
+  it("a record that holds itself: read and written as deep as the value goes, a cycle refused", () => {
+    const fields: RecordModel["fields"][number][] = [{ name: "Name", type: typeOf("string") }];
+    const Item: RecordModel = { name: "Item", fields };
+    const items: TypeModel = {
+      kind: "array",
+      item: { kind: "record", record: Item },
+      itemElement: "Item",
+      typeName: "ArrayOfItem",
+    };
+    fields.push({ name: "Items", type: items });
+    const item: TypeModel = { kind: "record", record: Item };
+    const tree = { Name: "a", Items: [{ Name: "b", Items: [{ Name: "c" }] }, { Name: "d" }] };
+    const xml = wireXml(
+      "o",
+      item,
+      typedWriters.format(item, tree, "o", (m) => new TypeError(m)),
+      false,
+      0,
+    );
+    expect(xml).toBe(
+      "<o><Name>a</Name><Items><Item><Name>b</Name><Items><Item><Name>c</Name></Item></Items></Item><Item><Name>d</Name></Item></Items></o>",
+    );
+    expect(readWire(item, wireOf(item, el(xml).children[0]!, NS), "o")).toEqual(tree);
+    // A value that holds itself is refused with a message, never a stack overflow.
+    const cyclic: { Name: string; Items: unknown[] } = { Name: "loop", Items: [] };
+    cyclic.Items.push(cyclic);
+    expect(() => typedWriters.format(item, cyclic, "o", (m) => new TypeError(m))).toThrow(
+      /^o(\.Items(\[0\])?)+ nests arrays and records more than 64 deep \(does it hold itself\?\)$/,
+    );
+  });
+
   it("reads a long array in one pass (100,000 items)", () => {
     const items = "<int>7</int>".repeat(100_000);
     const started = performance.now();

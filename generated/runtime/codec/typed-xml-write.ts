@@ -5,7 +5,7 @@
 // needs them only for parameters of such types, so typed-xml.ts's formatWire and wireXml reach them through
 // registerTypedWriters, which the generated model calls (with typedWriters) only when a parameter has such
 // a type: a client of scalar parameters carries none of this code. Walks follow the type (depth is the
-// model's nesting), lengths the value's items.
+// model's nesting, at most MAX_VALUE_DEPTH for a record that holds itself), lengths the value's items.
 
 import type { TypeModel } from "../model.js";
 import {
@@ -24,10 +24,26 @@ import {
 import { checkXmlValue, xmlValueMarkup } from "../xml/value.js";
 
 /**
- * The wire form of a present value (not null or undefined) of any type, checked: a value of the wrong kind
- * throws `fail` with a message naming `label`. Null items and fields inside follow .NET's rules.
+ * How deep arrays and records may nest in a value written: a record may hold itself (a tree of items), so a
+ * value built in a loop, or one that holds itself, would otherwise never end. Far deeper than any reader
+ * takes (their XML nesting limit is 32 by default).
  */
-export function formatTyped(type: TypeModel, value: unknown, label: string, fail: FormatFailure): WireValue {
+const MAX_VALUE_DEPTH = 64;
+
+/**
+ * The wire form of a present value (not null or undefined) of any type, checked: a value of the wrong kind
+ * throws `fail` with a message naming `label`. Null items and fields inside follow .NET's rules. `depth`:
+ * the arrays and records around it (at most MAX_VALUE_DEPTH).
+ */
+export function formatTyped(
+  type: TypeModel,
+  value: unknown,
+  label: string,
+  fail: FormatFailure,
+  depth = 0,
+): WireValue {
+  if (depth > MAX_VALUE_DEPTH && (type.kind === "array" || type.kind === "record"))
+    throw fail(`${label} nests arrays and records more than ${MAX_VALUE_DEPTH} deep (does it hold itself?)`);
   switch (type.kind) {
     case "scalar":
       return formatWire(type, value, label, fail);
@@ -44,7 +60,7 @@ export function formatTyped(type: TypeModel, value: unknown, label: string, fail
             throw fail(`${label}[${i}] is null, but ${typeName(type.item)} items cannot be null`);
           out[i] = null;
         } else {
-          out[i] = formatTyped(type.item, item, `${label}[${i}]`, fail);
+          out[i] = formatTyped(type.item, item, `${label}[${i}]`, fail, depth + 1);
         }
       }
       return out;
@@ -63,7 +79,7 @@ export function formatTyped(type: TypeModel, value: unknown, label: string, fail
           else if (field.nullable) out[i] = null;
           else throw fail(`${label}.${field.name} is missing`);
         } else {
-          out[i] = formatTyped(field.type, v, `${label}.${field.name}`, fail);
+          out[i] = formatTyped(field.type, v, `${label}.${field.name}`, fail, depth + 1);
         }
       }
       return { fields: out };

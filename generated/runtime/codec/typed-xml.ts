@@ -9,8 +9,9 @@
 //
 // Both halves use it: the server reads parameters (wireOf / the form, then readWire) and writes results
 // (formatWire, then wireXml); the client writes parameters (formatWire, then wireXml or form fields) and
-// reads results (wireOf, then readWire). Every walk follows the type, so its depth is the model's nesting
-// (records cannot contain themselves), never the input's; its length is bounded by the input's elements.
+// reads results (wireOf, then readWire). Every walk follows the type and the input together: its depth is
+// the model's nesting, or for a record that holds itself the input's, which the XML readers bound (32
+// levels by default); its length is bounded by the input's elements.
 
 import type { RecordModel, TypeModel } from "../model.js";
 import { oneLine } from "../safe-error.js";
