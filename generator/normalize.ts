@@ -118,6 +118,7 @@ class TypeResolver {
         name,
         ...(spec.base === undefined ? {} : { base: spec.base }),
         ...(spec.abstract === true ? { abstract: true as const } : {}),
+        ...(spec.choice === true ? { choice: true as const } : {}),
         fields: list,
       });
     }
@@ -140,6 +141,7 @@ class TypeResolver {
           name: field.name,
           type: this.type(field.type, field.itemName),
           ...(field.nullable ? { nullable: true as const } : {}),
+          ...(field.choice === undefined ? {} : { choice: field.choice }),
         });
       this.inProgress.delete(name);
       filled.add(name);
@@ -257,6 +259,7 @@ function normalizeModel(doc: SpecDocument, options: NormalizeOptions): ServiceMo
       name: spec.name,
       type,
       ...(spec.nullable ? { nullable: true as const } : {}),
+      ...(spec.choice === undefined ? {} : { choice: spec.choice }),
       // Value types cannot be absent on the SOAP wire (.NET writes them with minOccurs=1); a nullable one
       // may be nil.
       required: isValueType(type) && !spec.nullable ? true : (spec.required ?? false),
@@ -307,6 +310,7 @@ function normalizeModel(doc: SpecDocument, options: NormalizeOptions): ServiceMo
                 name: p.name,
                 type: types.type(p.type, p.itemName),
                 ...(p.nullable ? { nullable: true as const } : {}),
+                ...(p.choice === undefined ? {} : { choice: p.choice }),
               })),
             );
       const opHeaders = headers(op.headers ?? []);

@@ -52,6 +52,8 @@ export interface SpecParam {
   readonly nullable?: boolean;
   /** An array only: each item's element name, when not its type's name ([XmlArrayItem]). */
   readonly itemName?: string;
+  /** One alternative of an xs:choice: consecutive parameters with the same choice, at most one present. */
+  readonly choice?: string;
   readonly required?: boolean;
   readonly default?: string;
   readonly rules?: readonly string[];
@@ -91,6 +93,8 @@ export interface SpecField {
   readonly nullable?: boolean;
   /** An array only: each item's element name, when not its type's name ([XmlArrayItem]). */
   readonly itemName?: string;
+  /** One alternative of an xs:choice: consecutive fields with the same choice, at most one present. */
+  readonly choice?: string;
 }
 
 export interface SpecRecord {
@@ -99,6 +103,8 @@ export interface SpecRecord {
   readonly base?: string;
   /** Only a base of other records, never a value's type. */
   readonly abstract?: boolean;
+  /** The items of a repeated xs:choice: exactly one field set, written as that field's element alone. */
+  readonly choice?: boolean;
   /** Its own fields (after the base's). */
   readonly fields: readonly SpecField[];
 }

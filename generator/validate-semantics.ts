@@ -61,6 +61,13 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
       }
     } else if (Object.hasOwn(enums, base)) kind = "enum";
     else if (Object.hasOwn(records, base)) kind = "record";
+    if (kind === "record" && records[base]!.choice === true && !array) {
+      report(
+        path,
+        `${owner}: ${base} is a choice record (the items of a repeated choice): it can only be the item type of an array (${base}[])`,
+      );
+      return undefined;
+    }
     if (kind === "record" && records[base]!.abstract === true) {
       report(
         path,
@@ -89,6 +96,47 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
         [...path, "itemName"],
         `${owner} is ${typed.type}, not an array: itemName names the items of an array`,
       );
+  };
+  /**
+   * Reports what breaks an xs:choice among fields or parameters: an alternative of a value type (always
+   * sent) or nullable, alternatives of one choice apart, or (parameters) of different directions.
+   */
+  const checkChoices = (
+    members: readonly {
+      name: string;
+      type: string;
+      nullable?: boolean;
+      choice?: string;
+      direction?: string;
+    }[],
+    pathOf: (i: number) => SpecPath,
+    owner: string,
+  ): void => {
+    const closed = new Set<string>();
+    members.forEach((member, i) => {
+      const previous = i > 0 ? members[i - 1]!.choice : undefined;
+      if (previous !== undefined && previous !== member.choice) closed.add(previous);
+      const choice = member.choice;
+      if (choice === undefined) return;
+      const path = [...pathOf(i), "choice"];
+      if (closed.has(choice))
+        report(
+          path,
+          `${owner}: the alternatives of choice ${choice} must be consecutive (${member.name} is apart)`,
+        );
+      const { base, array } = parseTypeRef(member.type);
+      const valueType =
+        !array &&
+        (Object.hasOwn(enums, base) || (isScalarName(base) && base !== "string" && base !== "base64Binary"));
+      if (valueType || member.nullable === true)
+        report(
+          path,
+          `${owner}: ${member.name} is an alternative of choice ${choice}, so it is absent when another is present: it must be of a reference type (a record, string, byte array, array or XML value), not ${member.type}${member.nullable === true ? " (nullable)" : ""}`,
+        );
+      const first = members.find((m) => m.choice === choice)!;
+      if ((first.direction ?? "in") !== (member.direction ?? "in"))
+        report(path, `${owner}: the alternatives of choice ${choice} must have one direction`);
+    });
   };
   /** Reports `nullable` on a type that is not a value type. */
   const checkNullable = (ref: string, nullable: boolean | undefined, path: SpecPath, owner: string): void => {
@@ -191,6 +239,26 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
       }
       checkItemName(field, path, owner);
     });
+    checkChoices(record.fields, (i) => ["records", name, "fields", i], `record ${name}`);
+    if (record.choice === true) {
+      if (record.base !== undefined || record.abstract === true)
+        report(
+          ["records", name, "choice"],
+          `record ${name} is a choice record: it can have no base and not be abstract`,
+        );
+      record.fields.forEach((field, i) => {
+        if (field.choice !== undefined)
+          report(
+            ["records", name, "fields", i, "choice"],
+            `record ${name} is a choice record: its fields are its alternatives already`,
+          );
+      });
+      checkChoices(
+        record.fields.map((f) => ({ ...f, choice: name })),
+        (i) => ["records", name, "fields", i],
+        `record ${name}`,
+      );
+    }
   }
   reportRecordCycles(records, report);
 
@@ -374,10 +442,17 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
       `parameter of ${op.name}`,
       params.map((p, i) => ({ name: p.name, path: [...path, "params", i, "name"] })),
     );
+    checkChoices(params, (i) => [...path, "params", i], op.name);
     checkChecks(op, path, new Set([...credentialNames, ...params.map((p) => p.name)]), report);
     if (op.oneWay && op.result !== undefined) {
       report([...path, "result"], `${op.name} is oneWay, so it has no result: remove "result" or "oneWay"`);
     } else if (op.result !== undefined && op.result.kind === undefined) {
+      const item = parseTypeRef(op.result.type).base;
+      if (Object.hasOwn(records, item) && records[item]!.choice === true)
+        report(
+          [...path, "result", "type"],
+          `result of ${op.name}: ${item} is a choice record, which only a parameter or field can hold (as ${item}[])`,
+        );
       if (typeKind(op.result.type, [...path, "result", "type"], `result of ${op.name}`)) {
         checkNullable(
           op.result.type,

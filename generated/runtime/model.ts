@@ -146,6 +146,11 @@ export type CheckModel =
 export interface ClientParamModel {
   readonly name: string;
   readonly type: TypeModel;
+  /**
+   * One alternative of an xs:choice (spec `choice`: .NET's member with an [XmlElement] per type): the
+   * parameters of one choice are consecutive, of reference types, and at most one of them is present.
+   */
+  readonly choice?: string;
   /** A value type that may be null (`int?`: nillable="true" on the wire). */
   readonly nullable?: true;
   /** True for the credentials every operation takes first (the client's model leaves it out on the others). */
@@ -167,6 +172,8 @@ export interface ParamModel extends ClientParamModel {
 export interface FieldModel {
   readonly name: string;
   readonly type: TypeModel;
+  /** One alternative of an xs:choice, as a parameter's (ClientParamModel.choice). */
+  readonly choice?: string;
   /** A value type that may be null (`int?`: nillable="true" on the wire). */
   readonly nullable?: true;
 }
@@ -182,6 +189,12 @@ export interface RecordModel {
   readonly base?: string;
   /** Only a base of other records (an abstract class): never the type of a value. */
   readonly abstract?: true;
+  /**
+   * The items of an array of a repeated xs:choice (.NET's `[XmlArrayItem(typeof(A))] [XmlArrayItem(typeof(B))]`,
+   * `ArrayOfChoice1` in the WSDL): a value holds exactly one of the fields, and is written as that field's
+   * element alone, with no element of its own. Only an array's item type.
+   */
+  readonly choice?: true;
 }
 
 export interface ColumnModel {

@@ -109,8 +109,9 @@ function withCredentials<P>(
 }
 
 /** A parameter as the client writes it: the credential flag (and a credential's property) only where set. */
-function clientParam({ name, type, nullable, credential, property }: ParamModel): ClientParamModel {
-  const base = nullable ? { name, type, nullable } : { name, type };
+function clientParam({ name, type, nullable, credential, property, choice }: ParamModel): ClientParamModel {
+  const typed = nullable ? { name, type, nullable } : { name, type };
+  const base = choice === undefined ? typed : { ...typed, choice };
   if (!credential) return base;
   return property === undefined ? { ...base, credential } : { ...base, credential, property };
 }
@@ -366,7 +367,7 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
     type.kind === "scalar" && type.type === "string" ? name : [name, typeValue(type)];
   const compactParamValue = (param: ParamModel): unknown => {
     const client = clientParam(param);
-    if (client.credential || client.nullable) return clientParamValue(param);
+    if (client.credential || client.nullable || client.choice !== undefined) return clientParamValue(param);
     return compactValue(client.name, client.type);
   };
   // A header: its record by reference, its direction, and the flags only where set.
@@ -399,10 +400,12 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
   // A record by its fields in the compact form, unless it has a base, is abstract or is held by others.
   const compactRecordValue = (record: RecordModel): string => {
     if (nested.has(record.name)) return recordConstant(record.name);
-    if (record.base !== undefined || record.abstract) return recordValue(record);
+    if (record.base !== undefined || record.abstract || record.choice) return recordValue(record);
     return literal(
       record.fields.map((f) =>
-        f.nullable ? { ...f, type: typeValue(f.type) } : compactValue(f.name, f.type),
+        f.nullable || f.choice !== undefined
+          ? { ...f, type: typeValue(f.type) }
+          : compactValue(f.name, f.type),
       ),
     );
   };

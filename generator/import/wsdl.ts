@@ -30,6 +30,8 @@ export interface SpecParam {
   nullable?: true;
   /** An array's item element, when not its type's name ([XmlArrayItem]). */
   itemName?: string;
+  /** An alternative of an xs:choice: the choice's name (Item, Item1, … as wsdl.exe names the member). */
+  choice?: string;
   /** An out parameter (only in the response) or a ref one (inOut: in the request and the response). */
   direction?: "out" | "inOut";
   doc: string;
@@ -63,11 +65,15 @@ export interface SpecField {
   nullable?: true;
   /** An array's item element, when not its type's name ([XmlArrayItem]). */
   itemName?: string;
+  /** An alternative of an xs:choice: the choice's name. */
+  choice?: string;
 }
 export interface SpecRecordOut {
   doc: string;
   base?: string;
   abstract?: true;
+  /** The items of a repeated xs:choice (ArrayOfChoice1): one of the fields each. */
+  choice?: true;
   fields: SpecField[];
 }
 export interface ImportedSpec {
@@ -141,6 +147,8 @@ interface ElementType {
   readonly type: string;
   readonly nullable: boolean;
   readonly itemName?: string;
+  /** A value type (always sent unless nullable). */
+  readonly valueType?: true;
 }
 
 interface QName {
@@ -191,6 +199,10 @@ class Importer {
   /** Every portType operation's name on the wire (its input's name, else its own), and the names given. */
   private readonly operationWireNames = new Set<string>();
   private readonly operationNamesGiven = new Set<string>();
+  /** The alternatives of the xs:choices in sequences, with their choice's name. */
+  private readonly choiceOf = new Map<Node, string>();
+  /** The item records of repeated choices (ArrayOfChoice1 → Choice1), in the order met. */
+  private readonly choiceRecords = new Map<string, { node: Node; record: SpecRecordOut }>();
 
   constructor(
     private text: string,
@@ -453,10 +465,11 @@ class Importer {
       for (const name of this.simpleTypes.keys())
         if (this.usedEnums.has(name)) spec.enums[name] = this.enums.get(name)!;
     }
-    if (this.usedRecords.size > 0) {
+    if (this.usedRecords.size > 0 || this.choiceRecords.size > 0) {
       spec.records = {};
       for (const name of this.complexTypes.keys())
         if (this.usedRecords.has(name)) spec.records[name] = this.records.get(name)!;
+      for (const [name, { record }] of this.choiceRecords) spec.records[name] = record;
     }
     for (const [name, node] of this.complexTypes) {
       if (this.usedRecords.has(name) || this.arrays.has(name)) continue;
@@ -508,7 +521,9 @@ class Importer {
         while (taken.has(renamed) || taken.has(typeScriptTypeName(renamed))) renamed = `${renamed}_`;
         taken.add(renamed);
         renames.set(name, renamed);
-        const node = (kind === "complexType" ? this.complexTypes : this.simpleTypes).get(name)!;
+        const node =
+          (kind === "complexType" ? this.complexTypes : this.simpleTypes).get(name) ??
+          this.choiceRecords.get(name)!.node;
         this.warn(
           node,
           `${kind} ${name} is renamed ${renamed}: ${name} is the name of a type the generator makes (${name.endsWith("Result") ? "an operation's result" : name.endsWith("Params") ? "an operation's parameters" : "its own"}); the WSDL we publish (and the root element of its answers on HTTP GET/POST) says ${renamed}`,
@@ -594,6 +609,7 @@ class Importer {
         const p: SpecParam = { name: paramName, type: t.type, doc: PLACEHOLDER_DOC };
         if (t.nullable) p.nullable = true;
         if (t.itemName !== undefined) p.itemName = t.itemName;
+        this.choiceMember(el, t, p, `parameter ${paramName} of ${name}`);
         params.push(p);
       });
     }
@@ -668,6 +684,7 @@ class Importer {
           const p: SpecParam = { name: paramName, type: t.type, direction: "out", doc: PLACEHOLDER_DOC };
           if (t.nullable) p.nullable = true;
           if (t.itemName !== undefined) p.itemName = t.itemName;
+          this.choiceMember(el, t, p, `out parameter ${paramName} of ${name}`);
           pending.push(p);
           return;
         }
@@ -763,18 +780,61 @@ class Importer {
       const odd = kids.find((k) => k.local !== "sequence") ?? kids[1]!;
       throw this.error(odd, `${what}: ${this.unsupported(odd.local)}`);
     }
+    return this.sequenceParticles(first, what);
+  }
+
+  /**
+   * The xs:element children of a sequence, the alternatives of an xs:choice in it included (each noted
+   * in choiceOf with its choice's name: Item, Item1, … as wsdl.exe names the member that holds it).
+   */
+  private sequenceParticles(seq: Node, what: string): Node[] {
     const elements: Node[] = [];
-    for (const p of this.onlyChildren(first, what)) {
+    let choices = 0;
+    for (const p of this.onlyChildren(seq, what)) {
+      if (p.local === "choice") {
+        const name = choices === 0 ? "Item" : `Item${choices}`;
+        choices++;
+        if ((attr(p, "maxOccurs") ?? "1") !== "1")
+          throw this.error(
+            p,
+            `${what}: a repeated xs:choice (maxOccurs="${attr(p, "maxOccurs")}") inside a sequence is not supported, only as a whole ArrayOf type`,
+          );
+        for (const alternative of this.onlyChildren(p, what)) {
+          if (alternative.local !== "element")
+            throw this.error(
+              alternative,
+              `${what}: xs:choice may hold only xs:element here, not xs:${alternative.local}`,
+            );
+          this.choiceOf.set(alternative, name);
+          elements.push(alternative);
+        }
+        continue;
+      }
       if (p.local !== "element") throw this.error(p, `${what}: ${this.unsupported(p.local)}`);
       elements.push(p);
     }
     return elements;
   }
 
+  /**
+   * Marks `member` (a field or parameter) as an alternative of its xs:choice, if it is one: then it must
+   * be of a reference type, absent whenever another alternative is present.
+   */
+  private choiceMember(el: Node, t: ElementType, member: { choice?: string }, what: string): void {
+    const choice = this.choiceOf.get(el);
+    if (choice === undefined) return;
+    if (t.valueType === true)
+      throw this.error(
+        el,
+        `${what} is an alternative of an xs:choice of the value type ${t.type}: not supported (an alternative must be able to be absent)`,
+      );
+    member.choice = choice;
+  }
+
   private unsupported(local: string): string {
     switch (local) {
       case "choice":
-        return "xs:choice is not supported (the spec has sequences only)";
+        return "xs:choice is not supported here (only inside a sequence, or repeated as a whole ArrayOf type)";
       case "all":
         return "xs:all is not supported (the spec has sequences only)";
       case "attribute":
@@ -852,7 +912,7 @@ class Importer {
           el,
           `${what} is an optional value type (minOccurs="0", a default value or a Specified member in .NET); imported as always sent`,
         );
-      return { type: t.type, nullable: nillable };
+      return { type: t.type, nullable: nillable, valueType: true };
     }
     if (nillable)
       this.warn(el, `${what} is nillable="true"; imported as an ordinary ${t.type} (absent when null)`);
@@ -945,6 +1005,8 @@ class Importer {
     if (known !== undefined) return known;
     if (this.notArrays.has(name)) return undefined;
     const what = `complexType ${name}`;
+    const repeated = this.repeatedChoice(name, ct);
+    if (repeated !== undefined) return repeated;
     const shape = this.recordShape(ct, what, this.headerTypes.has(name));
     const elements = shape.elements;
     if (
@@ -996,6 +1058,45 @@ class Importer {
       array: true,
       ...(renamed ? { itemName } : {}),
     };
+    this.arrays.set(name, ref);
+    return ref;
+  }
+
+  /**
+   * An array of a repeated choice, `<s:complexType name="ArrayOfChoice1"><s:choice minOccurs="0"
+   * maxOccurs="unbounded">` of elements (.NET's several [XmlArrayItem(typeof(…))]): an array of a choice
+   * record named after it (Choice1), whose fields are the alternatives. Undefined for another shape.
+   */
+  private repeatedChoice(name: string, ct: Node): TypeRef | undefined {
+    const kids = ct.children.filter((c) => !(c.ns === XS_NS && c.local === "annotation"));
+    const choice = kids[0];
+    if (kids.length !== 1 || choice?.ns !== XS_NS || choice.local !== "choice") return undefined;
+    if ((attr(choice, "maxOccurs") ?? "1") === "1") return undefined;
+    const what = `complexType ${name}`;
+    let recordName = name.startsWith("ArrayOf") && name.length > 7 ? name.slice(7) : `${name}Item`;
+    while (this.complexTypes.has(recordName) || this.simpleTypes.has(recordName))
+      recordName = `${recordName}_`;
+    const fields: SpecField[] = [];
+    for (const el of this.onlyChildren(choice, what)) {
+      if (el.local !== "element")
+        throw this.error(el, `${what}: xs:choice may hold only xs:element here, not xs:${el.local}`);
+      const fieldName = this.identifier(el, "name", `an alternative of ${name}`);
+      if ((attr(el, "maxOccurs") ?? "1") !== "1" || attr(el, "type") === undefined)
+        throw this.error(el, `${what}: alternative ${fieldName} must be one element of a named type`);
+      const t = this.typeRef(el, this.qnameAttr(el, "type"), `alternative ${fieldName} of ${name}`);
+      if (t.valueType || t.array)
+        throw this.error(
+          el,
+          `${what}: alternative ${fieldName} is ${t.type}: only records and strings are supported as items of a repeated choice`,
+        );
+      fields.push({ name: fieldName, type: t.type });
+    }
+    if (fields.length === 0) throw this.error(choice, `${what}: the xs:choice has no alternatives`);
+    this.choiceRecords.set(recordName, {
+      node: ct,
+      record: { doc: `The items of ${name}: each holds one of its fields.`, choice: true, fields },
+    });
+    const ref: TypeRef = { type: `${recordName}[]`, valueType: false, array: true };
     this.arrays.set(name, ref);
     return ref;
   }
@@ -1056,6 +1157,7 @@ class Importer {
           const f: SpecField = { name: fieldName, type: t.type };
           if (t.nullable) f.nullable = true;
           if (t.itemName !== undefined) f.itemName = t.itemName;
+          this.choiceMember(el, t, f, `field ${fieldName} of ${name}`);
           fields.push(f);
         });
       }
@@ -1104,12 +1206,7 @@ class Importer {
       const odd = body.find((k) => k.local !== "sequence") ?? body[1]!;
       throw this.error(odd, `${what}: ${this.unsupported(odd.local)}`);
     }
-    const elements: Node[] = [];
-    for (const p of this.onlyChildren(seq, what)) {
-      if (p.local !== "element") throw this.error(p, `${what}: ${this.unsupported(p.local)}`);
-      elements.push(p);
-    }
-    return { elements, base: extension, abstract };
+    return { elements: this.sequenceParticles(seq, what), base: extension, abstract };
   }
 
   /** The record an xs:extension's base names (queued as used); refuses a base that is not a record. */

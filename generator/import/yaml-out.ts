@@ -33,6 +33,7 @@ function paramLine(p: SpecParam): string {
     ["type", p.type],
     ["nullable", p.nullable],
     ["itemName", p.itemName],
+    ["choice", p.choice],
     ["direction", p.direction],
     ["doc", p.doc],
   ]);
@@ -44,6 +45,7 @@ function fieldLine(f: SpecField): string {
     ["type", f.type],
     ["nullable", f.nullable],
     ["itemName", f.itemName],
+    ["choice", f.choice],
   ]);
 }
 
@@ -110,6 +112,7 @@ export function specToYaml(spec: ImportedSpec, header: YamlHeader): string {
       line(4, `doc: ${scalar(r.doc)}`);
       if (r.base !== undefined) line(4, `base: ${scalar(r.base)}`);
       if (r.abstract === true) line(4, "abstract: true");
+      if (r.choice === true) line(4, "choice: true");
       if (r.fields.length === 0) {
         line(4, "fields: []");
         continue;

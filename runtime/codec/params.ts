@@ -6,6 +6,7 @@
 import { clientError, ErrorCodes, ServiceError } from "../errors.js";
 import type { ClientOperationModel, OperationModel, ParamModel, ServiceModel } from "../model.js";
 import {
+  choiceClash,
   isReference,
   readWire,
   setKey,
@@ -107,6 +108,11 @@ function readOne(param: ParamModel, wire: WireValue, presence: Presence): unknow
 export function readParams(op: OperationModel, texts: ParamTexts, presence: Presence): ParamValues {
   const values: ParamValues = {};
   const params = op.params;
+  const clash = choiceClash(params, (i) => texts[i] !== undefined && texts[i] !== null);
+  if (clash !== undefined) {
+    const at = params.find((p, i) => p.choice !== undefined && texts[i] != null)!;
+    throw clientError(ErrorCodes.InvalidType, `${clash}.`, { parameter: at.name });
+  }
   for (let i = 0; i < params.length; i++) {
     const param = params[i]!;
     setKey(values, param.name, readOne(param, texts[i], presence));
@@ -123,6 +129,11 @@ export function readParams(op: OperationModel, texts: ParamTexts, presence: Pres
  */
 export function writeParams(op: ClientOperationModel, values: ParamValues): ParamTexts {
   const fail = (message: string) => new TypeError(`${op.name}: parameter ${message}.`);
+  const clash = choiceClash(op.params, (i) => {
+    const name = op.params[i]!.name;
+    return Object.hasOwn(values, name) && values[name] !== undefined && values[name] !== null;
+  });
+  if (clash !== undefined) throw new TypeError(`${op.name}: ${clash}.`);
   return op.params.map((param) => {
     const value = Object.hasOwn(values, param.name) ? values[param.name] : undefined;
     if (value === undefined || value === null) {

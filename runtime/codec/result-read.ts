@@ -108,7 +108,7 @@ function flatRecord(
 }
 
 const isFlat = (fields: readonly FieldModel[]): boolean =>
-  fields.every((f) => f.type.kind === "scalar" && !f.nullable);
+  fields.every((f) => f.type.kind === "scalar" && !f.nullable && f.choice === undefined);
 
 /**
  * Reads a result from the element that holds it (`<OpResult>` or the HTTP root). `holder` is undefined

@@ -7,6 +7,8 @@
 
 import type { TypeModel } from "../model.js";
 import {
+  choiceClash,
+  choiceField,
   formatWire,
   isReference,
   lineBefore,
@@ -54,6 +56,10 @@ export function formatTyped(
       for (let i = 0; i < value.length; i++) {
         const item: unknown = value[i];
         if (item === null || item === undefined) {
+          if (type.item.kind === "record" && type.item.record.choice)
+            throw fail(
+              `${label}[${i}] is null, but an item of ${type.typeName} holds one of its alternatives`,
+            );
           if (!nullableItems(type.item))
             throw fail(`${label}[${i}] is null, but ${typeName(type.item)} items cannot be null`);
           out[i] = null;
@@ -79,6 +85,13 @@ export function formatTyped(
         } else {
           out[i] = formatTyped(field.type, v, `${label}.${field.name}`, fail, depth + 1);
         }
+      }
+      if (type.record.choice) {
+        const one = choiceField(fields, (i) => out[i] !== undefined);
+        if (typeof one === "string") throw fail(`${label} ${one}`);
+      } else {
+        const clash = choiceClash(fields, (i) => out[i] !== undefined);
+        if (clash !== undefined) throw fail(`${label}: ${clash}`);
       }
       return { fields: out };
     }
@@ -110,8 +123,19 @@ export function typedXml(
   let inner = "";
   if (type.kind === "array") {
     const items = wire as readonly WireValue[];
-    for (let i = 0; i < items.length; i++)
-      inner += typedXml(type.itemElement, type.item, items[i], pretty, depth + 1);
+    const item = type.item;
+    if (item.kind === "record" && item.record.choice) {
+      // A repeated choice: each item is the element of the one alternative it holds.
+      const fields = item.record.fields;
+      for (let i = 0; i < items.length; i++) {
+        const values = (items[i] as WireFields).fields;
+        for (let f = 0; f < fields.length; f++)
+          inner += typedXml(fields[f]!.name, fields[f]!.type, values[f], pretty, depth + 1);
+      }
+    } else {
+      for (let i = 0; i < items.length; i++)
+        inner += typedXml(type.itemElement, item, items[i], pretty, depth + 1);
+    }
   } else if (type.kind === "record") {
     const fields = type.record.fields;
     const values = (wire as WireFields).fields;

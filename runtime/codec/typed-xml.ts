@@ -93,6 +93,45 @@ function isXml(wire: WireValue): wire is WireXml {
   return typeof wire === "object" && wire !== null && !Array.isArray(wire) && "xml" in wire;
 }
 
+/**
+ * Why the members present break an xs:choice: two alternatives of one choice (consecutive members with the
+ * same `choice`) are both present. Undefined when none does (always, without choices: one pass, no
+ * allocation).
+ */
+export function choiceClash(
+  members: readonly { readonly name: string; readonly choice?: string }[],
+  present: (index: number) => boolean,
+): string | undefined {
+  let group: string | undefined;
+  let first = -1;
+  for (let i = 0; i < members.length; i++) {
+    const choice = members[i]!.choice;
+    if (choice !== group) {
+      group = choice;
+      first = -1;
+    }
+    if (choice === undefined || !present(i)) continue;
+    if (first >= 0)
+      return `${members[first]!.name} and ${members[i]!.name} are alternatives of one choice (${choice}): at most one may be present`;
+    first = i;
+  }
+  return undefined;
+}
+
+/** The one field a choice record's value holds (RecordModel.choice), or why it holds another number. */
+export function choiceField(
+  fields: readonly { readonly name: string }[],
+  present: (index: number) => boolean,
+): number | string {
+  let found = -1;
+  for (let i = 0; i < fields.length; i++) {
+    if (!present(i)) continue;
+    if (found >= 0) return `holds both ${fields[found]!.name} and ${fields[i]!.name}: exactly one is allowed`;
+    found = i;
+  }
+  return found >= 0 ? found : `holds none of ${fields.map((f) => f.name).join(", ")}: exactly one is needed`;
+}
+
 /** Sets a key on a plain object, `__proto__` included (as an own property, never the prototype). */
 export function setKey(target: Record<string, unknown>, key: string, value: unknown): void {
   if (key === "__proto__")
@@ -140,6 +179,26 @@ export function wireOf(type: TypeModel, el: XmlElement, ns: string): WireValue {
     case "array": {
       const items: WireValue[] = [];
       const children = el.children;
+      if (type.item.kind === "record" && type.item.record.choice) {
+        // A repeated choice: each child named as one of the alternatives is an item holding that one.
+        const record = type.item.record;
+        const index = fieldIndex(record);
+        for (let k = 0; k < children.length; k++) {
+          const c = children[k]!;
+          const i = c.ns === ns ? index.get(c.local) : undefined;
+          if (i === undefined) continue;
+          const fields: WireValue[] = new Array(record.fields.length);
+          const value = wireOf(record.fields[i]!.type, c, ns);
+          if (value === null)
+            throw new TypedValueError(
+              "invalid",
+              `${c.local} is nil, but an item of ${type.typeName} holds one of its alternatives.`,
+            );
+          fields[i] = value;
+          items.push({ fields });
+        }
+        return items;
+      }
       for (let i = 0; i < children.length; i++) {
         const c = children[i]!;
         if (c.local === type.itemElement && c.ns === ns) items.push(wireOf(type.item, c, ns));
@@ -271,6 +330,8 @@ export function readWire(type: TypeModel, wire: WireValue, label: string): unkno
 function readFields(record: RecordModel, wire: WireFields, label: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const fields = record.fields;
+  const clash = choiceClash(fields, (i) => wire.fields[i] !== undefined);
+  if (clash !== undefined) throw new TypedValueError("invalid", `${label}: ${clash}.`);
   for (let i = 0; i < fields.length; i++) {
     const field = fields[i]!;
     const value = wire.fields[i];

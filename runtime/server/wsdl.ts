@@ -113,6 +113,38 @@ function memberElement(name: string, type: TypeModel, nullable: boolean | undefi
   return `<s:element minOccurs="${min}" maxOccurs="1" name="${xml(name)}"${nil} type="${typeRef(type)}" />`;
 }
 
+/**
+ * The members of a sequence (parameters, fields), each as memberElement writes it, with the consecutive
+ * alternatives of one xs:choice (spec `choice`) inside `<s:choice>`, as .NET writes a member with one
+ * [XmlElement] per type. Each string starts at its first element; later lines carry `indent`.
+ */
+function sequenceMembers(
+  members: readonly {
+    readonly name: string;
+    readonly type: TypeModel;
+    readonly nullable?: boolean | undefined;
+    readonly choice?: string | undefined;
+  }[],
+  indent: string,
+): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < members.length; i++) {
+    const member = members[i]!;
+    if (member.choice === undefined) {
+      out.push(memberElement(member.name, member.type, member.nullable, indent));
+      continue;
+    }
+    let group = "";
+    for (; i < members.length && members[i]!.choice === member.choice; i++) {
+      const m = members[i]!;
+      group += `${indent}  ${memberElement(m.name, m.type, m.nullable, `${indent}  `)}\n`;
+    }
+    i--;
+    out.push(`<s:choice minOccurs="1" maxOccurs="1">\n${group}${indent}</s:choice>`);
+  }
+  return out;
+}
+
 /** The type of an operation's result as a TypeModel; undefined for a DataSet, void and one-way. */
 function resultType(result: ResultModel): TypeModel | undefined {
   switch (result.kind) {
@@ -205,7 +237,7 @@ class SchemaTypes {
           out.push(
             complexType(
               xml(record.name),
-              record.fields.map((f) => memberElement(f.name, f.type, f.nullable, "          ")),
+              sequenceMembers(record.fields, "          "),
               this.headers.has(record),
               record.abstract,
             ),
@@ -221,6 +253,22 @@ class SchemaTypes {
       }
       case "array": {
         if (!this.claim(type.typeName)) return;
+        if (type.item.kind === "record" && type.item.record.choice) {
+          // A repeated choice: each item one of the alternatives, as .NET writes several [XmlArrayItem].
+          const fields = type.item.record.fields;
+          out.push(
+            `      <s:complexType name="${xml(type.typeName)}">\n        <s:choice minOccurs="0" maxOccurs="unbounded">\n` +
+              fields
+                .map(
+                  (f) =>
+                    `          <s:element minOccurs="1" maxOccurs="1" name="${xml(f.name)}"${isValueType(f.type) ? "" : ' nillable="true"'} type="${typeRef(f.type)}" />\n`,
+                )
+                .join("") +
+              "        </s:choice>\n      </s:complexType>\n",
+          );
+          for (const f of fields) this.definitions(f.type, out);
+          return;
+        }
         // Items that can be null (strings, byte arrays, records) are nillable; value types are not.
         const nil = isValueType(type.item) ? "" : ' nillable="true"';
         out.push(
@@ -326,8 +374,7 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
     if (op.params.length > 0) {
       line("        <s:complexType>");
       line("          <s:sequence>");
-      for (const p of op.params)
-        line(`            ${memberElement(p.name, p.type, p.nullable, "            ")}`);
+      for (const member of sequenceMembers(op.params, "            ")) line(`            ${member}`);
       line("          </s:sequence>");
       line("        </s:complexType>");
     } else {
@@ -347,8 +394,7 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
       const fields = op.result.record.fields;
       line("        <s:complexType>");
       line("          <s:sequence>");
-      for (const f of fields)
-        line(`            ${memberElement(f.name, f.type, f.nullable, "            ")}`);
+      for (const member of sequenceMembers(fields, "            ")) line(`            ${member}`);
       line("          </s:sequence>");
       line("        </s:complexType>");
       line("      </s:element>");
@@ -611,8 +657,8 @@ function derivedType(record: RecordModel, base: RecordModel): string {
   if (own.length === 0) return `${head}          <s:extension base="tns:${xml(base.name)}" />\n${tail}`;
   return (
     `${head}          <s:extension base="tns:${xml(base.name)}">\n            <s:sequence>\n` +
-    own
-      .map((f) => `              ${memberElement(f.name, f.type, f.nullable, "              ")}\n`)
+    sequenceMembers(own, "              ")
+      .map((member) => `              ${member}\n`)
       .join("") +
     `            </s:sequence>\n          </s:extension>\n${tail}`
   );

@@ -1,7 +1,8 @@
 // `npm run fuzz -- --only xmlvalues`: hostile XML values (the spec's xmlElement and xmlNode types: xs:any in
 // the WSDL) against a generated server whose operations take and return them, on SOAP 1.1 and 1.2. Deep,
 // wide, huge and namespace-heavy values, values that are not one element (text, several elements, mixed
-// content), records whose xsi:type names another type (a derived one, which the spec cannot read: refused,
+// content), records that hold themselves (5,000 deep; a handler's cyclic one), xs:choice alternatives
+// (two of one choice, a nil item of a repeated choice), records whose xsi:type names another type (a derived one, which the spec cannot read: refused,
 // never read as the declared record), and handlers returning what is not an XML value (a cycle, a name that
 // would inject markup; untyped DataSets whose table, column or cell would inject markup, or that are wide):
 // every request gets the expected status, the handler never runs on a refusal, no answer carries injected
@@ -32,6 +33,19 @@ records:
     fields:
       - { name: Kind, type: string }
       - { name: Payload, type: xmlElement }
+  Tree:
+    doc: A record that holds itself, with a choice and a repeated choice.
+    fields:
+      - { name: Label, type: string, choice: Item }
+      - { name: Code, type: base64Binary, choice: Item }
+      - { name: Children, type: "Tree[]" }
+      - { name: Sights, type: "Sight[]" }
+  Sight:
+    doc: One sight, a town or a landmark.
+    choice: true
+    fields:
+      - { name: Town, type: string }
+      - { name: Landmark, type: string }
 groups:
   - name: xml
     title: XML
@@ -46,6 +60,17 @@ groups:
         params:
           - { name: holder, type: Holder, doc: The record. }
         result: { type: Holder, doc: The same record. }
+      - name: EchoTree
+        doc: Echoes a tree (a cycle when its label says so).
+        params:
+          - { name: tree, type: Tree, doc: The tree. }
+        result: { type: Tree, doc: The same tree. }
+      - name: Pick
+        doc: Takes one of two alternatives.
+        params:
+          - { name: a, type: string, choice: Item, doc: One. }
+          - { name: b, type: string, choice: Item, doc: The other. }
+        result: { type: string, doc: The one given. }
       - name: Bad
         doc: Returns what the handler makes of the kind asked for.
         params:
@@ -71,6 +96,10 @@ interface Case {
 }
 
 const echo = (inner: string) => `<EchoNode xmlns="${NS}"><node>${inner}</node></EchoNode>`;
+const tree = (inner: string) => `<EchoTree xmlns="${NS}"><tree>${inner}</tree></EchoTree>`;
+/** A tree `depth` records deep (a record that holds itself, through Children). */
+const nested = (depth: number) =>
+  tree(`${"<Label>n</Label><Children><Tree>".repeat(depth)}${"</Tree></Children>".repeat(depth)}`);
 
 function cases(): Case[] {
   const deep = `${"<d>".repeat(5000)}${"</d>".repeat(5000)}`;
@@ -161,6 +190,72 @@ function cases(): Case[] {
       runs: true,
     },
     {
+      name: "a record that holds itself, 5,000 deep",
+      op: "EchoTree",
+      body: nested(5000),
+      status: 400,
+      holds: "",
+      runs: false,
+    },
+    {
+      name: "a record that holds itself, 10 deep",
+      op: "EchoTree",
+      body: nested(10),
+      status: 200,
+      holds: "<Children><Tree><Label>n</Label><Children><Tree>",
+      runs: true,
+    },
+    {
+      name: "two alternatives of one xs:choice in a record",
+      op: "EchoTree",
+      body: tree("<Label>a</Label><Code>AA==</Code>"),
+      // A value that reads but breaks a rule: the client fault .NET gives a bad value (500).
+      status: 500,
+      holds: "Label and Code are alternatives of one choice (Item)",
+      runs: false,
+    },
+    {
+      name: "two alternatives of one xs:choice as parameters",
+      op: "Pick",
+      body: `<Pick xmlns="${NS}"><a>x</a><b>y</b></Pick>`,
+      // A value that reads but breaks a rule: the client fault .NET gives a bad value (500).
+      status: 500,
+      holds: "a and b are alternatives of one choice (Item)",
+      runs: false,
+    },
+    {
+      name: "one alternative of an xs:choice as parameters",
+      op: "Pick",
+      body: `<Pick xmlns="${NS}"><b>y</b></Pick>`,
+      status: 200,
+      holds: "<PickResult>y</PickResult>",
+      runs: true,
+    },
+    {
+      name: "a nil item of a repeated xs:choice",
+      op: "EchoTree",
+      body: tree(`<Sights><Town xmlns:i="${XSI}" i:nil="true" /></Sights>`),
+      status: 400,
+      holds: "Town is nil, but an item of ArrayOfSight holds one of its alternatives",
+      runs: false,
+    },
+    {
+      name: "a repeated xs:choice of 4,000 items, other elements among them",
+      op: "EchoTree",
+      body: tree(`<Sights>${"<Town>t</Town><Other>o</Other><Landmark>l</Landmark>".repeat(2000)}</Sights>`),
+      status: 200,
+      holds: "<Sights><Town>t</Town><Landmark>l</Landmark><Town>t</Town>",
+      runs: true,
+    },
+    {
+      name: "a handler returning a record that holds itself",
+      op: "EchoTree",
+      body: tree("<Label>cycle</Label>"),
+      status: 500,
+      holds: "Server",
+      runs: true,
+    },
+    {
       name: "a handler returning a cyclic value",
       op: "Bad",
       body: `<Bad xmlns="${NS}"><kind>cycle</kind></Bad>`,
@@ -248,6 +343,19 @@ export async function xmlValuesSection(rows: Row[]): Promise<void> {
       EchoHolder: ({ holder }: { holder?: unknown }) => {
         calls++;
         return holder ?? null;
+      },
+      EchoTree: ({ tree }: { tree?: { Label?: string; Children?: unknown[] } }) => {
+        calls++;
+        if (tree?.Label === "cycle") {
+          const cyclic: { Label: string; Children: unknown[] } = { Label: "cycle", Children: [] };
+          cyclic.Children.push(cyclic);
+          return cyclic;
+        }
+        return tree ?? null;
+      },
+      Pick: ({ a, b }: { a?: string; b?: string }) => {
+        calls++;
+        return a ?? b ?? "";
       },
       Bad: ({ kind }: { kind?: string }) => {
         calls++;

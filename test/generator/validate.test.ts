@@ -36,14 +36,14 @@ const cases: readonly Case[] = [
     name: "unknown property",
     given: [["required: true, doc: User name.", "requird: true, doc: User name."]],
     want: [
-      `${F}:9:35 unknown property "requird" (did you mean "required"?); expected one of: name, type, nullable, itemName, required, default, rules, direction, property, doc`,
+      `${F}:9:35 unknown property "requird" (did you mean "required"?); expected one of: name, type, nullable, choice, itemName, required, default, rules, direction, property, doc`,
     ],
   },
   {
     name: "unquoted comma in a flow map doc",
     given: [["doc: How many. }", "doc: How many, at least one. }"]],
     want: [
-      `${F}:43:57 unknown property "at least one."; expected one of: name, type, nullable, itemName, required, default, rules, direction, property, doc; if "at least one." is part of the doc text, quote the doc (doc: "…, at least one."): in a { … } mapping a comma ends a value`,
+      `${F}:43:57 unknown property "at least one."; expected one of: name, type, nullable, choice, itemName, required, default, rules, direction, property, doc; if "at least one." is part of the doc text, quote the doc (doc: "…, at least one."): in a { … } mapping a comma ends a value`,
     ],
   },
   {
@@ -247,6 +247,34 @@ const cases: readonly Case[] = [
     given: [["{ name: Label, type: string }", "{ name: Label, type: string, itemName: Value }"]],
     want: [
       `${F}:25:48 field "Label" of record Item is string, not an array: itemName names the items of an array`,
+    ],
+  },
+  {
+    name: "choice of a value type, and alternatives apart",
+    given: [
+      [
+        "{ name: Id, type: long }\n      - { name: Label, type: string }",
+        "{ name: Id, type: long, choice: Item }\n      - { name: Label, type: string, choice: Item }\n      - { name: Note, type: string }\n      - { name: Other, type: string, choice: Item }",
+      ],
+    ],
+    want: [
+      `${F}:24:41 record Item: Id is an alternative of choice Item, so it is absent when another is present: it must be of a reference type (a record, string, byte array, array or XML value), not long`,
+      `${F}:27:46 record Item: the alternatives of choice Item must be consecutive (Other is apart)`,
+    ],
+  },
+  {
+    name: "choice record used as a plain type",
+    given: [
+      [
+        "records:\n",
+        "records:\n  Pick:\n    doc: A pick.\n    choice: true\n    fields:\n      - { name: A, type: string }\n",
+      ],
+      ["{ name: Label, type: string }", "{ name: Label, type: Pick }"],
+    ],
+    want: [
+      expect.stringMatching(
+        /field "Label" of record Item: Pick is a choice record \(the items of a repeated choice\): it can only be the item type of an array \(Pick\[\]\)$/,
+      ),
     ],
   },
   {

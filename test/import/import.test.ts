@@ -65,6 +65,9 @@ describe("easgen import: fixtures", () => {
           { name: "Code", type: "string" },
           { name: "Cities", type: "City[]" },
           { name: "Aliases", type: "string[]", itemName: "Alias" },
+          { name: "Capital", type: "City", choice: "Item" },
+          { name: "CapitalName", type: "string", choice: "Item" },
+          { name: "Sights", type: "Choice1[]" },
         ],
       },
       City: {
@@ -73,6 +76,14 @@ describe("easgen import: fixtures", () => {
           { name: "Name", type: "string" },
           { name: "Population", type: "long" },
           { name: "Districts", type: "City[]" },
+        ],
+      },
+      Choice1: {
+        doc: expect.any(String),
+        choice: true,
+        fields: [
+          { name: "Town", type: "City" },
+          { name: "Landmark", type: "string" },
         ],
       },
     });
@@ -346,7 +357,11 @@ describe("easgen import: refusals name the element and line", () => {
       ],
       [
         `${record}\r\n          <s:choice><s:element name="A" type="s:int" /></s:choice>`,
-        /<s:choice>: complexType City: xs:choice is not supported/,
+        /<s:element name="A">: field A of City is an alternative of an xs:choice of the value type int: not supported/,
+      ],
+      [
+        `${record}\r\n          <s:choice maxOccurs="unbounded"><s:element name="A" type="s:string" /></s:choice>`,
+        /<s:choice>: complexType City: a repeated xs:choice \(maxOccurs="unbounded"\) inside a sequence is not supported/,
       ],
       [`${record}\r\n          <s:any />`, /<s:any>: complexType City: xs:any .* is not supported/],
     ];
@@ -524,7 +539,7 @@ describe("easgen import: refusals name the element and line", () => {
     let text = replaceOnce(
       lookup,
       '<s:complexType name="City">\r\n        <s:sequence>',
-      '<s:complexType name="City">\r\n        <s:sequence><s:choice><s:element name="A" type="s:int" /></s:choice>',
+      '<s:complexType name="City">\r\n        <s:sequence><s:choice maxOccurs="2"><s:element name="A" type="s:string" /></s:choice>',
     );
     const soapOp = /<soap:operation soapAction="([^"]+)"/.exec(text)!;
     text = replaceOnce(text, soapOp[0], '<soap:operation soapAction="urn:custom"');
@@ -538,12 +553,12 @@ describe("easgen import: refusals name the element and line", () => {
     expect(lines[0]).toBe("x.wsdl: 3 constructs the spec cannot describe:");
     expect(lines.slice(1).map((l) => Number(/^ {2}x\.wsdl:(\d+): /.exec(l)?.[1]))).toEqual(
       [
-        lineOf(text, "<s:choice>"),
+        lineOf(text, '<s:choice maxOccurs="2">'),
         lineOf(text, 'soapAction="urn:custom"'),
         lineOf(text, "<soap:header"),
       ].sort((a, b) => a - b),
     );
-    expect(message).toMatch(/xs:choice is not supported/);
+    expect(message).toMatch(/a repeated xs:choice \(maxOccurs="2"\) inside a sequence is not supported/);
     expect(message).toMatch(/a custom SOAPAction is not supported/);
     expect(message).toMatch(/header message AuthHeader of operation \w+ is not defined/);
     // One construct is one line, as before.

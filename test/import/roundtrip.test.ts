@@ -64,14 +64,18 @@ function sample(spec: ImportedSpec, type: string, variant: number, depth = 0): u
   // A derived record's base fields come first (a base chain is short and acyclic: validate holds it).
   const chain = [r];
   while (chain[0]!.base !== undefined) chain.unshift(spec.records![chain[0]!.base!]!);
-  chain
-    .flatMap((c) => c.fields)
-    .forEach((f, k) => {
-      // A record field (or array of records) is left out (absent, as null reads) three records down.
-      if (depth >= 2 && spec.records?.[f.type.replace(/\[\]$/, "")] !== undefined) return;
-      value[f.name] =
-        f.nullable === true && (k + variant) % 2 === 1 ? null : sample(spec, f.type, variant, depth + 1);
-    });
+  // A choice record (the items of a repeated choice) holds one of its fields: the variant's.
+  const fields = r.choice === true ? [r.fields[variant % r.fields.length]!] : chain.flatMap((c) => c.fields);
+  const chosen = new Set<string>();
+  fields.forEach((f, k) => {
+    // One alternative of each choice (the first); a record field (or array of records) is left out
+    // (absent, as null reads) three records down.
+    if (f.choice !== undefined && chosen.has(f.choice)) return;
+    if (f.choice !== undefined) chosen.add(f.choice);
+    if (depth >= 2 && spec.records?.[f.type.replace(/\[\]$/, "")] !== undefined) return;
+    value[f.name] =
+      f.nullable === true && (k + variant) % 2 === 1 ? null : sample(spec, f.type, variant, depth + 1);
+  });
   return value;
 }
 
@@ -80,7 +84,11 @@ function paramsOf(
   op: ImportedSpec["groups"][number]["operations"][number],
 ): Record<string, unknown> {
   const params: Record<string, unknown> = {};
+  const chosen = new Set<string>();
   (op.params ?? []).forEach((p, k) => {
+    // One alternative of each choice (the first).
+    if (p.choice !== undefined && chosen.has(p.choice)) return;
+    if (p.choice !== undefined) chosen.add(p.choice);
     params[p.name] = p.nullable === true && k % 2 === 1 ? null : sample(spec, p.type, k);
   });
   return params;

@@ -232,6 +232,75 @@ describe("typed XML", () => {
     );
   });
 
+  it("xs:choice: at most one alternative of a choice, exactly one per item of a repeated choice", () => {
+    const City: RecordModel = { name: "City", fields: [{ name: "Name", type: typeOf("string") }] };
+    const city: TypeModel = { kind: "record", record: City };
+    // Inline: Capital | CapitalName, then an ordinary field.
+    const Country: RecordModel = {
+      name: "Country",
+      fields: [
+        { name: "Capital", type: city, choice: "Item" },
+        { name: "CapitalName", type: typeOf("string"), choice: "Item" },
+        { name: "Code", type: typeOf("string") },
+      ],
+    };
+    const country: TypeModel = { kind: "record", record: Country };
+    const fail = (m: string) => new TypeError(m);
+    const one = { Capital: { Name: "Bern" }, Code: "CH" };
+    const xml = wireXml("c", country, typedWriters.format(country, one, "c", fail), false, 0);
+    expect(xml).toBe("<c><Capital><Name>Bern</Name></Capital><Code>CH</Code></c>");
+    expect(readWire(country, wireOf(country, el(xml).children[0]!, NS), "c")).toEqual(one);
+    expect(() => typedWriters.format(country, { ...one, CapitalName: "Bern" }, "c", fail)).toThrow(
+      "c: Capital and CapitalName are alternatives of one choice (Item): at most one may be present",
+    );
+    const both = "<c><Capital><Name>Bern</Name></Capital><CapitalName>Bern</CapitalName></c>";
+    expect(() => readWire(country, wireOf(country, el(both).children[0]!, NS), "c")).toThrow(
+      "c: Capital and CapitalName are alternatives of one choice (Item): at most one may be present.",
+    );
+    // Parameters: the server refuses two alternatives (InvalidType naming the first), the client too.
+    const op = operation("Set", [param("Capital", city, {}), param("CapitalName", "string", {})]).params.map(
+      (p) => ({ ...p, choice: "Item" }),
+    );
+    const setOp = operation("Set", op);
+    const error = refusal(() => readParams(setOp, [{ fields: ["Bern"] }, "Bern"], "element"));
+    expect([error.code, error.parameter]).toEqual(["InvalidType", "Capital"]);
+    expect(readParams(setOp, [undefined, "Bern"], "element")).toEqual({ CapitalName: "Bern" });
+    expect(() => writeParams(setOp, { Capital: { Name: "Bern" }, CapitalName: "Bern" })).toThrow(
+      "Set: Capital and CapitalName are alternatives of one choice (Item): at most one may be present.",
+    );
+    // A repeated choice (ArrayOfChoice1 of Town | Landmark): each item is one alternative's element.
+    const Choice1: RecordModel = {
+      name: "Choice1",
+      choice: true,
+      fields: [
+        { name: "Town", type: city },
+        { name: "Landmark", type: typeOf("string") },
+      ],
+    };
+    const sights: TypeModel = {
+      kind: "array",
+      item: { kind: "record", record: Choice1 },
+      itemElement: "Choice1",
+      typeName: "ArrayOfChoice1",
+    };
+    const items = [{ Landmark: "Zytglogge" }, { Town: { Name: "Thun" } }];
+    const list = wireXml("s", sights, typedWriters.format(sights, items, "s", fail), false, 0);
+    expect(list).toBe("<s><Landmark>Zytglogge</Landmark><Town><Name>Thun</Name></Town></s>");
+    expect(readWire(sights, wireOf(sights, el(list).children[0]!, NS), "s")).toEqual(items);
+    expect(() => typedWriters.format(sights, [{ Landmark: "a", Town: {} }], "s", fail)).toThrow(
+      "s[0] holds both Town and Landmark: exactly one is allowed",
+    );
+    expect(() => typedWriters.format(sights, [{}], "s", fail)).toThrow(
+      "s[0] holds none of Town, Landmark: exactly one is needed",
+    );
+    expect(() => typedWriters.format(sights, [null], "s", fail)).toThrow(
+      "s[0] is null, but an item of ArrayOfChoice1 holds one of its alternatives",
+    );
+    expect(() => wireOf(sights, el('<s><Town xsi:nil="true" /></s>').children[0]!, NS)).toThrow(
+      "Town is nil, but an item of ArrayOfChoice1 holds one of its alternatives.",
+    );
+  });
+
   it("reads a long array in one pass (100,000 items)", () => {
     const items = "<int>7</int>".repeat(100_000);
     const started = performance.now();
