@@ -249,6 +249,28 @@ describe("status, content type, faults and error texts", () => {
     ).toBe("matched");
   });
 
+  it("matches answers of the same status, media type and bytes, whatever the bytes are", () => {
+    // The proxy's shortcut (no reading when the bytes agree) must give what reading them gives.
+    const notUtf8 = Buffer.from([0x3c, 0xff, 0xfe, 0x3e]);
+    const raw = (body: Buffer, status = 200, type = XML): Answer => ({
+      status,
+      headers: { "content-type": type },
+      body,
+    });
+    expect(compareAnswers(raw(notUtf8), raw(Buffer.from(notUtf8)), rules())).toEqual({ outcome: "matched" });
+    const fault = golden("soap11", "GetRoiResults").replace("<soap:Body>", "<soap:Body> ");
+    expect(compareAnswers(answer(fault, XML, 500), answer(fault, XML, 500), rules()).outcome).toBe("matched");
+    // Same bytes, yet a different status or media type: still told apart, as before.
+    expect(compareAnswers(answer(fault, XML, 500), answer(fault), rules())).toMatchObject({ path: "status" });
+    expect(compareAnswers(answer(fault, SOAP12), answer(fault), rules())).toMatchObject({
+      path: "content-type",
+    });
+    // A 400 is a 400 whatever its media type, as when the bytes differ.
+    expect(compareAnswers(raw(notUtf8, 400, "text/plain"), raw(notUtf8, 400), rules()).outcome).toBe(
+      "matched",
+    );
+  });
+
   it("takes two 400s as the same (ASMX sends no body, we one line)", () => {
     expect(
       compareAnswers(answer("", "text/html", 400), answer("Not well-formed", "text/plain", 400), rules())
