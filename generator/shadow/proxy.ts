@@ -136,6 +136,44 @@ function headerRecord(raw: readonly string[]): Record<string, string> {
   return out;
 }
 
+/** What node's agents do with a request that are not in their public types. */
+interface AgentInternals {
+  addRequest(req: http.ClientRequest, options: object): void;
+  readonly freeSockets: Record<string, import("node:net").Socket[] | undefined>;
+  readonly sockets: Record<string, import("node:net").Socket[] | undefined>;
+}
+
+/**
+ * A keep-alive agent of one origin that hands a request a free socket the short way. Node's addRequest
+ * copies the request's options and the agent's into a new object on every request only to name the origin
+ * (the largest single cost of a proxied request in a profile), then gives the reused socket a fresh async
+ * context. An agent of one origin has one name; nothing here uses async context. So a free socket is taken
+ * as node takes it (destroyed ones skipped, the newest first as `lifo` says, listed in `sockets` until it
+ * is free again) and given to the request as node gives it; with none free, node's own way opens or queues.
+ */
+function oneOrigin<T extends typeof http.Agent>(Base: T): T {
+  return class extends (Base as typeof http.Agent) {
+    addRequest(req: http.ClientRequest, options: object): void {
+      const self = this as unknown as AgentInternals;
+      for (const name in self.freeSockets) {
+        const free = self.freeSockets[name]!;
+        while (free.length > 0 && free[0]!.destroyed) free.shift();
+        const socket = free.pop();
+        if (free.length === 0) delete self.freeSockets[name];
+        if (socket === undefined) break;
+        this.reuseSocket(socket, req);
+        (req as unknown as { onSocket(socket: import("node:net").Socket): void }).onSocket(socket);
+        (self.sockets[name] ??= []).push(socket);
+        return;
+      }
+      (Base.prototype as unknown as AgentInternals).addRequest.call(this, req, options);
+    }
+  } as unknown as T;
+}
+
+const OneOriginHttpAgent = oneOrigin(http.Agent);
+const OneOriginHttpsAgent = oneOrigin(https.Agent);
+
 interface Upstream {
   readonly url: URL;
   readonly agent: http.Agent;
@@ -155,7 +193,7 @@ function upstream(url: URL, sockets: number): Upstream {
   };
   return {
     url,
-    agent: secure ? new https.Agent(options) : new http.Agent(options),
+    agent: secure ? new OneOriginHttpsAgent(options) : new OneOriginHttpAgent(options),
     request: secure ? https.request : http.request,
     endpointPath: url.pathname,
     hostHeader: url.host,
@@ -213,6 +251,10 @@ interface Pending {
   readonly method: string;
   readonly url: string;
   readonly rawHeaders: string[];
+  /** The caller's end-to-end headers (no hop-by-hop ones, Host as sent), for every host's copy. */
+  readonly endToEnd: string[];
+  /** The caller's headers by lower-case name, once read (decide). */
+  headers: Record<string, string> | undefined;
   readonly request: Collector;
   primary: Collector | undefined;
   primaryAnswer: Answer | undefined;
@@ -316,7 +358,7 @@ export async function startShadowProxy(
         binding: binding as BindingLabel,
         method: p.method,
         url: p.url,
-        requestHeaders: headerRecord(p.rawHeaders),
+        requestHeaders: p.headers ?? headerRecord(p.rawHeaders),
         requestBody: p.request.body(),
         answer: p.primaryAnswer,
         at: p.at,
@@ -339,7 +381,11 @@ export async function startShadowProxy(
     if (verdict.outcome === "matched") metrics.matched.inc(labels);
     else if (verdict.outcome === "explained") metrics.explained.inc(labels);
     else metrics.diverged.inc(labels);
-    const requestHeaders = headerRecord(p.rawHeaders);
+    if (observer.comparison === undefined && !(collectAll && observer.exchange !== undefined)) {
+      finish(p);
+      return;
+    }
+    const requestHeaders = p.headers ?? headerRecord(p.rawHeaders);
     const requestBody = p.request.body();
     if (collectAll) {
       observer.exchange?.({
@@ -394,7 +440,7 @@ export async function startShadowProxy(
     const body = p.request.body();
     // The caller's headers as the answering host got them, framing included: the copy must be read as the
     // original was (a duplicated or wrong Content-Length is refused by both, or by neither).
-    const sent = withHost(endToEnd(p.rawHeaders), config.preserveHost ? undefined : target.hostHeader);
+    const sent = withHost(p.endToEnd, config.preserveHost ? undefined : target.hostHeader);
     if (p.chunked) sent.push("Transfer-Encoding", "chunked");
     let ended = false;
     const end = (reason?: ShadowFailure) => {
@@ -479,12 +525,8 @@ export async function startShadowProxy(
 
   /** Once the caller's request is read: what becomes of the exchange. */
   const decide = (p: Pending) => {
-    p.classified = router.classify(
-      p.method,
-      p.url,
-      headerRecord(p.rawHeaders),
-      p.done ? undefined : p.request.body(),
-    );
+    p.headers = headerRecord(p.rawHeaders);
+    p.classified = router.classify(p.method, p.url, p.headers, p.done ? undefined : p.request.body());
     metrics.requests.inc(label(p));
     const known = p.classified.named.length > 0;
     const wanted =
@@ -520,11 +562,14 @@ export async function startShadowProxy(
     const method = req.method ?? "GET";
     const candidate =
       (compared !== undefined || collectAll) && url.toLowerCase().startsWith(router.endpointPath);
+    const forwarded = endToEnd(req.rawHeaders);
     const p: Pending = {
       at: Date.now(),
       method,
       url,
       rawHeaders: req.rawHeaders,
+      endToEnd: forwarded,
+      headers: undefined,
       request: new Collector(budget, limits.compareBytes),
       primary: undefined,
       primaryAnswer: undefined,
@@ -537,10 +582,7 @@ export async function startShadowProxy(
       dropped: undefined,
       chunked: /chunked/i.test(String(req.headers["transfer-encoding"] ?? "")),
     };
-    const forwardHeaders = withHost(
-      endToEnd(req.rawHeaders),
-      config.preserveHost ? undefined : primary.hostHeader,
-    );
+    const forwardHeaders = withHost(forwarded, config.preserveHost ? undefined : primary.hostHeader);
     // A chunked body stays chunked: node frames a GET's or DELETE's body only when told to, and an unframed
     // body would reach the host as the start of another request.
     if (p.chunked) forwardHeaders.push("Transfer-Encoding", "chunked");
@@ -554,17 +596,24 @@ export async function startShadowProxy(
       agent: primary.agent,
     });
     let answered = false;
+    // The caller's body goes on to the answering host as it comes, and the answer back to the caller, each
+    // by hand with the same flow control as a pipe (pause on a full buffer, resume on "drain") but without a
+    // pipe's listeners on both streams for every request.
+    let forwarding = true;
+    /** The caller's connection closed before its answer was written whole. */
+    let callerGone = false;
+    const resumeBody = () => {
+      if (forwarding) req.resume();
+    };
     // The answering host may answer before it has read the whole body, then close its connection or stop
     // reading. The rest of the body is still on the caller's connection, in front of its next request:
     // read it off (still collected within the limits, so the copy is the request as the caller sent it)
-    // instead of leaving it piped into a request that will not take it, which would stall the caller's
+    // instead of leaving it for a request that will not take it, which would stall the caller's
     // connection until the request timeout and hold what was collected.
-    const readRestOfBody = () => {
-      if (req.complete) return;
-      req.unpipe(out);
-      req.resume();
-    };
-    out.on("close", readRestOfBody);
+    out.on("close", () => {
+      forwarding = false;
+      if (!req.complete) req.resume();
+    });
     const timer = setTimeout(() => fail(504, "timeout"), limits.primaryTimeoutMs);
     const fail = (status: number, reason: string) => {
       clearTimeout(timer);
@@ -602,11 +651,18 @@ export async function startShadowProxy(
       res.sendDate = false;
       p.primary = collector;
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
+      const resumeAnswer = () => answer.resume();
       answer.on("data", (chunk: Buffer) => {
         if (collector && !p.done && !collector.add(chunk)) drop(p, "large");
+        if (!callerGone && !res.write(chunk)) {
+          answer.pause();
+          res.once("drain", resumeAnswer);
+        }
       });
       answer.on("end", () => {
         clearTimeout(timer);
+        // The caller's answer is finished before anything else is done with it.
+        if (!callerGone) res.end();
         // Answered whole while the body is still coming: the host will not read it (closes `out`).
         if (!req.complete) out.destroy();
         if (collector && !p.done) {
@@ -626,9 +682,12 @@ export async function startShadowProxy(
       answer.on("close", () => {
         if (!answer.complete && p.primaryAnswer === undefined) finish(p);
       });
-      answer.pipe(res);
     });
     req.on("data", (chunk: Buffer) => {
+      if (forwarding && !out.write(chunk)) {
+        req.pause();
+        out.once("drain", resumeBody);
+      }
       if (p.done) return;
       const before = p.request.bytes;
       if (!p.request.add(chunk)) {
@@ -637,7 +696,10 @@ export async function startShadowProxy(
         finish(p);
       }
     });
-    req.on("end", () => decide(p));
+    req.on("end", () => {
+      if (forwarding) out.end();
+      decide(p);
+    });
     // A request that never ended (the caller went away mid-body, or sent less than it announced) is not
     // compared; whatever was collected for it is let go.
     req.on("close", () => {
@@ -648,12 +710,12 @@ export async function startShadowProxy(
     // or in flight finds it done, and what it holds is let go now.
     res.on("close", () => {
       if (!res.writableFinished) {
+        callerGone = true;
         clearTimeout(timer);
         out.destroy();
         if (p.primaryAnswer === undefined) finish(p);
       }
     });
-    req.pipe(out);
   };
 
   const server = http.createServer(
