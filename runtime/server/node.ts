@@ -27,6 +27,11 @@ export interface NodeRequestInfo {
    * object, so the caller's own request log line gets what the handler added.
    */
   readonly logFields?: Record<string, unknown> | undefined;
+  /**
+   * The caller's address as the application determined it (say, from X-Forwarded-For behind its own trusted
+   * proxies): the call context's remoteAddress. Default: the connection's peer address.
+   */
+  readonly remoteAddress?: string | undefined;
 }
 
 export type NodeHandler = (
@@ -377,7 +382,7 @@ class NodeCall implements IncomingCall {
     headers: Readonly<Record<string, string>>,
     body: string,
     authority: string | undefined,
-    logFields: Record<string, unknown> | undefined,
+    info: NodeRequestInfo | undefined,
   ) {
     this.req = req;
     this.res = res;
@@ -389,9 +394,9 @@ class NodeCall implements IncomingCall {
     this.query = query;
     this.headers = headers;
     this.body = body;
-    this.remoteAddress = req.socket.remoteAddress ?? "";
+    this.remoteAddress = info?.remoteAddress ?? req.socket.remoteAddress ?? "";
     this.transport = req;
-    this.logFields = logFields;
+    this.logFields = info?.logFields;
   }
 
   get endpointUrl(): string {
@@ -587,7 +592,7 @@ export function createNodeHandler(core: ServiceCore): NodeHandler {
         headers,
         decoded,
         authority,
-        info?.logFields,
+        info,
       );
       const headOnly = method === "HEAD";
       let response: WireResponse | Promise<WireResponse>;
