@@ -36,6 +36,7 @@ import { createImportQueue } from "./operations/subscriber/import-queue.js";
 import { loadLinkKey } from "./operations/mailing/tracking.js";
 import { prepareTrackingBatch } from "./operations/mailing/tracking.js";
 import { confirmRoute } from "./http/confirm.js";
+import { TrustedProxies, setClientAddress } from "./http/client-address.js";
 
 export interface App {
   readonly store: Store;
@@ -388,12 +389,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     return send(404, "text/plain; charset=utf-8", "Not found. The service is at /ExternalAPIService.asmx.\n");
   }
 
+  const proxies = new TrustedProxies(config.trustedProxies);
   let inFlight = 0;
   let idle: (() => void) | undefined;
   const server = serveApi
     ? createNodeServer((req, res) => {
         const started = performance.now();
         const record: RequestRecord = {};
+        // The caller: the peer, or behind TRUSTED_PROXIES the address they forwarded (client-address.ts).
+        const ip = proxies.clientOf(req.socket.remoteAddress ?? "", req.headers["x-forwarded-for"]);
+        setClientAddress(req, ip);
         inFlight++;
         res.once("close", () => {
           if (--inFlight === 0) idle?.();
@@ -402,6 +407,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
             method: req.method,
             path: loggedPath(req.url),
             status: res.statusCode,
+            ip,
             operation: record.operation,
             binding: record.binding,
             account: record.account,
@@ -419,7 +425,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
               res.end("Internal error.\n");
             });
           },
-          { logFields: record },
+          { logFields: record, remoteAddress: ip },
         );
       })
     : undefined;

@@ -4,6 +4,7 @@
 
 import { createHash, createPrivateKey, type KeyObject } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
+import { isIP } from "node:net";
 import { originProblem } from "../generated/runtime/server/cors.js";
 
 export type Role = "api" | "worker" | "all";
@@ -17,6 +18,8 @@ export interface Config {
   readonly publicUrlSet: boolean;
   /** CORS_ORIGINS: web origins allowed to call the endpoint from a browser ("*": any); empty: none. */
   readonly corsOrigins: string[];
+  /** TRUSTED_PROXIES: the operator's proxies, whose X-Forwarded-For names the caller; empty: never read. */
+  readonly trustedProxies: readonly ProxyRange[];
   readonly importAllowHosts: string[];
   readonly importMaxBytes: number;
   readonly importTimeoutMs: number;
@@ -75,6 +78,13 @@ export interface Config {
   readonly console: ConsoleConfig;
 }
 
+/** One TRUSTED_PROXIES entry: an address (prefix = the family's bits) or a CIDR range. */
+export interface ProxyRange {
+  readonly address: string;
+  readonly prefix: number;
+  readonly family: "ipv4" | "ipv6";
+}
+
 export interface ConsoleConfig {
   readonly enabled: boolean;
   /** How long a console sign-in lasts, in ms. */
@@ -120,6 +130,11 @@ export const OPTIONS: readonly Option[] = [
     name: "CORS_ORIGINS",
     default: "",
     doc: "Comma-separated origins (https://app.example, http://localhost:5173) whose web pages may call /ExternalAPIService.asmx from a browser, or * for any; unset: no CORS headers, preflights get 405.",
+  },
+  {
+    name: "TRUSTED_PROXIES",
+    default: "",
+    doc: "Comma-separated addresses and CIDR ranges of your own proxies or load balancers (10.0.0.0/8, 127.0.0.1, fd00::/8): from these, the caller's address is read from X-Forwarded-For, right to left past these proxies only (sign-in throttle, consent records, webhook rate limits, request log); unset: the connection's address, the header ignored.",
   },
   {
     name: "IMPORT_ALLOW_HOSTS",
@@ -423,6 +438,35 @@ function corsOrigins(env: NodeJS.ProcessEnv): string[] {
   return list;
 }
 
+/** Most ranges TRUSTED_PROXIES may list. */
+const MAX_PROXY_RANGES = 64;
+
+/** TRUSTED_PROXIES as ranges; each entry an IP address or address/prefix, else an error naming it. */
+function trustedProxies(env: NodeJS.ProcessEnv): ProxyRange[] {
+  const list = (env.TRUSTED_PROXIES ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  if (list.length > MAX_PROXY_RANGES)
+    throw new ServiceConfigError(
+      `TRUSTED_PROXIES lists at most ${MAX_PROXY_RANGES} ranges; it has ${list.length}.`,
+    );
+  return list.map((entry) => {
+    const slash = entry.indexOf("/");
+    const address = slash < 0 ? entry : entry.slice(0, slash);
+    const version = address.includes("%") ? 0 : isIP(address);
+    if (version === 0)
+      throw new ServiceConfigError(
+        `TRUSTED_PROXIES: "${entry}" is not an IP address or a range like 10.0.0.0/8 or fd00::/8.`,
+      );
+    const bits = version === 4 ? 32 : 128;
+    const prefixText = slash < 0 ? String(bits) : entry.slice(slash + 1);
+    if (!/^\d{1,3}$/.test(prefixText) || Number(prefixText) > bits)
+      throw new ServiceConfigError(`TRUSTED_PROXIES: "${entry}": the prefix length must be 0 to ${bits}.`);
+    return { address, prefix: Number(prefixText), family: version === 4 ? "ipv4" : "ipv6" };
+  });
+}
+
 export interface DkimKey {
   /** The signing domain (d=), lower case. */
   readonly domain: string;
@@ -550,6 +594,7 @@ export function readConfig(env: NodeJS.ProcessEnv, role: Role = "all"): Config {
     publicUrl,
     publicUrlSet: Boolean(env.PUBLIC_URL),
     corsOrigins: corsOrigins(env),
+    trustedProxies: trustedProxies(env),
     importAllowHosts: (env.IMPORT_ALLOW_HOSTS ?? "")
       .split(",")
       .map((h) => h.trim())

@@ -13,6 +13,7 @@ import type { ConsoleDeps, ConsoleRoute } from "./context.js";
 import { ROUTES } from "./routes.js";
 import { SessionStore, csrfMatches, csrfToken, isToken, newToken } from "./sessions.js";
 import { serveStatic } from "./static.js";
+import { clientAddress } from "../http/client-address.js";
 
 const SESSION_COOKIE = "eas_console";
 /** The sign-in form's nonce (double-submit): a sign-in can only come from the console's own form. */
@@ -87,7 +88,7 @@ ${options.error === undefined ? "" : html`<p class="error" role="alert">${option
     const password = form.get("password") ?? "";
     let account: Account;
     try {
-      account = await deps.auth.verify(username, password, req.socket.remoteAddress ?? "");
+      account = await deps.auth.verify(username, password, clientAddress(req));
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       const status = error.code === "TooManyAttempts" ? 429 : error.code === "ServerBusy" ? 503 : 401;

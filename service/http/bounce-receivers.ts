@@ -26,6 +26,7 @@ import {
   verpMailId,
 } from "../operations/mailing/bounces.js";
 import { unsubscribeKey } from "../operations/mailing/unsubscribe.js";
+import { clientAddress } from "./client-address.js";
 import { RateLimiter, readBody, tokenMatches } from "./webhook.js";
 
 export interface ReceiverOptions extends BounceOptions {
@@ -143,7 +144,7 @@ export function bounceWebhook(store: Store, options: WebhookOptions) {
       res.end(`${body}\n`);
     };
     if (req.method !== "POST") return send(405, '{"error":"POST only"}', { allow: "POST" });
-    const source = req.socket.remoteAddress ?? "";
+    const source = clientAddress(req);
     if (!limiter.take(source, options.now()))
       return send(429, '{"error":"too many reports"}', { "retry-after": "60", connection: "close" });
     if (!tokenMatches(req, options.tokenHash))

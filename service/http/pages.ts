@@ -3,6 +3,7 @@
 // (no Referer, not stored by caches) and the page from being framed or running anything.
 
 import type http from "node:http";
+import { clientAddress } from "./client-address.js";
 import { readBody } from "./webhook.js";
 
 /** Headers of every page a token route answers. */
@@ -86,7 +87,7 @@ export function requesterOf(req: http.IncomingMessage): {
   userAgent: string | undefined;
 } {
   const agent = req.headers["user-agent"];
-  return { ip: req.socket.remoteAddress, userAgent: typeof agent === "string" ? agent : undefined };
+  return { ip: clientAddress(req) || undefined, userAgent: typeof agent === "string" ? agent : undefined };
 }
 
 /** Largest body of a form with fields (the preference form posts `format=HTML`). */

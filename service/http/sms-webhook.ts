@@ -20,6 +20,7 @@ import {
   recordReceipt,
   SmsEventError,
 } from "../operations/transactional/sms-events.js";
+import { clientAddress } from "./client-address.js";
 import { RateLimiter, readBody, tokenMatches } from "./webhook.js";
 
 const SMS_WEBHOOK_MAX_BYTES = 64 * 1024;
@@ -80,7 +81,7 @@ export function smsWebhook(store: Store, options: SmsWebhookOptions) {
       res.end(`${JSON.stringify(body)}\n`);
     };
     if (req.method !== "POST") return send(405, { error: "POST only" }, { allow: "POST" });
-    const source = req.socket.remoteAddress ?? "";
+    const source = clientAddress(req);
     if (!limiter.take(source, options.now()))
       return send(429, { error: "too many requests" }, { "retry-after": "60", connection: "close" });
     if (!tokenMatches(req, options.tokenHash))
