@@ -7,6 +7,7 @@
 
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
+import { BlockList } from "node:net";
 import { parse } from "yaml";
 import { OPTIONS, type Role, helpText, readConfig } from "../../service/config.js";
 
@@ -21,12 +22,15 @@ interface Service {
   configs?: { source: string; target: string }[];
   ports?: string[];
   volumes?: string[];
+  networks?: Record<string, { ipv4_address?: string }>;
+  stop_grace_period?: string;
 }
 
 interface Compose {
   services: Record<string, Service>;
   configs?: Record<string, { content: string }>;
   volumes?: Record<string, unknown>;
+  networks?: Record<string, { ipam?: { config?: { subnet: string }[] } }>;
 }
 
 const text = fs.readFileSync(`${ROOT}compose.yaml`, "utf8");
@@ -105,6 +109,35 @@ describe("compose.yaml", () => {
     expect(services.api2?.depends_on?.api1?.condition).toBe("service_healthy");
     expect(services.worker?.depends_on?.api1?.condition).toBe("service_healthy");
     expect(services.postgres?.healthcheck?.test).toContain("pg_isready");
+  });
+
+  it("the API instances trust the balancer's fixed address for X-Forwarded-For, and nothing else", () => {
+    const subnet = compose.networks?.default?.ipam?.config?.[0]?.subnet ?? "";
+    const [network, bits] = subnet.split("/");
+    const lbAddress = services.lb?.networks?.default?.ipv4_address ?? "";
+    const range = new BlockList();
+    range.addSubnet(network!, Number(bits), "ipv4");
+    expect(range.check(lbAddress, "ipv4"), `${lbAddress} in ${subnet}`).toBe(true);
+    for (const [name, service] of instances) {
+      const trusted = service.environment?.TRUSTED_PROXIES;
+      if (roleOf(service) !== "api") {
+        expect(trusted, `${name} serves no API`).toBeUndefined();
+        continue;
+      }
+      expect(trusted, name).toBe(lbAddress);
+      expect(readConfig({ TRUSTED_PROXIES: trusted }).trustedProxies, name).toEqual([
+        { address: lbAddress, prefix: 32, family: "ipv4" },
+      ]);
+    }
+  });
+
+  it("gives each instance longer to stop than the service's own drain (SHUTDOWN_TIMEOUT_MS)", () => {
+    const seconds = (text: string | undefined) => Number(/^(\d+)s$/.exec(text ?? "")?.[1] ?? Number.NaN);
+    for (const [name, service] of instances) {
+      const drainMs = Number(service.environment?.SHUTDOWN_TIMEOUT_MS);
+      expect(drainMs, name).toBeGreaterThan(0);
+      expect(seconds(service.stop_grace_period) * 1000, name).toBeGreaterThan(drainMs);
+    }
   });
 
   it("writes no password: PostgreSQL's comes from the environment", () => {
