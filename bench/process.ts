@@ -127,7 +127,8 @@ export function peakRss(pid: number): number {
   return Number(m[1]) * 1024;
 }
 
-const CLOCK_TICKS = (() => {
+/** Clock ticks a second (getconf CLK_TCK): the unit of /proc/<pid>/stat and /proc/stat times. */
+export const CLOCK_TICKS = (() => {
   const r = spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" });
   const n = Number(r.stdout?.trim());
   return Number.isFinite(n) && n > 0 ? n : 100;

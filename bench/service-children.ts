@@ -5,7 +5,8 @@
 // service     the whole service (createApp with the configuration from the environment, as `npm start`
 //             reads it) on a database that the launcher fills with one account (SMS credits for every
 //             SendSmsWithSenderName a run can make: SMS_BENCH_CREDITS), one list and one transactional
-//             project first, the way the tests and the admin CLI do (directly in the store). Reports
+//             project first, the way the tests and the admin CLI do (directly in the store); with
+//             BENCH_JOIN (JSON: a ServiceSeed another child reported) it fills nothing and uses those. Reports
 //             { ready, port, username, password, accountId, listId, projectId } and then answers requests:
 //             { id, cmd: "list" } -> { id, listId }           a new list of the account
 //             { id, cmd: "count" } -> { id, subscribers, memberships, sms, smsWaiting, transactions }
@@ -139,45 +140,30 @@ function send(message: unknown): void {
   process.send?.(message);
 }
 
+/** What a joining service child (BENCH_JOIN) is told of the first one's account, list and project. */
+export type ServiceSeed = Omit<ServiceReady, "ready" | "port">;
+
 async function serviceChild(): Promise<void> {
   const config = readConfig({ ...process.env, PORT: "0", HOST: "127.0.0.1" });
   // The service's own request logs go to stdout at info; the bench sets LOG_LEVEL (warn) in the environment.
   const app = await createApp(config);
-  const username = "bench";
-  const password = randomBytes(12).toString("base64url");
-  const now = Date.now();
-  const account = await app.store.db
-    .insertInto("accounts")
-    .values({
-      username,
-      password_hash: await hashPassword(password),
-      sms_credits: SMS_BENCH_CREDITS,
-      created_at: now,
-    })
-    .returning("id")
-    .executeTakeFirstOrThrow();
+  // BENCH_JOIN: another instance on a database the first child filled (bench/scale-out.ts): its account.
+  const join = process.env.BENCH_JOIN;
+  const seed: ServiceSeed =
+    join === undefined ? await seedDatabase(app.store) : (JSON.parse(join) as ServiceSeed);
   let lists = 0;
   const newList = async (): Promise<number> => {
     const row = await app.store.db
       .insertInto("mailing_lists")
-      .values({ account_id: account.id, name: `bench list ${++lists}`, created_at: Date.now() })
+      .values({
+        account_id: seed.accountId,
+        name: `bench list ${process.pid}-${++lists}`,
+        created_at: Date.now(),
+      })
       .returning("id")
       .executeTakeFirstOrThrow();
     return row.id;
   };
-  const listId = await newList();
-  const project = await app.store.db
-    .insertInto("projects")
-    .values({
-      account_id: account.id,
-      name: "bench project",
-      subject: "Order {{DD1}}",
-      text_body: "Hello {{Name}}, your order {{DD1}} is on its way.",
-      html_body: "<p>Hello {{Name}},</p><p>your order <b>{{DD1}}</b> is on its way.</p>",
-      created_at: now,
-    })
-    .returning("id")
-    .executeTakeFirstOrThrow();
   const { url } = await app.start();
   const port = Number(new URL(url!).port);
   process.on("message", (message: ServiceCommand) => {
@@ -220,7 +206,7 @@ async function serviceChild(): Promise<void> {
         return { row: row ?? null };
       }
       if (message.cmd === "sending-setup")
-        return sendingSetup(app.store, account.id, await newList(), message.recipients);
+        return sendingSetup(app.store, seed.accountId, await newList(), message.recipients);
       if (message.cmd === "sending-progress")
         return { ...(await sendingProgress(app.store, message.sendingId)) };
       if (message.cmd === "sending-state")
@@ -239,19 +225,46 @@ async function serviceChild(): Promise<void> {
         send({ id: message.id, error: error instanceof Error ? error.message : String(error) }),
     );
   });
-  const ready: ServiceReady = {
-    ready: true,
-    port,
-    username,
-    password,
-    accountId: account.id,
-    listId,
-    projectId: project.id,
-  };
+  const ready: ServiceReady = { ready: true, port, ...seed };
   send(ready);
 }
 
 type BenchStore = Awaited<ReturnType<typeof createApp>>["store"];
+
+/** One account (SMS credits for every call of a run), one list and one transactional project. */
+async function seedDatabase(store: BenchStore): Promise<ServiceSeed> {
+  const username = "bench";
+  const password = randomBytes(12).toString("base64url");
+  const now = Date.now();
+  const account = await store.db
+    .insertInto("accounts")
+    .values({
+      username,
+      password_hash: await hashPassword(password),
+      sms_credits: SMS_BENCH_CREDITS,
+      created_at: now,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  const list = await store.db
+    .insertInto("mailing_lists")
+    .values({ account_id: account.id, name: "bench list", created_at: now })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  const project = await store.db
+    .insertInto("projects")
+    .values({
+      account_id: account.id,
+      name: "bench project",
+      subject: "Order {{DD1}}",
+      text_body: "Hello {{Name}}, your order {{DD1}} is on its way.",
+      html_body: "<p>Hello {{Name}},</p><p>your order <b>{{DD1}}</b> is on its way.</p>",
+      created_at: now,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return { username, password, accountId: account.id, listId: list.id, projectId: project.id };
+}
 
 /** The sending part's content: a template with two links and a holder, a module, a newsletter tracking `all`, N members. */
 async function sendingSetup(

@@ -1,6 +1,6 @@
 // `npm run bench:service [-- --duration 5 --warmup 2 --connections 32 --rounds 3 --tool wrk|autocannon
 //                           --only sqlite,sqlite-normal,postgres,sms,transaction,pg-sms,pg-transaction,csv,import,
-//                                  sending,pg-sending,smtp-sending --import-rows 1000000
+//                                  sending,pg-sending,smtp-sending,pg-scale --import-rows 1000000
 //                           --csv-rows 50000 --csv-calls 3 --import-timeout 900 --sending-recipients 10000
 //                           --large-sending-recipients 1000000
 //                           --service-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"]`
@@ -48,6 +48,8 @@
 //            message and counts them (and their recipients, to find one delivered twice). Messages/s =
 //            recipients / (call -> the sink's last 250); checked: the sink got one message per recipient and
 //            every mail is `sent`. Target (issue 28): >= 1,000 messages/s.
+//  pg-scale  1, 2 and 4 service processes on one PostgreSQL database: inserts and a sending, with where the
+//            CPU went and PostgreSQL's commits per WAL sync (bench/scale-out.ts). Reported, no target.
 //
 // Load rows follow bench/run.ts: one checked request, a warm-up, a fixed duration, --rounds rounds with
 // every row in turn (medians shown); wrk when installed (a Lua script makes each body), else autocannon's
@@ -100,6 +102,7 @@ import type {
 import { median, table, type LoadResult } from "./summary.js";
 import { FLOOR_RESPONSE, NS, SOAP11_NS } from "./wire.js";
 import { bundleEntry } from "../service/start.mjs";
+import { runScaleOut } from "./scale-out.js";
 
 export type Part =
   | "sqlite"
@@ -114,7 +117,8 @@ export type Part =
   | "sending"
   | "pg-sending"
   | "smtp-sending"
-  | "sending-1m";
+  | "sending-1m"
+  | "pg-scale";
 export const PARTS: readonly Part[] = [
   "sqlite",
   "sqlite-normal",
@@ -129,6 +133,7 @@ export const PARTS: readonly Part[] = [
   "pg-sending",
   "smtp-sending",
   "sending-1m",
+  "pg-scale",
 ];
 /**
  * What runs without --only: sqlite-normal (SQLITE_SYNC=NORMAL, a diagnosis row) and sending-1m (a million
@@ -146,10 +151,11 @@ export const DEFAULT_PARTS: readonly Part[] = [
   "sending",
   "pg-sending",
   "smtp-sending",
+  "pg-scale",
 ];
 
 /** The parts that run on PostgreSQL (skipped, with a note, when no PostgreSQL install is found). */
-const POSTGRES_PARTS: readonly Part[] = ["postgres", "pg-sms", "pg-transaction", "pg-sending"];
+const POSTGRES_PARTS: readonly Part[] = ["postgres", "pg-sms", "pg-transaction", "pg-sending", "pg-scale"];
 
 export interface ServiceBenchOptions {
   readonly duration: number;
@@ -297,7 +303,7 @@ async function startChild<M>(
   return { child, pid: child.pid as number, first };
 }
 
-interface ServiceChild extends Child {
+export interface ServiceChild extends Child {
   readonly ready: ServiceReady;
   readonly dir: string;
   ask<T>(command: ServiceRequest): Promise<T>;
@@ -305,7 +311,7 @@ interface ServiceChild extends Child {
 
 let commandIds = 0;
 
-async function startService(
+export async function startService(
   name: string,
   databaseUrl: string | undefined,
   options: ServiceBenchOptions,
@@ -352,14 +358,14 @@ async function startService(
   };
 }
 
-async function stopService(service: ServiceChild): Promise<void> {
+export async function stopService(service: ServiceChild): Promise<void> {
   await stopChild(service, STOP_WAIT_MS);
   removeDir(service.dir);
 }
 
 // ---- requests ------------------------------------------------------------------------------------------
 
-const ENDPOINT = "/ExternalAPIService.asmx";
+export const ENDPOINT = "/ExternalAPIService.asmx";
 
 function soap11(inner: string): string {
   return (
@@ -378,7 +384,7 @@ function soapHeaders(operation: string): Record<string, string> {
 }
 
 /** A request body split around its unique part: prefix + unique + suffix. */
-interface InsertTemplate {
+export interface InsertTemplate {
   readonly prefix: string;
   readonly suffix: string;
 }
@@ -403,7 +409,7 @@ function transactionTemplate(username: string, password: string, projectId: numb
   return { prefix: prefix!, suffix: suffix! };
 }
 
-function insertTemplate(username: string, password: string, listId: number): InsertTemplate {
+export function insertTemplate(username: string, password: string, listId: number): InsertTemplate {
   const [prefix, suffix] = soap11(
     `<InsertSubscriberSid xmlns="${NS}"><strUsername>${xmlText(username)}</strUsername><strPassword>${xmlText(password)}</strPassword>` +
       `<strEmail>b\u0000@bench.example.com</strEmail><strName>N</strName><strFormat>HTML</strFormat><strCountryCode>46</strCountryCode>` +
@@ -412,7 +418,7 @@ function insertTemplate(username: string, password: string, listId: number): Ins
   return { prefix: prefix!, suffix: suffix! };
 }
 
-async function post(
+export async function post(
   url: string,
   operation: string,
   body: string,
@@ -430,7 +436,7 @@ async function post(
 }
 
 /** The integer result of a SOAP answer, or a thrown error with the answer's start. */
-function intResult(answer: { status: number; text: string }, operation: string): number {
+export function intResult(answer: { status: number; text: string }, operation: string): number {
   const m = new RegExp(`<${operation}Result>(-?\\d+)</${operation}Result>`).exec(answer.text);
   if (answer.status !== 200 || m === null)
     throw new Error(
@@ -441,7 +447,7 @@ function intResult(answer: { status: number; text: string }, operation: string):
 
 // ---- load ------------------------------------------------------------------------------------------------
 
-interface LoadSpec {
+export interface LoadSpec {
   readonly url: string;
   /** The SOAP operation (its SOAPAction header). */
   readonly operation: string;
@@ -506,7 +512,7 @@ function toolOf(options: ServiceBenchOptions): "wrk" | "autocannon" {
   return options.tool ?? (hasWrk() ? "wrk" : "autocannon");
 }
 
-function load(spec: LoadSpec, options: ServiceBenchOptions, dir: string): Promise<LoadResult> {
+export function load(spec: LoadSpec, options: ServiceBenchOptions, dir: string): Promise<LoadResult> {
   return toolOf(options) === "wrk" ? runWrkSpec(spec, options, dir) : runAutocannon(spec, options);
 }
 
@@ -904,7 +910,7 @@ export const SMTP_BENCH_ENV = {
 /** Where a measured sending goes: the .eml outbox folder, or SMTP into the sink child. */
 type SendingVia = "eml" | "smtp";
 
-interface SendingSummary {
+export interface SendingSummary {
   readonly recipients: number;
   readonly via: SendingVia;
   /** From the SendNewsletter call's start to the newest .eml file's mtime (SMTP: the sink's last 250). */
@@ -923,7 +929,9 @@ interface SendingSummary {
 }
 
 /** The SMTP sink child (bench/service-children.ts smtp): its port, and its counts on demand. */
-async function startSink(): Promise<Child & { port: number; stats(): Promise<SinkStats> }> {
+type Sink = Child & { port: number; stats(): Promise<SinkStats> };
+
+async function startSink(): Promise<Sink> {
   const sink = await startChild<{ port: number }>(
     [await serviceChild(), "smtp"],
     process.env,
@@ -968,102 +976,120 @@ async function measureSending(
     sink === undefined ? {} : { SMTP_URL: `smtp://127.0.0.1:${sink.port}`, ...SMTP_BENCH_ENV },
   );
   try {
-    const { port, username, password } = service.ready;
-    const url = `http://127.0.0.1:${port}${ENDPOINT}`;
-    const setupStarted = performance.now();
-    const { newsletterId, listId } = await service.ask<{ newsletterId: number; listId: number }>({
-      cmd: "sending-setup",
-      recipients,
-    });
-    const setupMs = performance.now() - setupStarted;
-    progress(
-      `    ${int(recipients)} subscribers written in ${(setupMs / 1000).toFixed(1)} s; SendNewsletter ...`,
-    );
-    const op = "SendNewsletter";
-    const body = soap11(
-      `<${op} xmlns="${NS}"><strUsername>${xmlText(username)}</strUsername><strPassword>${xmlText(password)}</strPassword>` +
-        `<strFromEmail>news@bench.example.com</strFromEmail><strFromName>Bench News</strFromName>` +
-        `<strNewsletterId>${newsletterId}</strNewsletterId><strMailingListId>${listId}</strMailingListId></${op}>`,
-    );
-    const cpuBefore = cpuSeconds(service.pid);
-    const sinkCpuBefore = sink === undefined ? 0 : cpuSeconds(sink.pid);
-    const startedEpoch = Date.now();
-    const started = performance.now();
-    const sendingId = intResult(await post(url, op, body, 30_000), op);
-    const timeoutMs = sendingTimeoutMs(recipients);
-    const deadline = started + timeoutMs;
-    let lastReport = started;
-    // Polled cheaply (sending-progress); the whole count, the files included, once at the end.
-    for (;;) {
-      const state = await service.ask<SendingProgress>({ cmd: "sending-progress", sendingId });
-      const done =
-        state.state === "done" && state.sent + state.mailsDead >= recipients && state.mailsQueued === 0;
-      const now = performance.now();
-      if (done || state.mailsDead > 0 || now > deadline) break;
-      if (now - lastReport >= 10_000) {
-        lastReport = now;
-        progress(
-          `    sending ${state.state}: ${int(state.sent)} rendered, ${int(state.sent - state.mailsQueued)} delivered (at least) after ${((now - started) / 1000).toFixed(0)} s, RSS peak ${mib(peakRss(service.pid))} MiB`,
-        );
-      }
-      await sleep(recipients > 100_000 ? 1000 : 100);
-    }
-    const wallMs = performance.now() - started;
-    const rssBytes = peakRss(service.pid);
-    const cpu = cpuSeconds(service.pid) - cpuBefore;
-    const sinkStats =
-      sink === undefined
-        ? undefined
-        : { ...(await sink.stats()), cpuSeconds: cpuSeconds(sink.pid) - sinkCpuBefore };
-    const final = await service.ask<SendingState>({
-      cmd: "sending-state",
-      sendingId,
-      files: via === "eml",
-    });
-    const complete =
-      final.state === "done" &&
-      final.sent === recipients &&
-      final.queued === 0 &&
-      final.mailsSent === final.mails &&
-      final.mails === recipients;
-    const problems: string[] = [];
-    if (!complete)
-      problems.push(
-        `not complete (${final.state}, ${final.sent} sent, ${final.queued} queued, ${final.mailsSent}/${final.mails} mails delivered, ${final.mailsDead} dead${wallMs > timeoutMs ? ", timed out" : ""})`,
-      );
-    if (via === "eml" && final.emlFiles !== recipients)
-      problems.push(`${final.emlFiles} .eml files for ${recipients} recipients`);
-    if (
-      sinkStats !== undefined &&
-      (sinkStats.messages !== recipients || sinkStats.recipients !== recipients || sinkStats.duplicates > 0)
-    )
-      problems.push(
-        `the SMTP sink got ${sinkStats.messages} messages for ${sinkStats.recipients} recipients (${sinkStats.duplicates} twice) of ${recipients}`,
-      );
-    if (final.addresses !== final.mails || final.newsletterMails !== final.mails)
-      problems.push(
-        `${final.newsletterMails} newsletter mails, ${final.mails} of the sending, to ${final.addresses} addresses`,
-      );
-    if (final.recipients !== recipients || final.skipped > 0)
-      problems.push(`${final.recipients} recipients expanded, ${final.skipped} skipped, of ${recipients}`);
-    const last = sinkStats?.lastMessageMs ?? final.lastEmlMs ?? 0;
-    return {
-      recipients,
-      via,
-      ms: last > startedEpoch ? last - startedEpoch : wallMs,
-      wallMs,
-      setupMs,
-      rssBytes,
-      cpuSeconds: cpu,
-      ...(sinkStats === undefined ? {} : { sink: sinkStats }),
-      complete,
-      final,
-      problems,
-    };
+    return await sendNewsletter(service, [service.pid], recipients, progress, via, sink);
   } finally {
     await stopService(service);
     if (sink !== undefined) await stopChild(sink, STOP_WAIT_MS);
   }
+}
+
+/**
+ * One SendNewsletter of `recipients` new subscribers through `service`, polled until every mail is delivered
+ * (to that service's OUTBOX_DIR, or through SMTP to `sink`); other instances on the same database, `pids`
+ * with it, may share the work (writing to the same folder). Peak RSS the largest of `pids`, CPU their sum.
+ */
+export async function sendNewsletter(
+  service: ServiceChild,
+  pids: readonly number[],
+  recipients: number,
+  progress: (line: string) => void,
+  via: SendingVia = "eml",
+  sink?: Sink,
+): Promise<SendingSummary> {
+  const cpuOf = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const rssOf = () => Math.max(...pids.map((pid) => peakRss(pid)));
+  const { port, username, password } = service.ready;
+  const url = `http://127.0.0.1:${port}${ENDPOINT}`;
+  const setupStarted = performance.now();
+  const { newsletterId, listId } = await service.ask<{ newsletterId: number; listId: number }>({
+    cmd: "sending-setup",
+    recipients,
+  });
+  const setupMs = performance.now() - setupStarted;
+  progress(
+    `    ${int(recipients)} subscribers written in ${(setupMs / 1000).toFixed(1)} s; SendNewsletter ...`,
+  );
+  const op = "SendNewsletter";
+  const body = soap11(
+    `<${op} xmlns="${NS}"><strUsername>${xmlText(username)}</strUsername><strPassword>${xmlText(password)}</strPassword>` +
+      `<strFromEmail>news@bench.example.com</strFromEmail><strFromName>Bench News</strFromName>` +
+      `<strNewsletterId>${newsletterId}</strNewsletterId><strMailingListId>${listId}</strMailingListId></${op}>`,
+  );
+  const cpuBefore = cpuOf();
+  const sinkCpuBefore = sink === undefined ? 0 : cpuSeconds(sink.pid);
+  const startedEpoch = Date.now();
+  const started = performance.now();
+  const sendingId = intResult(await post(url, op, body, 30_000), op);
+  const timeoutMs = sendingTimeoutMs(recipients);
+  const deadline = started + timeoutMs;
+  let lastReport = started;
+  // Polled cheaply (sending-progress); the whole count, the files included, once at the end.
+  for (;;) {
+    const state = await service.ask<SendingProgress>({ cmd: "sending-progress", sendingId });
+    const done =
+      state.state === "done" && state.sent + state.mailsDead >= recipients && state.mailsQueued === 0;
+    const now = performance.now();
+    if (done || state.mailsDead > 0 || now > deadline) break;
+    if (now - lastReport >= 10_000) {
+      lastReport = now;
+      progress(
+        `    sending ${state.state}: ${int(state.sent)} rendered, ${int(state.sent - state.mailsQueued)} delivered (at least) after ${((now - started) / 1000).toFixed(0)} s, RSS peak ${mib(rssOf())} MiB`,
+      );
+    }
+    await sleep(recipients > 100_000 ? 1000 : 100);
+  }
+  const wallMs = performance.now() - started;
+  const rssBytes = rssOf();
+  const cpu = cpuOf() - cpuBefore;
+  const sinkStats =
+    sink === undefined
+      ? undefined
+      : { ...(await sink.stats()), cpuSeconds: cpuSeconds(sink.pid) - sinkCpuBefore };
+  const final = await service.ask<SendingState>({
+    cmd: "sending-state",
+    sendingId,
+    files: via === "eml",
+  });
+  const complete =
+    final.state === "done" &&
+    final.sent === recipients &&
+    final.queued === 0 &&
+    final.mailsSent === final.mails &&
+    final.mails === recipients;
+  const problems: string[] = [];
+  if (!complete)
+    problems.push(
+      `not complete (${final.state}, ${final.sent} sent, ${final.queued} queued, ${final.mailsSent}/${final.mails} mails delivered, ${final.mailsDead} dead${wallMs > timeoutMs ? ", timed out" : ""})`,
+    );
+  if (via === "eml" && final.emlFiles !== recipients)
+    problems.push(`${final.emlFiles} .eml files for ${recipients} recipients`);
+  if (
+    sinkStats !== undefined &&
+    (sinkStats.messages !== recipients || sinkStats.recipients !== recipients || sinkStats.duplicates > 0)
+  )
+    problems.push(
+      `the SMTP sink got ${sinkStats.messages} messages for ${sinkStats.recipients} recipients (${sinkStats.duplicates} twice) of ${recipients}`,
+    );
+  if (final.addresses !== final.mails || final.newsletterMails !== final.mails)
+    problems.push(
+      `${final.newsletterMails} newsletter mails, ${final.mails} of the sending, to ${final.addresses} addresses`,
+    );
+  if (final.recipients !== recipients || final.skipped > 0)
+    problems.push(`${final.recipients} recipients expanded, ${final.skipped} skipped, of ${recipients}`);
+  const last = sinkStats?.lastMessageMs ?? final.lastEmlMs ?? 0;
+  return {
+    recipients,
+    via,
+    ms: last > startedEpoch ? last - startedEpoch : wallMs,
+    wallMs,
+    setupMs,
+    rssBytes,
+    cpuSeconds: cpu,
+    ...(sinkStats === undefined ? {} : { sink: sinkStats }),
+    complete,
+    final,
+    problems,
+  };
 }
 
 // ---- table -----------------------------------------------------------------------------------------------
@@ -1333,6 +1359,17 @@ export async function runServiceBench(options: ServiceBenchOptions): Promise<Ser
         `${ok ? "" : " (NOT: see the row)"}; the service process used ${sending.cpuSeconds.toFixed(1)} s CPU meanwhile ` +
         `(${int(cpuUs)} µs a message; the ${int(sending.recipients)} subscribers were written beforehand in ${(sending.setupMs / 1000).toFixed(1)} s).`,
     );
+  }
+  if (parts.includes("pg-scale")) {
+    const scale = await runScaleOut(cluster!, {
+      ...options,
+      sendingRecipients: options.sendingRecipients ?? 10_000,
+      progress,
+    });
+    json.scaleOut = scale.json;
+    pass &&= scale.ok;
+    rows.push(...scale.rows);
+    notes.push(...scale.notes);
   }
   if (cluster !== undefined) {
     await cluster.stop();
