@@ -17,9 +17,9 @@ import { type HeaderCallOptions, headerHooks } from "../protocol/header-codec.js
 import type { XmlElement } from "../xml/tree.js";
 
 /** .NET's SoapHttpClientProtocol.Timeout default. */
-export const DEFAULT_TIMEOUT_MS = 100_000;
+const DEFAULT_TIMEOUT_MS = 100_000;
 /** The server's default maxBodyBytes: an answer the same size as the largest request we accept. */
-export const DEFAULT_MAX_RESPONSE_BYTES: number = 64 * 1024 * 1024;
+const DEFAULT_MAX_RESPONSE_BYTES: number = 64 * 1024 * 1024;
 /** The longest delay a timer takes (2^31 - 1 ms, about 24.8 days); longer ones would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -173,7 +173,11 @@ export type OperationMethod<Op> =
 /** One method per descriptor, under the descriptor's key (its JSDoc carries over to the method). */
 export type ClientOf<Ops> = { -readonly [Name in keyof Ops]: OperationMethod<Ops[Name]> };
 
-/** The methods of ClientOf<Ops>, each a call of its descriptor through `core`. */
+/**
+ * The methods of ClientOf<Ops>, each a call of its descriptor through `core`.
+ *
+ * @codegen generated code imports it (test/repo/knip.test.ts)
+ */
 export function bindOperations<Ops extends { readonly [Name in keyof Ops]: ClientOperationModel }>(
   operations: Ops,
   core: ClientCore,
@@ -190,7 +194,7 @@ export function bindOperations<Ops extends { readonly [Name in keyof Ops]: Clien
 }
 
 /** The endpoint address for a base URL: `{base}/{endpoint}`, or the URL itself when it already names it. */
-export function endpointUrl(baseUrl: string, endpoint: string): string {
+function endpointUrl(baseUrl: string, endpoint: string): string {
   const trimmed = baseUrl.replace(/\/+$/, "");
   return trimmed.toLowerCase().endsWith(`/${endpoint.toLowerCase()}`) ? trimmed : `${trimmed}/${endpoint}`;
 }

@@ -3,7 +3,7 @@
 import type { ClientBindingFactory } from "../protocol/binding.js";
 import { createHttpClientBinding, type HttpClientVariant } from "./http.js";
 
-export const httpGetClientVariant: HttpClientVariant = {
+const httpGetClientVariant: HttpClientVariant = {
   binding: "httpGet",
   toRequest: (path, form) => ({ method: "GET", path, query: form, headers: {}, body: "" }),
 };

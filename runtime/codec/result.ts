@@ -129,7 +129,11 @@ export function recordLayout(
   return layout;
 }
 
-/** The handler's value as a record's fields; throws ResultShapeError when it is not an object. */
+/**
+ * The handler's value as a record's fields; throws ResultShapeError when it is not an object.
+ *
+ * @codegen generated code imports it (test/repo/knip.test.ts)
+ */
 export function recordFields(value: unknown, layout: RecordLayout): Fields {
   return asFields(value, layout.record);
 }
@@ -145,6 +149,7 @@ function refused(layout: RecordLayout, i: number, error: unknown): ResultShapeEr
 // Field texts: the element text of field i, escaped, "" for an empty element (`<F />`), undefined for an
 // omitted one (a null/undefined string, as .NET omits it). They throw ResultShapeError naming the field.
 
+/** @codegen generated code imports it (test/repo/knip.test.ts) */
 export function stringText(layout: RecordLayout, i: number, value: unknown): string | undefined {
   if (typeof value === "string") {
     try {
@@ -160,6 +165,8 @@ export function stringText(layout: RecordLayout, i: number, value: unknown): str
 const formatInt = formatterOf("int");
 
 /** A whole number in the 32-bit range (`v | 0` keeps exactly those) is written directly; anything else
+ *
+ * @codegen generated code imports it (test/repo/knip.test.ts)
  * goes through the formatter, which gives the verdict and message. */
 export function intText(layout: RecordLayout, i: number, value: unknown): string {
   return typeof value === "number" && (value | 0) === value
@@ -168,6 +175,8 @@ export function intText(layout: RecordLayout, i: number, value: unknown): string
 }
 
 /** A field of another type, through its formatter (which validates). Only strings can hold markup
+ *
+ * @codegen generated code imports it (test/repo/knip.test.ts)
  * characters: the other types' texts are validated numbers, dates and booleans, not escaped again. */
 export function valueText(
   layout: RecordLayout,
@@ -186,6 +195,8 @@ export function valueText(
 /**
  * A record from its field texts, for a record with an omitted or empty field (the writers join the usual
  * record, every text non-empty, over `between` themselves): nothing for an omitted field, `<F />` for "".
+ *
+ * @codegen generated code imports it (test/repo/knip.test.ts)
  */
 export function recordByTag(layout: RecordLayout, texts: readonly (string | undefined)[]): string {
   let xml = layout.open;
@@ -391,7 +402,7 @@ export function writeResultChildren(
  * writeResultChildren in the compact layout, as one string: what a SOAP body holds. Returns undefined
  * when there is nothing to write (an empty list), so the caller can write `<x />`.
  */
-export function compactResultChildren(
+function compactResultChildren(
   result: ResultModel,
   value: unknown,
   request: ParamValues,
@@ -421,10 +432,7 @@ export function scalarText(result: Extract<ResultModel, { kind: "scalar" }>, val
 }
 
 /** The text of a scalar or enum result; throws ResultShapeError. */
-export function resultText(
-  result: Extract<ResultModel, { kind: "scalar" | "enum" }>,
-  value: unknown,
-): string {
+function resultText(result: Extract<ResultModel, { kind: "scalar" | "enum" }>, value: unknown): string {
   if (result.kind === "scalar") return scalarText(result, value);
   if (typeof value === "string" && result.enum.values.includes(value)) return value;
   throw new ResultShapeError(`the ${result.enum.name} result is not one of ${result.enum.values.join(", ")}`);
@@ -436,7 +444,7 @@ const listTypes = new WeakMap<RecordModel, ArrayTypeModel>();
  * A list result's type: an array of the record, items named after it. Its typeName serves messages only
  * (the HTTP root is httpRootName's, ArrayOf{Record}), so the SOAP client carries no HTTP naming.
  */
-export function listType(record: RecordModel): ArrayTypeModel {
+function listType(record: RecordModel): ArrayTypeModel {
   let type = listTypes.get(record);
   if (type === undefined) {
     type = {

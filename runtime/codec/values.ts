@@ -70,11 +70,6 @@ export interface SoapValueTypes {
   char: string;
 }
 
-/** The scalar type of a parameter or field type, or undefined for an enum, a record or an array. */
-export function scalarOf(type: TypeModel): SoapType | undefined {
-  return type.kind === "scalar" ? type.type : undefined;
-}
-
 /**
  * True for the types .NET holds as value types (every scalar but string and base64Binary, and enums): the
  * wire always carries them (minOccurs="1") unless they are nullable. Strings, byte arrays, records and
@@ -138,6 +133,7 @@ export function formatWhole(type: SoapType, value: unknown, min: number, max: nu
   return String(value === 0 ? 0 : value);
 }
 
+/** @codegen generated code imports it (test/repo/knip.test.ts) */
 export function parseInt32(text: string): number {
   return parseWhole("int", text, INT32_MIN, INT32_MAX, "32-bit integer");
 }
@@ -146,6 +142,7 @@ export function parseInt64(text: string): bigint {
   return whole("long", text, INT64_MIN, INT64_MAX, "64-bit integer", BigInt);
 }
 
+/** @codegen generated code imports it (test/repo/knip.test.ts) */
 export function parseDouble(text: string): number {
   const t = text.trim();
   if (t === "INF") return Infinity;
@@ -156,12 +153,13 @@ export function parseDouble(text: string): number {
 }
 
 /** `Infinity`/`-Infinity` (.NET's spelling, surrounding whitespace allowed) as xs:double's INF/-INF; else the text. */
-export function dotNetInfinity(text: string): string {
+function dotNetInfinity(text: string): string {
   if (text.length > 16) return text;
   const t = text.trim();
   return t === "Infinity" ? "INF" : t === "-Infinity" ? "-INF" : text;
 }
 
+/** @codegen generated code imports it (test/repo/knip.test.ts) */
 export function parseDecimal(text: string): string {
   const t = text.trim();
   if (!DECIMAL_RE.test(t)) throw new ConversionError("decimal", "is not a decimal number");
@@ -302,6 +300,7 @@ function checkDateTime(t: string): string {
   return t;
 }
 
+/** @codegen generated code imports it (test/repo/knip.test.ts) */
 export function parseBoolean(text: string): boolean {
   const t = text.trim();
   if (t === "true" || t === "1") return true;
@@ -335,7 +334,11 @@ export type ScalarCodecs = {
   };
 };
 
-/** A string's text is its value. */
+/**
+ * A string's text is its value.
+ *
+ * @codegen generated code imports it (test/repo/knip.test.ts)
+ */
 export function parseString(text: string): string {
   return text;
 }
@@ -401,6 +404,7 @@ function dateText(value: unknown): string {
   throw new ConversionError("dateTime", "is not a string or a Date");
 }
 
+/** @codegen generated code imports it (test/repo/knip.test.ts) */
 export function formatDouble(value: unknown): string {
   if (typeof value !== "number") throw new ConversionError("double", "is not a number");
   if (Number.isNaN(value)) return "NaN";
@@ -419,15 +423,18 @@ export function formatDouble(value: unknown): string {
   return String(value);
 }
 
+/** @codegen generated code imports it (test/repo/knip.test.ts) */
 export function formatString(value: unknown): string {
   if (typeof value !== "string") throw new ConversionError("string", "is not a string");
   return value;
 }
 
+/** @codegen generated code imports it (test/repo/knip.test.ts) */
 export function formatInt32(value: unknown): string {
   return formatWhole("int", value, INT32_MIN, INT32_MAX, "32-bit integer");
 }
 
+/** @codegen generated code imports it (test/repo/knip.test.ts) */
 export function formatInt64(value: unknown): string {
   const n = typeof value === "number" && Number.isSafeInteger(value) ? BigInt(value) : value;
   if (typeof n !== "bigint") throw new ConversionError("long", "is not a bigint or a safe integer");
@@ -436,12 +443,14 @@ export function formatInt64(value: unknown): string {
   return n.toString();
 }
 
+/** @codegen generated code imports it (test/repo/knip.test.ts) */
 export function formatDecimal(value: unknown): string {
   if (typeof value === "bigint") return value.toString();
   if (typeof value !== "string") throw new ConversionError("decimal", "is not a decimal string");
   return parseDecimal(value);
 }
 
+/** @codegen generated code imports it (test/repo/knip.test.ts) */
 export function formatBoolean(value: unknown): string {
   if (typeof value !== "boolean") throw new ConversionError("boolean", "is not a boolean");
   return value ? "true" : "false";

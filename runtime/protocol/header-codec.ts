@@ -33,6 +33,7 @@ export type HeaderCodec = (
 /** The registered codec, if any (the generated model of a service with headers registers it). */
 export const headerHooks: { codec?: HeaderCodec } = {};
 
+/** @codegen generated code imports it (test/repo/knip.test.ts) */
 export function registerHeaderCodec(codec: HeaderCodec): void {
   headerHooks.codec = codec;
 }

@@ -14,4 +14,5 @@ export const serverBindings: Readonly<Record<BindingName, ServerBindingFactory>>
   httpPost: httpPostServer,
 };
 
+/** @public users of the generated runtime import it (test/repo/knip.test.ts) */
 export const bindingNames: readonly BindingName[] = ["soap11", "soap12", "httpGet", "httpPost"];

@@ -6,7 +6,7 @@ import type { ClientBindingFactory } from "../protocol/binding.js";
 import { createHttpClientBinding, type HttpClientVariant } from "./http.js";
 import { FORM_CONTENT_TYPE } from "../protocol/http.js";
 
-export const httpPostClientVariant: HttpClientVariant = {
+const httpPostClientVariant: HttpClientVariant = {
   binding: "httpPost",
   toRequest: (path, form) => ({
     method: "POST",

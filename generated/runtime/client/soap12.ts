@@ -11,7 +11,7 @@ function find(parent: XmlElement | undefined, local: string): XmlElement | undef
   return parent && child(parent, SOAP12_ENVELOPE_NS, local);
 }
 
-export const soap12ClientVersion: SoapClientVersion = {
+const soap12ClientVersion: SoapClientVersion = {
   binding: "soap12",
   label: SOAP12_LABEL,
   envelopeNs: SOAP12_ENVELOPE_NS,

@@ -23,7 +23,7 @@ function trimXml(text: string): string {
   return text.trim();
 }
 
-export function parseUInt64(text: string): bigint {
+function parseUInt64(text: string): bigint {
   const t = trimXml(text);
   if (!INT_RE.test(t)) throw new ConversionError("unsignedLong", "is not a whole number");
   const n = BigInt(t);
@@ -41,7 +41,7 @@ function formatUInt64(value: unknown): string {
 }
 
 /** xs:float: a number holding the single-precision value (Math.fround); values past ±3.4028235E+38 are refused. */
-export function parseFloat32(text: string): number {
+function parseFloat32(text: string): number {
   const t = trimXml(text);
   // .NET's spellings too, as XmlConvert reads them (it falls back to Double.Parse).
   if (t === "INF" || t === "Infinity") return Infinity;
@@ -58,7 +58,7 @@ export function parseFloat32(text: string): number {
  * back as the same single, else 9; exponent form (`1E+07`, `1.5E-05`) when the exponent is at least that
  * precision or below -4.
  */
-export function formatFloat32(value: unknown): string {
+function formatFloat32(value: unknown): string {
   if (typeof value !== "number") throw new ConversionError("float", "is not a number");
   if (Number.isNaN(value)) return "NaN";
   if (value === Infinity) return "INF";
@@ -94,7 +94,7 @@ const GUID_N_RE = /^[0-9a-fA-F]{32}$/;
  * A guid in the forms .NET's Guid(string) reads (`D` 8-4-4-4-12, `N` 32 digits, `B` {D}, `P` (D)), as
  * .NET writes it back: the D form in lower case.
  */
-export function parseGuid(text: string): string {
+function parseGuid(text: string): string {
   let t = trimXml(text);
   if (t.length === 38 && ((t[0] === "{" && t[37] === "}") || (t[0] === "(" && t[37] === ")")))
     t = t.slice(1, 37);
@@ -112,7 +112,7 @@ function formatGuid(value: unknown): string {
 }
 
 /** .NET writes a char as its UTF-16 code (an unsignedShort); the value is the one-unit string. */
-export function parseChar(text: string): string {
+function parseChar(text: string): string {
   const t = trimXml(text);
   if (!INT_RE.test(t)) throw new ConversionError("char", "is not a character code (a whole number)");
   const n = Number(t);
@@ -144,7 +144,7 @@ function isXmlSpace(code: number): boolean {
  * xs:base64Binary: the standard alphabet in groups of four, `=` padding only at the end, XML whitespace
  * allowed anywhere (XML Schema's lexical space collapses it). One pass, no intermediate string.
  */
-export function parseBase64(text: string): Uint8Array {
+function parseBase64(text: string): Uint8Array {
   let count = 0;
   let padding = 0;
   for (let i = 0; i < text.length; i++) {
@@ -179,7 +179,7 @@ export function parseBase64(text: string): Uint8Array {
   return out;
 }
 
-export function formatBase64(value: unknown): string {
+function formatBase64(value: unknown): string {
   if (!(value instanceof Uint8Array)) throw new ConversionError("base64Binary", "is not a Uint8Array");
   const parts: string[] = [];
   let chunk = "";
@@ -215,7 +215,11 @@ function whole(
   };
 }
 
-/** The codecs of float, the small and unsigned integers, unsignedLong, guid, char and base64Binary, for registerScalarCodecs. */
+/**
+ * The codecs of float, the small and unsigned integers, unsignedLong, guid, char and base64Binary, for registerScalarCodecs.
+ *
+ * @codegen generated code imports it (test/repo/knip.test.ts)
+ */
 export const extraScalarCodecs: ScalarCodecs = {
   float: { parse: parseFloat32, format: formatFloat32 },
   byte: whole("byte", -128, 127, "8-bit integer"),

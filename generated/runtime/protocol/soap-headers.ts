@@ -87,7 +87,11 @@ export function headersXml(
   return xml;
 }
 
-/** The codec the generated model registers for the client (header-codec.ts). */
+/**
+ * The codec the generated model registers for the client (header-codec.ts).
+ *
+ * @codegen generated code imports it (test/repo/knip.test.ts)
+ */
 export const soapHeaderCodec: HeaderCodec = (request, op, options, config, binding, ns) => {
   const received = options.onSoapHeaders;
   const onEnvelope =

@@ -209,10 +209,10 @@ export interface IncomingCall {
   readonly logFields?: Record<string, unknown> | undefined;
 }
 
-export const DEFAULT_MAX_BODY_BYTES: number = 64 * 1024 * 1024;
-export const DEFAULT_HANDLER_TIMEOUT_MS = 120_000;
+const DEFAULT_MAX_BODY_BYTES: number = 64 * 1024 * 1024;
+const DEFAULT_HANDLER_TIMEOUT_MS = 120_000;
 /** Elements in one request (ServerOptions.maxElements): an honest one has under 50; below the reader's own default. */
-export const DEFAULT_REQUEST_MAX_ELEMENTS = 10_000;
+const DEFAULT_REQUEST_MAX_ELEMENTS = 10_000;
 
 const HTML = { "content-type": "text/html; charset=utf-8" };
 const XML = { "content-type": "text/xml; charset=utf-8" };

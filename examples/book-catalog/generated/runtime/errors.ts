@@ -119,6 +119,8 @@ export interface ServiceFaultFields {
  * The service refused the call: a SOAP fault or an HTTP GET/POST error text. Catch this one type to read
  * the same four facts on every binding (the model is connect-es's ConnectError); the subclasses keep what
  * only their wire has (SoapFaultError.faultCode, HttpBindingError.exceptionType).
+ *
+ * @codegen generated code imports it (test/repo/knip.test.ts)
  */
 export class ServiceFaultError extends ClientCallError {
   /** The service's error code (the fault's detail, the X-Error-Code header); undefined when it sent none. */
@@ -177,6 +179,8 @@ export class SoapFaultError extends ServiceFaultError {
  * a 4xx status, an Argument*Exception (a value that does not convert or breaks a rule) or an
  * InvalidOperationException (a missing parameter, an unknown method, a wrong request format) is the
  * request's fault; anything else (System.Exception, an operation that failed) the server's.
+ *
+ * @public users of the generated runtime import it (test/repo/knip.test.ts)
  */
 export function httpErrorSide(status: number, exceptionType: string): FaultSide {
   if (status >= 400 && status < 500) return "client";

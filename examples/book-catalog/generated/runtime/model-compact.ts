@@ -50,7 +50,11 @@ function param(p: CompactParam | CompactField): ClientParamModel {
   return "name" in p ? p : { name: p[0], type: p[1] };
 }
 
-/** The descriptors by name from their compact forms (`Ops` is the generated Operations interface). */
+/**
+ * The descriptors by name from their compact forms (`Ops` is the generated Operations interface).
+ *
+ * @codegen generated code imports it (test/repo/knip.test.ts)
+ */
 export function clientOperations<Ops>(compact: { readonly [Name in keyof Ops]: CompactOperation }): Ops {
   const out: Record<string, ClientOperationModel> = {};
   for (const [name, [params, result, headers, messageName]] of Object.entries<CompactOperation>(compact)) {
@@ -66,6 +70,8 @@ export function clientOperations<Ops>(compact: { readonly [Name in keyof Ops]: C
 /**
  * The records by name from their compact forms (fields as parameters are written); a record model given
  * as itself is kept.
+ *
+ * @codegen generated code imports it (test/repo/knip.test.ts)
  */
 export function clientRecords<const Compact extends { readonly [name: string]: CompactRecord }>(
   compact: Compact,

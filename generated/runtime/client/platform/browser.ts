@@ -29,11 +29,7 @@ function charsetParameter(contentType: string): string | undefined {
 }
 
 /** decodeBody's contract on TextDecoder: throws a TypeError or RangeError for invalid bytes or an unknown label. */
-export function decodeTextBrowser(
-  bytes: Uint8Array,
-  contentType: string | undefined,
-  kind: "xml" | "text",
-): string {
+function decodeTextBrowser(bytes: Uint8Array, contentType: string | undefined, kind: "xml" | "text"): string {
   const [a, b, c] = bytes;
   const utf16 = a === 0xff && b === 0xfe ? "utf-16le" : a === 0xfe && b === 0xff ? "utf-16be" : undefined;
   let label = a === 0xef && b === 0xbb && c === 0xbf ? "utf-8" : utf16;
@@ -50,5 +46,9 @@ export function decodeTextBrowser(
   return new TextDecoder(label ?? "utf-8", { fatal: true, ignoreBOM: kind === "xml" }).decode(bytes);
 }
 
-/** readXmlDom and TextDecoder: the smallest client bundle (see above for the ISO-8859-1 difference). */
+/**
+ * readXmlDom and TextDecoder: the smallest client bundle (see above for the ISO-8859-1 difference).
+ *
+ * @codegen generated code imports it (test/repo/knip.test.ts)
+ */
 export const browser: ClientPlatform = { readXml: readXmlDom, decodeText: decodeTextBrowser };

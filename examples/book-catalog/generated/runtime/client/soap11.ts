@@ -7,7 +7,7 @@ import { createSoapClientBinding, localPart, type SoapClientVersion } from "./so
 import { child, type XmlElement } from "../xml/tree.js";
 import { SOAP11_CONTENT_TYPE, SOAP11_ENVELOPE_NS, SOAP11_LABEL } from "../protocol/soap11.js";
 
-export const soap11ClientVersion: SoapClientVersion = {
+const soap11ClientVersion: SoapClientVersion = {
   binding: "soap11",
   label: SOAP11_LABEL,
   envelopeNs: SOAP11_ENVELOPE_NS,

@@ -55,9 +55,10 @@ export interface TransportLimits {
   readonly keepAliveTimeoutMs?: number;
 }
 
-export const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
-export const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
+const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
 
+/** @codegen generated code imports it (test/repo/knip.test.ts) */
 export function createNodeServer(handler: NodeHandler, limits: TransportLimits = {}): http.Server {
   const headersTimeout = limits.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = Math.max(limits.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, headersTimeout);

@@ -79,7 +79,11 @@ function checkProlog(s: string): void {
   if (s.startsWith("<!DOCTYPE", prolog.length)) refuseDoctype();
 }
 
-/** Reads a whole document with the browser's parser. Throws XmlRefusal for anything readXml refuses. */
+/**
+ * Reads a whole document with the browser's parser. Throws XmlRefusal for anything readXml refuses.
+ *
+ * @codegen generated code imports it (test/repo/knip.test.ts)
+ */
 export function readXmlDom(text: string, options?: ReadOptions): XmlElement {
   const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
   const maxAttributes = options?.maxAttributes ?? DEFAULT_MAX_ATTRIBUTES;

@@ -136,7 +136,7 @@ function scanQName(s: string, i: number): number {
 // ---- characters, references --------------------------------------------------------------------
 
 /** XML's whitespace: space, LF, tab, CR. */
-export function isWs(c: number): boolean {
+function isWs(c: number): boolean {
   return c === 32 || c === 10 || c === 9 || c === 13;
 }
 
