@@ -5,6 +5,7 @@
 
 import { emailProblem } from "../common/input.js";
 import { accountListName } from "../tables/lists.js";
+import { insertTrigger, triggersWithFired } from "../tables/triggers.js";
 import { checkLine } from "./account.js";
 import { AdminError, type Noun, findAccount, idOption, verb } from "./context.js";
 import { table, timeJson, timeText } from "./format.js";
@@ -43,19 +44,15 @@ const create = verb({
       .executeTakeFirst();
     if (newsletter === undefined)
       throw new AdminError(`--newsletter: account ${account.username} has no newsletter ${newsletterId}`);
-    const row = await db
-      .insertInto("triggers")
-      .values({
-        account_id: account.id,
-        name,
-        list_id: list.id,
-        newsletter_id: newsletter.id,
-        from_email: fromEmail,
-        from_name: fromName,
-        created_at: ctx.now(),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await insertTrigger(db, {
+      account_id: account.id,
+      name,
+      list_id: list.id,
+      newsletter_id: newsletter.id,
+      from_email: fromEmail,
+      from_name: fromName,
+      created_at: ctx.now(),
+    });
     return {
       json: {
         id: row.id,
@@ -80,24 +77,7 @@ const show = verb({
   async run(ctx, o) {
     const account = await findAccount(ctx, o.account);
     const { db } = await ctx.store();
-    const rows = await db
-      .selectFrom("triggers as t")
-      .select((eb) => [
-        "t.id",
-        "t.name",
-        "t.list_id",
-        "t.newsletter_id",
-        "t.from_email",
-        "t.created_at",
-        eb
-          .selectFrom("trigger_fired as f")
-          .select((e) => e.fn.countAll<number>().as("n"))
-          .whereRef("f.trigger_id", "=", "t.id")
-          .as("fired"),
-      ])
-      .where("t.account_id", "=", account.id)
-      .orderBy("t.id")
-      .execute();
+    const rows = await triggersWithFired(db, account.id);
     return {
       json: rows.map((r) => ({
         id: r.id,

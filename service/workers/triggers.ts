@@ -26,6 +26,7 @@ import {
   triggerSendingId,
 } from "../tables/sendings.js";
 import { triggerCandidates } from "../tables/subscribers.js";
+import { type FiringTrigger, allTriggers, lockTrigger, recordFired } from "../tables/triggers.js";
 import { PollingWorker } from "./polling-worker.js";
 
 export interface TriggerWorkerOptions {
@@ -36,16 +37,6 @@ export interface TriggerWorkerOptions {
   readonly log?: (entry: Record<string, unknown>) => void;
   /** Told after a batch queued recipients on a trigger's sending (wakes the SendingWorker). */
   readonly onRecipientsQueued?: () => void;
-}
-
-interface TriggerRow {
-  readonly id: number;
-  readonly account_id: number;
-  readonly list_id: number;
-  readonly newsletter_id: number;
-  readonly from_email: string;
-  readonly from_name: string;
-  readonly created_at: number;
 }
 
 export class TriggerWorker extends PollingWorker {
@@ -78,11 +69,7 @@ export class TriggerWorker extends PollingWorker {
     // Trigger sendings a SendingWorker finished while a trigger pass added recipients: back to `sending`.
     const revived = await reviveTriggerSendings(db);
     let fired = 0;
-    const triggers = await db
-      .selectFrom("triggers")
-      .select(["id", "account_id", "list_id", "newsletter_id", "from_email", "from_name", "created_at"])
-      .orderBy("id")
-      .execute();
+    const triggers = await allTriggers(db);
     for (const trigger of triggers) {
       for (let round = 0; round < 10_000; round++) {
         const n = await this.fire(trigger);
@@ -95,26 +82,13 @@ export class TriggerWorker extends PollingWorker {
   }
 
   /** One batch of one trigger in one transaction; undefined when none of its members is left to fire. */
-  private async fire(trigger: TriggerRow): Promise<number | undefined> {
+  private async fire(trigger: FiringTrigger): Promise<number | undefined> {
     const at = this.now();
     const result = await this.store.write(async (trx) => {
-      if (this.store.engine === "postgres") {
-        const locked = await trx
-          .selectFrom("triggers")
-          .select("id")
-          .where("id", "=", trigger.id)
-          .forUpdate()
-          .executeTakeFirst();
-        if (locked === undefined) return undefined; // deleted meanwhile
-      }
+      if (this.store.engine === "postgres" && !(await lockTrigger(trx, trigger.id))) return undefined; // deleted meanwhile
       const candidates = await triggerCandidates(trx, trigger, this.batchSize);
       if (candidates.length === 0) return undefined;
-      const inserted = await trx
-        .insertInto("trigger_fired")
-        .values(candidates.map((id) => ({ trigger_id: trigger.id, subscriber_id: id, fired_at: at })))
-        .onConflict((oc) => oc.columns(["trigger_id", "subscriber_id"]).doNothing())
-        .returning("subscriber_id")
-        .execute();
+      const inserted = await recordFired(trx, trigger.id, candidates, at);
       if (inserted.length === 0) return 0;
       const sendingId =
         (await triggerSendingId(trx, trigger.id)) ??
@@ -130,12 +104,7 @@ export class TriggerWorker extends PollingWorker {
           created_at: at,
           trigger_id: trigger.id,
         }));
-      const added = await addRecipients(
-        trx,
-        { id: sendingId, accountId: trigger.account_id },
-        inserted.map((r) => r.subscriber_id),
-        at,
-      );
+      const added = await addRecipients(trx, { id: sendingId, accountId: trigger.account_id }, inserted, at);
       await addTriggerRecipients(trx, sendingId, added);
       return added;
     });

@@ -57,11 +57,7 @@ const GROUPS: Readonly<Record<string, TableGroup>> = {
   lists: {
     tables: ["mailing_lists"],
     owners: ["service/tables/lists.ts"],
-    readers: {
-      // Joins from the triggers group's rows, which move with that group.
-      "service/console/pages/ledgers.ts": "the triggers with their lists' names",
-      "service/operations/reading/triggers.ts": "a trigger with its list's name",
-    },
+    readers: {},
   },
   filters: {
     tables: ["filters"],
@@ -70,6 +66,11 @@ const GROUPS: Readonly<Record<string, TableGroup>> = {
       // A join from the newsletter content's rows, which moves with that group.
       "service/operations/mailing/newsletters.ts": "a newsletter's modules with their filters",
     },
+  },
+  triggers: {
+    tables: ["triggers", "trigger_fired"],
+    owners: ["service/tables/triggers.ts"],
+    readers: {},
   },
   imports: {
     tables: ["imports", "import_batches"],

@@ -7,26 +7,16 @@ import { sendHtml } from "../http.js";
 import type { ConsoleRoute, RouteContext } from "../context.js";
 import { count, nextLink, page, table, when } from "../layout.js";
 import { boundedCount, idOf } from "../queries.js";
+import { firedSubscriberIds, triggerPage } from "../../tables/triggers.js";
 
 const PAGE_ROWS = 50;
 
 async function triggers(ctx: RouteContext): Promise<void> {
   const db = ctx.deps.store.db;
-  const rows = await db
-    .selectFrom("triggers as t")
-    .innerJoin("mailing_lists as l", "l.id", "t.list_id")
-    .innerJoin("newsletters as n", "n.id", "t.newsletter_id")
-    .select(["t.id", "t.name", "t.from_email", "t.created_at", "l.name as list", "n.name as newsletter"])
-    .where("t.account_id", "=", ctx.account.id)
-    .orderBy("t.id", "desc")
-    .limit(PAGE_ROWS)
-    .execute();
+  const rows = await triggerPage(db, ctx.account.id, PAGE_ROWS);
   const out = [];
   for (const t of rows) {
-    const fired = await boundedCount(
-      db,
-      db.selectFrom("trigger_fired").select("subscriber_id").where("trigger_id", "=", t.id),
-    );
+    const fired = await boundedCount(db, firedSubscriberIds(db, t.id));
     out.push(html`<tr><td>${t.name}</td><td>${t.list}</td><td>${t.newsletter}</td><td>${t.from_email}</td>
 <td class="n">${fired.more ? `${count(fired.n)}+` : count(fired.n)}</td><td>${when(ctx.account, t.created_at)}</td></tr>`);
   }

@@ -22,16 +22,11 @@ import { notFound } from "../../common/errors.js";
 import { zonedInstant } from "../../common/zoned-time.js";
 import type { Db } from "../../db/database.js";
 import { type TriggerEvent, triggerEvents } from "../../tables/tracking.js";
+import { accountTriggerId, triggersWithLists } from "../../tables/triggers.js";
 
 /** GetTriggerIdForAccount: the account's triggers by id, with their list's id and name. */
 export async function getTriggerIdForAccount(db: Db, account: Account): Promise<TriggerResult[]> {
-  const rows = await db
-    .selectFrom("triggers as t")
-    .innerJoin("mailing_lists as l", "l.id", "t.list_id")
-    .select(["t.id", "t.name", "t.created_at", "t.list_id", "l.name as list_name"])
-    .where("t.account_id", "=", account.id)
-    .orderBy("t.id")
-    .execute();
+  const rows = await triggersWithLists(db, account.id);
   return rows.map((r) => ({
     Id: r.id,
     Name: r.name,
@@ -85,17 +80,12 @@ async function eventsOf(
   kind: "click" | "view",
   params: GetTriggerClicksParams | GetTriggerViewsParams,
 ): Promise<TriggerEvent[]> {
-  const trigger = await db
-    .selectFrom("triggers")
-    .select("id")
-    .where("id", "=", params.triggerId)
-    .where("account_id", "=", account.id)
-    .executeTakeFirst();
+  const trigger = await accountTriggerId(db, account.id, params.triggerId);
   if (trigger === undefined) throw notFound("trigger", "triggerId");
   const from = parseDateTime(params.fromDate, "fromDate", account.time_zone);
   const whole = typeof params.toDate === "string" && !params.toDate.includes(".");
   const to = parseDateTime(params.toDate, "toDate", account.time_zone) + (whole ? 999 : 0);
-  return triggerEvents(db, account.id, trigger.id, kind, from, to);
+  return triggerEvents(db, account.id, trigger, kind, from, to);
 }
 
 /** GetTriggerClicks: the clicks in the trigger's mailings in [fromDate, toDate], oldest first. */
