@@ -21,6 +21,8 @@ export interface Exchange {
   readonly header?: string;
   /** SOAP: the whole SOAPAction value (without quotes) when it is not namespace + op. */
   readonly action?: string;
+  /** SOAP 1.2: send no action parameter at all (the Body's element names the operation). */
+  readonly noAction?: true;
   /** HTTP: the path after the .asmx (default `/${op}`). */
   readonly path?: string;
   /** Expected status. */
@@ -1513,6 +1515,101 @@ export const EXCHANGES: readonly Exchange[] = [
       '<soap:Body><GetQuoteResult xmlns="http://tempuri.org/constructs/document/"><Symbol>MSFT</Symbol>',
     ],
     note: "SOAP 1.1 GetQuote, ParameterStyle Bare: the parameter element is the body's child, the result element too",
+  },
+  {
+    service: M,
+    name: "soap11-echo-bare-null",
+    binding: "soap11",
+    op: "Echo",
+    body: "",
+    status: 200,
+    contains: ["<soap:Body /></soap:Envelope>"],
+    note: "SOAP 1.1 Echo, bare, without its parameter: the null string result leaves the Body empty",
+  },
+  {
+    service: M,
+    name: "soap11-echo-bare-empty",
+    binding: "soap11",
+    op: "Echo",
+    body: `<text xmlns="${NAMESPACES[M]}" />`,
+    status: 200,
+    contains: [`<soap:Body><EchoResult xmlns="${NAMESPACES[M]}" /></soap:Body>`],
+    note: "SOAP 1.1 Echo, bare, with an empty text: the result element, empty",
+  },
+  {
+    service: M,
+    name: "soap11-forget-bare-void",
+    binding: "soap11",
+    op: "Forget",
+    body: `<key xmlns="${NAMESPACES[M]}">k</key>`,
+    status: 200,
+    contains: ["<soap:Body /></soap:Envelope>"],
+    note: "SOAP 1.1 Forget, bare and void: an empty Body",
+  },
+  {
+    service: M,
+    name: "soap11-wrap-bare-xmlnode",
+    binding: "soap11",
+    op: "Wrap",
+    body: `<dadosMsg xmlns="${NAMESPACES[M]}"><consStatServ xmlns="urn:x" versao="4.00"><tpAmb>2</tpAmb></consStatServ></dadosMsg>`,
+    status: 200,
+    contains: [
+      `<soap:Body><WrapResult xmlns="${NAMESPACES[M]}"><echo had="consStatServ" xmlns="urn:example:wrap"><consStatServ xmlns="urn:x" versao="4.00">`,
+    ],
+    note: "SOAP 1.1 Wrap, bare XmlNode parameter and result (the SEFAZ shape): each element holds the node",
+  },
+  {
+    service: M,
+    name: "soap11-count-bare-ref",
+    binding: "soap11",
+    op: "Count",
+    body: `<warnings xmlns="${NAMESPACES[M]}">w;</warnings><text xmlns="${NAMESPACES[M]}">abc</text>`,
+    status: 200,
+    contains: [
+      `<soap:Body><Int32 xmlns="${NAMESPACES[M]}">3</Int32><warnings xmlns="${NAMESPACES[M]}">w;counted;</warnings></soap:Body>`,
+    ],
+    note: "SOAP 1.1 Count, bare with a ref parameter sent first: parameters are read by name; the answer holds the renamed result element, then the ref parameter",
+  },
+  {
+    service: M,
+    name: "soap12-getquote-bare-no-action",
+    binding: "soap12",
+    op: "GetQuote",
+    noAction: true,
+    body: `<symbol xmlns="${NAMESPACES[M]}">MSFT</symbol>`,
+    status: 200,
+    contains: ["<GetQuoteResult"],
+    note: "SOAP 1.2 without an action: the bare parameter element routes to GetQuote, whose first parameter it is",
+  },
+  {
+    service: M,
+    name: "soap12-bare-shared-element-no-action",
+    binding: "soap12",
+    op: "Count",
+    noAction: true,
+    body: `<text xmlns="${NAMESPACES[M]}">abc</text>`,
+    status: 200,
+    contains: ["<EchoResult"],
+    note: "SOAP 1.2 without an action: text is the first parameter of Echo and of Count; the first declared (Echo) gets it",
+  },
+  {
+    service: M,
+    name: "get-echo-bare",
+    binding: "get",
+    op: "Echo",
+    body: "text=hi",
+    status: 200,
+    contains: [`<string xmlns="${NAMESPACES[M]}">hi</string>`],
+    note: "HTTP GET Echo: a bare method is an ordinary one over HTTP",
+  },
+  {
+    service: M,
+    name: "get-count-ref",
+    binding: "get",
+    op: "Count",
+    body: "text=hi&warnings=w",
+    status: 500,
+    note: "HTTP GET Count: a method with a ref parameter is not offered over HTTP, bare or not",
   },
   {
     service: M,

@@ -38,6 +38,8 @@ export function exchangeRequest(x: Exchange): {
   const headers: Record<string, string> =
     x.binding === "soap11"
       ? { "Content-Type": "text/xml; charset=utf-8", SOAPAction: `"${action}"` }
-      : { "Content-Type": `application/soap+xml; charset=utf-8; action="${action}"` };
+      : {
+          "Content-Type": `application/soap+xml; charset=utf-8${x.noAction ? "" : `; action="${action}"`}`,
+        };
   return { method: "POST", path: asmx, headers, body };
 }
