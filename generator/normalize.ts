@@ -84,7 +84,10 @@ class TypeResolver {
 
   constructor(private readonly doc: SpecDocument) {
     this.enums = new Map(
-      Object.entries(doc.enums ?? {}).map(([name, spec]) => [name, { name, values: [...spec.values] }]),
+      Object.entries(doc.enums ?? {}).map(([name, spec]) => [
+        name,
+        { name, values: [...spec.values], ...(spec.flags === true ? { flags: true as const } : {}) },
+      ]),
     );
   }
 

@@ -85,6 +85,8 @@ export type SpecRule = { readonly doc: string } & (
 export interface SpecEnum {
   readonly doc: string;
   readonly values: readonly string[];
+  /** A [Flags] enum: a value is a set of the names (an array; in XML, separated by spaces). */
+  readonly flags?: boolean;
 }
 
 export interface SpecField {

@@ -198,6 +198,12 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
     if (isScalarName(name) || isXmlName(name))
       report(["enums", name], `enum "${name}" has the name of a scalar type`, "key");
     if (e.values.length === 0) report(["enums", name, "values"], `enum "${name}" has no values`);
+    // A flags value is a list of names separated by blanks, so no name may hold one.
+    if (e.flags === true)
+      e.values.forEach((v, i) => {
+        if (/[ \t\r\n]/.test(v))
+          report(["enums", name, "values", i], `value "${v}" of the flags enum "${name}" holds a blank`);
+      });
   }
 
   for (const [name, record] of Object.entries(records)) {

@@ -32,6 +32,11 @@ export type SoapType =
 export interface EnumModel {
   readonly name: string;
   readonly values: readonly string[];
+  /**
+   * A flags enum (.NET's [Flags], an xs:list of the values in the WSDL): a value is a set of the names, an
+   * array in TypeScript, the names separated by spaces in XML (codec/enum-text.ts).
+   */
+  readonly flags?: true;
 }
 
 /** The type of a parameter, a record field or an array item. */

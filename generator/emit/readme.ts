@@ -185,8 +185,9 @@ function exampleValue(type: AnyType, depth: number, hint: string, allowed?: read
     case "scalar":
       return scalarExample(String(t["type"]), hint, allowed);
     case "enum": {
-      const values = (t["enum"] as { values?: readonly string[] } | undefined)?.values ?? [];
-      return JSON.stringify(values[0] ?? "");
+      const e = t["enum"] as { values?: readonly string[]; flags?: boolean } | undefined;
+      const first = JSON.stringify(e?.values?.[0] ?? "");
+      return e?.flags === true ? `[${first}]` : first;
     }
     case "array":
       return `[${exampleValue(t["item"], depth + 1, hint)}]`;

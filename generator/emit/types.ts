@@ -90,8 +90,14 @@ function enumAlias(e: EnumModel, text: ServiceDocTexts): TypeAliasDeclarationStr
     kind: StructureKind.TypeAlias,
     name: typeScriptTypeName(e.name),
     isExported: true,
-    docs: docs(text.enums?.[e.name] ?? `The enumeration ${e.name}.`),
-    type: e.values.map((value) => JSON.stringify(value)).join(" | "),
+    docs: docs(
+      text.enums?.[e.name] ??
+        (e.flags ? `The flags of ${e.name}: a set of its names.` : `The enumeration ${e.name}.`),
+    ),
+    // A flags value is a set of the names (in XML, separated by spaces).
+    type: e.flags
+      ? `readonly (${e.values.map((value) => JSON.stringify(value)).join(" | ")})[]`
+      : e.values.map((value) => JSON.stringify(value)).join(" | "),
   };
 }
 

@@ -85,7 +85,7 @@ export interface ImportedSpec {
     credentials?: SpecParam[];
     bindings: BindingKind[];
   };
-  enums?: Record<string, { doc: string; values: string[] }>;
+  enums?: Record<string, { doc: string; values: string[]; flags?: true }>;
   records?: Record<string, SpecRecordOut>;
   groups: { name: string; title: string; operations: SpecOperation[] }[];
 }
@@ -188,7 +188,7 @@ class Importer {
   private readonly usedEnums = new Set<string>();
   private readonly recordQueue: string[] = [];
   private readonly records = new Map<string, SpecRecordOut>();
-  private readonly enums = new Map<string, { doc: string; values: string[] }>();
+  private readonly enums = new Map<string, { doc: string; values: string[]; flags?: true }>();
   private readonly arrays = new Map<string, TypeRef>();
   /** complexTypes found to be records, so each is looked at once however often it is used. */
   private readonly notArrays = new Set<string>();
@@ -1105,7 +1105,10 @@ class Importer {
     if (this.usedEnums.has(name)) return;
     const what = `simpleType ${name}`;
     this.typeName(st, "an enum name");
-    const kids = this.onlyChildren(st, what);
+    let kids = this.onlyChildren(st, what);
+    // A [Flags] enum: a list of an anonymous enumeration (.NET's shape).
+    const flags = this.flagsEnumeration(kids, what);
+    if (flags !== undefined) kids = flags;
     const restriction = kids[0];
     if (kids.length !== 1 || restriction === undefined || restriction.local !== "restriction") {
       const odd = kids.find((k) => k.local !== "restriction") ?? st;
@@ -1131,8 +1134,34 @@ class Importer {
       values.push(v);
     }
     if (values.length === 0) throw this.error(restriction, `${what} has no values`);
+    if (flags !== undefined)
+      for (const v of values)
+        if (/[ \t\r\n]/.test(v))
+          throw this.error(restriction, `${what}: the flags value "${clip(v)}" holds a blank`);
     this.usedEnums.add(name);
-    this.enums.set(name, { doc: docOf(st) ?? PLACEHOLDER_DOC, values });
+    this.enums.set(name, {
+      doc: docOf(st) ?? PLACEHOLDER_DOC,
+      values,
+      ...(flags === undefined ? {} : { flags: true as const }),
+    });
+  }
+
+  /**
+   * The children of the anonymous simpleType inside `<s:list><s:simpleType>…</s:simpleType></s:list>` (a
+   * [Flags] enum as .NET writes it); undefined when the simpleType is not such a list.
+   */
+  private flagsEnumeration(kids: readonly Node[], what: string): Node[] | undefined {
+    const list = kids[0];
+    if (kids.length !== 1 || list === undefined || list.local !== "list") return undefined;
+    if (attr(list, "itemType") !== undefined)
+      throw this.error(
+        list,
+        `${what} is a list of a named type: only a list of its own enumeration (.NET's [Flags] enum) is supported`,
+      );
+    const inner = this.onlyChildren(list, what);
+    if (inner.length !== 1 || inner[0]!.local !== "simpleType")
+      throw this.error(list, `${what} is a list of something other than an enumeration: not supported`);
+    return this.onlyChildren(inner[0]!, what);
   }
 
   /** Fields of every record used, following nested records with a work list. */

@@ -101,6 +101,7 @@ export function specToYaml(spec: ImportedSpec, header: YamlHeader): string {
       line(2, `${scalar(name)}:`);
       line(4, `doc: ${scalar(e.doc)}`);
       line(4, `values: [${e.values.map(scalar).join(", ")}]`);
+      if (e.flags === true) line(4, "flags: true");
     }
   }
 

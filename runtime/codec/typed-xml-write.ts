@@ -22,6 +22,7 @@ import {
   type WireXml,
 } from "./typed-xml.js";
 import { checkXmlValue, xmlValueMarkup } from "../xml/value.js";
+import { enumExpected, enumText } from "./enum-text.js";
 
 /**
  * How deep arrays and records may nest in a value written: a record may hold itself (a tree of items), so a
@@ -47,9 +48,11 @@ export function formatTyped(
   switch (type.kind) {
     case "scalar":
       return formatWire(type, value, label, fail);
-    case "enum":
-      if (typeof value === "string" && type.enum.values.includes(value)) return value;
-      throw fail(`${label} is not a valid value for ${type.enum.name} (${type.enum.values.join(", ")})`);
+    case "enum": {
+      const text = enumText(type.enum, value);
+      if (text !== undefined) return text;
+      throw fail(`${label} is not a valid value for ${type.enum.name} (${enumExpected(type.enum)})`);
+    }
     case "array": {
       if (!Array.isArray(value)) throw fail(`${label} is not an array`);
       const out: WireValue[] = new Array(value.length);

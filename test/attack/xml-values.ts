@@ -4,7 +4,8 @@
 // content), records that hold themselves (5,000 deep; a handler's cyclic one), xs:choice alternatives
 // (two of one choice, a nil item of a repeated choice), records whose xsi:type names another type (a derived one, which the spec cannot read: refused,
 // never read as the declared record), and handlers returning what is not an XML value (a cycle, a name that
-// would inject markup; untyped DataSets whose table, column or cell would inject markup, or that are wide):
+// would inject markup; untyped DataSets whose table, column or cell would inject markup, or that are wide),
+// and [Flags] lists (long, blank, naming no flag, or carrying markup):
 // every request gets the expected status, the handler never runs on a refusal, no answer carries injected
 // markup or a stack trace, and the server stays up.
 
@@ -27,6 +28,11 @@ const SPEC = `service:
   namespace: "${NS}"
   endpoint: XmlValues.asmx
   doc: XML values both ways.
+enums:
+  Permissions:
+    doc: A [Flags] enum.
+    values: [None, Read, Write, Delete, All]
+    flags: true
 records:
   Holder:
     doc: A record with an XML member.
@@ -81,6 +87,11 @@ groups:
         params:
           - { name: kind, type: string, doc: Which value. }
         result: { kind: dataSet, doc: Tables the spec does not name. }
+      - name: Grant
+        doc: Echoes a set of flags.
+        params:
+          - { name: current, type: Permissions, doc: The flags. }
+        result: { type: Permissions, doc: The same flags. }
 `;
 
 interface Case {
@@ -100,6 +111,7 @@ const tree = (inner: string) => `<EchoTree xmlns="${NS}"><tree>${inner}</tree></
 /** A tree `depth` records deep (a record that holds itself, through Children). */
 const nested = (depth: number) =>
   tree(`${"<Label>n</Label><Children><Tree>".repeat(depth)}${"</Tree></Children>".repeat(depth)}`);
+const grant = (flags: string) => `<Grant xmlns="${NS}"><current>${flags}</current></Grant>`;
 
 function cases(): Case[] {
   const deep = `${"<d>".repeat(5000)}${"</d>".repeat(5000)}`;
@@ -307,6 +319,39 @@ function cases(): Case[] {
       runs: true,
     },
     {
+      name: "a flags list of 200,000 names (each once in the answer)",
+      op: "Grant",
+      body: grant("Read Write ".repeat(100_000)),
+      status: 200,
+      holds: "<GrantResult>Read Write</GrantResult>",
+      runs: true,
+    },
+    {
+      name: "a flags list of 200,000 blanks (the empty set)",
+      op: "Grant",
+      body: grant(" \t\n".repeat(66_667)),
+      status: 200,
+      holds: "<GrantResult />",
+      runs: true,
+    },
+    {
+      name: "a flags list naming a value of no flag, after 100,000 good ones",
+      op: "Grant",
+      body: grant(`${"Read ".repeat(100_000)}Execute`),
+      status: 500,
+      holds: "Client",
+      runs: false,
+    },
+    {
+      name: "a flags list whose bad name would inject markup",
+      op: "Grant",
+      body: grant("Read &lt;script&gt;alert(1)&lt;/script&gt;"),
+      status: 500,
+      holds: "Client",
+      runs: false,
+      lacks: "<script",
+    },
+    {
       name: "a handler returning a name that would inject markup",
       op: "Bad",
       body: `<Bad xmlns="${NS}"><kind>inject</kind></Bad>`,
@@ -365,6 +410,10 @@ export async function xmlValuesSection(rows: Row[]): Promise<void> {
           return a;
         }
         return { ns: "", local: "a><script>alert(1)</script", children: [] };
+      },
+      Grant: ({ current }: { current: readonly string[] }) => {
+        calls++;
+        return current;
       },
       Tables: ({ kind }: { kind?: string }) => {
         calls++;

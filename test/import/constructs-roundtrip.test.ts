@@ -17,6 +17,7 @@ import { prepareConstructs } from "../asmx-host/constructs.js";
 import { generateProxy, runCSharpClient, startAsmxHost, type AsmxHost } from "../asmx-host/host.js";
 import { ALL_TYPES, PAIRS, SHOP } from "../fixtures/dataset-samples.js";
 import { hasMono } from "../fixtures/system-component.js";
+import { enumHandlers } from "./enum-handlers.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** Inside the repository, so the generated code resolves node_modules as the project does. */
@@ -354,6 +355,48 @@ const CONSTRUCTS: Record<string, Construct> = {
       Say(p + " Add(1, 2, 3)", s.Add2("1", "2", "3"));
       Say(p + " Ping()", s.Ping());
     }`,
+  },
+  Enums: {
+    calls: [
+      { op: "NextDay", params: { day: "Sunday" }, result: "Monday", on: ALL },
+      // [Flags]: a set of names; the host answers a named combination (All) when one matches.
+      { op: "Grant", params: { current: ["Read"] }, result: ["Read", "Write"], on: ALL },
+      { op: "Grant", params: { current: ["Read", "Delete"] }, result: ["All"], on: ALL },
+      // The empty set: an empty element over SOAP; the host's Enum.Parse refuses an empty HTTP field.
+      { op: "Grant", params: { current: [] }, result: ["Write"], on: SOAP },
+      // [XmlEnum] names: HTTP GET/POST parameters take the C# names (Low), which the WSDL does not carry.
+      { op: "Raise", params: { level: "low-level" }, result: "mid", on: SOAP },
+      { op: "Raise", params: { level: "High" }, result: "High", on: ALL },
+      { op: "Weekend", params: {}, result: ["Saturday", "Sunday"], on: ALL },
+    ],
+    handlers: enumHandlers as unknown as Construct["handlers"],
+    csharp: `
+    ${["SOAP", "SOAP12"]
+      .map(
+        (p) => `{
+      var s = new P_${p}.Enums { Url = b + "Enums.asmx" };
+      Say("${p} NextDay(Sunday)", s.NextDay(P_${p}.Weekday.Sunday));
+      Say("${p} Grant(Read)", s.Grant(P_${p}.Permissions.Read));
+      Say("${p} Grant(Read | Delete)", s.Grant(P_${p}.Permissions.Read | P_${p}.Permissions.Delete));
+      Say("${p} Grant(None)", s.Grant(P_${p}.Permissions.None));
+      Say("${p} Raise(Low)", s.Raise(P_${p}.Level.lowlevel));
+      Say("${p} Weekend", string.Join(",", s.Weekend()));
+    }`,
+      )
+      .join("\n")}
+    // The HTTP proxies take every parameter as text: .NET's Enum.Parse forms (names, commas).
+    ${["HttpGet", "HttpPost"]
+      .map(
+        (p) => `{
+      var s = new P_${p}.Enums { Url = b + "Enums.asmx" };
+      Say("${p} NextDay(Sunday)", s.NextDay("Sunday"));
+      Say("${p} Grant(Read, Delete)", s.Grant("Read, Delete"));
+      Say("${p} Grant(Read)", s.Grant("Read"));
+      Say("${p} Raise(High)", s.Raise("High"));
+      Say("${p} Weekend", string.Join(",", s.Weekend()));
+    }`,
+      )
+      .join("\n")}`,
   },
 };
 

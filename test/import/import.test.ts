@@ -437,7 +437,7 @@ describe("easgen import: refusals name the element and line", () => {
     );
   });
 
-  it("DataSet parameters, unknown types, [Flags] enums, recursive records", () => {
+  it("DataSet parameters, unknown types, lists of named types, recursive records", () => {
     let text: string;
     text = replaceOnce(
       calc,
@@ -464,8 +464,14 @@ describe("easgen import: refusals name the element and line", () => {
       '<s:enumeration value="Closed" />\r\n        </s:restriction>',
       '<s:enumeration value="Closed" />\r\n        </s:restriction></s:simpleType></s:list>',
     );
+    // A [Flags] enum (a list of its own enumeration) imports; a list of a named type does not.
+    expect(importWsdl(text, { source: "x.wsdl" }).spec.enums?.Status?.flags).toBe(true);
+    text = text.replace(
+      /<s:list><s:simpleType><s:restriction base="s:string">[\s\S]*?<\/s:list>/,
+      '<s:list itemType="s:string" />',
+    );
     expect(refusal(text)).toMatch(
-      /<s:list>: simpleType Status is a list of values \(\[Flags\] enum\): not supported/,
+      /<s:list>: simpleType Status is a list of a named type: only a list of its own enumeration/,
     );
     // A record may hold itself through its fields (lookup.wsdl's City holds City[]); not through bases.
     text = replaceOnce(

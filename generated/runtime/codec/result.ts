@@ -17,6 +17,7 @@ import { wireName } from "../model.js";
 import type { ParamValues } from "./params.js";
 import { ConversionError, formatterOf, formatValue } from "./values.js";
 import { escapeText } from "../xml/write.js";
+import { enumExpected, enumText } from "./enum-text.js";
 import { XmlOut } from "../xml/out.js";
 import { isReference, type WireValue } from "./typed-xml.js";
 import { formatTyped, typedXml } from "./typed-xml-write.js";
@@ -436,8 +437,9 @@ export function scalarText(result: Extract<ResultModel, { kind: "scalar" }>, val
 /** The text of a scalar or enum result; throws ResultShapeError. */
 function resultText(result: Extract<ResultModel, { kind: "scalar" | "enum" }>, value: unknown): string {
   if (result.kind === "scalar") return scalarText(result, value);
-  if (typeof value === "string" && result.enum.values.includes(value)) return value;
-  throw new ResultShapeError(`the ${result.enum.name} result is not one of ${result.enum.values.join(", ")}`);
+  const text = enumText(result.enum, value);
+  if (text !== undefined) return text;
+  throw new ResultShapeError(`the ${result.enum.name} result is not one of ${enumExpected(result.enum)}`);
 }
 
 const listTypes = new WeakMap<RecordModel, ArrayTypeModel>();

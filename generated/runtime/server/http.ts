@@ -9,6 +9,7 @@ import type { OperationModel, ServiceModel, TypeModel } from "../model.js";
 import { wireName } from "../model.js";
 import { paramIndexes, type ParamTexts, type ParamValues } from "../codec/params.js";
 import { oneLine } from "../safe-error.js";
+import { flagsFromHttp } from "../codec/enum-text.js";
 import { dotNetTypeName, fromDotNetText, XSD_NS, XSI_NS } from "../codec/values.js";
 import { XmlOut } from "../xml/out.js";
 import type {
@@ -236,7 +237,16 @@ function formTexts(
 
 /** HTTP GET/POST text of a scalar or enum as the strict parsers read it: .NET's lenient forms rewritten. */
 function dotNetText(type: TypeModel, text: string, name: string): string {
-  if (type.kind === "enum") return text.length > 256 ? text : text.trim();
+  if (type.kind === "enum") {
+    if (type.enum.flags !== true) return text.length > 256 ? text : text.trim();
+    // A flags value as ASMX's Enum.Parse takes it: the names separated by commas (enum-text.ts).
+    const list = flagsFromHttp(text);
+    if (list !== undefined) return list;
+    throw clientError(
+      ErrorCodes.InvalidType,
+      `Cannot convert '${oneLine(text, 40)}' to ${type.enum.name} for parameter ${name}: give the names separated by commas.`,
+    );
+  }
   if (type.kind !== "scalar" || type.type === "string") return text;
   if (type.type === "char") {
     // ASMX converts a form value to a char with Convert.ToChar(string): the character itself, exactly one

@@ -220,10 +220,17 @@ class SchemaTypes {
         return;
       case "enum": {
         if (!this.claim(type.enum.name)) return;
+        // A flags enum is a list of the enumeration, as .NET writes a [Flags] enum.
+        const flags = type.enum.flags === true;
+        const pad = flags ? "    " : "";
         out.push(
-          `      <s:simpleType name="${xml(type.enum.name)}">\n        <s:restriction base="s:string">\n` +
-            type.enum.values.map((v) => `          <s:enumeration value="${xml(v)}" />\n`).join("") +
-            "        </s:restriction>\n      </s:simpleType>\n",
+          `      <s:simpleType name="${xml(type.enum.name)}">\n` +
+            (flags ? "        <s:list>\n          <s:simpleType>\n" : "") +
+            `${pad}        <s:restriction base="s:string">\n` +
+            type.enum.values.map((v) => `${pad}          <s:enumeration value="${xml(v)}" />\n`).join("") +
+            `${pad}        </s:restriction>\n` +
+            (flags ? "          </s:simpleType>\n        </s:list>\n" : "") +
+            "      </s:simpleType>\n",
         );
         return;
       }

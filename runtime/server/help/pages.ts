@@ -342,7 +342,7 @@ function resultView(result: ResultModel, resultDoc: string, docs: ServiceDocText
         type: result.enum.name,
         doc: resultDoc,
         memberKind: "",
-        membersNote: `One of: ${result.enum.values.join(", ")}.`,
+        membersNote: `${result.enum.flags ? "Any of (flags, separated by spaces)" : "One of"}: ${result.enum.values.join(", ")}.`,
         members: [],
       };
     case "array":

@@ -11,6 +11,7 @@ import type { XmlElement } from "../xml/tree.js";
 import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "../protocol/binding.js";
 import { httpRootName, notOnHttp, offeredOnHttp, type HttpBindingName } from "../protocol/http.js";
 import { readResult } from "../codec/result-read.js";
+import { flagsToHttp } from "../codec/enum-text.js";
 import { ERROR_CODE_HEADER, ERROR_PARAMETER_HEADER } from "../protocol/text-error.js";
 
 /** Where a variant puts the parameters: the query string (GET) or a form body (POST). */
@@ -65,7 +66,13 @@ export function createHttpClientBinding(
         const text = texts[i];
         const type = p.type.kind === "array" ? p.type.item : p.type;
         const field = (value: WireValue): string =>
-          typeof value !== "string" ? "" : type.kind === "scalar" ? dotNetSpelling(type.type, value) : value;
+          typeof value !== "string"
+            ? ""
+            : type.kind === "scalar"
+              ? dotNetSpelling(type.type, value)
+              : type.kind === "enum" && type.enum.flags === true
+                ? flagsToHttp(value)
+                : value;
         if (Array.isArray(text))
           for (const item of text as readonly WireValue[]) pairs.push([p.name, field(item)]);
         else if (p.type.kind !== "array") pairs.push([p.name, field(text as WireValue)]);

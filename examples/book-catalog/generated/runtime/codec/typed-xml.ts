@@ -15,6 +15,7 @@
 
 import type { RecordModel, TypeModel } from "../model.js";
 import { oneLine } from "../safe-error.js";
+import { enumValueOf } from "./enum-text.js";
 import { cannotConvert, ConversionError, formatValue, parseValue, XSI_NS } from "./values.js";
 import type { XmlElement } from "../xml/tree.js";
 import { XmlValueError, xmlValueOf } from "../xml/value.js";
@@ -273,11 +274,15 @@ function convert(type: TypeModel & { kind: "scalar" }, text: string, label: stri
 }
 
 /** `label` names the value in messages ("parameter ids[2]", "Address.Zip"). */
-function enumValue(type: TypeModel & { kind: "enum" }, text: string, label: string): string {
-  if (type.enum.values.includes(text)) return text;
-  throw new TypedValueError(
-    "invalid",
-    `Instance validation error: '${shown(text)}' is not a valid value for ${type.enum.name} (${label}).`,
+function enumValue(type: TypeModel & { kind: "enum" }, text: string, label: string): string | string[] {
+  return enumValueOf(
+    type.enum,
+    text,
+    (bad) =>
+      new TypedValueError(
+        "invalid",
+        `Instance validation error: '${shown(bad)}' is not a valid value for ${type.enum.name} (${label}).`,
+      ),
   );
 }
 

@@ -180,7 +180,7 @@ function placeholder(type: TypeModel): string {
     case "scalar":
       return type.type;
     case "enum":
-      return type.enum.values.join(" or ");
+      return type.enum.values.join(type.enum.flags ? " and/or " : " or ");
     case "record":
       return type.record.name;
     case "array":
