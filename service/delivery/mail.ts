@@ -25,6 +25,21 @@ export interface MailInput {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/** Random bytes taken from for Message-IDs and boundaries: one system call per 4 KiB, not per message. */
+const RANDOM_POOL = 4096;
+let randomPool = Buffer.alloc(0);
+let randomAt = RANDOM_POOL;
+
+/** `n` random bytes (n <= RANDOM_POOL) as hex, from the pool (refilled from randomBytes when used up). */
+function randomHex(n: number): string {
+  if (randomAt + n > randomPool.length) {
+    randomPool = randomBytes(RANDOM_POOL);
+    randomAt = 0;
+  }
+  randomAt += n;
+  return randomPool.toString("hex", randomAt - n, randomAt);
+}
+
 /** UTF-8 text as base64 in lines of 76 characters, line ends made CRLF first. */
 function base64Body(text: string): string {
   return Buffer.from(text.replace(/\r?\n/g, "\r\n"), "utf8").toString("base64").replace(/.{76}/g, "$&\r\n");
@@ -42,7 +57,7 @@ export function renderMessage(input: MailInput, now: number, domain: string): st
   ];
   const headers: [string, string][] = [
     ["Date", new Date(now).toUTCString().replace("GMT", "+0000")],
-    ["Message-ID", `<${randomBytes(12).toString("hex")}@${domain}>`],
+    ["Message-ID", `<${randomHex(12)}@${domain}>`],
     ["MIME-Version", "1.0"],
   ];
   let body: string;
@@ -51,7 +66,7 @@ export function renderMessage(input: MailInput, now: number, domain: string): st
     body = base64Body(input.text);
   } else {
     // Base64 lines never contain "=_", so the boundary cannot occur inside a part.
-    const boundary = `=_alt_${randomBytes(12).toString("hex")}`;
+    const boundary = `=_alt_${randomHex(12)}`;
     headers.push(["Content-Type", `multipart/alternative; boundary="${boundary}"`]);
     const part = (type: string, text: string) =>
       `--${boundary}\r\nContent-Type: ${type}; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n${base64Body(text)}\r\n`;
