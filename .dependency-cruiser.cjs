@@ -9,7 +9,7 @@
  * which imports nothing of the service, is open to all). console/ sits beside http/ (each a set of routes on
  * top of the operations).
  */
-const SERVICE_LAYERS = [["admin"], ["console", "http"], ["workers"], ["operations"], ["delivery"], ["tables"], ["auth"], ["common"], ["db"]];
+const SERVICE_LAYERS = [["admin"], ["console", "http"], ["workers"], ["operations"], ["delivery"], ["auth"], ["tables"], ["common"], ["db"]];
 const SERVICE_RULES = SERVICE_LAYERS.map((folders, i) => ({
   name: `service-${folders.join("-")}-imports-down`,
   severity: "error",

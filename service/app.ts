@@ -30,6 +30,8 @@ import type { Config } from "./config.js";
 import { createConsole } from "./console/index.js";
 import { openStore, type Store } from "./db/database.js";
 import { activeImportCounts } from "./tables/imports.js";
+import { probeAccounts } from "./tables/accounts.js";
+import { smsStateCounts } from "./tables/sms.js";
 import { SendingWorker } from "./workers/sendings.js";
 import { unsubscribeRoute } from "./http/unsubscribe.js";
 import { createImportQueue } from "./operations/subscriber/import-queue.js";
@@ -153,12 +155,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         .groupBy("state")
         .execute();
       for (const row of mail) this.set({ queue: "mail", state: row.state }, Number(row.n));
-      const sms = await store.db
-        .selectFrom("sms_messages")
-        .select(["state", (eb) => eb.fn.countAll<number>().as("n")])
-        .where("state", "in", ["waiting", "queued", "dead"])
-        .groupBy("state")
-        .execute();
+      const sms = await smsStateCounts(store.db);
       for (const row of sms) this.set({ queue: "sms", state: row.state }, Number(row.n));
     },
   });
@@ -340,7 +337,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   async function health(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     let up = true;
     try {
-      await store.db.selectFrom("accounts").select("id").limit(1).execute();
+      await probeAccounts(store.db);
     } catch {
       up = false;
     }

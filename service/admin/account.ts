@@ -4,6 +4,13 @@
 import { hashPassword } from "../auth/authenticator.js";
 import { emailProblem } from "../common/input.js";
 import type { Account } from "../db/schema.js";
+import {
+  allAccounts,
+  insertAccount,
+  setPasswordHash,
+  takenUsername,
+  updateAccount,
+} from "../tables/accounts.js";
 import { AdminError, type Noun, type Output, findAccount, isUniqueViolation, verb } from "./context.js";
 import { record, table, timeJson, timeText } from "./format.js";
 import { readNewPassword } from "./password.js";
@@ -126,25 +133,17 @@ const create = verb({
       from_email: checkFromEmail(o["from-email"] ?? ""),
     };
     const { db } = await ctx.store();
-    const taken = await db
-      .selectFrom("accounts")
-      .select("username")
-      .where((eb) => eb(eb.fn("lower", ["username"]), "=", username.toLowerCase()))
-      .executeTakeFirst();
+    const taken = await takenUsername(db, username);
     const takenError = (name: string) =>
       new AdminError(
         `--username: an account named "${name}" exists already (user names are unique regardless of case)`,
       );
-    if (taken !== undefined) throw takenError(taken.username);
+    if (taken !== undefined) throw takenError(taken);
     const password = await readNewPassword(ctx.io.stdin, ctx.io.stderr, username);
     const password_hash = await hashPassword(password);
     let account: Account;
     try {
-      account = await db
-        .insertInto("accounts")
-        .values({ username, password_hash, ...values, created_at: ctx.now() })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      account = await insertAccount(db, { username, password_hash, ...values, created_at: ctx.now() });
     } catch (error) {
       if (isUniqueViolation(error)) throw takenError(username);
       throw error;
@@ -164,12 +163,7 @@ const setPassword = verb({
     const password = await readNewPassword(ctx.io.stdin, ctx.io.stderr, account.username);
     const password_hash = await hashPassword(password);
     const { db } = await ctx.store();
-    const updated = await db
-      .updateTable("accounts")
-      .set((eb) => ({ password_hash, password_version: eb("password_version", "+", 1) }))
-      .where("id", "=", account.id)
-      .returning(["id", "username", "password_version"])
-      .executeTakeFirstOrThrow();
+    const updated = await setPasswordHash(db, account.id, password_hash);
     return {
       json: { id: updated.id, username: updated.username, passwordVersion: updated.password_version },
       text: `Password changed for ${updated.username} (password version ${updated.password_version}).\n`,
@@ -195,12 +189,7 @@ const set = verb({
     }
     const account = await findAccount(ctx, o.username, "--username");
     const { db } = await ctx.store();
-    const updated = await db
-      .updateTable("accounts")
-      .set(changes)
-      .where("id", "=", account.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const updated = await updateAccount(db, account.id, changes);
     return accountOutput(updated, "Account updated.");
   },
 });
@@ -216,7 +205,7 @@ const show = verb({
       return { json: accountJson(account), text: accountRecord(account) };
     }
     const { db } = await ctx.store();
-    const accounts = await db.selectFrom("accounts").selectAll().orderBy("id").execute();
+    const accounts = await allAccounts(db);
     return {
       json: accounts.map(accountJson),
       text: table(

@@ -5,6 +5,7 @@
 import type { Readable, Writable } from "node:stream";
 import type { Store } from "../db/database.js";
 import type { Account } from "../db/schema.js";
+import { accountByName, accountsByFoldedName } from "../tables/accounts.js";
 
 /** The process's streams and environment, or fakes of them (tests call runAdmin in-process). */
 export interface AdminIo {
@@ -83,17 +84,9 @@ export async function findAccount(
   option = "--account",
 ): Promise<Account> {
   const { db } = await ctx.store();
-  const exact = await db
-    .selectFrom("accounts")
-    .selectAll()
-    .where("username", "=", username)
-    .executeTakeFirst();
+  const exact = await accountByName(db, username);
   if (exact !== undefined) return exact;
-  const folded = await db
-    .selectFrom("accounts")
-    .selectAll()
-    .where((eb) => eb(eb.fn("lower", ["username"]), "=", username.toLowerCase()))
-    .execute();
+  const folded = await accountsByFoldedName(db, username);
   if (folded.length === 1) return folded[0]!;
   throw new AdminError(`${option}: no account named "${username}"`);
 }

@@ -5,6 +5,7 @@
 
 import { DecimalError, formatDecimal, parseDecimal } from "../common/decimal.js";
 import { RefillError, refill } from "../operations/transactional/sms.js";
+import { ledgerRows, setSmsPrice, smsCredits, waitingSummary } from "../tables/sms.js";
 import { AdminError, type Noun, findAccount, verb, wholeNumber } from "./context.js";
 import { record, table, timeJson, timeText } from "./format.js";
 
@@ -56,24 +57,9 @@ const show = verb({
     const limit = wholeNumber(o.limit ?? "10", "--limit", 1, 10_000);
     const account = await findAccount(ctx, o.account);
     const { db } = await ctx.store();
-    const current = await db
-      .selectFrom("accounts")
-      .select(["sms_credits", "sms_price"])
-      .where("id", "=", account.id)
-      .executeTakeFirstOrThrow();
-    const waiting = await db
-      .selectFrom("sms_messages")
-      .select([(eb) => eb.fn.countAll<number>().as("n"), (eb) => eb.fn.min("id").as("oldest")])
-      .where("account_id", "=", account.id)
-      .where("state", "=", "waiting")
-      .executeTakeFirstOrThrow();
-    const ledger = await db
-      .selectFrom("credit_ledger")
-      .select(["id", "amount", "balance", "reason", "sms_id", "created_at"])
-      .where("account_id", "=", account.id)
-      .orderBy("id", "desc")
-      .limit(limit)
-      .execute();
+    const current = await smsCredits(db, account.id);
+    const waiting = await waitingSummary(db, account.id);
+    const ledger = await ledgerRows(db, account.id, limit);
     const waitingCount = Number(waiting.n);
     return {
       json: {
@@ -129,11 +115,7 @@ const price = verb({
     if (value < 0n) throw new AdminError(`--price must not be negative, not "${o.price}"`);
     const account = await findAccount(ctx, o.account);
     const { db } = await ctx.store();
-    await db
-      .updateTable("accounts")
-      .set({ sms_price: formatDecimal(value) })
-      .where("id", "=", account.id)
-      .execute();
+    await setSmsPrice(db, account.id, formatDecimal(value));
     return {
       json: { account: account.username, price: formatDecimal(value) },
       text: `SMS price of ${account.username}: ${formatDecimal(value)} credits per segment.\n`,

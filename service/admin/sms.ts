@@ -2,14 +2,9 @@
 // STOP (operations/transactional/sms-events.ts). `stop` is for a STOP that reached the operator another
 // way (a call, a letter); `start` for a number whose owner asked to receive SMS again.
 
-import {
-  e164,
-  listStops,
-  SmsEventError,
-  startNumber,
-  stopNumber,
-} from "../operations/transactional/sms-events.js";
+import { e164, SmsEventError, startNumber, stopNumber } from "../operations/transactional/sms-events.js";
 import { smsAddress } from "../operations/transactional/sms.js";
+import { accountSms, listStops } from "../tables/sms.js";
 import { AdminError, type Noun, findAccount, verb, wholeNumber } from "./context.js";
 import { record, table, timeJson, timeText } from "./format.js";
 
@@ -33,12 +28,7 @@ const show = verb({
     const id = wholeNumber(o.id, "--id", 1, Number.MAX_SAFE_INTEGER);
     const account = await findAccount(ctx, o.account);
     const { db } = await ctx.store();
-    const sms = await db
-      .selectFrom("sms_messages")
-      .selectAll()
-      .where("id", "=", id)
-      .where("account_id", "=", account.id)
-      .executeTakeFirst();
+    const sms = await accountSms(db, account.id, id);
     if (sms === undefined) throw new AdminError(`--id: ${account.username} has no SMS ${id}`);
     const fields = {
       id: sms.id,

@@ -6,10 +6,16 @@
 // (auth-throttle.ts); at most a few password checks at once, in turn per source (auth-gate.ts).
 
 import { hash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
-import { type RawBuilder, sql } from "kysely";
 import { ServiceError } from "../../generated/server.js";
 import { type Store, sqliteOf } from "../db/database.js";
 import type { Account } from "../db/schema.js";
+import {
+  type AccountCheck,
+  ACCOUNT_BY_ID,
+  accountById,
+  accountByName,
+  accountMatches,
+} from "../tables/accounts.js";
 import { CheckGate, GateFull } from "./gate.js";
 import {
   ThrottleStore,
@@ -81,28 +87,8 @@ interface CachedPair {
 }
 
 /** A cached verification, to be confirmed against the account row (Authenticator.cached). */
-export interface CachedCheck {
+export interface CachedCheck extends AccountCheck {
   readonly pairKey: string;
-  readonly username: string;
-  readonly accountId: number;
-  readonly passwordVersion: number;
-}
-
-/** The cache-hit check's read, as a prepared statement on SQLite. */
-export const ACCOUNT_BY_ID = "select * from accounts where id = ?";
-
-/**
- * The account row of a cached check when it still matches (Authenticator.matches, in SQL): no row when the
- * password or the name changed since. PostgreSQL's single-statement writes put it in a CTE, so the check
- * and the write are one round trip; a statement that finds no row writes nothing.
- */
-export function matchingAccountSql(check: Omit<CachedCheck, "pairKey">): RawBuilder<Account> {
-  return sql<Account>`select * from accounts where id = ${check.accountId} and password_version = ${check.passwordVersion} and username = ${check.username}`;
-}
-
-/** The check an account row read just now passes (for a write that re-checks the row it was given). */
-export function checkOf(account: Account): Omit<CachedCheck, "pairKey"> {
-  return { username: account.username, accountId: account.id, passwordVersion: account.password_version };
 }
 
 /** Verified pairs kept before the oldest are dropped (each entry is fixed-size: a hash and three numbers). */
@@ -175,12 +161,7 @@ export class Authenticator {
 
   /** Whether the account row read for a cached check is still that pair's account. */
   static matches(check: CachedCheck, account: Account | undefined): account is Account {
-    // A password changed anywhere (admin CLI, another instance) bumps the version: the pair is stale.
-    return (
-      account !== undefined &&
-      account.password_version === check.passwordVersion &&
-      account.username === check.username
-    );
+    return accountMatches(check, account);
   }
 
   /** Forgets a cached pair that no longer matches its account. */
@@ -205,14 +186,7 @@ export class Authenticator {
       const read = sqlite?.readNow(
         () => sqlite.statement(ACCOUNT_BY_ID).get(cached.accountId) as Account | undefined,
       );
-      const account =
-        read !== undefined
-          ? read.value
-          : await this.store.db
-              .selectFrom("accounts")
-              .selectAll()
-              .where("id", "=", cached.accountId)
-              .executeTakeFirst();
+      const account = read !== undefined ? read.value : await accountById(this.store.db, cached.accountId);
       if (
         Authenticator.matches(
           { pairKey, username, accountId: cached.accountId, passwordVersion: cached.passwordVersion },
@@ -291,14 +265,7 @@ export class Authenticator {
     rows: ThrottleRows,
     pairKey: string,
   ): Promise<Account> {
-    const account =
-      username === ""
-        ? undefined
-        : await this.store.db
-            .selectFrom("accounts")
-            .selectAll()
-            .where("username", "=", username)
-            .executeTakeFirst();
+    const account = username === "" ? undefined : await accountByName(this.store.db, username);
     // Unknown users and empty credentials cost one scrypt too, so timing tells nothing.
     this.stats.checks++;
     const ok = await verifyPassword(account?.password_hash ?? (await this.dummy()), password);

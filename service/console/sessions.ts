@@ -5,6 +5,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Store } from "../db/database.js";
 import type { Account } from "../db/schema.js";
+import { deleteSession, insertSession, sessionAccount } from "../tables/console-sessions.js";
 
 /** Sessions an account keeps at most (a new sign-in ends the oldest beyond this). */
 export const MAX_SESSIONS = 10;
@@ -54,65 +55,32 @@ export class SessionStore {
   async create(account: Pick<Account, "id" | "password_version">, now: number): Promise<string> {
     const accountId = account.id;
     const token = newToken();
-    await this.store.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto("console_sessions")
-        .values({
-          token_hash: tokenHash(token),
-          account_id: accountId,
-          password_version: account.password_version,
-          created_at: now,
-          expires_at: now + this.lifetimeMs,
-        })
-        .execute();
-      const newest = await trx
-        .selectFrom("console_sessions")
-        .select("token_hash")
-        .where("account_id", "=", accountId)
-        .orderBy("created_at", "desc")
-        .orderBy("token_hash")
-        .limit(MAX_SESSIONS + PRUNE_ROWS)
-        .execute();
-      const beyond = newest.slice(MAX_SESSIONS).map((row) => row.token_hash);
-      if (beyond.length > 0)
-        await trx.deleteFrom("console_sessions").where("token_hash", "in", beyond).execute();
-      const expired = await trx
-        .selectFrom("console_sessions")
-        .select("token_hash")
-        .where("expires_at", "<=", now)
-        .limit(PRUNE_ROWS)
-        .execute();
-      if (expired.length > 0)
-        await trx
-          .deleteFrom("console_sessions")
-          .where(
-            "token_hash",
-            "in",
-            expired.map((row) => row.token_hash),
-          )
-          .execute();
-    });
+    await insertSession(
+      this.store.db,
+      {
+        token_hash: tokenHash(token),
+        account_id: accountId,
+        password_version: account.password_version,
+        created_at: now,
+        expires_at: now + this.lifetimeMs,
+      },
+      MAX_SESSIONS,
+      PRUNE_ROWS,
+      now,
+    );
     return token;
   }
 
   /** The live session of a cookie token, with its account; undefined for anything else. */
   async find(token: string | undefined, now: number): Promise<Session | undefined> {
     if (!isToken(token)) return undefined;
-    const row = await this.store.db
-      .selectFrom("console_sessions as s")
-      .innerJoin("accounts as a", "a.id", "s.account_id")
-      .selectAll("a")
-      .select("s.expires_at as session_expires_at")
-      .where("s.token_hash", "=", tokenHash(token))
-      .where("s.expires_at", ">", now)
-      .whereRef("s.password_version", "=", "a.password_version")
-      .executeTakeFirst();
+    const row = await sessionAccount(this.store.db, tokenHash(token), now);
     if (row === undefined) return undefined;
     const { session_expires_at, ...account } = row;
     return { token, account, expiresAt: Number(session_expires_at) };
   }
 
   async end(token: string): Promise<void> {
-    await this.store.db.deleteFrom("console_sessions").where("token_hash", "=", tokenHash(token)).execute();
+    await deleteSession(this.store.db, tokenHash(token));
   }
 }

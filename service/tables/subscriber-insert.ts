@@ -9,13 +9,7 @@
 import { type Kysely, type Transaction, sql } from "kysely";
 import type { SqliteAccess, Db, Store } from "../db/database.js";
 import type { Engine } from "../db/engine.js";
-import {
-  ACCOUNT_BY_ID,
-  Authenticator,
-  type CachedCheck,
-  checkOf,
-  matchingAccountSql,
-} from "../auth/authenticator.js";
+import { ACCOUNT_BY_ID, type AccountCheck, accountMatches, checkOf, matchingAccountSql } from "./accounts.js";
 import type { Account, Database, MailingList, MembershipState, Subscriber } from "../db/schema.js";
 import { notFound } from "../common/errors.js";
 import { idFromText } from "../common/input.js";
@@ -416,9 +410,9 @@ function statements(sqlite: SqliteAccess): Statements {
  * The account of a cached credentials check (Authenticator.cached), read inside SqliteAccess.writeSync
  * work, or undefined when the pair no longer matches it.
  */
-export function cachedAccountSqlite(sqlite: SqliteAccess, check: CachedCheck): Account | undefined {
+export function cachedAccountSqlite(sqlite: SqliteAccess, check: AccountCheck): Account | undefined {
   const account = statements(sqlite).account.get(check.accountId) as Account | undefined;
-  return Authenticator.matches(check, account) ? account : undefined;
+  return accountMatches(check, account) ? account : undefined;
 }
 
 interface ExistingRow {
@@ -537,7 +531,7 @@ export interface PostgresInsert {
  */
 export async function insertNewPostgres(
   db: Kysely<Database>,
-  check: Omit<CachedCheck, "pairKey">,
+  check: AccountCheck,
   listIdText: string | undefined,
   row: SubscriberRow,
   now: number,

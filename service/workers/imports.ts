@@ -55,6 +55,7 @@ import {
   startStaging,
 } from "../tables/imports.js";
 import { listExists } from "../tables/lists.js";
+import { accountById } from "../tables/accounts.js";
 import { type SubscriberRow, upsertSubscribers } from "../tables/subscriber-insert.js";
 import { emailKey } from "../tables/subscribers.js";
 import {
@@ -398,11 +399,7 @@ export class ImportWorker {
       linesDone: row.lines_done,
       state: row.state,
     });
-    const account = await db
-      .selectFrom("accounts")
-      .selectAll()
-      .where("id", "=", row.account_id)
-      .executeTakeFirst();
+    const account = await accountById(db, row.account_id);
     const list = await listExists(db, row.list_id, row.account_id);
     if (account === undefined || !list) {
       await this.fail(

@@ -14,7 +14,7 @@ import type { SmsMessage } from "../db/schema.js";
 import { TemporarySweep, writeAtomically } from "../delivery/drop-folder.js";
 import { claimDue, PollingWorker } from "./polling-worker.js";
 import { refundSms, smsAddress } from "../operations/transactional/sms.js";
-import { isStopped } from "../operations/transactional/sms-events.js";
+import { failClaimedSms, isStopped, markSmsSent, stopClaimedSms } from "../tables/sms.js";
 import { PermanentDeliveryError } from "../delivery/errors.js";
 
 export interface SmsOutboxOptions {
@@ -141,14 +141,7 @@ export class SmsWorker extends PollingWorker {
   private async stopSms(sms: SmsMessage): Promise<void> {
     const now = this.now();
     await this.store.write(async (trx) => {
-      const updated = await trx
-        .updateTable("sms_messages")
-        .set({ state: "stopped", lease_owner: null, lease_until: null, last_error: "the number sent STOP" })
-        .where("id", "=", sms.id)
-        .where("lease_owner", "=", this.owner)
-        .where("state", "=", "queued")
-        .executeTakeFirst();
-      if (updated.numUpdatedRows === 1n) await refundSms(trx, this.store.engine, sms, now);
+      if (await stopClaimedSms(trx, sms.id, this.owner)) await refundSms(trx, this.store.engine, sms, now);
     });
     this.options.log?.({ msg: "sms stopped", smsId: sms.id });
   }
@@ -161,41 +154,21 @@ export class SmsWorker extends PollingWorker {
     }
     try {
       await this.send(sms);
-      await db
-        .updateTable("sms_messages")
-        .set({
-          state: "sent",
-          sent_at: this.now(),
-          attempts: sms.attempts + 1,
-          lease_owner: null,
-          lease_until: null,
-          last_error: null,
-        })
-        .where("id", "=", sms.id)
-        .where("lease_owner", "=", this.owner)
-        .execute();
+      await markSmsSent(db, sms.id, this.owner, sms.attempts + 1, this.now());
       return true;
     } catch (error) {
       const attempts = sms.attempts + 1;
       const dead = error instanceof PermanentDeliveryError || attempts >= (this.options.maxAttempts ?? 5);
       const now = this.now();
       await this.store.write(async (trx) => {
-        const updated = await trx
-          .updateTable("sms_messages")
-          .set({
-            state: dead ? "dead" : "queued",
-            attempts,
-            next_attempt_at: now + Math.min(3600_000, 1000 * 2 ** attempts),
-            lease_owner: null,
-            lease_until: null,
-            last_error: (error instanceof Error ? error.message : String(error)).slice(0, 500),
-          })
-          .where("id", "=", sms.id)
-          .where("lease_owner", "=", this.owner)
-          .where("state", "=", "queued")
-          .executeTakeFirst();
+        const failed = await failClaimedSms(trx, sms.id, this.owner, {
+          dead,
+          attempts,
+          nextAttemptAt: now + Math.min(3600_000, 1000 * 2 ** attempts),
+          lastError: (error instanceof Error ? error.message : String(error)).slice(0, 500),
+        });
         // A message that will never be delivered gives its credits back (once: only this update made it dead).
-        if (dead && updated.numUpdatedRows === 1n) await refundSms(trx, this.store.engine, sms, now);
+        if (dead && failed) await refundSms(trx, this.store.engine, sms, now);
       });
       this.options.log?.({ msg: "sms delivery failed", smsId: sms.id, attempts, dead });
       return false;

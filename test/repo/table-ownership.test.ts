@@ -20,6 +20,24 @@ interface TableGroup {
 }
 
 const GROUPS: Readonly<Record<string, TableGroup>> = {
+  accounts: {
+    tables: ["accounts"],
+    owners: ["service/tables/accounts.ts"],
+    readers: {
+      // A join from the outbox's rows, which moves with that group.
+      "service/admin/outbox.ts": "the outbox listing's sender names",
+    },
+  },
+  sms: {
+    tables: ["sms_messages", "sms_stops", "credit_ledger"],
+    owners: ["service/tables/sms.ts"],
+    readers: {},
+  },
+  "console sessions": {
+    tables: ["console_sessions"],
+    owners: ["service/tables/console-sessions.ts"],
+    readers: {},
+  },
   subscribers: {
     tables: ["subscribers", "memberships"],
     owners: [

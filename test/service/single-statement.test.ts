@@ -14,7 +14,8 @@ import { type Store, openStore } from "../../service/db/database.js";
 import { formatDecimal, parseDecimal } from "../../service/common/decimal.js";
 import { createService } from "../../service/operations/service.js";
 import { refill } from "../../service/operations/transactional/sms.js";
-import { STOPPED_ERROR, startNumber, stopNumber } from "../../service/operations/transactional/sms-events.js";
+import { startNumber, stopNumber } from "../../service/operations/transactional/sms-events.js";
+import { STOPPED_ERROR } from "../../service/tables/sms.js";
 import { engines, freshDatabaseUrl } from "./support/engines.js";
 
 const postgres = engines().find((engine) => engine.name === "postgres")!;

@@ -1,12 +1,12 @@
 // Read views: triggers (with how often each fired), transactional projects with their latest
 // transactions, and the SMS credits ledger (newest first, keyset pages).
 
-import { sql } from "kysely";
 import { html } from "../html.js";
 import { sendHtml } from "../http.js";
 import type { ConsoleRoute, RouteContext } from "../context.js";
 import { count, nextLink, page, table, when } from "../layout.js";
 import { boundedCount, idOf } from "../queries.js";
+import { ledgerRows, waitingCount } from "../../tables/sms.js";
 import { firedSubscriberIds, triggerPage } from "../../tables/triggers.js";
 
 const PAGE_ROWS = 50;
@@ -85,20 +85,8 @@ ${sent.length > PAGE_ROWS ? nextLink("/console/transactional", { before: String(
 
 async function credits(ctx: RouteContext): Promise<void> {
   const before = idOf(ctx.url.searchParams.get("before"));
-  const rows = await ctx.deps.store.db
-    .selectFrom("credit_ledger")
-    .select(["id", "amount", "balance", "reason", "sms_id", "created_at"])
-    .where("account_id", "=", ctx.account.id)
-    .$if(before !== undefined, (q) => q.where("id", "<", before!))
-    .orderBy("id", "desc")
-    .limit(PAGE_ROWS + 1)
-    .execute();
-  const waiting = await ctx.deps.store.db
-    .selectFrom("sms_messages")
-    .select(sql<number>`count(*)`.as("n"))
-    .where("state", "=", "waiting")
-    .where("account_id", "=", ctx.account.id)
-    .executeTakeFirstOrThrow();
+  const rows = await ledgerRows(ctx.deps.store.db, ctx.account.id, PAGE_ROWS + 1, before);
+  const waiting = await waitingCount(ctx.deps.store.db, ctx.account.id);
   const shown = rows.slice(0, PAGE_ROWS);
   const body = html`<div class="tiles">
 <div class="tile"><span class="tile-value">${ctx.account.sms_credits}</span><span class="tile-label">SMS credits</span></div>

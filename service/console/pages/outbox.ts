@@ -12,6 +12,7 @@ import { sendData, sendFrame, sendHtml } from "../http.js";
 import type { ConsoleRoute, RouteContext } from "../context.js";
 import { nextLink, page, table, when } from "../layout.js";
 import { idOf } from "../queries.js";
+import { accountSms, accountSmsPage } from "../../tables/sms.js";
 
 const PAGE_ROWS = 50;
 /** Largest message the viewer reads and parses, in bytes. */
@@ -163,26 +164,7 @@ async function messageRaw(ctx: RouteContext): Promise<void> {
 
 async function smsList(ctx: RouteContext): Promise<void> {
   const before = idOf(ctx.url.searchParams.get("before"));
-  const rows = await ctx.deps.store.db
-    .selectFrom("sms_messages")
-    .select([
-      "id",
-      "sender_name",
-      "country_code",
-      "phone_number",
-      "message",
-      "segments",
-      "cost",
-      "state",
-      "created_at",
-      "sent_at",
-      "last_error",
-    ])
-    .where("account_id", "=", ctx.account.id)
-    .$if(before !== undefined, (q) => q.where("id", "<", before!))
-    .orderBy("id", "desc")
-    .limit(PAGE_ROWS + 1)
-    .execute();
+  const rows = await accountSmsPage(ctx.deps.store.db, ctx.account.id, PAGE_ROWS + 1, before);
   const shown = rows.slice(0, PAGE_ROWS);
   const body = html`${table(
     "SMS, newest first",
@@ -207,15 +189,7 @@ ${rows.length > PAGE_ROWS ? nextLink("/console/sms", { before: String(shown.at(-
 async function smsPage(ctx: RouteContext): Promise<void> {
   const id = idOf(ctx.match[1]);
   const section = { account: ctx.account, csrf: ctx.csrf, section: "/console/sms" };
-  const sms =
-    id === undefined
-      ? undefined
-      : await ctx.deps.store.db
-          .selectFrom("sms_messages")
-          .selectAll()
-          .where("id", "=", id)
-          .where("account_id", "=", ctx.account.id)
-          .executeTakeFirst();
+  const sms = id === undefined ? undefined : await accountSms(ctx.deps.store.db, ctx.account.id, id);
   if (sms === undefined) {
     sendHtml(
       ctx.req,

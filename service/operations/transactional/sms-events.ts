@@ -11,9 +11,8 @@
 // Numbers are compared as E.164 digits. A national number given with its trunk 0 (`+46 0701…`) is the
 // same number as without (`+46 701…`) for STOP, as the gateway reports the sender without it.
 
-import type { ExpressionBuilder, Kysely, Transaction } from "kysely";
 import type { Store } from "../../db/database.js";
-import type { Database } from "../../db/schema.js";
+import { addStop, receiptOf, removeStop, setReceipt } from "../../tables/sms.js";
 
 /** Keywords acted on (the whole message, any case, surrounding spaces and punctuation ignored). */
 const STOP_WORDS = new Set(["stop", "stopall", "unsubscribe", "cancel", "end", "quit"]);
@@ -51,43 +50,6 @@ export function e164(text: unknown, field: string): string {
       `${field} must be a phone number in international form (+ and 8 to 15 digits), as +46701234567`,
     );
   return digits;
-}
-
-/** last_error of an SMS kept, not sent, because its number sent STOP. */
-export const STOPPED_ERROR = "the number sent STOP";
-
-/** Adds `change` to the account's count of waiting SMS (accounts.sms_waiting). */
-export async function countWaiting(
-  trx: Transaction<Database>,
-  accountId: number,
-  change: number,
-): Promise<void> {
-  await trx
-    .updateTable("accounts")
-    .set((eb) => ({ sms_waiting: eb("sms_waiting", "+", change) }))
-    .where("id", "=", accountId)
-    .execute();
-}
-
-/** The numbers an SMS to +<cc><national> is known by: as given, and without a trunk 0. */
-export function numbersOf(countryCode: string, phoneNumber: string): string[] {
-  const given = `${countryCode}${phoneNumber}`;
-  const trunkless = `${countryCode}${phoneNumber.replace(/^0/, "")}`;
-  return trunkless === given ? [given] : [given, trunkless];
-}
-
-/** Whether the recipient sent STOP (and no START since). */
-export async function isStopped(
-  db: Kysely<Database> | Transaction<Database>,
-  countryCode: string,
-  phoneNumber: string,
-): Promise<boolean> {
-  const row = await db
-    .selectFrom("sms_stops")
-    .select("number")
-    .where("number", "in", numbersOf(countryCode, phoneNumber))
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 export interface InboundOutcome {
@@ -133,81 +95,14 @@ export async function stopNumber(
   now: number,
 ): Promise<InboundOutcome> {
   return store.write(async (trx) => {
-    await trx
-      .insertInto("sms_stops")
-      .values({ number, keyword, created_at: now })
-      .onConflict((oc) => oc.column("number").doNothing())
-      .execute();
-    // Waiting SMS to the number: not paid, so nothing to give back; each account's count of waiting SMS
-    // (accounts.sms_waiting) goes down by its own. Their accounts are locked first, in id order, as a
-    // send or a refill locks the account before its SMS rows. The country code is 1 to 3 digits.
-    const toNumber = (cc: number) => {
-      const national = number.slice(cc);
-      return (eb: ExpressionBuilder<Database, "sms_messages">) =>
-        eb.and([
-          eb("country_code", "=", number.slice(0, cc)),
-          eb("phone_number", "in", [national, `0${national}`]),
-          eb("state", "=", "waiting"),
-        ]);
-    };
-    const codes = [1, 2, 3].filter((cc) => cc < number.length);
-    const waitingToNumber = (eb: ExpressionBuilder<Database, "sms_messages">) =>
-      eb.or(codes.map((cc) => toNumber(cc)(eb)));
-    const owners = await trx
-      .selectFrom("sms_messages")
-      .select("account_id")
-      .distinct()
-      .where(waitingToNumber)
-      .execute();
-    if (owners.length > 0) {
-      await trx
-        .selectFrom("accounts")
-        .select("id")
-        .where(
-          "id",
-          "in",
-          owners.map((o) => o.account_id),
-        )
-        .orderBy("id")
-        .$if(store.engine === "postgres", (q) => q.forUpdate())
-        .execute();
-    }
-    // One statement for every way the number can be split into country code and national number.
-    const updated = await trx
-      .updateTable("sms_messages")
-      .set({ state: "stopped", last_error: STOPPED_ERROR })
-      .where(waitingToNumber)
-      .returning("account_id")
-      .execute();
-    const byAccount = new Map<number, number>();
-    for (const row of updated) byAccount.set(row.account_id, (byAccount.get(row.account_id) ?? 0) + 1);
-    let stoppedWaiting = 0;
-    for (const [accountId, n] of byAccount) {
-      await countWaiting(trx, accountId, -n);
-      stoppedWaiting += n;
-    }
+    const stoppedWaiting = await addStop(trx, store.engine, number, keyword, now);
     return { action: "stopped", number, stoppedWaiting };
   });
 }
 
 /** Takes a number off the STOP list; true when it was on it. What was stopped stays stopped. */
 export async function startNumber(store: Store, number: string): Promise<boolean> {
-  const deleted = await store.db.deleteFrom("sms_stops").where("number", "=", number).executeTakeFirst();
-  return deleted.numDeletedRows > 0n;
-}
-
-/** The STOP list, newest first. */
-export function listStops(
-  db: Kysely<Database>,
-  limit: number,
-): Promise<{ number: string; keyword: string; created_at: number }[]> {
-  return db
-    .selectFrom("sms_stops")
-    .select(["number", "keyword", "created_at"])
-    .orderBy("created_at", "desc")
-    .orderBy("number")
-    .limit(limit)
-    .execute();
+  return removeStop(store.db, number);
 }
 
 export interface Receipt {
@@ -246,11 +141,7 @@ export async function recordReceipt(
   receipt: Receipt,
 ): Promise<"recorded" | "kept" | "unknown"> {
   return store.write(async (trx) => {
-    const sms = await trx
-      .selectFrom("sms_messages")
-      .select(["state", "receipt_status", "receipt_at"])
-      .where("id", "=", receipt.id)
-      .executeTakeFirst();
+    const sms = await receiptOf(trx, receipt.id);
     // Waiting or stopped SMS never reached the gateway. A queued one may have: the gateway can answer
     // before the worker has marked it sent.
     if (sms === undefined || sms.state === "waiting" || sms.state === "stopped") return "unknown";
@@ -259,11 +150,7 @@ export async function recordReceipt(
       FINAL.has(sms.receipt_status) &&
       !(FINAL.has(receipt.status) && receipt.at >= (sms.receipt_at ?? 0));
     if (keep) return "kept";
-    await trx
-      .updateTable("sms_messages")
-      .set({ receipt_status: receipt.status, receipt_detail: receipt.detail ?? null, receipt_at: receipt.at })
-      .where("id", "=", receipt.id)
-      .execute();
+    await setReceipt(trx, receipt.id, receipt.status, receipt.detail ?? null, receipt.at);
     return "recorded";
   });
 }

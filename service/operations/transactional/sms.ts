@@ -22,10 +22,21 @@ import type { SendSmsWithSenderNameParams, SmsSingleMessageResult } from "../../
 import type { Store } from "../../db/database.js";
 import type { Account, SmsMessage } from "../../db/schema.js";
 import { formatDecimal, parseDecimal } from "../../common/decimal.js";
-import { type Kysely, type Transaction, sql } from "kysely";
-import { type CachedCheck, matchingAccountSql } from "../../auth/authenticator.js";
+import type { Kysely, Transaction } from "kysely";
+import type { Db } from "../../db/database.js";
 import type { Database } from "../../db/schema.js";
-import { STOPPED_ERROR, countWaiting, isStopped, numbersOf } from "./sms-events.js";
+import type { AccountCheck } from "../../tables/accounts.js";
+import {
+  STOPPED_ERROR,
+  changeCredits,
+  countWaiting,
+  insertSms,
+  insertSmsPostgres,
+  isStopped,
+  lockedCredits,
+  queueWaitingSms,
+  waitingSms,
+} from "../../tables/sms.js";
 
 /** The most segments one SMS may have (1,530 GSM-7 characters or 670 UCS-2 code units). */
 export const MAX_SEGMENTS = 10;
@@ -126,46 +137,9 @@ function checkSender(name: string): string {
   return trimmed;
 }
 
-/** The account row, locked for the rest of the transaction on PostgreSQL (SQLite writes are serial). */
-async function lockedCredits(trx: Transaction<Database>, engine: Store["engine"], accountId: number) {
-  const row = await trx
-    .selectFrom("accounts")
-    .select(["sms_credits", "sms_price", "sms_waiting"])
-    .where("id", "=", accountId)
-    .$if(engine === "postgres", (q) => q.forUpdate())
-    .executeTakeFirstOrThrow();
-  return {
-    credits: parseDecimal(row.sms_credits, "accounts.sms_credits"),
-    price: parseDecimal(row.sms_price, "accounts.sms_price"),
-    waiting: Number(row.sms_waiting),
-  };
-}
-
-/** Pays one SMS: new balance on the account, a ledger row, the message queued for delivery. */
-async function pay(
-  trx: Transaction<Database>,
-  accountId: number,
-  smsId: number,
-  cost: bigint,
-  balance: bigint,
-  now: number,
-): Promise<void> {
-  await trx
-    .updateTable("accounts")
-    .set({ sms_credits: formatDecimal(balance) })
-    .where("id", "=", accountId)
-    .execute();
-  await trx
-    .insertInto("credit_ledger")
-    .values({
-      account_id: accountId,
-      amount: formatDecimal(-cost),
-      balance: formatDecimal(balance),
-      reason: "sms",
-      sms_id: smsId,
-      created_at: now,
-    })
-    .execute();
+/** Pays one SMS: new balance on the account, a ledger row (the message is queued by the caller). */
+async function pay(trx: Db, accountId: number, smsId: number, cost: bigint, balance: bigint, now: number) {
+  await changeCredits(trx, accountId, -cost, balance, "sms", smsId, now);
 }
 
 /** A send as checked and priced: what its write needs. */
@@ -224,34 +198,30 @@ export async function sendSms(
     const stopped = await isStopped(trx, request.recipient.countryCode, request.recipient.phoneNumber);
     const cost = stopped ? 0n : price * BigInt(pricing.segments);
     const paid = !stopped && waiting === 0 && credits >= cost;
-    const inserted = await trx
-      .insertInto("sms_messages")
-      .values({
-        account_id: account.id,
-        sender_name: request.sender,
-        country_code: request.recipient.countryCode,
-        phone_number: request.recipient.phoneNumber,
-        message: request.message,
-        encoding: pricing.encoding,
-        segments: pricing.segments,
-        cost: formatDecimal(cost),
-        state: stopped ? "stopped" : paid ? "queued" : "waiting",
-        next_attempt_at: now,
-        lease_owner: null,
-        lease_until: null,
-        last_error: stopped ? STOPPED_ERROR : null,
-        created_at: now,
-        paid_at: paid ? now : null,
-        sent_at: null,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
+    const inserted = await insertSms(trx, {
+      account_id: account.id,
+      sender_name: request.sender,
+      country_code: request.recipient.countryCode,
+      phone_number: request.recipient.phoneNumber,
+      message: request.message,
+      encoding: pricing.encoding,
+      segments: pricing.segments,
+      cost: formatDecimal(cost),
+      state: stopped ? "stopped" : paid ? "queued" : "waiting",
+      next_attempt_at: now,
+      lease_owner: null,
+      lease_until: null,
+      last_error: stopped ? STOPPED_ERROR : null,
+      created_at: now,
+      paid_at: paid ? now : null,
+      sent_at: null,
+    });
     const left = paid ? credits - cost : credits;
-    if (paid) await pay(trx, account.id, inserted.id, cost, left, now);
+    if (paid) await pay(trx, account.id, inserted, cost, left, now);
     else if (!stopped) await countWaiting(trx, account.id, 1);
     return {
       paid,
-      result: { Id: BigInt(inserted.id), CreditCost: formatDecimal(cost), TotalCredits: formatDecimal(left) },
+      result: { Id: BigInt(inserted), CreditCost: formatDecimal(cost), TotalCredits: formatDecimal(left) },
     };
   });
   if (outcome.paid) onQueued?.();
@@ -275,54 +245,24 @@ export type PostgresSmsOutcome =
  */
 export async function sendSmsPostgres(
   db: Kysely<Database>,
-  check: Omit<CachedCheck, "pairKey">,
+  check: AccountCheck,
   request: SmsRequest,
   now: number,
 ): Promise<PostgresSmsOutcome> {
   const { pricing } = request;
-  const numbers = numbersOf(request.recipient.countryCode, request.recipient.phoneNumber);
-  const result = await sql<{
-    account: Account | null;
-    sms_id: number | null;
-    paid: boolean | null;
-    cost: string | null;
-    credits_left: string | null;
-  }>`
-    with account as (${matchingAccountSql(check)} for update),
-    stop as (select exists (select 1 from sms_stops where number in (${sql.join(numbers)})) as stopped),
-    decision as (
-      select id, credits, cost, stopped, not stopped and sms_waiting = 0 and credits >= cost as paid
-      from (select id, sms_credits::numeric as credits, sms_waiting, stop.stopped,
-        case when stop.stopped then 0 else sms_price::numeric * ${pricing.segments} end as cost
-        from account, stop) priced
-    ),
-    sms as (
-      insert into sms_messages (account_id, sender_name, country_code, phone_number, message, encoding,
-        segments, cost, state, next_attempt_at, lease_owner, lease_until, last_error, created_at, paid_at, sent_at)
-      select id, ${request.sender}, ${request.recipient.countryCode}, ${request.recipient.phoneNumber},
-        ${request.message}, ${pricing.encoding}, ${pricing.segments}, trim_scale(cost)::text,
-        case when stopped then 'stopped' when paid then 'queued' else 'waiting' end, ${now}, null, null,
-        case when stopped then ${STOPPED_ERROR} end, ${now}, case when paid then ${now}::bigint end, null
-      from decision
-      returning id
-    ),
-    balance as (
-      update accounts set
-        sms_credits = case when d.paid then trim_scale(d.credits - d.cost)::text else accounts.sms_credits end,
-        sms_waiting = accounts.sms_waiting + case when d.paid or d.stopped then 0 else 1 end
-      from decision d where accounts.id = d.id
-    ),
-    ledger as (
-      insert into credit_ledger (account_id, amount, balance, reason, sms_id, created_at)
-      select d.id, trim_scale(-d.cost)::text, trim_scale(d.credits - d.cost)::text, 'sms', sms.id, ${now}
-      from decision d, sms where d.paid
-    )
-    select row_to_json(account) as account, sms.id as sms_id, d.paid, trim_scale(d.cost)::text as cost,
-      trim_scale(case when d.paid then d.credits - d.cost else d.credits end)::text as credits_left
-    from (select 1) one left join account on true left join decision d on true left join sms on true`.execute(
+  const row = await insertSmsPostgres(
     db,
+    check,
+    {
+      sender: request.sender,
+      countryCode: request.recipient.countryCode,
+      phoneNumber: request.recipient.phoneNumber,
+      message: request.message,
+      encoding: pricing.encoding,
+      segments: pricing.segments,
+    },
+    now,
   );
-  const row = result.rows[0];
   if (row?.account === null || row?.account === undefined) return { account: undefined };
   return {
     account: row.account,
@@ -364,22 +304,7 @@ export async function refill(
   return store.write(async (trx) => {
     const { credits } = await lockedCredits(trx, store.engine, accountId);
     const balance = credits + value;
-    await trx
-      .updateTable("accounts")
-      .set({ sms_credits: formatDecimal(balance) })
-      .where("id", "=", accountId)
-      .execute();
-    await trx
-      .insertInto("credit_ledger")
-      .values({
-        account_id: accountId,
-        amount: formatDecimal(value),
-        balance: formatDecimal(balance),
-        reason,
-        sms_id: null,
-        created_at: now,
-      })
-      .execute();
+    await changeCredits(trx, accountId, value, balance, reason, null, now);
     return payWaiting(trx, accountId, balance, now);
   });
 }
@@ -391,24 +316,13 @@ async function payWaiting(
   balance: bigint,
   now: number,
 ): Promise<RefillResult> {
-  const waiting = await trx
-    .selectFrom("sms_messages")
-    .select(["id", "cost"])
-    .where("account_id", "=", accountId)
-    .where("state", "=", "waiting")
-    .orderBy("id")
-    .execute();
+  const waiting = await waitingSms(trx, accountId);
   const paid: number[] = [];
   for (const sms of waiting) {
     const cost = parseDecimal(sms.cost, "sms_messages.cost");
     if (cost > balance) break;
     balance -= cost;
-    await trx
-      .updateTable("sms_messages")
-      .set({ state: "queued", paid_at: now, next_attempt_at: now })
-      .where("id", "=", sms.id)
-      .where("state", "=", "waiting")
-      .execute();
+    await queueWaitingSms(trx, sms.id, now);
     await pay(trx, accountId, sms.id, cost, balance, now);
     paid.push(sms.id);
   }
@@ -430,22 +344,7 @@ export async function refundSms(
   if (cost === 0n) return;
   const { credits } = await lockedCredits(trx, engine, sms.account_id);
   const balance = credits + cost;
-  await trx
-    .updateTable("accounts")
-    .set({ sms_credits: formatDecimal(balance) })
-    .where("id", "=", sms.account_id)
-    .execute();
-  await trx
-    .insertInto("credit_ledger")
-    .values({
-      account_id: sms.account_id,
-      amount: formatDecimal(cost),
-      balance: formatDecimal(balance),
-      reason: "refund",
-      sms_id: sms.id,
-      created_at: now,
-    })
-    .execute();
+  await changeCredits(trx, sms.account_id, cost, balance, "refund", sms.id, now);
   await payWaiting(trx, sms.account_id, balance, now);
 }
 

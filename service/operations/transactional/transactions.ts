@@ -26,7 +26,7 @@
 import { createHash } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 import type { InsertTransactionParams } from "../../../generated/types.js";
-import { type CachedCheck, matchingAccountSql } from "../../auth/authenticator.js";
+import { type AccountCheck, matchingAccountSql } from "../../tables/accounts.js";
 import type { Store, Db } from "../../db/database.js";
 import type { Account, Database, Project } from "../../db/schema.js";
 import { notFound } from "../../common/errors.js";
@@ -309,7 +309,7 @@ export interface PostgresTransaction {
  */
 export async function insertTransactionPostgres(
   db: Kysely<Database>,
-  check: Omit<CachedCheck, "pairKey">,
+  check: AccountCheck,
   cached: CachedProject,
   params: InsertTransactionParams,
   options: TransactionOptions,
