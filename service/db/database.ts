@@ -169,6 +169,7 @@ export async function openStore(url: string, options: DatabaseOptions = {}): Pro
   let db: Kysely<Database>;
   let connection: ReturnType<typeof cachedStatements> | undefined;
   let walPath: string | undefined;
+  let log: LogSync | undefined;
   const gate = new WriteGate();
   const pragmas = [
     `synchronous = ${options.sqliteSync === "NORMAL" ? "NORMAL" : "FULL"}`,
@@ -184,12 +185,15 @@ export async function openStore(url: string, options: DatabaseOptions = {}): Pro
     if (journal === "wal" && options.sqliteSync !== "NORMAL") walPath = `${target}-wal`;
     const cached = cachedStatements(sqlite);
     connection = cached;
-    // Writes wait while a long write runs on the second connection (writeLong).
+    if (walPath !== undefined) log = new LogSync(cached, walPath);
+    // Writes wait while a long write runs on the second connection (writeLong); with FULL, Kysely's commits
+    // sync the log off the event loop (LogSync).
     const dialect = new GatedSqliteDialect(
       { database: cached },
       gate,
       (text) => !cached.prepare(text).readonly,
       () => sqlite.inTransaction,
+      log,
     );
     db = new Kysely<Database>({ dialect });
   } else {
@@ -209,7 +213,7 @@ export async function openStore(url: string, options: DatabaseOptions = {}): Pro
   let access: SqliteAccess | undefined;
   let closeLog: (() => Promise<void>) | undefined;
   if (connection !== undefined) {
-    const group = groupCommit(db, connection, walPath, gate);
+    const group = groupCommit(db, connection, log, gate);
     write = group.write;
     writeLong = write;
     closeLog = group.close;
@@ -233,7 +237,8 @@ export async function openStore(url: string, options: DatabaseOptions = {}): Pro
     access = {
       statement: connection.prepare,
       writeSync: group.writeSync,
-      readNow: (read) => (connection.database.inTransaction ? undefined : { value: read() }),
+      readNow: (read) =>
+        connection.database.inTransaction || log?.holding === true ? undefined : { value: read() },
     };
     sqliteAccess.set(db, access);
   } else {
@@ -250,8 +255,90 @@ export async function openStore(url: string, options: DatabaseOptions = {}): Pro
     close: async () => {
       await closeLog?.();
       await db.destroy();
+      log?.close();
     },
   };
+}
+
+/**
+ * With SQLITE_SYNC=FULL on a file, how the store's connection makes a commit durable without blocking the
+ * event loop: the commit runs with synchronous=NORMAL (its WAL frames written, not synced) and the log file
+ * is then fdatasync'ed on libuv's thread pool; whoever committed is answered only after that sync, which
+ * covers every earlier frame of the log too. The group commit's batches (writeSync) and Kysely's commits
+ * (a transaction's COMMIT, a write statement outside a transaction: GatedSqliteDialect) both commit so
+ * (the setting can change only outside a transaction: set before BEGIN, back after COMMIT or ROLLBACK).
+ * A Kysely commit holds the connection until its sync has ended (no Kysely query reads what is not yet
+ * durable), and `holding` is true meanwhile, so SqliteAccess.readNow does not read either.
+ */
+export class LogSync {
+  private fd: number | undefined;
+  private readonly normal: SQLite.Statement;
+  private readonly full: SQLite.Statement;
+  /** Kysely commits between their COMMIT and the end of their sync. */
+  private kyselySyncs = 0;
+
+  private readonly inTransaction: () => boolean;
+
+  constructor(
+    connection: ReturnType<typeof cachedStatements>,
+    private readonly walPath: string,
+  ) {
+    this.normal = connection.database.prepare("pragma synchronous = NORMAL");
+    this.full = connection.database.prepare("pragma synchronous = FULL");
+    this.inTransaction = () => connection.database.inTransaction;
+  }
+
+  /** A Kysely commit's sync is in flight (the connection is held for it). */
+  get holding(): boolean {
+    return this.kyselySyncs > 0;
+  }
+
+  /** Runs `commit` (statements ending in a COMMIT, or one autocommitted write) without SQLite's log sync. */
+  withoutSync<T>(commit: () => T): T {
+    this.normal.run();
+    try {
+      return commit();
+    } finally {
+      this.full.run();
+    }
+  }
+
+  /** Syncs the log on the thread pool: resolves when every frame written so far is on disk. */
+  sync(): Promise<void> {
+    // The WAL file exists from the first commit on and stays while this connection is open.
+    this.fd ??= fs.openSync(this.walPath, "r");
+    const fd = this.fd;
+    return new Promise((resolve, reject) =>
+      fs.fdatasync(fd, (error) => (error === null ? resolve() : reject(error))),
+    );
+  }
+
+  /** Before a Kysely BEGIN or a write outside a transaction: it is to commit without SQLite's log sync. */
+  unsynced(): void {
+    this.normal.run();
+  }
+
+  /**
+   * After that transaction or write has ended (SQLite's setting back to FULL); after a commit, resolves once
+   * the log is synced, the connection still held by the caller.
+   */
+  async ended(committed: boolean): Promise<void> {
+    // (A failed COMMIT leaves the transaction open until its ROLLBACK, which ends it here again.)
+    if (this.inTransaction()) return;
+    this.full.run();
+    if (!committed) return;
+    this.kyselySyncs++;
+    try {
+      await this.sync();
+    } finally {
+      this.kyselySyncs--;
+    }
+  }
+
+  close(): void {
+    if (this.fd !== undefined) fs.closeSync(this.fd);
+    this.fd = undefined;
+  }
 }
 
 type PendingWrite =
@@ -283,13 +370,12 @@ const PIPELINE_GROUPS = 16;
  * is durable (or with the commit's error). A write's own error rolls back its savepoint only.
  *
  * A batch with any Kysely write runs in a Kysely transaction (which holds the connection against other
- * queries; its synchronous writes run there in turn) and commits with the connection's `synchronous`
- * setting. A batch of synchronous writes alone (SqliteAccess.writeSync) holds the connection through
+ * queries; its synchronous writes run there in turn) and commits as Kysely commits. A batch of synchronous writes alone (SqliteAccess.writeSync) holds the connection through
  * Kysely too, then runs from BEGIN to COMMIT in one turn of the event loop on prepared statements. With
- * SQLITE_SYNC=FULL (walPath set) that commit does not block the event loop for the log sync: it commits
- * with synchronous=NORMAL (the WAL frames are written, not synced) and then fdatasyncs the log file on
- * libuv's thread pool. No write of a batch is answered before its own sync, started after its commit,
- * has finished: that sync covers every earlier frame of the log too.
+ * SQLITE_SYNC=FULL neither commit blocks the event loop for the log sync (LogSync: committed with
+ * synchronous=NORMAL, then the log fdatasync'ed on libuv's thread pool). No write of a batch is answered
+ * before its own sync, started after its commit, has finished: that sync covers every earlier frame of
+ * the log too.
  *
  * While a batch's sync is in flight, the synchronous writes that arrive meanwhile are the next batch:
  * it runs and commits at once and starts its own sync (a pipeline; the earlier batch is answered when
@@ -304,7 +390,7 @@ const PIPELINE_GROUPS = 16;
 function groupCommit(
   db: Kysely<Database>,
   connection: ReturnType<typeof cachedStatements>,
-  walPath: string | undefined,
+  log: LogSync | undefined,
   gate: WriteGate,
 ) {
   const queue: PendingWrite[] = [];
@@ -321,17 +407,6 @@ function groupCommit(
   const begin = statement("begin immediate");
   const commit = statement("commit");
   const rollback = statement("rollback");
-  const noLogSync = statement("pragma synchronous = NORMAL");
-  const logSync = statement("pragma synchronous = FULL");
-  let logFd: number | undefined;
-  const syncLog = (): Promise<void> => {
-    // The WAL file exists from the first commit on and stays while this connection is open.
-    logFd ??= fs.openSync(walPath!, "r");
-    const fd = logFd;
-    return new Promise((resolve, reject) =>
-      fs.fdatasync(fd, (error) => (error === null ? resolve() : reject(error))),
-    );
-  };
 
   /** One write inside its savepoint; returns how to settle its promise after the commit. */
   function runSync(pending: PendingWrite & { sync: true }): () => void {
@@ -348,10 +423,9 @@ function groupCommit(
   }
 
   /** Runs one batch of synchronous writes from BEGIN to COMMIT; throws the commit's error. */
-  function commitSync(batch: readonly (PendingWrite & { sync: true })[], deferSync: boolean): (() => void)[] {
+  function commitSync(batch: readonly (PendingWrite & { sync: true })[]): (() => void)[] {
     const settled: (() => void)[] = [];
-    if (deferSync) noLogSync();
-    try {
+    const run = () => {
       begin();
       try {
         for (const pending of batch) settled.push(runSync(pending));
@@ -360,9 +434,9 @@ function groupCommit(
         if (connection.database.inTransaction) rollback();
         throw error;
       }
-    } finally {
-      if (deferSync) logSync();
-    }
+    };
+    if (log === undefined) run();
+    else log.withoutSync(run);
     return settled;
   }
 
@@ -381,10 +455,9 @@ function groupCommit(
    * (see groupCommit); each write settles after its batch's commit is durable.
    */
   async function flushSync(): Promise<void> {
-    const deferSync = walPath !== undefined;
     let started = false;
     try {
-      await flushPipeline(deferSync, () => (started = true));
+      await flushPipeline(() => (started = true));
     } catch (error) {
       // The connection could not be had (the store is closing): the writes waiting get its error.
       if (!started) for (const pending of takeSyncHead()) pending.reject(error);
@@ -392,7 +465,7 @@ function groupCommit(
     }
   }
 
-  async function flushPipeline(deferSync: boolean, onStart: () => void): Promise<void> {
+  async function flushPipeline(onStart: () => void): Promise<void> {
     await db.connection().execute(async () => {
       onStart();
       // Kysely's connection is ours: no transaction of its own is open, no query of its runs.
@@ -407,18 +480,19 @@ function groupCommit(
         if (batch.length === 0) break;
         let settled: (() => void)[];
         try {
-          settled = commitSync(batch, deferSync);
+          settled = commitSync(batch);
         } catch (error) {
           for (const pending of batch) pending.reject(error);
           break;
         }
-        if (!deferSync) {
+        if (log === undefined) {
           for (const settle of settled) settle();
           break;
         }
         syncing++;
         inFlight.push(
-          syncLog()
+          log
+            .sync()
             .then(
               () => {
                 for (const settle of settled) settle();
@@ -518,8 +592,6 @@ function groupCommit(
     /** After the writes queued so far have settled (no log sync is left in flight on the file). */
     close: async () => {
       await drained;
-      if (logFd !== undefined) fs.closeSync(logFd);
-      logFd = undefined;
     },
   };
 }

@@ -87,13 +87,24 @@ export class GatedSqliteDialect extends SqliteDialect {
     private readonly gate: WriteGate,
     private readonly isWrite: (sql: string) => boolean,
     private readonly inTransaction: () => boolean,
+    private readonly log?: DeferredCommits,
   ) {
     super(config);
   }
 
   override createDriver(): Driver {
-    return new GatedDriver(super.createDriver(), this.gate, this.isWrite, this.inTransaction);
+    return new GatedDriver(super.createDriver(), this.gate, this.isWrite, this.inTransaction, this.log);
   }
+}
+
+/**
+ * How the dialect commits when the log is synced off the event loop (database.ts LogSync): `unsynced`
+ * before a BEGIN (or a write outside a transaction), `ended` after its COMMIT or ROLLBACK, resolving
+ * after a commit once the log is synced.
+ */
+export interface DeferredCommits {
+  unsynced(): void;
+  ended(committed: boolean): Promise<void>;
 }
 
 class GatedDriver implements Driver {
@@ -102,6 +113,7 @@ class GatedDriver implements Driver {
     private readonly gate: WriteGate,
     private readonly isWrite: (sql: string) => boolean,
     private readonly inTransaction: () => boolean,
+    readonly log: DeferredCommits | undefined,
   ) {}
 
   init(): Promise<void> {
@@ -134,15 +146,32 @@ class GatedDriver implements Driver {
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     const inner = unwrap(connection);
     await this.pass(inner);
-    await this.inner.beginTransaction(inner, settings);
+    this.log?.unsynced();
+    try {
+      await this.inner.beginTransaction(inner, settings);
+    } catch (error) {
+      await this.log?.ended(false);
+      throw error;
+    }
   }
 
-  commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.commitTransaction(unwrap(connection));
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await this.inner.commitTransaction(unwrap(connection));
+    // The connection stays held until the log is synced (Kysely gives it back after this resolves).
+    await this.log?.ended(true);
   }
 
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.rollbackTransaction(unwrap(connection));
+  /** A statement that commits on its own: a write outside a transaction (with `log`, synced off the loop). */
+  autocommits(sql: string): boolean {
+    return this.log !== undefined && !this.inTransaction() && this.isWrite(sql);
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.inner.rollbackTransaction(unwrap(connection));
+    } finally {
+      await this.log?.ended(false);
+    }
   }
 
   async savepoint(
@@ -185,8 +214,25 @@ class GatedConnection implements DatabaseConnection {
   ) {}
 
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.driver.autocommits(query.sql)) return this.autocommit(query);
     if (!this.driver.mustWait(query.sql)) return this.inner.executeQuery(query);
     return this.driver.pass(this.inner).then(() => this.inner.executeQuery<R>(query));
+  }
+
+  /** A write outside a transaction: after a long write, committed without the log sync, then synced. */
+  private async autocommit<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.driver.mustWait(query.sql)) await this.driver.pass(this.inner);
+    const log = this.driver.log!;
+    log.unsynced();
+    let result: QueryResult<R>;
+    try {
+      result = await this.inner.executeQuery<R>(query);
+    } catch (error) {
+      await log.ended(false);
+      throw error;
+    }
+    await log.ended(true);
+    return result;
   }
 
   streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {

@@ -31,6 +31,21 @@ function countSubscribers(store: Store): { count: Promise<number>; read: boolean
   return counting;
 }
 
+/** Holds every fdatasync until its release is called (in `held`), recording the files synced. */
+function holdSyncs(): { held: (() => void)[]; synced: string[] } {
+  const held: (() => void)[] = [];
+  const synced: string[] = [];
+  const real = fs.fdatasync;
+  vi.spyOn(fs, "fdatasync").mockImplementation(((
+    fd: number,
+    callback: (error: NodeJS.ErrnoException | null) => void,
+  ) => {
+    synced.push(fs.readlinkSync(`/proc/self/fd/${fd}`));
+    held.push(() => real(fd, callback));
+  }) as typeof fs.fdatasync);
+  return { held, synced };
+}
+
 describe("SQLite single-insert fast path", () => {
   it("rolls back a failing synchronous write alone and answers the others of its batch", async () => {
     const { store, account, listId } = await freshStore();
@@ -90,17 +105,7 @@ describe("SQLite single-insert fast path", () => {
     const { store, account, listId } = await freshStore("FULL");
     const sqlite = store.sqlite!;
     const options: UpsertOptions = { update: true, state: "active", recordOptedOut: true };
-    // Hold every fdatasync until released, and record the files synced.
-    const held: (() => void)[] = [];
-    const synced: string[] = [];
-    const real = fs.fdatasync;
-    vi.spyOn(fs, "fdatasync").mockImplementation(((
-      fd: number,
-      callback: (error: NodeJS.ErrnoException | null) => void,
-    ) => {
-      synced.push(fs.readlinkSync(`/proc/self/fd/${fd}`));
-      held.push(() => real(fd, callback));
-    }) as typeof fs.fdatasync);
+    const { held, synced } = holdSyncs();
 
     let answered = false;
     const write = sqlite
@@ -136,14 +141,7 @@ describe("SQLite single-insert fast path", () => {
     const { store, account, listId } = await freshStore("FULL");
     const sqlite = store.sqlite!;
     const options: UpsertOptions = { update: true, state: "active", recordOptedOut: true };
-    const held: (() => void)[] = [];
-    const real = fs.fdatasync;
-    vi.spyOn(fs, "fdatasync").mockImplementation(((
-      fd: number,
-      callback: (error: NodeJS.ErrnoException | null) => void,
-    ) => {
-      held.push(() => real(fd, callback));
-    }) as typeof fs.fdatasync);
+    const { held } = holdSyncs();
     const answered: string[] = [];
     const insert = (email: string) =>
       sqlite
@@ -175,6 +173,70 @@ describe("SQLite single-insert fast path", () => {
     expect((await first)?.outcome).toBe("inserted");
     expect(await count).toBe(2);
   });
+});
+
+describe("Kysely commits with SQLITE_SYNC=FULL", () => {
+  // A Kysely transaction (Store.write, db.transaction) and a write outside a transaction used to commit with
+  // SQLite's own log sync, blocking the event loop for it (2-7 ms a commit on a loaded disk; the outbox's
+  // claims and the sending worker's batches are such commits). They now commit as the group commit does.
+  const writes: [string, (store: Store) => Promise<unknown>][] = [
+    [
+      "Store.write",
+      (store) =>
+        store.write((trx) =>
+          trx.insertInto("mailing_lists").values({ account_id: 1, name: "W", created_at: 1 }).execute(),
+        ),
+    ],
+    [
+      "db.transaction()",
+      (store) =>
+        store.db
+          .transaction()
+          .execute((trx) =>
+            trx.insertInto("mailing_lists").values({ account_id: 1, name: "T", created_at: 1 }).execute(),
+          ),
+    ],
+    [
+      "a write outside a transaction",
+      (store) =>
+        store.db
+          .insertInto("mailing_lists")
+          .values({ account_id: 1, name: "A", created_at: 1 })
+          .returning("id")
+          .execute(),
+    ],
+  ];
+  for (const [name, write] of writes)
+    it(`${name}: syncs the log off the event loop, answered and read only after the sync`, async () => {
+      const { store } = await freshStore("FULL");
+      const { held, synced } = holdSyncs();
+      try {
+        let answered = false;
+        const writing = write(store).then(() => (answered = true));
+        await vi.waitFor(() => expect(held).toHaveLength(1), { timeout: 5000, interval: 5 });
+        expect(synced[0]).toMatch(/s\.db-wal$/);
+        // Committed, not yet synced: no answer; neither a Kysely read nor a quick read runs meanwhile.
+        let read = false;
+        const lists = store.db
+          .selectFrom("mailing_lists")
+          .select("name")
+          .execute()
+          .then((rows) => {
+            read = true;
+            return rows.map((r) => r.name);
+          });
+        expect(store.sqlite!.readNow(() => 1)).toBeUndefined();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(answered).toBe(false);
+        expect(read).toBe(false);
+        held.shift()!();
+        await writing;
+        expect(await lists).toEqual(["L", name === "Store.write" ? "W" : name.startsWith("db") ? "T" : "A"]);
+        expect(store.sqlite!.readNow(() => 1)).toEqual({ value: 1 });
+      } finally {
+        vi.restoreAllMocks();
+      }
+    });
 });
 
 describeEngines("single inserts with cached credentials", (engine) => {
