@@ -123,6 +123,8 @@ export class OutboxWorker extends PollingWorker {
   /** Per priority: the last account a claim served (the next claim starts after it). */
   private readonly cursors = [0, 0];
   private readonly gate: DomainGate;
+  /** Lanes waiting for a send to end (their domains at their concurrency), of whichever batch. */
+  private sendEnded: (() => void)[] = [];
 
   constructor(
     private readonly store: Store,
@@ -199,16 +201,43 @@ export class OutboxWorker extends PollingWorker {
     await this.purge(now());
     let delivered = 0;
     const batchSize = this.options.batchSize ?? (this.transport.sendBatch === undefined ? 50 : 200);
+    if (this.transport.sendBatch === undefined)
+      return delivered + (await this.drainPolitely(batchSize, now, evenStopped));
     for (let round = 0; round < 10_000 && (evenStopped || !this.stopped); round++) {
       const batch = await this.claim(batchSize, now());
       if (batch.length === 0) break;
-      if (this.transport.sendBatch !== undefined) {
-        delivered += await this.deliverBatch(batch, now);
-        continue;
-      }
-      delivered += await this.deliverPolitely(batch, now);
+      delivered += await this.deliverBatch(batch, now);
     }
     return delivered;
+  }
+
+  /**
+   * Claimed batches through send() back to back: the next batch is claimed as soon as every message of the
+   * current one has started, while its last sends and marks are still under way, so the pool's connections
+   * do not stand idle for a claim between batches (measured: 200 claims, each a transaction with its log
+   * sync, for 10,000 messages in batches of 50). At most two batches are in progress: the one before must
+   * have ended before the one after next is claimed.
+   */
+  private async drainPolitely(batchSize: number, now: () => number, evenStopped: boolean): Promise<number> {
+    let delivered = 0;
+    let previous: Promise<number> = Promise.resolve(0);
+    try {
+      for (let round = 0; round < 10_000 && (evenStopped || !this.stopped); round++) {
+        const batch = await this.claim(batchSize, now());
+        if (batch.length === 0) break;
+        let allStarted!: () => void;
+        const started = new Promise<void>((resolve) => (allStarted = resolve));
+        const delivering = this.deliverPolitely(batch, now, allStarted);
+        // (a batch that fails before all its messages started ends the drain with its error)
+        await Promise.race([started, delivering]);
+        delivered += await previous;
+        previous = delivering;
+      }
+      return delivered + (await previous);
+    } finally {
+      // whatever failed, no batch is left running unawaited
+      await previous.catch(() => 0);
+    }
   }
 
   private now(): number {
@@ -233,14 +262,17 @@ export class OutboxWorker extends PollingWorker {
    * is sent again once the lease has run out (at least once, never lost; at most the messages accepted
    * while one mark was being written). The batch ends when every mark is written.
    */
-  private async deliverPolitely(batch: readonly Mail[], now: () => number): Promise<number> {
+  private async deliverPolitely(
+    batch: readonly Mail[],
+    now: () => number,
+    allStarted: () => void = () => {},
+  ): Promise<number> {
     const pending = [...batch];
     const late: number[] = [];
     const deferred: { id: number; at: number }[] = [];
     const waiting = new Map<string, number>();
     const held = new LeaseReads(this.store, this.owner);
     const marks = new SentMarks((mails) => this.markSent(mails, now()));
-    let wake: (() => void)[] = [];
     let started = 0;
     const lane = async (): Promise<void> => {
       while (pending.length > 0 && marks.error === undefined) {
@@ -261,9 +293,10 @@ export class OutboxWorker extends PollingWorker {
             waiting.set(domain, (waiting.get(domain) ?? 0) + 1);
           }
         }
+        if (pending.length === 0) allStarted();
         if (picked === undefined) {
-          // every message left is of a domain at its concurrency: wait for a send to end
-          if (busy) await new Promise<void>((resolve) => wake.push(resolve));
+          // every message left is of a domain at its concurrency: wait for a send (of any batch) to end
+          if (busy) await new Promise<void>((resolve) => this.sendEnded.push(resolve));
           continue;
         }
         const domain = recipientDomain(picked.to_address);
@@ -276,14 +309,18 @@ export class OutboxWorker extends PollingWorker {
           }
         } finally {
           this.gate.release(domain);
-          const woken = wake;
-          wake = [];
+          const woken = this.sendEnded;
+          this.sendEnded = [];
           for (const resolve of woken) resolve();
         }
       }
     };
     const lanes = Math.max(1, Math.min(this.transport.concurrency ?? 1, batch.length));
-    await Promise.all(Array.from({ length: lanes }, lane));
+    try {
+      await Promise.all(Array.from({ length: lanes }, lane));
+    } finally {
+      allStarted();
+    }
     const delivered = await marks.settled();
     if (late.length > 0 || deferred.length > 0) {
       await this.store.write(async (trx) => {

@@ -232,6 +232,52 @@ describeEngines("outbox fairness", (engine) => {
   });
 });
 
+describeEngines("outbox batches through send()", (engine) => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await openStore(await freshDatabaseUrl(engine, "outbox-ahead"), FAST);
+  }, 60_000);
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it("claims the next batch while the last sends of a batch are under way, each message sent once", async () => {
+    const ids = await queue(store, await account(store, "ahead"), "newsletter", 6);
+    // The first batch's last send (the second message) waits for a send of the next batch to start; it
+    // gives up after 5 s, so the old order (claim only after the whole batch ended) fails without hanging.
+    let nextBatchStarted: () => void = () => {};
+    const started = new Promise<boolean>((resolve) => {
+      nextBatchStarted = () => resolve(true);
+      setTimeout(() => resolve(false), 5000).unref();
+    });
+    const order: string[] = [];
+    const sent: number[] = [];
+    const transport: MailTransport = {
+      description: "two lanes",
+      sendTimeoutMs: 0,
+      concurrency: 2,
+      async send(mail) {
+        order.push(`start ${mail.id}`);
+        if (mail.id === ids[2] || mail.id === ids[3]) nextBatchStarted();
+        if (mail.id === ids[1]) order.push(`overlapped ${await started}`);
+        sent.push(mail.id);
+      },
+      async close() {},
+    };
+    const worker = new OutboxWorker(store, {
+      dir: "/nonexistent",
+      transport,
+      now: () => T0 + 2,
+      batchSize: 2,
+    });
+    expect(await worker.flush()).toBe(6);
+    expect(order).toContain("overlapped true");
+    expect([...sent].sort((a, b) => a - b)).toEqual(ids);
+    const states = await store.db.selectFrom("mail_outbox").select("state").where("id", "in", ids).execute();
+    expect(states.map((r) => r.state)).toEqual(Array(6).fill("sent"));
+  });
+});
+
 describeEngines("migration 0008 on a database made before it", (engine) => {
   it("applies after a later migration (0010), marks confirmation and transactional mail first and earlier deliveries for cutting", async () => {
     const url = await freshDatabaseUrl(engine, "outbox-upgrade");
