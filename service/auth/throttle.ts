@@ -20,9 +20,19 @@
 
 import { createHash } from "node:crypto";
 import { isIPv6 } from "node:net";
-import { sql, type Transaction } from "kysely";
+import type { Transaction } from "kysely";
 import { type Store, sqliteOf } from "../db/database.js";
 import type { Database } from "../db/schema.js";
+import { secretValue } from "../tables/secrets.js";
+import {
+  ROWS_BY_KEY,
+  type ThrottleRow,
+  countFailures,
+  pruneThrottle,
+  setDelays,
+  throttleRows,
+  trustKey,
+} from "../tables/throttle.js";
 
 export type ThrottleKind = "pair" | "name" | "source";
 
@@ -50,15 +60,6 @@ const MIRROR_FRESH_MS = 5_000;
 export function delayAfter(count: number, kind: ThrottleKind): number {
   const over = count - FREE_FAILURES[kind];
   return over <= 0 ? 0 : FIRST_DELAY_MS * 2 ** Math.min(over - 1, DOUBLINGS);
-}
-
-export interface ThrottleRow {
-  readonly key: string;
-  readonly failures: number;
-  readonly last_failure_at: number;
-  readonly blocked_until: number;
-  readonly trusted_until: number;
-  readonly expires_at: number;
 }
 
 export interface ThrottleKeys {
@@ -122,18 +123,6 @@ interface Mirrored {
   readonly at: number;
 }
 
-const COLUMNS = [
-  "key",
-  "failures",
-  "last_failure_at",
-  "blocked_until",
-  "trusted_until",
-  "expires_at",
-] as const;
-
-/** The read of an attempt's rows, as a prepared statement on SQLite. */
-const ROWS_BY_KEY = `select ${COLUMNS.join(", ")} from auth_throttle where key in (?, ?, ?)`;
-
 /** The throttle table through one store, with an in-memory mirror of the rows this instance last saw. */
 export class ThrottleStore {
   private readonly mirror = new Map<string, Mirrored>();
@@ -182,11 +171,7 @@ export class ThrottleStore {
     const found =
       quick !== undefined
         ? quick.value
-        : await this.store.db
-            .selectFrom("auth_throttle")
-            .select(COLUMNS)
-            .where("key", "in", [keys.pair, keys.name, keys.source])
-            .execute();
+        : await throttleRows(this.store.db, [keys.pair, keys.name, keys.source]);
     const byKey = new Map(found.map((row) => [row.key, row]));
     const rows = { pair: byKey.get(keys.pair), name: byKey.get(keys.name), source: byKey.get(keys.source) };
     for (const key of [keys.pair, keys.name, keys.source]) this.remember(key, byKey.get(key), now);
@@ -205,27 +190,13 @@ export class ThrottleStore {
     ];
     const rows = await this.store.write(async (trx) => {
       // The count: what is left after one failure forgotten per DECAY_MS, plus this one, at most MAX_COUNT.
-      const left = sql<number>`(auth_throttle.failures - (cast(${now} as bigint) - auth_throttle.last_failure_at) / ${sql.lit(DECAY_MS)})`;
-      const counts = await trx
-        .insertInto("auth_throttle")
-        .values(
-          counted.map(([key]) => ({
-            key,
-            failures: 1,
-            last_failure_at: now,
-            blocked_until: 0,
-            trusted_until: 0,
-            expires_at: now + DECAY_MS,
-          })),
-        )
-        .onConflict((oc) =>
-          oc.column("key").doUpdateSet({
-            failures: sql<number>`case when ${left} >= ${sql.lit(MAX_COUNT)} then ${sql.lit(MAX_COUNT)} when ${left} > 0 then ${left} + 1 else 1 end`,
-            last_failure_at: now,
-          }),
-        )
-        .returning(["key", "failures", "blocked_until", "trusted_until"])
-        .execute();
+      const counts = await countFailures(
+        trx,
+        counted.map(([key]) => key),
+        now,
+        DECAY_MS,
+        MAX_COUNT,
+      );
       // The rows stay locked until the commit (PostgreSQL), so the delays below follow these very counts.
       const delays = counts.map((row) => {
         const kind = counted.find(([key]) => key === row.key)![1];
@@ -236,21 +207,7 @@ export class ThrottleStore {
           expires: Math.max(row.trusted_until, now + row.failures * DECAY_MS),
         };
       });
-      const byKey = (pick: (d: (typeof delays)[number]) => number) =>
-        sql<number>`case ${sql.join(
-          delays.map((d) => sql`when key = ${d.key} then cast(${pick(d)} as bigint)`),
-          sql` `,
-        )} end`;
-      const updated = await trx
-        .updateTable("auth_throttle")
-        .set({ blocked_until: byKey((d) => d.blocked), expires_at: byKey((d) => d.expires) })
-        .where(
-          "key",
-          "in",
-          delays.map((d) => d.key),
-        )
-        .returning(COLUMNS)
-        .execute();
+      const updated = await setDelays(trx, delays);
       await this.prune(trx, now);
       return updated;
     });
@@ -261,27 +218,7 @@ export class ThrottleStore {
   async trust(pairKey: string, now: number): Promise<void> {
     const until = now + TRUST_MS;
     const row = await this.store.write(async (trx) => {
-      const written = await trx
-        .insertInto("auth_throttle")
-        .values({
-          key: pairKey,
-          failures: 0,
-          last_failure_at: 0,
-          blocked_until: 0,
-          trusted_until: until,
-          expires_at: until,
-        })
-        .onConflict((oc) =>
-          oc.column("key").doUpdateSet({
-            failures: 0,
-            last_failure_at: 0,
-            blocked_until: 0,
-            trusted_until: until,
-            expires_at: until,
-          }),
-        )
-        .returning(COLUMNS)
-        .executeTakeFirstOrThrow();
+      const written = await trustKey(trx, pairKey, until);
       await this.prune(trx, now);
       return written;
     });
@@ -304,18 +241,7 @@ export class ThrottleStore {
   }
 
   private async prune(trx: Transaction<Database>, now: number): Promise<void> {
-    // PostgreSQL: rows another transaction holds are skipped, never waited for (no lock-order deadlock).
-    const expired = trx
-      .selectFrom("auth_throttle")
-      .select("key")
-      .where("expires_at", "<=", now)
-      .orderBy("expires_at")
-      .limit(PRUNE_ROWS);
-    await trx
-      .deleteFrom("auth_throttle")
-      .where("key", "in", this.store.engine === "postgres" ? expired.forUpdate().skipLocked() : expired)
-      .where("expires_at", "<=", now)
-      .execute();
+    await pruneThrottle(trx, this.store.engine, now, PRUNE_ROWS);
   }
 
   private remember(key: string, row: ThrottleRow | undefined, now: number): void {
@@ -326,14 +252,7 @@ export class ThrottleStore {
 
   private loadSecret(): Promise<string> {
     if (this.secret === undefined) {
-      const secret = this.store.db
-        .selectFrom("secrets")
-        .select("value")
-        .where("name", "=", "auth_key")
-        .executeTakeFirstOrThrow(
-          () => new Error("secrets.auth_key is missing: the database was not migrated"),
-        )
-        .then((row) => row.value);
+      const secret = secretValue(this.store.db, "auth_key");
       this.secret = secret;
       // A failed read is not kept: the next attempt tries again.
       secret.catch(() => (this.secret = undefined));

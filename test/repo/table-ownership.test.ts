@@ -38,6 +38,21 @@ const GROUPS: Readonly<Record<string, TableGroup>> = {
     owners: ["service/tables/console-sessions.ts"],
     readers: {},
   },
+  throttle: {
+    tables: ["auth_throttle"],
+    owners: ["service/tables/throttle.ts"],
+    readers: {},
+  },
+  secrets: {
+    tables: ["secrets"],
+    owners: ["service/tables/secrets.ts"],
+    readers: {},
+  },
+  "mail events": {
+    tables: ["mail_events"],
+    owners: ["service/tables/mail-events.ts"],
+    readers: {},
+  },
   subscribers: {
     tables: ["subscribers", "memberships"],
     owners: [

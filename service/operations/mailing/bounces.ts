@@ -24,6 +24,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import PostalMime from "postal-mime";
 import type { Db, Store } from "../../db/database.js";
+import { insertMailEvent, softBounceCount } from "../../tables/mail-events.js";
 import { addOptout, optoutKey } from "../../tables/optouts.js";
 import { recipientOfMail } from "../../tables/sendings.js";
 
@@ -206,35 +207,23 @@ export async function recordVerdict(
   if (mail === undefined) return undefined;
   const recipient = await recipientOfMail(trx, mail.id);
   const emailKey = optoutKey(mail.to_address);
-  const inserted = await trx
-    .insertInto("mail_events")
-    .values({
-      account_id: mail.account_id,
-      mail_id: mail.id,
-      sending_id: recipient?.sending_id ?? null,
-      subscriber_id: recipient?.subscriber_id ?? null,
-      email_key: emailKey,
-      kind: verdict.kind,
-      source,
-      status: verdict.status.slice(0, 50),
-      detail: verdict.diagnostic.slice(0, MAX_DIAGNOSTIC),
-      created_at: now,
-    })
-    .onConflict((oc) => oc.columns(["mail_id", "kind"]).doNothing())
-    .returning("id")
-    .executeTakeFirst();
-  if (inserted === undefined) return undefined;
+  const inserted = await insertMailEvent(trx, {
+    account_id: mail.account_id,
+    mail_id: mail.id,
+    sending_id: recipient?.sending_id ?? null,
+    subscriber_id: recipient?.subscriber_id ?? null,
+    email_key: emailKey,
+    kind: verdict.kind,
+    source,
+    status: verdict.status.slice(0, 50),
+    detail: verdict.diagnostic.slice(0, MAX_DIAGNOSTIC),
+    created_at: now,
+  });
+  if (!inserted) return undefined;
   let suppress = verdict.kind !== "soft";
   if (!suppress) {
-    const soft = await trx
-      .selectFrom("mail_events")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .where("account_id", "=", mail.account_id)
-      .where("email_key", "=", emailKey)
-      .where("kind", "=", "soft")
-      .where("created_at", ">", now - SOFT_WINDOW_MS)
-      .executeTakeFirstOrThrow();
-    suppress = Number(soft.n) >= options.softLimit;
+    const soft = await softBounceCount(trx, mail.account_id, emailKey, now - SOFT_WINDOW_MS);
+    suppress = soft >= options.softLimit;
   }
   const added = suppress ? (await addOptout(trx, mail.account_id, mail.to_address, now)).added : false;
   return { mailId: mail.id, kind: verdict.kind, suppressed: added };

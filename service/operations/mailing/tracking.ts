@@ -13,6 +13,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Kysely, Transaction } from "kysely";
 import type { Store } from "../../db/database.js";
 import type { Database, Tracking } from "../../db/schema.js";
+import { secretValue } from "../../tables/secrets.js";
 import { trackedLinkIds } from "../../tables/tracking.js";
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -41,12 +42,7 @@ const keys = new WeakMap<Store, Promise<Buffer>>();
 export function loadLinkKey(store: Store): Promise<Buffer> {
   let key = keys.get(store);
   if (key === undefined) {
-    key = store.db
-      .selectFrom("secrets")
-      .select("value")
-      .where("name", "=", "link_key")
-      .executeTakeFirstOrThrow(() => new Error("secrets.link_key is missing: the database was not migrated"))
-      .then((row) => Buffer.from(row.value, "base64url"));
+    key = secretValue(store.db, "link_key").then((value) => Buffer.from(value, "base64url"));
     keys.set(store, key);
     // A failed read is not cached: the next call tries again.
     key.catch(() => keys.delete(store));

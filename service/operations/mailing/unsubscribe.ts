@@ -6,15 +6,11 @@
 
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Db } from "../../db/database.js";
+import { secretValue } from "../../tables/secrets.js";
 
 /** The `link_key` secret as bytes (made by the migrations). */
 export async function unsubscribeKey(db: Db): Promise<Buffer> {
-  const row = await db
-    .selectFrom("secrets")
-    .select("value")
-    .where("name", "=", "link_key")
-    .executeTakeFirstOrThrow();
-  return Buffer.from(row.value, "base64url");
+  return Buffer.from(await secretValue(db, "link_key"), "base64url");
 }
 
 function unsubscribeMac(key: Buffer, payload: string): Buffer {
