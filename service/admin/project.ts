@@ -5,6 +5,7 @@
 
 import { readFile } from "node:fs/promises";
 import type { Project } from "../db/schema.js";
+import { accountProjects, insertProject, transactionCounts } from "../tables/projects.js";
 import { checkFromEmail, checkLine } from "./account.js";
 import { AdminError, type Noun, findAccount, idOption, verb } from "./context.js";
 import { record, table, timeJson, timeText } from "./format.js";
@@ -100,11 +101,7 @@ const create = verb({
     };
     const account = await findAccount(ctx, o.account);
     const { db } = await ctx.store();
-    const project = await db
-      .insertInto("projects")
-      .values({ account_id: account.id, ...values, created_at: ctx.now() })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const project = await insertProject(db, { account_id: account.id, ...values, created_at: ctx.now() });
     return {
       json: projectJson(project, 0),
       text: `Transactional project ${project.id} created in ${account.username} (strId ${project.id}).\n${projectRecord(project, 0)}`,
@@ -124,16 +121,8 @@ const show = verb({
     const id = o.id === undefined ? undefined : idOption(o.id);
     const account = await findAccount(ctx, o.account);
     const { db } = await ctx.store();
-    let query = db.selectFrom("projects").selectAll().where("account_id", "=", account.id).orderBy("id");
-    if (id !== undefined) query = query.where("id", "=", id);
-    const projects = await query.execute();
-    let countQuery = db
-      .selectFrom("transactions")
-      .select((eb) => ["project_id", eb.fn.countAll().as("n")])
-      .where("account_id", "=", account.id)
-      .groupBy("project_id");
-    if (id !== undefined) countQuery = countQuery.where("project_id", "=", id);
-    const counts = new Map((await countQuery.execute()).map((r) => [r.project_id, Number(r.n)]));
+    const projects = await accountProjects(db, account.id, id);
+    const counts = await transactionCounts(db, account.id, id);
     if (id !== undefined) {
       const project = projects[0];
       if (project === undefined)

@@ -38,6 +38,11 @@ const GROUPS: Readonly<Record<string, TableGroup>> = {
     owners: ["service/tables/console-sessions.ts"],
     readers: {},
   },
+  transactional: {
+    tables: ["projects", "transactions"],
+    owners: ["service/tables/projects.ts"],
+    readers: {},
+  },
   throttle: {
     tables: ["auth_throttle"],
     owners: ["service/tables/throttle.ts"],

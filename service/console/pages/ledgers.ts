@@ -6,6 +6,7 @@ import { sendHtml } from "../http.js";
 import type { ConsoleRoute, RouteContext } from "../context.js";
 import { count, nextLink, page, table, when } from "../layout.js";
 import { boundedCount, idOf } from "../queries.js";
+import { projectPage, transactionPage } from "../../tables/projects.js";
 import { ledgerRows, waitingCount } from "../../tables/sms.js";
 import { firedSubscriberIds, triggerPage } from "../../tables/triggers.js";
 
@@ -35,23 +36,9 @@ async function triggers(ctx: RouteContext): Promise<void> {
 
 async function transactional(ctx: RouteContext): Promise<void> {
   const db = ctx.deps.store.db;
-  const projects = await db
-    .selectFrom("projects")
-    .select(["id", "name", "subject", "from_email", "created_at"])
-    .where("account_id", "=", ctx.account.id)
-    .orderBy("id", "desc")
-    .limit(PAGE_ROWS)
-    .execute();
+  const projects = await projectPage(db, ctx.account.id, PAGE_ROWS);
   const before = idOf(ctx.url.searchParams.get("before"));
-  const sent = await db
-    .selectFrom("transactions as t")
-    .innerJoin("projects as p", "p.id", "t.project_id")
-    .select(["t.id", "t.identifier", "t.email", "t.send_at", "t.mail_id", "p.name as project"])
-    .where("t.account_id", "=", ctx.account.id)
-    .$if(before !== undefined, (q) => q.where("t.id", "<", before!))
-    .orderBy("t.id", "desc")
-    .limit(PAGE_ROWS + 1)
-    .execute();
+  const sent = await transactionPage(db, ctx.account.id, PAGE_ROWS + 1, before);
   const shown = sent.slice(0, PAGE_ROWS);
   const body = html`<h2>Projects</h2>
 ${table(

@@ -24,9 +24,15 @@
 //   strName over 255 and an strIdentifier over 255.
 
 import { createHash } from "node:crypto";
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { InsertTransactionParams } from "../../../generated/types.js";
-import { type AccountCheck, matchingAccountSql } from "../../tables/accounts.js";
+import type { AccountCheck } from "../../tables/accounts.js";
+import {
+  insertTransactionRow,
+  insertTransactionStatement,
+  lockedProject,
+  transactionByIdentifier,
+} from "../../tables/projects.js";
 import type { Store, Db } from "../../db/database.js";
 import type { Account, Database, Project } from "../../db/schema.js";
 import { notFound } from "../../common/errors.js";
@@ -80,16 +86,7 @@ async function projectOf(
   idText: string,
 ): Promise<Project> {
   const id = idFromText(idText);
-  const project =
-    id === undefined
-      ? undefined
-      : await trx
-          .selectFrom("projects")
-          .selectAll()
-          .where("id", "=", id)
-          .where("account_id", "=", account.id)
-          .$if(engine === "postgres", (q) => q.forUpdate())
-          .executeTakeFirst();
+  const project = id === undefined ? undefined : await lockedProject(trx, engine, account.id, id);
   if (project === undefined) throw notFound("transactional project", "strId");
   return project;
 }
@@ -172,33 +169,26 @@ export async function insertTransaction(
   const outcome = await store.write(async (trx) => {
     const project = await projectOf(trx, store.engine, account, params.strId);
     if (identifier !== null) {
-      const earlier = await trx
-        .selectFrom("transactions")
-        .select("id")
-        .where("project_id", "=", project.id)
-        .where("identifier", "=", identifier)
-        .where("created_at", ">", options.now - IDEMPOTENCY_WINDOW_MS)
-        .orderBy("id", "desc")
-        .limit(1)
-        .executeTakeFirst();
-      if (earlier !== undefined) return { id: earlier.id, project, queued: false };
+      const earlier = await transactionByIdentifier(
+        trx,
+        project.id,
+        identifier,
+        options.now - IDEMPOTENCY_WINDOW_MS,
+      );
+      if (earlier !== undefined) return { id: earlier, project, queued: false };
     }
     const mail = transactionMail(account, project, call, params.strFormat, options.mailFrom);
     const mailId = await queueMail(trx, mail, options.now, options.domain, sendAt);
-    const row = await trx
-      .insertInto("transactions")
-      .values({
-        account_id: account.id,
-        project_id: project.id,
-        identifier,
-        email: call.email,
-        send_at: sendAt,
-        mail_id: mailId,
-        created_at: options.now,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    return { id: row.id, project, queued: true };
+    const id = await insertTransactionRow(trx, {
+      account_id: account.id,
+      project_id: project.id,
+      identifier,
+      email: call.email,
+      send_at: sendAt,
+      mail_id: mailId,
+      created_at: options.now,
+    });
+    return { id, project, queued: true };
   });
   if (outcome.queued) options.onQueued?.();
   return { id: outcome.id, project: outcome.project };
@@ -220,7 +210,7 @@ const PROJECT_CACHE_CHARS = 4 * 1024 * 1024;
 /** Projects ProjectCache keeps at most. */
 const PROJECT_CACHE_ENTRIES = 1024;
 
-/** A project's columns the mail is made of, in a fingerprint PostgreSQL computes the same way. */
+/** A project's columns the mail is made of, in a fingerprint PostgreSQL computes the same way (projects.ts). */
 function fingerprint(project: Project): string {
   const parts = [
     project.subject,
@@ -233,13 +223,6 @@ function fingerprint(project: Project): string {
   for (const part of parts) hash.update(`${Buffer.byteLength(part, "utf8")}:${part}`, "utf8");
   return hash.digest("hex");
 }
-
-const FINGERPRINT_SQL = sql`md5(${sql.join(
-  ["subject", "text_body", "html_body", "from_name", "from_email"].map(
-    (column) => sql`octet_length(p.${sql.ref(column)})::text || ':' || p.${sql.ref(column)}`,
-  ),
-  sql` || `,
-)})`;
 
 interface CachedProject {
   readonly account: MailAccount;
@@ -326,27 +309,13 @@ export async function insertTransactionPostgres(
   const { account, project } = cached;
   const mail = transactionMail(account, project, call, params.strFormat, options.mailFrom);
   const row = outboxRow(mail, options.now, options.domain, sendAt);
-  const columns = Object.keys(row);
-  const result = await sql<{ account: Account | null; id: number | null }>`
-    with account as (${matchingAccountSql(check)}),
-    source as (
-      select 1 from account a join projects p on p.id = ${project.id} and p.account_id = a.id
-      where a.time_zone = ${account.time_zone} and a.from_name = ${account.from_name}
-        and a.from_email = ${account.from_email} and ${FINGERPRINT_SQL} = ${cached.fingerprint}
-    ),
-    mail as (
-      insert into mail_outbox (${sql.join(columns.map((column) => sql.ref(column)))})
-      select ${sql.join(Object.values(row))} from source
-      returning id
-    ),
-    written as (
-      insert into transactions (account_id, project_id, identifier, email, send_at, mail_id, created_at)
-      select ${account.id}, ${project.id}, null, ${call.email}, ${sendAt}, mail.id, ${options.now} from mail
-      returning id
-    )
-    select row_to_json(account) as account, (select id from written) as id
-    from (select 1) one left join account on true`.execute(db);
-  const found = result.rows[0];
+  const found = await insertTransactionStatement(
+    db,
+    check,
+    { account, projectId: project.id, fingerprint: cached.fingerprint },
+    row,
+    { email: call.email, sendAt, now: options.now },
+  );
   const id = found?.id ?? undefined;
   if (id !== undefined) options.onQueued?.();
   return { account: found?.account ?? undefined, id };
