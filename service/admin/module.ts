@@ -3,6 +3,7 @@
 
 import type { ModulesTable } from "../db/schema.js";
 import type { Selectable } from "kysely";
+import { accountModules, insertModule } from "../tables/newsletters.js";
 import { checkLine } from "./account.js";
 import { AdminError, type Noun, findAccount, idOption, verb } from "./context.js";
 import { record, table, timeJson, timeText } from "./format.js";
@@ -42,11 +43,7 @@ const create = verb({
       throw new AdminError("the module's code is required: --code-file FILE or --code HTML");
     const account = await findAccount(ctx, o.account);
     const { db } = await ctx.store();
-    const module = await db
-      .insertInto("modules")
-      .values({ account_id: account.id, name, code, created_at: ctx.now() })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const module = await insertModule(db, { account_id: account.id, name, code, created_at: ctx.now() });
     return {
       json: moduleJson(module),
       text: `Module ${module.id} "${module.name}" created in ${account.username} (strModuleID ${module.id}).\n${moduleRecord(module)}`,
@@ -66,9 +63,7 @@ const show = verb({
     const id = o.id === undefined ? undefined : idOption(o.id);
     const account = await findAccount(ctx, o.account);
     const { db } = await ctx.store();
-    let query = db.selectFrom("modules").selectAll().where("account_id", "=", account.id).orderBy("id");
-    if (id !== undefined) query = query.where("id", "=", id);
-    const modules = await query.execute();
+    const modules = await accountModules(db, account.id, id);
     if (id !== undefined) {
       const module = modules[0];
       if (module === undefined) throw new AdminError(`--id: account ${account.username} has no module ${id}`);

@@ -6,6 +6,7 @@
 import { templateHolders } from "../operations/mailing/newsletters.js";
 import type { TemplatesTable } from "../db/schema.js";
 import type { Selectable } from "kysely";
+import { accountTemplates, insertTemplate } from "../tables/newsletters.js";
 import { checkLine } from "./account.js";
 import { AdminError, type Noun, findAccount, idOption, isUniqueViolation, verb } from "./context.js";
 import { record, table, timeJson, timeText } from "./format.js";
@@ -68,11 +69,14 @@ const create = verb({
     const { db } = await ctx.store();
     let template: Template;
     try {
-      template = await db
-        .insertInto("templates")
-        .values({ account_id: account.id, name, subject, html, text, created_at: ctx.now() })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      template = await insertTemplate(db, {
+        account_id: account.id,
+        name,
+        subject,
+        html,
+        text,
+        created_at: ctx.now(),
+      });
     } catch (error) {
       if (isUniqueViolation(error))
         throw new AdminError(`--name: account ${account.username} has a template named "${name}" already`);
@@ -97,9 +101,7 @@ const show = verb({
     const id = o.id === undefined ? undefined : idOption(o.id);
     const account = await findAccount(ctx, o.account);
     const { db } = await ctx.store();
-    let query = db.selectFrom("templates").selectAll().where("account_id", "=", account.id).orderBy("id");
-    if (id !== undefined) query = query.where("id", "=", id);
-    const templates = await query.execute();
+    const templates = await accountTemplates(db, account.id, id);
     if (id !== undefined) {
       const template = templates[0];
       if (template === undefined)

@@ -5,6 +5,7 @@
 
 import { emailProblem } from "../common/input.js";
 import { accountListName } from "../tables/lists.js";
+import { accountNewsletterId } from "../tables/newsletters.js";
 import { insertTrigger, triggersWithFired } from "../tables/triggers.js";
 import { checkLine } from "./account.js";
 import { AdminError, type Noun, findAccount, idOption, verb } from "./context.js";
@@ -36,19 +37,14 @@ const create = verb({
     const { db } = await ctx.store();
     const list = await accountListName(db, account.id, listId);
     if (list === undefined) throw new AdminError(`--list: account ${account.username} has no list ${listId}`);
-    const newsletter = await db
-      .selectFrom("newsletters")
-      .select("id")
-      .where("id", "=", newsletterId)
-      .where("account_id", "=", account.id)
-      .executeTakeFirst();
+    const newsletter = await accountNewsletterId(db, account.id, newsletterId);
     if (newsletter === undefined)
       throw new AdminError(`--newsletter: account ${account.username} has no newsletter ${newsletterId}`);
     const row = await insertTrigger(db, {
       account_id: account.id,
       name,
       list_id: list.id,
-      newsletter_id: newsletter.id,
+      newsletter_id: newsletter,
       from_email: fromEmail,
       from_name: fromName,
       created_at: ctx.now(),

@@ -38,6 +38,11 @@ const GROUPS: Readonly<Record<string, TableGroup>> = {
     owners: ["service/tables/console-sessions.ts"],
     readers: {},
   },
+  "newsletter content": {
+    tables: ["templates", "modules", "newsletters", "newsletter_modules"],
+    owners: ["service/tables/newsletters.ts"],
+    readers: {},
+  },
   transactional: {
     tables: ["projects", "transactions"],
     owners: ["service/tables/projects.ts"],
@@ -100,10 +105,7 @@ const GROUPS: Readonly<Record<string, TableGroup>> = {
   filters: {
     tables: ["filters"],
     owners: ["service/tables/filters.ts"],
-    readers: {
-      // A join from the newsletter content's rows, which moves with that group.
-      "service/operations/mailing/newsletters.ts": "a newsletter's modules with their filters",
-    },
+    readers: {},
   },
   triggers: {
     tables: ["triggers", "trigger_fired"],

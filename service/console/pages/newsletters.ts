@@ -13,6 +13,7 @@ import { sendNewsletter } from "../../operations/mailing/sendings.js";
 import { accountSubscriber, accountSubscriberByKey, emailKey } from "../../tables/subscribers.js";
 import type { Subscriber } from "../../db/schema.js";
 import { listChoices } from "../../tables/lists.js";
+import { newsletterPage, templatePage } from "../../tables/newsletters.js";
 import { type Html, html } from "../html.js";
 import { redirect, sendFrame, sendHtml } from "../http.js";
 import type { ConsoleRoute, RouteContext } from "../context.js";
@@ -26,23 +27,9 @@ const PREVIEW_UNSUBSCRIBE = "https://unsubscribe.invalid/preview";
 async function newsletters(ctx: RouteContext): Promise<void> {
   const db = ctx.deps.store.db;
   const before = idOf(ctx.url.searchParams.get("before"));
-  const rows = await db
-    .selectFrom("newsletters as n")
-    .innerJoin("templates as t", "t.id", "n.template_id")
-    .select(["n.id", "n.name", "n.subject", "n.tracking", "n.created_at", "t.name as template"])
-    .where("n.account_id", "=", ctx.account.id)
-    .$if(before !== undefined, (q) => q.where("n.id", "<", before!))
-    .orderBy("n.id", "desc")
-    .limit(PAGE_ROWS + 1)
-    .execute();
+  const rows = await newsletterPage(db, ctx.account.id, PAGE_ROWS + 1, before);
   const shown = rows.slice(0, PAGE_ROWS);
-  const templates = await db
-    .selectFrom("templates")
-    .select(["id", "name", "subject", "created_at"])
-    .where("account_id", "=", ctx.account.id)
-    .orderBy("id", "desc")
-    .limit(PAGE_ROWS)
-    .execute();
+  const templates = await templatePage(db, ctx.account.id, PAGE_ROWS);
   const body = html`<h2>Newsletters</h2>
 ${table(
   "Newsletters, newest first: open one to preview it for a subscriber",

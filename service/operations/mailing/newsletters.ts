@@ -50,6 +50,17 @@ import type {
 import type { Selectable } from "kysely";
 import { notFound } from "../../common/errors.js";
 import { newsletterFilters, optionalFilterId } from "../../tables/filters.js";
+import {
+  accountModule,
+  accountNewsletter,
+  insertNewsletter,
+  insertPlacedModule,
+  placedModuleCodes,
+  placedModules,
+  templateBodies,
+  templateById,
+  templateByName,
+} from "../../tables/newsletters.js";
 import { idFromText } from "../../common/input.js";
 import {
   MAX_FIELD_VALUE,
@@ -249,26 +260,10 @@ export async function loadNewsletterContent(
   accountId: number,
   newsletterId: number,
 ): Promise<NewsletterContent | undefined> {
-  const newsletter = await db
-    .selectFrom("newsletters")
-    .selectAll()
-    .where("id", "=", newsletterId)
-    .where("account_id", "=", accountId)
-    .executeTakeFirst();
+  const newsletter = await accountNewsletter(db, accountId, newsletterId);
   if (newsletter === undefined) return undefined;
-  const template = await db
-    .selectFrom("templates")
-    .selectAll()
-    .where("id", "=", newsletter.template_id)
-    .executeTakeFirstOrThrow();
-  const rows = await db
-    .selectFrom("newsletter_modules as nm")
-    .leftJoin("filters as f", "f.id", "nm.filter_id")
-    .select(["nm.id", "nm.code", "nm.module_index", "nm.holder_id", "f.field", "f.operator", "f.value"])
-    .where("nm.newsletter_id", "=", newsletter.id)
-    .orderBy("nm.module_index")
-    .orderBy("nm.id")
-    .execute();
+  const template = await templateById(db, newsletter.template_id);
+  const rows = await placedModules(db, newsletter.id);
   const modules = rows.map(
     (r): PlacedModule => ({
       id: r.id,
@@ -294,16 +289,7 @@ async function newsletterOf(
   lock = false,
 ): Promise<Newsletter> {
   const id = idFromText(idText);
-  const found =
-    id === undefined
-      ? undefined
-      : await db
-          .selectFrom("newsletters")
-          .selectAll()
-          .where("id", "=", id)
-          .where("account_id", "=", account.id)
-          .$if(lock, (q) => q.forUpdate())
-          .executeTakeFirst();
+  const found = id === undefined ? undefined : await accountNewsletter(db, account.id, id, lock);
   if (found === undefined) throw notFound("newsletter", parameter);
   return found;
 }
@@ -332,23 +318,20 @@ export async function insertTemplateNewsletter(
   const tracking: Tracking =
     params.strTracking === undefined || (params.strTracking as string) === "" ? "all" : params.strTracking;
   return store.write(async (trx) => {
-    const template = await trx
-      .selectFrom("templates")
-      .select(["id", "subject"])
-      .where("account_id", "=", account.id)
-      .where("name", "=", params.strTemplateName)
-      .executeTakeFirst();
+    const template = await templateByName(trx, account.id, params.strTemplateName);
     if (template === undefined) throw notFound("template", "strTemplateName");
     const given = (params.strSubject ?? "").replace(/[\r\n]+/g, " ").trim();
     const subject = given === "" ? template.subject : given;
     if (subject.trim() === "")
       throw invalidValue("strSubject", "strSubject is required: the template has no subject of its own.");
-    const row = await trx
-      .insertInto("newsletters")
-      .values({ account_id: account.id, template_id: template.id, name, subject, tracking, created_at: now })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    return row.id;
+    return insertNewsletter(trx, {
+      account_id: account.id,
+      template_id: template.id,
+      name,
+      subject,
+      tracking,
+      created_at: now,
+    });
   });
 }
 
@@ -382,22 +365,10 @@ export async function insertActiveTemplateModule(
       store.engine === "postgres",
     );
     const moduleId = idFromText(params.strModuleID);
-    const module =
-      moduleId === undefined
-        ? undefined
-        : await trx
-            .selectFrom("modules")
-            .select(["id", "code"])
-            .where("id", "=", moduleId)
-            .where("account_id", "=", account.id)
-            .executeTakeFirst();
+    const module = moduleId === undefined ? undefined : await accountModule(trx, account.id, moduleId);
     if (module === undefined) throw notFound("module", "strModuleID");
     const filterId = await optionalFilterId(trx, account, params.strFilterID, "strFilterID");
-    const template = await trx
-      .selectFrom("templates")
-      .select(["html", "text"])
-      .where("id", "=", newsletter.template_id)
-      .executeTakeFirstOrThrow();
+    const template = await templateBodies(trx, newsletter.template_id);
     const holders = templateHolders(template);
     if (!holders.includes(holderId)) {
       const offered = holders.length === 0 ? "it has none" : `it has ${holders.join(", ")}`;
@@ -408,11 +379,7 @@ export async function insertActiveTemplateModule(
     }
     const code =
       params.strModuleCode === undefined || params.strModuleCode === "" ? module.code : params.strModuleCode;
-    const placed = await trx
-      .selectFrom("newsletter_modules")
-      .select("code")
-      .where("newsletter_id", "=", newsletter.id)
-      .execute();
+    const placed = await placedModuleCodes(trx, newsletter.id);
     const total = placed.reduce((sum, m) => sum + mergedSize(m.code), mergedSize(code));
     if (total > MAX_NEWSLETTER_MODULES) {
       throw clientError(
@@ -421,21 +388,16 @@ export async function insertActiveTemplateModule(
         { parameter: "strModuleCode" },
       );
     }
-    const row = await trx
-      .insertInto("newsletter_modules")
-      .values({
-        account_id: account.id,
-        newsletter_id: newsletter.id,
-        module_id: module.id,
-        code,
-        module_index: moduleIndex,
-        holder_id: holderId,
-        filter_id: filterId,
-        created_at: now,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    return row.id;
+    return insertPlacedModule(trx, {
+      account_id: account.id,
+      newsletter_id: newsletter.id,
+      module_id: module.id,
+      code,
+      module_index: moduleIndex,
+      holder_id: holderId,
+      filter_id: filterId,
+      created_at: now,
+    });
   });
 }
 

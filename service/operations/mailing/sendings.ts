@@ -16,6 +16,7 @@ import { optionalFilterId } from "../../tables/filters.js";
 import { MAX_NAME, checkLength } from "../../common/limits.js";
 import { checkEmail, idFromText } from "../../common/input.js";
 import { listOf } from "../../tables/lists.js";
+import { accountNewsletterId } from "../../tables/newsletters.js";
 import { insertSending } from "../../tables/sendings.js";
 import { zoneOffset, zonedInstant } from "../../common/zoned-time.js";
 
@@ -87,20 +88,13 @@ export async function sendNewsletter(
   return store.write(async (trx) => {
     const newsletterId = idFromText(params.strNewsletterId);
     const newsletter =
-      newsletterId === undefined
-        ? undefined
-        : await trx
-            .selectFrom("newsletters")
-            .select("id")
-            .where("id", "=", newsletterId)
-            .where("account_id", "=", account.id)
-            .executeTakeFirst();
+      newsletterId === undefined ? undefined : await accountNewsletterId(trx, account.id, newsletterId);
     if (newsletter === undefined) throw notFound("newsletter", "strNewsletterId");
     const list = await listOf(trx, account, params.strMailingListId, "strMailingListId");
     const filterId = await optionalFilterId(trx, account, params.strFilterId, "strFilterId");
     return insertSending(trx, {
       account_id: account.id,
-      newsletter_id: newsletter.id,
+      newsletter_id: newsletter,
       list_id: list.id,
       filter_id: filterId,
       from_email: fromEmail,
