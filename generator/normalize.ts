@@ -18,6 +18,7 @@ import {
   type ResultModel,
   type RuleModel,
   type ServiceModel,
+  type SoapShapeModel,
   type SoapType,
   type TypeModel,
   ALL_BINDINGS,
@@ -32,6 +33,7 @@ import {
   type SpecOperation,
   type SpecParam,
   type SpecRule,
+  type SpecSoapShape,
   type SpecTypeRef,
 } from "./spec.js";
 
@@ -307,6 +309,7 @@ function normalizeModel(doc: SpecDocument, options: NormalizeOptions): ServiceMo
         answered.length === 0
           ? declared
           : responseResult(
+              op.soap?.resultElement ?? `${op.messageName ?? op.name}Result`,
               op.name,
               declared,
               answered.map((p) => ({
@@ -330,6 +333,7 @@ function normalizeModel(doc: SpecDocument, options: NormalizeOptions): ServiceMo
         checks: [...(op.checks ?? []).map(checkModel), ...columnNameChecks(opResult)],
         result: opResult,
         ...(opHeaders.length > 0 ? { headers: opHeaders } : {}),
+        ...(op.soap === undefined ? {} : { soap: soapShape(op.soap) }),
         ...(op.effect === undefined ? {} : { effect: op.effect }),
       };
     }),
@@ -358,9 +362,13 @@ function normalizeModel(doc: SpecDocument, options: NormalizeOptions): ServiceMo
  * The result of an operation with out or ref parameters: the response element as a record of
  * `{Op}Result` (unless void) and those parameters, in order (ASMX writes them after the result).
  */
-function responseResult(name: string, result: ResultModel, answered: readonly FieldModel[]): ResultModel {
+function responseResult(
+  element: string,
+  name: string,
+  result: ResultModel,
+  answered: readonly FieldModel[],
+): ResultModel {
   const field = ((): FieldModel | undefined => {
-    const element = `${name}Result`;
     switch (result.kind) {
       case "void":
         return undefined;
@@ -399,6 +407,12 @@ function responseResult(name: string, result: ResultModel, answered: readonly Fi
     kind: "response",
     record: { name: `${name}Response`, fields: [...(field === undefined ? [] : [field]), ...answered] },
   };
+}
+
+/** The runtime form of an operation's `soap` shape: its members as written, `bare` only when true. */
+function soapShape(spec: SpecSoapShape): SoapShapeModel {
+  const { parameterStyle, ...names } = spec;
+  return { ...names, ...(parameterStyle === "bare" ? { bare: true as const } : {}) };
 }
 
 /** The runtime form of one named rule. */

@@ -179,4 +179,17 @@ export interface SpecOperation {
   readonly oneWay?: boolean;
   /** read: changes nothing; write: changes data. Absent: taken as a write. */
   readonly effect?: "read" | "write";
+  /** How its SOAP messages differ from ASMX's defaults ([SoapDocumentMethod]). */
+  readonly soap?: SpecSoapShape;
+}
+
+/** An operation's SOAP message shape (runtime/model.ts SoapShapeModel); every member optional. */
+export interface SpecSoapShape {
+  readonly action?: string;
+  readonly namespace?: string;
+  readonly requestElement?: string;
+  readonly responseElement?: string;
+  readonly resultElement?: string;
+  /** bare: ParameterStyle.Bare, no wrapper elements; wrapped (the default) as ASMX. */
+  readonly parameterStyle?: "wrapped" | "bare";
 }

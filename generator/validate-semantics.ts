@@ -18,6 +18,7 @@ import {
 } from "./spec.js";
 import { dataSetRowTypeName, operationTypeNames, RESERVED_TYPE_NAMES } from "./type-names.js";
 import { didYouMean, quoted } from "./suggest.js";
+import { checkSoapShapes } from "./validate-soap-shape.js";
 
 export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnostic[] {
   const { diagnostics, report, where } = specReporter(spec);
@@ -470,6 +471,8 @@ export function validateSemantics(spec: LoadedSpec, doc: SpecDocument): Diagnost
     }
     checkResult(op, path, doc, report);
   }
+
+  checkSoapShapes(operations, doc.service.namespace, report, uniqueNames);
 
   const typeNames: NamedAt[] = [];
   for (const name of Object.keys(records)) typeNames.push({ name, path: ["records", name], target: "key" });

@@ -299,6 +299,54 @@ export type ResultModel =
   | { readonly kind: "oneWay" };
 
 /**
+ * How an operation's SOAP messages differ from ASMX's defaults (spec `soap`; .NET's [SoapDocumentMethod]
+ * and `[return: XmlElement]`): each member absent keeps the default, derived from the operation's wire name
+ * (wireName: its MessageName, else its name). HTTP GET and POST are not affected (the path is the wire name,
+ * the answer's root in the service namespace, as ASMX).
+ */
+export interface SoapShapeModel {
+  /** The SOAP action (SOAP 1.1's SOAPAction header, SOAP 1.2's action parameter); default namespace + wire name. */
+  readonly action?: string;
+  /** The namespace of the request and response elements and of what they hold; default the service's. */
+  readonly namespace?: string;
+  /** The request element (RequestElementName); default the wire name. Not with `bare`. */
+  readonly requestElement?: string;
+  /** The response element (ResponseElementName); default `{wire name}Response`. Not with `bare`. */
+  readonly responseElement?: string;
+  /** The result's element; default `{wire name}Result`. */
+  readonly resultElement?: string;
+  /**
+   * ParameterStyle.Bare: no wrapper elements. The request's Body holds each parameter's element, the
+   * answer's Body the result's element (none for void or a null result) and then each out or ref parameter's.
+   */
+  readonly bare?: true;
+}
+
+/** An operation's name on the wire: its MessageName, else its name. */
+export const wireName = (op: { readonly name: string; readonly messageName?: string | undefined }): string =>
+  op.messageName ?? op.name;
+
+/** The request element's name (wrapped operations): default the wire name (wireName). */
+export const requestElementOf = (op: SoapNamed): string => op.soap?.requestElement ?? wireName(op);
+
+/** The response element's name (wrapped operations): default `{wire name}Response`. */
+export const responseElementOf = (op: SoapNamed): string =>
+  op.soap?.responseElement ?? `${wireName(op)}Response`;
+
+/** The result's element name: default `{wire name}Result`. */
+export const resultElementOf = (op: SoapNamed): string => op.soap?.resultElement ?? `${wireName(op)}Result`;
+
+/** Whether the operation's messages are bare (ParameterStyle.Bare): no wrapper elements. */
+export const isBare = (op: SoapNamed): boolean => op.soap?.bare === true;
+
+/** What the element names are derived from: an operation's name, MessageName and SOAP shape. */
+interface SoapNamed {
+  readonly name: string;
+  readonly messageName?: string | undefined;
+  readonly soap?: SoapShapeModel | undefined;
+}
+
+/**
  * One operation as the client calls it. `Params` and `Result` are the TypeScript types of its parameters
  * (credentials excluded) and of its result; they exist only for the type checker (the `~types` property is
  * never set), so the client and the server take their method types from the descriptors (ClientOf,
@@ -323,6 +371,8 @@ export interface ClientOperationModel<
   readonly result: ResultModel;
   /** Its SOAP headers, in the WSDL's order; absent when it has none. */
   readonly headers?: readonly HeaderModel[] | undefined;
+  /** How its SOAP messages differ from ASMX's defaults; absent when they do not. */
+  readonly soap?: SoapShapeModel | undefined;
 }
 
 /**
@@ -340,10 +390,6 @@ export interface OperationModel<Params = unknown, Result = unknown, Headers exte
    */
   readonly effect?: "read" | "write";
 }
-
-/** An operation's name on the wire: its MessageName, else its name. */
-export const wireName = (op: { readonly name: string; readonly messageName?: string | undefined }): string =>
-  op.messageName ?? op.name;
 
 /** The parameter type of an operation descriptor. */
 export type ParamsOf<Op> = Op extends ClientOperationModel<infer Params, unknown> ? Params : never;

@@ -375,9 +375,19 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
     ...header,
     record: (typeValue({ kind: "record", record: header.record }) as { record: unknown }).record,
   });
+  // The compact slots: parameters, result, then headers, MessageName and SOAP shape while any is left
+  // (runtime/model-compact.ts CompactOperation), undefined for an empty slot before a filled one.
   const operationValue = (op: OperationModel): unknown => {
     const params = withCredentials(op.params, credentials, compactParamValue);
     const headers = op.headers?.map(headerValue);
+    if (op.soap !== undefined)
+      return [
+        params,
+        resultValue(op.result),
+        headers ?? code("undefined"),
+        op.messageName ?? code("undefined"),
+        op.soap,
+      ];
     if (op.messageName !== undefined)
       return [params, resultValue(op.result), headers ?? code("undefined"), op.messageName];
     return headers === undefined
@@ -541,6 +551,13 @@ function emitClientModel(model: ServiceModel, { docs: text }: Pick<EmitContext, 
       `\n/** The writers of enum, array and record parameters (runtime/codec/typed-xml-write.ts). */\n${register}(${writers});\n`,
     );
   }
+  if (model.operations.some((op) => op.soap !== undefined)) {
+    const register = file.use(importSymbol("registerSoapShapeCodec", "runtime/protocol/shape-hook.ts"));
+    const codec = file.use(importSymbol("soapShapeCodec", "runtime/protocol/soap-shape.ts"));
+    file.source.addStatements(
+      `\n/** The writing and reading of SOAP messages shaped otherwise than ASMX's default (runtime/protocol/soap-shape.ts), which some operation's are. */\n${register}(${codec});\n`,
+    );
+  }
   if (model.operations.some((op) => op.headers !== undefined)) {
     const register = file.use(importSymbol("registerHeaderCodec", "runtime/protocol/header-codec.ts"));
     const codec = file.use(importSymbol("soapHeaderCodec", "runtime/protocol/soap-headers.ts"));
@@ -604,6 +621,7 @@ function emitServerModel(model: ServiceModel): GeneratedFile {
     // The client's result model: the same records and data sets; its headers likewise.
     result: code(`${clientOperations}.${op.name}.result`),
     ...(op.headers === undefined ? {} : { headers: code(`${clientOperations}.${op.name}.headers`) }),
+    ...(op.soap === undefined ? {} : { soap: code(`${clientOperations}.${op.name}.soap`) }),
     ...(op.effect === undefined ? {} : { effect: op.effect }),
   });
 

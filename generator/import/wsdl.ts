@@ -58,6 +58,16 @@ export interface SpecOperation {
   headers?: SpecHeader[];
   result?: SpecResult;
   oneWay?: true;
+  soap?: SpecSoapShape;
+}
+/** How an operation's SOAP messages differ from ASMX's defaults (the spec's `soap`). */
+export interface SpecSoapShape {
+  parameterStyle?: "bare";
+  requestElement?: string;
+  responseElement?: string;
+  resultElement?: string;
+  namespace?: string;
+  action?: string;
 }
 export interface SpecField {
   name: string;
@@ -203,6 +213,12 @@ class Importer {
   private readonly choiceOf = new Map<Node, string>();
   /** The item records of repeated choices (ArrayOfChoice1 → Choice1), in the order met. */
   private readonly choiceRecords = new Map<string, { node: Node; record: SpecRecordOut }>();
+  /** Global elements of schemas for other namespaces (request and response elements only), by `{ns}local`. */
+  private readonly otherElements = new Map<string, Node>();
+  /** Per operation (its wire name), the SOAP action the first SOAP binding gives it when not the derived one. */
+  private readonly customActions = new Map<string, string>();
+  /** Per operation and direction (`Op in`, `Op out`), the parts soap:body names (its parts= attribute). */
+  private readonly bodyParts = new Map<string, readonly string[]>();
 
   constructor(
     private text: string,
@@ -579,17 +595,22 @@ class Importer {
         op,
         `operation ${method} has no wsdl:input (notification operations are not supported)`,
       );
-    const request = this.wrapperElement(input, messages, method);
     const messageName = attr(input, "name");
+    // The operation's name in the bindings, which key its soap:body parts and its SOAP action.
+    const wire = messageName ?? method;
+    const request = this.requestMessage(input, messages, method, wire);
     let name = method;
-    if (request.name !== method) {
-      if (messageName !== request.name) {
-        throw this.error(
+    const shape: SpecSoapShape = {};
+    if (request.bare) shape.parameterStyle = "bare";
+    else if (request.name !== method) {
+      // An overload's MessageName names its request element; any other name is its RequestElementName.
+      if (messageName === request.name) name = this.wireNameOf(input, method);
+      else
+        shape.requestElement = this.elementName(
           request.node,
-          `the request element of operation ${method} is named ${request.name}: a request element named other than its operation (or its MessageName) is not supported`,
+          request.name,
+          `the request element of ${method}`,
         );
-      }
-      name = this.wireNameOf(input, method);
     }
     const result: SpecOperation = {
       ...this.operationNames(method, name, input),
@@ -597,7 +618,9 @@ class Importer {
     };
 
     const params: SpecParam[] = [];
-    for (const el of this.sequenceOf(request.node, `request element ${name}`)) {
+    for (const el of request.bare
+      ? request.elements
+      : this.sequenceOf(request.node, `request element ${name}`)) {
       this.attempt(() => {
         const paramName = this.identifier(el, "name", `a parameter name of ${name}`);
         const t = this.elementType(el, `parameter ${paramName} of ${name}`, false);
@@ -615,21 +638,21 @@ class Importer {
     }
     if (params.length > 0) result.params = params;
 
+    const action = this.customActions.get(wire);
+    if (action !== undefined && action !== this.derivedAction(name)) shape.action = action;
+    if (request.ns !== this.tns) shape.namespace = request.ns;
+    // (The response may add to the shape: its element's and its result's names.)
     if (output === undefined) {
+      if (Object.keys(shape).length > 0) result.soap = shape;
       result.oneWay = true;
       return result;
     }
-    const response = this.wrapperElement(output, messages, name);
-    if (response.name !== `${name}Response`) {
-      throw this.error(
-        response.node,
-        `the response element of operation ${name} is named ${response.name}, not ${name}Response; not supported`,
-      );
-    }
-    const items = this.sequenceOf(response.node, `response element ${response.name}`);
+    const response = this.responseMessage(output, messages, name, { ...request, wire }, shape);
+    if (Object.keys(shape).length > 0) result.soap = shape;
+    const items = response.items;
     // The result element, unless void, then every out and ref parameter (ASMX writes them in that order).
     const first = items[0];
-    const hasResult = first !== undefined && attr(first, "name") === `${name}Result`;
+    const hasResult = response.hasResult;
     if (first !== undefined && hasResult) {
       const t = this.elementType(first, `result of ${name}`, true);
       if (t === "dataSet" || t === "dataTable") {
@@ -713,34 +736,163 @@ class Importer {
     params.push(...pending);
   }
 
-  /** The element of the message's single part, and its name. */
-  private wrapperElement(io: Node, messages: Map<string, Node>, op: string): { node: Node; name: string } {
+  // ---- bare and renamed messages ([SoapDocumentMethod]) --------------------------------------------
+
+  /**
+   * The body parts of a message: each part's name and its element's qualified name and declaration (in the
+   * service's schema, or in a schema of another namespace holding request and response elements). Parts a
+   * SOAP binding's soap:body leaves out (parts=, under `key`: the operation's name in the binding) are left
+   * out.
+   */
+  private bodyPartsOf(
+    io: Node,
+    messages: Map<string, Node>,
+    op: string,
+    key: string,
+  ): { part: Node; partName: string; el: QName; node: Node }[] {
     const ref = this.qnameAttr(io, "message");
     const message = ref.ns === this.tns ? messages.get(ref.local) : undefined;
     if (message === undefined)
       throw this.error(io, `message ${ref.local} of operation ${op} is not defined in this WSDL`);
-    const parts = message.children.filter((c) => c.ns === WSDL_NS && c.local === "part");
-    if (parts.length !== 1) {
-      throw this.error(
-        message,
-        `message ${ref.local} has ${parts.length} parts; a document/literal wrapped message has exactly one`,
-      );
+    const listed = this.bodyParts.get(key);
+    const parts = message.children.filter(
+      (c) =>
+        c.ns === WSDL_NS &&
+        c.local === "part" &&
+        (listed === undefined || listed.includes(attr(c, "name") ?? "")),
+    );
+    return parts.map((part) => {
+      if (attr(part, "element") === undefined) {
+        throw this.error(
+          part,
+          `part ${attr(part, "name") ?? ""} of message ${ref.local} has a type, not an element: rpc-style messages are not supported`,
+        );
+      }
+      const el = this.qnameAttr(part, "element");
+      const node =
+        el.ns === this.tns ? this.elements.get(el.local) : this.otherElements.get(`{${el.ns}}${el.local}`);
+      if (node === undefined)
+        throw this.error(
+          part,
+          `element ${el.local} of message ${ref.local} is not declared in the service's schema`,
+        );
+      return { part, partName: attr(part, "name") ?? "", el, node };
+    });
+  }
+
+  /**
+   * Whether a message's parts are bare (ParameterStyle.Bare): anything but one part whose element is the
+   * wrapper ASMX writes (named as the operation, or with the part named "parameters", and of an anonymous
+   * complexType that is not an XML value's).
+   */
+  private isBareMessage(
+    parts: readonly { partName: string; el: QName; node: Node }[],
+    wrapperName: string,
+  ): boolean {
+    if (parts.length !== 1) return true;
+    const { partName, el, node } = parts[0]!;
+    if (el.local === wrapperName) return false;
+    if (partName !== "parameters" || attr(node, "type") !== undefined) return true;
+    const ct = node.children.find((c) => c.ns === XS_NS && c.local === "complexType");
+    return ct === undefined || this.xmlType(ct) !== undefined;
+  }
+
+  /**
+   * The request: its wrapper element, or (bare) each parameter's element; and their namespace. `wire` is
+   * the operation's name in the bindings (its input's name, else its own).
+   */
+  private requestMessage(
+    input: Node,
+    messages: Map<string, Node>,
+    op: string,
+    wire: string,
+  ):
+    | { readonly bare: false; readonly node: Node; readonly name: string; readonly ns: string }
+    | { readonly bare: true; readonly elements: Node[]; readonly ns: string } {
+    const parts = this.bodyPartsOf(input, messages, op, `${wire} in`);
+    const ns = this.messageNs(parts, op);
+    if (!this.isBareMessage(parts, wire)) {
+      const { el, node } = parts[0]!;
+      // (Its name is checked by the caller: a MessageName, or a RequestElementName.)
+      return { bare: false, node, name: el.local, ns };
     }
-    const part = parts[0]!;
-    if (attr(part, "element") === undefined) {
+    return { bare: true, elements: parts.map((p) => this.barePart(p, `a parameter of ${op}`)), ns };
+  }
+
+  /**
+   * The response's items: the result element (when `hasResult`) and the out and ref parameters' elements,
+   * from the response element (its name recorded in `shape` when not `{Op}Response`) or (bare) the parts,
+   * the result's being the part named `{Op}Result` (its element's name recorded when another).
+   */
+  private responseMessage(
+    output: Node,
+    messages: Map<string, Node>,
+    name: string,
+    request: { readonly bare: boolean; readonly ns: string; readonly wire: string },
+    shape: SpecSoapShape,
+  ): { items: Node[]; hasResult: boolean } {
+    const parts = this.bodyPartsOf(output, messages, name, `${request.wire} out`);
+    const ns = this.messageNs(parts, name);
+    if (parts.length > 0 && ns !== request.ns)
       throw this.error(
-        part,
-        `part ${attr(part, "name") ?? ""} of message ${ref.local} has a type, not an element: rpc-style messages are not supported`,
+        parts[0]!.part,
+        `the response of ${name} is in namespace ${ns} but its request in ${request.ns}: one namespace for both is supported`,
       );
+    if (!request.bare) {
+      if (this.isBareMessage(parts, `${name}Response`))
+        throw this.error(
+          parts[0]?.part ?? output,
+          `the request of ${name} is wrapped but its response is bare: not supported`,
+        );
+      const { el, node } = parts[0]!;
+      const element = this.elementName(node, el.local, `the response element of ${name}`);
+      if (element !== `${name}Response`) shape.responseElement = element;
+      const items = this.sequenceOf(node, `response element ${element}`);
+      return { items, hasResult: items[0] !== undefined && attr(items[0], "name") === `${name}Result` };
     }
-    const el = this.qnameAttr(part, "element");
-    const node = el.ns === this.tns ? this.elements.get(el.local) : undefined;
-    if (node === undefined)
+    const resultPart = parts.find((p) => p.partName === `${name}Result`);
+    const items: Node[] = [];
+    if (resultPart !== undefined) {
+      const element = this.elementName(resultPart.node, resultPart.el.local, `the result element of ${name}`);
+      if (element !== `${name}Result`) shape.resultElement = element;
+      items.push(resultPart.node);
+    }
+    for (const p of parts) if (p !== resultPart) items.push(this.barePart(p, `an out parameter of ${name}`));
+    return { items, hasResult: resultPart !== undefined };
+  }
+
+  /** A bare parameter's element: named as its part (the spec names the element after the parameter). */
+  private barePart(p: { part: Node; partName: string; el: QName; node: Node }, what: string): Node {
+    if (p.partName !== p.el.local)
       throw this.error(
-        part,
-        `element ${el.local} of message ${ref.local} is not declared in the service's schema`,
+        p.part,
+        `${what} is part ${p.partName} whose element is named ${p.el.local}: a bare parameter's element must be named as the parameter`,
       );
-    return { node, name: el.local };
+    return p.node;
+  }
+
+  /** The one namespace of a message's elements (the service's when it has none). */
+  private messageNs(parts: readonly { part: Node; el: QName }[], op: string): string {
+    const ns = parts[0]?.el.ns ?? this.tns;
+    const other = parts.find((p) => p.el.ns !== ns);
+    if (other !== undefined)
+      throw this.error(
+        other.part,
+        `the message parts of ${op} are in two namespaces (${ns}, ${other.el.ns}): not supported`,
+      );
+    return ns;
+  }
+
+  /** The SOAP action ASMX derives from an operation's name on the wire: the namespace, `/`, the name. */
+  private derivedAction(wire: string): string {
+    return this.tns.endsWith("/") ? `${this.tns}${wire}` : `${this.tns}/${wire}`;
+  }
+
+  /** A request, response or result element's name, which the spec holds as an XML name (ASCII). */
+  private elementName(node: Node, name: string, what: string): string {
+    if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(name))
+      throw this.error(node, `${what}, "${clip(name)}", is not an XML name the spec can hold (ASCII)`);
+    return name;
   }
 
   /** The child elements of a wrapper element's anonymous complexType (none for `<s:complexType />`). */
@@ -891,7 +1043,8 @@ class Importer {
       }
       const xml = ct === undefined ? undefined : this.xmlType(ct);
       if (xml !== undefined) {
-        if ((attr(el, "minOccurs") ?? "1") !== "0")
+        // A global element (a bare parameter or result) has no minOccurs: nothing to say.
+        if ((attr(el, "minOccurs") ?? "1") !== "0" && el.parent?.local !== "schema")
           this.warn(
             el,
             `${what} is an XML value with minOccurs="${attr(el, "minOccurs") ?? "1"}"; imported as optional (minOccurs="0"), as ASMX writes it`,
@@ -1321,12 +1474,13 @@ class Importer {
       // ASMX's soapenc arrays (StringArray, ...) for array parameters of the HTTP messages, which are
       // regenerated from the operations.
       if (target === `${this.tns}AbstractTypes` || target === `${this.tns}/AbstractTypes`) return main;
-      if (target !== this.tns) {
+      if (target !== this.tns && !this.readElementSchema(schema, target)) {
         throw this.error(
           schema,
           `a schema for namespace ${target || "(none)"} is not supported: the types must be in the service namespace ${this.tns}`,
         );
       }
+      if (target !== this.tns) return main;
       if (main) throw this.error(schema, "a second schema for the service namespace is not supported");
       main = true;
       if (attr(schema, "elementFormDefault") !== "qualified") {
@@ -1340,6 +1494,25 @@ class Importer {
       }
     }
     return main;
+  }
+
+  /**
+   * A schema of another namespace that holds elements only, as ASMX writes one for the request and response
+   * elements of a method with a RequestNamespace (qualified, their types in the service's schema or
+   * anonymous): its elements are kept by `{ns}local`. False (nothing kept) for any other schema.
+   */
+  private readElementSchema(schema: Node, target: string): boolean {
+    if (target === "" || attr(schema, "elementFormDefault") !== "qualified") return false;
+    const kids = schema.children.filter(
+      (c) => !(c.ns === XS_NS && (c.local === "annotation" || c.local === "import")),
+    );
+    if (kids.length === 0 || !kids.every((c) => c.ns === XS_NS && c.local === "element")) return false;
+    for (const c of kids) {
+      const key = `{${target}}${this.requiredAttr(c, "name")}`;
+      if (this.otherElements.has(key)) throw this.error(c, `a second element named ${key}`);
+      this.otherElements.set(key, c);
+    }
+    return true;
   }
 
   private schemaChild(c: Node): void {
@@ -1485,14 +1658,16 @@ class Importer {
             continue;
           }
           const action = attr(c, "soapAction");
-          const expected = this.tns.endsWith("/") ? `${this.tns}${wire}` : `${this.tns}/${wire}`;
+          const expected = this.derivedAction(wire);
+          // Another action than the derived one is the operation's own (spec `soap.action`); the bindings agree.
           if (action !== undefined && action !== expected) {
-            this.problem(
-              this.error(
+            const earlier = this.customActions.get(wire);
+            if (first || earlier === undefined) this.customActions.set(wire, action);
+            else if (earlier !== action)
+              this.warn(
                 c,
-                `operation ${wire} has soapAction "${action}"; the generator derives "${expected}" from the namespace and a custom SOAPAction is not supported`,
-              ),
-            );
+                `operation ${wire} has soapAction "${action}" here and "${earlier}" in the first SOAP binding; the first is kept`,
+              );
           }
         }
         if (c.ns !== WSDL_NS || (c.local !== "input" && c.local !== "output" && c.local !== "fault"))
@@ -1530,7 +1705,16 @@ class Importer {
           if (e.local === "body") {
             const use = attr(e, "use") ?? "literal";
             if (use !== "literal" && !this.encodedOperations.has(name)) this.encodedOperations.set(name, e);
-            if (attr(e, "parts") !== undefined) this.warn(e, `operation ${wire}: soap:body parts= ignored`);
+            // The message's parts in the body (the others are headers'): taken from the first SOAP binding.
+            const listed = attr(e, "parts");
+            if (listed !== undefined && first && c.local !== "fault")
+              this.bodyParts.set(
+                `${wire} ${c.local === "input" ? "in" : "out"}`,
+                listed
+                  .trim()
+                  .split(/\s+/)
+                  .filter((n) => n !== ""),
+              );
           }
         }
       }

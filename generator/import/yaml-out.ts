@@ -169,6 +169,19 @@ export function specToYaml(spec: ImportedSpec, header: YamlHeader): string {
         );
       }
       if (op.oneWay === true) line(8, "oneWay: true");
+      if (op.soap !== undefined) {
+        line(
+          8,
+          `soap: ${flow([
+            ["parameterStyle", op.soap.parameterStyle],
+            ["requestElement", op.soap.requestElement],
+            ["responseElement", op.soap.responseElement],
+            ["resultElement", op.soap.resultElement],
+            ["namespace", op.soap.namespace],
+            ["action", op.soap.action],
+          ])}`,
+        );
+      }
     }
   }
   const text = `${out.join("\n")}\n`;

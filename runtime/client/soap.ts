@@ -3,20 +3,14 @@
 
 import { ResponseFormatError, SoapFaultError } from "../errors.js";
 import type { ClientOperationModel, ClientServiceModel } from "../model.js";
-import { wireName } from "../model.js";
 import type { ParamTexts, ParamValues } from "../codec/params.js";
-import { child, type XmlElement } from "../xml/tree.js";
+import type { XmlElement } from "../xml/tree.js";
 import { escapeTextCompact } from "../xml/write.js";
 import type { BindingOptions, ClientBinding, WireRequest, WireResponse } from "../protocol/binding.js";
 import { readResult } from "../codec/result-read.js";
 import { registeredWriters } from "../codec/typed-xml.js";
-import {
-  ENVELOPE_CLOSE,
-  envelopeBody,
-  envelopeOpen,
-  soapActionOf,
-  type SoapVersion,
-} from "../protocol/soap.js";
+import { envelopeBody, envelopeOpen, type SoapVersion } from "../protocol/soap.js";
+import { shapeHooks } from "../protocol/shape-hook.js";
 
 export interface SoapClientVersion extends SoapVersion {
   requestHeaders(action: string): Record<string, string>;
@@ -42,8 +36,10 @@ export function createSoapClientBinding(
     name: version.binding,
 
     encodeRequest(op: ClientOperationModel, texts: ParamTexts): WireRequest {
-      const wire = wireName(op);
-      let body = `${open}<${wire} xmlns="${ns}">`;
+      // `<Op xmlns="ns">` around the parameters (Op its wire name), or as the operation's SOAP shape says
+      // (shape-hook.ts).
+      const [start, close, action] = shapeHooks.codec.request(op, ns, open);
+      let body = start;
       op.params.forEach((p, i) => {
         const text = texts[i];
         // An empty string is `<p />`, as a .NET client writes it; an absent one is left out; a null nullable
@@ -58,12 +54,12 @@ export function createSoapClientBinding(
           throw new TypeError(`${op.name}: parameter ${p.name} ${(error as Error).message}`);
         }
       });
-      body += `</${wire}>${ENVELOPE_CLOSE}`;
+      body += close;
       return {
         method: "POST",
         path: "",
         query: "",
-        headers: version.requestHeaders(soapActionOf(ns, wire)),
+        headers: version.requestHeaders(action),
         body,
       };
     },
@@ -105,14 +101,11 @@ export function createSoapClientBinding(
       }
       if (oneWay) return undefined;
       if (status !== 200) throw formatError("an error status without a SOAP fault");
-      const wire = wireName(op);
-      if (!first || first.local !== `${wire}Response` || first.ns !== ns) {
-        throw formatError(`the Body does not hold ${wire}Response in ${ns}`);
-      }
       try {
-        // With out or ref parameters the response element itself holds the result's fields.
-        const holder = op.result.kind === "response" ? first : child(first, ns, `${wire}Result`);
-        const result = readResult(op, holder, ns, request);
+        // `<OpResponse>` holding `<OpResult>`, or as the operation's SOAP shape says (shape-hook.ts); with out
+        // or ref parameters the response element itself holds the result's fields.
+        const [holder, holderNs] = shapeHooks.codec.holder(op, ns, body);
+        const result = readResult(op, holder, holderNs, request);
         // The answer's headers are read by the caller (header-codec.ts), once the result is known to be good.
         onEnvelope?.(root);
         return result;

@@ -3,7 +3,7 @@
 // times (well under 5 minutes on a 2-core machine). Prints one table; exits 1 if any row fails.
 //
 //   npm run fuzz                              everything
-//   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort tracking protocol auth content imports outbox patterns shadow bounces headers cors xmlvalues console)
+//   npm run fuzz -- --only fuzz,xml           some sections (fuzz adapters xml exhaustion faults client host abort tracking protocol auth content imports outbox patterns shadow bounces headers docmethods cors xmlvalues console)
 //   npm run fuzz -- --requests 20000 --seed 7 a shorter or different fuzzing run
 //   npm run fuzz -- --markdown                also print the table as Markdown (for docs/testing.md)
 
@@ -36,6 +36,7 @@ import { importsSection } from "./imports.js";
 import { bouncesSection } from "./bounces.js";
 import { shadowSection } from "./shadow.js";
 import { headersSection } from "./headers.js";
+import { documentMethodsSection } from "./document-methods.js";
 import { xmlValuesSection } from "./xml-values.js";
 import { consoleSection } from "./console.js";
 
@@ -60,6 +61,7 @@ const SECTIONS = [
   "shadow",
   "bounces",
   "headers",
+  "docmethods",
   "cors",
   "xmlvalues",
   "console",
@@ -497,6 +499,7 @@ async function main(): Promise<void> {
     bounces: () => bouncesSection(rows),
     shadow: () => shadowSection(rows, Math.min(requests, 20_000), seed),
     headers: () => headersSection(rows),
+    docmethods: () => documentMethodsSection(rows),
     cors: () => corsSection(rows),
     xmlvalues: () => xmlValuesSection(rows),
     console: () => consoleSection(rows),

@@ -436,6 +436,54 @@ const cases: readonly Case[] = [
     ],
   },
   {
+    name: "bare operation naming its wrapper elements, and a bare DataSet result",
+    given: [
+      [
+        "        doc: Adds an item.\n",
+        "        doc: Adds an item.\n        soap: { parameterStyle: bare, requestElement: AddItemIn, responseElement: AddItemOut }\n",
+      ],
+      ["        doc: Reads stock.\n", "        doc: Reads stock.\n        soap: { parameterStyle: bare }\n"],
+    ],
+    want: [
+      `${F}:40:55 AddItem is bare (parameterStyle bare): it has no wrapper element to name; remove requestElement`,
+      `${F}:40:83 AddItem is bare (parameterStyle bare): it has no wrapper element to name; remove responseElement`,
+      `${F}:60:17 GetStock is bare (parameterStyle bare): a DataSet result is not supported in a bare message`,
+    ],
+  },
+  {
+    name: "two operations with one SOAP action, and with one request element",
+    given: [
+      [
+        "        doc: Adds an item.\n",
+        "        doc: Adds an item.\n        soap: { action: urn:shop/ListItems }\n",
+      ],
+      [
+        "        doc: Reads stock.\n",
+        "        doc: Reads stock.\n        soap: { requestElement: ListItems }\n",
+      ],
+    ],
+    want: [
+      `${F}:49:15 duplicate SOAP action "urn:shop/ListItems" (first at 40:25)`,
+      `${F}:57:33 duplicate request element "{urn:shop}ListItems" (first at 49:15)`,
+    ],
+  },
+  {
+    name: "bare operations giving one element two types",
+    given: [
+      [
+        "        doc: Adds an item.\n",
+        "        doc: Adds an item.\n        soap: { parameterStyle: bare }\n",
+      ],
+      [
+        "        doc: Lists items.\n",
+        "        doc: Lists items.\n        soap: { parameterStyle: bare }\n        params:\n          - { name: label, type: int, doc: L. }\n",
+      ],
+    ],
+    want: [
+      `${F}:53:34 the bare element label of ListItems is of type int, but AddItem declares it of type string: the WSDL declares one element of one type`,
+    ],
+  },
+  {
     name: "oneWay operation with a result",
     given: [["        doc: Adds an item.\n", "        doc: Adds an item.\n        oneWay: true\n"]],
     want: [`${F}:48:17 AddItem is oneWay, so it has no result: remove "result" or "oneWay"`],

@@ -31,12 +31,22 @@ export interface Imported {
 
 /**
  * Imports and generates the recorded WSDL of a construct fixture; `edit` changes the imported YAML first
- * (the hand edits a spec gets after import).
+ * (the hand edits a spec gets after import), `editWsdl` the WSDL before the import.
  */
-export async function importConstruct(service: string, edit?: (yaml: string) => string): Promise<Imported> {
+export async function importConstruct(
+  service: string,
+  edit?: (yaml: string) => string,
+  editWsdl?: (wsdl: string) => string,
+): Promise<Imported> {
   mkdirSync(TEMP_ROOT, { recursive: true });
   const dir = mkdtempSync(path.join(TEMP_ROOT, `${service}-`));
-  const imported = await importToYaml(path.join(RECORDED, service, "service.wsdl"));
+  let wsdlFile = path.join(RECORDED, service, "service.wsdl");
+  if (editWsdl !== undefined) {
+    const edited = path.join(dir, "service.wsdl");
+    writeFileSync(edited, editWsdl(readFileSync(wsdlFile, "utf8")));
+    wsdlFile = edited;
+  }
+  const imported = await importToYaml(wsdlFile);
   const specFile = path.join(dir, `${service}.yaml`);
   writeFileSync(specFile, edit === undefined ? imported.yaml : edit(imported.yaml));
   const lines: string[] = [];

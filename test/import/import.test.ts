@@ -152,6 +152,80 @@ describe("easgen import: fixtures", () => {
   });
 });
 
+describe("easgen import: bare, renamed and other-namespace messages ([SoapDocumentMethod])", () => {
+  const documentMethods = readFileSync(
+    path.join(REPO, "test/asmx-host/recorded/constructs/DocumentMethods/service.wsdl"),
+    "utf8",
+  );
+  // The RPC method has no spec shape: its portType, binding and message entries go.
+  const withoutRpc = documentMethods
+    .replace(/<wsdl:message name="Multiply[A-Za-z0-9]*">[\s\S]*?<\/wsdl:message>\s*/g, "")
+    .replace(/<wsdl:operation name="Multiply">[\s\S]*?<\/wsdl:operation>\s*/g, "");
+  const ops = () =>
+    Object.fromEntries(
+      importWsdl(withoutRpc, { source: "d.wsdl" }).spec.groups[0]!.operations.map((o) => [o.name, o]),
+    );
+
+  it("writes each operation's soap shape as the host's WSDL gives it", () => {
+    const o = ops();
+    expect(o.GetQuote!.soap).toEqual({ parameterStyle: "bare" });
+    expect(o.GetQuote!.params).toEqual([{ name: "symbol", type: "string", doc: expect.any(String) }]);
+    expect(o.GetQuote!.result).toMatchObject({ type: "Quote" });
+    expect(o.Forget!.soap).toEqual({ parameterStyle: "bare" });
+    expect(o.Forget!.result).toBeUndefined();
+    expect(o.Wrap!.params).toMatchObject([{ name: "dadosMsg", type: "xmlNode" }]);
+    expect(o.Count!.soap).toEqual({ parameterStyle: "bare", resultElement: "Int32" });
+    expect(o.Count!.params).toMatchObject([
+      { name: "text", type: "string" },
+      { name: "warnings", type: "string", direction: "inOut" },
+    ]);
+    expect(o.Lookup!.soap).toEqual({
+      requestElement: "LookupRequest",
+      responseElement: "LookupReply",
+      action: "urn:example:actions/lookup",
+    });
+    expect(o.Square!.soap).toEqual({ namespace: "urn:example:other" });
+    expect(o.Notified!.soap).toBeUndefined();
+    // The rpc method alone is still refused.
+    expect(refusal(documentMethods)).toMatch(/operation Multiply is style="rpc"/);
+  });
+
+  it("refuses a bare part named other than its element, and a wrapped request with a bare response", () => {
+    let text = replaceOnce(
+      withoutRpc,
+      '<wsdl:part name="symbol" element="tns:symbol" />',
+      '<wsdl:part name="sym" element="tns:symbol" />',
+    );
+    expect(refusal(text)).toMatch(
+      /<wsdl:part name="sym">: a parameter of GetQuote is part sym whose element is named symbol: a bare parameter's element must be named as the parameter/,
+    );
+    text = replaceOnce(
+      withoutRpc,
+      '<wsdl:part name="parameters" element="tns:LookupReply" />',
+      '<wsdl:part name="LookupResult" element="tns:string" />',
+    );
+    expect(refusal(text)).toMatch(/the request of Lookup is wrapped but its response is bare: not supported/);
+  });
+
+  it("keeps only soap:body parts= in the body: a header part of the same message is not a parameter", () => {
+    const text = withoutRpc
+      .replace(
+        '<wsdl:part name="symbol" element="tns:symbol" />',
+        '<wsdl:part name="symbol" element="tns:symbol" />\n    <wsdl:part name="Extra" element="tns:key" />',
+      )
+      .replace(
+        /(<wsdl:operation name="GetQuote">\s*<soap(?:12)?:operation [^>]*>\s*<wsdl:input>\s*<soap(?:12)?:body use="literal")/g,
+        '$1 parts="symbol"',
+      );
+    const o = Object.fromEntries(
+      importWsdl(text, { source: "d.wsdl" }).spec.groups[0]!.operations.map((x) => [x.name, x]),
+    );
+    expect(o.GetQuote!.params?.map((p) => p.name)).toEqual(["symbol"]);
+    // Without parts= the second part is a parameter too (and its element is not named as it).
+    expect(refusal(text.replaceAll(' parts="symbol"', ""))).toMatch(/part Extra whose element is named key/);
+  });
+});
+
 describe("easgen import: ExternalAPIService", () => {
   /** The comparable structure of a spec: names and types, docs and rules left out. */
   function structure(spec: Record<string, unknown>) {
@@ -504,19 +578,16 @@ describe("easgen import: refusals name the element and line", () => {
   });
 
   it("custom SOAPActions, wsdl:import, HTTP-only services, not a WSDL", () => {
-    let text = replaceOnce(calc, 'soapAction="http://tempuri.org/Add"', 'soapAction="urn:add"');
-    expect(refusal(text)).toMatch(
-      /<soap:operation>: operation Add has soapAction "urn:add"; the generator derives "http:\/\/tempuri.org\/Add"/,
-    );
+    // A custom SOAPAction (in both SOAP bindings) is the operation's own: soap.action.
+    let text = calc.replaceAll('soapAction="http://tempuri.org/Add"', 'soapAction="urn:add"');
+    const add = (t: string) =>
+      importWsdl(t, { source: "x.wsdl" }).spec.groups[0]!.operations.find((o) => o.name === "Add")!;
+    expect(add(text).soap).toEqual({ action: "urn:add" });
+    expect(add(calc).soap).toBeUndefined();
     // A namespace without a trailing slash: .NET puts one between it and the operation.
     const registry = importWsdl(fixture("registry.wsdl"), { source: "r" });
     expect(registry.spec.service.namespace).toBe("urn:example:registry");
-    text = replaceOnce(
-      fixture("registry.wsdl"),
-      'soapAction="urn:example:registry/Register"',
-      'soapAction="urn:example:registryRegister"',
-    );
-    expect(refusal(text)).toMatch(/derives "urn:example:registry\/Register"/);
+    expect(registry.spec.groups[0]!.operations.every((o) => o.soap === undefined)).toBe(true);
     text = replaceOnce(
       calc,
       "<wsdl:types>",
@@ -541,14 +612,15 @@ describe("easgen import: refusals name the element and line", () => {
   });
 
   it("reports every construct it refuses in one run, in line order", () => {
-    // Three refusals in three places: a header in the binding, xs:choice in a record, a custom action.
+    // Three refusals in three places: a header in the binding, xs:choice in a record, an rpc operation.
     let text = replaceOnce(
       lookup,
       '<s:complexType name="City">\r\n        <s:sequence>',
       '<s:complexType name="City">\r\n        <s:sequence><s:choice maxOccurs="2"><s:element name="A" type="s:string" /></s:choice>',
     );
-    const soapOp = /<soap:operation soapAction="([^"]+)"/.exec(text)!;
-    text = replaceOnce(text, soapOp[0], '<soap:operation soapAction="urn:custom"');
+    // The last operation's: the header goes to the first one's input.
+    const soapOp = [...text.matchAll(/<soap:operation soapAction="([^"]+)" style="document"/g)].at(-1)!;
+    text = replaceOnce(text, soapOp[0], `<soap:operation soapAction="${soapOp[1]}" style="rpc"`);
     text = replaceOnce(
       text,
       '<soap:body use="literal" />',
@@ -560,17 +632,17 @@ describe("easgen import: refusals name the element and line", () => {
     expect(lines.slice(1).map((l) => Number(/^ {2}x\.wsdl:(\d+): /.exec(l)?.[1]))).toEqual(
       [
         lineOf(text, '<s:choice maxOccurs="2">'),
-        lineOf(text, 'soapAction="urn:custom"'),
+        lineOf(text, 'style="rpc"'),
         lineOf(text, "<soap:header"),
       ].sort((a, b) => a - b),
     );
     expect(message).toMatch(/a repeated xs:choice \(maxOccurs="2"\) inside a sequence is not supported/);
-    expect(message).toMatch(/a custom SOAPAction is not supported/);
+    expect(message).toMatch(/style="rpc": only document\/literal is supported/);
     expect(message).toMatch(/header message AuthHeader of operation \w+ is not defined/);
     // One construct is one line, as before.
-    expect(refusal(replaceOnce(lookup, soapOp[0], '<soap:operation soapAction="urn:custom"'))).not.toMatch(
-      /\n/,
-    );
+    expect(
+      refusal(replaceOnce(lookup, soapOp[0], `<soap:operation soapAction="${soapOp[1]}" style="rpc"`)),
+    ).not.toMatch(/\n/);
   });
 
   it("folds an rpc/encoded service into one line per construct", () => {

@@ -10,8 +10,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateCommand, validateCommand } from "../../generator/commands.js";
 import { importToYaml } from "../../generator/import/index.js";
-import { readTree, attr, lookupPrefix, type Node } from "../../generator/import/xml-tree.js";
-import { MSTYPES_NS, WSDL_NS, XS_NS, type ImportedSpec } from "../../generator/import/wsdl.js";
+import type { ImportedSpec } from "../../generator/import/wsdl.js";
+import { wsdlStructure } from "./wsdl-structure.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const FIXTURES = path.join(HERE, "fixtures");
@@ -20,7 +20,7 @@ const TEMP_ROOT = path.join(HERE, ".tmp");
 
 const SHAPES = ["calculator", "lookup", "registry", "notifier"] as const;
 /** Public WSDLs of the corpus (corpus/<name>/service.wsdl) that take the same round trip: derived types. */
-const CORPUS_SHAPES = ["taxcloud"] as const;
+const CORPUS_SHAPES = ["taxcloud", "sefaz-sp-nfestatusservico2", "sefaz-mt-nfeautorizacao"] as const;
 const wsdlFile = (name: string) =>
   (CORPUS_SHAPES as readonly string[]).includes(name)
     ? path.join(HERE, "corpus", name, "service.wsdl")
@@ -54,6 +54,16 @@ function sample(spec: ImportedSpec, type: string, variant: number, depth = 0): u
     const item = type.slice(0, -2);
     return [sample(spec, item, 0, depth), sample(spec, item, 1, depth)];
   }
+  // An XML value (xmlNode, xmlElement): one element, as the runtime's tree holds it.
+  if (type === "xmlNode" || type === "xmlElement")
+    return {
+      ns: "urn:sample",
+      local: `v${variant}`,
+      prefix: "",
+      attrs: [{ ns: "", local: "a", value: "<&>" }],
+      children: [{ ns: "urn:sample", local: "c", prefix: "", attrs: [], children: [], text: "t" }],
+      text: "",
+    };
   const scalar = SCALAR_SAMPLES[type];
   if (scalar !== undefined) return scalar[variant % scalar.length];
   const e = spec.enums?.[type];
@@ -100,66 +110,6 @@ function httpCarries(spec: ImportedSpec, op: ImportedSpec["groups"][number]["ope
     const item = p.type.replace(/\[\]$/, "");
     return p.nullable !== true && item !== "guid" && spec.records?.[item] === undefined;
   });
-}
-
-// ---- WSDL structure -------------------------------------------------------------------------------
-
-/** The parts of a WSDL that must match: operations, messages, schema types, bindings' operations. */
-function wsdlStructure(text: string) {
-  const root = readTree(text, { maxDepth: 32, maxElements: 200_000 });
-  const q = (node: Node, value: string | undefined) => {
-    if (value === undefined) return undefined;
-    const colon = value.indexOf(":");
-    return `{${lookupPrefix(node, colon < 0 ? "" : value.slice(0, colon))}}${value.slice(colon + 1)}`;
-  };
-  const describe = (node: Node): unknown => {
-    // A schema or WSDL element as a comparable object; documentation left out. Iterative: a stack.
-    const result: Record<string, unknown> = {};
-    const stack: { node: Node; into: Record<string, unknown> }[] = [{ node, into: result }];
-    while (stack.length > 0) {
-      const { node: n, into } = stack.pop()!;
-      into.tag = `${n.local}`;
-      for (const a of n.el.attrs) {
-        if (a.ns !== "") continue;
-        into[a.local] = ["type", "base", "ref", "element", "message", "binding"].includes(a.local)
-          ? q(n, a.value)
-          : a.value;
-      }
-      const kids: Record<string, unknown>[] = [];
-      for (const c of n.children) {
-        if (c.local === "documentation") continue;
-        const k: Record<string, unknown> = {};
-        kids.push(k);
-        stack.push({ node: c, into: k });
-      }
-      if (kids.length > 0) into.children = kids;
-    }
-    return result;
-  };
-  const tns = attr(root, "targetNamespace");
-  const schemaItems: Record<string, unknown> = {};
-  const messages: Record<string, unknown> = {};
-  const portTypes: Record<string, unknown> = {};
-  const bindings: Record<string, unknown> = {};
-  for (const c of root.children) {
-    if (c.ns !== WSDL_NS) continue;
-    if (c.local === "types") {
-      for (const schema of c.children) {
-        // The service's schema, and .NET's own (guid, char) when present.
-        const target = attr(schema, "targetNamespace");
-        if (target !== tns && target !== MSTYPES_NS) continue;
-        const prefix = target === tns ? "" : "{ms} ";
-        for (const item of schema.children) {
-          if (item.ns === XS_NS && item.local !== "import")
-            schemaItems[`${prefix}${item.local} ${attr(item, "name")}`] = describe(item);
-        }
-      }
-    }
-    if (c.local === "message") messages[attr(c, "name")!] = describe(c);
-    if (c.local === "portType") portTypes[attr(c, "name")!] = describe(c);
-    if (c.local === "binding") bindings[attr(c, "name")!] = describe(c);
-  }
-  return { tns, schemaItems, messages, portTypes, bindings };
 }
 
 // ---- the round trip --------------------------------------------------------------------------------

@@ -88,12 +88,17 @@ describe("service.bindings", () => {
       '<wsdl:port name="ShopSoap12"',
       '<wsdl:port name="ShopHttpPost"',
     ]);
+    // SOAP 1.2 alone: its messages and portType are named Soap12, as ASMX names them (the SEFAZ WSDLs).
     expect(wsdl.match(/<wsdl:portType name="[^"]+"/g)).toEqual([
-      '<wsdl:portType name="ShopSoap"',
+      '<wsdl:portType name="ShopSoap12"',
       '<wsdl:portType name="ShopHttpPost"',
     ]);
     expect(wsdl).not.toContain("HttpGetIn");
-    expect(wsdl).toContain('<wsdl:message name="AddItemSoapIn">');
+    expect(wsdl).toContain('<wsdl:message name="AddItemSoap12In">');
+    expect(wsdl).toContain('<wsdl:binding name="ShopSoap12" type="tns:ShopSoap12">');
+    expect(renderWsdl(shop("[soap11, soap12]").model, docs, ENDPOINT)).toContain(
+      '<wsdl:binding name="ShopSoap12" type="tns:ShopSoap">',
+    );
     expect(wsdl).toContain('soap12:operation soapAction="urn:shop/AddItem"');
     const httpOnly = renderWsdl(shop("[httpGet]").model, docs, ENDPOINT);
     expect(httpOnly).not.toContain("SoapIn");

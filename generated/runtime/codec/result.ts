@@ -13,7 +13,6 @@ import type {
   SoapType,
   TypeModel,
 } from "../model.js";
-import { wireName } from "../model.js";
 import type { ParamValues } from "./params.js";
 import { ConversionError, formatterOf, formatValue } from "./values.js";
 import { escapeText } from "../xml/write.js";
@@ -21,6 +20,7 @@ import { enumExpected, enumText } from "./enum-text.js";
 import { XmlOut } from "../xml/out.js";
 import { isReference, type WireValue } from "./typed-xml.js";
 import { formatTyped, typedXml } from "./typed-xml-write.js";
+import { resultElementOf } from "../model.js";
 
 type Fields = Readonly<Record<string, unknown>>;
 
@@ -547,7 +547,7 @@ export function soapResultXml(
   writers?: RecordWriters,
 ): string {
   const result = op.result;
-  const tag = `${wireName(op)}Result`;
+  const tag = resultElementOf(op);
   switch (result.kind) {
     case "void":
     case "oneWay":

@@ -7,11 +7,14 @@ import { clientError, ErrorCodes, ServiceError } from "../errors.js";
 import {
   headerIsAnswered,
   headerIsSent,
+  isBare,
+  requestElementOf,
+  responseElementOf,
   type HeaderModel,
   type OperationModel,
   type ServiceModel,
+  wireName,
 } from "../model.js";
-import { wireName } from "../model.js";
 import { paramIndexes, type ParamTexts, type ParamValues } from "../codec/params.js";
 import { oneLine } from "../safe-error.js";
 import { readXml } from "../xml/scan.js";
@@ -26,14 +29,8 @@ import type {
 } from "../protocol/binding.js";
 import { ResultShapeError, soapResultXml } from "../codec/result.js";
 import { bindHeaders, headerElements, headersXml, type HeaderValues } from "../protocol/soap-headers.js";
-import {
-  ECHO_MAX,
-  ENVELOPE_CLOSE,
-  envelopeBody,
-  envelopeOpen,
-  soapActionOf,
-  type SoapVersion,
-} from "../protocol/soap.js";
+import { ECHO_MAX, ENVELOPE_CLOSE, envelopeBody, envelopeOpen, type SoapVersion } from "../protocol/soap.js";
+import { bareBodyOpen, messageNamespace, soapActionFor } from "../protocol/soap-shape.js";
 import { createFastSoapReader } from "./soap-fast.js";
 import { SOAP11_ENVELOPE_NS } from "../protocol/soap11.js";
 import { SOAP12_ENVELOPE_NS } from "../protocol/soap12.js";
@@ -178,8 +175,8 @@ export function createSoapServerBinding(
   const open = envelopeOpen(version);
   /** The envelope's start without `<soap:Body>`, for an answer with a Header. */
   const openHead = open.slice(0, -"<soap:Body>".length);
-  const byName = new Map(service.operations.map((op) => [wireName(op), op]));
-  const byAction = new Map(service.operations.map((op) => [soapActionOf(ns, wireName(op)), op]));
+  const byName = operationsByElement(service.operations, ns);
+  const byAction = new Map(service.operations.map((op) => [soapActionFor(ns, op), op]));
   const indexes = paramIndexes(service);
   const readOptions = {
     maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
@@ -194,7 +191,10 @@ export function createSoapServerBinding(
       ? createFastSoapReader(
           version.envelopeNs,
           ns,
-          service.operations.map((op) => ({ name: wireName(op), params: op.params.map((p) => p.name) })),
+          // Wrapped operations in the service's namespace only: the others' Bodies are the general reader's.
+          service.operations
+            .filter((op) => !isBare(op) && messageNamespace(ns, op) === ns)
+            .map((op) => ({ name: requestElementOf(op), params: op.params.map((p) => p.name) })),
           readOptions,
         )
       : undefined;
@@ -274,9 +274,11 @@ export function createSoapServerBinding(
         );
       }
     }
+    // A bare operation's Body holds its parameters (or nothing): the action alone names it.
+    if (byTransport !== undefined && isBare(byTransport)) return { op: byTransport, el: body };
     const el = body.children[0];
     if (!el) throw clientError(ErrorCodes.InvalidEnvelope, "The SOAP Body holds no operation element.");
-    const op = el.ns === ns ? byName.get(el.local) : undefined;
+    const op = byName.get(elementKey(el.ns, el.local, ns));
     if (!op) {
       throw clientError(
         ErrorCodes.UnknownOperation,
@@ -289,7 +291,7 @@ export function createSoapServerBinding(
         `The SOAP action names ${wireName(byTransport)} but the Body holds ${wireName(op)}.`,
       );
     }
-    return { op, el };
+    return isBare(op) ? { op, el: body } : { op, el };
   }
 
   function paramTexts(op: OperationModel, el: XmlElement): ParamTexts {
@@ -299,11 +301,12 @@ export function createSoapServerBinding(
     for (let i = 0; i < count; i++) texts.push(undefined);
     const index = indexes.get(op) as Map<string, number>;
     const children = el.children;
+    const opNs = op.soap === undefined ? ns : messageNamespace(ns, op);
     // Clients send the parameters in order, so the next one is tried before the look-up by name.
     let next = 0;
     for (let k = 0; k < children.length; k++) {
       const c = children[k]!;
-      if (c.ns !== ns) continue;
+      if (c.ns !== opNs) continue;
       const i = next < count && params[next]!.name === c.local ? next : index.get(c.local);
       if (i === undefined || texts[i] !== undefined) continue;
       next = i + 1;
@@ -315,12 +318,28 @@ export function createSoapServerBinding(
             ? c.attrs.length > 0 && isNilElement(c)
               ? null
               : textOf(c)
-            : wireOf(type, c, ns);
+            : wireOf(type, c, opNs);
       } catch (error) {
         throw error instanceof TypedValueError ? unreadableValue(params[i]!.name, error) : error;
       }
     }
     return texts;
+  }
+
+  /**
+   * The answer of an operation with a SOAP shape (model.ts SoapShapeModel): bare, the Body holds the result's
+   * and the out parameters' elements (an empty Body, `<soap:Body />` as ASMX writes it, when there are none);
+   * wrapped, the response element as the shape names it, in its namespace.
+   */
+  function shapedAnswer(op: OperationModel, head: string, inner: string): string {
+    const opNs = messageNamespace(ns, op);
+    if (isBare(op))
+      return inner === ""
+        ? `${head}<soap:Body /></soap:Envelope>`
+        : `${head}${bareBodyOpen(opNs)}${inner}${ENVELOPE_CLOSE}`;
+    const element = responseElementOf(op);
+    const start = `${head}<soap:Body><${element} xmlns="${opNs}"`;
+    return inner === "" ? `${start} />${ENVELOPE_CLOSE}` : `${start}>${inner}</${element}>${ENVELOPE_CLOSE}`;
   }
 
   return {
@@ -357,7 +376,10 @@ export function createSoapServerBinding(
         headers.length === 0 || replyHeaders === undefined
           ? ""
           : headersXml(headers, replyHeaders, ns, (message) => new ResultShapeError(message));
-      const start = headerXml === "" ? open : `${openHead}<soap:Header>${headerXml}</soap:Header><soap:Body>`;
+      const head = headerXml === "" ? openHead : `${openHead}<soap:Header>${headerXml}</soap:Header>`;
+      if (op.soap !== undefined)
+        return { status: 200, headers: responseHeaders, body: shapedAnswer(op, head, inner) };
+      const start = headerXml === "" ? open : `${head}<soap:Body>`;
       // .NET writes the response element empty (`<OpResponse xmlns="..." />`) for void and for a null result.
       const body =
         inner === ""
@@ -386,6 +408,32 @@ export function createSoapServerBinding(
       };
     },
   };
+}
+
+/**
+ * A Body element's key in operationsByElement: its local name in the service's namespace, `{ns}local` in
+ * another (a local name holds no brace, so the two never meet).
+ */
+const elementKey = (elementNs: string, local: string, serviceNs: string): string =>
+  elementNs === serviceNs ? local : `{${elementNs}}${local}`;
+
+/**
+ * The operation each Body element names when the transport names none (SOAP 1.2 without an action, SOAP 1.1
+ * without SOAPAction): a wrapped operation's request element; a bare one's first parameter element, unless
+ * an operation declared before it took that element (ASMX routes such a Body to the first one too).
+ */
+function operationsByElement(operations: readonly OperationModel[], ns: string): Map<string, OperationModel> {
+  const byElement = new Map<string, OperationModel>();
+  for (const op of operations) {
+    if (op.soap === undefined) {
+      byElement.set(wireName(op), op);
+      continue;
+    }
+    const element = isBare(op) ? op.params[0]?.name : requestElementOf(op);
+    const key = element === undefined ? undefined : elementKey(messageNamespace(ns, op), element, ns);
+    if (key !== undefined && !byElement.has(key)) byElement.set(key, op);
+  }
+  return byElement;
 }
 
 /** A one-way operation's answer: 202 Accepted, no body (the handler runs after it; core.ts). */

@@ -14,6 +14,7 @@ import type {
   HeaderModel,
   RecordModel,
   ResultModel,
+  SoapShapeModel,
   TypeModel,
 } from "./model.js";
 
@@ -31,7 +32,8 @@ export type CompactRecord = readonly CompactField[] | RecordModel;
 
 /**
  * An operation in the compact form: its parameters in wire order (credentials first), its result, its
- * SOAP headers when it has any, and its MessageName when its name on the wire is not its key.
+ * SOAP headers when it has any, its MessageName when its name on the wire is not its key, and its SOAP shape
+ * when it has one (the slots before it then undefined when empty).
  */
 export type CompactOperation =
   | readonly [params: readonly CompactParam[], result: ResultModel]
@@ -40,7 +42,8 @@ export type CompactOperation =
       params: readonly CompactParam[],
       result: ResultModel,
       headers: readonly HeaderModel[] | undefined,
-      messageName: string,
+      messageName: string | undefined,
+      soap?: SoapShapeModel,
     ];
 
 const STRING: TypeModel = { kind: "scalar", type: "string" };
@@ -57,11 +60,18 @@ function param(p: CompactParam | CompactField): ClientParamModel {
  */
 export function clientOperations<Ops>(compact: { readonly [Name in keyof Ops]: CompactOperation }): Ops {
   const out: Record<string, ClientOperationModel> = {};
-  for (const [name, [params, result, headers, messageName]] of Object.entries<CompactOperation>(compact)) {
-    out[name] =
-      messageName === undefined
-        ? { name, params: params.map(param), result, headers }
-        : { name, messageName, params: params.map(param), result, headers };
+  for (const [name, [params, result, headers, messageName, soap]] of Object.entries<CompactOperation>(
+    compact,
+  )) {
+    const op: { -readonly [K in keyof ClientOperationModel]: ClientOperationModel[K] } = {
+      name,
+      params: params.map(param),
+      result,
+      headers,
+    };
+    if (messageName !== undefined) op.messageName = messageName;
+    if (soap !== undefined) op.soap = soap;
+    out[name] = op;
   }
   // Every key of Ops got its descriptor; TypeScript cannot follow a loop over keys.
   return out as Ops;

@@ -126,7 +126,7 @@ export function readResult(
 ): unknown {
   const result = op.result;
   if (result.kind === "void" || result.kind === "oneWay") return undefined;
-  const label = `${wireName(op)}Result`;
+  const label = op.soap?.resultElement ?? `${wireName(op)}Result`;
   // (Out and ref parameters: `holder` is the response element itself, present, never nil; the typed
   // reader reads it as a record.)
   if (holder === undefined || (result.kind !== "dataSet" && isNilElement(holder))) {

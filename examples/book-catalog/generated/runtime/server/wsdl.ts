@@ -6,10 +6,15 @@
 
 import type { ServiceDocTexts } from "./docs.js";
 import { escapeMarkup, XML_REFERENCES } from "./markup.js";
-import { soapActionOf } from "../protocol/soap.js";
+import { soapActionFor } from "../protocol/soap-shape.js";
+import { SoapShapes } from "./wsdl-shapes.js";
 import {
   headerIsAnswered,
   headerIsSent,
+  isBare,
+  requestElementOf,
+  responseElementOf,
+  resultElementOf,
   type OperationModel,
   type RecordModel,
   type ResultModel,
@@ -351,6 +356,8 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
   const offered = new Set(offeredBindings(model));
   const http = offered.has("httpGet") || offered.has("httpPost");
   const soap = offered.has("soap11") || offered.has("soap12");
+  // The SOAP messages' and portType's suffix: Soap, or Soap12 when SOAP 1.2 is the only SOAP binding (ASMX).
+  const soapSuffix = offered.has("soap11") ? "Soap" : "Soap12";
   /** The operations each HTTP binding carries: those whose parameters travel as form fields. */
   const httpOperations = model.operations.filter(offeredOnHttp);
   const msTypes = msTypesUsed(model.operations);
@@ -358,13 +365,21 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
   const ns = xml(model.namespace);
   const service = xml(model.name);
   const out: string[] = [];
+  // Where `line` writes: `out`, or the schema of an operation's own namespace (soap.namespace) while its
+  // request and response elements are written.
+  let sink = out;
   const line = (text: string): void => {
-    out.push(text, "\n");
+    sink.push(text, "\n");
   };
+  const shapes = new SoapShapes(model, {
+    memberElement,
+    resultType,
+    definitions: (type, into) => types.definitions(type, into),
+  });
 
   line('<?xml version="1.0" encoding="utf-8"?>');
   line(
-    `<wsdl:definitions xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/" xmlns:tm="http://microsoft.com/wsdl/mime/textMatching/" xmlns:soapenc="http://schemas.xmlsoap.org/soap/encoding/" xmlns:mime="http://schemas.xmlsoap.org/wsdl/mime/" xmlns:tns="${ns}"${msTypes.length > 0 ? ` xmlns:${MS_TYPES_PREFIX}="${MS_TYPES_NS}"` : ""} xmlns:s="http://www.w3.org/2001/XMLSchema" xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap12/"${abstractTypes ? ` xmlns:${ABSTRACT_TYPES_PREFIX}="${xml(abstractTypesNamespace(model.namespace))}"` : ""} xmlns:http="http://schemas.xmlsoap.org/wsdl/http/" targetNamespace="${ns}" xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">`,
+    `<wsdl:definitions xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/" xmlns:tm="http://microsoft.com/wsdl/mime/textMatching/" xmlns:soapenc="http://schemas.xmlsoap.org/soap/encoding/" xmlns:mime="http://schemas.xmlsoap.org/wsdl/mime/" xmlns:tns="${ns}"${shapes.declarations()}${msTypes.length > 0 ? ` xmlns:${MS_TYPES_PREFIX}="${MS_TYPES_NS}"` : ""} xmlns:s="http://www.w3.org/2001/XMLSchema" xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap12/"${abstractTypes ? ` xmlns:${ABSTRACT_TYPES_PREFIX}="${xml(abstractTypesNamespace(model.namespace))}"` : ""} xmlns:http="http://schemas.xmlsoap.org/wsdl/http/" targetNamespace="${ns}" xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">`,
   );
   line("  <wsdl:types>");
   line(`    <s:schema elementFormDefault="qualified" targetNamespace="${ns}">`);
@@ -378,7 +393,13 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
   const rootElements = new Map<string, string>();
   const onHttp = new Set(httpOperations);
   for (const op of model.operations) {
-    const name = xml(wireName(op));
+    if (isBare(op)) {
+      shapes.bareElements(op, out);
+      afterElements(op);
+      continue;
+    }
+    const name = xml(requestElementOf(op));
+    sink = shapes.schemaOf(op) ?? out;
     line(`      <s:element name="${name}">`);
     if (op.params.length > 0) {
       line("        <s:complexType>");
@@ -393,8 +414,11 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
     // .NET writes each named type right after the message element that first uses it.
     for (const p of op.params) types.definitions(p.type, out);
     // A one-way operation has no output message, so no response element.
-    if (op.result.kind === "oneWay") continue;
-    line(`      <s:element name="${name}Response">`);
+    if (op.result.kind === "oneWay") {
+      sink = out;
+      continue;
+    }
+    line(`      <s:element name="${xml(responseElementOf(op))}">`);
     const result = resultType(op.result);
     if (op.result.kind === "void") {
       line("        <s:complexType />");
@@ -412,20 +436,25 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
       line("        <s:complexType>");
       line("          <s:sequence>");
       if (result === undefined) {
-        line(`            <s:element minOccurs="0" maxOccurs="1" name="${name}Result">`);
+        line(`            <s:element minOccurs="0" maxOccurs="1" name="${xml(resultElementOf(op))}">`);
         out.push(dataSetSchema(op.result, "              "));
         line("            </s:element>");
       } else {
         // A nullable value type or enum result is nillable="true" (minOccurs="1"), as .NET's `int?`.
         const nullable =
           (op.result.kind === "scalar" || op.result.kind === "enum") && op.result.nullable === true;
-        line(`            ${memberElement(`${wireName(op)}Result`, result, nullable, "            ")}`);
+        line(`            ${memberElement(resultElementOf(op), result, nullable, "            ")}`);
       }
       line("          </s:sequence>");
       line("        </s:complexType>");
     }
     if (op.result.kind !== "response") line("      </s:element>");
+    sink = out;
     if (result) types.definitions(result, out);
+    afterElements(op);
+  }
+  /** After an operation's elements: its headers' and its HTTP answer's root element, first use first. */
+  function afterElements(op: OperationModel): void {
     // Each header's global element and its type, after the first operation that uses it, as ASMX.
     for (const header of op.headers ?? []) {
       if (headerElements.has(header.record)) continue;
@@ -442,6 +471,12 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
   }
   out.push(...rootElements.values());
   line("    </s:schema>");
+  // The schemas of the operations' own namespaces, after the service's, as ASMX.
+  for (const [namespace, elements] of shapes.schemas) {
+    line(`    <s:schema elementFormDefault="qualified" targetNamespace="${xml(namespace)}">`);
+    out.push(...elements);
+    line("    </s:schema>");
+  }
   if (abstractTypes) {
     line(`    <s:schema targetNamespace="${xml(abstractTypesNamespace(model.namespace))}">`);
     line('      <s:import namespace="http://schemas.xmlsoap.org/soap/encoding/" />');
@@ -465,13 +500,17 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
 
   for (const op of soap ? model.operations : []) {
     const name = xml(wireName(op));
-    line(`  <wsdl:message name="${name}SoapIn">`);
-    line(`    <wsdl:part name="parameters" element="tns:${name}" />`);
-    line("  </wsdl:message>");
-    if (op.result.kind !== "oneWay") {
-      line(`  <wsdl:message name="${name}SoapOut">`);
-      line(`    <wsdl:part name="parameters" element="tns:${name}Response" />`);
+    if (op.soap !== undefined) {
+      shapes.messages(op, out, soapSuffix);
+    } else {
+      line(`  <wsdl:message name="${name}${soapSuffix}In">`);
+      line(`    <wsdl:part name="parameters" element="tns:${name}" />`);
       line("  </wsdl:message>");
+      if (op.result.kind !== "oneWay") {
+        line(`  <wsdl:message name="${name}${soapSuffix}Out">`);
+        line(`    <wsdl:part name="parameters" element="tns:${name}Response" />`);
+        line("  </wsdl:message>");
+      }
     }
     // One message per header of the operation, its part named after the header's type (ASMX).
     for (const header of op.headers ?? []) {
@@ -510,8 +549,9 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
       }
     }
   }
-  for (const { suffix } of PORT_TYPES.filter((t) => t.bindings.some((b) => offered.has(b)))) {
-    const isSoap = suffix === "Soap";
+  for (const portType of PORT_TYPES.filter((t) => t.bindings.some((b) => offered.has(b)))) {
+    const isSoap = portType.suffix === "Soap";
+    const suffix = isSoap ? soapSuffix : portType.suffix;
     line(`  <wsdl:portType name="${service}${suffix}">`);
     for (const op of isSoap ? model.operations : httpOperations) {
       const name = xml(wireName(op));
@@ -532,12 +572,12 @@ function render(model: ServiceModel, docs: ServiceDocTexts, address: string): st
     line("  </wsdl:portType>");
   }
   for (const { suffix, prefix } of SOAP_BINDINGS.filter((b) => offered.has(b.binding))) {
-    line(`  <wsdl:binding name="${service}${suffix}" type="tns:${service}Soap">`);
+    line(`  <wsdl:binding name="${service}${suffix}" type="tns:${service}${soapSuffix}">`);
     line(`    <${prefix}:binding transport="http://schemas.xmlsoap.org/soap/http" />`);
     for (const op of model.operations) {
       line(`    <wsdl:operation name="${xml(op.name)}">`);
       line(
-        `      <${prefix}:operation soapAction="${xml(soapActionOf(model.namespace, wireName(op)))}" style="document" />`,
+        `      <${prefix}:operation soapAction="${xml(soapActionFor(model.namespace, op))}" style="document" />`,
       );
       const headerLines = (answered: boolean): void => {
         for (const header of op.headers ?? []) {
