@@ -348,7 +348,9 @@ describe("sample messages of the issue 11 types", () => {
     );
     // Others (an array inside the list) shows one Address, Tags inside it one string.
     expect(response.split("<Address>").length - 1).toBe(2);
-    expect(response.split("<Person>").length - 1).toBe(2);
+    expect(response.split("<Person>\n").length - 1).toBe(2);
+    // Reports holds Person inside Person: shown once, then named, where spelling it out would never end.
+    expect(response.split("<Reports>\n            <Person>Person</Person>\n").length - 1).toBe(2);
     // A record parameter keeps the operation off HTTP: no HTTP samples.
     expect([...people.keys()]).toEqual(["soap11", "soap12"]);
   });
@@ -386,5 +388,23 @@ describe("sample messages of the issue 11 types", () => {
     const [soap] = sampleExchanges(deep, deep.operations[0]!);
     expect(soap!.response.split("\n").length).toBeLessThan(5_000);
     expect(soap!.response).toContain("<A>R");
+  });
+
+  it("bounds the expansion of arrays of records holding arrays, where each level doubles the last", () => {
+    // R0 holds R1[], R1 holds R2[], … R39: two items at every level would be 2^39 elements.
+    const records = Array.from({ length: 40 }, (_, i) =>
+      i === 39
+        ? `  R${i}:\n    doc: Leaf.\n    fields:\n      - { name: V, type: int }\n`
+        : `  R${i}:\n    doc: Node.\n    fields:\n      - { name: A, type: "R${i + 1}[]" }\n`,
+    ).join("");
+    const spec =
+      "service: { name: Deep, namespace: urn:deep, endpoint: Deep.asmx, doc: Deep. }\n" +
+      `records:\n${records}` +
+      "groups:\n  - name: g\n    title: G\n    operations:\n      - { name: Get, doc: Gets., result: { type: R0, doc: The tree. } }\n";
+    const deep = modelOf(spec);
+    for (const sample of sampleExchanges(deep, deep.operations[0]!)) {
+      expect(sample.response.split("\n").length).toBeLessThan(5_000);
+      expect(sample.response).toContain("<R1>");
+    }
   });
 });

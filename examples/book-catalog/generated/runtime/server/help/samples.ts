@@ -6,8 +6,8 @@
 import type {
   ColumnModel,
   DataSetModel,
-  FieldModel,
   OperationModel,
+  RecordModel,
   ResultModel,
   ServiceModel,
   TypeModel,
@@ -49,9 +49,6 @@ const INDENT = "  ";
  * offered there (no record parameters).
  */
 export function sampleExchanges(model: ServiceModel, op: OperationModel): SampleExchange[] {
-  // Each sample expands records afresh: a nested record a few levels deep, or one used in several
-  // fields, would otherwise grow the page without bound.
-  budget = MAX_EXPANDED_ELEMENTS;
   const exchanges = allExchanges(model, op);
   return offeredOnHttp(op) ? exchanges : exchanges.filter((e) => e.id === "soap11" || e.id === "soap12");
 }
@@ -63,6 +60,18 @@ export function sampleExchanges(model: ServiceModel, op: OperationModel): Sample
 const MAX_EXPANDED_ELEMENTS = 400;
 let budget = MAX_EXPANDED_ELEMENTS;
 
+/**
+ * One message's lines, with a budget of its own: a nested record a few levels deep, or one used in several
+ * fields, would otherwise grow the page without bound, and one message must not spend another's budget.
+ */
+function message<T>(build: () => T): T {
+  budget = MAX_EXPANDED_ELEMENTS;
+  expanding.clear();
+  return build();
+}
+/** The records being spelled out, outermost first: one met again inside itself is shown by name. */
+const expanding = new Set<RecordModel>();
+
 function allExchanges(model: ServiceModel, op: OperationModel): SampleExchange[] {
   const ns = model.namespace;
   const okXml = ["HTTP/1.1 200 OK", "Content-Type: text/xml; charset=utf-8", "Content-Length: length", ""];
@@ -72,19 +81,27 @@ function allExchanges(model: ServiceModel, op: OperationModel): SampleExchange[]
     "Content-Length: length",
     "",
   ];
-  const query = op.params.flatMap((p) => queryFields(p.name, p.type)).join("&");
+  const query = message(() => op.params.flatMap((p) => queryFields(p.name, p.type)).join("&"));
   // A one-way operation has no output message: the server answers 202 with an empty body.
   const accepted = "HTTP/1.1 202 Accepted";
   const soapResponse = (head: readonly string[], prefix: string, envelopeNs: string): string =>
     op.result.kind === "oneWay"
       ? accepted
-      : lines(...head, ...soapEnvelope(prefix, envelopeNs, responseElement(op, ns)));
+      : lines(
+          ...head,
+          ...soapEnvelope(
+            prefix,
+            envelopeNs,
+            message(() => responseElement(op, ns)),
+          ),
+        );
+  const result = op.result;
   const httpResponse =
-    op.result.kind === "oneWay"
+    result.kind === "oneWay"
       ? accepted
-      : op.result.kind === "void"
+      : result.kind === "void"
         ? "HTTP/1.1 200 OK"
-        : lines(...okXml, XML_DECLARATION, ...httpAnswer(op.result, ns));
+        : lines(...okXml, XML_DECLARATION, ...message(() => httpAnswer(result, ns)));
   return [
     {
       id: "soap11",
@@ -96,7 +113,11 @@ function allExchanges(model: ServiceModel, op: OperationModel): SampleExchange[]
         "Content-Length: length",
         `SOAPAction: "${soapActionOf(ns, wireName(op))}"`,
         "",
-        ...soapEnvelope("soap", "http://schemas.xmlsoap.org/soap/envelope/", requestElement(op, ns)),
+        ...soapEnvelope(
+          "soap",
+          "http://schemas.xmlsoap.org/soap/envelope/",
+          message(() => requestElement(op, ns)),
+        ),
       ),
       response: soapResponse(okXml, "soap", "http://schemas.xmlsoap.org/soap/envelope/"),
     },
@@ -109,7 +130,11 @@ function allExchanges(model: ServiceModel, op: OperationModel): SampleExchange[]
         "Content-Type: application/soap+xml; charset=utf-8",
         "Content-Length: length",
         "",
-        ...soapEnvelope("soap12", "http://www.w3.org/2003/05/soap-envelope", requestElement(op, ns)),
+        ...soapEnvelope(
+          "soap12",
+          "http://www.w3.org/2003/05/soap-envelope",
+          message(() => requestElement(op, ns)),
+        ),
       ),
       response: soapResponse(okSoap12, "soap12", "http://www.w3.org/2003/05/soap-envelope"),
     },
@@ -200,13 +225,20 @@ function valueLines(name: string, type: TypeModel, inArray = false): string[] {
     case "enum":
     case "xml":
       return [leaf(name, placeholder(type))];
-    case "record":
-      if (--budget < 0) return [leaf(name, placeholder(type))];
-      return recordElement(name, type.record.fields);
+    case "record": {
+      // A record inside itself (Person.Reports: Person[]) is shown once, then named: its values are finite
+      // only because the fields may be absent, so spelling it out would never end.
+      if (--budget < 0 || expanding.has(type.record)) return [leaf(name, placeholder(type))];
+      return recordElement(name, type.record);
+    }
     case "array": {
       if (--budget < 0) return [leaf(name, placeholder(type))];
       const item = valueLines(type.itemElement, type.item, true);
-      return [`<${name}>`, ...indent(inArray ? item : [...item, ...item]), `</${name}>`];
+      if (inArray) return [`<${name}>`, ...indent(item), `</${name}>`];
+      // The second item is a copy: it costs the budget its lines, or the sample shows one item. An array of
+      // records holding arrays would otherwise double at each level without touching the budget.
+      budget -= item.length;
+      return [`<${name}>`, ...indent(budget < 0 ? item : [...item, ...item]), `</${name}>`];
     }
   }
 }
@@ -245,11 +277,11 @@ type ContentResult = Extract<
 function resultContent(result: ContentResult): string[] {
   switch (result.kind) {
     case "list": {
-      const item = recordElement(result.record.name, result.record.fields, true);
+      const item = recordElement(result.record.name, result.record, true);
       return [...item, ...item];
     }
     case "record":
-      return result.record.fields.flatMap((f) => valueLines(f.name, f.type));
+      return recordFields(result.record);
     case "dataSet":
       return dataSetContent(result.dataSet);
     case "untypedDataSet":
@@ -291,8 +323,18 @@ function wrap(name: string, attributes: string, content: readonly string[]): str
   return [`<${name} ${attributes}>`, ...indent(content), `</${name}>`];
 }
 
-function recordElement(name: string, fields: readonly FieldModel[], inArray = false): string[] {
-  return [`<${name}>`, ...indent(fields.flatMap((f) => valueLines(f.name, f.type, inArray))), `</${name}>`];
+function recordElement(name: string, record: RecordModel, inArray = false): string[] {
+  return [`<${name}>`, ...indent(recordFields(record, inArray)), `</${name}>`];
+}
+
+/** The record's fields, with the record marked as being spelled out while they are. */
+function recordFields(record: RecordModel, inArray = false): string[] {
+  expanding.add(record);
+  try {
+    return record.fields.flatMap((f) => valueLines(f.name, f.type, inArray));
+  } finally {
+    expanding.delete(record);
+  }
 }
 
 function leaf(name: string, placeholder: string): string {
