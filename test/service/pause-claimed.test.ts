@@ -14,7 +14,7 @@ import { sendNewsletter } from "../../service/operations/mailing/sendings.js";
 import { OutboxWorker } from "../../service/workers/outbox.js";
 import { SendingWorker } from "../../service/workers/sendings.js";
 import { describeEngines, freshDatabaseUrl } from "./support/engines.js";
-import { addMembers, seedNewsletter } from "./support/sendings.js";
+import { addMembers, seedAccount, seedNewsletter } from "./support/sendings.js";
 
 const LEASE = 30_000;
 
@@ -55,16 +55,7 @@ describeEngines("a pause while the outbox holds claimed messages", (engine) => {
 
   beforeAll(async () => {
     store = await openStore(await freshDatabaseUrl(engine, "pauseclaimed"));
-    const row = await store.db
-      .insertInto("accounts")
-      .values({ username: "demo", password_hash: "x", created_at: Date.now() })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    account = await store.db
-      .selectFrom("accounts")
-      .selectAll()
-      .where("id", "=", row.id)
-      .executeTakeFirstOrThrow();
+    account = await seedAccount(store, "demo");
     newsletterId = (await seedNewsletter(store, account.id, "p")).newsletterId;
   }, 60_000);
   afterAll(async () => {

@@ -19,7 +19,7 @@ import { sendNewsletter } from "../../service/operations/mailing/sendings.js";
 import { SendingWorker } from "../../service/workers/sendings.js";
 import { expectCountersMatchRecount } from "./support/counters.js";
 import { describeEngines, freshDatabaseUrl } from "./support/engines.js";
-import { addMembers, countRows, seedNewsletter, waitFor } from "./support/sendings.js";
+import { addMembers, countRows, seedAccount, seedNewsletter, waitFor } from "./support/sendings.js";
 import { type TestService, admin, startService } from "./support/service.js";
 import { type TestSmtp, smtpUrl, startSmtp } from "./support/smtp.js";
 
@@ -213,16 +213,7 @@ describeEngines("sending control with kill -9 and two workers", (engine) => {
   beforeAll(async () => {
     url = await freshDatabaseUrl(engine, "sendctlkill");
     store = await openStore(url);
-    const row = await store.db
-      .insertInto("accounts")
-      .values({ username: "demo", password_hash: "x", created_at: Date.now() })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    account = await store.db
-      .selectFrom("accounts")
-      .selectAll()
-      .where("id", "=", row.id)
-      .executeTakeFirstOrThrow();
+    account = await seedAccount(store, "demo");
     newsletterId = (await seedNewsletter(store, account.id, "k")).newsletterId;
   }, 60_000);
   afterAll(async () => {

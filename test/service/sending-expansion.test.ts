@@ -14,23 +14,14 @@ import { sendNewsletter } from "../../service/operations/mailing/sendings.js";
 import { addRecipients, markExpanding } from "../../service/tables/sendings.js";
 import { SendingWorker } from "../../service/workers/sendings.js";
 import { describeEngines, freshDatabaseUrl } from "./support/engines.js";
-import { addMembers, countRows, seedNewsletter, waitFor } from "./support/sendings.js";
+import { addMembers, countRows, seedAccount, seedNewsletter, waitFor } from "./support/sendings.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const CHILD = "test/service/fixtures/worker.ts";
 
 /** An account with a list of `n` active members and a sending of a newsletter to it. */
 async function bigSending(store: Store, label: string, n: number) {
-  const row = await store.db
-    .insertInto("accounts")
-    .values({ username: label, password_hash: "x", created_at: Date.now() })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  const account: Account = await store.db
-    .selectFrom("accounts")
-    .selectAll()
-    .where("id", "=", row.id)
-    .executeTakeFirstOrThrow();
+  const account: Account = await seedAccount(store, label);
   const list = await store.db
     .insertInto("mailing_lists")
     .values({ account_id: account.id, name: label, created_at: Date.now() })

@@ -15,7 +15,7 @@ import { openStore } from "../../service/db/database.js";
 import { sendNewsletter, sendingTime } from "../../service/operations/mailing/sendings.js";
 import { zonedInstant } from "../../service/common/zoned-time.js";
 import { describeEngines, freshDatabaseUrl } from "./support/engines.js";
-import { addMembers, countRows, seedNewsletter, waitFor } from "./support/sendings.js";
+import { addMembers, countRows, seedAccount, seedNewsletter, waitFor } from "./support/sendings.js";
 import { type TestService, fault, startService } from "./support/service.js";
 import { SendingWorker } from "../../service/workers/sendings.js";
 import { unsubscribeToken, verifyUnsubscribeToken } from "../../service/operations/mailing/unsubscribe.js";
@@ -404,16 +404,7 @@ describeEngines("sendings", (engine) => {
     const url = await freshDatabaseUrl(engine, "sendkill");
     const store = await openStore(url);
     try {
-      const account = await store.db
-        .insertInto("accounts")
-        .values({ username: "k", password_hash: "x", created_at: Date.now() })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      const acc = await store.db
-        .selectFrom("accounts")
-        .selectAll()
-        .where("id", "=", account.id)
-        .executeTakeFirstOrThrow();
+      const acc = await seedAccount(store, "k");
       const list = await store.db
         .insertInto("mailing_lists")
         .values({ account_id: acc.id, name: "big", created_at: Date.now() })
@@ -528,16 +519,7 @@ describeEngines("sendings", (engine) => {
       const a = await openStore(url);
       const b = await openStore(url);
       try {
-        const account = await a.db
-          .insertInto("accounts")
-          .values({ username: "t", password_hash: "x", created_at: Date.now() })
-          .returning("id")
-          .executeTakeFirstOrThrow();
-        const acc = await a.db
-          .selectFrom("accounts")
-          .selectAll()
-          .where("id", "=", account.id)
-          .executeTakeFirstOrThrow();
+        const acc = await seedAccount(a, "t");
         const list = await a.db
           .insertInto("mailing_lists")
           .values({ account_id: acc.id, name: "two", created_at: Date.now() })

@@ -1,8 +1,18 @@
-// Sendings as the tests set them up: a newsletter with a module and a filter, list members written in
+// Sendings as the tests set them up: an account, a newsletter with a module and a filter, list members written in
 // bulk, recipient rows counted by state, and a bounded wait (sendings, sending control tests).
 
 import type { Store } from "../../../service/db/database.js";
-import type { MembershipState } from "../../../service/db/schema.js";
+import type { Account, MembershipState } from "../../../service/db/schema.js";
+
+/** An account of that user name (no password that signs in), as its row. */
+export async function seedAccount(store: Store, username: string): Promise<Account> {
+  const row = await store.db
+    .insertInto("accounts")
+    .values({ username, password_hash: "x", created_at: Date.now() })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return store.db.selectFrom("accounts").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow();
+}
 
 export async function seedNewsletter(
   store: Store,
