@@ -7,6 +7,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterAll, beforeAll } from "vitest";
 import { generateCommand } from "../../generator/commands.js";
 import { importToYaml } from "../../generator/import/index.js";
 import type { ImportedSpec } from "../../generator/import/wsdl.js";
@@ -82,4 +83,48 @@ export async function close(server: Server | undefined): Promise<void> {
   if (server === undefined) return;
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
+}
+
+/** A construct imported and served by our generated server for a test file's tests (its own hooks). */
+export interface ServedConstruct {
+  /** The import (set before the file's first test). */
+  readonly imported: Imported;
+  /** Our server's base URL (`http://127.0.0.1:<port>/`). */
+  readonly ours: string;
+  /** Our WSDL and the host's recorded one. */
+  wsdls(): Promise<{ ours: string; theirs: string }>;
+}
+
+/**
+ * Imports `service`'s recorded WSDL and serves it with `handlers` from the file's beforeAll to its
+ * afterAll (then the server is closed and the temporary folder removed).
+ */
+export function serveConstruct(service: string, handlers: object): ServedConstruct {
+  let imported: Imported | undefined;
+  let server: Server | undefined;
+  let ours = "";
+  beforeAll(async () => {
+    imported = await importConstruct(service);
+    server = imported.createServer(handlers);
+    ours = await listen(server);
+  }, 300_000);
+  afterAll(async () => {
+    await close(server);
+    imported?.cleanUp();
+  }, 30_000);
+  return {
+    get imported() {
+      if (imported === undefined) throw new Error(`${service} is not imported yet (use it inside a test)`);
+      return imported;
+    },
+    get ours() {
+      return ours;
+    },
+    async wsdls() {
+      return {
+        ours: await (await fetch(`${ours}${service}.asmx?WSDL`)).text(),
+        theirs: readFileSync(path.join(RECORDED, service, "service.wsdl"), "utf8"),
+      };
+    },
+  };
 }

@@ -3,41 +3,25 @@
 // answer as the host did (but where noted); our client reads and writes flags on every binding.
 // (constructs-roundtrip.test.ts runs the same import against the live host, both ways, when Mono is installed.)
 
-import { readFileSync } from "node:fs";
-import type { Server } from "node:http";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { close, importConstruct, listen, RECORDED, type Imported } from "../headers/imported.js";
+import { describe, expect, it } from "vitest";
+import { serveConstruct } from "../headers/imported.js";
 import { enumHandlers } from "./enum-handlers.js";
 import { replayRecorded } from "./replay.js";
 
-let imported: Imported;
-let server: Server;
-let ours: string;
-
-beforeAll(async () => {
-  imported = await importConstruct("Enums");
-  server = imported.createServer(enumHandlers);
-  ours = await listen(server);
-}, 300_000);
-afterAll(async () => {
-  await close(server);
-  imported?.cleanUp();
-}, 30_000);
+const served = serveConstruct("Enums", enumHandlers);
 
 describe("Enums: [Flags] as a set of names", () => {
   it("imports the xs:list as a flags enum", () => {
-    expect(imported.spec.enums?.Permissions).toEqual({
+    expect(served.imported.spec.enums?.Permissions).toEqual({
       doc: "Imported; describe it.",
       values: ["None", "Read", "Write", "Delete", "All"],
       flags: true,
     });
-    expect(imported.warnings).toEqual([]);
+    expect(served.imported.warnings).toEqual([]);
   });
 
   it("publishes Permissions as the host does: a list of the enumeration", async () => {
-    const theirs = readFileSync(path.join(RECORDED, "Enums", "service.wsdl"), "utf8");
-    const wsdl = await (await fetch(`${ours}Enums.asmx?WSDL`)).text();
+    const { ours: wsdl, theirs } = await served.wsdls();
     const type = (text: string) =>
       text.slice(text.indexOf('<s:simpleType name="Permissions">'), text.indexOf("</s:list>") + 9);
     expect(type(wsdl)).toBe(type(theirs));
@@ -45,7 +29,7 @@ describe("Enums: [Flags] as a set of names", () => {
   });
 
   it("answers every recorded Enums exchange as the host did, but for renamed values on HTTP", async () => {
-    const replayed = await replayRecorded("Enums", ours);
+    const replayed = await replayRecorded("Enums", served.ours);
     expect(replayed.length).toBeGreaterThanOrEqual(15);
     // HTTP GET/POST: ASMX's Enum.Parse takes the C# names, which the WSDL does not carry: we take the XML
     // names there too (docs/asmx-evidence/enums.md). A refusal's text is ours.
@@ -63,7 +47,7 @@ describe("Enums: [Flags] as a set of names", () => {
 
   it("our client writes and reads flags on every binding", async () => {
     for (const binding of ["soap11", "soap12", "httpGet", "httpPost"]) {
-      const client = imported.createClient({ baseUrl: ours, binding });
+      const client = served.imported.createClient({ baseUrl: served.ours, binding });
       expect(await client.Grant!({ current: ["Read"] }), binding).toEqual(["Read", "Write"]);
       expect(await client.Grant!({ current: ["Read", "Delete"] }), binding).toEqual(["All"]);
       expect(await client.Grant!({ current: [] }), binding).toEqual(["Write"]);

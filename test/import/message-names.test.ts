@@ -4,40 +4,25 @@
 // publish names the dotted MessageName as the host's does. (constructs-roundtrip.test.ts runs the same
 // import against the live host, both ways, when Mono is installed.)
 
-import { readFileSync } from "node:fs";
-import type { Server } from "node:http";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { close, importConstruct, listen, RECORDED, type Imported } from "../headers/imported.js";
+import { describe, expect, it } from "vitest";
+import { serveConstruct } from "../headers/imported.js";
 import { replayRecorded } from "./replay.js";
 
-let imported: Imported;
-let server: Server;
-let ours: string;
-
-beforeAll(async () => {
-  imported = await importConstruct("Overloads");
-  server = imported.createServer({
-    Add: ({ a, b }: { a: number; b: number }) => a + b,
-    AddDoubles: ({ a, b }: { a: number; b: number }) => a + b,
-    AddThree: ({ a, b, c }: { a: number; b: number; c: number }) => a + b + c,
-    Ping: () => "pong",
-  });
-  ours = await listen(server);
-}, 300_000);
-afterAll(async () => {
-  await close(server);
-  imported?.cleanUp();
-}, 30_000);
+const served = serveConstruct("Overloads", {
+  Add: ({ a, b }: { a: number; b: number }) => a + b,
+  AddDoubles: ({ a, b }: { a: number; b: number }) => a + b,
+  AddThree: ({ a, b, c }: { a: number; b: number; c: number }) => a + b + c,
+  Ping: () => "pong",
+});
 
 describe("Overloads: a MessageName with a dot", () => {
   it("imports Service.Ping as Ping, its MessageName kept", () => {
-    expect(imported.yaml).toContain("- name: Ping\n        messageName: Service.Ping\n");
-    expect(imported.warnings).toEqual([]);
+    expect(served.imported.yaml).toContain("- name: Ping\n        messageName: Service.Ping\n");
+    expect(served.imported.warnings).toEqual([]);
   });
 
   it("answers every recorded Overloads exchange as the host did", async () => {
-    const replayed = await replayRecorded("Overloads", ours);
+    const replayed = await replayRecorded("Overloads", served.ours);
     expect(replayed.length).toBeGreaterThanOrEqual(7);
     for (const r of replayed) {
       if (r.name === "soap11-adddoubles-add-action") {
@@ -54,15 +39,14 @@ describe("Overloads: a MessageName with a dot", () => {
 
   it("our client calls it by its wire name on every binding", async () => {
     for (const binding of ["soap11", "soap12", "httpGet", "httpPost"]) {
-      const client = imported.createClient({ baseUrl: ours, binding });
+      const client = served.imported.createClient({ baseUrl: served.ours, binding });
       expect(await client.Ping!(), binding).toBe("pong");
       expect(await client.AddDoubles!({ a: 1.5, b: 2 }), binding).toBe(3.5);
     }
   });
 
   it("publishes Ping as the host does: the method's name, its input and output named Service.Ping", async () => {
-    const theirs = readFileSync(path.join(RECORDED, "Overloads", "service.wsdl"), "utf8");
-    const wsdl = await (await fetch(`${ours}Overloads.asmx?WSDL`)).text();
+    const { ours: wsdl, theirs } = await served.wsdls();
     // Every line naming Service.Ping, but for the documentation the import could not keep.
     const lines = (text: string) => text.split("\n").filter((l) => l.includes("Service.Ping"));
     expect(lines(wsdl)).toEqual(lines(theirs));
