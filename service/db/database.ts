@@ -270,7 +270,7 @@ export async function openStore(url: string, options: DatabaseOptions = {}): Pro
  * A Kysely commit holds the connection until its sync has ended (no Kysely query reads what is not yet
  * durable), and `holding` is true meanwhile, so SqliteAccess.readNow does not read either.
  */
-export class LogSync {
+class LogSync {
   private fd: number | undefined;
   private readonly normal: SQLite.Statement;
   private readonly full: SQLite.Statement;
