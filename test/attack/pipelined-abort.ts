@@ -13,6 +13,8 @@ export interface SignalSource {
 export interface AbortResult {
   readonly sent: number;
   readonly started: number;
+  /** Handlers started when the callers disconnected: at most the server's concurrency limit. */
+  readonly startedAtClose: number;
   readonly aborted: number;
   readonly ms: number;
 }
@@ -62,7 +64,10 @@ export async function runPipelinedAbort(
     now = (await source.counters()) ?? now;
     return now.started - before.started >= Math.min(sent, starts);
   }, 5000);
+  const startedAtClose = now.started - before.started;
   for (const socket of sockets) socket.destroy();
+  // Calls past the limit that were read before the close was seen may start as aborted calls end: they
+  // must see their signal abort too.
   await until(async () => {
     now = (await source.counters()) ?? now;
     return now.aborted - before.aborted >= now.started - before.started;
@@ -70,6 +75,7 @@ export async function runPipelinedAbort(
   return {
     sent,
     started: now.started - before.started,
+    startedAtClose,
     aborted: now.aborted - before.aborted,
     ms: performance.now() - started,
   };
