@@ -373,36 +373,34 @@ describe("sample messages of the issue 11 types", () => {
     }
   });
 
+  /** A model of records R0…R{depth-1}, each node's fields given by `fields(next)`, R0 the result of Get. */
+  const chain = (depth: number, fields: (next: string) => string) => {
+    const records = Array.from({ length: depth }, (_, i) =>
+      i === depth - 1
+        ? `  R${i}:\n    doc: Leaf.\n    fields:\n      - { name: V, type: int }\n`
+        : `  R${i}:\n    doc: Node.\n    fields:\n${fields(`R${i + 1}`)}`,
+    ).join("");
+    const model = modelOf(
+      "service: { name: Deep, namespace: urn:deep, endpoint: Deep.asmx, doc: Deep. }\n" +
+        `records:\n${records}` +
+        "groups:\n  - name: g\n    title: G\n    operations:\n      - { name: Get, doc: Gets., result: { type: R0, doc: The tree. } }\n",
+    );
+    return sampleExchanges(model, model.operations[0]!);
+  };
+
   it("bounds the expansion of deeply nested records", () => {
     // R0 holds two R1, R1 two R2, … R19: expanded in full that is 2^20 elements.
-    const records = Array.from({ length: 20 }, (_, i) =>
-      i === 19
-        ? `  R${i}:\n    doc: Leaf.\n    fields:\n      - { name: V, type: int }\n`
-        : `  R${i}:\n    doc: Node.\n    fields:\n      - { name: A, type: R${i + 1} }\n      - { name: B, type: R${i + 1} }\n`,
-    ).join("");
-    const spec =
-      "service: { name: Deep, namespace: urn:deep, endpoint: Deep.asmx, doc: Deep. }\n" +
-      `records:\n${records}` +
-      "groups:\n  - name: g\n    title: G\n    operations:\n      - { name: Get, doc: Gets., result: { type: R0, doc: The tree. } }\n";
-    const deep = modelOf(spec);
-    const [soap] = sampleExchanges(deep, deep.operations[0]!);
+    const [soap] = chain(
+      20,
+      (next) => `      - { name: A, type: ${next} }\n      - { name: B, type: ${next} }\n`,
+    );
     expect(soap!.response.split("\n").length).toBeLessThan(5_000);
     expect(soap!.response).toContain("<A>R");
   });
 
   it("bounds the expansion of arrays of records holding arrays, where each level doubles the last", () => {
     // R0 holds R1[], R1 holds R2[], … R39: two items at every level would be 2^39 elements.
-    const records = Array.from({ length: 40 }, (_, i) =>
-      i === 39
-        ? `  R${i}:\n    doc: Leaf.\n    fields:\n      - { name: V, type: int }\n`
-        : `  R${i}:\n    doc: Node.\n    fields:\n      - { name: A, type: "R${i + 1}[]" }\n`,
-    ).join("");
-    const spec =
-      "service: { name: Deep, namespace: urn:deep, endpoint: Deep.asmx, doc: Deep. }\n" +
-      `records:\n${records}` +
-      "groups:\n  - name: g\n    title: G\n    operations:\n      - { name: Get, doc: Gets., result: { type: R0, doc: The tree. } }\n";
-    const deep = modelOf(spec);
-    for (const sample of sampleExchanges(deep, deep.operations[0]!)) {
+    for (const sample of chain(40, (next) => `      - { name: A, type: "${next}[]" }\n`)) {
       expect(sample.response.split("\n").length).toBeLessThan(5_000);
       expect(sample.response).toContain("<R1>");
     }
